@@ -1,0 +1,173 @@
+import { Pool, errors as undiciErrors } from 'undici'
+import type { Upstream } from './config.ts'
+import { ProxyError } from './errors.ts'
+
+/**
+ * Forward one validated operation upstream and map every way that can fail onto the error
+ * envelope. One keep-alive pool per upstream origin: per-request agent set-up costs more
+ * than the proxy's whole latency budget.
+ */
+
+export type Operation = 'smshistory' | 'allownednumbers' | 'ownednumbers'
+
+export interface ForwardResult {
+  /** The upstream's JSON, byte for byte: the proxy is transparent on success. */
+  body: Buffer
+}
+
+const MAX_UPSTREAM_BYTES = 64 * 1024 * 1024
+const MAX_MESSAGE_CHARS = 300
+
+/** Replace every occurrence of each secret, also URL-encoded, so quoted credentials never leave. */
+export function scrub(text: string, secrets: string[]): string {
+  let out = text
+  for (const secret of secrets) {
+    if (!secret || secret.length < 4) continue
+    for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join('[redacted]')
+  }
+  return out
+}
+
+function upstreamMessage(json: unknown): string | undefined {
+  if (!json || typeof json !== 'object') return undefined
+  const o = json as Record<string, unknown>
+  for (const key of ['message', 'error_message', 'msg', 'error', 'errors']) {
+    const v = o[key]
+    if (typeof v === 'string' && v.trim()) return v.trim()
+  }
+  return undefined
+}
+
+function retryAfterMs(header: string | string[] | undefined): number | undefined {
+  const v = Array.isArray(header) ? header[0] : header
+  if (!v) return undefined
+  if (/^\d+$/.test(v.trim())) return Math.min(Number(v) * 1000, 60_000)
+  const at = Date.parse(v)
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.min(at - Date.now(), 60_000))
+}
+
+export interface Forwarder {
+  forward: (op: Operation, fields: Array<[string, string]>, signal?: AbortSignal) => Promise<ForwardResult>
+  close: () => Promise<void>
+}
+
+export function createForwarder(upstream: { baseUrl: string; sysId: string; authToken: string }, timeoutMs: number): Forwarder {
+  const base = new URL(upstream.baseUrl)
+  const basePath = base.pathname.replace(/\/+$/, '')
+  const pool = new Pool(base.origin, {
+    connections: 64,
+    pipelining: 1,
+    keepAliveTimeout: 10_000,
+    connectTimeout: Math.min(timeoutMs, 10_000),
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  })
+  const secrets = [upstream.authToken, upstream.sysId]
+  const clean = (s: string) => scrub(s, secrets).slice(0, MAX_MESSAGE_CHARS)
+
+  async function forward(op: Operation, fields: Array<[string, string]>, clientSignal?: AbortSignal): Promise<ForwardResult> {
+    const form = new URLSearchParams(fields)
+    // Credentials are attached here and only here (spec §5: they travel as body fields).
+    form.set('sys_id', upstream.sysId)
+    form.set('auth_token', upstream.authToken)
+    const deadline = AbortSignal.timeout(timeoutMs)
+    const signal = clientSignal ? AbortSignal.any([deadline, clientSignal]) : deadline
+    let res
+    try {
+      res = await pool.request({
+        path: `${basePath}/api/${op}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: form.toString(),
+        signal,
+        // undici's request() never follows redirects: a 3xx is reported below, not chased.
+      })
+    } catch (err) {
+      if (deadline.aborted || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError)
+        throw new ProxyError(504, { kind: 'timeout', message: `The messaging service did not answer within ${timeoutMs / 1000} s.` })
+      throw new ProxyError(502, { kind: 'unreachable', message: 'The messaging service could not be reached.' })
+    }
+
+    let text: string
+    try {
+      const chunks: Buffer[] = []
+      let size = 0
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length
+        if (size > MAX_UPSTREAM_BYTES) {
+          res.body.destroy()
+          throw new ProxyError(502, { kind: 'bad_response', message: 'The messaging service answered with an oversized response.', upstreamStatus: res.statusCode })
+        }
+        chunks.push(chunk as Buffer)
+      }
+      text = Buffer.concat(chunks).toString('utf8')
+    } catch (err) {
+      if (err instanceof ProxyError) throw err
+      if (deadline.aborted || err instanceof undiciErrors.BodyTimeoutError)
+        throw new ProxyError(504, { kind: 'timeout', message: `The messaging service did not finish answering within ${timeoutMs / 1000} s.` })
+      throw new ProxyError(502, { kind: 'unreachable', message: 'The connection to the messaging service broke mid-answer.', upstreamStatus: res.statusCode })
+    }
+
+    const status = res.statusCode
+    let json: unknown
+    let parsed = false
+    if (text.trim()) {
+      try {
+        json = JSON.parse(text)
+        parsed = true
+      } catch {
+        /* handled below */
+      }
+    }
+    const said = parsed ? upstreamMessage(json) : undefined
+    const upstreamStatus = status
+
+    if (status === 401 || status === 403)
+      throw new ProxyError(401, {
+        kind: 'unauthorized',
+        message: clean(said ? `The messaging service rejected the account credentials: ${said}` : 'The messaging service rejected the account credentials.'),
+        upstreamStatus,
+      })
+    if (status >= 300 && status < 400)
+      throw new ProxyError(502, { kind: 'bad_response', message: `The messaging service answered with a redirect (HTTP ${status}); redirects are not followed.`, upstreamStatus })
+    if (status >= 500) {
+      const after = retryAfterMs(res.headers['retry-after'])
+      throw new ProxyError(502, {
+        kind: 'unreachable',
+        message: `The messaging service is failing (HTTP ${status}).`,
+        upstreamStatus,
+        ...(after !== undefined ? { retryAfterMs: after } : {}),
+      })
+    }
+    if (status >= 400)
+      throw new ProxyError(502, {
+        kind: 'upstream_rejected',
+        message: clean(said ? `The messaging service refused the request: ${said}` : `The messaging service refused the request (HTTP ${status}).`),
+        upstreamStatus,
+      })
+    if (!text.trim()) throw new ProxyError(502, { kind: 'bad_response', message: 'The messaging service answered with an empty body.', upstreamStatus })
+    if (!parsed) {
+      const looksHtml = /^\s*</.test(text)
+      throw new ProxyError(502, {
+        kind: 'bad_response',
+        message: looksHtml ? 'The messaging service answered with a web page instead of data.' : 'The messaging service answered with malformed JSON.',
+        upstreamStatus,
+      })
+    }
+    if (!json || typeof json !== 'object' || Array.isArray(json))
+      throw new ProxyError(502, { kind: 'bad_response', message: 'The messaging service answered with JSON that is not an object.', upstreamStatus })
+    const success = (json as Record<string, unknown>).success
+    // Spec §4: success is the string "1". Anything else is a refusal, with the upstream's words kept.
+    if (success !== '1' && success !== 1)
+      throw new ProxyError(502, {
+        kind: 'upstream_rejected',
+        message: clean(said ? `The messaging service refused the request: ${said}` : 'The messaging service refused the request without saying why.'),
+        upstreamStatus,
+      })
+    return { body: Buffer.from(text, 'utf8') }
+  }
+
+  return { forward, close: () => pool.close() }
+}
+
+export type { Upstream }

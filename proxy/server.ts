@@ -1,0 +1,107 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { createApp } from './app.ts'
+import { ConfigError, loadConfig, type Config } from './config.ts'
+import { createForwarder } from './forward.ts'
+import { DEMO_CREDENTIALS, LARGE_CREDENTIALS } from './simulator/dataset.ts'
+import { createSimulator } from './simulator/simulator.ts'
+
+export interface Running {
+  server: Server
+  url: string
+  upstreamLabel: string
+  close: () => Promise<void>
+}
+
+export interface ResolvedUpstream {
+  upstream: { baseUrl: string; sysId: string; authToken: string }
+  label: string
+  close: () => Promise<void>
+}
+
+/** The configured upstream, or an embedded simulator on an ephemeral loopback port when none is set. */
+export async function resolveUpstream(config: Config): Promise<ResolvedUpstream> {
+  const { baseUrl, sysId, authToken } = config.upstream
+  if (baseUrl !== null) return { upstream: { baseUrl, sysId, authToken }, label: new URL(baseUrl).host, close: async () => {} }
+  const sim = createSimulator()
+  const { server, url } = await sim.listen(0, '127.0.0.1')
+  const creds = config.simulatorAccount === 'large' ? LARGE_CREDENTIALS : DEMO_CREDENTIALS
+  return {
+    upstream: { baseUrl: url, sysId: creds.sysId, authToken: creds.authToken },
+    label: `the embedded simulator (${config.simulatorAccount} account)`,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((ok) => server.close(() => ok()))
+    },
+  }
+}
+
+/** Resolve the upstream, then listen; the only place the proxy listens. */
+export async function start(config: Config, opts: { staticDir?: string; log?: (line: string) => void } = {}): Promise<Running> {
+  const resolved = await resolveUpstream(config)
+  const { upstream } = resolved
+  const upstreamLabel = resolved.label
+  const forwarder = createForwarder(upstream, config.timeoutMs)
+  const handler = createApp(config, { forwarder, staticDir: opts.staticDir, log: opts.log })
+  const server = createServer(
+    {
+      // Slow-header clients (slowloris) are cut off; Node checks these on connectionsCheckingInterval.
+      headersTimeout: 10_000,
+      requestTimeout: 30_000,
+      connectionsCheckingInterval: 1_000,
+      keepAliveTimeout: 5_000,
+    },
+    (req, res) => handler(req, res),
+  )
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail)
+    server.listen(config.port, config.host, () => ok())
+  })
+  const addr = server.address() as AddressInfo
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
+  return {
+    server,
+    url: `http://${host}:${addr.port}`,
+    upstreamLabel,
+    close: async () => {
+      await new Promise<void>((ok) => {
+        server.close(() => ok())
+        server.closeAllConnections()
+      })
+      await forwarder.close()
+      await resolved.close()
+    },
+  }
+}
+
+async function main() {
+  let config: Config
+  try {
+    config = loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message)
+      process.exit(2)
+    }
+    throw err
+  }
+  const log = config.logRequests ? (line: string) => console.log(line) : undefined
+  const running = await start(config, { staticDir: resolve(process.cwd(), 'dist'), log }).catch((err: NodeJS.ErrnoException) => {
+    console.error(`Could not listen on ${config.host}:${config.port}: ${err.code ?? err.message}`)
+    process.exit(1)
+  })
+  console.log(`Switchboard on ${running.url}  (upstream: ${running.upstreamLabel})`)
+  let closing = false
+  const stop = () => {
+    if (closing) return
+    closing = true
+    running.close().then(() => process.exit(0), () => process.exit(1))
+    setTimeout(() => process.exit(0), 3000).unref()
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main()

@@ -1,0 +1,10 @@
+import { createSimulator } from './simulator.ts'
+
+/** Run the simulator on its own: `node --import tsx proxy/simulator/main.ts [port]`. Tests and benches use this. */
+const port = Number(process.argv[2] ?? process.env.SIM_PORT ?? 4011)
+const sim = createSimulator()
+const { server, url } = await sim.listen(port, '127.0.0.1')
+console.log(`simulator listening on ${url}`)
+const stop = () => server.close(() => process.exit(0))
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)

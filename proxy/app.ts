@@ -145,7 +145,7 @@ export function createApp(config: Config, deps: AppDeps): Handler {
       return new ProxyError(403, { kind: 'invalid_request', field: 'origin', message: 'Cross-site requests are refused.' })
     const origin = req.headers.origin
     if (origin !== undefined) {
-      let ok = false
+      let ok: boolean
       try {
         ok = new URL(origin).host.toLowerCase() === host.toLowerCase()
       } catch {
@@ -191,7 +191,7 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     const path = decodeURIComponent((req.url ?? '/').split('?')[0] ?? '/')
     let file = normalize(join(staticRoot, path))
     if (!file.startsWith(staticRoot + sep) && file !== staticRoot) file = join(staticRoot, 'index.html')
-    let isFile = false
+    let isFile: boolean
     try {
       isFile = existsSync(file) && statSync(file).isFile()
     } catch {

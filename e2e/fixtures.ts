@@ -1,0 +1,52 @@
+import { test as base, expect, type Page } from '@playwright/test'
+
+export const SIM = `http://127.0.0.1:${process.env.E2E_SIM_PORT ?? 4011}`
+
+export interface SimControl {
+  fault: (fault: Record<string, unknown>) => Promise<void>
+  clearFaults: () => Promise<void>
+  addMessages: (number: string, add: number) => Promise<void>
+  requests: () => Promise<{ calls: number; requests: Array<{ path: string; contentType: string; fields: Record<string, string[]> }> }>
+  clearRequests: () => Promise<void>
+}
+
+async function call(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${SIM}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  if (!res.ok) throw new Error(`simulator control ${path}: HTTP ${res.status}`)
+  return res.json() as Promise<unknown>
+}
+
+/**
+ * Every test: a clean simulator, and a page that fails the test on any console error or
+ * uncaught page error. Expected failed /api requests (the error states under test) and the
+ * deliberately missing media file are the only resource errors tolerated.
+ */
+export const test = base.extend<{ sim: SimControl; page: Page }>({
+  sim: async ({}, use) => {
+    await call('POST', '/__sim/reset')
+    await use({
+      fault: async (f) => void (await call('POST', '/__sim/faults', f)),
+      clearFaults: async () => void (await call('DELETE', '/__sim/faults')),
+      addMessages: async (number, add) => void (await call('POST', '/__sim/messages', { number, add })),
+      requests: async () => (await call('GET', '/__sim/requests')) as Awaited<ReturnType<SimControl['requests']>>,
+      clearRequests: async () => void (await call('DELETE', '/__sim/requests')),
+    })
+  },
+  page: async ({ page }, use) => {
+    const problems: string[] = []
+    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`))
+    page.on('console', (msg) => {
+      if (msg.type() !== 'error') return
+      const url = msg.location().url
+      if (/Failed to load resource/.test(msg.text()) && (/\/api\//.test(url) || /\/media\/missing/.test(url))) return
+      problems.push(`console.error: ${msg.text()} (${url})`)
+    })
+    await use(page)
+    expect(problems, 'console errors or page errors').toEqual([])
+  },
+})
+
+export { expect }
+
+/** The history link for the first seeded number (2,345 messages). */
+export const BIG = { number: '18323232323' }

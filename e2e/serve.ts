@@ -1,0 +1,29 @@
+import { resolve } from 'node:path'
+import { parseConfig } from '../proxy/config.ts'
+import { start } from '../proxy/server.ts'
+import { DEMO_CREDENTIALS } from '../proxy/simulator/dataset.ts'
+import { createSimulator } from '../proxy/simulator/simulator.ts'
+
+/**
+ * The e2e stack: the simulator on its own port (so tests can switch faults on through
+ * /__sim/*) and the real proxy serving the built SPA, configured exactly as an operator
+ * would: API_BASE_URL pointing at the simulator, credentials, a short timeout.
+ */
+export const E2E_PORT = Number(process.env.E2E_PORT ?? 4010)
+export const SIM_PORT = Number(process.env.E2E_SIM_PORT ?? 4011)
+
+const sim = createSimulator()
+const { url: simUrl } = await sim.listen(SIM_PORT, '127.0.0.1')
+const config = parseConfig({
+  API_BASE_URL: simUrl,
+  API_SYS_ID: DEMO_CREDENTIALS.sysId,
+  API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
+  API_TIMEOUT_MS: process.env.API_TIMEOUT_MS ?? '1500',
+  PORT: String(E2E_PORT),
+  HOST: '127.0.0.1',
+})
+const running = await start(config, { staticDir: resolve(process.cwd(), 'dist') })
+console.log(`e2e stack: app ${running.url}, simulator ${simUrl}`)
+const stop = () => void running.close().then(() => process.exit(0))
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)

@@ -1,0 +1,62 @@
+// `npm test`: typecheck, lint, unit tests, build, browser tests, in that order; then one
+// plain summary line `N passed, N failed` counting every test and check.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+
+const root = process.cwd()
+const out = join(root, '.test-results')
+rmSync(out, { recursive: true, force: true })
+mkdirSync(out, { recursive: true })
+const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }
+const bin = (name) => join(root, 'node_modules', '.bin', name)
+let passed = 0
+let failed = 0
+const failures = []
+
+function run(label, cmd, args, extraEnv = {}) {
+  console.log(`\n── ${label} ──`)
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...env, ...extraEnv } })
+  return r.status === 0
+}
+function check(label, ok) {
+  if (ok) passed += 1
+  else {
+    failed += 1
+    failures.push(label)
+  }
+}
+
+check('typecheck', run('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']))
+check('lint', run('lint', bin('eslint'), ['.', '--max-warnings=0']))
+
+const vitestJson = join(out, 'vitest.json')
+const unitOk = run('unit tests (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`])
+if (existsSync(vitestJson)) {
+  const r = JSON.parse(readFileSync(vitestJson, 'utf8'))
+  passed += r.numPassedTests
+  failed += r.numFailedTests
+  if (r.numFailedTests) failures.push(`${r.numFailedTests} unit test(s)`)
+  if (!unitOk && r.numFailedTests === 0) check('unit test run', false)
+} else check('unit test run', unitOk)
+
+const buildOk = run('build', process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'])
+check('build', buildOk)
+
+if (buildOk) {
+  const pwJson = join(out, 'playwright.json')
+  const e2eOk = run('browser tests (playwright)', bin('playwright'), ['test'], { PW_JSON_OUTPUT: pwJson })
+  if (existsSync(pwJson)) {
+    const r = JSON.parse(readFileSync(pwJson, 'utf8'))
+    const s = r.stats ?? {}
+    passed += s.expected ?? 0
+    const bad = (s.unexpected ?? 0) + (s.flaky ?? 0)
+    failed += bad
+    if (bad) failures.push(`${bad} browser test(s)`)
+    if (!e2eOk && bad === 0) check('browser test run', false)
+  } else check('browser test run', e2eOk)
+}
+
+if (failures.length) console.log(`\nFailed: ${failures.join(', ')}`)
+console.log(`\n${passed} passed, ${failed} failed`)
+process.exit(failed ? 1 : 0)

@@ -1,0 +1,117 @@
+import { queryOptions } from '@tanstack/react-query'
+import { z } from 'zod'
+import { parseApiDate } from '../lib/dates'
+import { parseStatus, type ParsedStatus } from '../lib/status'
+import { optText, parseWire, postApi } from './client'
+
+/** Message history (spec §2.1, §2.3, §4.1), parsed tolerantly: any message field may be missing or null. */
+const intLike = z.union([z.number(), z.string().regex(/^\d+$/)]).transform((v) => Number(v))
+
+const messageWire = z.looseObject({
+  system_id: optText,
+  message_id: optText,
+  GMTdate: optText,
+  tid: optText,
+  phone: optText,
+  direction: optText,
+  body: optText,
+  mms: optText,
+  mms_url: optText,
+  status: optText,
+})
+
+const historyWire = z.looseObject({
+  success: z.union([z.literal('1'), z.literal(1)]),
+  total_message_count: intLike,
+  // Published with a trailing space in the key (field notes); accept either.
+  'message_count_requested ': intLike.optional(),
+  message_count_requested: intLike.optional(),
+  created_date: optText,
+  most_recent_msg_id: optText,
+  most_recent_date: optText,
+  tid: optText,
+  number: optText,
+  optin: optText,
+  messages: z.array(z.union([messageWire, z.null()])),
+})
+
+export interface Message {
+  /** Unique within a page even when message_ids repeat: the record position. */
+  key: string
+  position: number
+  systemId: string | null
+  messageId: string | null
+  date: string | null
+  dateMs: number | null
+  tid: string | null
+  phone: string | null
+  direction: string | null
+  body: string | null
+  mms: boolean
+  mediaUrl: string | null
+  status: ParsedStatus
+}
+
+export interface HistoryPage {
+  number: string | null
+  tid: string | null
+  optin: string | null
+  total: number
+  requested: number | null
+  createdDate: string | null
+  mostRecentId: string | null
+  mostRecentDate: string | null
+  start: number
+  end: number
+  messages: Message[]
+}
+
+export function normaliseHistory(json: unknown, start: number, end: number): HistoryPage {
+  const w = parseWire(historyWire, json)
+  const messages: Message[] = []
+  w.messages.forEach((m, i) => {
+    if (!m) return
+    const position = start + i
+    messages.push({
+      key: `${position}:${m.message_id ?? ''}`,
+      position,
+      systemId: m.system_id,
+      messageId: m.message_id,
+      date: m.GMTdate,
+      dateMs: parseApiDate(m.GMTdate),
+      tid: m.tid,
+      phone: m.phone,
+      direction: m.direction,
+      body: m.body,
+      mms: m.mms?.toLowerCase() === 'yes',
+      mediaUrl: m.mms_url || null,
+      status: parseStatus(m.status),
+    })
+  })
+  return {
+    number: w.number,
+    tid: w.tid,
+    optin: w.optin,
+    total: w.total_message_count,
+    requested: w['message_count_requested '] ?? w.message_count_requested ?? null,
+    createdDate: w.created_date,
+    mostRecentId: w.most_recent_msg_id,
+    mostRecentDate: w.most_recent_date,
+    start,
+    end,
+    messages,
+  }
+}
+
+export async function fetchHistory(number: string, tid: string, start: number, end: number, signal?: AbortSignal): Promise<HistoryPage> {
+  const json = await postApi('smshistory', { number, tid, history_start: String(start), history_end: String(end) }, signal)
+  return normaliseHistory(json, start, end)
+}
+
+export const historyQuery = (number: string, tid: string, start: number, end: number) =>
+  queryOptions({
+    queryKey: ['history', tid, number, { start, end }] as const,
+    queryFn: ({ signal }) => fetchHistory(number, tid, start, end, signal),
+    staleTime: 30_000,
+    structuralSharing: false,
+  })

@@ -1,0 +1,45 @@
+import { useRef, type KeyboardEvent } from 'react'
+
+/** WAI-ARIA tabs with automatic activation: arrows, Home and End move and select. */
+export function Tabs<T extends string>({ tabs, value, onChange, label, panelId }: { tabs: ReadonlyArray<{ id: T; label: string }>; value: T; onChange: (id: T) => void; label: string; panelId: string }) {
+  const refs = useRef<Array<HTMLButtonElement | null>>([])
+  const onKey = (e: KeyboardEvent, index: number) => {
+    let next = -1
+    if (e.key === 'ArrowRight') next = (index + 1) % tabs.length
+    else if (e.key === 'ArrowLeft') next = (index - 1 + tabs.length) % tabs.length
+    else if (e.key === 'Home') next = 0
+    else if (e.key === 'End') next = tabs.length - 1
+    if (next < 0) return
+    e.preventDefault()
+    const tab = tabs[next]
+    if (!tab) return
+    onChange(tab.id)
+    refs.current[next]?.focus()
+  }
+  return (
+    <div role="tablist" aria-label={label} className="flex gap-1 border-b border-slate-300">
+      {tabs.map((t, i) => {
+        const selected = t.id === value
+        return (
+          <button
+            key={t.id}
+            ref={(el) => {
+              refs.current[i] = el
+            }}
+            id={`tab-${t.id}`}
+            role="tab"
+            type="button"
+            aria-selected={selected}
+            aria-controls={panelId}
+            tabIndex={selected ? 0 : -1}
+            onClick={() => onChange(t.id)}
+            onKeyDown={(e) => onKey(e, i)}
+            className={`-mb-px rounded-t border px-4 py-2 text-sm font-medium ${selected ? 'border-slate-300 border-b-white bg-white text-blue-800' : 'border-transparent text-slate-700 hover:text-slate-900'}`}
+          >
+            {t.label}
+          </button>
+        )
+      })}
+    </div>
+  )
+}

@@ -1,0 +1,1 @@
+export function HistoryPage({ number }: { number: string }) { return <p>{number}</p> }

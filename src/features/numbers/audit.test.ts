@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest'
+import type { OwnedNumber } from '../../api/numbers'
+import { auditNumbers, checkUrl, dominantUrl, findingSentence } from './audit'
+
+const base = (i: number, webhook: string | null, dlr: string | null): OwnedNumber => ({
+  number: `1832323232${i}`,
+  formatted: '',
+  tid: `T${i}`,
+  type: 'local',
+  country: 'US',
+  webhook,
+  dlr,
+  searchText: '',
+})
+
+const W = 'https://hooks.example.com/in'
+const D = 'https://hooks.example.com/dlr'
+
+describe('checkUrl', () => {
+  it('flags each defect by itself', () => {
+    expect(checkUrl('')).toEqual(['missing'])
+    expect(checkUrl(null)).toEqual(['missing'])
+    expect(checkUrl('not a url')).toEqual(['invalid_url'])
+    expect(checkUrl('ftp://x.example/a')).toEqual(['invalid_url'])
+    expect(checkUrl('http://hooks.example.com/a')).toEqual(['not_https'])
+    expect(checkUrl('https://192.168.1.20/dlr')).toEqual(['private_host'])
+    expect(checkUrl('http://localhost:8080/x')).toEqual(['not_https', 'private_host'])
+    expect(checkUrl('https://printer.local/x')).toEqual(['private_host'])
+    expect(checkUrl(W)).toEqual([])
+  })
+})
+
+describe('dominantUrl', () => {
+  it('finds a URL that clearly dominates', () => {
+    expect(dominantUrl([W, W, W, W, 'https://b.example', ''])).toBe(W)
+  })
+  it('finds none when usage is split', () => {
+    expect(dominantUrl([W, W, 'https://b.example', 'https://b.example'])).toBeNull()
+    expect(dominantUrl([W, W])).toBeNull()
+  })
+})
+
+describe('auditNumbers', () => {
+  const rows = [
+    base(0, W, D),
+    base(1, W, D),
+    base(2, W, D),
+    base(3, W, D),
+    base(4, '', D),
+    base(5, W, ''),
+    base(6, W, W),
+    base(7, 'https://other.example/in', D),
+  ]
+  const result = auditNumbers(rows)
+  it('labels missing, same-as-webhook and outliers', () => {
+    expect(result.rows[0]?.findings).toEqual([])
+    expect(result.rows[4]?.findings).toEqual(['webhook.missing'])
+    expect(result.rows[5]?.findings).toEqual(['dlr.missing'])
+    expect(result.rows[6]?.findings).toContain('dlr.same_as_webhook')
+    expect(result.rows[7]?.findings).toEqual(['webhook.outlier'])
+  })
+  it('counts findings and endpoints', () => {
+    expect(result.counts.get('dlr.missing')).toBe(1)
+    expect(result.endpoints.webhook[0]).toEqual({ url: W, count: 6 })
+  })
+  it('speaks plainly', () => {
+    expect(findingSentence('dlr.missing', 12)).toBe('12 numbers send delivery reports nowhere')
+    expect(findingSentence('webhook.missing', 1)).toBe('1 number sends incoming messages nowhere')
+  })
+})

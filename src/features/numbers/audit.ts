@@ -1,0 +1,130 @@
+import type { OwnedNumber } from '../../api/numbers'
+import { isPrivateHost } from '../../lib/url-safety'
+
+/**
+ * Webhook/dlr audit. Each callback URL is checked on its own (missing, unparsable, plain
+ * http, private-network host) and against the account: a dlr equal to the webhook, and a URL
+ * that differs from the one most numbers use when one clearly dominates.
+ */
+
+export type Finding = 'missing' | 'invalid_url' | 'not_https' | 'private_host' | 'same_as_webhook' | 'outlier'
+export type Target = 'webhook' | 'dlr'
+export type AuditKey = `${Target}.${Finding}`
+
+export const FINDING_LABEL: Record<Finding, string> = {
+  missing: 'Missing',
+  invalid_url: 'Invalid URL',
+  not_https: 'Not HTTPS',
+  private_host: 'Private host',
+  same_as_webhook: 'Same as webhook',
+  outlier: 'Outlier',
+}
+
+export const TARGET_LABEL: Record<Target, string> = { webhook: 'webhook', dlr: 'dlr' }
+
+export const AUDIT_KEYS: AuditKey[] = (['webhook', 'dlr'] as const).flatMap((t) =>
+  (['missing', 'invalid_url', 'not_https', 'private_host', 'same_as_webhook', 'outlier'] as const)
+    .filter((f) => !(t === 'webhook' && f === 'same_as_webhook'))
+    .map((f) => `${t}.${f}` as AuditKey),
+)
+
+export function isAuditKey(v: string | null): v is AuditKey {
+  return v !== null && (AUDIT_KEYS as string[]).includes(v)
+}
+
+export function auditLabel(key: AuditKey): string {
+  const [t, f] = key.split('.') as [Target, Finding]
+  return `${TARGET_LABEL[t]}: ${FINDING_LABEL[f]}`
+}
+
+/** "12 numbers send delivery reports nowhere": the sentence an owner reads at a glance. */
+export function findingSentence(key: AuditKey, n: number): string {
+  const nums = `${n.toLocaleString('en-US')} number${n === 1 ? '' : 's'}`
+  const verb = n === 1 ? 'sends' : 'send'
+  const what = key.startsWith('dlr') ? 'delivery reports' : 'incoming messages'
+  switch (key.split('.')[1] as Finding) {
+    case 'missing':
+      return `${nums} ${verb} ${what} nowhere`
+    case 'invalid_url':
+      return `${nums} ${verb} ${what} to an invalid URL`
+    case 'not_https':
+      return `${nums} ${verb} ${what} over plain HTTP`
+    case 'private_host':
+      return `${nums} ${verb} ${what} to a private host`
+    case 'same_as_webhook':
+      return `${nums} ${verb} delivery reports to the webhook URL`
+    case 'outlier':
+      return `${nums} ${verb} ${what} somewhere other than most numbers`
+  }
+}
+
+export function checkUrl(value: string | null): Finding[] {
+  if (value === null || value.trim() === '') return ['missing']
+  let url: URL
+  try {
+    url = new URL(value.trim())
+  } catch {
+    return ['invalid_url']
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !url.hostname) return ['invalid_url']
+  const out: Finding[] = []
+  if (url.protocol !== 'https:') out.push('not_https')
+  if (isPrivateHost(url.hostname)) out.push('private_host')
+  return out
+}
+
+/** The URL most numbers use, if it clearly dominates: over half of those set, and at least twice the runner-up. */
+export function dominantUrl(values: Array<string | null>): string | null {
+  const counts = new Map<string, number>()
+  let set = 0
+  for (const v of values) {
+    if (!v || !v.trim()) continue
+    set += 1
+    counts.set(v.trim(), (counts.get(v.trim()) ?? 0) + 1)
+  }
+  const sorted = [...counts.entries()].sort((a, b) => b[1] - a[1])
+  const [first, second] = sorted
+  if (!first || set < 3) return null
+  if (first[1] * 2 <= set) return null
+  if (second && first[1] < second[1] * 2) return null
+  return first[0]
+}
+
+export interface AuditedNumber extends OwnedNumber {
+  findings: AuditKey[]
+}
+
+export interface AuditResult {
+  rows: AuditedNumber[]
+  counts: Map<AuditKey, number>
+  endpoints: Record<Target, Array<{ url: string; count: number }>>
+  dominant: Record<Target, string | null>
+}
+
+function endpointCounts(values: Array<string | null>) {
+  const m = new Map<string, number>()
+  for (const v of values) {
+    const key = v && v.trim() ? v.trim() : ''
+    m.set(key, (m.get(key) ?? 0) + 1)
+  }
+  return [...m.entries()].map(([url, count]) => ({ url, count })).sort((a, b) => b.count - a.count || a.url.localeCompare(b.url))
+}
+
+export function auditNumbers(numbers: OwnedNumber[]): AuditResult {
+  const dominant = { webhook: dominantUrl(numbers.map((n) => n.webhook)), dlr: dominantUrl(numbers.map((n) => n.dlr)) }
+  const counts = new Map<AuditKey, number>()
+  const rows = numbers.map((n) => {
+    const findings: AuditKey[] = []
+    for (const target of ['webhook', 'dlr'] as const) {
+      const value = n[target]
+      const own = checkUrl(value)
+      for (const f of own) findings.push(`${target}.${f}`)
+      const trimmed = value?.trim() ?? ''
+      if (target === 'dlr' && trimmed && trimmed === (n.webhook?.trim() ?? '')) findings.push('dlr.same_as_webhook')
+      if (!own.includes('missing') && !own.includes('invalid_url') && dominant[target] && trimmed !== dominant[target]) findings.push(`${target}.outlier`)
+    }
+    for (const k of findings) counts.set(k, (counts.get(k) ?? 0) + 1)
+    return { ...n, findings }
+  })
+  return { rows, counts, endpoints: { webhook: endpointCounts(numbers.map((n) => n.webhook)), dlr: endpointCounts(numbers.map((n) => n.dlr)) }, dominant }
+}

@@ -1,0 +1,91 @@
+import { createColumnHelper } from '@tanstack/react-table'
+import { historyPath, Link } from '../../app/router'
+import type { Features } from '../../components/data-table/features'
+import { auditLabel, type AuditedNumber } from './audit'
+
+const helper = createColumnHelper<Features, AuditedNumber>()
+
+const text = (v: string | null) => (v === null || v === '' ? <span className="text-slate-600">—</span> : v)
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+const numberCol = helper.accessor('number', {
+  id: 'number',
+  header: 'Number',
+  sortFn: (a, b) => cmp(a.original.number.padStart(15, '0'), b.original.number.padStart(15, '0')),
+  enableHiding: false,
+  cell: ({ row }) => (
+    <div className="flex flex-col">
+      <Link href={historyPath(row.original.number, row.original.tid)} className="font-medium text-blue-800 underline-offset-2 hover:underline">
+        {row.original.formatted}
+      </Link>
+      <span className="font-mono text-xs text-slate-600 select-all">{row.original.number}</span>
+    </div>
+  ),
+})
+const typeCol = helper.accessor((r) => r.type ?? '', {
+  id: 'type',
+  header: 'Type',
+  sortFn: 'text',
+  cell: ({ row }) => (row.original.type === 'tollfree' ? 'Toll-free' : row.original.type === 'local' ? 'Local' : text(row.original.type)),
+})
+const countryCol = helper.accessor((r) => r.country ?? '', { id: 'country', header: 'Country', sortFn: 'text', cell: ({ row }) => text(row.original.country) })
+const tidCol = helper.accessor('tid', { id: 'tid', header: 'tid', sortFn: 'text', cell: ({ row }) => <span className="font-mono text-xs break-all">{row.original.tid}</span> })
+const urlCell = (v: string | null) => (v ? <span className="font-mono text-xs break-all">{v}</span> : <span className="text-slate-600">—</span>)
+const webhookCol = helper.accessor((r) => r.webhook ?? '', { id: 'webhook', header: 'Webhook', sortFn: 'text', cell: ({ row }) => urlCell(row.original.webhook) })
+const dlrCol = helper.accessor((r) => r.dlr ?? '', { id: 'dlr', header: 'DLR', sortFn: 'text', cell: ({ row }) => urlCell(row.original.dlr) })
+const auditCol = helper.accessor((r) => r.findings.length, {
+  id: 'audit',
+  header: 'Audit',
+  sortFn: 'basic',
+  cell: ({ row }) =>
+    row.original.findings.length === 0 ? (
+      <span className="chip border-green-700 bg-green-50 text-green-900">OK</span>
+    ) : (
+      <ul className="flex flex-wrap gap-1" aria-label="Audit findings">
+        {row.original.findings.map((f) => (
+          <li key={f} className="chip border-amber-700 bg-amber-50 text-amber-950">
+            {auditLabel(f)}
+          </li>
+        ))}
+      </ul>
+    ),
+})
+
+/** Column sets are module constants: stable references keep the table from rebuilding every row. */
+export const COLUMNS_ALL = helper.columns([numberCol, typeCol, countryCol, tidCol, webhookCol, dlrCol, auditCol])
+export const COLUMNS_TYPED = helper.columns([numberCol, typeCol, tidCol, webhookCol, dlrCol, auditCol])
+export const COLUMN_IDS_ALL = ['number', 'type', 'country', 'tid', 'webhook', 'dlr', 'audit'] as const
+export const COLUMN_LABEL: Record<string, string> = { number: 'Number', type: 'Type', country: 'Country', tid: 'tid', webhook: 'Webhook', dlr: 'DLR', audit: 'Audit' }
+
+export const COLUMN_WIDTHS: Record<string, string> = {
+  number: '11rem',
+  type: '6rem',
+  country: '5.5rem',
+  tid: '9rem',
+  webhook: '22%',
+  dlr: '22%',
+  audit: '16rem',
+}
+
+/** The value each column exports: raw data, not formatted display. */
+export function exportValue(row: AuditedNumber, id: string): string {
+  switch (id) {
+    case 'number':
+      return row.number
+    case 'type':
+      return row.type ?? ''
+    case 'country':
+      return row.country ?? ''
+    case 'tid':
+      return row.tid
+    case 'webhook':
+      return row.webhook ?? ''
+    case 'dlr':
+      return row.dlr ?? ''
+    case 'audit':
+      return row.findings.map(auditLabel).join('; ')
+    default:
+      return ''
+  }
+}

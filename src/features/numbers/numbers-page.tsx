@@ -1,0 +1,165 @@
+import { useQuery } from '@tanstack/react-query'
+import { useTable, type SortingState, type Updater, type ColumnVisibilityState } from '@tanstack/react-table'
+import { useDeferredValue, useEffect, useMemo, useState } from 'react'
+import { numbersQuery, type NumberTab } from '../../api/numbers'
+import { useLocation, useSetParams } from '../../app/router'
+import { ErrorAlert } from '../../components/alert'
+import { ColumnToggles, VirtualTable } from '../../components/data-table/virtual-table'
+import { features, parseSort, sortToParam } from '../../components/data-table/features'
+import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { ExportButtons } from '../../components/export-buttons'
+import { Tabs } from '../../components/tabs'
+import { digitsOf } from '../../lib/phone'
+import { auditLabel, auditNumbers, isAuditKey, type AuditedNumber } from './audit'
+import { AuditSummary } from './audit-summary'
+import { COLUMN_IDS_ALL, COLUMN_LABEL, COLUMN_WIDTHS, COLUMNS_ALL, COLUMNS_TYPED, exportValue } from './columns'
+
+const TABS = [
+  { id: 'all', label: 'All' },
+  { id: 'local', label: 'Local' },
+  { id: 'tollfree', label: 'Toll-free' },
+] as const satisfies ReadonlyArray<{ id: NumberTab; label: string }>
+
+const TAB_NAME: Record<NumberTab, string> = { all: 'all', local: 'local', tollfree: 'toll-free' }
+
+function readTab(v: string | null): NumberTab {
+  return v === 'local' || v === 'tollfree' ? v : 'all'
+}
+
+export function filterRows(rows: AuditedNumber[], query: string, audit: string | null): AuditedNumber[] {
+  const q = query.trim().toLowerCase()
+  // Digits match regardless of formatting: "(832) 323" and "832323" find the same numbers.
+  const qDigits = /^[\d\s()+.-]+$/.test(q) ? digitsOf(q) : ''
+  if (!q && !audit) return rows
+  return rows.filter((r) => {
+    if (audit && !r.findings.includes(audit as AuditedNumber['findings'][number])) return false
+    if (!q) return true
+    return qDigits ? r.searchText.includes(qDigits) : r.searchText.includes(q)
+  })
+}
+
+export function NumbersPage() {
+  const { params } = useLocation()
+  const setParams = useSetParams()
+  const tab = readTab(params.get('tab'))
+  const query = params.get('q') ?? ''
+  const auditParam = params.get('audit')
+  const audit = isAuditKey(auditParam) ? auditParam : null
+  const columnIds: readonly string[] = tab === 'all' ? COLUMN_IDS_ALL : COLUMN_IDS_ALL.filter((c) => c !== 'country')
+  const sorting = useMemo(() => parseSort(params.get('sort'), columnIds), [params, columnIds])
+  const hideParam = params.get('hide') ?? ''
+  const columnVisibility = useMemo<ColumnVisibilityState>(() => Object.fromEntries(hideParam.split(',').filter(Boolean).map((id) => [id, false])), [hideParam])
+
+  // Typing stays instant: the input shows what was typed, the filter follows a frame behind.
+  const [draft, setDraft] = useState(query)
+  useEffect(() => setDraft(query), [query])
+  const deferredQuery = useDeferredValue(query)
+
+  const result = useQuery(numbersQuery(tab))
+  const data = result.data
+  const auditResult = useMemo(() => (data ? auditNumbers(data) : null), [data])
+  const rows = useMemo(() => (auditResult ? filterRows(auditResult.rows, deferredQuery, audit) : []), [auditResult, deferredQuery, audit])
+
+  const table = useTable(
+    {
+      features,
+      columns: tab === 'all' ? COLUMNS_ALL : COLUMNS_TYPED,
+      data: rows,
+      getRowId: (r) => `${r.number}:${r.tid}`,
+      state: { sorting, columnVisibility },
+      onSortingChange: (u: Updater<SortingState>) => setParams({ sort: sortToParam(typeof u === 'function' ? u(sorting) : u) }, { replace: true }),
+      onColumnVisibilityChange: (u: Updater<ColumnVisibilityState>) => {
+        const next = typeof u === 'function' ? u(columnVisibility) : u
+        setParams({ hide: Object.keys(next).filter((k) => next[k] === false).join(',') || null })
+      },
+      enableSortingRemoval: true,
+    },
+  )
+
+  const changeTab = (next: NumberTab) => {
+    // Keep search and sort where they still make sense: the country column exists only on All.
+    const sort = params.get('sort')
+    setParams({ tab: next === 'all' ? null : next, sort: next !== 'all' && sort?.startsWith('country.') ? null : sort })
+  }
+
+  const getExport = () => {
+    const visible = table.getVisibleLeafColumns().map((c) => c.id)
+    return {
+      header: visible.map((id) => COLUMN_LABEL[id] ?? id),
+      rows: table.getRowModel().rows.map((r) => visible.map((id) => exportValue(r.original, id))),
+    }
+  }
+
+  const shown = rows.length
+  const countText = data ? `${shown.toLocaleString('en-US')} number${shown === 1 ? '' : 's'}${shown !== data.length ? ` of ${data.length.toLocaleString('en-US')}` : ''}` : ''
+
+  return (
+    <section aria-labelledby="numbers-heading">
+      <h1 id="numbers-heading" className="mb-3 text-xl font-semibold">
+        Owned numbers
+      </h1>
+      <Tabs tabs={TABS} value={tab} onChange={changeTab} label="Number type" panelId="numbers-panel" />
+      <div id="numbers-panel" role="tabpanel" aria-labelledby={`tab-${tab}`} className="pt-3">
+        <form
+          role="search"
+          className="flex flex-wrap items-end gap-2"
+          onSubmit={(e) => {
+            e.preventDefault()
+          }}
+        >
+          <label className="flex flex-col text-sm">
+            <span>Search numbers</span>
+            <input
+              type="search"
+              className="input w-72"
+              value={draft}
+              placeholder="Number, tid, URL, country…"
+              onChange={(e) => {
+                setDraft(e.target.value)
+                setParams({ q: e.target.value || null }, { replace: true })
+              }}
+            />
+          </label>
+          {audit ? (
+            <p className="text-sm">
+              Showing <strong>{auditLabel(audit)}</strong> only.{' '}
+              <button type="button" className="text-blue-800 underline" onClick={() => setParams({ audit: null })}>
+                Show all findings
+              </button>
+            </p>
+          ) : null}
+          <div className="ml-auto flex gap-2">
+            <ColumnToggles table={table} onToggle={(id, visible) => table.getColumn(id)?.toggleVisibility(visible)} />
+            <ExportButtons getData={getExport} nameParts={['numbers', TAB_NAME[tab], ...(audit ? [audit] : []), ...(query ? ['search'] : [])]} disabled={!data || shown === 0} />
+          </div>
+        </form>
+        <p role="status" aria-live="polite" className="mt-2 text-sm text-slate-700">
+          {result.isPending ? 'Loading numbers…' : countText}
+        </p>
+
+        {result.isError ? <ErrorAlert error={result.error} onRetry={() => void result.refetch()} retrying={result.isFetching} keptData={!!data} /> : null}
+
+        {result.isPending ? (
+          <TableSkeleton label="Loading numbers" />
+        ) : !data ? null : data.length === 0 ? (
+          <EmptyState title="This account owns no numbers">{tab === 'all' ? 'Numbers bought on the account will appear here.' : `There are no ${TAB_NAME[tab]} numbers on this account.`}</EmptyState>
+        ) : (
+          <>
+            {auditResult ? <AuditSummary audit={auditResult} total={data.length} active={audit} onFilter={(key) => setParams({ audit: key })} /> : null}
+            {shown === 0 ? (
+              <EmptyState title="No numbers match">
+                Nothing matches{query ? ` “${query}”` : ''}
+                {audit ? ` with ${auditLabel(audit)}` : ''}.{' '}
+                <button type="button" className="text-blue-800 underline" onClick={() => setParams({ q: null, audit: null })}>
+                  Clear search and filters
+                </button>
+              </EmptyState>
+            ) : (
+              <VirtualTable table={table} label={`Owned numbers, ${TAB_NAME[tab]}`} estimateRowHeight={58} columnWidths={COLUMN_WIDTHS} />
+            )}
+          </>
+        )}
+      </div>
+    </section>
+  )
+}

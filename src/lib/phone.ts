@@ -1,0 +1,35 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/min'
+
+/**
+ * Phone numbers arrive as bare digit strings of 10 or 11 digits (field notes). 11 digits
+ * starting with 1, and 10 digits, are North American; anything else is tried as an
+ * international number with its country code. Formatting is libphonenumber's, not ours.
+ */
+
+const cache = new Map<string, string>()
+
+export function toE164(raw: string): string | null {
+  const digits = raw.replace(/\D/g, '')
+  if (!digits) return null
+  if (raw.trim().startsWith('+')) return `+${digits}`
+  if (digits.length === 10) return `+1${digits}`
+  return `+${digits}`
+}
+
+export function formatPhone(raw: string | null | undefined): string {
+  if (raw === null || raw === undefined || raw === '') return '—'
+  const hit = cache.get(raw)
+  if (hit !== undefined) return hit
+  const e164 = toE164(raw)
+  const parsed = e164 ? parsePhoneNumberFromString(e164) : undefined
+  let out = raw
+  if (parsed?.isPossible()) out = parsed.countryCallingCode === '1' ? parsed.formatNational() : parsed.formatInternational()
+  if (cache.size > 50_000) cache.clear()
+  cache.set(raw, out)
+  return out
+}
+
+/** Digits only, so that `2323` finds `(832) 323-2323` whatever the formatting. */
+export function digitsOf(text: string): string {
+  return text.replace(/\D/g, '')
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest'
+import { clampPage, pageCount, pageRange, rangeText } from './range'
+
+describe('pageRange', () => {
+  it('maps page n of size s to (n-1)s+1 … ns', () => {
+    expect(pageRange(1, 50)).toEqual({ start: 1, end: 50 })
+    expect(pageRange(2, 50)).toEqual({ start: 51, end: 100 })
+  })
+  it('clamps the last page to the total', () => {
+    expect(pageRange(47, 50, 2345)).toEqual({ start: 2301, end: 2345 })
+  })
+  it('does not clamp below start when the total shrank', () => {
+    expect(pageRange(3, 50, 20)).toEqual({ start: 101, end: 150 })
+  })
+})
+
+describe('pageCount and clampPage', () => {
+  it('counts pages, at least one', () => {
+    expect(pageCount(2345, 50)).toBe(47)
+    expect(pageCount(0, 50)).toBe(1)
+  })
+  it('clamps pages to what exists', () => {
+    expect(clampPage(99, 2345, 50)).toBe(47)
+    expect(clampPage(-3, 2345, 50)).toBe(1)
+    expect(clampPage(Number.NaN, null, 50)).toBe(1)
+  })
+})
+
+describe('rangeText', () => {
+  it('reads like the spec example', () => {
+    expect(rangeText(51, 100, 2345)).toBe('51–100 of 2,345')
+    expect(rangeText(2301, 2350, 2345)).toBe('2,301–2,345 of 2,345')
+    expect(rangeText(1, 50, 0)).toBe('0 of 0')
+  })
+})

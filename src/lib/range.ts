@@ -1,0 +1,29 @@
+/**
+ * Paging arithmetic for /api/smshistory: 1-based inclusive record ranges (field notes:
+ * start=1,end=100 is answered with 100 requested). Page n of size s is (n-1)·s+1 … n·s,
+ * with the end clamped to the total once the total is known.
+ */
+export const PAGE_SIZES = [25, 50, 100, 250, 500, 1000] as const
+
+export function pageRange(page: number, size: number, total?: number | null): { start: number; end: number } {
+  const start = (page - 1) * size + 1
+  let end = page * size
+  if (total !== undefined && total !== null && total >= start) end = Math.min(end, total)
+  return { start, end }
+}
+
+export function pageCount(total: number, size: number): number {
+  return Math.max(1, Math.ceil(total / size))
+}
+
+export function clampPage(page: number, total: number | null | undefined, size: number): number {
+  const p = Number.isFinite(page) && page >= 1 ? Math.floor(page) : 1
+  return total === null || total === undefined ? p : Math.min(p, pageCount(total, size))
+}
+
+/** `51–100 of 2,345` */
+export function rangeText(start: number, end: number, total: number): string {
+  const nf = new Intl.NumberFormat('en-US')
+  if (total === 0) return '0 of 0'
+  return `${nf.format(start)}–${nf.format(Math.min(end, total))} of ${nf.format(total)}`
+}

@@ -1,0 +1,14 @@
+import { StrictMode } from 'react'
+import { createRoot } from 'react-dom/client'
+import { App } from './app/app'
+import { Providers, createQueryClient } from './app/providers'
+import './index.css'
+
+const client = createQueryClient()
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <Providers client={client}>
+      <App />
+    </Providers>
+  </StrictMode>,
+)

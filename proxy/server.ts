@@ -39,7 +39,7 @@ export async function resolveUpstream(config: Config): Promise<ResolvedUpstream>
 }
 
 /** Resolve the upstream, then listen; the only place the proxy listens. */
-export async function start(config: Config, opts: { staticDir?: string; log?: (line: string) => void } = {}): Promise<Running> {
+export async function start(config: Config, opts: { staticDir?: string; log?: (line: string) => void; headersTimeoutMs?: number } = {}): Promise<Running> {
   const resolved = await resolveUpstream(config)
   const { upstream } = resolved
   const upstreamLabel = resolved.label
@@ -48,13 +48,13 @@ export async function start(config: Config, opts: { staticDir?: string; log?: (l
   const server = createServer(
     {
       // Slow-header clients (slowloris) are cut off; Node checks these on connectionsCheckingInterval.
-      headersTimeout: 10_000,
+      headersTimeout: opts.headersTimeoutMs ?? 10_000,
       requestTimeout: 30_000,
-      connectionsCheckingInterval: 1_000,
-      keepAliveTimeout: 5_000,
+      connectionsCheckingInterval: Math.min(1_000, opts.headersTimeoutMs ?? 1_000),
     },
     (req, res) => handler(req, res),
   )
+  server.keepAliveTimeout = 5_000
   await new Promise<void>((ok, fail) => {
     server.once('error', fail)
     server.listen(config.port, config.host, () => ok())

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, parseConfig } from './config.ts'
+
+describe('parseConfig', () => {
+  it('defaults to the simulator on loopback', () => {
+    const c = parseConfig({})
+    expect(c.upstream.baseUrl).toBeNull()
+    expect(c).toMatchObject({ host: '127.0.0.1', port: 5173, timeoutMs: 10_000, historyPageCap: 1000 })
+  })
+  it('reads a real upstream and strips a trailing slash', () => {
+    const c = parseConfig({ API_BASE_URL: 'https://api.example.com/', API_SYS_ID: 'acct', API_AUTH_TOKEN: 'tok', API_TIMEOUT_MS: '2500', PORT: '8080' })
+    expect(c.upstream).toEqual({ baseUrl: 'https://api.example.com', sysId: 'acct', authToken: 'tok' })
+    expect(c.timeoutMs).toBe(2500)
+    expect(c.port).toBe(8080)
+  })
+  it.each([
+    [{ API_BASE_URL: 'https://api.example.com', API_SYS_ID: 'a' }, /API_AUTH_TOKEN is required/],
+    [{ API_BASE_URL: 'https://api.example.com', API_AUTH_TOKEN: 't' }, /API_SYS_ID is required/],
+    [{ API_BASE_URL: 'not a url', API_SYS_ID: 'a', API_AUTH_TOKEN: 't' }, /API_BASE_URL must be an absolute http\(s\) URL/],
+    [{ API_BASE_URL: 'ftp://x.example', API_SYS_ID: 'a', API_AUTH_TOKEN: 't' }, /API_BASE_URL/],
+    [{ PORT: 'eighty' }, /PORT must be a whole number/],
+    [{ PORT: '70000' }, /PORT must be between/],
+    [{ API_TIMEOUT_MS: '10s' }, /API_TIMEOUT_MS must be a whole number/],
+  ])('fails with one line naming the variable: %j', (env, message) => {
+    expect(() => parseConfig(env)).toThrowError(ConfigError)
+    expect(() => parseConfig(env)).toThrowError(message)
+  })
+  it('never puts the token in an error message', () => {
+    try {
+      parseConfig({ API_BASE_URL: 'nope', API_SYS_ID: 'a', API_AUTH_TOKEN: 'SENTINEL-TOKEN' })
+    } catch (e) {
+      expect(String(e)).not.toContain('SENTINEL-TOKEN')
+    }
+  })
+})

@@ -1,0 +1,151 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { scrub } from './forward.ts'
+import { SYS_ID, TOKEN, form, proxyFor, raw, stubUpstream } from './test-helpers.ts'
+
+const ok = JSON.stringify({ success: '1', data: [{ number: '18323232323', tid: 'A1', type: 'local', webhook: '', dlr: '' }] })
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!()
+})
+
+async function setup(answer: Parameters<typeof stubUpstream>[0], env: Record<string, string> = {}) {
+  const up = await stubUpstream(answer)
+  const proxy = await proxyFor(up.url, env)
+  cleanups.push(up.close, proxy.close)
+  return { up, proxy }
+}
+
+const history = { number: '18323232323', tid: 'ABC123', history_start: '1', history_end: '50' }
+
+describe('forwarding', () => {
+  it('passes the upstream JSON through unchanged and attaches the credentials as form fields', async () => {
+    const { up, proxy } = await setup((_req, res) => res.end(ok))
+    const r = await raw(proxy.port, { path: '/api/allownednumbers' })
+    expect(r.status).toBe(200)
+    expect(r.body).toBe(ok)
+    expect(up.received).toHaveLength(1)
+    const got = up.received[0]!
+    expect(got.method).toBe('POST')
+    expect(got.url).toBe('/api/allownednumbers')
+    expect(got.headers['content-type']).toBe('application/x-www-form-urlencoded')
+    const fields = new URLSearchParams(got.body)
+    expect(fields.getAll('sys_id')).toEqual([SYS_ID])
+    expect(fields.getAll('auth_token')).toEqual([TOKEN])
+  })
+
+  it('forwards only the operation parameters, overriding browser credentials, duplicates included', async () => {
+    const { up, proxy } = await setup((_req, res) => res.end(JSON.stringify({ success: '1', total_message_count: 0, messages: [] })))
+    const r = await raw(proxy.port, {
+      path: '/api/smshistory',
+      ...form([
+        ...Object.entries(history),
+        ['sys_id', 'evil'],
+        ['auth_token', 'evil1'],
+        ['auth_token', 'evil2'],
+        ['extra', 'dropped'],
+      ]),
+    })
+    expect(r.status).toBe(200)
+    const fields = new URLSearchParams(up.received[0]!.body)
+    expect(fields.getAll('sys_id')).toEqual([SYS_ID])
+    expect(fields.getAll('auth_token')).toEqual([TOKEN])
+    expect(fields.get('extra')).toBeNull()
+    expect(Object.fromEntries([...fields].filter(([k]) => k in history))).toEqual(history)
+  })
+
+  it('accepts JSON bodies from the browser and forwards form fields', async () => {
+    const { up, proxy } = await setup((_req, res) => res.end(ok))
+    const r = await raw(proxy.port, { path: '/api/ownednumbers', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ number_type: 'tollfree' }) })
+    expect(r.status).toBe(200)
+    expect(new URLSearchParams(up.received[0]!.body).get('number_type')).toBe('tollfree')
+  })
+})
+
+describe('upstream failure mapping', () => {
+  const cases: Array<[string, Parameters<typeof stubUpstream>[0], number, string, RegExp?]> = [
+    ['HTTP 500', (_q, res) => ((res.statusCode = 500), res.end('{"error":"boom"}')), 502, 'unreachable', /HTTP 500/],
+    ['HTTP 503 HTML', (_q, res) => (res.writeHead(503, { 'content-type': 'text/html', 'retry-after': '2' }), res.end('<html>down</html>')), 502, 'unreachable'],
+    ['HTTP 404', (_q, res) => ((res.statusCode = 404), res.end('{"message":"no such thing"}')), 502, 'upstream_rejected', /no such thing/],
+    ['HTTP 401', (_q, res) => ((res.statusCode = 401), res.end('{"message":"bad creds"}')), 401, 'unauthorized'],
+    ['HTML with 200', (_q, res) => res.end('<!doctype html><p>hi</p>'), 502, 'bad_response', /web page/],
+    ['empty body', (_q, res) => res.end(''), 502, 'bad_response', /empty/],
+    ['malformed JSON', (_q, res) => res.end("{success: '1'"), 502, 'bad_response', /malformed JSON/],
+    ['truncated JSON', (_q, res) => res.end('{"success":"1","data":[{"num'), 502, 'bad_response', /malformed JSON/],
+    ['JSON array', (_q, res) => res.end('[1,2]'), 502, 'bad_response', /not an object/],
+    ['success "0" with message', (_q, res) => res.end('{"success":"0","error":true,"message":"Number not on account"}'), 502, 'upstream_rejected', /Number not on account/],
+    ['success missing', (_q, res) => res.end('{"data":[]}'), 502, 'upstream_rejected'],
+    ['redirect', (_q, res) => (res.writeHead(302, { location: 'http://127.0.0.1:1/x' }), res.end()), 502, 'bad_response', /redirect/],
+  ]
+  it.each(cases)('%s', async (_name, answer, status, kind, message) => {
+    const { proxy } = await setup(answer)
+    const r = await raw(proxy.port, { path: '/api/allownednumbers' })
+    expect(r.status).toBe(status)
+    expect(r.json().error?.kind).toBe(kind)
+    if (message) expect(r.json().error?.message).toMatch(message)
+  })
+
+  it('reports Retry-After in milliseconds', async () => {
+    const { proxy } = await setup((_q, res) => (res.writeHead(503, { 'retry-after': '2' }), res.end()))
+    const r = await raw(proxy.port, { path: '/api/allownednumbers' })
+    expect(r.json().error).toMatchObject({ kind: 'unreachable', upstreamStatus: 503, retryAfterMs: 2000 })
+  })
+
+  it('times out a hanging upstream promptly', async () => {
+    const { proxy } = await setup(() => {
+      /* never answers */
+    })
+    const t0 = Date.now()
+    const r = await raw(proxy.port, { path: '/api/allownednumbers' })
+    expect(r.status).toBe(504)
+    expect(r.json().error?.kind).toBe('timeout')
+    expect(Date.now() - t0).toBeLessThan(3000)
+  })
+
+  it('maps a down upstream to unreachable', async () => {
+    const up = await stubUpstream((_q, res) => res.end(ok))
+    const proxy = await proxyFor(up.url)
+    cleanups.push(proxy.close)
+    await up.close()
+    const r = await raw(proxy.port, { path: '/api/allownednumbers' })
+    expect(r.status).toBe(502)
+    expect(r.json().error?.kind).toBe('unreachable')
+  })
+
+  it('does not forward upstream headers (cookies, hop-by-hop)', async () => {
+    const { proxy } = await setup((_q, res) => {
+      res.setHeader('set-cookie', 'session=upstream')
+      res.setHeader('x-upstream-secret', 'yes')
+      res.end(ok)
+    })
+    const r = await raw(proxy.port, { path: '/api/allownednumbers' })
+    expect(r.headers['set-cookie']).toBeUndefined()
+    expect(r.headers['x-upstream-secret']).toBeUndefined()
+  })
+
+  it('does not forward browser cookies or hop-by-hop headers upstream', async () => {
+    const { up, proxy } = await setup((_q, res) => res.end(ok))
+    await raw(proxy.port, { path: '/api/allownednumbers', headers: { cookie: 'sid=browser', 'proxy-authorization': 'Basic x', te: 'trailers', 'x-forwarded-for': '1.2.3.4' } })
+    const h = up.received[0]!.headers
+    expect(h.cookie).toBeUndefined()
+    expect(h['proxy-authorization']).toBeUndefined()
+    expect(h['x-forwarded-for']).toBeUndefined()
+  })
+})
+
+describe('token scrubbing', () => {
+  it('scrubs the token and sys_id from quoted upstream error text', async () => {
+    const { proxy } = await setup((_q, res, body) => {
+      const f = new URLSearchParams(body)
+      res.end(JSON.stringify({ success: '0', message: `token ${f.get('auth_token')} (${encodeURIComponent(f.get('auth_token') ?? '')}) invalid for ${f.get('sys_id')}` }))
+    })
+    const r = await raw(proxy.port, { path: '/api/allownednumbers' })
+    expect(r.body).not.toContain(TOKEN)
+    expect(r.body).not.toContain(SYS_ID)
+    expect(r.json().error?.message).toContain('[redacted]')
+    expect(proxy.logs.join('\n')).not.toContain(TOKEN)
+  })
+  it('scrub replaces every occurrence and leaves other text', () => {
+    expect(scrub('a SECRET b SECRET', ['SECRET'])).toBe('a [redacted] b [redacted]')
+    expect(scrub('nothing here', ['SECRET'])).toBe('nothing here')
+  })
+})

@@ -134,8 +134,9 @@ function partiesFor(profile: NumberProfile): string[] {
 
 const partyCache = new Map<string, string[]>()
 
-/** Messages are spaced `STEP_MS` apart; the newest sits at END_MS plus any added ones. */
+/** Messages are spaced a fixed step apart (wider for small histories, so threads span days); the newest sits at END_MS plus any added ones. */
 const STEP_MS = 47_000
+const stepFor = (profile: NumberProfile) => (profile.baseTotal > 10_000 ? STEP_MS : 23 * 60_000 + 17_000)
 
 /**
  * The message with sequence number `seq` (1 = oldest) of a number. Pure: same inputs, same record.
@@ -149,8 +150,9 @@ export function messageAt(profile: NumberProfile, seq: number, total: number, me
   }
   const h = mix(hash32(profile.number), seq)
   const r = rng(h)
-  const newestMs = END_MS + added * STEP_MS
-  const when = newestMs - (total - seq) * STEP_MS
+  const step = stepFor(profile)
+  const newestMs = END_MS + added * step
+  const when = newestMs - (total - seq) * step
   const statusRoll = r()
   let status = statusRoll < 0.05 ? FULL_STATUS_400 : FULL_STATUS_200
   if (statusRoll > 0.6 && statusRoll < 0.7) status = '200'

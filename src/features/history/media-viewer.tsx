@@ -1,0 +1,45 @@
+import { useEffect, useRef } from 'react'
+
+/**
+ * The full-size image in a modal <dialog>: the browser traps focus and closes it on Escape;
+ * we return focus to the thumbnail that opened it (WAI-ARIA dialog pattern).
+ */
+export function MediaViewer({ media, onClose }: { media: { url: string; alt: string; opener: HTMLElement } | null; onClose: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null)
+  useEffect(() => {
+    const d = ref.current
+    if (!d) return
+    if (media && !d.open) d.showModal()
+    if (!media && d.open) d.close()
+  }, [media])
+  const opener = media?.opener
+  return (
+    <dialog
+      ref={ref}
+      aria-label={media ? media.alt : 'Media viewer'}
+      className="m-auto max-h-[90vh] max-w-[90vw] rounded-lg p-0 backdrop:bg-black/70"
+      onClose={() => {
+        onClose()
+        opener?.focus()
+      }}
+      onClick={(e) => {
+        if (e.target === ref.current) ref.current?.close()
+      }}
+    >
+      {media ? (
+        <figure className="flex flex-col gap-2 p-3">
+          <div className="flex items-center justify-between gap-4">
+            <figcaption className="text-sm font-medium">{media.alt}</figcaption>
+            <button type="button" className="btn" onClick={() => ref.current?.close()} autoFocus>
+              Close
+            </button>
+          </div>
+          <img src={media.url} alt={media.alt} referrerPolicy="no-referrer" className="max-h-[75vh] max-w-full object-contain" />
+          <a href={media.url} target="_blank" rel="noopener noreferrer" referrerPolicy="no-referrer" className="text-sm text-blue-800 underline">
+            Open the original in a new tab
+          </a>
+        </figure>
+      ) : null}
+    </dialog>
+  )
+}

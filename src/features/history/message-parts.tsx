@@ -1,0 +1,95 @@
+import { useState } from 'react'
+import { exactUtc, formatDate } from '../../lib/dates'
+import { formatPhone } from '../../lib/phone'
+import { fileNameOf, mediaKind, safeHttpUrl } from '../../lib/url-safety'
+import { useHistoryDisplay } from './display-context'
+
+export const DASH = '—'
+
+export function DateText({ ms, raw }: { ms: number | null; raw: string | null }) {
+  const { zone } = useHistoryDisplay()
+  if (ms === null) return <span>{raw || DASH}</span>
+  return (
+    <time dateTime={new Date(ms).toISOString()} title={exactUtc(ms)} className="whitespace-nowrap">
+      {formatDate(ms, zone)}
+    </time>
+  )
+}
+
+export function directionLabel(d: string | null): string {
+  if (!d) return DASH
+  if (d.toLowerCase() === 'outbound') return 'Outbound'
+  if (d.toLowerCase() === 'inbound') return 'Inbound'
+  return d
+}
+
+export function PhoneText({ raw }: { raw: string | null }) {
+  return <span className="whitespace-nowrap">{formatPhone(raw)}</span>
+}
+
+const CLAMP_CHARS = 280
+
+/**
+ * A stranger's text, rendered as text. `dir="auto"` and <bdi> keep right-to-left text and
+ * bidi-override characters from reordering the rest of the row; long bodies are clamped.
+ */
+export function BodyText({ body }: { body: string | null }) {
+  const [open, setOpen] = useState(false)
+  if (body === null) return <span>{DASH}</span>
+  if (body === '') return <span className="text-slate-600">(empty message)</span>
+  const lines = body.split('\n').length
+  const long = body.length > CLAMP_CHARS || lines > 6
+  const shown = long && !open ? `${body.slice(0, CLAMP_CHARS).split('\n').slice(0, 6).join('\n')}…` : body
+  return (
+    <div>
+      <p dir="auto" className={`whitespace-pre-wrap [overflow-wrap:anywhere] ${open ? 'max-h-96 overflow-auto' : ''}`}>
+        <bdi>{shown}</bdi>
+      </p>
+      {long ? (
+        <button type="button" className="mt-0.5 text-xs text-blue-800 underline" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+          {open ? 'Show less' : `Show more (${body.length.toLocaleString('en-US')} characters)`}
+        </button>
+      ) : null}
+    </div>
+  )
+}
+
+const KIND_LABEL = { video: 'Video', vcard: 'Contact card (vCard)', pdf: 'PDF document', audio: 'Audio', file: 'File' } as const
+
+/**
+ * MMS media. Only http(s) URLs reach `src`/`href` (safeHttpUrl); anything else is shown as
+ * inert text. Images are lazy thumbnails that open the viewer; other media are file links.
+ */
+export function MediaPreview({ url, from, inline = false }: { url: string | null; from: string | null; inline?: boolean }) {
+  const { openMedia } = useHistoryDisplay()
+  const [failed, setFailed] = useState(false)
+  if (!url) return <span className="text-xs text-slate-600">Picture message with no media address</span>
+  const safe = safeHttpUrl(url)
+  if (!safe)
+    return (
+      <span className="block text-xs text-red-900">
+        Unsafe media link, not opened: <code className="break-all">{url.slice(0, 120)}</code>
+      </span>
+    )
+  const kind = mediaKind(safe)
+  const name = fileNameOf(safe)
+  if (kind !== 'image')
+    return (
+      <a href={safe} target="_blank" rel="noopener noreferrer" referrerPolicy="no-referrer" className="inline-flex items-center gap-1 text-sm text-blue-800 underline">
+        <span aria-hidden="true">📎</span>
+        {KIND_LABEL[kind]}: {name}
+      </a>
+    )
+  const alt = `Picture message ${name}${from ? ` from ${formatPhone(from)}` : ''}`
+  if (failed)
+    return (
+      <span role="img" aria-label={`${alt} (could not be loaded)`} className={`flex items-center justify-center rounded border border-dashed border-slate-400 bg-slate-100 text-xs text-slate-700 ${inline ? 'h-32 w-40' : 'h-16 w-20'}`}>
+        Image unavailable
+      </span>
+    )
+  return (
+    <button type="button" className="block rounded border border-slate-300 p-0.5 hover:border-blue-700" aria-label={`Open ${alt}`} onClick={(e) => openMedia(safe, alt, e.currentTarget)}>
+      <img src={safe} alt={alt} loading="lazy" decoding="async" referrerPolicy="no-referrer" onError={() => setFailed(true)} className={`object-cover ${inline ? 'h-32 w-40' : 'h-16 w-20'}`} />
+    </button>
+  )
+}

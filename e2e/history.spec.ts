@@ -1,0 +1,239 @@
+import { expect, test } from './fixtures'
+import { NUMBERS, downloadText, historyUrl, parseCsv, rowTexts } from './helpers'
+
+const ranges = async (sim: { requests: () => Promise<{ requests: Array<{ path: string; fields: Record<string, string[]> }> }> }) =>
+  (await sim.requests()).requests.filter((r) => r.path === '/api/smshistory').map((r) => `${r.fields.history_start?.[0]}-${r.fields.history_end?.[0]}`)
+
+const rangeText = (page: import('@playwright/test').Page) => page.getByRole('navigation', { name: 'Pagination' }).locator('p[aria-live]')
+
+test.describe('message history', () => {
+  test('sends the exact ranges for first, next, last and page-size changes, and shows the range text', async ({ page, sim }) => {
+    await page.goto(historyUrl(NUMBERS.big))
+    await expect(rangeText(page)).toHaveText('1–50 of 2,345')
+    await expect.poll(() => ranges(sim)).toEqual(['1-50', '51-100']) // first page, then the prefetched next
+    await page.getByRole('button', { name: 'Next page' }).click()
+    await expect(rangeText(page)).toHaveText('51–100 of 2,345')
+    await expect(page).toHaveURL(/page=2/)
+    await expect.poll(() => ranges(sim)).toEqual(['1-50', '51-100', '101-150'])
+    await sim.clearRequests()
+    await page.getByRole('button', { name: 'Last page' }).click()
+    await expect(rangeText(page)).toHaveText('2,301–2,345 of 2,345')
+    expect(await ranges(sim)).toEqual(['2301-2345'])
+    await sim.clearRequests()
+    await page.getByRole('button', { name: 'First page' }).click()
+    await expect(rangeText(page)).toHaveText('1–50 of 2,345')
+    await page.getByRole('combobox', { name: 'Rows per page' }).selectOption('100')
+    await expect(rangeText(page)).toHaveText('1–100 of 2,345')
+    await expect.poll(() => ranges(sim)).toContain('1-100')
+    await page.getByRole('textbox', { name: 'Go to page' }).fill('3')
+    await page.getByRole('button', { name: 'Go', exact: true }).click()
+    await expect(rangeText(page)).toHaveText('201–300 of 2,345')
+  })
+
+  test('a deep link opens the same page after reload, and the header shows the envelope', async ({ page }) => {
+    await page.goto(historyUrl(NUMBERS.big, 'page=3&size=25'))
+    await expect(rangeText(page)).toHaveText('51–75 of 2,345')
+    await page.reload()
+    await expect(rangeText(page)).toHaveText('51–75 of 2,345')
+    await expect(page.getByRole('combobox', { name: 'Rows per page' })).toHaveValue('25')
+    const header = page.locator('dl')
+    await expect(header).toContainText('(832) 323-2323')
+    await expect(header).toContainText('PUHMGWS98301')
+    await expect(header).toContainText('Opt-in')
+    await expect(header).toContainText('yes')
+    await expect(header).toContainText('2,345')
+    await expect(header).toContainText('id 200000002345')
+    const firstPos = await rowTexts(page, /Messages/, 0)
+    expect(firstPos[0]).toBe('51')
+  })
+
+  test('says when new messages shift the pages, with a way back to the newest', async ({ page, sim }) => {
+    await page.goto(historyUrl(NUMBERS.big))
+    await expect(rangeText(page)).toHaveText('1–50 of 2,345')
+    await sim.addMessages(NUMBERS.big.number, 7)
+    await page.getByRole('button', { name: 'Last page' }).click()
+    const banner = page.getByRole('status').filter({ hasText: 'New messages arrived' })
+    await expect(banner).toBeVisible()
+    await banner.getByRole('button', { name: 'Go to newest' }).click()
+    await expect(rangeText(page)).toHaveText('1–50 of 2,352')
+    await expect(banner).toHaveCount(0)
+  })
+
+  test('status badges read Success, Error and Unknown with the code; full text on focus', async ({ page }) => {
+    await page.goto(historyUrl(NUMBERS.dozens, 'status=Unknown'))
+    const table = page.getByRole('table', { name: /Messages/ })
+    await expect(table).toContainText('Unknown (503)')
+    const badges = await rowTexts(page, /Messages/, 5)
+    expect(badges.some((b) => b.startsWith('?Unknown(503 Carrier busy') || b.includes('Unknown (503)'))).toBe(true)
+    expect(badges.some((b) => /^\?Unknown(pending)?$/.test(b.replace(/\s/g, '')))).toBe(true)
+    const busy = table.getByText('Unknown (503)')
+    await busy.focus()
+    await expect(page.getByRole('tooltip', { name: '503 Carrier busy' })).toBeVisible()
+
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('Error')
+    await expect(table).toContainText('Error')
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('Success')
+    await expect(table).toContainText('Success')
+    await table.locator('span[tabindex="0"]').filter({ hasText: 'Success' }).first().hover()
+    await expect(page.getByRole('tooltip', { name: /^200/ }).first()).toBeVisible()
+  })
+
+  test('image thumbnails open a viewer that closes with Escape and returns focus; other media are file links', async ({ page }) => {
+    await page.goto(historyUrl(NUMBERS.big, 'media=1'))
+    const thumb = page.getByRole('button', { name: /^Open Picture message photo-\d\.png from/ }).first()
+    await expect(thumb).toBeVisible()
+    const img = thumb.locator('img')
+    await expect(img).toHaveAttribute('loading', 'lazy')
+    await expect(img).toHaveAttribute('referrerpolicy', 'no-referrer')
+    await expect(img).toHaveAttribute('alt', /Picture message photo-\d\.png from \(\d{3}\) \d{3}-\d{4}/)
+    await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBeGreaterThan(0)
+    await thumb.click()
+    const dialog = page.getByRole('dialog')
+    await expect(dialog).toBeVisible()
+    await expect(dialog.locator('img')).toBeVisible()
+    await page.keyboard.press('Escape')
+    await expect(dialog).toBeHidden()
+    await expect(thumb).toBeFocused()
+
+    const table = page.getByRole('table', { name: /Messages/ })
+    await expect(table.getByRole('link', { name: /Contact card \(vCard\): card\.vcf|Video: clip\.mp4|PDF document: invoice\.pdf/ }).first()).toBeVisible()
+  })
+
+  test('a media URL that fails to load shows a placeholder', async ({ page }) => {
+    // Records whose media is the simulator's missing.png: seq % 7 === 3 and floor(seq/7) % 8 === 7.
+    await page.goto(historyUrl(NUMBERS.thousands, 'media=1&size=1000'))
+    const table = page.getByRole('table', { name: /Messages/ })
+    await expect(table).toBeVisible()
+    await page.getByRole('searchbox', { name: 'Search messages' }).fill('')
+    // Scroll until a placeholder shows (bounded: the page holds 1,000 rows).
+    const region = page.getByRole('region', { name: /Messages .* scrollable/ })
+    let found = false
+    for (let i = 0; i < 30 && !found; i++) {
+      found = (await table.getByRole('img', { name: /could not be loaded/ }).count()) > 0
+      if (!found) await region.evaluate((el) => el.scrollBy(0, 600))
+      await page.waitForTimeout(150)
+    }
+    expect(found).toBe(true)
+  })
+
+  test('hostile bodies and unsafe media URLs stay inert', async ({ page }) => {
+    await page.goto(historyUrl(NUMBERS.hostile, 'size=25'))
+    const table = page.getByRole('table', { name: /Messages/ })
+    await expect(table).toContainText('<script>window.__pwned = 1</script>')
+    await expect(table).toContainText('<img src=x onerror="window.__pwned = 2">')
+    await page.getByRole('checkbox', { name: 'Has media' }).check()
+    await expect(table.getByText('Unsafe media link, not opened')).toHaveCount(7)
+    await expect(table.getByRole('button', { name: /Open Picture message photo-1\.png/ })).toHaveCount(1)
+    const bad = await page.evaluate(() =>
+      [...document.querySelectorAll('[src],[href]')]
+        .map((el) => el.getAttribute('src') ?? el.getAttribute('href') ?? '')
+        .filter((v) => !/^(https?:\/\/|\/)/i.test(v) && !v.startsWith('#') && !v.startsWith('blob:')),
+    )
+    expect(bad).toEqual([])
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined()
+    // The 1 MB body is clamped, with a way to read it all.
+    await page.getByRole('checkbox', { name: 'Has media' }).uncheck()
+    await page.getByRole('searchbox', { name: 'Search messages' }).fill('AAAAAAAAAA')
+    await expect(table.getByRole('button', { name: /Show more \(1,000,000 characters\)/ })).toBeVisible()
+    const width = await table.evaluate((el) => el.getBoundingClientRect().width)
+    expect(width).toBeLessThanOrEqual(page.viewportSize()!.width)
+  })
+
+  test('conversations group by party and Load older appends the next range', async ({ page, sim }) => {
+    await page.goto(historyUrl(NUMBERS.big, 'view=conversation'))
+    await expect(page.getByRole('listbox', { name: /Conversations in records 1–50 of 2,345/ })).toBeVisible()
+    const parties = page.getByRole('listbox', { name: /Conversations in records/ })
+    const counts = async () => (await parties.getByRole('option').locator('span.tabular-nums').allTextContents()).map((t) => Number(/^(\d+)/.exec(t)?.[1] ?? 'NaN'))
+    expect((await counts()).reduce((a, b) => a + b, 0)).toBe(50)
+    const thread = page.getByRole('list', { name: 'Messages, oldest first' })
+    const before = await thread.getByRole('listitem').count()
+    await sim.clearRequests()
+    await page.getByRole('button', { name: 'Load older' }).click()
+    await expect(page.getByRole('listbox', { name: /Conversations in records 1–100 of 2,345/ })).toBeVisible()
+    expect((await counts()).reduce((a, b) => a + b, 0)).toBe(100)
+    await expect.poll(async () => thread.getByRole('listitem').count()).toBeGreaterThanOrEqual(before)
+    // Appended, not replaced: the first range is still loaded from cache, only the next range was fetched.
+    expect(await ranges(sim)).not.toContain('1-50')
+  })
+
+  test('Export CSV of the visible rows matches the screen', async ({ page }) => {
+    await page.goto(historyUrl(NUMBERS.big, 'status=Error&size=250'))
+    await expect(page.getByRole('table', { name: /Messages/ })).toContainText('Error')
+    const onScreen = await rowTexts(page, /Messages/, 0)
+    expect(onScreen.length).toBeGreaterThan(0)
+    const { name, text } = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).click())
+    expect(name).toMatch(/^switchboard-history-18323232323-1-250-\d{4}-\d{2}-\d{2}\.csv$/)
+    const rows = parseCsv(text)
+    expect(rows[0]?.[0]).toBe('position')
+    expect(rows.slice(1).map((r) => Number(r[0]).toLocaleString('en-US'))).toEqual(onScreen)
+    for (const r of rows.slice(1)) expect(r[7]).toMatch(/^400/)
+  })
+
+  test('whole-history export shows progress, can be cancelled and saves what it has', async ({ page, sim }) => {
+    await page.goto(historyUrl(NUMBERS.hundreds))
+    const full = await downloadText(page, () => page.getByRole('button', { name: 'Export all 420 messages as CSV' }).click())
+    expect(parseCsv(full.text)).toHaveLength(421)
+
+    await page.goto(historyUrl(NUMBERS.thousands))
+    await sim.fault({ op: 'smshistory', number: NUMBERS.thousands.number, kind: 'latency', ms: 800 })
+    await page.getByRole('button', { name: 'Export all 5,000 messages as CSV' }).click()
+    await expect(page.getByRole('progressbar', { name: 'Export progress' })).toBeVisible()
+    await expect(page.getByText(/1,000 of 5,000 messages/)).toBeVisible({ timeout: 10_000 })
+    await page.getByRole('button', { name: 'Cancel export' }).click()
+    await expect(page.getByText(/Export stopped after [\d,]+ of 5,000 messages\. You cancelled the export\./)).toBeVisible()
+    const partial = await downloadText(page, () => page.getByRole('button', { name: /Save the [\d,]+ messages fetched/ }).click())
+    expect(partial.name).toMatch(/partial/)
+    const rows = parseCsv(partial.text)
+    expect(rows.length - 1).toBeGreaterThanOrEqual(1000)
+    expect(rows.length - 1).toBeLessThan(5000)
+
+    await page.goto(historyUrl(NUMBERS.million))
+    await expect(page.getByText('This history holds 1,000,000 messages. The export is capped at the newest 50,000')).toBeVisible()
+  })
+
+  test('an error shows an alert with Retry, and rows already shown stay', async ({ page, sim }) => {
+    await page.goto(historyUrl(NUMBERS.big))
+    await expect(rangeText(page)).toHaveText('1–50 of 2,345')
+    await sim.fault({ op: 'smshistory', kind: 'reject', message: 'Number suspended' })
+    await page.getByRole('button', { name: 'Last page' }).click()
+    const alert = page.getByRole('alert')
+    await expect(alert).toContainText('refused the request')
+    await expect(alert).toContainText('Number suspended')
+    expect(await rowTexts(page, /Messages/, 0)).toContain('1')
+    await sim.clearFaults()
+    await alert.getByRole('button', { name: 'Retry' }).click()
+    await expect(page.getByRole('alert')).toHaveCount(0)
+    await expect.poll(async () => (await rowTexts(page, /Messages/, 0))[0]).toBe('2,301')
+  })
+
+  test('an empty history says No messages with the number', async ({ page }) => {
+    await page.goto(historyUrl(NUMBERS.empty))
+    await expect(page.getByText('No messages for (415) 807-4499')).toBeVisible()
+  })
+
+  test('times switch between local and UTC, with the exact UTC value on hover', async ({ page }) => {
+    await page.goto(historyUrl(NUMBERS.big))
+    const firstDate = page.getByRole('table', { name: /Messages/ }).locator('time').first()
+    await expect(firstDate).toHaveAttribute('title', '2026-11-20 12:00:00 UTC')
+    await page.getByRole('button', { name: /switch to UTC/ }).click()
+    await expect(firstDate).toContainText('UTC')
+    await expect(page).toHaveURL(/tz=utc/)
+  })
+
+  test('switching number mid-request never shows the old number under the new one', async ({ page, sim }) => {
+    await sim.fault({ op: 'smshistory', number: NUMBERS.big.number, kind: 'latency', ms: 1500 })
+    await page.goto(historyUrl(NUMBERS.big))
+    await page.evaluate(
+      ([n, t]) => {
+        window.history.pushState(null, '', `/numbers/${n}?tid=${t}`)
+        window.dispatchEvent(new PopStateEvent('popstate'))
+      },
+      [NUMBERS.one.number, NUMBERS.one.tid] as const,
+    )
+    await expect(page.getByRole('heading', { name: 'History of (514) 790-1725' })).toBeVisible()
+    await expect(rangeText(page)).toHaveText('1–1 of 1')
+    await page.waitForTimeout(1800)
+    await expect(rangeText(page)).toHaveText('1–1 of 1')
+    await expect(page.locator('dl')).not.toContainText('2,345')
+  })
+})

@@ -18,7 +18,7 @@ const config = parseConfig({
   API_BASE_URL: simUrl,
   API_SYS_ID: DEMO_CREDENTIALS.sysId,
   API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
-  API_TIMEOUT_MS: process.env.API_TIMEOUT_MS ?? '1500',
+  API_TIMEOUT_MS: process.env.API_TIMEOUT_MS ?? '3000',
   PORT: String(E2E_PORT),
   HOST: '127.0.0.1',
 })

@@ -57,8 +57,10 @@ export interface RecordedRequest {
 }
 
 export interface SimulatorOptions {
-  /** Which account a bare `npm start` shows; both answer to their own credentials regardless. */
+  /** Size of the large account (10,000 by default). */
   largeCount?: number
+  /** More accounts with the demo dataset under other credentials (tests plant sentinel tokens this way). */
+  extraAccounts?: Array<{ sysId: string; authToken: string }>
 }
 
 export interface Simulator {
@@ -117,6 +119,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const accounts: Account[] = [
     makeAccount(DEMO_CREDENTIALS.sysId, DEMO_CREDENTIALS.authToken, 60),
     makeAccount(LARGE_CREDENTIALS.sysId, LARGE_CREDENTIALS.authToken, options.largeCount ?? 10_000),
+    ...(options.extraAccounts ?? []).map((a) => makeAccount(a.sysId, a.authToken, 60)),
   ]
   const state: Simulator['state'] = { faults: [], added: new Map(), requests: [], calls: 0 }
   let mediaBase = 'http://127.0.0.1'
@@ -193,7 +196,10 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       return send(res, 200, '{"ok":true}')
     }
     if (path === '/__sim/requests') {
-      if (req.method === 'DELETE') state.requests = []
+      if (req.method === 'DELETE') {
+        state.requests = []
+        state.calls = 0
+      }
       return send(res, 200, JSON.stringify({ calls: state.calls, requests: state.requests }))
     }
     return send(res, 404, '{"error":"unknown control"}')

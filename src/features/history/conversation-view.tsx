@@ -63,7 +63,8 @@ export function ConversationView({
   const parties = useMemo(() => groupByParty(loaded), [loaded])
   const selected = parties.find((p) => p.phone === party) ?? parties[0]
   const pending = results.some((r) => r.isFetching)
-  const failed = results.find((r) => r.isError)
+  // The first range is the page's own query: its errors are the page's alert. Only older ranges report here.
+  const failed = results.slice(1).find((r) => r.isError)
   const firstStart = pageRange(page, size, total).start
   const lastEnd = pageRange(lastLoaded, size, total).end
   const listRef = useRef<HTMLUListElement>(null)

@@ -22,16 +22,20 @@ async function call(method: string, path: string, body?: unknown) {
  * deliberately missing media file are the only resource errors tolerated.
  */
 export const test = base.extend<{ sim: SimControl; page: Page }>({
-  sim: async ({}, use) => {
-    await call('POST', '/__sim/reset')
-    await use({
-      fault: async (f) => void (await call('POST', '/__sim/faults', f)),
-      clearFaults: async () => void (await call('DELETE', '/__sim/faults')),
-      addMessages: async (number, add) => void (await call('POST', '/__sim/messages', { number, add })),
-      requests: async () => (await call('GET', '/__sim/requests')) as Awaited<ReturnType<SimControl['requests']>>,
-      clearRequests: async () => void (await call('DELETE', '/__sim/requests')),
-    })
-  },
+  sim: [
+    async ({}, use) => {
+      await call('POST', '/__sim/reset')
+      await use({
+        fault: async (f) => void (await call('POST', '/__sim/faults', f)),
+        clearFaults: async () => void (await call('DELETE', '/__sim/faults')),
+        addMessages: async (number, add) => void (await call('POST', '/__sim/messages', { number, add })),
+        requests: async () => (await call('GET', '/__sim/requests')) as Awaited<ReturnType<SimControl['requests']>>,
+        clearRequests: async () => void (await call('DELETE', '/__sim/requests')),
+      })
+    },
+    // Every test starts on a clean simulator, whether or not it touches it.
+    { auto: true },
+  ],
   page: async ({ page }, use) => {
     const problems: string[] = []
     page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`))

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod/mini'
 import { ApiError, errorEnvelope } from './errors'
 
 /** The only `fetch` in the SPA. Credentials are never sent: the proxy attaches them. */
@@ -36,7 +36,7 @@ export async function postApi(op: 'smshistory' | 'allownednumbers' | 'ownednumbe
 }
 
 /** Parse at the edge; a shape mismatch is a `bad_response` naming the first bad field. */
-export function parseWire<T extends z.ZodType>(schema: T, json: unknown): z.output<T> {
+export function parseWire<T extends z.ZodMiniType>(schema: T, json: unknown): z.output<T> {
   const r = schema.safeParse(json)
   if (!r.success) {
     const issue = r.error.issues[0]
@@ -47,8 +47,11 @@ export function parseWire<T extends z.ZodType>(schema: T, json: unknown): z.outp
 }
 
 /** Ids arrive as strings or numbers; treat them as opaque strings. */
-export const idLike = z.union([z.string(), z.number()]).transform((v) => String(v))
-export const optText = z
-  .union([z.string(), z.number()])
-  .nullish()
-  .transform((v) => (v === null || v === undefined ? null : String(v)))
+export const idLike = z.pipe(
+  z.union([z.string(), z.number()]),
+  z.transform((v) => String(v)),
+)
+export const optText = z.pipe(
+  z.nullish(z.union([z.string(), z.number()])),
+  z.transform((v) => (v === null || v === undefined ? null : String(v))),
+)

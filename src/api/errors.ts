@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod/mini'
 
 /** The one error type the UI sees. Words are chosen from `kind`, never from the message text. */
 export const ERROR_KINDS = ['invalid_request', 'unauthorized', 'upstream_rejected', 'timeout', 'unreachable', 'bad_response'] as const
@@ -20,9 +20,9 @@ export const errorEnvelope = z.object({
   error: z.object({
     kind: z.enum(ERROR_KINDS),
     message: z.string(),
-    upstreamStatus: z.number().optional(),
-    field: z.string().optional(),
-    retryAfterMs: z.number().optional(),
+    upstreamStatus: z.optional(z.number()),
+    field: z.optional(z.string()),
+    retryAfterMs: z.optional(z.number()),
   }),
 })
 

@@ -1,11 +1,14 @@
 import { queryOptions } from '@tanstack/react-query'
-import { z } from 'zod'
+import * as z from 'zod/mini'
 import { parseApiDate } from '../lib/dates'
 import { parseStatus, type ParsedStatus } from '../lib/status'
 import { optText, parseWire, postApi } from './client'
 
 /** Message history (spec §2.1, §2.3, §4.1), parsed tolerantly: any message field may be missing or null. */
-const intLike = z.union([z.number(), z.string().regex(/^\d+$/)]).transform((v) => Number(v))
+const intLike = z.pipe(
+  z.union([z.number(), z.string().check(z.regex(/^\d+$/))]),
+  z.transform((v) => Number(v)),
+)
 
 const messageWire = z.looseObject({
   system_id: optText,
@@ -24,8 +27,8 @@ const historyWire = z.looseObject({
   success: z.union([z.literal('1'), z.literal(1)]),
   total_message_count: intLike,
   // Published with a trailing space in the key (field notes); accept either.
-  'message_count_requested ': intLike.optional(),
-  message_count_requested: intLike.optional(),
+  'message_count_requested ': z.optional(intLike),
+  message_count_requested: z.optional(intLike),
   created_date: optText,
   most_recent_msg_id: optText,
   most_recent_date: optText,

@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query'
-import { z } from 'zod'
+import * as z from 'zod/mini'
 import { digitsOf, formatPhone } from '../lib/phone'
 import { idLike, optText, parseWire, postApi } from './client'
 

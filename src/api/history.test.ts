@@ -53,7 +53,7 @@ describe('normaliseHistory', () => {
 describe('normaliseNumbers', () => {
   it('keeps country absent as null and builds digit search text', () => {
     const rows = normaliseNumbers({ success: '1', data: [{ number: '18323232323', tid: 'AB1', type: 'local', webhook: '', dlr: null }] })
-    expect(rows[0]).toMatchObject({ country: null, formatted: '(832) 323-2323', webhook: '', dlr: null })
+    expect(rows[0]).toMatchObject({ country: null, webhook: '', dlr: null })
     expect(rows[0]?.searchText).toContain('18323232323')
   })
   it('rejects success other than "1"', () => {

@@ -1,6 +1,5 @@
 import { queryOptions } from '@tanstack/react-query'
 import * as z from 'zod/mini'
-import { digitsOf, formatPhone } from '../lib/phone'
 import { idLike, optText, parseWire, postApi } from './client'
 
 /** Owned numbers (spec §2.2, §4.2, §4.3). `country` exists only in the all-numbers listing. */
@@ -22,32 +21,27 @@ export type NumberTab = 'all' | 'local' | 'tollfree'
 
 export interface OwnedNumber {
   number: string
-  formatted: string
   tid: string
   type: string | null
   country: string | null
   webhook: string | null
   dlr: string | null
-  /** Lower-cased text of every column plus bare digits, built once so search stays cheap. */
+  /** Lower-cased text of every column, built once so search stays cheap. Digit queries match the raw digits in it. */
   searchText: string
 }
 
 export function normaliseNumbers(json: unknown): OwnedNumber[] {
   const wire = parseWire(numbersWire, json)
-  return wire.data.map((r) => {
-    const formatted = formatPhone(r.number)
-    const text = [r.number, formatted, r.tid, r.type, r.country, r.webhook, r.dlr].filter(Boolean).join('\u0001').toLowerCase()
-    return {
-      number: r.number,
-      formatted,
-      tid: r.tid,
-      type: r.type,
-      country: r.country,
-      webhook: r.webhook,
-      dlr: r.dlr,
-      searchText: `${text}\u0001${digitsOf(r.number)}`,
-    }
-  })
+  // Phone formatting is left to the cells: only the rows on screen are ever formatted.
+  return wire.data.map((r) => ({
+    number: r.number,
+    tid: r.tid,
+    type: r.type,
+    country: r.country,
+    webhook: r.webhook,
+    dlr: r.dlr,
+    searchText: `${r.number}\u0001${r.tid}\u0001${r.type ?? ''}\u0001${r.country ?? ''}\u0001${r.webhook ?? ''}\u0001${r.dlr ?? ''}`.toLowerCase(),
+  }))
 }
 
 export async function fetchNumbers(tab: NumberTab, signal?: AbortSignal): Promise<OwnedNumber[]> {

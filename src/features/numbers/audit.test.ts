@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { OwnedNumber } from '../../api/numbers'
-import { auditNumbers, checkUrl, dominantUrl, findingSentence } from './audit'
+import { auditNumbers, checkUrl, dominantUrl, findingSentence, findingsOf } from './audit'
 
 const base = (i: number, webhook: string | null, dlr: string | null): OwnedNumber => ({
   number: `1832323232${i}`,
-  formatted: '',
   tid: `T${i}`,
   type: 'local',
   country: 'US',
@@ -53,11 +52,12 @@ describe('auditNumbers', () => {
   ]
   const result = auditNumbers(rows)
   it('labels missing, same-as-webhook and outliers', () => {
-    expect(result.rows[0]?.findings).toEqual([])
-    expect(result.rows[4]?.findings).toEqual(['webhook.missing'])
-    expect(result.rows[5]?.findings).toEqual(['dlr.missing'])
-    expect(result.rows[6]?.findings).toContain('dlr.same_as_webhook')
-    expect(result.rows[7]?.findings).toEqual(['webhook.outlier'])
+    expect(findingsOf(rows[0]!)).toEqual([])
+    expect(findingsOf(rows[4]!)).toEqual(['webhook.missing'])
+    expect(findingsOf(rows[5]!)).toEqual(['dlr.missing'])
+    expect(findingsOf(rows[6]!)).toContain('dlr.same_as_webhook')
+    expect(findingsOf(rows[7]!)).toEqual(['webhook.outlier'])
+    expect(findingsOf(base(9, W, D))).toBeUndefined()
   })
   it('counts findings and endpoints', () => {
     expect(result.counts.get('dlr.missing')).toBe(1)

@@ -58,6 +58,20 @@ export function findingSentence(key: AuditKey, n: number): string {
   }
 }
 
+const urlCache = new Map<string, Finding[]>()
+
+/** An account has a handful of distinct callback URLs across thousands of numbers: check each once. */
+export function checkUrlCached(value: string | null): Finding[] {
+  const key = value ?? ''
+  let hit = urlCache.get(key)
+  if (!hit) {
+    if (urlCache.size > 5000) urlCache.clear()
+    hit = checkUrl(value)
+    urlCache.set(key, hit)
+  }
+  return hit
+}
+
 export function checkUrl(value: string | null): Finding[] {
   if (value === null || value.trim() === '') return ['missing']
   let url: URL
@@ -90,12 +104,18 @@ export function dominantUrl(values: Array<string | null>): string | null {
   return first[0]
 }
 
-export interface AuditedNumber extends OwnedNumber {
-  findings: AuditKey[]
+/**
+ * Findings per row object. Rows are immutable per response, so a WeakMap is a cache that dies
+ * with the data; the table reads it through `findingsOf` without the rows being copied.
+ */
+const FINDINGS = new WeakMap<OwnedNumber, AuditKey[]>()
+
+/** The findings of a row, or undefined while the audit of its listing has not run yet. */
+export function findingsOf(n: OwnedNumber): AuditKey[] | undefined {
+  return FINDINGS.get(n)
 }
 
 export interface AuditResult {
-  rows: AuditedNumber[]
   counts: Map<AuditKey, number>
   endpoints: Record<Target, Array<{ url: string; count: number }>>
   dominant: Record<Target, string | null>
@@ -113,18 +133,18 @@ function endpointCounts(values: Array<string | null>) {
 export function auditNumbers(numbers: OwnedNumber[]): AuditResult {
   const dominant = { webhook: dominantUrl(numbers.map((n) => n.webhook)), dlr: dominantUrl(numbers.map((n) => n.dlr)) }
   const counts = new Map<AuditKey, number>()
-  const rows = numbers.map((n) => {
+  for (const n of numbers) {
     const findings: AuditKey[] = []
     for (const target of ['webhook', 'dlr'] as const) {
       const value = n[target]
-      const own = checkUrl(value)
+      const own = checkUrlCached(value)
       for (const f of own) findings.push(`${target}.${f}`)
       const trimmed = value?.trim() ?? ''
       if (target === 'dlr' && trimmed && trimmed === (n.webhook?.trim() ?? '')) findings.push('dlr.same_as_webhook')
       if (!own.includes('missing') && !own.includes('invalid_url') && dominant[target] && trimmed !== dominant[target]) findings.push(`${target}.outlier`)
     }
     for (const k of findings) counts.set(k, (counts.get(k) ?? 0) + 1)
-    return { ...n, findings }
-  })
-  return { rows, counts, endpoints: { webhook: endpointCounts(numbers.map((n) => n.webhook)), dlr: endpointCounts(numbers.map((n) => n.dlr)) }, dominant }
+    FINDINGS.set(n, findings)
+  }
+  return { counts, endpoints: { webhook: endpointCounts(numbers.map((n) => n.webhook)), dlr: endpointCounts(numbers.map((n) => n.dlr)) }, dominant }
 }

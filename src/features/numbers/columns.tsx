@@ -1,9 +1,11 @@
 import { createColumnHelper } from '@tanstack/react-table'
 import { historyPath, Link } from '../../app/router'
+import { formatPhone } from '../../lib/phone'
 import type { Features } from '../../components/data-table/features'
-import { auditLabel, type AuditedNumber } from './audit'
+import type { OwnedNumber } from '../../api/numbers'
+import { auditLabel, findingsOf } from './audit'
 
-const helper = createColumnHelper<Features, AuditedNumber>()
+const helper = createColumnHelper<Features, OwnedNumber>()
 
 const text = (v: string | null) => (v === null || v === '' ? <span className="text-slate-600">—</span> : v)
 
@@ -17,7 +19,7 @@ const numberCol = helper.accessor('number', {
   cell: ({ row }) => (
     <div className="flex flex-col">
       <Link href={historyPath(row.original.number, row.original.tid)} className="font-medium text-blue-800 underline-offset-2 hover:underline">
-        {row.original.formatted}
+        {formatPhone(row.original.number)}
       </Link>
       <span className="font-mono text-xs text-slate-600 select-all">{row.original.number}</span>
     </div>
@@ -34,23 +36,27 @@ const tidCol = helper.accessor('tid', { id: 'tid', header: 'tid', sortFn: 'text'
 const urlCell = (v: string | null) => (v ? <span className="font-mono text-xs break-all">{v}</span> : <span className="text-slate-600">—</span>)
 const webhookCol = helper.accessor((r) => r.webhook ?? '', { id: 'webhook', header: 'Webhook', sortFn: 'text', cell: ({ row }) => urlCell(row.original.webhook) })
 const dlrCol = helper.accessor((r) => r.dlr ?? '', { id: 'dlr', header: 'DLR', sortFn: 'text', cell: ({ row }) => urlCell(row.original.dlr) })
-const auditCol = helper.accessor((r) => r.findings.length, {
+const auditCol = helper.accessor((r) => findingsOf(r)?.length ?? -1, {
   id: 'audit',
   header: 'Audit',
   sortFn: 'basic',
-  cell: ({ row }) =>
-    row.original.findings.length === 0 ? (
+  cell: ({ row }) => <AuditCell findings={findingsOf(row.original)} />,
+})
+
+function AuditCell({ findings }: { findings: ReturnType<typeof findingsOf> }) {
+  if (!findings) return <span className="text-xs text-slate-700">Checking…</span>
+  return findings.length === 0 ? (
       <span className="chip border-green-700 bg-green-50 text-green-900">OK</span>
     ) : (
       <ul className="flex flex-wrap gap-1" aria-label="Audit findings">
-        {row.original.findings.map((f) => (
+        {findings.map((f) => (
           <li key={f} className="chip border-amber-700 bg-amber-50 text-amber-950">
             {auditLabel(f)}
           </li>
         ))}
       </ul>
-    ),
-})
+    )
+}
 
 /** Column sets are module constants: stable references keep the table from rebuilding every row. */
 export const COLUMNS_ALL = helper.columns([numberCol, typeCol, countryCol, tidCol, webhookCol, dlrCol, auditCol])
@@ -69,7 +75,7 @@ export const COLUMN_WIDTHS: Record<string, string> = {
 }
 
 /** The value each column exports: raw data, not formatted display. */
-export function exportValue(row: AuditedNumber, id: string): string {
+export function exportValue(row: OwnedNumber, id: string): string {
   switch (id) {
     case 'number':
       return row.number
@@ -84,7 +90,7 @@ export function exportValue(row: AuditedNumber, id: string): string {
     case 'dlr':
       return row.dlr ?? ''
     case 'audit':
-      return row.findings.map(auditLabel).join('; ')
+      return (findingsOf(row) ?? []).map(auditLabel).join('; ')
     default:
       return ''
   }

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { useTable, type SortingState, type Updater, type ColumnVisibilityState } from '@tanstack/react-table'
 import { useDeferredValue, useEffect, useMemo, useState } from 'react'
-import { numbersQuery, type NumberTab } from '../../api/numbers'
+import { numbersQuery, type NumberTab, type OwnedNumber } from '../../api/numbers'
 import { useLocation, useSetParams } from '../../app/router'
 import { ErrorAlert } from '../../components/alert'
 import { ColumnToggles, VirtualTable } from '../../components/data-table/virtual-table'
@@ -10,7 +10,7 @@ import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
 import { Tabs } from '../../components/tabs'
 import { digitsOf } from '../../lib/phone'
-import { auditLabel, auditNumbers, isAuditKey, type AuditedNumber } from './audit'
+import { auditLabel, auditNumbers, findingsOf, isAuditKey, type AuditKey, type AuditResult } from './audit'
 import { AuditSummary } from './audit-summary'
 import { COLUMN_IDS_ALL, COLUMN_LABEL, COLUMN_WIDTHS, COLUMNS_ALL, COLUMNS_TYPED, exportValue } from './columns'
 
@@ -26,13 +26,13 @@ function readTab(v: string | null): NumberTab {
   return v === 'local' || v === 'tollfree' ? v : 'all'
 }
 
-export function filterRows(rows: AuditedNumber[], query: string, audit: string | null): AuditedNumber[] {
+export function filterRows(rows: OwnedNumber[], query: string, audit: AuditKey | null): OwnedNumber[] {
   const q = query.trim().toLowerCase()
   // Digits match regardless of formatting: "(832) 323" and "832323" find the same numbers.
   const qDigits = /^[\d\s()+.-]+$/.test(q) ? digitsOf(q) : ''
   if (!q && !audit) return rows
   return rows.filter((r) => {
-    if (audit && !r.findings.includes(audit as AuditedNumber['findings'][number])) return false
+    if (audit && !findingsOf(r)?.includes(audit)) return false
     if (!q) return true
     return qDigits ? r.searchText.includes(qDigits) : r.searchText.includes(q)
   })
@@ -57,8 +57,12 @@ export function NumbersPage() {
 
   const result = useQuery(numbersQuery(tab))
   const data = result.data
-  const auditResult = useMemo(() => (data ? auditNumbers(data) : null), [data])
-  const rows = useMemo(() => (auditResult ? filterRows(auditResult.rows, deferredQuery, audit) : []), [auditResult, deferredQuery, audit])
+  // The audit runs in a deferred render: the first rows paint first, the findings a frame later.
+  const deferredData = useDeferredValue(data)
+  const auditResult = useMemo<{ of: OwnedNumber[]; result: AuditResult } | null>(() => (deferredData ? { of: deferredData, result: auditNumbers(deferredData) } : null), [deferredData])
+  const audited = auditResult !== null && auditResult.of === data
+  // A new array once the audit lands, so the table re-reads the audit column.
+  const rows = useMemo(() => (data && (audited || !audit) ? filterRows(data, deferredQuery, audited ? audit : null) : []), [data, deferredQuery, audit, audited])
 
   const table = useTable(
     {
@@ -91,7 +95,7 @@ export function NumbersPage() {
   }
 
   const shown = rows.length
-  const countText = data ? `${shown.toLocaleString('en-US')} number${shown === 1 ? '' : 's'}${shown !== data.length ? ` of ${data.length.toLocaleString('en-US')}` : ''}` : ''
+  const countText = !data ? '' : !audited && audit ? 'Applying the audit filter…' : `${shown.toLocaleString('en-US')} number${shown === 1 ? '' : 's'}${shown !== data.length ? ` of ${data.length.toLocaleString('en-US')}` : ''}`
 
   return (
     <section aria-labelledby="numbers-heading">
@@ -148,8 +152,16 @@ export function NumbersPage() {
           <EmptyState title="This account owns no numbers">{tab === 'all' ? 'Numbers bought on the account will appear here.' : `There are no ${TAB_NAME[tab]} numbers on this account.`}</EmptyState>
         ) : (
           <>
-            {auditResult ? <AuditSummary audit={auditResult} total={data.length} active={audit} onFilter={(key) => setParams({ audit: key })} /> : null}
-            {shown === 0 ? (
+            {audited ? (
+              <AuditSummary audit={auditResult.result} total={data.length} active={audit} onFilter={(key) => setParams({ audit: key })} />
+            ) : (
+              <p role="status" className="my-3 text-sm text-slate-700">
+                Checking callback URLs…
+              </p>
+            )}
+            {!audited && audit ? (
+              <TableSkeleton label="Applying the audit filter" rows={4} />
+            ) : shown === 0 ? (
               <EmptyState title="No numbers match">
                 Nothing matches{query ? ` “${query}”` : ''}
                 {audit ? ` with ${auditLabel(audit)}` : ''}.{' '}

@@ -42,7 +42,11 @@ function bundle() {
 }
 
 // ── browser measurements ────────────────────────────────────────────────────────────────
-/** Installed before any page script: data arrival (resource responseEnd), first rows painted (double rAF), Event Timing entries. */
+/**
+ * Installed before any page script: data arrival (the resource's responseEnd), first rows
+ * painted (the first animation frame after the rows enter the DOM: the frame that paints them),
+ * and Event Timing entries. The same code measures the app and the baseline page.
+ */
 const INIT = (rowSelector: string, resource: string) => `
   window.__bench = { dataAt: null, rowsAt: null, pending: false, events: [] };
   new PerformanceObserver((list) => {
@@ -52,7 +56,7 @@ const INIT = (rowSelector: string, resource: string) => `
     const b = window.__bench;
     if (b.pending || !document.querySelector(${JSON.stringify(rowSelector)})) return;
     b.pending = true;
-    requestAnimationFrame(() => requestAnimationFrame(() => { b.rowsAt = performance.now(); }));
+    requestAnimationFrame(() => { b.rowsAt = performance.now(); });
   }).observe(document, { childList: true, subtree: true });
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) window.__bench.events.push({ name: e.name, duration: e.duration, id: e.interactionId || 0 });

@@ -257,23 +257,8 @@ function Filters({ filters, setParams, shown, loaded }: { filters: ReturnType<ty
   return (
     <fieldset className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-2">
       <legend className="px-1 text-sm font-semibold">Filter the loaded page</legend>
-      <label className="flex flex-col text-sm">
-        Direction
-        <select className="input" value={filters.direction} onChange={(e) => setParams({ dir: e.target.value === 'all' ? null : e.target.value }, { replace: true })}>
-          <option value="all">All</option>
-          <option value="outbound">Outbound</option>
-          <option value="inbound">Inbound</option>
-        </select>
-      </label>
-      <label className="flex flex-col text-sm">
-        Status
-        <select className="input" value={filters.status} onChange={(e) => setParams({ status: e.target.value === 'all' ? null : e.target.value }, { replace: true })}>
-          <option value="all">All</option>
-          <option value="Success">Success</option>
-          <option value="Error">Error</option>
-          <option value="Unknown">Unknown</option>
-        </select>
-      </label>
+      <FilterSelect label="Direction" value={filters.direction} options={['outbound', 'inbound']} names={{ outbound: 'Outbound', inbound: 'Inbound' }} onChange={(v) => setParams({ dir: v }, { replace: true })} />
+      <FilterSelect label="Status" value={filters.status} options={['Success', 'Error', 'Unknown']} onChange={(v) => setParams({ status: v }, { replace: true })} />
       <label className="flex items-center gap-1 text-sm">
         <input type="checkbox" checked={filters.media} onChange={(e) => setParams({ media: e.target.checked ? '1' : null }, { replace: true })} />
         Has media
@@ -286,5 +271,22 @@ function Filters({ filters, setParams, shown, loaded }: { filters: ReturnType<ty
         {filtersActive(filters) ? `${shown} of ${loaded} loaded messages match. Filters apply to this page only.` : `Filters apply to the ${loaded} messages on this page only.`}
       </p>
     </fieldset>
+  )
+}
+
+/** A labelled select whose first option, All, clears the filter (null in the URL). */
+function FilterSelect({ label, value, options, names = {}, onChange }: { label: string; value: string; options: string[]; names?: Record<string, string>; onChange: (v: string | null) => void }) {
+  return (
+    <label className="flex flex-col text-sm">
+      {label}
+      <select className="input" value={value} onChange={(e) => onChange(e.target.value === 'all' ? null : e.target.value)}>
+        <option value="all">All</option>
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {names[o] ?? o}
+          </option>
+        ))}
+      </select>
+    </label>
   )
 }

@@ -33,3 +33,10 @@ export function formatPhone(raw: string | null | undefined): string {
 export function digitsOf(text: string): string {
   return text.replace(/\D/g, '')
 }
+
+/** The first parse builds libphonenumber's metadata structures: do that in idle time, off the first paint. */
+export function warmPhoneFormatting(): void {
+  const run = () => void formatPhone('18005550100')
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout: 200 })
+  else setTimeout(run, 0)
+}

@@ -9,6 +9,8 @@ import type { Features } from './features'
  * where each rendered row sits in the whole set (WAI-ARIA table pattern).
  * The virtualizer lives here, the lowest component, so scrolling re-renders nothing above it.
  */
+const INITIAL_RECT = typeof window === 'undefined' ? { width: 0, height: 0 } : { width: window.innerWidth, height: Math.round(window.innerHeight * 0.7) }
+
 export function VirtualTable<TData extends RowData, TSel>({
   table,
   label,
@@ -34,6 +36,9 @@ export function VirtualTable<TData extends RowData, TSel>({
     estimateSize: () => estimateRowHeight,
     getItemKey: (i) => rows[i]?.id ?? i,
     overscan: 8,
+    // The scroll element does not exist during the first render; without a size guess the first
+    // commit holds no rows and a second render is needed before anything is painted.
+    initialRect: INITIAL_RECT,
   })
   const items = virtualizer.getVirtualItems()
   const headerGroups = table.getHeaderGroups()

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useTable, type SortingState, type Updater } from '@tanstack/react-table'
 import { useEffect, useMemo, useRef, useState } from 'react'
-import { historyQuery, type HistoryPage as Page } from '../../api/history'
+import { historyQuery, type HistoryPage as Page, type Message } from '../../api/history'
 import { Link, useLocation, useSetParams } from '../../app/router'
 import { ErrorAlert } from '../../components/alert'
 import { features, parseSort, sortToParam } from '../../components/data-table/features'
@@ -26,6 +26,9 @@ const VIEWS = [
 ] as const
 
 type View = (typeof VIEWS)[number]['id']
+
+const SORTABLE = ['position', 'date', 'direction', 'phone', 'status']
+const messageRowId = (m: Message) => m.key
 
 function readSize(v: string | null): number {
   const n = Number(v)
@@ -103,12 +106,13 @@ export function HistoryPage({ number }: { number: string }) {
 
   const messages = shown?.messages
   const visible = useMemo(() => (messages ? filterMessages(messages, filters) : []), [messages, filters.direction, filters.status, filters.media, filters.q]) // eslint-disable-line react-hooks/exhaustive-deps
-  const sorting = useMemo(() => parseSort(params.get('sort'), ['position', 'date', 'direction', 'phone', 'status']), [params])
+  const sortParam = params.get('sort')
+  const sorting = useMemo(() => parseSort(sortParam, SORTABLE), [sortParam])
   const table = useTable({
     features,
     columns: HISTORY_COLUMNS,
     data: visible,
-    getRowId: (m) => m.key,
+    getRowId: messageRowId,
     state: { sorting },
     onSortingChange: (u: Updater<SortingState>) => setParams({ sort: sortToParam(typeof u === 'function' ? u(sorting) : u) }, { replace: true }),
   })

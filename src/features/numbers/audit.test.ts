@@ -9,7 +9,6 @@ const base = (i: number, webhook: string | null, dlr: string | null): OwnedNumbe
   country: 'US',
   webhook,
   dlr,
-  searchText: '',
 })
 
 const W = 'https://hooks.example.com/in'

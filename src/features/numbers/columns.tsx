@@ -62,6 +62,7 @@ function AuditCell({ findings }: { findings: ReturnType<typeof findingsOf> }) {
 export const COLUMNS_ALL = helper.columns([numberCol, typeCol, countryCol, tidCol, webhookCol, dlrCol, auditCol])
 export const COLUMNS_TYPED = helper.columns([numberCol, typeCol, tidCol, webhookCol, dlrCol, auditCol])
 export const COLUMN_IDS_ALL = ['number', 'type', 'country', 'tid', 'webhook', 'dlr', 'audit'] as const
+export const COLUMN_IDS_TYPED = COLUMN_IDS_ALL.filter((c) => c !== 'country')
 export const COLUMN_LABEL: Record<string, string> = { number: 'Number', type: 'Type', country: 'Country', tid: 'tid', webhook: 'Webhook', dlr: 'DLR', audit: 'Audit' }
 
 export const COLUMN_WIDTHS: Record<string, string> = {

@@ -9,10 +9,10 @@ import { features, parseSort, sortToParam } from '../../components/data-table/fe
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
 import { Tabs } from '../../components/tabs'
-import { digitsOf } from '../../lib/phone'
+import { digitsOf, warmPhoneFormatting } from '../../lib/phone'
 import { auditLabel, auditNumbers, findingsOf, isAuditKey, type AuditKey, type AuditResult } from './audit'
 import { AuditSummary } from './audit-summary'
-import { COLUMN_IDS_ALL, COLUMN_LABEL, COLUMN_WIDTHS, COLUMNS_ALL, COLUMNS_TYPED, exportValue } from './columns'
+import { COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMN_LABEL, COLUMN_WIDTHS, COLUMNS_ALL, COLUMNS_TYPED, exportValue } from './columns'
 
 const TABS = [
   { id: 'all', label: 'All' },
@@ -22,8 +22,23 @@ const TABS = [
 
 const TAB_NAME: Record<NumberTab, string> = { all: 'all', local: 'local', tollfree: 'toll-free' }
 
+const numberRowId = (r: OwnedNumber) => `${r.number}:${r.tid}`
+const selectNothing = () => null
+
 function readTab(v: string | null): NumberTab {
   return v === 'local' || v === 'tollfree' ? v : 'all'
+}
+
+const SEARCH_TEXT = new WeakMap<OwnedNumber, string>()
+
+/** Lower-cased text of every column, built on the first search and kept with the row. Digit queries match the raw digits in it. */
+function searchTextOf(r: OwnedNumber): string {
+  let t = SEARCH_TEXT.get(r)
+  if (t === undefined) {
+    t = `${r.number}\u0001${r.tid}\u0001${r.type ?? ''}\u0001${r.country ?? ''}\u0001${r.webhook ?? ''}\u0001${r.dlr ?? ''}`.toLowerCase()
+    SEARCH_TEXT.set(r, t)
+  }
+  return t
 }
 
 export function filterRows(rows: OwnedNumber[], query: string, audit: AuditKey | null): OwnedNumber[] {
@@ -34,7 +49,7 @@ export function filterRows(rows: OwnedNumber[], query: string, audit: AuditKey |
   return rows.filter((r) => {
     if (audit && !findingsOf(r)?.includes(audit)) return false
     if (!q) return true
-    return qDigits ? r.searchText.includes(qDigits) : r.searchText.includes(q)
+    return searchTextOf(r).includes(qDigits || q)
   })
 }
 
@@ -45,8 +60,10 @@ export function NumbersPage() {
   const query = params.get('q') ?? ''
   const auditParam = params.get('audit')
   const audit = isAuditKey(auditParam) ? auditParam : null
-  const columnIds: readonly string[] = tab === 'all' ? COLUMN_IDS_ALL : COLUMN_IDS_ALL.filter((c) => c !== 'country')
-  const sorting = useMemo(() => parseSort(params.get('sort'), columnIds), [params, columnIds])
+  // Table state is memoised on the URL strings, not on the (new every render) params object:
+  // a fresh sorting array each render would make the table re-sort and re-render every row.
+  const sortParam = params.get('sort')
+  const sorting = useMemo(() => parseSort(sortParam, tab === 'all' ? COLUMN_IDS_ALL : COLUMN_IDS_TYPED), [sortParam, tab])
   const hideParam = params.get('hide') ?? ''
   const columnVisibility = useMemo<ColumnVisibilityState>(() => Object.fromEntries(hideParam.split(',').filter(Boolean).map((id) => [id, false])), [hideParam])
 
@@ -55,6 +72,8 @@ export function NumbersPage() {
   useEffect(() => setDraft(query), [query])
   const deferredQuery = useDeferredValue(query)
 
+  // Warm the phone-number metadata while the request is in flight, not after the data lands.
+  useEffect(() => warmPhoneFormatting(), [])
   const result = useQuery(numbersQuery(tab))
   const data = result.data
   // The audit runs in a deferred render: the first rows paint first, the findings a frame later.
@@ -69,7 +88,7 @@ export function NumbersPage() {
       features,
       columns: tab === 'all' ? COLUMNS_ALL : COLUMNS_TYPED,
       data: rows,
-      getRowId: (r) => `${r.number}:${r.tid}`,
+      getRowId: numberRowId,
       state: { sorting, columnVisibility },
       onSortingChange: (u: Updater<SortingState>) => setParams({ sort: sortToParam(typeof u === 'function' ? u(sorting) : u) }, { replace: true }),
       onColumnVisibilityChange: (u: Updater<ColumnVisibilityState>) => {
@@ -78,6 +97,9 @@ export function NumbersPage() {
       },
       enableSortingRemoval: true,
     },
+    // All table state is controlled from the URL, so nothing needs a store subscription; the
+    // default selector re-renders this page a second time whenever the data changes.
+    selectNothing,
   )
 
   const changeTab = (next: NumberTab) => {

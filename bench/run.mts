@@ -19,6 +19,8 @@ import { figure, mean, passes, percentile, type Figure } from './stats.ts'
 
 const ROOT = process.cwd()
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
+/** BENCH_ONLY=numbers,history,proxy,simulator,export limits a run to some groups (the bundle is always measured). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'numbers,history,proxy,simulator,export').split(','))
 const SIM_PORT = 4111
 const PROXY_PORT = 4110
 const BASELINE_PORT = 4112
@@ -329,13 +331,13 @@ async function main() {
     await new Promise<void>((ok) => baselineServer!.listen(BASELINE_PORT, '127.0.0.1', ok))
     const executablePath = findChromium()
     browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, '--enable-precise-memory-info'] })
-    await numbersTable(browser, `http://127.0.0.1:${PROXY_PORT}`, `http://127.0.0.1:${BASELINE_PORT}`)
-    await historyPage(browser, `http://127.0.0.1:${PROXY_PORT}`)
+    if (ONLY.has('numbers')) await numbersTable(browser, `http://127.0.0.1:${PROXY_PORT}`, `http://127.0.0.1:${BASELINE_PORT}`)
+    if (ONLY.has('history')) await historyPage(browser, `http://127.0.0.1:${PROXY_PORT}`)
     await browser.close()
     browser = undefined
-    await proxyOverhead()
-    await simulatorPage()
-    await exportCsv()
+    if (ONLY.has('proxy')) await proxyOverhead()
+    if (ONLY.has('simulator')) await simulatorPage()
+    if (ONLY.has('export')) await exportCsv()
   } finally {
     await browser?.close()
     baselineServer?.close()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { digitsOf, formatPhone, toE164 } from './phone'
+import { digitsOf, formatPhone, phoneQueryDigits, toE164 } from './phone'
 
 describe('formatPhone', () => {
   it('formats 11-digit North American numbers nationally', () => {
@@ -19,5 +19,10 @@ describe('formatPhone', () => {
   })
   it('digitsOf strips formatting', () => {
     expect(digitsOf('(832) 323-2323')).toBe('8323232323')
+  })
+  it('phoneQueryDigits reads phone-like searches as digits and leaves words alone', () => {
+    expect(phoneQueryDigits('(832) 323')).toBe('832323')
+    expect(phoneQueryDigits('+1 832')).toBe('1832')
+    expect(phoneQueryDigits('hooks 832')).toBe('')
   })
 })

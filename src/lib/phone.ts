@@ -34,6 +34,11 @@ export function digitsOf(text: string): string {
   return text.replace(/\D/g, '')
 }
 
+/** A search that looks like (part of) a phone number, `(832) 323` or `+1 832`, as bare digits; '' otherwise. */
+export function phoneQueryDigits(query: string): string {
+  return /^[\d\s()+.-]+$/.test(query) ? digitsOf(query) : ''
+}
+
 /** The first parse builds libphonenumber's metadata structures: do that in idle time, off the first paint. */
 export function warmPhoneFormatting(): void {
   const run = () => void formatPhone('18005550100')

@@ -1,5 +1,5 @@
 import type { Message } from '../../api/history'
-import { digitsOf } from '../../lib/phone'
+import { phoneQueryDigits } from '../../lib/phone'
 
 export interface MessageFilters {
   direction: 'all' | 'outbound' | 'inbound'
@@ -25,7 +25,7 @@ export const filtersActive = (f: MessageFilters) => f.direction !== 'all' || f.s
 export function filterMessages(messages: Message[], f: MessageFilters): Message[] {
   if (!filtersActive(f)) return messages
   const q = f.q.trim().toLowerCase()
-  const qDigits = /^[\d\s()+.-]+$/.test(q) ? digitsOf(q) : ''
+  const qDigits = phoneQueryDigits(q)
   return messages.filter((m) => {
     if (f.direction !== 'all' && (m.direction ?? '').toLowerCase() !== f.direction) return false
     if (f.status !== 'all' && m.status.label !== f.status) return false

@@ -9,7 +9,7 @@ import { features, parseSort, sortToParam } from '../../components/data-table/fe
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
 import { Tabs } from '../../components/tabs'
-import { digitsOf, warmPhoneFormatting } from '../../lib/phone'
+import { phoneQueryDigits, warmPhoneFormatting } from '../../lib/phone'
 import { auditLabel, auditNumbers, findingsOf, isAuditKey, type AuditKey, type AuditResult } from './audit'
 import { AuditSummary } from './audit-summary'
 import { COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMN_LABEL, COLUMN_WIDTHS, COLUMNS_ALL, COLUMNS_TYPED, exportValue } from './columns'
@@ -44,7 +44,7 @@ function searchTextOf(r: OwnedNumber): string {
 export function filterRows(rows: OwnedNumber[], query: string, audit: AuditKey | null): OwnedNumber[] {
   const q = query.trim().toLowerCase()
   // Digits match regardless of formatting: "(832) 323" and "832323" find the same numbers.
-  const qDigits = /^[\d\s()+.-]+$/.test(q) ? digitsOf(q) : ''
+  const qDigits = phoneQueryDigits(q)
   if (!q && !audit) return rows
   return rows.filter((r) => {
     if (audit && !findingsOf(r)?.includes(audit)) return false

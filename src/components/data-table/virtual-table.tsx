@@ -1,46 +1,77 @@
-import type { ReactTable, RowData } from '@tanstack/react-table'
+import { useTable, type ColumnDef, type ColumnVisibilityState, type RowData, type SortingState, type Updater } from '@tanstack/react-table'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { useRef, type ReactNode } from 'react'
-import type { Features } from './features'
+import { useRef } from 'react'
+import { features, type Features } from './features'
 
 /**
- * A semantic, virtualised table. Only the rows in view (plus overscan) are in the DOM; spacer
- * rows keep the scroll height honest, and aria-rowcount/aria-rowindex tell a screen reader
- * where each rendered row sits in the whole set (WAI-ARIA table pattern).
- * The virtualizer lives here, the lowest component, so scrolling re-renders nothing above it.
+ * A semantic, virtualised table. The caller hands over every row, already filtered and sorted;
+ * only the rows in view (plus overscan) reach TanStack Table and the DOM. Spacer rows keep the
+ * scroll height honest, and aria-rowcount/aria-rowindex tell a screen reader where each rendered
+ * row sits in the whole set (WAI-ARIA table pattern). The virtualizer and the table live here,
+ * the lowest component, so scrolling re-renders nothing above it.
  */
 const INITIAL_RECT = typeof window === 'undefined' ? { width: 0, height: 0 } : { width: window.innerWidth, height: Math.round(window.innerHeight * 0.7) }
 
-export function VirtualTable<TData extends RowData, TSel>({
-  table,
-  label,
-  estimateRowHeight,
-  height = '70vh',
-  columnWidths,
-  rowClassName,
-  dynamic = false,
-}: {
-  table: ReactTable<Features, TData, TSel>
+export interface VirtualTableProps<TData extends RowData> {
+  rows: readonly TData[]
+  // Column value types differ per column; the table only needs their shared shape.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  columns: Array<ColumnDef<Features, TData, any>>
+  getRowId: (row: TData) => string
+  sorting: SortingState
+  onSortingChange: (next: SortingState) => void
+  columnVisibility?: ColumnVisibilityState
   label: string
   estimateRowHeight: number
   height?: string
   columnWidths?: Record<string, string>
-  rowClassName?: (row: TData) => string | undefined
   dynamic?: boolean
-}) {
+}
+
+export function VirtualTable<TData extends RowData>({
+  rows,
+  columns,
+  getRowId,
+  sorting,
+  onSortingChange,
+  columnVisibility = NO_HIDDEN,
+  label,
+  estimateRowHeight,
+  height = '70vh',
+  columnWidths,
+  dynamic = false,
+}: VirtualTableProps<TData>) {
   const scrollRef = useRef<HTMLDivElement>(null)
-  const rows = table.getRowModel().rows
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => estimateRowHeight,
-    getItemKey: (i) => rows[i]?.id ?? i,
+    getItemKey: (i) => {
+      const r = rows[i]
+      return r === undefined ? i : getRowId(r)
+    },
     overscan: 8,
     // The scroll element does not exist during the first render; without a size guess the first
     // commit holds no rows and a second render is needed before anything is painted.
     initialRect: INITIAL_RECT,
   })
   const items = virtualizer.getVirtualItems()
+  const first = items[0]?.index ?? 0
+  const last = items.at(-1)?.index ?? -1
+  const table = useTable(
+    {
+      features,
+      columns,
+      data: rows.slice(first, last + 1),
+      getRowId,
+      state: { sorting, columnVisibility },
+      onSortingChange: (u: Updater<SortingState>) => onSortingChange(typeof u === 'function' ? u(sorting) : u),
+      manualSorting: true,
+      enableSortingRemoval: true,
+    },
+    selectNothing,
+  )
+  const tableRows = table.getRowModel().rows
   const headerGroups = table.getHeaderGroups()
   const leafCount = headerGroups[0]?.headers.length ?? 1
   const top = items[0]?.start ?? 0
@@ -91,7 +122,7 @@ export function VirtualTable<TData extends RowData, TSel>({
             </tr>
           )}
           {items.map((item) => {
-            const row = rows[item.index]
+            const row = tableRows[item.index - first]
             if (!row) return null
             return (
               <tr
@@ -99,7 +130,7 @@ export function VirtualTable<TData extends RowData, TSel>({
                 data-index={item.index}
                 ref={dynamic ? virtualizer.measureElement : undefined}
                 aria-rowindex={item.index + 2}
-                className={`border-b border-slate-100 align-top hover:bg-blue-50/40 ${rowClassName?.(row.original) ?? ''}`}
+                className="border-b border-slate-100 align-top hover:bg-blue-50/40"
                 style={dynamic ? undefined : { height: estimateRowHeight }}
               >
                 {row.getVisibleCells().map((cell) => (
@@ -121,21 +152,24 @@ export function VirtualTable<TData extends RowData, TSel>({
   )
 }
 
-export function ColumnToggles<TData extends RowData, TSel>({ table, onToggle }: { table: ReactTable<Features, TData, TSel>; onToggle: (id: string, visible: boolean) => void }): ReactNode {
+const NO_HIDDEN: ColumnVisibilityState = {}
+// Sort and visibility are controlled by the caller (from the URL): no store subscription needed.
+const selectNothing = () => null
+
+
+/** Show/hide columns: a disclosure with a checkbox per hideable column. */
+export function ColumnToggles({ columns, hidden, onToggle }: { columns: ReadonlyArray<{ id: string; label: string }>; hidden: ReadonlySet<string>; onToggle: (id: string, visible: boolean) => void }) {
   return (
     <details className="relative">
       <summary className="btn cursor-pointer list-none">Columns</summary>
       <fieldset className="absolute right-0 z-20 mt-1 w-48 rounded border border-slate-300 bg-white p-2 shadow">
         <legend className="sr-only">Shown columns</legend>
-        {table
-          .getAllLeafColumns()
-          .filter((c) => c.getCanHide())
-          .map((c) => (
-            <label key={c.id} className="flex items-center gap-2 py-0.5 text-sm">
-              <input type="checkbox" checked={c.getIsVisible()} onChange={(e) => onToggle(c.id, e.target.checked)} />
-              {typeof c.columnDef.header === 'string' ? c.columnDef.header : c.id}
-            </label>
-          ))}
+        {columns.map((c) => (
+          <label key={c.id} className="flex items-center gap-2 py-0.5 text-sm">
+            <input type="checkbox" checked={!hidden.has(c.id)} onChange={(e) => onToggle(c.id, e.target.checked)} />
+            {c.label}
+          </label>
+        ))}
       </fieldset>
     </details>
   )

@@ -1,17 +1,17 @@
 import { createColumnHelper } from '@tanstack/react-table'
 import type { Message } from '../../api/history'
 import { CopyText } from '../../components/copy-text'
-import type { Features } from '../../components/data-table/features'
+import type { Features, SortValue } from '../../components/data-table/features'
 import { BodyText, DateText, directionLabel, MediaPreview, PhoneText } from './message-parts'
 import { StatusBadge } from './status-badge'
 
 const helper = createColumnHelper<Features, Message>()
 
 export const HISTORY_COLUMNS = helper.columns([
-  helper.accessor('position', { id: 'position', header: '#', sortFn: 'basic', cell: ({ row }) => <span className="tabular-nums text-slate-700">{row.original.position.toLocaleString('en-US')}</span> }),
-  helper.accessor((m) => m.dateMs ?? 0, { id: 'date', header: 'Date', sortFn: 'basic', cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} /> }),
-  helper.accessor((m) => m.direction ?? '', { id: 'direction', header: 'Direction', sortFn: 'text', cell: ({ row }) => directionLabel(row.original.direction) }),
-  helper.accessor((m) => m.phone ?? '', { id: 'phone', header: 'Other party', sortFn: 'text', cell: ({ row }) => <PhoneText raw={row.original.phone} /> }),
+  helper.accessor('position', { id: 'position', header: '#', cell: ({ row }) => <span className="tabular-nums text-slate-700">{row.original.position.toLocaleString('en-US')}</span> }),
+  helper.accessor((m) => m.dateMs ?? 0, { id: 'date', header: 'Date', cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} /> }),
+  helper.accessor((m) => m.direction ?? '', { id: 'direction', header: 'Direction', cell: ({ row }) => directionLabel(row.original.direction) }),
+  helper.accessor((m) => m.phone ?? '', { id: 'phone', header: 'Other party', cell: ({ row }) => <PhoneText raw={row.original.phone} /> }),
   helper.accessor((m) => m.body ?? '', {
     id: 'body',
     header: 'Message',
@@ -23,7 +23,7 @@ export const HISTORY_COLUMNS = helper.columns([
       </div>
     ),
   }),
-  helper.accessor((m) => m.status.label, { id: 'status', header: 'Status', sortFn: 'text', cell: ({ row }) => <StatusBadge status={row.original.status} /> }),
+  helper.accessor((m) => m.status.label, { id: 'status', header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> }),
   helper.display({
     id: 'ids',
     header: 'Identifiers',
@@ -35,6 +35,15 @@ export const HISTORY_COLUMNS = helper.columns([
     ),
   }),
 ])
+
+/** What each column sorts by. */
+export const SORT_VALUES: Record<string, SortValue<Message>> = {
+  position: (m) => m.position,
+  date: (m) => m.dateMs ?? 0,
+  direction: (m) => m.direction ?? '',
+  phone: (m) => m.phone ?? '',
+  status: (m) => m.status.label,
+}
 
 export const HISTORY_WIDTHS: Record<string, string> = { position: '4.5rem', date: '10rem', direction: '6.5rem', phone: '9.5rem', body: 'auto', status: '8rem', ids: '17rem' }
 

@@ -1,10 +1,9 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { useTable, type SortingState, type Updater } from '@tanstack/react-table'
 import { useEffect, useMemo, useRef, useState } from 'react'
 import { historyQuery, type HistoryPage as Page, type Message } from '../../api/history'
 import { Link, useLocation, useSetParams } from '../../app/router'
 import { ErrorAlert } from '../../components/alert'
-import { features, parseSort, sortToParam } from '../../components/data-table/features'
+import { parseSort, sortRows, sortToParam } from '../../components/data-table/features'
 import { VirtualTable } from '../../components/data-table/virtual-table'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
@@ -12,7 +11,7 @@ import { Tabs } from '../../components/tabs'
 import { exactUtc, formatDate, parseApiDate, type Zone } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { PAGE_SIZES, clampPage, pageCount, pageRange, rangeText } from '../../lib/range'
-import { EXPORT_HEADER, HISTORY_COLUMNS, HISTORY_WIDTHS, messageRow } from './columns'
+import { EXPORT_HEADER, HISTORY_COLUMNS, HISTORY_WIDTHS, messageRow, SORT_VALUES } from './columns'
 import { ConversationView } from './conversation-view'
 import { HistoryDisplayContext, type HistoryDisplay } from './display-context'
 import { ExportAll } from './export-all'
@@ -105,17 +104,12 @@ export function HistoryPage({ number }: { number: string }) {
   const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia: (url, alt, opener) => setMedia({ url, alt, opener }) }), [zone])
 
   const messages = shown?.messages
-  const visible = useMemo(() => (messages ? filterMessages(messages, filters) : []), [messages, filters.direction, filters.status, filters.media, filters.q]) // eslint-disable-line react-hooks/exhaustive-deps
   const sortParam = params.get('sort')
   const sorting = useMemo(() => parseSort(sortParam, SORTABLE), [sortParam])
-  const table = useTable({
-    features,
-    columns: HISTORY_COLUMNS,
-    data: visible,
-    getRowId: messageRowId,
-    state: { sorting },
-    onSortingChange: (u: Updater<SortingState>) => setParams({ sort: sortToParam(typeof u === 'function' ? u(sorting) : u) }, { replace: true }),
-  })
+  const visible = useMemo(
+    () => (messages ? sortRows(filterMessages(messages, filters), sorting, SORT_VALUES) : []),
+    [messages, filters.direction, filters.status, filters.media, filters.q, sorting], // eslint-disable-line react-hooks/exhaustive-deps
+  )
 
   const formatted = formatPhone(shown?.number ?? number)
   const label = `${number}`
@@ -189,7 +183,7 @@ export function HistoryPage({ number }: { number: string }) {
               <div className="my-2 flex justify-end">
                 <ExportButtons
                   nameParts={['history', label, `${shown.start}-${shown.start + shown.messages.length - 1}`]}
-                  getData={() => ({ header: EXPORT_HEADER, rows: table.getRowModel().rows.map((r) => messageRow(r.original)) })}
+                  getData={() => ({ header: EXPORT_HEADER, rows: visible.map(messageRow) })}
                   disabled={visible.length === 0}
                 />
               </div>
@@ -200,7 +194,18 @@ export function HistoryPage({ number }: { number: string }) {
                   </button>
                 </EmptyState>
               ) : (
-                <VirtualTable table={table} label={`Messages ${rangeText(shown.start, shown.start + shown.messages.length - 1, shown.total)}`} estimateRowHeight={72} columnWidths={HISTORY_WIDTHS} dynamic height="68vh" />
+                <VirtualTable
+                  rows={visible}
+                  columns={HISTORY_COLUMNS}
+                  getRowId={messageRowId}
+                  sorting={sorting}
+                  onSortingChange={(next) => setParams({ sort: sortToParam(next) }, { replace: true })}
+                  label={`Messages ${rangeText(shown.start, shown.start + shown.messages.length - 1, shown.total)}`}
+                  estimateRowHeight={72}
+                  columnWidths={HISTORY_WIDTHS}
+                  dynamic
+                  height="68vh"
+                />
               )}
             </>
           )}

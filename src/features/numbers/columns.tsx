@@ -1,7 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table'
 import { historyPath, Link } from '../../app/router'
 import { formatPhone } from '../../lib/phone'
-import type { Features } from '../../components/data-table/features'
+import type { Features, SortValue } from '../../components/data-table/features'
 import type { OwnedNumber } from '../../api/numbers'
 import { auditLabel, findingsOf } from './audit'
 
@@ -9,12 +9,9 @@ const helper = createColumnHelper<Features, OwnedNumber>()
 
 const text = (v: string | null) => (v === null || v === '' ? <span className="text-slate-600">—</span> : v)
 
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-
 const numberCol = helper.accessor('number', {
   id: 'number',
   header: 'Number',
-  sortFn: (a, b) => cmp(a.original.number.padStart(15, '0'), b.original.number.padStart(15, '0')),
   enableHiding: false,
   cell: ({ row }) => (
     <div className="flex flex-col">
@@ -28,18 +25,16 @@ const numberCol = helper.accessor('number', {
 const typeCol = helper.accessor((r) => r.type ?? '', {
   id: 'type',
   header: 'Type',
-  sortFn: 'text',
   cell: ({ row }) => (row.original.type === 'tollfree' ? 'Toll-free' : row.original.type === 'local' ? 'Local' : text(row.original.type)),
 })
-const countryCol = helper.accessor((r) => r.country ?? '', { id: 'country', header: 'Country', sortFn: 'text', cell: ({ row }) => text(row.original.country) })
-const tidCol = helper.accessor('tid', { id: 'tid', header: 'tid', sortFn: 'text', cell: ({ row }) => <span className="font-mono text-xs break-all">{row.original.tid}</span> })
+const countryCol = helper.accessor((r) => r.country ?? '', { id: 'country', header: 'Country', cell: ({ row }) => text(row.original.country) })
+const tidCol = helper.accessor('tid', { id: 'tid', header: 'tid', cell: ({ row }) => <span className="font-mono text-xs break-all">{row.original.tid}</span> })
 const urlCell = (v: string | null) => (v ? <span className="font-mono text-xs break-all">{v}</span> : <span className="text-slate-600">—</span>)
-const webhookCol = helper.accessor((r) => r.webhook ?? '', { id: 'webhook', header: 'Webhook', sortFn: 'text', cell: ({ row }) => urlCell(row.original.webhook) })
-const dlrCol = helper.accessor((r) => r.dlr ?? '', { id: 'dlr', header: 'DLR', sortFn: 'text', cell: ({ row }) => urlCell(row.original.dlr) })
+const webhookCol = helper.accessor((r) => r.webhook ?? '', { id: 'webhook', header: 'Webhook', cell: ({ row }) => urlCell(row.original.webhook) })
+const dlrCol = helper.accessor((r) => r.dlr ?? '', { id: 'dlr', header: 'DLR', cell: ({ row }) => urlCell(row.original.dlr) })
 const auditCol = helper.accessor((r) => findingsOf(r)?.length ?? -1, {
   id: 'audit',
   header: 'Audit',
-  sortFn: 'basic',
   cell: ({ row }) => <AuditCell findings={findingsOf(row.original)} />,
 })
 
@@ -73,6 +68,17 @@ export const COLUMN_WIDTHS: Record<string, string> = {
   webhook: '22%',
   dlr: '22%',
   audit: '16rem',
+}
+
+/** What each column sorts by (numbers by their digits, audit by how many findings). */
+export const SORT_VALUES: Record<string, SortValue<OwnedNumber>> = {
+  number: (r) => r.number.padStart(15, '0'),
+  type: (r) => r.type ?? '',
+  country: (r) => r.country ?? '',
+  tid: (r) => r.tid,
+  webhook: (r) => r.webhook ?? '',
+  dlr: (r) => r.dlr ?? '',
+  audit: (r) => findingsOf(r)?.length ?? -1,
 }
 
 /** The value each column exports: raw data, not formatted display. */

@@ -1,18 +1,18 @@
 import { useQuery } from '@tanstack/react-query'
-import { useTable, type SortingState, type Updater, type ColumnVisibilityState } from '@tanstack/react-table'
+import type { ColumnVisibilityState } from '@tanstack/react-table'
 import { useDeferredValue, useEffect, useMemo, useState } from 'react'
 import { numbersQuery, type NumberTab, type OwnedNumber } from '../../api/numbers'
 import { useLocation, useSetParams } from '../../app/router'
 import { ErrorAlert } from '../../components/alert'
 import { ColumnToggles, VirtualTable } from '../../components/data-table/virtual-table'
-import { features, parseSort, sortToParam } from '../../components/data-table/features'
+import { parseSort, sortRows, sortToParam } from '../../components/data-table/features'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
 import { Tabs } from '../../components/tabs'
 import { phoneQueryDigits, warmPhoneFormatting } from '../../lib/phone'
 import { auditLabel, auditNumbers, findingsOf, isAuditKey, type AuditKey, type AuditResult } from './audit'
 import { AuditSummary } from './audit-summary'
-import { COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMN_LABEL, COLUMN_WIDTHS, COLUMNS_ALL, COLUMNS_TYPED, exportValue } from './columns'
+import { COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMN_LABEL, COLUMN_WIDTHS, COLUMNS_ALL, COLUMNS_TYPED, exportValue, SORT_VALUES } from './columns'
 
 const TABS = [
   { id: 'all', label: 'All' },
@@ -23,7 +23,6 @@ const TABS = [
 const TAB_NAME: Record<NumberTab, string> = { all: 'all', local: 'local', tollfree: 'toll-free' }
 
 const numberRowId = (r: OwnedNumber) => `${r.number}:${r.tid}`
-const selectNothing = () => null
 
 function readTab(v: string | null): NumberTab {
   return v === 'local' || v === 'tollfree' ? v : 'all'
@@ -41,7 +40,7 @@ function searchTextOf(r: OwnedNumber): string {
   return t
 }
 
-export function filterRows(rows: OwnedNumber[], query: string, audit: AuditKey | null): OwnedNumber[] {
+export function filterRows(rows: readonly OwnedNumber[], query: string, audit: AuditKey | null): readonly OwnedNumber[] {
   const q = query.trim().toLowerCase()
   // Digits match regardless of formatting: "(832) 323" and "832323" find the same numbers.
   const qDigits = phoneQueryDigits(q)
@@ -60,12 +59,14 @@ export function NumbersPage() {
   const query = params.get('q') ?? ''
   const auditParam = params.get('audit')
   const audit = isAuditKey(auditParam) ? auditParam : null
+  const columnIds: readonly string[] = tab === 'all' ? COLUMN_IDS_ALL : COLUMN_IDS_TYPED
   // Table state is memoised on the URL strings, not on the (new every render) params object:
-  // a fresh sorting array each render would make the table re-sort and re-render every row.
+  // a fresh sorting array each render would re-sort 10,000 rows and re-render every cell.
   const sortParam = params.get('sort')
   const sorting = useMemo(() => parseSort(sortParam, tab === 'all' ? COLUMN_IDS_ALL : COLUMN_IDS_TYPED), [sortParam, tab])
   const hideParam = params.get('hide') ?? ''
-  const columnVisibility = useMemo<ColumnVisibilityState>(() => Object.fromEntries(hideParam.split(',').filter(Boolean).map((id) => [id, false])), [hideParam])
+  const hidden = useMemo(() => new Set(hideParam.split(',').filter((id) => id && id !== 'number')), [hideParam])
+  const columnVisibility = useMemo<ColumnVisibilityState>(() => Object.fromEntries([...hidden].map((id) => [id, false])), [hidden])
 
   // Typing stays instant: the input shows what was typed, the filter follows a frame behind.
   const [draft, setDraft] = useState(query)
@@ -81,26 +82,11 @@ export function NumbersPage() {
   const auditResult = useMemo<{ of: OwnedNumber[]; result: AuditResult } | null>(() => (deferredData ? { of: deferredData, result: auditNumbers(deferredData) } : null), [deferredData])
   const audited = auditResult !== null && auditResult.of === data
   // A new array once the audit lands, so the table re-reads the audit column.
-  const rows = useMemo(() => (data && (audited || !audit) ? filterRows(data, deferredQuery, audited ? audit : null) : []), [data, deferredQuery, audit, audited])
-
-  const table = useTable(
-    {
-      features,
-      columns: tab === 'all' ? COLUMNS_ALL : COLUMNS_TYPED,
-      data: rows,
-      getRowId: numberRowId,
-      state: { sorting, columnVisibility },
-      onSortingChange: (u: Updater<SortingState>) => setParams({ sort: sortToParam(typeof u === 'function' ? u(sorting) : u) }, { replace: true }),
-      onColumnVisibilityChange: (u: Updater<ColumnVisibilityState>) => {
-        const next = typeof u === 'function' ? u(columnVisibility) : u
-        setParams({ hide: Object.keys(next).filter((k) => next[k] === false).join(',') || null })
-      },
-      enableSortingRemoval: true,
-    },
-    // All table state is controlled from the URL, so nothing needs a store subscription; the
-    // default selector re-renders this page a second time whenever the data changes.
-    selectNothing,
+  const rows = useMemo(
+    () => (data && (audited || !audit) ? sortRows(filterRows(data, deferredQuery, audited ? audit : null), sorting, SORT_VALUES) : []),
+    [data, deferredQuery, audit, audited, sorting],
   )
+  const visibleIds = columnIds.filter((id) => !hidden.has(id))
 
   const changeTab = (next: NumberTab) => {
     // Keep search and sort where they still make sense: the country column exists only on All.
@@ -108,12 +94,16 @@ export function NumbersPage() {
     setParams({ tab: next === 'all' ? null : next, sort: next !== 'all' && sort?.startsWith('country.') ? null : sort })
   }
 
-  const getExport = () => {
-    const visible = table.getVisibleLeafColumns().map((c) => c.id)
-    return {
-      header: visible.map((id) => COLUMN_LABEL[id] ?? id),
-      rows: table.getRowModel().rows.map((r) => visible.map((id) => exportValue(r.original, id))),
-    }
+  // Exactly what is on screen: the filtered, sorted rows and the shown columns, in order.
+  const getExport = () => ({
+    header: visibleIds.map((id) => COLUMN_LABEL[id] ?? id),
+    rows: rows.map((r) => visibleIds.map((id) => exportValue(r, id))),
+  })
+  const toggleColumn = (id: string, visible: boolean) => {
+    const next = new Set(hidden)
+    if (visible) next.delete(id)
+    else next.add(id)
+    setParams({ hide: [...next].join(',') || null })
   }
 
   const shown = rows.length
@@ -158,7 +148,7 @@ export function NumbersPage() {
             <button type="button" className="btn" onClick={() => void result.refetch()} disabled={result.isFetching}>
               {result.isFetching && data ? 'Refreshing…' : 'Refresh'}
             </button>
-            <ColumnToggles table={table} onToggle={(id, visible) => table.getColumn(id)?.toggleVisibility(visible)} />
+            <ColumnToggles columns={columnIds.filter((id) => id !== 'number').map((id) => ({ id, label: COLUMN_LABEL[id] ?? id }))} hidden={hidden} onToggle={toggleColumn} />
             <ExportButtons getData={getExport} nameParts={['numbers', TAB_NAME[tab], ...(audit ? [audit] : []), ...(query ? ['search'] : [])]} disabled={!data || shown === 0} />
           </div>
         </form>
@@ -192,7 +182,17 @@ export function NumbersPage() {
                 </button>
               </EmptyState>
             ) : (
-              <VirtualTable table={table} label={`Owned numbers, ${TAB_NAME[tab]}`} estimateRowHeight={58} columnWidths={COLUMN_WIDTHS} />
+              <VirtualTable
+                rows={rows}
+                columns={tab === 'all' ? COLUMNS_ALL : COLUMNS_TYPED}
+                getRowId={numberRowId}
+                sorting={sorting}
+                onSortingChange={(next) => setParams({ sort: sortToParam(next) }, { replace: true })}
+                columnVisibility={columnVisibility}
+                label={`Owned numbers, ${TAB_NAME[tab]}`}
+                estimateRowHeight={58}
+                columnWidths={COLUMN_WIDTHS}
+              />
             )}
           </>
         )}

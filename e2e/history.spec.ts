@@ -236,4 +236,27 @@ test.describe('message history', () => {
     await expect(rangeText(page)).toHaveText('1–1 of 1')
     await expect(page.locator('dl')).not.toContainText('2,345')
   })
+
+  test('sorting the loaded page by a column is in the URL and orders the rows', async ({ page }) => {
+    await page.goto(historyUrl(NUMBERS.dozens))
+    const header = page.getByRole('columnheader', { name: /#/ })
+    // Numeric columns sort descending first, as TanStack Table does by default.
+    await header.getByRole('button').click()
+    await expect(header).toHaveAttribute('aria-sort', 'descending')
+    await expect(page).toHaveURL(/sort=position\.desc/)
+    const positions = (await rowTexts(page, /Messages/, 0)).map(Number)
+    expect(positions[0]).toBe(36)
+    expect(positions).toEqual([...positions].sort((a, b) => b - a))
+    await page.reload()
+    await expect.poll(async () => (await rowTexts(page, /Messages/, 0))[0]).toBe('36')
+  })
+
+  test('message and system ids copy their raw values', async ({ page, context }) => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'])
+    await page.goto(historyUrl(NUMBERS.big))
+    const button = page.getByRole('button', { name: /^Copy system id 200000002345$/ })
+    await button.click()
+    await expect(button).toHaveText('Copied')
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('200000002345')
+  })
 })

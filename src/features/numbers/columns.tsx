@@ -70,35 +70,24 @@ export const COLUMN_WIDTHS: Record<string, string> = {
   audit: '16rem',
 }
 
-/** What each column sorts by (numbers by their digits, audit by how many findings). */
-export const SORT_VALUES: Record<string, SortValue<OwnedNumber>> = {
-  number: (r) => r.number.padStart(15, '0'),
+/** The value each column exports: raw data, not formatted display. */
+const EXPORT_VALUES: Record<string, (r: OwnedNumber) => string> = {
+  number: (r) => r.number,
   type: (r) => r.type ?? '',
   country: (r) => r.country ?? '',
   tid: (r) => r.tid,
   webhook: (r) => r.webhook ?? '',
   dlr: (r) => r.dlr ?? '',
-  audit: (r) => findingsOf(r)?.length ?? -1,
+  audit: (r) => (findingsOf(r) ?? []).map(auditLabel).join('; '),
 }
 
-/** The value each column exports: raw data, not formatted display. */
 export function exportValue(row: OwnedNumber, id: string): string {
-  switch (id) {
-    case 'number':
-      return row.number
-    case 'type':
-      return row.type ?? ''
-    case 'country':
-      return row.country ?? ''
-    case 'tid':
-      return row.tid
-    case 'webhook':
-      return row.webhook ?? ''
-    case 'dlr':
-      return row.dlr ?? ''
-    case 'audit':
-      return (findingsOf(row) ?? []).map(auditLabel).join('; ')
-    default:
-      return ''
-  }
+  return EXPORT_VALUES[id]?.(row) ?? ''
+}
+
+/** What each column sorts by: the exported text, except numbers by their digits and audit by how many findings. */
+export const SORT_VALUES: Record<string, SortValue<OwnedNumber>> = {
+  ...EXPORT_VALUES,
+  number: (r) => r.number.padStart(15, '0'),
+  audit: (r) => findingsOf(r)?.length ?? -1,
 }

@@ -46,6 +46,8 @@ test.describe('owned numbers', () => {
       await page.getByRole('searchbox', { name: /Search/ }).fill(digits)
       const row = page.getByRole('table', table(/Owned numbers/)).locator('tbody tr[aria-rowindex]').first()
       await expect(row).toContainText(digits)
+      // The audit lands a frame after the rows (deferred render): wait for it, then read.
+      await expect(row.locator('td').last()).not.toHaveText('Checking…')
       return (await row.locator('td').last().textContent()) ?? ''
     }
     expect(await auditOf('18323232323')).toBe('OK')

@@ -13,3 +13,24 @@ test('the app loads and lists the simulator numbers through the proxy', async ({
   expect(last?.fields.auth_token).toHaveLength(1)
   expect(last?.contentType).toBe('application/x-www-form-urlencoded')
 })
+
+test('an unknown address and a history link without its tid say what to do', async ({ page }) => {
+  await page.goto('/no/such/page')
+  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible()
+  await page.getByRole('link', { name: 'Go to the numbers list' }).click()
+  await expect(page.getByRole('heading', { name: 'Owned numbers' })).toBeVisible()
+
+  await page.goto('/numbers/18323232323')
+  await expect(page.getByRole('alert')).toContainText("missing the number's tid")
+  await expect(page.getByRole('alert').getByRole('link', { name: 'numbers list' })).toBeVisible()
+})
+
+test('a keyboard user can skip straight to the content', async ({ page }) => {
+  await page.goto('/')
+  await page.keyboard.press('Tab')
+  const skip = page.getByRole('link', { name: 'Skip to content' })
+  await expect(skip).toBeFocused()
+  await expect(skip).toBeVisible()
+  await page.keyboard.press('Enter')
+  await expect(page).toHaveURL(/#main$/)
+})

@@ -27,6 +27,7 @@ test('an unknown address and a history link without its tid say what to do', asy
 
 test('a keyboard user can skip straight to the content', async ({ page }) => {
   await page.goto('/')
+  await expect(page.getByRole('heading', { name: 'Owned numbers' })).toBeVisible()
   await page.keyboard.press('Tab')
   const skip = page.getByRole('link', { name: 'Skip to content' })
   await expect(skip).toBeFocused()

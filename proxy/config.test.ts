@@ -33,3 +33,19 @@ describe('parseConfig', () => {
     }
   })
 })
+
+describe('.env', () => {
+  it('reads KEY=VALUE lines, comments and quotes, and the real environment wins', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs')
+    const { join } = await import('node:path')
+    const { tmpdir } = await import('node:os')
+    const { loadConfig, readDotEnv } = await import('./config.ts')
+    const dir = mkdtempSync(join(tmpdir(), 'sb-env-'))
+    writeFileSync(join(dir, '.env'), '# comment\nAPI_BASE_URL="https://api.example.com"\nAPI_SYS_ID=acct\nAPI_AUTH_TOKEN=from-file\nPORT=6000\n')
+    expect(readDotEnv(join(dir, '.env'))).toMatchObject({ API_BASE_URL: 'https://api.example.com', PORT: '6000' })
+    const c = loadConfig(dir, { PORT: '7000' })
+    expect(c.port).toBe(7000)
+    expect(c.upstream).toEqual({ baseUrl: 'https://api.example.com', sysId: 'acct', authToken: 'from-file' })
+    expect(readDotEnv(join(dir, 'absent.env'))).toEqual({})
+  })
+})

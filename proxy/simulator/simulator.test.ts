@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEMO_CREDENTIALS, LARGE_CREDENTIALS } from './dataset.ts'
+import { createSimulator } from './simulator.ts'
+
+const sim = createSimulator()
+let url = ''
+let close = () => {}
+beforeAll(async () => {
+  const s = await sim.listen(0)
+  url = s.url
+  close = () => {
+    s.server.closeAllConnections()
+    s.server.close()
+  }
+})
+afterAll(() => close())
+
+async function op(path: string, fields: Record<string, string>, creds = DEMO_CREDENTIALS) {
+  const res = await fetch(`${url}/api/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ...fields, sys_id: creds.sysId, auth_token: creds.authToken }),
+  })
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> }
+}
+
+const BIG = { number: '18323232323', tid: 'PUHMGWS98301' }
+
+describe('the simulator speaks the API with its quirks', () => {
+  it('answers success as the string "1" and the count key with its trailing space', async () => {
+    const { json } = await op('smshistory', { ...BIG, history_start: '1', history_end: '100' })
+    expect(json.success).toBe('1')
+    expect(json['message_count_requested ']).toBe(100)
+    expect(json.total_message_count).toBe(2345)
+    expect(json.optin).toBe('yes')
+    expect(json.created_date).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
+  })
+
+  it('pages as 1-based inclusive positions, newest first, clamped at the total', async () => {
+    const first = (await op('smshistory', { ...BIG, history_start: '1', history_end: '2' })).json.messages as Array<Record<string, unknown>>
+    expect(first).toHaveLength(2)
+    expect(Number(first[0]!.system_id)).toBeGreaterThan(Number(first[1]!.system_id))
+    const last = (await op('smshistory', { ...BIG, history_start: '2301', history_end: '2400' })).json.messages as unknown[]
+    expect(last).toHaveLength(45)
+  })
+
+  it('writes records as the field notes describe them', async () => {
+    const msgs = (await op('smshistory', { ...BIG, history_start: '1', history_end: '1000' })).json.messages as Array<Record<string, string | number>>
+    for (const m of msgs) {
+      expect(String(m.message_id)).toMatch(/^[0-9a-f]{32}$/)
+      expect(String(m.GMTdate)).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
+      expect(String(m.phone)).toMatch(/^\d{10,11}$/)
+      expect(String(m.status)).toMatch(/^\d{3}/)
+      if (m.mms === 'no') expect(m.mms_url).toBe('')
+      else expect(String(m.mms_url)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/media\//)
+    }
+    const errors = msgs.filter((m) => String(m.status).startsWith('400')).length
+    expect(errors).toBeGreaterThan(20)
+    expect(errors).toBeLessThan(90)
+    expect(new Set(msgs.map((m) => m.direction))).toEqual(new Set(['inbound', 'outbound']))
+    expect(msgs.some((m) => m.tid !== BIG.tid)).toBe(true)
+    expect(msgs.some((m) => String(m.status).includes('[Possible status'))).toBe(true)
+    expect(new Set(msgs.map((m) => m.message_id)).size).toBeLessThan(msgs.length)
+  })
+
+  it('lists numbers of both types and several countries; by type without country', async () => {
+    const all = (await op('allownednumbers', {})).json.data as Array<Record<string, string>>
+    expect(all.length).toBeGreaterThanOrEqual(50)
+    expect(new Set(all.map((n) => n.type))).toEqual(new Set(['local', 'tollfree']))
+    expect(new Set(all.map((n) => n.country)).size).toBeGreaterThan(1)
+    const tollfree = (await op('ownednumbers', { number_type: 'tollfree' })).json.data as Array<Record<string, string>>
+    expect(tollfree.every((n) => n.type === 'tollfree' && !('country' in n))).toBe(true)
+  })
+
+  it('offers a 10,000-number account under its own credentials', async () => {
+    const all = (await op('allownednumbers', {}, LARGE_CREDENTIALS)).json.data as unknown[]
+    expect(all).toHaveLength(10_000)
+  })
+
+  it('checks the credentials it is sent', async () => {
+    const r = await op('allownednumbers', {}, { sysId: DEMO_CREDENTIALS.sysId, authToken: 'wrong' })
+    expect(r.status).toBe(401)
+    expect(r.json.success).toBe('0')
+  })
+
+  it('answers a 1,000-record page of the 1,000,000-message history from the index', async () => {
+    const t0 = performance.now()
+    const r = await op('smshistory', { number: '13053851232', tid: 'YUFZUGT21996', history_start: '500001', history_end: '501000' })
+    expect((r.json.messages as unknown[]).length).toBe(1000)
+    expect(r.json.total_message_count).toBe(1_000_000)
+    expect(performance.now() - t0).toBeLessThan(2000) // a sanity bound, not a benchmark (see npm run bench)
+  })
+
+  it('switches faults on per number and counts them down', async () => {
+    sim.state.faults.push({ kind: 'reject', number: BIG.number, times: 1, message: 'nope' })
+    const bad = await op('smshistory', { ...BIG, history_start: '1', history_end: '1' })
+    expect(bad.json).toMatchObject({ success: '0', message: 'nope' })
+    const good = await op('smshistory', { ...BIG, history_start: '1', history_end: '1' })
+    expect(good.json.success).toBe('1')
+  })
+
+  it('shifts positions when messages are added', async () => {
+    const before = (await op('smshistory', { ...BIG, history_start: '1', history_end: '1' })).json
+    sim.state.added.set(BIG.number, 3)
+    const after = (await op('smshistory', { ...BIG, history_start: '4', history_end: '4' })).json
+    expect(after.total_message_count).toBe(2348)
+    expect((after.messages as Array<Record<string, unknown>>)[0]!.system_id).toBe((before.messages as Array<Record<string, unknown>>)[0]!.system_id)
+    expect(after.most_recent_msg_id).not.toBe(before.most_recent_msg_id)
+    sim.reset()
+  })
+
+  it('serves its own media, and 404 for the missing file', async () => {
+    const png = await fetch(`${url}/media/photo-1.png`)
+    expect(png.headers.get('content-type')).toBe('image/png')
+    expect(new Uint8Array(await png.arrayBuffer()).slice(1, 4)).toEqual(new Uint8Array([0x50, 0x4e, 0x47]))
+    expect((await fetch(`${url}/media/missing.png`)).status).toBe(404)
+  })
+})

@@ -15,7 +15,7 @@ import { CHROMIUM_ARGS, findChromium } from '../e2e/browser.ts'
 import { startProxy, startSimulator, type Proc } from '../e2e/stack.ts'
 import { LARGE_CREDENTIALS } from '../proxy/simulator/dataset.ts'
 import { toCsv } from '../src/lib/csv.ts'
-import { figure, mean, passes, percentile, type Figure } from './stats.ts'
+import { figure, mean, median, passes, percentile, type Figure } from './stats.ts'
 
 const ROOT = process.cwd()
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
@@ -143,8 +143,8 @@ async function numbersTable(browser: Browser, base: string, baselineBase: string
       await page.close()
     }
   }
-  const ratio = (xs: number[]) => Number((figure('', '', '', xs).median / figure('', '', '', baseline).median).toFixed(2))
-  figures.push(figure('numbers (10,000 rows)', 'data arrival → first rows painted', 'ms', app, { budget: { op: '<=', value: 300 }, baseline: figure('', '', '', baseline).median, ratio: ratio(app), ratioBudget: 1.3 }))
+  const ratio = (xs: number[]) => Number((median(xs) / median(baseline)).toFixed(2))
+  figures.push(figure('numbers (10,000 rows)', 'data arrival → first rows painted', 'ms', app, { budget: { op: '<=', value: 300 }, baseline: median(baseline), ratio: ratio(app), ratioBudget: 1.3 }))
   figures.push(figure('numbers (10,000 rows)', 'baseline page: data → first rows', 'ms', baseline))
   figures.push(figure('numbers (10,000 rows)', 'search keystroke (Event Timing)', 'ms', search, { budget: { op: '<=', value: 100 } }))
   figures.push(figure('numbers (10,000 rows)', 'search keystroke, worst (INP-style)', 'ms', searchWorst, { budget: { op: '<=', value: 200 }, budgetOn: 'max' }))
@@ -177,7 +177,7 @@ async function historyPage(browser: Browser, base: string) {
       }
       return times.slice(1).map((t, i) => t - times[i])
     })()`)) as number[]
-    gapsMedian.push(figure('', '', '', gaps).median)
+    gapsMedian.push(median(gaps))
     gapsMax.push(Math.max(...gaps))
     const t = (await page.evaluate(`(async () => {
       const next = [...document.querySelectorAll('button')].find((b) => b.getAttribute('aria-label') === 'Next page')
@@ -252,7 +252,7 @@ async function proxyOverhead() {
   }
   await direct.close()
   await proxied.close()
-  figures.push(figure('proxy (loopback, separate processes)', 'added latency, mean at concurrency 1', 'ms', addedMean, { budget: { op: '<=', value: 1 }, baseline: figure('', '', '', dMeans).median, note: `direct mean ${figure('', '', '', dMeans).median.toFixed(2)} ms, via proxy ${figure('', '', '', pMeans).median.toFixed(2)} ms` }))
+  figures.push(figure('proxy (loopback, separate processes)', 'added latency, mean at concurrency 1', 'ms', addedMean, { budget: { op: '<=', value: 1 }, baseline: median(dMeans), note: `direct mean ${median(dMeans).toFixed(2)} ms, via proxy ${median(pMeans).toFixed(2)} ms` }))
   figures.push(figure('proxy (loopback, separate processes)', 'added latency, p99 at concurrency 10', 'ms', addedP99, { budget: { op: '<=', value: 5 } }))
   figures.push(figure('proxy (loopback, separate processes)', 'throughput via proxy ÷ direct, concurrency 10', '×', ratio))
 }

@@ -51,6 +51,3 @@ export const test = base.extend<{ sim: SimControl; page: Page }>({
 })
 
 export { expect }
-
-/** The history link for the first seeded number (2,345 messages). */
-export const BIG = { number: '18323232323' }

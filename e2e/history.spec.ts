@@ -237,6 +237,21 @@ test.describe('message history', () => {
     await expect(page.locator('dl')).not.toContainText('2,345')
   })
 
+  test('direction and text filters act on the loaded page and say so', async ({ page }) => {
+    await page.goto(historyUrl(NUMBERS.dozens))
+    await expect(page.getByText('Filters apply to the 36 messages on this page only.')).toBeVisible()
+    await page.getByRole('combobox', { name: 'Direction' }).selectOption('inbound')
+    await expect(page).toHaveURL(/dir=inbound/)
+    await expect(page.getByText(/^\d+ of 36 loaded messages match\. Filters apply to this page only\.$/)).toBeVisible()
+    const directions = await rowTexts(page, /Messages/, 2)
+    expect(directions.length).toBeGreaterThan(0)
+    expect(new Set(directions)).toEqual(new Set(['Inbound']))
+    await page.getByRole('searchbox', { name: 'Search messages' }).fill('zzzz-no-such-text')
+    await expect(page.getByText('No loaded messages match the filters')).toBeVisible()
+    await page.getByRole('button', { name: 'Clear filters' }).click()
+    await expect(page.getByText('Filters apply to the 36 messages on this page only.')).toBeVisible()
+  })
+
   test('sorting the loaded page by a column is in the URL and orders the rows', async ({ page }) => {
     await page.goto(historyUrl(NUMBERS.dozens))
     const header = page.getByRole('columnheader', { name: /#/ })

@@ -1,5 +1,4 @@
 import { Pool, errors as undiciErrors } from 'undici'
-import type { Upstream } from './config.ts'
 import { ProxyError } from './errors.ts'
 
 /**
@@ -189,4 +188,3 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
   return { forward, close: () => pool.close() }
 }
 
-export type { Upstream }

@@ -46,11 +46,7 @@ export function parseWire<T extends z.ZodMiniType>(schema: T, json: unknown): z.
   return r.data
 }
 
-/** Ids arrive as strings or numbers; treat them as opaque strings. */
-export const idLike = z.pipe(
-  z.union([z.string(), z.number()]),
-  z.transform((v) => String(v)),
-)
+/** Optional text fields arrive as strings, numbers, null or nothing: one string-or-null. */
 export const optText = z.pipe(
   z.nullish(z.union([z.string(), z.number()])),
   z.transform((v) => (v === null || v === undefined ? null : String(v))),

@@ -43,7 +43,6 @@ export function AuditSummary({ audit, total, active, onFilter }: { audit: AuditR
 }
 
 function Endpoints({ target, list }: { target: Target; list: Array<{ url: string; count: number }> }) {
-  const shown = list.slice(0, 6)
   return (
     <details open={list.length <= 6}>
       <summary className="cursor-pointer text-sm font-semibold">
@@ -62,7 +61,7 @@ function Endpoints({ target, list }: { target: Target; list: Array<{ url: string
           </tr>
         </thead>
         <tbody>
-          {(list.length <= 6 ? list : shown.concat(list.slice(6))).map((e) => (
+          {list.map((e) => (
             <tr key={e.url || '(none)'}>
               <td className="font-mono break-all">{e.url || <em className="not-italic text-slate-700">(none)</em>}</td>
               <td className="text-right tabular-nums">{e.count.toLocaleString('en-US')}</td>

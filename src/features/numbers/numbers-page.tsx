@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import type { ColumnVisibilityState } from '@tanstack/react-table'
-import { useDeferredValue, useEffect, useMemo, useState } from 'react'
+import { useDeferredValue, useEffect, useMemo } from 'react'
 import { numbersQuery, type NumberTab, type OwnedNumber } from '../../api/numbers'
 import { useLocation, useSetParams } from '../../app/router'
 import { ErrorAlert } from '../../components/alert'
@@ -63,14 +63,12 @@ export function NumbersPage() {
   // Table state is memoised on the URL strings, not on the (new every render) params object:
   // a fresh sorting array each render would re-sort 10,000 rows and re-render every cell.
   const sortParam = params.get('sort')
-  const sorting = useMemo(() => parseSort(sortParam, tab === 'all' ? COLUMN_IDS_ALL : COLUMN_IDS_TYPED), [sortParam, tab])
+  const sorting = useMemo(() => parseSort(sortParam, columnIds), [sortParam, columnIds])
   const hideParam = params.get('hide') ?? ''
   const hidden = useMemo(() => new Set(hideParam.split(',').filter((id) => id && id !== 'number')), [hideParam])
   const columnVisibility = useMemo<ColumnVisibilityState>(() => Object.fromEntries([...hidden].map((id) => [id, false])), [hidden])
 
-  // Typing stays instant: the input shows what was typed, the filter follows a frame behind.
-  const [draft, setDraft] = useState(query)
-  useEffect(() => setDraft(query), [query])
+  // Typing stays instant: the input shows the URL's query at once, the filter follows a frame behind.
   const deferredQuery = useDeferredValue(query)
 
   // Warm the phone-number metadata while the request is in flight, not after the data lands.
@@ -128,12 +126,9 @@ export function NumbersPage() {
             <input
               type="search"
               className="input w-72"
-              value={draft}
+              value={query}
               placeholder="Number, tid, URL, country…"
-              onChange={(e) => {
-                setDraft(e.target.value)
-                setParams({ q: e.target.value || null }, { replace: true })
-              }}
+              onChange={(e) => setParams({ q: e.target.value || null }, { replace: true })}
             />
           </label>
           {audit ? (

@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest'
+import { parsePhoneNumberFromString } from 'libphonenumber-js/min'
 import { digitsOf, formatPhone, phoneQueryDigits, toE164 } from './phone'
 
 describe('formatPhone', () => {
   it('formats 11-digit North American numbers nationally', () => {
     expect(formatPhone('18323232323')).toBe('(832) 323-2323')
+  })
+  it('formats every NANP country the way libphonenumber does after finding the country', () => {
+    // US, Canada, Bahamas, Jamaica, Puerto Rico, toll-free, and a number no country claims.
+    for (const raw of ['18323232323', '14165550123', '12423571234', '18765550123', '17875550123', '18005550100', '15555550123']) {
+      const full = parsePhoneNumberFromString(`+${raw}`)
+      expect(formatPhone(raw)).toBe(full?.isPossible() ? full.formatNational() : raw)
+    }
   })
   it('treats 10 digits as North American', () => {
     expect(formatPhone('4155550123')).toBe('(415) 555-0123')

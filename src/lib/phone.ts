@@ -21,7 +21,11 @@ export function formatPhone(raw: string | null | undefined): string {
   const hit = cache.get(raw)
   if (hit !== undefined) return hit
   const e164 = toE164(raw)
-  const parsed = e164 ? parsePhoneNumberFromString(e164) : undefined
+  // North American numbers (+1 and ten digits) are parsed as national numbers of one NANP
+  // country. Every NANP country writes them the same way, (NPA) NXX-XXXX, so finding out
+  // which country a number belongs to (libphonenumber tries each one's patterns in turn: 5–6 ms
+  // for the first screenful of a table) changes nothing that is shown.
+  const parsed = !e164 ? undefined : e164.length === 12 && e164.startsWith('+1') ? parsePhoneNumberFromString(e164.slice(2), 'US') : parsePhoneNumberFromString(e164)
   let out = raw
   if (parsed?.isPossible()) out = parsed.countryCallingCode === '1' ? parsed.formatNational() : parsed.formatInternational()
   if (cache.size > 50_000) cache.clear()

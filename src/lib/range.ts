@@ -1,3 +1,5 @@
+import { formatCount } from './count'
+
 /**
  * Paging arithmetic for /api/smshistory: 1-based inclusive record ranges (field notes:
  * start=1,end=100 is answered with 100 requested). Page n of size s is (n-1)·s+1 … n·s,
@@ -23,7 +25,6 @@ export function clampPage(page: number, total: number | null | undefined, size: 
 
 /** `51–100 of 2,345` */
 export function rangeText(start: number, end: number, total: number): string {
-  const nf = new Intl.NumberFormat('en-US')
   if (total === 0) return '0 of 0'
-  return `${nf.format(start)}–${nf.format(Math.min(end, total))} of ${nf.format(total)}`
+  return `${formatCount(start)}–${formatCount(Math.min(end, total))} of ${formatCount(total)}`
 }

@@ -4,11 +4,12 @@ import { CopyText } from '../../components/copy-text'
 import type { Features, SortValue } from '../../components/data-table/features'
 import { BodyText, DateText, directionLabel, MediaPreview, PhoneText } from './message-parts'
 import { StatusBadge } from './status-badge'
+import { formatCount } from '../../lib/count'
 
 const helper = createColumnHelper<Features, Message>()
 
 export const HISTORY_COLUMNS = helper.columns([
-  helper.accessor('position', { id: 'position', header: '#', cell: ({ row }) => <span className="tabular-nums text-slate-700">{row.original.position.toLocaleString('en-US')}</span> }),
+  helper.accessor('position', { id: 'position', header: '#', cell: ({ row }) => <span className="tabular-nums text-slate-700">{formatCount(row.original.position)}</span> }),
   helper.accessor((m) => m.dateMs ?? 0, { id: 'date', header: 'Date', cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} /> }),
   helper.accessor((m) => m.direction ?? '', { id: 'direction', header: 'Direction', cell: ({ row }) => directionLabel(row.original.direction) }),
   helper.accessor((m) => m.phone ?? '', { id: 'phone', header: 'Other party', cell: ({ row }) => <PhoneText raw={row.original.phone} /> }),

@@ -3,6 +3,7 @@ import { fetchHistory, type Message } from '../../api/history'
 import { ERROR_WORDS, toApiError } from '../../api/errors'
 import { download } from '../../components/export-buttons'
 import { EXPORT_HEADER, messageRow } from './columns'
+import { formatCount } from '../../lib/count'
 
 /** The proxy's page cap: one request never asks for more records than this. */
 const CHUNK = 1000
@@ -52,7 +53,6 @@ export function ExportAll({ number, tid, total, label }: { number: string; tid: 
     }
   }
 
-  const nf = (n: number) => n.toLocaleString('en-US')
   return (
     <section aria-labelledby="export-all-heading" className="rounded border border-slate-200 bg-white p-3">
       <h2 id="export-all-heading" className="text-sm font-semibold">
@@ -60,7 +60,7 @@ export function ExportAll({ number, tid, total, label }: { number: string; tid: 
       </h2>
       {total > EXPORT_CAP ? (
         <p className="mt-1 text-sm text-amber-950">
-          This history holds {nf(total)} messages. The export is capped at the newest {nf(EXPORT_CAP)}; use the page export for older ranges.
+          This history holds {formatCount(total)} messages. The export is capped at the newest {formatCount(EXPORT_CAP)}; use the page export for older ranges.
         </p>
       ) : null}
       {state.phase === 'running' ? (
@@ -70,7 +70,7 @@ export function ExportAll({ number, tid, total, label }: { number: string; tid: 
             <progress max={state.goal} value={state.done} className="w-48" />
           </label>
           <span className="text-sm tabular-nums" aria-live="polite">
-            {nf(state.done)} of {nf(state.goal)} messages
+            {formatCount(state.done)} of {formatCount(state.goal)} messages
           </span>
           <button type="button" className="btn" onClick={() => abort.current?.abort()}>
             Cancel export
@@ -79,17 +79,17 @@ export function ExportAll({ number, tid, total, label }: { number: string; tid: 
       ) : (
         <div className="mt-2 flex flex-wrap items-center gap-2">
           <button type="button" className="btn" onClick={() => void run()} disabled={total === 0}>
-            Export all {nf(goal)} messages as CSV
+            Export all {formatCount(goal)} messages as CSV
           </button>
           {state.phase === 'saved' ? (
             <p role="status" className="text-sm">
-              Saved {nf(state.done)} messages.
+              Saved {formatCount(state.done)} messages.
             </p>
           ) : null}
           {state.phase === 'stopped' ? (
             <div role="status" className="text-sm">
               <p>
-                Export stopped after {nf(state.done)} of {nf(state.goal)} messages. {state.reason}
+                Export stopped after {formatCount(state.done)} of {formatCount(state.goal)} messages. {state.reason}
               </p>
               {state.done > 0 ? (
                 <button
@@ -100,7 +100,7 @@ export function ExportAll({ number, tid, total, label }: { number: string; tid: 
                     setState({ phase: 'saved', done: state.done, goal: state.goal, partial: true })
                   }}
                 >
-                  Save the {nf(state.done)} messages fetched
+                  Save the {formatCount(state.done)} messages fetched
                 </button>
               ) : null}
             </div>

@@ -18,6 +18,7 @@ import { ExportAll } from './export-all'
 import { filterMessages, filtersActive, readFilters } from './filters'
 import { MediaViewer } from './media-viewer'
 import { Pager } from './pager'
+import { formatCount } from '../../lib/count'
 
 const VIEWS = [
   { id: 'log', label: 'Log' },
@@ -244,7 +245,7 @@ function Envelope({ page, number, tid, zone }: { page: Page | undefined; number:
       </div>
       <div>
         <dt className="text-slate-700">Total messages</dt>
-        <dd className="tabular-nums">{page ? page.total.toLocaleString('en-US') : '…'}</dd>
+        <dd className="tabular-nums">{page ? formatCount(page.total) : '…'}</dd>
       </div>
       <div>
         <dt className="text-slate-700">Created</dt>

@@ -3,6 +3,7 @@ import { exactUtc, formatDate } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { fileNameOf, mediaKind, safeHttpUrl } from '../../lib/url-safety'
 import { useHistoryDisplay } from './display-context'
+import { formatCount } from '../../lib/count'
 
 export const DASH = '—'
 
@@ -47,7 +48,7 @@ export function BodyText({ body }: { body: string | null }) {
       </p>
       {long ? (
         <button type="button" className="mt-0.5 text-xs text-blue-800 underline" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
-          {open ? 'Show less' : `Show more (${body.length.toLocaleString('en-US')} characters)`}
+          {open ? 'Show less' : `Show more (${formatCount(body.length)} characters)`}
         </button>
       ) : null}
     </div>

@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { PAGE_SIZES, pageCount, rangeText } from '../../lib/range'
+import { formatCount } from '../../lib/count'
 
 export function Pager({
   page,
@@ -66,7 +67,7 @@ export function Pager({
           Go to page
           <input className="input w-20" inputMode="numeric" pattern="[0-9]*" value={jump} onChange={(e) => setJump(e.target.value)} placeholder={String(page)} />
         </label>
-        <span className="text-slate-700">of {pages === null ? '…' : pages.toLocaleString('en-US')}</span>
+        <span className="text-slate-700">of {pages === null ? '…' : formatCount(pages)}</span>
         <button type="submit" className="btn">
           Go
         </button>

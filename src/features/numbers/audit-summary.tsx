@@ -1,4 +1,5 @@
 import { auditLabel, findingSentence, type AuditKey, type AuditResult, type Target } from './audit'
+import { formatCount } from '../../lib/count'
 
 /** Counts per finding (each a filter) and the distinct endpoints with how many numbers use each. */
 export function AuditSummary({ audit, total, active, onFilter }: { audit: AuditResult; total: number; active: AuditKey | null; onFilter: (key: AuditKey | null) => void }) {
@@ -9,7 +10,7 @@ export function AuditSummary({ audit, total, active, onFilter }: { audit: AuditR
         Callback audit
       </h2>
       {findings.length === 0 ? (
-        <p className="mt-1 text-sm">All {total.toLocaleString('en-US')} numbers have HTTPS webhook and dlr URLs on public hosts.</p>
+        <p className="mt-1 text-sm">All {formatCount(total)} numbers have HTTPS webhook and dlr URLs on public hosts.</p>
       ) : (
         <ul className="mt-2 flex flex-wrap gap-2" aria-label="Findings">
           {findings.map(([key, n]) => (
@@ -64,7 +65,7 @@ function Endpoints({ target, list }: { target: Target; list: Array<{ url: string
           {list.map((e) => (
             <tr key={e.url || '(none)'}>
               <td className="font-mono break-all">{e.url || <em className="not-italic text-slate-700">(none)</em>}</td>
-              <td className="text-right tabular-nums">{e.count.toLocaleString('en-US')}</td>
+              <td className="text-right tabular-nums">{formatCount(e.count)}</td>
             </tr>
           ))}
         </tbody>

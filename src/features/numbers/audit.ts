@@ -1,5 +1,6 @@
 import type { OwnedNumber } from '../../api/numbers'
 import { isPrivateHost } from '../../lib/url-safety'
+import { formatCount } from '../../lib/count'
 
 /**
  * Webhook/dlr audit. Each callback URL is checked on its own (missing, unparsable, plain
@@ -39,7 +40,7 @@ export function auditLabel(key: AuditKey): string {
 
 /** "12 numbers send delivery reports nowhere": the sentence an owner reads at a glance. */
 export function findingSentence(key: AuditKey, n: number): string {
-  const nums = `${n.toLocaleString('en-US')} number${n === 1 ? '' : 's'}`
+  const nums = `${formatCount(n)} number${n === 1 ? '' : 's'}`
   const verb = n === 1 ? 'sends' : 'send'
   const what = key.startsWith('dlr') ? 'delivery reports' : 'incoming messages'
   switch (key.split('.')[1] as Finding) {

@@ -13,6 +13,7 @@ import { phoneQueryDigits, warmPhoneFormatting } from '../../lib/phone'
 import { auditLabel, auditNumbers, findingsOf, isAuditKey, type AuditKey, type AuditResult } from './audit'
 import { AuditSummary } from './audit-summary'
 import { COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMN_LABEL, COLUMN_WIDTHS, COLUMNS_ALL, COLUMNS_TYPED, exportValue, SORT_VALUES } from './columns'
+import { formatCount } from '../../lib/count'
 
 const TABS = [
   { id: 'all', label: 'All' },
@@ -105,7 +106,7 @@ export function NumbersPage() {
   }
 
   const shown = rows.length
-  const countText = !data ? '' : !audited && audit ? 'Applying the audit filter…' : `${shown.toLocaleString('en-US')} number${shown === 1 ? '' : 's'}${shown !== data.length ? ` of ${data.length.toLocaleString('en-US')}` : ''}`
+  const countText = !data ? '' : !audited && audit ? 'Applying the audit filter…' : `${formatCount(shown)} number${shown === 1 ? '' : 's'}${shown !== data.length ? ` of ${formatCount(data.length)}` : ''}`
 
   return (
     <section aria-labelledby="numbers-heading">
@@ -153,43 +154,41 @@ export function NumbersPage() {
 
         {result.isError ? <ErrorAlert error={result.error} onRetry={() => void result.refetch()} retrying={result.isFetching} keptData={!!data} /> : null}
 
-        {result.isPending ? (
-          <TableSkeleton label="Loading numbers" />
+        {data && data.length > 0 ? (
+          audited ? (
+            <AuditSummary audit={auditResult.result} total={data.length} active={audit} onFilter={(key) => setParams({ audit: key })} />
+          ) : (
+            <p role="status" className="my-3 text-sm text-slate-700">
+              Checking callback URLs…
+            </p>
+          )
+        ) : null}
+        {/* The table is mounted while loading (headers and a skeleton body), so the data's arrival only adds rows. */}
+        {result.isPending || (data && shown > 0) ? (
+          <VirtualTable
+            rows={rows}
+            columns={tab === 'all' ? COLUMNS_ALL : COLUMNS_TYPED}
+            getRowId={numberRowId}
+            sorting={sorting}
+            onSortingChange={(next) => setParams({ sort: sortToParam(next) }, { replace: true })}
+            columnVisibility={columnVisibility}
+            label={`Owned numbers, ${TAB_NAME[tab]}`}
+            estimateRowHeight={58}
+            columnWidths={COLUMN_WIDTHS}
+            loading={result.isPending ? 'Loading numbers' : undefined}
+          />
         ) : !data ? null : data.length === 0 ? (
           <EmptyState title="This account owns no numbers">{tab === 'all' ? 'Numbers bought on the account will appear here.' : `There are no ${TAB_NAME[tab]} numbers on this account.`}</EmptyState>
+        ) : !audited && audit ? (
+          <TableSkeleton label="Applying the audit filter" rows={4} />
         ) : (
-          <>
-            {audited ? (
-              <AuditSummary audit={auditResult.result} total={data.length} active={audit} onFilter={(key) => setParams({ audit: key })} />
-            ) : (
-              <p role="status" className="my-3 text-sm text-slate-700">
-                Checking callback URLs…
-              </p>
-            )}
-            {!audited && audit ? (
-              <TableSkeleton label="Applying the audit filter" rows={4} />
-            ) : shown === 0 ? (
-              <EmptyState title="No numbers match">
-                Nothing matches{query ? ` “${query}”` : ''}
-                {audit ? ` with ${auditLabel(audit)}` : ''}.{' '}
-                <button type="button" className="text-blue-800 underline" onClick={() => setParams({ q: null, audit: null })}>
-                  Clear search and filters
-                </button>
-              </EmptyState>
-            ) : (
-              <VirtualTable
-                rows={rows}
-                columns={tab === 'all' ? COLUMNS_ALL : COLUMNS_TYPED}
-                getRowId={numberRowId}
-                sorting={sorting}
-                onSortingChange={(next) => setParams({ sort: sortToParam(next) }, { replace: true })}
-                columnVisibility={columnVisibility}
-                label={`Owned numbers, ${TAB_NAME[tab]}`}
-                estimateRowHeight={58}
-                columnWidths={COLUMN_WIDTHS}
-              />
-            )}
-          </>
+          <EmptyState title="No numbers match">
+            Nothing matches{query ? ` “${query}”` : ''}
+            {audit ? ` with ${auditLabel(audit)}` : ''}.{' '}
+            <button type="button" className="text-blue-800 underline" onClick={() => setParams({ q: null, audit: null })}>
+              Clear search and filters
+            </button>
+          </EmptyState>
         )}
       </div>
     </section>

@@ -1,5 +1,7 @@
 import { expect, test } from './fixtures'
 import { downloadText, parseCsv, rowTexts } from './helpers'
+import { startProxy, startSimulator } from './stack'
+import { LARGE_CREDENTIALS } from '../proxy/simulator/dataset'
 
 const table = (name: RegExp | string) => ({ name })
 
@@ -163,5 +165,42 @@ test.describe('owned numbers', () => {
     await page.getByRole('link', { name: '(832) 323-2323' }).click()
     await expect(page).toHaveURL(/\/numbers\/18323232323\?tid=PUHMGWS98301/)
     await expect(page.getByRole('heading', { name: 'History of (832) 323-2323' })).toBeVisible()
+  })
+})
+
+test.describe('a 10,000-number account', () => {
+  test('only the rows in view are in the page; scrolling and the keyboard reach the last one', async ({ page }) => {
+    const simPort = 4041
+    const sim = await startSimulator(simPort)
+    const proxy = await startProxy(4040, { API_BASE_URL: `http://127.0.0.1:${simPort}`, API_SYS_ID: LARGE_CREDENTIALS.sysId, API_AUTH_TOKEN: LARGE_CREDENTIALS.authToken, LOG_REQUESTS: '0' })
+    try {
+      await page.goto('http://127.0.0.1:4040/')
+      const table = page.getByRole('table', { name: /Owned numbers/ })
+      await expect(table).toHaveAttribute('aria-rowcount', '10001')
+      const rows = table.locator('tbody tr[aria-rowindex]')
+      await expect(rows.first()).toHaveAttribute('aria-rowindex', '2')
+      expect(await rows.count()).toBeLessThan(40)
+      // The spacers keep the full height: 10,000 rows of 58 px.
+      const region = page.getByRole('region', { name: /Owned numbers.*scrollable/ })
+      expect(await region.evaluate((el) => el.scrollHeight)).toBeGreaterThan(10_000 * 58)
+
+      await region.evaluate((el) => el.scrollTo(0, 5000 * 58))
+      await expect.poll(async () => Number(await rows.first().getAttribute('aria-rowindex'))).toBeGreaterThan(4900)
+      const middle = Number(await rows.first().getAttribute('aria-rowindex'))
+      expect(middle).toBeLessThan(5002)
+      expect(await rows.count()).toBeLessThan(40)
+      // Each rendered row is the row its index says: its number is the one at that position of the listing.
+      const listing = (await (await page.request.post('http://127.0.0.1:4040/api/allownednumbers', { form: {} })).json()) as { data: Array<{ number: string }> }
+      await expect(rows.first().locator('td').first().locator('span.font-mono')).toHaveText(listing.data[middle - 2]!.number)
+
+      await region.focus()
+      await page.keyboard.press('End')
+      await expect(rows.last()).toHaveAttribute('aria-rowindex', '10001')
+      await expect(rows.last().locator('td').first().locator('span.font-mono')).toHaveText(listing.data[9_999]!.number)
+      expect(await rows.count()).toBeLessThan(40)
+    } finally {
+      await proxy.stop()
+      await sim.stop()
+    }
   })
 })

@@ -21,13 +21,22 @@ export function formatPhone(raw: string | null | undefined): string {
   const hit = cache.get(raw)
   if (hit !== undefined) return hit
   const e164 = toE164(raw)
-  // North American numbers (+1 and ten digits) are parsed as national numbers of one NANP
-  // country. Every NANP country writes them the same way, (NPA) NXX-XXXX, so finding out
-  // which country a number belongs to (libphonenumber tries each one's patterns in turn: 5–6 ms
-  // for the first screenful of a table) changes nothing that is shown.
-  const parsed = !e164 ? undefined : e164.length === 12 && e164.startsWith('+1') ? parsePhoneNumberFromString(e164.slice(2), 'US') : parsePhoneNumberFromString(e164)
+  const nanp = e164 ? NANP.exec(e164) : null
+  // A well-formed North American number is written (NPA) NXX-XXXX in every NANP country. That
+  // is exactly what libphonenumber prints for it (the unit tests compare the two), without its
+  // search for which NANP country the number belongs to: ~0.25 ms a number on cold code, 5 ms
+  // for the first screenful of a table. Everything else goes through libphonenumber.
+  if (nanp) return remember(raw, `(${nanp[1]}) ${nanp[2]}-${nanp[3]}`)
+  const parsed = e164 ? parsePhoneNumberFromString(e164) : undefined
   let out = raw
   if (parsed?.isPossible()) out = parsed.countryCallingCode === '1' ? parsed.formatNational() : parsed.formatInternational()
+  return remember(raw, out)
+}
+
+/** +1, then an area code and exchange that start with 2–9 (NANP numbering plan). */
+const NANP = /^\+1([2-9]\d\d)([2-9]\d\d)(\d{4})$/
+
+function remember(raw: string, out: string): string {
   if (cache.size > 50_000) cache.clear()
   cache.set(raw, out)
   return out
@@ -43,9 +52,11 @@ export function phoneQueryDigits(query: string): string {
   return /^[\d\s()+.-]+$/.test(query) ? digitsOf(query) : ''
 }
 
-/** The first parse builds libphonenumber's metadata structures: do that in idle time, off the first paint. */
+/**
+ * The first parse builds libphonenumber's metadata structures and compiles its patterns (5–10 ms):
+ * done in the task after the caller's (the numbers page calls it as its request goes out), so it
+ * is over before the response lands instead of inside the render that shows the first rows.
+ */
 export function warmPhoneFormatting(): void {
-  const run = () => void formatPhone('18005550100')
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout: 200 })
-  else setTimeout(run, 0)
+  setTimeout(() => void formatPhone('18005550100'), 0)
 }

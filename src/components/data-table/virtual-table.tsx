@@ -3,6 +3,7 @@ import { elementScroll, useVirtualizer, type Virtualizer, type VirtualizerOption
 import { useRef } from 'react'
 import { TableSkeleton } from '../empty-state'
 import { features, type Features } from './features'
+import { useRowWindow } from './row-window'
 
 /**
  * A semantic, virtualised table. The caller hands over every row, already filtered and sorted;
@@ -50,28 +51,31 @@ export function VirtualTable<TData extends RowData>({
   loading,
 }: VirtualTableProps<TData>) {
   const scrollRef = useRef<HTMLDivElement>(null)
+  // Rows of one known height (the numbers table) need only arithmetic; rows that grow with
+  // their content (message bodies, thumbnails) are measured by TanStack Virtual.
+  const fixed = useRowWindow({ enabled: !dynamic, count: rows.length, rowHeight: estimateRowHeight, overscan: OVERSCAN, scrollRef, initialHeight: INITIAL_RECT.height })
   const virtualizer = useVirtualizer({
-    count: rows.length,
+    enabled: dynamic,
+    count: dynamic ? rows.length : 0,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => estimateRowHeight,
     // Measured rows are cached by row id, so a page swap does not reuse another row's height.
-    // Fixed-height rows need no cache: index keys spare a string per row (10,000 at a time).
-    getItemKey: dynamic
-      ? (i) => {
-          const r = rows[i]
-          return r === undefined ? i : getRowId(r)
-        }
-      : undefined,
-    overscan: 8,
+    getItemKey: (i) => {
+      const r = rows[i]
+      return r === undefined ? i : getRowId(r)
+    },
+    overscan: OVERSCAN,
     // The scroll element does not exist during the first render; without a size guess the first
     // commit holds no rows and a second render is needed before anything is painted.
     initialRect: INITIAL_RECT,
     observeElementRect: observeRectWithoutLayout,
     scrollToFn: scrollWithoutMountLayout,
   })
-  const items = virtualizer.getVirtualItems()
-  const first = items[0]?.index ?? 0
-  const last = items.at(-1)?.index ?? -1
+  const items = dynamic ? virtualizer.getVirtualItems() : null
+  const first = items ? (items[0]?.index ?? 0) : fixed.first
+  const last = items ? (items.at(-1)?.index ?? -1) : fixed.last
+  const top = items ? (items[0]?.start ?? 0) : fixed.top
+  const bottom = items ? virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0) : fixed.bottom
   const table = useTable(
     {
       features,
@@ -88,8 +92,6 @@ export function VirtualTable<TData extends RowData>({
   const tableRows = table.getRowModel().rows
   const headerGroups = table.getHeaderGroups()
   const leafCount = headerGroups[0]?.headers.length ?? 1
-  const top = items[0]?.start ?? 0
-  const bottom = virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0)
 
   return (
     <div ref={scrollRef} className="relative overflow-auto rounded border border-slate-200 bg-white" style={{ maxHeight: height }} tabIndex={0} role="region" aria-label={`${label}, scrollable`}>
@@ -142,15 +144,14 @@ export function VirtualTable<TData extends RowData>({
               <td colSpan={leafCount} style={{ height: top, padding: 0, border: 0 }} />
             </tr>
           )}
-          {items.map((item) => {
-            const row = tableRows[item.index - first]
-            if (!row) return null
+          {tableRows.map((row, i) => {
+            const index = first + i
             return (
               <tr
                 key={row.id}
-                data-index={item.index}
+                data-index={index}
                 ref={dynamic ? virtualizer.measureElement : undefined}
-                aria-rowindex={item.index + 2}
+                aria-rowindex={index + 2}
                 className="border-b border-slate-100 align-top hover:bg-blue-50/40"
                 style={dynamic ? undefined : { height: estimateRowHeight }}
               >
@@ -208,6 +209,7 @@ const scrollWithoutMountLayout: VirtualizerOptions<HTMLDivElement, Element>['scr
   elementScroll(offset, options, instance)
 }
 
+const OVERSCAN = 8
 const NO_HIDDEN: ColumnVisibilityState = {}
 // Sort and visibility are controlled by the caller (from the URL): no store subscription needed.
 const selectNothing = () => null

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import type { ColumnVisibilityState } from '@tanstack/react-table'
 import { useDeferredValue, useEffect, useMemo } from 'react'
+import { useAfterPaint } from '../../lib/after-paint'
 import { numbersQuery, type NumberTab, type OwnedNumber } from '../../api/numbers'
 import { useLocation, useSetParams } from '../../app/router'
 import { ErrorAlert } from '../../components/alert'
@@ -76,9 +77,9 @@ export function NumbersPage() {
   useEffect(() => warmPhoneFormatting(), [])
   const result = useQuery(numbersQuery(tab))
   const data = result.data
-  // The audit runs in a deferred render: the first rows paint first, the findings a frame later.
-  const deferredData = useDeferredValue(data)
-  const auditResult = useMemo<{ of: OwnedNumber[]; result: AuditResult } | null>(() => (deferredData ? { of: deferredData, result: auditNumbers(deferredData) } : null), [deferredData])
+  // The audit runs after the frame that paints the first rows, the findings land a frame later.
+  const auditInput = useAfterPaint(data)
+  const auditResult = useMemo<{ of: OwnedNumber[]; result: AuditResult } | null>(() => (auditInput ? { of: auditInput, result: auditNumbers(auditInput) } : null), [auditInput])
   const audited = auditResult !== null && auditResult.of === data
   // A new array once the audit lands, so the table re-reads the audit column.
   const rows = useMemo(

@@ -1,0 +1,48 @@
+import { useEffect, useState, type RefObject } from 'react'
+
+/**
+ * Which rows of a fixed-row-height list are in view (plus `overscan` either side), from the
+ * scroll element's scrollTop and height: two numbers of arithmetic, where a general virtualizer
+ * keeps a measurement object per row (10,000 of them, built again each time the list changes).
+ * Scroll and resize only re-render when the window actually moves. No layout is read during a
+ * render or commit: the height starts from `initialHeight` and is corrected by ResizeObserver.
+ */
+export interface RowWindow {
+  /** First and last row index to render (inclusive); last < first when there are none. */
+  first: number
+  last: number
+  /** Space above and below the rendered rows, in pixels. */
+  top: number
+  bottom: number
+}
+
+export function rowWindow(count: number, rowHeight: number, overscan: number, scrollTop: number, height: number): RowWindow {
+  if (count <= 0) return { first: 0, last: -1, top: 0, bottom: 0 }
+  const first = Math.min(count - 1, Math.max(0, Math.floor(scrollTop / rowHeight) - overscan))
+  const last = Math.min(count - 1, Math.max(first, Math.ceil((scrollTop + height) / rowHeight) - 1 + overscan))
+  return { first, last, top: first * rowHeight, bottom: (count - 1 - last) * rowHeight }
+}
+
+export function useRowWindow({ enabled, count, rowHeight, overscan, scrollRef, initialHeight }: { enabled: boolean; count: number; rowHeight: number; overscan: number; scrollRef: RefObject<HTMLElement | null>; initialHeight: number }): RowWindow {
+  // Row-granular view: scrollTop rounded down to a row, so scrolling inside a row changes nothing.
+  const [view, setView] = useState({ row: 0, height: initialHeight })
+  useEffect(() => {
+    const el = scrollRef.current
+    if (!enabled || !el) return undefined
+    const onScroll = () => {
+      const row = Math.floor(el.scrollTop / rowHeight)
+      setView((v) => (v.row === row ? v : { row, height: v.height }))
+    }
+    el.addEventListener('scroll', onScroll, { passive: true })
+    const observer = new ResizeObserver(([entry]) => {
+      const height = Math.round(entry?.contentRect.height ?? 0)
+      setView((v) => (v.height === height ? v : { row: v.row, height }))
+    })
+    observer.observe(el)
+    return () => {
+      el.removeEventListener('scroll', onScroll)
+      observer.disconnect()
+    }
+  }, [enabled, rowHeight, scrollRef])
+  return rowWindow(enabled ? count : 0, rowHeight, overscan, view.row * rowHeight, view.height)
+}

@@ -14,12 +14,12 @@ const numberCol = helper.accessor('number', {
   header: 'Number',
   enableHiding: false,
   cell: ({ row }) => (
-    <div className="flex flex-col">
-      <Link href={historyPath(row.original.number, row.original.tid)} className="font-medium text-blue-800 underline-offset-2 hover:underline">
+    <>
+      <Link href={historyPath(row.original.number, row.original.tid)} className="block w-fit font-medium text-blue-800 underline-offset-2 hover:underline">
         {formatPhone(row.original.number)}
       </Link>
-      <span className="font-mono text-xs text-slate-600 select-all">{row.original.number}</span>
-    </div>
+      <span className="block font-mono text-xs text-slate-600 select-all">{row.original.number}</span>
+    </>
   ),
 })
 const typeCol = helper.accessor((r) => r.type ?? '', {

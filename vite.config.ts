@@ -26,8 +26,26 @@ function switchboardApi(): Plugin {
   }
 }
 
+/**
+ * V8's explicit compile hint on the entry chunk: every function in it is compiled while the
+ * script streams in, on a background thread, instead of on the main thread the first time it
+ * runs. Without it, the code that first runs when the numbers arrive (the table's rows, the
+ * reconciler paths for them) was compiled inside that window: 3–8 ms of lazy compilation.
+ * Lazily loaded chunks (history page, CSV) stay lazy.
+ */
+function eagerEntryCompile(): Plugin {
+  return {
+    name: 'switchboard-eager-entry-compile',
+    apply: 'build',
+    // After minification, which would drop the comment.
+    generateBundle(_options, bundle) {
+      for (const file of Object.values(bundle)) if (file.type === 'chunk' && file.isEntry) file.code = `//# allFunctionsCalledOnLoad\n${file.code}`
+    },
+  }
+}
+
 export default defineConfig({
-  plugins: [react(), tailwindcss(), switchboardApi()],
+  plugins: [react(), tailwindcss(), switchboardApi(), eagerEntryCompile()],
   server: { host: '127.0.0.1', port: 5173, strictPort: false },
   build: {
     target: 'es2022',

@@ -21,6 +21,8 @@ export interface Figure {
   min: number
   max: number
   runs: number
+  /** Every run's value, in the order measured (interleaved with the baseline's, where there is one). */
+  samples: number[]
   budget?: { op: '<=' | '<'; value: number }
   baseline?: number
   ratio?: number
@@ -31,7 +33,7 @@ export interface Figure {
 }
 
 export function figure(group: string, name: string, unit: string, samples: number[], extra: Partial<Figure> = {}): Figure {
-  return { group, name, unit, median: median(samples), min: Math.min(...samples), max: Math.max(...samples), runs: samples.length, ...extra }
+  return { group, name, unit, median: median(samples), min: Math.min(...samples), max: Math.max(...samples), runs: samples.length, samples: samples.map((x) => Number(x.toFixed(3))), ...extra }
 }
 
 export function passes(f: Figure): boolean {

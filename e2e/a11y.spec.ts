@@ -178,5 +178,8 @@ test.describe('announcements and structure', () => {
     const bar = page.getByRole('status', { name: 'Loading numbers' }).locator('div').first()
     const duration = await bar.evaluate((el) => getComputedStyle(el).animationDuration)
     expect(parseFloat(duration)).toBeLessThan(0.001)
+    // The same element does pulse when motion is welcome: the check above is not vacuous.
+    await page.emulateMedia({ reducedMotion: 'no-preference' })
+    expect(parseFloat(await bar.evaluate((el) => getComputedStyle(el).animationDuration))).toBeGreaterThan(0.5)
   })
 })

@@ -51,12 +51,3 @@ export function digitsOf(text: string): string {
 export function phoneQueryDigits(query: string): string {
   return /^[\d\s()+.-]+$/.test(query) ? digitsOf(query) : ''
 }
-
-/**
- * The first parse builds libphonenumber's metadata structures and compiles its patterns (5–10 ms):
- * done in the task after the caller's (the numbers page calls it as its request goes out), so it
- * is over before the response lands instead of inside the render that shows the first rows.
- */
-export function warmPhoneFormatting(): void {
-  setTimeout(() => void formatPhone('18005550100'), 0)
-}

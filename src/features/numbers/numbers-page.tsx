@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import type { ColumnVisibilityState } from '@tanstack/react-table'
-import { useDeferredValue, useEffect, useMemo } from 'react'
+import { useDeferredValue, useMemo } from 'react'
 import { useAfterPaint } from '../../lib/after-paint'
 import { numbersQuery, type NumberTab, type OwnedNumber } from '../../api/numbers'
 import { useLocation, useSetParams } from '../../app/router'
@@ -10,7 +10,7 @@ import { parseSort, sortRows, sortToParam } from '../../components/data-table/fe
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
 import { Tabs } from '../../components/tabs'
-import { phoneQueryDigits, warmPhoneFormatting } from '../../lib/phone'
+import { phoneQueryDigits } from '../../lib/phone'
 import { auditLabel, auditNumbers, findingsOf, isAuditKey, type AuditKey, type AuditResult } from './audit'
 import { AuditSummary } from './audit-summary'
 import { COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMN_LABEL, COLUMN_WIDTHS, COLUMNS_ALL, COLUMNS_TYPED, exportValue, SORT_VALUES } from './columns'
@@ -73,8 +73,6 @@ export function NumbersPage() {
   // Typing stays instant: the input shows the URL's query at once, the filter follows a frame behind.
   const deferredQuery = useDeferredValue(query)
 
-  // Warm the phone-number metadata while the request is in flight, not after the data lands.
-  useEffect(() => warmPhoneFormatting(), [])
   const result = useQuery(numbersQuery(tab))
   const data = result.data
   // The audit runs after the frame that paints the first rows, the findings land a frame later.

@@ -27,6 +27,8 @@ export interface VirtualTableProps<TData extends RowData> {
   estimateRowHeight: number
   height?: string
   columnWidths?: Record<string, string>
+  /** Extra classes for a column's cells: text styling on the cell itself, not a wrapper element in every row. */
+  cellClassNames?: Record<string, string>
   dynamic?: boolean
   /**
    * While the rows are on their way: the headers are shown and the body holds a skeleton with
@@ -47,6 +49,7 @@ export function VirtualTable<TData extends RowData>({
   estimateRowHeight,
   height = '70vh',
   columnWidths,
+  cellClassNames,
   dynamic = false,
   loading,
 }: VirtualTableProps<TData>) {
@@ -156,7 +159,7 @@ export function VirtualTable<TData extends RowData>({
                 style={dynamic ? undefined : { height: estimateRowHeight }}
               >
                 {row.getVisibleCells().map((cell) => (
-                  <td key={cell.id} className="overflow-hidden px-2 py-1.5 break-words">
+                  <td key={cell.id} className={`overflow-hidden px-2 py-1.5 break-words ${cellClassNames?.[cell.column.id] ?? ''}`}>
                     {renderCell(cell)}
                   </td>
                 ))}

@@ -28,8 +28,8 @@ const typeCol = helper.accessor((r) => r.type ?? '', {
   cell: ({ row }) => (row.original.type === 'tollfree' ? 'Toll-free' : row.original.type === 'local' ? 'Local' : text(row.original.type)),
 })
 const countryCol = helper.accessor((r) => r.country ?? '', { id: 'country', header: 'Country', cell: ({ row }) => text(row.original.country) })
-const tidCol = helper.accessor('tid', { id: 'tid', header: 'tid', cell: ({ row }) => <span className="font-mono text-xs break-all">{row.original.tid}</span> })
-const urlCell = (v: string | null) => (v ? <span className="font-mono text-xs break-all">{v}</span> : <span className="text-slate-600">—</span>)
+const tidCol = helper.accessor('tid', { id: 'tid', header: 'tid', cell: ({ row }) => row.original.tid })
+const urlCell = (v: string | null) => (v ? v : <span className="font-sans text-slate-600">—</span>)
 const webhookCol = helper.accessor((r) => r.webhook ?? '', { id: 'webhook', header: 'Webhook', cell: ({ row }) => urlCell(row.original.webhook) })
 const dlrCol = helper.accessor((r) => r.dlr ?? '', { id: 'dlr', header: 'DLR', cell: ({ row }) => urlCell(row.original.dlr) })
 const auditCol = helper.accessor((r) => findingsOf(r)?.length ?? -1, {
@@ -59,6 +59,13 @@ export const COLUMNS_TYPED = helper.columns([numberCol, typeCol, tidCol, webhook
 export const COLUMN_IDS_ALL = ['number', 'type', 'country', 'tid', 'webhook', 'dlr', 'audit'] as const
 export const COLUMN_IDS_TYPED = COLUMN_IDS_ALL.filter((c) => c !== 'country')
 export const COLUMN_LABEL: Record<string, string> = { number: 'Number', type: 'Type', country: 'Country', tid: 'tid', webhook: 'Webhook', dlr: 'DLR', audit: 'Audit' }
+
+/** Ids and URLs read as code: set on the cell (see VirtualTable's cellClassNames), not a span in every row. */
+export const CELL_CLASSES: Record<string, string> = {
+  tid: 'font-mono text-xs break-all',
+  webhook: 'font-mono text-xs break-all',
+  dlr: 'font-mono text-xs break-all',
+}
 
 export const COLUMN_WIDTHS: Record<string, string> = {
   number: '11rem',

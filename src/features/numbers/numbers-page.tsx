@@ -13,7 +13,7 @@ import { Tabs } from '../../components/tabs'
 import { phoneQueryDigits } from '../../lib/phone'
 import { auditLabel, auditNumbers, findingsOf, isAuditKey, type AuditKey, type AuditResult } from './audit'
 import { AuditSummary } from './audit-summary'
-import { COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMN_LABEL, COLUMN_WIDTHS, COLUMNS_ALL, COLUMNS_TYPED, exportValue, SORT_VALUES } from './columns'
+import { CELL_CLASSES, COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMN_LABEL, COLUMN_WIDTHS, COLUMNS_ALL, COLUMNS_TYPED, exportValue, SORT_VALUES } from './columns'
 import { formatCount } from '../../lib/count'
 
 const TABS = [
@@ -174,6 +174,7 @@ export function NumbersPage() {
             label={`Owned numbers, ${TAB_NAME[tab]}`}
             estimateRowHeight={58}
             columnWidths={COLUMN_WIDTHS}
+            cellClassNames={CELL_CLASSES}
             loading={result.isPending ? 'Loading numbers' : undefined}
           />
         ) : !data ? null : data.length === 0 ? (

@@ -3,9 +3,10 @@ const ROW = 58
 const scroller = document.getElementById('scroll')
 const body = document.getElementById('body')
 let rows = []
-function render() {
+// Like the app's table: the rows in view first, the 8 rows of overscan in the task after that frame.
+function render(overscan) {
   const first = Math.floor(scroller.scrollTop / ROW)
-  const count = Math.ceil(scroller.clientHeight / ROW) + 8
+  const count = Math.ceil(scroller.clientHeight / ROW) + overscan
   const top = first * ROW
   const bottom = Math.max(0, (rows.length - first - count) * ROW)
   let html = `<tr style="height:${top}px"></tr>`
@@ -21,10 +22,11 @@ function render() {
   html += `<tr style="height:${bottom}px"></tr>`
   body.innerHTML = html
 }
-scroller.addEventListener('scroll', render, { passive: true })
+scroller.addEventListener('scroll', () => render(8), { passive: true })
 fetch('/api/allownednumbers', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' })
   .then((r) => r.text())
   .then((text) => {
     rows = JSON.parse(text).data
-    render()
+    render(0)
+    requestAnimationFrame(() => setTimeout(() => render(8), 0))
   })

@@ -24,6 +24,8 @@ const SIM_PORT = 4111
 const PROXY_PORT = 4110
 const BIG = { number: '18323232323', tid: 'PUHMGWS98301' }
 const MILLION = { number: '13053851232', tid: 'YUFZUGT21996' }
+/** Pause after closing a page, so its renderer's teardown is not inside the next page's measurement. */
+const SETTLE_MS = 1000
 const figures: Figure[] = []
 const log = (s: string) => process.stderr.write(`${s}\n`)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -123,10 +125,13 @@ async function numbersTable(browser: Browser, base: string) {
         const b = await firstRows(browser, `${base}/__bench/baseline.html`, 'tbody tr[data-row]', '/api/allownednumbers')
         baseline.push(b.ms)
         await b.page.close()
+        await sleep(SETTLE_MS)
         continue
       }
       const { page, ms } = await firstRows(browser, `${base}/?bench=${run}`, 'tbody tr[aria-rowindex]', '/api/allownednumbers')
       app.push(ms)
+      // Counted once settled: the overscan rows join a frame after the first rows.
+      await sleep(300)
       dom.push(await page.locator('table[aria-rowcount]').evaluate((t) => t.querySelectorAll('*').length))
       heap.push(await heapMiB(page))
       const box = page.getByRole('searchbox', { name: /Search/ })
@@ -148,6 +153,7 @@ async function numbersTable(browser: Browser, base: string) {
       sort.push(...c)
       sortWorst.push(Math.max(...c))
       await page.close()
+      await sleep(SETTLE_MS)
     }
   }
   const ratio = (xs: number[]) => Number((median(xs) / median(baseline)).toFixed(2))

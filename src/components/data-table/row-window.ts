@@ -6,6 +6,7 @@ import { useEffect, useState, type RefObject } from 'react'
  * keeps a measurement object per row (10,000 of them, built again each time the list changes).
  * Scroll and resize only re-render when the window actually moves. No layout is read during a
  * render or commit: the height starts from `initialHeight` and is corrected by ResizeObserver.
+ * The overscan joins one frame after the first rows are painted (see below).
  */
 export interface RowWindow {
   /** First and last row index to render (inclusive); last < first when there are none. */
@@ -44,5 +45,20 @@ export function useRowWindow({ enabled, count, rowHeight, overscan, scrollRef, i
       observer.disconnect()
     }
   }, [enabled, rowHeight, scrollRef])
-  return rowWindow(enabled ? count : 0, rowHeight, overscan, view.row * rowHeight, view.height)
+  // The first frame with rows holds only the rows in view; the overscan (rows off screen, there
+  // for smooth scrolling) follows in the task after that frame. Nobody can scroll in between.
+  const hasRows = enabled && count > 0
+  const [overscanOn, setOverscanOn] = useState(false)
+  useEffect(() => {
+    if (!hasRows || overscanOn) return undefined
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => setOverscanOn(true), 0)
+    })
+    return () => {
+      cancelAnimationFrame(frame)
+      clearTimeout(timer)
+    }
+  }, [hasRows, overscanOn])
+  return rowWindow(enabled ? count : 0, rowHeight, overscanOn ? overscan : 0, view.row * rowHeight, view.height)
 }

@@ -328,8 +328,11 @@ async function main() {
   const procs: Proc[] = []
   let browser: Browser | undefined
   try {
-    procs.push(await startSimulator(SIM_PORT))
-    procs.push(await startProxy(PROXY_PORT, { API_BASE_URL: `http://127.0.0.1:${SIM_PORT}`, API_SYS_ID: LARGE_CREDENTIALS.sysId, API_AUTH_TOKEN: LARGE_CREDENTIALS.authToken, LOG_REQUESTS: '0' }))
+    const startStack = async () => {
+      procs.push(await startSimulator(SIM_PORT))
+      procs.push(await startProxy(PROXY_PORT, { API_BASE_URL: `http://127.0.0.1:${SIM_PORT}`, API_SYS_ID: LARGE_CREDENTIALS.sysId, API_AUTH_TOKEN: LARGE_CREDENTIALS.authToken, LOG_REQUESTS: '0' }))
+    }
+    await startStack()
     // The baseline page is served by the same proxy as the app: same origin, same response, same path.
     mkdirSync(join(ROOT, 'dist/__bench'), { recursive: true })
     for (const f of ['baseline.html', 'baseline.js']) copyFileSync(join(ROOT, 'bench', f), join(ROOT, 'dist/__bench', f))
@@ -339,9 +342,13 @@ async function main() {
     if (ONLY.has('history')) await historyPage(browser, `http://127.0.0.1:${PROXY_PORT}`)
     await browser.close()
     browser = undefined
-    // Let Chromium's processes finish exiting: on two cores their teardown otherwise lands in the
-    // first proxy runs (the concurrency-10 p99 read 3.9 ms right after the browser, 1.4–1.7 ms alone).
+    // The server-side figures get fresh proxy and simulator processes, and Chromium's processes
+    // time to exit: on two cores, browser teardown and the heap the browser phases left in the
+    // proxy (two 1.9 MB listings parsed per run) otherwise landed in the first proxy runs (the
+    // concurrency-10 p99 read 2.6–4.4 ms after the browser phases, 1.4–1.7 ms alone).
+    for (const p of procs.splice(0).reverse()) await p.stop()
     await sleep(2000)
+    await startStack()
     if (ONLY.has('proxy')) await proxyOverhead()
     if (ONLY.has('simulator')) await simulatorPage()
     if (ONLY.has('export')) await exportCsv()

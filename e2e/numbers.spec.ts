@@ -174,11 +174,27 @@ test.describe('a 10,000-number account', () => {
     const sim = await startSimulator(simPort)
     const proxy = await startProxy(4040, { API_BASE_URL: `http://127.0.0.1:${simPort}`, API_SYS_ID: LARGE_CREDENTIALS.sysId, API_AUTH_TOKEN: LARGE_CREDENTIALS.authToken, LOG_REQUESTS: '0' })
     try {
+      // The first frame with rows must already fill the view (the overscan may come a frame later).
+      await page.addInitScript(() => {
+        const w = window as unknown as { firstRows?: { rows: number; lastBottom: number; viewBottom: number } }
+        new MutationObserver((_, observer) => {
+          const rows = document.querySelectorAll('tbody tr[aria-rowindex]')
+          const region = rows[0]?.closest('[role=region]')
+          if (!region) return
+          observer.disconnect()
+          requestAnimationFrame(() => {
+            w.firstRows = { rows: rows.length, lastBottom: rows[rows.length - 1]!.getBoundingClientRect().bottom, viewBottom: region.getBoundingClientRect().bottom }
+          })
+        }).observe(document, { childList: true, subtree: true })
+      })
       await page.goto('http://127.0.0.1:4040/')
       const table = page.getByRole('table', { name: /Owned numbers/ })
       await expect(table).toHaveAttribute('aria-rowcount', '10001')
       const rows = table.locator('tbody tr[aria-rowindex]')
       await expect(rows.first()).toHaveAttribute('aria-rowindex', '2')
+      const first = await page.waitForFunction(() => (window as unknown as { firstRows?: unknown }).firstRows).then((h) => h.jsonValue() as Promise<{ rows: number; lastBottom: number; viewBottom: number }>)
+      expect(first.rows).toBeGreaterThan(5)
+      expect(first.lastBottom).toBeGreaterThanOrEqual(first.viewBottom)
       expect(await rows.count()).toBeLessThan(40)
       // The spacers keep the full height: 10,000 rows of 58 px.
       const region = page.getByRole('region', { name: /Owned numbers.*scrollable/ })

@@ -36,7 +36,12 @@ export function useRowWindow({ enabled, count, rowHeight, overscan, scrollRef, i
     }
     el.addEventListener('scroll', onScroll, { passive: true })
     const observer = new ResizeObserver(([entry]) => {
-      const height = Math.round(entry?.contentRect.height ?? 0)
+      // Only a scrolling element's height is the height rows can fill. Before the rows arrive
+      // (a skeleton, or nothing) the element is as tall as that content, and taking that height
+      // made the first rows fill only part of the view; with few rows all of them are shown anyway.
+      // Layout is clean when the observer reports, so reading the sizes costs no extra layout.
+      if (!entry || el.scrollHeight <= el.clientHeight) return
+      const height = Math.round(entry.contentRect.height)
       setView((v) => (v.height === height ? v : { row: v.row, height }))
     })
     observer.observe(el)

@@ -17,7 +17,7 @@ import { toCsv } from '../src/lib/csv.ts'
 import { figure, mean, median, passes, percentile, type Figure } from './stats.ts'
 
 const ROOT = process.cwd()
-const RUNS = Number(process.env.BENCH_RUNS ?? 7)
+const RUNS = Number(process.env.BENCH_RUNS ?? 11)
 /** BENCH_ONLY=numbers,history,proxy,simulator,export limits a run to some groups (the bundle is always measured). */
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'numbers,history,proxy,simulator,export').split(','))
 const SIM_PORT = 4111

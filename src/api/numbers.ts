@@ -5,11 +5,10 @@ import { parseWire, postApi } from './client'
 
 /**
  * Owned numbers (spec §2.2, §4.2, §4.3). `country` exists only in the all-numbers listing.
- * The envelope is parsed with zod; the records (10,000 on large accounts) are checked by the loop in
- * `normaliseNumbers`
- * below, which applies the same tolerant rules as the zod schemas elsewhere (string or number
- * ids, missing or null optional fields) at a tenth of the cost: zod was the largest single item
- * between the data arriving and the first rows painting (see README, Performance).
+ * The envelope is parsed with zod; the records (10,000 on large accounts) are checked in place by
+ * `normaliseNumbers` below, with the same tolerant rules as the zod schemas elsewhere (string or
+ * number ids, missing or null optional fields) at a small fraction of the cost: zod was the largest
+ * single item between the data arriving and the first rows painting (see README, Performance).
  */
 const numbersWire = z.looseObject({
   success: z.union([z.literal('1'), z.literal(1)]),

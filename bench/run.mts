@@ -80,7 +80,9 @@ async function firstRows(browser: Browser, url: string, rowSelector: string, res
   // Plain CDP: Playwright's own evaluate installs its utility script in the page first.
   const cdp = await page.context().newCDPSession(page)
   const answer = cdp.send('Runtime.evaluate', { expression: 'window.__bench.done', awaitPromise: true, returnByValue: true })
-  const { result } = await Promise.race([answer, sleep(30_000).then(() => Promise.reject(new Error(`no first rows within 30 s: ${url}`)))])
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no first rows within 30 s: ${url}`)), 30_000)))
+  const { result } = await Promise.race([answer, timeout]).finally(() => clearTimeout(timer))
   await cdp.detach()
   if (typeof result.value !== 'number') throw new Error(`no timing from ${url}: ${JSON.stringify(result)}`)
   return { page, ms: result.value }

@@ -195,6 +195,8 @@ test.describe('a 10,000-number account', () => {
       const first = await page.waitForFunction(() => (window as unknown as { firstRows?: unknown }).firstRows).then((h) => h.jsonValue() as Promise<{ rows: number; lastBottom: number; viewBottom: number }>)
       expect(first.rows).toBeGreaterThan(5)
       expect(first.lastBottom).toBeGreaterThanOrEqual(first.viewBottom)
+      // …and the overscan rows join after that frame.
+      await expect.poll(() => rows.count()).toBeGreaterThan(first.rows)
       expect(await rows.count()).toBeLessThan(40)
       // The spacers keep the full height: 10,000 rows of 58 px.
       const region = page.getByRole('region', { name: /Owned numbers.*scrollable/ })

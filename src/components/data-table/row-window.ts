@@ -1,4 +1,5 @@
 import { useEffect, useState, type RefObject } from 'react'
+import { useAfterPaint } from '../../lib/after-paint'
 
 /**
  * Which rows of a fixed-row-height list are in view (plus `overscan` either side), from the
@@ -52,18 +53,6 @@ export function useRowWindow({ enabled, count, rowHeight, overscan, scrollRef, i
   }, [enabled, rowHeight, scrollRef])
   // The first frame with rows holds only the rows in view; the overscan (rows off screen, there
   // for smooth scrolling) follows in the task after that frame. Nobody can scroll in between.
-  const hasRows = enabled && count > 0
-  const [overscanOn, setOverscanOn] = useState(false)
-  useEffect(() => {
-    if (!hasRows || overscanOn) return undefined
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const frame = requestAnimationFrame(() => {
-      timer = setTimeout(() => setOverscanOn(true), 0)
-    })
-    return () => {
-      cancelAnimationFrame(frame)
-      clearTimeout(timer)
-    }
-  }, [hasRows, overscanOn])
+  const overscanOn = useAfterPaint(enabled && count > 0) === true
   return rowWindow(enabled ? count : 0, rowHeight, overscanOn ? overscan : 0, view.row * rowHeight, view.height)
 }

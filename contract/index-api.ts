@@ -1,0 +1,165 @@
+/**
+ * The message index's HTTP API (served by proxy/index/routes.ts, called by src/api/index-*.ts).
+ *
+ * Reads are GET with a query string, so results and exports are plain links; changes are POST
+ * with a JSON body. Every path answers errors as `{ error: ErrorBody }` (contract/api.ts).
+ * With INDEX=off every path answers 503 `{ error: { kind: 'index_off' } }`.
+ *
+ * Dates on the wire are ISO 8601 UTC strings with a Z (`2026-11-21T12:04:00Z`). Query
+ * parameters named `from`/`to` accept `YYYY-MM-DD` (a whole UTC day: `to` is inclusive) or a
+ * full ISO timestamp.
+ */
+
+export const INDEX_PATHS = {
+  /** GET → IndexStatus */
+  status: '/api/index/status',
+  /** POST {number?: string, tid?: string, all?: boolean} → 202 IndexStatus. Starts/refreshes syncs. */
+  sync: '/api/index/sync',
+  /** GET SearchParams & {cursor?, limit?} → SearchResult */
+  search: '/api/index/search',
+  /** GET {number, party, before?: cursor, limit?} → ThreadResult (newest first; older via nextCursor) */
+  thread: '/api/index/thread',
+  /** GET {number, party?} → PartiesResult: the other parties of a number, with counts */
+  parties: '/api/index/parties',
+  /** GET {number?, bucket: 'day'|'week', from?, to?} → StatsResult */
+  stats: '/api/index/stats',
+  /** GET {number, ordinal} → MessageResult */
+  message: '/api/index/message',
+  /** GET {number, date: YYYY-MM-DD} → LocateResult: the newest message on or before the end of that day */
+  locate: '/api/index/locate',
+  /** GET SearchParams & {format: 'csv'|'ndjson', tz?: IANA zone} → streamed file (Content-Disposition names it) */
+  export: '/api/index/export',
+  /** POST {number?: string, all?: boolean} → {forgotten: number} */
+  forget: '/api/index/forget',
+} as const
+
+export type SyncState = 'never' | 'queued' | 'syncing' | 'idle' | 'paused' | 'error'
+
+export interface NumberIndexStatus {
+  number: string
+  tid: string
+  state: SyncState
+  /** Messages held in the index for this number. */
+  indexed: number
+  /** The upstream's total at the last sync. */
+  upstreamTotal: number | null
+  newestDate: string | null
+  oldestDate: string | null
+  lastSyncedAt: string | null
+  /** Why a sync stopped or paused, in words. */
+  error: string | null
+  /** While syncing: records fetched so far of the total. */
+  progress: { done: number; total: number } | null
+}
+
+export interface Freshness {
+  /** Numbers the index knows of (the account's numbers once listed) and how many are fully indexed. */
+  numbersKnown: number
+  numbersComplete: number
+  /** Numbers whose sync is queued or running. */
+  syncing: string[]
+  /** Numbers in scope of this answer that are not fully indexed (never synced, partial, error). */
+  incomplete: string[]
+  /** The oldest last-sync time among the numbers in scope: "indexed up to". */
+  indexedUpTo: string | null
+}
+
+export interface IndexStatus {
+  enabled: boolean
+  engine: 'pglite' | 'postgres'
+  numbers: NumberIndexStatus[]
+  freshness: Freshness
+}
+
+export interface SearchParams {
+  /** Case-insensitive substring of the body. */
+  q?: string
+  /** Digits of the other party, whole or partial; any formatting is stripped. */
+  party?: string
+  direction?: 'inbound' | 'outbound'
+  /** success (2xx), error (4xx/5xx), or a numeric code. */
+  status?: string
+  media?: 'yes' | 'no'
+  from?: string
+  to?: string
+  /** Comma-separated account numbers (digits); absent = all numbers. */
+  numbers?: string
+}
+
+export interface IndexedMessage {
+  number: string
+  tid: string
+  /** 1 = the oldest message of the number; stable as new messages arrive. */
+  ordinal: number
+  /** The record's current 1-based position counted from the newest (as the upstream pages it). */
+  position: number
+  systemId: string | null
+  messageId: string | null
+  /** ISO 8601 UTC. */
+  date: string | null
+  phone: string | null
+  direction: string | null
+  body: string | null
+  mms: boolean
+  mediaUrl: string | null
+  /** The raw status text as the upstream sent it. */
+  status: string | null
+  statusCode: number | null
+}
+
+export interface SearchResult {
+  /** Exact count of all matches of the query. */
+  total: number
+  rows: IndexedMessage[]
+  /** Opaque keyset cursor for the next (older) page; null at the end. */
+  nextCursor: string | null
+  freshness: Freshness
+  tookMs: number
+}
+
+export interface ThreadResult {
+  number: string
+  party: string
+  total: number
+  firstDate: string | null
+  lastDate: string | null
+  /** Newest first. */
+  rows: IndexedMessage[]
+  nextCursor: string | null
+  freshness: Freshness
+}
+
+export interface PartiesResult {
+  number: string
+  parties: Array<{ party: string; count: number; lastDate: string | null }>
+  freshness: Freshness
+}
+
+export interface StatsBucket {
+  /** YYYY-MM-DD (the bucket's first day, UTC). */
+  day: string
+  inbound: number
+  outbound: number
+  failed: number
+}
+
+export interface StatsResult {
+  number: string | null
+  bucket: 'day' | 'week'
+  buckets: StatsBucket[]
+  freshness: Freshness
+}
+
+export interface MessageResult {
+  message: IndexedMessage
+  /** The number's total indexed messages, so the UI can place the message in the paged history. */
+  total: number
+  freshness: Freshness
+}
+
+export interface LocateResult {
+  /** The message found (newest message of that day or, if none, the newest before it), or null. */
+  message: IndexedMessage | null
+  total: number
+  freshness: Freshness
+}

@@ -1,0 +1,21 @@
+/**
+ * One thin interface over both engines: PGlite (embedded, the default) and a PostgreSQL server
+ * through node-postgres. Both take `query(sql, params)` with `$1…` placeholders, so every
+ * statement is parameterised the same way and the SQL is shared.
+ */
+
+export interface Queryable {
+  query<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: R[] }>
+}
+
+export interface Db extends Queryable {
+  engine: 'pglite' | 'postgres'
+  /** Runs `fn` in one transaction on one connection; rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
+  /**
+   * Runs `fn` with one dedicated connection held for its duration (session-level advisory
+   * locks and cursors need the same connection throughout). PGlite has only one.
+   */
+  withConnection<T>(fn: (conn: Queryable) => Promise<T>): Promise<T>
+  close(): Promise<void>
+}

@@ -3,12 +3,27 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { ensureBrowser, ensurePostgres } from './ensure-tools.mjs'
 
 const root = process.cwd()
 const out = join(root, '.test-results')
 rmSync(out, { recursive: true, force: true })
 mkdirSync(out, { recursive: true })
 const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }
+
+// What the suites need besides node_modules, found or got before anything runs, and said.
+try {
+  const browser = ensureBrowser()
+  console.log(`Browser for the e2e tests: ${browser.how}`)
+  if (!browser.how.startsWith("Playwright's own")) env.CHROMIUM_PATH = browser.path
+  const pg = ensurePostgres()
+  console.log(`PostgreSQL for the engine tests: ${pg.how}`)
+  env.PG_BIN = pg.bin
+} catch (err) {
+  console.error(`\n${err instanceof Error ? err.message : err}`)
+  console.log('\n0 passed, 1 failed')
+  process.exit(1)
+}
 const bin = (name) => join(root, 'node_modules', '.bin', name)
 let passed = 0
 let failed = 0

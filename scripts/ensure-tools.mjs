@@ -1,0 +1,109 @@
+// What `npm test` needs besides node_modules: a Chromium for the browser tests and the
+// PostgreSQL server binaries for the index engine tests. Each is found if present, else got:
+//   browser:    Playwright's own download → Debian's `chromium` through apt-get (as root) → stop with the command to run
+//   PostgreSQL: the binaries in /usr/lib/postgresql/*/bin or on PATH → Debian's `postgresql` through apt-get (as root) → stop
+// It says which one it used. Importable (ensureBrowser, ensurePostgres) and runnable.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
+
+function which(name) {
+  try {
+    return execFileSync('which', [name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined
+  } catch {
+    return undefined
+  }
+}
+
+function playwrightOwnChromium() {
+  try {
+    const { chromium } = createRequire(import.meta.url)('playwright-core')
+    const p = chromium.executablePath()
+    return p && existsSync(p) ? p : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function systemChromium() {
+  if (process.env.CHROMIUM_PATH && existsSync(process.env.CHROMIUM_PATH)) return process.env.CHROMIUM_PATH
+  for (const name of ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome']) {
+    const p = which(name)
+    if (p) return p
+  }
+  return undefined
+}
+
+function aptInstall(pkg) {
+  if (!isRoot || !which('apt-get')) return false
+  console.log(`Installing Debian's ${pkg} (apt-get)…`)
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+  spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env })
+  // A policy-rc.d that says "no" keeps the package from starting the system's own cluster
+  // (and any other service): the tests start a throwaway cluster of their own.
+  const policy = '/usr/sbin/policy-rc.d'
+  const ownPolicy = !existsSync(policy)
+  if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 })
+  try {
+    const r = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], { stdio: ['ignore', 'ignore', 'inherit'], env })
+    return r.status === 0
+  } finally {
+    if (ownPolicy) rmSync(policy, { force: true })
+  }
+}
+
+export function ensureBrowser() {
+  const own = playwrightOwnChromium()
+  if (own) return { path: own, how: "Playwright's own Chromium" }
+  const sys = systemChromium()
+  if (sys) return { path: sys, how: `the system's Chromium (${sys})` }
+  console.log('No Chromium found; trying `npx playwright install chromium`…')
+  const pw = spawnSync(process.execPath, [join(process.cwd(), 'node_modules', 'playwright-core', 'cli.js'), 'install', 'chromium'], { stdio: 'inherit', timeout: 300_000 })
+  if (pw.status === 0 && playwrightOwnChromium()) return { path: playwrightOwnChromium(), how: "Playwright's own Chromium (just downloaded)" }
+  if (aptInstall('chromium')) {
+    const p = systemChromium()
+    if (p) return { path: p, how: `Debian's chromium (just installed, ${p})` }
+  }
+  throw new Error(
+    'No Chromium for the browser tests, and none could be installed. Run one of:\n  npx playwright install chromium\n  sudo apt-get install -y chromium\nor set CHROMIUM_PATH to a Chromium binary.',
+  )
+}
+
+export function findPostgresBin() {
+  if (process.env.PG_BIN && existsSync(join(process.env.PG_BIN, 'initdb'))) return process.env.PG_BIN
+  const base = '/usr/lib/postgresql'
+  if (existsSync(base)) {
+    const versions = readdirSync(base)
+      .filter((v) => existsSync(join(base, v, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a))
+    if (versions[0]) return join(base, versions[0], 'bin')
+  }
+  const initdb = which('initdb')
+  return initdb ? initdb.slice(0, -'/initdb'.length) : undefined
+}
+
+export function ensurePostgres() {
+  const found = findPostgresBin()
+  if (found) return { bin: found, how: `PostgreSQL binaries in ${found}` }
+  if (aptInstall('postgresql')) {
+    const bin = findPostgresBin()
+    if (bin) return { bin, how: `Debian's postgresql (just installed, ${bin})` }
+  }
+  throw new Error('No PostgreSQL server binaries for the index engine tests (initdb, pg_ctl). Run:\n  sudo apt-get install -y postgresql\nor set PG_BIN to the folder holding initdb and pg_ctl.')
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  try {
+    const b = ensureBrowser()
+    console.log(`Browser: ${b.how}`)
+    const p = ensurePostgres()
+    console.log(`PostgreSQL: ${p.how}`)
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : err)
+    process.exit(1)
+  }
+}

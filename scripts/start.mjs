@@ -1,23 +1,40 @@
-// `npm start`: build the SPA when the build is missing or older than its sources, then serve it.
-import { execFileSync, spawn } from 'node:child_process'
+// `npm start`: build what is missing or older than its sources (the SPA with Vite, the server
+// with tsc — build tools, run before the server, never inside it), then run the compiled
+// server with plain `node`. No TypeScript loader and no Vite in the serving process.
+import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { buildServer, buildSpa } from './build.mjs'
 
 const root = process.cwd()
-const newest = (dir) => {
+const newest = (...paths) => {
   let t = 0
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name)
-    t = Math.max(t, entry.isDirectory() ? newest(p) : statSync(p).mtimeMs)
+  for (const p of paths) {
+    if (!existsSync(p)) continue
+    const st = statSync(p)
+    if (!st.isDirectory()) t = Math.max(t, st.mtimeMs)
+    else for (const entry of readdirSync(p)) t = Math.max(t, newest(join(p, entry)))
   }
   return t
 }
-const built = join(root, 'dist', 'index.html')
-const sources = Math.max(newest(join(root, 'src')), statSync(join(root, 'index.html')).mtimeMs, statSync(join(root, 'vite.config.ts')).mtimeMs)
-if (!existsSync(built) || statSync(built).mtimeMs < sources) {
-  console.log('Building the dashboard…')
-  execFileSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { stdio: 'inherit' })
+const builtAt = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0)
+
+try {
+  const spa = join(root, 'dist', 'index.html')
+  if (builtAt(spa) < newest(join(root, 'src'), join(root, 'contract'), join(root, 'index.html'), join(root, 'vite.config.ts'), join(root, 'public'))) {
+    console.log('Building the dashboard (vite build)…')
+    buildSpa()
+  }
+  const server = join(root, 'build', 'server', 'proxy', 'server.js')
+  if (builtAt(server) < newest(join(root, 'proxy'), join(root, 'contract'), join(root, 'tsconfig.server.json'))) {
+    console.log('Building the server (tsc)…')
+    buildServer()
+  }
+} catch (err) {
+  console.error(err instanceof Error ? err.message : err)
+  process.exit(1)
 }
-const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'proxy', 'server.ts')], { stdio: 'inherit' })
+
+const child = spawn(process.execPath, [join(root, 'build', 'server', 'proxy', 'server.js')], { stdio: 'inherit' })
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig))
 child.on('exit', (code) => process.exit(code ?? 0))

@@ -55,8 +55,46 @@ if (existsSync(vitestJson)) {
   if (!unitOk && r.numFailedTests === 0) check('unit test run', false)
 } else check('unit test run', unitOk)
 
-const buildOk = run('build', process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'])
+const buildOk = run('build (SPA and server)', process.execPath, [join(root, 'scripts', 'build.mjs')])
 check('build', buildOk)
+if (buildOk) check('compiled server starts and serves the app', await smokeCompiledServer())
+
+/** The server as it ships (plain node on build/server) answers the app shell, then stops. */
+async function smokeCompiledServer() {
+  console.log('\n── compiled server smoke test ──')
+  const { spawn } = await import('node:child_process')
+  const dataDir = join(out, 'smoke-data')
+  const child = spawn(process.execPath, [join(root, 'build', 'server', 'proxy', 'server.js')], {
+    env: { ...env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_REQUESTS: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (d) => (output += d))
+  child.stderr.on('data', (d) => (output += d))
+  try {
+    const url = await new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error('no start banner within 30 s')), 30_000)
+      child.stdout.on('data', () => {
+        const m = /Switchboard on (http:\/\/\S+)/.exec(output)
+        if (m) {
+          clearTimeout(t)
+          resolve(m[1])
+        }
+      })
+      child.on('exit', (code) => reject(new Error(`exited ${code}`)))
+    })
+    const res = await fetch(url)
+    const html = await res.text()
+    const ok = res.status === 200 && html.includes('<div id="root">')
+    console.log(ok ? `compiled server answered the app shell on ${url}` : `unexpected answer: HTTP ${res.status}`)
+    return ok
+  } catch (err) {
+    console.log(`compiled server failed: ${err.message}\n${output}`)
+    return false
+  } finally {
+    child.kill('SIGTERM')
+  }
+}
 
 if (buildOk) {
   const pwJson = join(out, 'playwright.json')

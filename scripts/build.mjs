@@ -1,0 +1,44 @@
+// `npm run build`: what ships. The SPA (Vite → dist/) and the server (tsc → build/server/,
+// plain JavaScript, SQL migrations copied beside it). Nothing here runs in the server process.
+import { spawnSync } from 'node:child_process'
+import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+const root = process.cwd()
+
+function run(label, args) {
+  const r = spawnSync(process.execPath, args, { stdio: 'inherit' })
+  if (r.status !== 0) throw new Error(`${label} failed`)
+}
+
+/** Files the server reads at run time that tsc does not emit (SQL migrations). */
+function copyAssets(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name)
+    if (entry.isDirectory()) copyAssets(p)
+    else if (entry.name.endsWith('.sql')) cpSync(p, join(root, 'build', 'server', relative(root, p)))
+  }
+}
+
+export function buildSpa() {
+  run('vite build', [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'])
+}
+
+export function buildServer() {
+  rmSync(join(root, 'build', 'server'), { recursive: true, force: true })
+  run('tsc (server)', [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.server.json'])
+  copyAssets(join(root, 'proxy'))
+  if (!existsSync(join(root, 'build', 'server', 'proxy', 'server.js'))) throw new Error('tsc did not emit build/server/proxy/server.js')
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const only = process.argv[2]
+  try {
+    if (only !== 'server') buildSpa()
+    if (only !== 'spa') buildServer()
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : err)
+    process.exit(1)
+  }
+}

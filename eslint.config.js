@@ -4,7 +4,7 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist', 'node_modules', '.test-results', '.bench', 'test-results'] },
+  { ignores: ['dist', 'build', 'node_modules', '.test-results', '.bench', 'test-results', '.switchboard-data'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -35,14 +35,46 @@ export default tseslint.config(
       ],
     },
   },
+  // Layers only point down (bulletproof-react's restricted zones): app → features → components/lib/api → contract.
+  // Features never import each other or the app; shared pieces never import features or the app.
   {
-    // Features never import each other; shared pieces live in components/ or lib/.
-    files: ['src/features/numbers/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/features/history/**'], message: 'Features never import each other.' }] }] },
+    files: ['src/features/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/proxy/**'], message: 'The SPA never imports proxy code.' },
+            { group: ['**/app/**'], message: 'Features never import src/app; routing primitives live in src/lib.' },
+            // `../other-feature/x` from a feature's own folder; `../../lib/x` is fine.
+            { regex: '^\\.\\./(?!\\.\\.)[^/]+/', message: 'Features never import each other; shared pieces go to src/components or src/lib.' },
+          ],
+        },
+      ],
+    },
   },
   {
-    files: ['src/features/history/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/features/numbers/**'], message: 'Features never import each other.' }] }] },
+    files: ['src/lib/**', 'src/components/**', 'src/api/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/proxy/**'], message: 'The SPA never imports proxy code.' },
+            { group: ['**/features/**', '**/app/**'], message: 'Shared code (lib, components, api) never imports features or the app.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['contract/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/src/**', '**/proxy/**', 'react', 'react-dom'], message: 'The contract stands alone: both sides import it, it imports neither.' }] },
+      ],
+    },
   },
   {
     files: ['proxy/**'],

@@ -1,13 +1,7 @@
-/** The one error envelope the SPA understands: `{ error: { kind, message, upstreamStatus?, field?, retryAfterMs? } }`. */
-export type ErrorKind = 'invalid_request' | 'unauthorized' | 'upstream_rejected' | 'timeout' | 'unreachable' | 'bad_response'
+import type { ErrorBody, ErrorKind } from '../contract/api.ts'
 
-export interface ErrorBody {
-  kind: ErrorKind
-  message: string
-  upstreamStatus?: number
-  field?: string
-  retryAfterMs?: number
-}
+/** The error kinds and envelope come from the wire contract (contract/api.ts), the one source both sides read. */
+export type { ErrorBody, ErrorKind }
 
 export class ProxyError extends Error {
   constructor(

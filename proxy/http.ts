@@ -1,0 +1,193 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
+import { ProxyError, invalid, type ErrorBody } from './errors.ts'
+
+/**
+ * The small HTTP toolkit every /api room shares (the upstream operations, the index, team
+ * access): the security headers, the JSON and error-envelope writers and the body readers with
+ * one set of limits. Route handlers in other rooms import these names; keep them stable.
+ */
+
+/** Bodies the browser sends are a handful of fields; anything bigger is not ours. */
+export const MAX_BODY_BYTES = 16 * 1024
+
+/** Field names echoed back in messages are cut to this, so a hostile name cannot fill a page. */
+export const FIELD_NAME_MAX = 40
+
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  // Media comes from the provider's media hosts (any http/https origin); scripts only from us.
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' https: http: blob:; media-src 'self' https: http:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+}
+
+/** A field name safe to echo: cut to FIELD_NAME_MAX characters, never splitting a surrogate pair. */
+export function safeFieldName(name: string): string {
+  const chars = Array.from(name)
+  return chars.length <= FIELD_NAME_MAX ? name : `${chars.slice(0, FIELD_NAME_MAX).join('')}…`
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...extra,
+  })
+  res.end(text)
+}
+
+export function sendError(res: ServerResponse, err: ProxyError, extra: Record<string, string> = {}): void {
+  const body: { error: ErrorBody } = { error: err.body }
+  sendJson(res, err.status, body, extra)
+}
+
+const tooLarge = (limit: number) => new ProxyError(413, { kind: 'invalid_request', field: 'body', message: `Request body over ${limit} bytes.` })
+
+/** Decoders for the Content-Encodings we accept; each output is capped at the body limit. */
+const DECODERS: Record<string, (b: Buffer, max: number) => Buffer> = {
+  gzip: (b, max) => gunzipSync(b, { maxOutputLength: max }),
+  'x-gzip': (b, max) => gunzipSync(b, { maxOutputLength: max }),
+  deflate: (b, max) => inflateSync(b, { maxOutputLength: max }),
+  br: (b, max) => brotliDecompressSync(b, { maxOutputLength: max }),
+}
+
+function decodeBody(body: Buffer, encodingHeader: string | undefined, limit: number): Buffer {
+  const codings = (encodingHeader ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c && c !== 'identity')
+  // Codings apply in the order listed, so they are undone last-first (RFC 9110 §8.4).
+  let out = body
+  for (const coding of codings.reverse()) {
+    const decode = DECODERS[coding]
+    if (!decode)
+      throw new ProxyError(415, { kind: 'invalid_request', field: 'content-encoding', message: `Content-Encoding "${safeFieldName(coding)}" is not supported; send gzip, deflate, br or none.` })
+    try {
+      out = decode(out, limit)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limit)
+      throw invalid('body', `The request body is not valid ${coding} data.`)
+    }
+  }
+  return out
+}
+
+/**
+ * The request body, decoded (gzip, deflate, br), at most `limit` bytes before and after
+ * decoding (413 otherwise). An unknown Content-Encoding is refused with 415 before the body is
+ * read. Rejects if the client leaves before the body is complete.
+ */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const encoding = req.headers['content-encoding']
+    try {
+      decodeBody(Buffer.alloc(0), encoding, limit) // refuses unknown codings before reading
+    } catch (err) {
+      if (err instanceof ProxyError && err.status === 415) {
+        req.resume()
+        return reject(err)
+      }
+    }
+    const declared = Number(req.headers['content-length'] ?? '0')
+    if (declared > limit) {
+      req.resume()
+      return reject(tooLarge(limit))
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    let settled = false
+    const settle = (fn: () => void) => {
+      if (settled) return
+      settled = true
+      req.off('data', onData)
+      fn()
+    }
+    const onData = (c: Buffer) => {
+      size += c.length
+      if (size > limit) {
+        settle(() => reject(tooLarge(limit)))
+        req.resume()
+        return
+      }
+      chunks.push(c)
+    }
+    req.on('data', onData)
+    req.on('end', () =>
+      settle(() => {
+        try {
+          resolve(decodeBody(Buffer.concat(chunks), encoding, limit))
+        } catch (err) {
+          reject(err)
+        }
+      }),
+    )
+    req.on('error', (err) => settle(() => reject(err)))
+    req.on('close', () => settle(() => reject(new ProxyError(400, { kind: 'invalid_request', field: 'body', message: 'The request body ended early.' }))))
+  })
+}
+
+/**
+ * Throw the "sent more than once" 400 if any object in this (valid) JSON text repeats a key:
+ * JSON.parse keeps the last one silently, and a repeated field must mean the same as in a form.
+ */
+export function refuseDuplicateKeys(text: string): void {
+  const stack: Array<Set<string> | null> = []
+  let i = 0
+  while (i < text.length) {
+    const ch = text[i]
+    if (ch === '{') stack.push(new Set())
+    else if (ch === '[') stack.push(null)
+    else if (ch === '}' || ch === ']') stack.pop()
+    else if (ch === '"') {
+      let j = i + 1
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1
+      const rawString = text.slice(i, j + 1)
+      let k = j + 1
+      while (k < text.length && (text[k] === ' ' || text[k] === '\t' || text[k] === '\n' || text[k] === '\r')) k++
+      const keys = stack[stack.length - 1]
+      if (text[k] === ':' && keys) {
+        const key = JSON.parse(rawString) as string
+        if (keys.has(key)) throw invalid(safeFieldName(key), `${safeFieldName(key)} was sent more than once.`)
+        keys.add(key)
+      }
+      i = j
+    }
+    i++
+  }
+}
+
+/** Parse JSON text as the API accepts it: a leading BOM is dropped, duplicate keys are refused. */
+export function parseJsonText(text: string): unknown {
+  const clean = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  let json: unknown
+  try {
+    json = JSON.parse(clean)
+  } catch {
+    throw invalid('body', 'The request body is not valid JSON.')
+  }
+  refuseDuplicateKeys(clean)
+  return json
+}
+
+/**
+ * A JSON object body (application/json; 415 for anything else), with the same limits as
+ * readBody, a BOM accepted and duplicate keys refused. An empty body is an empty object.
+ */
+export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    ?.trim()
+    .toLowerCase()
+  const body = await readBody(req, limit)
+  if (body.length === 0) return {}
+  if (type !== 'application/json') throw new ProxyError(415, { kind: 'invalid_request', field: 'content-type', message: 'Send the body as application/json.' })
+  const json = parseJsonText(body.toString('utf8'))
+  if (!json || typeof json !== 'object' || Array.isArray(json)) throw invalid('body', 'The request body must be a JSON object.')
+  return json as Record<string, unknown>
+}

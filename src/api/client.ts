@@ -1,47 +1,107 @@
 import * as z from 'zod/mini'
-import { ApiError, errorEnvelope } from './errors'
+import type { Operation } from '../../contract/api'
+import { ApiError, errorEnvelope, isSessionError } from './errors'
 
-/** The only `fetch` in the SPA. Credentials are never sent: the proxy attaches them. */
-export async function postApi(op: 'smshistory' | 'allownednumbers' | 'ownednumbers', params: Record<string, string>, signal?: AbortSignal): Promise<unknown> {
-  let res: Response
+/**
+ * The only `fetch` calls in the SPA live in src/api. Credentials are never sent: the proxy
+ * attaches them. Our own session (team access) travels as an HttpOnly cookie, same-origin.
+ */
+
+let onSessionLost: (() => void) | null = null
+/** The app registers where to go when our own server says the session is gone (401 naming it). */
+export function setSessionLostHandler(fn: (() => void) | null) {
+  onSessionLost = fn
+}
+
+async function send(url: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
   try {
-    res = await fetch(`/api/${op}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams(params).toString(),
-      credentials: 'same-origin',
-      signal,
-    })
+    return await fetch(url, { ...init, credentials: 'same-origin', signal })
   } catch (err) {
     if (signal?.aborted) throw err
-    throw new ApiError('unreachable', 'The Switchboard server could not be reached.', 0)
+    throw new ApiError('unreachable', 'The Switchboard server could not be reached.', 0, { cause: `no answer from ${window.location.host}` })
   }
-  const text = await res.text()
+}
+
+/** An error response → ApiError, from the envelope when there is one. */
+export async function errorFrom(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => '')
   let json: unknown
   try {
     json = text ? JSON.parse(text) : undefined
   } catch {
     json = undefined
   }
-  if (!res.ok) {
-    const env = errorEnvelope.safeParse(json)
-    if (env.success) {
-      const e = env.data.error
-      throw new ApiError(e.kind, e.message, res.status, { upstreamStatus: e.upstreamStatus, field: e.field, retryAfterMs: e.retryAfterMs })
-    }
-    throw new ApiError(res.status >= 500 ? 'unreachable' : 'invalid_request', `The Switchboard server answered HTTP ${res.status}.`, res.status)
+  const env = errorEnvelope.safeParse(json)
+  let err: ApiError
+  if (env.success) {
+    const e = env.data.error
+    // A 401 that names no upstream status is our own server refusing the session (team access),
+    // not the messaging service rejecting the account's credentials (which carries upstreamStatus).
+    const session = res.status === 401 && e.kind === 'unauthorized' && (e.upstreamStatus === undefined || e.field === 'session')
+    err = new ApiError(e.kind, e.message, res.status, { upstreamStatus: e.upstreamStatus, field: e.field, retryAfterMs: e.retryAfterMs, cause: e.cause, session })
+  } else if (res.status === 404) {
+    err = new ApiError('not_found', `The Switchboard server has no ${new URL(res.url || '/', window.location.href).pathname} (HTTP 404).`, 404)
+  } else {
+    err = new ApiError(res.status >= 500 ? 'server_error' : 'invalid_request', `The Switchboard server answered HTTP ${res.status}.`, res.status)
   }
-  if (json === undefined) throw new ApiError('bad_response', 'The Switchboard server answered with something that is not JSON.', res.status)
-  return json
+  if (isSessionError(err)) onSessionLost?.()
+  return err
+}
+
+async function readJson(res: Response): Promise<unknown> {
+  if (!res.ok) throw await errorFrom(res)
+  const text = await res.text()
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new ApiError('bad_response', 'The Switchboard server answered with something that is not JSON.', res.status)
+  }
+}
+
+/** The upstream's operations, relayed by the proxy (form fields, as the upstream takes them). */
+export async function postApi(op: Operation, params: Record<string, string>, signal?: AbortSignal): Promise<unknown> {
+  const res = await send(
+    `/api/${op}`,
+    { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: new URLSearchParams(params).toString() },
+    signal,
+  )
+  return readJson(res)
+}
+
+/** Build a same-origin GET URL; empty values are left out. */
+export function apiUrl(path: string, params: Record<string, string | number | undefined | null> = {}): string {
+  const p = new URLSearchParams()
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') p.set(k, String(v))
+  const s = p.toString()
+  return s ? `${path}?${s}` : path
+}
+
+/** A GET of our own server's JSON API (/api/meta, /api/index/*). */
+export async function getJson(path: string, params: Record<string, string | number | undefined | null> = {}, signal?: AbortSignal): Promise<unknown> {
+  const res = await send(apiUrl(path, params), { method: 'GET', headers: { accept: 'application/json' } }, signal)
+  return readJson(res)
+}
+
+/** A POST of JSON to our own server (index sync). */
+export async function postJson(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
+  const res = await send(path, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) }, signal)
+  return readJson(res)
+}
+
+/** A streamed GET (exports): the caller reads the body. Errors come back as ApiError. */
+export async function getStream(path: string, params: Record<string, string | number | undefined | null>, signal: AbortSignal): Promise<Response> {
+  const res = await send(apiUrl(path, params), { method: 'GET' }, signal)
+  if (!res.ok) throw await errorFrom(res)
+  return res
 }
 
 /** Parse at the edge; a shape mismatch is a `bad_response` naming the first bad field. */
-export function parseWire<T extends z.ZodMiniType>(schema: T, json: unknown): z.output<T> {
+export function parseWire<T extends z.ZodMiniType>(schema: T, json: unknown, who = "The messaging service's"): z.output<T> {
   const r = schema.safeParse(json)
   if (!r.success) {
     const issue = r.error.issues[0]
     const where = issue?.path.length ? issue.path.join('.') : 'response'
-    throw new ApiError('bad_response', `The messaging service's answer is missing or has a bad "${where}".`, 200)
+    throw new ApiError('bad_response', `${who} answer is missing or has a bad "${where}".`, 200)
   }
   return r.data
 }

@@ -1,8 +1,18 @@
 import * as z from 'zod/mini'
+import { ERROR_KINDS, type ErrorKind } from '../../contract/api'
 
 /** The one error type the UI sees. Words are chosen from `kind`, never from the message text. */
-export const ERROR_KINDS = ['invalid_request', 'unauthorized', 'upstream_rejected', 'timeout', 'unreachable', 'bad_response'] as const
-export type ErrorKind = (typeof ERROR_KINDS)[number]
+export { ERROR_KINDS, type ErrorKind }
+
+export interface ApiErrorExtra {
+  upstreamStatus?: number
+  field?: string
+  retryAfterMs?: number
+  /** What failed and where ("connection refused by api.example.com:443"), when the server knows. */
+  cause?: string
+  /** The server named our own session as the problem (sign in again), not the upstream's credentials. */
+  session?: boolean
+}
 
 export class ApiError extends Error {
   override name = 'ApiError'
@@ -10,37 +20,57 @@ export class ApiError extends Error {
     readonly kind: ErrorKind,
     message: string,
     readonly status: number,
-    readonly extra: { upstreamStatus?: number; field?: string; retryAfterMs?: number } = {},
+    readonly extra: ApiErrorExtra = {},
   ) {
     super(message)
   }
 }
 
 export const errorEnvelope = z.object({
-  error: z.object({
+  error: z.looseObject({
     kind: z.enum(ERROR_KINDS),
     message: z.string(),
     upstreamStatus: z.optional(z.number()),
     field: z.optional(z.string()),
     retryAfterMs: z.optional(z.number()),
+    cause: z.optional(z.string()),
   }),
 })
 
-export const ERROR_WORDS: Record<ErrorKind, { title: string; hint: string }> = {
-  invalid_request: { title: 'Switchboard sent a request the server refused', hint: 'Check the link you followed; the details below name the field.' },
+/**
+ * What went wrong (title), what the user can do (hint), and whether Retry can help. Where it
+ * cannot (a rejection, a bad link, a switched-off index), the hint says what to do instead and
+ * no Retry button is shown. Hints never point at text "below" or "above": the details are named.
+ */
+export const ERROR_WORDS: Record<ErrorKind, { title: string; hint: string; retry: boolean }> = {
+  invalid_request: { title: 'Switchboard sent a request the server refused', hint: 'Check the link you followed: the details name the field.', retry: false },
   unauthorized: {
     title: 'The messaging service rejected the account credentials',
     hint: 'Ask whoever runs this Switchboard to check API_SYS_ID and API_AUTH_TOKEN.',
+    retry: false,
   },
-  upstream_rejected: { title: 'The messaging service refused the request', hint: 'Its own explanation is below.' },
-  timeout: { title: 'The messaging service took too long to answer', hint: 'It may be busy. Try again in a moment.' },
-  unreachable: { title: 'The messaging service could not be reached', hint: 'It may be down or failing. Try again in a moment.' },
-  bad_response: { title: 'The messaging service sent an answer Switchboard could not read', hint: 'This is usually temporary. Try again.' },
+  forbidden: { title: 'Your role does not allow this', hint: 'Ask an administrator of this Switchboard if you need it.', retry: false },
+  not_found: { title: 'Not found', hint: 'The account has no such number or message. Open it again from the numbers list.', retry: false },
+  upstream_rejected: { title: 'The messaging service refused the request', hint: "The details are the service's own explanation.", retry: false },
+  timeout: { title: 'The messaging service took too long to answer', hint: 'It may be busy. Try again in a moment.', retry: true },
+  unreachable: { title: 'The messaging service could not be reached', hint: 'It may be down or failing. Try again in a moment.', retry: true },
+  bad_response: { title: 'The messaging service sent an answer Switchboard could not read', hint: 'This is usually temporary. Try again.', retry: true },
+  index_off: {
+    title: 'The message index is off',
+    hint: 'Search, whole threads, charts and uncapped exports need it. Whoever runs this Switchboard can turn it on (INDEX=on).',
+    retry: false,
+  },
+  server_error: { title: 'The Switchboard server hit an error', hint: 'It has been logged. Try again; if it keeps happening, tell whoever runs this Switchboard.', retry: true },
+}
+
+/** Our own session expired or is missing (sign in again): 401 that names the session, not the upstream. */
+export function isSessionError(err: unknown): boolean {
+  return err instanceof ApiError && err.status === 401 && err.kind === 'unauthorized' && err.extra.session === true
 }
 
 /** Transport failures and 5xx are worth retrying; a rejection or a bad request is not. */
 export function isRetryable(err: unknown): boolean {
-  return err instanceof ApiError && err.kind === 'unreachable'
+  return err instanceof ApiError && (err.kind === 'unreachable' || err.kind === 'server_error')
 }
 
 export function toApiError(err: unknown): ApiError {

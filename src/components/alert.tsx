@@ -1,20 +1,31 @@
 import { ERROR_WORDS, toApiError } from '../api/errors'
 
-/** An error the user can act on: what went wrong (words from the kind), the details, and Retry. */
-export function ErrorAlert({ error, onRetry, retrying, keptData }: { error: unknown; onRetry: () => void; retrying?: boolean; keptData?: boolean }) {
+/**
+ * An error the user can act on: what went wrong (words from the kind), where it failed (the
+ * server's `cause`), the server's details, and what to do. Retry only where a retry can help;
+ * otherwise the hint says what to do instead. `where` names what was being loaded.
+ */
+export function ErrorAlert({ error, onRetry, retrying, keptData, where }: { error: unknown; onRetry?: () => void; retrying?: boolean; keptData?: boolean; where?: string }) {
   const err = toApiError(error)
   const words = ERROR_WORDS[err.kind]
+  const cause = err.extra.cause
   return (
     <div role="alert" className="my-3 rounded border border-red-300 bg-red-50 p-3 text-red-900" data-error-kind={err.kind}>
-      <p className="font-semibold">{words.title}</p>
-      <p className="mt-0.5 text-sm">{err.message}</p>
+      <p className="font-semibold">
+        {words.title}
+        {where ? <span className="font-normal"> while loading {where}</span> : null}
+      </p>
+      {cause ? <p className="mt-0.5 text-sm">Cause: {cause}</p> : null}
+      {err.message && err.message !== words.title ? <p className="mt-0.5 text-sm">Details: {err.message}</p> : null}
       <p className="mt-0.5 text-sm">
         {words.hint}
-        {keptData ? ' The rows below are from the last successful load.' : ''}
+        {keptData ? ' The rows still shown are from the last successful load.' : ''}
       </p>
-      <button type="button" className="btn mt-2" onClick={onRetry} disabled={retrying}>
-        {retrying ? 'Retrying…' : 'Retry'}
-      </button>
+      {words.retry && onRetry ? (
+        <button type="button" className="btn mt-2 print:hidden" onClick={onRetry} disabled={retrying}>
+          {retrying ? 'Retrying…' : 'Retry'}
+        </button>
+      ) : null}
     </div>
   )
 }

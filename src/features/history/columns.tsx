@@ -2,8 +2,8 @@ import { createColumnHelper } from '@tanstack/react-table'
 import type { Message } from '../../api/history'
 import { CopyText } from '../../components/copy-text'
 import type { Features, SortValue } from '../../components/data-table/features'
-import { BodyText, DateText, directionLabel, MediaPreview, PhoneText } from './message-parts'
-import { StatusBadge } from './status-badge'
+import { BodyText, DateText, directionLabel, MediaPreview, PhoneText } from '../../components/message/message-parts'
+import { StatusBadge } from '../../components/message/status-badge'
 import { formatCount } from '../../lib/count'
 
 const helper = createColumnHelper<Features, Message>()

@@ -5,9 +5,9 @@ import { ErrorAlert } from '../../components/alert'
 import { formatDay } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { pageCount, pageRange, rangeText } from '../../lib/range'
-import { useHistoryDisplay } from './display-context'
-import { BodyText, DateText, MediaPreview } from './message-parts'
-import { StatusBadge } from './status-badge'
+import { useHistoryDisplay } from '../../components/message/display-context'
+import { BodyText, DateText, MediaPreview } from '../../components/message/message-parts'
+import { StatusBadge } from '../../components/message/status-badge'
 
 interface Party {
   phone: string

@@ -1,0 +1,241 @@
+import { infiniteQueryOptions, queryOptions, useQuery } from '@tanstack/react-query'
+import * as z from 'zod/mini'
+import { INDEX_PATHS, type SearchParams } from '../../contract/index-api'
+import { parseStatus } from '../lib/status'
+import { getJson, optText, parseWire } from './client'
+import type { Message } from './history'
+
+/**
+ * The browser side of the message index (contract/index-api.ts). Answers are parsed at the
+ * edge like the upstream's, into the app's own types: a row of the index becomes the same
+ * `Message` the paged history shows, plus the number and its stable ordinal.
+ */
+
+const WHO = "The message index's"
+const count = z.catch(z.number(), 0)
+const nullableText = z.catch(optText, null)
+
+const indexedWire = z.looseObject({
+  number: z.string(),
+  tid: z.catch(z.string(), ''),
+  ordinal: z.number(),
+  position: z.catch(z.number(), 0),
+  systemId: nullableText,
+  messageId: nullableText,
+  date: nullableText,
+  phone: nullableText,
+  direction: nullableText,
+  body: nullableText,
+  mms: z.catch(z.boolean(), false),
+  mediaUrl: nullableText,
+  status: nullableText,
+  statusCode: z.catch(z.nullable(z.number()), null),
+})
+
+const freshnessWire = z.catch(
+  z.looseObject({
+    numbersKnown: count,
+    numbersComplete: count,
+    syncing: z.catch(z.array(z.string()), []),
+    incomplete: z.catch(z.array(z.string()), []),
+    indexedUpTo: nullableText,
+  }),
+  { numbersKnown: 0, numbersComplete: 0, syncing: [], incomplete: [], indexedUpTo: null },
+)
+export type Freshness = z.output<typeof freshnessWire>
+
+export interface IndexedRow extends Message {
+  number: string
+  ordinal: number
+}
+
+export function toRow(m: z.output<typeof indexedWire>): IndexedRow {
+  const ms = m.date ? Date.parse(m.date) : NaN
+  return {
+    key: `${m.number}:${m.ordinal}`,
+    number: m.number,
+    ordinal: m.ordinal,
+    position: m.position,
+    systemId: m.systemId,
+    messageId: m.messageId,
+    date: m.date,
+    dateMs: Number.isNaN(ms) ? null : ms,
+    tid: m.tid || null,
+    phone: m.phone,
+    direction: m.direction,
+    body: m.body,
+    mms: m.mms,
+    mediaUrl: m.mediaUrl,
+    status: parseStatus(m.status),
+  }
+}
+
+// ---- status ---------------------------------------------------------------------------------
+
+const statusWire = z.looseObject({
+  enabled: z.catch(z.boolean(), false),
+  engine: z.catch(z.string(), ''),
+  numbers: z.catch(
+    z.array(
+      z.looseObject({
+        number: z.string(),
+        tid: z.catch(z.string(), ''),
+        state: z.catch(z.string(), 'never'),
+        indexed: count,
+        upstreamTotal: z.catch(z.nullable(z.number()), null),
+        newestDate: nullableText,
+        oldestDate: nullableText,
+        lastSyncedAt: nullableText,
+        error: nullableText,
+        progress: z.catch(z.nullable(z.object({ done: z.number(), total: z.number() })), null),
+      }),
+    ),
+    [],
+  ),
+  freshness: freshnessWire,
+})
+export type IndexStatus = z.output<typeof statusWire>
+export type NumberIndexStatus = IndexStatus['numbers'][number]
+
+export const indexKeys = {
+  all: ['index'] as const,
+  status: () => [...indexKeys.all, 'status'] as const,
+  search: (p: SearchParams) => [...indexKeys.all, 'search', p] as const,
+  thread: (number: string, party: string) => [...indexKeys.all, 'thread', number, party] as const,
+  parties: (number: string) => [...indexKeys.all, 'parties', number] as const,
+  stats: (number: string | null, bucket: 'day' | 'week', from: string, to: string) => [...indexKeys.all, 'stats', number, bucket, from, to] as const,
+  message: (number: string, ordinal: number) => [...indexKeys.all, 'message', number, ordinal] as const,
+  locate: (number: string, date: string) => [...indexKeys.all, 'locate', number, date] as const,
+}
+
+export const indexStatusQuery = () =>
+  queryOptions({
+    queryKey: indexKeys.status(),
+    queryFn: async ({ signal }) => parseWire(statusWire, await getJson(INDEX_PATHS.status, {}, signal), WHO),
+    staleTime: 10_000,
+    // While numbers sync the counts move: poll gently; never when the index is off.
+    refetchInterval: (q) => (q.state.data && q.state.data.freshness.syncing.length > 0 ? 5_000 : false),
+    retry: false,
+  })
+
+/**
+ * The index's state for every number, for pages that show index facts (the numbers table's
+ * "messages" and "last activity" columns use `byNumber`). `available` is false when the index
+ * is off or not served, so callers fall back to what the upstream alone can do.
+ */
+export function useIndexStatus() {
+  const q = useQuery(indexStatusQuery())
+  const data = q.data
+  const byNumber = new Map<string, NumberIndexStatus>()
+  for (const n of data?.numbers ?? []) byNumber.set(n.number, n)
+  return { available: !!data?.enabled, loading: q.isPending, error: q.error, status: data, byNumber, refetch: q.refetch }
+}
+
+// ---- search ---------------------------------------------------------------------------------
+
+const searchWire = z.looseObject({
+  total: count,
+  rows: z.array(indexedWire),
+  nextCursor: nullableText,
+  freshness: freshnessWire,
+  tookMs: count,
+})
+
+export const SEARCH_PAGE = 200
+
+export const searchQuery = (p: SearchParams) =>
+  infiniteQueryOptions({
+    queryKey: indexKeys.search(p),
+    queryFn: async ({ signal, pageParam }) => {
+      const w = parseWire(searchWire, await getJson(INDEX_PATHS.search, { ...p, cursor: pageParam, limit: SEARCH_PAGE }, signal), WHO)
+      return { total: w.total, rows: w.rows.map(toRow), nextCursor: w.nextCursor, freshness: w.freshness, tookMs: w.tookMs }
+    },
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    staleTime: 15_000,
+  })
+
+// ---- thread and parties ---------------------------------------------------------------------
+
+const threadWire = z.looseObject({
+  number: z.string(),
+  party: z.string(),
+  total: count,
+  firstDate: nullableText,
+  lastDate: nullableText,
+  rows: z.array(indexedWire),
+  nextCursor: nullableText,
+  freshness: freshnessWire,
+})
+
+export const THREAD_PAGE = 100
+
+export const threadQuery = (number: string, party: string) =>
+  infiniteQueryOptions({
+    queryKey: indexKeys.thread(number, party),
+    queryFn: async ({ signal, pageParam }) => {
+      const w = parseWire(threadWire, await getJson(INDEX_PATHS.thread, { number, party, before: pageParam, limit: THREAD_PAGE }, signal), WHO)
+      return { ...w, rows: w.rows.map(toRow) }
+    },
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    staleTime: 15_000,
+  })
+
+const partiesWire = z.looseObject({
+  number: z.string(),
+  parties: z.array(z.looseObject({ party: z.string(), count: count, lastDate: nullableText })),
+  freshness: freshnessWire,
+})
+
+export const partiesQuery = (number: string) =>
+  queryOptions({
+    queryKey: indexKeys.parties(number),
+    queryFn: async ({ signal }) => parseWire(partiesWire, await getJson(INDEX_PATHS.parties, { number }, signal), WHO),
+    staleTime: 30_000,
+  })
+
+// ---- stats ----------------------------------------------------------------------------------
+
+const statsWire = z.looseObject({
+  number: z.catch(z.nullable(z.string()), null),
+  bucket: z.catch(z.enum(['day', 'week']), 'day'),
+  buckets: z.array(z.looseObject({ day: z.string(), inbound: count, outbound: count, failed: count })),
+  freshness: freshnessWire,
+})
+export type StatsResult = z.output<typeof statsWire>
+
+export const statsQuery = (number: string | null, bucket: 'day' | 'week', from: string, to: string) =>
+  queryOptions({
+    queryKey: indexKeys.stats(number, bucket, from, to),
+    queryFn: async ({ signal }) => parseWire(statsWire, await getJson(INDEX_PATHS.stats, { number: number ?? undefined, bucket, from, to }, signal), WHO),
+    staleTime: 30_000,
+  })
+
+// ---- one message, locate --------------------------------------------------------------------
+
+const messageWire = z.looseObject({ message: indexedWire, total: count, freshness: freshnessWire })
+
+export const messageQuery = (number: string, ordinal: number) =>
+  queryOptions({
+    queryKey: indexKeys.message(number, ordinal),
+    queryFn: async ({ signal }) => {
+      const w = parseWire(messageWire, await getJson(INDEX_PATHS.message, { number, ordinal }, signal), WHO)
+      return { message: toRow(w.message), total: w.total, freshness: w.freshness }
+    },
+    staleTime: 60_000,
+  })
+
+const locateWire = z.looseObject({ message: z.nullable(indexedWire), total: count, freshness: freshnessWire })
+
+/** The newest message on or before the end of `date` (YYYY-MM-DD, a UTC day), or null. */
+export async function locateDate(number: string, date: string, signal?: AbortSignal) {
+  const w = parseWire(locateWire, await getJson(INDEX_PATHS.locate, { number, date }, signal), WHO)
+  return { message: w.message ? toRow(w.message) : null, total: w.total }
+}
+
+export function exportUrl(p: SearchParams & { format: 'csv' | 'ndjson'; tz?: string }): string {
+  const q = new URLSearchParams()
+  for (const [k, v] of Object.entries(p)) if (v !== undefined && v !== '') q.set(k, String(v))
+  return `${INDEX_PATHS.export}?${q.toString()}`
+}

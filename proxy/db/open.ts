@@ -1,0 +1,176 @@
+import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
+import pg from 'pg'
+import { migrate, type MigratableDb, type ScriptRunner } from './migrate.ts'
+import type { Queryable } from './types.ts'
+
+/**
+ * Opens the database: PGlite (embedded PostgreSQL in WebAssembly) under `dataDir` by default,
+ * or a PostgreSQL server through a node-postgres pool when `databaseUrl` is set. Both run the
+ * same SQL and the same migrations; the rest of the server sees only the Db interface.
+ */
+
+export interface OpenDbOptions {
+  /** PGlite's data directory (created owner-only). Ignored when `databaseUrl` is set. */
+  dataDir?: string
+  /** `postgres://…` or `postgresql://…`: use that server instead of PGlite. */
+  databaseUrl?: string
+  log?: (line: string) => void
+  /** Bound on every statement on a server connection (ms). Writes raise it with SET LOCAL. */
+  statementTimeoutMs?: number
+  /** Pool size for a server (default 10). */
+  poolSize?: number
+  /** Apply migrations (default true). */
+  migrate?: boolean
+}
+
+export type OpenedDb = MigratableDb & {
+  /** Where the data lives, for logs and the status page: the directory or the server's host/db. */
+  location: string
+}
+
+const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000
+
+/**
+ * Customer messages live in this directory: only the owner may read it. PGlite writes files
+ * with the process umask, so the directory's own 0700 is what keeps others out; files found
+ * readable by group or others are tightened too (defence in depth, e.g. after a copy).
+ */
+function secureDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const walk = (d: string) => {
+    const st = statSync(d)
+    if ((st.mode & 0o077) !== 0) chmodSync(d, st.mode & 0o700)
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, entry.name)
+      if (entry.isDirectory()) walk(p)
+      else if (entry.isFile()) {
+        const fst = statSync(p)
+        if ((fst.mode & 0o077) !== 0) chmodSync(p, fst.mode & 0o700)
+      }
+    }
+  }
+  walk(dir)
+}
+
+async function openPglite(dataDir: string): Promise<OpenedDb> {
+  const dir = resolve(dataDir)
+  secureDir(dir)
+  const lite = await PGlite.create({ dataDir: dir, extensions: { pg_trgm } })
+  secureDir(dir)
+  const wrap = (q: { query: PGlite['query']; exec: PGlite['exec'] }): ScriptRunner => ({
+    query: async <R extends Record<string, unknown>>(sql: string, params?: readonly unknown[]) => {
+      const r = await q.query<R>(sql, params ? [...params] : undefined)
+      return { rows: r.rows }
+    },
+    exec: async (sql: string) => {
+      await q.exec(sql)
+    },
+  })
+  const main = wrap(lite)
+  let closed = false
+  return {
+    engine: 'pglite',
+    location: dir,
+    query: main.query,
+    transaction: (fn) => lite.transaction((tx) => fn(wrap(tx))),
+    // PGlite has one connection; session state (advisory locks) lives on it.
+    withConnection: (fn) => fn(main),
+    close: async () => {
+      if (closed) return
+      closed = true
+      await lite.close()
+    },
+  }
+}
+
+/** int8 as a JavaScript number (counts and ids here stay far below 2^53), as PGlite does. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === 20) return (v: string) => Number(v)
+    return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text')
+  }) as typeof pg.types.getTypeParser,
+}
+
+async function openPostgres(databaseUrl: string, opts: OpenDbOptions): Promise<OpenedDb> {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: opts.poolSize ?? 10,
+    // Every statement on every connection is bounded; longer writes raise it with SET LOCAL.
+    statement_timeout: opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    types,
+    application_name: 'switchboard',
+  })
+  // An idle client's error (server restart) must not crash the process; the next query reconnects.
+  pool.on('error', (err) => opts.log?.(`database: idle connection error: ${err.message}`))
+  const wrapClient = (c: pg.PoolClient | pg.Pool): ScriptRunner => ({
+    query: async <R extends Record<string, unknown>>(sql: string, params?: readonly unknown[]) => {
+      const r = await c.query(sql, params ? [...params] : undefined)
+      return { rows: r.rows as R[] }
+    },
+    exec: async (sql: string) => {
+      // The simple protocol (no parameters) runs a multi-statement script.
+      await c.query(sql)
+    },
+  })
+  const main = wrapClient(pool)
+  let location = 'PostgreSQL server'
+  try {
+    const u = new URL(databaseUrl)
+    location = `${u.hostname}${u.port ? `:${u.port}` : ''}${u.pathname}`
+  } catch {
+    /* keep the generic label: never log a URL that may hold a password */
+  }
+  return {
+    engine: 'postgres',
+    location,
+    query: main.query,
+    transaction: async (fn) => {
+      const client = await pool.connect()
+      try {
+        await client.query('BEGIN')
+        const out = await fn(wrapClient(client))
+        await client.query('COMMIT')
+        return out
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw err
+      } finally {
+        client.release()
+      }
+    },
+    withConnection: async (fn) => {
+      const client = await pool.connect()
+      let broken = false
+      try {
+        return await fn(wrapClient(client) as Queryable)
+      } catch (err) {
+        // A connection that failed mid-use may hold session state (locks): do not reuse it.
+        broken = true
+        throw err
+      } finally {
+        client.release(broken)
+      }
+    },
+    close: () => pool.end(),
+  }
+}
+
+export const isPostgresUrl = (url: string | undefined): url is string => !!url && /^postgres(?:ql)?:\/\//i.test(url)
+
+export async function openDb(opts: OpenDbOptions): Promise<OpenedDb> {
+  const db = isPostgresUrl(opts.databaseUrl) ? await openPostgres(opts.databaseUrl, opts) : await openPglite(opts.dataDir ?? '.switchboard-data')
+  if (opts.migrate !== false) {
+    try {
+      await migrate(db, { log: opts.log })
+    } catch (err) {
+      await db.close().catch(() => {})
+      throw err
+    }
+  }
+  return db
+}

@@ -1,218 +1,124 @@
-import { createReadStream, existsSync, statSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { extname, join, normalize, resolve, sep } from 'node:path'
+import { isOperation } from '../contract/api.ts'
+import { handleOperation } from './api.ts'
+import { allowedHostnamesFor, hostProblem, originProblem, targetProblem } from './checks.ts'
 import type { Config } from './config.ts'
-import { ProxyError, invalid, type ErrorBody } from './errors.ts'
-import type { Forwarder, Operation } from './forward.ts'
-import { validate, type Fields } from './validate.ts'
+import { ProxyError, invalid } from './errors.ts'
+import type { Forwarder } from './forward.ts'
+import type { AccessGate, Principal, RequestContext, Route } from './http-types.ts'
+import { sendError, sendJson } from './http.ts'
+import { createStatic } from './static.ts'
 
 /**
- * The request handler: security checks, validation, forwarding, static files. It never
- * listens (server.ts does), so tests drive it on an ephemeral port or in-process.
+ * The request handler: routing and the one error boundary. The checks (checks.ts), the
+ * upstream operations (api.ts), the static files (static.ts) and the shared HTTP helpers
+ * (http.ts) live in their own files. It never listens (server.ts does), so tests drive it on
+ * an ephemeral port.
  */
 
 export interface AppDeps {
   forwarder: Forwarder
   /** Built SPA; when absent, only /api is served (dev mode mounts Vite in front). */
   staticDir?: string
+  /** One line per request (method, path, status, time; the cause of a failure). */
   log?: (line: string) => void
+  /** More /api rooms (the index); the longest matching prefix wins. */
+  routes?: Route[]
+  /** Team access; without it every request is the local admin. */
+  gate?: AccessGate
+  /** Extra fields for GET /api/meta (index on/off, access mode, the user). */
+  meta?: (ctx: RequestContext) => Record<string, unknown>
 }
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, next?: () => void) => void
 
-const OPERATIONS = new Set<Operation>(['smshistory', 'allownednumbers', 'ownednumbers'])
-const MAX_BODY_BYTES = 16 * 1024
+const LOCAL_ADMIN: Principal = { name: 'local', role: 'admin', via: 'local' }
+/** Who a public path (sign-in, "who am I") sees when the request has no session. */
+const NOBODY: Principal = { name: '', role: 'viewer', via: 'password' }
 
-const SECURITY_HEADERS: Record<string, string> = {
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-  // Media comes from the provider's media hosts (any http/https origin); scripts only from us.
-  'content-security-policy':
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' https: http: blob:; media-src 'self' https: http:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
-}
+/** A path or message safe for one log line: printable ASCII only, bounded. */
+const loggable = (s: string, max = 200) => s.slice(0, max).replace(/[^\u0020-\u007e]/g, '?')
 
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.json': 'application/json',
-  '.woff2': 'font/woff2',
-  '.txt': 'text/plain; charset=utf-8',
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    ...SECURITY_HEADERS,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    ...extra,
-  })
-  res.end(text)
-}
-
-function sendError(res: ServerResponse, err: ProxyError, extra: Record<string, string> = {}) {
-  const body: { error: ErrorBody } = { error: err.body }
-  sendJson(res, err.status, body, extra)
-}
-
-function hostnameOf(hostHeader: string): string {
-  const h = hostHeader.trim().toLowerCase()
-  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1)
-  return h.split(':')[0] ?? ''
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? '0')
-    if (declared > MAX_BODY_BYTES) return reject(new ProxyError(413, { kind: 'invalid_request', message: `Request body over ${MAX_BODY_BYTES} bytes.` }))
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (c: Buffer) => {
-      size += c.length
-      if (size > MAX_BODY_BYTES) {
-        reject(new ProxyError(413, { kind: 'invalid_request', message: `Request body over ${MAX_BODY_BYTES} bytes.` }))
-        req.removeAllListeners('data')
-        req.resume()
-        return
-      }
-      chunks.push(c)
-    })
-    req.on('end', () => resolve(Buffer.concat(chunks)))
-    req.on('error', reject)
-  })
-}
-
-function parseFields(body: Buffer, contentType: string): Fields {
-  const fields: Fields = new Map()
-  const add = (k: string, v: string) => fields.set(k, [...(fields.get(k) ?? []), v])
-  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? ''
-  if (body.length === 0) return fields
-  if (type === 'application/x-www-form-urlencoded') {
-    for (const [k, v] of new URLSearchParams(body.toString('utf8'))) add(k, v)
-    return fields
-  }
-  if (type === 'application/json') {
-    let json: unknown
-    try {
-      json = JSON.parse(body.toString('utf8'))
-    } catch {
-      throw invalid('body', 'The request body is not valid JSON.')
-    }
-    if (!json || typeof json !== 'object' || Array.isArray(json)) throw invalid('body', 'The request body must be a JSON object.')
-    for (const [k, v] of Object.entries(json)) {
-      if (typeof v === 'string' || typeof v === 'number') add(k, String(v))
-      else throw invalid(k, `${k} must be a string or a number.`)
-    }
-    return fields
-  }
-  throw new ProxyError(415, { kind: 'invalid_request', field: 'content-type', message: 'Send the parameters as application/x-www-form-urlencoded or application/json.' })
-}
-
-/**
- * Reject anything that is not a plain absolute path. Path tricks (`..`, encoded dots or
- * slashes, `//host`, absolute URIs, `\`, `@`) are refused before routing, so nothing that
- * could be re-interpreted upstream is ever forwarded (OWASP SSRF prevention cheat sheet).
- */
-function pathProblem(rawUrl: string): string | undefined {
-  if (!rawUrl.startsWith('/')) return 'absolute URIs are not accepted'
-  if (rawUrl.startsWith('//')) return 'network-path references are not accepted'
-  const path = rawUrl.split('?')[0] ?? ''
-  if (/%(2e|2f|5c|25|00|40)/i.test(path)) return 'encoded dots, slashes or percent signs are not accepted'
-  if (/\.\.|\\|@|\/\/|[\u0000-\u001f]/.test(path)) return 'path traversal characters are not accepted'
-  return undefined
+function causeOf(err: unknown): string {
+  if (err instanceof Error) return loggable(`${err.name}: ${err.message}`.split('\n')[0] ?? err.name, 300)
+  return loggable(String(err), 300)
 }
 
 export function createApp(config: Config, deps: AppDeps): Handler {
-  const { forwarder, log } = deps
-  const staticRoot = deps.staticDir ? resolve(deps.staticDir) : undefined
-  const allowedHostnames = new Set(['localhost', '127.0.0.1', '[::1]', ...config.allowedHosts])
-  if (config.host !== '0.0.0.0' && config.host !== '::') allowedHostnames.add(config.host.includes(':') ? `[${config.host}]` : config.host.toLowerCase())
+  const { forwarder, log, gate } = deps
+  const logFailure = log ?? ((line: string) => console.error(line))
+  const serveStatic = deps.staticDir ? createStatic(deps.staticDir, logFailure) : undefined
+  const allowedHostnames = allowedHostnamesFor(config.host, config.allowedHosts)
+  const routes = [...(deps.routes ?? []), ...(gate?.routes ?? [])].sort((a, b) => b.prefix.length - a.prefix.length)
+  /** What went wrong on a response, for its log line (the error's kind and cause, never a body). */
+  const notes = new WeakMap<ServerResponse, string>()
 
-  function checkOrigin(req: IncomingMessage): ProxyError | undefined {
-    const host = String(req.headers.host ?? '')
-    // DNS rebinding: a page on evil.example resolved to 127.0.0.1 still sends Host: evil.example.
-    if (!allowedHostnames.has(hostnameOf(host)))
-      return new ProxyError(403, { kind: 'invalid_request', field: 'host', message: 'This server only answers to its own host name.' })
-    const site = req.headers['sec-fetch-site']
-    if (site === 'cross-site' || site === 'same-site')
-      return new ProxyError(403, { kind: 'invalid_request', field: 'origin', message: 'Cross-site requests are refused.' })
-    const origin = req.headers.origin
-    if (origin !== undefined) {
-      let ok: boolean
-      try {
-        ok = new URL(origin).host.toLowerCase() === host.toLowerCase()
-      } catch {
-        ok = false
-      }
-      if (!ok) return new ProxyError(403, { kind: 'invalid_request', field: 'origin', message: 'Cross-origin requests are refused.' })
+  function fail(req: IncomingMessage, res: ServerResponse, err: unknown) {
+    if (err instanceof ProxyError) {
+      if (err.body.cause) notes.set(res, `${err.body.kind}: ${err.body.cause}`)
+      if (res.headersSent) return res.destroy()
+      return sendError(res, err, err.status === 413 ? { connection: 'close' } : {})
     }
-    return undefined
+    // A programming error or a library's throw: this request fails, the server goes on.
+    const line = `${req.method} ${loggable((req.url ?? '').split('?')[0] ?? '')} failed: ${causeOf(err)}`
+    if (res.headersSent) {
+      logFailure(`${line} (after the answer began; connection closed)`)
+      return res.destroy()
+    }
+    notes.set(res, `server_error: ${causeOf(err)}`)
+    if (!log) logFailure(line)
+    sendError(res, new ProxyError(500, { kind: 'server_error', message: 'The server failed unexpectedly; the cause is in its log.' }))
   }
 
-  async function api(req: IncomingMessage, res: ServerResponse, op: Operation) {
-    if (req.method !== 'POST') {
-      sendError(res, new ProxyError(405, { kind: 'invalid_request', field: 'method', message: `Use POST for /api/${op}.` }), { allow: 'POST' })
-      req.resume()
-      return
-    }
-    const body = await readBody(req)
-    const fields = parseFields(body, String(req.headers['content-type'] ?? ''))
-    const params = validate(op, fields, config.historyPageCap)
-    const controller = new AbortController()
-    res.on('close', () => {
-      if (!res.writableFinished) controller.abort()
-    })
-    const result = await forwarder.forward(op, params, controller.signal)
-    res.writeHead(200, {
-      ...SECURITY_HEADERS,
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': result.body.length,
-      'cache-control': 'no-store',
-    })
-    res.end(result.body)
-  }
-
-  function serveStatic(req: IncomingMessage, res: ServerResponse, next?: () => void) {
-    if (!staticRoot) {
-      if (next) return next()
-      return sendJson(res, 404, { error: { kind: 'invalid_request', message: 'Not found.' } })
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { ...SECURITY_HEADERS, allow: 'GET, HEAD', 'content-type': 'text/plain' })
-      return res.end('Method not allowed')
-    }
-    const path = decodeURIComponent((req.url ?? '/').split('?')[0] ?? '/')
-    let file = normalize(join(staticRoot, path))
-    if (!file.startsWith(staticRoot + sep) && file !== staticRoot) file = join(staticRoot, 'index.html')
-    let isFile: boolean
+  /** Run one request path; a throw or a rejection anywhere in it ends in fail(). */
+  function guard(req: IncomingMessage, res: ServerResponse, work: () => Promise<void> | void) {
     try {
-      isFile = existsSync(file) && statSync(file).isFile()
-    } catch {
-      isFile = false
+      const p = work()
+      if (p) p.catch((err: unknown) => fail(req, res, err))
+    } catch (err) {
+      fail(req, res, err)
     }
-    // Client-side routes fall back to the app shell; missing assets are a real 404.
-    if (!isFile) {
-      if (path.startsWith('/assets/') || extname(path)) {
-        res.writeHead(404, { ...SECURITY_HEADERS, 'content-type': 'text/plain' })
-        return res.end('Not found')
+  }
+
+  async function api(req: IncomingMessage, res: ServerResponse, rawUrl: string, path: string) {
+    const refused = originProblem(req, allowedHostnames)
+    if (refused) throw refused
+    let principal: Principal | null = LOCAL_ADMIN
+    if (gate) {
+      principal = await gate.identify(req)
+      if (!principal && !gate.publicPaths.has(path)) throw new ProxyError(401, { kind: 'unauthorized', message: 'Sign in first.' })
+    }
+    const address = req.socket.remoteAddress ?? ''
+    const who = principal
+    const ctx: RequestContext = {
+      principal: who ?? NOBODY,
+      address,
+      audit: (action, details) => {
+        try {
+          gate?.audit(who, address, action, details)
+        } catch (err) {
+          logFailure(`audit ${action} failed: ${causeOf(err)}`)
+        }
+      },
+    }
+    const route = routes.find((r) => path.startsWith(r.prefix))
+    if (route) {
+      if (route.adminOnly && ctx.principal.role !== 'admin') throw new ProxyError(403, { kind: 'forbidden', message: 'Only an admin may do this.' })
+      // Query strings are the index's and access's business; the URL base is fixed, never the Host header.
+      return route.handle(req, res, new URL(rawUrl, 'http://localhost'), ctx)
+    }
+    // The upstream operations take their parameters in the body only, so nothing rides along unseen.
+    if (rawUrl.includes('?')) throw invalid('query', 'Send parameters in the POST body, not the query string.')
+    if (path === '/api/meta') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        req.resume()
+        return sendError(res, new ProxyError(405, { kind: 'invalid_request', field: 'method', message: 'Use GET for /api/meta.' }), { allow: 'GET, HEAD' })
       }
-      file = join(staticRoot, 'index.html')
+      return sendJson(res, 200, { historyPageCap: config.historyPageCap, timeZone: 'UTC', ...deps.meta?.(ctx) })
     }
-    const immutable = file.includes(`${sep}assets${sep}`)
-    res.writeHead(200, {
-      ...SECURITY_HEADERS,
-      'content-type': MIME[extname(file)] ?? 'application/octet-stream',
-      'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
-    })
-    if (req.method === 'HEAD') return res.end()
-    createReadStream(file).pipe(res)
+    const op = path.slice('/api/'.length)
+    if (!isOperation(op)) throw new ProxyError(404, { kind: 'invalid_request', field: 'path', message: `Unknown operation: /api/${op.slice(0, 40)}` })
+    return handleOperation(config, forwarder, req, res, op, ctx)
   }
 
   return (req, res, next) => {
@@ -220,24 +126,21 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     const rawUrl = req.url ?? '/'
     res.on('finish', () => {
       // Method, path and status only: bodies carry customer data and the response never holds credentials.
-      if (log) log(`${req.method} ${rawUrl.split('?')[0]?.slice(0, 200)} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`)
+      if (!log) return
+      const note = notes.get(res)
+      log(`${loggable(req.method ?? '', 16)} ${loggable(rawUrl.split('?')[0] ?? '')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms${note ? ` (${note})` : ''}`)
     })
-    const problem = pathProblem(rawUrl)
-    if (problem) return sendError(res, new ProxyError(400, { kind: 'invalid_request', field: 'path', message: `Bad path: ${problem}.` }))
-    const path = rawUrl.split('?')[0] ?? '/'
-    if (path === '/api' || path.startsWith('/api/')) {
-      const refused = checkOrigin(req)
-      if (refused) return sendError(res, refused)
-      if (rawUrl.includes('?')) return sendError(res, invalid('query', 'Send parameters in the POST body, not the query string.'))
-      const op = path.slice('/api/'.length) as Operation
-      if (!OPERATIONS.has(op)) return sendError(res, new ProxyError(404, { kind: 'invalid_request', field: 'path', message: `Unknown operation: /api/${op.slice(0, 40)}` }))
-      api(req, res, op).catch((err: unknown) => {
-        if (res.headersSent) return res.destroy()
-        if (err instanceof ProxyError) return sendError(res, err)
-        sendError(res, new ProxyError(500, { kind: 'bad_response', message: 'The proxy failed unexpectedly.' }))
-      })
-      return
-    }
-    serveStatic(req, res, next)
+    guard(req, res, () => {
+      const problem = targetProblem(rawUrl) ?? hostProblem(req)
+      if (problem) {
+        req.resume()
+        return sendError(res, problem)
+      }
+      const path = rawUrl.split('?')[0] ?? '/'
+      if (path === '/api' || path.startsWith('/api/')) return api(req, res, rawUrl, path)
+      if (serveStatic) return serveStatic(req, res)
+      if (next) return next()
+      sendJson(res, 404, { error: { kind: 'not_found', message: 'Not found.' } })
+    })
   }
 }

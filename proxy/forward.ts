@@ -1,4 +1,5 @@
 import { Pool, errors as undiciErrors } from 'undici'
+import type { Operation } from '../contract/api.ts'
 import { ProxyError } from './errors.ts'
 
 /**
@@ -7,7 +8,7 @@ import { ProxyError } from './errors.ts'
  * than the proxy's whole latency budget.
  */
 
-export type Operation = 'smshistory' | 'allownednumbers' | 'ownednumbers'
+export type { Operation }
 
 export interface ForwardResult {
   /** The upstream's JSON, byte for byte: the proxy is transparent on success. */
@@ -45,6 +46,55 @@ function retryAfterMs(header: string | string[] | undefined): number | undefined
   return Number.isNaN(at) ? undefined : Math.max(0, Math.min(at - Date.now(), 60_000))
 }
 
+/** The first `code` on an error or its causes (undici wraps the socket's errno error). */
+function errorCode(err: unknown): string | undefined {
+  let e: unknown = err
+  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && code !== 'UND_ERR_ABORTED') return code
+    e = (e as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH|ERR_OSSL)/
+
+/**
+ * What failed and where, in words an operator can act on, from the failure's error code: e.g.
+ * "Could not connect to api.example.com:443 (connection refused)". Built from the configured
+ * host and port and a fixed vocabulary, so it can never carry a credential.
+ */
+export function describeFailure(err: unknown, where: string): string {
+  const code = errorCode(err)
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `Could not connect to ${where} (connection refused)`
+    case 'ENOTFOUND':
+      return `Could not connect to ${where} (DNS lookup failed: no such host)`
+    case 'EAI_AGAIN':
+      return `Could not connect to ${where} (DNS lookup failed: temporary DNS failure)`
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `Could not connect to ${where} (no route to host)`
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `Could not connect to ${where} (connection timed out)`
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return `The connection to ${where} was reset`
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return `The connection to ${where} was closed by the other side`
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return `${where} accepted the connection but sent no answer in time`
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `${where} stopped sending its answer part-way`
+    default:
+      if (code && TLS_CODE.test(code)) return `Could not connect to ${where} (TLS handshake failed: ${code})`
+      return code ? `Could not connect to ${where} (${code})` : `Could not reach ${where}`
+  }
+}
+
 export interface Forwarder {
   forward: (op: Operation, fields: Array<[string, string]>, signal?: AbortSignal) => Promise<ForwardResult>
   close: () => Promise<void>
@@ -52,6 +102,7 @@ export interface Forwarder {
 
 export function createForwarder(upstream: { baseUrl: string; sysId: string; authToken: string }, timeoutMs: number): Forwarder {
   const base = new URL(upstream.baseUrl)
+  const where = `${base.hostname}:${base.port || (base.protocol === 'https:' ? '443' : '80')}`
   const basePath = base.pathname.replace(/\/+$/, '')
   const pool = new Pool(base.origin, {
     connections: 64,
@@ -101,9 +152,11 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
         // undici's request() never follows redirects: a 3xx is reported below, not chased.
       })
     } catch (err) {
-      if (deadline.aborted || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError)
-        throw new ProxyError(504, { kind: 'timeout', message: `The messaging service did not answer within ${timeoutMs / 1000} s.` })
-      throw new ProxyError(502, { kind: 'unreachable', message: 'The messaging service could not be reached.' })
+      if (deadline.aborted || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
+        const cause = deadline.aborted ? `${where} did not answer within ${timeoutMs / 1000} s` : describeFailure(err, where)
+        throw new ProxyError(504, { kind: 'timeout', message: `The messaging service did not answer within ${timeoutMs / 1000} s.`, cause: clean(cause) })
+      }
+      throw new ProxyError(502, { kind: 'unreachable', message: 'The messaging service could not be reached.', cause: clean(describeFailure(err, where)) })
     }
 
     let text: string
@@ -122,8 +175,17 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
     } catch (err) {
       if (err instanceof ProxyError) throw err
       if (deadline.aborted || err instanceof undiciErrors.BodyTimeoutError)
-        throw new ProxyError(504, { kind: 'timeout', message: `The messaging service did not finish answering within ${timeoutMs / 1000} s.` })
-      throw new ProxyError(502, { kind: 'unreachable', message: 'The connection to the messaging service broke mid-answer.', upstreamStatus: res.statusCode })
+        throw new ProxyError(504, {
+          kind: 'timeout',
+          message: `The messaging service did not finish answering within ${timeoutMs / 1000} s.`,
+          cause: clean(`${where} stopped sending its answer part-way`),
+        })
+      throw new ProxyError(502, {
+        kind: 'unreachable',
+        message: 'The connection to the messaging service broke mid-answer.',
+        upstreamStatus: res.statusCode,
+        cause: clean(describeFailure(err, where)),
+      })
     }
 
     const status = res.statusCode
@@ -143,7 +205,9 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
     if (status === 401 || status === 403)
       throw new ProxyError(401, {
         kind: 'unauthorized',
-        message: clean(said ? `The messaging service rejected the account credentials: ${said}` : 'The messaging service rejected the account credentials.'),
+        message: clean(
+          `${said ? `The messaging service rejected the account credentials: ${said}` : 'The messaging service rejected the account credentials.'} Check API_SYS_ID and API_AUTH_TOKEN.`,
+        ),
         upstreamStatus,
       })
     if (status >= 300 && status < 400)
@@ -154,6 +218,7 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
         kind: 'unreachable',
         message: `The messaging service is failing (HTTP ${status}).`,
         upstreamStatus,
+        cause: `${where} answered HTTP ${status}`,
         ...(after !== undefined ? { retryAfterMs: after } : {}),
       })
     }
@@ -175,6 +240,12 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
     if (!json || typeof json !== 'object' || Array.isArray(json))
       throw new ProxyError(502, { kind: 'bad_response', message: 'The messaging service answered with JSON that is not an object.', upstreamStatus })
     const success = (json as Record<string, unknown>).success
+    // The upstream's refusal of a number/tid pair the account does not hold is the user's
+    // mistake (a stale link, a mistyped tid), not the service failing: 404 in words instead of
+    // 502. Narrow on purpose: only this exact wording, only for smshistory, so any other
+    // refusal keeps its upstream_rejected kind and the upstream's own words.
+    if (success !== '1' && success !== 1 && op === 'smshistory' && said !== undefined && /^unknown number or tid\.?$/i.test(said))
+      throw new ProxyError(404, { kind: 'not_found', message: 'This account has no such number (or the tid does not belong to it).', upstreamStatus })
     // Spec §4: success is the string "1". Anything else is a refusal, with the upstream's words kept.
     if (success !== '1' && success !== 1)
       throw new ProxyError(502, {

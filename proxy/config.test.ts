@@ -26,11 +26,30 @@ describe('parseConfig', () => {
     expect(() => parseConfig(env)).toThrowError(message)
   })
   it('never puts the token in an error message', () => {
+    let message = ''
     try {
-      parseConfig({ API_BASE_URL: 'nope', API_SYS_ID: 'a', API_AUTH_TOKEN: 'SENTINEL-TOKEN' })
+      parseConfig({ API_BASE_URL: 'nope', API_SYS_ID: 'a', API_AUTH_TOKEN: 'SENTINEL-TOKEN', PORT: 'SENTINEL-TOKEN' })
     } catch (e) {
-      expect(String(e)).not.toContain('SENTINEL-TOKEN')
+      message = String(e)
     }
+    // It must have failed (so the check below looks at a real message) without quoting the token.
+    expect(message).toMatch(/API_BASE_URL/)
+    expect(message).not.toContain('SENTINEL-TOKEN')
+  })
+  it('reports every problem at once, one line each naming its variable', () => {
+    let err: unknown
+    try {
+      parseConfig({ PORT: 'eighty', HISTORY_PAGE_CAP: '0', SIMULATOR_ACCOUNT: 'huge', API_SYS_ID: 'acct' })
+    } catch (e) {
+      err = e
+    }
+    expect(err).toBeInstanceOf(ConfigError)
+    const lines = (err as ConfigError).message.split('\n')
+    expect(lines).toHaveLength(4)
+    for (const name of ['PORT', 'HISTORY_PAGE_CAP', 'SIMULATOR_ACCOUNT', 'API_SYS_ID']) expect(lines.filter((l) => l.includes(name))).toHaveLength(1)
+  })
+  it.each(['API_SYS_ID', 'API_AUTH_TOKEN'])('refuses %s without API_BASE_URL instead of ignoring it', (name) => {
+    expect(() => parseConfig({ [name]: 'x' })).toThrowError(new RegExp(`${name} is set but API_BASE_URL is not`))
   })
 })
 
@@ -41,8 +60,8 @@ describe('.env', () => {
     const { tmpdir } = await import('node:os')
     const { loadConfig, readDotEnv } = await import('./config.ts')
     const dir = mkdtempSync(join(tmpdir(), 'sb-env-'))
-    writeFileSync(join(dir, '.env'), '# comment\nAPI_BASE_URL="https://api.example.com"\nAPI_SYS_ID=acct\nAPI_AUTH_TOKEN=from-file\nPORT=6000\n')
-    expect(readDotEnv(join(dir, '.env'))).toMatchObject({ API_BASE_URL: 'https://api.example.com', PORT: '6000' })
+    writeFileSync(join(dir, '.env'), '# comment\nAPI_BASE_URL="https://api.example.com"\nAPI_SYS_ID=acct # trailing comment\nAPI_AUTH_TOKEN=from-file\nPORT=6000\n')
+    expect(readDotEnv(join(dir, '.env'))).toMatchObject({ API_BASE_URL: 'https://api.example.com', API_SYS_ID: 'acct', PORT: '6000' })
     const c = loadConfig(dir, { PORT: '7000' })
     expect(c.port).toBe(7000)
     expect(c.upstream).toEqual({ baseUrl: 'https://api.example.com', sysId: 'acct', authToken: 'from-file' })

@@ -1,10 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { parseEnv } from 'node:util'
 import { z } from 'zod'
 
-/** One line naming the variable, so a start-up failure says what to fix. */
+/** Every configuration problem, one line each naming its variable, so one start-up says all there is to fix. */
 export class ConfigError extends Error {
   override name = 'ConfigError'
+  constructor(readonly problems: string[]) {
+    super(problems.map((p) => `Configuration error: ${p}`).join('\n'))
+  }
 }
 
 const intString = (name: string, min: number, max: number) =>
@@ -49,13 +53,23 @@ const schema = z
     SIMULATOR_ACCOUNT: z.enum(['demo', 'large'], { message: 'SIMULATOR_ACCOUNT must be demo or large' }).default('demo'),
     LOG_REQUESTS: z.enum(['0', '1'], { message: 'LOG_REQUESTS must be 0 or 1' }).default('1'),
   })
-  .superRefine((env, ctx) => {
-    if (env.API_BASE_URL) {
-      if (!env.API_SYS_ID) ctx.addIssue({ code: 'custom', path: ['API_SYS_ID'], message: 'API_SYS_ID is required when API_BASE_URL is set' })
-      if (!env.API_AUTH_TOKEN)
-        ctx.addIssue({ code: 'custom', path: ['API_AUTH_TOKEN'], message: 'API_AUTH_TOKEN is required when API_BASE_URL is set' })
-    }
-  })
+
+/**
+ * Rules across variables, checked on the raw values beside the schema (zod skips an object's
+ * refinements once a field has failed, and every problem must be reported at once).
+ */
+function crossProblems(env: Record<string, string>): string[] {
+  const set = (name: string) => (env[name] ?? '').trim() !== ''
+  const problems: string[] = []
+  if (set('API_BASE_URL')) {
+    for (const name of ['API_SYS_ID', 'API_AUTH_TOKEN']) if (!set(name)) problems.push(`${name} is required when API_BASE_URL is set`)
+  } else {
+    // Credentials without an address would be silently ignored (the simulator would answer): say so instead.
+    for (const name of ['API_SYS_ID', 'API_AUTH_TOKEN'])
+      if (set(name)) problems.push(`${name} is set but API_BASE_URL is not; set API_BASE_URL too, or unset ${name} to use the simulator`)
+  }
+  return problems
+}
 
 export interface Upstream {
   /** `null` means: start the embedded simulator and use it. */
@@ -75,33 +89,31 @@ export interface Config {
   logRequests: boolean
 }
 
-/** Minimal .env reader: KEY=VALUE lines, # comments, optional quotes. Real environment wins. */
+/** The .env file parsed by Node's own reader (util.parseEnv), or nothing when there is no file. */
 export function readDotEnv(path: string): Record<string, string> {
-  if (!existsSync(path)) return {}
-  const out: Record<string, string> = {}
-  for (const raw of readFileSync(path, 'utf8').split(/\r?\n/)) {
-    const line = raw.trim()
-    if (!line || line.startsWith('#')) continue
-    const eq = line.indexOf('=')
-    if (eq < 1) continue
-    const key = line.slice(0, eq).trim()
-    let value = line.slice(eq + 1).trim()
-    if (/^(['"]).*\1$/.test(value)) value = value.slice(1, -1)
-    out[key] = value
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {}
+    throw err
   }
-  return out
+  return parseEnv(text) as Record<string, string>
 }
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
   // Empty strings mean "unset", as shells and .env files commonly write them.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''))
   const result = schema.safeParse(cleaned)
-  if (!result.success) {
-    const issue = result.error.issues[0]
-    const name = issue?.path[0] ? String(issue.path[0]) : 'configuration'
-    const message = issue?.message ?? 'invalid'
-    throw new ConfigError(message.includes(name) ? `Configuration error: ${message}` : `Configuration error: ${name}: ${message}`)
-  }
+  const problems = [
+    ...(result.error?.issues ?? []).map((issue) => {
+      const name = issue.path[0] !== undefined ? String(issue.path[0]) : 'configuration'
+      // Messages name their variable; zod's own (e.g. a wrong type) get the name put in front.
+      return issue.message.includes(name) ? issue.message : `${name}: ${issue.message}`
+    }),
+    ...crossProblems(cleaned as Record<string, string>),
+  ]
+  if (!result.success || problems.length > 0) throw new ConfigError(problems)
   const e = result.data
   return {
     upstream: e.API_BASE_URL

@@ -1,0 +1,107 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import type { Role } from '../http-types.ts'
+import type { Queryable } from '../db/types.ts'
+
+/**
+ * Server-side sessions (OWASP Session Management Cheat Sheet): a random 256-bit id in the
+ * cookie, only its SHA-256 in the database, an idle timeout and an absolute lifetime, a fresh id
+ * at every sign-in, and sign-out deleting the row.
+ */
+
+export const COOKIE_NAME = 'sb_session'
+
+/** A session's last_seen_at is written at most this often: one write per request would be wasteful. */
+const TOUCH_EVERY_MS = 30_000
+
+export const hashId = (id: string) => createHash('sha256').update(id).digest('hex')
+
+export interface SessionTimes {
+  idleMs: number
+  maxMs: number
+}
+
+export interface SessionUser {
+  name: string
+  role: Role
+  /** The SHA-256 of the id, never the id itself: safe to keep in a principal or a log. */
+  sessionId: string
+}
+
+/** The value of the sb_session cookie, or null. Several copies (a planted one) mean none is trusted. */
+export function sessionCookie(req: IncomingMessage): string | null {
+  const header = req.headers.cookie
+  if (!header) return null
+  const found: string[] = []
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq < 0) continue
+    if (part.slice(0, eq).trim() === COOKIE_NAME) found.push(part.slice(eq + 1).trim())
+  }
+  if (found.length !== 1) return null
+  const value = found[0] ?? ''
+  // Our ids are 43 base64url characters; anything else is not ours and is not looked up.
+  return /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null
+}
+
+export async function createSession(db: Queryable, userName: string, address: string, now: number, times: SessionTimes): Promise<{ id: string; expiresAt: number }> {
+  const id = randomBytes(32).toString('base64url')
+  const expiresAt = now + times.maxMs
+  await db.query('INSERT INTO sessions (id_hash, user_name, created_at, last_seen_at, expires_at, address) VALUES ($1, $2, $3, $3, $4, $5)', [
+    hashId(id),
+    userName,
+    new Date(now),
+    new Date(expiresAt),
+    address.slice(0, 100),
+  ])
+  return { id, expiresAt }
+}
+
+/**
+ * The signed-in user for a cookie id, or null when the session is unknown, idle for longer than
+ * the idle timeout, past its absolute end, or its user is disabled or removed. An expired row
+ * is deleted on sight. Roles are read from the user each time, so a change applies at once.
+ */
+export async function lookupSession(db: Queryable, id: string, now: number, times: SessionTimes): Promise<SessionUser | null> {
+  const idHash = hashId(id)
+  const r = await db.query<{ user_name: string; last_seen_at: Date | string; expires_at: Date | string; role: Role; disabled: boolean }>(
+    'SELECT s.user_name, s.last_seen_at, s.expires_at, u.role, u.disabled FROM sessions s JOIN users u ON u.name = s.user_name WHERE s.id_hash = $1',
+    [idHash],
+  )
+  const row = r.rows[0]
+  if (!row) return null
+  const lastSeen = new Date(row.last_seen_at).getTime()
+  const expired = now - lastSeen >= times.idleMs || now >= new Date(row.expires_at).getTime()
+  if (expired || row.disabled) {
+    await db.query('DELETE FROM sessions WHERE id_hash = $1', [idHash])
+    return null
+  }
+  if (now - lastSeen >= TOUCH_EVERY_MS) await db.query('UPDATE sessions SET last_seen_at = $2 WHERE id_hash = $1', [idHash, new Date(now)])
+  return { name: row.user_name, role: row.role, sessionId: idHash }
+}
+
+export async function deleteSession(db: Queryable, id: string): Promise<void> {
+  await db.query('DELETE FROM sessions WHERE id_hash = $1', [hashId(id)])
+}
+
+export async function purgeSessions(db: Queryable, now: number, times: SessionTimes): Promise<number> {
+  const r = await db.query('DELETE FROM sessions WHERE expires_at <= $1 OR last_seen_at <= $2 RETURNING 1', [new Date(now), new Date(now - times.idleMs)])
+  return r.rows.length
+}
+
+export interface CookieOptions {
+  secure: boolean
+}
+
+/**
+ * HttpOnly (no script reads it), SameSite=Strict (no cross-site request carries it), Path=/,
+ * Secure behind HTTPS. No Max-Age: the browser forgets it when it closes, and the server's idle
+ * and absolute limits apply either way.
+ */
+export function sessionSetCookie(id: string, opts: CookieOptions): string {
+  return `${COOKIE_NAME}=${id}; Path=/; HttpOnly; SameSite=Strict${opts.secure ? '; Secure' : ''}`
+}
+
+export function clearSessionCookie(opts: CookieOptions): string {
+  return `${COOKIE_NAME}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT${opts.secure ? '; Secure' : ''}`
+}

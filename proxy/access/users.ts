@@ -1,0 +1,160 @@
+import type { Role } from '../http-types.ts'
+import type { Queryable } from '../db/types.ts'
+import { DEFAULT_SCRYPT, hashPassword, passwordProblem, type ScryptParams } from './passwords.ts'
+
+/**
+ * Users in the database, shared by the admin routes and the `npm run users` command line. Names
+ * are lower-cased: "Alice" and "alice" are one user.
+ */
+
+export interface UserRow {
+  name: string
+  role: Role
+  disabled: boolean
+  createdAt: string
+  updatedAt: string
+}
+
+/** A user's problem, in words, for the caller to turn into a 400/404/409 or a CLI error. */
+export class UserError extends Error {
+  override name = 'UserError'
+  constructor(
+    readonly code: 'invalid' | 'not_found' | 'exists' | 'last_admin',
+    readonly field: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+const NAME = /^[a-z0-9][a-z0-9._@+-]{0,63}$/
+
+export function normaliseName(raw: string): string {
+  return raw.trim().toLowerCase()
+}
+
+/** The user name, lower-cased, or a UserError saying what is wrong with it. */
+export function checkName(raw: unknown): string {
+  if (typeof raw !== 'string' || raw.trim() === '') throw new UserError('invalid', 'name', 'name is required.')
+  const name = normaliseName(raw)
+  if (!NAME.test(name))
+    throw new UserError('invalid', 'name', 'name must be 1 to 64 letters, digits or . _ @ + - (starting with a letter or digit).')
+  return name
+}
+
+export function checkRole(raw: unknown): Role {
+  if (raw === 'admin' || raw === 'viewer') return raw
+  throw new UserError('invalid', 'role', 'role must be admin or viewer.')
+}
+
+export function checkPassword(raw: unknown): string {
+  if (typeof raw !== 'string' || raw === '') throw new UserError('invalid', 'password', 'password is required.')
+  const problem = passwordProblem(raw)
+  if (problem) throw new UserError('invalid', 'password', problem)
+  return raw
+}
+
+interface DbUser extends Record<string, unknown> {
+  name: string
+  role: Role
+  disabled: boolean
+  created_at: Date | string
+  updated_at: Date | string
+}
+
+const iso = (d: Date | string) => new Date(d).toISOString()
+const toRow = (u: DbUser): UserRow => ({ name: u.name, role: u.role, disabled: u.disabled, createdAt: iso(u.created_at), updatedAt: iso(u.updated_at) })
+
+export async function listUsers(db: Queryable): Promise<UserRow[]> {
+  const r = await db.query<DbUser>('SELECT name, role, disabled, created_at, updated_at FROM users ORDER BY name')
+  return r.rows.map(toRow)
+}
+
+export async function getUser(db: Queryable, name: string): Promise<UserRow | null> {
+  const r = await db.query<DbUser>('SELECT name, role, disabled, created_at, updated_at FROM users WHERE name = $1', [name])
+  return r.rows[0] ? toRow(r.rows[0]) : null
+}
+
+export async function addUser(
+  db: Queryable,
+  input: { name: string; role: Role; password: string },
+  opts: { now?: Date; scrypt?: ScryptParams } = {},
+): Promise<UserRow> {
+  const name = checkName(input.name)
+  const role = checkRole(input.role)
+  const hash = await hashPassword(checkPassword(input.password), opts.scrypt ?? DEFAULT_SCRYPT)
+  const now = opts.now ?? new Date()
+  const r = await db.query<DbUser>(
+    `INSERT INTO users (name, role, password_hash, disabled, created_at, updated_at) VALUES ($1, $2, $3, false, $4, $4)
+     ON CONFLICT (name) DO NOTHING
+     RETURNING name, role, disabled, created_at, updated_at`,
+    [name, role, hash, now],
+  )
+  if (!r.rows[0]) throw new UserError('exists', 'name', `A user named ${name} already exists.`)
+  return toRow(r.rows[0])
+}
+
+export interface UserChange {
+  role?: Role
+  password?: string
+  disabled?: boolean
+}
+
+/**
+ * Change role, password and/or disabled in one transaction. A new password or disabling ends the
+ * user's sessions (a reset must lock out whoever had the old one). The last enabled admin cannot
+ * be demoted or disabled: nobody could manage users afterwards.
+ */
+export async function changeUser(
+  db: { transaction: <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T> },
+  rawName: string,
+  change: UserChange,
+  opts: { now?: Date; scrypt?: ScryptParams } = {},
+): Promise<UserRow> {
+  const name = checkName(rawName)
+  const role = change.role === undefined ? undefined : checkRole(change.role)
+  const hash = change.password === undefined ? undefined : await hashPassword(checkPassword(change.password), opts.scrypt ?? DEFAULT_SCRYPT)
+  const now = opts.now ?? new Date()
+  return db.transaction(async (tx) => {
+    const current = await tx.query<DbUser>('SELECT name, role, disabled, created_at, updated_at FROM users WHERE name = $1 FOR UPDATE', [name])
+    const user = current.rows[0]
+    if (!user) throw new UserError('not_found', 'name', `There is no user named ${name}.`)
+    const losesAdmin = user.role === 'admin' && !user.disabled && ((role !== undefined && role !== 'admin') || change.disabled === true)
+    if (losesAdmin) await refuseLastAdmin(tx, name, 'demote or disable')
+    const r = await tx.query<DbUser>(
+      `UPDATE users SET role = COALESCE($2, role), password_hash = COALESCE($3, password_hash), disabled = COALESCE($4, disabled), updated_at = $5
+       WHERE name = $1 RETURNING name, role, disabled, created_at, updated_at`,
+      [name, role ?? null, hash ?? null, change.disabled ?? null, now],
+    )
+    if (hash !== undefined || change.disabled === true) await tx.query('DELETE FROM sessions WHERE user_name = $1', [name])
+    return toRow(r.rows[0]!)
+  })
+}
+
+export async function removeUser(db: { transaction: <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T> }, rawName: string): Promise<void> {
+  const name = checkName(rawName)
+  await db.transaction(async (tx) => {
+    const current = await tx.query<DbUser>('SELECT name, role, disabled, created_at, updated_at FROM users WHERE name = $1 FOR UPDATE', [name])
+    const user = current.rows[0]
+    if (!user) throw new UserError('not_found', 'name', `There is no user named ${name}.`)
+    if (user.role === 'admin' && !user.disabled) await refuseLastAdmin(tx, name, 'remove')
+    // Sessions go with the user (ON DELETE CASCADE); the access log keeps the name as text.
+    await tx.query('DELETE FROM users WHERE name = $1', [name])
+  })
+}
+
+async function refuseLastAdmin(tx: Queryable, name: string, verb: string): Promise<void> {
+  // Lock every admin row so two admins demoting each other at once cannot both pass the check.
+  const others = await tx.query("SELECT name FROM users WHERE role = 'admin' AND NOT disabled AND name <> $1 FOR UPDATE", [name])
+  if (others.rows.length === 0) throw new UserError('last_admin', 'name', `${name} is the last enabled admin; add another admin before you ${verb} this one.`)
+}
+
+/** The password hash and standing of a user, for sign-in only. */
+export async function credentialsOf(db: Queryable, name: string): Promise<{ name: string; role: Role; disabled: boolean; passwordHash: string } | null> {
+  const r = await db.query<{ name: string; role: Role; disabled: boolean; password_hash: string }>(
+    'SELECT name, role, disabled, password_hash FROM users WHERE name = $1',
+    [name],
+  )
+  const u = r.rows[0]
+  return u ? { name: u.name, role: u.role, disabled: u.disabled, passwordHash: u.password_hash } : null
+}

@@ -2,9 +2,10 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { createApp } from './app.ts'
+import { createApp, type AppDeps } from './app.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
-import { createForwarder } from './forward.ts'
+import { ProxyError } from './errors.ts'
+import { createForwarder, type Forwarder } from './forward.ts'
 import { DEMO_CREDENTIALS, LARGE_CREDENTIALS } from './simulator/dataset.ts'
 import { createSimulator } from './simulator/simulator.ts'
 
@@ -12,7 +13,41 @@ export interface Running {
   server: Server
   url: string
   upstreamLabel: string
+  /** The forwarder the app uses, for the start-up check of the upstream. */
+  forwarder: Forwarder
   close: () => Promise<void>
+}
+
+export interface StartOptions {
+  staticDir?: string
+  log?: (line: string) => void
+  headersTimeoutMs?: number
+  /** More /api rooms (the index). */
+  routes?: AppDeps['routes']
+  /** Team access. */
+  gate?: AppDeps['gate']
+  /** Extra fields for GET /api/meta. */
+  meta?: AppDeps['meta']
+}
+
+/**
+ * One cheap call upstream (allownednumbers) to say in the start-up banner whether the
+ * messaging service answers, and if not, why, in the same words as the app's errors.
+ */
+export async function checkUpstream(forwarder: Forwarder): Promise<string> {
+  const t0 = performance.now()
+  try {
+    const { body } = await forwarder.forward('allownednumbers', [])
+    const data = (JSON.parse(body.toString('utf8')) as { data?: unknown }).data
+    const count = Array.isArray(data) ? `, ${data.length} numbers` : ''
+    return `answered (allownednumbers in ${Math.round(performance.now() - t0)} ms${count})`
+  } catch (err) {
+    if (err instanceof ProxyError) {
+      const said = `${err.body.message}${err.body.cause ? ` Cause: ${err.body.cause}.` : ''}`
+      return err.body.kind === 'unreachable' || err.body.kind === 'timeout' ? `did not answer: ${said}` : `answered, but not with data: ${said}`
+    }
+    return `could not be checked: ${err instanceof Error ? err.message : String(err)}`
+  }
 }
 
 export interface ResolvedUpstream {
@@ -39,12 +74,12 @@ export async function resolveUpstream(config: Config): Promise<ResolvedUpstream>
 }
 
 /** Resolve the upstream, then listen; the only place the proxy listens. */
-export async function start(config: Config, opts: { staticDir?: string; log?: (line: string) => void; headersTimeoutMs?: number } = {}): Promise<Running> {
+export async function start(config: Config, opts: StartOptions = {}): Promise<Running> {
   const resolved = await resolveUpstream(config)
   const { upstream } = resolved
   const upstreamLabel = resolved.label
   const forwarder = createForwarder(upstream, config.timeoutMs)
-  const handler = createApp(config, { forwarder, staticDir: opts.staticDir, log: opts.log })
+  const handler = createApp(config, { forwarder, staticDir: opts.staticDir, log: opts.log, routes: opts.routes, gate: opts.gate, meta: opts.meta })
   const server = createServer(
     {
       // Slow-header clients (slowloris) are cut off; Node checks these on connectionsCheckingInterval.
@@ -65,6 +100,7 @@ export async function start(config: Config, opts: { staticDir?: string; log?: (l
     server,
     url: `http://${host}:${addr.port}`,
     upstreamLabel,
+    forwarder,
     close: async () => {
       await new Promise<void>((ok) => {
         server.close(() => ok())
@@ -93,6 +129,7 @@ async function main() {
     process.exit(1)
   })
   console.log(`Switchboard on ${running.url}  (upstream: ${running.upstreamLabel})`)
+  console.log(`Upstream check: ${running.upstreamLabel} ${await checkUpstream(running.forwarder)}`)
   let closing = false
   const stop = () => {
     if (closing) return

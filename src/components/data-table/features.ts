@@ -1,4 +1,4 @@
-import { columnVisibilityFeature, rowSortingFeature, tableFeatures, type SortingState } from '@tanstack/react-table'
+import { columnVisibilityFeature, metaHelper, rowSortingFeature, tableFeatures, type SortingState } from '@tanstack/react-table'
 
 /**
  * The one feature set both tables use: sort state and column visibility. Rows are filtered and
@@ -8,7 +8,33 @@ import { columnVisibilityFeature, rowSortingFeature, tableFeatures, type Sorting
 export const features = tableFeatures({
   rowSortingFeature,
   columnVisibilityFeature,
+  columnMeta: metaHelper<ColumnLayout>(),
 })
+
+/**
+ * Where a column's value goes when a row is shown as a card (narrow screens, see VirtualTable):
+ * - `title`: the card's first line, bold (the number; the message's date);
+ * - `meta`: short values on the line under the title, labelled for screen readers only (type,
+ *   direction, party, status); they must read on their own ("Inbound", "✓ Delivered");
+ * - `body`: full width with a visible label, and the room (message text, callback URLs, findings);
+ * - `field`: a labelled value (the default);
+ * - `details`: inside a closed disclosure at the card's foot (identifiers); in the table, below
+ *   1,280 px, the same disclosure stands in the cell so the column takes 6rem, not 17;
+ * - `hidden`: left out of the card (a running position the list already gives).
+ */
+export type CardRole = 'title' | 'meta' | 'body' | 'field' | 'details' | 'hidden'
+
+export interface ColumnLayout {
+  card?: CardRole
+  /** The card's label for this value; the header text when the header is a string. */
+  cardLabel?: string
+  /**
+   * Table mode: the least width an `auto` column may get (CSS length, rem or px). The table
+   * never squeezes below the sum of its columns' widths; it scrolls inside its own region
+   * instead, so no column drops under what its content needs. Default 12rem.
+   */
+  minWidth?: string
+}
 
 export type Features = typeof features
 

@@ -25,7 +25,21 @@ export function rowWindow(count: number, rowHeight: number, overscan: number, sc
   return { first, last, top: first * rowHeight, bottom: (count - 1 - last) * rowHeight }
 }
 
-export function useRowWindow({ enabled, count, rowHeight, overscan, scrollRef, initialHeight }: { enabled: boolean; count: number; rowHeight: number; overscan: number; scrollRef: RefObject<HTMLElement | null>; initialHeight: number }): RowWindow {
+export function useRowWindow({
+  enabled,
+  count,
+  rowHeight,
+  overscan,
+  scrollRef,
+  initialHeight,
+}: {
+  enabled: boolean
+  count: number
+  rowHeight: number
+  overscan: number
+  scrollRef: RefObject<HTMLElement | null>
+  initialHeight: number
+}): RowWindow {
   // Row-granular view: scrollTop rounded down to a row, so scrolling inside a row changes nothing.
   const [view, setView] = useState({ row: 0, height: initialHeight })
   useEffect(() => {

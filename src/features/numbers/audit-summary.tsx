@@ -1,54 +1,127 @@
-import { auditLabel, findingSentence, type AuditKey, type AuditResult, type Target } from './audit'
+import {
+  auditLabel,
+  CLASS_FILTER_LABEL,
+  CLASS_FILTERS,
+  findingSentence,
+  SEVERITY_LABEL,
+  severityOf,
+  type AuditFilter,
+  type AuditResult,
+  type Target,
+} from './audit'
 import { formatCount } from '../../lib/count'
 
-/** Counts per finding (each a filter) and the distinct endpoints with how many numbers use each. */
-export function AuditSummary({ audit, total, active, onFilter }: { audit: AuditResult; total: number; active: AuditKey | null; onFilter: (key: AuditKey | null) => void }) {
-  const findings = [...audit.counts.entries()].sort((a, b) => b[1] - a[1])
+const CLASS_STYLE = {
+  problem: 'border-red-700 bg-red-50 text-red-900 hover:bg-red-100',
+  look: 'border-dashed border-amber-700 bg-amber-50 text-amber-950 hover:bg-amber-100',
+  none: 'border-green-700 bg-green-50 text-green-900 hover:bg-green-100',
+} as const
+const PRESSED = 'border-blue-800 bg-blue-800 text-white'
+
+/**
+ * The audit, in a box whose height is the same before and after the audit lands: the heading,
+ * one status line and the three class filters (counts shown as "…" until then) are there from
+ * the first paint; the per-finding list and the endpoints sit in a closed disclosure. So the
+ * table under it never moves when the findings arrive (CLS, issue 16), and only the reader's
+ * own click opens anything.
+ */
+export function AuditSummary({
+  audit,
+  total,
+  active,
+  onFilter,
+}: {
+  audit: AuditResult | null
+  total: number | null
+  active: AuditFilter | null
+  onFilter: (f: AuditFilter | null) => void
+}) {
+  const findings = audit ? [...audit.counts.entries()].sort((a, b) => severityRank(a[0]) - severityRank(b[0]) || b[1] - a[1]) : []
   return (
-    <section aria-labelledby="audit-heading" className="my-3 rounded border border-slate-200 bg-white p-3">
-      <h2 id="audit-heading" className="text-base font-semibold">
-        Callback audit
-      </h2>
-      {findings.length === 0 ? (
-        <p className="mt-1 text-sm">All {formatCount(total)} numbers have HTTPS webhook and dlr URLs on public hosts.</p>
-      ) : (
-        <ul className="mt-2 flex flex-wrap gap-2" aria-label="Findings">
-          {findings.map(([key, n]) => (
-            <li key={key}>
-              <button
-                type="button"
-                aria-pressed={active === key}
-                onClick={() => onFilter(active === key ? null : key)}
-                className={`rounded border px-2 py-1 text-left text-sm ${active === key ? 'border-blue-800 bg-blue-800 text-white' : 'border-amber-700 bg-amber-50 text-amber-950 hover:bg-amber-100'}`}
-              >
-                <span className="font-semibold">{auditLabel(key)}</span> — {findingSentence(key, n)}
-              </button>
-            </li>
-          ))}
-          {active ? (
-            <li>
-              <button type="button" className="btn" onClick={() => onFilter(null)}>
-                Clear audit filter
-              </button>
-            </li>
-          ) : null}
-        </ul>
-      )}
-      <div className="mt-3 grid gap-3 md:grid-cols-2">
-        {(['webhook', 'dlr'] as Target[]).map((t) => (
-          <Endpoints key={t} target={t} list={audit.endpoints[t]} />
-        ))}
+    <section aria-labelledby="audit-heading" className="my-3 rounded border border-slate-200 bg-white p-3" data-print="hide">
+      <div className="flex flex-wrap items-baseline gap-x-3">
+        <h2 id="audit-heading" className="text-base font-semibold">
+          Callback audit
+        </h2>
+        <p role="status" className="text-sm text-slate-700">
+          {!audit || total === null
+            ? 'Checking callback URLs…'
+            : findings.length === 0
+              ? `All ${formatCount(total)} numbers have HTTPS webhook and dlr URLs on public hosts.`
+              : `${formatCount(total)} numbers checked.`}
+        </p>
       </div>
+      <ul className="mt-2 flex flex-wrap gap-2" aria-label="Audit filters">
+        {CLASS_FILTERS.map((c) => (
+          <li key={c}>
+            <button
+              type="button"
+              disabled={!audit}
+              aria-pressed={active === c}
+              onClick={() => onFilter(active === c ? null : c)}
+              className={`inline-flex min-h-8 items-center gap-1 rounded border px-2 py-1 text-sm disabled:cursor-wait ${active === c ? PRESSED : CLASS_STYLE[c]}`}
+            >
+              <span className="font-semibold">{CLASS_FILTER_LABEL[c]}</span>
+              <span className="inline-block min-w-[6ch] text-left tabular-nums">· {audit ? formatCount(audit.classes[c]) : '…'}</span>
+            </button>
+          </li>
+        ))}
+        {active ? (
+          <li>
+            <button type="button" className="btn min-h-8" onClick={() => onFilter(null)}>
+              Clear audit filter
+            </button>
+          </li>
+        ) : null}
+      </ul>
+      <details className="mt-2">
+        <summary className="min-h-6 cursor-pointer text-sm font-semibold text-blue-800">Findings by kind, and endpoints</summary>
+        {!audit ? (
+          <p className="mt-1 text-sm">Checking callback URLs…</p>
+        ) : (
+          <>
+            {findings.length ? (
+              <ul className="mt-2 flex flex-wrap gap-2" aria-label="Findings">
+                {findings.map(([key, n]) => {
+                  const sev = severityOf(key)
+                  return (
+                    <li key={key}>
+                      <button
+                        type="button"
+                        aria-pressed={active === key}
+                        onClick={() => onFilter(active === key ? null : key)}
+                        className={`rounded border px-2 py-1 text-left text-sm ${active === key ? PRESSED : CLASS_STYLE[sev]}`}
+                      >
+                        <span className="font-semibold">
+                          {SEVERITY_LABEL[sev]}: {auditLabel(key)}
+                        </span>{' '}
+                        — {findingSentence(key, n)}
+                      </button>
+                    </li>
+                  )
+                })}
+              </ul>
+            ) : null}
+            <div className="mt-3 grid gap-3 md:grid-cols-2">
+              {(['webhook', 'dlr'] as Target[]).map((t) => (
+                <Endpoints key={t} target={t} list={audit.endpoints[t]} />
+              ))}
+            </div>
+          </>
+        )}
+      </details>
     </section>
   )
 }
 
+const severityRank = (k: Parameters<typeof severityOf>[0]) => (severityOf(k) === 'problem' ? 0 : 1)
+
 function Endpoints({ target, list }: { target: Target; list: Array<{ url: string; count: number }> }) {
   return (
-    <details open={list.length <= 6}>
-      <summary className="cursor-pointer text-sm font-semibold">
+    <div>
+      <h3 className="text-sm font-semibold">
         {list.length} distinct {target === 'dlr' ? 'dlr' : 'webhook'} endpoint{list.length === 1 ? '' : 's'}
-      </summary>
+      </h3>
       <table className="mt-1 w-full text-xs">
         <caption className="sr-only">{target} endpoints and how many numbers use each</caption>
         <thead>
@@ -64,12 +137,12 @@ function Endpoints({ target, list }: { target: Target; list: Array<{ url: string
         <tbody>
           {list.map((e) => (
             <tr key={e.url || '(none)'}>
-              <td className="font-mono break-all">{e.url || <em className="not-italic text-slate-700">(none)</em>}</td>
+              <td className="font-mono break-all">{e.url || <em className="text-slate-700 not-italic">(none)</em>}</td>
               <td className="text-right tabular-nums">{formatCount(e.count)}</td>
             </tr>
           ))}
         </tbody>
       </table>
-    </details>
+    </div>
   )
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { OwnedNumber } from '../../api/numbers'
-import { auditNumbers, checkUrl, dominantUrl, findingSentence, findingsOf } from './audit'
+import { auditNumbers, checkUrl, dominantUrl, findingSentence, findingsOf, matchesAudit, severityOf } from './audit'
 
 const base = (i: number, webhook: string | null, dlr: string | null): OwnedNumber => ({
   number: `1832323232${i}`,
@@ -61,6 +61,25 @@ describe('auditNumbers', () => {
   it('counts findings and endpoints', () => {
     expect(result.counts.get('dlr.missing')).toBe(1)
     expect(result.endpoints.webhook[0]).toEqual({ url: W, count: 6 })
+  })
+  it('gives every finding a severity in words and counts numbers per class', () => {
+    expect(severityOf('webhook.missing')).toBe('problem')
+    expect(severityOf('dlr.private_host')).toBe('problem')
+    expect(severityOf('webhook.not_https')).toBe('problem')
+    expect(severityOf('webhook.invalid_url')).toBe('problem')
+    expect(severityOf('webhook.outlier')).toBe('look')
+    expect(severityOf('dlr.same_as_webhook')).toBe('look')
+    // rows 4, 5 have a problem; 6 (same as webhook, and an outlier) and 7 are worth a look; 0–3 are clean.
+    expect(result.classes).toEqual({ problem: 2, look: 2, none: 4 })
+  })
+  it('filters by class and by finding', () => {
+    expect(matchesAudit([], 'none')).toBe(true)
+    expect(matchesAudit(['webhook.outlier'], 'none')).toBe(false)
+    expect(matchesAudit(['webhook.outlier'], 'problem')).toBe(false)
+    expect(matchesAudit(['webhook.outlier', 'dlr.missing'], 'problem')).toBe(true)
+    expect(matchesAudit(['webhook.outlier'], 'look')).toBe(true)
+    expect(matchesAudit(['dlr.missing'], 'dlr.missing')).toBe(true)
+    expect(matchesAudit(['dlr.missing'], 'webhook.missing')).toBe(false)
   })
   it('speaks plainly', () => {
     expect(findingSentence('dlr.missing', 12)).toBe('12 numbers send delivery reports nowhere')

@@ -23,6 +23,54 @@ export const FINDING_LABEL: Record<Finding, string> = {
 
 export const TARGET_LABEL: Record<Target, string> = { webhook: 'webhook', dlr: 'dlr' }
 
+/**
+ * How much a finding matters, in words: a "problem" loses callbacks or sends them where they
+ * should not go (nowhere, an unparsable URL, plain HTTP, a private host); "worth a look" may be
+ * deliberate (one number pointed elsewhere, reports sharing the webhook URL).
+ */
+export type Severity = 'problem' | 'look'
+
+export const SEVERITY: Record<Finding, Severity> = {
+  missing: 'problem',
+  invalid_url: 'problem',
+  not_https: 'problem',
+  private_host: 'problem',
+  same_as_webhook: 'look',
+  outlier: 'look',
+}
+
+export const SEVERITY_LABEL: Record<Severity, string> = { problem: 'Problem', look: 'Worth a look' }
+
+export function severityOf(key: AuditKey): Severity {
+  return SEVERITY[key.split('.')[1] as Finding]
+}
+
+/** The audit filter in the URL: one finding, or a whole class of numbers. */
+export type AuditFilter = AuditKey | 'problem' | 'look' | 'none'
+
+export const CLASS_FILTERS = ['problem', 'look', 'none'] as const
+
+export const CLASS_FILTER_LABEL: Record<(typeof CLASS_FILTERS)[number], string> = {
+  problem: 'Any problem',
+  look: 'Worth a look',
+  none: 'No findings',
+}
+
+export function isAuditFilter(v: string | null): v is AuditFilter {
+  return v !== null && ((CLASS_FILTERS as readonly string[]).includes(v) || isAuditKey(v))
+}
+
+export function auditFilterLabel(f: AuditFilter): string {
+  return f === 'problem' || f === 'look' || f === 'none' ? CLASS_FILTER_LABEL[f] : auditLabel(f)
+}
+
+/** Whether a row's findings pass the filter. */
+export function matchesAudit(findings: readonly AuditKey[], f: AuditFilter): boolean {
+  if (f === 'none') return findings.length === 0
+  if (f === 'problem' || f === 'look') return findings.some((k) => severityOf(k) === f)
+  return findings.includes(f)
+}
+
 export const AUDIT_KEYS: AuditKey[] = (['webhook', 'dlr'] as const).flatMap((t) =>
   (['missing', 'invalid_url', 'not_https', 'private_host', 'same_as_webhook', 'outlier'] as const)
     .filter((f) => !(t === 'webhook' && f === 'same_as_webhook'))
@@ -118,6 +166,8 @@ export function findingsOf(n: OwnedNumber): AuditKey[] | undefined {
 
 export interface AuditResult {
   counts: Map<AuditKey, number>
+  /** Numbers with at least one problem, at least one finding worth a look, and none at all. */
+  classes: Record<(typeof CLASS_FILTERS)[number], number>
   endpoints: Record<Target, Array<{ url: string; count: number }>>
   dominant: Record<Target, string | null>
 }
@@ -134,6 +184,7 @@ function endpointCounts(values: Array<string | null>) {
 export function auditNumbers(numbers: OwnedNumber[]): AuditResult {
   const dominant = { webhook: dominantUrl(numbers.map((n) => n.webhook)), dlr: dominantUrl(numbers.map((n) => n.dlr)) }
   const counts = new Map<AuditKey, number>()
+  const classes = { problem: 0, look: 0, none: 0 }
   for (const n of numbers) {
     const findings: AuditKey[] = []
     for (const target of ['webhook', 'dlr'] as const) {
@@ -142,10 +193,19 @@ export function auditNumbers(numbers: OwnedNumber[]): AuditResult {
       for (const f of own) findings.push(`${target}.${f}`)
       const trimmed = value?.trim() ?? ''
       if (target === 'dlr' && trimmed && trimmed === (n.webhook?.trim() ?? '')) findings.push('dlr.same_as_webhook')
-      if (!own.includes('missing') && !own.includes('invalid_url') && dominant[target] && trimmed !== dominant[target]) findings.push(`${target}.outlier`)
+      if (!own.includes('missing') && !own.includes('invalid_url') && dominant[target] && trimmed !== dominant[target])
+        findings.push(`${target}.outlier`)
     }
     for (const k of findings) counts.set(k, (counts.get(k) ?? 0) + 1)
+    if (findings.length === 0) classes.none += 1
+    if (findings.some((k) => severityOf(k) === 'problem')) classes.problem += 1
+    if (findings.some((k) => severityOf(k) === 'look')) classes.look += 1
     FINDINGS.set(n, findings)
   }
-  return { counts, endpoints: { webhook: endpointCounts(numbers.map((n) => n.webhook)), dlr: endpointCounts(numbers.map((n) => n.dlr)) }, dominant }
+  return {
+    counts,
+    classes,
+    endpoints: { webhook: endpointCounts(numbers.map((n) => n.webhook)), dlr: endpointCounts(numbers.map((n) => n.dlr)) },
+    dominant,
+  }
 }

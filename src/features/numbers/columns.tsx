@@ -1,9 +1,10 @@
 import { createColumnHelper } from '@tanstack/react-table'
-import { historyPath, Link } from '../../app/router'
+import { historyPath } from '../../lib/paths'
+import { Link } from '../../lib/router'
 import { formatPhone } from '../../lib/phone'
 import type { Features, SortValue } from '../../components/data-table/features'
 import type { OwnedNumber } from '../../api/numbers'
-import { auditLabel, findingsOf } from './audit'
+import { auditLabel, findingsOf, SEVERITY_LABEL, severityOf, type AuditKey } from './audit'
 
 const helper = createColumnHelper<Features, OwnedNumber>()
 
@@ -13,9 +14,13 @@ const numberCol = helper.accessor('number', {
   id: 'number',
   header: 'Number',
   enableHiding: false,
+  meta: { card: 'title' },
   cell: ({ row }) => (
     <>
-      <Link href={historyPath(row.original.number, row.original.tid)} className="block w-fit font-medium text-blue-800 underline-offset-2 hover:underline">
+      <Link
+        href={historyPath(row.original.number, row.original.tid)}
+        className="block w-fit font-medium text-blue-800 underline-offset-2 hover:underline"
+      >
         {formatPhone(row.original.number)}
       </Link>
       <span className="block font-mono text-xs text-slate-600 select-all">{row.original.number}</span>
@@ -25,32 +30,61 @@ const numberCol = helper.accessor('number', {
 const typeCol = helper.accessor((r) => r.type ?? '', {
   id: 'type',
   header: 'Type',
+  meta: { card: 'meta' },
   cell: ({ row }) => (row.original.type === 'tollfree' ? 'Toll-free' : row.original.type === 'local' ? 'Local' : text(row.original.type)),
 })
-const countryCol = helper.accessor((r) => r.country ?? '', { id: 'country', header: 'Country', cell: ({ row }) => text(row.original.country) })
-const tidCol = helper.accessor('tid', { id: 'tid', header: 'tid', cell: ({ row }) => row.original.tid })
+const countryCol = helper.accessor((r) => r.country ?? '', {
+  id: 'country',
+  header: 'Country',
+  meta: { card: 'meta' },
+  cell: ({ row }) => text(row.original.country),
+})
+const tidCol = helper.accessor('tid', { id: 'tid', header: 'tid', meta: { card: 'field' }, cell: ({ row }) => row.original.tid })
 const urlCell = (v: string | null) => (v ? v : <span className="font-sans text-slate-600">—</span>)
-const webhookCol = helper.accessor((r) => r.webhook ?? '', { id: 'webhook', header: 'Webhook', cell: ({ row }) => urlCell(row.original.webhook) })
-const dlrCol = helper.accessor((r) => r.dlr ?? '', { id: 'dlr', header: 'DLR', cell: ({ row }) => urlCell(row.original.dlr) })
+const webhookCol = helper.accessor((r) => r.webhook ?? '', {
+  id: 'webhook',
+  header: 'Webhook',
+  meta: { card: 'body', minWidth: '12rem' },
+  cell: ({ row }) => urlCell(row.original.webhook),
+})
+const dlrCol = helper.accessor((r) => r.dlr ?? '', {
+  id: 'dlr',
+  header: 'DLR',
+  meta: { card: 'body', minWidth: '12rem' },
+  cell: ({ row }) => urlCell(row.original.dlr),
+})
 const auditCol = helper.accessor((r) => findingsOf(r)?.length ?? -1, {
   id: 'audit',
   header: 'Audit',
+  meta: { card: 'body' },
   cell: ({ row }) => <AuditCell findings={findingsOf(row.original)} />,
 })
+
+/** Severity in words on every chip ("Problem", "Worth a look"); colour and the border style only repeat it. */
+const SEVERITY_CHIP = {
+  problem: 'border-red-700 bg-red-50 text-red-900',
+  look: 'border-dashed border-amber-700 bg-amber-50 text-amber-950',
+} as const
 
 function AuditCell({ findings }: { findings: ReturnType<typeof findingsOf> }) {
   if (!findings) return <span className="text-xs text-slate-700">Checking…</span>
   return findings.length === 0 ? (
-      <span className="chip border-green-700 bg-green-50 text-green-900">OK</span>
-    ) : (
-      <ul className="flex flex-wrap gap-1" aria-label="Audit findings">
-        {findings.map((f) => (
-          <li key={f} className="chip border-amber-700 bg-amber-50 text-amber-950">
-            {auditLabel(f)}
-          </li>
-        ))}
-      </ul>
-    )
+    <span className="chip border-green-700 bg-green-50 text-green-900">No findings</span>
+  ) : (
+    <ul className="flex flex-wrap gap-1" aria-label="Audit findings">
+      {findings.map((f) => (
+        <li key={f} className={`chip ${SEVERITY_CHIP[severityOf(f)]}`}>
+          <span className="mr-1 font-semibold">{SEVERITY_LABEL[severityOf(f)]}:</span>
+          {auditLabel(f)}
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+/** "Problem: dlr: Missing": the words a chip shows, for export and sorting. */
+export function findingText(f: AuditKey): string {
+  return `${SEVERITY_LABEL[severityOf(f)]}: ${auditLabel(f)}`
 }
 
 /** Column sets are module constants: stable references keep the table from rebuilding every row. */
@@ -58,7 +92,15 @@ export const COLUMNS_ALL = helper.columns([numberCol, typeCol, countryCol, tidCo
 export const COLUMNS_TYPED = helper.columns([numberCol, typeCol, tidCol, webhookCol, dlrCol, auditCol])
 export const COLUMN_IDS_ALL = ['number', 'type', 'country', 'tid', 'webhook', 'dlr', 'audit'] as const
 export const COLUMN_IDS_TYPED = COLUMN_IDS_ALL.filter((c) => c !== 'country')
-export const COLUMN_LABEL: Record<string, string> = { number: 'Number', type: 'Type', country: 'Country', tid: 'tid', webhook: 'Webhook', dlr: 'DLR', audit: 'Audit' }
+export const COLUMN_LABEL: Record<string, string> = {
+  number: 'Number',
+  type: 'Type',
+  country: 'Country',
+  tid: 'tid',
+  webhook: 'Webhook',
+  dlr: 'DLR',
+  audit: 'Audit',
+}
 
 /** Ids and URLs read as code: set on the cell (see VirtualTable's cellClassNames), not a span in every row. */
 export const CELL_CLASSES: Record<string, string> = {
@@ -67,14 +109,15 @@ export const CELL_CLASSES: Record<string, string> = {
   dlr: 'font-mono text-xs break-all',
 }
 
+/** Webhook and DLR take what is left, split evenly, never under 12rem (see ColumnLayout.minWidth). */
 export const COLUMN_WIDTHS: Record<string, string> = {
-  number: '11rem',
-  type: '6rem',
+  number: '10.5rem',
+  type: '5.5rem',
   country: '5.5rem',
-  tid: '9rem',
-  webhook: '22%',
-  dlr: '22%',
-  audit: '16rem',
+  tid: '8.5rem',
+  webhook: 'auto',
+  dlr: 'auto',
+  audit: '17rem',
 }
 
 /** The value each column exports: raw data, not formatted display. */
@@ -85,7 +128,7 @@ const EXPORT_VALUES: Record<string, (r: OwnedNumber) => string> = {
   tid: (r) => r.tid,
   webhook: (r) => r.webhook ?? '',
   dlr: (r) => r.dlr ?? '',
-  audit: (r) => (findingsOf(r) ?? []).map(auditLabel).join('; '),
+  audit: (r) => (findingsOf(r) ?? []).map(findingText).join('; '),
 }
 
 export function exportValue(row: OwnedNumber, id: string): string {

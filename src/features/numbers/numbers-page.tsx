@@ -3,7 +3,7 @@ import type { ColumnVisibilityState } from '@tanstack/react-table'
 import { useDeferredValue, useMemo } from 'react'
 import { useAfterPaint } from '../../lib/after-paint'
 import { numbersQuery, type NumberTab, type OwnedNumber } from '../../api/numbers'
-import { useLocation, useSetParams } from '../../app/router'
+import { useLocation, useSetParams } from '../../lib/router'
 import { ErrorAlert } from '../../components/alert'
 import { ColumnToggles, VirtualTable } from '../../components/data-table/virtual-table'
 import { parseSort, sortRows, sortToParam } from '../../components/data-table/features'
@@ -11,9 +11,19 @@ import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
 import { Tabs } from '../../components/tabs'
 import { phoneQueryDigits } from '../../lib/phone'
-import { auditLabel, auditNumbers, findingsOf, isAuditKey, type AuditKey, type AuditResult } from './audit'
+import { auditFilterLabel, auditNumbers, findingsOf, isAuditFilter, matchesAudit, type AuditFilter, type AuditResult } from './audit'
 import { AuditSummary } from './audit-summary'
-import { CELL_CLASSES, COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMN_LABEL, COLUMN_WIDTHS, COLUMNS_ALL, COLUMNS_TYPED, exportValue, SORT_VALUES } from './columns'
+import {
+  CELL_CLASSES,
+  COLUMN_IDS_ALL,
+  COLUMN_IDS_TYPED,
+  COLUMN_LABEL,
+  COLUMN_WIDTHS,
+  COLUMNS_ALL,
+  COLUMNS_TYPED,
+  exportValue,
+  SORT_VALUES,
+} from './columns'
 import { formatCount } from '../../lib/count'
 
 const TABS = [
@@ -42,13 +52,16 @@ function searchTextOf(r: OwnedNumber): string {
   return t
 }
 
-export function filterRows(rows: readonly OwnedNumber[], query: string, audit: AuditKey | null): readonly OwnedNumber[] {
+export function filterRows(rows: readonly OwnedNumber[], query: string, audit: AuditFilter | null): readonly OwnedNumber[] {
   const q = query.trim().toLowerCase()
   // Digits match regardless of formatting: "(832) 323" and "832323" find the same numbers.
   const qDigits = phoneQueryDigits(q)
   if (!q && !audit) return rows
   return rows.filter((r) => {
-    if (audit && !findingsOf(r)?.includes(audit)) return false
+    if (audit) {
+      const findings = findingsOf(r)
+      if (!findings || !matchesAudit(findings, audit)) return false
+    }
     if (!q) return true
     return searchTextOf(r).includes(qDigits || q)
   })
@@ -60,7 +73,7 @@ export function NumbersPage() {
   const tab = readTab(params.get('tab'))
   const query = params.get('q') ?? ''
   const auditParam = params.get('audit')
-  const audit = isAuditKey(auditParam) ? auditParam : null
+  const audit = isAuditFilter(auditParam) ? auditParam : null
   const columnIds: readonly string[] = tab === 'all' ? COLUMN_IDS_ALL : COLUMN_IDS_TYPED
   // Table state is memoised on the URL strings, not on the (new every render) params object:
   // a fresh sorting array each render would re-sort 10,000 rows and re-render every cell.
@@ -77,7 +90,10 @@ export function NumbersPage() {
   const data = result.data
   // The audit runs after the frame that paints the first rows, the findings land a frame later.
   const auditInput = useAfterPaint(data)
-  const auditResult = useMemo<{ of: OwnedNumber[]; result: AuditResult } | null>(() => (auditInput ? { of: auditInput, result: auditNumbers(auditInput) } : null), [auditInput])
+  const auditResult = useMemo<{ of: OwnedNumber[]; result: AuditResult } | null>(
+    () => (auditInput ? { of: auditInput, result: auditNumbers(auditInput) } : null),
+    [auditInput],
+  )
   const audited = auditResult !== null && auditResult.of === data
   // A new array once the audit lands, so the table re-reads the audit column.
   const rows = useMemo(
@@ -105,7 +121,11 @@ export function NumbersPage() {
   }
 
   const shown = rows.length
-  const countText = !data ? '' : !audited && audit ? 'Applying the audit filter…' : `${formatCount(shown)} number${shown === 1 ? '' : 's'}${shown !== data.length ? ` of ${formatCount(data.length)}` : ''}`
+  const countText = !data
+    ? ''
+    : !audited && audit
+      ? 'Applying the audit filter…'
+      : `${formatCount(shown)} number${shown === 1 ? '' : 's'}${shown !== data.length ? ` of ${formatCount(data.length)}` : ''}`
 
   return (
     <section aria-labelledby="numbers-heading">
@@ -116,6 +136,7 @@ export function NumbersPage() {
       <div id="numbers-panel" role="tabpanel" aria-labelledby={`tab-${tab}`} className="pt-3">
         <form
           role="search"
+          data-print="hide"
           className="flex flex-wrap items-end gap-2"
           onSubmit={(e) => {
             e.preventDefault()
@@ -125,7 +146,7 @@ export function NumbersPage() {
             <span>Search numbers</span>
             <input
               type="search"
-              className="input w-72"
+              className="input w-72 max-w-full"
               value={query}
               placeholder="Number, tid, URL, country…"
               onChange={(e) => setParams({ q: e.target.value || null }, { replace: true })}
@@ -133,34 +154,44 @@ export function NumbersPage() {
           </label>
           {audit ? (
             <p className="text-sm">
-              Showing <strong>{auditLabel(audit)}</strong> only.{' '}
+              Showing <strong>{auditFilterLabel(audit)}</strong> only.{' '}
               <button type="button" className="text-blue-800 underline" onClick={() => setParams({ audit: null })}>
                 Show all findings
               </button>
             </p>
           ) : null}
-          <div className="ml-auto flex gap-2">
+          <div className="ml-auto flex flex-wrap gap-2">
             <button type="button" className="btn" onClick={() => void result.refetch()} disabled={result.isFetching}>
               {result.isFetching && data ? 'Refreshing…' : 'Refresh'}
             </button>
-            <ColumnToggles columns={columnIds.filter((id) => id !== 'number').map((id) => ({ id, label: COLUMN_LABEL[id] ?? id }))} hidden={hidden} onToggle={toggleColumn} />
-            <ExportButtons getData={getExport} nameParts={['numbers', TAB_NAME[tab], ...(audit ? [audit] : []), ...(query ? ['search'] : [])]} disabled={!data || shown === 0} />
+            <ColumnToggles
+              columns={columnIds.filter((id) => id !== 'number').map((id) => ({ id, label: COLUMN_LABEL[id] ?? id }))}
+              hidden={hidden}
+              onToggle={toggleColumn}
+            />
+            <ExportButtons
+              getData={getExport}
+              nameParts={['numbers', TAB_NAME[tab], ...(audit ? [audit] : []), ...(query ? ['search'] : [])]}
+              disabled={!data || shown === 0}
+            />
           </div>
         </form>
         <p role="status" aria-live="polite" className="mt-2 text-sm text-slate-700">
           {result.isPending ? 'Loading numbers…' : countText}
         </p>
 
-        {result.isError ? <ErrorAlert error={result.error} onRetry={() => void result.refetch()} retrying={result.isFetching} keptData={!!data} /> : null}
+        {result.isError ? (
+          <ErrorAlert error={result.error} onRetry={() => void result.refetch()} retrying={result.isFetching} keptData={!!data} />
+        ) : null}
 
-        {data && data.length > 0 ? (
-          audited ? (
-            <AuditSummary audit={auditResult.result} total={data.length} active={audit} onFilter={(key) => setParams({ audit: key })} />
-          ) : (
-            <p role="status" className="my-3 text-sm text-slate-700">
-              Checking callback URLs…
-            </p>
-          )
+        {/* There from the first paint, loading included, at its final height: the rows below never move when the data or the audit lands. */}
+        {result.isPending || (data && data.length > 0) ? (
+          <AuditSummary
+            audit={audited ? auditResult.result : null}
+            total={data ? data.length : null}
+            active={audit}
+            onFilter={(key) => setParams({ audit: key })}
+          />
         ) : null}
         {/* The table is mounted while loading (headers and a skeleton body), so the data's arrival only adds rows. */}
         {result.isPending || (data && shown > 0) ? (
@@ -173,18 +204,21 @@ export function NumbersPage() {
             columnVisibility={columnVisibility}
             label={`Owned numbers, ${TAB_NAME[tab]}`}
             estimateRowHeight={58}
+            estimateCardHeight={250}
             columnWidths={COLUMN_WIDTHS}
             cellClassNames={CELL_CLASSES}
             loading={result.isPending ? 'Loading numbers' : undefined}
           />
         ) : !data ? null : data.length === 0 ? (
-          <EmptyState title="This account owns no numbers">{tab === 'all' ? 'Numbers bought on the account will appear here.' : `There are no ${TAB_NAME[tab]} numbers on this account.`}</EmptyState>
+          <EmptyState title="This account owns no numbers">
+            {tab === 'all' ? 'Numbers bought on the account will appear here.' : `There are no ${TAB_NAME[tab]} numbers on this account.`}
+          </EmptyState>
         ) : !audited && audit ? (
           <TableSkeleton label="Applying the audit filter" rows={4} />
         ) : (
           <EmptyState title="No numbers match">
             Nothing matches{query ? ` “${query}”` : ''}
-            {audit ? ` with ${auditLabel(audit)}` : ''}.{' '}
+            {audit ? ` with ${auditFilterLabel(audit)}` : ''}.{' '}
             <button type="button" className="text-blue-800 underline" onClick={() => setParams({ q: null, audit: null })}>
               Clear search and filters
             </button>

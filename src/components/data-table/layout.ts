@@ -1,0 +1,70 @@
+import { useEffect, useState, useSyncExternalStore } from 'react'
+import { flushSync } from 'react-dom'
+
+/**
+ * Layout decisions the table makes from the viewport, never from a measured element: a media
+ * query answers during the first render without a layout, so cards versus table is settled
+ * before the first paint and nothing on screen switches afterwards (no layout shift).
+ */
+export function useMedia(query: string): boolean {
+  return useSyncExternalStore(
+    (onChange) => {
+      if (typeof matchMedia !== 'function') return () => {}
+      const mq = matchMedia(query)
+      mq.addEventListener('change', onChange)
+      return () => mq.removeEventListener('change', onChange)
+    },
+    () => typeof matchMedia === 'function' && matchMedia(query).matches,
+    () => false,
+  )
+}
+
+/**
+ * True while the page is being printed. A windowed table holds only the rows in view, and a
+ * printed transcript needs all of them: `beforeprint` is handled with flushSync so every row is
+ * in the DOM before the browser lays out the pages (it does not wait for a later render). The
+ * print media query covers printing that fires no event (emulated print media, headless PDF).
+ */
+export function usePrinting(): boolean {
+  const [printing, setPrinting] = useState(() => typeof matchMedia === 'function' && matchMedia('print').matches)
+  useEffect(() => {
+    const mq = matchMedia('print')
+    const on = () => flushSync(() => setPrinting(true))
+    const off = () => setPrinting(mq.matches)
+    const onMedia = () => (mq.matches ? on() : off())
+    window.addEventListener('beforeprint', on)
+    window.addEventListener('afterprint', off)
+    mq.addEventListener('change', onMedia)
+    return () => {
+      window.removeEventListener('beforeprint', on)
+      window.removeEventListener('afterprint', off)
+      mq.removeEventListener('change', onMedia)
+    }
+  }, [])
+  return printing
+}
+
+const REM = 16
+const DEFAULT_AUTO_MIN = 12 * REM
+
+function px(length: string | undefined): number | null {
+  if (!length) return null
+  const m = /^(\d+(?:\.\d+)?)(rem|px)$/.exec(length.trim())
+  if (!m) return null
+  return Number(m[1]) * (m[2] === 'rem' ? REM : 1)
+}
+
+/**
+ * The narrowest the table may get: each fixed column's width (rem or px), each `auto` column's
+ * minWidth (default 12rem), percentages counted as nothing (they scale with the table). Below
+ * this the table scrolls inside its region rather than squeezing a column under its content.
+ */
+export function tableMinWidth(columns: ReadonlyArray<{ width?: string; minWidth?: string }>): number {
+  let sum = 0
+  for (const c of columns) {
+    const fixed = px(c.width)
+    if (fixed !== null) sum += fixed
+    else if (!c.width || c.width === 'auto') sum += px(c.minWidth) ?? DEFAULT_AUTO_MIN
+  }
+  return sum
+}

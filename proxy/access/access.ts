@@ -3,7 +3,7 @@ import type { Db } from '../db/types.ts'
 import type { AccessGate, Principal } from '../http-types.ts'
 import { insertEntry, purgeAccessLog } from './access-log.ts'
 import { clientAddress } from './address.ts'
-import type { AccessConfig } from './config.ts'
+import { normaliseAddress, type AccessConfig } from './config.ts'
 import { DEFAULT_LIMITS, purgeFailures, type LimitRules } from './limits.ts'
 import { createDummyCheck, DEFAULT_SCRYPT, type ScryptParams } from './passwords.ts'
 import { createAuthRoutes } from './routes.ts'
@@ -94,7 +94,7 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
   }
 
   const audit: AccessGate['audit'] = (principal, address, action, details) => {
-    record(principal?.name ?? '(nobody)', principal?.via ?? 'anonymous', address, action, details)
+    record(principal?.name ?? '(nobody)', principal?.via ?? 'anonymous', normaliseAddress(address), action, details)
   }
 
   const routes = createAuthRoutes({ cfg, db, now, times, scrypt, limits, identify, addressOf, record, audit, dummyCheck, log })

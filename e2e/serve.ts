@@ -12,7 +12,8 @@ import { createSimulator } from '../proxy/simulator/simulator.ts'
 export const E2E_PORT = Number(process.env.E2E_PORT ?? 4010)
 export const SIM_PORT = Number(process.env.E2E_SIM_PORT ?? 4011)
 
-const sim = createSimulator()
+// The specs switch faults on and read the request log through /__sim/*, so the control doors are open here.
+const sim = createSimulator({ control: true })
 const { url: simUrl } = await sim.listen(SIM_PORT, '127.0.0.1')
 const config = parseConfig({
   API_BASE_URL: simUrl,

@@ -39,6 +39,8 @@ export async function spawnProc(args: string[], env: Record<string, string>, rea
   }
 }
 
-export const startSimulator = (port: number, env: Record<string, string> = {}) => spawnProc(['proxy/simulator/main.ts', String(port)], env, /simulator listening/)
+// Control doors open (SIMULATOR_CONTROL=1): specs switch faults on through /__sim/*.
+export const startSimulator = (port: number, env: Record<string, string> = {}) =>
+  spawnProc(['proxy/simulator/main.ts', String(port)], { SIMULATOR_CONTROL: '1', ...env }, /simulator listening/)
 
 export const startProxy = (port: number, env: Record<string, string>) => spawnProc(['proxy/server.ts'], { PORT: String(port), HOST: '127.0.0.1', ...env }, /Switchboard on/)

@@ -1,12 +1,19 @@
 import { createSimulator } from './simulator.ts'
 
-/** Run the simulator on its own: `node --import tsx proxy/simulator/main.ts [port]`. Tests and benches use this. */
+/**
+ * Run the simulator on its own: `node --import tsx proxy/simulator/main.ts [port]`. Tests and
+ * benches use this. SIMULATOR_CONTROL=1 opens the /__sim/* control doors (tests switch faults
+ * on through them); they stay shut otherwise.
+ */
 const port = Number(process.argv[2] ?? process.env.SIM_PORT ?? 4011)
 // SIM_EXTRA_ACCOUNT=sys_id:token adds an account with the demo data under those credentials.
 const extra = process.env.SIM_EXTRA_ACCOUNT?.split(':')
-const sim = createSimulator({ extraAccounts: extra?.[0] && extra[1] ? [{ sysId: extra[0], authToken: extra[1] }] : [] })
+const sim = createSimulator({
+  extraAccounts: extra?.[0] && extra[1] ? [{ sysId: extra[0], authToken: extra[1] }] : [],
+  control: process.env.SIMULATOR_CONTROL === '1',
+})
 const { server, url } = await sim.listen(port, '127.0.0.1')
-console.log(`simulator listening on ${url}`)
+console.log(`simulator listening on ${url}${process.env.SIMULATOR_CONTROL === '1' ? ' (control doors open)' : ''}`)
 const stop = () => server.close(() => process.exit(0))
 process.on('SIGTERM', stop)
 process.on('SIGINT', stop)

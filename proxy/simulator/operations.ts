@@ -1,0 +1,173 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { hostileMessages, messageAt, type Account, type MessageRecord, type NumberProfile } from './dataset.ts'
+import { answerFault, delay, send, takeFault, type Fault } from './faults.ts'
+import { apiDate } from './rng.ts'
+
+/**
+ * The three operations as the interface document and the field notes describe them, quirks
+ * included: credentials checked, 1-based inclusive history positions, newest first.
+ */
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  contentType: string
+  /** The fields as received, except sys_id and auth_token, whose values are never kept. */
+  fields: Record<string, string[]>
+  /** Whether the sys_id/auth_token pair named one of the simulator's accounts. */
+  authenticated: boolean
+  headers: Record<string, string | string[] | undefined>
+}
+
+export interface SimState {
+  faults: Fault[]
+  /** Messages added per number (tests shift history positions this way). */
+  added: Map<string, number>
+  /** The last MAX_REQUESTS requests, credentials redacted. */
+  requests: RecordedRequest[]
+  calls: number
+}
+
+export const MAX_REQUESTS = 500
+const CREDENTIAL_FIELDS = new Set(['sys_id', 'auth_token'])
+
+export class TooLarge extends Error {}
+
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let size = 0
+    let done = false
+    const chunks: Buffer[] = []
+    const onData = (c: Buffer) => {
+      size += c.length
+      if (size > limit) {
+        done = true
+        req.off('data', onData)
+        req.resume()
+        reject(new TooLarge())
+        return
+      }
+      chunks.push(c)
+    }
+    req.on('data', onData)
+    req.on('end', () => {
+      if (!done) resolve(Buffer.concat(chunks))
+    })
+    req.on('error', reject)
+    req.on('close', () => reject(new Error('client left')))
+  })
+}
+
+/**
+ * The provider's own PHP sample sends multipart; the documented form is urlencoded. Accept
+ * both, multipart parsed by the platform's own parser (Request.formData), not by hand.
+ */
+export async function parseFields(body: Buffer, contentType: string): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {}
+  if (contentType.toLowerCase().startsWith('multipart/form-data')) {
+    let form: FormData
+    try {
+      form = await new Request('http://simulator.invalid/', { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(body) }).formData()
+    } catch {
+      return out // unparseable multipart: as if no fields were sent
+    }
+    for (const [k, v] of form) if (typeof v === 'string') (out[k] ??= []).push(v)
+    return out
+  }
+  for (const [k, v] of new URLSearchParams(body.toString('utf8'))) (out[k] ??= []).push(v)
+  return out
+}
+
+/**
+ * An account's number listings never change, so each is serialised once: 10,000 records are
+ * 1.9 MB of JSON, and building it on every request left the simulator collecting garbage while
+ * the browser under measurement was still working on the response (bench noise on two cores).
+ */
+const listings = new WeakMap<Account, Map<string, string>>()
+function listing(account: Account, type: 'all' | 'local' | 'tollfree'): string {
+  let byType = listings.get(account)
+  if (!byType) listings.set(account, (byType = new Map()))
+  let body = byType.get(type)
+  if (body === undefined) {
+    const data =
+      type === 'all'
+        ? account.numbers.map((n) => ({ number: n.number, tid: n.tid, type: n.type, country: n.country, webhook: n.webhook, dlr: n.dlr }))
+        : account.numbers.filter((n) => n.type === type).map((n) => ({ number: n.number, tid: n.tid, type: n.type, webhook: n.webhook, dlr: n.dlr }))
+    body = JSON.stringify({ success: '1', data })
+    byType.set(type, body)
+  }
+  return body
+}
+
+function history(profile: NumberProfile, start: number, end: number, added: number, mediaBase: string) {
+  let messages: MessageRecord[]
+  let total: number
+  let newest: MessageRecord | undefined
+  if (profile.kind === 'hostile') {
+    const all = hostileMessages(profile, mediaBase)
+    total = all.length
+    messages = all.slice(start - 1, end)
+    newest = all[0]
+  } else {
+    total = profile.baseTotal + added
+    messages = []
+    // Record numbers are 1-based positions, newest first; seq counts from the oldest.
+    for (let pos = start; pos <= Math.min(end, total); pos++) messages.push(messageAt(profile, total - pos + 1, total, mediaBase, added))
+    newest = total > 0 ? messageAt(profile, total, total, mediaBase, added) : undefined
+  }
+  return {
+    success: '1',
+    'message_count_requested ': end - start + 1,
+    total_message_count: total,
+    created_date: apiDate(profile.createdMs),
+    most_recent_msg_id: newest ? newest.system_id : 0,
+    most_recent_date: newest ? newest.GMTdate : '',
+    tid: profile.tid,
+    number: profile.number,
+    optin: 'yes',
+    messages,
+  }
+}
+
+export async function operation(req: IncomingMessage, res: ServerResponse, op: string, accounts: Account[], state: SimState, mediaBase: string): Promise<void> {
+  const contentType = String(req.headers['content-type'] ?? '')
+  let raw: Buffer
+  try {
+    raw = await readBody(req, 1_000_000)
+  } catch (err) {
+    if (err instanceof TooLarge) return send(res, 413, '{"success":"0","message":"Request too large"}')
+    throw err
+  }
+  const fields = await parseFields(raw, contentType)
+  const one = (k: string) => (fields[k]?.length === 1 ? fields[k][0] : undefined)
+  const account = accounts.find((a) => a.sysId === one('sys_id') && a.authToken === one('auth_token'))
+
+  state.calls += 1
+  const kept = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, CREDENTIAL_FIELDS.has(k) ? v.map(() => '[redacted]') : v]))
+  state.requests.push({ method: req.method ?? '', path: req.url ?? '', contentType, fields: kept, authenticated: account !== undefined, headers: req.headers })
+  if (state.requests.length > MAX_REQUESTS) state.requests.splice(0, state.requests.length - MAX_REQUESTS)
+
+  const fault = takeFault(state.faults, op, one('number'))
+  if (fault?.kind === 'latency' || fault?.kind === 'hang') {
+    if (!(await delay(fault, res))) return
+  }
+  if (fault && answerFault(fault, op, res, one)) return
+
+  if (!account) return send(res, 401, JSON.stringify({ success: '0', error: true, message: 'Authentication failed: unknown sys_id or auth_token' }))
+  const reject = (message: string) => send(res, 200, JSON.stringify({ success: '0', error: true, message }))
+
+  if (op === 'allownednumbers') return send(res, 200, listing(account, 'all'))
+  if (op === 'ownednumbers') {
+    const type = one('number_type')
+    if (type !== 'local' && type !== 'tollfree') return reject('Missing or invalid parameter: number_type')
+    return send(res, 200, listing(account, type))
+  }
+  // smshistory
+  for (const k of ['number', 'tid', 'history_start', 'history_end']) if (!one(k)) return reject(`Missing parameter: ${k}`)
+  const profile = account.byNumber.get(one('number')!.replace(/^\+/, ''))
+  if (!profile || profile.tid !== one('tid')) return reject('Unknown number or tid')
+  const start = Number(one('history_start'))
+  const end = Number(one('history_end'))
+  if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start) return reject('Invalid history range')
+  return send(res, 200, JSON.stringify(history(profile, start, end, state.added.get(profile.number) ?? 0, mediaBase)))
+}

@@ -111,9 +111,16 @@ export async function fetchHistory(number: string, tid: string, start: number, e
   return normaliseHistory(json, start, end)
 }
 
+/** Keys from general to specific: every page of one number's history sits under `historyKeys.number`. */
+export const historyKeys = {
+  all: ['history'] as const,
+  number: (tid: string, number: string) => [...historyKeys.all, tid, number] as const,
+  range: (tid: string, number: string, start: number, end: number) => [...historyKeys.number(tid, number), { start, end }] as const,
+}
+
 export const historyQuery = (number: string, tid: string, start: number, end: number) =>
   queryOptions({
-    queryKey: ['history', tid, number, { start, end }] as const,
+    queryKey: historyKeys.range(tid, number, start, end),
     queryFn: ({ signal }) => fetchHistory(number, tid, start, end, signal),
     staleTime: 30_000,
     structuralSharing: false,

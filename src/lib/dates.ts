@@ -27,3 +27,45 @@ export function formatDay(ms: number, zone: Zone): string {
 export function exactUtc(ms: number | null): string {
   return ms === null ? '' : `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`
 }
+
+/** The zone the page shows, named: "Local time (Europe/Paris)" or "UTC". */
+export function zoneLabel(zone: Zone): string {
+  if (zone === 'utc') return 'UTC'
+  const name = Intl.DateTimeFormat().resolvedOptions().timeZone
+  return name ? `Local time (${name})` : 'Local time'
+}
+
+/** The IANA name of the zone shown (for the server's export `tz`). */
+export function zoneName(zone: Zone): string {
+  return zone === 'utc' ? 'UTC' : Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'
+}
+
+/** ISO 8601 in UTC with the Z: what every export writes, unambiguous. */
+export function isoUtc(ms: number | null): string {
+  return ms === null ? '' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+/** The same instant in the shown zone with its offset: `2026-11-21T13:04:00+01:00`. */
+export function isoInZone(ms: number | null, zone: Zone): string {
+  if (ms === null) return ''
+  if (zone === 'utc') return isoUtc(ms)
+  const d = new Date(ms)
+  const off = -d.getTimezoneOffset()
+  const sign = off >= 0 ? '+' : '-'
+  const abs = Math.abs(off)
+  const p = (n: number) => String(n).padStart(2, '0')
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}${sign}${p(Math.floor(abs / 60))}:${p(abs % 60)}`
+}
+
+/** The first instant after the day `YYYY-MM-DD` in the shown zone (the day's end, exclusive). */
+export function endOfDay(day: string, zone: Zone): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day)
+  if (!m) return null
+  const [y, mo, d] = [Number(m[1]), Number(m[2]) - 1, Number(m[3]) + 1]
+  return zone === 'utc' ? Date.UTC(y, mo, d) : new Date(y, mo, d).getTime()
+}
+
+/** `YYYY-MM-DD` of an instant in the shown zone. */
+export function dayOf(ms: number, zone: Zone): string {
+  return (zone === 'utc' ? isoUtc(ms) : isoInZone(ms, zone)).slice(0, 10)
+}

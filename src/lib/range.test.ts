@@ -33,3 +33,16 @@ describe('rangeText', () => {
     expect(rangeText(1, 50, 0)).toBe('0 of 0')
   })
 })
+
+describe('page sizes under HISTORY_PAGE_CAP', () => {
+  it('never offers more than the cap', async () => {
+    const { pageSizesFor, fitSize } = await import('./range')
+    expect(pageSizesFor(100)).toEqual([25, 50, 100])
+    expect(pageSizesFor(1000)).toEqual([25, 50, 100, 250, 500, 1000])
+    expect(pageSizesFor(300)).toEqual([25, 50, 100, 250, 300])
+    expect(pageSizesFor(10)).toEqual([10])
+    expect(fitSize(1000, 100)).toBe(100)
+    expect(fitSize(50, 100)).toBe(50)
+    expect(fitSize(50, 10)).toBe(10)
+  })
+})

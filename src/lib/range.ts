@@ -28,3 +28,17 @@ export function rangeText(start: number, end: number, total: number): string {
   if (total === 0) return '0 of 0'
   return `${formatCount(start)}–${formatCount(Math.min(end, total))} of ${formatCount(total)}`
 }
+
+/** The rows-per-page choices the server allows: never above HISTORY_PAGE_CAP (the cap itself is offered when it is not a round size). */
+export function pageSizesFor(cap: number): number[] {
+  const sizes: number[] = PAGE_SIZES.filter((s) => s <= cap)
+  if (!sizes.includes(cap) && cap < 1000) sizes.push(cap)
+  return sizes.sort((a, b) => a - b)
+}
+
+/** A page size within the choices: the asked one if allowed, else the largest allowed below it. */
+export function fitSize(size: number, cap: number): number {
+  const sizes = pageSizesFor(cap)
+  if (sizes.includes(size)) return size
+  return sizes.filter((s) => s <= size).at(-1) ?? sizes[0] ?? Math.max(1, cap)
+}

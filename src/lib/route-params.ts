@@ -92,6 +92,8 @@ export const historySearch = z.object({
   party: text,
   /** A record position to bring into view and mark (links from search, go to date, message page). */
   mark: optPosInt,
+  /** Set when a link asked for a page past the end and was moved to the last page: says so. */
+  past: optPosInt,
 })
 export type HistorySearch = z.output<typeof historySearch>
 

@@ -4,15 +4,18 @@ import { CopyText } from '../../components/copy-text'
 import type { Features, SortValue } from '../../components/data-table/features'
 import { BodyText, DateText, directionLabel, MediaPreview, PhoneText } from '../../components/message/message-parts'
 import { StatusBadge } from '../../components/message/status-badge'
+import { useHistoryDisplay } from '../../components/message/display-context'
 import { formatCount } from '../../lib/count'
+import { isoInZone, isoUtc, zoneLabel, type Zone } from '../../lib/dates'
+import { Link } from '../../lib/router'
 
 const helper = createColumnHelper<Features, Message>()
 
 export const HISTORY_COLUMNS = helper.columns([
-  helper.accessor('position', { id: 'position', header: '#', cell: ({ row }) => <span className="tabular-nums text-slate-700">{formatCount(row.original.position)}</span> }),
+  helper.accessor('position', { id: 'position', header: '#', cell: ({ row }) => <PositionCell m={row.original} /> }),
   helper.accessor((m) => m.dateMs ?? 0, { id: 'date', header: 'Date', cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} /> }),
   helper.accessor((m) => m.direction ?? '', { id: 'direction', header: 'Direction', cell: ({ row }) => directionLabel(row.original.direction) }),
-  helper.accessor((m) => m.phone ?? '', { id: 'phone', header: 'Other party', cell: ({ row }) => <PhoneText raw={row.original.phone} /> }),
+  helper.accessor((m) => m.phone ?? '', { id: 'phone', header: 'Other party', cell: ({ row }) => <PartyCell m={row.original} /> }),
   helper.accessor((m) => m.body ?? '', {
     id: 'body',
     header: 'Message',
@@ -48,9 +51,47 @@ export const SORT_VALUES: Record<string, SortValue<Message>> = {
 
 export const HISTORY_WIDTHS: Record<string, string> = { position: '4.5rem', date: '10rem', direction: '6.5rem', phone: '9.5rem', body: 'auto', status: '8rem', ids: '17rem' }
 
-export const EXPORT_HEADER = ['position', 'GMTdate', 'direction', 'phone', 'body', 'mms', 'mms_url', 'status', 'message_id', 'system_id', 'tid']
+/**
+ * Export columns: the date twice, unambiguous (ISO 8601 UTC with the Z) and in the zone shown on
+ * screen (with its offset, and the zone named in the header), then the raw values as the API sent
+ * them: exports are data, not display.
+ */
+export function exportHeader(zone: Zone): string[] {
+  return ['position', 'date_utc', `date_shown (${zoneLabel(zone)})`, 'direction', 'phone', 'body', 'mms', 'mms_url', 'status', 'message_id', 'system_id', 'tid', 'GMTdate']
+}
 
-/** Raw values, as the API sent them: exports are data, not display. */
-export function messageRow(m: Message): unknown[] {
-  return [m.position, m.date ?? '', m.direction ?? '', m.phone ?? '', m.body ?? '', m.mms ? 'yes' : 'no', m.mediaUrl ?? '', m.status.full, m.messageId ?? '', m.systemId ?? '', m.tid ?? '']
+export function messageRow(m: Message, zone: Zone): unknown[] {
+  return [m.position, isoUtc(m.dateMs), isoInZone(m.dateMs, zone), m.direction ?? '', m.phone ?? '', m.body ?? '', m.mms ? 'yes' : 'no', m.mediaUrl ?? '', m.status.full, m.messageId ?? '', m.systemId ?? '', m.tid ?? '', m.date ?? '']
+}
+
+/** The record number, linking to the message's own page; the marked record says so in words. */
+function PositionCell({ m }: { m: Message }) {
+  const { messageHref, marked } = useHistoryDisplay()
+  const href = messageHref?.(m) ?? null
+  const text = formatCount(m.position)
+  const isMarked = marked === m.position
+  return (
+    <span className="tabular-nums text-slate-700" data-marked={isMarked ? 'true' : undefined}>
+      {href ? (
+        <Link href={href} className="text-blue-800 underline" aria-label={`Message ${text}: details`}>
+          {text}
+        </Link>
+      ) : (
+        text
+      )}
+      {isMarked ? <span className="ml-1 block rounded bg-amber-200 px-1 text-xs font-semibold text-amber-950">Found</span> : null}
+    </span>
+  )
+}
+
+/** The other party, linking to the whole thread with them when the index can show it. */
+function PartyCell({ m }: { m: Message }) {
+  const { threadHref } = useHistoryDisplay()
+  const href = m.phone ? (threadHref?.(m) ?? null) : null
+  if (!href) return <PhoneText raw={m.phone} />
+  return (
+    <Link href={href} className="text-blue-800 underline" title="Open the whole thread">
+      <PhoneText raw={m.phone} />
+    </Link>
+  )
 }

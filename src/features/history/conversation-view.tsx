@@ -5,6 +5,8 @@ import { ErrorAlert } from '../../components/alert'
 import { formatDay } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { pageCount, pageRange, rangeText } from '../../lib/range'
+import { paths } from '../../lib/paths'
+import { Link } from '../../lib/router'
 import { useHistoryDisplay } from '../../components/message/display-context'
 import { BodyText, DateText, MediaPreview } from '../../components/message/message-parts'
 import { StatusBadge } from '../../components/message/status-badge'
@@ -37,6 +39,7 @@ export function ConversationView({
   total,
   more,
   party,
+  indexAvailable,
   onMore,
   onParty,
 }: {
@@ -47,6 +50,7 @@ export function ConversationView({
   total: number
   more: number
   party: string | null
+  indexAvailable: boolean
   onMore: (n: number) => void
   onParty: (phone: string) => void
 }) {
@@ -119,6 +123,16 @@ export function ConversationView({
         </ul>
       </div>
       <section aria-label={selected ? `Conversation with ${formatPhone(selected.phone)}` : 'Conversation'} className="rounded border border-slate-200 bg-white p-3">
+        {indexAvailable && selected?.phone ? (
+          <p className="mb-2 text-sm">
+            This view covers the loaded records only.{' '}
+            <Link href={paths.thread(number, tid, selected.phone)} className="text-blue-800 underline">
+              Open the whole thread with {formatPhone(selected.phone)}
+            </Link>
+          </p>
+        ) : (
+          <p className="mb-2 text-sm text-slate-700">This view covers the loaded records only: whole threads need the message index, which is off or not ready.</p>
+        )}
         {lastLoaded < pages ? (
           <button type="button" className="btn mb-2" onClick={() => onMore(more + 1)} disabled={pending}>
             {pending ? 'Loading older…' : 'Load older'}

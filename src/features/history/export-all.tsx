@@ -1,12 +1,13 @@
 import { useRef, useState } from 'react'
-import { fetchHistory, type Message } from '../../api/history'
+import { INDEX_PATHS } from '../../../contract/index-api'
 import { ERROR_WORDS, toApiError } from '../../api/errors'
+import { startExport } from '../../api/export-jobs'
+import { fetchHistory, type Message } from '../../api/history'
 import { download } from '../../components/export-buttons'
-import { EXPORT_HEADER, messageRow } from './columns'
 import { formatCount } from '../../lib/count'
+import { zoneName, type Zone } from '../../lib/dates'
+import { exportHeader, messageRow } from './columns'
 
-/** The proxy's page cap: one request never asks for more records than this. */
-const CHUNK = 1000
 export const EXPORT_CAP = 50_000
 
 type State =
@@ -16,18 +17,51 @@ type State =
   | { phase: 'saved'; done: number; goal: number; partial: boolean }
 
 /**
- * Whole-history export: ranges of CHUNK records in order, a progress bar, Cancel, and one CSV
- * at the end. Stopped (cancelled or failed) exports keep what they fetched and say so.
+ * "Export the whole history". With the number indexed it streams every message from the
+ * server (/api/index/export), with no cap, through the export tray. Without the index it falls
+ * back to ranges of HISTORY_PAGE_CAP records from the upstream, capped at the newest 50,000,
+ * and says so.
  */
-export function ExportAll({ number, tid, total, label }: { number: string; tid: string; total: number; label: string }) {
+export function ExportAll({ number, tid, total, indexed, zone, chunk }: { number: string; tid: string; total: number; indexed: number | null; zone: Zone; chunk: number }) {
+  if (indexed !== null)
+    return (
+      <section aria-labelledby="export-all-heading" className="rounded border border-slate-200 bg-white p-3">
+        <h2 id="export-all-heading" className="text-sm font-semibold">
+          Export the whole history
+        </h2>
+        <p className="mt-1 text-sm text-slate-700">
+          Every indexed message of this number ({formatCount(indexed)}{indexed < total ? ` of ${formatCount(total)}: indexing is not complete` : ''}), streamed from the server. Progress shows in the export tray; you can leave
+          this page meanwhile.
+        </p>
+        <button
+          type="button"
+          className="btn mt-2"
+          onClick={() =>
+            startExport({
+              path: INDEX_PATHS.export,
+              params: { numbers: number, format: 'csv', tz: zoneName(zone) },
+              label: `Whole history of ${number} (${formatCount(indexed)} messages)`,
+              fileName: `switchboard-history-${number}-all-${indexed}-messages.csv`,
+              total: indexed,
+            })
+          }
+        >
+          Export all {formatCount(indexed)} messages as CSV
+        </button>
+      </section>
+    )
+  return <CappedExport number={number} tid={tid} total={total} zone={zone} chunk={chunk} />
+}
+
+function CappedExport({ number, tid, total, zone, chunk }: { number: string; tid: string; total: number; zone: Zone; chunk: number }) {
   const [state, setState] = useState<State>({ phase: 'idle' })
   const abort = useRef<AbortController | null>(null)
   const goal = Math.min(total, EXPORT_CAP)
 
   const save = async (rows: Message[], partial: boolean) => {
     const csv = await import('../../lib/csv')
-    const name = csv.exportFileName(['history', label, partial ? `partial-${rows.length}` : 'all'], 'csv')
-    download(name, csv.toCsv(EXPORT_HEADER, rows.map(messageRow)), 'text/csv;charset=utf-8')
+    const name = csv.exportFileName(['history', number, partial ? `partial-newest-${rows.length}` : `newest-${rows.length}-of-${total}`, zone === 'utc' ? 'utc' : 'local'], 'csv')
+    download(name, csv.toCsv(exportHeader(zone), rows.map((m) => messageRow(m, zone))), 'text/csv;charset=utf-8')
   }
 
   const run = async () => {
@@ -36,8 +70,9 @@ export function ExportAll({ number, tid, total, label }: { number: string; tid: 
     const rows: Message[] = []
     setState({ phase: 'running', done: 0, goal })
     try {
-      for (let start = 1; start <= goal; start += CHUNK) {
-        const end = Math.min(start + CHUNK - 1, goal)
+      // One request never asks for more than the server's HISTORY_PAGE_CAP.
+      for (let start = 1; start <= goal; start += chunk) {
+        const end = Math.min(start + chunk - 1, goal)
         const page = await fetchHistory(number, tid, start, end, controller.signal)
         rows.push(...page.messages)
         setState({ phase: 'running', done: rows.length, goal })
@@ -46,7 +81,8 @@ export function ExportAll({ number, tid, total, label }: { number: string; tid: 
       await save(rows, false)
       setState({ phase: 'saved', done: rows.length, goal, partial: false })
     } catch (err) {
-      const reason = controller.signal.aborted ? 'You cancelled the export.' : `${ERROR_WORDS[toApiError(err).kind].title}: ${toApiError(err).message}`
+      const e = toApiError(err)
+      const reason = controller.signal.aborted ? 'You cancelled the export.' : `${ERROR_WORDS[e.kind].title}: ${e.extra.cause ?? e.message}`
       setState({ phase: 'stopped', done: rows.length, goal, reason, rows })
     } finally {
       abort.current = null
@@ -60,7 +96,7 @@ export function ExportAll({ number, tid, total, label }: { number: string; tid: 
       </h2>
       {total > EXPORT_CAP ? (
         <p className="mt-1 text-sm text-amber-950">
-          This history holds {formatCount(total)} messages. The export is capped at the newest {formatCount(EXPORT_CAP)}; use the page export for older ranges.
+          This history holds {formatCount(total)} messages. Without the message index the export is capped at the newest {formatCount(EXPORT_CAP)}; use the page export for older ranges.
         </p>
       ) : null}
       {state.phase === 'running' ? (

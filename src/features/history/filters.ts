@@ -8,17 +8,6 @@ export interface MessageFilters {
   q: string
 }
 
-export function readFilters(p: URLSearchParams): MessageFilters {
-  const d = p.get('dir')
-  const s = p.get('status')
-  return {
-    direction: d === 'outbound' || d === 'inbound' ? d : 'all',
-    status: s === 'Success' || s === 'Error' || s === 'Unknown' ? s : 'all',
-    media: p.get('media') === '1',
-    q: p.get('mq') ?? '',
-  }
-}
-
 export const filtersActive = (f: MessageFilters) => f.direction !== 'all' || f.status !== 'all' || f.media || f.q.trim() !== ''
 
 /** Filters act on the loaded rows only: the API has no server-side filtering. */

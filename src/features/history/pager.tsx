@@ -1,10 +1,11 @@
 import { useState } from 'react'
-import { PAGE_SIZES, pageCount, rangeText } from '../../lib/range'
+import { pageCount, rangeText } from '../../lib/range'
 import { formatCount } from '../../lib/count'
 
 export function Pager({
   page,
   size,
+  sizes,
   total,
   start,
   end,
@@ -14,6 +15,8 @@ export function Pager({
 }: {
   page: number
   size: number
+  /** The choices HISTORY_PAGE_CAP allows. */
+  sizes: readonly number[]
   total: number | null
   start: number
   end: number
@@ -29,7 +32,7 @@ export function Pager({
       <label className="flex items-center gap-1 text-sm">
         Rows per page
         <select className="input" value={size} onChange={(e) => onSize(Number(e.target.value))}>
-          {PAGE_SIZES.map((s) => (
+          {sizes.map((s) => (
             <option key={s} value={s}>
               {s}
             </option>

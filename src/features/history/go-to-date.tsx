@@ -1,0 +1,107 @@
+import { useRef, useState } from 'react'
+import { toApiError, ERROR_WORDS } from '../../api/errors'
+import { fetchHistory } from '../../api/history'
+import { locateDate } from '../../api/index-api'
+import { formatCount } from '../../lib/count'
+import { dayOf, endOfDay, formatDay, type Zone } from '../../lib/dates'
+import { firstPositionBefore } from '../../lib/locate'
+import { isDay } from '../../lib/route-params'
+
+type State = { phase: 'idle' } | { phase: 'busy'; probes: number } | { phase: 'done'; text: string } | { phase: 'failed'; text: string }
+
+/**
+ * "Go to date": the first page holding messages of that day. With the index it is one look-up
+ * (/api/index/locate); without it, a bisection over record positions with one-record history
+ * requests (about 20 for a million records), since dates only go back as positions grow.
+ */
+export function GoToDate({
+  number,
+  tid,
+  total,
+  zone,
+  indexed,
+  onFound,
+}: {
+  number: string
+  tid: string
+  total: number | null
+  zone: Zone
+  indexed: boolean
+  onFound: (position: number) => void
+}) {
+  const [day, setDay] = useState('')
+  const [state, setState] = useState<State>({ phase: 'idle' })
+  const abort = useRef<AbortController | null>(null)
+
+  const go = async () => {
+    if (!isDay(day) || total === null) {
+      setState({ phase: 'failed', text: 'Type a date as YYYY-MM-DD or pick one.' })
+      return
+    }
+    abort.current?.abort()
+    const controller = new AbortController()
+    abort.current = controller
+    setState({ phase: 'busy', probes: 0 })
+    const limit = endOfDay(day, zone)!
+    const dayName = formatDay(limit - 1, zone)
+    try {
+      let position: number | null = null
+      let dateMs: number | null = null
+      let how = ''
+      if (indexed) {
+        const r = await locateDate(number, day, controller.signal)
+        position = r.message?.position ?? null
+        dateMs = r.message?.dateMs ?? null
+        how = 'found with the message index'
+      } else {
+        let probes = 0
+        const r = await firstPositionBefore(total, limit, async (p) => {
+          const pg = await fetchHistory(number, tid, p, p, controller.signal)
+          setState({ phase: 'busy', probes: ++probes })
+          return pg.messages[0]?.dateMs ?? null
+        })
+        position = r.position
+        if (position !== null) dateMs = (await fetchHistory(number, tid, position, position, controller.signal)).messages[0]?.dateMs ?? null
+        how = `found in ${r.probes} one-record look-ups`
+      }
+      if (position === null) {
+        setState({ phase: 'done', text: `No messages on or before ${dayName}. The oldest message is on the last page.` })
+        if (total > 0) onFound(total)
+        return
+      }
+      const sameDay = dateMs !== null && dayOf(dateMs, zone) === day
+      setState({
+        phase: 'done',
+        text: sameDay
+          ? `Showing the newest message of ${dayName} (record ${formatCount(position)}), ${how}.`
+          : `No messages on ${dayName}. Showing the nearest older message (record ${formatCount(position)}), ${how}.`,
+      })
+      onFound(position)
+    } catch (err) {
+      if (controller.signal.aborted) return
+      const e = toApiError(err)
+      setState({ phase: 'failed', text: `${ERROR_WORDS[e.kind].title}: ${e.extra.cause ?? e.message}` })
+    }
+  }
+
+  return (
+    <form
+      className="flex flex-wrap items-end gap-2 text-sm print:hidden"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void go()
+      }}
+    >
+      <label className="flex flex-col">
+        Go to date
+        <input type="date" className="input" value={day} onChange={(e) => setDay(e.target.value)} aria-describedby="go-to-date-note" />
+      </label>
+      <button type="submit" className="btn" disabled={state.phase === 'busy' || total === null}>
+        {state.phase === 'busy' ? 'Finding…' : 'Go'}
+      </button>
+      <p id="go-to-date-note" role="status" className="text-slate-700">
+        {state.phase === 'busy' ? `Looking… ${state.probes ? `${state.probes} look-ups so far` : ''}` : state.phase === 'done' || state.phase === 'failed' ? state.text : indexed ? 'Looked up in the message index (whole UTC days).' : 'Without the index this takes about 20 one-record look-ups on a large history.'}
+      </p>
+    </form>
+  )
+}

@@ -1,0 +1,80 @@
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useEffect, useState } from 'react'
+import { historyKeys, historyQuery, type HistoryPage } from '../../api/history'
+import type { HistorySearch } from '../../lib/route-params'
+import { pageCount, pageRange, fitSize } from '../../lib/range'
+import { useSetParams } from '../../lib/router'
+
+/**
+ * The paged history's data: the page asked for by the URL, the previous page kept on screen
+ * while the next loads (`keepPreviousData`: the page is keyed by number and tid, so it is never
+ * another number's rows), the last page that loaded kept through a failed page change, drift
+ * detection, the next page prefetched, and a page past the end moved to the last page.
+ */
+export function useHistoryPage(number: string, search: HistorySearch, cap: number) {
+  const queryClient = useQueryClient()
+  const setParams = useSetParams()
+  const { tid } = search
+  const size = fitSize(search.size, cap)
+
+  // The last page that loaded (not a placeholder): kept on screen when a page change fails.
+  // Derived state set during render (React's pattern for "information from previous renders").
+  const [shown, setShown] = useState<HistoryPage | undefined>(undefined)
+  const known = shown?.total ?? null
+  const pages = known === null ? null : pageCount(known, size)
+  const pastEnd = pages !== null && search.page > pages
+  const page = pastEnd && pages !== null ? pages : search.page
+  const { start, end } = pageRange(page, size, known)
+
+  const result = useQuery({ ...historyQuery(number, tid, start, end), enabled: tid !== '', placeholderData: keepPreviousData })
+  const fresh = result.data && !result.isPlaceholderData ? result.data : undefined
+  if (fresh && fresh !== shown) setShown(fresh)
+
+  // Drift: record numbers are positions, so new messages shift every page (spec §4.1).
+  const [anchor, setAnchor] = useState<string | null | undefined>(undefined)
+  if (fresh && anchor === undefined) setAnchor(fresh.mostRecentId)
+  const drifted = fresh && anchor !== undefined && fresh.mostRecentId !== anchor ? fresh : null
+
+  // A link past the last page lands on the last page, and the URL says where it came from so
+  // the page can say so (and a reload does not ask for the nonsense range again).
+  useEffect(() => {
+    if (pastEnd && pages !== null) setParams({ page: pages <= 1 ? null : pages, past: search.page, mark: null }, { replace: true })
+  }, [pastEnd, pages, search.page, setParams])
+
+  // Prefetch the next page so "Next page" swaps rows at once.
+  useEffect(() => {
+    if (!fresh || tid === '') return
+    if (page < pageCount(fresh.total, size)) {
+      const next = pageRange(page + 1, size, fresh.total)
+      void queryClient.prefetchQuery(historyQuery(number, tid, next.start, next.end))
+    }
+  }, [fresh, page, size, number, tid, queryClient])
+
+  const display = result.data ?? shown
+  return {
+    result,
+    shown: display,
+    page,
+    size,
+    start,
+    end,
+    total: display?.total ?? null,
+    pastEnd,
+    drifted,
+    goPage: (p: number) => setParams({ page: p <= 1 ? null : p, more: null, past: null, mark: null }),
+    goSize: (s: number) => {
+      // Keep the first record in view: the new page is the one that contains it.
+      const p = Math.floor((start - 1) / s) + 1
+      setParams({ size: s === 50 ? null : s, page: p <= 1 ? null : p, more: null, past: null })
+    },
+    goNewest: () => {
+      queryClient.removeQueries({ queryKey: historyKeys.number(tid, number) })
+      setAnchor(undefined)
+      setParams({ page: null, more: null, past: null, mark: null })
+    },
+    refresh: () => {
+      setAnchor(undefined)
+      void queryClient.invalidateQueries({ queryKey: historyKeys.number(tid, number) })
+    },
+  }
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest'
+import { dayOf, endOfDay, isoInZone, isoUtc, parseApiDate, zoneLabel } from './dates'
+
+describe('dates', () => {
+  it('writes ISO UTC with a Z', () => {
+    expect(isoUtc(parseApiDate('2026-11-21 12:04:00'))).toBe('2026-11-21T12:04:00Z')
+    expect(isoUtc(null)).toBe('')
+  })
+  it('writes the shown zone with its offset', () => {
+    const ms = Date.UTC(2026, 0, 2, 3, 4, 5)
+    expect(isoInZone(ms, 'utc')).toBe('2026-01-02T03:04:05Z')
+    expect(isoInZone(ms, 'local')).toMatch(/^2026-01-0[12]T\d\d:\d\d:05[+-]\d\d:\d\d$/)
+    expect(new Date(isoInZone(ms, 'local')).getTime()).toBe(ms)
+  })
+  it('finds the end of a day in either zone', () => {
+    expect(endOfDay('2026-02-28', 'utc')).toBe(Date.UTC(2026, 2, 1))
+    expect(endOfDay('2026-12-31', 'local')).toBe(new Date(2027, 0, 1).getTime())
+    expect(endOfDay('nope', 'utc')).toBeNull()
+    expect(dayOf(Date.UTC(2026, 2, 1) - 1, 'utc')).toBe('2026-02-28')
+  })
+  it('names the zone', () => {
+    expect(zoneLabel('utc')).toBe('UTC')
+    expect(zoneLabel('local')).toMatch(/^Local time/)
+  })
+})

@@ -1,0 +1,188 @@
+import { useSyncExternalStore } from 'react'
+import { toApiError, ERROR_WORDS } from './errors'
+import { getStream } from './client'
+
+/**
+ * Streamed exports (the index's /api/index/export) as jobs that outlive the page that started
+ * them: the tray in the layout shows each job's progress (rows written, of how many) and Cancel.
+ *
+ * The body is read with a stream reader and folded into a Blob every few megabytes, so the JS
+ * heap holds at most one fold's worth of chunks; the browser keeps large Blobs in its own blob
+ * store (on disk in Chromium past its memory quota). When a job finishes on the page that
+ * started it, the file is saved at once; if the user has moved on, the tray offers "Save"
+ * instead, so no file ever downloads by surprise. Closing the tab aborts the fetch.
+ */
+
+export type ExportJob = {
+  id: number
+  label: string
+  fileName: string
+  /** Rows expected when known (the search total, the index count). */
+  total: number | null
+  rows: number
+  startedAt: string
+} & (
+  | { phase: 'running' }
+  | { phase: 'ready'; blob: Blob }
+  | { phase: 'saved' }
+  | { phase: 'cancelled' }
+  | { phase: 'failed'; reason: string }
+)
+
+let jobs: ExportJob[] = []
+const controllers = new Map<number, AbortController>()
+const listeners = new Set<() => void>()
+let nextId = 1
+const emit = () => listeners.forEach((l) => l())
+const update = (id: number, patch: Partial<ExportJob>) => {
+  jobs = jobs.map((j) => (j.id === id ? ({ ...j, ...patch } as ExportJob) : j))
+  emit()
+}
+
+export function useExportJobs(): ExportJob[] {
+  return useSyncExternalStore(
+    (l) => {
+      listeners.add(l)
+      return () => listeners.delete(l)
+    },
+    () => jobs,
+    () => jobs,
+  )
+}
+
+const FOLD_BYTES = 4 * 1024 * 1024
+
+/** A file name from Content-Disposition (`filename*=UTF-8''…` first, then `filename="…"`). */
+export function dispositionName(header: string | null): string | null {
+  if (!header) return null
+  const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(header)
+  if (star?.[1]) {
+    try {
+      return decodeURIComponent(star[1].trim())
+    } catch {
+      /* fall through to the plain name */
+    }
+  }
+  const plain = /filename\s*=\s*"([^"]*)"|filename\s*=\s*([^;]+)/i.exec(header)
+  const name = (plain?.[1] ?? plain?.[2] ?? '').trim()
+  // Only a plain file name: no path separators or control characters from a header.
+  return name && !/[\\/\u0000-\u001f]/.test(name) ? name : null
+}
+
+/**
+ * Counts CSV records in a stream of text chunks: line breaks outside quotes, so a message body
+ * with a newline is one record, not two. The header line is not a row.
+ */
+export function csvRowCounter() {
+  let quoted = false
+  let breaks = 0
+  let pendingText = false
+  return {
+    push(text: string) {
+      for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i)
+        if (c === 34) quoted = !quoted
+        else if (c === 10 && !quoted) {
+          breaks++
+          pendingText = false
+          continue
+        }
+        if (c !== 13 && c !== 10) pendingText = true
+      }
+    },
+    /** Records after the header (a last line with no final newline counts too). */
+    rows: () => Math.max(0, breaks + (pendingText ? 1 : 0) - 1),
+  }
+}
+
+export function saveBlob(blob: Blob, name: string) {
+  const url = URL.createObjectURL(blob)
+  const a = document.createElement('a')
+  a.href = url
+  a.download = name
+  document.body.append(a)
+  a.click()
+  a.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}
+
+export function startExport(opts: { path: string; params: Record<string, string | number | undefined>; label: string; fileName: string; total: number | null }): number {
+  const id = nextId++
+  const controller = new AbortController()
+  controllers.set(id, controller)
+  const origin = window.location.pathname + window.location.search
+  jobs = [...jobs, { id, label: opts.label, fileName: opts.fileName, total: opts.total, rows: 0, startedAt: new Date().toISOString(), phase: 'running' }]
+  emit()
+  void run(id, opts, controller, origin)
+  return id
+}
+
+async function run(id: number, opts: { path: string; params: Record<string, string | number | undefined> }, controller: AbortController, origin: string) {
+  const counter = csvRowCounter()
+  let folded = new Blob([])
+  let parts: BlobPart[] = []
+  let partBytes = 0
+  let lastEmit = 0
+  try {
+    const res = await getStream(opts.path, opts.params, controller.signal)
+    const name = dispositionName(res.headers.get('content-disposition'))
+    const type = res.headers.get('content-type') ?? 'text/csv;charset=utf-8'
+    const announced = Number(res.headers.get('x-total-count') ?? NaN)
+    update(id, { ...(name ? { fileName: name } : {}), ...(Number.isFinite(announced) ? { total: announced } : {}) })
+    if (!res.body) throw new Error('The export answered with no body.')
+    const reader = res.body.getReader()
+    const decoder = new TextDecoder()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      // A fetch body's chunks are plain ArrayBuffer views; the DOM typing allows shared buffers.
+      parts.push(value as Uint8Array<ArrayBuffer>)
+      partBytes += value.byteLength
+      counter.push(decoder.decode(value, { stream: true }))
+      if (partBytes >= FOLD_BYTES) {
+        folded = new Blob([folded, ...parts])
+        parts = []
+        partBytes = 0
+      }
+      const now = performance.now()
+      if (now - lastEmit > 150) {
+        lastEmit = now
+        update(id, { rows: counter.rows() })
+      }
+    }
+    const blob = new Blob([folded, ...parts], { type })
+    parts = []
+    const job = jobs.find((j) => j.id === id)
+    if (!job) return
+    const here = window.location.pathname + window.location.search === origin
+    if (here) {
+      saveBlob(blob, job.fileName)
+      update(id, { rows: counter.rows(), phase: 'saved' } as Partial<ExportJob>)
+    } else update(id, { rows: counter.rows(), phase: 'ready', blob } as Partial<ExportJob>)
+  } catch (err) {
+    if (controller.signal.aborted) update(id, { phase: 'cancelled' } as Partial<ExportJob>)
+    else {
+      const e = toApiError(err)
+      update(id, { phase: 'failed', reason: `${ERROR_WORDS[e.kind].title}: ${e.extra.cause ?? e.message}` } as Partial<ExportJob>)
+    }
+  } finally {
+    controllers.delete(id)
+  }
+}
+
+export function cancelExport(id: number) {
+  controllers.get(id)?.abort()
+}
+
+export function saveExport(id: number) {
+  const job = jobs.find((j) => j.id === id)
+  if (job?.phase !== 'ready') return
+  saveBlob(job.blob, job.fileName)
+  update(id, { phase: 'saved' } as Partial<ExportJob>)
+}
+
+export function dismissExport(id: number) {
+  controllers.get(id)?.abort()
+  jobs = jobs.filter((j) => j.id !== id)
+  emit()
+}

@@ -3,6 +3,7 @@ import { exactUtc, formatDate } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { fileNameOf, mediaKind, safeHttpUrl } from '../../lib/url-safety'
 import { useHistoryDisplay } from './display-context'
+import { Highlighted } from './highlight'
 import { formatCount } from '../../lib/count'
 
 export const DASH = '—'
@@ -36,6 +37,7 @@ const CLAMP_CHARS = 280
  */
 export function BodyText({ body }: { body: string | null }) {
   const [open, setOpen] = useState(false)
+  const { highlight } = useHistoryDisplay()
   if (body === null) return <span>{DASH}</span>
   if (body === '') return <span className="text-slate-600">(empty message)</span>
   const lines = body.split('\n').length
@@ -44,7 +46,7 @@ export function BodyText({ body }: { body: string | null }) {
   return (
     <div>
       <p dir="auto" className={`whitespace-pre-wrap [overflow-wrap:anywhere] ${open ? 'max-h-96 overflow-auto' : ''}`}>
-        <bdi>{shown}</bdi>
+        <bdi>{highlight ? <Highlighted text={shown} needle={highlight} /> : shown}</bdi>
       </p>
       {long ? (
         <button type="button" className="mt-0.5 text-xs text-blue-800 underline" aria-expanded={open} onClick={() => setOpen((o) => !o)}>

@@ -1,0 +1,63 @@
+import { createColumnHelper } from '@tanstack/react-table'
+import type { IndexedRow } from '../../api/index-api'
+import type { Features } from '../../components/data-table/features'
+import { useHistoryDisplay } from '../../components/message/display-context'
+import { BodyText, DateText, directionLabel, MediaPreview, PhoneText } from '../../components/message/message-parts'
+import { StatusBadge } from '../../components/message/status-badge'
+import { paths } from '../../lib/paths'
+import { Link } from '../../lib/router'
+
+const helper = createColumnHelper<Features, IndexedRow>()
+
+/** Default history page size: a result links to the page that holds it at this size. */
+export const HISTORY_PAGE_SIZE = 50
+
+export const SEARCH_COLUMNS = helper.columns([
+  helper.accessor('number', { id: 'number', header: 'Number', enableSorting: false, cell: ({ row }) => <PhoneText raw={row.original.number} /> }),
+  helper.accessor((m) => m.dateMs ?? 0, { id: 'date', header: 'Date', enableSorting: false, cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} /> }),
+  helper.accessor((m) => m.phone ?? '', { id: 'phone', header: 'Other party', enableSorting: false, cell: ({ row }) => <PhoneText raw={row.original.phone} /> }),
+  helper.accessor((m) => m.direction ?? '', { id: 'direction', header: 'Direction', enableSorting: false, cell: ({ row }) => directionLabel(row.original.direction) }),
+  helper.accessor((m) => m.body ?? '', {
+    id: 'body',
+    header: 'Message',
+    enableSorting: false,
+    cell: ({ row }) => (
+      <div className="flex flex-col gap-1">
+        <BodyText body={row.original.body} />
+        {row.original.mms ? <MediaPreview url={row.original.mediaUrl} from={row.original.phone} /> : null}
+      </div>
+    ),
+  }),
+  helper.accessor((m) => m.status.label, { id: 'status', header: 'Status', enableSorting: false, cell: ({ row }) => <StatusBadge status={row.original.status} /> }),
+  helper.display({ id: 'links', header: 'Open', cell: ({ row }) => <ResultLinks m={row.original} /> }),
+])
+
+export const SEARCH_WIDTHS: Record<string, string> = { number: '9.5rem', date: '10rem', phone: '9.5rem', direction: '6.5rem', body: 'auto', status: '8rem', links: '8.5rem' }
+
+function ResultLinks({ m }: { m: IndexedRow }) {
+  const { zone } = useHistoryDisplay()
+  const tz = zone === 'utc' ? 'utc' : null
+  const tid = m.tid ?? ''
+  const page = Math.ceil(m.position / HISTORY_PAGE_SIZE)
+  return (
+    <ul className="flex flex-col gap-0.5 text-xs">
+      <li>
+        <Link href={paths.history(m.number, tid, { page: page <= 1 ? null : page, mark: m.position, tz })} className="text-blue-800 underline">
+          In history<span className="sr-only">: record {m.position} of {m.number}</span>
+        </Link>
+      </li>
+      {m.phone ? (
+        <li>
+          <Link href={paths.thread(m.number, tid, m.phone, { tz })} className="text-blue-800 underline">
+            Thread<span className="sr-only"> with {m.phone}</span>
+          </Link>
+        </li>
+      ) : null}
+      <li>
+        <Link href={paths.message(m.number, m.ordinal, { tid, tz })} className="text-blue-800 underline">
+          Details<span className="sr-only"> of message {m.ordinal}</span>
+        </Link>
+      </li>
+    </ul>
+  )
+}

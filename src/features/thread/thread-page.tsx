@@ -1,0 +1,192 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
+import { useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { ApiError } from '../../api/errors'
+import { partiesQuery, threadQuery, useIndexStatus, type IndexedRow } from '../../api/index-api'
+import { ErrorAlert } from '../../components/alert'
+import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { MessageBubble } from '../../components/message/bubble'
+import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
+import { MediaViewer } from '../../components/message/media-viewer'
+import { PrintHeader } from '../../components/print-header'
+import { formatCount } from '../../lib/count'
+import { formatDate, formatDay, zoneLabel } from '../../lib/dates'
+import { paths } from '../../lib/paths'
+import { formatPhone } from '../../lib/phone'
+import type { ThreadSearch } from '../../lib/route-params'
+import { Link, useSetParams } from '../../lib/router'
+
+/**
+ * The whole thread with one party, from the index, across the full history. It opens at the
+ * newest message, at the bottom, and loads older messages as the reader scrolls up; the scroll
+ * position is kept by the distance from the bottom, so nothing jumps when older rows arrive.
+ */
+export function ThreadPage({ number, search }: { number: string; search: ThreadSearch }) {
+  const setParams = useSetParams()
+  const index = useIndexStatus()
+  const { tid, party, tz: zone } = search
+  const [media, setMedia] = useState<{ url: string; alt: string; opener: HTMLElement } | null>(null)
+  const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia: (url, alt, opener) => setMedia({ url, alt, opener }) }), [zone])
+
+  return (
+    <HistoryDisplayContext.Provider value={display}>
+      <section aria-labelledby="thread-heading">
+        <p className="text-sm print:hidden">
+          <Link href={paths.history(number, tid)} className="text-blue-800 underline">
+            ← History of {formatPhone(number)}
+          </Link>
+        </p>
+        <h1 id="thread-heading" className="mt-1 text-xl font-semibold">
+          {party ? `Thread between ${formatPhone(number)} and ${formatPhone(party)}` : `Threads of ${formatPhone(number)}`}
+        </h1>
+        {index.loading ? (
+          <TableSkeleton label="Checking the message index" />
+        ) : !index.available ? (
+          <>
+            <ErrorAlert error={index.error ?? new ApiError('index_off', 'The message index is off on this server.', 503)} where="the whole thread" />
+            <p className="text-sm">
+              Without the index, the{' '}
+              <Link href={paths.history(number, tid, { view: 'conversation', party })} className="text-blue-800 underline">
+                conversations view of the history
+              </Link>{' '}
+              shows threads within the loaded records only.
+            </p>
+          </>
+        ) : (
+          <div className="mt-3 grid gap-3 md:grid-cols-[16rem_1fr] print:block">
+            <PartyList number={number} tid={tid} selected={party} zone={zone} />
+            {party ? (
+              <Thread key={party} number={number} tid={tid} party={party} zone={zone} />
+            ) : (
+              <EmptyState title="Pick a party">Choose who the conversation is with from the list.</EmptyState>
+            )}
+          </div>
+        )}
+        <div className="mt-2 print:hidden">
+          <button type="button" className="btn" aria-pressed={zone === 'utc'} onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}>
+            Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
+          </button>
+        </div>
+        <MediaViewer media={media} onClose={() => setMedia(null)} />
+      </section>
+    </HistoryDisplayContext.Provider>
+  )
+}
+
+function PartyList({ number, tid, selected, zone }: { number: string; tid: string; selected: string; zone: 'local' | 'utc' }) {
+  const q = useQuery(partiesQuery(number))
+  const [filter, setFilter] = useState('')
+  const digits = filter.replace(/\D/g, '')
+  const parties = useMemo(() => {
+    const all = q.data?.parties ?? []
+    if (!filter.trim()) return all
+    return all.filter((p) => (digits ? p.party.includes(digits) : false) || formatPhone(p.party).includes(filter.trim()))
+  }, [q.data, filter, digits])
+  return (
+    <nav aria-labelledby="parties-heading" className="print:hidden">
+      <h2 id="parties-heading" className="text-sm font-semibold">
+        Parties {q.data ? `(${formatCount(q.data.parties.length)})` : ''}
+      </h2>
+      <label className="mt-1 flex flex-col text-sm">
+        Filter parties
+        <input type="search" className="input" inputMode="tel" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="Digits of a phone" />
+      </label>
+      {q.isError ? <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="the party list" /> : null}
+      <ul className="mt-1 max-h-[60vh] overflow-auto rounded border border-slate-200 bg-white">
+        {parties.slice(0, 500).map((p) => (
+          <li key={p.party}>
+            <Link
+              href={paths.thread(number, tid, p.party, { tz: zone === 'utc' ? 'utc' : null })}
+              aria-current={p.party === selected ? 'page' : undefined}
+              className={`flex justify-between px-2 py-1.5 text-sm ${p.party === selected ? 'bg-blue-800 text-white' : 'hover:bg-slate-100'}`}
+            >
+              <span>{formatPhone(p.party)}</span>
+              <span className="tabular-nums">
+                {formatCount(p.count)} <span className="sr-only">messages</span>
+              </span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+      {parties.length > 500 ? <p className="text-xs text-slate-700">Showing 500 of {formatCount(parties.length)}: filter to find others.</p> : null}
+    </nav>
+  )
+}
+
+function Thread({ number, tid, party, zone }: { number: string; tid: string; party: string; zone: 'local' | 'utc' }) {
+  const q = useInfiniteQuery(threadQuery(number, party))
+  const head = q.data?.pages[0]
+  // Pages come newest first; the reader sees oldest at the top.
+  const rows = useMemo(() => (q.data?.pages.flatMap((p) => p.rows) ?? []).slice().reverse(), [q.data])
+  const box = useRef<HTMLDivElement>(null)
+  const fromBottom = useRef<number | null>(null)
+  const opened = useRef(false)
+
+  // First rows: start at the bottom (the newest). Older rows: keep the distance from the bottom.
+  useLayoutEffect(() => {
+    const el = box.current
+    if (!el || rows.length === 0) return
+    if (!opened.current) {
+      opened.current = true
+      el.scrollTop = el.scrollHeight
+    } else if (fromBottom.current !== null) {
+      el.scrollTop = el.scrollHeight - fromBottom.current
+      fromBottom.current = null
+    }
+  }, [rows.length])
+
+  const loadOlder = () => {
+    const el = box.current
+    if (!el || !q.hasNextPage || q.isFetchingNextPage) return
+    fromBottom.current = el.scrollHeight - el.scrollTop
+    void q.fetchNextPage()
+  }
+
+  const span = head?.firstDate && head.lastDate ? `${formatDate(Date.parse(head.firstDate), zone)} – ${formatDate(Date.parse(head.lastDate), zone)}` : null
+  return (
+    <section aria-labelledby="thread-title" className="rounded border border-slate-200 bg-white p-3 print:border-0">
+      <PrintHeader title="Message transcript" number={number} party={party} span={span} zone={zoneLabel(zone)} />
+      <header className="mb-2 print:hidden">
+        <h2 id="thread-title" className="font-semibold">
+          {formatPhone(party)}
+        </h2>
+        <p className="text-sm text-slate-700">
+          {head ? `${formatCount(head.total)} ${head.total === 1 ? 'message' : 'messages'}${span ? `, ${span}` : ''}` : 'Loading…'} · Dates in {zoneLabel(zone)}
+        </p>
+      </header>
+      {q.isError ? <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} keptData={rows.length > 0} where="the thread" /> : null}
+      {q.isPending ? <TableSkeleton label="Loading the thread" /> : null}
+      {head && head.total === 0 ? <EmptyState title="No messages with this party" /> : null}
+      <div
+        ref={box}
+        className="max-h-[65vh] overflow-auto [overflow-anchor:none] print:max-h-none print:overflow-visible"
+        tabIndex={0}
+        role="region"
+        aria-label={`Messages with ${formatPhone(party)}, oldest first`}
+        onScroll={(e) => {
+          if (e.currentTarget.scrollTop < 300) loadOlder()
+        }}
+      >
+        {q.hasNextPage ? (
+          <button type="button" className="btn mb-2 print:hidden" onClick={loadOlder} disabled={q.isFetchingNextPage}>
+            {q.isFetchingNextPage ? 'Loading older…' : 'Load older messages'}
+          </button>
+        ) : rows.length > 0 ? (
+          <p className="mb-2 text-xs text-slate-700">Start of the thread.</p>
+        ) : null}
+        <ol className="flex flex-col gap-2" aria-label={`Messages with ${formatPhone(party)}`}>
+          {rows.map((m: IndexedRow, i) => {
+            const prev = rows[i - 1]
+            const day = m.dateMs !== null ? formatDay(m.dateMs, zone) : null
+            const newDay = day !== null && (prev === undefined || prev.dateMs === null || formatDay(prev.dateMs, zone) !== day)
+            return (
+              <li key={m.key} className="flex flex-col">
+                {newDay ? <p className="my-2 self-center rounded bg-slate-100 px-2 text-xs text-slate-700">{day}</p> : null}
+                <MessageBubble m={m} number={number} ordinal={m.ordinal} tid={tid || (m.tid ?? '')} />
+              </li>
+            )
+          })}
+        </ol>
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,160 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { useMemo } from 'react'
+import { ApiError } from '../../api/errors'
+import { statsQuery, useIndexStatus } from '../../api/index-api'
+import { ErrorAlert } from '../../components/alert'
+import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { formatCount } from '../../lib/count'
+import { formatPhone } from '../../lib/phone'
+import type { ChartsSearch } from '../../lib/route-params'
+import { useSetParams } from '../../lib/router'
+import { RANGES, rangeSpan, toSeries, type Series } from './series'
+import { UPlotChart } from './uplot-chart'
+
+/**
+ * Messages per day (in and out) and the failure rate, per number or account-wide, over the
+ * indexed history (the index's daily roll-up). Each chart has a table of the same figures.
+ */
+export function ChartsPage({ search }: { search: ChartsSearch }) {
+  const setParams = useSetParams()
+  const index = useIndexStatus()
+  const span = useMemo(() => rangeSpan(search.range), [search.range])
+  const number = search.number || null
+  const stats = useQuery({ ...statsQuery(number, span.bucket, span.from, span.to), enabled: index.available, placeholderData: keepPreviousData })
+  const series = useMemo(() => (stats.data ? toSeries(stats.data, span) : null), [stats.data, span])
+  const who = number ? formatPhone(number) : 'all numbers'
+  const unit = span.bucket === 'day' ? 'day' : 'week'
+  const volume = useMemo(
+    () =>
+      series
+        ? [
+            { label: 'Inbound', values: series.inbound, color: '#1d4ed8' },
+            { label: 'Outbound', values: series.outbound, color: '#b45309', dash: [6, 4] },
+          ]
+        : [],
+    [series],
+  )
+  const failure = useMemo(() => (series ? [{ label: 'Failure rate (%)', values: series.failureRate, color: '#b91c1c' }] : []), [series])
+
+  return (
+    <section aria-labelledby="charts-heading">
+      <h1 id="charts-heading" className="text-xl font-semibold">
+        Charts: {who}
+      </h1>
+      <div className="mt-2 flex flex-wrap items-end gap-4 print:hidden">
+        <label className="flex flex-col text-sm">
+          Number
+          <select className="input" value={search.number} onChange={(e) => setParams({ number: e.target.value || null }, { replace: true })}>
+            <option value="">All numbers (account-wide)</option>
+            {(index.status?.numbers ?? []).map((n) => (
+              <option key={n.number} value={n.number}>
+                {formatPhone(n.number)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <fieldset className="flex flex-wrap items-center gap-2 text-sm">
+          <legend className="mb-1">Range</legend>
+          {RANGES.map((r) => (
+            <label key={r.id} className="flex items-center gap-1">
+              <input type="radio" name="range" value={r.id} checked={search.range === r.id} onChange={() => setParams({ range: r.id === '90d' ? null : r.id }, { replace: true })} />
+              {r.label}
+            </label>
+          ))}
+        </fieldset>
+      </div>
+      <p className="mt-1 text-sm text-slate-700">
+        Days are UTC days{span.from ? `, ${span.from} to ${span.to}` : ', the whole indexed history'}, per {unit}. Over the indexed history only.
+      </p>
+
+      {index.loading ? (
+        <TableSkeleton label="Checking the message index" />
+      ) : !index.available ? (
+        <ErrorAlert error={index.error ?? new ApiError('index_off', 'The message index is off on this server.', 503)} where="the charts" />
+      ) : stats.isError ? (
+        <ErrorAlert error={stats.error} onRetry={() => void stats.refetch()} retrying={stats.isFetching} where="the chart figures" />
+      ) : !series ? (
+        <TableSkeleton label="Loading the chart figures" />
+      ) : series.days.length === 0 ? (
+        <EmptyState title="No indexed messages in this range" />
+      ) : (
+        <div className="mt-3 grid gap-6">
+          <section aria-labelledby="volume-heading" className="rounded border border-slate-200 bg-white p-3">
+            <h2 id="volume-heading" className="font-semibold">
+              Messages per {unit}, in and out
+            </h2>
+            <UPlotChart label={`Line chart of inbound and outbound messages per ${unit} for ${who}`} x={series.x} series={volume} yLabel="Messages" />
+          </section>
+          <section aria-labelledby="failure-heading" className="rounded border border-slate-200 bg-white p-3">
+            <h2 id="failure-heading" className="font-semibold">
+              Failure rate per {unit}
+            </h2>
+            <UPlotChart label={`Line chart of the failure rate per ${unit} for ${who}`} x={series.x} series={failure} yLabel="Failed (%)" />
+          </section>
+          <FiguresTable series={series} unit={unit} who={who} />
+        </div>
+      )}
+    </section>
+  )
+}
+
+function FiguresTable({ series, unit, who }: { series: Series; unit: string; who: string }) {
+  const totals = series.inbound.reduce((a, v, i) => ({ i: a.i + v, o: a.o + (series.outbound[i] ?? 0), f: a.f + (series.failed[i] ?? 0) }), { i: 0, o: 0, f: 0 })
+  return (
+    <section aria-labelledby="figures-heading">
+      <h2 id="figures-heading" className="font-semibold">
+        The figures
+      </h2>
+      <div className="mt-1 max-h-96 overflow-auto rounded border border-slate-200 bg-white" tabIndex={0} role="region" aria-label="Chart figures, scrollable">
+        <table className="w-full border-collapse text-sm">
+          <caption className="sr-only">
+            Messages per {unit} and failure rate for {who}
+          </caption>
+          <thead className="sticky top-0 bg-slate-100">
+            <tr>
+              <th scope="col" className="px-2 py-1 text-left">
+                {unit === 'day' ? 'Day' : 'Week from'}
+              </th>
+              <th scope="col" className="px-2 py-1 text-right">
+                Inbound
+              </th>
+              <th scope="col" className="px-2 py-1 text-right">
+                Outbound
+              </th>
+              <th scope="col" className="px-2 py-1 text-right">
+                Failed
+              </th>
+              <th scope="col" className="px-2 py-1 text-right">
+                Failure rate
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {series.days.map((d, i) => (
+              <tr key={d} className="border-t border-slate-200">
+                <th scope="row" className="px-2 py-1 text-left font-normal tabular-nums">
+                  {d}
+                </th>
+                <td className="px-2 py-1 text-right tabular-nums">{formatCount(series.inbound[i] ?? 0)}</td>
+                <td className="px-2 py-1 text-right tabular-nums">{formatCount(series.outbound[i] ?? 0)}</td>
+                <td className="px-2 py-1 text-right tabular-nums">{formatCount(series.failed[i] ?? 0)}</td>
+                <td className="px-2 py-1 text-right tabular-nums">{series.failureRate[i] === null ? '—' : `${series.failureRate[i]}%`}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr className="border-t-2 border-slate-300 font-semibold">
+              <th scope="row" className="px-2 py-1 text-left">
+                Total
+              </th>
+              <td className="px-2 py-1 text-right tabular-nums">{formatCount(totals.i)}</td>
+              <td className="px-2 py-1 text-right tabular-nums">{formatCount(totals.o)}</td>
+              <td className="px-2 py-1 text-right tabular-nums">{formatCount(totals.f)}</td>
+              <td className="px-2 py-1 text-right tabular-nums">{totals.i + totals.o > 0 ? `${Math.round((totals.f / (totals.i + totals.o)) * 1000) / 10}%` : '—'}</td>
+            </tr>
+          </tfoot>
+        </table>
+      </div>
+    </section>
+  )
+}

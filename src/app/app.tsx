@@ -1,46 +1,143 @@
-import { lazy, Suspense } from 'react'
+import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react'
+import { setSessionLostHandler } from '../api/client'
+import { ExportTray } from '../components/export-tray'
 import { NumbersPage } from '../features/numbers/numbers-page'
-import { Link, useLocation } from './router'
+import { paths } from '../lib/paths'
+import { chartsSearch, historySearch, messageSearch, parseSearch, searchSearch, threadSearch } from '../lib/route-params'
+import { Link, navigate, useLocation } from '../lib/router'
+import { matchRoute, type Route } from './routes'
 
-// The history page is a second view; its code (media viewer, conversation view) loads on demand.
+// Every page but the numbers list loads on demand: the entry chunk stays within its budget.
 const HistoryPage = lazy(() => import('../features/history/history-page').then((m) => ({ default: m.HistoryPage })))
+const ThreadPage = lazy(() => import('../features/thread/thread-page').then((m) => ({ default: m.ThreadPage })))
+const MessagePage = lazy(() => import('../features/message/message-page').then((m) => ({ default: m.MessagePage })))
+const SearchPage = lazy(() => import('../features/search/search-page').then((m) => ({ default: m.SearchPage })))
+const ChartsPage = lazy(() => import('../features/charts/charts-page').then((m) => ({ default: m.ChartsPage })))
+
+/*
+ * Team access and the theme toggle are built by other rooms. Globs pick their modules up when
+ * the files exist and resolve to nothing when they do not, so this file builds either way.
+ */
+type AnyPage = ComponentType<Record<string, never>>
+const accessPages = import.meta.glob<Record<string, AnyPage>>('../features/access/*.tsx')
+const accessPage = (file: string, name: string) => {
+  const load = accessPages[`../features/access/${file}`]
+  return load ? lazy(() => load().then((m) => ({ default: m[name] ?? Missing }))) : null
+}
+const SignInPage = accessPage('sign-in-page.tsx', 'SignInPage')
+const UsersPage = accessPage('users-page.tsx', 'UsersPage')
+const AccessLogPage = accessPage('access-log-page.tsx', 'AccessLogPage')
+const UserMenu = accessPage('user-menu.tsx', 'UserMenu')
+
+interface MeResult {
+  data?: { mode: 'local' | 'password' | 'header'; user: { name: string; role: 'admin' | 'viewer' } | null }
+}
+const accessApi = Object.values(import.meta.glob<{ useMe?: () => MeResult }>('../api/access.ts', { eager: true }))[0]
+const noMe = (): MeResult => ({})
+/** `useMe` when team access is built, else "local, admin" (today's single-user behaviour). Constant per build, so hook order is stable. */
+export const useMeOrLocal: () => MeResult = accessApi?.useMe ?? noMe
+
+const themeModule = Object.values(import.meta.glob<{ ThemeToggle?: ComponentType }>('../components/theme-toggle.tsx', { eager: true }))[0]
+const ThemeToggle = themeModule?.ThemeToggle ?? null
+
+function Missing() {
+  return <p>This page is not available in this build.</p>
+}
 
 export function App() {
-  const { pathname } = useLocation()
-  const historyMatch = /^\/numbers\/([^/]+)$/.exec(pathname)
+  const { pathname, params } = useLocation()
+  const route = matchRoute(pathname)
+  const me = useMeOrLocal().data
+  const isAdmin = !me || me.mode === 'local' || me.user?.role === 'admin'
+
+  // Our own server said the session is gone: sign in, then come back here.
+  useEffect(() => {
+    setSessionLostHandler(() => {
+      const here = window.location.pathname + window.location.search
+      if (window.location.pathname !== '/signin') navigate(paths.signIn(here), { replace: true })
+    })
+    return () => setSessionLostHandler(null)
+  }, [])
+
+  const navLink = (href: string, label: string, current: boolean) => (
+    <Link href={href} className="text-sm text-slate-700 underline-offset-2 hover:underline aria-[current=page]:font-semibold" aria-current={current ? 'page' : undefined}>
+      {label}
+    </Link>
+  )
+
   return (
     <div className="min-h-screen">
-      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:bg-white focus:p-2">
+      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:bg-white focus:p-2">
         Skip to content
       </a>
-      <header className="border-b border-slate-200 bg-white">
-        <div className="mx-auto flex max-w-7xl items-center gap-4 px-4 py-3">
+      <header className="border-b border-slate-200 bg-white print:hidden">
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-4 px-4 py-3">
           <Link href="/" className="text-lg font-bold text-blue-800">
             Switchboard
           </Link>
-          <nav aria-label="Main">
-            <Link href="/" className="text-sm text-slate-700 underline-offset-2 hover:underline" aria-current={historyMatch ? undefined : 'page'}>
-              Numbers
-            </Link>
+          <nav aria-label="Main" className="flex flex-wrap gap-4">
+            {navLink('/', 'Numbers', route.name === 'numbers' || route.name === 'history' || route.name === 'thread' || route.name === 'message')}
+            {navLink(paths.search(), 'Search', route.name === 'search')}
+            {navLink(paths.charts(), 'Charts', route.name === 'charts')}
+            {isAdmin && UsersPage && me && me.mode !== 'local' ? navLink(paths.users(), 'Users', route.name === 'users') : null}
+            {isAdmin && AccessLogPage && me && me.mode !== 'local' ? navLink(paths.accessLog(), 'Access log', route.name === 'access-log') : null}
           </nav>
+          <div className="ml-auto flex items-center gap-3">
+            {ThemeToggle ? <ThemeToggle /> : null}
+            {UserMenu ? (
+              <Suspense fallback={null}>
+                <UserMenu />
+              </Suspense>
+            ) : null}
+          </div>
         </div>
       </header>
       <main id="main" className="mx-auto max-w-7xl px-4 py-4" tabIndex={-1}>
-        {historyMatch ? (
-          <Suspense fallback={<p role="status">Loading…</p>}>
-            <HistoryPage number={decodeURIComponent(historyMatch[1] ?? '')} />
-          </Suspense>
-        ) : pathname === '/' ? (
-          <NumbersPage />
-        ) : (
-          <section>
-            <h1 className="text-xl font-semibold">Page not found</h1>
-            <p className="mt-2">
-              There is nothing at this address. <Link href="/">Go to the numbers list</Link>.
-            </p>
-          </section>
-        )}
+        <Suspense fallback={<p role="status">Loading…</p>}>
+          <Page route={route} params={params} isAdmin={isAdmin} />
+        </Suspense>
       </main>
+      <ExportTray />
     </div>
+  )
+}
+
+function Page({ route, params, isAdmin }: { route: Route; params: URLSearchParams; isAdmin: boolean }): ReactNode {
+  switch (route.name) {
+    case 'numbers':
+      return <NumbersPage />
+    case 'history':
+      {
+      const search = parseSearch(historySearch, params)
+      // Keyed by number and tid: kept-previous rows can never be another number's.
+      return <HistoryPage key={`${route.number}|${search.tid}`} number={route.number} search={search} canExportAll={isAdmin} />
+    }
+    case 'thread':
+      return <ThreadPage key={route.number} number={route.number} search={parseSearch(threadSearch, params)} />
+    case 'message':
+      return <MessagePage number={route.number} ordinal={route.ordinal} search={parseSearch(messageSearch, params)} />
+    case 'search':
+      return <SearchPage search={parseSearch(searchSearch, params)} canExport={isAdmin} />
+    case 'charts':
+      return <ChartsPage search={parseSearch(chartsSearch, params)} />
+    case 'signin':
+      return SignInPage ? <SignInPage /> : <NotFound />
+    case 'users':
+      return UsersPage && isAdmin ? <UsersPage /> : <NotFound />
+    case 'access-log':
+      return AccessLogPage && isAdmin ? <AccessLogPage /> : <NotFound />
+    case 'not-found':
+      return <NotFound />
+  }
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1 className="text-xl font-semibold">Page not found</h1>
+      <p className="mt-2">
+        There is nothing at this address. <Link href="/">Go to the numbers list</Link>.
+      </p>
+    </section>
   )
 }

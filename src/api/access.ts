@@ -1,0 +1,152 @@
+import { infiniteQueryOptions, queryOptions, useQuery } from '@tanstack/react-query'
+import * as z from 'zod/mini'
+import { getJson, parseWire, postJson } from './client'
+import { ApiError, errorEnvelope } from './errors'
+
+/**
+ * The browser side of team access (/api/auth/*, served by proxy/access/routes.ts): who is
+ * signed in, signing in and out, users (admins) and the access log (admins).
+ */
+
+const role = z.enum(['admin', 'viewer'])
+export type Role = z.infer<typeof role>
+const mode = z.enum(['local', 'password', 'header'])
+export type AccessMode = z.infer<typeof mode>
+
+const meWire = z.object({ mode, user: z.nullable(z.object({ name: z.string(), role })) })
+export type Me = z.infer<typeof meWire>
+
+const userWire = z.object({ name: z.string(), role, disabled: z.boolean(), createdAt: z.string(), updatedAt: z.string() })
+export type User = z.infer<typeof userWire>
+
+const entryWire = z.object({
+  id: z.string(),
+  at: z.string(),
+  actor: z.string(),
+  via: z.string(),
+  address: z.string(),
+  action: z.string(),
+  number: z.nullable(z.string()),
+  party: z.nullable(z.string()),
+  details: z.record(z.string(), z.unknown()),
+})
+export type AccessLogEntry = z.infer<typeof entryWire>
+const logPageWire = z.object({ entries: z.array(entryWire), nextCursor: z.nullable(z.string()) })
+export type AccessLogPage = z.infer<typeof logPageWire>
+
+const WHO = "The Switchboard server's"
+
+export const AUTH_PATHS = {
+  me: '/api/auth/me',
+  signIn: '/api/auth/signin',
+  signOut: '/api/auth/signout',
+  users: '/api/auth/users',
+  user: (name: string) => `/api/auth/users/${encodeURIComponent(name)}`,
+  accessLog: '/api/auth/access-log',
+  accessLogExport: '/api/auth/access-log/export',
+} as const
+
+export const meQuery = () =>
+  queryOptions({
+    queryKey: ['access', 'me'],
+    queryFn: async ({ signal }) => parseWire(meWire, await getJson(AUTH_PATHS.me, {}, signal), WHO),
+    staleTime: 60_000,
+    retry: false,
+  })
+
+/** Who is signed in: `{ mode, user }` (user null when nobody is; in local mode "local", admin). */
+export function useMe() {
+  return useQuery(meQuery())
+}
+
+/**
+ * Sign-in and user removal go through this one small fetch (the rest use client.ts): a wrong
+ * password is a 401 that must stay on the sign-in form, not count as "your session is gone",
+ * and the client has no DELETE.
+ */
+async function sendOwn(method: 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
+  let res: Response
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  } catch {
+    throw new ApiError('unreachable', 'The Switchboard server could not be reached.', 0)
+  }
+  const text = await res.text()
+  let json: unknown
+  try {
+    json = text ? JSON.parse(text) : undefined
+  } catch {
+    json = undefined
+  }
+  if (!res.ok) {
+    const env = errorEnvelope.safeParse(json)
+    if (env.success) {
+      const e = env.data.error
+      throw new ApiError(e.kind, e.message, res.status, { field: e.field, retryAfterMs: e.retryAfterMs })
+    }
+    throw new ApiError(res.status >= 500 ? 'server_error' : 'invalid_request', `The Switchboard server answered HTTP ${res.status}.`, res.status)
+  }
+  return json
+}
+
+export async function signIn(name: string, password: string): Promise<Me> {
+  return parseWire(meWire, await sendOwn('POST', AUTH_PATHS.signIn, { name, password }), WHO)
+}
+
+export async function signOut(): Promise<void> {
+  await sendOwn('POST', AUTH_PATHS.signOut)
+}
+
+export const usersQuery = () =>
+  queryOptions({
+    queryKey: ['access', 'users'],
+    queryFn: async ({ signal }) => parseWire(z.object({ users: z.array(userWire) }), await getJson(AUTH_PATHS.users, {}, signal), WHO).users,
+  })
+
+export async function addUser(input: { name: string; role: Role; password: string }): Promise<User> {
+  return parseWire(z.object({ user: userWire }), await postJson(AUTH_PATHS.users, input), WHO).user
+}
+
+export async function changeUser(name: string, change: { role?: Role; password?: string; disabled?: boolean }): Promise<User> {
+  return parseWire(z.object({ user: userWire }), await postJson(AUTH_PATHS.user(name), change), WHO).user
+}
+
+export async function removeUser(name: string): Promise<void> {
+  await sendOwn('DELETE', AUTH_PATHS.user(name))
+}
+
+export interface LogFilters {
+  user?: string
+  number?: string
+  party?: string
+  action?: string
+  from?: string
+  to?: string
+}
+
+/** One page of the access log, newest first; `cursor` is the previous page's nextCursor. */
+export async function fetchAccessLog(filters: LogFilters, cursor: string | null, signal?: AbortSignal): Promise<AccessLogPage> {
+  return parseWire(logPageWire, await getJson(AUTH_PATHS.accessLog, { ...filters, cursor, limit: 100 }, signal), WHO)
+}
+
+/** The access log as keyset pages ("Show older entries" fetches the next). */
+export const accessLogQuery = (filters: LogFilters) =>
+  infiniteQueryOptions({
+    queryKey: ['access', 'log', filters],
+    queryFn: ({ pageParam, signal }) => fetchAccessLog(filters, pageParam, signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last: AccessLogPage) => last.nextCursor,
+  })
+
+/** A plain link: the browser downloads the CSV with its own cookie, nothing held in memory. */
+export function accessLogExportUrl(filters: LogFilters): string {
+  const p = new URLSearchParams()
+  for (const [k, v] of Object.entries(filters)) if (v) p.set(k, v)
+  const s = p.toString()
+  return s ? `${AUTH_PATHS.accessLogExport}?${s}` : AUTH_PATHS.accessLogExport
+}

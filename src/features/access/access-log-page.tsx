@@ -1,0 +1,142 @@
+import { useInfiniteQuery } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
+import { accessLogExportUrl, accessLogQuery, type AccessLogEntry, type LogFilters } from '../../api/access'
+import { useLocation, useSetParams } from '../../lib/router'
+import { Problem, problemText } from './problem'
+
+/**
+ * The access log, for admins: who read what, when and from where. Filters live in the URL (a
+ * filtered view can be shared and reloaded); pages are keyset-paged ("Show older entries"); the
+ * export is a plain link to the server's CSV of the same filters.
+ */
+
+const FILTERS = ['user', 'number', 'party', 'action', 'from', 'to'] as const
+const ACTIONS = ['signin.ok', 'signin.fail', 'signout', 'history.view', 'thread.view', 'search', 'export', 'forget', 'user.add', 'user.change', 'user.remove']
+
+function filtersFrom(params: URLSearchParams): LogFilters {
+  const f: LogFilters = {}
+  for (const k of FILTERS) {
+    const v = params.get(k)?.trim()
+    if (v) f[k] = v
+  }
+  return f
+}
+
+const when = (iso: string) => iso.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC')
+
+/** The entry's details minus what has its own column, as compact text. */
+function detailsText(e: AccessLogEntry): string {
+  const rest = Object.entries(e.details).filter(([k]) => k !== 'number' && k !== 'party')
+  return rest.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ')
+}
+
+export function AccessLogPage() {
+  const { params } = useLocation()
+  const filters = filtersFrom(params)
+  const setParams = useSetParams()
+  const log = useInfiniteQuery(accessLogQuery(filters))
+  const entries = log.data?.pages.flatMap((p) => p.entries) ?? []
+
+  return (
+    <section>
+      <h1 className="text-xl font-semibold">Access log</h1>
+      <p className="mt-1 text-sm text-slate-700">Every sign-in, history and thread view, search, export, forget and user change: who, when, from where.</p>
+      <FilterForm key={params.toString()} initial={filters} onApply={(f) => setParams(Object.fromEntries(FILTERS.map((k) => [k, f[k] ?? null])))} />
+      <div className="mt-3 flex flex-wrap items-center gap-3">
+        <a className="btn" href={accessLogExportUrl(filters)} download>
+          Export CSV
+        </a>
+        {Object.keys(filters).length ? (
+          <button type="button" className="btn" onClick={() => setParams(Object.fromEntries(FILTERS.map((k) => [k, null])))}>
+            Clear filters
+          </button>
+        ) : null}
+      </div>
+      {log.error ? <Problem title="Could not load the access log" message={problemText(log.error)} /> : null}
+      {log.isPending ? <p role="status">Loading the access log…</p> : null}
+      {log.data ? (
+        <table className="mt-4 w-full border-collapse text-sm">
+          <caption className="sr-only">Access log entries, newest first</caption>
+          <thead>
+            <tr className="border-b border-slate-300 text-left">
+              <th scope="col" className="py-2 pr-3">When</th>
+              <th scope="col" className="py-2 pr-3">User</th>
+              <th scope="col" className="py-2 pr-3">Via</th>
+              <th scope="col" className="py-2 pr-3">Address</th>
+              <th scope="col" className="py-2 pr-3">Action</th>
+              <th scope="col" className="py-2 pr-3">Number</th>
+              <th scope="col" className="py-2 pr-3">Party</th>
+              <th scope="col" className="py-2 pr-3">Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((e) => (
+              <tr key={e.id} className="border-b border-slate-200 align-top">
+                <td className="py-1.5 pr-3 whitespace-nowrap">{when(e.at)}</td>
+                <td className="py-1.5 pr-3 break-all">{e.actor}</td>
+                <td className="py-1.5 pr-3">{e.via}</td>
+                <td className="py-1.5 pr-3 break-all">{e.address}</td>
+                <td className="py-1.5 pr-3 whitespace-nowrap">{e.action}</td>
+                <td className="py-1.5 pr-3">{e.number ?? ''}</td>
+                <td className="py-1.5 pr-3">{e.party ?? ''}</td>
+                <td className="py-1.5 pr-3 break-all text-slate-700">{detailsText(e)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {log.data && entries.length === 0 ? <p className="mt-3">No entries match these filters.</p> : null}
+      {log.hasNextPage ? (
+        <button type="button" className="btn mt-3" onClick={() => void log.fetchNextPage()} disabled={log.isFetchingNextPage}>
+          {log.isFetchingNextPage ? 'Loading older entries…' : 'Show older entries'}
+        </button>
+      ) : null}
+    </section>
+  )
+}
+
+function FilterForm({ initial, onApply }: { initial: LogFilters; onApply: (f: LogFilters) => void }) {
+  const [f, setF] = useState<LogFilters>(initial)
+  const set = (k: keyof LogFilters, v: string) => setF((old) => ({ ...old, [k]: v }))
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    const clean: LogFilters = {}
+    for (const k of FILTERS) if (f[k]?.trim()) clean[k] = f[k]!.trim()
+    onApply(clean)
+  }
+  const field = (k: 'user' | 'number' | 'party', label: string) => (
+    <label className="flex flex-col gap-1 text-sm font-medium">
+      {label}
+      <input className="input" value={f[k] ?? ''} onChange={(e) => set(k, e.target.value)} maxLength={k === 'user' ? 320 : 64} />
+    </label>
+  )
+  return (
+    <form onSubmit={submit} aria-label="Filter the access log" className="mt-3 flex flex-wrap items-end gap-3 rounded border border-slate-200 p-3">
+      {field('user', 'User')}
+      {field('number', 'Number')}
+      {field('party', 'Party')}
+      <label className="flex flex-col gap-1 text-sm font-medium">
+        Action
+        <select className="input" value={f.action ?? ''} onChange={(e) => set('action', e.target.value)}>
+          <option value="">any</option>
+          {ACTIONS.map((a) => (
+            <option key={a} value={a}>
+              {a}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="flex flex-col gap-1 text-sm font-medium">
+        From (UTC day)
+        <input className="input" type="date" value={f.from ?? ''} onChange={(e) => set('from', e.target.value)} />
+      </label>
+      <label className="flex flex-col gap-1 text-sm font-medium">
+        To (UTC day, inclusive)
+        <input className="input" type="date" value={f.to ?? ''} onChange={(e) => set('to', e.target.value)} />
+      </label>
+      <button type="submit" className="btn-primary">
+        Apply filters
+      </button>
+    </form>
+  )
+}

@@ -1,0 +1,91 @@
+import { useQueryClient } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
+import { meQuery, signIn, useMe } from '../../api/access'
+import { ApiError } from '../../api/errors'
+import { Link, navigate, useLocation } from '../../lib/router'
+import { Problem, problemText } from './problem'
+
+/** Where to go after signing in: only a path on this site (never `//evil.example` or `/\evil`). */
+export function safeNext(next: string | null): string {
+  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || /[\u0000-\u001f]/.test(next)) return '/'
+  if (next === '/signin' || next.startsWith('/signin?')) return '/'
+  return next
+}
+
+function words(err: unknown): string {
+  if (err instanceof ApiError && err.status === 401) return 'That name and password do not match a user who may sign in. Check both and try again.'
+  // 429 carries the limit in words, and when to try again; anything else, the server's message.
+  return problemText(err)
+}
+
+export function SignInPage() {
+  const { params } = useLocation()
+  const next = safeNext(params.get('next'))
+  const me = useMe()
+  const client = useQueryClient()
+  const [name, setName] = useState('')
+  const [password, setPassword] = useState('')
+  const [pending, setPending] = useState(false)
+  const [error, setError] = useState<unknown>(null)
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault()
+    setPending(true)
+    setError(null)
+    try {
+      const who = await signIn(name, password)
+      // Nothing another user (or nobody) loaded may be shown to this one.
+      client.clear()
+      client.setQueryData(meQuery().queryKey, who)
+      navigate(next, { replace: true })
+    } catch (err) {
+      setError(err)
+      setPassword('')
+    } finally {
+      setPending(false)
+    }
+  }
+
+  const mode = me.data?.mode
+  if (mode === 'local' || mode === 'header')
+    return (
+      <section className="mx-auto max-w-md">
+        <h1 className="text-xl font-semibold">Sign in</h1>
+        <p className="mt-2">
+          {mode === 'local'
+            ? 'This Switchboard has no sign-in: it answers on this computer only (ACCESS=local).'
+            : 'Sign-in is handled by your organisation’s single sign-on; there is no password here.'}{' '}
+          <Link href={next}>Continue</Link>.
+        </p>
+      </section>
+    )
+
+  return (
+    <section className="mx-auto max-w-md">
+      <h1 className="text-xl font-semibold">Sign in</h1>
+      {me.data?.user ? (
+        <p className="mt-2 text-sm">
+          You are signed in as <strong>{me.data.user.name}</strong>. <Link href={next}>Continue</Link>, or sign in as someone else.
+        </p>
+      ) : (
+        <p className="mt-2 text-sm text-slate-700">This Switchboard holds customer conversations; sign in to read them.</p>
+      )}
+      {error ? <Problem title="Could not sign in" message={words(error)} /> : null}
+      <form className="mt-4 flex flex-col gap-3" onSubmit={submit} aria-label="Sign in">
+        <label className="flex flex-col gap-1 text-sm font-medium">
+          Name
+          <input className="input" name="username" autoComplete="username" required value={name} onChange={(e) => setName(e.target.value)} maxLength={320} />
+        </label>
+        <label className="flex flex-col gap-1 text-sm font-medium">
+          Password
+          <input className="input" name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        </label>
+        <div>
+          <button type="submit" className="btn-primary" disabled={pending}>
+            {pending ? 'Signing in…' : 'Sign in'}
+          </button>
+        </div>
+      </form>
+    </section>
+  )
+}

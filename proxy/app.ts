@@ -133,8 +133,9 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     guard(req, res, () => {
       const problem = targetProblem(rawUrl) ?? hostProblem(req)
       if (problem) {
+        // A malformed request says nothing good about what follows on this connection (nginx closes too).
         req.resume()
-        return sendError(res, problem)
+        return sendError(res, problem, { connection: 'close' })
       }
       const path = rawUrl.split('?')[0] ?? '/'
       if (path === '/api' || path.startsWith('/api/')) return api(req, res, rawUrl, path)

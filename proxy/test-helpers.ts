@@ -1,6 +1,7 @@
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { createApp } from './app.ts'
+import { readdirSync } from 'node:fs'
+import { connect, type AddressInfo } from 'node:net'
+import { createApp, type AppDeps } from './app.ts'
 import { parseConfig } from './config.ts'
 import { createForwarder } from './forward.ts'
 
@@ -40,11 +41,11 @@ export const TOKEN = 'SENTINEL-tok-5f2e9a'
 export const SYS_ID = 'acct-42'
 
 /** The proxy app on an ephemeral port in front of `upstreamUrl`. */
-export async function proxyFor(upstreamUrl: string, env: Record<string, string> = {}) {
+export async function proxyFor(upstreamUrl: string, env: Record<string, string> = {}, deps: Pick<AppDeps, 'routes' | 'gate' | 'meta' | 'staticDir'> = {}) {
   const config = parseConfig({ API_BASE_URL: upstreamUrl, API_SYS_ID: SYS_ID, API_AUTH_TOKEN: TOKEN, API_TIMEOUT_MS: '400', PORT: '0', ...env })
   const forwarder = createForwarder({ baseUrl: upstreamUrl, sysId: SYS_ID, authToken: TOKEN }, config.timeoutMs)
   const logs: string[] = []
-  const app = createApp(config, { forwarder, log: (l) => logs.push(l) })
+  const app = createApp(config, { forwarder, log: (l) => logs.push(l), ...deps })
   const server: Server = createServer((req, res) => app(req, res))
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
   const port = (server.address() as AddressInfo).port
@@ -90,3 +91,101 @@ export const form = (fields: Record<string, string> | Array<[string, string]>) =
   headers: { 'content-type': 'application/x-www-form-urlencoded' },
   body: new URLSearchParams(fields).toString(),
 })
+
+export interface SocketAnswer {
+  /** 0 when the server closed the connection without a status line. */
+  status: number
+  head: string
+  body: Buffer
+  ms: number
+  /** True when no complete answer arrived within the time limit (the socket was then destroyed). */
+  timedOut: boolean
+}
+
+/**
+ * Send exact bytes on a fresh connection and read until the server closes it (send
+ * `Connection: close`). Nothing is normalised: the request line, headers and framing are
+ * whatever the caller wrote. `halfCloseAfterMs` ends the client's side after that long, as a
+ * client that gives up on a truncated body does (Node aborts a request whose client half-closes).
+ */
+export function sendRaw(port: number, bytes: Buffer | string, timeoutMs = 5_000, halfCloseAfterMs?: number): Promise<SocketAnswer> {
+  return new Promise((resolve) => {
+    const t0 = performance.now()
+    const chunks: Buffer[] = []
+    let timedOut = false
+    let halfClose: NodeJS.Timeout | undefined
+    const sock = connect(port, '127.0.0.1', () => {
+      sock.write(bytes)
+      if (halfCloseAfterMs !== undefined) halfClose = setTimeout(() => sock.end(), halfCloseAfterMs)
+    })
+    const timer = setTimeout(() => {
+      timedOut = true
+      sock.destroy()
+    }, timeoutMs)
+    sock.on('data', (c: Buffer) => chunks.push(c))
+    sock.on('error', () => undefined)
+    sock.on('close', () => {
+      clearTimeout(timer)
+      clearTimeout(halfClose)
+      const all = Buffer.concat(chunks)
+      const split = all.indexOf('\r\n\r\n')
+      const head = split < 0 ? all.toString('latin1') : all.subarray(0, split).toString('latin1')
+      const m = /^HTTP\/1\.[01] (\d{3})/.exec(head)
+      resolve({ status: m ? Number(m[1]) : 0, head, body: split < 0 ? Buffer.alloc(0) : all.subarray(split + 4), ms: performance.now() - t0, timedOut })
+    })
+  })
+}
+
+/** Open descriptors of this process (Linux), for leak checks. */
+export function openFds(): number {
+  return readdirSync('/proc/self/fd').length
+}
+
+export const SENTINEL_SYS_ID = 'fuzz-acct'
+/** A credential no answer may ever contain; the simulator knows it as an extra account. */
+export const SENTINEL_TOKEN = 'SENTINEL-fuzz-token-8d41c7e2'
+
+/**
+ * The whole server as it runs: the simulator on its own loopback port (control doors open, the
+ * sentinel account planted), the proxy from server.ts's start() in front of it, serving a built
+ * SPA from a temporary directory (a shell, a 600 KB script, a 4 MB binary asset).
+ */
+export async function simStack(env: Record<string, string> = {}) {
+  const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const { createSimulator } = await import('./simulator/simulator.ts')
+  const { start } = await import('./server.ts')
+  const sim = createSimulator({ largeCount: 100, control: true, extraAccounts: [{ sysId: SENTINEL_SYS_ID, authToken: SENTINEL_TOKEN }] })
+  const simServer = await sim.listen(0, '127.0.0.1')
+  const dir = mkdtempSync(join(tmpdir(), 'sb-stack-'))
+  mkdirSync(join(dir, 'assets'))
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><script type="module" src="/assets/index-abc123.js"></script></head><body><div id="root"></div></body></html>')
+  const js = Array.from({ length: 12_000 }, (_, i) => `export function f${i}(a, b) { return a * ${i} + b - ${i % 7}; }\n`).join('')
+  writeFileSync(join(dir, 'assets', 'index-abc123.js'), js)
+  writeFileSync(join(dir, 'assets', 'big-abc123.bin'), Buffer.alloc(4 * 1024 * 1024, 7))
+  const logs: string[] = []
+  const config = parseConfig({
+    API_BASE_URL: simServer.url,
+    API_SYS_ID: SENTINEL_SYS_ID,
+    API_AUTH_TOKEN: SENTINEL_TOKEN,
+    API_TIMEOUT_MS: '2000',
+    PORT: '0',
+    ...env,
+  })
+  const running = await start(config, { staticDir: dir, log: (l) => logs.push(l), headersTimeoutMs: 2_000 })
+  return {
+    port: Number(new URL(running.url).port),
+    url: running.url,
+    sim,
+    simUrl: simServer.url,
+    running,
+    dir,
+    logs,
+    close: async () => {
+      await running.close()
+      simServer.server.closeAllConnections()
+      await new Promise<void>((ok) => simServer.server.close(() => ok()))
+    },
+  }
+}

@@ -1,0 +1,284 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { expect, test } from './fixtures'
+import { downloadText, historyUrl, NUMBERS, parseCsv } from './helpers'
+import { startProxy, type Proc } from './stack'
+
+/**
+ * Team access (issue 15) end to end: a real server started with ACCESS=password (its own PGlite
+ * directory, users created with `npm run users` before it starts), a real browser. Sign-in and
+ * sign-out, cookie flags, session fixation, the brute-force limit in words, a cross-site form
+ * post refused, a viewer refused an admin action by the server, the access log holding a history
+ * view and an export with the right user, idle expiry, a spoofed identity header refused, and
+ * the refusal to start on 0.0.0.0 without a sign-in mode.
+ */
+
+const PORT = 4050
+const BASE = `http://127.0.0.1:${PORT}`
+const ALICE = { name: 'alice', password: 'alice long password 1', role: 'admin' }
+const VIC = { name: 'vic', password: 'vic long password 22', role: 'viewer' }
+
+/** `npm run users -- add NAME --role ROLE`, the password piped on stdin as an operator would. */
+function addUser(dataDir: string, u: { name: string; password: string; role: string }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/users.mts', 'add', u.name, '--role', u.role], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      if (code === 0) resolve()
+      else reject(new Error(`users add ${u.name} exited ${code}: ${out}`))
+    })
+    child.stdin.end(`${u.password}\n`)
+  })
+}
+
+/** A server with team access on its own data directory, the given users created first. */
+async function accessServer(port: number, env: Record<string, string>, users: Array<typeof ALICE>): Promise<{ proc: Proc; stop: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-e2e-access-'))
+  const dataDir = join(dir, 'data')
+  for (const u of users) await addUser(dataDir, u)
+  // INDEX=off: these tests are about the doors, not the index's background sync.
+  const proc = await startProxy(port, { DATA_DIR: dataDir, DATABASE_URL: '', INDEX: 'off', LOG_REQUESTS: '0', ...env })
+  return {
+    proc,
+    stop: async () => {
+      await proc.stop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+let server: { proc: Proc; stop: () => Promise<void> }
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000)
+  server = await accessServer(PORT, { ACCESS: 'password' }, [ALICE, VIC])
+})
+test.afterAll(async () => {
+  await server?.stop()
+})
+
+async function signInThroughForm(page: import('@playwright/test').Page, u: { name: string; password: string }) {
+  await page.getByLabel('Name').fill(u.name)
+  await page.getByLabel('Password').fill(u.password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
+const me = (page: import('@playwright/test').Page) => page.evaluate(async () => (await (await fetch('/api/auth/me')).json()) as { mode: string; user: { name: string; role: string } | null })
+
+test.describe('team access (ACCESS=password)', () => {
+  test('the app shell loads but holds no data; sign-in with the right flags on the cookie; sign-out ends the session on the server', async ({ page, context }) => {
+    // Not signed in: the data doors answer 401 and the app sends us to the sign-in page.
+    const refused = page.waitForResponse((r) => r.url().startsWith(`${BASE}/api/`) && r.status() === 401)
+    await page.goto(`${BASE}/`)
+    await refused
+    await expect(page).toHaveURL(/\/signin\?next=%2F$/)
+    await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible()
+
+    await signInThroughForm(page, { name: 'alice', password: 'not the password!' })
+    await expect(page.getByRole('alert')).toContainText('That name and password do not match')
+
+    const answer = page.waitForResponse(`${BASE}/api/auth/signin`)
+    await signInThroughForm(page, ALICE)
+    const setCookie = (await (await answer).allHeaders())['set-cookie'] ?? ''
+    expect(setCookie).toMatch(/^sb_session=[A-Za-z0-9_-]{43}; /)
+    expect(setCookie).toContain('HttpOnly')
+    expect(setCookie).toContain('SameSite=Strict')
+    expect(setCookie).toContain('Path=/')
+    expect(setCookie).not.toContain('Secure') // plain http on loopback, no TRUST_PROXY
+    const [cookie] = await context.cookies(BASE)
+    expect(cookie).toMatchObject({ name: 'sb_session', httpOnly: true, sameSite: 'Strict', path: '/' })
+    // Script on the page cannot read it.
+    expect(await page.evaluate(() => document.cookie)).not.toContain('sb_session')
+
+    await expect(page).toHaveURL(`${BASE}/`)
+    const menu = page.getByRole('group', { name: 'Signed-in user' })
+    await expect(menu).toContainText('alice')
+    await expect(menu).toContainText('admin')
+    expect(await me(page)).toEqual({ mode: 'password', user: { name: 'alice', role: 'admin' } })
+
+    await menu.getByRole('button', { name: 'Sign out' }).click()
+    await expect(page).toHaveURL(/\/signin/)
+    expect(await me(page)).toEqual({ mode: 'password', user: null })
+    // The old id, replayed by hand, is dead on the server (not merely forgotten by the browser).
+    const replay = await page.request.get(`${BASE}/api/auth/me`, { headers: { cookie: `sb_session=${cookie!.value}` } })
+    expect(((await replay.json()) as { user: unknown }).user).toBeNull()
+  })
+
+  test('session fixation: an id set before sign-in is not the one after', async ({ page, context }) => {
+    const planted = 'P'.repeat(43)
+    await context.addCookies([{ name: 'sb_session', value: planted, url: BASE, sameSite: 'Strict', httpOnly: true }])
+    await page.goto(`${BASE}/signin`)
+    await signInThroughForm(page, VIC)
+    await expect(page).toHaveURL(`${BASE}/`)
+    const afterVic = (await context.cookies(BASE)).find((c) => c.name === 'sb_session')?.value
+    expect(afterVic).toBeTruthy()
+    expect(afterVic).not.toBe(planted)
+
+    // Signing in again (as someone else) on the same browser renews the id; the old one is ended.
+    await page.goto(`${BASE}/signin`)
+    await signInThroughForm(page, ALICE)
+    await expect(page).toHaveURL(`${BASE}/`)
+    const afterAlice = (await context.cookies(BASE)).find((c) => c.name === 'sb_session')?.value
+    expect(afterAlice).not.toBe(afterVic)
+    const old = await page.request.get(`${BASE}/api/auth/me`, { headers: { cookie: `sb_session=${afterVic}` } })
+    expect(((await old.json()) as { user: unknown }).user).toBeNull()
+  })
+
+  test('brute-force limit: after five wrong passwords for a name the form says so in words', async ({ page }) => {
+    await page.goto(`${BASE}/signin`)
+    for (let i = 0; i < 5; i++) {
+      const answered = page.waitForResponse(`${BASE}/api/auth/signin`)
+      await signInThroughForm(page, { name: 'mallory', password: `guess number ${i}` })
+      expect((await answered).status()).toBe(401)
+    }
+    await signInThroughForm(page, { name: 'mallory', password: 'guess number 6' })
+    await expect(page.getByRole('alert')).toContainText('Too many sign-in attempts for this name; try again in 15 minutes.')
+  })
+
+  test('a cross-site form post carrying the user’s cookie is refused', async ({ page }) => {
+    await page.goto(`${BASE}/signin`)
+    await signInThroughForm(page, ALICE)
+    await expect(page).toHaveURL(`${BASE}/`)
+    // A page on another site (localhost is not 127.0.0.1) that posts a form to our sign-out.
+    const evil: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' })
+      res.end(`<!doctype html><title>evil</title><form method="post" action="${BASE}/api/auth/signout"><input name="x" value="1"><button>Go</button></form>`)
+    })
+    await new Promise<void>((ok) => evil.listen(4054, '127.0.0.1', ok))
+    try {
+      await page.goto('http://localhost:4054/')
+      const answer = page.waitForResponse(`${BASE}/api/auth/signout`)
+      await page.getByRole('button', { name: 'Go' }).click()
+      const res = await answer
+      expect(res.status()).toBe(403)
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/Cross-site requests are refused/)
+    } finally {
+      evil.closeAllConnections()
+      await new Promise<void>((ok) => evil.close(() => ok()))
+    }
+    // Still signed in: the post did nothing.
+    await page.goto(`${BASE}/`)
+    expect((await me(page)).user).toEqual({ name: 'alice', role: 'admin' })
+  })
+
+  test('a viewer does not see admin pages, and the server refuses their admin actions (403)', async ({ page }) => {
+    await page.goto(`${BASE}/signin`)
+    await signInThroughForm(page, VIC)
+    await expect(page).toHaveURL(`${BASE}/`)
+    await expect(page.getByRole('group', { name: 'Signed-in user' })).toContainText('viewer')
+    await expect(page.getByRole('link', { name: 'Access log' })).toHaveCount(0)
+    // Whatever the UI shows, the server decides: the viewer's own cookie, straight at the API.
+    const attempts = await page.evaluate(async () => {
+      const post = (path: string, body: unknown) => fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const out: Array<[string, number, string]> = []
+      for (const [label, res] of [
+        ['add user', await post('/api/auth/users', { name: 'mallory', role: 'admin', password: 'a long password 99' })],
+        ['promote self', await post('/api/auth/users/vic', { role: 'admin' })],
+        ['read access log', await fetch('/api/auth/access-log')],
+        ['export access log', await fetch('/api/auth/access-log/export')],
+      ] as const) out.push([label, res.status, ((await res.json()) as { error: { kind: string } }).error.kind])
+      return out
+    })
+    for (const [label, status, kind] of attempts) {
+      expect(status, label).toBe(403)
+      expect(kind, label).toBe('forbidden')
+    }
+    expect((await me(page)).user).toEqual({ name: 'vic', role: 'viewer' })
+  })
+
+  test('the access log holds a history view and an export, each with the right user', async ({ page }) => {
+    // vic reads a conversation history.
+    await page.goto(`${BASE}/signin`)
+    await signInThroughForm(page, VIC)
+    await expect(page).toHaveURL(`${BASE}/`)
+    await page.goto(`${BASE}${historyUrl(NUMBERS.big)}`)
+    await expect(page.getByRole('table', { name: /Messages/ })).toBeVisible()
+    await page.getByRole('group', { name: 'Signed-in user' }).getByRole('button', { name: 'Sign out' }).click()
+    await expect(page).toHaveURL(/\/signin/)
+
+    // alice (admin) reads the access log, filtered to vic, and exports it.
+    await signInThroughForm(page, ALICE)
+    await expect(page).toHaveURL(`${BASE}/`)
+    await page.goto(`${BASE}/admin/access-log?user=vic&action=history.view`)
+    const table = page.getByRole('table', { name: /Access log entries/ })
+    await expect(table.getByRole('row').nth(1)).toContainText('history.view')
+    await expect(table.getByRole('row').nth(1)).toContainText(NUMBERS.big.number)
+    await expect(table.getByRole('row').nth(1)).toContainText('vic')
+    const { name, text } = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV' }).click())
+    expect(name).toMatch(/^switchboard-access-log-\d{4}-\d{2}-\d{2}\.csv$/)
+    const rows = parseCsv(text)
+    expect(rows[0]).toEqual(['at', 'user', 'via', 'address', 'action', 'number', 'party', 'details'])
+    expect(rows.slice(1).some((r) => r[1] === 'vic' && r[4] === 'history.view' && r[5] === NUMBERS.big.number)).toBe(true)
+
+    // The export itself is in the log, as alice's.
+    await page.goto(`${BASE}/admin/access-log?action=export`)
+    const first = page.getByRole('table', { name: /Access log entries/ }).getByRole('row').nth(1)
+    await expect(first).toContainText('alice')
+    await expect(first).toContainText('export')
+    await expect(first).toContainText('access-log')
+    // No password ever reaches the log.
+    const all = await page.evaluate(async () => await (await fetch('/api/auth/access-log?limit=500')).text())
+    for (const secret of [ALICE.password, VIC.password, 'not the password!']) expect(all).not.toContain(secret)
+  })
+})
+
+test.describe('team access, other servers', () => {
+  test('a session ends after SESSION_IDLE_MIN without activity', async ({ page }) => {
+    test.setTimeout(180_000)
+    const short = await accessServer(4051, { ACCESS: 'password', SESSION_IDLE_MIN: '1' }, [VIC])
+    try {
+      await page.goto('http://127.0.0.1:4051/signin')
+      await signInThroughForm(page, VIC)
+      await expect(page).toHaveURL('http://127.0.0.1:4051/')
+      expect((await me(page)).user).toEqual({ name: 'vic', role: 'viewer' })
+      // Idle past one minute: nothing touches the session meanwhile (a poll would keep it alive).
+      await page.waitForTimeout(65_000)
+      await page.goto(`http://127.0.0.1:4051${historyUrl(NUMBERS.big)}`)
+      await expect(page).toHaveURL(/\/signin\?next=/)
+      expect((await me(page)).user).toBeNull()
+    } finally {
+      await short.stop()
+    }
+  })
+
+  test('ACCESS=header: the identity header from an address that is not a trusted proxy is refused (401)', async ({ page }) => {
+    const header = await accessServer(4052, { ACCESS: 'header', AUTH_HEADER: 'X-Forwarded-Email', TRUSTED_PROXIES: '10.20.30.40', ADMINS: 'boss@example.com' }, [])
+    try {
+      // The browser connects from 127.0.0.1, which is not in TRUSTED_PROXIES, and claims to be the admin.
+      await page.setExtraHTTPHeaders({ 'X-Forwarded-Email': 'boss@example.com', 'X-Forwarded-For': '10.20.30.40' })
+      const refused = page.waitForResponse((r) => r.url().includes('/api/') && !r.url().includes('/api/auth/') && !r.url().endsWith('/api/meta'))
+      await page.goto('http://127.0.0.1:4052/')
+      expect((await refused).status()).toBe(401)
+      const users = await page.evaluate(async () => (await fetch('/api/auth/users')).status)
+      expect(users).toBe(401)
+      expect((await me(page)).user).toBeNull()
+    } finally {
+      await header.stop()
+    }
+  })
+
+  test('the server refuses to start on 0.0.0.0 without a sign-in mode, naming ACCESS', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-e2e-exposed-'))
+    try {
+      const outcome = await startProxy(4053, { HOST: '0.0.0.0', DATA_DIR: join(dir, 'data'), INDEX: 'off', LOG_REQUESTS: '0' }).catch((err: unknown) => err)
+      if (!(outcome instanceof Error)) {
+        await (outcome as Proc).stop()
+        throw new Error('The server started on 0.0.0.0 with ACCESS=local; it must refuse.')
+      }
+      expect(outcome.message).toMatch(/exited [1-9]/)
+      expect(outcome.message).toMatch(/ACCESS/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -3,11 +3,12 @@ import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createApp, type AppDeps } from './app.ts'
-import { ConfigError, loadConfig, type Config } from './config.ts'
+import { ConfigError, parseConfig, readDotEnv, type Config } from './config.ts'
 import { ProxyError } from './errors.ts'
 import { createForwarder, type Forwarder } from './forward.ts'
 import { DEMO_CREDENTIALS, LARGE_CREDENTIALS } from './simulator/dataset.ts'
 import { createSimulator } from './simulator/simulator.ts'
+import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
 
 export interface Running {
   server: Server
@@ -28,6 +29,11 @@ export interface StartOptions {
   gate?: AppDeps['gate']
   /** Extra fields for GET /api/meta. */
   meta?: AppDeps['meta']
+  /**
+   * The rooms that need the upstream forwarder (the index syncs through it): built once the
+   * forwarder exists, their routes, gate and meta join the app's, and they close with the server.
+   */
+  rooms?: (forwarder: Forwarder) => Promise<Pick<Rooms, 'routes' | 'gate' | 'meta' | 'close'>>
 }
 
 /**
@@ -79,7 +85,23 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   const { upstream } = resolved
   const upstreamLabel = resolved.label
   const forwarder = createForwarder(upstream, config.timeoutMs)
-  const handler = createApp(config, { forwarder, staticDir: opts.staticDir, log: opts.log, routes: opts.routes, gate: opts.gate, meta: opts.meta })
+  let rooms: Awaited<ReturnType<NonNullable<StartOptions['rooms']>>> | undefined
+  try {
+    rooms = await opts.rooms?.(forwarder)
+  } catch (err) {
+    await forwarder.close()
+    await resolved.close()
+    throw err
+  }
+  const meta = rooms ? rooms.meta : opts.meta
+  const handler = createApp(config, {
+    forwarder,
+    staticDir: opts.staticDir,
+    log: opts.log,
+    routes: [...(opts.routes ?? []), ...(rooms?.routes ?? [])],
+    gate: rooms?.gate ?? opts.gate,
+    meta,
+  })
   const server = createServer(
     {
       // Slow-header clients (slowloris) are cut off; Node checks these on connectionsCheckingInterval.
@@ -106,6 +128,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
         server.close(() => ok())
         server.closeAllConnections()
       })
+      await rooms?.close()
       await forwarder.close()
       await resolved.close()
     },
@@ -113,21 +136,35 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
 }
 
 async function main() {
-  let config: Config
+  // Every configuration problem at once (the server's, the index's, team access's), one line each.
+  const env = { ...readDotEnv(resolve(process.cwd(), '.env')), ...process.env }
+  let config: Config | null = null
+  const problems: string[] = []
   try {
-    config = loadConfig()
+    config = parseConfig(env)
   } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message)
-      process.exit(2)
-    }
-    throw err
+    if (!(err instanceof ConfigError)) throw err
+    problems.push(...err.problems)
   }
-  const log = config.logRequests ? (line: string) => console.log(line) : undefined
-  const running = await start(config, { staticDir: resolve(process.cwd(), 'dist'), log }).catch((err: NodeJS.ErrnoException) => {
-    console.error(`Could not listen on ${config.host}:${config.port}: ${err.code ?? err.message}`)
+  const roomsCfg = roomsConfigIssues(env, config)
+  problems.push(...roomsCfg.issues)
+  if (!config || !roomsCfg.config || problems.length) {
+    for (const p of problems) console.error(p.startsWith('Refusing') ? p : `Configuration error: ${p}`)
+    process.exit(2)
+  }
+  const cfg = config
+  const rooms = roomsCfg.config
+  const log = cfg.logRequests ? (line: string) => console.log(line) : undefined
+  const running = await start(cfg, {
+    staticDir: resolve(process.cwd(), 'dist'),
+    log,
+    rooms: (forwarder) => openRooms(rooms, { forwarder, log: (line) => console.error(line) }),
+  }).catch((err: NodeJS.ErrnoException) => {
+    console.error(err.code === 'EADDRINUSE' || err.code === 'EACCES' ? `Could not listen on ${cfg.host}:${cfg.port}: ${err.code}` : `Could not start: ${err.message}`)
     process.exit(1)
   })
+  const where = rooms.index.databaseUrl ? `PostgreSQL at ${new URL(rooms.index.databaseUrl).host}` : `PGlite in ${resolve(rooms.index.dataDir)} (owner-only)`
+  console.log(`Message index: ${rooms.index.enabled ? 'on' : 'off (INDEX=off)'}; database: ${where}; access: ${rooms.access.mode}`)
   console.log(`Switchboard on ${running.url}  (upstream: ${running.upstreamLabel})`)
   console.log(`Upstream check: ${running.upstreamLabel} ${await checkUpstream(running.forwarder)}`)
   let closing = false

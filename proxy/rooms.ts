@@ -1,0 +1,83 @@
+import { checkExposure, parseAccessConfig, type AccessConfig } from './access/config.ts'
+import { createAccess, type Access } from './access/access.ts'
+import type { Config } from './config.ts'
+import { openDb } from './db/open.ts'
+import type { Db } from './db/types.ts'
+import type { Forwarder } from './forward.ts'
+import type { AccessGate, Route } from './http-types.ts'
+import { parseIndexConfigResult, type IndexConfig } from './index/config.ts'
+import { createIndex, type MessageIndex } from './index/routes.ts'
+
+/**
+ * The rooms behind the upstream proxy: one database (PGlite under DATA_DIR, or DATABASE_URL),
+ * the message index on it and team access on it. server.ts and the e2e stack compose them the
+ * same way through here.
+ */
+
+export interface RoomsConfig {
+  index: IndexConfig
+  access: AccessConfig
+}
+
+/** Every problem with the rooms' variables, one line each naming its variable (empty when fine). */
+export function roomsConfigIssues(env: Record<string, string | undefined>, config: Config | null): { config: RoomsConfig | null; issues: string[] } {
+  const index = parseIndexConfigResult(env)
+  const access = parseAccessConfig(env)
+  const issues = [...index.issues.map((i) => (i.message.includes(i.variable) ? i.message : `${i.variable}: ${i.message}`)), ...access.issues]
+  if (config && access.ok) {
+    const exposed = checkExposure(config.host, access.config.mode)
+    if (exposed) issues.push(exposed)
+  }
+  if (issues.length || !index.config || !access.ok) return { config: null, issues }
+  return { config: { index: index.config, access: access.config }, issues: [] }
+}
+
+export interface Rooms {
+  db: Db
+  index: MessageIndex
+  access: Access
+  routes: Route[]
+  gate: AccessGate
+  meta: () => Record<string, unknown>
+  close: () => Promise<void>
+}
+
+export async function openRooms(cfg: RoomsConfig, deps: { forwarder: Forwarder; log?: (line: string) => void }): Promise<Rooms> {
+  const log = deps.log ?? ((line: string) => console.error(line))
+  // One database for both rooms. Users, sessions and the access log live there even with INDEX=off.
+  const db = await openDb({ dataDir: cfg.index.dataDir, databaseUrl: cfg.index.databaseUrl ?? undefined, log })
+  let index: MessageIndex | undefined
+  try {
+    index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log })
+    const access = createAccess(cfg.access, { db, log })
+    const idx = index
+    const gate: AccessGate = {
+      identify: access.identify,
+      publicPaths: access.publicPaths,
+      routes: access.routes,
+      audit: (principal, address, action, details) => {
+        // Opening a number's history starts (or refreshes) that number's sync (issue 13, Triggers).
+        // The app reports every served history page here, so this is the one place that sees them.
+        if (action === 'history.view' && typeof details.number === 'string' && typeof details.tid === 'string') idx.onHistoryViewed(details.number, details.tid)
+        access.audit(principal, address, action, details)
+      },
+    }
+    return {
+      db,
+      index,
+      access,
+      routes: index.routes,
+      gate,
+      meta: () => ({ ...idx.meta(), ...access.meta() }),
+      close: async () => {
+        await idx.close()
+        await access.close()
+        await db.close()
+      },
+    }
+  } catch (err) {
+    await index?.close().catch(() => {})
+    await db.close().catch(() => {})
+    throw err
+  }
+}

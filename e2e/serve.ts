@@ -1,5 +1,8 @@
-import { resolve } from 'node:path'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { parseConfig } from '../proxy/config.ts'
+import { openRooms, roomsConfigIssues } from '../proxy/rooms.ts'
 import { start } from '../proxy/server.ts'
 import { DEMO_CREDENTIALS } from '../proxy/simulator/dataset.ts'
 import { createSimulator } from '../proxy/simulator/simulator.ts'
@@ -23,8 +26,27 @@ const config = parseConfig({
   PORT: String(E2E_PORT),
   HOST: '127.0.0.1',
 })
-const running = await start(config, { staticDir: resolve(process.cwd(), 'dist') })
+// The message index on a fresh PGlite directory per run (or E2E_DATABASE_URL), syncing at full speed.
+const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'))
+const roomsEnv = {
+  DATA_DIR: dataDir,
+  SYNC_RATE: '0',
+  SYNC_CONCURRENCY: '2',
+  ...(process.env.E2E_DATABASE_URL ? { DATABASE_URL: process.env.E2E_DATABASE_URL } : {}),
+  ...(process.env.E2E_INDEX ? { INDEX: process.env.E2E_INDEX } : {}),
+}
+const rooms = roomsConfigIssues(roomsEnv, config)
+if (!rooms.config) throw new Error(rooms.issues.join('\n'))
+const roomsConfig = rooms.config
+const running = await start(config, { staticDir: resolve(process.cwd(), 'dist'), rooms: (forwarder) => openRooms(roomsConfig, { forwarder }) })
 console.log(`e2e stack: app ${running.url}, simulator ${simUrl}`)
-const stop = () => void running.close().then(() => process.exit(0))
+const stop = () =>
+  void running
+    .close()
+    .catch(() => {})
+    .then(() => {
+      rmSync(dataDir, { recursive: true, force: true })
+      process.exit(0)
+    })
 process.on('SIGTERM', stop)
 process.on('SIGINT', stop)

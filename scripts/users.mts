@@ -1,0 +1,172 @@
+// `npm run users -- <command>`: manage Switchboard's sign-in users (ACCESS=password) from the
+// command line, in the same database the server uses (DATA_DIR or DATABASE_URL, from the
+// environment or .env, exactly as the server reads them).
+//
+//   add NAME --role admin|viewer    create a user (password asked for)
+//   passwd NAME                     set a new password (ends the user's sessions)
+//   role NAME admin|viewer          change the role
+//   disable NAME / enable NAME      stop / allow sign-in (disabling ends sessions)
+//   remove NAME                     delete the user (and their sessions)
+//   list                            list users
+//
+// Passwords are read from the terminal without echo, or from standard input when it is not a
+// terminal (`printf '%s\n' "$PW" | npm run users -- add ops --role admin`); never from an
+// argument, where they would sit in the shell history and the process list.
+import { userInfo } from 'node:os'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { insertEntry } from '../proxy/access/access-log.ts'
+import { addUser, changeUser, checkName, checkPassword, checkRole, listUsers, removeUser, UserError } from '../proxy/access/users.ts'
+import { readDotEnv } from '../proxy/config.ts'
+import { openDb } from '../proxy/db/open.ts'
+import type { Db } from '../proxy/db/types.ts'
+import { IndexConfigError, parseIndexConfig } from '../proxy/index/config.ts'
+
+const USAGE = `Usage: npm run users -- <command>
+  add NAME --role admin|viewer   create a user; the password is asked for (or read from stdin)
+  passwd NAME                    set a new password; ends the user's sessions
+  role NAME admin|viewer         change a user's role
+  disable NAME                   stop a user signing in; ends their sessions
+  enable NAME                    allow a disabled user to sign in again
+  remove NAME                    delete a user
+  list                           list the users`
+
+class UsageError extends Error {}
+
+/** A line from stdin when it is piped; prompts (twice, no echo) when it is a terminal. */
+async function readPassword(prompt: string): Promise<string> {
+  const stdin = process.stdin
+  if (!stdin.isTTY) {
+    const chunks: Buffer[] = []
+    for await (const c of stdin) chunks.push(c as Buffer)
+    const text = Buffer.concat(chunks).toString('utf8')
+    return (text.split(/\r?\n/)[0] ?? '').replace(/\r$/, '')
+  }
+  const ask = (question: string) =>
+    new Promise<string>((resolvePw, reject) => {
+      process.stderr.write(question)
+      stdin.setRawMode(true)
+      stdin.resume()
+      stdin.setEncoding('utf8')
+      let typed = ''
+      const done = (fn: () => void) => {
+        stdin.setRawMode(false)
+        stdin.pause()
+        stdin.off('data', onData)
+        process.stderr.write('\n')
+        fn()
+      }
+      const onData = (chunk: string) => {
+        for (const ch of chunk) {
+          if (ch === '\r' || ch === '\n') return done(() => resolvePw(typed))
+          if (ch === '\u0003') return done(() => reject(new UsageError('Cancelled.')))
+          if (ch === '\u007f' || ch === '\b') typed = Array.from(typed).slice(0, -1).join('')
+          else if (ch >= ' ') typed += ch
+        }
+      }
+      stdin.on('data', onData)
+    })
+  const first = await ask(prompt)
+  const again = await ask('Type it again: ')
+  if (first !== again) throw new UsageError('The two passwords differ; nothing was changed.')
+  return first
+}
+
+async function audit(db: Db, action: string, details: Record<string, unknown>): Promise<void> {
+  // The command line is a door too: its changes go in the access log, as the operating-system user.
+  let who = 'unknown'
+  try {
+    who = userInfo().username
+  } catch {
+    /* no passwd entry (containers): keep "unknown" */
+  }
+  await insertEntry(db, { at: new Date(), actor: `cli:${who}`, via: 'local', address: 'command line', action, details })
+}
+
+export async function run(argv: string[], env: Record<string, string | undefined>, out: (line: string) => void): Promise<void> {
+  const [command, ...rest] = argv
+  if (!command || command === 'help' || command === '--help') {
+    out(USAGE)
+    return
+  }
+  const known = ['add', 'passwd', 'role', 'disable', 'enable', 'remove', 'list']
+  if (!known.includes(command)) throw new UsageError(`Unknown command "${command.slice(0, 40)}".\n${USAGE}`)
+  if (rest.some((a) => /^--pass(word)?(=|$)/.test(a))) throw new UsageError('Passwords are never taken from arguments; you will be asked for it (or pipe it on stdin).')
+
+  // Validate the arguments before touching the database or asking for a password.
+  let name = ''
+  let role: 'admin' | 'viewer' | undefined
+  if (command !== 'list') {
+    if (!rest[0]) throw new UsageError(`${command} needs a user name.\n${USAGE}`)
+    name = checkName(rest[0])
+  }
+  if (command === 'add') {
+    const i = rest.indexOf('--role')
+    const value = i >= 0 ? rest[i + 1] : rest.find((a) => a.startsWith('--role='))?.slice('--role='.length)
+    if (!value) throw new UsageError('add needs --role admin or --role viewer.')
+    role = checkRole(value)
+  }
+  if (command === 'role') role = checkRole(rest[1])
+  // Asked before the database opens (which takes a moment): the prompt comes at once.
+  const password = command === 'add' || command === 'passwd' ? checkPassword(await readPassword(`${command === 'add' ? 'Password' : 'New password'} for ${name}: `)) : ''
+
+  const indexCfg = parseIndexConfig(env)
+  const db = await openDb({ dataDir: resolve(indexCfg.dataDir), databaseUrl: indexCfg.databaseUrl ?? undefined })
+  try {
+    switch (command) {
+      case 'list': {
+        const users = await listUsers(db)
+        if (users.length === 0) out('No users yet. Create the first admin: npm run users -- add NAME --role admin')
+        for (const u of users) out(`${u.name}\t${u.role}${u.disabled ? '\tdisabled' : ''}\tcreated ${u.createdAt}`)
+        return
+      }
+      case 'add': {
+        const user = await addUser(db, { name, role: role!, password })
+        await audit(db, 'user.add', { user: user.name, role: user.role })
+        out(`Added ${user.name} (${user.role}).`)
+        return
+      }
+      case 'passwd': {
+        await changeUser(db, name, { password })
+        await audit(db, 'user.change', { user: name, passwordReset: true })
+        out(`Password changed for ${name}; their sessions have ended.`)
+        return
+      }
+      case 'role': {
+        await changeUser(db, name, { role: role! })
+        await audit(db, 'user.change', { user: name, role })
+        out(`${name} is now ${role}.`)
+        return
+      }
+      case 'disable':
+      case 'enable': {
+        const disabled = command === 'disable'
+        await changeUser(db, name, { disabled })
+        await audit(db, 'user.change', { user: name, disabled })
+        out(disabled ? `${name} can no longer sign in; their sessions have ended.` : `${name} can sign in again.`)
+        return
+      }
+      case 'remove': {
+        await removeUser(db, name)
+        await audit(db, 'user.remove', { user: name })
+        out(`Removed ${name}.`)
+        return
+      }
+    }
+  } finally {
+    await db.close()
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  try {
+    await run(process.argv.slice(2), { ...readDotEnv(resolve(process.cwd(), '.env')), ...process.env }, (line) => console.log(line))
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof UserError || err instanceof IndexConfigError) {
+      console.error(err.message)
+      process.exit(2)
+    }
+    console.error(`users: ${err instanceof Error ? err.message : String(err)}`)
+    process.exit(1)
+  }
+}

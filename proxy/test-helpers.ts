@@ -127,7 +127,9 @@ export function sendRaw(port: number, bytes: Buffer | string, timeoutMs = 5_000,
     sock.on('close', () => {
       clearTimeout(timer)
       clearTimeout(halfClose)
-      const all = Buffer.concat(chunks)
+      let all = Buffer.concat(chunks)
+      // Interim 1xx answers (100 Continue) come before the real one; skip them.
+      while (/^HTTP\/1\.[01] 1\d\d /.test(all.subarray(0, 16).toString('latin1')) && all.indexOf('\r\n\r\n') >= 0) all = all.subarray(all.indexOf('\r\n\r\n') + 4)
       const split = all.indexOf('\r\n\r\n')
       const head = split < 0 ? all.toString('latin1') : all.subarray(0, split).toString('latin1')
       const m = /^HTTP\/1\.[01] (\d{3})/.exec(head)

@@ -482,6 +482,13 @@ export async function runFuzz(opts: { runs: number; seconds: number; seed?: numb
         const problem = problemWith(a) ?? (a.ms > ANSWER_LIMIT_MS ? `answered after ${Math.round(a.ms)} ms` : undefined)
         if (problem) fail(`${problem}\n  request: ${req.label}`)
       })
+      // A throw in any request path is logged by the error boundary even when the client saw only a closed connection.
+      const thrown = stack.logs.find((l) => / failed: /.test(l))
+      if (thrown) {
+        stack.logs.length = 0
+        fail(`a request path threw: ${thrown}\n  batch:\n  ${batch.map((r) => r.label).join('\n  ')}`)
+      }
+      stack.logs.length = 0
       if (!(await alive())) fail(`the server stopped answering after this batch:\n  ${batch.map((r) => r.label).join('\n  ')}`)
     })
     try {

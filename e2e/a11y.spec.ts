@@ -41,7 +41,10 @@ test.describe('axe-core finds no violations', () => {
 
   test('history, media viewer open', async ({ page }) => {
     await page.goto(historyUrl(NUMBERS.big, 'media=1'))
-    await page.getByRole('button', { name: /^Open Picture message/ }).first().click()
+    await page
+      .getByRole('button', { name: /^Open Picture message/ })
+      .first()
+      .click()
     await expect(page.getByRole('dialog')).toBeVisible()
     expect(await axeViolations(page)).toEqual([])
   })
@@ -63,6 +66,87 @@ test.describe('axe-core finds no violations', () => {
     expect(await axeViolations(page)).toEqual([])
   })
 })
+
+/**
+ * Every page in both themes (issue 16): light is the system default here; dark comes from the
+ * system's prefers-color-scheme, which public/theme.js reads before the first paint. Axe's
+ * colour-contrast rule then checks every badge, audit label, chart legend and link against the
+ * dark palette. Pages wait for their content, not a time.
+ */
+const EVERY_PAGE: Array<{ name: string; url: string; ready: (page: import('@playwright/test').Page) => Promise<void> }> = [
+  {
+    name: 'numbers, audit findings open',
+    url: '/',
+    ready: async (page) => {
+      await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+      await page.getByText('Findings by kind, and endpoints').click()
+      await expect(page.getByRole('button', { name: /dlr: Missing/ })).toBeVisible()
+    },
+  },
+  {
+    name: 'numbers, Any problem filter',
+    url: '/?audit=problem',
+    ready: async (page) => void (await expect(page.getByRole('button', { name: /Any problem/ })).toHaveAttribute('aria-pressed', 'true')),
+  },
+  {
+    name: 'history, log with media',
+    url: historyUrl(NUMBERS.big, 'media=1'),
+    ready: async (page) => void (await expect(page.getByRole('table', { name: /Messages/ })).toBeVisible()),
+  },
+  {
+    name: 'history, conversations',
+    url: historyUrl(NUMBERS.big, 'view=conversation'),
+    ready: async (page) => void (await expect(page.getByRole('listbox')).toBeVisible()),
+  },
+  {
+    name: 'thread',
+    url: `/numbers/${NUMBERS.big.number}/thread?tid=${NUMBERS.big.tid}&party=13105831111`,
+    ready: async (page) => void (await expect(page.locator('[data-col="body"]').first()).toBeVisible({ timeout: 15_000 })),
+  },
+  {
+    name: 'message',
+    url: `/numbers/${NUMBERS.big.number}/messages/1?tid=${NUMBERS.big.tid}`,
+    ready: async (page) => void (await expect(page.getByRole('heading', { level: 1 })).toBeVisible()),
+  },
+  {
+    name: 'search',
+    url: '/search?q=appointment',
+    ready: async (page) => void (await expect(page.locator('[data-col="body"]').first()).toBeVisible({ timeout: 15_000 })),
+  },
+  {
+    name: 'charts',
+    url: `/charts?number=${NUMBERS.big.number}`,
+    ready: async (page) => void (await expect(page.locator('canvas').first()).toBeVisible({ timeout: 15_000 })),
+  },
+  {
+    name: 'not found',
+    url: '/no/such/page',
+    ready: async (page) => void (await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible()),
+  },
+]
+
+for (const scheme of ['light', 'dark'] as const) {
+  test.describe(`every page in the ${scheme} theme`, () => {
+    test.use({ colorScheme: scheme })
+    for (const p of EVERY_PAGE) {
+      test(`${p.name}: axe finds no violations`, async ({ page }) => {
+        await page.goto(p.url)
+        await expect(page.locator('html')).toHaveClass(scheme === 'dark' ? /\bdark\b/ : /^(?!.*\bdark\b)/)
+        await p.ready(page)
+        expect(await axeViolations(page)).toEqual([])
+      })
+    }
+    test('narrow screen (cards): axe finds no violations', async ({ page }) => {
+      await page.setViewportSize({ width: 390, height: 844 })
+      await page.goto(historyUrl(NUMBERS.big, 'media=1'))
+      await expect(page.locator('[data-col="body"]').first()).toBeVisible()
+      expect(await axeViolations(page)).toEqual([])
+      await page.goto('/')
+      await expect(page.getByRole('list', { name: /Owned numbers/ })).toBeVisible()
+      expect(await axeViolations(page)).toEqual([])
+    })
+  })
+}
 
 test.describe('keyboard only', () => {
   test('search, filter, tabs with arrow keys, open a history', async ({ page }) => {

@@ -46,26 +46,32 @@ test.describe('owned numbers', () => {
     await page.goto('/')
     const auditOf = async (digits: string) => {
       await page.getByRole('searchbox', { name: /Search/ }).fill(digits)
-      const row = page.getByRole('table', table(/Owned numbers/)).locator('tbody tr[aria-rowindex]').first()
+      const row = page
+        .getByRole('table', table(/Owned numbers/))
+        .locator('tbody tr[aria-rowindex]')
+        .first()
       await expect(row).toContainText(digits)
       // The audit lands a frame after the rows (deferred render): wait for it, then read.
       await expect(row.locator('td').last()).not.toHaveText('Checking…')
       return (await row.locator('td').last().textContent()) ?? ''
     }
-    expect(await auditOf('18323232323')).toBe('OK')
-    expect(await auditOf('14158074499')).toContain('webhook: Missing')
-    expect(await auditOf('15147901725')).toContain('dlr: Missing')
-    expect(await auditOf('18552009444')).toContain('webhook: Not HTTPS')
-    expect(await auditOf('17202951888')).toContain('dlr: Private host')
-    expect(await auditOf('8329632623')).toContain('webhook: Invalid URL')
-    expect(await auditOf('13053851232')).toContain('dlr: Same as webhook')
-    expect(await auditOf('18004840451')).toContain('webhook: Outlier')
+    // Each finding carries its severity in words: a problem, or worth a look.
+    expect(await auditOf('18323232323')).toBe('No findings')
+    expect(await auditOf('14158074499')).toContain('Problem: webhook: Missing')
+    expect(await auditOf('15147901725')).toContain('Problem: dlr: Missing')
+    expect(await auditOf('18552009444')).toContain('Problem: webhook: Not HTTPS')
+    expect(await auditOf('17202951888')).toContain('Problem: dlr: Private host')
+    expect(await auditOf('8329632623')).toContain('Problem: webhook: Invalid URL')
+    expect(await auditOf('13053851232')).toContain('Worth a look: dlr: Same as webhook')
+    expect(await auditOf('18004840451')).toContain('Worth a look: webhook: Outlier')
   })
 
   test('the audit summary counts findings, lists endpoints, and filters by finding', async ({ page }) => {
     await page.goto('/')
     const summary = page.getByRole('region', { name: 'Callback audit' })
-    const dlrMissing = summary.getByRole('button', { name: /dlr: Missing — 5 numbers send delivery reports nowhere/ })
+    // Per-finding counts and endpoints sit in a disclosure, so their arrival moves nothing.
+    await summary.getByText('Findings by kind, and endpoints').click()
+    const dlrMissing = summary.getByRole('button', { name: /Problem: dlr: Missing — 5 numbers send delivery reports nowhere/ })
     await expect(dlrMissing).toBeVisible()
     await expect(summary).toContainText('distinct webhook endpoints')
     await dlrMissing.click()
@@ -75,6 +81,52 @@ test.describe('owned numbers', () => {
     const audits = await rowTexts(page, /Owned numbers/, 6)
     expect(audits).toHaveLength(5)
     for (const a of audits) expect(a).toContain('dlr: Missing')
+  })
+
+  test('Any problem, Worth a look and No findings filter whole classes of numbers', async ({ page }) => {
+    await page.goto('/')
+    const summary = page.getByRole('region', { name: 'Callback audit' })
+    await expect(summary.getByRole('status')).toHaveText('Checked 60 numbers.')
+    const problem = summary.getByRole('button', { name: /^Any problem · \d+$/ })
+    const total = Number((await problem.textContent())!.replace(/\D/g, ''))
+    expect(total).toBeGreaterThan(0)
+    await problem.click()
+    await expect(problem).toHaveAttribute('aria-pressed', 'true')
+    await expect(page).toHaveURL(/audit=problem/)
+    await expect(page.getByRole('status').filter({ hasText: new RegExp(`^${total} numbers? of 60$`) })).toBeVisible()
+    for (const a of await rowTexts(page, /Owned numbers/, 6)) expect(a).toContain('Problem:')
+
+    const clean = summary.getByRole('button', { name: /^No findings · \d+$/ })
+    await clean.click()
+    await expect(page).toHaveURL(/audit=none/)
+    const cleanTexts = await rowTexts(page, /Owned numbers/, 6)
+    expect(cleanTexts.length).toBeGreaterThan(0)
+    for (const a of cleanTexts) expect(a).toBe('No findings')
+
+    await summary.getByRole('button', { name: /^Worth a look · \d+$/ }).click()
+    await expect(page).toHaveURL(/audit=look/)
+    for (const a of await rowTexts(page, /Owned numbers/, 6)) expect(a).toContain('Worth a look:')
+    await summary.getByRole('button', { name: 'Clear audit filter' }).click()
+    await expect(page.getByRole('status').filter({ hasText: /^60 numbers$/ })).toBeVisible()
+  })
+
+  test('nothing moves when the rows and the audit arrive (layout shift)', async ({ page, sim }) => {
+    await sim.fault({ op: 'allownednumbers', kind: 'latency', ms: 800, times: 1 })
+    await page.addInitScript(() => {
+      const w = window as unknown as { shifts: number[] }
+      w.shifts = []
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries() as Array<PerformanceEntry & { value: number; hadRecentInput: boolean }>)
+          if (!e.hadRecentInput) w.shifts.push(e.value)
+      }).observe({ type: 'layout-shift', buffered: true })
+    })
+    await page.goto('/')
+    await expect(page.getByRole('region', { name: 'Callback audit' }).getByRole('status')).toHaveText('Checked 60 numbers.')
+    await expect(page.locator('tbody tr[aria-rowindex] [data-col="audit"]').first()).not.toHaveText('Checking…')
+    // Let any late shift be reported (the observer runs after the frame that shifted).
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
+    const cls = await page.evaluate(() => (window as unknown as { shifts: number[] }).shifts.reduce((a, b) => a + b, 0))
+    expect(cls).toBeLessThanOrEqual(0.05)
   })
 
   test('Export CSV holds exactly the rows and columns on screen, formula cells neutralised', async ({ page }) => {
@@ -172,7 +224,12 @@ test.describe('a 10,000-number account', () => {
   test('only the rows in view are in the page; scrolling and the keyboard reach the last one', async ({ page }) => {
     const simPort = 4041
     const sim = await startSimulator(simPort)
-    const proxy = await startProxy(4040, { API_BASE_URL: `http://127.0.0.1:${simPort}`, API_SYS_ID: LARGE_CREDENTIALS.sysId, API_AUTH_TOKEN: LARGE_CREDENTIALS.authToken, LOG_REQUESTS: '0' })
+    const proxy = await startProxy(4040, {
+      API_BASE_URL: `http://127.0.0.1:${simPort}`,
+      API_SYS_ID: LARGE_CREDENTIALS.sysId,
+      API_AUTH_TOKEN: LARGE_CREDENTIALS.authToken,
+      LOG_REQUESTS: '0',
+    })
     try {
       // The first frame with rows must already fill the view (the overscan may come a frame later).
       await page.addInitScript(() => {
@@ -183,7 +240,11 @@ test.describe('a 10,000-number account', () => {
           if (!region) return
           observer.disconnect()
           requestAnimationFrame(() => {
-            w.firstRows = { rows: rows.length, lastBottom: rows[rows.length - 1]!.getBoundingClientRect().bottom, viewBottom: region.getBoundingClientRect().bottom }
+            w.firstRows = {
+              rows: rows.length,
+              lastBottom: rows[rows.length - 1]!.getBoundingClientRect().bottom,
+              viewBottom: region.getBoundingClientRect().bottom,
+            }
           })
         }).observe(document, { childList: true, subtree: true })
       })
@@ -192,7 +253,9 @@ test.describe('a 10,000-number account', () => {
       await expect(table).toHaveAttribute('aria-rowcount', '10001')
       const rows = table.locator('tbody tr[aria-rowindex]')
       await expect(rows.first()).toHaveAttribute('aria-rowindex', '2')
-      const first = await page.waitForFunction(() => (window as unknown as { firstRows?: unknown }).firstRows).then((h) => h.jsonValue() as Promise<{ rows: number; lastBottom: number; viewBottom: number }>)
+      const first = await page
+        .waitForFunction(() => (window as unknown as { firstRows?: unknown }).firstRows)
+        .then((h) => h.jsonValue() as Promise<{ rows: number; lastBottom: number; viewBottom: number }>)
       expect(first.rows).toBeGreaterThan(5)
       expect(first.lastBottom).toBeGreaterThanOrEqual(first.viewBottom)
       // …and the overscan rows join after that frame.
@@ -208,7 +271,9 @@ test.describe('a 10,000-number account', () => {
       expect(middle).toBeLessThan(5002)
       expect(await rows.count()).toBeLessThan(40)
       // Each rendered row is the row its index says: its number is the one at that position of the listing.
-      const listing = (await (await page.request.post('http://127.0.0.1:4040/api/allownednumbers', { form: {} })).json()) as { data: Array<{ number: string }> }
+      const listing = (await (await page.request.post('http://127.0.0.1:4040/api/allownednumbers', { form: {} })).json()) as {
+        data: Array<{ number: string }>
+      }
       await expect(rows.first().locator('td').first().locator('span.font-mono')).toHaveText(listing.data[middle - 2]!.number)
 
       await region.focus()

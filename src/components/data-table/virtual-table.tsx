@@ -143,7 +143,15 @@ export function VirtualTable<TData extends RowData>({
   const headerGroups = table.getHeaderGroups()
   const leaves = headerGroups[0]?.headers ?? []
   const leafCount = leaves.length || 1
-  const widthOf = (id: string, role: CardRole | undefined) => (compact && role === 'details' ? FOLDED_WIDTH : columnWidths?.[id])
+  const screenWidth = (id: string, role: CardRole | undefined) => (compact && role === 'details' ? FOLDED_WIDTH : columnWidths?.[id])
+  const minWidth = tableMinWidth(
+    leaves.map((h) => ({ width: screenWidth(h.column.id, h.column.columnDef.meta?.card), minWidth: h.column.columnDef.meta?.minWidth })),
+  )
+  // On paper the columns keep their screen proportions, as percentages of the page's width.
+  const widthOf = (id: string, role: CardRole | undefined, min?: string) => {
+    const w = screenWidth(id, role)
+    return printing ? `${((tableMinWidth([{ width: w, minWidth: min }]) / (minWidth || 1)) * 100).toFixed(2)}%` : w
+  }
 
   if (cards)
     return (
@@ -178,21 +186,14 @@ export function VirtualTable<TData extends RowData>({
     >
       <table
         className="w-full table-fixed border-collapse text-sm"
-        style={{
-          minWidth: tableMinWidth(
-            leaves.map((h) => ({
-              width: widthOf(h.column.id, h.column.columnDef.meta?.card),
-              minWidth: h.column.columnDef.meta?.minWidth,
-            })),
-          ),
-        }}
+        style={{ minWidth }}
         aria-label={label}
         aria-rowcount={loading ? undefined : rows.length + 1}
         aria-busy={loading ? true : undefined}
       >
         <colgroup>
           {leaves.map((h) => (
-            <col key={h.id} style={{ width: widthOf(h.column.id, h.column.columnDef.meta?.card) }} />
+            <col key={h.id} style={{ width: widthOf(h.column.id, h.column.columnDef.meta?.card, h.column.columnDef.meta?.minWidth) }} />
           ))}
         </colgroup>
         <thead className="sticky top-0 z-10 bg-slate-100">
@@ -216,7 +217,7 @@ export function VirtualTable<TData extends RowData>({
                         onClick={header.column.getToggleSortingHandler()}
                       >
                         {title}
-                        <span aria-hidden="true" className="text-slate-600">
+                        <span aria-hidden="true" className="text-slate-600 print:hidden">
                           {sorted === 'asc' ? '▲' : sorted === 'desc' ? '▼' : '↕'}
                         </span>
                       </button>
@@ -254,7 +255,11 @@ export function VirtualTable<TData extends RowData>({
                 style={dynamic ? undefined : { height: estimateRowHeight }}
               >
                 {row.getVisibleCells().map((cell) => (
-                  <td key={cell.id} className={`overflow-hidden px-2 py-1.5 break-words ${cellClassNames?.[cell.column.id] ?? ''}`}>
+                  <td
+                    key={cell.id}
+                    data-col={cell.column.id}
+                    className={`overflow-hidden px-2 py-1.5 break-words ${cellClassNames?.[cell.column.id] ?? ''}`}
+                  >
                     {compact && cell.column.columnDef.meta?.card === 'details' ? (
                       <details>
                         <summary className="min-h-6 cursor-pointer text-xs text-blue-800">
@@ -454,7 +459,7 @@ function CardList<TData extends RowData>({
                     {cells
                       .filter((c) => role(c) === 'title')
                       .map((c) => (
-                        <div key={c.id} className={cls(c)}>
+                        <div key={c.id} data-col={c.column.id} className={cls(c)}>
                           {renderCell(c)}
                         </div>
                       ))}
@@ -462,9 +467,9 @@ function CardList<TData extends RowData>({
                   {metas.length ? (
                     <dl className="flex flex-wrap items-center gap-x-3 gap-y-1">
                       {metas.map((c) => (
-                        <div key={c.id} className={cls(c)}>
+                        <div key={c.id} data-col={c.column.id} className={cls(c)}>
                           <dt className="sr-only">{name(c)}</dt>
-                          <dd>{renderCell(c)}</dd>
+                          <dd data-col={c.column.id}>{renderCell(c)}</dd>
                         </div>
                       ))}
                     </dl>
@@ -474,7 +479,9 @@ function CardList<TData extends RowData>({
                       {fields.map((c) => (
                         <div key={c.id} className={role(c) === 'field' ? 'flex flex-wrap gap-x-2' : ''}>
                           <dt className="text-xs font-semibold text-slate-700">{name(c)}</dt>
-                          <dd className={cls(c)}>{renderCell(c)}</dd>
+                          <dd data-col={c.column.id} className={cls(c)}>
+                            {renderCell(c)}
+                          </dd>
                         </div>
                       ))}
                     </dl>
@@ -488,7 +495,9 @@ function CardList<TData extends RowData>({
                         {details.map((c) => (
                           <div key={c.id}>
                             <dt className="sr-only">{name(c)}</dt>
-                            <dd className={cls(c)}>{renderCell(c)}</dd>
+                            <dd data-col={c.column.id} className={cls(c)}>
+                              {renderCell(c)}
+                            </dd>
                           </div>
                         ))}
                       </dl>

@@ -48,7 +48,7 @@ export function AuditSummary({
             ? 'Checking callback URLs…'
             : findings.length === 0
               ? `All ${formatCount(total)} numbers have HTTPS webhook and dlr URLs on public hosts.`
-              : `${formatCount(total)} numbers checked.`}
+              : `Checked ${formatCount(total)} numbers.`}
         </p>
       </div>
       <ul className="mt-2 flex flex-wrap gap-2" aria-label="Audit filters">

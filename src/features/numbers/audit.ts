@@ -74,7 +74,7 @@ export function matchesAudit(findings: readonly AuditKey[], f: AuditFilter): boo
 export const AUDIT_KEYS: AuditKey[] = (['webhook', 'dlr'] as const).flatMap((t) =>
   (['missing', 'invalid_url', 'not_https', 'private_host', 'same_as_webhook', 'outlier'] as const)
     .filter((f) => !(t === 'webhook' && f === 'same_as_webhook'))
-    .map((f) => `${t}.${f}` as AuditKey),
+    .map((f) => `${t}.${f}` as const),
 )
 
 export function isAuditKey(v: string | null): v is AuditKey {

@@ -74,8 +74,8 @@ function AuditCell({ findings }: { findings: ReturnType<typeof findingsOf> }) {
     <ul className="flex flex-wrap gap-1" aria-label="Audit findings">
       {findings.map((f) => (
         <li key={f} className={`chip ${SEVERITY_CHIP[severityOf(f)]}`}>
-          <span className="mr-1 font-semibold">{SEVERITY_LABEL[severityOf(f)]}:</span>
-          {auditLabel(f)}
+          {/* The chip is a flex box, which drops the space between its children: mr-1 shows it, the text keeps it. */}
+          <span className="mr-1 font-semibold">{SEVERITY_LABEL[severityOf(f)]}:</span> {auditLabel(f)}
         </li>
       ))}
     </ul>

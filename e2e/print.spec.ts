@@ -1,0 +1,105 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Page } from '@playwright/test'
+import { expect, test } from './fixtures'
+import { NUMBERS, historyUrl } from './helpers'
+
+/**
+ * Issue 16, a printed transcript: Chromium renders the page to PDF (the print stylesheet, every
+ * row of the loaded page, not only the rows a scrolling window holds) and poppler's pdftotext
+ * reads the text back, as a person reading the paper would. Set PRINT_KEEP=dir to keep the PDFs
+ * and a PNG of each first page (pdftoppm) for looking at.
+ */
+function pdfText(pdf: Buffer, name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'print-'))
+  try {
+    const file = join(dir, `${name}.pdf`)
+    writeFileSync(file, pdf)
+    const keep = process.env.PRINT_KEEP
+    if (keep) {
+      writeFileSync(join(keep, `${name}.pdf`), pdf)
+      execFileSync('pdftoppm', ['-png', '-r', '70', '-f', '1', '-l', '2', file, join(keep, name)])
+    }
+    execFileSync('pdftotext', ['-enc', 'UTF-8', file, join(dir, 'out.txt')])
+    return readFileSync(join(dir, 'out.txt'), 'utf8')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+async function print(page: Page, name: string): Promise<string> {
+  const pdf = await page.pdf({ format: 'A4', margin: { top: '12mm', bottom: '12mm', left: '12mm', right: '12mm' } })
+  return pdfText(pdf, name)
+}
+
+/** What never belongs on paper: navigation, pager, filters, export and column controls. */
+const CONTROLS = [
+  'Export CSV',
+  'Export JSON',
+  'Rows per page',
+  'Next page',
+  'Go to page',
+  'Filter the loaded page',
+  'Columns',
+  'Skip to content',
+  'Theme',
+]
+
+test.describe('printing', () => {
+  test('a history page prints as a transcript: every loaded message with date, direction and status in words; media by file name; no controls', async ({
+    page,
+  }) => {
+    await page.goto(historyUrl(NUMBERS.big, 'size=100'))
+    await expect(page.getByRole('heading', { name: 'History of (832) 323-2323' })).toBeVisible()
+    await expect(page.locator('[data-col="body"]').first()).toBeVisible()
+    const text = await print(page, 'history')
+    expect(text).toContain('History of (832) 323-2323')
+    // Every one of the 100 loaded messages, not the ~20 the scrolling window holds on screen.
+    const dates = text.match(/\b[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s?[AP]M\b/g) ?? []
+    expect(dates.length).toBeGreaterThanOrEqual(100)
+    expect(text).toMatch(/\bInbound\b/)
+    expect(text).toMatch(/\bOutbound\b/)
+    expect(text).toMatch(/\bSuccess\b/)
+    // Media as file names and links.
+    expect(text).toMatch(/[\w-]+\.(png|jpg|gif|vcf|pdf|mp4)\b/)
+    for (const c of CONTROLS) expect(text, `"${c}" printed`).not.toContain(c)
+  })
+
+  test('a thread prints with a header naming the number, the other party, the date span and the time zone', async ({ page }) => {
+    await page.goto(`/numbers/${NUMBERS.big.number}/thread?tid=${NUMBERS.big.tid}&party=13105831111`)
+    await expect(page.locator('[data-col="body"]').first()).toBeVisible({ timeout: 15_000 })
+    const text = await print(page, 'thread')
+    expect(text).toContain('(832) 323-2323')
+    expect(text).toContain('(310) 583-1111')
+    expect(text).toMatch(/time zone|UTC|GMT/i)
+    expect(text).toMatch(/\bInbound\b|\bOutbound\b/)
+    for (const c of CONTROLS) expect(text, `"${c}" printed`).not.toContain(c)
+  })
+
+  test('search results print with their messages and no controls', async ({ page }) => {
+    await page.goto('/search?q=appointment')
+    await expect(page.locator('[data-col="body"]').first()).toBeVisible({ timeout: 15_000 })
+    const text = await print(page, 'search')
+    expect(text).toMatch(/appointment/i)
+    expect(text).toMatch(/\bInbound\b|\bOutbound\b/)
+    for (const c of CONTROLS) expect(text, `"${c}" printed`).not.toContain(c)
+  })
+
+  test('the numbers page prints its rows as a table, in the light palette, with no controls', async ({ page }) => {
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await page.goto('/')
+    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    const text = await print(page, 'numbers')
+    expect(text).toContain('(832) 323-2323')
+    // All 60 numbers, not the rows in the scrolling window.
+    expect(text).toContain('(800) 484-0451')
+    const raw = text.match(/\b1?\d{10}\b/g) ?? []
+    expect(new Set(raw).size).toBeGreaterThanOrEqual(60)
+    for (const c of CONTROLS) expect(text, `"${c}" printed`).not.toContain(c)
+    // Paper is white: under print media the dark palette is off.
+    await page.emulateMedia({ media: 'print' })
+    expect(await page.evaluate(() => getComputedStyle(document.body).color)).not.toMatch(/oklch\(0\.9|rgb\(2[0-9]{2}/)
+  })
+})

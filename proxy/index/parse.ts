@@ -1,0 +1,116 @@
+/**
+ * One history page, as the upstream sends it, turned into the columns the index stores. Parsed
+ * by hand rather than with zod: a full sync parses a million records, and a per-record schema
+ * costs more than the insert. Tolerant as the field notes ask (string or number ids, missing
+ * fields, the trailing-space count key); strict only where a wrong value would build a wrong
+ * index (the total, the records array).
+ */
+
+export class PageError extends Error {
+  override name = 'PageError'
+}
+
+export interface PageRecord {
+  tid: string | null
+  systemId: string | null
+  messageId: string | null
+  /** ISO 8601 UTC with Z, or null when GMTdate is missing or unreadable. */
+  date: string | null
+  dateRaw: string | null
+  phone: string | null
+  partyDigits: string
+  direction: string | null
+  body: string | null
+  mms: boolean
+  mediaUrl: string | null
+  status: string | null
+  statusCode: number | null
+}
+
+export interface Page {
+  total: number
+  newestId: string | null
+  newestAt: string | null
+  createdRaw: string | null
+  optin: string | null
+  records: PageRecord[]
+}
+
+const API_DATE = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?Z?$/
+
+/** `YYYY-MM-DD HH:MM:SS` (GMT, spec §2.1) → ISO UTC with Z; null when it is not a real date. */
+export function apiDateToIso(raw: unknown): string | null {
+  if (typeof raw !== 'string') return null
+  const m = API_DATE.exec(raw.trim())
+  if (!m) return null
+  const iso = `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`
+  const ms = Date.parse(iso)
+  // Date.parse accepts 2026-02-31 by rolling over: a round trip catches it.
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 19) !== iso.slice(0, 19)) return null
+  return iso
+}
+
+/** NUL cannot be stored in PostgreSQL text and carries no meaning in a message. */
+const text = (v: unknown): string | null => {
+  if (v === null || v === undefined) return null
+  const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v)
+  return s.includes('\u0000') ? s.replace(/\u0000/g, '') : s
+}
+
+const id = (v: unknown): string | null => (typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'string' && v.trim() ? v.trim() : null)
+
+export function statusCode(status: string | null): number | null {
+  if (!status) return null
+  const m = /^\s*(\d{3})(?!\d)/.exec(status)
+  return m?.[1] ? Number(m[1]) : null
+}
+
+export function parsePage(body: Buffer | string): Page {
+  let json: unknown
+  try {
+    json = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'))
+  } catch {
+    throw new PageError('The messaging service answered a history page with malformed JSON.')
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new PageError('The messaging service answered a history page with JSON that is not an object.')
+  const o = json as Record<string, unknown>
+  const total = typeof o.total_message_count === 'string' ? Number(o.total_message_count.trim()) : o.total_message_count
+  if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) throw new PageError('The history page has no usable total_message_count; the index cannot place its records.')
+  const list = o.messages ?? []
+  if (!Array.isArray(list)) throw new PageError('The history page has no messages list.')
+  const records: PageRecord[] = new Array(list.length)
+  for (let i = 0; i < list.length; i++) {
+    const r = (list[i] && typeof list[i] === 'object' ? list[i] : {}) as Record<string, unknown>
+    const phone = text(r.phone)
+    const status = text(r.status)
+    const date = apiDateToIso(r.GMTdate)
+    const mmsRaw = r.mms
+    const mediaUrl = text(r.mms_url)
+    records[i] = {
+      tid: text(r.tid),
+      systemId: id(r.system_id),
+      messageId: id(r.message_id),
+      date,
+      dateRaw: date === null ? text(r.GMTdate) : null,
+      phone,
+      partyDigits: phone ? phone.replace(/\D/g, '') : '',
+      direction: text(r.direction),
+      body: text(r.body),
+      mms: mmsRaw === true || (typeof mmsRaw === 'string' && mmsRaw.trim().toLowerCase() === 'yes'),
+      mediaUrl: mediaUrl ? mediaUrl : null,
+      status,
+      statusCode: statusCode(status),
+    }
+  }
+  return {
+    total,
+    newestId: id(o.most_recent_msg_id),
+    newestAt: apiDateToIso(o.most_recent_date),
+    createdRaw: text(o.created_date),
+    optin: text(o.optin),
+    records,
+  }
+}
+
+/** The identity the overlap check compares: both ids, since message ids repeat upstream. */
+export const identity = (r: { systemId: string | null; messageId: string | null }) => `${r.systemId ?? ''}|${r.messageId ?? ''}`

@@ -1,0 +1,503 @@
+import type { Freshness, IndexedMessage, NumberIndexStatus, StatsBucket, SyncState } from '../../contract/index-api.ts'
+import type { Db, Queryable } from '../db/types.ts'
+import { invalid } from '../errors.ts'
+
+/**
+ * The index's read side: parameter parsing (every field checked, 400s naming it), the SQL
+ * (parameterised, LIKE wildcards escaped, bounded page sizes) and the row shapes of
+ * contract/index-api.ts. Shared by the JSON routes and the export stream.
+ */
+
+export const MAX_LIMIT = 500
+export const DEFAULT_LIMIT = 100
+const MAX_Q = 500
+const MAX_NUMBERS = 1000
+/** Lists inside `freshness` are cut here; the counts say how many there are. */
+const FRESHNESS_LIST_MAX = 100
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+
+export interface Filters {
+  q: string | null
+  party: string | null
+  direction: 'inbound' | 'outbound' | null
+  status: { kind: 'success' | 'error' | 'other' } | { kind: 'code'; code: number } | null
+  media: boolean | null
+  from: string | null
+  /** Exclusive upper bound (a whole `to` day is turned into the next midnight). */
+  toExclusive: string | null
+  toInclusive: string | null
+  numbers: string[] | null
+}
+
+export interface Cursor {
+  date: string
+  number: string
+  ordinal: number
+}
+
+/** Reads each allowed parameter at most once; unknown names and repeats are refused. */
+export function readParams(url: URL, allowed: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const [k, v] of url.searchParams) {
+    if (!allowed.includes(k)) throw invalid(k.slice(0, 40), `Unknown parameter "${k.slice(0, 40)}". Allowed here: ${allowed.join(', ')}.`)
+    if (out.has(k)) throw invalid(k, `${k} was sent more than once.`)
+    out.set(k, v)
+  }
+  return out
+}
+
+function textParam(p: Map<string, string>, name: string, max: number): string | null {
+  const v = p.get(name)
+  if (v === undefined || v === '') return null
+  if (v.includes('\u0000')) throw invalid(name, `${name} must not contain NUL characters.`)
+  if (v.length > max) throw invalid(name, `${name} must be at most ${max} characters.`)
+  return v
+}
+
+export function digitsParam(p: Map<string, string>, name: string, required: boolean): string | null {
+  const v = textParam(p, name, 64)
+  if (v === null) {
+    if (required) throw invalid(name, `${name} is required.`)
+    return null
+  }
+  const digits = v.replace(/\D/g, '')
+  if (!digits) throw invalid(name, `${name} must contain digits (any formatting is ignored).`)
+  if (digits.length > 15) throw invalid(name, `${name} has more digits than a phone number (at most 15).`)
+  return digits
+}
+
+export function numberParam(p: Map<string, string>, name = 'number'): string {
+  const v = p.get(name)
+  if (v === undefined || v === '') throw invalid(name, `${name} is required.`)
+  const digits = v.replace(/^\+/, '')
+  if (!/^\d{6,15}$/.test(digits)) throw invalid(name, `${name} must be an account number: 6 to 15 digits.`)
+  return digits
+}
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
+
+/** `YYYY-MM-DD` (a whole UTC day) or a full ISO timestamp; returns [start, end-exclusive]. */
+export function dateParam(p: Map<string, string>, name: string, required = false): { start: string; endExclusive: string; isDay: boolean } | null {
+  const v = p.get(name)
+  if (v === undefined || v === '') {
+    if (required) throw invalid(name, `${name} is required (YYYY-MM-DD).`)
+    return null
+  }
+  const d = DAY.exec(v)
+  if (d) {
+    const ms = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]))
+    if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== v) throw invalid(name, `${name} is not a real date: use YYYY-MM-DD.`)
+    return { start: new Date(ms).toISOString(), endExclusive: new Date(ms + 86_400_000).toISOString(), isDay: true }
+  }
+  if (v.length <= 40 && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(v)) {
+    const ms = Date.parse(v)
+    if (!Number.isNaN(ms)) return { start: new Date(ms).toISOString(), endExclusive: new Date(ms + 1).toISOString(), isDay: false }
+  }
+  throw invalid(name, `${name} must be a date (YYYY-MM-DD) or an ISO 8601 timestamp with a zone (2026-11-21T12:04:00Z).`)
+}
+
+export function limitParam(p: Map<string, string>, def = DEFAULT_LIMIT): number {
+  const v = p.get('limit')
+  if (v === undefined || v === '') return def
+  if (!/^\d{1,4}$/.test(v) || Number(v) < 1 || Number(v) > MAX_LIMIT) throw invalid('limit', `limit must be a whole number from 1 to ${MAX_LIMIT}.`)
+  return Number(v)
+}
+
+export const SEARCH_PARAMS = ['q', 'party', 'direction', 'status', 'media', 'from', 'to', 'numbers'] as const
+
+export function parseFilters(p: Map<string, string>): Filters {
+  const q = textParam(p, 'q', MAX_Q)
+  const party = digitsParam(p, 'party', false)
+  const dir = p.get('direction')
+  let direction: Filters['direction'] = null
+  if (dir !== undefined && dir !== '') {
+    if (dir !== 'inbound' && dir !== 'outbound') throw invalid('direction', 'direction must be inbound or outbound.')
+    direction = dir
+  }
+  const st = p.get('status')
+  let status: Filters['status'] = null
+  if (st !== undefined && st !== '') {
+    if (st === 'success' || st === 'error' || st === 'other') status = { kind: st }
+    else if (/^\d{3}$/.test(st)) status = { kind: 'code', code: Number(st) }
+    else throw invalid('status', 'status must be success, error, other or a three-digit code such as 503.')
+  }
+  const md = p.get('media')
+  let media: boolean | null = null
+  if (md !== undefined && md !== '') {
+    if (md !== 'yes' && md !== 'no') throw invalid('media', 'media must be yes or no.')
+    media = md === 'yes'
+  }
+  const from = dateParam(p, 'from')
+  const to = dateParam(p, 'to')
+  if (from && to && from.start >= to.endExclusive) throw invalid('to', 'to must not be before from.')
+  const nums = p.get('numbers')
+  let numbers: string[] | null = null
+  if (nums !== undefined && nums !== '') {
+    const list = nums.split(',').map((s) => s.trim().replace(/^\+/, ''))
+    if (list.length > MAX_NUMBERS) throw invalid('numbers', `numbers lists at most ${MAX_NUMBERS} numbers.`)
+    for (const n of list) if (!/^\d{6,15}$/.test(n)) throw invalid('numbers', 'numbers must be comma-separated account numbers (6 to 15 digits each).')
+    numbers = [...new Set(list)]
+  }
+  return {
+    q,
+    party,
+    direction,
+    status,
+    media,
+    from: from?.start ?? null,
+    toExclusive: to?.isDay ? to.endExclusive : null,
+    toInclusive: to && !to.isDay ? to.start : null,
+    numbers,
+  }
+}
+
+/** LIKE pattern for a literal substring: backslash, % and _ are escaped (ESCAPE '\'). */
+export function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.date, c.number, c.ordinal])).toString('base64url')
+}
+
+export function decodeCursor(v: string | undefined, field = 'cursor'): Cursor | null {
+  if (v === undefined || v === '') return null
+  const bad = () => invalid(field, `${field} is not a cursor this server issued; start from the first page.`)
+  if (v.length > 200 || !/^[A-Za-z0-9_-]+$/.test(v)) throw bad()
+  let arr: unknown
+  try {
+    arr = JSON.parse(Buffer.from(v, 'base64url').toString('utf8'))
+  } catch {
+    throw bad()
+  }
+  if (!Array.isArray(arr) || arr.length !== 3) throw bad()
+  const [date, number, ordinal] = arr as unknown[]
+  if (typeof date !== 'string' || Number.isNaN(Date.parse(date)) || typeof number !== 'string' || !/^\d{6,15}$/.test(number) || typeof ordinal !== 'number' || !Number.isInteger(ordinal) || ordinal < 1)
+    throw bad()
+  return { date, number, ordinal }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQL
+
+/** Builds the WHERE conditions of a filter set; values go to `params` ($n placeholders). */
+export function whereOf(f: Filters, params: unknown[]): string[] {
+  const w: string[] = []
+  const add = (v: unknown) => {
+    params.push(v)
+    return `$${params.length}`
+  }
+  if (f.numbers) w.push(`m.number = ANY(${add(f.numbers)}::text[])`)
+  if (f.q) w.push(`m.body ILIKE ${add(likeContains(f.q))} ESCAPE '\\'`)
+  // Partial digits are matched among the distinct parties (a small table with a trigram index);
+  // the messages then come through the (number, party) index.
+  if (f.party) w.push(`(m.number, m.party_digits) IN (SELECT p.number, p.party FROM index_parties p WHERE p.party LIKE ${add(likeContains(f.party))} ESCAPE '\\')`)
+  if (f.direction === 'outbound') w.push(`m.direction = 'outbound'`)
+  if (f.direction === 'inbound') w.push(`m.direction IS DISTINCT FROM 'outbound'`)
+  if (f.status?.kind === 'success') w.push('m.status_code BETWEEN 200 AND 299')
+  if (f.status?.kind === 'error') w.push('m.status_code >= 400')
+  if (f.status?.kind === 'other') w.push('(m.status_code IS NULL OR m.status_code < 200 OR m.status_code BETWEEN 300 AND 399)')
+  if (f.status?.kind === 'code') w.push(`m.status_code = ${add(f.status.code)}`)
+  if (f.media !== null) w.push(`m.mms = ${add(f.media)}`)
+  if (f.from) w.push(`m.date >= ${add(f.from)}::timestamptz`)
+  if (f.toExclusive) w.push(`m.date < ${add(f.toExclusive)}::timestamptz`)
+  if (f.toInclusive) w.push(`m.date <= ${add(f.toInclusive)}::timestamptz`)
+  return w
+}
+
+const COLS = `m.number, m.fetched_tid, m.tid, m.ordinal, m.system_id, m.message_id, m.date, m.date_raw, m.phone, m.direction, m.body, m.mms, m.media_url, m.status, m.status_code`
+
+export interface MessageRow extends Record<string, unknown> {
+  number: string
+  fetched_tid: string
+  tid: string | null
+  ordinal: number
+  system_id: string | null
+  message_id: string | null
+  date: Date | string
+  date_raw: string | null
+  phone: string | null
+  direction: string | null
+  body: string | null
+  mms: boolean
+  media_url: string | null
+  status: string | null
+  status_code: number | null
+}
+
+/** `2026-11-21T12:04:00Z`: seconds precision, as the upstream's dates have. */
+export function isoOf(d: Date | string | null | undefined): string | null {
+  if (d === null || d === undefined) return null
+  const ms = d instanceof Date ? d.getTime() : Date.parse(d)
+  if (Number.isNaN(ms)) return null
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`
+}
+
+/** Cursor dates keep milliseconds so a keyset comparison is exact. */
+const cursorDate = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString()
+
+export function toMessage(r: MessageRow, positionBase: number): IndexedMessage & { messageTid: string | null; dateRaw?: string } {
+  return {
+    number: r.number,
+    tid: r.fetched_tid,
+    ordinal: r.ordinal,
+    position: Math.max(1, positionBase - r.ordinal + 1),
+    systemId: r.system_id,
+    messageId: r.message_id,
+    date: r.date_raw ? null : isoOf(r.date),
+    phone: r.phone,
+    direction: r.direction,
+    body: r.body,
+    mms: r.mms,
+    mediaUrl: r.media_url,
+    status: r.status,
+    statusCode: r.status_code,
+    messageTid: r.tid,
+    ...(r.date_raw ? { dateRaw: r.date_raw } : {}),
+  }
+}
+
+/** Per number: the total the upstream pages against, so ordinals become positions. */
+export async function positionBases(db: Queryable, numbers: string[]): Promise<Map<string, number>> {
+  if (numbers.length === 0) return new Map()
+  const r = await db.query<{ number: string; base: number }>(
+    'SELECT number, GREATEST(COALESCE(upstream_total, 0), top_ordinal) AS base FROM index_numbers WHERE number = ANY($1::text[])',
+    [[...new Set(numbers)]],
+  )
+  return new Map(r.rows.map((x) => [x.number, x.base]))
+}
+
+export async function freshness(db: Queryable, scope: string[] | null): Promise<Freshness & { syncingCount: number; incompleteCount: number }> {
+  const r = await db.query<{ known: number; complete: number; up_to: Date | string | null; syncing: string[] | null; syncing_count: number; incomplete: string[] | null; incomplete_count: number }>(
+    `WITH s AS (
+       SELECT number, state, last_synced_at,
+              (full_done AND top_ordinal >= COALESCE(upstream_total, 0)) AS complete,
+              ($1::text[] IS NULL OR number = ANY($1::text[])) AS in_scope
+       FROM index_numbers
+     )
+     SELECT count(*)::int AS known,
+            count(*) FILTER (WHERE complete)::int AS complete,
+            min(last_synced_at) FILTER (WHERE in_scope) AS up_to,
+            (array_agg(number ORDER BY number) FILTER (WHERE state IN ('queued', 'syncing')))[1:${FRESHNESS_LIST_MAX}] AS syncing,
+            count(*) FILTER (WHERE state IN ('queued', 'syncing'))::int AS syncing_count,
+            (array_agg(number ORDER BY number) FILTER (WHERE in_scope AND NOT complete))[1:${FRESHNESS_LIST_MAX}] AS incomplete,
+            count(*) FILTER (WHERE in_scope AND NOT complete)::int AS incomplete_count
+     FROM s`,
+    [scope],
+  )
+  const x = r.rows[0]
+  // Numbers asked about that the index has never seen are not indexed at all: say so.
+  const known = new Set<string>()
+  if (scope) {
+    const k = await db.query<{ number: string }>('SELECT number FROM index_numbers WHERE number = ANY($1::text[])', [scope])
+    for (const row of k.rows) known.add(row.number)
+  }
+  const unknown = scope ? scope.filter((n) => !known.has(n)) : []
+  const incomplete = [...(x?.incomplete ?? []), ...unknown].slice(0, FRESHNESS_LIST_MAX)
+  return {
+    numbersKnown: x?.known ?? 0,
+    numbersComplete: x?.complete ?? 0,
+    syncing: x?.syncing ?? [],
+    incomplete,
+    indexedUpTo: isoOf(x?.up_to ?? null),
+    syncingCount: x?.syncing_count ?? 0,
+    incompleteCount: (x?.incomplete_count ?? 0) + unknown.length,
+  }
+}
+
+export async function numberStatuses(db: Queryable): Promise<Array<NumberIndexStatus & { fullyIndexed: boolean }>> {
+  const r = await db.query<{
+    number: string
+    tid: string
+    state: SyncState
+    indexed: number
+    upstream_total: number | null
+    error: string | null
+    last_synced_at: Date | null
+    progress_done: number | null
+    progress_total: number | null
+    newest: Date | null
+    oldest: Date | null
+    full_done: boolean
+  }>(
+    `SELECT n.number, n.tid, n.state, n.indexed, n.upstream_total, n.error, n.last_synced_at, n.progress_done, n.progress_total, n.full_done,
+            (SELECT max(day) FROM index_daily d WHERE d.number = n.number) AS newest_day,
+            (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date DESC, m.ordinal DESC LIMIT 1) AS newest,
+            (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date ASC, m.ordinal ASC LIMIT 1) AS oldest
+     FROM index_numbers n ORDER BY n.number`,
+  )
+  return r.rows.map((x) => ({
+    number: x.number,
+    tid: x.tid,
+    state: x.state,
+    indexed: x.indexed,
+    upstreamTotal: x.upstream_total,
+    newestDate: isoOf(x.newest),
+    oldestDate: isoOf(x.oldest),
+    lastSyncedAt: isoOf(x.last_synced_at),
+    error: x.error,
+    progress: x.state === 'syncing' && x.progress_total !== null ? { done: x.progress_done ?? 0, total: x.progress_total } : null,
+    fullyIndexed: x.full_done,
+  }))
+}
+
+export interface SearchPage {
+  total: number
+  rows: MessageRow[]
+  nextCursor: string | null
+}
+
+/** Exact count: the numbers table when nothing but numbers is filtered, else a COUNT. */
+export async function countMatches(db: Queryable, f: Filters): Promise<number> {
+  const onlyNumbers = !f.q && !f.party && !f.direction && !f.status && f.media === null && !f.from && !f.toExclusive && !f.toInclusive
+  if (onlyNumbers) {
+    const r = await db.query<{ n: number }>('SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text[] IS NULL OR number = ANY($1::text[])', [f.numbers])
+    return r.rows[0]?.n ?? 0
+  }
+  const params: unknown[] = []
+  const w = whereOf(f, params)
+  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_messages m WHERE ${w.join(' AND ')}`, params)
+  return r.rows[0]?.n ?? 0
+}
+
+/** One page newest first, keyset over (date, number, ordinal). */
+export async function searchPage(db: Queryable, f: Filters, cursor: Cursor | null, limit: number): Promise<{ rows: MessageRow[]; nextCursor: string | null }> {
+  const params: unknown[] = []
+  const w = whereOf(f, params)
+  if (cursor) {
+    params.push(cursor.date, cursor.number, cursor.ordinal)
+    const n = params.length
+    w.push(`(m.date, m.number, m.ordinal) < ($${n - 2}::timestamptz, $${n - 1}::text, $${n}::int)`)
+  }
+  params.push(limit + 1)
+  const r = await db.query<MessageRow>(
+    `SELECT ${COLS} FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''}
+     ORDER BY m.date DESC, m.number DESC, m.ordinal DESC LIMIT $${params.length}`,
+    params,
+  )
+  const rows = r.rows.slice(0, limit)
+  const last = rows[rows.length - 1]
+  const nextCursor = r.rows.length > limit && last ? encodeCursor({ date: cursorDate(last.date), number: last.number, ordinal: last.ordinal }) : null
+  return { rows, nextCursor }
+}
+
+/** A thread: one number with one party (digits; a 10-digit NANP party also matches with its 1). */
+export function partyVariants(party: string): string[] {
+  const v = new Set([party])
+  if (party.length === 10) v.add(`1${party}`)
+  if (party.length === 11 && party.startsWith('1')) v.add(party.slice(1))
+  return [...v]
+}
+
+export async function threadPage(
+  db: Queryable,
+  number: string,
+  party: string,
+  before: Cursor | null,
+  at: string | null,
+  limit: number,
+): Promise<{ total: number; firstDate: string | null; lastDate: string | null; rows: MessageRow[]; nextCursor: string | null }> {
+  const variants = partyVariants(party)
+  const meta = await db.query<{ total: number; last: Date | null }>(
+    'SELECT COALESCE(sum(count), 0)::int AS total, max(last_date) AS last FROM index_parties WHERE number = $1 AND party = ANY($2::text[])',
+    [number, variants],
+  )
+  const first = await db.query<{ date: Date }>(
+    'SELECT m.date FROM index_messages m WHERE m.number = $1 AND m.party_digits = ANY($2::text[]) ORDER BY m.date ASC, m.ordinal ASC LIMIT 1',
+    [number, variants],
+  )
+  const params: unknown[] = [number, variants]
+  const w = ['m.number = $1', 'm.party_digits = ANY($2::text[])']
+  if (before) {
+    params.push(before.date, before.ordinal)
+    w.push(`(m.date, m.ordinal) < ($${params.length - 1}::timestamptz, $${params.length}::int)`)
+  }
+  if (at) {
+    params.push(at)
+    w.push(`m.date < $${params.length}::timestamptz`)
+  }
+  params.push(limit + 1)
+  const r = await db.query<MessageRow>(`SELECT ${COLS} FROM index_messages m WHERE ${w.join(' AND ')} ORDER BY m.date DESC, m.ordinal DESC LIMIT $${params.length}`, params)
+  const rows = r.rows.slice(0, limit)
+  const last = rows[rows.length - 1]
+  return {
+    total: meta.rows[0]?.total ?? 0,
+    firstDate: isoOf(first.rows[0]?.date ?? null),
+    lastDate: isoOf(meta.rows[0]?.last ?? null),
+    rows,
+    nextCursor: r.rows.length > limit && last ? encodeCursor({ date: cursorDate(last.date), number, ordinal: last.ordinal }) : null,
+  }
+}
+
+export async function parties(db: Queryable, number: string, party: string | null, limit: number) {
+  const params: unknown[] = [number]
+  let cond = ''
+  if (party) {
+    params.push(likeContains(party))
+    cond = ` AND party LIKE $2 ESCAPE '\\'`
+  }
+  params.push(limit)
+  const r = await db.query<{ party: string; count: number; last_date: Date | null }>(
+    `SELECT party, count, last_date FROM index_parties WHERE number = $1${cond} ORDER BY last_date DESC NULLS LAST, party LIMIT $${params.length}`,
+    params,
+  )
+  return r.rows.map((x) => ({ party: x.party, count: x.count, lastDate: isoOf(x.last_date) }))
+}
+
+export async function stats(db: Queryable, number: string | null, bucket: 'day' | 'week', from: string | null, toExclusive: string | null): Promise<StatsBucket[]> {
+  const r = await db.query<{ day: string; inbound: number; outbound: number; failed: number }>(
+    `SELECT to_char(b, 'YYYY-MM-DD') AS day, sum(inbound)::int AS inbound, sum(outbound)::int AS outbound, sum(failed)::int AS failed
+     FROM (
+       SELECT CASE WHEN $2 = 'week' THEN date_trunc('week', day)::date ELSE day END AS b, inbound, outbound, failed
+       FROM index_daily
+       WHERE ($1::text IS NULL OR number = $1) AND ($3::date IS NULL OR day >= $3::date) AND ($4::date IS NULL OR day < $4::date)
+     ) x
+     GROUP BY b ORDER BY b`,
+    [number, bucket, from ? from.slice(0, 10) : null, toExclusive ? toExclusive.slice(0, 10) : null],
+  )
+  return r.rows
+}
+
+export async function messageAt(db: Queryable, number: string, ordinal: number): Promise<MessageRow | undefined> {
+  const r = await db.query<MessageRow>(`SELECT ${COLS} FROM index_messages m WHERE m.number = $1 AND m.ordinal = $2`, [number, ordinal])
+  return r.rows[0]
+}
+
+export async function indexedCount(db: Queryable, number: string): Promise<number> {
+  const r = await db.query<{ n: number }>('SELECT indexed AS n FROM index_numbers WHERE number = $1', [number])
+  return r.rows[0]?.n ?? 0
+}
+
+/** The newest message on or before the end of a UTC day (the "go to date" look-up). */
+export async function locate(db: Queryable, number: string, endExclusive: string): Promise<MessageRow | undefined> {
+  const r = await db.query<MessageRow>(
+    `SELECT ${COLS} FROM index_messages m WHERE m.number = $1 AND m.date < $2::timestamptz ORDER BY m.date DESC, m.ordinal DESC LIMIT 1`,
+    [number, endExclusive],
+  )
+  return r.rows[0]
+}
+
+/** Forget: a number's (or every) message, roll-up and sync state. Returns messages deleted. */
+export async function forget(db: Db, number: string | null): Promise<number> {
+  return db.transaction(async (tx) => {
+    if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '300s'`)
+    const before = await tx.query<{ n: number }>('SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text IS NULL OR number = $1', [number])
+    if (number === null) {
+      await tx.query('TRUNCATE index_messages, index_daily, index_parties')
+    } else {
+      await tx.query('DELETE FROM index_messages WHERE number = $1', [number])
+      await tx.query('DELETE FROM index_daily WHERE number = $1', [number])
+      await tx.query('DELETE FROM index_parties WHERE number = $1', [number])
+    }
+    await tx.query(
+      `UPDATE index_numbers SET indexed = 0, top_ordinal = 0, full_done = false, cp_next = NULL, cp_total = NULL, cp_check = NULL,
+         state = 'never', error = NULL, upstream_total = NULL, newest_msg_id = NULL, newest_at = NULL, created_raw = NULL, optin = NULL,
+         started_at = NULL, finished_at = NULL, last_synced_at = NULL, progress_done = NULL, progress_total = NULL
+       WHERE $1::text IS NULL OR number = $1`,
+      [number],
+    )
+    return before.rows[0]?.n ?? 0
+  })
+}

@@ -1,0 +1,9 @@
+export const INSTALL_HINT: string
+export function findPgBin(): string
+export interface Cluster {
+  url: string
+  dir: string
+  port: number
+  stop: () => void
+}
+export function startCluster(opts?: { port?: number }): Promise<Cluster>

@@ -66,3 +66,100 @@ export const NUMBERS = {
 }
 
 export const historyUrl = (n: { number: string; tid: string }, extra = '') => `/numbers/${n.number}?tid=${n.tid}${extra ? `&${extra}` : ''}`
+
+/** The app's own origin in the e2e stack (for the index's JSON API from the test process). */
+export const APP = `http://127.0.0.1:${process.env.E2E_PORT ?? 4010}`
+
+interface IndexNumber {
+  number: string
+  state: string
+  indexed: number
+  upstreamTotal: number | null
+}
+
+export async function indexStatus(): Promise<{ enabled: boolean; numbers: IndexNumber[] }> {
+  const res = await fetch(`${APP}/api/index/status`)
+  if (!res.ok) throw new Error(`index status: HTTP ${res.status}`)
+  return (await res.json()) as { enabled: boolean; numbers: IndexNumber[] }
+}
+
+/**
+ * Ask the index to sync a number and wait until it holds the whole history (bounded by
+ * `timeoutMs`). The index persists for the whole run, so a number synced once stays synced.
+ */
+export async function indexNumber(n: { number: string; tid: string }, timeoutMs = 60_000): Promise<number> {
+  const done = async () => {
+    const s = (await indexStatus()).numbers.find((x) => x.number === n.number)
+    return s && s.state === 'idle' && s.upstreamTotal !== null && s.indexed >= s.upstreamTotal ? s.indexed : null
+  }
+  const already = await done()
+  if (already !== null) return already
+  const res = await fetch(`${APP}/api/index/sync`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ number: n.number, tid: n.tid }) })
+  if (!res.ok) throw new Error(`index sync: HTTP ${res.status} ${await res.text()}`)
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    const got = await done()
+    if (got !== null) return got
+    if (Date.now() > until) throw new Error(`${n.number} not indexed within ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 500))
+  }
+}
+
+/**
+ * The history ranges the page asked the upstream for, without the index's own sync requests
+ * (1,000-record chunks and its 1-record look at the newest), which go through the same upstream.
+ */
+export const uiRanges = (requests: Array<{ path: string; fields: Record<string, string[]> }>) =>
+  requests
+    .filter((r) => r.path === '/api/smshistory')
+    .map((r) => [Number(r.fields.history_start?.[0]), Number(r.fields.history_end?.[0])] as const)
+    .filter(([s, e]) => e - s + 1 !== 1000 && !(s === 1 && e === 1))
+    .map(([s, e]) => `${s}-${e}`)
+
+/**
+ * A proxy of its own for tests that need another configuration (INDEX=off, a smaller
+ * HISTORY_PAGE_CAP), with a fresh DATA_DIR. Opening the database can take half a minute on a
+ * busy 2-core machine, so this waits longer than stack.ts's startProxy.
+ */
+export async function startOwnProxy(port: number, env: Record<string, string>, readyMs = 90_000) {
+  const { spawn } = await import('node:child_process')
+  const { mkdtempSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-own-'))
+  const child = spawn(process.execPath, ['--import', 'tsx', 'proxy/server.ts'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_REQUESTS: '0', DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()))
+  await new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`proxy did not start in ${readyMs} ms: ${out}`)), readyMs)
+    const check = () => {
+      if (/Switchboard on/.test(out)) {
+        clearTimeout(t)
+        resolve()
+      }
+    }
+    child.stdout.on('data', check)
+    child.on('exit', (code) => {
+      clearTimeout(t)
+      reject(new Error(`exited ${code}: ${out}`))
+    })
+  })
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          rmSync(dataDir, { recursive: true, force: true })
+          resolve()
+        }
+        if (child.exitCode !== null) return done()
+        child.once('exit', done)
+        child.kill('SIGTERM')
+        setTimeout(() => child.kill('SIGKILL'), 3000).unref()
+      }),
+  }
+}

@@ -1,8 +1,8 @@
 import { expect, test } from './fixtures'
-import { NUMBERS, downloadText, historyUrl, parseCsv, rowTexts } from './helpers'
+import { NUMBERS, downloadText, historyUrl, parseCsv, rowTexts, startOwnProxy, uiRanges } from './helpers'
+import { startSimulator } from './stack'
 
-const ranges = async (sim: { requests: () => Promise<{ requests: Array<{ path: string; fields: Record<string, string[]> }> }> }) =>
-  (await sim.requests()).requests.filter((r) => r.path === '/api/smshistory').map((r) => `${r.fields.history_start?.[0]}-${r.fields.history_end?.[0]}`)
+const ranges = async (sim: { requests: () => Promise<{ requests: Array<{ path: string; fields: Record<string, string[]> }> }> }) => uiRanges((await sim.requests()).requests)
 
 const rangeText = (page: import('@playwright/test').Page) => page.getByRole('navigation', { name: 'Pagination' }).locator('p[aria-live]')
 
@@ -162,36 +162,64 @@ test.describe('message history', () => {
     const onScreen = await rowTexts(page, /Messages/, 0)
     expect(onScreen.length).toBeGreaterThan(0)
     const { name, text } = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).click())
-    expect(name).toMatch(/^switchboard-history-18323232323-1-250-\d{4}-\d{2}-\d{2}\.csv$/)
     const rows = parseCsv(text)
-    expect(rows[0]?.[0]).toBe('position')
+    // The name says what it holds: the number, that it is filtered and how many rows, the records, the zone.
+    expect(name).toMatch(new RegExp(`^switchboard-history-18323232323-filtered-${rows.length - 1}-of-records-1-250-local-\\d{4}-\\d{2}-\\d{2}\\.csv$`))
+    expect(rows[0]?.slice(0, 3)).toEqual(['position', 'date_utc', expect.stringMatching(/^date_shown \(Local time/)])
     expect(rows.slice(1).map((r) => Number(r[0]).toLocaleString('en-US'))).toEqual(onScreen)
-    for (const r of rows.slice(1)) expect(r[7]).toMatch(/^400/)
+    for (const r of rows.slice(1)) {
+      expect(r[8]).toMatch(/^400/)
+      // Unambiguous dates: ISO 8601 UTC with the Z, and the same instant in the shown zone with its offset.
+      expect(r[1]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
+      expect(new Date(r[2]!).getTime()).toBe(new Date(r[1]!).getTime())
+    }
   })
 
-  test('whole-history export shows progress, can be cancelled and saves what it has', async ({ page, sim }) => {
-    await page.goto(historyUrl(NUMBERS.hundreds))
-    const full = await downloadText(page, () => page.getByRole('button', { name: 'Export all 420 messages as CSV' }).click())
-    expect(parseCsv(full.text)).toHaveLength(421)
+  test('without the index, the whole-history export goes in HISTORY_PAGE_CAP chunks, shows progress, can be cancelled and saves what it has', async ({ page }) => {
+    // A server of its own: INDEX=off and a cap of 250, so the fallback path and the cap are what run.
+    const simPort = 4041
+    const sim = await startSimulator(simPort, { SIMULATOR_CONTROL: '1' })
+    test.setTimeout(180_000)
+    const proxy = await startOwnProxy(4040, { API_BASE_URL: `http://127.0.0.1:${simPort}`, API_SYS_ID: 'sim-demo', API_AUTH_TOKEN: 'sim-demo-token-7f3a', API_TIMEOUT_MS: '3000', INDEX: 'off', HISTORY_PAGE_CAP: '250' })
+    const base = 'http://127.0.0.1:4040'
+    try {
+      await page.goto(`${base}${historyUrl(NUMBERS.hundreds)}`)
+      // Rows-per-page never offers more than the cap.
+      await expect(page.getByRole('combobox', { name: 'Rows per page' }).locator('option')).toHaveText(['25', '50', '100', '250'])
+      const full = await downloadText(page, () => page.getByRole('button', { name: 'Export all 420 messages as CSV' }).click())
+      expect(parseCsv(full.text)).toHaveLength(421)
+      expect(full.name).toMatch(/^switchboard-history-17202951888-newest-420-of-420-local-/)
 
-    await page.goto(historyUrl(NUMBERS.thousands))
-    await sim.fault({ op: 'smshistory', number: NUMBERS.thousands.number, kind: 'latency', ms: 800 })
-    await page.getByRole('button', { name: 'Export all 5,000 messages as CSV' }).click()
-    await expect(page.getByRole('progressbar', { name: 'Export progress' })).toBeVisible()
-    await expect(page.getByText(/1,000 of 5,000 messages/)).toBeVisible({ timeout: 10_000 })
-    await page.getByRole('button', { name: 'Cancel export' }).click()
-    await expect(page.getByText(/Export stopped after [\d,]+ of 5,000 messages\. You cancelled the export\./)).toBeVisible()
-    const partial = await downloadText(page, () => page.getByRole('button', { name: /Save the [\d,]+ messages fetched/ }).click())
-    expect(partial.name).toMatch(/partial/)
-    const rows = parseCsv(partial.text)
-    expect(rows.length - 1).toBeGreaterThanOrEqual(1000)
-    expect(rows.length - 1).toBeLessThan(5000)
+      await page.goto(`${base}${historyUrl(NUMBERS.thousands)}`)
+      await fetch(`http://127.0.0.1:${simPort}/__sim/requests`, { method: 'DELETE' })
+      await fetch(`http://127.0.0.1:${simPort}/__sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'smshistory', number: NUMBERS.thousands.number, kind: 'latency', ms: 400 }) })
+      await page.getByRole('button', { name: 'Export all 5,000 messages as CSV' }).click()
+      await expect(page.getByRole('progressbar', { name: 'Export progress' })).toBeVisible()
+      await expect(page.getByText(/1,000 of 5,000 messages/)).toBeVisible({ timeout: 10_000 })
+      await page.getByRole('button', { name: 'Cancel export' }).click()
+      await expect(page.getByText(/Export stopped after [\d,]+ of 5,000 messages\. You cancelled the export\./)).toBeVisible()
+      const partial = await downloadText(page, () => page.getByRole('button', { name: /Save the [\d,]+ messages fetched/ }).click())
+      expect(partial.name).toMatch(/partial/)
+      const rows = parseCsv(partial.text)
+      expect(rows.length - 1).toBeGreaterThanOrEqual(1000)
+      expect(rows.length - 1).toBeLessThan(5000)
+      // Every export request stayed within the cap.
+      const log = (await (await fetch(`http://127.0.0.1:${simPort}/__sim/requests`)).json()) as { requests: Array<{ path: string; fields: Record<string, string[]> }> }
+      const sizes = log.requests.filter((r) => r.path === '/api/smshistory').map((r) => Number(r.fields.history_end?.[0]) - Number(r.fields.history_start?.[0]) + 1)
+      expect(Math.max(...sizes)).toBe(250)
 
-    await page.goto(historyUrl(NUMBERS.million))
-    await expect(page.getByText('This history holds 1,000,000 messages. The export is capped at the newest 50,000')).toBeVisible()
+      await page.goto(`${base}${historyUrl(NUMBERS.million)}`)
+      await expect(page.getByText('This history holds 1,000,000 messages. Without the message index the export is capped at the newest 50,000')).toBeVisible()
+      // Without the index the thread offer says what it covers.
+      await page.getByRole('tab', { name: 'Conversations' }).click()
+      await expect(page.getByText('This view covers the loaded records only: whole threads need the message index')).toBeVisible()
+    } finally {
+      await proxy.stop()
+      await sim.stop()
+    }
   })
 
-  test('an error shows an alert with Retry, and rows already shown stay', async ({ page, sim }) => {
+  test('a rejection says what to do instead of offering Retry, and rows already shown stay', async ({ page, sim }) => {
     await page.goto(historyUrl(NUMBERS.big))
     await expect(rangeText(page)).toHaveText('1–50 of 2,345')
     await sim.fault({ op: 'smshistory', kind: 'reject', message: 'Number suspended' })
@@ -199,11 +227,38 @@ test.describe('message history', () => {
     const alert = page.getByRole('alert')
     await expect(alert).toContainText('refused the request')
     await expect(alert).toContainText('Number suspended')
+    await expect(alert).toContainText('use Refresh')
+    await expect(alert).not.toContainText(/below|above/)
+    await expect(alert.getByRole('button', { name: 'Retry' })).toHaveCount(0)
     expect(await rowTexts(page, /Messages/, 0)).toContain('1')
     await sim.clearFaults()
-    await alert.getByRole('button', { name: 'Retry' }).click()
+    await page.getByRole('button', { name: 'Refresh' }).click()
     await expect(page.getByRole('alert')).toHaveCount(0)
     await expect.poll(async () => (await rowTexts(page, /Messages/, 0))[0]).toBe('2,301')
+  })
+
+  test('a link past the last page lands on the last page and says so', async ({ page }) => {
+    await page.goto(historyUrl(NUMBERS.big, 'page=99999'))
+    await expect(rangeText(page)).toHaveText('2,301–2,345 of 2,345')
+    await expect(page.getByRole('status').filter({ hasText: 'Page 99,999 does not exist' })).toContainText('this history has 47 pages of 50. Showing the last page.')
+    await expect(page).toHaveURL(/page=47/)
+    await expect(page.getByText(/No loaded messages match/)).toHaveCount(0)
+    expect((await rowTexts(page, /Messages/, 0))[0]).toBe('2,301')
+    await page.reload()
+    await expect(rangeText(page)).toHaveText('2,301–2,345 of 2,345')
+  })
+
+  test('Refresh reloads the page shown and every page names its time zone', async ({ page, sim }) => {
+    await page.goto(historyUrl(NUMBERS.big))
+    await expect(rangeText(page)).toHaveText('1–50 of 2,345')
+    await expect(page.getByText(/^Dates in Local time \(.+\)\.$/)).toBeVisible()
+    await sim.clearRequests()
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    await expect.poll(() => ranges(sim)).toContain('1-50')
+    await page.getByRole('button', { name: /switch to UTC/ }).click()
+    await expect(page.getByText('Dates in UTC.')).toBeVisible()
+    // The envelope's created date is formatted like every other date, not shown raw.
+    await expect(page.locator('dl').getByText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)).toHaveCount(0)
   })
 
   test('an empty history says No messages with the number', async ({ page }) => {

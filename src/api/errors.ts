@@ -51,7 +51,11 @@ export const ERROR_WORDS: Record<ErrorKind, { title: string; hint: string; retry
   },
   forbidden: { title: 'Your role does not allow this', hint: 'Ask an administrator of this Switchboard if you need it.', retry: false },
   not_found: { title: 'Not found', hint: 'The account has no such number or message. Open it again from the numbers list.', retry: false },
-  upstream_rejected: { title: 'The messaging service refused the request', hint: "The details are the service's own explanation.", retry: false },
+  upstream_rejected: {
+    title: 'The messaging service refused the request',
+    hint: "The details give the service's reason. Retrying the same request gets the same answer; once the reason is dealt with, use Refresh.",
+    retry: false,
+  },
   timeout: { title: 'The messaging service took too long to answer', hint: 'It may be busy. Try again in a moment.', retry: true },
   unreachable: { title: 'The messaging service could not be reached', hint: 'It may be down or failing. Try again in a moment.', retry: true },
   bad_response: { title: 'The messaging service sent an answer Switchboard could not read', hint: 'This is usually temporary. Try again.', retry: true },

@@ -8,30 +8,21 @@ export function PrintHeader({ title, number, party, span, zone }: { title: strin
   return (
     <header className="hidden print:mb-3 print:block">
       <p className="text-lg font-semibold">{title}</p>
-      <dl className="grid grid-cols-[max-content_1fr] gap-x-3 text-sm">
+      <ul className="text-sm">
         {number ? (
-          <>
-            <dt>Account number</dt>
-            <dd>
-              {formatPhone(number)} ({number})
-            </dd>
-          </>
+          <li>
+            Account number: {formatPhone(number)} ({number})
+          </li>
         ) : null}
         {party ? (
-          <>
-            <dt>Other party</dt>
-            <dd>
-              {formatPhone(party)} ({party})
-            </dd>
-          </>
+          <li>
+            Other party: {formatPhone(party)} ({party})
+          </li>
         ) : null}
-        <dt>Dates</dt>
-        <dd>{span || 'All dates'}</dd>
-        <dt>Time zone</dt>
-        <dd>{zone}</dd>
-        <dt>Printed</dt>
-        <dd>{new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')}</dd>
-      </dl>
+        <li>Dates: {span || 'All dates'}</li>
+        <li>Time zone: {zone}</li>
+        <li>Printed: {new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')}</li>
+      </ul>
     </header>
   )
 }

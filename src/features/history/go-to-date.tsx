@@ -97,7 +97,7 @@ export function GoToDate({
         <input type="date" className="input" value={day} onChange={(e) => setDay(e.target.value)} aria-describedby="go-to-date-note" />
       </label>
       <button type="submit" className="btn" disabled={state.phase === 'busy' || total === null}>
-        {state.phase === 'busy' ? 'Finding…' : 'Go'}
+        {state.phase === 'busy' ? 'Finding…' : 'Show that day'}
       </button>
       <p id="go-to-date-note" role="status" className="text-slate-700">
         {state.phase === 'busy' ? `Looking… ${state.probes ? `${state.probes} look-ups so far` : ''}` : state.phase === 'done' || state.phase === 'failed' ? state.text : indexed ? 'Looked up in the message index (whole UTC days).' : 'Without the index this takes about 20 one-record look-ups on a large history.'}

@@ -41,7 +41,10 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
   const setParams = useSetParams()
   const meta = useMeta()
   const index = useIndexStatus()
-  const indexed = index.available && (index.byNumber.get(number)?.indexed ?? 0) > 0
+  const facts = index.byNumber.get(number)
+  // Look-ups (go to date) need the whole history indexed; the export can say it is partial.
+  const indexedCount = index.available && facts && facts.indexed > 0 ? facts.indexed : null
+  const indexed = indexedCount !== null && facts !== undefined && facts.upstreamTotal !== null && facts.indexed >= facts.upstreamTotal
   const { tid, view, tz: zone } = search
   const h = useHistoryPage(number, search, meta.historyPageCap)
   const { result, shown, page, size, start, end, total } = h
@@ -219,7 +222,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
           )}
           {shown && shown.total > 0 && canExportAll ? (
             <div className="mt-4 print:hidden">
-              <ExportAll number={number} tid={tid} total={shown.total} indexed={indexed ? (index.byNumber.get(number)?.indexed ?? 0) : null} zone={zone} chunk={meta.historyPageCap} />
+              <ExportAll number={number} tid={tid} total={shown.total} indexed={indexedCount} zone={zone} chunk={meta.historyPageCap} />
             </div>
           ) : null}
         </div>

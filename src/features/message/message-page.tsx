@@ -28,7 +28,9 @@ const HISTORY_PAGE_SIZE = 50
 export function MessagePage({ number, ordinal, search }: { number: string; ordinal: number; search: MessageSearch }) {
   const setParams = useSetParams()
   const index = useIndexStatus()
-  const indexed = index.available && (index.byNumber.get(number)?.indexed ?? 0) > 0
+  const facts = index.byNumber.get(number)
+  // The index answers only when it holds the whole history; otherwise the upstream does.
+  const indexed = index.available && !!facts && facts.upstreamTotal !== null && facts.indexed > 0 && facts.indexed >= facts.upstreamTotal
   const { tz: zone } = search
   const fromIndex = useQuery({ ...messageQuery(number, ordinal), enabled: indexed })
   const tid = search.tid || fromIndex.data?.message.tid || index.byNumber.get(number)?.tid || ''

@@ -1,0 +1,69 @@
+import { axeViolations } from './axe'
+import { expect, test } from './fixtures'
+import { NUMBERS, historyUrl, indexNumber, startOwnProxy } from './helpers'
+import { startSimulator } from './stack'
+
+const rangeText = (page: import('@playwright/test').Page) => page.getByRole('navigation', { name: 'Pagination' }).locator('p[aria-live]')
+
+/*
+ * Simulator dates: record p of a history is END - (p-1)·step, END = 2026-11-20 12:00 UTC;
+ * step 47 s for the million, 23 min 17 s for smaller histories. So:
+ * - million, 2026-11-10 (UTC): the newest message of that day is record 17,465 (page 350 of 50);
+ * - 5,000 messages, 2026-11-15 (UTC): record 280 (page 6).
+ */
+test.describe('go to date', () => {
+  test('with the index it is a look-up: the first page holding that day, the row marked', async ({ page }) => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.thousands, 100_000)
+    await page.goto(historyUrl(NUMBERS.thousands, 'tz=utc'))
+    await expect(rangeText(page)).toHaveText('1–50 of 5,000')
+    await page.getByLabel('Go to date').fill('2026-11-15')
+    await page.getByRole('button', { name: 'Show that day' }).click()
+    await expect(page.locator('#go-to-date-note')).toContainText('found with the message index')
+    await expect(rangeText(page)).toHaveText('251–300 of 5,000')
+    const marked = page.getByRole('table', { name: /Messages/ }).locator('[data-marked="true"]')
+    await expect(marked).toContainText('280')
+    await expect(marked).toBeInViewport()
+    expect(await axeViolations(page)).toEqual([])
+  })
+
+  test('without the index it bisects with 1-record requests, on the million-message history', async ({ page }) => {
+    test.setTimeout(180_000)
+    const simPort = 4043
+    const sim = await startSimulator(simPort, { SIMULATOR_CONTROL: '1' })
+    const proxy = await startOwnProxy(4042, { API_BASE_URL: `http://127.0.0.1:${simPort}`, API_SYS_ID: 'sim-demo', API_AUTH_TOKEN: 'sim-demo-token-7f3a', INDEX: 'off' })
+    try {
+      await page.goto(`${proxy.url}${historyUrl(NUMBERS.million, 'tz=utc')}`)
+      await expect(rangeText(page)).toHaveText('1–50 of 1,000,000')
+      await fetch(`http://127.0.0.1:${simPort}/__sim/requests`, { method: 'DELETE' })
+      await page.getByLabel('Go to date').fill('2026-11-10')
+      await page.getByRole('button', { name: 'Show that day' }).click()
+      await expect(page.locator('#go-to-date-note')).toContainText(/record 17,465\), found in \d+ one-record look-ups/, { timeout: 60_000 })
+      await expect(rangeText(page)).toHaveText('17,451–17,500 of 1,000,000')
+      await expect(page.getByRole('table', { name: /Messages/ }).locator('[data-marked="true"]')).toContainText('17,465')
+      const log = (await (await fetch(`http://127.0.0.1:${simPort}/__sim/requests`)).json()) as { requests: Array<{ path: string; fields: Record<string, string[]> }> }
+      const singles = log.requests.filter((r) => r.path === '/api/smshistory' && r.fields.history_start?.[0] === r.fields.history_end?.[0])
+      expect(singles.length).toBeGreaterThanOrEqual(15)
+      expect(singles.length).toBeLessThanOrEqual(22)
+      // An error names what failed; a day before any message lands on the last page.
+      await page.getByLabel('Go to date').fill('1999-01-01')
+      await page.getByRole('button', { name: 'Show that day' }).click()
+      await expect(page.locator('#go-to-date-note')).toContainText('No messages on or before', { timeout: 60_000 })
+      await expect(rangeText(page)).toHaveText('999,951–1,000,000 of 1,000,000')
+    } finally {
+      await proxy.stop()
+      await sim.stop()
+    }
+  })
+
+  test('with the index on the million-message history', async ({ page }) => {
+    // Needs the whole million indexed: minutes on this machine, so it is given them.
+    test.setTimeout(30 * 60_000)
+    await indexNumber(NUMBERS.million, 28 * 60_000)
+    await page.goto(historyUrl(NUMBERS.million, 'tz=utc'))
+    await page.getByLabel('Go to date').fill('2026-11-10')
+    await page.getByRole('button', { name: 'Show that day' }).click()
+    await expect(page.locator('#go-to-date-note')).toContainText('record 17,465), found with the message index')
+    await expect(rangeText(page)).toHaveText('17,451–17,500 of 1,000,000')
+  })
+})

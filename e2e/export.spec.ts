@@ -1,0 +1,76 @@
+import { parse } from 'csv-parse/sync'
+import { readFile } from 'node:fs/promises'
+import { axeViolations } from './axe'
+import { expect, test } from './fixtures'
+import { APP, NUMBERS, indexStatus } from './helpers'
+
+/*
+ * The million-message history, from 2026-10-18 (UTC) to its newest message (2026-11-20 12:00,
+ * one message every 47 s): 61,583 messages. The index syncs newest first, so once it holds
+ * 70,000 of that number the query's count no longer moves.
+ */
+const QUERY = `numbers=${NUMBERS.million.number}&from=2026-10-18`
+const EXPECTED = 61_583
+
+async function indexNewest(min: number, timeoutMs: number) {
+  const has = async () => ((await indexStatus()).numbers.find((n) => n.number === NUMBERS.million.number)?.indexed ?? 0) >= min
+  if (await has()) return
+  await fetch(`${APP}/api/index/sync`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ number: NUMBERS.million.number, tid: NUMBERS.million.tid }) })
+  const until = Date.now() + timeoutMs
+  while (!(await has())) {
+    if (Date.now() > until) throw new Error(`fewer than ${min} messages of the million indexed after ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 1000))
+  }
+}
+
+test.describe('exports with no cap', () => {
+  test.beforeAll(async () => {
+    test.setTimeout(10 * 60_000)
+    await indexNewest(70_000, 9 * 60_000)
+  })
+
+  test('an uncapped export of 60,000+ messages: the tray shows progress, survives navigation, never downloads by surprise, and the file holds every row', async ({ page }) => {
+    test.setTimeout(180_000)
+    await page.goto(`/search?${QUERY}`)
+    await expect(page.getByRole('status').filter({ hasText: '61,583 matches' })).toBeVisible({ timeout: 20_000 })
+    let downloads = 0
+    page.on('download', () => downloads++)
+    await page.getByRole('button', { name: 'Export all 61,583 matches as CSV' }).click()
+    const tray = page.getByRole('region', { name: 'Exports' })
+    await expect(tray).toBeVisible()
+    // Leave the page: the tray stays, with rows written of how many.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Numbers' }).click()
+    await expect(page).toHaveURL(/\/$/)
+    await expect(tray).toBeVisible()
+    await expect(tray).toContainText(/of 61,583 rows written|ready to save/)
+    expect(await axeViolations(page)).toEqual([])
+    // Finished after the user left: it offers Save instead of downloading.
+    await expect(tray).toContainText('Finished: 61,583 rows, ready to save', { timeout: 120_000 })
+    expect(downloads).toBe(0)
+    const [download] = await Promise.all([page.waitForEvent('download'), tray.getByRole('button', { name: /^Save / }).click()])
+    const name = download.suggestedFilename()
+    expect(name).toMatch(/13053851232/)
+    expect(name).not.toMatch(/1-50/)
+    const text = await readFile(await download.path(), 'utf8')
+    const rows = parse(text, { bom: true, relax_column_count: false }) as string[][]
+    expect(rows.length - 1).toBe(EXPECTED)
+    // Dates unambiguous: a UTC column with the Z.
+    const header = rows[0]!
+    const utc = header.findIndex((h) => /utc/i.test(h))
+    expect(utc).toBeGreaterThanOrEqual(0)
+    expect(rows[1]![utc]).toMatch(/Z$/)
+  })
+
+  test('Cancel stops the export and nothing is saved', async ({ page }) => {
+    await page.goto(`/search?${QUERY}`)
+    await expect(page.getByRole('status').filter({ hasText: '61,583 matches' })).toBeVisible({ timeout: 20_000 })
+    let downloads = 0
+    page.on('download', () => downloads++)
+    await page.getByRole('button', { name: 'Export all 61,583 matches as CSV' }).click()
+    const tray = page.getByRole('region', { name: 'Exports' })
+    await tray.getByRole('button', { name: 'Cancel export' }).click()
+    await expect(tray).toContainText(/Cancelled after [\d,]+ rows\. Nothing was saved\./)
+    await page.waitForTimeout(500)
+    expect(downloads).toBe(0)
+  })
+})

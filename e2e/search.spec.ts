@@ -1,0 +1,66 @@
+import { axeViolations } from './axe'
+import { expect, test } from './fixtures'
+import { NUMBERS, indexNumber, rowTexts } from './helpers'
+
+/** The search page over the message index (issue 14). The index persists for the whole run. */
+test.describe('search all messages', () => {
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+  })
+
+  test('a match on record 1,500 of the 2,345-message history is found, and links to its place in the history', async ({ page }) => {
+    await page.goto('/')
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Search' }).click()
+    const box = page.getByRole('searchbox', { name: /Search all messages/ })
+    await expect(box).toBeVisible()
+    await box.fill('stop')
+    await page.getByRole('searchbox', { name: 'Other party' }).fill('(917) 207-9778')
+    await page.getByLabel('From (day)').fill('2026-10-27')
+    await page.getByLabel('To (day, included)').fill('2026-10-27')
+    await page.getByRole('listbox', { name: 'Numbers' }).selectOption(NUMBERS.big.number)
+    // The whole query is in the URL, so it survives a reload and can be shared.
+    await expect(page).toHaveURL(/q=stop/)
+    await expect(page).toHaveURL(/party=9172079778/)
+    await expect(page).toHaveURL(/numbers=18323232323/)
+    await page.reload()
+    await expect(page.getByRole('status').filter({ hasText: /^\d[\d,]* match(es)?/ })).toBeVisible()
+    const table = page.getByRole('table', { name: /Search results/ })
+    await expect(table).toContainText('STOP')
+    // The match is highlighted as text in a <mark>.
+    await expect(table.locator('mark').first()).toHaveText('STOP')
+    await expect(page.getByText(/numbers indexed|still indexing/)).toBeVisible()
+    expect(await axeViolations(page)).toEqual([])
+
+    await table.getByRole('link', { name: 'In history: record 1500 of 18323232323' }).click()
+    await expect(page).toHaveURL(/\/numbers\/18323232323\?.*page=30/)
+    await expect(page.getByRole('navigation', { name: 'Pagination' }).locator('p[aria-live]')).toHaveText('1,451–1,500 of 2,345')
+    const marked = page.getByRole('table', { name: /Messages/ }).locator('[data-marked="true"]')
+    await expect(marked).toBeInViewport()
+    await expect(marked).toContainText('1,500')
+    await expect(marked).toContainText('Found')
+  })
+
+  test('results come as you type, with the exact count; the empty and index states are in words', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}`)
+    const box = page.getByRole('searchbox', { name: /Search all messages/ })
+    await box.pressSequentially('zzqx-no-such', { delay: 20 })
+    await expect(page.getByText('No messages match')).toBeVisible()
+    await expect(page.getByRole('status').filter({ hasText: '0 matches' })).toBeVisible()
+    expect(await axeViolations(page)).toEqual([])
+    await box.fill('')
+    await expect(page.getByRole('status').filter({ hasText: '2,345 matches' })).toBeVisible()
+    const numbers = await rowTexts(page, /Search results/, 0)
+    expect(new Set(numbers)).toEqual(new Set(['(832) 323-2323']))
+  })
+
+  test('the search result links to the whole thread and the message page', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&party=9172079778&q=stop&from=2026-10-27&to=2026-10-27`)
+    const table = page.getByRole('table', { name: /Search results/ })
+    await expect(table).toContainText('STOP')
+    await table.getByRole('link', { name: /Details/ }).first().click()
+    await expect(page.getByRole('heading', { name: /^Message [\d,]+ of \(832\) 323-2323$/ })).toBeVisible()
+    await expect(page.getByText('Raw:')).toBeVisible()
+    expect(await axeViolations(page)).toEqual([])
+  })
+})

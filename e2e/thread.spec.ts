@@ -1,0 +1,66 @@
+import { axeViolations } from './axe'
+import { expect, test } from './fixtures'
+import { NUMBERS, historyUrl, indexNumber } from './helpers'
+
+test.describe('whole threads from the index', () => {
+  test('"Other party" opens the whole thread: header with party, count and span; opens at the newest; older load on scroll-up without a jump', async ({ page }) => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+    await page.goto(historyUrl(NUMBERS.big))
+    const firstParty = page.getByRole('table', { name: /Messages/ }).locator('tbody tr[aria-rowindex]').first().getByRole('link', { name: /^\(\d{3}\) \d{3}-\d{4}$/ })
+    const partyText = (await firstParty.textContent()) ?? ''
+    await firstParty.click()
+    await expect(page).toHaveURL(/\/numbers\/18323232323\/thread\?.*party=\d+/)
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(`Thread between (832) 323-2323 and ${partyText}`)
+    const header = page.getByRole('heading', { name: partyText, level: 2 }).locator('..')
+    await expect(header).toContainText(/[\d,]+ messages?, .+ – .+ · Dates in Local time/)
+    const total = Number(/([\d,]+) messages?/.exec((await header.textContent()) ?? '')?.[1]?.replace(/,/g, ''))
+    const box = page.getByRole('region', { name: /Messages with .*, oldest first/ })
+    // Opens at the bottom: the newest message is in view.
+    const bubbles = box.getByRole('listitem')
+    await expect(bubbles.last()).toBeInViewport()
+    expect(await axeViolations(page)).toEqual([])
+    if (total > 100) {
+      await expect(bubbles).toHaveCount(100)
+      // The message at the top of the view keeps its place while older ones arrive above it.
+      const anchor = bubbles.first()
+      const anchorText = await anchor.textContent()
+      await box.evaluate((el) => (el.scrollTop = 0))
+      await expect.poll(() => bubbles.count()).toBeGreaterThan(100)
+      const moved = await box.evaluate((el, text) => {
+        const li = [...el.querySelectorAll('li')].find((x) => x.textContent === text)
+        return li ? li.getBoundingClientRect().top - el.getBoundingClientRect().top : null
+      }, anchorText)
+      // Without the kept distance it would sit at the top again (about 0); it stays below the new rows.
+      expect(moved).not.toBeNull()
+      expect(moved!).toBeGreaterThan(200)
+    }
+  })
+
+  test('the party list filters, and each party links to its thread', async ({ page }) => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+    await page.goto(`/numbers/${NUMBERS.big.number}/thread?tid=${NUMBERS.big.tid}`)
+    const list = page.getByRole('navigation', { name: /Parties/ })
+    const links = list.getByRole('link')
+    await expect(links.first()).toBeVisible()
+    const all = await links.count()
+    await list.getByRole('searchbox', { name: 'Filter parties' }).fill('917207')
+    await expect.poll(() => links.count()).toBeLessThan(all)
+    await links.first().click()
+    await expect(page).toHaveURL(/party=1917207/)
+    await expect(page.getByRole('region', { name: /Messages with/ }).getByRole('listitem').first()).toBeVisible()
+  })
+
+  test("the 1,000,000-message history's thread with one party", async ({ page }) => {
+    // Needs the whole million indexed: minutes on this machine, so it is given them.
+    test.setTimeout(30 * 60_000)
+    await indexNumber(NUMBERS.million, 28 * 60_000)
+    await page.goto(`/numbers/${NUMBERS.million.number}/thread?tid=${NUMBERS.million.tid}`)
+    const list = page.getByRole('navigation', { name: /Parties/ })
+    await list.getByRole('link').first().click()
+    const header = page.locator('#thread-title').locator('..')
+    await expect(header).toContainText(/[\d,]+ messages/)
+    await expect(page.getByRole('region', { name: /Messages with/ }).getByRole('listitem').last()).toBeInViewport()
+  })
+})

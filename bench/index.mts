@@ -1,0 +1,276 @@
+/**
+ * The message index's figures (issue 13), for PGlite and for a PostgreSQL server in one run:
+ *
+ *   node --import tsx bench/index.mts
+ *
+ * The simulator runs in its own process (as a real upstream would), the index in another (its
+ * RSS is the server's), and this process drives both over HTTP on loopback. Figures: full sync of
+ * the 1,000,000-message history (rows/s, and the ratio to fetching and parsing the same pages
+ * without storing them, measured in the same run), incremental sync after 100 new messages,
+ * search server time (p95 of ≥ 20 runs each), thread and stats round trips, streamed CSV export
+ * (rows/s, server RSS growth), server RSS with the million indexed, start-up to first answer on an
+ * existing data directory. A table is printed and the figures written to .bench/index.json.
+ *
+ * BENCH_INDEX_ENGINES=pglite (or postgres) limits the run to one engine.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createForwarder } from '../proxy/forward.ts'
+import { DEMO_CREDENTIALS } from '../proxy/simulator/dataset.ts'
+import { median, percentile } from './stats.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const SELF = fileURLToPath(import.meta.url)
+const PAGE = 1000
+const RUNS = Number(process.env.BENCH_INDEX_RUNS ?? 25)
+
+// ── the server side (a child process): the index behind a plain HTTP server ─────────────────
+async function serve() {
+  const { parseIndexConfig } = await import('../proxy/index/config.ts')
+  const { createIndex } = await import('../proxy/index/routes.ts')
+  const simUrl = process.env.SIM_URL!
+  const fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 30_000)
+  const cfg = parseIndexConfig({ ...process.env, SYNC_RATE: '0', HISTORY_PAGE_CAP: String(PAGE) })
+  const index = await createIndex(cfg, { forwarder: fw, log: (l) => process.env.BENCH_VERBOSE && console.error(l) })
+  const ctx = { principal: { name: 'bench', role: 'admin' as const, via: 'local' as const }, address: '127.0.0.1', audit: () => {} }
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    if (url.pathname === '/__bench/sync') {
+      // Runs one number's sync to the end; answers with its wall time and upstream requests.
+      const number = url.searchParams.get('number')!
+      const tid = url.searchParams.get('tid')!
+      const syncer = index.syncer!
+      const before = syncer.stats.requests
+      const t0 = performance.now()
+      void syncer
+        .request({ number, tid })
+        .then(() => syncer.idle())
+        .then(async () => {
+          const st = await index.db!.query<{ state: string; error: string | null; indexed: number }>('SELECT state, error, indexed FROM index_numbers WHERE number = $1', [number])
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ ms: performance.now() - t0, requests: syncer.stats.requests - before, ...st.rows[0] }))
+        })
+      return
+    }
+    const route = index.routes.filter((r) => url.pathname.startsWith(r.prefix)).sort((a, b) => b.prefix.length - a.prefix.length)[0]
+    if (!route) return res.writeHead(404).end()
+    route.handle(req, res, url, ctx).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500).end(String(err))
+      else res.destroy()
+    })
+  })
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
+  console.log(`ready ${(server.address() as AddressInfo).port}`)
+  const stop = async () => {
+    server.closeAllConnections()
+    server.close()
+    await index.close()
+    await fw.close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop())
+}
+
+// ── the driver ───────────────────────────────────────────────────────────────────────────────
+interface Proc {
+  child: ChildProcess
+  url: string
+}
+
+function startProc(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray; ms: number }> {
+  const t0 = performance.now()
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 120_000)
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString()
+      const m = ready.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        resolve({ child, match: m, ms: performance.now() - t0 })
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code})`)))
+  })
+}
+
+async function stopProc(p: ChildProcess) {
+  if (p.exitCode !== null) return
+  const gone = new Promise<void>((ok) => p.once('exit', () => ok()))
+  p.kill('SIGTERM')
+  const t = setTimeout(() => p.kill('SIGKILL'), 30_000)
+  await gone
+  clearTimeout(t)
+}
+
+const rssMiB = (pid: number) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return m ? Number(m[1]) / 1024 : Number.NaN
+}
+
+async function getJson<T>(url: string): Promise<T> {
+  const r = await fetch(url)
+  if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text()}`)
+  return (await r.json()) as T
+}
+
+interface Row {
+  engine: string
+  name: string
+  value: number
+  unit: string
+  budget?: string
+  note?: string
+}
+
+async function main() {
+  const rows: Row[] = []
+  const push = (r: Row) => {
+    rows.push(r)
+    console.log(`  ${r.engine.padEnd(8)} ${r.name.padEnd(58)} ${(Number.isFinite(r.value) ? r.value.toFixed(r.value < 10 ? 2 : 0) : 'n/a').padStart(10)} ${r.unit.padEnd(6)} ${r.budget ?? ''} ${r.note ?? ''}`)
+  }
+  const engines = (process.env.BENCH_INDEX_ENGINES ?? 'pglite,postgres').split(',')
+
+  const sim = await startProc(['proxy/simulator/main.ts', '0'], { SIMULATOR_CONTROL: '1' }, /listening on (http:\/\/[\d.:]+)/)
+  const simUrl = sim.match[1]!
+  const fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 30_000)
+  const listed = (JSON.parse((await fw.forward('allownednumbers', [])).body.toString()) as { data: Array<{ number: string; tid: string }> }).data
+  const big = listed[6]!
+  const { parsePage } = await import('../proxy/index/parse.ts')
+
+  // Baseline: fetch and parse the same 1,000 pages, storing nothing.
+  const baseline = async () => {
+    const t0 = performance.now()
+    let n = 0
+    for (let start = 1; start <= 1_000_000; start += PAGE) {
+      const page = parsePage((await fw.forward('smshistory', [['number', big.number], ['tid', big.tid], ['history_start', String(start)], ['history_end', String(start + PAGE - 1)]])).body)
+      n += page.records.length
+    }
+    return { ms: performance.now() - t0, n }
+  }
+
+  let cluster: { url: string; stop: () => void } | null = null
+  try {
+    for (const engine of engines) {
+      console.log(`\n${engine}:`)
+      const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-index-'))
+      let env: Record<string, string> = { SIM_URL: simUrl, DATA_DIR: join(dataDir, 'data') }
+      if (engine === 'postgres') {
+        const { startCluster } = await import('../scripts/pg-cluster.mjs')
+        cluster = await startCluster()
+        env = { ...env, DATABASE_URL: cluster.url }
+      }
+      await fetch(`${simUrl}/__sim/reset`, { method: 'POST' })
+      let server: Proc | null = null
+      try {
+        const s = await startProc([SELF, '--serve'], env, /ready (\d+)/)
+        server = { child: s.child, url: `http://127.0.0.1:${s.match[1]}` }
+        const pid = server.child.pid!
+
+        const base = await baseline()
+        const rssStart = rssMiB(pid)
+        const sync = await getJson<{ ms: number; requests: number; state: string; indexed: number; error: string | null }>(`${server.url}/__bench/sync?number=${big.number}&tid=${big.tid}`)
+        if (sync.indexed !== 1_000_000) throw new Error(`full sync ended ${sync.state} with ${sync.indexed} rows: ${sync.error}`)
+        push({ engine, name: 'full sync of 1,000,000 messages', value: sync.ms / 1000, unit: 's', budget: engine === 'pglite' ? '≤ 45 s' : '', note: `${sync.requests} requests` })
+        push({ engine, name: 'full sync rows per second', value: 1_000_000 / (sync.ms / 1000), unit: 'rows/s' })
+        push({ engine, name: 'baseline: fetch + parse the same pages', value: base.ms / 1000, unit: 's' })
+        push({ engine, name: 'full sync / baseline', value: sync.ms / base.ms, unit: '×', budget: '≤ 3×' })
+        const rssIndexed = rssMiB(pid)
+        push({ engine, name: 'server RSS with 1,000,000 indexed', value: rssIndexed, unit: 'MiB', budget: engine === 'pglite' ? '≤ 768 MiB' : '', note: `at start ${rssStart.toFixed(0)} MiB` })
+
+        await fetch(`${simUrl}/__sim/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ number: big.number, add: 100 }) })
+        const inc = await getJson<{ ms: number; requests: number; indexed: number }>(`${server.url}/__bench/sync?number=${big.number}&tid=${big.tid}`)
+        push({ engine, name: 'incremental sync after 100 new messages', value: inc.ms, unit: 'ms', budget: '≤ 300 ms', note: `${inc.requests} upstream requests (≤ 3); ${inc.indexed} indexed` })
+
+        // Search: server time (tookMs), exact count included.
+        const one = await getJson<{ rows: Array<{ phone: string; date: string }> }>(`${server.url}/api/index/search?numbers=${big.number}&limit=1`)
+        const phone = one.rows[0]!.phone
+        const newest = one.rows[0]!.date.slice(0, 10)
+        const monthAgo = new Date(Date.parse(`${newest}T00:00:00Z`) - 30 * 86_400_000).toISOString().slice(0, 10)
+        const yearAgo = new Date(Date.parse(`${newest}T00:00:00Z`) - 364 * 86_400_000).toISOString().slice(0, 10)
+        const searches: Array<[string, string[]]> = [
+          ['search: body substring', ['q=appointment', 'q=shipped', 'q=store%20open', 'q=call%20me']],
+          ['search: partial phone', [`party=${phone.slice(4, 11)}`, `party=${phone.slice(3, 9)}`, `party=(${phone.slice(1, 4)})%20${phone.slice(4, 7)}`]],
+          ['search: status with a date range', [`status=error&from=${monthAgo}&to=${newest}`, `status=success&from=${newest}&to=${newest}`, `status=error&from=${yearAgo}&to=${monthAgo}`]],
+        ]
+        for (const [name, qs] of searches) {
+          const took: number[] = []
+          let counts = new Set<number>()
+          for (let k = 0; k < RUNS; k++) {
+            const r = await getJson<{ tookMs: number; total: number }>(`${server.url}/api/index/search?${qs[k % qs.length]}&limit=100`)
+            if (k >= qs.length) took.push(r.tookMs) // the first pass warms caches
+            counts.add(r.total)
+          }
+          push({ engine, name: `${name} p95 (server)`, value: percentile(took, 95), unit: 'ms', budget: '≤ 50 ms', note: `median ${median(took).toFixed(1)} ms; counts ${[...counts].join('/')}` })
+          counts = new Set()
+        }
+
+        const wall = async (path: string) => {
+          const ms: number[] = []
+          for (let k = 0; k < RUNS; k++) {
+            const t0 = performance.now()
+            await getJson(`${server!.url}${path}`)
+            if (k >= 2) ms.push(performance.now() - t0)
+          }
+          return ms
+        }
+        const thread = await wall(`/api/index/thread?number=${big.number}&party=${phone}&limit=200`)
+        push({ engine, name: 'thread: first 200 with one party (round trip)', value: median(thread), unit: 'ms', budget: '≤ 50 ms', note: `p95 ${percentile(thread, 95).toFixed(1)} ms` })
+        const stats = await wall(`/api/index/stats?number=${big.number}&bucket=day&from=${yearAgo}&to=${newest}`)
+        push({ engine, name: 'stats: a year of days (round trip)', value: median(stats), unit: 'ms', budget: '≤ 100 ms', note: `p95 ${percentile(stats, 95).toFixed(1)} ms` })
+
+        // Export: the whole million, streamed; RSS sampled while it runs.
+        const rssBefore = rssMiB(pid)
+        let rssMax = rssBefore
+        const sampler = setInterval(() => {
+          rssMax = Math.max(rssMax, rssMiB(pid))
+        }, 100)
+        const t0 = performance.now()
+        const res = await fetch(`${server.url}/api/index/export?numbers=${big.number}&format=csv&tz=Europe/Paris`)
+        let lines = 0
+        let firstByteMs = Number.NaN
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          if (Number.isNaN(firstByteMs)) firstByteMs = performance.now() - t0
+          for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) lines++
+        }
+        const exportMs = performance.now() - t0
+        clearInterval(sampler)
+        const exported = lines - 1 // the header; bodies here hold no line breaks
+        push({ engine, name: 'CSV export of the whole history', value: exported / (exportMs / 1000), unit: 'rows/s', budget: '≥ 100,000', note: `${exported} rows in ${(exportMs / 1000).toFixed(1)} s; first bytes after ${firstByteMs.toFixed(0)} ms` })
+        push({ engine, name: 'server RSS growth during the export', value: rssMax - rssBefore, unit: 'MiB', budget: '≤ 64 MiB' })
+
+        await stopProc(server.child)
+        server = null
+        const again = await startProc([SELF, '--serve'], env, /ready (\d+)/)
+        const t1 = performance.now()
+        await getJson(`http://127.0.0.1:${again.match[1]}/api/index/status`)
+        push({ engine, name: 'start-up to first answer, existing data', value: (again.ms + performance.now() - t1) / 1000, unit: 's', budget: '≤ 3 s', note: 'process spawn (node + tsx) included' })
+        await stopProc(again.child)
+      } finally {
+        if (server) await stopProc(server.child)
+        cluster?.stop()
+        cluster = null
+        rmSync(dataDir, { recursive: true, force: true })
+      }
+    }
+  } finally {
+    await fw.close()
+    await stopProc(sim.child)
+  }
+  mkdirSync(join(ROOT, '.bench'), { recursive: true })
+  writeFileSync(join(ROOT, '.bench', 'index.json'), `${JSON.stringify({ when: new Date().toISOString(), runs: RUNS, figures: rows }, null, 2)}\n`)
+  console.log('\nwritten to .bench/index.json')
+}
+
+if (process.argv.includes('--serve')) await serve()
+else
+  await main().catch((err: unknown) => {
+    console.error(err)
+    process.exit(1)
+  })

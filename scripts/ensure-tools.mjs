@@ -1,5 +1,5 @@
 // What `npm test` needs besides node_modules: a Chromium for the browser tests and the
-// PostgreSQL server binaries for the index engine tests. Each is found if present, else got:
+// PostgreSQL server binaries for the index engine tests, and pdftotext for the print tests. Each is found if present, else got:
 //   browser:    Playwright's own download → Debian's `chromium` through apt-get (as root) → stop with the command to run
 //   PostgreSQL: the binaries in /usr/lib/postgresql/*/bin or on PATH → Debian's `postgresql` through apt-get (as root) → stop
 // It says which one it used. Importable (ensureBrowser, ensurePostgres) and runnable.
@@ -96,12 +96,21 @@ export function ensurePostgres() {
   throw new Error('No PostgreSQL server binaries for the index engine tests (initdb, pg_ctl). Run:\n  sudo apt-get install -y postgresql\nor set PG_BIN to the folder holding initdb and pg_ctl.')
 }
 
+/** The print tests read the text of a PDF with poppler's pdftotext. */
+export function ensurePdfText() {
+  const found = which('pdftotext')
+  if (found) return { path: found, how: `pdftotext (${found})` }
+  if (aptInstall('poppler-utils') && which('pdftotext')) return { path: which('pdftotext'), how: "Debian's poppler-utils (just installed)" }
+  throw new Error('No pdftotext for the print tests. Run:\n  sudo apt-get install -y poppler-utils')
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
     const b = ensureBrowser()
     console.log(`Browser: ${b.how}`)
     const p = ensurePostgres()
     console.log(`PostgreSQL: ${p.how}`)
+    console.log(`PDF text: ${ensurePdfText().how}`)
   } catch (err) {
     console.error(err instanceof Error ? err.message : err)
     process.exit(1)

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { ensureBrowser, ensurePostgres } from './ensure-tools.mjs'
+import { ensureBrowser, ensurePdfText, ensurePostgres } from './ensure-tools.mjs'
 
 const root = process.cwd()
 const out = join(root, '.test-results')
@@ -19,6 +19,7 @@ try {
   const pg = ensurePostgres()
   console.log(`PostgreSQL for the engine tests: ${pg.how}`)
   env.PG_BIN = pg.bin
+  console.log(`PDF text for the print tests: ${ensurePdfText().how}`)
 } catch (err) {
   console.error(`\n${err instanceof Error ? err.message : err}`)
   console.log('\n0 passed, 1 failed')

@@ -16,7 +16,7 @@ import { startProxy, type Proc } from './stack'
  * the refusal to start on 0.0.0.0 without a sign-in mode.
  */
 
-const PORT = 4050
+const PORT = 4090
 const BASE = `http://127.0.0.1:${PORT}`
 const ALICE = { name: 'alice', password: 'alice long password 1', role: 'admin' }
 const VIC = { name: 'vic', password: 'vic long password 22', role: 'viewer' }
@@ -145,29 +145,41 @@ test.describe('team access (ACCESS=password)', () => {
     await expect(page.getByRole('alert')).toContainText('Too many sign-in attempts for this name; try again in 15 minutes.')
   })
 
-  test('a cross-site form post carrying the user’s cookie is refused', async ({ page }) => {
+  test('a cross-site form post carrying the user’s cookie is refused', async ({ page, context }) => {
     await page.goto(`${BASE}/signin`)
     await signInThroughForm(page, ALICE)
     await expect(page).toHaveURL(`${BASE}/`)
-    // A page on another site (localhost is not 127.0.0.1) that posts a form to our sign-out.
+    // A page on another site (localhost is not 127.0.0.1) with a form that posts to our sign-out.
+    // It opens the answer in a new window, as such attacks often do: the JSON error page there
+    // would otherwise make Chromium ask this page's origin for a favicon.
     const evil: Server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' })
-      res.end(`<!doctype html><title>evil</title><form method="post" action="${BASE}/api/auth/signout"><input name="x" value="1"><button>Go</button></form>`)
+      res.end(`<!doctype html><title>evil</title><form method="post" target="_blank" action="${BASE}/api/auth/signout"><input name="x" value="1"><button>Go</button></form>`)
     })
-    await new Promise<void>((ok) => evil.listen(4054, '127.0.0.1', ok))
+    await new Promise<void>((ok) => evil.listen(4094, '127.0.0.1', ok))
+    const attacker = await context.newPage()
     try {
-      await page.goto('http://localhost:4054/')
-      const answer = page.waitForResponse(`${BASE}/api/auth/signout`)
-      await page.getByRole('button', { name: 'Go' }).click()
+      await attacker.goto('http://localhost:4094/')
+      const answer = context.waitForEvent('response', (r) => r.url() === `${BASE}/api/auth/signout`)
+      const popup = context.waitForEvent('page')
+      await attacker.getByRole('button', { name: 'Go' }).click()
       const res = await answer
+      expect(res.request().method()).toBe('POST')
+      // Two locks on this door: the browser withholds the SameSite=Strict cookie, and the server
+      // refuses the cross-site request whatever it carries.
+      const sent = await res.request().allHeaders()
+      expect(sent['sec-fetch-site']).toBe('cross-site')
+      expect(sent.cookie ?? '').not.toContain('sb_session')
       expect(res.status()).toBe(403)
       expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/Cross-site requests are refused/)
+      await (await popup).close()
     } finally {
+      await attacker.close()
       evil.closeAllConnections()
       await new Promise<void>((ok) => evil.close(() => ok()))
     }
     // Still signed in: the post did nothing.
-    await page.goto(`${BASE}/`)
+    await page.reload()
     expect((await me(page)).user).toEqual({ name: 'alice', role: 'admin' })
   })
 
@@ -235,15 +247,15 @@ test.describe('team access (ACCESS=password)', () => {
 test.describe('team access, other servers', () => {
   test('a session ends after SESSION_IDLE_MIN without activity', async ({ page }) => {
     test.setTimeout(180_000)
-    const short = await accessServer(4051, { ACCESS: 'password', SESSION_IDLE_MIN: '1' }, [VIC])
+    const short = await accessServer(4091, { ACCESS: 'password', SESSION_IDLE_MIN: '1' }, [VIC])
     try {
-      await page.goto('http://127.0.0.1:4051/signin')
+      await page.goto('http://127.0.0.1:4091/signin')
       await signInThroughForm(page, VIC)
-      await expect(page).toHaveURL('http://127.0.0.1:4051/')
+      await expect(page).toHaveURL('http://127.0.0.1:4091/')
       expect((await me(page)).user).toEqual({ name: 'vic', role: 'viewer' })
       // Idle past one minute: nothing touches the session meanwhile (a poll would keep it alive).
       await page.waitForTimeout(65_000)
-      await page.goto(`http://127.0.0.1:4051${historyUrl(NUMBERS.big)}`)
+      await page.goto(`http://127.0.0.1:4091${historyUrl(NUMBERS.big)}`)
       await expect(page).toHaveURL(/\/signin\?next=/)
       expect((await me(page)).user).toBeNull()
     } finally {
@@ -252,12 +264,12 @@ test.describe('team access, other servers', () => {
   })
 
   test('ACCESS=header: the identity header from an address that is not a trusted proxy is refused (401)', async ({ page }) => {
-    const header = await accessServer(4052, { ACCESS: 'header', AUTH_HEADER: 'X-Forwarded-Email', TRUSTED_PROXIES: '10.20.30.40', ADMINS: 'boss@example.com' }, [])
+    const header = await accessServer(4092, { ACCESS: 'header', AUTH_HEADER: 'X-Forwarded-Email', TRUSTED_PROXIES: '10.20.30.40', ADMINS: 'boss@example.com' }, [])
     try {
       // The browser connects from 127.0.0.1, which is not in TRUSTED_PROXIES, and claims to be the admin.
       await page.setExtraHTTPHeaders({ 'X-Forwarded-Email': 'boss@example.com', 'X-Forwarded-For': '10.20.30.40' })
       const refused = page.waitForResponse((r) => r.url().includes('/api/') && !r.url().includes('/api/auth/') && !r.url().endsWith('/api/meta'))
-      await page.goto('http://127.0.0.1:4052/')
+      await page.goto('http://127.0.0.1:4092/')
       expect((await refused).status()).toBe(401)
       const users = await page.evaluate(async () => (await fetch('/api/auth/users')).status)
       expect(users).toBe(401)
@@ -270,7 +282,7 @@ test.describe('team access, other servers', () => {
   test('the server refuses to start on 0.0.0.0 without a sign-in mode, naming ACCESS', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-e2e-exposed-'))
     try {
-      const outcome = await startProxy(4053, { HOST: '0.0.0.0', DATA_DIR: join(dir, 'data'), INDEX: 'off', LOG_REQUESTS: '0' }).catch((err: unknown) => err)
+      const outcome = await startProxy(4093, { HOST: '0.0.0.0', DATA_DIR: join(dir, 'data'), INDEX: 'off', LOG_REQUESTS: '0' }).catch((err: unknown) => err)
       if (!(outcome instanceof Error)) {
         await (outcome as Proc).stop()
         throw new Error('The server started on 0.0.0.0 with ACCESS=local; it must refuse.')

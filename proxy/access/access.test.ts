@@ -207,6 +207,7 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     expect(bad.json().error?.field).toBe('password')
     expect((await as('POST', '/api/auth/users', { name: 'bob', role: 'owner', password: PASSWORD })).json().error?.field).toBe('role')
     expect((await as('POST', '/api/auth/users', { name: 'b o b', role: 'viewer', password: PASSWORD })).json().error?.field).toBe('name')
+    expect((await as('POST', '/api/auth/users', { name: 'bob@example.com', role: 'viewer', password: PASSWORD })).json().error?.field).toBe('name')
     expect((await as('POST', '/api/auth/users', { name: 'Bob', role: 'viewer', password: PASSWORD })).status).toBe(201)
     expect((await as('POST', '/api/auth/users', { name: 'bob', role: 'viewer', password: PASSWORD })).status).toBe(409)
 

@@ -27,7 +27,9 @@ export class UserError extends Error {
   }
 }
 
-const NAME = /^[a-z0-9][a-z0-9._@+-]{0,63}$/
+// No '@', '+' or '..': names travel in paths (/api/auth/users/NAME), where the app's path checks
+// refuse those characters before routing.
+const NAME = /^[a-z0-9](?:[a-z0-9_-]|\.(?!\.)){0,63}$/
 
 export function normaliseName(raw: string): string {
   return raw.trim().toLowerCase()
@@ -38,7 +40,7 @@ export function checkName(raw: unknown): string {
   if (typeof raw !== 'string' || raw.trim() === '') throw new UserError('invalid', 'name', 'name is required.')
   const name = normaliseName(raw)
   if (!NAME.test(name))
-    throw new UserError('invalid', 'name', 'name must be 1 to 64 letters, digits or . _ @ + - (starting with a letter or digit).')
+    throw new UserError('invalid', 'name', 'name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit (no "..").')
   return name
 }
 

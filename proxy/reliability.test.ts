@@ -19,15 +19,22 @@ afterAll(async () => {
 })
 
 const BIG = { number: '18323232323', tid: 'PUHMGWS98301' }
-const get = (target: string, method = 'GET', headers = '') => sendRaw(stack.port, `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Connection: close\r\n\r\n`)
+const get = (target: string, method = 'GET', headers = '') =>
+  sendRaw(stack.port, `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Connection: close\r\n\r\n`)
 function post(path: string, body: string | Buffer, type: string, headers = '') {
   const b = typeof body === 'string' ? Buffer.from(body) : body
   return sendRaw(
     stack.port,
-    Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}\r\nContent-Length: ${b.length}\r\n${headers}Connection: close\r\n\r\n`), b]),
+    Buffer.concat([
+      Buffer.from(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}\r\nContent-Length: ${b.length}\r\n${headers}Connection: close\r\n\r\n`,
+      ),
+      b,
+    ]),
   )
 }
-const json = (r: { body: Buffer }) => JSON.parse(r.body.toString('utf8')) as { error?: { kind: string; message: string; field?: string; cause?: string }; [k: string]: unknown }
+const json = (r: { body: Buffer }) =>
+  JSON.parse(r.body.toString('utf8')) as { error?: { kind: string; message: string; field?: string; cause?: string }; [k: string]: unknown }
 const alive = async () => (await get('/api/meta')).status
 
 describe('a malformed request target is a 400 in words, and the server lives', () => {
@@ -43,7 +50,8 @@ describe('a malformed request target is a 400 in words, and the server lives', (
   ])('%s %s', async (method, target) => {
     const r = await get(target, method)
     expect(r.status).toBe(400)
-    if (method !== 'HEAD') expect(json(r).error).toMatchObject({ kind: 'invalid_request', field: 'path', message: expect.stringMatching(/^Bad path: .+/) })
+    if (method !== 'HEAD')
+      expect(json(r).error).toMatchObject({ kind: 'invalid_request', field: 'path', message: expect.stringMatching(/^Bad path: .+/) })
     expect(await alive()).toBe(200)
   })
 
@@ -51,7 +59,9 @@ describe('a malformed request target is a 400 in words, and the server lives', (
     const answer = await new Promise<string>((resolve) => {
       let text = ''
       const sock = connect(stack.port, '127.0.0.1', () =>
-        sock.write('GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /%zz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'),
+        sock.write(
+          'GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /%zz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+        ),
       )
       sock.on('data', (d: Buffer) => (text += d.toString('latin1')))
       sock.on('close', () => resolve(text))
@@ -79,7 +89,13 @@ describe('static files (sirv)', () => {
     const ok = await get('/assets/index-abc123.js')
     const etag = /etag: (.+)/i.exec(ok.head)?.[1]
     expect(etag).toBeDefined()
-    const answers = [ok, await get('/assets/index-abc123.js', 'GET', `If-None-Match: ${etag}\r\n`), await get('/%zz'), await get('/assets/x.js'), await get('/', 'DELETE')]
+    const answers = [
+      ok,
+      await get('/assets/index-abc123.js', 'GET', `If-None-Match: ${etag}\r\n`),
+      await get('/%zz'),
+      await get('/assets/x.js'),
+      await get('/', 'DELETE'),
+    ]
     expect(answers.map((a) => a.status)).toEqual([200, 304, 400, 404, 405])
     for (const a of answers) {
       expect(a.head).toMatch(/content-security-policy: default-src 'self'/i)
@@ -144,11 +160,20 @@ describe('static files (sirv)', () => {
 })
 
 describe('validation matches what it says', () => {
-  const history = (fields: Record<string, string>) => post('/api/smshistory', new URLSearchParams({ ...BIG, history_start: '1', history_end: '5', ...fields }).toString(), 'application/x-www-form-urlencoded')
+  const history = (fields: Record<string, string>) =>
+    post(
+      '/api/smshistory',
+      new URLSearchParams({ ...BIG, history_start: '1', history_end: '5', ...fields }).toString(),
+      'application/x-www-form-urlencoded',
+    )
 
   it('a field that is blank after trimming is missing, and nothing goes upstream', async () => {
     const calls = stack.sim.state.calls
-    const r = await post('/api/smshistory', `number=${BIG.number}&tid=%20%20&history_start=1&history_end=5`, 'application/x-www-form-urlencoded')
+    const r = await post(
+      '/api/smshistory',
+      `number=${BIG.number}&tid=%20%20&history_start=1&history_end=5`,
+      'application/x-www-form-urlencoded',
+    )
     expect(r.status).toBe(400)
     expect(json(r).error).toMatchObject({ field: 'tid', message: 'tid is required.' })
     expect(stack.sim.state.calls).toBe(calls)
@@ -171,7 +196,11 @@ describe('validation matches what it says', () => {
   })
 
   it('refuses a lone surrogate (JSON can carry one)', async () => {
-    const r = await post('/api/smshistory', `{"number":"${BIG.number}","tid":"PUHM\\ud800","history_start":1,"history_end":5}`, 'application/json')
+    const r = await post(
+      '/api/smshistory',
+      `{"number":"${BIG.number}","tid":"PUHM\\ud800","history_start":1,"history_end":5}`,
+      'application/json',
+    )
     expect(r.status).toBe(400)
     expect(json(r).error).toMatchObject({ field: 'tid', message: expect.stringMatching(/well-formed/) })
   })
@@ -197,7 +226,11 @@ describe('validation matches what it says', () => {
   })
 
   it('treats duplicate JSON keys like duplicate form fields', async () => {
-    const r = await post('/api/smshistory', `{"number":"${BIG.number}","tid":"${BIG.tid}","tid":"OTHER","history_start":1,"history_end":5}`, 'application/json')
+    const r = await post(
+      '/api/smshistory',
+      `{"number":"${BIG.number}","tid":"${BIG.tid}","tid":"OTHER","history_start":1,"history_end":5}`,
+      'application/json',
+    )
     expect(r.status).toBe(400)
     expect(json(r).error).toMatchObject({ field: 'tid', message: 'tid was sent more than once.' })
   })
@@ -232,7 +265,10 @@ describe('errors an operator can act on', () => {
     await up.close() // nothing listens there now
     const proxy = await proxyFor(up.url)
     try {
-      const r = await sendRaw(proxy.port, 'POST /api/allownednumbers HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
+      const r = await sendRaw(
+        proxy.port,
+        'POST /api/allownednumbers HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+      )
       expect(r.status).toBe(502)
       const error = json(r).error!
       expect(error.kind).toBe('unreachable')
@@ -247,10 +283,34 @@ describe('errors an operator can act on', () => {
   it('names a DNS failure', async () => {
     const proxy = await proxyFor('http://no-such-host.invalid')
     try {
-      const r = await sendRaw(proxy.port, 'POST /api/allownednumbers HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
+      const r = await sendRaw(
+        proxy.port,
+        'POST /api/allownednumbers HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+      )
       expect(json(r).error?.cause).toMatch(/^Could not connect to no-such-host\.invalid:80 \(DNS lookup failed/)
     } finally {
       await proxy.close()
+    }
+  })
+
+  it('names a TLS failure and a timeout', async () => {
+    const up = await stubUpstream((_q, res) => res.end('{}')) // plain HTTP where TLS is expected
+    const tls = await proxyFor(up.url.replace('http:', 'https:'))
+    const hang = await stubUpstream(() => undefined) // accepts, never answers
+    const slow = await proxyFor(hang.url)
+    try {
+      const ask = (port: number) =>
+        sendRaw(port, 'POST /api/allownednumbers HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
+      const a = json(await ask(tls.port)).error!
+      expect(a.kind).toBe('unreachable')
+      expect(a.cause).toMatch(
+        new RegExp(`^Could not connect to 127\\.0\\.0\\.1:${new URL(up.url).port} \\(TLS handshake failed: [A-Z_]+\\)$`),
+      )
+      const b = json(await ask(slow.port)).error!
+      expect(b).toMatchObject({ kind: 'timeout', cause: `127.0.0.1:${new URL(hang.url).port} did not answer within 0.4 s` })
+    } finally {
+      await Promise.all([tls.close(), slow.close()])
+      await Promise.all([up.close(), hang.close()])
     }
   })
 
@@ -312,17 +372,35 @@ describe('seams for the other rooms', () => {
   const viewer: Principal = { name: 'vera', role: 'viewer', via: 'password' }
   const audits: Array<[string | null, string, Record<string, unknown>]> = []
   const gate: AccessGate = {
-    identify: async (req) => (req.headers.authorization === 'Bearer viewer' ? viewer : req.headers.authorization === 'Bearer admin' ? { name: 'ada', role: 'admin', via: 'password' } : null),
+    identify: async (req) =>
+      req.headers.authorization === 'Bearer viewer'
+        ? viewer
+        : req.headers.authorization === 'Bearer admin'
+          ? { name: 'ada', role: 'admin', via: 'password' }
+          : null,
     publicPaths: new Set(['/api/auth/me']),
-    routes: [{ prefix: '/api/auth/', handle: async (_req, res, url, ctx) => sendJson(res, 200, { name: ctx.principal.name, q: url.searchParams.get('q') }) }],
+    routes: [
+      {
+        prefix: '/api/auth/',
+        handle: async (_req, res, url, ctx) => sendJson(res, 200, { name: ctx.principal.name, q: url.searchParams.get('q') }),
+      },
+    ],
     audit: (p, _address, action, details) => audits.push([p?.name ?? null, action, details]),
   }
-  const index: Route = { prefix: '/api/index/', adminOnly: true, handle: async (_req, res, url) => sendJson(res, 200, { path: url.pathname, q: url.searchParams.get('q') }) }
+  const index: Route = {
+    prefix: '/api/index/',
+    adminOnly: true,
+    handle: async (_req, res, url) => sendJson(res, 200, { path: url.pathname, q: url.searchParams.get('q') }),
+  }
   let proxy: Awaited<ReturnType<typeof proxyFor>>
   let up: Awaited<ReturnType<typeof stubUpstream>>
   beforeAll(async () => {
     up = await stubUpstream((_q, res) => res.end('{"success":"1","total_message_count":0,"messages":[]}'))
-    proxy = await proxyFor(up.url, { HISTORY_PAGE_CAP: '250' }, { gate, routes: [index], meta: (ctx) => ({ indexEnabled: true, user: ctx.principal.name }) })
+    proxy = await proxyFor(
+      up.url,
+      { HISTORY_PAGE_CAP: '250' },
+      { gate, routes: [index], meta: (ctx) => ({ indexEnabled: true, user: ctx.principal.name }) },
+    )
   })
   afterAll(async () => {
     await proxy.close()
@@ -375,7 +453,11 @@ describe("the simulator's doors", () => {
     try {
       const r = await fetch(`${shut.url}/__sim/requests`)
       expect(r.status).toBe(404)
-      const f = await fetch(`${shut.url}/__sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"kind":"auth"}' })
+      const f = await fetch(`${shut.url}/__sim/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"kind":"auth"}',
+      })
       expect(f.status).toBe(404)
     } finally {
       shut.server.closeAllConnections()
@@ -385,11 +467,23 @@ describe("the simulator's doors", () => {
 
   const simPort = () => Number(new URL(stack.simUrl).port)
   const control = (method: string, path: string, headers: string, body = '') =>
-    sendRaw(simPort(), `${method} ${path} HTTP/1.1\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    sendRaw(
+      simPort(),
+      `${method} ${path} HTTP/1.1\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
 
   it('refuses a foreign Host, a foreign Origin and a text/plain post', async () => {
     expect((await control('GET', '/__sim/requests', 'Host: evil.example\r\n')).status).toBe(403)
-    expect((await control('POST', '/__sim/faults', 'Host: 127.0.0.1\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\n', '{"kind":"auth"}')).status).toBe(403)
+    expect(
+      (
+        await control(
+          'POST',
+          '/__sim/faults',
+          'Host: 127.0.0.1\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\n',
+          '{"kind":"auth"}',
+        )
+      ).status,
+    ).toBe(403)
     expect((await control('POST', '/__sim/faults', 'Host: 127.0.0.1\r\nContent-Type: text/plain\r\n', '{"kind":"auth"}')).status).toBe(415)
     expect(stack.sim.state.faults.filter((f) => f.kind === 'auth')).toHaveLength(0)
   })
@@ -397,7 +491,9 @@ describe("the simulator's doors", () => {
   it('bounds the fault list and checks each fault', async () => {
     const many = JSON.stringify({ faults: Array.from({ length: 101 }, () => ({ kind: 'latency', ms: 1, op: 'nothing' })) })
     expect((await control('POST', '/__sim/faults', 'Host: 127.0.0.1\r\nContent-Type: application/json\r\n', many)).status).toBe(400)
-    expect((await control('POST', '/__sim/faults', 'Host: 127.0.0.1\r\nContent-Type: application/json\r\n', '{"kind":"explode"}')).status).toBe(400)
+    expect(
+      (await control('POST', '/__sim/faults', 'Host: 127.0.0.1\r\nContent-Type: application/json\r\n', '{"kind":"explode"}')).status,
+    ).toBe(400)
     expect(stack.sim.state.faults).toHaveLength(0)
   })
 

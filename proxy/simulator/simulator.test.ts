@@ -45,7 +45,9 @@ describe('the simulator speaks the API with its quirks', () => {
   })
 
   it('writes records as the field notes describe them', async () => {
-    const msgs = (await op('smshistory', { ...BIG, history_start: '1', history_end: '1000' })).json.messages as Array<Record<string, string | number>>
+    const msgs = (await op('smshistory', { ...BIG, history_start: '1', history_end: '1000' })).json.messages as Array<
+      Record<string, string | number>
+    >
     for (const m of msgs) {
       expect(String(m.message_id)).toMatch(/^[0-9a-f]{32}$/)
       expect(String(m.GMTdate)).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
@@ -104,9 +106,37 @@ describe('the simulator speaks the API with its quirks', () => {
     sim.state.added.set(BIG.number, 3)
     const after = (await op('smshistory', { ...BIG, history_start: '4', history_end: '4' })).json
     expect(after.total_message_count).toBe(2348)
-    expect((after.messages as Array<Record<string, unknown>>)[0]!.system_id).toBe((before.messages as Array<Record<string, unknown>>)[0]!.system_id)
+    expect((after.messages as Array<Record<string, unknown>>)[0]!.system_id).toBe(
+      (before.messages as Array<Record<string, unknown>>)[0]!.system_id,
+    )
     expect(after.most_recent_msg_id).not.toBe(before.most_recent_msg_id)
     sim.reset()
+  })
+
+  it("reads multipart bodies (the provider's PHP sample sends them) with the platform parser", async () => {
+    const form = new FormData()
+    for (const [k, v] of Object.entries({
+      ...BIG,
+      history_start: '1',
+      history_end: '3',
+      sys_id: DEMO_CREDENTIALS.sysId,
+      auth_token: DEMO_CREDENTIALS.authToken,
+    }))
+      form.append(k, v)
+    const res = await fetch(`${url}/api/smshistory`, { method: 'POST', body: form })
+    const json = (await res.json()) as { success: string; messages: unknown[] }
+    expect(json.success).toBe('1')
+    expect(json.messages).toHaveLength(3)
+    expect(sim.state.requests.at(-1)).toMatchObject({
+      contentType: expect.stringMatching(/^multipart\/form-data; boundary=/),
+      authenticated: true,
+      fields: { auth_token: ['[redacted]'] },
+    })
+  })
+
+  it('keeps at most 500 requests in its log', async () => {
+    await Promise.all(Array.from({ length: 520 }, () => op('ownednumbers', { number_type: 'local' })))
+    expect(sim.state.requests).toHaveLength(500)
   })
 
   it('serves its own media, and 404 for the missing file', async () => {

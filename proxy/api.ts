@@ -31,13 +31,26 @@ export function parseFields(body: Buffer, contentType: string): Fields {
     }
     return fields
   }
-  throw new ProxyError(415, { kind: 'invalid_request', field: 'content-type', message: 'Send the parameters as application/x-www-form-urlencoded or application/json.' })
+  throw new ProxyError(415, {
+    kind: 'invalid_request',
+    field: 'content-type',
+    message: 'Send the parameters as application/x-www-form-urlencoded or application/json.',
+  })
 }
 
-export async function handleOperation(config: Config, forwarder: Forwarder, req: IncomingMessage, res: ServerResponse, op: Operation, ctx: RequestContext): Promise<void> {
+export async function handleOperation(
+  config: Config,
+  forwarder: Forwarder,
+  req: IncomingMessage,
+  res: ServerResponse,
+  op: Operation,
+  ctx: RequestContext,
+): Promise<void> {
   if (req.method !== 'POST') {
     req.resume()
-    return sendError(res, new ProxyError(405, { kind: 'invalid_request', field: 'method', message: `Use POST for /api/${op}.` }), { allow: 'POST' })
+    return sendError(res, new ProxyError(405, { kind: 'invalid_request', field: 'method', message: `Use POST for /api/${op}.` }), {
+      allow: 'POST',
+    })
   }
   const body = await readBody(req)
   const fields = parseFields(body, String(req.headers['content-type'] ?? ''))

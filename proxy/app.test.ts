@@ -45,7 +45,10 @@ describe('validation names the field and forwards nothing', () => {
     expect(up.received).toHaveLength(0)
   })
   it('accepts a leading + and exactly the cap', async () => {
-    const r = await raw(proxy.port, { path: '/api/smshistory', ...form({ ...good, number: '+18323232323', history_start: '1001', history_end: '2000' }) })
+    const r = await raw(proxy.port, {
+      path: '/api/smshistory',
+      ...form({ ...good, number: '+18323232323', history_start: '1001', history_end: '2000' }),
+    })
     expect(r.status).toBe(200)
   })
   it('rejects a repeated parameter', async () => {
@@ -105,11 +108,18 @@ describe('hostile requests are refused and never forwarded', () => {
     expect(up.received).toHaveLength(0)
   })
   it('accepts its own Origin', async () => {
-    const r = await raw(proxy.port, { path: '/api/allownednumbers', headers: { origin: `http://127.0.0.1:${proxy.port}`, 'sec-fetch-site': 'same-origin' } })
+    const r = await raw(proxy.port, {
+      path: '/api/allownednumbers',
+      headers: { origin: `http://127.0.0.1:${proxy.port}`, 'sec-fetch-site': 'same-origin' },
+    })
     expect(r.status).toBe(200)
   })
   it('answers 413 to an oversize body', async () => {
-    const r = await raw(proxy.port, { path: '/api/smshistory', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `tid=${'x'.repeat(40_000)}` })
+    const r = await raw(proxy.port, {
+      path: '/api/smshistory',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `tid=${'x'.repeat(40_000)}`,
+    })
     expect(r.status).toBe(413)
     expect(up.received).toHaveLength(0)
   })

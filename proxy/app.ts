@@ -103,7 +103,8 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     }
     const route = routes.find((r) => path.startsWith(r.prefix))
     if (route) {
-      if (route.adminOnly && ctx.principal.role !== 'admin') throw new ProxyError(403, { kind: 'forbidden', message: 'Only an admin may do this.' })
+      if (route.adminOnly && ctx.principal.role !== 'admin')
+        throw new ProxyError(403, { kind: 'forbidden', message: 'Only an admin may do this.' })
       // Query strings are the index's and access's business; the URL base is fixed, never the Host header.
       return route.handle(req, res, new URL(rawUrl, 'http://localhost'), ctx)
     }
@@ -112,12 +113,15 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     if (path === '/api/meta') {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         req.resume()
-        return sendError(res, new ProxyError(405, { kind: 'invalid_request', field: 'method', message: 'Use GET for /api/meta.' }), { allow: 'GET, HEAD' })
+        return sendError(res, new ProxyError(405, { kind: 'invalid_request', field: 'method', message: 'Use GET for /api/meta.' }), {
+          allow: 'GET, HEAD',
+        })
       }
       return sendJson(res, 200, { historyPageCap: config.historyPageCap, timeZone: 'UTC', ...deps.meta?.(ctx) })
     }
     const op = path.slice('/api/'.length)
-    if (!isOperation(op)) throw new ProxyError(404, { kind: 'invalid_request', field: 'path', message: `Unknown operation: /api/${op.slice(0, 40)}` })
+    if (!isOperation(op))
+      throw new ProxyError(404, { kind: 'invalid_request', field: 'path', message: `Unknown operation: /api/${op.slice(0, 40)}` })
     return handleOperation(config, forwarder, req, res, op, ctx)
   }
 
@@ -128,7 +132,9 @@ export function createApp(config: Config, deps: AppDeps): Handler {
       // Method, path and status only: bodies carry customer data and the response never holds credentials.
       if (!log) return
       const note = notes.get(res)
-      log(`${loggable(req.method ?? '', 16)} ${loggable(rawUrl.split('?')[0] ?? '')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms${note ? ` (${note})` : ''}`)
+      log(
+        `${loggable(req.method ?? '', 16)} ${loggable(rawUrl.split('?')[0] ?? '')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms${note ? ` (${note})` : ''}`,
+      )
     })
     guard(req, res, () => {
       const problem = targetProblem(rawUrl) ?? hostProblem(req)

@@ -20,7 +20,11 @@ const badPath = (why: string) => new ProxyError(400, { kind: 'invalid_request', 
  */
 export function targetProblem(rawUrl: string): ProxyError | undefined {
   if (rawUrl.length > MAX_TARGET_CHARS)
-    return new ProxyError(414, { kind: 'invalid_request', field: 'path', message: `The request target is longer than ${MAX_TARGET_CHARS} characters.` })
+    return new ProxyError(414, {
+      kind: 'invalid_request',
+      field: 'path',
+      message: `The request target is longer than ${MAX_TARGET_CHARS} characters.`,
+    })
   if (!rawUrl.startsWith('/')) return badPath('absolute URIs are not accepted')
   if (rawUrl.startsWith('//')) return badPath('network-path references are not accepted')
   const q = rawUrl.indexOf('?')
@@ -38,7 +42,8 @@ export function targetProblem(rawUrl: string): ProxyError | undefined {
   return undefined
 }
 
-const HOST_RE = /^(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?|\[[0-9a-f:.]{2,45}\])(?::(\d{1,5}))?$/i
+const HOST_RE =
+  /^(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?|\[[0-9a-f:.]{2,45}\])(?::(\d{1,5}))?$/i
 
 /**
  * Exactly one well-formed Host (RFC 9112 §3.2: a request with more than one, or an invalid
@@ -73,7 +78,8 @@ export function originProblem(req: IncomingMessage, allowedHostnames: ReadonlySe
   if (!allowedHostnames.has(hostnameOf(host)))
     return new ProxyError(403, { kind: 'invalid_request', field: 'host', message: 'This server only answers to its own host name.' })
   const site = req.headers['sec-fetch-site']
-  if (site === 'cross-site' || site === 'same-site') return new ProxyError(403, { kind: 'invalid_request', field: 'origin', message: 'Cross-site requests are refused.' })
+  if (site === 'cross-site' || site === 'same-site')
+    return new ProxyError(403, { kind: 'invalid_request', field: 'origin', message: 'Cross-site requests are refused.' })
   const origin = req.headers.origin
   if (origin !== undefined) {
     let ok: boolean

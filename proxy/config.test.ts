@@ -8,7 +8,13 @@ describe('parseConfig', () => {
     expect(c).toMatchObject({ host: '127.0.0.1', port: 5173, timeoutMs: 10_000, historyPageCap: 1000 })
   })
   it('reads a real upstream and strips a trailing slash', () => {
-    const c = parseConfig({ API_BASE_URL: 'https://api.example.com/', API_SYS_ID: 'acct', API_AUTH_TOKEN: 'tok', API_TIMEOUT_MS: '2500', PORT: '8080' })
+    const c = parseConfig({
+      API_BASE_URL: 'https://api.example.com/',
+      API_SYS_ID: 'acct',
+      API_AUTH_TOKEN: 'tok',
+      API_TIMEOUT_MS: '2500',
+      PORT: '8080',
+    })
     expect(c.upstream).toEqual({ baseUrl: 'https://api.example.com', sysId: 'acct', authToken: 'tok' })
     expect(c.timeoutMs).toBe(2500)
     expect(c.port).toBe(8080)
@@ -46,7 +52,8 @@ describe('parseConfig', () => {
     expect(err).toBeInstanceOf(ConfigError)
     const lines = (err as ConfigError).message.split('\n')
     expect(lines).toHaveLength(4)
-    for (const name of ['PORT', 'HISTORY_PAGE_CAP', 'SIMULATOR_ACCOUNT', 'API_SYS_ID']) expect(lines.filter((l) => l.includes(name))).toHaveLength(1)
+    for (const name of ['PORT', 'HISTORY_PAGE_CAP', 'SIMULATOR_ACCOUNT', 'API_SYS_ID'])
+      expect(lines.filter((l) => l.includes(name))).toHaveLength(1)
   })
   it.each(['API_SYS_ID', 'API_AUTH_TOKEN'])('refuses %s without API_BASE_URL instead of ignoring it', (name) => {
     expect(() => parseConfig({ [name]: 'x' })).toThrowError(new RegExp(`${name} is set but API_BASE_URL is not`))
@@ -60,7 +67,10 @@ describe('.env', () => {
     const { tmpdir } = await import('node:os')
     const { loadConfig, readDotEnv } = await import('./config.ts')
     const dir = mkdtempSync(join(tmpdir(), 'sb-env-'))
-    writeFileSync(join(dir, '.env'), '# comment\nAPI_BASE_URL="https://api.example.com"\nAPI_SYS_ID=acct # trailing comment\nAPI_AUTH_TOKEN=from-file\nPORT=6000\n')
+    writeFileSync(
+      join(dir, '.env'),
+      '# comment\nAPI_BASE_URL="https://api.example.com"\nAPI_SYS_ID=acct # trailing comment\nAPI_AUTH_TOKEN=from-file\nPORT=6000\n',
+    )
     expect(readDotEnv(join(dir, '.env'))).toMatchObject({ API_BASE_URL: 'https://api.example.com', API_SYS_ID: 'acct', PORT: '6000' })
     const c = loadConfig(dir, { PORT: '7000' })
     expect(c.port).toBe(7000)

@@ -32,27 +32,26 @@ const baseUrl = z
   }, 'API_BASE_URL must be an absolute http(s) URL without credentials, query or fragment, e.g. https://api.example.com')
   .transform((v) => v.replace(/\/+$/, ''))
 
-const schema = z
-  .object({
-    API_BASE_URL: baseUrl.optional(),
-    API_SYS_ID: z.string().trim().min(1, 'API_SYS_ID must not be empty').optional(),
-    API_AUTH_TOKEN: z.string().trim().min(1, 'API_AUTH_TOKEN must not be empty').optional(),
-    API_TIMEOUT_MS: intString('API_TIMEOUT_MS', 100, 600_000).default(10_000),
-    HOST: z.string().trim().min(1, 'HOST must not be empty').default('127.0.0.1'),
-    PORT: intString('PORT', 0, 65_535).default(5173),
-    HISTORY_PAGE_CAP: intString('HISTORY_PAGE_CAP', 1, 100_000).default(1000),
-    ALLOWED_HOSTS: z
-      .string()
-      .default('')
-      .transform((v) =>
-        v
-          .split(',')
-          .map((h) => h.trim().toLowerCase())
-          .filter(Boolean),
-      ),
-    SIMULATOR_ACCOUNT: z.enum(['demo', 'large'], { message: 'SIMULATOR_ACCOUNT must be demo or large' }).default('demo'),
-    LOG_REQUESTS: z.enum(['0', '1'], { message: 'LOG_REQUESTS must be 0 or 1' }).default('1'),
-  })
+const schema = z.object({
+  API_BASE_URL: baseUrl.optional(),
+  API_SYS_ID: z.string().trim().min(1, 'API_SYS_ID must not be empty').optional(),
+  API_AUTH_TOKEN: z.string().trim().min(1, 'API_AUTH_TOKEN must not be empty').optional(),
+  API_TIMEOUT_MS: intString('API_TIMEOUT_MS', 100, 600_000).default(10_000),
+  HOST: z.string().trim().min(1, 'HOST must not be empty').default('127.0.0.1'),
+  PORT: intString('PORT', 0, 65_535).default(5173),
+  HISTORY_PAGE_CAP: intString('HISTORY_PAGE_CAP', 1, 100_000).default(1000),
+  ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  SIMULATOR_ACCOUNT: z.enum(['demo', 'large'], { message: 'SIMULATOR_ACCOUNT must be demo or large' }).default('demo'),
+  LOG_REQUESTS: z.enum(['0', '1'], { message: 'LOG_REQUESTS must be 0 or 1' }).default('1'),
+})
 
 /**
  * Rules across variables, checked on the raw values beside the schema (zod skips an object's

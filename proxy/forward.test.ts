@@ -37,13 +37,7 @@ describe('forwarding', () => {
     const { up, proxy } = await setup((_req, res) => res.end(JSON.stringify({ success: '1', total_message_count: 0, messages: [] })))
     const r = await raw(proxy.port, {
       path: '/api/smshistory',
-      ...form([
-        ...Object.entries(history),
-        ['sys_id', 'evil'],
-        ['auth_token', 'evil1'],
-        ['auth_token', 'evil2'],
-        ['extra', 'dropped'],
-      ]),
+      ...form([...Object.entries(history), ['sys_id', 'evil'], ['auth_token', 'evil1'], ['auth_token', 'evil2'], ['extra', 'dropped']]),
     })
     expect(r.status).toBe(200)
     const fields = new URLSearchParams(up.received[0]!.body)
@@ -55,7 +49,11 @@ describe('forwarding', () => {
 
   it('accepts JSON bodies from the browser and forwards form fields', async () => {
     const { up, proxy } = await setup((_req, res) => res.end(ok))
-    const r = await raw(proxy.port, { path: '/api/ownednumbers', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ number_type: 'tollfree' }) })
+    const r = await raw(proxy.port, {
+      path: '/api/ownednumbers',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ number_type: 'tollfree' }),
+    })
     expect(r.status).toBe(200)
     expect(new URLSearchParams(up.received[0]!.body).get('number_type')).toBe('tollfree')
   })
@@ -64,7 +62,12 @@ describe('forwarding', () => {
 describe('upstream failure mapping', () => {
   const cases: Array<[string, Parameters<typeof stubUpstream>[0], number, string, RegExp?]> = [
     ['HTTP 500', (_q, res) => ((res.statusCode = 500), res.end('{"error":"boom"}')), 502, 'unreachable', /HTTP 500/],
-    ['HTTP 503 HTML', (_q, res) => (res.writeHead(503, { 'content-type': 'text/html', 'retry-after': '2' }), res.end('<html>down</html>')), 502, 'unreachable'],
+    [
+      'HTTP 503 HTML',
+      (_q, res) => (res.writeHead(503, { 'content-type': 'text/html', 'retry-after': '2' }), res.end('<html>down</html>')),
+      502,
+      'unreachable',
+    ],
     ['HTTP 404', (_q, res) => ((res.statusCode = 404), res.end('{"message":"no such thing"}')), 502, 'upstream_rejected', /no such thing/],
     ['HTTP 401', (_q, res) => ((res.statusCode = 401), res.end('{"message":"bad creds"}')), 401, 'unauthorized'],
     ['HTML with 200', (_q, res) => res.end('<!doctype html><p>hi</p>'), 502, 'bad_response', /web page/],
@@ -72,7 +75,13 @@ describe('upstream failure mapping', () => {
     ['malformed JSON', (_q, res) => res.end("{success: '1'"), 502, 'bad_response', /malformed JSON/],
     ['truncated JSON', (_q, res) => res.end('{"success":"1","data":[{"num'), 502, 'bad_response', /malformed JSON/],
     ['JSON array', (_q, res) => res.end('[1,2]'), 502, 'bad_response', /not an object/],
-    ['success "0" with message', (_q, res) => res.end('{"success":"0","error":true,"message":"Number not on account"}'), 502, 'upstream_rejected', /Number not on account/],
+    [
+      'success "0" with message',
+      (_q, res) => res.end('{"success":"0","error":true,"message":"Number not on account"}'),
+      502,
+      'upstream_rejected',
+      /Number not on account/,
+    ],
     ['success missing', (_q, res) => res.end('{"data":[]}'), 502, 'upstream_rejected'],
     ['redirect', (_q, res) => (res.writeHead(302, { location: 'http://127.0.0.1:1/x' }), res.end()), 502, 'bad_response', /redirect/],
   ]
@@ -124,7 +133,10 @@ describe('upstream failure mapping', () => {
 
   it('does not forward browser cookies or hop-by-hop headers upstream', async () => {
     const { up, proxy } = await setup((_q, res) => res.end(ok))
-    await raw(proxy.port, { path: '/api/allownednumbers', headers: { cookie: 'sid=browser', 'proxy-authorization': 'Basic x', te: 'trailers', 'x-forwarded-for': '1.2.3.4' } })
+    await raw(proxy.port, {
+      path: '/api/allownednumbers',
+      headers: { cookie: 'sid=browser', 'proxy-authorization': 'Basic x', te: 'trailers', 'x-forwarded-for': '1.2.3.4' },
+    })
     const h = up.received[0]!.headers
     expect(h.cookie).toBeUndefined()
     expect(h['proxy-authorization']).toBeUndefined()
@@ -136,7 +148,12 @@ describe('token scrubbing', () => {
   it('scrubs the token and sys_id from quoted upstream error text', async () => {
     const { proxy } = await setup((_q, res, body) => {
       const f = new URLSearchParams(body)
-      res.end(JSON.stringify({ success: '0', message: `token ${f.get('auth_token')} (${encodeURIComponent(f.get('auth_token') ?? '')}) invalid for ${f.get('sys_id')}` }))
+      res.end(
+        JSON.stringify({
+          success: '0',
+          message: `token ${f.get('auth_token')} (${encodeURIComponent(f.get('auth_token') ?? '')}) invalid for ${f.get('sys_id')}`,
+        }),
+      )
     })
     const r = await raw(proxy.port, { path: '/api/allownednumbers' })
     expect(r.body).not.toContain(TOKEN)

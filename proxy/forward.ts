@@ -136,7 +136,12 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
     }
   }
 
-  async function attempt(op: Operation, fields: Array<[string, string]>, signal: AbortSignal, deadline: { aborted: boolean }): Promise<ForwardResult> {
+  async function attempt(
+    op: Operation,
+    fields: Array<[string, string]>,
+    signal: AbortSignal,
+    deadline: { aborted: boolean },
+  ): Promise<ForwardResult> {
     const form = new URLSearchParams(fields)
     // Credentials are attached here and only here (spec §5: they travel as body fields).
     form.set('sys_id', upstream.sysId)
@@ -152,11 +157,24 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
         // undici's request() never follows redirects: a 3xx is reported below, not chased.
       })
     } catch (err) {
-      if (deadline.aborted || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
+      if (
+        deadline.aborted ||
+        err instanceof undiciErrors.HeadersTimeoutError ||
+        err instanceof undiciErrors.BodyTimeoutError ||
+        err instanceof undiciErrors.ConnectTimeoutError
+      ) {
         const cause = deadline.aborted ? `${where} did not answer within ${timeoutMs / 1000} s` : describeFailure(err, where)
-        throw new ProxyError(504, { kind: 'timeout', message: `The messaging service did not answer within ${timeoutMs / 1000} s.`, cause: clean(cause) })
+        throw new ProxyError(504, {
+          kind: 'timeout',
+          message: `The messaging service did not answer within ${timeoutMs / 1000} s.`,
+          cause: clean(cause),
+        })
       }
-      throw new ProxyError(502, { kind: 'unreachable', message: 'The messaging service could not be reached.', cause: clean(describeFailure(err, where)) })
+      throw new ProxyError(502, {
+        kind: 'unreachable',
+        message: 'The messaging service could not be reached.',
+        cause: clean(describeFailure(err, where)),
+      })
     }
 
     let text: string
@@ -167,7 +185,11 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
         size += (chunk as Buffer).length
         if (size > MAX_UPSTREAM_BYTES) {
           res.body.destroy()
-          throw new ProxyError(502, { kind: 'bad_response', message: 'The messaging service answered with an oversized response.', upstreamStatus: res.statusCode })
+          throw new ProxyError(502, {
+            kind: 'bad_response',
+            message: 'The messaging service answered with an oversized response.',
+            upstreamStatus: res.statusCode,
+          })
         }
         chunks.push(chunk as Buffer)
       }
@@ -211,7 +233,11 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
         upstreamStatus,
       })
     if (status >= 300 && status < 400)
-      throw new ProxyError(502, { kind: 'bad_response', message: `The messaging service answered with a redirect (HTTP ${status}); redirects are not followed.`, upstreamStatus })
+      throw new ProxyError(502, {
+        kind: 'bad_response',
+        message: `The messaging service answered with a redirect (HTTP ${status}); redirects are not followed.`,
+        upstreamStatus,
+      })
     if (status >= 500) {
       const after = retryAfterMs(res.headers['retry-after'])
       throw new ProxyError(502, {
@@ -225,32 +251,47 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
     if (status >= 400)
       throw new ProxyError(502, {
         kind: 'upstream_rejected',
-        message: clean(said ? `The messaging service refused the request: ${said}` : `The messaging service refused the request (HTTP ${status}).`),
+        message: clean(
+          said ? `The messaging service refused the request: ${said}` : `The messaging service refused the request (HTTP ${status}).`,
+        ),
         upstreamStatus,
       })
-    if (!text.trim()) throw new ProxyError(502, { kind: 'bad_response', message: 'The messaging service answered with an empty body.', upstreamStatus })
+    if (!text.trim())
+      throw new ProxyError(502, { kind: 'bad_response', message: 'The messaging service answered with an empty body.', upstreamStatus })
     if (!parsed) {
       const looksHtml = /^\s*</.test(text)
       throw new ProxyError(502, {
         kind: 'bad_response',
-        message: looksHtml ? 'The messaging service answered with a web page instead of data.' : 'The messaging service answered with malformed JSON.',
+        message: looksHtml
+          ? 'The messaging service answered with a web page instead of data.'
+          : 'The messaging service answered with malformed JSON.',
         upstreamStatus,
       })
     }
     if (!json || typeof json !== 'object' || Array.isArray(json))
-      throw new ProxyError(502, { kind: 'bad_response', message: 'The messaging service answered with JSON that is not an object.', upstreamStatus })
+      throw new ProxyError(502, {
+        kind: 'bad_response',
+        message: 'The messaging service answered with JSON that is not an object.',
+        upstreamStatus,
+      })
     const success = (json as Record<string, unknown>).success
     // The upstream's refusal of a number/tid pair the account does not hold is the user's
     // mistake (a stale link, a mistyped tid), not the service failing: 404 in words instead of
     // 502. Narrow on purpose: only this exact wording, only for smshistory, so any other
     // refusal keeps its upstream_rejected kind and the upstream's own words.
     if (success !== '1' && success !== 1 && op === 'smshistory' && said !== undefined && /^unknown number or tid\.?$/i.test(said))
-      throw new ProxyError(404, { kind: 'not_found', message: 'This account has no such number (or the tid does not belong to it).', upstreamStatus })
+      throw new ProxyError(404, {
+        kind: 'not_found',
+        message: 'This account has no such number (or the tid does not belong to it).',
+        upstreamStatus,
+      })
     // Spec §4: success is the string "1". Anything else is a refusal, with the upstream's words kept.
     if (success !== '1' && success !== 1)
       throw new ProxyError(502, {
         kind: 'upstream_rejected',
-        message: clean(said ? `The messaging service refused the request: ${said}` : 'The messaging service refused the request without saying why.'),
+        message: clean(
+          said ? `The messaging service refused the request: ${said}` : 'The messaging service refused the request without saying why.',
+        ),
         upstreamStatus,
       })
     return { body: Buffer.from(text, 'utf8') }
@@ -258,4 +299,3 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
 
   return { forward, close: () => pool.close() }
 }
-

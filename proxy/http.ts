@@ -47,7 +47,8 @@ export function sendError(res: ServerResponse, err: ProxyError, extra: Record<st
   sendJson(res, err.status, body, extra)
 }
 
-const tooLarge = (limit: number) => new ProxyError(413, { kind: 'invalid_request', field: 'body', message: `Request body over ${limit} bytes.` })
+const tooLarge = (limit: number) =>
+  new ProxyError(413, { kind: 'invalid_request', field: 'body', message: `Request body over ${limit} bytes.` })
 
 /** Decoders for the Content-Encodings we accept; each output is capped at the body limit. */
 const DECODERS: Record<string, (b: Buffer, max: number) => Buffer> = {
@@ -67,7 +68,11 @@ function decodeBody(body: Buffer, encodingHeader: string | undefined, limit: num
   for (const coding of codings.reverse()) {
     const decode = DECODERS[coding]
     if (!decode)
-      throw new ProxyError(415, { kind: 'invalid_request', field: 'content-encoding', message: `Content-Encoding "${safeFieldName(coding)}" is not supported; send gzip, deflate, br or none.` })
+      throw new ProxyError(415, {
+        kind: 'invalid_request',
+        field: 'content-encoding',
+        message: `Content-Encoding "${safeFieldName(coding)}" is not supported; send gzip, deflate, br or none.`,
+      })
     try {
       out = decode(out, limit)
     } catch (err) {
@@ -128,7 +133,9 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
       }),
     )
     req.on('error', (err) => settle(() => reject(err)))
-    req.on('close', () => settle(() => reject(new ProxyError(400, { kind: 'invalid_request', field: 'body', message: 'The request body ended early.' }))))
+    req.on('close', () =>
+      settle(() => reject(new ProxyError(400, { kind: 'invalid_request', field: 'body', message: 'The request body ended early.' }))),
+    )
   })
 }
 
@@ -186,7 +193,8 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
     .toLowerCase()
   const body = await readBody(req, limit)
   if (body.length === 0) return {}
-  if (type !== 'application/json') throw new ProxyError(415, { kind: 'invalid_request', field: 'content-type', message: 'Send the body as application/json.' })
+  if (type !== 'application/json')
+    throw new ProxyError(415, { kind: 'invalid_request', field: 'content-type', message: 'Send the body as application/json.' })
   const json = parseJsonText(body.toString('utf8'))
   if (!json || typeof json !== 'object' || Array.isArray(json)) throw invalid('body', 'The request body must be a JSON object.')
   return json as Record<string, unknown>

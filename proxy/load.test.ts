@@ -29,7 +29,13 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sb-static-'))
   writeFileSync(join(dir, 'index.html'), '<!doctype html><div id="root"></div>')
   running = await start(
-    parseConfig({ API_BASE_URL: sim.url, API_SYS_ID: DEMO_CREDENTIALS.sysId, API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken, PORT: '0', API_TIMEOUT_MS: '5000' }),
+    parseConfig({
+      API_BASE_URL: sim.url,
+      API_SYS_ID: DEMO_CREDENTIALS.sysId,
+      API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
+      PORT: '0',
+      API_TIMEOUT_MS: '5000',
+    }),
     { staticDir: dir },
   )
 })
@@ -49,11 +55,20 @@ async function round(n: number) {
         method: 'POST',
         dispatcher: agent,
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ number: '18323232323', tid: 'PUHMGWS98301', history_start: String(start), history_end: String(start + 24) }).toString(),
+        body: new URLSearchParams({
+          number: '18323232323',
+          tid: 'PUHMGWS98301',
+          history_start: String(start),
+          history_end: String(start + 24),
+        }).toString(),
         headersTimeout: 20_000,
       })
       const json = (await res.body.json()) as { messages?: unknown[]; error?: { kind: string } }
-      return { status: res.statusCode, ok: res.statusCode === 200 && json.messages?.length === 25, clean: res.statusCode !== 200 && typeof json.error?.kind === 'string' }
+      return {
+        status: res.statusCode,
+        ok: res.statusCode === 200 && json.messages?.length === 25,
+        clean: res.statusCode !== 200 && typeof json.error?.kind === 'string',
+      }
     }),
   )
   return { results, ms: Date.now() - t0 }

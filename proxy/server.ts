@@ -50,7 +50,9 @@ export async function checkUpstream(forwarder: Forwarder): Promise<string> {
   } catch (err) {
     if (err instanceof ProxyError) {
       const said = `${err.body.message}${err.body.cause ? ` Cause: ${err.body.cause}.` : ''}`
-      return err.body.kind === 'unreachable' || err.body.kind === 'timeout' ? `did not answer: ${said}` : `answered, but not with data: ${said}`
+      return err.body.kind === 'unreachable' || err.body.kind === 'timeout'
+        ? `did not answer: ${said}`
+        : `answered, but not with data: ${said}`
     }
     return `could not be checked: ${err instanceof Error ? err.message : String(err)}`
   }
@@ -160,10 +162,16 @@ async function main() {
     log,
     rooms: (forwarder) => openRooms(rooms, { forwarder, log: (line) => console.error(line) }),
   }).catch((err: NodeJS.ErrnoException) => {
-    console.error(err.code === 'EADDRINUSE' || err.code === 'EACCES' ? `Could not listen on ${cfg.host}:${cfg.port}: ${err.code}` : `Could not start: ${err.message}`)
+    console.error(
+      err.code === 'EADDRINUSE' || err.code === 'EACCES'
+        ? `Could not listen on ${cfg.host}:${cfg.port}: ${err.code}`
+        : `Could not start: ${err.message}`,
+    )
     process.exit(1)
   })
-  const where = rooms.index.databaseUrl ? `PostgreSQL at ${new URL(rooms.index.databaseUrl).host}` : `PGlite in ${resolve(rooms.index.dataDir)} (owner-only)`
+  const where = rooms.index.databaseUrl
+    ? `PostgreSQL at ${new URL(rooms.index.databaseUrl).host}`
+    : `PGlite in ${resolve(rooms.index.dataDir)} (owner-only)`
   console.log(`Message index: ${rooms.index.enabled ? 'on' : 'off (INDEX=off)'}; database: ${where}; access: ${rooms.access.mode}`)
   console.log(`Switchboard on ${running.url}  (upstream: ${running.upstreamLabel})`)
   console.log(`Upstream check: ${running.upstreamLabel} ${await checkUpstream(running.forwarder)}`)
@@ -171,7 +179,10 @@ async function main() {
   const stop = () => {
     if (closing) return
     closing = true
-    running.close().then(() => process.exit(0), () => process.exit(1))
+    running.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    )
     setTimeout(() => process.exit(0), 3000).unref()
   }
   process.on('SIGINT', stop)

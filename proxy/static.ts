@@ -47,7 +47,11 @@ export async function precompress(dir: string): Promise<number> {
     if (info.size < MIN_COMPRESS_BYTES) continue
     let body: Buffer | undefined
     for (const [ext, compress] of [
-      ['.br', (b: Buffer) => brotli(b, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: b.length } })],
+      [
+        '.br',
+        (b: Buffer) =>
+          brotli(b, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: b.length } }),
+      ],
       ['.gz', (b: Buffer) => gz(b, { level: 9 })],
     ] as const) {
       const target = file + ext
@@ -100,7 +104,8 @@ export function createStatic(dir: string, log: (line: string) => void): StaticHa
       (n) => {
         if (n > 0) serve = build() // pick up the new .br/.gz files
       },
-      (err: NodeJS.ErrnoException) => log(`static: serving uncompressed, could not write compressed copies in ${root}: ${err.code ?? err.message}`),
+      (err: NodeJS.ErrnoException) =>
+        log(`static: serving uncompressed, could not write compressed copies in ${root}: ${err.code ?? err.message}`),
     )
   }
 

@@ -41,8 +41,19 @@ export const TOKEN = 'SENTINEL-tok-5f2e9a'
 export const SYS_ID = 'acct-42'
 
 /** The proxy app on an ephemeral port in front of `upstreamUrl`. */
-export async function proxyFor(upstreamUrl: string, env: Record<string, string> = {}, deps: Pick<AppDeps, 'routes' | 'gate' | 'meta' | 'staticDir'> = {}) {
-  const config = parseConfig({ API_BASE_URL: upstreamUrl, API_SYS_ID: SYS_ID, API_AUTH_TOKEN: TOKEN, API_TIMEOUT_MS: '400', PORT: '0', ...env })
+export async function proxyFor(
+  upstreamUrl: string,
+  env: Record<string, string> = {},
+  deps: Pick<AppDeps, 'routes' | 'gate' | 'meta' | 'staticDir'> = {},
+) {
+  const config = parseConfig({
+    API_BASE_URL: upstreamUrl,
+    API_SYS_ID: SYS_ID,
+    API_AUTH_TOKEN: TOKEN,
+    API_TIMEOUT_MS: '400',
+    PORT: '0',
+    ...env,
+  })
   const forwarder = createForwarder({ baseUrl: upstreamUrl, sysId: SYS_ID, authToken: TOKEN }, config.timeoutMs)
   const logs: string[] = []
   const app = createApp(config, { forwarder, log: (l) => logs.push(l), ...deps })
@@ -68,7 +79,10 @@ export interface RawResponse {
 }
 
 /** A raw HTTP request, so tests control the exact path bytes and headers (fetch would normalise them). */
-export function raw(port: number, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<RawResponse> {
+export function raw(
+  port: number,
+  opts: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request(
       { host: '127.0.0.1', port, method: opts.method ?? 'POST', path: opts.path, headers: { host: `127.0.0.1:${port}`, ...opts.headers } },
@@ -129,11 +143,18 @@ export function sendRaw(port: number, bytes: Buffer | string, timeoutMs = 5_000,
       clearTimeout(halfClose)
       let all = Buffer.concat(chunks)
       // Interim 1xx answers (100 Continue) come before the real one; skip them.
-      while (/^HTTP\/1\.[01] 1\d\d /.test(all.subarray(0, 16).toString('latin1')) && all.indexOf('\r\n\r\n') >= 0) all = all.subarray(all.indexOf('\r\n\r\n') + 4)
+      while (/^HTTP\/1\.[01] 1\d\d /.test(all.subarray(0, 16).toString('latin1')) && all.indexOf('\r\n\r\n') >= 0)
+        all = all.subarray(all.indexOf('\r\n\r\n') + 4)
       const split = all.indexOf('\r\n\r\n')
       const head = split < 0 ? all.toString('latin1') : all.subarray(0, split).toString('latin1')
       const m = /^HTTP\/1\.[01] (\d{3})/.exec(head)
-      resolve({ status: m ? Number(m[1]) : 0, head, body: split < 0 ? Buffer.alloc(0) : all.subarray(split + 4), ms: performance.now() - t0, timedOut })
+      resolve({
+        status: m ? Number(m[1]) : 0,
+        head,
+        body: split < 0 ? Buffer.alloc(0) : all.subarray(split + 4),
+        ms: performance.now() - t0,
+        timedOut,
+      })
     })
   })
 }
@@ -162,7 +183,10 @@ export async function simStack(env: Record<string, string> = {}) {
   const simServer = await sim.listen(0, '127.0.0.1')
   const dir = mkdtempSync(join(tmpdir(), 'sb-stack-'))
   mkdirSync(join(dir, 'assets'))
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><script type="module" src="/assets/index-abc123.js"></script></head><body><div id="root"></div></body></html>')
+  writeFileSync(
+    join(dir, 'index.html'),
+    '<!doctype html><html><head><script type="module" src="/assets/index-abc123.js"></script></head><body><div id="root"></div></body></html>',
+  )
   const js = Array.from({ length: 12_000 }, (_, i) => `export function f${i}(a, b) { return a * ${i} + b - ${i % 7}; }\n`).join('')
   writeFileSync(join(dir, 'assets', 'index-abc123.js'), js)
   writeFileSync(join(dir, 'assets', 'big-abc123.bin'), Buffer.alloc(4 * 1024 * 1024, 7))

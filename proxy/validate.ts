@@ -61,7 +61,8 @@ export function validate(op: Operation, fields: Fields, pageCap: number): Array<
       const end = integer(fields, 'history_end')
       if (start < 1) throw invalid('history_start', 'history_start must be 1 or more (record numbers are 1-based).')
       if (end < start) throw invalid('history_end', 'history_end must not be less than history_start.')
-      if (end - start + 1 > pageCap) throw invalid('history_end', `A history range may hold at most ${pageCap} records (history_end - history_start + 1).`)
+      if (end - start + 1 > pageCap)
+        throw invalid('history_end', `A history range may hold at most ${pageCap} records (history_end - history_start + 1).`)
       return [
         ['number', number],
         ['tid', tid],

@@ -58,7 +58,8 @@ export async function control(req: IncomingMessage, res: ServerResponse, path: s
   let input: Record<string, unknown> = {}
   if (body.length > 0) {
     // JSON only: a cross-site form can send text/plain without a preflight, never application/json.
-    if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) return json(res, 415, { error: 'send control bodies as application/json' })
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/json'))
+      return json(res, 415, { error: 'send control bodies as application/json' })
     try {
       const parsed: unknown = JSON.parse(body.toString('utf8'))
       if (!parsed || typeof parsed !== 'object') return json(res, 400, { error: 'a JSON object or array is expected' })
@@ -74,7 +75,8 @@ export async function control(req: IncomingMessage, res: ServerResponse, path: s
   }
   if (path === '/__sim/faults' && req.method === 'POST') {
     const list: unknown[] = Array.isArray(input) ? input : Array.isArray(input.faults) ? (input.faults as unknown[]) : [input]
-    if (state.faults.length + list.length > MAX_FAULTS) return json(res, 400, { error: `at most ${MAX_FAULTS} faults at once; clear some first (DELETE /__sim/faults)` })
+    if (state.faults.length + list.length > MAX_FAULTS)
+      return json(res, 400, { error: `at most ${MAX_FAULTS} faults at once; clear some first (DELETE /__sim/faults)` })
     const faults = []
     for (const item of list) {
       const f = parseFault(item)
@@ -93,8 +95,10 @@ export async function control(req: IncomingMessage, res: ServerResponse, path: s
     const number = typeof input.number === 'string' ? input.number : ''
     const add = input.add === undefined ? 1 : input.add
     if (!/^\+?\d{4,15}$/.test(number)) return json(res, 400, { error: 'number must be digits' })
-    if (typeof add !== 'number' || !Number.isInteger(add) || add < 0 || add > 1_000_000) return json(res, 400, { error: 'add must be a whole number from 0 to 1000000' })
-    if (!state.added.has(number) && state.added.size >= MAX_ADDED_NUMBERS) return json(res, 400, { error: `messages may be added to at most ${MAX_ADDED_NUMBERS} numbers` })
+    if (typeof add !== 'number' || !Number.isInteger(add) || add < 0 || add > 1_000_000)
+      return json(res, 400, { error: 'add must be a whole number from 0 to 1000000' })
+    if (!state.added.has(number) && state.added.size >= MAX_ADDED_NUMBERS)
+      return json(res, 400, { error: `messages may be added to at most ${MAX_ADDED_NUMBERS} numbers` })
     state.added.set(number, Math.min((state.added.get(number) ?? 0) + add, 10_000_000))
     return json(res, 200, { ok: true })
   }

@@ -57,7 +57,8 @@ function makeNumber(index: number, count: number): NumberProfile {
   const country = tollfree ? 'US' : index % 5 === 2 ? 'CA' : 'US'
   let number: string
   if (index === 0) number = '18323232323'
-  else if (tollfree) number = `1${['800', '833', '844', '855', '866', '877', '888'][index % 7]}${String(2000000 + Math.floor(r() * 7999999))}`
+  else if (tollfree)
+    number = `1${['800', '833', '844', '855', '866', '877', '888'][index % 7]}${String(2000000 + Math.floor(r() * 7999999))}`
   else if (country === 'CA') number = `1${['416', '604', '514', '403'][index % 4]}${String(2000000 + Math.floor(r() * 7999999))}`
   else number = `1${['212', '415', '512', '617', '720', '832', '305'][index % 7]}${String(2000000 + Math.floor(r() * 7999999))}`
   // Some records carry 10 digits, no country code: the field notes say 10 or 11.
@@ -110,7 +111,7 @@ export interface MessageRecord {
 const FULL_STATUS_200 = '200 [Possible status and meaning: 200 = success, 400 = error]'
 const FULL_STATUS_400 = '400 [Possible status and meaning: 200 = success, 400 = error]'
 
-const LONG_BODY = ('This is a long message that carriers split into several segments. ').repeat(26).slice(0, 1600)
+const LONG_BODY = 'This is a long message that carriers split into several segments. '.repeat(26).slice(0, 1600)
 const BODIES = [
   'Your appointment is confirmed for Tuesday at 3pm. Reply C to cancel.',
   'Thanks! See you then 👍🏽',
@@ -131,7 +132,10 @@ const MEDIA = ['photo-1.png', 'photo-2.png', 'photo-3.png', 'card.vcf', 'clip.mp
 function partiesFor(profile: NumberProfile): string[] {
   const r = rng(mix(profile.index, 1234))
   const n = 3 + Math.floor(r() * 5)
-  return Array.from({ length: n }, () => `1${['917', '646', '310', '469', '702'][Math.floor(r() * 5)]}${String(2000000 + Math.floor(r() * 7999999))}`)
+  return Array.from(
+    { length: n },
+    () => `1${['917', '646', '310', '469', '702'][Math.floor(r() * 5)]}${String(2000000 + Math.floor(r() * 7999999))}`,
+  )
 }
 
 const partyCache = new Map<string, string[]>()

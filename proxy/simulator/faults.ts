@@ -44,7 +44,8 @@ export const MAX_FAULTS = 100
 export function parseFault(input: unknown): Fault | string {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return 'a fault must be a JSON object'
   const o = input as Record<string, unknown>
-  if (typeof o.kind !== 'string' || !(FAULT_KINDS as readonly string[]).includes(o.kind)) return `kind must be one of ${FAULT_KINDS.join(', ')}`
+  if (typeof o.kind !== 'string' || !(FAULT_KINDS as readonly string[]).includes(o.kind))
+    return `kind must be one of ${FAULT_KINDS.join(', ')}`
   const fault: Fault = { kind: o.kind as FaultKind }
   const str = (k: 'op' | 'number' | 'message', max: number) => {
     if (o[k] === undefined) return undefined
@@ -54,7 +55,8 @@ export function parseFault(input: unknown): Fault | string {
   }
   const int = (k: 'ms' | 'status' | 'retryAfter' | 'times', min: number, max: number) => {
     if (o[k] === undefined) return undefined
-    if (typeof o[k] !== 'number' || !Number.isInteger(o[k]) || o[k] < min || o[k] > max) return `${k} must be a whole number from ${min} to ${max}`
+    if (typeof o[k] !== 'number' || !Number.isInteger(o[k]) || o[k] < min || o[k] > max)
+      return `${k} must be a whole number from ${min} to ${max}`
     fault[k] = o[k]
     return undefined
   }
@@ -82,7 +84,13 @@ export function takeFault(faults: Fault[], op: string, number: string | undefine
   return f
 }
 
-export function send(res: ServerResponse, status: number, body: string, type = 'application/json', extra: Record<string, string> = {}): void {
+export function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  type = 'application/json',
+  extra: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...extra })
   res.end(body)
 }
@@ -141,11 +149,21 @@ export function answerFault(fault: Fault, op: string, res: ServerResponse, one: 
       return true
     case 'empty_data':
       // An account (or number) with nothing in it: a valid, empty answer.
-      send(res, 200, op === 'smshistory' ? JSON.stringify({ success: '1', 'message_count_requested ': 0, total_message_count: 0, messages: [] }) : '{"success":"1","data":[]}')
+      send(
+        res,
+        200,
+        op === 'smshistory'
+          ? JSON.stringify({ success: '1', 'message_count_requested ': 0, total_message_count: 0, messages: [] })
+          : '{"success":"1","data":[]}',
+      )
       return true
     case 'echo_token':
       // An upstream that quotes the credentials back in its error text.
-      send(res, 200, JSON.stringify({ success: '0', error: true, message: `Bad token ${one('auth_token') ?? ''} for ${one('sys_id') ?? ''}` }))
+      send(
+        res,
+        200,
+        JSON.stringify({ success: '0', error: true, message: `Bad token ${one('auth_token') ?? ''} for ${one('sys_id') ?? ''}` }),
+      )
       return true
     case 'latency':
     case 'hang':

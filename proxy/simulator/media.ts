@@ -52,7 +52,10 @@ export const MEDIA_FILES: Record<string, { type: string; body: Buffer }> = {
   'photo-2.png': { type: 'image/png', body: makePng(240, 320, [22, 163, 74], [220, 252, 231]) },
   'photo-3.png': { type: 'image/png', body: makePng(400, 300, [217, 119, 6], [254, 243, 199]) },
   'photo-4.png': { type: 'image/png', body: makePng(300, 300, [147, 51, 234], [243, 232, 255]) },
-  'card.vcf': { type: 'text/vcard', body: Buffer.from('BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Demo Contact\r\nTEL:+14155550123\r\nEND:VCARD\r\n') },
+  'card.vcf': {
+    type: 'text/vcard',
+    body: Buffer.from('BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Demo Contact\r\nTEL:+14155550123\r\nEND:VCARD\r\n'),
+  },
   'clip.mp4': { type: 'video/mp4', body: Buffer.alloc(64) },
   'invoice.pdf': { type: 'application/pdf', body: Buffer.from('%PDF-1.1\n%%EOF\n') },
 }

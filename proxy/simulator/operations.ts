@@ -67,7 +67,11 @@ export async function parseFields(body: Buffer, contentType: string): Promise<Re
   if (contentType.toLowerCase().startsWith('multipart/form-data')) {
     let form: FormData
     try {
-      form = await new Request('http://simulator.invalid/', { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(body) }).formData()
+      form = await new Request('http://simulator.invalid/', {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body: new Uint8Array(body),
+      }).formData()
     } catch {
       return out // unparseable multipart: as if no fields were sent
     }
@@ -92,7 +96,9 @@ function listing(account: Account, type: 'all' | 'local' | 'tollfree'): string {
     const data =
       type === 'all'
         ? account.numbers.map((n) => ({ number: n.number, tid: n.tid, type: n.type, country: n.country, webhook: n.webhook, dlr: n.dlr }))
-        : account.numbers.filter((n) => n.type === type).map((n) => ({ number: n.number, tid: n.tid, type: n.type, webhook: n.webhook, dlr: n.dlr }))
+        : account.numbers
+            .filter((n) => n.type === type)
+            .map((n) => ({ number: n.number, tid: n.tid, type: n.type, webhook: n.webhook, dlr: n.dlr }))
     body = JSON.stringify({ success: '1', data })
     byType.set(type, body)
   }
@@ -129,7 +135,14 @@ function history(profile: NumberProfile, start: number, end: number, added: numb
   }
 }
 
-export async function operation(req: IncomingMessage, res: ServerResponse, op: string, accounts: Account[], state: SimState, mediaBase: string): Promise<void> {
+export async function operation(
+  req: IncomingMessage,
+  res: ServerResponse,
+  op: string,
+  accounts: Account[],
+  state: SimState,
+  mediaBase: string,
+): Promise<void> {
   const contentType = String(req.headers['content-type'] ?? '')
   let raw: Buffer
   try {
@@ -144,7 +157,14 @@ export async function operation(req: IncomingMessage, res: ServerResponse, op: s
 
   state.calls += 1
   const kept = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, CREDENTIAL_FIELDS.has(k) ? v.map(() => '[redacted]') : v]))
-  state.requests.push({ method: req.method ?? '', path: req.url ?? '', contentType, fields: kept, authenticated: account !== undefined, headers: req.headers })
+  state.requests.push({
+    method: req.method ?? '',
+    path: req.url ?? '',
+    contentType,
+    fields: kept,
+    authenticated: account !== undefined,
+    headers: req.headers,
+  })
   if (state.requests.length > MAX_REQUESTS) state.requests.splice(0, state.requests.length - MAX_REQUESTS)
 
   const fault = takeFault(state.faults, op, one('number'))
@@ -153,7 +173,8 @@ export async function operation(req: IncomingMessage, res: ServerResponse, op: s
   }
   if (fault && answerFault(fault, op, res, one)) return
 
-  if (!account) return send(res, 401, JSON.stringify({ success: '0', error: true, message: 'Authentication failed: unknown sys_id or auth_token' }))
+  if (!account)
+    return send(res, 401, JSON.stringify({ success: '0', error: true, message: 'Authentication failed: unknown sys_id or auth_token' }))
   const reject = (message: string) => send(res, 200, JSON.stringify({ success: '0', error: true, message }))
 
   if (op === 'allownednumbers') return send(res, 200, listing(account, 'all'))

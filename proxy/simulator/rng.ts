@@ -35,7 +35,10 @@ export function rng(seed: number): () => number {
 
 export function hex32(seed: number, salt: number): string {
   let out = ''
-  for (let i = 0; i < 4; i++) out += mix(seed, salt * 4 + i).toString(16).padStart(8, '0')
+  for (let i = 0; i < 4; i++)
+    out += mix(seed, salt * 4 + i)
+      .toString(16)
+      .padStart(8, '0')
   return out
 }
 

@@ -13,9 +13,11 @@ console.log(
   `${stats.requests} requests in ${stats.batches} batches, ${((Date.now() - t0) / 1000).toFixed(1)} s, seed ${stats.seed}; slowest answer ${Math.round(stats.slowestMs)} ms; ` +
     `closed without an answer: ${stats.closedWithoutAnswer}`,
 )
-console.log(`statuses: ${Object.entries(stats.statuses)
-  .map(([s, n]) => `${s}×${n}`)
-  .join(' ')}`)
+console.log(
+  `statuses: ${Object.entries(stats.statuses)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ')}`,
+)
 if (stats.failure) {
   console.error(stats.failure)
   process.exit(1)

@@ -132,9 +132,13 @@ export function createApp(config: Config, deps: AppDeps): Handler {
       // Method, path and status only: bodies carry customer data and the response never holds credentials.
       if (!log) return
       const note = notes.get(res)
-      log(
-        `${loggable(req.method ?? '', 16)} ${loggable(rawUrl.split('?')[0] ?? '')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms${note ? ` (${note})` : ''}`,
-      )
+      try {
+        log(
+          `${loggable(req.method ?? '', 16)} ${loggable(rawUrl.split('?')[0] ?? '')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms${note ? ` (${note})` : ''}`,
+        )
+      } catch {
+        // A failing log sink (a closed pipe) must not take the server down from inside an event handler.
+      }
     })
     guard(req, res, () => {
       const problem = targetProblem(rawUrl) ?? hostProblem(req)

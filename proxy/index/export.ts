@@ -3,7 +3,7 @@ import type { Db } from '../db/types.ts'
 import { invalid } from '../errors.ts'
 import { SECURITY_HEADERS } from '../http.ts'
 import { BOM, csvRow } from './csv.ts'
-import { countMatches, positionBases, searchPage, toMessage, type Cursor, type Filters, type MessageRow } from './queries.ts'
+import { countMatches, exportBatch, isoOf, positionBases, resolveParties, type Cursor, type ExportTuple, type Filters } from './queries.ts'
 
 /**
  * Streamed exports (CSV or NDJSON) of a filtered result set or a whole history. Rows come in
@@ -76,6 +76,7 @@ export interface ExportOptions {
 
 export async function streamExport(db: Db, req: IncomingMessage, res: ServerResponse, o: ExportOptions): Promise<void> {
   const local = zoneFormatter(o.tz)
+  await resolveParties(db, o.filters)
   const total = await countMatches(db, o.filters)
   const name = exportFileName(o.filters, o.params, total, o.format === 'csv' ? 'csv' : 'ndjson')
   let gone = false
@@ -111,25 +112,26 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
   const bases = new Map<string, number>()
   try {
     while (!gone) {
-      const page: { rows: MessageRow[]; nextCursor: string | null } = await searchPage(db, o.filters, cursor, BATCH)
-      const missing = [...new Set(page.rows.map((r) => r.number))].filter((n) => !bases.has(n))
+      const batch: ExportTuple[] = await exportBatch(db, o.filters, cursor, BATCH)
+      const missing = [...new Set(batch.map((r) => r[0]))].filter((n) => !bases.has(n))
       if (missing.length) for (const [n, b] of await positionBases(db, missing)) bases.set(n, b)
       let chunk = ''
-      for (const r of page.rows) {
-        const m = toMessage(r, bases.get(r.number) ?? r.ordinal)
-        const ms = r.date instanceof Date ? r.date.getTime() : Date.parse(r.date)
-        const dateLocal = m.date ? local(ms) : null
+      for (const [number, fetchedTid, tid, ordinal, systemId, messageId, dateMs, dateRaw, phone, direction, body, mms, mediaUrl, status, statusCode] of batch) {
+        const position = Math.max(1, (bases.get(number) ?? ordinal) - ordinal + 1)
+        const date = dateRaw ? null : isoOf(new Date(dateMs))
+        const dateLocal = date ? local(dateMs) : null
         if (o.format === 'csv') {
-          chunk += csvRow([m.number, m.ordinal, m.position, m.date ?? r.date_raw, dateLocal, m.phone, m.direction, m.body, m.mms ? 'yes' : 'no', m.mediaUrl, m.status, m.statusCode, m.messageId, m.systemId, m.tid, m.messageTid])
+          chunk += csvRow([number, ordinal, position, date ?? dateRaw, dateLocal, phone, direction, body, mms ? 'yes' : 'no', mediaUrl, status, statusCode, messageId, systemId, fetchedTid, tid])
         } else {
+          const m = { number, tid: fetchedTid, ordinal, position, systemId, messageId, date, phone, direction, body, mms, mediaUrl, status, statusCode, messageTid: tid, ...(dateRaw ? { dateRaw } : {}) }
           chunk += `${JSON.stringify({ ...m, dateLocal, timeZone: o.tz })}\n`
         }
       }
-      written += page.rows.length
+      written += batch.length
       await write(chunk)
-      if (!page.nextCursor) break
-      const last = page.rows[page.rows.length - 1]!
-      cursor = { date: (last.date instanceof Date ? last.date : new Date(last.date)).toISOString(), number: last.number, ordinal: last.ordinal }
+      if (batch.length < BATCH) break
+      const last = batch[batch.length - 1]!
+      cursor = { date: new Date(last[6]).toISOString(), number: last[0], ordinal: last[3] }
     }
   } finally {
     res.off('close', onClose)

@@ -29,6 +29,11 @@ export interface Filters {
   toExclusive: string | null
   toInclusive: string | null
   numbers: string[] | null
+  /**
+   * The distinct parties whose digits contain `party`, looked up in the parties roll-up
+   * (resolveParties); null = not resolved (or too many to list: then a LIKE over every message).
+   */
+  parties?: string[] | null
 }
 
 export interface Cursor {
@@ -189,11 +194,13 @@ export function whereOf(f: Filters, params: unknown[]): string[] {
     params.push(v)
     return `$${params.length}`
   }
-  if (f.numbers) w.push(`m.number = ANY(${add(f.numbers)}::text[])`)
+  if (f.numbers?.length === 1) w.push(`m.number = ${add(f.numbers[0])}::text`)
+  else if (f.numbers) w.push(`m.number = ANY(${add(f.numbers)}::text[])`)
   if (f.q) w.push(`m.body ILIKE ${add(likeContains(f.q))} ESCAPE '\\'`)
-  // Partial digits are matched among the distinct parties (a small table with a trigram index);
-  // the messages then come through the (number, party) index.
-  if (f.party) w.push(`(m.number, m.party_digits) IN (SELECT p.number, p.party FROM index_parties p WHERE p.party LIKE ${add(likeContains(f.party))} ESCAPE '\\')`)
+  // Partial digits are matched among the distinct parties first (resolveParties: a small table
+  // with a trigram index), so the planner sees a plain list and the (number, party) index serves.
+  if (f.party && f.parties) w.push(`m.party_digits = ANY(${add(f.parties)}::text[])`)
+  else if (f.party) w.push(`m.party_digits LIKE ${add(likeContains(f.party))} ESCAPE '\\'`)
   if (f.direction === 'outbound') w.push(`m.direction = 'outbound'`)
   if (f.direction === 'inbound') w.push(`m.direction IS DISTINCT FROM 'outbound'`)
   if (f.status?.kind === 'success') w.push('m.status_code BETWEEN 200 AND 299')
@@ -349,11 +356,35 @@ export interface SearchPage {
   nextCursor: string | null
 }
 
-/** Exact count: the numbers table when nothing but numbers is filtered, else a COUNT. */
+const MAX_PARTIES = 1000
+
+/** Resolves `party` to the distinct matching parties (in place); returns false when none match. */
+export async function resolveParties(db: Queryable, f: Filters): Promise<boolean> {
+  if (!f.party) return true
+  const r = await db.query<{ party: string }>(
+    `SELECT DISTINCT party FROM index_parties WHERE party LIKE $1 ESCAPE '\\' AND ($2::text[] IS NULL OR number = ANY($2::text[])) LIMIT ${MAX_PARTIES + 1}`,
+    [likeContains(f.party), f.numbers],
+  )
+  f.parties = r.rows.length > MAX_PARTIES ? null : r.rows.map((x) => x.party)
+  return r.rows.length > 0
+}
+
+const onlyScope = (f: Filters) => !f.q && !f.direction && !f.status && f.media === null && !f.from && !f.toExclusive && !f.toInclusive
+
+/**
+ * Exact count. Roll-ups answer when they can (the numbers table for no filter, the parties table
+ * for a party filter); otherwise a COUNT. Call resolveParties first.
+ */
 export async function countMatches(db: Queryable, f: Filters): Promise<number> {
-  const onlyNumbers = !f.q && !f.party && !f.direction && !f.status && f.media === null && !f.from && !f.toExclusive && !f.toInclusive
-  if (onlyNumbers) {
+  if (onlyScope(f) && !f.party) {
     const r = await db.query<{ n: number }>('SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text[] IS NULL OR number = ANY($1::text[])', [f.numbers])
+    return r.rows[0]?.n ?? 0
+  }
+  if (onlyScope(f) && f.party && f.parties) {
+    const r = await db.query<{ n: number }>(
+      'SELECT COALESCE(sum(count), 0)::int AS n FROM index_parties WHERE party = ANY($1::text[]) AND ($2::text[] IS NULL OR number = ANY($2::text[]))',
+      [f.parties, f.numbers],
+    )
     return r.rows[0]?.n ?? 0
   }
   const params: unknown[] = []
@@ -362,15 +393,50 @@ export async function countMatches(db: Queryable, f: Filters): Promise<number> {
   return r.rows[0]?.n ?? 0
 }
 
-/** One page newest first, keyset over (date, number, ordinal). */
+/** What the index holds, in one string: any sync page or forget changes it (count cache key). */
+export async function dataVersion(db: Queryable): Promise<string> {
+  const r = await db.query<{ v: string }>(`SELECT COALESCE(sum(indexed), 0) || ':' || count(*) || ':' || COALESCE(max(finished_at)::text, '') AS v FROM index_numbers`)
+  return r.rows[0]?.v ?? ''
+}
+
+/**
+ * Exact counts of recent queries while the data is unchanged: paging through a result (every
+ * page carries the total) and re-running a search cost one count, not one per page.
+ */
+export function createCountCache(max = 500) {
+  const cache = new Map<string, number>()
+  return async (db: Queryable, f: Filters): Promise<number> => {
+    const key = `${await dataVersion(db)}|${JSON.stringify(f)}`
+    const hit = cache.get(key)
+    if (hit !== undefined) {
+      cache.delete(key)
+      cache.set(key, hit)
+      return hit
+    }
+    const n = await countMatches(db, f)
+    cache.set(key, n)
+    if (cache.size > max) cache.delete(cache.keys().next().value!)
+    return n
+  }
+}
+
+/** Keyset condition after `cursor`: (date, ordinal) within one number, else (date, number, ordinal). */
+function keyset(f: Filters, cursor: Cursor, params: unknown[]): string {
+  if (f.numbers?.length === 1 && f.numbers[0] === cursor.number) {
+    params.push(cursor.date, cursor.ordinal)
+    return `(m.date, m.ordinal) < ($${params.length - 1}::timestamptz, $${params.length}::int)`
+  }
+  params.push(cursor.date, cursor.number, cursor.ordinal)
+  const n = params.length
+  return `(m.date, m.number, m.ordinal) < ($${n - 2}::timestamptz, $${n - 1}::text, $${n}::int)`
+}
+
+/** One page newest first, keyset over (date, number, ordinal). Call resolveParties first. */
 export async function searchPage(db: Queryable, f: Filters, cursor: Cursor | null, limit: number): Promise<{ rows: MessageRow[]; nextCursor: string | null }> {
+  if (f.party && f.parties?.length === 0) return { rows: [], nextCursor: null }
   const params: unknown[] = []
   const w = whereOf(f, params)
-  if (cursor) {
-    params.push(cursor.date, cursor.number, cursor.ordinal)
-    const n = params.length
-    w.push(`(m.date, m.number, m.ordinal) < ($${n - 2}::timestamptz, $${n - 1}::text, $${n}::int)`)
-  }
+  if (cursor) w.push(keyset(f, cursor, params))
   params.push(limit + 1)
   const r = await db.query<MessageRow>(
     `SELECT ${COLS} FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''}
@@ -381,6 +447,26 @@ export async function searchPage(db: Queryable, f: Filters, cursor: Cursor | nul
   const last = rows[rows.length - 1]
   const nextCursor = r.rows.length > limit && last ? encodeCursor({ date: cursorDate(last.date), number: last.number, ordinal: last.ordinal }) : null
   return { rows, nextCursor }
+}
+
+/** One export batch as a single JSON value: per-field transfer costs more than the query on PGlite. */
+export type ExportTuple = [number: string, fetchedTid: string, tid: string | null, ordinal: number, systemId: string | null, messageId: string | null, dateMs: number, dateRaw: string | null, phone: string | null, direction: string | null, body: string | null, mms: boolean, mediaUrl: string | null, status: string | null, statusCode: number | null]
+
+export async function exportBatch(db: Queryable, f: Filters, cursor: Cursor | null, limit: number): Promise<ExportTuple[]> {
+  if (f.party && f.parties?.length === 0) return []
+  const params: unknown[] = []
+  const w = whereOf(f, params)
+  if (cursor) w.push(keyset(f, cursor, params))
+  params.push(limit)
+  const r = await db.query<{ j: string | null }>(
+    `SELECT json_agg(json_build_array(m.number, m.fetched_tid, m.tid, m.ordinal, m.system_id, m.message_id, (extract(epoch FROM m.date) * 1000)::float8,
+                                      m.date_raw, m.phone, m.direction, m.body, m.mms, m.media_url, m.status, m.status_code)
+                     ORDER BY m.date DESC, m.number DESC, m.ordinal DESC)::text AS j
+     FROM (SELECT * FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''} ORDER BY m.date DESC, m.number DESC, m.ordinal DESC LIMIT $${params.length}) m`,
+    params,
+  )
+  const j = r.rows[0]?.j
+  return j ? (JSON.parse(j) as ExportTuple[]) : []
 }
 
 /** A thread: one number with one party (digits; a 10-digit NANP party also matches with its 1). */

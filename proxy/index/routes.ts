@@ -9,7 +9,7 @@ import type { Route, RequestContext } from '../http-types.ts'
 import type { IndexConfig } from './config.ts'
 import { streamExport } from './export.ts'
 import {
-  countMatches,
+  createCountCache,
   dateParam,
   decodeCursor,
   digitsParam,
@@ -25,6 +25,7 @@ import {
   parties,
   positionBases,
   readParams,
+  resolveParties,
   SEARCH_PARAMS,
   searchPage,
   stats,
@@ -100,6 +101,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     interval.unref()
   }
   const lastViewed = new Map<string, number>()
+  const count = createCountCache()
 
   const status = async (): Promise<IndexStatus> => ({
     enabled: true,
@@ -149,7 +151,8 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     const cursor = decodeCursor(p.get('cursor'))
     const limit = limitParam(p)
     ctx.audit('search', Object.fromEntries(p))
-    const [page, total, fresh] = await Promise.all([searchPage(db, f, cursor, limit), countMatches(db, f), freshness(db, f.numbers)])
+    await resolveParties(db, f)
+    const [page, total, fresh] = await Promise.all([searchPage(db, f, cursor, limit), count(db, f), freshness(db, f.numbers)])
     const bases = await positionBases(db, page.rows.map((r) => r.number))
     const body: SearchResult = {
       total,

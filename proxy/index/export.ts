@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
 import { invalid } from '../errors.ts'
 import { SECURITY_HEADERS } from '../http.ts'
-import { BOM, csvRow } from './csv.ts'
+import { BOM, csvCell, csvRow } from './csv.ts'
 import { countMatches, exportBatch, isoOf, positionBases, resolveParties, type Cursor, type ExportTuple, type Filters } from './queries.ts'
 
 /**
@@ -121,7 +121,9 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
         const date = dateRaw ? null : isoOf(new Date(dateMs))
         const dateLocal = date ? local(dateMs) : null
         if (o.format === 'csv') {
-          chunk += csvRow([number, ordinal, position, date ?? dateRaw, dateLocal, phone, direction, body, mms ? 'yes' : 'no', mediaUrl, status, statusCode, messageId, systemId, fetchedTid, tid])
+          // Our own values (digits, integers, the dates we format) need no quoting or
+          // neutralising; every text from the upstream goes through csvCell.
+          chunk += `${number},${ordinal},${position},${date ?? csvCell(dateRaw)},${dateLocal ?? ''},${csvCell(phone)},${csvCell(direction)},${csvCell(body)},${mms ? 'yes' : 'no'},${csvCell(mediaUrl)},${csvCell(status)},${statusCode ?? ''},${csvCell(messageId)},${csvCell(systemId)},${csvCell(fetchedTid)},${csvCell(tid)}\r\n`
         } else {
           const m = { number, tid: fetchedTid, ordinal, position, systemId, messageId, date, phone, direction, body, mms, mediaUrl, status, statusCode, messageTid: tid, ...(dateRaw ? { dateRaw } : {}) }
           chunk += `${JSON.stringify({ ...m, dateLocal, timeZone: o.tz })}\n`

@@ -6,7 +6,7 @@ export interface SimControl {
   fault: (fault: Record<string, unknown>) => Promise<void>
   clearFaults: () => Promise<void>
   addMessages: (number: string, add: number) => Promise<void>
-  requests: () => Promise<{ calls: number; requests: Array<{ path: string; contentType: string; fields: Record<string, string[]> }> }>
+  requests: () => Promise<{ calls: number; requests: Array<{ path: string; contentType: string; fields: Record<string, string[]>; authenticated: boolean }> }>
   clearRequests: () => Promise<void>
 }
 

@@ -192,24 +192,37 @@ async function main() {
         const one = await getJson<{ rows: Array<{ phone: string; date: string }> }>(`${server.url}/api/index/search?numbers=${big.number}&limit=1`)
         const phone = one.rows[0]!.phone
         const newest = one.rows[0]!.date.slice(0, 10)
-        const monthAgo = new Date(Date.parse(`${newest}T00:00:00Z`) - 30 * 86_400_000).toISOString().slice(0, 10)
         const yearAgo = new Date(Date.parse(`${newest}T00:00:00Z`) - 364 * 86_400_000).toISOString().slice(0, 10)
+        // Cold: each query asked once (its exact count computed); warm: the same queries again
+        // (paging, re-running), where the count comes from the per-data-version cache.
+        const parties = (await getJson<{ parties: Array<{ party: string }> }>(`${server.url}/api/index/parties?number=${big.number}`)).parties.map((x) => x.party)
+        const words = ['appointment', 'confirmed', 'tuesday', 'reply c', 'cancel', 'see you', 'thanks', 'call me back', 'store open', 'sunday', 'shipped', 'track', 'order #4412', 'your code', '839201', 'line two', 'line four', 'blank line', 'not bold', 'not italic', 'just text', 'carriers split', 'segments', 'stop', 'מוכנה', 'مرحبا']
         const searches: Array<[string, string[]]> = [
-          ['search: body substring', ['q=appointment', 'q=shipped', 'q=store%20open', 'q=call%20me']],
-          ['search: partial phone', [`party=${phone.slice(4, 11)}`, `party=${phone.slice(3, 9)}`, `party=(${phone.slice(1, 4)})%20${phone.slice(4, 7)}`]],
-          ['search: status with a date range', [`status=error&from=${monthAgo}&to=${newest}`, `status=success&from=${newest}&to=${newest}`, `status=error&from=${yearAgo}&to=${monthAgo}`]],
+          ['search: body substring', words.map((w) => `q=${encodeURIComponent(w)}`)],
+          ['search: partial phone', parties.flatMap((p) => [`party=${p.slice(4, 11)}`, `party=${p.slice(3, 9)}`, `party=(${p.slice(1, 4)})%20${p.slice(4, 7)}`])],
+          [
+            'search: status with a date range',
+            Array.from({ length: 24 }, (_, k) => {
+              const to = new Date(Date.parse(`${newest}T00:00:00Z`) - k * 20 * 86_400_000).toISOString().slice(0, 10)
+              const from = new Date(Date.parse(`${to}T00:00:00Z`) - 30 * 86_400_000).toISOString().slice(0, 10)
+              return `status=${k % 3 === 2 ? 'success' : 'error'}&from=${from}&to=${to}`
+            }),
+          ],
         ]
         for (const [name, qs] of searches) {
-          const took: number[] = []
-          let counts = new Set<number>()
-          for (let k = 0; k < RUNS; k++) {
-            const r = await getJson<{ tookMs: number; total: number }>(`${server.url}/api/index/search?${qs[k % qs.length]}&limit=100`)
-            if (k >= qs.length) took.push(r.tookMs) // the first pass warms caches
-            counts.add(r.total)
+          const cold: number[] = []
+          const warm: number[] = []
+          const counts: number[] = []
+          for (const q of qs) {
+            const r = await getJson<{ tookMs: number; total: number }>(`${server.url}/api/index/search?${q}&limit=100`)
+            cold.push(r.tookMs)
+            counts.push(r.total)
           }
-          push({ engine, name: `${name} p95 (server)`, value: percentile(took, 95), unit: 'ms', budget: '≤ 50 ms', note: `median ${median(took).toFixed(1)} ms; counts ${[...counts].join('/')}` })
-          counts = new Set()
+          for (const q of qs) warm.push((await getJson<{ tookMs: number }>(`${server.url}/api/index/search?${q}&limit=100`)).tookMs)
+          push({ engine, name: `${name}, first time: p95 (server)`, value: percentile(cold, 95), unit: 'ms', budget: '≤ 50 ms', note: `median ${median(cold).toFixed(1)} ms over ${qs.length} distinct queries; counts ${Math.min(...counts)}–${Math.max(...counts)}` })
+          push({ engine, name: `${name}, again (count cached): p95 (server)`, value: percentile(warm, 95), unit: 'ms', budget: '≤ 50 ms', note: `median ${median(warm).toFixed(1)} ms` })
         }
+        const phoneOf = parties[0] ?? phone
 
         const wall = async (path: string) => {
           const ms: number[] = []
@@ -220,7 +233,7 @@ async function main() {
           }
           return ms
         }
-        const thread = await wall(`/api/index/thread?number=${big.number}&party=${phone}&limit=200`)
+        const thread = await wall(`/api/index/thread?number=${big.number}&party=${phoneOf}&limit=200`)
         push({ engine, name: 'thread: first 200 with one party (round trip)', value: median(thread), unit: 'ms', budget: '≤ 50 ms', note: `p95 ${percentile(thread, 95).toFixed(1)} ms` })
         const stats = await wall(`/api/index/stats?number=${big.number}&bucket=day&from=${yearAgo}&to=${newest}`)
         push({ engine, name: 'stats: a year of days (round trip)', value: median(stats), unit: 'ms', budget: '≤ 100 ms', note: `p95 ${percentile(stats, 95).toFixed(1)} ms` })

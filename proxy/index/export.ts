@@ -12,7 +12,11 @@ import { countMatches, exportBatch, isoOf, positionBases, resolveParties, type C
  * and the walk stops when the client goes away.
  */
 
-const BATCH = 5000
+/**
+ * Rows per keyset batch. Measured over 1,000,000 rows on PGlite: 5,000 grew the process RSS by
+ * ~150 MiB (PGlite's WebAssembly memory and V8's heap), 250–500 by ~45–90 MiB, at the same speed.
+ */
+const BATCH = 500
 
 /** A formatter for one IANA zone: `YYYY-MM-DD HH:MM:SS` local time, offsets cached per 15 min. */
 export function zoneFormatter(tz: string): (ms: number) => string {

@@ -530,3 +530,40 @@ describe('INDEX=off', () => {
     expect(bad).toThrow(/SYNC_CONCURRENCY must be between 1 and 16/)
   })
 })
+
+describe('PGlite data directory and migrations', () => {
+  it('keeps the data owner-only and applies each migration once', async () => {
+    const { mkdtempSync, readdirSync, rmSync, statSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { openDb } = await import('../db/open.ts')
+    const { readMigrations } = await import('../db/migrate.ts')
+    const root = mkdtempSync(join(tmpdir(), 'switchboard-perm-'))
+    const dir = join(root, 'data')
+    try {
+      const applied: string[] = []
+      const db = await openDb({ dataDir: dir, log: (l) => applied.push(l) })
+      await db.close()
+      const files = readMigrations()
+      expect(applied.length).toBe(files.length)
+      const loose: string[] = []
+      const walk = (d: string) => {
+        if ((statSync(d).mode & 0o077) !== 0) loose.push(d)
+        for (const e of readdirSync(d, { withFileTypes: true })) {
+          if (e.isDirectory()) walk(join(d, e.name))
+          else if (e.isFile() && (statSync(join(d, e.name)).mode & 0o077) !== 0) loose.push(join(d, e.name))
+        }
+      }
+      walk(dir)
+      expect(loose).toEqual([])
+      const again: string[] = []
+      const db2 = await openDb({ dataDir: dir, log: (l) => again.push(l) })
+      const recorded = await db2.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')
+      expect(recorded.rows.map((r) => r.version)).toEqual(files.map((f) => f.version))
+      await db2.close()
+      expect(again).toEqual([])
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+})

@@ -95,6 +95,14 @@ export interface SyncRequest {
   tid?: string
 }
 
+/** Where a sync's time goes (bench): waiting for pages (fetch + parse), storing them, vacuuming. */
+export interface SyncStats {
+  requests: number
+  waitMs: number
+  storeMs: number
+  vacuumMs: number
+}
+
 export interface Syncer {
   /** Queues a sync of one number (full, resumed or incremental as its state says). */
   request: (req: SyncRequest) => Promise<void>
@@ -108,7 +116,7 @@ export interface Syncer {
   idle: () => Promise<void>
   isBusy: (number: string) => boolean
   /** Upstream requests made by this syncer (bench, tests). */
-  stats: { requests: number }
+  stats: SyncStats
   close: () => Promise<void>
 }
 
@@ -123,7 +131,7 @@ export function createSyncer(opts: SyncOptions): Syncer {
   const queue: string[] = []
   const queued = new Set<string>()
   const running = new Map<string, { controller: AbortController; done: Promise<void> }>()
-  const stats = { requests: 0 }
+  const stats: SyncStats = { requests: 0, waitMs: 0, storeMs: 0, vacuumMs: 0 }
   let closed = false
   /** Bulk loads running in this server: the indexes are rebuilt when the last one ends. */
   let bulkLoads = 0
@@ -325,7 +333,9 @@ export function createSyncer(opts: SyncOptions): Syncer {
     pending = fetchPage(number, tid, pendingStart, pendingStart + pageCap - 1, signal)
     let stalls = 0
     for (;;) {
+      const waitStart = performance.now()
       const page = await pending
+      stats.waitMs += performance.now() - waitStart
       const start = pendingStart
       if (page.total < totalKnown) throw new Rewalk(`the upstream's total went down from ${totalKnown} to ${page.total}`)
       checkOrder(page.records)
@@ -372,7 +382,9 @@ export function createSyncer(opts: SyncOptions): Syncer {
         pending = fetchPage(number, tid, pendingStart, pendingStart + pageCap - 1, signal)
         pending.catch(() => {}) // observed below; a store failure must not leave it unhandled
       }
+      const storeStart = performance.now()
       inserted += await store(number, tid, page, [...above, ...keep], ', cp_next = $9, cp_total = $10, cp_check = $11, full_done = ($9 = 0)', [newNext, totalKnown, newCheck])
+      stats.storeMs += performance.now() - storeStart
       next = newNext
       check = newCheck
       if (next <= 0) return inserted
@@ -468,7 +480,9 @@ export function createSyncer(opts: SyncOptions): Syncer {
       }
       if (inserted > 10_000) {
         // Fresh statistics and visibility for the planner after a bulk load (PGlite has no autovacuum).
+        const vacuumStart = performance.now()
         await db.query('VACUUM (ANALYZE) index_messages').catch((e: unknown) => log(`index: vacuum failed: ${e instanceof Error ? e.message : String(e)}`))
+        stats.vacuumMs += performance.now() - vacuumStart
       }
     } finally {
       if (load_.bulk) bulkLoads -= 1

@@ -12,16 +12,20 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import { Pool } from 'undici'
 import { CHROMIUM_ARGS, findChromium } from '../e2e/browser.ts'
 import { startProxy, startSimulator, type Proc } from '../e2e/stack.ts'
-import { LARGE_CREDENTIALS } from '../proxy/simulator/dataset.ts'
+import { DEMO_CREDENTIALS, LARGE_CREDENTIALS } from '../proxy/simulator/dataset.ts'
 import { toCsv } from '../src/lib/csv.ts'
 import { figure, mean, median, passes, percentile, type Figure } from './stats.ts'
 
 const ROOT = process.cwd()
 const RUNS = Number(process.env.BENCH_RUNS ?? 11)
-/** BENCH_ONLY=numbers,history,proxy,simulator,export limits a run to some groups (the bundle is always measured). */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'numbers,history,proxy,simulator,export').split(','))
+/** BENCH_ONLY=numbers,history,layout,proxy,simulator,export limits a run to some groups (the bundle is always measured). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'numbers,history,layout,proxy,simulator,export').split(','))
+/** Page loads per page and preset for the layout-shift and LCP figures (throttled loads are slow). */
+const LAYOUT_RUNS = Number(process.env.BENCH_LAYOUT_RUNS ?? 3)
 const SIM_PORT = 4111
 const PROXY_PORT = 4110
+/** The demo account (60 numbers), as `npm start` shows it: what the issue's Lighthouse figures were taken on. */
+const DEMO_PROXY_PORT = 4112
 const BIG = { number: '18323232323', tid: 'PUHMGWS98301' }
 const MILLION = { number: '13053851232', tid: 'YUFZUGT21996' }
 /** Pause after closing a page, so its renderer's teardown is not inside the next page's measurement. */
@@ -36,7 +40,10 @@ function bundle() {
   log('building the production bundle…')
   execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error'], { stdio: 'inherit' })
   const html = readFileSync(join(ROOT, 'dist/index.html'), 'utf8')
-  const js = [...html.matchAll(/<script[^>]+src="([^"]+\.js)"/g), ...html.matchAll(/<link[^>]+rel="modulepreload"[^>]+href="([^"]+)"/g)].map((m) => m[1]!)
+  const js = [
+    ...html.matchAll(/<script[^>]+src="([^"]+\.js)"/g),
+    ...html.matchAll(/<link[^>]+rel="modulepreload"[^>]+href="([^"]+)"/g),
+  ].map((m) => m[1]!)
   const css = [...html.matchAll(/<link[^>]+rel="stylesheet"[^>]+href="([^"]+)"/g)].map((m) => m[1]!)
   const gz = (files: string[]) => files.reduce((n, f) => n + gzipSync(readFileSync(join(ROOT, 'dist', f)), { level: 9 }).length, 0) / KiB
   figures.push(figure('bundle', 'initial JS, gzip', 'KiB', [gz(js)], { budget: { op: '<=', value: 150 }, note: js.join(' ') }))
@@ -81,7 +88,9 @@ async function firstRows(browser: Browser, url: string, rowSelector: string, res
   const cdp = await page.context().newCDPSession(page)
   const answer = cdp.send('Runtime.evaluate', { expression: 'window.__bench.done', awaitPromise: true, returnByValue: true })
   let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no first rows within 30 s: ${url}`)), 30_000)))
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`no first rows within 30 s: ${url}`)), 30_000)),
+  )
   const { result } = await Promise.race([answer, timeout]).finally(() => clearTimeout(timer))
   await cdp.detach()
   if (typeof result.value !== 'number') throw new Error(`no timing from ${url}: ${JSON.stringify(result)}`)
@@ -159,12 +168,29 @@ async function numbersTable(browser: Browser, base: string) {
     }
   }
   const ratio = (xs: number[]) => Number((median(xs) / median(baseline)).toFixed(2))
-  figures.push(figure('numbers (10,000 rows)', 'data arrival → first rows painted', 'ms', app, { budget: { op: '<=', value: 300 }, baseline: median(baseline), ratio: ratio(app), ratioBudget: 1.3 }))
+  figures.push(
+    figure('numbers (10,000 rows)', 'data arrival → first rows painted', 'ms', app, {
+      budget: { op: '<=', value: 300 },
+      baseline: median(baseline),
+      ratio: ratio(app),
+      ratioBudget: 1.3,
+    }),
+  )
   figures.push(figure('numbers (10,000 rows)', 'baseline page: data → first rows', 'ms', baseline))
   figures.push(figure('numbers (10,000 rows)', 'search keystroke (Event Timing)', 'ms', search, { budget: { op: '<=', value: 100 } }))
-  figures.push(figure('numbers (10,000 rows)', 'search keystroke, worst (INP-style)', 'ms', searchWorst, { budget: { op: '<=', value: 200 }, budgetOn: 'max' }))
+  figures.push(
+    figure('numbers (10,000 rows)', 'search keystroke, worst (INP-style)', 'ms', searchWorst, {
+      budget: { op: '<=', value: 200 },
+      budgetOn: 'max',
+    }),
+  )
   figures.push(figure('numbers (10,000 rows)', 'sort click (Event Timing)', 'ms', sort, { budget: { op: '<=', value: 100 } }))
-  figures.push(figure('numbers (10,000 rows)', 'sort click, worst (INP-style)', 'ms', sortWorst, { budget: { op: '<=', value: 200 }, budgetOn: 'max' }))
+  figures.push(
+    figure('numbers (10,000 rows)', 'sort click, worst (INP-style)', 'ms', sortWorst, {
+      budget: { op: '<=', value: 200 },
+      budgetOn: 'max',
+    }),
+  )
   figures.push(figure('numbers (10,000 rows)', 'DOM nodes in the table', 'nodes', dom, { budget: { op: '<', value: 1000 } }))
   figures.push(figure('numbers (10,000 rows)', 'JS heap, table loaded (after GC)', 'MiB', heap, { budget: { op: '<=', value: 60 } }))
 }
@@ -176,10 +202,19 @@ async function historyPage(browser: Browser, base: string) {
   const swap: number[] = []
   for (let run = 0; run < RUNS; run++) {
     log(`history page, run ${run + 1}/${RUNS}`)
-    const { page, ms } = await firstRows(browser, `${base}/numbers/${BIG.number}?tid=${BIG.tid}&size=1000&run=${run}`, 'tbody tr[aria-rowindex]', '/api/smshistory')
+    const { page, ms } = await firstRows(
+      browser,
+      `${base}/numbers/${BIG.number}?tid=${BIG.tid}&size=1000&run=${run}`,
+      'tbody tr[aria-rowindex]',
+      '/api/smshistory',
+    )
     first.push(ms)
     // Wait for the prefetch of 1001–2000 to land.
-    await page.waitForFunction(() => performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/smshistory')).length >= 2, undefined, { timeout: 20_000 })
+    await page.waitForFunction(
+      () => performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/smshistory')).length >= 2,
+      undefined,
+      { timeout: 20_000 },
+    )
     await sleep(500)
     // In-page code is passed as text: tsx would wrap named functions in a helper the page lacks.
     const gaps = (await page.evaluate(`(async () => {
@@ -210,10 +245,139 @@ async function historyPage(browser: Browser, base: string) {
     swap.push(t)
     await page.close()
   }
-  figures.push(figure('history (1,000 messages, thumbnails)', 'data arrival → first rows painted', 'ms', first, { budget: { op: '<=', value: 300 } }))
-  figures.push(figure('history (1,000 messages, thumbnails)', 'frame gap while scrolling, median of 40 steps', 'ms', gapsMedian, { budget: { op: '<=', value: 17.5 } }))
-  figures.push(figure('history (1,000 messages, thumbnails)', 'longest frame over 40 scroll steps', 'ms', gapsMax, { budget: { op: '<=', value: 50 }, budgetOn: 'max' }))
-  figures.push(figure('history (1,000 messages, thumbnails)', 'Next page (prefetched): click → rows swapped', 'ms', swap, { budget: { op: '<=', value: 100 } }))
+  figures.push(
+    figure('history (1,000 messages, thumbnails)', 'data arrival → first rows painted', 'ms', first, { budget: { op: '<=', value: 300 } }),
+  )
+  figures.push(
+    figure('history (1,000 messages, thumbnails)', 'frame gap while scrolling, median of 40 steps', 'ms', gapsMedian, {
+      budget: { op: '<=', value: 17.5 },
+    }),
+  )
+  figures.push(
+    figure('history (1,000 messages, thumbnails)', 'longest frame over 40 scroll steps', 'ms', gapsMax, {
+      budget: { op: '<=', value: 50 },
+      budgetOn: 'max',
+    }),
+  )
+  figures.push(
+    figure('history (1,000 messages, thumbnails)', 'Next page (prefetched): click → rows swapped', 'ms', swap, {
+      budget: { op: '<=', value: 100 },
+    }),
+  )
+}
+
+// ── layout shift and largest contentful paint ───────────────────────────────────────────
+/**
+ * CLS as web-vitals defines it (the largest session window of layout-shift entries without
+ * recent input: gaps under 1 s, windows up to 5 s) and the last largest-contentful-paint
+ * candidate, both from the page's own PerformanceObservers, installed before any page script.
+ */
+const VITALS_INIT = `
+  window.__vitals = { cls: 0, lcp: null, lcpNode: '', shifts: 0 };
+  let win = 0, first = 0, last = 0;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (e.hadRecentInput) continue;
+      window.__vitals.shifts += 1;
+      if (win && e.startTime - last < 1000 && e.startTime - first < 5000) { win += e.value; last = e.startTime; }
+      else { win = e.value; first = last = e.startTime; }
+      window.__vitals.cls = Math.max(window.__vitals.cls, win);
+    }
+  }).observe({ type: 'layout-shift', buffered: true });
+  new PerformanceObserver((list) => {
+    const e = list.getEntries().at(-1);
+    if (!e) return;
+    window.__vitals.lcp = e.startTime;
+    window.__vitals.lcpNode = e.element ? e.element.tagName.toLowerCase() + (e.element.id ? '#' + e.element.id : '') + ' ' + (e.element.textContent || '').trim().slice(0, 30) : e.url || '';
+  }).observe({ type: 'largest-contentful-paint', buffered: true });
+`
+type Vitals = { cls: number; lcp: number | null; lcpNode: string; shifts: number }
+
+/** The two presets: a desktop as it comes, and a phone under Lighthouse's mobile throttling (150 ms RTT, 1.6 Mbps down, 4× CPU) over CDP. */
+const PRESETS = {
+  desktop: { viewport: { width: 1400, height: 900 }, throttle: false },
+  mobile: { viewport: { width: 390, height: 844 }, throttle: true },
+} as const
+
+const LAYOUT_PAGES: Array<{ name: string; path: string; ready: string; lcp?: boolean }> = [
+  // Ready: what the page is for is on screen, including what arrives last (the numbers audit).
+  { name: 'numbers', path: '/', ready: '[data-col="audit"] .chip, [data-col="audit"] ul', lcp: true },
+  { name: 'history', path: `/numbers/${BIG.number}?tid=${BIG.tid}`, ready: '[data-col="body"]', lcp: true },
+  { name: 'message', path: `/numbers/${BIG.number}/messages/1?tid=${BIG.tid}`, ready: 'main h1' },
+  { name: 'thread', path: `/numbers/${BIG.number}/thread?tid=${BIG.tid}&party=13105831111`, ready: '[data-col="body"]' },
+  { name: 'search', path: '/search?q=appointment', ready: '[data-col="body"]' },
+  { name: 'charts', path: `/charts?number=${BIG.number}`, ready: 'canvas' },
+]
+
+async function loadVitals(browser: Browser, url: string, preset: keyof typeof PRESETS, ready: string): Promise<Vitals> {
+  const context = await browser.newContext({
+    viewport: PRESETS[preset].viewport,
+    isMobile: preset === 'mobile',
+    deviceScaleFactor: preset === 'mobile' ? 2 : 1,
+  })
+  const page = await context.newPage()
+  try {
+    await page.addInitScript(VITALS_INIT)
+    if (PRESETS[preset].throttle) {
+      const cdp = await context.newCDPSession(page)
+      await cdp.send('Network.enable')
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 150,
+        downloadThroughput: (1.6 * 1024 * 1024) / 8,
+        uploadThroughput: (750 * 1024) / 8,
+      })
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 })
+    }
+    await page.goto(url)
+    await page.waitForSelector(ready, { timeout: 60_000 })
+    // Late shifts (an image, a font, a deferred panel) land within this; LCP stops at first input, and there is none.
+    await sleep(PRESETS[preset].throttle ? 3000 : 1500)
+    return (await page.evaluate('window.__vitals')) as Vitals
+  } finally {
+    await context.close()
+  }
+}
+
+async function layoutVitals(browser: Browser, base: string) {
+  for (const p of LAYOUT_PAGES) {
+    for (const preset of ['desktop', 'mobile'] as const) {
+      const cls: number[] = []
+      const lcp: number[] = []
+      let node = ''
+      let failure = ''
+      for (let run = 0; run < LAYOUT_RUNS && !failure; run++) {
+        log(`layout ${p.name} (${preset}), run ${run + 1}/${LAYOUT_RUNS}`)
+        try {
+          const v = await loadVitals(browser, `${base}${p.path}`, preset, p.ready)
+          cls.push(v.cls)
+          if (v.lcp !== null) lcp.push(v.lcp)
+          node = v.lcpNode
+        } catch (err) {
+          // A page that is not there (yet) is reported, not fatal: the other figures still count.
+          failure = String(err).split('\n')[0] ?? 'failed'
+        }
+        await sleep(SETTLE_MS)
+      }
+      if (!cls.length) {
+        log(`layout ${p.name} (${preset}): not measured: ${failure}`)
+        continue
+      }
+      figures.push(
+        figure('layout (demo account)', `${p.name}, ${preset}: CLS (largest session window)`, '', cls, {
+          budget: { op: '<=', value: 0.05 },
+          budgetOn: 'max',
+        }),
+      )
+      if (p.lcp && preset === 'mobile' && lcp.length)
+        figures.push(
+          figure('layout (demo account)', `${p.name}, mobile throttled: LCP`, 'ms', lcp, {
+            budget: { op: '<=', value: 2500 },
+            note: `LCP element: ${node}`,
+          }),
+        )
+    }
+  }
 }
 
 // ── proxy and simulator ─────────────────────────────────────────────────────────────────
@@ -267,8 +431,18 @@ async function proxyOverhead() {
   }
   await direct.close()
   await proxied.close()
-  figures.push(figure('proxy (loopback, separate processes)', 'added latency, mean at concurrency 1', 'ms', addedMean, { budget: { op: '<=', value: 1 }, baseline: median(dMeans), note: `direct mean ${median(dMeans).toFixed(2)} ms, via proxy ${median(pMeans).toFixed(2)} ms` }))
-  figures.push(figure('proxy (loopback, separate processes)', 'added latency, p99 at concurrency 10', 'ms', addedP99, { budget: { op: '<=', value: 5 } }))
+  figures.push(
+    figure('proxy (loopback, separate processes)', 'added latency, mean at concurrency 1', 'ms', addedMean, {
+      budget: { op: '<=', value: 1 },
+      baseline: median(dMeans),
+      note: `direct mean ${median(dMeans).toFixed(2)} ms, via proxy ${median(pMeans).toFixed(2)} ms`,
+    }),
+  )
+  figures.push(
+    figure('proxy (loopback, separate processes)', 'added latency, p99 at concurrency 10', 'ms', addedP99, {
+      budget: { op: '<=', value: 5 },
+    }),
+  )
   figures.push(figure('proxy (loopback, separate processes)', 'throughput via proxy ÷ direct, concurrency 10', '×', ratio))
 }
 
@@ -281,12 +455,19 @@ async function simulatorPage() {
     samples.push(await timed(pool, '/api/smshistory', body))
   }
   await pool.close()
-  figures.push(figure('simulator', '1,000-record page of the 1,000,000-message history', 'ms', samples.slice(2), { budget: { op: '<', value: 50 } }))
+  figures.push(
+    figure('simulator', '1,000-record page of the 1,000,000-message history', 'ms', samples.slice(2), { budget: { op: '<', value: 50 } }),
+  )
 }
 
 async function exportCsv() {
   const pool = new Pool(`http://127.0.0.1:${PROXY_PORT}`)
-  const res = await pool.request({ path: '/api/allownednumbers', method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' })
+  const res = await pool.request({
+    path: '/api/allownednumbers',
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: '',
+  })
   const data = ((await res.body.json()) as { data: Array<Record<string, string>> }).data
   await pool.close()
   const rows = data.map((r) => [r.number, r.type, r.country, r.tid, r.webhook, r.dlr, 'dlr: Missing; webhook: Outlier'])
@@ -297,7 +478,11 @@ async function exportCsv() {
     samples.push(performance.now() - t0)
     if (text.length < rows.length) throw new Error('export produced too little')
   }
-  figures.push(figure('export', `CSV of ${rows.length.toLocaleString('en-US')} visible rows × 7 columns`, 'ms', samples.slice(2), { budget: { op: '<=', value: 100 } }))
+  figures.push(
+    figure('export', `CSV of ${rows.length.toLocaleString('en-US')} visible rows × 7 columns`, 'ms', samples.slice(2), {
+      budget: { op: '<=', value: 100 },
+    }),
+  )
 }
 
 // ── report ──────────────────────────────────────────────────────────────────────────────
@@ -332,7 +517,14 @@ async function main() {
   try {
     const startStack = async () => {
       procs.push(await startSimulator(SIM_PORT))
-      procs.push(await startProxy(PROXY_PORT, { API_BASE_URL: `http://127.0.0.1:${SIM_PORT}`, API_SYS_ID: LARGE_CREDENTIALS.sysId, API_AUTH_TOKEN: LARGE_CREDENTIALS.authToken, LOG_REQUESTS: '0' }))
+      procs.push(
+        await startProxy(PROXY_PORT, {
+          API_BASE_URL: `http://127.0.0.1:${SIM_PORT}`,
+          API_SYS_ID: LARGE_CREDENTIALS.sysId,
+          API_AUTH_TOKEN: LARGE_CREDENTIALS.authToken,
+          LOG_REQUESTS: '0',
+        }),
+      )
     }
     await startStack()
     // The baseline page is served by the same proxy as the app: same origin, same response, same path.
@@ -342,6 +534,19 @@ async function main() {
     browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, '--enable-precise-memory-info'] })
     if (ONLY.has('numbers')) await numbersTable(browser, `http://127.0.0.1:${PROXY_PORT}`)
     if (ONLY.has('history')) await historyPage(browser, `http://127.0.0.1:${PROXY_PORT}`)
+    if (ONLY.has('layout')) {
+      const demo = await startProxy(DEMO_PROXY_PORT, {
+        API_BASE_URL: `http://127.0.0.1:${SIM_PORT}`,
+        API_SYS_ID: DEMO_CREDENTIALS.sysId,
+        API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
+        LOG_REQUESTS: '0',
+      })
+      try {
+        await layoutVitals(browser, `http://127.0.0.1:${DEMO_PROXY_PORT}`)
+      } finally {
+        await demo.stop()
+      }
+    }
     await browser.close()
     browser = undefined
     // The server-side figures get fresh proxy and simulator processes, and Chromium's processes

@@ -103,7 +103,7 @@ test.describe('narrow screens', () => {
     await page.getByRole('combobox', { name: 'Sort by' }).selectOption('number.desc')
     await expect(page).toHaveURL(/sort=number\.desc/)
     const raw = await list
-      .locator('article .font-mono')
+      .locator('article [data-col="number"] .font-mono')
       .evaluateAll((els) => els.slice(0, 5).map((el) => (el.textContent ?? '').padStart(15, '0')))
     expect(raw.length).toBe(5)
     expect(raw).toEqual([...raw].sort().reverse())

@@ -143,15 +143,10 @@ export function VirtualTable<TData extends RowData>({
   const headerGroups = table.getHeaderGroups()
   const leaves = headerGroups[0]?.headers ?? []
   const leafCount = leaves.length || 1
-  const screenWidth = (id: string, role: CardRole | undefined) => (compact && role === 'details' ? FOLDED_WIDTH : columnWidths?.[id])
+  const widthOf = (id: string, role: CardRole | undefined) => (compact && role === 'details' ? FOLDED_WIDTH : columnWidths?.[id])
   const minWidth = tableMinWidth(
-    leaves.map((h) => ({ width: screenWidth(h.column.id, h.column.columnDef.meta?.card), minWidth: h.column.columnDef.meta?.minWidth })),
+    leaves.map((h) => ({ width: widthOf(h.column.id, h.column.columnDef.meta?.card), minWidth: h.column.columnDef.meta?.minWidth })),
   )
-  // On paper the columns keep their screen proportions, as percentages of the page's width.
-  const widthOf = (id: string, role: CardRole | undefined, min?: string) => {
-    const w = screenWidth(id, role)
-    return printing ? `${((tableMinWidth([{ width: w, minWidth: min }]) / (minWidth || 1)) * 100).toFixed(2)}%` : w
-  }
 
   if (cards)
     return (
@@ -193,7 +188,7 @@ export function VirtualTable<TData extends RowData>({
       >
         <colgroup>
           {leaves.map((h) => (
-            <col key={h.id} style={{ width: widthOf(h.column.id, h.column.columnDef.meta?.card, h.column.columnDef.meta?.minWidth) }} />
+            <col key={h.id} style={{ width: widthOf(h.column.id, h.column.columnDef.meta?.card) }} />
           ))}
         </colgroup>
         <thead className="sticky top-0 z-10 bg-slate-100">

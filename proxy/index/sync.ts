@@ -381,6 +381,10 @@ export function createSyncer(opts: SyncOptions): Syncer {
         pendingStart = totalKnown - newNext + 1 - 1
         pending = fetchPage(number, tid, pendingStart, pendingStart + pageCap - 1, signal)
         pending.catch(() => {}) // observed below; a store failure must not leave it unhandled
+        // Let the request reach the socket before PGlite's synchronous work holds the thread, so
+        // the upstream prepares the next page while this one is stored.
+        await new Promise<void>((resolve) => setImmediate(resolve))
+        await new Promise<void>((resolve) => setImmediate(resolve))
       }
       const storeStart = performance.now()
       inserted += await store(number, tid, page, [...above, ...keep], ', cp_next = $9, cp_total = $10, cp_check = $11, full_done = ($9 = 0)', [newNext, totalKnown, newCheck])

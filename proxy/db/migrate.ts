@@ -41,6 +41,8 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
 /** A transaction handle that can also run a multi-statement script (a migration file). */
 export interface ScriptRunner extends Queryable {
   exec(sql: string): Promise<void>
+  /** PGlite only: COPY … FROM '/dev/blob' with `data` as the file. */
+  copyFrom?: (sql: string, data: string) => Promise<void>
 }
 
 export interface MigratableDb extends Db {

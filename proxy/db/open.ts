@@ -68,6 +68,10 @@ async function openPglite(dataDir: string): Promise<OpenedDb> {
     exec: async (sql: string) => {
       await q.exec(sql)
     },
+    // COPY … FROM '/dev/blob': PGlite's bulk-load path (the index's full sync uses it).
+    copyFrom: async (sql: string, data: string) => {
+      await q.query(sql, [], { blob: new Blob([data]) })
+    },
   })
   const main = wrap(lite)
   let closed = false

@@ -211,7 +211,16 @@ export function createSyncer(opts: SyncOptions): Syncer {
    * Stores records (with their ordinals) and the number's new checkpoint in one transaction:
    * the rows, the daily roll-up, the party counts and the counters move together.
    */
-  async function store(number: string, tid: string, page: Page, rows: Array<{ ordinal: number; r: PageRecord }>, checkpoint: string, cpParams: unknown[]): Promise<number> {
+  async function store(
+    number: string,
+    tid: string,
+    page: Page,
+    rows: Array<{ ordinal: number; r: PageRecord }>,
+    checkpoint: string,
+    cpParams: unknown[],
+    /** The rows are known to be absent (a full walk below its checkpoint): COPY may load them. */
+    fresh = false,
+  ): Promise<number> {
     return db.transaction(async (tx) => {
       let inserted = 0
       if (rows.length > 0) {
@@ -223,27 +232,34 @@ export function createSyncer(opts: SyncOptions): Syncer {
           dates.push(r.date ?? fallback)
         }
         if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '60s'`)
-        const res = await tx.query<{ n: number; got: number[] | null }>(INSERT_SQL, [
-          number,
-          tid,
-          rows.map((x) => x.ordinal),
-          rows.map((x) => x.r.tid),
-          rows.map((x) => x.r.systemId),
-          rows.map((x) => x.r.messageId),
-          dates,
-          rows.map((x) => x.r.dateRaw),
-          rows.map((x) => x.r.phone),
-          rows.map((x) => x.r.partyDigits),
-          rows.map((x) => x.r.direction),
-          rows.map((x) => x.r.body),
-          rows.map((x) => x.r.mms),
-          rows.map((x) => x.r.mediaUrl),
-          rows.map((x) => x.r.status),
-          rows.map((x) => x.r.statusCode),
-          rows.length,
-        ])
-        inserted = res.rows[0]?.n ?? 0
-        const got = res.rows[0]?.got ? new Set(res.rows[0].got) : null
+        let got: Set<number> | null = null
+        if (fresh && canCopy(tx)) {
+          // PGlite loads CSV through COPY about 2.5× faster than unnest() of parameter arrays.
+          await tx.copyFrom(COPY_SQL, copyCsv(number, tid, rows, dates))
+          inserted = rows.length
+        } else {
+          const res = await tx.query<{ n: number; got: number[] | null }>(INSERT_SQL, [
+            number,
+            tid,
+            rows.map((x) => x.ordinal),
+            rows.map((x) => x.r.tid),
+            rows.map((x) => x.r.systemId),
+            rows.map((x) => x.r.messageId),
+            dates,
+            rows.map((x) => x.r.dateRaw),
+            rows.map((x) => x.r.phone),
+            rows.map((x) => x.r.partyDigits),
+            rows.map((x) => x.r.direction),
+            rows.map((x) => x.r.body),
+            rows.map((x) => x.r.mms),
+            rows.map((x) => x.r.mediaUrl),
+            rows.map((x) => x.r.status),
+            rows.map((x) => x.r.statusCode),
+            rows.length,
+          ])
+          inserted = res.rows[0]?.n ?? 0
+          got = res.rows[0]?.got ? new Set(res.rows[0].got) : null
+        }
         // Roll-ups of exactly the rows stored, in the same transaction.
         const days = new Map<string, [number, number, number]>()
         const parties = new Map<string, [number, string]>()
@@ -332,6 +348,7 @@ export function createSyncer(opts: SyncOptions): Syncer {
     if (next <= 0) return 0
     pending = fetchPage(number, tid, pendingStart, pendingStart + pageCap - 1, signal)
     let stalls = 0
+    let topStored = row.top_ordinal
     for (;;) {
       const waitStart = performance.now()
       const page = await pending
@@ -387,7 +404,11 @@ export function createSyncer(opts: SyncOptions): Syncer {
         await new Promise<void>((resolve) => setImmediate(resolve))
       }
       const storeStart = performance.now()
-      inserted += await store(number, tid, page, [...above, ...keep], ', cp_next = $9, cp_total = $10, cp_check = $11, full_done = ($9 = 0)', [newNext, totalKnown, newCheck])
+      // Below the checkpoint nothing is stored (it moves in the same transaction as the rows), and
+      // above the stored top nothing is either: those rows load without conflict checks.
+      const toStore = [...above.filter((x) => x.ordinal > topStored), ...keep]
+      inserted += await store(number, tid, page, toStore, ', cp_next = $9, cp_total = $10, cp_check = $11, full_done = ($9 = 0)', [newNext, totalKnown, newCheck], true)
+      topStored = Math.max(topStored, hi)
       stats.storeMs += performance.now() - storeStart
       next = newNext
       check = newCheck
@@ -715,4 +736,24 @@ async function dropIndexes(db: Db): Promise<boolean> {
   } catch {
     return false
   }
+}
+
+const COPY_SQL = `COPY index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, date_raw, phone, party_digits, direction, body, mms, media_url, status, status_code) FROM '/dev/blob' WITH (FORMAT csv)`
+
+interface CopyCapable {
+  copyFrom: (sql: string, data: string) => Promise<void>
+}
+const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCapable>).copyFrom === 'function'
+
+/** COPY's CSV: strings always quoted (so "" is an empty string and an unquoted empty is NULL). */
+const cq = (v: string | null) => (v === null ? '' : `"${v.includes('"') ? v.replace(/"/g, '""') : v}"`)
+
+function copyCsv(number: string, tid: string, rows: Array<{ ordinal: number; r: PageRecord }>, dates: string[]): string {
+  let out = ''
+  const head = `${cq(number)},`
+  const fetched = cq(tid)
+  rows.forEach(({ ordinal, r }, k) => {
+    out += `${head}${ordinal},${fetched},${cq(r.tid)},${cq(r.systemId)},${cq(r.messageId)},${dates[k]},${cq(r.dateRaw)},${cq(r.phone)},${cq(r.partyDigits)},${cq(r.direction)},${cq(r.body)},${r.mms},${cq(r.mediaUrl)},${cq(r.status)},${r.statusCode ?? ''}\n`
+  })
+  return out
 }

@@ -78,7 +78,8 @@ interface IndexNumber {
 }
 
 export async function indexStatus(): Promise<{ enabled: boolean; numbers: IndexNumber[] }> {
-  const res = await fetch(`${APP}/api/index/status`)
+  // A pooled connection the server has closed after a long bulk load resets once: ask again.
+  const res = await fetch(`${APP}/api/index/status`).catch(() => fetch(`${APP}/api/index/status`, { headers: { connection: 'close' } }))
   if (!res.ok) throw new Error(`index status: HTTP ${res.status}`)
   return (await res.json()) as { enabled: boolean; numbers: IndexNumber[] }
 }

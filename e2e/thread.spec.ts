@@ -23,14 +23,13 @@ test.describe('whole threads from the index', () => {
     if (total > 100) {
       await expect(bubbles).toHaveCount(100)
       // The message at the top of the view keeps its place while older ones arrive above it.
-      const anchor = bubbles.first()
-      const anchorText = await anchor.textContent()
+      const anchor = await bubbles.first().getAttribute('data-ordinal')
       await box.evaluate((el) => (el.scrollTop = 0))
       await expect.poll(() => bubbles.count()).toBeGreaterThan(100)
-      const moved = await box.evaluate((el, text) => {
-        const li = [...el.querySelectorAll('li')].find((x) => x.textContent === text)
+      const moved = await box.evaluate((el, ordinal) => {
+        const li = el.querySelector(`li[data-ordinal="${ordinal}"]`)
         return li ? li.getBoundingClientRect().top - el.getBoundingClientRect().top : null
-      }, anchorText)
+      }, anchor)
       // Without the kept distance it would sit at the top again (about 0); it stays below the new rows.
       expect(moved).not.toBeNull()
       expect(moved!).toBeGreaterThan(200)

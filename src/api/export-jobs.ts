@@ -1,6 +1,6 @@
-import { useSyncExternalStore } from 'react'
 import { toApiError, ERROR_WORDS } from './errors'
 import { getStream } from './client'
+import { addJob, getJobs, removeJob, update, type ExportJob } from './export-store'
 
 /**
  * Streamed exports (the index's /api/index/export) as jobs that outlive the page that started
@@ -13,42 +13,8 @@ import { getStream } from './client'
  * instead, so no file ever downloads by surprise. Closing the tab aborts the fetch.
  */
 
-export type ExportJob = {
-  id: number
-  label: string
-  fileName: string
-  /** Rows expected when known (the search total, the index count). */
-  total: number | null
-  rows: number
-  startedAt: string
-} & (
-  | { phase: 'running' }
-  | { phase: 'ready'; blob: Blob }
-  | { phase: 'saved' }
-  | { phase: 'cancelled' }
-  | { phase: 'failed'; reason: string }
-)
-
-let jobs: ExportJob[] = []
 const controllers = new Map<number, AbortController>()
-const listeners = new Set<() => void>()
 let nextId = 1
-const emit = () => listeners.forEach((l) => l())
-const update = (id: number, patch: Partial<ExportJob>) => {
-  jobs = jobs.map((j) => (j.id === id ? ({ ...j, ...patch } as ExportJob) : j))
-  emit()
-}
-
-export function useExportJobs(): ExportJob[] {
-  return useSyncExternalStore(
-    (l) => {
-      listeners.add(l)
-      return () => listeners.delete(l)
-    },
-    () => jobs,
-    () => jobs,
-  )
-}
 
 const FOLD_BYTES = 4 * 1024 * 1024
 
@@ -111,8 +77,7 @@ export function startExport(opts: { path: string; params: Record<string, string 
   const controller = new AbortController()
   controllers.set(id, controller)
   const origin = window.location.pathname + window.location.search
-  jobs = [...jobs, { id, label: opts.label, fileName: opts.fileName, total: opts.total, rows: 0, startedAt: new Date().toISOString(), phase: 'running' }]
-  emit()
+  addJob({ id, label: opts.label, fileName: opts.fileName, total: opts.total, rows: 0, startedAt: new Date().toISOString(), phase: 'running' })
   void run(id, opts, controller, origin)
   return id
 }
@@ -152,7 +117,7 @@ async function run(id: number, opts: { path: string; params: Record<string, stri
     }
     const blob = new Blob([folded, ...parts], { type })
     parts = []
-    const job = jobs.find((j) => j.id === id)
+    const job = getJobs().find((j) => j.id === id)
     if (!job) return
     const here = window.location.pathname + window.location.search === origin
     if (here) {
@@ -175,7 +140,7 @@ export function cancelExport(id: number) {
 }
 
 export function saveExport(id: number) {
-  const job = jobs.find((j) => j.id === id)
+  const job = getJobs().find((j) => j.id === id)
   if (job?.phase !== 'ready') return
   saveBlob(job.blob, job.fileName)
   update(id, { phase: 'saved' } as Partial<ExportJob>)
@@ -183,6 +148,5 @@ export function saveExport(id: number) {
 
 export function dismissExport(id: number) {
   controllers.get(id)?.abort()
-  jobs = jobs.filter((j) => j.id !== id)
-  emit()
+  removeJob(id)
 }

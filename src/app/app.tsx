@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react'
 import { setSessionLostHandler } from '../api/client'
-import { ExportTray } from '../components/export-tray'
+import { useExportJobs } from '../api/export-store'
 import { NumbersPage } from '../features/numbers/numbers-page'
 import { paths } from '../lib/paths'
 import { chartsSearch, historySearch, messageSearch, parseSearch, searchSearch, threadSearch } from '../lib/route-params'
@@ -12,6 +12,7 @@ const HistoryPage = lazy(() => import('../features/history/history-page').then((
 const ThreadPage = lazy(() => import('../features/thread/thread-page').then((m) => ({ default: m.ThreadPage })))
 const MessagePage = lazy(() => import('../features/message/message-page').then((m) => ({ default: m.MessagePage })))
 const SearchPage = lazy(() => import('../features/search/search-page').then((m) => ({ default: m.SearchPage })))
+const ExportTray = lazy(() => import('../components/export-tray').then((m) => ({ default: m.ExportTray })))
 const ChartsPage = lazy(() => import('../features/charts/charts-page').then((m) => ({ default: m.ChartsPage })))
 
 /*
@@ -48,6 +49,8 @@ export function App() {
   const { pathname, params } = useLocation()
   const route = matchRoute(pathname)
   const me = useMeOrLocal().data
+  // The tray (and the streaming code behind it) loads with the first export.
+  const exporting = useExportJobs().length > 0
   const isAdmin = !me || me.mode === 'local' || me.user?.role === 'admin'
 
   // Our own server said the session is gone: sign in, then come back here.
@@ -97,7 +100,11 @@ export function App() {
           <Page route={route} params={params} isAdmin={isAdmin} />
         </Suspense>
       </main>
-      <ExportTray />
+      {exporting ? (
+        <Suspense fallback={null}>
+          <ExportTray />
+        </Suspense>
+      ) : null}
     </div>
   )
 }

@@ -1,4 +1,5 @@
-import { cancelExport, dismissExport, saveExport, useExportJobs } from '../api/export-jobs'
+import { cancelExport, dismissExport, saveExport } from '../api/export-jobs'
+import { useExportJobs } from '../api/export-store'
 import { formatCount } from '../lib/count'
 
 /**

@@ -12,13 +12,14 @@ import { Link } from '../../lib/router'
 const helper = createColumnHelper<Features, Message>()
 
 export const HISTORY_COLUMNS = helper.columns([
-  helper.accessor('position', { id: 'position', header: '#', cell: ({ row }) => <PositionCell m={row.original} /> }),
-  helper.accessor((m) => m.dateMs ?? 0, { id: 'date', header: 'Date', cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} /> }),
-  helper.accessor((m) => m.direction ?? '', { id: 'direction', header: 'Direction', cell: ({ row }) => directionLabel(row.original.direction) }),
-  helper.accessor((m) => m.phone ?? '', { id: 'phone', header: 'Other party', cell: ({ row }) => <PartyCell m={row.original} /> }),
+  helper.accessor('position', { id: 'position', header: '#', meta: { card: 'meta', cardLabel: 'Record' }, cell: ({ row }) => <PositionCell m={row.original} /> }),
+  helper.accessor((m) => m.dateMs ?? 0, { id: 'date', header: 'Date', meta: { card: 'title' }, cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} /> }),
+  helper.accessor((m) => m.direction ?? '', { id: 'direction', header: 'Direction', meta: { card: 'meta' }, cell: ({ row }) => directionLabel(row.original.direction) }),
+  helper.accessor((m) => m.phone ?? '', { id: 'phone', header: 'Other party', meta: { card: 'meta' }, cell: ({ row }) => <PartyCell m={row.original} /> }),
   helper.accessor((m) => m.body ?? '', {
     id: 'body',
     header: 'Message',
+    meta: { card: 'body', minWidth: '16rem' },
     enableSorting: false,
     cell: ({ row }) => (
       <div className="flex flex-col gap-1">
@@ -27,10 +28,11 @@ export const HISTORY_COLUMNS = helper.columns([
       </div>
     ),
   }),
-  helper.accessor((m) => m.status.label, { id: 'status', header: 'Status', cell: ({ row }) => <StatusBadge status={row.original.status} /> }),
+  helper.accessor((m) => m.status.label, { id: 'status', header: 'Status', meta: { card: 'meta' }, cell: ({ row }) => <StatusBadge status={row.original.status} /> }),
   helper.display({
     id: 'ids',
     header: 'Identifiers',
+    meta: { card: 'details' },
     cell: ({ row }) => (
       <div className="flex flex-col gap-0.5 text-xs">
         <CopyText value={row.original.messageId} label="message id" />

@@ -13,13 +13,14 @@ const helper = createColumnHelper<Features, IndexedRow>()
 export const HISTORY_PAGE_SIZE = 50
 
 export const SEARCH_COLUMNS = helper.columns([
-  helper.accessor('number', { id: 'number', header: 'Number', enableSorting: false, cell: ({ row }) => <PhoneText raw={row.original.number} /> }),
-  helper.accessor((m) => m.dateMs ?? 0, { id: 'date', header: 'Date', enableSorting: false, cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} /> }),
-  helper.accessor((m) => m.phone ?? '', { id: 'phone', header: 'Other party', enableSorting: false, cell: ({ row }) => <PhoneText raw={row.original.phone} /> }),
-  helper.accessor((m) => m.direction ?? '', { id: 'direction', header: 'Direction', enableSorting: false, cell: ({ row }) => directionLabel(row.original.direction) }),
+  helper.accessor('number', { id: 'number', header: 'Number', meta: { card: 'meta' }, enableSorting: false, cell: ({ row }) => <PhoneText raw={row.original.number} /> }),
+  helper.accessor((m) => m.dateMs ?? 0, { id: 'date', header: 'Date', meta: { card: 'title' }, enableSorting: false, cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} /> }),
+  helper.accessor((m) => m.phone ?? '', { id: 'phone', header: 'Other party', meta: { card: 'meta' }, enableSorting: false, cell: ({ row }) => <PhoneText raw={row.original.phone} /> }),
+  helper.accessor((m) => m.direction ?? '', { id: 'direction', header: 'Direction', meta: { card: 'meta' }, enableSorting: false, cell: ({ row }) => directionLabel(row.original.direction) }),
   helper.accessor((m) => m.body ?? '', {
     id: 'body',
     header: 'Message',
+    meta: { card: 'body', minWidth: '16rem' },
     enableSorting: false,
     cell: ({ row }) => (
       <div className="flex flex-col gap-1">
@@ -28,8 +29,8 @@ export const SEARCH_COLUMNS = helper.columns([
       </div>
     ),
   }),
-  helper.accessor((m) => m.status.label, { id: 'status', header: 'Status', enableSorting: false, cell: ({ row }) => <StatusBadge status={row.original.status} /> }),
-  helper.display({ id: 'links', header: 'Open', cell: ({ row }) => <ResultLinks m={row.original} /> }),
+  helper.accessor((m) => m.status.label, { id: 'status', header: 'Status', meta: { card: 'meta' }, enableSorting: false, cell: ({ row }) => <StatusBadge status={row.original.status} /> }),
+  helper.display({ id: 'links', header: 'Open', meta: { card: 'field' }, cell: ({ row }) => <ResultLinks m={row.original} /> }),
 ])
 
 export const SEARCH_WIDTHS: Record<string, string> = { number: '9.5rem', date: '10rem', phone: '9.5rem', direction: '6.5rem', body: 'auto', status: '8rem', links: '8.5rem' }
@@ -40,22 +41,22 @@ function ResultLinks({ m }: { m: IndexedRow }) {
   const tid = m.tid ?? ''
   const page = Math.ceil(m.position / HISTORY_PAGE_SIZE)
   return (
-    <ul className="flex flex-col gap-0.5 text-xs">
+    <ul className="flex flex-col text-xs">
       <li>
-        <Link href={paths.history(m.number, tid, { page: page <= 1 ? null : page, mark: m.position, tz })} className="text-blue-800 underline">
-          In history<span className="sr-only">: record {m.position} of {m.number}</span>
+        <Link href={paths.history(m.number, tid, { page: page <= 1 ? null : page, mark: m.position, tz })} className="inline-block min-h-6 py-1 text-blue-800 underline" aria-label={`In history: record ${m.position} of ${m.number}`}>
+          In history
         </Link>
       </li>
       {m.phone ? (
         <li>
-          <Link href={paths.thread(m.number, tid, m.phone, { tz })} className="text-blue-800 underline">
-            Thread<span className="sr-only"> with {m.phone}</span>
+          <Link href={paths.thread(m.number, tid, m.phone, { tz })} className="inline-block min-h-6 py-1 text-blue-800 underline" aria-label={`Thread with ${m.phone}`}>
+            Thread
           </Link>
         </li>
       ) : null}
       <li>
-        <Link href={paths.message(m.number, m.ordinal, { tid, tz })} className="text-blue-800 underline">
-          Details<span className="sr-only"> of message {m.ordinal}</span>
+        <Link href={paths.message(m.number, m.ordinal, { tid, tz })} className="inline-block min-h-6 py-1 text-blue-800 underline" aria-label={`Details of message ${m.ordinal}`}>
+          Details
         </Link>
       </li>
     </ul>

@@ -179,7 +179,7 @@ function Thread({ number, tid, party, zone }: { number: string; tid: string; par
             const day = m.dateMs !== null ? formatDay(m.dateMs, zone) : null
             const newDay = day !== null && (prev === undefined || prev.dateMs === null || formatDay(prev.dateMs, zone) !== day)
             return (
-              <li key={m.key} className="flex flex-col">
+              <li key={m.key} className="flex flex-col" data-ordinal={m.ordinal}>
                 {newDay ? <p className="my-2 self-center rounded bg-slate-100 px-2 text-xs text-slate-700">{day}</p> : null}
                 <MessageBubble m={m} number={number} ordinal={m.ordinal} tid={tid || (m.tid ?? '')} />
               </li>

@@ -1,0 +1,50 @@
+import { useSyncExternalStore } from 'react'
+
+/**
+ * The export jobs' state, on its own so the layout can know whether to show the tray without
+ * loading the tray or the streaming code (src/api/export-jobs.ts) into the entry chunk.
+ */
+export type ExportJob = {
+  id: number
+  label: string
+  fileName: string
+  /** Rows expected when known (the search total, the index count). */
+  total: number | null
+  rows: number
+  startedAt: string
+} & (
+  | { phase: 'running' }
+  | { phase: 'ready'; blob: Blob }
+  | { phase: 'saved' }
+  | { phase: 'cancelled' }
+  | { phase: 'failed'; reason: string }
+)
+
+let jobs: ExportJob[] = []
+const listeners = new Set<() => void>()
+const emit = () => listeners.forEach((l) => l())
+export const update = (id: number, patch: Partial<ExportJob>) => {
+  jobs = jobs.map((j) => (j.id === id ? ({ ...j, ...patch } as ExportJob) : j))
+  emit()
+}
+
+export function useExportJobs(): ExportJob[] {
+  return useSyncExternalStore(
+    (l) => {
+      listeners.add(l)
+      return () => listeners.delete(l)
+    },
+    () => jobs,
+    () => jobs,
+  )
+}
+
+export const getJobs = () => jobs
+export function addJob(job: ExportJob) {
+  jobs = [...jobs, job]
+  emit()
+}
+export function removeJob(id: number) {
+  jobs = jobs.filter((j) => j.id !== id)
+  emit()
+}

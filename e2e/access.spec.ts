@@ -208,6 +208,36 @@ test.describe('team access (ACCESS=password)', () => {
     expect((await me(page)).user).toEqual({ name: 'vic', role: 'viewer' })
   })
 
+  test('an admin manages users on the Users page; the server’s refusals show in words', async ({ page }) => {
+    await page.goto(`${BASE}/signin`)
+    await signInThroughForm(page, ALICE)
+    await expect(page).toHaveURL(`${BASE}/`)
+    await page.goto(`${BASE}/admin/users`)
+    await expect(page.getByRole('heading', { name: 'Users' })).toBeVisible()
+    const add = page.getByRole('form', { name: 'Add a user' })
+    await add.getByLabel('New user’s name').fill('carol')
+    await add.getByLabel('Role').selectOption('viewer')
+    await add.getByLabel(/^Password/).fill('too short')
+    await add.getByRole('button', { name: 'Add user' }).click()
+    await expect(add.getByRole('alert')).toContainText('at least 12 characters')
+    await add.getByLabel(/^Password/).fill('carol long password 3')
+    await add.getByRole('button', { name: 'Add user' }).click()
+    await expect(page.getByRole('status').filter({ hasText: 'Added carol (viewer).' })).toBeVisible()
+    const row = page.getByRole('row', { name: /carol/ })
+    await row.getByLabel('Role of carol').selectOption('admin')
+    await expect(page.getByText('carol is now admin.')).toBeVisible()
+    await row.getByRole('button', { name: 'Disable carol' }).click()
+    await expect(page.getByText('carol can no longer sign in.')).toBeVisible()
+    await expect(row).toContainText('Disabled')
+    await row.getByRole('button', { name: 'Remove carol' }).click()
+    await row.getByRole('button', { name: 'Confirm removal of carol' }).click()
+    await expect(page.getByText('Removed carol.')).toBeVisible()
+    await expect(page.getByRole('row', { name: /carol/ })).toHaveCount(0)
+    // The server keeps the last admin: alice cannot make herself a viewer.
+    await page.getByRole('row', { name: /alice/ }).getByLabel('Role of alice').selectOption('viewer')
+    await expect(page.getByRole('alert')).toContainText('alice is the last enabled admin')
+  })
+
   test('the access log holds a history view and an export, each with the right user', async ({ page }) => {
     // vic reads a conversation history.
     await page.goto(`${BASE}/signin`)

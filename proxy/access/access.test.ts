@@ -350,3 +350,31 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     await expect(changeUser(db, 'alice', { disabled: true }, { scrypt: TEST_SCRYPT })).rejects.toThrow(/last enabled admin/)
   })
 })
+
+describe('several servers on one PostgreSQL', () => {
+  test('a session started on one server is valid on another; sign-out on one ends it on both; the sign-in limit is shared', async () => {
+    const engine = ENGINES.find((e) => e.name === 'postgres')!
+    const opened = await engine.open()
+    const second = await opened.another!()
+    const stacks: Stack[] = []
+    try {
+      await addUser(opened.db, { name: 'alice', role: 'admin', password: PASSWORD }, { scrypt: TEST_SCRYPT })
+      const a = await startStack(opened.db, PASSWORD_ENV)
+      stacks.push(a)
+      const b = await startStack(second, PASSWORD_ENV)
+      stacks.push(b)
+      const cookie = cookieFrom(await call(a.port, 'POST', '/api/auth/signin', { json: { name: 'alice', password: PASSWORD } }))
+      expect((await call(b.port, 'GET', '/api/auth/me', { headers: { cookie } })).json().user).toEqual({ name: 'alice', role: 'admin' })
+      await call(b.port, 'POST', '/api/auth/signout', { headers: { cookie } })
+      expect((await call(a.port, 'GET', '/api/auth/me', { headers: { cookie } })).json().user).toBeNull()
+      // Failures on either server count against one limit.
+      for (let i = 0; i < 5; i++) expect((await call(i % 2 ? a.port : b.port, 'POST', '/api/auth/signin', { json: { name: 'alice', password: `wrong password ${i}` } })).status).toBe(401)
+      expect((await call(a.port, 'POST', '/api/auth/signin', { json: { name: 'alice', password: PASSWORD } })).status).toBe(429)
+      expect((await call(b.port, 'POST', '/api/auth/signin', { json: { name: 'alice', password: PASSWORD } })).status).toBe(429)
+    } finally {
+      for (const s of stacks) await s.close()
+      await second.close()
+      await opened.close()
+    }
+  }, 60_000)
+})

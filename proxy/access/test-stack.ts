@@ -24,7 +24,8 @@ export const TEST_SCRYPT: ScryptParams = { N: 2 ** 10, r: 8, p: 1 }
 
 export interface Engine {
   name: 'pglite' | 'postgres'
-  open: () => Promise<{ db: OpenedDb; close: () => Promise<void> }>
+  /** `another` opens a second, independent connection to the same database (a second server), where the engine allows it. */
+  open: () => Promise<{ db: OpenedDb; close: () => Promise<void>; another?: () => Promise<OpenedDb> }>
 }
 
 interface Cluster {
@@ -58,6 +59,7 @@ export const ENGINES: Engine[] = [
         const db = await openDb({ databaseUrl: cluster.url })
         return {
           db,
+          another: () => openDb({ databaseUrl: cluster.url }),
           close: async () => {
             await db.close()
             cluster.stop()

@@ -432,17 +432,31 @@ function keyset(f: Filters, cursor: Cursor, params: unknown[]): string {
 }
 
 /** One page newest first, keyset over (date, number, ordinal). Call resolveParties first. */
-export async function searchPage(db: Queryable, f: Filters, cursor: Cursor | null, limit: number): Promise<{ rows: MessageRow[]; nextCursor: string | null }> {
+export async function searchPage(
+  db: Queryable | Db,
+  f: Filters,
+  cursor: Cursor | null,
+  limit: number,
+  /**
+   * The matches are common (the exact count is known): walk the date index and filter rather
+   * than let the planner fetch every match and sort it (it guesses low for long bodies).
+   */
+  walkDates = false,
+): Promise<{ rows: MessageRow[]; nextCursor: string | null }> {
   if (f.party && f.parties?.length === 0) return { rows: [], nextCursor: null }
   const params: unknown[] = []
   const w = whereOf(f, params)
   if (cursor) w.push(keyset(f, cursor, params))
   params.push(limit + 1)
-  const r = await db.query<MessageRow>(
-    `SELECT ${COLS} FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''}
-     ORDER BY m.date DESC, m.number DESC, m.ordinal DESC LIMIT $${params.length}`,
-    params,
-  )
+  const sql = `SELECT ${COLS} FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''}
+     ORDER BY m.date DESC, m.number DESC, m.ordinal DESC LIMIT $${params.length}`
+  const r =
+    walkDates && 'transaction' in db
+      ? await db.transaction(async (tx) => {
+          await tx.query('SET LOCAL enable_bitmapscan = off')
+          return tx.query<MessageRow>(sql, params)
+        })
+      : await db.query<MessageRow>(sql, params)
   const rows = r.rows.slice(0, limit)
   const last = rows[rows.length - 1]
   const nextCursor = r.rows.length > limit && last ? encodeCursor({ date: cursorDate(last.date), number: last.number, ordinal: last.ordinal }) : null

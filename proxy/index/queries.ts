@@ -454,6 +454,7 @@ export async function searchPage(
     walkDates && 'transaction' in db
       ? await db.transaction(async (tx) => {
           await tx.query('SET LOCAL enable_bitmapscan = off')
+          await tx.query('SET LOCAL enable_seqscan = off')
           return tx.query<MessageRow>(sql, params)
         })
       : await db.query<MessageRow>(sql, params)

@@ -222,9 +222,11 @@ test.describe('owned numbers', () => {
 
 test.describe('a 10,000-number account', () => {
   test('only the rows in view are in the page; scrolling and the keyboard reach the last one', async ({ page }) => {
-    const simPort = 4041
+    // Beside the suite's own ports (E2E_PORT + 30, + 31), so runs on other ports never collide.
+    const proxyPort = Number(process.env.E2E_PORT ?? 4010) + 30
+    const simPort = proxyPort + 1
     const sim = await startSimulator(simPort)
-    const proxy = await startProxy(4040, {
+    const proxy = await startProxy(proxyPort, {
       API_BASE_URL: `http://127.0.0.1:${simPort}`,
       API_SYS_ID: LARGE_CREDENTIALS.sysId,
       API_AUTH_TOKEN: LARGE_CREDENTIALS.authToken,
@@ -248,7 +250,7 @@ test.describe('a 10,000-number account', () => {
           })
         }).observe(document, { childList: true, subtree: true })
       })
-      await page.goto('http://127.0.0.1:4040/')
+      await page.goto(`http://127.0.0.1:${proxyPort}/`)
       const table = page.getByRole('table', { name: /Owned numbers/ })
       await expect(table).toHaveAttribute('aria-rowcount', '10001')
       const rows = table.locator('tbody tr[aria-rowindex]')
@@ -271,7 +273,7 @@ test.describe('a 10,000-number account', () => {
       expect(middle).toBeLessThan(5002)
       expect(await rows.count()).toBeLessThan(40)
       // Each rendered row is the row its index says: its number is the one at that position of the listing.
-      const listing = (await (await page.request.post('http://127.0.0.1:4040/api/allownednumbers', { form: {} })).json()) as {
+      const listing = (await (await page.request.post(`http://127.0.0.1:${proxyPort}/api/allownednumbers`, { form: {} })).json()) as {
         data: Array<{ number: string }>
       }
       await expect(rows.first().locator('td').first().locator('span.font-mono')).toHaveText(listing.data[middle - 2]!.number)

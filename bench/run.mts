@@ -332,7 +332,8 @@ async function loadVitals(browser: Browser, url: string, preset: keyof typeof PR
     await page.goto(url)
     // An error alert instead of the content (a page whose backend is not configured) ends the wait at once.
     await page.waitForSelector(`${ready}, [role="alert"]`, { timeout: 60_000 })
-    if (!(await page.$(ready))) throw new Error(`alert instead of content: ${(await page.textContent('[role="alert"]'))?.trim().slice(0, 120)}`)
+    if (!(await page.$(ready)))
+      throw new Error(`alert instead of content: ${(await page.textContent('[role="alert"]'))?.trim().slice(0, 120)}`)
     // Late shifts (an image, a font, a deferred panel) land within this; LCP stops at first input, and there is none.
     await sleep(PRESETS[preset].throttle ? 3000 : 1500)
     return (await page.evaluate('window.__vitals')) as Vitals

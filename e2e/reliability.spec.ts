@@ -41,9 +41,9 @@ test.describe('upstream faults in the history view', () => {
       expect(pageCalls).toBe(f.calls)
       await sim.clearFaults()
       if (f.retry === false) {
-        // A refusal gets the same answer when repeated: no Retry, the hint names Refresh instead.
+        // A refusal gets the same answer when repeated: no Retry; the hint says what to do instead.
         await expect(alert.getByRole('button', { name: 'Retry' })).toHaveCount(0)
-        await expect(alert).toContainText('Refresh')
+        await expect(alert).toContainText(f.fault.kind === 'auth' ? 'Ask whoever runs this Switchboard to check API_SYS_ID and API_AUTH_TOKEN' : 'use Refresh')
         await page.getByRole('button', { name: 'Refresh' }).click()
       } else await alert.getByRole('button', { name: 'Retry' }).click()
       await expect(page.getByRole('alert')).toHaveCount(0)

@@ -88,7 +88,8 @@ export function createApp(config: Config, deps: AppDeps): Handler {
       principal = await gate.identify(req)
       if (!principal && !gate.publicPaths.has(path)) throw new ProxyError(401, { kind: 'unauthorized', message: 'Sign in first.' })
     }
-    const address = req.socket.remoteAddress ?? ''
+    // Behind a trusted reverse proxy the gate knows the real client's address; else the socket's.
+    const address = gate?.clientAddress?.(req) ?? req.socket.remoteAddress ?? ''
     const who = principal
     const ctx: RequestContext = {
       principal: who ?? NOBODY,

@@ -51,4 +51,6 @@ export interface AccessGate {
   publicPaths: ReadonlySet<string>
   routes: Route[]
   audit: (principal: Principal | null, address: string, action: string, details: Record<string, unknown>) => void
+  /** The client's address as the access log records it (X-Forwarded-For only from TRUSTED_PROXIES). */
+  clientAddress?: (req: IncomingMessage) => string
 }

@@ -55,6 +55,7 @@ export async function openRooms(cfg: RoomsConfig, deps: { forwarder: Forwarder; 
       identify: access.identify,
       publicPaths: access.publicPaths,
       routes: access.routes,
+      clientAddress: access.clientAddress,
       audit: (principal, address, action, details) => {
         // Opening a number's history starts (or refreshes) that number's sync (issue 13, Triggers).
         // The app reports every served history page here, so this is the one place that sees them.

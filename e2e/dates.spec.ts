@@ -29,9 +29,12 @@ test.describe('go to date', () => {
 
   test('without the index it bisects with 1-record requests, on the million-message history', async ({ page }) => {
     test.setTimeout(180_000)
-    const simPort = 4043
+    const simPort = 4473
     const sim = await startSimulator(simPort, { SIMULATOR_CONTROL: '1' })
-    const proxy = await startOwnProxy(4042, { API_BASE_URL: `http://127.0.0.1:${simPort}`, API_SYS_ID: 'sim-demo', API_AUTH_TOKEN: 'sim-demo-token-7f3a', INDEX: 'off' })
+    const proxy = await startOwnProxy(4472, { API_BASE_URL: `http://127.0.0.1:${simPort}`, API_SYS_ID: 'sim-demo', API_AUTH_TOKEN: 'sim-demo-token-7f3a', INDEX: 'off' }).catch(async (err: unknown) => {
+      await sim.stop()
+      throw err
+    })
     try {
       await page.goto(`${proxy.url}${historyUrl(NUMBERS.million, 'tz=utc')}`)
       await expect(rangeText(page)).toHaveText('1–50 of 1,000,000')

@@ -177,10 +177,13 @@ test.describe('message history', () => {
 
   test('without the index, the whole-history export goes in HISTORY_PAGE_CAP chunks, shows progress, can be cancelled and saves what it has', async ({ page }) => {
     // A server of its own: INDEX=off and a cap of 250, so the fallback path and the cap are what run.
-    const simPort = 4041
+    const simPort = 4471
     const sim = await startSimulator(simPort, { SIMULATOR_CONTROL: '1' })
     test.setTimeout(180_000)
-    const proxy = await startOwnProxy(4040, { API_BASE_URL: `http://127.0.0.1:${simPort}`, API_SYS_ID: 'sim-demo', API_AUTH_TOKEN: 'sim-demo-token-7f3a', API_TIMEOUT_MS: '3000', INDEX: 'off', HISTORY_PAGE_CAP: '250' })
+    const proxy = await startOwnProxy(4470, { API_BASE_URL: `http://127.0.0.1:${simPort}`, API_SYS_ID: 'sim-demo', API_AUTH_TOKEN: 'sim-demo-token-7f3a', API_TIMEOUT_MS: '3000', INDEX: 'off', HISTORY_PAGE_CAP: '250' }).catch(async (err: unknown) => {
+      await sim.stop()
+      throw err
+    })
     const base = 'http://127.0.0.1:4040'
     try {
       await page.goto(`${base}${historyUrl(NUMBERS.hundreds)}`)

@@ -76,17 +76,37 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
   const markIndex = marked === null ? -1 : visible.findIndex((m) => m.position === marked)
   useEffect(() => {
     if (markIndex < 0) return
-    const box = tableBox.current?.querySelector<HTMLElement>('[role="region"]')
+    const root = tableBox.current
+    const box = root?.querySelector<HTMLElement>('[role="region"]')
     if (box) box.scrollTop = Math.max(0, markIndex * ROW_ESTIMATE - box.clientHeight / 2)
-    let tries = 0
+    // Measured rows change height as they render, which moves the marked row again: keep it
+    // centred until it has held still for a few frames, and stop at once if the reader scrolls.
+    let frames = 0
+    let still = 0
     let raf = 0
+    let stopped = false
+    const stop = () => {
+      stopped = true
+    }
     const tick = () => {
-      const el = tableBox.current?.querySelector<HTMLElement>('[data-marked="true"]')
-      if (el) el.scrollIntoView({ block: 'center' })
-      else if (tries++ < 20) raf = requestAnimationFrame(tick)
+      if (stopped || frames++ > 90) return
+      const el = root?.querySelector<HTMLElement>('[data-marked="true"]')
+      const r = el?.getBoundingClientRect()
+      const b = box?.getBoundingClientRect()
+      const inView = !!r && !!b && r.top >= Math.max(0, b.top) && r.bottom <= Math.min(window.innerHeight, b.bottom)
+      if (el && !inView) {
+        el.scrollIntoView({ block: 'center' })
+        still = 0
+      } else if (el && ++still > 5) return
+      raf = requestAnimationFrame(tick)
     }
     raf = requestAnimationFrame(tick)
-    return () => cancelAnimationFrame(raf)
+    const events = ['wheel', 'touchstart', 'keydown', 'pointerdown'] as const
+    for (const e of events) window.addEventListener(e, stop, { passive: true, once: true })
+    return () => {
+      cancelAnimationFrame(raf)
+      for (const e of events) window.removeEventListener(e, stop)
+    }
   }, [markIndex])
 
   const formatted = formatPhone(shown?.number ?? number)

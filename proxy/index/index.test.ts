@@ -102,6 +102,17 @@ describe.each(ENGINES)('message index on %s', (engine) => {
     expect(r.rows[0]).toEqual({ n: expectedTotal, d: expectedTotal, lo: 1, hi: expectedTotal, bad: 0 })
     const st = await db.query<{ indexed: number; state: string; full_done: boolean }>('SELECT indexed, state, full_done FROM index_numbers WHERE number = $1', [num(i).number])
     expect(st.rows[0]).toEqual({ indexed: expectedTotal, state: 'idle', full_done: true })
+    await checkBodies()
+  }
+  /** Every body has its id, with the same text, and the per-body counts match the rows. */
+  const checkBodies = async () => {
+    const b = await db.query<{ unlinked: number; wrong: number; counts_off: number }>(
+      `SELECT (SELECT count(*) FROM index_messages WHERE (body IS NULL) <> (body_id IS NULL))::int AS unlinked,
+              (SELECT count(*) FROM index_messages m JOIN index_bodies b ON b.id = m.body_id WHERE b.body <> m.body)::int AS wrong,
+              (SELECT count(*) FROM (SELECT body_id, number, count(*)::int AS n FROM index_messages WHERE body_id IS NOT NULL GROUP BY body_id, number) x
+                 FULL JOIN index_body_counts c USING (body_id, number) WHERE x.n IS DISTINCT FROM c.count)::int AS counts_off`,
+    )
+    expect(b.rows[0]).toEqual({ unlinked: 0, wrong: 0, counts_off: 0 })
   }
 
   beforeAll(async () => {
@@ -491,9 +502,13 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       const st = await get<IndexStatus>('/api/index/status')
       expect(st.body.numbers.find((n) => n.number === n3)).toMatchObject({ state: 'never', indexed: 0, lastSyncedAt: null })
       expect(st.body.freshness.incomplete).toContain(n3)
+      // The bodies only that number used are gone with it (they are customer data too).
+      await checkBodies()
+      const orphans = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_bodies b WHERE NOT EXISTS (SELECT 1 FROM index_messages m WHERE m.body_id = b.id)')
+      expect(orphans.rows[0]!.n).toBe(0)
       const everything = await forget({ all: true })
       expect(((await everything.json()) as { forgotten: number }).forgotten).toBe(all.length - 36)
-      const left = await db.query<{ n: number }>('SELECT (SELECT count(*) FROM index_messages) + (SELECT count(*) FROM index_daily) + (SELECT count(*) FROM index_parties) AS n')
+      const left = await db.query<{ n: number }>('SELECT (SELECT count(*) FROM index_messages) + (SELECT count(*) FROM index_daily) + (SELECT count(*) FROM index_parties) + (SELECT count(*) FROM index_bodies) + (SELECT count(*) FROM index_body_counts) AS n')
       expect(Number(left.rows[0]!.n)).toBe(0)
       expect(audits.some(([a]) => a === 'forget')).toBe(true)
     })

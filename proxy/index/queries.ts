@@ -34,6 +34,11 @@ export interface Filters {
    * (resolveParties); null = not resolved (or too many to list: then a LIKE over every message).
    */
   parties?: string[] | null
+  /**
+   * The ids of the distinct bodies containing `q` (index_bodies, trigram index), looked up by
+   * resolveParties; null = not resolved (or too many to list: then a semi-join on index_bodies).
+   */
+  bodyIds?: number[] | null
 }
 
 export interface Cursor {
@@ -196,7 +201,9 @@ export function whereOf(f: Filters, params: unknown[]): string[] {
   }
   if (f.numbers?.length === 1) w.push(`m.number = ${add(f.numbers[0])}::text`)
   else if (f.numbers) w.push(`m.number = ANY(${add(f.numbers)}::text[])`)
-  if (f.q) w.push(`m.body ILIKE ${add(likeContains(f.q))} ESCAPE '\\'`)
+  // Text is matched among the distinct bodies (index_bodies), then the messages by body_id.
+  if (f.q && f.bodyIds) w.push(`m.body_id = ANY(${add(f.bodyIds)}::int[])`)
+  else if (f.q) w.push(`m.body_id IN (SELECT b.id FROM index_bodies b WHERE b.body ILIKE ${add(likeContains(f.q))} ESCAPE '\\')`)
   // Partial digits are matched among the distinct parties first (resolveParties: a small table
   // with a trigram index), so the planner sees a plain list and the (number, party) index serves.
   if (f.party && f.parties) w.push(`m.party_digits = ANY(${add(f.parties)}::text[])`)
@@ -357,9 +364,21 @@ export interface SearchPage {
 }
 
 const MAX_PARTIES = 1000
+const MAX_BODIES = 1000
 
-/** Resolves `party` to the distinct matching parties (in place); returns false when none match. */
+/**
+ * Resolves `q` to the ids of the distinct bodies containing it and `party` to the distinct
+ * matching parties (in place); returns false when either matches nothing.
+ */
 export async function resolveParties(db: Queryable, f: Filters): Promise<boolean> {
+  if (f.q) {
+    const b = await db.query<{ id: number }>(`SELECT id FROM index_bodies WHERE body ILIKE $1 ESCAPE '\\' LIMIT ${MAX_BODIES + 1}`, [likeContains(f.q)])
+    f.bodyIds = b.rows.length > MAX_BODIES ? null : b.rows.map((x) => x.id)
+    if (b.rows.length === 0) {
+      if (f.party) f.parties = []
+      return false
+    }
+  }
   if (!f.party) return true
   const r = await db.query<{ party: string }>(
     `SELECT DISTINCT party FROM index_parties WHERE party LIKE $1 ESCAPE '\\' AND ($2::text[] IS NULL OR number = ANY($2::text[])) LIMIT ${MAX_PARTIES + 1}`,
@@ -384,6 +403,14 @@ export async function countMatches(db: Queryable, f: Filters): Promise<number> {
     const r = await db.query<{ n: number }>(
       'SELECT COALESCE(sum(count), 0)::int AS n FROM index_parties WHERE party = ANY($1::text[]) AND ($2::text[] IS NULL OR number = ANY($2::text[]))',
       [f.parties, f.numbers],
+    )
+    return r.rows[0]?.n ?? 0
+  }
+  if (f.q && f.bodyIds?.length === 0) return 0
+  if (f.q && f.bodyIds && !f.party && onlyScope({ ...f, q: null })) {
+    const r = await db.query<{ n: number }>(
+      'SELECT COALESCE(sum(count), 0)::int AS n FROM index_body_counts WHERE body_id = ANY($1::int[]) AND ($2::text[] IS NULL OR number = ANY($2::text[]))',
+      [f.bodyIds, f.numbers],
     )
     return r.rows[0]?.n ?? 0
   }
@@ -443,7 +470,7 @@ export async function searchPage(
    */
   walkDates = false,
 ): Promise<{ rows: MessageRow[]; nextCursor: string | null }> {
-  if (f.party && f.parties?.length === 0) return { rows: [], nextCursor: null }
+  if ((f.party && f.parties?.length === 0) || (f.q && f.bodyIds?.length === 0)) return { rows: [], nextCursor: null }
   const params: unknown[] = []
   const w = whereOf(f, params)
   if (cursor) w.push(keyset(f, cursor, params))
@@ -468,7 +495,7 @@ export async function searchPage(
 export type ExportTuple = [number: string, fetchedTid: string, tid: string | null, ordinal: number, systemId: string | null, messageId: string | null, dateMs: number, dateRaw: string | null, phone: string | null, direction: string | null, body: string | null, mms: boolean, mediaUrl: string | null, status: string | null, statusCode: number | null]
 
 export async function exportBatch(db: Queryable, f: Filters, cursor: Cursor | null, limit: number): Promise<ExportTuple[]> {
-  if (f.party && f.parties?.length === 0) return []
+  if ((f.party && f.parties?.length === 0) || (f.q && f.bodyIds?.length === 0)) return []
   const params: unknown[] = []
   const w = whereOf(f, params)
   if (cursor) w.push(keyset(f, cursor, params))
@@ -586,11 +613,17 @@ export async function forget(db: Db, number: string | null): Promise<number> {
     if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '300s'`)
     const before = await tx.query<{ n: number }>('SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text IS NULL OR number = $1', [number])
     if (number === null) {
-      await tx.query('TRUNCATE index_messages, index_daily, index_parties')
+      await tx.query('TRUNCATE index_messages, index_daily, index_parties, index_body_counts, index_bodies')
     } else {
       await tx.query('DELETE FROM index_messages WHERE number = $1', [number])
       await tx.query('DELETE FROM index_daily WHERE number = $1', [number])
       await tx.query('DELETE FROM index_parties WHERE number = $1', [number])
+      await tx.query('DELETE FROM index_body_counts WHERE number = $1', [number])
+      // Bodies no other number uses are customer data of this one. The lock waits for syncs
+      // that are adding messages (their body look-up writes index_bodies), so a body one of
+      // them is about to reference is seen as used.
+      await tx.query('LOCK TABLE index_bodies IN SHARE ROW EXCLUSIVE MODE')
+      await tx.query('DELETE FROM index_bodies b WHERE NOT EXISTS (SELECT 1 FROM index_body_counts c WHERE c.body_id = b.id)')
     }
     await tx.query(
       `UPDATE index_numbers SET indexed = 0, top_ordinal = 0, full_done = false, cp_next = NULL, cp_total = NULL, cp_check = NULL,

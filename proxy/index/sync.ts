@@ -232,10 +232,18 @@ export function createSyncer(opts: SyncOptions): Syncer {
           dates.push(r.date ?? fallback)
         }
         if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '60s'`)
+        // Each distinct body of the page gets its id in index_bodies (added when new).
+        const distinct = [...new Set(rows.map((x) => x.r.body).filter((b): b is string => b !== null))]
+        const bodyIds = new Map<string, number>()
+        if (distinct.length > 0) {
+          const ids = await tx.query<{ k: number; id: number }>(BODY_IDS_SQL, [distinct])
+          for (const { k, id } of ids.rows) bodyIds.set(distinct[k - 1]!, id)
+        }
+        const bodyIdOf = (b: string | null) => (b === null ? null : (bodyIds.get(b) ?? null))
         let got: Set<number> | null = null
         if (fresh && canCopy(tx)) {
           // PGlite loads CSV through COPY about 2.5× faster than unnest() of parameter arrays.
-          await tx.copyFrom(COPY_SQL, copyCsv(number, tid, rows, dates))
+          await tx.copyFrom(COPY_SQL, copyCsv(number, tid, rows, dates, bodyIdOf))
           inserted = rows.length
         } else {
           const res = await tx.query<{ n: number; got: number[] | null }>(INSERT_SQL, [
@@ -256,6 +264,7 @@ export function createSyncer(opts: SyncOptions): Syncer {
             rows.map((x) => x.r.status),
             rows.map((x) => x.r.statusCode),
             rows.length,
+            rows.map((x) => bodyIdOf(x.r.body)),
           ])
           inserted = res.rows[0]?.n ?? 0
           got = res.rows[0]?.got ? new Set(res.rows[0].got) : null
@@ -263,8 +272,11 @@ export function createSyncer(opts: SyncOptions): Syncer {
         // Roll-ups of exactly the rows stored, in the same transaction.
         const days = new Map<string, [number, number, number]>()
         const parties = new Map<string, [number, string]>()
+        const bodyCounts = new Map<number, number>()
         rows.forEach((x, k) => {
           if (got && !got.has(x.ordinal)) return
+          const bodyId = bodyIdOf(x.r.body)
+          if (bodyId !== null) bodyCounts.set(bodyId, (bodyCounts.get(bodyId) ?? 0) + 1)
           const date = dates[k]!
           const day = date.slice(0, 10)
           let d = days.get(day)
@@ -287,6 +299,7 @@ export function createSyncer(opts: SyncOptions): Syncer {
           const e = [...parties.entries()]
           await tx.query(PARTIES_SQL, [number, e.map(([k]) => k), e.map(([, v]) => v[0]), e.map(([, v]) => v[1])])
         }
+        if (bodyCounts.size > 0) await tx.query(BODY_COUNTS_SQL, [number, [...bodyCounts.keys()], [...bodyCounts.values()]])
       }
       const top = rows.reduce((m, x) => Math.max(m, x.ordinal), 0)
       await tx.query(
@@ -316,6 +329,7 @@ export function createSyncer(opts: SyncOptions): Syncer {
       await tx.query('DELETE FROM index_messages WHERE number = $1', [number])
       await tx.query('DELETE FROM index_daily WHERE number = $1', [number])
       await tx.query('DELETE FROM index_parties WHERE number = $1', [number])
+      await tx.query('DELETE FROM index_body_counts WHERE number = $1', [number])
       await tx.query(
         `UPDATE index_numbers SET indexed = 0, top_ordinal = 0, full_done = false, cp_next = NULL, cp_total = NULL, cp_check = NULL, progress_done = 0 WHERE number = $1`,
         [number],
@@ -673,10 +687,10 @@ export function createSyncer(opts: SyncOptions): Syncer {
  */
 export const INSERT_SQL = `
 WITH ins AS (
-  INSERT INTO index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, date_raw, phone, party_digits, direction, body, mms, media_url, status, status_code)
-  SELECT $1, v.ordinal, $2, v.tid, v.system_id, v.message_id, v.date, v.date_raw, v.phone, v.party_digits, v.direction, v.body, v.mms, v.media_url, v.status, v.status_code
-  FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bool[], $14::text[], $15::text[], $16::int[])
-    AS v(ordinal, tid, system_id, message_id, date, date_raw, phone, party_digits, direction, body, mms, media_url, status, status_code)
+  INSERT INTO index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, date_raw, phone, party_digits, direction, body, mms, media_url, status, status_code, body_id)
+  SELECT $1, v.ordinal, $2, v.tid, v.system_id, v.message_id, v.date, v.date_raw, v.phone, v.party_digits, v.direction, v.body, v.mms, v.media_url, v.status, v.status_code, v.body_id
+  FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bool[], $14::text[], $15::text[], $16::int[], $18::int[])
+    AS v(ordinal, tid, system_id, message_id, date, date_raw, phone, party_digits, direction, body, mms, media_url, status, status_code, body_id)
   ON CONFLICT (number, ordinal) DO NOTHING
   RETURNING ordinal
 )
@@ -690,6 +704,29 @@ ON CONFLICT (number, day) DO UPDATE SET
   inbound = index_daily.inbound + EXCLUDED.inbound,
   outbound = index_daily.outbound + EXCLUDED.outbound,
   failed = index_daily.failed + EXCLUDED.failed`
+
+/**
+ * The ids of a page's distinct bodies ($1, answered by position k, 1-based), adding the new ones.
+ * Two syncs on one PostgreSQL may add the same body at once: the copies are harmless (see
+ * migration 002), and the lowest id is used from then on.
+ */
+const BODY_IDS_SQL = `
+WITH input AS (SELECT b, k FROM unnest($1::text[]) WITH ORDINALITY AS u(b, k)),
+found AS (
+  SELECT i.k, min(x.id) AS id FROM input i JOIN index_bodies x ON md5(x.body) = md5(i.b) AND x.body = i.b GROUP BY i.k
+),
+added AS (
+  INSERT INTO index_bodies (body) SELECT i.b FROM input i WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.k = i.k) ORDER BY i.k
+  RETURNING id, body
+)
+SELECT k::int AS k, id FROM found
+UNION ALL
+SELECT i.k::int AS k, a.id FROM added a JOIN input i ON i.b = a.body`
+
+const BODY_COUNTS_SQL = `
+INSERT INTO index_body_counts (body_id, number, count)
+SELECT b, $1, c FROM unnest($2::int[], $3::int[]) AS u(b, c)
+ON CONFLICT (body_id, number) DO UPDATE SET count = index_body_counts.count + EXCLUDED.count`
 
 const PARTIES_SQL = `
 INSERT INTO index_parties (number, party, count, last_date)
@@ -708,9 +745,9 @@ export const SECONDARY_INDEXES = [
   'CREATE INDEX IF NOT EXISTS index_messages_number_date ON index_messages (number, date DESC, ordinal DESC)',
   'CREATE INDEX IF NOT EXISTS index_messages_thread ON index_messages (number, party_digits, date DESC, ordinal DESC)',
   'CREATE INDEX IF NOT EXISTS index_messages_errors ON index_messages (date DESC) WHERE status_code >= 400',
-  'CREATE INDEX IF NOT EXISTS index_messages_body_trgm ON index_messages USING gin (body gin_trgm_ops)',
+  'CREATE INDEX IF NOT EXISTS index_messages_body ON index_messages (body_id)',
 ]
-const SECONDARY_NAMES = ['index_messages_date', 'index_messages_number_date', 'index_messages_thread', 'index_messages_errors', 'index_messages_body_trgm']
+const SECONDARY_NAMES = ['index_messages_date', 'index_messages_number_date', 'index_messages_thread', 'index_messages_errors', 'index_messages_body']
 
 /** Re-creates any secondary index that is missing (after a bulk load, or one cut short by a crash). */
 export async function ensureIndexes(db: Db, log: (line: string) => void = () => {}): Promise<void> {
@@ -738,7 +775,7 @@ async function dropIndexes(db: Db): Promise<boolean> {
   }
 }
 
-const COPY_SQL = `COPY index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, date_raw, phone, party_digits, direction, body, mms, media_url, status, status_code) FROM '/dev/blob' WITH (FORMAT csv)`
+const COPY_SQL = `COPY index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, date_raw, phone, party_digits, direction, body, mms, media_url, status, status_code, body_id) FROM '/dev/blob' WITH (FORMAT csv)`
 
 interface CopyCapable {
   copyFrom: (sql: string, data: string) => Promise<void>
@@ -748,12 +785,12 @@ const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCa
 /** COPY's CSV: strings always quoted (so "" is an empty string and an unquoted empty is NULL). */
 const cq = (v: string | null) => (v === null ? '' : `"${v.includes('"') ? v.replace(/"/g, '""') : v}"`)
 
-function copyCsv(number: string, tid: string, rows: Array<{ ordinal: number; r: PageRecord }>, dates: string[]): string {
+function copyCsv(number: string, tid: string, rows: Array<{ ordinal: number; r: PageRecord }>, dates: string[], bodyIdOf: (b: string | null) => number | null): string {
   let out = ''
   const head = `${cq(number)},`
   const fetched = cq(tid)
   rows.forEach(({ ordinal, r }, k) => {
-    out += `${head}${ordinal},${fetched},${cq(r.tid)},${cq(r.systemId)},${cq(r.messageId)},${dates[k]},${cq(r.dateRaw)},${cq(r.phone)},${cq(r.partyDigits)},${cq(r.direction)},${cq(r.body)},${r.mms},${cq(r.mediaUrl)},${cq(r.status)},${r.statusCode ?? ''}\n`
+    out += `${head}${ordinal},${fetched},${cq(r.tid)},${cq(r.systemId)},${cq(r.messageId)},${dates[k]},${cq(r.dateRaw)},${cq(r.phone)},${cq(r.partyDigits)},${cq(r.direction)},${cq(r.body)},${r.mms},${cq(r.mediaUrl)},${cq(r.status)},${r.statusCode ?? ''},${bodyIdOf(r.body) ?? ''}\n`
   })
   return out
 }

@@ -13,6 +13,7 @@ const ThreadPage = lazy(() => import('../features/thread/thread-page').then((m) 
 const MessagePage = lazy(() => import('../features/message/message-page').then((m) => ({ default: m.MessagePage })))
 const SearchPage = lazy(() => import('../features/search/search-page').then((m) => ({ default: m.SearchPage })))
 const ExportTray = lazy(() => import('../components/export-tray').then((m) => ({ default: m.ExportTray })))
+const IndexPage = lazy(() => import('../features/index-admin/index-page').then((m) => ({ default: m.IndexPage })))
 const ChartsPage = lazy(() => import('../features/charts/charts-page').then((m) => ({ default: m.ChartsPage })))
 
 /*
@@ -82,6 +83,7 @@ export function App() {
             {navLink('/', 'Numbers', route.name === 'numbers' || route.name === 'history' || route.name === 'thread' || route.name === 'message')}
             {navLink(paths.search(), 'Search', route.name === 'search')}
             {navLink(paths.charts(), 'Charts', route.name === 'charts')}
+            {navLink(paths.index(), 'Index', route.name === 'index')}
             {isAdmin && UsersPage && me && me.mode !== 'local' ? navLink(paths.users(), 'Users', route.name === 'users') : null}
             {isAdmin && AccessLogPage && me && me.mode !== 'local' ? navLink(paths.accessLog(), 'Access log', route.name === 'access-log') : null}
           </nav>
@@ -127,6 +129,8 @@ function Page({ route, params, isAdmin }: { route: Route; params: URLSearchParam
       return <SearchPage search={parseSearch(searchSearch, params)} canExport={isAdmin} />
     case 'charts':
       return <ChartsPage search={parseSearch(chartsSearch, params)} />
+    case 'index':
+      return <IndexPage />
     case 'signin':
       return SignInPage ? <SignInPage /> : <NotFound />
     case 'users':

@@ -9,6 +9,7 @@ describe('matchRoute', () => {
     expect(matchRoute('/numbers/18323232323/messages/1500')).toEqual({ name: 'message', number: '18323232323', ordinal: 1500 })
     expect(matchRoute('/search')).toEqual({ name: 'search' })
     expect(matchRoute('/charts')).toEqual({ name: 'charts' })
+    expect(matchRoute('/index')).toEqual({ name: 'index' })
   })
   it('refuses what it does not know, and bad escapes', () => {
     expect(matchRoute('/numbers/%zz').name).toBe('not-found')

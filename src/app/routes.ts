@@ -9,6 +9,7 @@ export type Route =
   | { name: 'message'; number: string; ordinal: number }
   | { name: 'search' }
   | { name: 'charts' }
+  | { name: 'index' }
   | { name: 'signin' }
   | { name: 'users' }
   | { name: 'access-log' }
@@ -27,6 +28,7 @@ export function matchRoute(pathname: string): Route {
   if (pathname === '/') return { name: 'numbers' }
   if (pathname === '/search') return { name: 'search' }
   if (pathname === '/charts') return { name: 'charts' }
+  if (pathname === '/index') return { name: 'index' }
   if (pathname === '/signin') return { name: 'signin' }
   if (pathname === '/admin/users') return { name: 'users' }
   if (pathname === '/admin/access-log') return { name: 'access-log' }

@@ -20,6 +20,7 @@ export const paths = {
   message: (number: string, ordinal: number, extra: Query = {}) => `/numbers/${encodeURIComponent(number)}/messages/${ordinal}${qs(extra)}`,
   search: (params: Query = {}) => `/search${qs(params)}`,
   charts: (params: Query = {}) => `/charts${qs(params)}`,
+  index: () => '/index',
   signIn: (next?: string) => `/signin${qs({ next })}`,
   users: () => '/admin/users',
   accessLog: () => '/admin/access-log',

@@ -156,7 +156,7 @@ export function IndexPage() {
                       <td className="p-2">{n.lastSyncedAt ? formatDate(ms(n.lastSyncedAt), 'local') : 'never'}</td>
                       <td className="p-2 print:hidden">
                         <span className="flex flex-wrap gap-2">
-                          <button type="button" className="btn" onClick={() => void syncOne(n)} disabled={busy} aria-label={`Sync ${formatPhone(n.number)} now`}>
+                          <button type="button" className="btn" onClick={() => void syncOne(n)} disabled={busy} aria-label={`Sync now: ${formatPhone(n.number)}`}>
                             Sync now
                           </button>
                           {isAdmin ? (
@@ -170,7 +170,7 @@ export function IndexPage() {
                                 </button>
                               </>
                             ) : (
-                              <button type="button" className="btn" onClick={() => setConfirming(n.number)} disabled={busy} aria-label={`Forget ${formatPhone(n.number)}…`}>
+                              <button type="button" className="btn" onClick={() => setConfirming(n.number)} disabled={busy} aria-label={`Forget…: ${formatPhone(n.number)}`}>
                                 Forget…
                               </button>
                             )

@@ -1,3 +1,4 @@
+import { csvCell } from '../../contract/csv.ts'
 import type { Queryable } from '../db/types.ts'
 
 /**
@@ -154,12 +155,6 @@ export async function listEntries(db: Queryable, f: LogFilters, limit: number, a
 export async function purgeAccessLog(db: Queryable, retainDays: number, now: number): Promise<number> {
   const r = await db.query('DELETE FROM access_log WHERE at < $1 RETURNING 1', [new Date(now - retainDays * 86_400_000)])
   return r.rows.length
-}
-
-/** CSV cell: RFC 4180 quoting, and a leading = + - @ tab or CR neutralised (OWASP CSV injection). */
-export function csvCell(v: string): string {
-  const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe
 }
 
 export const CSV_HEADER = ['at', 'user', 'via', 'address', 'action', 'number', 'party', 'details']

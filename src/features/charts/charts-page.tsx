@@ -28,13 +28,13 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
     () =>
       series
         ? [
-            { label: 'Inbound', values: series.inbound, color: '#1d4ed8' },
-            { label: 'Outbound', values: series.outbound, color: '#b45309', dash: [6, 4] },
+            { label: 'Inbound', values: series.inbound, color: 'var(--color-blue-700)' },
+            { label: 'Outbound', values: series.outbound, color: 'var(--color-amber-700)', dash: [6, 4] },
           ]
         : [],
     [series],
   )
-  const failure = useMemo(() => (series ? [{ label: 'Failure rate (%)', values: series.failureRate, color: '#b91c1c' }] : []), [series])
+  const failure = useMemo(() => (series ? [{ label: 'Failure rate (%)', values: series.failureRate, color: 'var(--color-red-700)' }] : []), [series])
 
   return (
     <section aria-labelledby="charts-heading">

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react'
+import { useEffect, useRef, useSyncExternalStore } from 'react'
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
 
@@ -7,12 +7,29 @@ import 'uplot/dist/uPlot.min.css'
  * charts page, which is itself loaded on demand, so the library never reaches the entry chunk.
  * The canvas is a picture for sighted users; the figures are in the table next to it.
  */
+/** A canvas cannot read CSS variables: colours given as `var(--name)` are resolved for the theme in force. */
+function resolve(color: string): string {
+  const m = /^var\((--[\w-]+)\)$/.exec(color)
+  return m?.[1] ? getComputedStyle(document.documentElement).getPropertyValue(m[1]).trim() || '#000' : color
+}
+
+/** The theme class on <html> (src/lib/theme.ts sets it): charts redraw in the new colours when it changes. */
+function subscribeTheme(onChange: () => void) {
+  const observer = new MutationObserver(onChange)
+  observer.observe(document.documentElement, { attributes: true, attributeFilter: ['class'] })
+  return () => observer.disconnect()
+}
+const themeClass = () => document.documentElement.className
+
 export function UPlotChart({ label, x, series, yLabel }: { label: string; x: number[]; series: Array<{ label: string; values: Array<number | null>; color: string; dash?: number[] }>; yLabel: string }) {
   const box = useRef<HTMLDivElement>(null)
+  const theme = useSyncExternalStore(subscribeTheme, themeClass)
   useEffect(() => {
     const el = box.current
     if (!el) return
     const width = Math.max(280, el.clientWidth)
+    // Axis text and grid in the theme's own text and rule colours (uPlot's default is black).
+    const axis = () => ({ stroke: resolve('var(--color-slate-700)'), grid: { stroke: resolve('var(--color-slate-200)'), width: 1 }, ticks: { stroke: resolve('var(--color-slate-300)'), width: 1 } })
     const plot = new uPlot(
       {
         width,
@@ -20,8 +37,8 @@ export function UPlotChart({ label, x, series, yLabel }: { label: string; x: num
         legend: { show: false },
         cursor: { show: true, drag: { x: false, y: false } },
         scales: { x: { time: true } },
-        axes: [{}, { label: yLabel, size: 60 }],
-        series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, dash: s.dash, spanGaps: false }))],
+        axes: [axis(), { ...axis(), label: yLabel, size: 60 }],
+        series: [{}, ...series.map((s) => ({ label: s.label, stroke: resolve(s.color), width: 2, dash: s.dash, spanGaps: false }))],
       },
       [x, ...series.map((s) => s.values)],
       el,
@@ -32,7 +49,7 @@ export function UPlotChart({ label, x, series, yLabel }: { label: string; x: num
       resize.disconnect()
       plot.destroy()
     }
-  }, [x, series, yLabel])
+  }, [x, series, yLabel, theme])
   return (
     <figure className="m-0">
       <div ref={box} role="img" aria-label={`${label}. The same figures are in the table that follows.`} className="w-full" />

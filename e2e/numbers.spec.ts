@@ -42,6 +42,19 @@ test.describe('owned numbers', () => {
     await expect(page.getByText('No numbers match')).toBeVisible()
   })
 
+  test("a phone that is not one of the account's numbers offers that party's messages", async ({ page }) => {
+    await page.goto('/')
+    const box = page.getByRole('searchbox', { name: /Search numbers/ })
+    // One of the account's own numbers: no offer.
+    await box.fill('(832) 323-2323')
+    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('link', { name: /^Find messages with/ })).toHaveCount(0)
+    await box.fill('(917) 555-0142')
+    await page.getByRole('link', { name: 'Find messages with (917) 555-0142' }).click()
+    await expect(page).toHaveURL(/\/search\?party=9175550142$/)
+    await expect(page.getByRole('searchbox', { name: 'Other party' })).toHaveValue('9175550142')
+  })
+
   test('every audit label appears on the number seeded with that defect', async ({ page }) => {
     await page.goto('/')
     const auditOf = async (digits: string) => {

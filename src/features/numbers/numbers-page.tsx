@@ -9,6 +9,7 @@ import { ColumnToggles, VirtualTable } from '../../components/data-table/virtual
 import { parseSort, sortRows, sortToParam } from '../../components/data-table/features'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
+import { FindMessagesOffer } from '../../components/find-messages-offer'
 import { Tabs } from '../../components/tabs'
 import { phoneQueryDigits } from '../../lib/phone'
 import { auditFilterLabel, auditNumbers, findingsOf, isAuditFilter, matchesAudit, type AuditFilter, type AuditResult } from './audit'
@@ -160,6 +161,8 @@ export function NumbersPage() {
               onChange={(e) => setParams({ q: e.target.value || null }, { replace: true })}
             />
           </label>
+          {/* A phone that is not one of the account's numbers is probably a customer: offer their messages. */}
+          <FindMessagesOffer typed={query} isOwnNumber={(d) => !!result.data?.some((r) => r.number === d || r.number === `1${d}` || `1${r.number}` === d)} />
           {audit ? (
             <p className="text-sm">
               Showing <strong>{auditFilterLabel(audit)}</strong> only.{' '}

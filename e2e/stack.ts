@@ -16,7 +16,7 @@ export async function spawnProc(args: string[], env: Record<string, string>, rea
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
   await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`process did not start: ${out}`)), 20_000)
+    const t = setTimeout(() => reject(new Error(`process did not start: ${out}`)), 90_000) // opening PGlite can take half a minute on a busy 2-core machine
     const check = () => {
       if (ready.test(out)) {
         clearTimeout(t)

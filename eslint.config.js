@@ -27,13 +27,14 @@ export default tseslint.config(
       // does not run the compiler, so it is not a finding.
       'react-hooks/incompatible-library': 'off',
       // Untrusted text is rendered as text (CONVENTIONS §6).
-      'no-restricted-syntax': ['error', { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render untrusted data as text.' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render untrusted data as text.' },
+      ],
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            { group: ['**/proxy/**'], message: 'The SPA never imports proxy code.' },
-          ],
+          patterns: [{ group: ['**/proxy/**'], message: 'The SPA never imports proxy code.' }],
         },
       ],
     },
@@ -50,7 +51,10 @@ export default tseslint.config(
             { group: ['**/proxy/**'], message: 'The SPA never imports proxy code.' },
             { group: ['**/app/**'], message: 'Features never import src/app; routing primitives live in src/lib.' },
             // `../other-feature/x` from a feature's own folder; `../../lib/x` is fine.
-            { regex: '^\\.\\./(?!\\.\\.)[^/]+/', message: 'Features never import each other; shared pieces go to src/components or src/lib.' },
+            {
+              regex: '^\\.\\./(?!\\.\\.)[^/]+/',
+              message: 'Features never import each other; shared pieces go to src/components or src/lib.',
+            },
           ],
         },
       ],
@@ -75,7 +79,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/src/**', '**/proxy/**', 'react', 'react-dom'], message: 'The contract stands alone: both sides import it, it imports neither.' }] },
+        {
+          patterns: [
+            {
+              group: ['**/src/**', '**/proxy/**', 'react', 'react-dom'],
+              message: 'The contract stands alone: both sides import it, it imports neither.',
+            },
+          ],
+        },
       ],
     },
   },

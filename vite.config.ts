@@ -39,7 +39,8 @@ function eagerEntryCompile(): Plugin {
     apply: 'build',
     // After minification, which would drop the comment.
     generateBundle(_options, bundle) {
-      for (const file of Object.values(bundle)) if (file.type === 'chunk' && file.isEntry) file.code = `//# allFunctionsCalledOnLoad\n${file.code}`
+      for (const file of Object.values(bundle))
+        if (file.type === 'chunk' && file.isEntry) file.code = `//# allFunctionsCalledOnLoad\n${file.code}`
     },
   }
 }

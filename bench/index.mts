@@ -52,11 +52,22 @@ async function serve() {
         .request({ number, tid })
         .then(() => syncer.idle())
         .then(async () => {
-          const st = await index.db!.query<{ state: string; error: string | null; indexed: number }>('SELECT state, error, indexed FROM index_numbers WHERE number = $1', [number])
+          const st = await index.db!.query<{ state: string; error: string | null; indexed: number }>(
+            'SELECT state, error, indexed FROM index_numbers WHERE number = $1',
+            [number],
+          )
           res.writeHead(200, { 'content-type': 'application/json' })
           // CPU time of this process too: on a shared machine it varies less than wall time.
           const cpu = process.cpuUsage(cpu0)
-          res.end(JSON.stringify({ ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, requests: syncer.stats.requests - before, split: { ...syncer.stats }, ...st.rows[0] }))
+          res.end(
+            JSON.stringify({
+              ms: performance.now() - t0,
+              cpuMs: (cpu.user + cpu.system) / 1000,
+              requests: syncer.stats.requests - before,
+              split: { ...syncer.stats },
+              ...st.rows[0],
+            }),
+          )
         })
       return
     }
@@ -85,10 +96,18 @@ interface Proc {
   url: string
 }
 
-function startProc(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray; ms: number }> {
+function startProc(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray; ms: number }> {
   const t0 = performance.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     let out = ''
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 120_000)
     child.stdout!.on('data', (c: Buffer) => {
@@ -136,14 +155,17 @@ async function main() {
   const rows: Row[] = []
   const push = (r: Row) => {
     rows.push(r)
-    console.log(`  ${r.engine.padEnd(8)} ${r.name.padEnd(58)} ${(Number.isFinite(r.value) ? r.value.toFixed(r.value < 10 ? 2 : 0) : 'n/a').padStart(10)} ${r.unit.padEnd(6)} ${r.budget ?? ''} ${r.note ?? ''}`)
+    console.log(
+      `  ${r.engine.padEnd(8)} ${r.name.padEnd(58)} ${(Number.isFinite(r.value) ? r.value.toFixed(r.value < 10 ? 2 : 0) : 'n/a').padStart(10)} ${r.unit.padEnd(6)} ${r.budget ?? ''} ${r.note ?? ''}`,
+    )
   }
   const engines = (process.env.BENCH_INDEX_ENGINES ?? 'pglite,postgres').split(',')
 
   const sim = await startProc(['proxy/simulator/main.ts', '0'], { SIMULATOR_CONTROL: '1' }, /listening on (http:\/\/[\d.:]+)/)
   const simUrl = sim.match[1]!
   const fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 30_000)
-  const listed = (JSON.parse((await fw.forward('allownednumbers', [])).body.toString()) as { data: Array<{ number: string; tid: string }> }).data
+  const listed = (JSON.parse((await fw.forward('allownednumbers', [])).body.toString()) as { data: Array<{ number: string; tid: string }> })
+    .data
   const big = listed[6]!
   const { parsePage } = await import('../proxy/index/parse.ts')
 
@@ -152,7 +174,16 @@ async function main() {
     const t0 = performance.now()
     let n = 0
     for (let start = 1; start <= 1_000_000; start += PAGE) {
-      const page = parsePage((await fw.forward('smshistory', [['number', big.number], ['tid', big.tid], ['history_start', String(start)], ['history_end', String(start + PAGE - 1)]])).body)
+      const page = parsePage(
+        (
+          await fw.forward('smshistory', [
+            ['number', big.number],
+            ['tid', big.tid],
+            ['history_start', String(start)],
+            ['history_end', String(start + PAGE - 1)],
+          ])
+        ).body,
+      )
       n += page.records.length
     }
     return { ms: performance.now() - t0, n }
@@ -178,31 +209,100 @@ async function main() {
 
         const base = await baseline()
         const rssStart = rssMiB(pid)
-        const sync = await getJson<{ ms: number; cpuMs: number; requests: number; state: string; indexed: number; error: string | null; split: { waitMs: number; storeMs: number; vacuumMs: number } }>(`${server.url}/__bench/sync?number=${big.number}&tid=${big.tid}`)
+        const sync = await getJson<{
+          ms: number
+          cpuMs: number
+          requests: number
+          state: string
+          indexed: number
+          error: string | null
+          split: { waitMs: number; storeMs: number; vacuumMs: number }
+        }>(`${server.url}/__bench/sync?number=${big.number}&tid=${big.tid}`)
         if (sync.indexed !== 1_000_000) throw new Error(`full sync ended ${sync.state} with ${sync.indexed} rows: ${sync.error}`)
-        push({ engine, name: 'full sync of 1,000,000 messages', value: sync.ms / 1000, unit: 's', budget: engine === 'pglite' ? '≤ 45 s' : '', note: `${sync.requests} requests; server CPU ${(sync.cpuMs / 1000).toFixed(1)} s; waiting for pages ${(sync.split.waitMs / 1000).toFixed(1)} s, storing ${(sync.split.storeMs / 1000).toFixed(1)} s, vacuum ${(sync.split.vacuumMs / 1000).toFixed(1)} s, the rest building indexes` })
+        push({
+          engine,
+          name: 'full sync of 1,000,000 messages',
+          value: sync.ms / 1000,
+          unit: 's',
+          budget: engine === 'pglite' ? '≤ 45 s' : '',
+          note: `${sync.requests} requests; server CPU ${(sync.cpuMs / 1000).toFixed(1)} s; waiting for pages ${(sync.split.waitMs / 1000).toFixed(1)} s, storing ${(sync.split.storeMs / 1000).toFixed(1)} s, vacuum ${(sync.split.vacuumMs / 1000).toFixed(1)} s, the rest building indexes`,
+        })
         push({ engine, name: 'full sync rows per second', value: 1_000_000 / (sync.ms / 1000), unit: 'rows/s' })
         push({ engine, name: 'baseline: fetch + parse the same pages', value: base.ms / 1000, unit: 's' })
         push({ engine, name: 'full sync / baseline', value: sync.ms / base.ms, unit: '×', budget: '≤ 3×' })
         const rssIndexed = rssMiB(pid)
-        push({ engine, name: 'server RSS with 1,000,000 indexed', value: rssIndexed, unit: 'MiB', budget: engine === 'pglite' ? '≤ 768 MiB' : '', note: `at start ${rssStart.toFixed(0)} MiB` })
+        push({
+          engine,
+          name: 'server RSS with 1,000,000 indexed',
+          value: rssIndexed,
+          unit: 'MiB',
+          budget: engine === 'pglite' ? '≤ 768 MiB' : '',
+          note: `at start ${rssStart.toFixed(0)} MiB`,
+        })
 
-        await fetch(`${simUrl}/__sim/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ number: big.number, add: 100 }) })
-        const inc = await getJson<{ ms: number; requests: number; indexed: number }>(`${server.url}/__bench/sync?number=${big.number}&tid=${big.tid}`)
-        push({ engine, name: 'incremental sync after 100 new messages', value: inc.ms, unit: 'ms', budget: '≤ 300 ms', note: `${inc.requests} upstream requests (≤ 3); ${inc.indexed} indexed` })
+        await fetch(`${simUrl}/__sim/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ number: big.number, add: 100 }),
+        })
+        const inc = await getJson<{ ms: number; requests: number; indexed: number }>(
+          `${server.url}/__bench/sync?number=${big.number}&tid=${big.tid}`,
+        )
+        push({
+          engine,
+          name: 'incremental sync after 100 new messages',
+          value: inc.ms,
+          unit: 'ms',
+          budget: '≤ 300 ms',
+          note: `${inc.requests} upstream requests (≤ 3); ${inc.indexed} indexed`,
+        })
 
         // Search: server time (tookMs), exact count included.
-        const one = await getJson<{ rows: Array<{ phone: string; date: string }> }>(`${server.url}/api/index/search?numbers=${big.number}&limit=1`)
+        const one = await getJson<{ rows: Array<{ phone: string; date: string }> }>(
+          `${server.url}/api/index/search?numbers=${big.number}&limit=1`,
+        )
         const phone = one.rows[0]!.phone
         const newest = one.rows[0]!.date.slice(0, 10)
         const yearAgo = new Date(Date.parse(`${newest}T00:00:00Z`) - 364 * 86_400_000).toISOString().slice(0, 10)
         // Cold: each query asked once (its exact count computed); warm: the same queries again
         // (paging, re-running), where the count comes from the per-data-version cache.
-        const parties = (await getJson<{ parties: Array<{ party: string }> }>(`${server.url}/api/index/parties?number=${big.number}`)).parties.map((x) => x.party)
-        const words = ['appointment', 'confirmed', 'tuesday', 'reply c', 'cancel', 'see you', 'thanks', 'call me back', 'store open', 'sunday', 'shipped', 'track', 'order #4412', 'your code', '839201', 'line two', 'line four', 'blank line', 'not bold', 'not italic', 'just text', 'carriers split', 'segments', 'stop', 'מוכנה', 'مرحبا']
+        const parties = (
+          await getJson<{ parties: Array<{ party: string }> }>(`${server.url}/api/index/parties?number=${big.number}`)
+        ).parties.map((x) => x.party)
+        const words = [
+          'appointment',
+          'confirmed',
+          'tuesday',
+          'reply c',
+          'cancel',
+          'see you',
+          'thanks',
+          'call me back',
+          'store open',
+          'sunday',
+          'shipped',
+          'track',
+          'order #4412',
+          'your code',
+          '839201',
+          'line two',
+          'line four',
+          'blank line',
+          'not bold',
+          'not italic',
+          'just text',
+          'carriers split',
+          'segments',
+          'stop',
+          'מוכנה',
+          'مرحبا',
+        ]
         const searches: Array<[string, string[]]> = [
           ['search: body substring', words.map((w) => `q=${encodeURIComponent(w)}`)],
-          ['search: partial phone', parties.flatMap((p) => [`party=${p.slice(4, 11)}`, `party=${p.slice(3, 9)}`, `party=(${p.slice(1, 4)})%20${p.slice(4, 7)}`])],
+          [
+            'search: partial phone',
+            parties.flatMap((p) => [`party=${p.slice(4, 11)}`, `party=${p.slice(3, 9)}`, `party=(${p.slice(1, 4)})%20${p.slice(4, 7)}`]),
+          ],
           [
             'search: status with a date range',
             Array.from({ length: 24 }, (_, k) => {
@@ -222,8 +322,22 @@ async function main() {
             counts.push(r.total)
           }
           for (const q of qs) warm.push((await getJson<{ tookMs: number }>(`${server.url}/api/index/search?${q}&limit=100`)).tookMs)
-          push({ engine, name: `${name}, first time: p95 (server)`, value: percentile(cold, 95), unit: 'ms', budget: '≤ 50 ms', note: `median ${median(cold).toFixed(1)} ms over ${qs.length} distinct queries; counts ${Math.min(...counts)}–${Math.max(...counts)}` })
-          push({ engine, name: `${name}, again (count cached): p95 (server)`, value: percentile(warm, 95), unit: 'ms', budget: '≤ 50 ms', note: `median ${median(warm).toFixed(1)} ms` })
+          push({
+            engine,
+            name: `${name}, first time: p95 (server)`,
+            value: percentile(cold, 95),
+            unit: 'ms',
+            budget: '≤ 50 ms',
+            note: `median ${median(cold).toFixed(1)} ms over ${qs.length} distinct queries; counts ${Math.min(...counts)}–${Math.max(...counts)}`,
+          })
+          push({
+            engine,
+            name: `${name}, again (count cached): p95 (server)`,
+            value: percentile(warm, 95),
+            unit: 'ms',
+            budget: '≤ 50 ms',
+            note: `median ${median(warm).toFixed(1)} ms`,
+          })
         }
         const phoneOf = parties[0] ?? phone
 
@@ -237,9 +351,23 @@ async function main() {
           return ms
         }
         const thread = await wall(`/api/index/thread?number=${big.number}&party=${phoneOf}&limit=200`)
-        push({ engine, name: 'thread: first 200 with one party (round trip)', value: median(thread), unit: 'ms', budget: '≤ 50 ms', note: `p95 ${percentile(thread, 95).toFixed(1)} ms` })
+        push({
+          engine,
+          name: 'thread: first 200 with one party (round trip)',
+          value: median(thread),
+          unit: 'ms',
+          budget: '≤ 50 ms',
+          note: `p95 ${percentile(thread, 95).toFixed(1)} ms`,
+        })
         const stats = await wall(`/api/index/stats?number=${big.number}&bucket=day&from=${yearAgo}&to=${newest}`)
-        push({ engine, name: 'stats: a year of days (round trip)', value: median(stats), unit: 'ms', budget: '≤ 100 ms', note: `p95 ${percentile(stats, 95).toFixed(1)} ms` })
+        push({
+          engine,
+          name: 'stats: a year of days (round trip)',
+          value: median(stats),
+          unit: 'ms',
+          budget: '≤ 100 ms',
+          note: `p95 ${percentile(stats, 95).toFixed(1)} ms`,
+        })
 
         // Export: the whole million, streamed; RSS sampled while it runs.
         const rssBefore = rssMiB(pid)
@@ -265,7 +393,14 @@ async function main() {
         clearInterval(sampler)
         const exported = lines - 1 // the header
         const declared = Number(res.headers.get('x-row-count'))
-        push({ engine, name: 'CSV export of the whole history', value: exported / (exportMs / 1000), unit: 'rows/s', budget: '≥ 100,000', note: `${exported} rows (${declared} announced) in ${(exportMs / 1000).toFixed(1)} s; first bytes after ${firstByteMs.toFixed(0)} ms` })
+        push({
+          engine,
+          name: 'CSV export of the whole history',
+          value: exported / (exportMs / 1000),
+          unit: 'rows/s',
+          budget: '≥ 100,000',
+          note: `${exported} rows (${declared} announced) in ${(exportMs / 1000).toFixed(1)} s; first bytes after ${firstByteMs.toFixed(0)} ms`,
+        })
         push({ engine, name: 'server RSS growth during the export', value: rssMax - rssBefore, unit: 'MiB', budget: '≤ 64 MiB' })
 
         await stopProc(server.child)
@@ -273,7 +408,14 @@ async function main() {
         const again = await startProc([SELF, '--serve'], env, /ready (\d+)/)
         const t1 = performance.now()
         await getJson(`http://127.0.0.1:${again.match[1]}/api/index/status`)
-        push({ engine, name: 'start-up to first answer, existing data', value: (again.ms + performance.now() - t1) / 1000, unit: 's', budget: '≤ 3 s', note: 'process spawn (node + tsx) included' })
+        push({
+          engine,
+          name: 'start-up to first answer, existing data',
+          value: (again.ms + performance.now() - t1) / 1000,
+          unit: 's',
+          budget: '≤ 3 s',
+          note: 'process spawn (node + tsx) included',
+        })
         await stopProc(again.child)
       } finally {
         if (server) await stopProc(server.child)
@@ -287,7 +429,10 @@ async function main() {
     await stopProc(sim.child)
   }
   mkdirSync(join(ROOT, '.bench'), { recursive: true })
-  writeFileSync(join(ROOT, '.bench', 'index.json'), `${JSON.stringify({ when: new Date().toISOString(), runs: RUNS, figures: rows }, null, 2)}\n`)
+  writeFileSync(
+    join(ROOT, '.bench', 'index.json'),
+    `${JSON.stringify({ when: new Date().toISOString(), runs: RUNS, figures: rows }, null, 2)}\n`,
+  )
   console.log('\nwritten to .bench/index.json')
 }
 

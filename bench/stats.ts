@@ -33,7 +33,17 @@ export interface Figure {
 }
 
 export function figure(group: string, name: string, unit: string, samples: number[], extra: Partial<Figure> = {}): Figure {
-  return { group, name, unit, median: median(samples), min: Math.min(...samples), max: Math.max(...samples), runs: samples.length, samples: samples.map((x) => Number(x.toFixed(3))), ...extra }
+  return {
+    group,
+    name,
+    unit,
+    median: median(samples),
+    min: Math.min(...samples),
+    max: Math.max(...samples),
+    runs: samples.length,
+    samples: samples.map((x) => Number(x.toFixed(3))),
+    ...extra,
+  }
 }
 
 export function passes(f: Figure): boolean {

@@ -42,7 +42,11 @@ function addUser(dataDir: string, u: { name: string; password: string; role: str
 }
 
 /** A server with team access on its own data directory, the given users created first. */
-async function accessServer(port: number, env: Record<string, string>, users: Array<typeof ALICE>): Promise<{ proc: Proc; stop: () => Promise<void> }> {
+async function accessServer(
+  port: number,
+  env: Record<string, string>,
+  users: Array<typeof ALICE>,
+): Promise<{ proc: Proc; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-e2e-access-'))
   const dataDir = join(dir, 'data')
   for (const u of users) await addUser(dataDir, u)
@@ -73,10 +77,14 @@ async function signInThroughForm(page: import('@playwright/test').Page, u: { nam
   await page.getByRole('button', { name: 'Sign in' }).click()
 }
 
-const me = (page: import('@playwright/test').Page) => page.evaluate(async () => (await (await fetch('/api/auth/me')).json()) as { mode: string; user: { name: string; role: string } | null })
+const me = (page: import('@playwright/test').Page) =>
+  page.evaluate(async () => (await (await fetch('/api/auth/me')).json()) as { mode: string; user: { name: string; role: string } | null })
 
 test.describe('team access (ACCESS=password)', () => {
-  test('the app shell loads but holds no data; sign-in with the right flags on the cookie; sign-out ends the session on the server', async ({ page, context }) => {
+  test('the app shell loads but holds no data; sign-in with the right flags on the cookie; sign-out ends the session on the server', async ({
+    page,
+    context,
+  }) => {
     // Not signed in: the data doors answer 401 and the app sends us to the sign-in page.
     const refused = page.waitForResponse((r) => r.url().startsWith(`${BASE}/api/`) && r.status() === 401)
     await page.goto(`${BASE}/`)
@@ -154,7 +162,9 @@ test.describe('team access (ACCESS=password)', () => {
     // would otherwise make Chromium ask this page's origin for a favicon.
     const evil: Server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' })
-      res.end(`<!doctype html><title>evil</title><form method="post" target="_blank" action="${BASE}/api/auth/signout"><input name="x" value="1"><button>Go</button></form>`)
+      res.end(
+        `<!doctype html><title>evil</title><form method="post" target="_blank" action="${BASE}/api/auth/signout"><input name="x" value="1"><button>Go</button></form>`,
+      )
     })
     await new Promise<void>((ok) => evil.listen(4094, '127.0.0.1', ok))
     const attacker = await context.newPage()
@@ -191,14 +201,16 @@ test.describe('team access (ACCESS=password)', () => {
     await expect(page.getByRole('link', { name: 'Access log' })).toHaveCount(0)
     // Whatever the UI shows, the server decides: the viewer's own cookie, straight at the API.
     const attempts = await page.evaluate(async () => {
-      const post = (path: string, body: unknown) => fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const post = (path: string, body: unknown) =>
+        fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
       const out: Array<[string, number, string]> = []
       for (const [label, res] of [
         ['add user', await post('/api/auth/users', { name: 'mallory', role: 'admin', password: 'a long password 99' })],
         ['promote self', await post('/api/auth/users/vic', { role: 'admin' })],
         ['read access log', await fetch('/api/auth/access-log')],
         ['export access log', await fetch('/api/auth/access-log/export')],
-      ] as const) out.push([label, res.status, ((await res.json()) as { error: { kind: string } }).error.kind])
+      ] as const)
+        out.push([label, res.status, ((await res.json()) as { error: { kind: string } }).error.kind])
       return out
     })
     for (const [label, status, kind] of attempts) {
@@ -264,7 +276,10 @@ test.describe('team access (ACCESS=password)', () => {
 
     // The export itself is in the log, as alice's.
     await page.goto(`${BASE}/admin/access-log?action=export`)
-    const first = page.getByRole('table', { name: /Access log entries/ }).getByRole('row').nth(1)
+    const first = page
+      .getByRole('table', { name: /Access log entries/ })
+      .getByRole('row')
+      .nth(1)
     await expect(first).toContainText('alice')
     await expect(first).toContainText('export')
     await expect(first).toContainText('access-log')
@@ -294,11 +309,17 @@ test.describe('team access, other servers', () => {
   })
 
   test('ACCESS=header: the identity header from an address that is not a trusted proxy is refused (401)', async ({ page }) => {
-    const header = await accessServer(4092, { ACCESS: 'header', AUTH_HEADER: 'X-Forwarded-Email', TRUSTED_PROXIES: '10.20.30.40', ADMINS: 'boss@example.com' }, [])
+    const header = await accessServer(
+      4092,
+      { ACCESS: 'header', AUTH_HEADER: 'X-Forwarded-Email', TRUSTED_PROXIES: '10.20.30.40', ADMINS: 'boss@example.com' },
+      [],
+    )
     try {
       // The browser connects from 127.0.0.1, which is not in TRUSTED_PROXIES, and claims to be the admin.
       await page.setExtraHTTPHeaders({ 'X-Forwarded-Email': 'boss@example.com', 'X-Forwarded-For': '10.20.30.40' })
-      const refused = page.waitForResponse((r) => r.url().includes('/api/') && !r.url().includes('/api/auth/') && !r.url().endsWith('/api/meta'))
+      const refused = page.waitForResponse(
+        (r) => r.url().includes('/api/') && !r.url().includes('/api/auth/') && !r.url().endsWith('/api/meta'),
+      )
       await page.goto('http://127.0.0.1:4092/')
       expect((await refused).status()).toBe(401)
       const users = await page.evaluate(async () => (await fetch('/api/auth/users')).status)
@@ -312,7 +333,9 @@ test.describe('team access, other servers', () => {
   test('the server refuses to start on 0.0.0.0 without a sign-in mode, naming ACCESS', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-e2e-exposed-'))
     try {
-      const outcome = await startProxy(4093, { HOST: '0.0.0.0', DATA_DIR: join(dir, 'data'), INDEX: 'off', LOG_REQUESTS: '0' }).catch((err: unknown) => err)
+      const outcome = await startProxy(4093, { HOST: '0.0.0.0', DATA_DIR: join(dir, 'data'), INDEX: 'off', LOG_REQUESTS: '0' }).catch(
+        (err: unknown) => err,
+      )
       if (!(outcome instanceof Error)) {
         await (outcome as Proc).stop()
         throw new Error('The server started on 0.0.0.0 with ACCESS=local; it must refuse.')

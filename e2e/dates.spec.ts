@@ -31,7 +31,12 @@ test.describe('go to date', () => {
     test.setTimeout(180_000)
     const simPort = 4473
     const sim = await startSimulator(simPort, { SIMULATOR_CONTROL: '1' })
-    const proxy = await startOwnProxy(4472, { API_BASE_URL: `http://127.0.0.1:${simPort}`, API_SYS_ID: 'sim-demo', API_AUTH_TOKEN: 'sim-demo-token-7f3a', INDEX: 'off' }).catch(async (err: unknown) => {
+    const proxy = await startOwnProxy(4472, {
+      API_BASE_URL: `http://127.0.0.1:${simPort}`,
+      API_SYS_ID: 'sim-demo',
+      API_AUTH_TOKEN: 'sim-demo-token-7f3a',
+      INDEX: 'off',
+    }).catch(async (err: unknown) => {
       await sim.stop()
       throw err
     })
@@ -44,7 +49,9 @@ test.describe('go to date', () => {
       await expect(page.locator('#go-to-date-note')).toContainText(/record 17,465\), found in \d+ one-record look-ups/, { timeout: 60_000 })
       await expect(rangeText(page)).toHaveText('17,451–17,500 of 1,000,000')
       await expect(page.getByRole('table', { name: /Messages/ }).locator('[data-marked="true"]')).toContainText('17,465')
-      const log = (await (await fetch(`http://127.0.0.1:${simPort}/__sim/requests`)).json()) as { requests: Array<{ path: string; fields: Record<string, string[]> }> }
+      const log = (await (await fetch(`http://127.0.0.1:${simPort}/__sim/requests`)).json()) as {
+        requests: Array<{ path: string; fields: Record<string, string[]> }>
+      }
       const singles = log.requests.filter((r) => r.path === '/api/smshistory' && r.fields.history_start?.[0] === r.fields.history_end?.[0])
       expect(singles.length).toBeGreaterThanOrEqual(15)
       expect(singles.length).toBeLessThanOrEqual(22)

@@ -18,7 +18,9 @@ test.describe('exports with no cap', () => {
     await indexNumber(NUMBERS.million, 14 * 60_000)
   })
 
-  test('an uncapped export of 60,000+ messages: the tray shows progress, survives navigation, never downloads by surprise, and the file holds every row', async ({ page }) => {
+  test('an uncapped export of 60,000+ messages: the tray shows progress, survives navigation, never downloads by surprise, and the file holds every row', async ({
+    page,
+  }) => {
     test.setTimeout(180_000)
     await page.goto(`/search?${QUERY}`)
     await expect(page.getByRole('status').filter({ hasText: '61,583 matches' })).toBeVisible({ timeout: 20_000 })

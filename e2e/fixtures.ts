@@ -6,12 +6,19 @@ export interface SimControl {
   fault: (fault: Record<string, unknown>) => Promise<void>
   clearFaults: () => Promise<void>
   addMessages: (number: string, add: number) => Promise<void>
-  requests: () => Promise<{ calls: number; requests: Array<{ path: string; contentType: string; fields: Record<string, string[]>; authenticated: boolean }> }>
+  requests: () => Promise<{
+    calls: number
+    requests: Array<{ path: string; contentType: string; fields: Record<string, string[]>; authenticated: boolean }>
+  }>
   clearRequests: () => Promise<void>
 }
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${SIM}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const res = await fetch(`${SIM}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
   if (!res.ok) throw new Error(`simulator control ${path}: HTTP ${res.status}`)
   return res.json() as Promise<unknown>
 }

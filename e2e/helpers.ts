@@ -45,11 +45,12 @@ export async function downloadText(page: Page, click: () => Promise<void>): Prom
 export async function rowTexts(page: Page, tableName: string | RegExp, cellIndex: number, selector = ''): Promise<string[]> {
   const rows = page.getByRole('table', { name: tableName }).locator('tbody tr[aria-rowindex]')
   return rows.evaluateAll(
-    (trs, [i, sel]) => trs.map((tr) => {
-      const td = tr.children[i as number] as HTMLElement | undefined
-      const el = sel ? td?.querySelector(sel as string) : td
-      return (el?.textContent ?? '').trim()
-    }),
+    (trs, [i, sel]) =>
+      trs.map((tr) => {
+        const td = tr.children[i as number] as HTMLElement | undefined
+        const el = sel ? td?.querySelector(sel as string) : td
+        return (el?.textContent ?? '').trim()
+      }),
     [cellIndex, selector] as const,
   )
 }
@@ -95,7 +96,11 @@ export async function indexNumber(n: { number: string; tid: string }, timeoutMs 
   }
   const already = await done()
   if (already !== null) return already
-  const res = await fetch(`${APP}/api/index/sync`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ number: n.number, tid: n.tid }) })
+  const res = await fetch(`${APP}/api/index/sync`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ number: n.number, tid: n.tid }),
+  })
   if (!res.ok) throw new Error(`index sync: HTTP ${res.status} ${await res.text()}`)
   const until = Date.now() + timeoutMs
   for (;;) {

@@ -2,7 +2,8 @@ import { expect, test } from './fixtures'
 import { NUMBERS, downloadText, historyUrl, parseCsv, rowTexts, startOwnProxy, uiRanges } from './helpers'
 import { startSimulator } from './stack'
 
-const ranges = async (sim: { requests: () => Promise<{ requests: Array<{ path: string; fields: Record<string, string[]> }> }> }) => uiRanges((await sim.requests()).requests)
+const ranges = async (sim: { requests: () => Promise<{ requests: Array<{ path: string; fields: Record<string, string[]> }> }> }) =>
+  uiRanges((await sim.requests()).requests)
 
 const rangeText = (page: import('@playwright/test').Page) => page.getByRole('navigation', { name: 'Pagination' }).locator('p[aria-live]')
 
@@ -96,7 +97,9 @@ test.describe('message history', () => {
     await expect(thumb).toBeFocused()
 
     const table = page.getByRole('table', { name: /Messages/ })
-    await expect(table.getByRole('link', { name: /Contact card \(vCard\): card\.vcf|Video: clip\.mp4|PDF document: invoice\.pdf/ }).first()).toBeVisible()
+    await expect(
+      table.getByRole('link', { name: /Contact card \(vCard\): card\.vcf|Video: clip\.mp4|PDF document: invoice\.pdf/ }).first(),
+    ).toBeVisible()
   })
 
   test('a media URL that fails to load shows a placeholder', async ({ page }) => {
@@ -143,7 +146,8 @@ test.describe('message history', () => {
     await page.goto(historyUrl(NUMBERS.big, 'view=conversation'))
     await expect(page.getByRole('listbox', { name: /Conversations in records 1–50 of 2,345/ })).toBeVisible()
     const parties = page.getByRole('listbox', { name: /Conversations in records/ })
-    const counts = async () => (await parties.getByRole('option').locator('span.tabular-nums').allTextContents()).map((t) => Number(/^(\d+)/.exec(t)?.[1] ?? 'NaN'))
+    const counts = async () =>
+      (await parties.getByRole('option').locator('span.tabular-nums').allTextContents()).map((t) => Number(/^(\d+)/.exec(t)?.[1] ?? 'NaN'))
     expect((await counts()).reduce((a, b) => a + b, 0)).toBe(50)
     const thread = page.getByRole('list', { name: 'Messages, oldest first' })
     const before = await thread.getByRole('listitem').count()
@@ -164,7 +168,9 @@ test.describe('message history', () => {
     const { name, text } = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).click())
     const rows = parseCsv(text)
     // The name says what it holds: the number, that it is filtered and how many rows, the records, the zone.
-    expect(name).toMatch(new RegExp(`^switchboard-history-18323232323-filtered-${rows.length - 1}-of-records-1-250-local-\\d{4}-\\d{2}-\\d{2}\\.csv$`))
+    expect(name).toMatch(
+      new RegExp(`^switchboard-history-18323232323-filtered-${rows.length - 1}-of-records-1-250-local-\\d{4}-\\d{2}-\\d{2}\\.csv$`),
+    )
     expect(rows[0]?.slice(0, 3)).toEqual(['position', 'date_utc', expect.stringMatching(/^date_shown \(Local time/)])
     expect(rows.slice(1).map((r) => Number(r[0]).toLocaleString('en-US'))).toEqual(onScreen)
     for (const r of rows.slice(1)) {
@@ -175,12 +181,21 @@ test.describe('message history', () => {
     }
   })
 
-  test('without the index, the whole-history export goes in HISTORY_PAGE_CAP chunks, shows progress, can be cancelled and saves what it has', async ({ page }) => {
+  test('without the index, the whole-history export goes in HISTORY_PAGE_CAP chunks, shows progress, can be cancelled and saves what it has', async ({
+    page,
+  }) => {
     // A server of its own: INDEX=off and a cap of 250, so the fallback path and the cap are what run.
     const simPort = 4471
     const sim = await startSimulator(simPort, { SIMULATOR_CONTROL: '1' })
     test.setTimeout(180_000)
-    const proxy = await startOwnProxy(4470, { API_BASE_URL: `http://127.0.0.1:${simPort}`, API_SYS_ID: 'sim-demo', API_AUTH_TOKEN: 'sim-demo-token-7f3a', API_TIMEOUT_MS: '3000', INDEX: 'off', HISTORY_PAGE_CAP: '250' }).catch(async (err: unknown) => {
+    const proxy = await startOwnProxy(4470, {
+      API_BASE_URL: `http://127.0.0.1:${simPort}`,
+      API_SYS_ID: 'sim-demo',
+      API_AUTH_TOKEN: 'sim-demo-token-7f3a',
+      API_TIMEOUT_MS: '3000',
+      INDEX: 'off',
+      HISTORY_PAGE_CAP: '250',
+    }).catch(async (err: unknown) => {
       await sim.stop()
       throw err
     })
@@ -195,7 +210,11 @@ test.describe('message history', () => {
 
       await page.goto(`${base}${historyUrl(NUMBERS.thousands)}`)
       await fetch(`http://127.0.0.1:${simPort}/__sim/requests`, { method: 'DELETE' })
-      await fetch(`http://127.0.0.1:${simPort}/__sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'smshistory', number: NUMBERS.thousands.number, kind: 'latency', ms: 400 }) })
+      await fetch(`http://127.0.0.1:${simPort}/__sim/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ op: 'smshistory', number: NUMBERS.thousands.number, kind: 'latency', ms: 400 }),
+      })
       await page.getByRole('button', { name: 'Export all 5,000 messages as CSV' }).click()
       await expect(page.getByRole('progressbar', { name: 'Export progress' })).toBeVisible()
       // Chunks of 250 arrive every 400 ms: wait until at least 1,000 are in.
@@ -208,12 +227,18 @@ test.describe('message history', () => {
       expect(rows.length - 1).toBeGreaterThanOrEqual(1000)
       expect(rows.length - 1).toBeLessThan(5000)
       // Every export request stayed within the cap.
-      const log = (await (await fetch(`http://127.0.0.1:${simPort}/__sim/requests`)).json()) as { requests: Array<{ path: string; fields: Record<string, string[]> }> }
-      const sizes = log.requests.filter((r) => r.path === '/api/smshistory').map((r) => Number(r.fields.history_end?.[0]) - Number(r.fields.history_start?.[0]) + 1)
+      const log = (await (await fetch(`http://127.0.0.1:${simPort}/__sim/requests`)).json()) as {
+        requests: Array<{ path: string; fields: Record<string, string[]> }>
+      }
+      const sizes = log.requests
+        .filter((r) => r.path === '/api/smshistory')
+        .map((r) => Number(r.fields.history_end?.[0]) - Number(r.fields.history_start?.[0]) + 1)
       expect(Math.max(...sizes)).toBe(250)
 
       await page.goto(`${base}${historyUrl(NUMBERS.million)}`)
-      await expect(page.getByText('This history holds 1,000,000 messages. Without the message index the export is capped at the newest 50,000')).toBeVisible()
+      await expect(
+        page.getByText('This history holds 1,000,000 messages. Without the message index the export is capped at the newest 50,000'),
+      ).toBeVisible()
       // Without the index the thread offer says what it covers.
       await page.getByRole('tab', { name: 'Conversations' }).click()
       await expect(page.getByText('This view covers the loaded records only: whole threads need the message index')).toBeVisible()
@@ -244,7 +269,9 @@ test.describe('message history', () => {
   test('a link past the last page lands on the last page and says so', async ({ page }) => {
     await page.goto(historyUrl(NUMBERS.big, 'page=99999'))
     await expect(rangeText(page)).toHaveText('2,301–2,345 of 2,345')
-    await expect(page.getByRole('status').filter({ hasText: 'Page 99,999 does not exist' })).toContainText('this history has 47 pages of 50. Showing the last page.')
+    await expect(page.getByRole('status').filter({ hasText: 'Page 99,999 does not exist' })).toContainText(
+      'this history has 47 pages of 50. Showing the last page.',
+    )
     await expect(page).toHaveURL(/page=47/)
     await expect(page.getByText(/No loaded messages match/)).toHaveCount(0)
     expect((await rowTexts(page, /Messages/, 0))[0]).toBe('2,301')
@@ -272,7 +299,10 @@ test.describe('message history', () => {
 
   test('times switch between local and UTC, with the exact UTC value on hover', async ({ page }) => {
     await page.goto(historyUrl(NUMBERS.big))
-    const firstDate = page.getByRole('table', { name: /Messages/ }).locator('time').first()
+    const firstDate = page
+      .getByRole('table', { name: /Messages/ })
+      .locator('time')
+      .first()
     await expect(firstDate).toHaveAttribute('title', '2026-11-20 12:00:00 UTC')
     await page.getByRole('button', { name: /switch to UTC/ }).click()
     await expect(firstDate).toContainText('UTC')

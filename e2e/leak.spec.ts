@@ -14,7 +14,12 @@ test('the auth token appears nowhere the browser or an operator can see', async 
   const sentinel = `SENTINEL${randomBytes(8).toString('hex')}`
   const sysId = 'leak-acct-77'
   const sim = await startSimulator(4031, { SIM_EXTRA_ACCOUNT: `${sysId}:${sentinel}` })
-  const proxy = await startProxy(4030, { API_BASE_URL: 'http://127.0.0.1:4031', API_SYS_ID: sysId, API_AUTH_TOKEN: sentinel, LOG_REQUESTS: '1' })
+  const proxy = await startProxy(4030, {
+    API_BASE_URL: 'http://127.0.0.1:4031',
+    API_SYS_ID: sysId,
+    API_AUTH_TOKEN: sentinel,
+    LOG_REQUESTS: '1',
+  })
   const seen: string[] = []
   page.on('request', (req) => seen.push(`URL ${req.url()}`))
   page.on('response', async (res) => {
@@ -32,13 +37,19 @@ test('the auth token appears nowhere the browser or an operator can see', async 
     await expect(page.getByRole('listbox')).toBeVisible()
 
     // An upstream whose error text quotes the credentials back.
-    await fetch('http://127.0.0.1:4031/__sim/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'echo_token', op: 'smshistory' }) })
+    await fetch('http://127.0.0.1:4031/__sim/faults', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'echo_token', op: 'smshistory' }),
+    })
     await page.getByRole('button', { name: 'Last page' }).click()
     const alert = page.getByRole('alert')
     await expect(alert).toContainText('[redacted]')
     await expect(alert).not.toContainText(sentinel)
 
-    const storage = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie }))
+    const storage = await page.evaluate(() =>
+      JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookie: document.cookie }),
+    )
     const cookies = JSON.stringify(await page.context().cookies())
     const logs = proxy.output()
     expect(logs).toMatch(/Switchboard on/)

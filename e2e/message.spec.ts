@@ -10,7 +10,20 @@ test.describe('one message', () => {
     await expect(page).toHaveURL(/\/numbers\/18323232323\/messages\/2295/)
     await expect(page.getByRole('heading', { name: 'Message 2,295 of (832) 323-2323' })).toBeVisible()
     const facts = page.locator('dl')
-    for (const label of ['Date', 'Direction', 'Other party', 'Message', 'Status', 'Media', 'Place in the history', 'Message id', 'System id', 'tid', 'Number']) await expect(facts.getByText(label, { exact: true })).toBeVisible()
+    for (const label of [
+      'Date',
+      'Direction',
+      'Other party',
+      'Message',
+      'Status',
+      'Media',
+      'Place in the history',
+      'Message id',
+      'System id',
+      'tid',
+      'Number',
+    ])
+      await expect(facts.getByText(label, { exact: true })).toBeVisible()
     await expect(facts).toContainText('Record 51 of 2,345')
     await expect(facts).toContainText('Raw:')
     await expect(facts).toContainText(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z \(UTC\)/)

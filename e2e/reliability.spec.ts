@@ -10,14 +10,40 @@ import { startProxy, startSimulator } from './stack'
 const FAULTS: Array<{ name: string; fault: Record<string, unknown>; words: RegExp; detail?: RegExp; calls: number; retry?: false }> = [
   { name: 'HTTP 500', fault: { kind: 'status', status: 500 }, words: /could not be reached/, detail: /HTTP 500/, calls: 3 },
   { name: 'HTTP 502', fault: { kind: 'status', status: 502 }, words: /could not be reached/, detail: /HTTP 502/, calls: 3 },
-  { name: 'HTTP 503 with Retry-After', fault: { kind: 'status', status: 503, retryAfter: 1 }, words: /could not be reached/, detail: /HTTP 503/, calls: 3 },
+  {
+    name: 'HTTP 503 with Retry-After',
+    fault: { kind: 'status', status: 503, retryAfter: 1 },
+    words: /could not be reached/,
+    detail: /HTTP 503/,
+    calls: 3,
+  },
   { name: 'HTML with status 200', fault: { kind: 'html' }, words: /could not read/, detail: /web page/, calls: 1 },
   { name: 'empty body', fault: { kind: 'empty' }, words: /could not read/, detail: /empty body/, calls: 1 },
   { name: 'truncated JSON', fault: { kind: 'truncated' }, words: /could not read/, detail: /malformed JSON/, calls: 1 },
   { name: 'malformed JSON', fault: { kind: 'malformed' }, words: /could not read/, detail: /malformed JSON/, calls: 1 },
-  { name: 'JSON missing required fields', fault: { kind: 'missing_fields' }, words: /could not read/, detail: /total_message_count/, calls: 1 },
-  { name: 'success "0" with a message', fault: { kind: 'reject', message: 'Daily limit reached' }, words: /refused the request/, detail: /Daily limit reached/, calls: 1, retry: false },
-  { name: 'rejected credentials', fault: { kind: 'auth' }, words: /rejected the account credentials/, detail: /API_SYS_ID and API_AUTH_TOKEN/, calls: 1, retry: false },
+  {
+    name: 'JSON missing required fields',
+    fault: { kind: 'missing_fields' },
+    words: /could not read/,
+    detail: /total_message_count/,
+    calls: 1,
+  },
+  {
+    name: 'success "0" with a message',
+    fault: { kind: 'reject', message: 'Daily limit reached' },
+    words: /refused the request/,
+    detail: /Daily limit reached/,
+    calls: 1,
+    retry: false,
+  },
+  {
+    name: 'rejected credentials',
+    fault: { kind: 'auth' },
+    words: /rejected the account credentials/,
+    detail: /API_SYS_ID and API_AUTH_TOKEN/,
+    calls: 1,
+    retry: false,
+  },
   { name: 'a hang past API_TIMEOUT_MS', fault: { kind: 'hang' }, words: /took too long/, detail: /within 3 s/, calls: 1 },
 ]
 
@@ -43,7 +69,9 @@ test.describe('upstream faults in the history view', () => {
       if (f.retry === false) {
         // A refusal gets the same answer when repeated: no Retry; the hint says what to do instead.
         await expect(alert.getByRole('button', { name: 'Retry' })).toHaveCount(0)
-        await expect(alert).toContainText(f.fault.kind === 'auth' ? 'Ask whoever runs this Switchboard to check API_SYS_ID and API_AUTH_TOKEN' : 'use Refresh')
+        await expect(alert).toContainText(
+          f.fault.kind === 'auth' ? 'Ask whoever runs this Switchboard to check API_SYS_ID and API_AUTH_TOKEN' : 'use Refresh',
+        )
         await page.getByRole('button', { name: 'Refresh' }).click()
       } else await alert.getByRole('button', { name: 'Retry' }).click()
       await expect(page.getByRole('alert')).toHaveCount(0)
@@ -90,7 +118,13 @@ test.describe('the upstream process down', () => {
   test('shows unreachable, keeps rows, and Retry recovers when it is back', async ({ page }) => {
     const simPort = 4021
     let sim = await startSimulator(simPort)
-    const proxy = await startProxy(4020, { API_BASE_URL: `http://127.0.0.1:${simPort}`, API_SYS_ID: 'sim-demo', API_AUTH_TOKEN: 'sim-demo-token-7f3a', API_TIMEOUT_MS: '1500', LOG_REQUESTS: '0' })
+    const proxy = await startProxy(4020, {
+      API_BASE_URL: `http://127.0.0.1:${simPort}`,
+      API_SYS_ID: 'sim-demo',
+      API_AUTH_TOKEN: 'sim-demo-token-7f3a',
+      API_TIMEOUT_MS: '1500',
+      LOG_REQUESTS: '0',
+    })
     try {
       await page.goto(`http://127.0.0.1:4020${historyUrl(NUMBERS.big)}`)
       await expect.poll(async () => (await rowTexts(page, /Messages/, 0))[0]).toBe('1')

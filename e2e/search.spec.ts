@@ -58,7 +58,10 @@ test.describe('search all messages', () => {
     await page.goto(`/search?numbers=${NUMBERS.big.number}&party=9172079778&q=stop&from=2026-10-27&to=2026-10-27`)
     const table = page.getByRole('table', { name: /Search results/ })
     await expect(table).toContainText('STOP')
-    await table.getByRole('link', { name: /^Details of message/ }).first().click()
+    await table
+      .getByRole('link', { name: /^Details of message/ })
+      .first()
+      .click()
     await expect(page.getByRole('heading', { name: /^Message [\d,]+ of \(832\) 323-2323$/ })).toBeVisible()
     await expect(page.getByText('Raw:')).toBeVisible()
     expect(await axeViolations(page)).toEqual([])

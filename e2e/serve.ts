@@ -38,7 +38,10 @@ const roomsEnv = {
 const rooms = roomsConfigIssues(roomsEnv, config)
 if (!rooms.config) throw new Error(rooms.issues.join('\n'))
 const roomsConfig = rooms.config
-const running = await start(config, { staticDir: resolve(process.cwd(), 'dist'), rooms: (forwarder) => openRooms(roomsConfig, { forwarder }) })
+const running = await start(config, {
+  staticDir: resolve(process.cwd(), 'dist'),
+  rooms: (forwarder) => openRooms(roomsConfig, { forwarder }),
+})
 console.log(`e2e stack: app ${running.url}, simulator ${simUrl}`)
 const stop = () =>
   void running

@@ -11,7 +11,10 @@ export interface Proc {
 }
 
 export async function spawnProc(args: string[], env: Record<string, string>, ready: RegExp): Promise<Proc> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
@@ -43,4 +46,5 @@ export async function spawnProc(args: string[], env: Record<string, string>, rea
 export const startSimulator = (port: number, env: Record<string, string> = {}) =>
   spawnProc(['proxy/simulator/main.ts', String(port)], { SIMULATOR_CONTROL: '1', ...env }, /simulator listening/)
 
-export const startProxy = (port: number, env: Record<string, string>) => spawnProc(['proxy/server.ts'], { PORT: String(port), HOST: '127.0.0.1', ...env }, /Switchboard on/)
+export const startProxy = (port: number, env: Record<string, string>) =>
+  spawnProc(['proxy/server.ts'], { PORT: String(port), HOST: '127.0.0.1', ...env }, /Switchboard on/)

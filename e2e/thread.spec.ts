@@ -3,11 +3,17 @@ import { expect, test } from './fixtures'
 import { NUMBERS, historyUrl, indexNumber } from './helpers'
 
 test.describe('whole threads from the index', () => {
-  test('"Other party" opens the whole thread: header with party, count and span; opens at the newest; older load on scroll-up without a jump', async ({ page }) => {
+  test('"Other party" opens the whole thread: header with party, count and span; opens at the newest; older load on scroll-up without a jump', async ({
+    page,
+  }) => {
     test.setTimeout(120_000)
     await indexNumber(NUMBERS.big, 100_000)
     await page.goto(historyUrl(NUMBERS.big))
-    const firstParty = page.getByRole('table', { name: /Messages/ }).locator('tbody tr[aria-rowindex]').first().getByRole('link', { name: /^\(\d{3}\) \d{3}-\d{4}$/ })
+    const firstParty = page
+      .getByRole('table', { name: /Messages/ })
+      .locator('tbody tr[aria-rowindex]')
+      .first()
+      .getByRole('link', { name: /^\(\d{3}\) \d{3}-\d{4}$/ })
     const partyText = (await firstParty.textContent()) ?? ''
     await firstParty.click()
     await expect(page).toHaveURL(/\/numbers\/18323232323\/thread\?.*party=\d+/)
@@ -53,7 +59,12 @@ test.describe('whole threads from the index', () => {
     await expect.poll(() => links.count()).toBeLessThan(all)
     await links.first().click()
     await expect(page).toHaveURL(/party=1917207/)
-    await expect(page.getByRole('region', { name: /Messages with/ }).getByRole('listitem').first()).toBeVisible()
+    await expect(
+      page
+        .getByRole('region', { name: /Messages with/ })
+        .getByRole('listitem')
+        .first(),
+    ).toBeVisible()
   })
 
   test("the 1,000,000-message history's thread with one party", async ({ page }) => {
@@ -65,6 +76,11 @@ test.describe('whole threads from the index', () => {
     await list.getByRole('link').first().click()
     const header = page.locator('#thread-title').locator('..')
     await expect(header).toContainText(/[\d,]+ messages/)
-    await expect(page.getByRole('region', { name: /Messages with/ }).getByRole('listitem').last()).toBeInViewport()
+    await expect(
+      page
+        .getByRole('region', { name: /Messages with/ })
+        .getByRole('listitem')
+        .last(),
+    ).toBeInViewport()
   })
 })

@@ -54,8 +54,17 @@ describe('rooms on one database, behind the app', () => {
       upstream.server.closeAllConnections()
       await new Promise<void>((ok) => upstream.server.close(() => ok()))
     }
-    const config = parseConfig({ API_BASE_URL: upstream.url, API_SYS_ID: DEMO_CREDENTIALS.sysId, API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken, PORT: '0', LOG_REQUESTS: '0' })
-    const cfg = roomsConfigIssues({ DATA_DIR: join(dir, 'data'), SYNC_RATE: '0', ACCESS: 'password', TRUST_PROXY: '1', TRUSTED_PROXIES: '127.0.0.1' }, config)
+    const config = parseConfig({
+      API_BASE_URL: upstream.url,
+      API_SYS_ID: DEMO_CREDENTIALS.sysId,
+      API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
+      PORT: '0',
+      LOG_REQUESTS: '0',
+    })
+    const cfg = roomsConfigIssues(
+      { DATA_DIR: join(dir, 'data'), SYNC_RATE: '0', ACCESS: 'password', TRUST_PROXY: '1', TRUSTED_PROXIES: '127.0.0.1' },
+      config,
+    )
     expect(cfg.issues).toEqual([])
     running = await start(config, {
       rooms: async (forwarder) => {
@@ -83,7 +92,8 @@ describe('rooms on one database, behind the app', () => {
   const as = (name: string, extra: Record<string, string> = {}) => ({ cookie: cookie[name]!, ...extra })
 
   test('without a session every /api path but the public ones answers 401', async () => {
-    for (const path of ['/api/index/status', '/api/index/export?format=csv', '/api/auth/users']) expect((await call(port(), 'GET', path)).status, path).toBe(401)
+    for (const path of ['/api/index/status', '/api/index/export?format=csv', '/api/auth/users'])
+      expect((await call(port(), 'GET', path)).status, path).toBe(401)
     expect((await call(port(), 'GET', '/api/meta')).status).toBe(200)
   })
 

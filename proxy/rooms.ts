@@ -20,10 +20,16 @@ export interface RoomsConfig {
 }
 
 /** Every problem with the rooms' variables, one line each naming its variable (empty when fine). */
-export function roomsConfigIssues(env: Record<string, string | undefined>, config: Config | null): { config: RoomsConfig | null; issues: string[] } {
+export function roomsConfigIssues(
+  env: Record<string, string | undefined>,
+  config: Config | null,
+): { config: RoomsConfig | null; issues: string[] } {
   const index = parseIndexConfigResult(env)
   const access = parseAccessConfig(env)
-  const issues = [...index.issues.map((i) => (i.message.includes(i.variable) ? i.message : `${i.variable}: ${i.message}`)), ...access.issues]
+  const issues = [
+    ...index.issues.map((i) => (i.message.includes(i.variable) ? i.message : `${i.variable}: ${i.message}`)),
+    ...access.issues,
+  ]
   if (config && access.ok) {
     const exposed = checkExposure(config.host, access.config.mode)
     if (exposed) issues.push(exposed)
@@ -59,7 +65,8 @@ export async function openRooms(cfg: RoomsConfig, deps: { forwarder: Forwarder; 
       audit: (principal, address, action, details) => {
         // Opening a number's history starts (or refreshes) that number's sync (issue 13, Triggers).
         // The app reports every served history page here, so this is the one place that sees them.
-        if (action === 'history.view' && typeof details.number === 'string' && typeof details.tid === 'string') idx.onHistoryViewed(details.number, details.tid)
+        if (action === 'history.view' && typeof details.number === 'string' && typeof details.tid === 'string')
+          idx.onHistoryViewed(details.number, details.tid)
         access.audit(principal, address, action, details)
       },
     }

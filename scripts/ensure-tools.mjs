@@ -49,7 +49,10 @@ function aptInstall(pkg) {
   const ownPolicy = !existsSync(policy)
   if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 })
   try {
-    const r = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], { stdio: ['ignore', 'ignore', 'inherit'], env })
+    const r = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env,
+    })
     return r.status === 0
   } finally {
     if (ownPolicy) rmSync(policy, { force: true })
@@ -62,8 +65,12 @@ export function ensureBrowser() {
   const sys = systemChromium()
   if (sys) return { path: sys, how: `the system's Chromium (${sys})` }
   console.log('No Chromium found; trying `npx playwright install chromium`…')
-  const pw = spawnSync(process.execPath, [join(process.cwd(), 'node_modules', 'playwright-core', 'cli.js'), 'install', 'chromium'], { stdio: 'inherit', timeout: 300_000 })
-  if (pw.status === 0 && playwrightOwnChromium()) return { path: playwrightOwnChromium(), how: "Playwright's own Chromium (just downloaded)" }
+  const pw = spawnSync(process.execPath, [join(process.cwd(), 'node_modules', 'playwright-core', 'cli.js'), 'install', 'chromium'], {
+    stdio: 'inherit',
+    timeout: 300_000,
+  })
+  if (pw.status === 0 && playwrightOwnChromium())
+    return { path: playwrightOwnChromium(), how: "Playwright's own Chromium (just downloaded)" }
   if (aptInstall('chromium')) {
     const p = systemChromium()
     if (p) return { path: p, how: `Debian's chromium (just installed, ${p})` }
@@ -93,7 +100,9 @@ export function ensurePostgres() {
     const bin = findPostgresBin()
     if (bin) return { bin, how: `Debian's postgresql (just installed, ${bin})` }
   }
-  throw new Error('No PostgreSQL server binaries for the index engine tests (initdb, pg_ctl). Run:\n  sudo apt-get install -y postgresql\nor set PG_BIN to the folder holding initdb and pg_ctl.')
+  throw new Error(
+    'No PostgreSQL server binaries for the index engine tests (initdb, pg_ctl). Run:\n  sudo apt-get install -y postgresql\nor set PG_BIN to the folder holding initdb and pg_ctl.',
+  )
 }
 
 /** The print tests read the text of a PDF with poppler's pdftotext. */

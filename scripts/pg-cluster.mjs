@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
-export const INSTALL_HINT = 'PostgreSQL server binaries (initdb, pg_ctl) were not found. Install them with: apt-get install -y postgresql (or set PG_BIN to the folder that holds them).'
+export const INSTALL_HINT =
+  'PostgreSQL server binaries (initdb, pg_ctl) were not found. Install them with: apt-get install -y postgresql (or set PG_BIN to the folder that holds them).'
 
 /** The folder holding initdb and pg_ctl: PG_BIN, else the newest /usr/lib/postgresql/N/bin. */
 export function findPgBin() {
@@ -49,7 +50,10 @@ const isRoot = () => typeof process.getuid === 'function' && process.getuid() ==
 function runPg(bin, args) {
   const [cmd, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args]
   const r = spawnSync(cmd, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 })
-  if (r.status !== 0) throw new Error(`${bin.split('/').pop()} failed (${r.status ?? r.signal}): ${(r.stderr || r.stdout || String(r.error ?? '')).trim().slice(0, 2000)}`)
+  if (r.status !== 0)
+    throw new Error(
+      `${bin.split('/').pop()} failed (${r.status ?? r.signal}): ${(r.stderr || r.stdout || String(r.error ?? '')).trim().slice(0, 2000)}`,
+    )
   return r.stdout
 }
 
@@ -81,10 +85,16 @@ export async function startCluster(opts = {}) {
       const port = opts.port ?? (await freePort())
       try {
         runPg(join(bin, 'pg_ctl'), [
-          '-D', data,
-          '-l', join(dir, 'server.log'),
-          '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=50`,
-          '-w', '-t', '30', 'start',
+          '-D',
+          data,
+          '-l',
+          join(dir, 'server.log'),
+          '-o',
+          `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=50`,
+          '-w',
+          '-t',
+          '30',
+          'start',
         ])
         started = true
         return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dir, port, stop }

@@ -21,7 +21,10 @@ const builtAt = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0)
 
 try {
   const spa = join(root, 'dist', 'index.html')
-  if (builtAt(spa) < newest(join(root, 'src'), join(root, 'contract'), join(root, 'index.html'), join(root, 'vite.config.ts'), join(root, 'public'))) {
+  if (
+    builtAt(spa) <
+    newest(join(root, 'src'), join(root, 'contract'), join(root, 'index.html'), join(root, 'vite.config.ts'), join(root, 'public'))
+  ) {
     console.log('Building the dashboard (vite build)…')
     buildSpa()
   }

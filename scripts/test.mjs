@@ -47,7 +47,12 @@ check('typecheck', run('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmi
 check('lint', run('lint', bin('eslint'), ['.', '--max-warnings=0']))
 
 const vitestJson = join(out, 'vitest.json')
-const unitOk = run('unit tests (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`])
+const unitOk = run('unit tests (vitest)', bin('vitest'), [
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${vitestJson}`,
+])
 if (existsSync(vitestJson)) {
   const r = JSON.parse(readFileSync(vitestJson, 'utf8'))
   passed += r.numPassedTests

@@ -91,7 +91,8 @@ export async function run(argv: string[], env: Record<string, string | undefined
   }
   const known = ['add', 'passwd', 'role', 'disable', 'enable', 'remove', 'list']
   if (!known.includes(command)) throw new UsageError(`Unknown command "${command.slice(0, 40)}".\n${USAGE}`)
-  if (rest.some((a) => /^--pass(word)?(=|$)/.test(a))) throw new UsageError('Passwords are never taken from arguments; you will be asked for it (or pipe it on stdin).')
+  if (rest.some((a) => /^--pass(word)?(=|$)/.test(a)))
+    throw new UsageError('Passwords are never taken from arguments; you will be asked for it (or pipe it on stdin).')
 
   // Validate the arguments before touching the database or asking for a password.
   let name = ''
@@ -108,7 +109,10 @@ export async function run(argv: string[], env: Record<string, string | undefined
   }
   if (command === 'role') role = checkRole(rest[1])
   // Asked before the database opens (which takes a moment): the prompt comes at once.
-  const password = command === 'add' || command === 'passwd' ? checkPassword(await readPassword(`${command === 'add' ? 'Password' : 'New password'} for ${name}: `)) : ''
+  const password =
+    command === 'add' || command === 'passwd'
+      ? checkPassword(await readPassword(`${command === 'add' ? 'Password' : 'New password'} for ${name}: `))
+      : ''
 
   const indexCfg = parseIndexConfig(env)
   const db = await openDb({ dataDir: resolve(indexCfg.dataDir), databaseUrl: indexCfg.databaseUrl ?? undefined })

@@ -55,23 +55,18 @@ export function cleanDetails(details: Record<string, unknown>): Record<string, u
   return out
 }
 
-const textOrNull = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v.slice(0, 64) : typeof v === 'number' ? String(v) : null)
+const textOrNull = (v: unknown): string | null =>
+  typeof v === 'string' && v !== '' ? v.slice(0, 64) : typeof v === 'number' ? String(v) : null
 
 export async function insertEntry(db: Queryable, e: NewEntry): Promise<void> {
   const details = cleanDetails(e.details)
   // number and party get their own columns (filtered and indexed); the rest stays in details.
   const number = textOrNull(details.number)
   const party = textOrNull(details.party)
-  await db.query('INSERT INTO access_log (at, actor, via, address, action, number, party, details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)', [
-    e.at,
-    e.actor.slice(0, 320),
-    e.via,
-    e.address.slice(0, 100),
-    e.action.slice(0, 60),
-    number,
-    party,
-    JSON.stringify(details),
-  ])
+  await db.query(
+    'INSERT INTO access_log (at, actor, via, address, action, number, party, details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)',
+    [e.at, e.actor.slice(0, 320), e.via, e.address.slice(0, 100), e.action.slice(0, 60), number, party, JSON.stringify(details)],
+  )
 }
 
 export interface LogFilters {
@@ -122,7 +117,12 @@ const toEntry = (r: DbEntry): AccessLogEntry => ({
 })
 
 /** One keyset page, newest first over (at, id): stable while new entries arrive (no OFFSET). */
-export async function listEntries(db: Queryable, f: LogFilters, limit: number, after?: LogCursor | null): Promise<{ entries: AccessLogEntry[]; next: LogCursor | null }> {
+export async function listEntries(
+  db: Queryable,
+  f: LogFilters,
+  limit: number,
+  after?: LogCursor | null,
+): Promise<{ entries: AccessLogEntry[]; next: LogCursor | null }> {
   const where: string[] = []
   const params: unknown[] = []
   const add = (sql: string, value: unknown) => {
@@ -160,5 +160,7 @@ export async function purgeAccessLog(db: Queryable, retainDays: number, now: num
 export const CSV_HEADER = ['at', 'user', 'via', 'address', 'action', 'number', 'party', 'details']
 
 export function csvLine(e: AccessLogEntry): string {
-  return [e.at, e.actor, e.via, e.address, e.action, e.number ?? '', e.party ?? '', JSON.stringify(e.details)].map(csvCell).join(',') + '\r\n'
+  return (
+    [e.at, e.actor, e.via, e.address, e.action, e.number ?? '', e.party ?? '', JSON.stringify(e.details)].map(csvCell).join(',') + '\r\n'
+  )
 }

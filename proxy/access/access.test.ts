@@ -79,7 +79,10 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     expect(rows.rows).toHaveLength(1)
     expect(rows.rows[0]?.id_hash).not.toContain(cookie.slice('sb_session='.length))
 
-    expect((await call(s.port, 'GET', '/api/auth/me', { headers: { cookie } })).json()).toEqual({ mode: 'password', user: { name: 'alice', role: 'admin' } })
+    expect((await call(s.port, 'GET', '/api/auth/me', { headers: { cookie } })).json()).toEqual({
+      mode: 'password',
+      user: { name: 'alice', role: 'admin' },
+    })
     expect((await history(s, cookie)).status).toBe(200)
 
     const out = await call(s.port, 'POST', '/api/auth/signout', { headers: { cookie } })
@@ -123,7 +126,10 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     const after = cookieFrom(second)
     expect(after).not.toBe(first)
     expect((await call(s.port, 'GET', '/api/auth/me', { headers: { cookie: first } })).json().user).toBeNull()
-    expect((await call(s.port, 'GET', '/api/auth/me', { headers: { cookie: after } })).json().user).toEqual({ name: 'alice', role: 'admin' })
+    expect((await call(s.port, 'GET', '/api/auth/me', { headers: { cookie: after } })).json().user).toEqual({
+      name: 'alice',
+      role: 'admin',
+    })
     // A planted id the server never issued is never adopted.
     const planted = `sb_session=${'A'.repeat(43)}`
     const third = cookieFrom(await signIn(s, 'alice', PASSWORD, { cookie: planted }))
@@ -141,7 +147,9 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     expect(err?.retryAfterMs).toBe(15 * MIN)
     expect(limited.headers['retry-after']).toBe('900')
     s.clock.now += 3 * MIN
-    expect((await signIn(s, 'alice', PASSWORD)).json().error?.message).toBe('Too many sign-in attempts for this name; try again in 12 minutes.')
+    expect((await signIn(s, 'alice', PASSWORD)).json().error?.message).toBe(
+      'Too many sign-in attempts for this name; try again in 12 minutes.',
+    )
     // Other names are not locked out by alice's failures.
     expect((await signIn(s, 'vic', PASSWORD)).status).toBe(200)
     s.clock.now += 12 * MIN
@@ -157,10 +165,18 @@ describe.each(ENGINES)('team access on $name', (engine) => {
   })
 
   test('header mode: the identity header counts only from TRUSTED_PROXIES; roles come from ADMINS', async () => {
-    const trusted = await open({ ACCESS: 'header', AUTH_HEADER: 'X-Forwarded-Email', TRUSTED_PROXIES: '127.0.0.1', ADMINS: 'Boss@example.com' })
+    const trusted = await open({
+      ACCESS: 'header',
+      AUTH_HEADER: 'X-Forwarded-Email',
+      TRUSTED_PROXIES: '127.0.0.1',
+      ADMINS: 'Boss@example.com',
+    })
     const asBoss = { 'x-forwarded-email': 'boss@example.com' }
     expect((await history(trusted, '')).status).toBe(401)
-    expect((await call(trusted.port, 'GET', '/api/auth/me', { headers: asBoss })).json()).toEqual({ mode: 'header', user: { name: 'boss@example.com', role: 'admin' } })
+    expect((await call(trusted.port, 'GET', '/api/auth/me', { headers: asBoss })).json()).toEqual({
+      mode: 'header',
+      user: { name: 'boss@example.com', role: 'admin' },
+    })
     expect((await call(trusted.port, 'GET', '/api/auth/users', { headers: asBoss })).status).toBe(200)
     const asStaff = { 'x-forwarded-email': 'staff@example.com' }
     expect((await call(trusted.port, 'GET', '/api/auth/users', { headers: asStaff })).status).toBe(403)
@@ -169,7 +185,12 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     await trusted.close()
 
     // The same header from an address that is not a trusted proxy identifies nobody.
-    const untrusted = await open({ ACCESS: 'header', AUTH_HEADER: 'X-Forwarded-Email', TRUSTED_PROXIES: '10.9.8.7/32', ADMINS: 'boss@example.com' })
+    const untrusted = await open({
+      ACCESS: 'header',
+      AUTH_HEADER: 'X-Forwarded-Email',
+      TRUSTED_PROXIES: '10.9.8.7/32',
+      ADMINS: 'boss@example.com',
+    })
     const spoofed = await call(untrusted.port, 'GET', '/api/auth/users', { headers: { ...asBoss, 'x-forwarded-for': '10.9.8.7' } })
     expect(spoofed.status).toBe(401)
     expect(spoofed.json().error?.kind).toBe('unauthorized')
@@ -207,7 +228,9 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     expect(bad.json().error?.field).toBe('password')
     expect((await as('POST', '/api/auth/users', { name: 'bob', role: 'owner', password: PASSWORD })).json().error?.field).toBe('role')
     expect((await as('POST', '/api/auth/users', { name: 'b o b', role: 'viewer', password: PASSWORD })).json().error?.field).toBe('name')
-    expect((await as('POST', '/api/auth/users', { name: 'bob@example.com', role: 'viewer', password: PASSWORD })).json().error?.field).toBe('name')
+    expect((await as('POST', '/api/auth/users', { name: 'bob@example.com', role: 'viewer', password: PASSWORD })).json().error?.field).toBe(
+      'name',
+    )
     expect((await as('POST', '/api/auth/users', { name: 'Bob', role: 'viewer', password: PASSWORD })).status).toBe(201)
     expect((await as('POST', '/api/auth/users', { name: 'bob', role: 'viewer', password: PASSWORD })).status).toBe(409)
 
@@ -235,8 +258,14 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     expect(last.json().error?.message).toMatch(/last enabled admin/)
     expect((await as('DELETE', '/api/auth/users/alice')).status).toBe(409)
 
-    const log = (await as('GET', '/api/auth/access-log?action=user.change')).json() as { entries: Array<{ actor: string; details: Record<string, unknown> }> }
-    expect(log.entries.map((e) => e.details)).toEqual([{ user: 'bob', disabled: true }, { user: 'bob', passwordReset: true }, { user: 'bob', role: 'admin' }])
+    const log = (await as('GET', '/api/auth/access-log?action=user.change')).json() as {
+      entries: Array<{ actor: string; details: Record<string, unknown> }>
+    }
+    expect(log.entries.map((e) => e.details)).toEqual([
+      { user: 'bob', disabled: true },
+      { user: 'bob', passwordReset: true },
+      { user: 'bob', role: 'admin' },
+    ])
     expect(log.entries.every((e) => e.actor === 'alice')).toBe(true)
   })
 
@@ -252,31 +281,62 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     expect(exp.status).toBe(200)
     expect(exp.headers['content-type']).toMatch(/^text\/csv/)
     expect(exp.headers['content-disposition']).toMatch(/^attachment; filename="switchboard-access-log-2026-06-01\.csv"$/)
-    const lines = exp.text.replace(/^\uFEFF/, '').trim().split('\r\n')
+    const lines = exp.text
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n')
     expect(lines[0]).toBe('at,user,via,address,action,number,party,details')
     expect(lines.slice(1).map((l) => l.split(',')[4])).toEqual(['history.view', 'signin.ok', 'signin.fail'])
     await s.access.flush()
 
     const all = (await call(s.port, 'GET', '/api/auth/access-log', { headers: { cookie: alice } })).json() as {
-      entries: Array<{ actor: string; via: string; address: string; action: string; number: string | null; details: Record<string, unknown> }>
+      entries: Array<{
+        actor: string
+        via: string
+        address: string
+        action: string
+        number: string | null
+        details: Record<string, unknown>
+      }>
     }
-    expect(all.entries.map((e) => `${e.actor} ${e.action}`)).toEqual(['alice export', 'alice signin.ok', 'vic history.view', 'vic signin.ok', 'vic signin.fail'])
+    expect(all.entries.map((e) => `${e.actor} ${e.action}`)).toEqual([
+      'alice export',
+      'alice signin.ok',
+      'vic history.view',
+      'vic signin.ok',
+      'vic signin.fail',
+    ])
     const view = all.entries.find((e) => e.action === 'history.view')
-    expect(view).toMatchObject({ actor: 'vic', via: 'password', address: '127.0.0.1', number: HISTORY.number, details: { tid: HISTORY.tid, start: 1, end: 10 } })
+    expect(view).toMatchObject({
+      actor: 'vic',
+      via: 'password',
+      address: '127.0.0.1',
+      number: HISTORY.number,
+      details: { tid: HISTORY.tid, start: 1, end: 10 },
+    })
     expect(all.entries[0]?.details).toMatchObject({ what: 'access-log', rows: 3, filters: { user: 'vic' } })
     const everything = JSON.stringify(all)
     expect(everything).not.toContain(PASSWORD)
     expect(everything).not.toContain('wrong password here')
 
     // Filters and keyset pages.
-    const byNumber = (await call(s.port, 'GET', `/api/auth/access-log?number=${HISTORY.number}`, { headers: { cookie: alice } })).json() as { entries: unknown[] }
+    const byNumber = (
+      await call(s.port, 'GET', `/api/auth/access-log?number=${HISTORY.number}`, { headers: { cookie: alice } })
+    ).json() as { entries: unknown[] }
     expect(byNumber.entries).toHaveLength(1)
-    const page1 = (await call(s.port, 'GET', '/api/auth/access-log?limit=2', { headers: { cookie: alice } })).json() as { entries: Array<{ id: string }>; nextCursor: string }
+    const page1 = (await call(s.port, 'GET', '/api/auth/access-log?limit=2', { headers: { cookie: alice } })).json() as {
+      entries: Array<{ id: string }>
+      nextCursor: string
+    }
     expect(page1.entries).toHaveLength(2)
-    const page2 = (await call(s.port, 'GET', `/api/auth/access-log?limit=2&cursor=${page1.nextCursor}`, { headers: { cookie: alice } })).json() as { entries: Array<{ id: string }>; nextCursor: string | null }
+    const page2 = (
+      await call(s.port, 'GET', `/api/auth/access-log?limit=2&cursor=${page1.nextCursor}`, { headers: { cookie: alice } })
+    ).json() as { entries: Array<{ id: string }>; nextCursor: string | null }
     expect(page2.entries).toHaveLength(2)
     expect(page2.entries[0]?.id).not.toBe(page1.entries[1]?.id)
-    const page3 = (await call(s.port, 'GET', `/api/auth/access-log?limit=2&cursor=${page2.nextCursor}`, { headers: { cookie: alice } })).json() as { entries: unknown[]; nextCursor: string | null }
+    const page3 = (
+      await call(s.port, 'GET', `/api/auth/access-log?limit=2&cursor=${page2.nextCursor}`, { headers: { cookie: alice } })
+    ).json() as { entries: unknown[]; nextCursor: string | null }
     expect(page3.entries).toHaveLength(1)
     expect(page3.nextCursor).toBeNull()
     expect((await call(s.port, 'GET', '/api/auth/access-log?from=2026-06-02', { headers: { cookie: alice } })).json().entries).toEqual([])
@@ -315,7 +375,9 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     expect((await history(s, '')).status).toBe(200)
     expect((await signIn(s, 'alice', PASSWORD)).status).toBe(404)
     await s.access.flush()
-    const log = (await call(s.port, 'GET', '/api/auth/access-log')).json() as { entries: Array<{ actor: string; via: string; action: string }> }
+    const log = (await call(s.port, 'GET', '/api/auth/access-log')).json() as {
+      entries: Array<{ actor: string; via: string; action: string }>
+    }
     expect(log.entries).toEqual([expect.objectContaining({ actor: 'local', via: 'local', action: 'history.view' })])
   })
 
@@ -328,9 +390,15 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     const crossSite = await call(s.port, 'POST', '/api/auth/signout', { headers: { 'sec-fetch-site': 'cross-site', cookie: alice } })
     expect(crossSite.status).toBe(403)
     // The session survived the refused sign-out.
-    expect((await call(s.port, 'GET', '/api/auth/me', { headers: { cookie: alice } })).json().user).toEqual({ name: 'alice', role: 'admin' })
+    expect((await call(s.port, 'GET', '/api/auth/me', { headers: { cookie: alice } })).json().user).toEqual({
+      name: 'alice',
+      role: 'admin',
+    })
     // A classic HTML form post (urlencoded, no Origin) is not a sign-in either.
-    const formPost = await call(s.port, 'POST', '/api/auth/signin', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `name=alice&password=${encodeURIComponent(PASSWORD)}` })
+    const formPost = await call(s.port, 'POST', '/api/auth/signin', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `name=alice&password=${encodeURIComponent(PASSWORD)}`,
+    })
     expect(formPost.status).toBe(415)
   })
 
@@ -368,7 +436,11 @@ describe('several servers on one PostgreSQL', () => {
       await call(b.port, 'POST', '/api/auth/signout', { headers: { cookie } })
       expect((await call(a.port, 'GET', '/api/auth/me', { headers: { cookie } })).json().user).toBeNull()
       // Failures on either server count against one limit.
-      for (let i = 0; i < 5; i++) expect((await call(i % 2 ? a.port : b.port, 'POST', '/api/auth/signin', { json: { name: 'alice', password: `wrong password ${i}` } })).status).toBe(401)
+      for (let i = 0; i < 5; i++)
+        expect(
+          (await call(i % 2 ? a.port : b.port, 'POST', '/api/auth/signin', { json: { name: 'alice', password: `wrong password ${i}` } }))
+            .status,
+        ).toBe(401)
       expect((await call(a.port, 'POST', '/api/auth/signin', { json: { name: 'alice', password: PASSWORD } })).status).toBe(429)
       expect((await call(b.port, 'POST', '/api/auth/signin', { json: { name: 'alice', password: PASSWORD } })).status).toBe(429)
     } finally {

@@ -105,7 +105,8 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
       const entries = await purgeAccessLog(db, cfg.accessLogRetainDays, t)
       const sessions = await purgeSessions(db, t, times)
       await purgeFailures(db, t, limits)
-      if (entries || sessions) log(`access: purged ${entries} access-log entries older than ${cfg.accessLogRetainDays} days, ${sessions} expired sessions`)
+      if (entries || sessions)
+        log(`access: purged ${entries} access-log entries older than ${cfg.accessLogRetainDays} days, ${sessions} expired sessions`)
     } catch (err) {
       log(`access: the retention purge failed: ${err instanceof Error ? err.message : String(err)}`)
     }

@@ -10,14 +10,28 @@ import { sessionCookie } from './sessions.ts'
 describe('parseAccessConfig', () => {
   test('defaults: local, 30 min idle, 12 h lifetime, 365 days of log', () => {
     const c = accessConfigFrom({})
-    expect(c).toMatchObject({ mode: 'local', authHeader: null, trustProxy: false, sessionIdleMs: 30 * 60_000, sessionMaxMs: 12 * 3_600_000, accessLogRetainDays: 365 })
+    expect(c).toMatchObject({
+      mode: 'local',
+      authHeader: null,
+      trustProxy: false,
+      sessionIdleMs: 30 * 60_000,
+      sessionMaxMs: 12 * 3_600_000,
+      accessLogRetainDays: 365,
+    })
   })
 
   test('every problem is listed at once, each naming its variable', () => {
-    const r = parseAccessConfig({ ACCESS: 'open', TRUST_PROXY: 'yes', SESSION_IDLE_MIN: 'ten', ACCESS_LOG_RETAIN_DAYS: '0', TRUSTED_PROXIES: '10.0.0.0/33, banana' })
+    const r = parseAccessConfig({
+      ACCESS: 'open',
+      TRUST_PROXY: 'yes',
+      SESSION_IDLE_MIN: 'ten',
+      ACCESS_LOG_RETAIN_DAYS: '0',
+      TRUSTED_PROXIES: '10.0.0.0/33, banana',
+    })
     expect(r.ok).toBe(false)
     const text = r.issues.join('\n')
-    for (const name of ['ACCESS must be', 'TRUST_PROXY', 'SESSION_IDLE_MIN', 'ACCESS_LOG_RETAIN_DAYS', 'TRUSTED_PROXIES']) expect(text).toContain(name)
+    for (const name of ['ACCESS must be', 'TRUST_PROXY', 'SESSION_IDLE_MIN', 'ACCESS_LOG_RETAIN_DAYS', 'TRUSTED_PROXIES'])
+      expect(text).toContain(name)
     expect(text).toContain('"10.0.0.0/33"')
     expect(text).toContain('"banana"')
   })
@@ -26,7 +40,12 @@ describe('parseAccessConfig', () => {
     const r = parseAccessConfig({ ACCESS: 'header', TRUST_PROXY: '1' })
     expect(r.issues.some((i) => i.startsWith('AUTH_HEADER is required'))).toBe(true)
     expect(r.issues.filter((i) => i.startsWith('TRUSTED_PROXIES is required'))).toHaveLength(2)
-    const ok = accessConfigFrom({ ACCESS: 'header', AUTH_HEADER: 'X-Forwarded-Email', TRUSTED_PROXIES: '10.0.0.0/8, ::1', ADMINS: ' Boss@Example.com ,b@x' })
+    const ok = accessConfigFrom({
+      ACCESS: 'header',
+      AUTH_HEADER: 'X-Forwarded-Email',
+      TRUSTED_PROXIES: '10.0.0.0/8, ::1',
+      ADMINS: ' Boss@Example.com ,b@x',
+    })
     expect(ok.authHeader).toBe('x-forwarded-email')
     expect([...ok.admins]).toEqual(['boss@example.com', 'b@x'])
     expect(ok.trustedProxies.has('10.200.3.4')).toBe(true)
@@ -38,7 +57,9 @@ describe('parseAccessConfig', () => {
   })
 
   test('idle timeout longer than the lifetime is refused', () => {
-    expect(parseAccessConfig({ SESSION_IDLE_MIN: '120', SESSION_MAX_HOURS: '1' }).issues).toEqual(['SESSION_IDLE_MIN must not be longer than SESSION_MAX_HOURS'])
+    expect(parseAccessConfig({ SESSION_IDLE_MIN: '120', SESSION_MAX_HOURS: '1' }).issues).toEqual([
+      'SESSION_IDLE_MIN must not be longer than SESSION_MAX_HOURS',
+    ])
   })
 })
 
@@ -77,7 +98,13 @@ describe('passwords', () => {
   })
 
   test('a malformed or doctored stored hash never matches and never allocates wildly', async () => {
-    for (const bad of ['', 'plain', 'scrypt$3$8$1$c2FsdHNhbHQ$a2V5a2V5a2V5a2V5a2V5a2V5', 'scrypt$1073741824$8$1$c2FsdHNhbHQ$a2V5a2V5a2V5a2V5a2V5a2V5', 'bcrypt$x'])
+    for (const bad of [
+      '',
+      'plain',
+      'scrypt$3$8$1$c2FsdHNhbHQ$a2V5a2V5a2V5a2V5a2V5a2V5',
+      'scrypt$1073741824$8$1$c2FsdHNhbHQ$a2V5a2V5a2V5a2V5a2V5a2V5',
+      'bcrypt$x',
+    ])
       expect(await verifyPassword('whatever', bad), bad).toBe(false)
   })
 
@@ -94,7 +121,8 @@ describe('passwords', () => {
 })
 
 describe('client address and cookies', () => {
-  const reqFrom = (remoteAddress: string, headers: Record<string, string> = {}) => ({ socket: { remoteAddress }, headers }) as unknown as IncomingMessage
+  const reqFrom = (remoteAddress: string, headers: Record<string, string> = {}) =>
+    ({ socket: { remoteAddress }, headers }) as unknown as IncomingMessage
   const cfg = accessConfigFrom({ ACCESS: 'password', TRUST_PROXY: '1', TRUSTED_PROXIES: '10.0.0.1, 10.0.0.2' })
 
   test('X-Forwarded-For counts only from a trusted proxy, read right to left past our own proxies', () => {
@@ -115,7 +143,14 @@ describe('client address and cookies', () => {
 
 describe('access log details', () => {
   test('passwords and message bodies never reach an entry, whoever passes them', () => {
-    expect(cleanDetails({ number: '1', password: 'x', filters: { body: 'hello', q: 'refund', Token: 't' }, nested: { deeper: { message: 'm', ok: 1 } } })).toEqual({
+    expect(
+      cleanDetails({
+        number: '1',
+        password: 'x',
+        filters: { body: 'hello', q: 'refund', Token: 't' },
+        nested: { deeper: { message: 'm', ok: 1 } },
+      }),
+    ).toEqual({
       number: '1',
       filters: { q: 'refund' },
       nested: { deeper: { ok: 1 } },

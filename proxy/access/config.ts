@@ -120,12 +120,19 @@ export function parseAccessConfig(env: Record<string, string | undefined>): Acce
     }
   }
   const trusted = parseTrusted(typeof picked.TRUSTED_PROXIES === 'string' ? picked.TRUSTED_PROXIES : '')
-  if (trusted.bad.length) issues.push(`TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges; not understood: ${trusted.bad.map((b) => JSON.stringify(b.slice(0, 60))).join(', ')}`)
+  if (trusted.bad.length)
+    issues.push(
+      `TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges; not understood: ${trusted.bad.map((b) => JSON.stringify(b.slice(0, 60))).join(', ')}`,
+    )
   if (!result.success) return { ok: false, config: null, issues }
   const e = result.data
   if (e.ACCESS === 'header') {
-    if (!e.AUTH_HEADER) issues.push('AUTH_HEADER is required with ACCESS=header (the identity header your single-sign-on proxy sets, e.g. X-Forwarded-Email)')
-    if (trusted.proxies.entries.length === 0) issues.push('TRUSTED_PROXIES is required with ACCESS=header (the addresses of the single-sign-on proxy); without it no request could be trusted')
+    if (!e.AUTH_HEADER)
+      issues.push('AUTH_HEADER is required with ACCESS=header (the identity header your single-sign-on proxy sets, e.g. X-Forwarded-Email)')
+    if (trusted.proxies.entries.length === 0)
+      issues.push(
+        'TRUSTED_PROXIES is required with ACCESS=header (the addresses of the single-sign-on proxy); without it no request could be trusted',
+      )
   }
   if (e.TRUST_PROXY === '1' && trusted.proxies.entries.length === 0)
     issues.push('TRUSTED_PROXIES is required with TRUST_PROXY=1 (X-Forwarded-For is only believed from the proxies listed there)')
@@ -159,7 +166,10 @@ export function accessConfigFrom(env: Record<string, string | undefined>): Acces
 }
 
 function isLoopback(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1')
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
   if (h === 'localhost' || h.endsWith('.localhost')) return true
   const a = normaliseAddress(h)
   if (isIP(a) === 4) return a.startsWith('127.')

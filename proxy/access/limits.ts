@@ -26,7 +26,14 @@ function minutesText(ms: number): string {
   return minutes === 1 ? '1 minute' : `${minutes} minutes`
 }
 
-async function check(db: Queryable, kind: 'name' | 'address', key: string, max: number, now: number, windowMs: number): Promise<number | null> {
+async function check(
+  db: Queryable,
+  kind: 'name' | 'address',
+  key: string,
+  max: number,
+  now: number,
+  windowMs: number,
+): Promise<number | null> {
   // The oldest failure still in the window decides when the count drops below the limit.
   const r = await db.query<{ n: string | number; oldest: Date | string | null }>(
     `SELECT count(*) AS n, min(at) AS oldest FROM (
@@ -40,13 +47,23 @@ async function check(db: Queryable, kind: 'name' | 'address', key: string, max: 
 }
 
 /** Whether this name or address has used up its failures; checked before any password work. */
-export async function checkLimit(db: Queryable, name: string, address: string, now: number, rules: LimitRules = DEFAULT_LIMITS): Promise<Limited | null> {
+export async function checkLimit(
+  db: Queryable,
+  name: string,
+  address: string,
+  now: number,
+  rules: LimitRules = DEFAULT_LIMITS,
+): Promise<Limited | null> {
   const byName = await check(db, 'name', name, rules.perName, now, rules.windowMs)
   if (byName !== null)
     return { scope: 'name', retryAfterMs: byName, message: `Too many sign-in attempts for this name; try again in ${minutesText(byName)}.` }
   const byAddress = await check(db, 'address', address, rules.perAddress, now, rules.windowMs)
   if (byAddress !== null)
-    return { scope: 'address', retryAfterMs: byAddress, message: `Too many sign-in attempts from this address; try again in ${minutesText(byAddress)}.` }
+    return {
+      scope: 'address',
+      retryAfterMs: byAddress,
+      message: `Too many sign-in attempts from this address; try again in ${minutesText(byAddress)}.`,
+    }
   return null
 }
 

@@ -8,8 +8,28 @@ import { CSV_HEADER, csvLine, decodeCursor, encodeCursor, listEntries, type LogF
 import type { AccessConfig } from './config.ts'
 import { checkLimit, clearNameFailures, recordFailure, type LimitRules } from './limits.ts'
 import { verifyPassword, PASSWORD_MAX, type ScryptParams } from './passwords.ts'
-import { clearSessionCookie, createSession, deleteSession, lookupSession, sessionCookie, sessionSetCookie, type SessionTimes } from './sessions.ts'
-import { addUser, changeUser, checkName, checkPassword, checkRole, credentialsOf, listUsers, normaliseName, removeUser, UserError, type UserChange } from './users.ts'
+import {
+  clearSessionCookie,
+  createSession,
+  deleteSession,
+  lookupSession,
+  sessionCookie,
+  sessionSetCookie,
+  type SessionTimes,
+} from './sessions.ts'
+import {
+  addUser,
+  changeUser,
+  checkName,
+  checkPassword,
+  checkRole,
+  credentialsOf,
+  listUsers,
+  normaliseName,
+  removeUser,
+  UserError,
+  type UserChange,
+} from './users.ts'
 
 /** What the /api/auth/* handlers need from createAccess. */
 export interface RouteDeps {
@@ -36,7 +56,8 @@ const forbidden = () => new ProxyError(403, { kind: 'forbidden', message: 'Only 
 
 function fromUserError(err: UserError): ProxyError {
   if (err.code === 'not_found') return new ProxyError(404, { kind: 'not_found', field: err.field, message: err.message })
-  if (err.code === 'exists' || err.code === 'last_admin') return new ProxyError(409, { kind: 'invalid_request', field: err.field, message: err.message })
+  if (err.code === 'exists' || err.code === 'last_admin')
+    return new ProxyError(409, { kind: 'invalid_request', field: err.field, message: err.message })
   return invalid(err.field, err.message)
 }
 
@@ -119,9 +140,18 @@ export function createAuthRoutes(d: RouteDeps): Route[] {
     const limited = await checkLimit(db, key, address, d.now(), d.limits)
     if (limited) {
       // Refused before any password work, so a flood costs no hashing.
-      return sendError(res, new ProxyError(429, { kind: 'unauthorized', field: limited.scope === 'name' ? 'name' : 'address', message: limited.message, retryAfterMs: limited.retryAfterMs }), {
-        'retry-after': String(Math.ceil(limited.retryAfterMs / 1000)),
-      })
+      return sendError(
+        res,
+        new ProxyError(429, {
+          kind: 'unauthorized',
+          field: limited.scope === 'name' ? 'name' : 'address',
+          message: limited.message,
+          retryAfterMs: limited.retryAfterMs,
+        }),
+        {
+          'retry-after': String(Math.ceil(limited.retryAfterMs / 1000)),
+        },
+      )
     }
     let name: string | null
     try {
@@ -135,7 +165,14 @@ export function createAuthRoutes(d: RouteDeps): Route[] {
     if (!ok || !user) {
       await recordFailure(db, key, address, d.now())
       d.record(name ?? '(invalid name)', 'password', address, 'signin.fail', { name: key.slice(0, 64) })
-      return sendError(res, new ProxyError(401, { kind: 'unauthorized', field: 'password', message: 'That name and password do not match a user who may sign in.' }))
+      return sendError(
+        res,
+        new ProxyError(401, {
+          kind: 'unauthorized',
+          field: 'password',
+          message: 'That name and password do not match a user who may sign in.',
+        }),
+      )
     }
     await clearNameFailures(db, key)
     // Session fixation (OWASP): whatever id the browser held before is ended, and a new one issued.
@@ -143,7 +180,12 @@ export function createAuthRoutes(d: RouteDeps): Route[] {
     if (before) await deleteSession(db, before)
     const session = await createSession(db, user.name, address, d.now(), d.times)
     d.record(user.name, 'password', address, 'signin.ok', {})
-    sendJson(res, 200, { mode: cfg.mode, user: { name: user.name, role: user.role } }, { 'set-cookie': sessionSetCookie(session.id, secureFor(req)) })
+    sendJson(
+      res,
+      200,
+      { mode: cfg.mode, user: { name: user.name, role: user.role } },
+      { 'set-cookie': sessionSetCookie(session.id, secureFor(req)) },
+    )
   }
 
   async function signOut(req: IncomingMessage, res: ServerResponse) {
@@ -191,7 +233,9 @@ export function createAuthRoutes(d: RouteDeps): Route[] {
     }
     if (req.method === 'POST') {
       const body = await readJsonBody(req)
-      for (const k of Object.keys(body)) if (!['role', 'password', 'disabled'].includes(k)) throw invalid(k.slice(0, 40), `Unknown field ${k.slice(0, 40)}; send role, password or disabled.`)
+      for (const k of Object.keys(body))
+        if (!['role', 'password', 'disabled'].includes(k))
+          throw invalid(k.slice(0, 40), `Unknown field ${k.slice(0, 40)}; send role, password or disabled.`)
       const change: UserChange = {}
       if (body.role !== undefined) change.role = checkRole(body.role)
       if (body.password !== undefined) {
@@ -252,7 +296,11 @@ export function createAuthRoutes(d: RouteDeps): Route[] {
         const chunk = page.entries.map(csvLine).join('')
         rows += page.entries.length
         cursor = page.next
-        if (chunk && !res.write(chunk) && !aborted) await new Promise<void>((ok) => { res.once('drain', ok); res.once('close', ok) })
+        if (chunk && !res.write(chunk) && !aborted)
+          await new Promise<void>((ok) => {
+            res.once('drain', ok)
+            res.once('close', ok)
+          })
       } while (cursor && !aborted)
       res.end()
       d.audit(ctx.principal, d.addressOf(req), 'export', { what: 'access-log', rows, complete: !aborted, filters: filtersRecord(q) })
@@ -287,7 +335,11 @@ export function createAuthRoutes(d: RouteDeps): Route[] {
       if (err instanceof UserError) return sendError(res, fromUserError(err))
       if (err instanceof ProxyError) {
         req.resume()
-        return sendError(res, err, err.status === 405 ? { allow: err.body.message.replace(/^Use (.*) here\.$/, '$1').replace(' or ', ', ') } : {})
+        return sendError(
+          res,
+          err,
+          err.status === 405 ? { allow: err.body.message.replace(/^Use (.*) here\.$/, '$1').replace(' or ', ', ') } : {},
+        )
       }
       throw err
     }

@@ -44,16 +44,19 @@ export function sessionCookie(req: IncomingMessage): string | null {
   return /^[A-Za-z0-9_-]{43}$/.test(value) ? value : null
 }
 
-export async function createSession(db: Queryable, userName: string, address: string, now: number, times: SessionTimes): Promise<{ id: string; expiresAt: number }> {
+export async function createSession(
+  db: Queryable,
+  userName: string,
+  address: string,
+  now: number,
+  times: SessionTimes,
+): Promise<{ id: string; expiresAt: number }> {
   const id = randomBytes(32).toString('base64url')
   const expiresAt = now + times.maxMs
-  await db.query('INSERT INTO sessions (id_hash, user_name, created_at, last_seen_at, expires_at, address) VALUES ($1, $2, $3, $3, $4, $5)', [
-    hashId(id),
-    userName,
-    new Date(now),
-    new Date(expiresAt),
-    address.slice(0, 100),
-  ])
+  await db.query(
+    'INSERT INTO sessions (id_hash, user_name, created_at, last_seen_at, expires_at, address) VALUES ($1, $2, $3, $3, $4, $5)',
+    [hashId(id), userName, new Date(now), new Date(expiresAt), address.slice(0, 100)],
+  )
   return { id, expiresAt }
 }
 
@@ -85,7 +88,10 @@ export async function deleteSession(db: Queryable, id: string): Promise<void> {
 }
 
 export async function purgeSessions(db: Queryable, now: number, times: SessionTimes): Promise<number> {
-  const r = await db.query('DELETE FROM sessions WHERE expires_at <= $1 OR last_seen_at <= $2 RETURNING 1', [new Date(now), new Date(now - times.idleMs)])
+  const r = await db.query('DELETE FROM sessions WHERE expires_at <= $1 OR last_seen_at <= $2 RETURNING 1', [
+    new Date(now),
+    new Date(now - times.idleMs),
+  ])
   return r.rows.length
 }
 

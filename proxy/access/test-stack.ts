@@ -89,8 +89,17 @@ export interface Stack {
 export async function startStack(db: OpenedDb, env: Record<string, string>): Promise<Stack> {
   const sim = createSimulator()
   const upstream = await sim.listen(0, '127.0.0.1')
-  const config = parseConfig({ API_BASE_URL: upstream.url, API_SYS_ID: DEMO_CREDENTIALS.sysId, API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken, PORT: '0', LOG_REQUESTS: '0' })
-  const forwarder = createForwarder({ baseUrl: upstream.url, sysId: DEMO_CREDENTIALS.sysId, authToken: DEMO_CREDENTIALS.authToken }, config.timeoutMs)
+  const config = parseConfig({
+    API_BASE_URL: upstream.url,
+    API_SYS_ID: DEMO_CREDENTIALS.sysId,
+    API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
+    PORT: '0',
+    LOG_REQUESTS: '0',
+  })
+  const forwarder = createForwarder(
+    { baseUrl: upstream.url, sysId: DEMO_CREDENTIALS.sysId, authToken: DEMO_CREDENTIALS.authToken },
+    config.timeoutMs,
+  )
   const clock = { now: Date.parse('2026-06-01T09:00:00Z') }
   const logs: string[] = []
   const access = createAccess(accessConfigFrom(env), { db, now: () => clock.now, scrypt: TEST_SCRYPT, log: (l) => logs.push(l) })
@@ -122,10 +131,19 @@ export interface Answer {
 }
 
 /** One HTTP request over a real socket, headers exactly as given (plus Host). */
-export function call(port: number, method: string, path: string, opts: { headers?: Record<string, string>; json?: unknown; body?: string } = {}): Promise<Answer> {
+export function call(
+  port: number,
+  method: string,
+  path: string,
+  opts: { headers?: Record<string, string>; json?: unknown; body?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const body = opts.json !== undefined ? JSON.stringify(opts.json) : opts.body
-    const headers: Record<string, string> = { host: `127.0.0.1:${port}`, ...(opts.json !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers }
+    const headers: Record<string, string> = {
+      host: `127.0.0.1:${port}`,
+      ...(opts.json !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...opts.headers,
+    }
     const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))

@@ -60,7 +60,15 @@ describe('scripts/users.mts', () => {
       expect(rows.rows.map((r) => r.name)).toEqual(['viv'])
       expect(await verifyPassword('second password 2', rows.rows[0]!.password_hash)).toBe(true)
       const log = await db.query<{ actor: string; action: string }>('SELECT actor, action FROM access_log ORDER BY id')
-      expect(log.rows.map((r) => r.action)).toEqual(['user.add', 'user.add', 'user.change', 'user.change', 'user.change', 'user.change', 'user.remove'])
+      expect(log.rows.map((r) => r.action)).toEqual([
+        'user.add',
+        'user.add',
+        'user.change',
+        'user.change',
+        'user.change',
+        'user.change',
+        'user.remove',
+      ])
       expect(log.rows.every((r) => r.actor.startsWith('cli:'))).toBe(true)
     } finally {
       await db.close()

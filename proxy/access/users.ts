@@ -40,7 +40,11 @@ export function checkName(raw: unknown): string {
   if (typeof raw !== 'string' || raw.trim() === '') throw new UserError('invalid', 'name', 'name is required.')
   const name = normaliseName(raw)
   if (!NAME.test(name))
-    throw new UserError('invalid', 'name', 'name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit (no "..").')
+    throw new UserError(
+      'invalid',
+      'name',
+      'name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit (no "..").',
+    )
   return name
 }
 
@@ -65,7 +69,13 @@ interface DbUser extends Record<string, unknown> {
 }
 
 const iso = (d: Date | string) => new Date(d).toISOString()
-const toRow = (u: DbUser): UserRow => ({ name: u.name, role: u.role, disabled: u.disabled, createdAt: iso(u.created_at), updatedAt: iso(u.updated_at) })
+const toRow = (u: DbUser): UserRow => ({
+  name: u.name,
+  role: u.role,
+  disabled: u.disabled,
+  createdAt: iso(u.created_at),
+  updatedAt: iso(u.updated_at),
+})
 
 export async function listUsers(db: Queryable): Promise<UserRow[]> {
   const r = await db.query<DbUser>('SELECT name, role, disabled, created_at, updated_at FROM users ORDER BY name')
@@ -118,7 +128,9 @@ export async function changeUser(
   const hash = change.password === undefined ? undefined : await hashPassword(checkPassword(change.password), opts.scrypt ?? DEFAULT_SCRYPT)
   const now = opts.now ?? new Date()
   return db.transaction(async (tx) => {
-    const current = await tx.query<DbUser>('SELECT name, role, disabled, created_at, updated_at FROM users WHERE name = $1 FOR UPDATE', [name])
+    const current = await tx.query<DbUser>('SELECT name, role, disabled, created_at, updated_at FROM users WHERE name = $1 FOR UPDATE', [
+      name,
+    ])
     const user = current.rows[0]
     if (!user) throw new UserError('not_found', 'name', `There is no user named ${name}.`)
     const losesAdmin = user.role === 'admin' && !user.disabled && ((role !== undefined && role !== 'admin') || change.disabled === true)
@@ -133,10 +145,15 @@ export async function changeUser(
   })
 }
 
-export async function removeUser(db: { transaction: <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T> }, rawName: string): Promise<void> {
+export async function removeUser(
+  db: { transaction: <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T> },
+  rawName: string,
+): Promise<void> {
   const name = checkName(rawName)
   await db.transaction(async (tx) => {
-    const current = await tx.query<DbUser>('SELECT name, role, disabled, created_at, updated_at FROM users WHERE name = $1 FOR UPDATE', [name])
+    const current = await tx.query<DbUser>('SELECT name, role, disabled, created_at, updated_at FROM users WHERE name = $1 FOR UPDATE', [
+      name,
+    ])
     const user = current.rows[0]
     if (!user) throw new UserError('not_found', 'name', `There is no user named ${name}.`)
     if (user.role === 'admin' && !user.disabled) await refuseLastAdmin(tx, name, 'remove')
@@ -148,11 +165,15 @@ export async function removeUser(db: { transaction: <T>(fn: (tx: Queryable) => P
 async function refuseLastAdmin(tx: Queryable, name: string, verb: string): Promise<void> {
   // Lock every admin row so two admins demoting each other at once cannot both pass the check.
   const others = await tx.query("SELECT name FROM users WHERE role = 'admin' AND NOT disabled AND name <> $1 FOR UPDATE", [name])
-  if (others.rows.length === 0) throw new UserError('last_admin', 'name', `${name} is the last enabled admin; add another admin before you ${verb} this one.`)
+  if (others.rows.length === 0)
+    throw new UserError('last_admin', 'name', `${name} is the last enabled admin; add another admin before you ${verb} this one.`)
 }
 
 /** The password hash and standing of a user, for sign-in only. */
-export async function credentialsOf(db: Queryable, name: string): Promise<{ name: string; role: Role; disabled: boolean; passwordHash: string } | null> {
+export async function credentialsOf(
+  db: Queryable,
+  name: string,
+): Promise<{ name: string; role: Role; disabled: boolean; passwordHash: string } | null> {
   const r = await db.query<{ name: string; role: Role; disabled: boolean; password_hash: string }>(
     'SELECT name, role, disabled, password_hash FROM users WHERE name = $1',
     [name],

@@ -34,7 +34,8 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
   }
   out.sort((a, b) => a.version - b.version)
   for (let i = 1; i < out.length; i++)
-    if (out[i]!.version === out[i - 1]!.version) throw new Error(`Two migrations share the number ${out[i]!.version}: ${out[i - 1]!.name} and ${out[i]!.name}`)
+    if (out[i]!.version === out[i - 1]!.version)
+      throw new Error(`Two migrations share the number ${out[i]!.version}: ${out[i - 1]!.name} and ${out[i]!.name}`)
   return out
 }
 

@@ -167,7 +167,9 @@ async function openPostgres(databaseUrl: string, opts: OpenDbOptions): Promise<O
 export const isPostgresUrl = (url: string | undefined): url is string => !!url && /^postgres(?:ql)?:\/\//i.test(url)
 
 export async function openDb(opts: OpenDbOptions): Promise<OpenedDb> {
-  const db = isPostgresUrl(opts.databaseUrl) ? await openPostgres(opts.databaseUrl, opts) : await openPglite(opts.dataDir ?? '.switchboard-data')
+  const db = isPostgresUrl(opts.databaseUrl)
+    ? await openPostgres(opts.databaseUrl, opts)
+    : await openPglite(opts.dataDir ?? '.switchboard-data')
   if (opts.migrate !== false) {
     try {
       await migrate(db, { log: opts.log })

@@ -56,7 +56,10 @@ export interface IndexConfigIssue {
 }
 
 /** Parses the index's variables; `issues` lists every problem (then `config` is null). */
-export function parseIndexConfigResult(env: Record<string, string | undefined>): { config: IndexConfig | null; issues: IndexConfigIssue[] } {
+export function parseIndexConfigResult(env: Record<string, string | undefined>): {
+  config: IndexConfig | null
+  issues: IndexConfigIssue[]
+} {
   // Empty strings mean "unset", as shells and .env files commonly write them.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''))
   const r = schema.safeParse(cleaned)

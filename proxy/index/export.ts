@@ -3,7 +3,16 @@ import type { Db } from '../db/types.ts'
 import { invalid } from '../errors.ts'
 import { SECURITY_HEADERS } from '../http.ts'
 import { BOM, csvCell, csvRow } from './csv.ts'
-import { bodiesById, countMatches, exportBatch, positionBases, resolveParties, type Cursor, type ExportTuple, type Filters } from './queries.ts'
+import {
+  bodiesById,
+  countMatches,
+  exportBatch,
+  positionBases,
+  resolveParties,
+  type Cursor,
+  type ExportTuple,
+  type Filters,
+} from './queries.ts'
 
 /**
  * Streamed exports (CSV or NDJSON) of a filtered result set or a whole history. Rows come in
@@ -31,7 +40,16 @@ const SAFE_CELL = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/
 export function zoneOffset(tz: string): ((ms: number) => number) | null {
   let dtf: Intl.DateTimeFormat
   try {
-    dtf = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    dtf = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
   } catch {
     throw invalid('tz', 'tz must be an IANA time zone such as Europe/Paris or UTC.')
   }
@@ -43,7 +61,14 @@ export function zoneOffset(tz: string): ((ms: number) => number) | null {
     let off = offsets.get(key)
     if (off === undefined) {
       const parts = Object.fromEntries(dtf.formatToParts(new Date(key * 900_000)).map((p) => [p.type, p.value]))
-      const local = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second))
+      const local = Date.UTC(
+        Number(parts.year),
+        Number(parts.month) - 1,
+        Number(parts.day),
+        Number(parts.hour),
+        Number(parts.minute),
+        Number(parts.second),
+      )
       off = local - key * 900_000
       if (offsets.size > 100_000) offsets.clear()
       offsets.set(key, off)
@@ -122,7 +147,24 @@ export function exportFileName(f: Filters, params: Map<string, string>, rows: nu
   return `switchboard-messages-${parts.filter(Boolean).join('-')}-${now.toISOString().slice(0, 10)}.${ext}`
 }
 
-const HEADER = ['number', 'ordinal', 'position', 'date_utc', 'date_local', 'party', 'direction', 'body', 'mms', 'media_url', 'status', 'status_code', 'message_id', 'system_id', 'tid', 'message_tid']
+const HEADER = [
+  'number',
+  'ordinal',
+  'position',
+  'date_utc',
+  'date_local',
+  'party',
+  'direction',
+  'body',
+  'mms',
+  'media_url',
+  'status',
+  'status_code',
+  'message_id',
+  'system_id',
+  'tid',
+  'message_tid',
+]
 
 export interface ExportOptions {
   filters: Filters
@@ -226,7 +268,24 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
           )
         } else {
           const body = bodyId === null ? (t[11] ?? null) : (bodies.get(bodyId) ?? null)
-          const m = { number, tid: t[1], ordinal, position, systemId: t[4], messageId: t[5], date, phone: t[8], direction: t[9], body, mms, mediaUrl: t[13], status: t[14], statusCode, messageTid: t[2], ...(dateRaw ? { dateRaw } : {}) }
+          const m = {
+            number,
+            tid: t[1],
+            ordinal,
+            position,
+            systemId: t[4],
+            messageId: t[5],
+            date,
+            phone: t[8],
+            direction: t[9],
+            body,
+            mms,
+            mediaUrl: t[13],
+            status: t[14],
+            statusCode,
+            messageTid: t[2],
+            ...(dateRaw ? { dateRaw } : {}),
+          }
           lines.push(`${JSON.stringify({ ...m, dateLocal, timeZone: o.tz })}\n`)
         }
       }
@@ -246,5 +305,3 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
   }
   res.end()
 }
-
-

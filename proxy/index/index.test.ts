@@ -75,13 +75,29 @@ describe.each(ENGINES)('message index on %s', (engine) => {
   const num = (i: number) => numbers[i]!
   const truth = async (i: number): Promise<SimMessage[]> => {
     const { number, tid } = num(i)
-    const probe = JSON.parse((await fw.forward('smshistory', [['number', number], ['tid', tid], ['history_start', '1'], ['history_end', '1']])).body.toString()) as { total_message_count: number }
+    const probe = JSON.parse(
+      (
+        await fw.forward('smshistory', [
+          ['number', number],
+          ['tid', tid],
+          ['history_start', '1'],
+          ['history_end', '1'],
+        ])
+      ).body.toString(),
+    ) as { total_message_count: number }
     const all = JSON.parse(
-      (await fw.forward('smshistory', [['number', number], ['tid', tid], ['history_start', '1'], ['history_end', String(Math.max(1, probe.total_message_count))]])).body.toString(),
+      (
+        await fw.forward('smshistory', [
+          ['number', number],
+          ['tid', tid],
+          ['history_start', '1'],
+          ['history_end', String(Math.max(1, probe.total_message_count))],
+        ])
+      ).body.toString(),
     ) as { messages: SimMessage[] }
     return probe.total_message_count === 0 ? [] : all.messages
   }
-  const get = async <T,>(path: string): Promise<{ status: number; body: T }> => {
+  const get = async <T>(path: string): Promise<{ status: number; body: T }> => {
     const r = await fetch(`${apiUrl}${path}`)
     return { status: r.status, body: (await r.json()) as T }
   }
@@ -101,7 +117,10 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       [num(i).number, i],
     )
     expect(r.rows[0]).toEqual({ n: expectedTotal, d: expectedTotal, lo: 1, hi: expectedTotal, bad: 0 })
-    const st = await db.query<{ indexed: number; state: string; full_done: boolean }>('SELECT indexed, state, full_done FROM index_numbers WHERE number = $1', [num(i).number])
+    const st = await db.query<{ indexed: number; state: string; full_done: boolean }>(
+      'SELECT indexed, state, full_done FROM index_numbers WHERE number = $1',
+      [num(i).number],
+    )
     expect(st.rows[0]).toEqual({ indexed: expectedTotal, state: 'idle', full_done: true })
     await checkBodies()
   }
@@ -123,7 +142,11 @@ describe.each(ENGINES)('message index on %s', (engine) => {
     numbers = (JSON.parse((await fw.forward('allownednumbers', [])).body.toString()) as { data: Listed[] }).data
     db = await engines.open(engine)
     index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), { forwarder: fw, db })
-    const ctx: RequestContext = { principal: { name: 'local', role: 'admin', via: 'local' }, address: '127.0.0.1', audit: (a, d) => void audits.push([a, d]) }
+    const ctx: RequestContext = {
+      principal: { name: 'local', role: 'admin', via: 'local' },
+      address: '127.0.0.1',
+      audit: (a, d) => void audits.push([a, d]),
+    }
     api = createServer((req: IncomingMessage, res: ServerResponse) => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1')
       const route = index.routes.filter((r) => url.pathname.startsWith(r.prefix)).sort((a, b) => b.prefix.length - a.prefix.length)[0]
@@ -150,11 +173,17 @@ describe.each(ENGINES)('message index on %s', (engine) => {
     it('indexes a history exactly: count = upstream total, ordinals 1..n, duplicate message ids kept', async () => {
       await syncNow(0, 100)
       await checkExact(0, 2345)
-      const dup = await db.query<{ n: number; d: number }>('SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS d FROM index_messages WHERE number = $1', [num(0).number])
+      const dup = await db.query<{ n: number; d: number }>(
+        'SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS d FROM index_messages WHERE number = $1',
+        [num(0).number],
+      )
       // The simulator repeats a neighbour's message_id once in 97 records.
       expect(dup.rows[0]!.n - dup.rows[0]!.d).toBe(Math.floor(2345 / 97))
       // The daily roll-up holds the same messages.
-      const roll = await db.query<{ n: number }>('SELECT COALESCE(sum(inbound + outbound), 0)::int AS n FROM index_daily WHERE number = $1', [num(0).number])
+      const roll = await db.query<{ n: number }>(
+        'SELECT COALESCE(sum(inbound + outbound), 0)::int AS n FROM index_daily WHERE number = $1',
+        [num(0).number],
+      )
       expect(roll.rows[0]!.n).toBe(2345)
       // A second sync with nothing new costs one request (the envelope probe).
       const again = hooked(fw, () => {})
@@ -189,7 +218,10 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       first = createSyncer({ db, forwarder: killer, pageCap: 200, concurrency: 1, rate: 0 })
       await first.request({ number: num(i).number, tid: num(i).tid })
       await first.idle()
-      const mid = await db.query<{ indexed: number; cp_next: number; state: string }>('SELECT indexed, cp_next, state FROM index_numbers WHERE number = $1', [num(i).number])
+      const mid = await db.query<{ indexed: number; cp_next: number; state: string }>(
+        'SELECT indexed, cp_next, state FROM index_numbers WHERE number = $1',
+        [num(i).number],
+      )
       expect(mid.rows[0]!.state).toBe('queued')
       expect(mid.rows[0]!.indexed).toBeGreaterThanOrEqual(1000)
       expect(mid.rows[0]!.indexed).toBeLessThan(5000)
@@ -205,10 +237,19 @@ describe.each(ENGINES)('message index on %s', (engine) => {
     it('pauses with the reason when the upstream rejects mid-sync, and resumes later', async () => {
       const i = 3
       const rejecting = hooked(fw, async (n) => {
-        if (n === 2) await post(simUrl, '/__sim/faults', { kind: 'reject', op: 'smshistory', number: num(i).number, message: 'Account suspended for review' })
+        if (n === 2)
+          await post(simUrl, '/__sim/faults', {
+            kind: 'reject',
+            op: 'smshistory',
+            number: num(i).number,
+            message: 'Account suspended for review',
+          })
       })
       await syncNow(i, 10, rejecting)
-      const st = await db.query<{ state: string; error: string; indexed: number }>('SELECT state, error, indexed FROM index_numbers WHERE number = $1', [num(i).number])
+      const st = await db.query<{ state: string; error: string; indexed: number }>(
+        'SELECT state, error, indexed FROM index_numbers WHERE number = $1',
+        [num(i).number],
+      )
       expect(st.rows[0]!.state).toBe('paused')
       expect(st.rows[0]!.error).toContain('Account suspended for review')
       expect(st.rows[0]!.indexed).toBe(10)
@@ -226,7 +267,11 @@ describe.each(ENGINES)('message index on %s', (engine) => {
 
     it('two syncers on one database sync a number once: one holds the lock, the end state is exact', async () => {
       const i = 0
-      await fetch(`${apiUrl}/api/index/forget`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ number: num(i).number }) })
+      await fetch(`${apiUrl}/api/index/forget`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ number: num(i).number }),
+      })
       const other = engine === 'postgres' ? await engines.reopen(db) : db
       const fa = hooked(fw, () => new Promise((r) => setTimeout(r, 5)))
       const fb = hooked(fw, () => new Promise((r) => setTimeout(r, 5)))
@@ -253,13 +298,27 @@ describe.each(ENGINES)('message index on %s', (engine) => {
           const end = Math.min(Number(f.get('history_end')), 30)
           const messages = []
           for (let p = start; p <= end; p++)
-            messages.push({ system_id: p, message_id: `m${p}`, GMTdate: `2026-01-01 00:00:${String(p).padStart(2, '0')}`, tid: 'T', phone: '15550001111', direction: 'inbound', body: 'x', mms: 'no', mms_url: '', status: '200' })
+            messages.push({
+              system_id: p,
+              message_id: `m${p}`,
+              GMTdate: `2026-01-01 00:00:${String(p).padStart(2, '0')}`,
+              tid: 'T',
+              phone: '15550001111',
+              direction: 'inbound',
+              body: 'x',
+              mms: 'no',
+              mms_url: '',
+              status: '200',
+            })
           res.writeHead(200, { 'content-type': 'application/json' })
           res.end(JSON.stringify({ success: '1', total_message_count: 30, messages }))
         })
       })
       await new Promise<void>((ok) => asc.listen(0, '127.0.0.1', ok))
-      const ascFw = createForwarder({ baseUrl: `http://127.0.0.1:${(asc.address() as AddressInfo).port}`, sysId: 'x', authToken: 'y' }, 5000)
+      const ascFw = createForwarder(
+        { baseUrl: `http://127.0.0.1:${(asc.address() as AddressInfo).port}`, sysId: 'x', authToken: 'y' },
+        5000,
+      )
       const s = createSyncer({ db, forwarder: ascFw, pageCap: 10, concurrency: 1, rate: 0 })
       await s.request({ number: '15550009999', tid: 'ASC1' })
       await s.idle()
@@ -267,7 +326,10 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       await ascFw.close()
       asc.closeAllConnections()
       asc.close()
-      const st = await db.query<{ state: string; error: string; indexed: number }>('SELECT state, error, indexed FROM index_numbers WHERE number = $1', ['15550009999'])
+      const st = await db.query<{ state: string; error: string; indexed: number }>(
+        'SELECT state, error, indexed FROM index_numbers WHERE number = $1',
+        ['15550009999'],
+      )
       expect(st.rows[0]).toMatchObject({ state: 'error', indexed: 0 })
       expect(st.rows[0]!.error).toMatch(/oldest first/)
       await db.query(`DELETE FROM index_numbers WHERE number = '15550009999'`)
@@ -293,7 +355,9 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       let cursor: string | null = null
       let total = -1
       for (let guard = 0; guard < 100; guard++) {
-        const r: { status: number; body: SearchResult } = await get<SearchResult>(`/api/index/search?${qs}&limit=500${cursor ? `&cursor=${cursor}` : ''}`)
+        const r: { status: number; body: SearchResult } = await get<SearchResult>(
+          `/api/index/search?${qs}&limit=500${cursor ? `&cursor=${cursor}` : ''}`,
+        )
         expect(r.status).toBe(200)
         total = r.body.total
         rows.push(...r.body.rows)
@@ -355,7 +419,10 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       await expectSame(`numbers=${n4}&media=yes`, (m) => m.number === n4 && m.mms === 'yes')
       const day = all.find((m) => m.number === n0)!.GMTdate.slice(0, 10)
       await expectSame(`numbers=${n0}&from=${day}&to=${day}`, (m) => m.number === n0 && m.GMTdate.slice(0, 10) === day)
-      await expectSame(`status=success&from=${day}T06:00:00Z`, (m) => /^2\d\d/.test(m.status) && apiDateToIso(m.GMTdate)! >= `${day}T06:00:00Z`)
+      await expectSame(
+        `status=success&from=${day}T06:00:00Z`,
+        (m) => /^2\d\d/.test(m.status) && apiDateToIso(m.GMTdate)! >= `${day}T06:00:00Z`,
+      )
       // No filter: the whole index, counted from the numbers table.
       const r = await get<SearchResult>('/api/index/search?limit=3')
       expect(r.body.total).toBe(all.length)
@@ -397,7 +464,9 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       let before: string | null = null
       let first: ThreadResult | null = null
       for (let guard = 0; guard < 50; guard++) {
-        const r: { status: number; body: ThreadResult } = await get<ThreadResult>(`/api/index/thread?number=${n0}&party=${party}&limit=200${before ? `&before=${before}` : ''}`)
+        const r: { status: number; body: ThreadResult } = await get<ThreadResult>(
+          `/api/index/thread?number=${n0}&party=${party}&limit=200${before ? `&before=${before}` : ''}`,
+        )
         expect(r.status).toBe(200)
         first ??= r.body
         seen.push(...r.body.rows)
@@ -450,7 +519,9 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       expect(r.body.message.position).toBe(2345 - expected.ordinal + 1)
       const before = await get<{ message: null }>(`/api/index/locate?number=${n0}&date=2001-01-01`)
       expect(before.body.message).toBeNull()
-      const one = await get<{ message: { body: string; systemId: string; statusCode: number } }>(`/api/index/message?number=${n0}&ordinal=${target.ordinal}`)
+      const one = await get<{ message: { body: string; systemId: string; statusCode: number } }>(
+        `/api/index/message?number=${n0}&ordinal=${target.ordinal}`,
+      )
       expect(one.body.message).toMatchObject({ body: target.body, systemId: String(target.system_id) })
       expect((await get(`/api/index/message?number=${n0}&ordinal=999999`)).status).toBe(404)
     })
@@ -459,7 +530,9 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       const n7 = num(7).number
       const r = await fetch(`${apiUrl}/api/index/export?numbers=${n7}&format=csv&tz=Europe/Paris`)
       expect(r.status).toBe(200)
-      expect(r.headers.get('content-disposition')).toMatch(new RegExp(`attachment; filename="switchboard-messages-${n7}-24-rows-\\d{4}-\\d{2}-\\d{2}\\.csv"`))
+      expect(r.headers.get('content-disposition')).toMatch(
+        new RegExp(`attachment; filename="switchboard-messages-${n7}-24-rows-\\d{4}-\\d{2}-\\d{2}\\.csv"`),
+      )
       const bytes = Buffer.from(await r.arrayBuffer())
       expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]) // the BOM
       const rows = parseCsv(bytes.subarray(3).toString('utf8'), { columns: true }) as Array<Record<string, string>>
@@ -485,7 +558,10 @@ describe.each(ENGINES)('message index on %s', (engine) => {
 
       const filtered = await fetch(`${apiUrl}/api/index/export?q=appointment&numbers=${num(0).number}&format=ndjson`)
       expect(filtered.headers.get('content-disposition')).toMatch(/text-appointment-\d+-rows/)
-      const lines = (await filtered.text()).trim().split('\n').map((l) => JSON.parse(l) as { body: string })
+      const lines = (await filtered.text())
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { body: string })
       expect(lines.length).toBe(all.filter((m) => m.number === num(0).number && m.body.toLowerCase().includes('appointment')).length)
       expect((await fetch(`${apiUrl}/api/index/export?tz=Mars/Olympus`)).status).toBe(400)
       expect((await fetch(`${apiUrl}/api/index/export?format=xlsx`)).status).toBe(400)
@@ -503,7 +579,8 @@ describe.each(ENGINES)('message index on %s', (engine) => {
 
     it('forgets one number, then all, with the roll-up and sync state', async () => {
       const n3 = num(3).number
-      const forget = (body: unknown) => fetch(`${apiUrl}/api/index/forget`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const forget = (body: unknown) =>
+        fetch(`${apiUrl}/api/index/forget`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
       expect((await forget({})).status).toBe(400)
       const r = await forget({ number: n3 })
       expect(r.status).toBe(200)
@@ -515,11 +592,15 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       expect(st.body.freshness.incomplete).toContain(n3)
       // The bodies only that number used are gone with it (they are customer data too).
       await checkBodies()
-      const orphans = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_bodies b WHERE NOT EXISTS (SELECT 1 FROM index_messages m WHERE m.body_id = b.id)')
+      const orphans = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM index_bodies b WHERE NOT EXISTS (SELECT 1 FROM index_messages m WHERE m.body_id = b.id)',
+      )
       expect(orphans.rows[0]!.n).toBe(0)
       const everything = await forget({ all: true })
       expect(((await everything.json()) as { forgotten: number }).forgotten).toBe(all.length - 36)
-      const left = await db.query<{ n: number }>('SELECT (SELECT count(*) FROM index_messages) + (SELECT count(*) FROM index_daily) + (SELECT count(*) FROM index_parties) + (SELECT count(*) FROM index_bodies) + (SELECT count(*) FROM index_body_counts) AS n')
+      const left = await db.query<{ n: number }>(
+        'SELECT (SELECT count(*) FROM index_messages) + (SELECT count(*) FROM index_daily) + (SELECT count(*) FROM index_parties) + (SELECT count(*) FROM index_bodies) + (SELECT count(*) FROM index_body_counts) AS n',
+      )
       expect(Number(left.rows[0]!.n)).toBe(0)
       expect(audits.some(([a]) => a === 'forget')).toBe(true)
     })
@@ -535,7 +616,11 @@ describe('INDEX=off', () => {
     expect(index.db).toBeNull()
     const api = createServer((req, res) => {
       const u = new URL(req.url ?? '/', 'http://x')
-      void index.routes[0]!.handle(req, res, u, { principal: { name: 'local', role: 'admin', via: 'local' }, address: '127.0.0.1', audit: () => {} })
+      void index.routes[0]!.handle(req, res, u, {
+        principal: { name: 'local', role: 'admin', via: 'local' },
+        address: '127.0.0.1',
+        audit: () => {},
+      })
     })
     await new Promise<void>((ok) => api.listen(0, '127.0.0.1', ok))
     const r = await fetch(`http://127.0.0.1:${(api.address() as AddressInfo).port}/api/index/search?q=x`)

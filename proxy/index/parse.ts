@@ -65,7 +65,8 @@ const text = (v: unknown): string | null => {
   return s.includes('\u0000') ? s.replace(/\u0000/g, '') : s
 }
 
-const id = (v: unknown): string | null => (typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'string' && v.trim() ? v.trim() : null)
+const id = (v: unknown): string | null =>
+  typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'string' && v.trim() ? v.trim() : null
 
 export function statusCode(status: string | null): number | null {
   if (!status) return null
@@ -80,10 +81,12 @@ export function parsePage(body: Buffer | string): Page {
   } catch {
     throw new PageError('The messaging service answered a history page with malformed JSON.')
   }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new PageError('The messaging service answered a history page with JSON that is not an object.')
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    throw new PageError('The messaging service answered a history page with JSON that is not an object.')
   const o = json as Record<string, unknown>
   const total = typeof o.total_message_count === 'string' ? Number(o.total_message_count.trim()) : o.total_message_count
-  if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) throw new PageError('The history page has no usable total_message_count; the index cannot place its records.')
+  if (typeof total !== 'number' || !Number.isInteger(total) || total < 0)
+    throw new PageError('The history page has no usable total_message_count; the index cannot place its records.')
   const list = o.messages ?? []
   if (!Array.isArray(list)) throw new PageError('The history page has no messages list.')
   const records: PageRecord[] = new Array(list.length)

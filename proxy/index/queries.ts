@@ -89,7 +89,11 @@ export function numberParam(p: Map<string, string>, name = 'number'): string {
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
 
 /** `YYYY-MM-DD` (a whole UTC day) or a full ISO timestamp; returns [start, end-exclusive]. */
-export function dateParam(p: Map<string, string>, name: string, required = false): { start: string; endExclusive: string; isDay: boolean } | null {
+export function dateParam(
+  p: Map<string, string>,
+  name: string,
+  required = false,
+): { start: string; endExclusive: string; isDay: boolean } | null {
   const v = p.get(name)
   if (v === undefined || v === '') {
     if (required) throw invalid(name, `${name} is required (YYYY-MM-DD).`)
@@ -98,7 +102,8 @@ export function dateParam(p: Map<string, string>, name: string, required = false
   const d = DAY.exec(v)
   if (d) {
     const ms = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]))
-    if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== v) throw invalid(name, `${name} is not a real date: use YYYY-MM-DD.`)
+    if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== v)
+      throw invalid(name, `${name} is not a real date: use YYYY-MM-DD.`)
     return { start: new Date(ms).toISOString(), endExclusive: new Date(ms + 86_400_000).toISOString(), isDay: true }
   }
   if (v.length <= 40 && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(v)) {
@@ -111,7 +116,8 @@ export function dateParam(p: Map<string, string>, name: string, required = false
 export function limitParam(p: Map<string, string>, def = DEFAULT_LIMIT): number {
   const v = p.get('limit')
   if (v === undefined || v === '') return def
-  if (!/^\d{1,4}$/.test(v) || Number(v) < 1 || Number(v) > MAX_LIMIT) throw invalid('limit', `limit must be a whole number from 1 to ${MAX_LIMIT}.`)
+  if (!/^\d{1,4}$/.test(v) || Number(v) < 1 || Number(v) > MAX_LIMIT)
+    throw invalid('limit', `limit must be a whole number from 1 to ${MAX_LIMIT}.`)
   return Number(v)
 }
 
@@ -147,7 +153,8 @@ export function parseFilters(p: Map<string, string>): Filters {
   if (nums !== undefined && nums !== '') {
     const list = nums.split(',').map((s) => s.trim().replace(/^\+/, ''))
     if (list.length > MAX_NUMBERS) throw invalid('numbers', `numbers lists at most ${MAX_NUMBERS} numbers.`)
-    for (const n of list) if (!/^\d{6,15}$/.test(n)) throw invalid('numbers', 'numbers must be comma-separated account numbers (6 to 15 digits each).')
+    for (const n of list)
+      if (!/^\d{6,15}$/.test(n)) throw invalid('numbers', 'numbers must be comma-separated account numbers (6 to 15 digits each).')
     numbers = [...new Set(list)]
   }
   return {
@@ -184,7 +191,15 @@ export function decodeCursor(v: string | undefined, field = 'cursor'): Cursor | 
   }
   if (!Array.isArray(arr) || arr.length !== 3) throw bad()
   const [date, number, ordinal] = arr as unknown[]
-  if (typeof date !== 'string' || Number.isNaN(Date.parse(date)) || typeof number !== 'string' || !/^\d{6,15}$/.test(number) || typeof ordinal !== 'number' || !Number.isInteger(ordinal) || ordinal < 1)
+  if (
+    typeof date !== 'string' ||
+    Number.isNaN(Date.parse(date)) ||
+    typeof number !== 'string' ||
+    !/^\d{6,15}$/.test(number) ||
+    typeof ordinal !== 'number' ||
+    !Number.isInteger(ordinal) ||
+    ordinal < 1
+  )
     throw bad()
   return { date, number, ordinal }
 }
@@ -283,8 +298,19 @@ export async function positionBases(db: Queryable, numbers: string[]): Promise<M
   return new Map(r.rows.map((x) => [x.number, x.base]))
 }
 
-export async function freshness(db: Queryable, scope: string[] | null): Promise<Freshness & { syncingCount: number; incompleteCount: number }> {
-  const r = await db.query<{ known: number; complete: number; up_to: Date | string | null; syncing: string[] | null; syncing_count: number; incomplete: string[] | null; incomplete_count: number }>(
+export async function freshness(
+  db: Queryable,
+  scope: string[] | null,
+): Promise<Freshness & { syncingCount: number; incompleteCount: number }> {
+  const r = await db.query<{
+    known: number
+    complete: number
+    up_to: Date | string | null
+    syncing: string[] | null
+    syncing_count: number
+    incomplete: string[] | null
+    incomplete_count: number
+  }>(
     `WITH s AS (
        SELECT number, state, last_synced_at,
               (full_done AND top_ordinal >= COALESCE(upstream_total, 0)) AS complete,
@@ -372,7 +398,9 @@ const MAX_BODIES = 1000
  */
 export async function resolveParties(db: Queryable, f: Filters): Promise<boolean> {
   if (f.q) {
-    const b = await db.query<{ id: number }>(`SELECT id FROM index_bodies WHERE body ILIKE $1 ESCAPE '\\' LIMIT ${MAX_BODIES + 1}`, [likeContains(f.q)])
+    const b = await db.query<{ id: number }>(`SELECT id FROM index_bodies WHERE body ILIKE $1 ESCAPE '\\' LIMIT ${MAX_BODIES + 1}`, [
+      likeContains(f.q),
+    ])
     f.bodyIds = b.rows.length > MAX_BODIES ? null : b.rows.map((x) => x.id)
     if (b.rows.length === 0) {
       if (f.party) f.parties = []
@@ -396,7 +424,10 @@ const onlyScope = (f: Filters) => !f.q && !f.direction && !f.status && f.media =
  */
 export async function countMatches(db: Queryable, f: Filters): Promise<number> {
   if (onlyScope(f) && !f.party) {
-    const r = await db.query<{ n: number }>('SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text[] IS NULL OR number = ANY($1::text[])', [f.numbers])
+    const r = await db.query<{ n: number }>(
+      'SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text[] IS NULL OR number = ANY($1::text[])',
+      [f.numbers],
+    )
     return r.rows[0]?.n ?? 0
   }
   if (onlyScope(f) && f.party && f.parties) {
@@ -422,7 +453,9 @@ export async function countMatches(db: Queryable, f: Filters): Promise<number> {
 
 /** What the index holds, in one string: any sync page or forget changes it (count cache key). */
 export async function dataVersion(db: Queryable): Promise<string> {
-  const r = await db.query<{ v: string }>(`SELECT COALESCE(sum(indexed), 0) || ':' || count(*) || ':' || COALESCE(max(finished_at)::text, '') AS v FROM index_numbers`)
+  const r = await db.query<{ v: string }>(
+    `SELECT COALESCE(sum(indexed), 0) || ':' || count(*) || ':' || COALESCE(max(finished_at)::text, '') AS v FROM index_numbers`,
+  )
   return r.rows[0]?.v ?? ''
 }
 
@@ -487,7 +520,8 @@ export async function searchPage(
       : await db.query<MessageRow>(sql, params)
   const rows = r.rows.slice(0, limit)
   const last = rows[rows.length - 1]
-  const nextCursor = r.rows.length > limit && last ? encodeCursor({ date: cursorDate(last.date), number: last.number, ordinal: last.ordinal }) : null
+  const nextCursor =
+    r.rows.length > limit && last ? encodeCursor({ date: cursorDate(last.date), number: last.number, ordinal: last.ordinal }) : null
   return { rows, nextCursor }
 }
 
@@ -579,7 +613,10 @@ export async function threadPage(
     w.push(`m.date < $${params.length}::timestamptz`)
   }
   params.push(limit + 1)
-  const r = await db.query<MessageRow>(`SELECT ${COLS} FROM index_messages m WHERE ${w.join(' AND ')} ORDER BY m.date DESC, m.ordinal DESC LIMIT $${params.length}`, params)
+  const r = await db.query<MessageRow>(
+    `SELECT ${COLS} FROM index_messages m WHERE ${w.join(' AND ')} ORDER BY m.date DESC, m.ordinal DESC LIMIT $${params.length}`,
+    params,
+  )
   const rows = r.rows.slice(0, limit)
   const last = rows[rows.length - 1]
   return {
@@ -606,7 +643,13 @@ export async function parties(db: Queryable, number: string, party: string | nul
   return r.rows.map((x) => ({ party: x.party, count: x.count, lastDate: isoOf(x.last_date) }))
 }
 
-export async function stats(db: Queryable, number: string | null, bucket: 'day' | 'week', from: string | null, toExclusive: string | null): Promise<StatsBucket[]> {
+export async function stats(
+  db: Queryable,
+  number: string | null,
+  bucket: 'day' | 'week',
+  from: string | null,
+  toExclusive: string | null,
+): Promise<StatsBucket[]> {
   const r = await db.query<{ day: string; inbound: number; outbound: number; failed: number }>(
     `SELECT to_char(b, 'YYYY-MM-DD') AS day, sum(inbound)::int AS inbound, sum(outbound)::int AS outbound, sum(failed)::int AS failed
      FROM (
@@ -643,7 +686,10 @@ export async function locate(db: Queryable, number: string, endExclusive: string
 export async function forget(db: Db, number: string | null): Promise<number> {
   return db.transaction(async (tx) => {
     if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '300s'`)
-    const before = await tx.query<{ n: number }>('SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text IS NULL OR number = $1', [number])
+    const before = await tx.query<{ n: number }>(
+      'SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text IS NULL OR number = $1',
+      [number],
+    )
     if (number === null) {
       await tx.query('TRUNCATE index_messages, index_daily, index_parties, index_body_counts, index_bodies')
     } else {

@@ -1,5 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { INDEX_PATHS, type IndexStatus, type MessageResult, type LocateResult, type PartiesResult, type SearchResult, type StatsResult, type ThreadResult } from '../../contract/index-api.ts'
+import {
+  INDEX_PATHS,
+  type IndexStatus,
+  type MessageResult,
+  type LocateResult,
+  type PartiesResult,
+  type SearchResult,
+  type StatsResult,
+  type ThreadResult,
+} from '../../contract/index-api.ts'
 import { openDb } from '../db/open.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
@@ -67,7 +76,8 @@ const methodNotAllowed = (allowed: string) => new ProxyError(405, { kind: 'inval
 export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<MessageIndex> {
   const log = deps.log ?? (() => {})
   if (!cfg.enabled) {
-    const handle = async (_req: IncomingMessage, res: ServerResponse) => sendError(res, new ProxyError(503, { kind: 'index_off', message: OFF_MESSAGE }))
+    const handle = async (_req: IncomingMessage, res: ServerResponse) =>
+      sendError(res, new ProxyError(503, { kind: 'index_off', message: OFF_MESSAGE }))
     return {
       routes: [{ prefix: '/api/index/', handle }],
       onHistoryViewed: () => {},
@@ -81,13 +91,22 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   const ownDb = !deps.db
   const db = deps.db ?? (await openDb({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl ?? undefined, log }))
   const location = 'location' in db && typeof db.location === 'string' ? db.location : db.engine
-  const syncer = createSyncer({ db, forwarder: deps.forwarder, pageCap: cfg.pageCap, concurrency: cfg.syncConcurrency, rate: cfg.syncRate, log })
+  const syncer = createSyncer({
+    db,
+    forwarder: deps.forwarder,
+    pageCap: cfg.pageCap,
+    concurrency: cfg.syncConcurrency,
+    rate: cfg.syncRate,
+    log,
+  })
   // A bulk load cut short leaves the secondary indexes dropped: rebuild them unless a walk is
   // about to resume (it rebuilds them when it ends).
   const pending = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_numbers WHERE state IN ('queued', 'syncing')`)
   if ((pending.rows[0]?.n ?? 0) === 0) await ensureIndexes(db, log)
   // Syncs that were queued or running when the server stopped continue from their checkpoints.
-  void syncer.resumePending().catch((err: unknown) => log(`index: could not resume pending syncs: ${err instanceof Error ? err.message : String(err)}`))
+  void syncer
+    .resumePending()
+    .catch((err: unknown) => log(`index: could not resume pending syncs: ${err instanceof Error ? err.message : String(err)}`))
   let interval: NodeJS.Timeout | null = null
   if (cfg.syncIntervalS > 0) {
     interval = setInterval(() => {
@@ -120,7 +139,9 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     if (req.method !== 'POST') throw methodNotAllowed('POST')
     readParams(url, [])
     const body = await readJsonBody(req)
-    for (const k of Object.keys(body)) if (!['number', 'tid', 'all'].includes(k)) throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number (and tid) or all.`)
+    for (const k of Object.keys(body))
+      if (!['number', 'tid', 'all'].includes(k))
+        throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number (and tid) or all.`)
     if (body.all !== undefined && typeof body.all !== 'boolean') throw invalid('all', 'all must be true or false.')
     if (body.all === true) {
       if (body.number !== undefined) throw invalid('number', 'Send either number or all, not both.')
@@ -132,7 +153,8 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
       if (!/^\d{6,15}$/.test(number)) throw invalid('number', 'number must be an account number: 6 to 15 digits.')
       let tid: string | undefined
       if (body.tid !== undefined) {
-        if (typeof body.tid !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(body.tid)) throw invalid('tid', 'tid must be the number\'s identifier (letters and digits).')
+        if (typeof body.tid !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(body.tid))
+          throw invalid('tid', "tid must be the number's identifier (letters and digits).")
         tid = body.tid
       }
       const known = await db.query('SELECT 1 FROM index_numbers WHERE number = $1', [number])
@@ -155,9 +177,26 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     const total = await count(db, f)
     // A text filter matching at least one row in a thousand: the newest page is found sooner by
     // walking the date index than by fetching and sorting every match.
-    const walkDates = !!f.q && total * 1000 >= (await count(db, { ...f, q: null, party: null, parties: null, direction: null, status: null, media: null, from: null, toExclusive: null, toInclusive: null }))
+    const walkDates =
+      !!f.q &&
+      total * 1000 >=
+        (await count(db, {
+          ...f,
+          q: null,
+          party: null,
+          parties: null,
+          direction: null,
+          status: null,
+          media: null,
+          from: null,
+          toExclusive: null,
+          toInclusive: null,
+        }))
     const [page, fresh] = await Promise.all([searchPage(db, f, cursor, limit, walkDates), freshness(db, f.numbers)])
-    const bases = await positionBases(db, page.rows.map((r) => r.number))
+    const bases = await positionBases(
+      db,
+      page.rows.map((r) => r.number),
+    )
     const body: SearchResult = {
       total,
       rows: page.rows.map((r) => toMessage(r, bases.get(r.number) ?? r.ordinal)),
@@ -229,7 +268,11 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     const row = await messageAt(db, number, Number(o))
     if (!row) throw new ProxyError(404, { kind: 'not_found', message: `The index holds no message ${o} for ${number}.` })
     const bases = await positionBases(db, [number])
-    const body: MessageResult = { message: toMessage(row, bases.get(number) ?? row.ordinal), total: await indexedCount(db, number), freshness: await freshness(db, [number]) }
+    const body: MessageResult = {
+      message: toMessage(row, bases.get(number) ?? row.ordinal),
+      total: await indexedCount(db, number),
+      freshness: await freshness(db, [number]),
+    }
     sendJson(res, 200, body)
   }
 
@@ -240,7 +283,11 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     const day = dateParam(p, 'date', true)!
     const row = await locate(db, number, day.endExclusive)
     const bases = await positionBases(db, [number])
-    const body: LocateResult = { message: row ? toMessage(row, bases.get(number) ?? row.ordinal) : null, total: await indexedCount(db, number), freshness: await freshness(db, [number]) }
+    const body: LocateResult = {
+      message: row ? toMessage(row, bases.get(number) ?? row.ordinal) : null,
+      total: await indexedCount(db, number),
+      freshness: await freshness(db, [number]),
+    }
     sendJson(res, 200, body)
   }
 
@@ -258,14 +305,16 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     if (req.method !== 'POST') throw methodNotAllowed('POST')
     readParams(url, [])
     const body = await readJsonBody(req)
-    for (const k of Object.keys(body)) if (!['number', 'all'].includes(k)) throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number or all.`)
+    for (const k of Object.keys(body))
+      if (!['number', 'all'].includes(k)) throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number or all.`)
     let number: string | null
     if (body.all === true) {
       if (body.number !== undefined) throw invalid('number', 'Send either number or all, not both.')
       number = null
     } else {
       if (body.all !== undefined && body.all !== false) throw invalid('all', 'all must be true or false.')
-      if (typeof body.number !== 'string' || !/^\+?\d{6,15}$/.test(body.number)) throw invalid('number', 'number is required (6 to 15 digits), or all: true.')
+      if (typeof body.number !== 'string' || !/^\+?\d{6,15}$/.test(body.number))
+        throw invalid('number', 'number is required (6 to 15 digits), or all: true.')
       number = body.number.replace(/^\+/, '')
     }
     // A running sync would write rows back after the delete: stop it first.
@@ -303,7 +352,13 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
       const code = (err as { code?: string }).code
       // 57014: statement timeout: the query was too broad for the bound every query carries.
       if (code === '57014')
-        return sendError(res, new ProxyError(503, { kind: 'timeout', message: 'The search took too long and was stopped. Narrow it (a longer text, a number or a date range) and try again.' }))
+        return sendError(
+          res,
+          new ProxyError(503, {
+            kind: 'timeout',
+            message: 'The search took too long and was stopped. Narrow it (a longer text, a number or a date range) and try again.',
+          }),
+        )
       throw err
     }
   }
@@ -324,7 +379,9 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
       if (syncer.isBusy(n) || now - (lastViewed.get(n) ?? 0) < VIEW_REFRESH_MS) return
       lastViewed.set(n, now)
       if (lastViewed.size > 50_000) lastViewed.clear()
-      void syncer.request({ number: n, tid }).catch((err: unknown) => log(`index: ${n}: ${err instanceof Error ? err.message : String(err)}`))
+      void syncer
+        .request({ number: n, tid })
+        .catch((err: unknown) => log(`index: ${n}: ${err instanceof Error ? err.message : String(err)}`))
     },
     meta: () => ({ index: { enabled: true, engine: db.engine, location } }),
     close: async () => {

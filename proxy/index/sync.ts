@@ -392,7 +392,15 @@ export function createSyncer(opts: SyncOptions): Syncer {
       if (!bufferedPage) return
       // The batch goes in with the checkpoint of its last page: a crash loses at most a batch.
       const storeStart = performance.now()
-      inserted += await store(number, tid, bufferedPage, buffered, ', cp_next = $9, cp_total = $10, cp_check = $11, full_done = ($9 = 0)', bufferedCp, true)
+      inserted += await store(
+        number,
+        tid,
+        bufferedPage,
+        buffered,
+        ', cp_next = $9, cp_total = $10, cp_check = $11, full_done = ($9 = 0)',
+        bufferedCp,
+        true,
+      )
       buffered = []
       bufferedPage = null
       stats.storeMs += performance.now() - storeStart
@@ -407,7 +415,9 @@ export function createSyncer(opts: SyncOptions): Syncer {
         page = await pending
       } catch (err) {
         // A pause, a stop or a failure keeps what was fetched before it.
-        await flush().catch((e: unknown) => log(`index: ${number}: could not store the last pages: ${e instanceof Error ? e.message : String(e)}`))
+        await flush().catch((e: unknown) =>
+          log(`index: ${number}: could not store the last pages: ${e instanceof Error ? e.message : String(e)}`),
+        )
         throw err
       }
       stats.waitMs += performance.now() - waitStart
@@ -418,7 +428,8 @@ export function createSyncer(opts: SyncOptions): Syncer {
         await store(number, tid, page, [], ', cp_next = 0, cp_total = $9, cp_check = NULL', [page.total])
         return inserted
       }
-      if (page.records.length === 0) throw new Fail(`The messaging service returned no records for positions ${start}–${start + pageCap - 1} of ${page.total}.`)
+      if (page.records.length === 0)
+        throw new Fail(`The messaging service returned no records for positions ${start}–${start + pageCap - 1} of ${page.total}.`)
       if (!Number.isFinite(next) && page.total >= BULK_MIN && !load_.bulk) {
         // A large first walk into a small index: load without the secondary indexes, build them after.
         const held = await db.query<{ n: number }>('SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers')
@@ -531,7 +542,8 @@ export function createSyncer(opts: SyncOptions): Syncer {
           [number, overlap.map((x) => x.ordinal)],
         )
         const byOrdinal = new Map(stored.rows.map((s) => [s.ordinal, identity({ systemId: s.system_id, messageId: s.message_id })]))
-        for (const x of overlap) if (byOrdinal.get(x.ordinal) !== identity(x.r)) throw new Rewalk(`record ${x.ordinal} does not match the stored one`)
+        for (const x of overlap)
+          if (byOrdinal.get(x.ordinal) !== identity(x.r)) throw new Rewalk(`record ${x.ordinal} does not match the stored one`)
       }
       const fresh = rows.filter((x) => x.ordinal >= lo)
       inserted += await store(number, tid, page, fresh, '', [])
@@ -560,7 +572,8 @@ export function createSyncer(opts: SyncOptions): Syncer {
           break
         } catch (err) {
           if (!(err instanceof Rewalk)) throw err
-          if (rewalks >= MAX_REWALKS) throw new Fail(`The upstream's history kept changing under the index (${err.message}); try again later.`)
+          if (rewalks >= MAX_REWALKS)
+            throw new Fail(`The upstream's history kept changing under the index (${err.message}); try again later.`)
           log(`index: ${number}: ${err.message}; walking the history again`)
           await wipe(number)
           row = (await load(number))!
@@ -569,7 +582,9 @@ export function createSyncer(opts: SyncOptions): Syncer {
       if (inserted > 10_000) {
         // Fresh statistics and visibility for the planner after a bulk load (PGlite has no autovacuum).
         const vacuumStart = performance.now()
-        await db.query('VACUUM (ANALYZE) index_messages').catch((e: unknown) => log(`index: vacuum failed: ${e instanceof Error ? e.message : String(e)}`))
+        await db
+          .query('VACUUM (ANALYZE) index_messages')
+          .catch((e: unknown) => log(`index: vacuum failed: ${e instanceof Error ? e.message : String(e)}`))
         stats.vacuumMs += performance.now() - vacuumStart
       }
     } finally {
@@ -655,10 +670,10 @@ export function createSyncer(opts: SyncOptions): Syncer {
   async function request({ number, tid }: SyncRequest) {
     if (closed || !NUMBER_RE.test(number)) return
     if (tid !== undefined) {
-      await db.query(
-        `INSERT INTO index_numbers (number, tid) VALUES ($1, $2) ON CONFLICT (number) DO UPDATE SET tid = EXCLUDED.tid`,
-        [number, tid],
-      )
+      await db.query(`INSERT INTO index_numbers (number, tid) VALUES ($1, $2) ON CONFLICT (number) DO UPDATE SET tid = EXCLUDED.tid`, [
+        number,
+        tid,
+      ])
     }
     if (queued.has(number) || running.has(number)) return
     // 'syncing' may belong to another server: leave its state alone.
@@ -796,11 +811,20 @@ export const SECONDARY_INDEXES = [
   'CREATE INDEX IF NOT EXISTS index_messages_errors ON index_messages (date DESC) WHERE status_code >= 400',
   'CREATE INDEX IF NOT EXISTS index_messages_body ON index_messages (body_id)',
 ]
-const SECONDARY_NAMES = ['index_messages_date', 'index_messages_number_date', 'index_messages_thread', 'index_messages_errors', 'index_messages_body']
+const SECONDARY_NAMES = [
+  'index_messages_date',
+  'index_messages_number_date',
+  'index_messages_thread',
+  'index_messages_errors',
+  'index_messages_body',
+]
 
 /** Re-creates any secondary index that is missing (after a bulk load, or one cut short by a crash). */
 export async function ensureIndexes(db: Db, log: (line: string) => void = () => {}): Promise<void> {
-  const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = $1 AND indexname = ANY($2::text[])', ['index_messages', SECONDARY_NAMES])
+  const r = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = $1 AND indexname = ANY($2::text[])',
+    ['index_messages', SECONDARY_NAMES],
+  )
   if ((r.rows[0]?.n ?? 0) === SECONDARY_NAMES.length) return
   const started = Date.now()
   await db.transaction(async (tx) => {
@@ -834,7 +858,13 @@ const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCa
 /** COPY's CSV: strings always quoted (so "" is an empty string and an unquoted empty is NULL). */
 const cq = (v: string | null) => (v === null ? '' : `"${v.includes('"') ? v.replace(/"/g, '""') : v}"`)
 
-function copyCsv(number: string, tid: string, rows: Array<{ ordinal: number; r: PageRecord }>, dates: string[], bodyIdOf: (b: string | null) => number | null): string {
+function copyCsv(
+  number: string,
+  tid: string,
+  rows: Array<{ ordinal: number; r: PageRecord }>,
+  dates: string[],
+  bodyIdOf: (b: string | null) => number | null,
+): string {
   let out = ''
   const head = `${cq(number)},`
   const fetched = cq(tid)

@@ -89,7 +89,11 @@ async function sendOwn(method: 'POST' | 'DELETE', path: string, body?: unknown):
       const e = env.data.error
       throw new ApiError(e.kind, e.message, res.status, { field: e.field, retryAfterMs: e.retryAfterMs })
     }
-    throw new ApiError(res.status >= 500 ? 'server_error' : 'invalid_request', `The Switchboard server answered HTTP ${res.status}.`, res.status)
+    throw new ApiError(
+      res.status >= 500 ? 'server_error' : 'invalid_request',
+      `The Switchboard server answered HTTP ${res.status}.`,
+      res.status,
+    )
   }
   return json
 }
@@ -105,7 +109,8 @@ export async function signOut(): Promise<void> {
 export const usersQuery = () =>
   queryOptions({
     queryKey: ['access', 'users'],
-    queryFn: async ({ signal }) => parseWire(z.object({ users: z.array(userWire) }), await getJson(AUTH_PATHS.users, {}, signal), WHO).users,
+    queryFn: async ({ signal }) =>
+      parseWire(z.object({ users: z.array(userWire) }), await getJson(AUTH_PATHS.users, {}, signal), WHO).users,
   })
 
 export async function addUser(input: { name: string; role: Role; password: string }): Promise<User> {

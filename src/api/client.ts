@@ -18,7 +18,9 @@ async function send(url: string, init: RequestInit, signal?: AbortSignal): Promi
     return await fetch(url, { ...init, credentials: 'same-origin', signal })
   } catch (err) {
     if (signal?.aborted) throw err
-    throw new ApiError('unreachable', 'The Switchboard server could not be reached.', 0, { cause: `no answer from ${window.location.host}` })
+    throw new ApiError('unreachable', 'The Switchboard server could not be reached.', 0, {
+      cause: `no answer from ${window.location.host}`,
+    })
   }
 }
 
@@ -38,11 +40,25 @@ export async function errorFrom(res: Response): Promise<ApiError> {
     // A 401 that names no upstream status is our own server refusing the session (team access),
     // not the messaging service rejecting the account's credentials (which carries upstreamStatus).
     const session = res.status === 401 && e.kind === 'unauthorized' && (e.upstreamStatus === undefined || e.field === 'session')
-    err = new ApiError(e.kind, e.message, res.status, { upstreamStatus: e.upstreamStatus, field: e.field, retryAfterMs: e.retryAfterMs, cause: e.cause, session })
+    err = new ApiError(e.kind, e.message, res.status, {
+      upstreamStatus: e.upstreamStatus,
+      field: e.field,
+      retryAfterMs: e.retryAfterMs,
+      cause: e.cause,
+      session,
+    })
   } else if (res.status === 404) {
-    err = new ApiError('not_found', `The Switchboard server has no ${new URL(res.url || '/', window.location.href).pathname} (HTTP 404).`, 404)
+    err = new ApiError(
+      'not_found',
+      `The Switchboard server has no ${new URL(res.url || '/', window.location.href).pathname} (HTTP 404).`,
+      404,
+    )
   } else {
-    err = new ApiError(res.status >= 500 ? 'server_error' : 'invalid_request', `The Switchboard server answered HTTP ${res.status}.`, res.status)
+    err = new ApiError(
+      res.status >= 500 ? 'server_error' : 'invalid_request',
+      `The Switchboard server answered HTTP ${res.status}.`,
+      res.status,
+    )
   }
   if (isSessionError(err)) onSessionLost?.()
   return err
@@ -62,7 +78,11 @@ async function readJson(res: Response): Promise<unknown> {
 export async function postApi(op: Operation, params: Record<string, string>, signal?: AbortSignal): Promise<unknown> {
   const res = await send(
     `/api/${op}`,
-    { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: new URLSearchParams(params).toString() },
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams(params).toString(),
+    },
     signal,
   )
   return readJson(res)
@@ -77,19 +97,31 @@ export function apiUrl(path: string, params: Record<string, string | number | un
 }
 
 /** A GET of our own server's JSON API (/api/meta, /api/index/*). */
-export async function getJson(path: string, params: Record<string, string | number | undefined | null> = {}, signal?: AbortSignal): Promise<unknown> {
+export async function getJson(
+  path: string,
+  params: Record<string, string | number | undefined | null> = {},
+  signal?: AbortSignal,
+): Promise<unknown> {
   const res = await send(apiUrl(path, params), { method: 'GET', headers: { accept: 'application/json' } }, signal)
   return readJson(res)
 }
 
 /** A POST of JSON to our own server (index sync). */
 export async function postJson(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
-  const res = await send(path, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) }, signal)
+  const res = await send(
+    path,
+    { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) },
+    signal,
+  )
   return readJson(res)
 }
 
 /** A streamed GET (exports): the caller reads the body. Errors come back as ApiError. */
-export async function getStream(path: string, params: Record<string, string | number | undefined | null>, signal: AbortSignal): Promise<Response> {
+export async function getStream(
+  path: string,
+  params: Record<string, string | number | undefined | null>,
+  signal: AbortSignal,
+): Promise<Response> {
   const res = await send(apiUrl(path, params), { method: 'GET' }, signal)
   if (!res.ok) throw await errorFrom(res)
   return res

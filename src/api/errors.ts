@@ -43,7 +43,11 @@ export const errorEnvelope = z.object({
  * no Retry button is shown. Hints never point at text "below" or "above": the details are named.
  */
 export const ERROR_WORDS: Record<ErrorKind, { title: string; hint: string; retry: boolean }> = {
-  invalid_request: { title: 'Switchboard sent a request the server refused', hint: 'Check the link you followed: the details name the field.', retry: false },
+  invalid_request: {
+    title: 'Switchboard sent a request the server refused',
+    hint: 'Check the link you followed: the details name the field.',
+    retry: false,
+  },
   unauthorized: {
     title: 'The messaging service rejected the account credentials',
     hint: 'Ask whoever runs this Switchboard to check API_SYS_ID and API_AUTH_TOKEN.',
@@ -57,14 +61,26 @@ export const ERROR_WORDS: Record<ErrorKind, { title: string; hint: string; retry
     retry: false,
   },
   timeout: { title: 'The messaging service took too long to answer', hint: 'It may be busy. Try again in a moment.', retry: true },
-  unreachable: { title: 'The messaging service could not be reached', hint: 'It may be down or failing. Try again in a moment.', retry: true },
-  bad_response: { title: 'The messaging service sent an answer Switchboard could not read', hint: 'This is usually temporary. Try again.', retry: true },
+  unreachable: {
+    title: 'The messaging service could not be reached',
+    hint: 'It may be down or failing. Try again in a moment.',
+    retry: true,
+  },
+  bad_response: {
+    title: 'The messaging service sent an answer Switchboard could not read',
+    hint: 'This is usually temporary. Try again.',
+    retry: true,
+  },
   index_off: {
     title: 'The message index is off',
     hint: 'Search, whole threads, charts and uncapped exports need it. Whoever runs this Switchboard can turn it on (INDEX=on).',
     retry: false,
   },
-  server_error: { title: 'The Switchboard server hit an error', hint: 'It has been logged. Try again; if it keeps happening, tell whoever runs this Switchboard.', retry: true },
+  server_error: {
+    title: 'The Switchboard server hit an error',
+    hint: 'It has been logged. Try again; if it keeps happening, tell whoever runs this Switchboard.',
+    retry: true,
+  },
 }
 
 /** Our own session expired or is missing (sign in again): 401 that names the session, not the upstream. */

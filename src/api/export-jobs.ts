@@ -72,17 +72,36 @@ export function saveBlob(blob: Blob, name: string) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000)
 }
 
-export function startExport(opts: { path: string; params: Record<string, string | number | undefined>; label: string; fileName: string; total: number | null }): number {
+export function startExport(opts: {
+  path: string
+  params: Record<string, string | number | undefined>
+  label: string
+  fileName: string
+  total: number | null
+}): number {
   const id = nextId++
   const controller = new AbortController()
   controllers.set(id, controller)
   const origin = window.location.pathname + window.location.search
-  addJob({ id, label: opts.label, fileName: opts.fileName, total: opts.total, rows: 0, startedAt: new Date().toISOString(), phase: 'running' })
+  addJob({
+    id,
+    label: opts.label,
+    fileName: opts.fileName,
+    total: opts.total,
+    rows: 0,
+    startedAt: new Date().toISOString(),
+    phase: 'running',
+  })
   void run(id, opts, controller, origin)
   return id
 }
 
-async function run(id: number, opts: { path: string; params: Record<string, string | number | undefined> }, controller: AbortController, origin: string) {
+async function run(
+  id: number,
+  opts: { path: string; params: Record<string, string | number | undefined> },
+  controller: AbortController,
+  origin: string,
+) {
   const counter = csvRowCounter()
   let folded = new Blob([])
   let parts: BlobPart[] = []

@@ -13,11 +13,7 @@ export type ExportJob = {
   rows: number
   startedAt: string
 } & (
-  | { phase: 'running' }
-  | { phase: 'ready'; blob: Blob }
-  | { phase: 'saved' }
-  | { phase: 'cancelled' }
-  | { phase: 'failed'; reason: string }
+  { phase: 'running' } | { phase: 'ready'; blob: Blob } | { phase: 'saved' } | { phase: 'cancelled' } | { phase: 'failed'; reason: string }
 )
 
 let jobs: ExportJob[] = []

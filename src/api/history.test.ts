@@ -13,7 +13,18 @@ const envelope = {
   number: '18323232323',
   optin: 'yes',
   messages: [
-    { system_id: 123456789012, message_id: 'a'.repeat(32), GMTdate: '2026-11-20 12:00:00', tid: 'OTHER1', phone: '14155550123', direction: 'outbound', body: 'hi', mms: 'no', mms_url: '', status: '200 [x]' },
+    {
+      system_id: 123456789012,
+      message_id: 'a'.repeat(32),
+      GMTdate: '2026-11-20 12:00:00',
+      tid: 'OTHER1',
+      phone: '14155550123',
+      direction: 'outbound',
+      body: 'hi',
+      mms: 'no',
+      mms_url: '',
+      status: '200 [x]',
+    },
     { message_id: 'a'.repeat(32), body: null, mms: 'yes', mms_url: 'https://m.example/a.png', status: null },
   ],
 }

@@ -103,7 +103,8 @@ export const indexKeys = {
   search: (p: SearchParams) => [...indexKeys.all, 'search', p] as const,
   thread: (number: string, party: string) => [...indexKeys.all, 'thread', number, party] as const,
   parties: (number: string) => [...indexKeys.all, 'parties', number] as const,
-  stats: (number: string | null, bucket: 'day' | 'week', from: string, to: string) => [...indexKeys.all, 'stats', number, bucket, from, to] as const,
+  stats: (number: string | null, bucket: 'day' | 'week', from: string, to: string) =>
+    [...indexKeys.all, 'stats', number, bucket, from, to] as const,
   message: (number: string, ordinal: number) => [...indexKeys.all, 'message', number, ordinal] as const,
   locate: (number: string, date: string) => [...indexKeys.all, 'locate', number, date] as const,
 }
@@ -174,7 +175,11 @@ export const threadQuery = (number: string, party: string) =>
   infiniteQueryOptions({
     queryKey: indexKeys.thread(number, party),
     queryFn: async ({ signal, pageParam }) => {
-      const w = parseWire(threadWire, await getJson(INDEX_PATHS.thread, { number, party, before: pageParam, limit: THREAD_PAGE }, signal), WHO)
+      const w = parseWire(
+        threadWire,
+        await getJson(INDEX_PATHS.thread, { number, party, before: pageParam, limit: THREAD_PAGE }, signal),
+        WHO,
+      )
       return { ...w, rows: w.rows.map(toRow) }
     },
     initialPageParam: undefined as string | undefined,
@@ -208,7 +213,8 @@ export type StatsResult = z.output<typeof statsWire>
 export const statsQuery = (number: string | null, bucket: 'day' | 'week', from: string, to: string) =>
   queryOptions({
     queryKey: indexKeys.stats(number, bucket, from, to),
-    queryFn: async ({ signal }) => parseWire(statsWire, await getJson(INDEX_PATHS.stats, { number: number ?? undefined, bucket, from, to }, signal), WHO),
+    queryFn: async ({ signal }) =>
+      parseWire(statsWire, await getJson(INDEX_PATHS.stats, { number: number ?? undefined, bucket, from, to }, signal), WHO),
     staleTime: 30_000,
   })
 

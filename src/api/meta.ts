@@ -25,7 +25,12 @@ export const metaQuery = () =>
     queryKey: ['meta'] as const,
     queryFn: async ({ signal }): Promise<Meta> => {
       const w = parseWire(metaWire, await getJson('/api/meta', {}, signal), "The Switchboard server's")
-      return { historyPageCap: w.historyPageCap, timeZone: w.timeZone, indexEnabled: w.indexEnabled ?? null, accessMode: w.accessMode ?? null }
+      return {
+        historyPageCap: w.historyPageCap,
+        timeZone: w.timeZone,
+        indexEnabled: w.indexEnabled ?? null,
+        accessMode: w.accessMode ?? null,
+      }
     },
     staleTime: Infinity,
     retry: false,

@@ -8,9 +8,21 @@ describe('normaliseNumbers', () => {
     expect(rows[0]).toMatchObject({ country: null, webhook: '', dlr: null })
   })
   it('reads numeric ids as strings and names a bad or missing field', () => {
-    expect(normaliseNumbers({ success: '1', data: [{ number: 18323232323, tid: 42 }] })[0]).toMatchObject({ number: '18323232323', tid: '42', type: null })
+    expect(normaliseNumbers({ success: '1', data: [{ number: 18323232323, tid: 42 }] })[0]).toMatchObject({
+      number: '18323232323',
+      tid: '42',
+      type: null,
+    })
     expect(() => normaliseNumbers({ success: '1', data: [{ tid: 'A' }] })).toThrowError(/data\.0\.number/)
-    expect(() => normaliseNumbers({ success: '1', data: [{ number: '1', tid: 'A' }, { number: '2', tid: 'B', webhook: { x: 1 } }] })).toThrowError(/data\.1\.webhook/)
+    expect(() =>
+      normaliseNumbers({
+        success: '1',
+        data: [
+          { number: '1', tid: 'A' },
+          { number: '2', tid: 'B', webhook: { x: 1 } },
+        ],
+      }),
+    ).toThrowError(/data\.1\.webhook/)
     expect(() => normaliseNumbers({ success: '1', data: ['x'] })).toThrowError(ApiError)
   })
   it('rejects success other than "1"', () => {

@@ -40,7 +40,14 @@ function optionalText(v: unknown, i: number, key: string): string | null {
 function isPlainRecord(r: unknown): r is OwnedNumber {
   if (typeof r !== 'object' || r === null) return false
   const o = r as Record<keyof OwnedNumber, unknown>
-  return typeof o.number === 'string' && typeof o.tid === 'string' && typeof o.type === 'string' && typeof o.country === 'string' && typeof o.webhook === 'string' && typeof o.dlr === 'string'
+  return (
+    typeof o.number === 'string' &&
+    typeof o.tid === 'string' &&
+    typeof o.type === 'string' &&
+    typeof o.country === 'string' &&
+    typeof o.webhook === 'string' &&
+    typeof o.dlr === 'string'
+  )
 }
 
 /**

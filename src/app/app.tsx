@@ -67,7 +67,11 @@ export function App() {
   }, [])
 
   const navLink = (href: string, label: string, current: boolean) => (
-    <Link href={href} className="text-sm text-slate-700 underline-offset-2 hover:underline aria-[current=page]:font-semibold" aria-current={current ? 'page' : undefined}>
+    <Link
+      href={href}
+      className="text-sm text-slate-700 underline-offset-2 hover:underline aria-[current=page]:font-semibold"
+      aria-current={current ? 'page' : undefined}
+    >
       {label}
     </Link>
   )
@@ -83,12 +87,18 @@ export function App() {
             Switchboard
           </Link>
           <nav aria-label="Main" className="flex flex-wrap gap-4">
-            {navLink('/', 'Numbers', route.name === 'numbers' || route.name === 'history' || route.name === 'thread' || route.name === 'message')}
+            {navLink(
+              '/',
+              'Numbers',
+              route.name === 'numbers' || route.name === 'history' || route.name === 'thread' || route.name === 'message',
+            )}
             {navLink(paths.search(), 'Search', route.name === 'search')}
             {navLink(paths.charts(), 'Charts', route.name === 'charts')}
             {navLink(paths.index(), 'Index', route.name === 'index')}
             {isAdmin && UsersPage && me && me.mode !== 'local' ? navLink(paths.users(), 'Users', route.name === 'users') : null}
-            {isAdmin && AccessLogPage && me && me.mode !== 'local' ? navLink(paths.accessLog(), 'Access log', route.name === 'access-log') : null}
+            {isAdmin && AccessLogPage && me && me.mode !== 'local'
+              ? navLink(paths.accessLog(), 'Access log', route.name === 'access-log')
+              : null}
           </nav>
           <div className="ml-auto flex items-center gap-3">
             {ThemeToggle ? <ThemeToggle /> : null}
@@ -118,8 +128,7 @@ function Page({ route, params, isAdmin }: { route: Route; params: URLSearchParam
   switch (route.name) {
     case 'numbers':
       return <NumbersPage />
-    case 'history':
-      {
+    case 'history': {
       const search = parseSearch(historySearch, params)
       // Keyed by number and tid: kept-previous rows can never be another number's.
       return <HistoryPage key={`${route.number}|${search.tid}`} number={route.number} search={search} canExportAll={isAdmin} />

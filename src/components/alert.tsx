@@ -5,7 +5,19 @@ import { ERROR_WORDS, toApiError } from '../api/errors'
  * server's `cause`), the server's details, and what to do. Retry only where a retry can help;
  * otherwise the hint says what to do instead. `where` names what was being loaded.
  */
-export function ErrorAlert({ error, onRetry, retrying, keptData, where }: { error: unknown; onRetry?: () => void; retrying?: boolean; keptData?: boolean; where?: string }) {
+export function ErrorAlert({
+  error,
+  onRetry,
+  retrying,
+  keptData,
+  where,
+}: {
+  error: unknown
+  onRetry?: () => void
+  retrying?: boolean
+  keptData?: boolean
+  where?: string
+}) {
   const err = toApiError(error)
   const words = ERROR_WORDS[err.kind]
   const cause = err.extra.cause

@@ -16,7 +16,12 @@ export function CopyText({ value, label, display }: { value: string | null; labe
   return (
     <span className="inline-flex items-center gap-1">
       <span className="font-mono text-xs break-all select-all">{display ?? value}</span>
-      <button type="button" className="rounded px-1 text-xs text-blue-800 hover:bg-blue-50" onClick={() => void copy()} aria-label={`Copy ${label} ${value}`}>
+      <button
+        type="button"
+        className="rounded px-1 text-xs text-blue-800 hover:bg-blue-50"
+        onClick={() => void copy()}
+        aria-label={`Copy ${label} ${value}`}
+      >
         {copied ? 'Copied' : 'Copy'}
       </button>
     </span>

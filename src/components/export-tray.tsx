@@ -11,7 +11,10 @@ export function ExportTray() {
   const jobs = useExportJobs()
   if (jobs.length === 0) return null
   return (
-    <section aria-label="Exports" className="fixed right-3 bottom-3 z-40 w-96 max-w-[calc(100vw-1.5rem)] rounded border border-slate-300 bg-white p-3 text-sm shadow-lg print:hidden">
+    <section
+      aria-label="Exports"
+      className="fixed right-3 bottom-3 z-40 w-96 max-w-[calc(100vw-1.5rem)] rounded border border-slate-300 bg-white p-3 text-sm shadow-lg print:hidden"
+    >
       <h2 className="font-semibold">Exports</h2>
       <ul className="mt-1 flex flex-col gap-2">
         {jobs.map((j) => (
@@ -19,7 +22,12 @@ export function ExportTray() {
             <p className="font-medium break-all">{j.label}</p>
             {j.phase === 'running' ? (
               <>
-                <progress className="mt-1 w-full" aria-label={`Progress of ${j.label}`} max={j.total ?? undefined} value={j.total ? Math.min(j.rows, j.total) : undefined} />
+                <progress
+                  className="mt-1 w-full"
+                  aria-label={`Progress of ${j.label}`}
+                  max={j.total ?? undefined}
+                  value={j.total ? Math.min(j.rows, j.total) : undefined}
+                />
                 <p className="tabular-nums" aria-live="polite">
                   {formatCount(j.rows)} {j.total !== null ? `of ${formatCount(j.total)} ` : ''}rows written
                 </p>

@@ -4,7 +4,19 @@ import { formatPhone } from '../lib/phone'
  * On paper only: what the transcript is (account number, other party, date span, time zone),
  * since the screen's navigation, filters and pager are not printed.
  */
-export function PrintHeader({ title, number, party, span, zone }: { title: string; number?: string | null; party?: string | null; span?: string | null; zone: string }) {
+export function PrintHeader({
+  title,
+  number,
+  party,
+  span,
+  zone,
+}: {
+  title: string
+  number?: string | null
+  party?: string | null
+  span?: string | null
+  zone: string
+}) {
   return (
     <header className="hidden print:mb-3 print:block">
       <p className="text-lg font-semibold">{title}</p>

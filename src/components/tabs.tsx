@@ -1,7 +1,19 @@
 import { useRef, type KeyboardEvent } from 'react'
 
 /** WAI-ARIA tabs with automatic activation: arrows, Home and End move and select. */
-export function Tabs<T extends string>({ tabs, value, onChange, label, panelId }: { tabs: ReadonlyArray<{ id: T; label: string }>; value: T; onChange: (id: T) => void; label: string; panelId: string }) {
+export function Tabs<T extends string>({
+  tabs,
+  value,
+  onChange,
+  label,
+  panelId,
+}: {
+  tabs: ReadonlyArray<{ id: T; label: string }>
+  value: T
+  onChange: (id: T) => void
+  label: string
+  panelId: string
+}) {
   const refs = useRef<Array<HTMLButtonElement | null>>([])
   const onKey = (e: KeyboardEvent, index: number) => {
     let next = -1

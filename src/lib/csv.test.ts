@@ -53,6 +53,8 @@ describe('toJson and file names', () => {
     expect(JSON.parse(toJson(['a', 'b'], [['1', null]]))).toEqual([{ a: '1', b: null }])
   })
   it('names the file by content and date', () => {
-    expect(exportFileName(['numbers', 'Toll-free'], 'csv', new Date('2026-11-21T10:00:00Z'))).toBe('switchboard-numbers-toll-free-2026-11-21.csv')
+    expect(exportFileName(['numbers', 'Toll-free'], 'csv', new Date('2026-11-21T10:00:00Z'))).toBe(
+      'switchboard-numbers-toll-free-2026-11-21.csv',
+    )
   })
 })

@@ -27,7 +27,12 @@ export function toJson(header: readonly string[], rows: ReadonlyArray<readonly u
 export function exportFileName(parts: string[], ext: 'csv' | 'json', now = new Date()): string {
   const date = now.toISOString().slice(0, 10)
   const slug = parts
-    .map((p) => p.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''))
+    .map((p) =>
+      p
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, ''),
+    )
     .filter(Boolean)
     .join('-')
   return `switchboard-${slug}-${date}.${ext}`

@@ -14,15 +14,19 @@ describe('firstPositionBefore', () => {
   })
   it('agrees with a linear scan on any descending list', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 0, maxLength: 60 }), fc.integer({ min: -5, max: 60 }), async (steps, limit) => {
-        // Dates descending with position (ties allowed).
-        const dates: number[] = []
-        let d = 1000
-        for (const s of steps) dates.push((d -= s))
-        const expected = dates.findIndex((x) => x < 1000 - limit * 10)
-        const r = await firstPositionBefore(dates.length, 1000 - limit * 10, async (p) => dates[p - 1] ?? null)
-        expect(r.position).toBe(expected < 0 ? null : expected + 1)
-      }),
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 0, maxLength: 60 }),
+        fc.integer({ min: -5, max: 60 }),
+        async (steps, limit) => {
+          // Dates descending with position (ties allowed).
+          const dates: number[] = []
+          let d = 1000
+          for (const s of steps) dates.push((d -= s))
+          const expected = dates.findIndex((x) => x < 1000 - limit * 10)
+          const r = await firstPositionBefore(dates.length, 1000 - limit * 10, async (p) => dates[p - 1] ?? null)
+          expect(r.position).toBe(expected < 0 ? null : expected + 1)
+        },
+      ),
       { numRuns: 200 },
     )
   })

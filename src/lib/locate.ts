@@ -7,7 +7,11 @@
  * `probe(p)` answers the date (ms) of record p, or null when it has none (a missing record is
  * treated as older, so the search still ends).
  */
-export async function firstPositionBefore(total: number, limitMs: number, probe: (position: number) => Promise<number | null>): Promise<{ position: number | null; probes: number }> {
+export async function firstPositionBefore(
+  total: number,
+  limitMs: number,
+  probe: (position: number) => Promise<number | null>,
+): Promise<{ position: number | null; probes: number }> {
   let lo = 1
   let hi = total
   let found: number | null = null

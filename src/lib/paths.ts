@@ -16,7 +16,8 @@ export type Query = Record<string, string | number | null | undefined>
 export const paths = {
   numbers: () => '/',
   history: (number: string, tid: string, extra: Query = {}) => `/numbers/${encodeURIComponent(number)}${qs({ tid, ...extra })}`,
-  thread: (number: string, tid: string, party: string, extra: Query = {}) => `/numbers/${encodeURIComponent(number)}/thread${qs({ tid, party, ...extra })}`,
+  thread: (number: string, tid: string, party: string, extra: Query = {}) =>
+    `/numbers/${encodeURIComponent(number)}/thread${qs({ tid, party, ...extra })}`,
   message: (number: string, ordinal: number, extra: Query = {}) => `/numbers/${encodeURIComponent(number)}/messages/${ordinal}${qs(extra)}`,
   search: (params: Query = {}) => `/search${qs(params)}`,
   charts: (params: Query = {}) => `/charts${qs(params)}`,

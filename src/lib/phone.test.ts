@@ -9,7 +9,21 @@ describe('formatPhone', () => {
   it('formats every NANP country the way libphonenumber does after finding the country', () => {
     // US, Canada, Bahamas, Jamaica, Puerto Rico, toll-free, and a number no country claims.
     // Then numbers outside the plan's shape (area code or exchange starting 0/1), which libphonenumber leaves alone.
-    for (const raw of ['18323232323', '14165550123', '12423571234', '18765550123', '17875550123', '18005550100', '15555550123', '8329632623', '10123456789', '11234567890', '12125550123', '12120550123', '12121550123']) {
+    for (const raw of [
+      '18323232323',
+      '14165550123',
+      '12423571234',
+      '18765550123',
+      '17875550123',
+      '18005550100',
+      '15555550123',
+      '8329632623',
+      '10123456789',
+      '11234567890',
+      '12125550123',
+      '12120550123',
+      '12121550123',
+    ]) {
       const full = parsePhoneNumberFromString(toE164(raw) ?? '')
       expect(formatPhone(raw)).toBe(full?.isPossible() ? full.formatNational() : raw)
     }

@@ -10,7 +10,10 @@ describe('route params', () => {
     expect(parseSearch(historySearch, new URLSearchParams('page=99999')).page).toBe(99999)
   })
   it('parses the search query', () => {
-    const s = parseSearch(searchSearch, new URLSearchParams('q=hi&party=(917)%20555-0142&numbers=1832,x,15551234567&from=2026-02-30&to=2026-01-31&status=bad'))
+    const s = parseSearch(
+      searchSearch,
+      new URLSearchParams('q=hi&party=(917)%20555-0142&numbers=1832,x,15551234567&from=2026-02-30&to=2026-01-31&status=bad'),
+    )
     expect(s).toMatchObject({ q: 'hi', party: '9175550142', numbers: ['1832', '15551234567'], from: '', to: '2026-01-31', status: null })
   })
   it('knows real days', () => {

@@ -34,13 +34,7 @@ const optPosInt = z.catch(
   null,
 )
 /** YYYY-MM-DD that names a real day, else empty. */
-const day = z.catch(
-  z._default(
-    z.string().check(z.refine((v) => v === '' || isDay(v))),
-    '',
-  ),
-  '',
-)
+const day = z.catch(z._default(z.string().check(z.refine((v) => v === '' || isDay(v))), ''), '')
 const digits = z.catch(
   z.prefault(
     z.pipe(
@@ -88,7 +82,16 @@ export const historySearch = z.object({
   media: orNull(['1']),
   mq: text,
   sort: text,
-  more: z.catch(z.prefault(z.pipe(z.string(), z.transform((v) => Math.max(0, Math.min(50, Number(v) || 0)))), '0'), 0),
+  more: z.catch(
+    z.prefault(
+      z.pipe(
+        z.string(),
+        z.transform((v) => Math.max(0, Math.min(50, Number(v) || 0))),
+      ),
+      '0',
+    ),
+    0,
+  ),
   party: text,
   /** A record position to bring into view and mark (links from search, go to date, message page). */
   mark: optPosInt,

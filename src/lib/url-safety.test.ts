@@ -42,9 +42,20 @@ describe('mediaKind', () => {
 })
 
 describe('isPrivateHost', () => {
-  it.each(['localhost', '127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.1', '192.168.1.20', '169.254.169.254', 'printer.local', '[::1]', 'fe80::1', 'fd00::1'])(
-    '%s is private',
-    (h) => expect(isPrivateHost(h)).toBe(true),
+  it.each([
+    'localhost',
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.1',
+    '192.168.1.20',
+    '169.254.169.254',
+    'printer.local',
+    '[::1]',
+    'fe80::1',
+    'fd00::1',
+  ])('%s is private', (h) => expect(isPrivateHost(h)).toBe(true))
+  it.each(['example.com', '8.8.8.8', '172.32.0.1', '11.0.0.1', 'localhost.example.com'])('%s is public', (h) =>
+    expect(isPrivateHost(h)).toBe(false),
   )
-  it.each(['example.com', '8.8.8.8', '172.32.0.1', '11.0.0.1', 'localhost.example.com'])('%s is public', (h) => expect(isPrivateHost(h)).toBe(false))
 })

@@ -9,8 +9,12 @@ export function MessageBubble({ m, number, ordinal, tid }: { m: Message; number:
   const dir = (m.direction ?? '').toLowerCase()
   const out = dir === 'outbound'
   return (
-    <div className={`max-w-[80%] min-w-40 rounded-lg border p-2 text-sm break-inside-avoid ${out ? 'self-end border-blue-200 bg-blue-50' : 'self-start border-slate-200 bg-slate-50'}`}>
-      <p className="text-xs font-semibold text-slate-700">{out ? 'Sent' : dir === 'inbound' ? 'Received' : (m.direction ?? 'Unknown direction')}</p>
+    <div
+      className={`max-w-[80%] min-w-40 rounded-lg border p-2 text-sm break-inside-avoid ${out ? 'self-end border-blue-200 bg-blue-50' : 'self-start border-slate-200 bg-slate-50'}`}
+    >
+      <p className="text-xs font-semibold text-slate-700">
+        {out ? 'Sent' : dir === 'inbound' ? 'Received' : (m.direction ?? 'Unknown direction')}
+      </p>
       <div data-col="body">
         <BodyText body={m.body} />
       </div>

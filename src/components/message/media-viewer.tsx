@@ -35,7 +35,13 @@ export function MediaViewer({ media, onClose }: { media: { url: string; alt: str
             </button>
           </div>
           <img src={media.url} alt={media.alt} referrerPolicy="no-referrer" className="max-h-[75vh] max-w-full object-contain" />
-          <a href={media.url} target="_blank" rel="noopener noreferrer" referrerPolicy="no-referrer" className="text-sm text-blue-800 underline">
+          <a
+            href={media.url}
+            target="_blank"
+            rel="noopener noreferrer"
+            referrerPolicy="no-referrer"
+            className="text-sm text-blue-800 underline"
+          >
             Open the original in a new tab
           </a>
         </figure>

@@ -46,12 +46,19 @@ export function BodyText({ body }: { body: string | null }) {
   return (
     <div>
       <p dir="auto" className={`whitespace-pre-wrap [overflow-wrap:anywhere] ${open ? 'max-h-96 overflow-auto' : ''}`}>
-        <bdi className={long && !open ? 'print:hidden' : undefined}>{highlight ? <Highlighted text={shown} needle={highlight} /> : shown}</bdi>
+        <bdi className={long && !open ? 'print:hidden' : undefined}>
+          {highlight ? <Highlighted text={shown} needle={highlight} /> : shown}
+        </bdi>
         {/* A printed transcript holds every message whole, whatever is folded on screen. */}
         {long && !open ? <bdi className="hidden print:inline">{body}</bdi> : null}
       </p>
       {long ? (
-        <button type="button" className="mt-0.5 text-xs text-blue-800 underline print:hidden" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+        <button
+          type="button"
+          className="mt-0.5 text-xs text-blue-800 underline print:hidden"
+          aria-expanded={open}
+          onClick={() => setOpen((o) => !o)}
+        >
           {open ? 'Show less' : `Show more (${formatCount(body.length)} characters)`}
         </button>
       ) : null}
@@ -80,7 +87,13 @@ export function MediaPreview({ url, from, inline = false }: { url: string | null
   const name = fileNameOf(safe)
   if (kind !== 'image')
     return (
-      <a href={safe} target="_blank" rel="noopener noreferrer" referrerPolicy="no-referrer" className="inline-flex items-center gap-1 text-sm text-blue-800 underline">
+      <a
+        href={safe}
+        target="_blank"
+        rel="noopener noreferrer"
+        referrerPolicy="no-referrer"
+        className="inline-flex items-center gap-1 text-sm text-blue-800 underline"
+      >
         <span aria-hidden="true">📎</span>
         {KIND_LABEL[kind]}: {name}
         <span className="hidden break-all print:inline"> ({safe})</span>
@@ -89,14 +102,31 @@ export function MediaPreview({ url, from, inline = false }: { url: string | null
   const alt = `Picture message ${name}${from ? ` from ${formatPhone(from)}` : ''}`
   if (failed)
     return (
-      <span role="img" aria-label={`${alt} (could not be loaded)`} className={`flex items-center justify-center rounded border border-dashed border-slate-400 bg-slate-100 text-xs text-slate-700 ${inline ? 'h-32 w-40' : 'h-16 w-20'}`}>
+      <span
+        role="img"
+        aria-label={`${alt} (could not be loaded)`}
+        className={`flex items-center justify-center rounded border border-dashed border-slate-400 bg-slate-100 text-xs text-slate-700 ${inline ? 'h-32 w-40' : 'h-16 w-20'}`}
+      >
         Image unavailable
       </span>
     )
   return (
     <>
-      <button type="button" className="block rounded border border-slate-300 p-0.5 hover:border-blue-700" aria-label={`Open ${alt}`} onClick={(e) => openMedia(safe, alt, e.currentTarget)}>
-        <img src={safe} alt={alt} loading="lazy" decoding="async" referrerPolicy="no-referrer" onError={() => setFailed(true)} className={`object-cover ${inline ? 'h-32 w-40' : 'h-16 w-20'}`} />
+      <button
+        type="button"
+        className="block rounded border border-slate-300 p-0.5 hover:border-blue-700"
+        aria-label={`Open ${alt}`}
+        onClick={(e) => openMedia(safe, alt, e.currentTarget)}
+      >
+        <img
+          src={safe}
+          alt={alt}
+          loading="lazy"
+          decoding="async"
+          referrerPolicy="no-referrer"
+          onError={() => setFailed(true)}
+          className={`object-cover ${inline ? 'h-32 w-40' : 'h-16 w-20'}`}
+        />
       </button>
       {/* On paper a picture is named by its file and link, like every other medium. */}
       <span className="hidden text-xs break-all print:inline">

@@ -13,14 +13,23 @@ export function StatusBadge({ status }: { status: ParsedStatus }) {
   const id = useId()
   return (
     <span className="group relative inline-block">
-      <span tabIndex={0} className={`chip ${STYLE[status.label]}`} aria-describedby={status.full ? id : undefined} title={status.full || undefined}>
+      <span
+        tabIndex={0}
+        className={`chip ${STYLE[status.label]}`}
+        aria-describedby={status.full ? id : undefined}
+        title={status.full || undefined}
+      >
         <span aria-hidden="true" className="mr-1">
           {ICON[status.label]}
         </span>
         {statusText(status)}
       </span>
       {status.full ? (
-        <span id={id} role="tooltip" className="pointer-events-none invisible absolute right-0 z-30 mt-1 w-64 rounded bg-slate-900 p-2 text-xs text-white group-focus-within:visible group-hover:visible">
+        <span
+          id={id}
+          role="tooltip"
+          className="pointer-events-none invisible absolute right-0 z-30 mt-1 w-64 rounded bg-slate-900 p-2 text-xs text-white group-focus-within:visible group-hover:visible"
+        >
           {status.full}
         </span>
       ) : null}

@@ -11,7 +11,19 @@ import { Problem, problemText } from './problem'
  */
 
 const FILTERS = ['user', 'number', 'party', 'action', 'from', 'to'] as const
-const ACTIONS = ['signin.ok', 'signin.fail', 'signout', 'history.view', 'thread.view', 'search', 'export', 'forget', 'user.add', 'user.change', 'user.remove']
+const ACTIONS = [
+  'signin.ok',
+  'signin.fail',
+  'signout',
+  'history.view',
+  'thread.view',
+  'search',
+  'export',
+  'forget',
+  'user.add',
+  'user.change',
+  'user.remove',
+]
 
 function filtersFrom(params: URLSearchParams): LogFilters {
   const f: LogFilters = {}
@@ -40,8 +52,14 @@ export function AccessLogPage() {
   return (
     <section>
       <h1 className="text-xl font-semibold">Access log</h1>
-      <p className="mt-1 text-sm text-slate-700">Every sign-in, history and thread view, search, export, forget and user change: who, when, from where.</p>
-      <FilterForm key={params.toString()} initial={filters} onApply={(f) => setParams(Object.fromEntries(FILTERS.map((k) => [k, f[k] ?? null])))} />
+      <p className="mt-1 text-sm text-slate-700">
+        Every sign-in, history and thread view, search, export, forget and user change: who, when, from where.
+      </p>
+      <FilterForm
+        key={params.toString()}
+        initial={filters}
+        onApply={(f) => setParams(Object.fromEntries(FILTERS.map((k) => [k, f[k] ?? null])))}
+      />
       <div className="mt-3 flex flex-wrap items-center gap-3">
         <a className="btn" href={accessLogExportUrl(filters)} download>
           Export CSV
@@ -59,14 +77,30 @@ export function AccessLogPage() {
           <caption className="sr-only">Access log entries, newest first</caption>
           <thead>
             <tr className="border-b border-slate-300 text-left">
-              <th scope="col" className="py-2 pr-3">When</th>
-              <th scope="col" className="py-2 pr-3">User</th>
-              <th scope="col" className="py-2 pr-3">Via</th>
-              <th scope="col" className="py-2 pr-3">Address</th>
-              <th scope="col" className="py-2 pr-3">Action</th>
-              <th scope="col" className="py-2 pr-3">Number</th>
-              <th scope="col" className="py-2 pr-3">Party</th>
-              <th scope="col" className="py-2 pr-3">Details</th>
+              <th scope="col" className="py-2 pr-3">
+                When
+              </th>
+              <th scope="col" className="py-2 pr-3">
+                User
+              </th>
+              <th scope="col" className="py-2 pr-3">
+                Via
+              </th>
+              <th scope="col" className="py-2 pr-3">
+                Address
+              </th>
+              <th scope="col" className="py-2 pr-3">
+                Action
+              </th>
+              <th scope="col" className="py-2 pr-3">
+                Number
+              </th>
+              <th scope="col" className="py-2 pr-3">
+                Party
+              </th>
+              <th scope="col" className="py-2 pr-3">
+                Details
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -111,7 +145,11 @@ function FilterForm({ initial, onApply }: { initial: LogFilters; onApply: (f: Lo
     </label>
   )
   return (
-    <form onSubmit={submit} aria-label="Filter the access log" className="mt-3 flex flex-wrap items-end gap-3 rounded border border-slate-200 p-3">
+    <form
+      onSubmit={submit}
+      aria-label="Filter the access log"
+      className="mt-3 flex flex-wrap items-end gap-3 rounded border border-slate-200 p-3"
+    >
       {field('user', 'User')}
       {field('number', 'Number')}
       {field('party', 'Party')}

@@ -7,7 +7,17 @@ describe('safeNext: where sign-in may send the browser', () => {
     expect(safeNext('/admin/access-log?user=vic')).toBe('/admin/access-log?user=vic')
   })
   test('anything that could leave the site, or loop back to sign-in, goes home', () => {
-    for (const bad of [null, '', 'https://evil.example/', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)', '/\nx', '/signin', '/signin?next=/'])
+    for (const bad of [
+      null,
+      '',
+      'https://evil.example/',
+      '//evil.example/x',
+      '/\\evil.example',
+      'javascript:alert(1)',
+      '/\nx',
+      '/signin',
+      '/signin?next=/',
+    ])
       expect(safeNext(bad), String(bad)).toBe('/')
   })
 })

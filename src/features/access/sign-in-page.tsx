@@ -13,7 +13,8 @@ export function safeNext(next: string | null): string {
 }
 
 function words(err: unknown): string {
-  if (err instanceof ApiError && err.status === 401) return 'That name and password do not match a user who may sign in. Check both and try again.'
+  if (err instanceof ApiError && err.status === 401)
+    return 'That name and password do not match a user who may sign in. Check both and try again.'
   // 429 carries the limit in words, and when to try again; anything else, the server's message.
   return problemText(err)
 }
@@ -74,11 +75,27 @@ export function SignInPage() {
       <form className="mt-4 flex flex-col gap-3" onSubmit={submit} aria-label="Sign in">
         <label className="flex flex-col gap-1 text-sm font-medium">
           Name
-          <input className="input" name="username" autoComplete="username" required value={name} onChange={(e) => setName(e.target.value)} maxLength={320} />
+          <input
+            className="input"
+            name="username"
+            autoComplete="username"
+            required
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            maxLength={320}
+          />
         </label>
         <label className="flex flex-col gap-1 text-sm font-medium">
           Password
-          <input className="input" name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            className="input"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </label>
         <div>
           <button type="submit" className="btn-primary" disabled={pending}>

@@ -41,11 +41,21 @@ export function UsersPage() {
           <caption className="sr-only">Users</caption>
           <thead>
             <tr className="border-b border-slate-300 text-left">
-              <th scope="col" className="py-2 pr-3">Name</th>
-              <th scope="col" className="py-2 pr-3">Role</th>
-              <th scope="col" className="py-2 pr-3">Status</th>
-              <th scope="col" className="py-2 pr-3">Created</th>
-              <th scope="col" className="py-2 pr-3">Actions</th>
+              <th scope="col" className="py-2 pr-3">
+                Name
+              </th>
+              <th scope="col" className="py-2 pr-3">
+                Role
+              </th>
+              <th scope="col" className="py-2 pr-3">
+                Status
+              </th>
+              <th scope="col" className="py-2 pr-3">
+                Created
+              </th>
+              <th scope="col" className="py-2 pr-3">
+                Actions
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -99,7 +109,14 @@ function AddUserForm({ onAdded }: { onAdded: (u: User) => void }) {
       </label>
       <label className="flex flex-col gap-1 text-sm font-medium">
         Password (at least 12 characters)
-        <input className="input" type="password" value={password} onChange={(e) => setPassword(e.target.value)} required autoComplete="new-password" />
+        <input
+          className="input"
+          type="password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          required
+          autoComplete="new-password"
+        />
       </label>
       <button type="submit" className="btn-primary" disabled={add.isPending}>
         {add.isPending ? 'Adding…' : 'Add user'}
@@ -163,7 +180,12 @@ function UserRow({ user, isSelf, onChanged }: { user: User; isSelf: boolean; onC
             </button>
             {confirmRemove ? (
               <>
-                <button type="button" className="btn border-red-700 text-red-800" disabled={remove.isPending} onClick={() => remove.mutate()}>
+                <button
+                  type="button"
+                  className="btn border-red-700 text-red-800"
+                  disabled={remove.isPending}
+                  onClick={() => remove.mutate()}
+                >
                   Confirm removal of {user.name}
                 </button>
                 <button type="button" className="btn" onClick={() => setConfirmRemove(false)}>
@@ -187,7 +209,14 @@ function UserRow({ user, isSelf, onChanged }: { user: User; isSelf: boolean; onC
             >
               <label className="flex flex-col gap-1 text-sm font-medium">
                 New password
-                <input className="input" type="password" value={password} onChange={(e) => setPassword(e.target.value)} required autoComplete="new-password" />
+                <input
+                  className="input"
+                  type="password"
+                  value={password}
+                  onChange={(e) => setPassword(e.target.value)}
+                  required
+                  autoComplete="new-password"
+                />
               </label>
               <button type="submit" className="btn-primary" disabled={change.isPending}>
                 Set password

@@ -20,7 +20,11 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
   const index = useIndexStatus()
   const span = useMemo(() => rangeSpan(search.range), [search.range])
   const number = search.number || null
-  const stats = useQuery({ ...statsQuery(number, span.bucket, span.from, span.to), enabled: index.available, placeholderData: keepPreviousData })
+  const stats = useQuery({
+    ...statsQuery(number, span.bucket, span.from, span.to),
+    enabled: index.available,
+    placeholderData: keepPreviousData,
+  })
   const series = useMemo(() => (stats.data ? toSeries(stats.data, span) : null), [stats.data, span])
   const who = number ? formatPhone(number) : 'all numbers'
   const unit = span.bucket === 'day' ? 'day' : 'week'
@@ -34,7 +38,10 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
         : [],
     [series],
   )
-  const failure = useMemo(() => (series ? [{ label: 'Failure rate (%)', values: series.failureRate, color: 'var(--color-red-700)' }] : []), [series])
+  const failure = useMemo(
+    () => (series ? [{ label: 'Failure rate (%)', values: series.failureRate, color: 'var(--color-red-700)' }] : []),
+    [series],
+  )
 
   return (
     <section aria-labelledby="charts-heading">
@@ -44,7 +51,11 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
       <div className="mt-2 flex flex-wrap items-end gap-4 print:hidden">
         <label className="flex flex-col text-sm">
           Number
-          <select className="input" value={search.number} onChange={(e) => setParams({ number: e.target.value || null }, { replace: true })}>
+          <select
+            className="input"
+            value={search.number}
+            onChange={(e) => setParams({ number: e.target.value || null }, { replace: true })}
+          >
             <option value="">All numbers (account-wide)</option>
             {(index.status?.numbers ?? []).map((n) => (
               <option key={n.number} value={n.number}>
@@ -57,14 +68,21 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
           <legend className="mb-1">Range</legend>
           {RANGES.map((r) => (
             <label key={r.id} className="flex items-center gap-1">
-              <input type="radio" name="range" value={r.id} checked={search.range === r.id} onChange={() => setParams({ range: r.id === '90d' ? null : r.id }, { replace: true })} />
+              <input
+                type="radio"
+                name="range"
+                value={r.id}
+                checked={search.range === r.id}
+                onChange={() => setParams({ range: r.id === '90d' ? null : r.id }, { replace: true })}
+              />
               {r.label}
             </label>
           ))}
         </fieldset>
       </div>
       <p className="mt-1 text-sm text-slate-700">
-        Days are UTC days{span.from ? `, ${span.from} to ${span.to}` : ', the whole indexed history'}, per {unit}. Over the indexed history only.
+        Days are UTC days{span.from ? `, ${span.from} to ${span.to}` : ', the whole indexed history'}, per {unit}. Over the indexed history
+        only.
       </p>
 
       {index.loading ? (
@@ -83,7 +101,12 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
             <h2 id="volume-heading" className="font-semibold">
               Messages per {unit}, in and out
             </h2>
-            <UPlotChart label={`Line chart of inbound and outbound messages per ${unit} for ${who}`} x={series.x} series={volume} yLabel="Messages" />
+            <UPlotChart
+              label={`Line chart of inbound and outbound messages per ${unit} for ${who}`}
+              x={series.x}
+              series={volume}
+              yLabel="Messages"
+            />
           </section>
           <section aria-labelledby="failure-heading" className="rounded border border-slate-200 bg-white p-3">
             <h2 id="failure-heading" className="font-semibold">
@@ -99,13 +122,21 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
 }
 
 function FiguresTable({ series, unit, who }: { series: Series; unit: string; who: string }) {
-  const totals = series.inbound.reduce((a, v, i) => ({ i: a.i + v, o: a.o + (series.outbound[i] ?? 0), f: a.f + (series.failed[i] ?? 0) }), { i: 0, o: 0, f: 0 })
+  const totals = series.inbound.reduce(
+    (a, v, i) => ({ i: a.i + v, o: a.o + (series.outbound[i] ?? 0), f: a.f + (series.failed[i] ?? 0) }),
+    { i: 0, o: 0, f: 0 },
+  )
   return (
     <section aria-labelledby="figures-heading">
       <h2 id="figures-heading" className="font-semibold">
         The figures
       </h2>
-      <div className="mt-1 max-h-96 overflow-auto rounded border border-slate-200 bg-white" tabIndex={0} role="region" aria-label="Chart figures, scrollable">
+      <div
+        className="mt-1 max-h-96 overflow-auto rounded border border-slate-200 bg-white"
+        tabIndex={0}
+        role="region"
+        aria-label="Chart figures, scrollable"
+      >
         <table className="w-full border-collapse text-sm">
           <caption className="sr-only">
             Messages per {unit} and failure rate for {who}
@@ -150,7 +181,9 @@ function FiguresTable({ series, unit, who }: { series: Series; unit: string; who
               <td className="px-2 py-1 text-right tabular-nums">{formatCount(totals.i)}</td>
               <td className="px-2 py-1 text-right tabular-nums">{formatCount(totals.o)}</td>
               <td className="px-2 py-1 text-right tabular-nums">{formatCount(totals.f)}</td>
-              <td className="px-2 py-1 text-right tabular-nums">{totals.i + totals.o > 0 ? `${Math.round((totals.f / (totals.i + totals.o)) * 1000) / 10}%` : '—'}</td>
+              <td className="px-2 py-1 text-right tabular-nums">
+                {totals.i + totals.o > 0 ? `${Math.round((totals.f / (totals.i + totals.o)) * 1000) / 10}%` : '—'}
+              </td>
             </tr>
           </tfoot>
         </table>

@@ -8,7 +8,10 @@ describe('charts series', () => {
     expect(rangeSpan('all', now)).toEqual({ from: '', to: '2026-11-21', bucket: 'week' })
   })
   it('fills quiet days with zeros and computes the failure rate', () => {
-    const s = toSeries({ bucket: 'day', buckets: [{ day: '2026-01-02', inbound: 3, outbound: 1, failed: 1 }] }, { from: '2026-01-01', to: '2026-01-03' })
+    const s = toSeries(
+      { bucket: 'day', buckets: [{ day: '2026-01-02', inbound: 3, outbound: 1, failed: 1 }] },
+      { from: '2026-01-01', to: '2026-01-03' },
+    )
     expect(s.days).toEqual(['2026-01-01', '2026-01-02', '2026-01-03'])
     expect(s.inbound).toEqual([0, 3, 0])
     expect(s.failureRate).toEqual([null, 25, null])

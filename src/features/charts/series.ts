@@ -35,7 +35,8 @@ export function toSeries(stats: Pick<StatsResult, 'buckets' | 'bucket'>, span: {
   let days: string[]
   if (stats.bucket === 'day' && span.from && span.to) {
     days = []
-    for (let t = Date.parse(`${span.from}T00:00:00Z`), end = Date.parse(`${span.to}T00:00:00Z`); t <= end && days.length < 4000; t += DAY) days.push(dayString(t))
+    for (let t = Date.parse(`${span.from}T00:00:00Z`), end = Date.parse(`${span.to}T00:00:00Z`); t <= end && days.length < 4000; t += DAY)
+      days.push(dayString(t))
   } else days = stats.buckets.map((b) => b.day).sort()
   const s: Series = { days, x: [], inbound: [], outbound: [], failed: [], failureRate: [] }
   for (const d of days) {

@@ -21,7 +21,17 @@ function subscribeTheme(onChange: () => void) {
 }
 const themeClass = () => document.documentElement.className
 
-export function UPlotChart({ label, x, series, yLabel }: { label: string; x: number[]; series: Array<{ label: string; values: Array<number | null>; color: string; dash?: number[] }>; yLabel: string }) {
+export function UPlotChart({
+  label,
+  x,
+  series,
+  yLabel,
+}: {
+  label: string
+  x: number[]
+  series: Array<{ label: string; values: Array<number | null>; color: string; dash?: number[] }>
+  yLabel: string
+}) {
   const box = useRef<HTMLDivElement>(null)
   const theme = useSyncExternalStore(subscribeTheme, themeClass)
   useEffect(() => {
@@ -29,7 +39,11 @@ export function UPlotChart({ label, x, series, yLabel }: { label: string; x: num
     if (!el) return
     const width = Math.max(280, el.clientWidth)
     // Axis text and grid in the theme's own text and rule colours (uPlot's default is black).
-    const axis = () => ({ stroke: resolve('var(--color-slate-700)'), grid: { stroke: resolve('var(--color-slate-200)'), width: 1 }, ticks: { stroke: resolve('var(--color-slate-300)'), width: 1 } })
+    const axis = () => ({
+      stroke: resolve('var(--color-slate-700)'),
+      grid: { stroke: resolve('var(--color-slate-200)'), width: 1 },
+      ticks: { stroke: resolve('var(--color-slate-300)'), width: 1 },
+    })
     const plot = new uPlot(
       {
         width,
@@ -56,7 +70,11 @@ export function UPlotChart({ label, x, series, yLabel }: { label: string; x: num
       <figcaption className="mt-1 flex flex-wrap gap-4 text-sm">
         {series.map((s) => (
           <span key={s.label} className="flex items-center gap-1">
-            <span aria-hidden="true" className="inline-block h-0.5 w-6" style={{ background: s.color, borderTop: s.dash ? `2px dashed ${s.color}` : undefined }} />
+            <span
+              aria-hidden="true"
+              className="inline-block h-0.5 w-6"
+              style={{ background: s.color, borderTop: s.dash ? `2px dashed ${s.color}` : undefined }}
+            />
             {s.label}
           </span>
         ))}

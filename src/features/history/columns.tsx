@@ -12,10 +12,30 @@ import { Link } from '../../lib/router'
 const helper = createColumnHelper<Features, Message>()
 
 export const HISTORY_COLUMNS = helper.columns([
-  helper.accessor('position', { id: 'position', header: '#', meta: { card: 'meta', cardLabel: 'Record' }, cell: ({ row }) => <PositionCell m={row.original} /> }),
-  helper.accessor((m) => m.dateMs ?? 0, { id: 'date', header: 'Date', meta: { card: 'title' }, cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} /> }),
-  helper.accessor((m) => m.direction ?? '', { id: 'direction', header: 'Direction', meta: { card: 'meta' }, cell: ({ row }) => directionLabel(row.original.direction) }),
-  helper.accessor((m) => m.phone ?? '', { id: 'phone', header: 'Other party', meta: { card: 'meta' }, cell: ({ row }) => <PartyCell m={row.original} /> }),
+  helper.accessor('position', {
+    id: 'position',
+    header: '#',
+    meta: { card: 'meta', cardLabel: 'Record' },
+    cell: ({ row }) => <PositionCell m={row.original} />,
+  }),
+  helper.accessor((m) => m.dateMs ?? 0, {
+    id: 'date',
+    header: 'Date',
+    meta: { card: 'title' },
+    cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} />,
+  }),
+  helper.accessor((m) => m.direction ?? '', {
+    id: 'direction',
+    header: 'Direction',
+    meta: { card: 'meta' },
+    cell: ({ row }) => directionLabel(row.original.direction),
+  }),
+  helper.accessor((m) => m.phone ?? '', {
+    id: 'phone',
+    header: 'Other party',
+    meta: { card: 'meta' },
+    cell: ({ row }) => <PartyCell m={row.original} />,
+  }),
   helper.accessor((m) => m.body ?? '', {
     id: 'body',
     header: 'Message',
@@ -28,7 +48,12 @@ export const HISTORY_COLUMNS = helper.columns([
       </div>
     ),
   }),
-  helper.accessor((m) => m.status.label, { id: 'status', header: 'Status', meta: { card: 'meta' }, cell: ({ row }) => <StatusBadge status={row.original.status} /> }),
+  helper.accessor((m) => m.status.label, {
+    id: 'status',
+    header: 'Status',
+    meta: { card: 'meta' },
+    cell: ({ row }) => <StatusBadge status={row.original.status} />,
+  }),
   helper.display({
     id: 'ids',
     header: 'Identifiers',
@@ -51,7 +76,15 @@ export const SORT_VALUES: Record<string, SortValue<Message>> = {
   status: (m) => m.status.label,
 }
 
-export const HISTORY_WIDTHS: Record<string, string> = { position: '4.5rem', date: '10rem', direction: '6.5rem', phone: '9.5rem', body: 'auto', status: '8rem', ids: '17rem' }
+export const HISTORY_WIDTHS: Record<string, string> = {
+  position: '4.5rem',
+  date: '10rem',
+  direction: '6.5rem',
+  phone: '9.5rem',
+  body: 'auto',
+  status: '8rem',
+  ids: '17rem',
+}
 
 /**
  * Export columns: the date twice, unambiguous (ISO 8601 UTC with the Z) and in the zone shown on
@@ -59,11 +92,39 @@ export const HISTORY_WIDTHS: Record<string, string> = { position: '4.5rem', date
  * them: exports are data, not display.
  */
 export function exportHeader(zone: Zone): string[] {
-  return ['position', 'date_utc', `date_shown (${zoneLabel(zone)})`, 'direction', 'phone', 'body', 'mms', 'mms_url', 'status', 'message_id', 'system_id', 'tid', 'GMTdate']
+  return [
+    'position',
+    'date_utc',
+    `date_shown (${zoneLabel(zone)})`,
+    'direction',
+    'phone',
+    'body',
+    'mms',
+    'mms_url',
+    'status',
+    'message_id',
+    'system_id',
+    'tid',
+    'GMTdate',
+  ]
 }
 
 export function messageRow(m: Message, zone: Zone): unknown[] {
-  return [m.position, isoUtc(m.dateMs), isoInZone(m.dateMs, zone), m.direction ?? '', m.phone ?? '', m.body ?? '', m.mms ? 'yes' : 'no', m.mediaUrl ?? '', m.status.full, m.messageId ?? '', m.systemId ?? '', m.tid ?? '', m.date ?? '']
+  return [
+    m.position,
+    isoUtc(m.dateMs),
+    isoInZone(m.dateMs, zone),
+    m.direction ?? '',
+    m.phone ?? '',
+    m.body ?? '',
+    m.mms ? 'yes' : 'no',
+    m.mediaUrl ?? '',
+    m.status.full,
+    m.messageId ?? '',
+    m.systemId ?? '',
+    m.tid ?? '',
+    m.date ?? '',
+  ]
 }
 
 /** The record number, linking to the message's own page; the marked record says so in words. */

@@ -24,7 +24,9 @@ export function groupByParty(messages: Message[]): Party[] {
     if (list) list.push(m)
     else map.set(key, [m])
   }
-  return [...map.entries()].map(([phone, list]) => ({ phone, messages: list })).sort((a, b) => b.messages.length - a.messages.length || a.phone.localeCompare(b.phone))
+  return [...map.entries()]
+    .map(([phone, list]) => ({ phone, messages: list }))
+    .sort((a, b) => b.messages.length - a.messages.length || a.phone.localeCompare(b.phone))
 }
 
 /**
@@ -122,7 +124,10 @@ export function ConversationView({
           ))}
         </ul>
       </div>
-      <section aria-label={selected ? `Conversation with ${formatPhone(selected.phone)}` : 'Conversation'} className="rounded border border-slate-200 bg-white p-3">
+      <section
+        aria-label={selected ? `Conversation with ${formatPhone(selected.phone)}` : 'Conversation'}
+        className="rounded border border-slate-200 bg-white p-3"
+      >
         {indexAvailable && selected?.phone ? (
           <p className="mb-2 text-sm">
             This view covers the loaded records only.{' '}
@@ -131,7 +136,9 @@ export function ConversationView({
             </Link>
           </p>
         ) : (
-          <p className="mb-2 text-sm text-slate-700">This view covers the loaded records only: whole threads need the message index, which is off or not ready.</p>
+          <p className="mb-2 text-sm text-slate-700">
+            This view covers the loaded records only: whole threads need the message index, which is off or not ready.
+          </p>
         )}
         {lastLoaded < pages ? (
           <button type="button" className="btn mb-2" onClick={() => onMore(more + 1)} disabled={pending}>
@@ -140,7 +147,14 @@ export function ConversationView({
         ) : (
           <p className="mb-2 text-xs text-slate-700">Start of the history.</p>
         )}
-        {failed ? <ErrorAlert error={failed.error} onRetry={() => void failed.refetch()} retrying={failed.isFetching} keptData={loaded.length > 0} /> : null}
+        {failed ? (
+          <ErrorAlert
+            error={failed.error}
+            onRetry={() => void failed.refetch()}
+            retrying={failed.isFetching}
+            keptData={loaded.length > 0}
+          />
+        ) : null}
         <ol className="flex flex-col gap-2" aria-label="Messages, oldest first">
           {thread.map((m, i) => {
             const prev = thread[i - 1]
@@ -150,8 +164,12 @@ export function ConversationView({
             return (
               <li key={m.key} className="flex flex-col">
                 {newDay ? <p className="my-2 self-center rounded bg-slate-100 px-2 text-xs text-slate-700">{day}</p> : null}
-                <div className={`max-w-[80%] rounded-lg border p-2 text-sm ${out ? 'self-end border-blue-200 bg-blue-50' : 'self-start border-slate-200 bg-slate-50'}`}>
-                  <p className="sr-only">{out ? 'Sent' : (m.direction ?? '').toLowerCase() === 'inbound' ? 'Received' : (m.direction ?? 'Unknown direction')}</p>
+                <div
+                  className={`max-w-[80%] rounded-lg border p-2 text-sm ${out ? 'self-end border-blue-200 bg-blue-50' : 'self-start border-slate-200 bg-slate-50'}`}
+                >
+                  <p className="sr-only">
+                    {out ? 'Sent' : (m.direction ?? '').toLowerCase() === 'inbound' ? 'Received' : (m.direction ?? 'Unknown direction')}
+                  </p>
                   <BodyText body={m.body} />
                   {m.mms ? <MediaPreview url={m.mediaUrl} from={m.phone} inline /> : null}
                   <div className="mt-1 flex items-center gap-2 text-xs text-slate-700">

@@ -13,7 +13,8 @@ export function Envelope({ page, number, tid, zone }: { page: HistoryPage | unde
       <div>
         <dt className="text-slate-700">Number</dt>
         <dd className="font-medium">
-          {formatPhone(page?.number ?? number)} <span className="font-mono text-xs text-slate-700 select-all">{page?.number ?? number}</span>
+          {formatPhone(page?.number ?? number)}{' '}
+          <span className="font-mono text-xs text-slate-700 select-all">{page?.number ?? number}</span>
         </dd>
       </div>
       <div>
@@ -38,7 +39,9 @@ export function Envelope({ page, number, tid, zone }: { page: HistoryPage | unde
       <div>
         <dt className="text-slate-700">Most recent</dt>
         <dd>
-          <span title={recent === null ? undefined : exactUtc(recent)}>{recent === null ? dash(page?.mostRecentDate) : formatDate(recent, zone)}</span>
+          <span title={recent === null ? undefined : exactUtc(recent)}>
+            {recent === null ? dash(page?.mostRecentDate) : formatDate(recent, zone)}
+          </span>
           <span className="block font-mono text-xs text-slate-700">id {dash(page?.mostRecentId)}</span>
         </dd>
       </div>

@@ -22,7 +22,21 @@ type State =
  * back to ranges of HISTORY_PAGE_CAP records from the upstream, capped at the newest 50,000,
  * and says so.
  */
-export function ExportAll({ number, tid, total, indexed, zone, chunk }: { number: string; tid: string; total: number; indexed: number | null; zone: Zone; chunk: number }) {
+export function ExportAll({
+  number,
+  tid,
+  total,
+  indexed,
+  zone,
+  chunk,
+}: {
+  number: string
+  tid: string
+  total: number
+  indexed: number | null
+  zone: Zone
+  chunk: number
+}) {
   if (indexed !== null)
     return (
       <section aria-labelledby="export-all-heading" className="rounded border border-slate-200 bg-white p-3">
@@ -30,8 +44,9 @@ export function ExportAll({ number, tid, total, indexed, zone, chunk }: { number
           Export the whole history
         </h2>
         <p className="mt-1 text-sm text-slate-700">
-          Every indexed message of this number ({formatCount(indexed)}{indexed < total ? ` of ${formatCount(total)}: indexing is not complete` : ''}), streamed from the server. Progress shows in the export tray; you can leave
-          this page meanwhile.
+          Every indexed message of this number ({formatCount(indexed)}
+          {indexed < total ? ` of ${formatCount(total)}: indexing is not complete` : ''}), streamed from the server. Progress shows in the
+          export tray; you can leave this page meanwhile.
         </p>
         <button
           type="button"
@@ -60,8 +75,23 @@ function CappedExport({ number, tid, total, zone, chunk }: { number: string; tid
 
   const save = async (rows: Message[], partial: boolean) => {
     const csv = await import('../../lib/csv')
-    const name = csv.exportFileName(['history', number, partial ? `partial-newest-${rows.length}` : `newest-${rows.length}-of-${total}`, zone === 'utc' ? 'utc' : 'local'], 'csv')
-    download(name, csv.toCsv(exportHeader(zone), rows.map((m) => messageRow(m, zone))), 'text/csv;charset=utf-8')
+    const name = csv.exportFileName(
+      [
+        'history',
+        number,
+        partial ? `partial-newest-${rows.length}` : `newest-${rows.length}-of-${total}`,
+        zone === 'utc' ? 'utc' : 'local',
+      ],
+      'csv',
+    )
+    download(
+      name,
+      csv.toCsv(
+        exportHeader(zone),
+        rows.map((m) => messageRow(m, zone)),
+      ),
+      'text/csv;charset=utf-8',
+    )
   }
 
   const run = async () => {
@@ -96,7 +126,8 @@ function CappedExport({ number, tid, total, zone, chunk }: { number: string; tid
       </h2>
       {total > EXPORT_CAP ? (
         <p className="mt-1 text-sm text-amber-950">
-          This history holds {formatCount(total)} messages. Without the message index the export is capped at the newest {formatCount(EXPORT_CAP)}; use the page export for older ranges.
+          This history holds {formatCount(total)} messages. Without the message index the export is capped at the newest{' '}
+          {formatCount(EXPORT_CAP)}; use the page export for older ranges.
         </p>
       ) : null}
       {state.phase === 'running' ? (

@@ -3,22 +3,55 @@ import type { useSetParams } from '../../lib/router'
 import { filtersActive, type MessageFilters } from './filters'
 
 /** Filters over the loaded page (the upstream has no server-side filtering). */
-export function FiltersBar({ filters, setParams, shown, loaded }: { filters: MessageFilters; setParams: ReturnType<typeof useSetParams>; shown: number; loaded: number }) {
+export function FiltersBar({
+  filters,
+  setParams,
+  shown,
+  loaded,
+}: {
+  filters: MessageFilters
+  setParams: ReturnType<typeof useSetParams>
+  shown: number
+  loaded: number
+}) {
   return (
     <fieldset className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-2 print:hidden">
       <legend className="px-1 text-sm font-semibold">Filter the loaded page</legend>
-      <FilterSelect label="Direction" value={filters.direction} options={['outbound', 'inbound']} names={{ outbound: 'Outbound', inbound: 'Inbound' }} onChange={(v) => setParams({ dir: v }, { replace: true })} />
-      <FilterSelect label="Status" value={filters.status} options={['Success', 'Error', 'Unknown']} onChange={(v) => setParams({ status: v }, { replace: true })} />
+      <FilterSelect
+        label="Direction"
+        value={filters.direction}
+        options={['outbound', 'inbound']}
+        names={{ outbound: 'Outbound', inbound: 'Inbound' }}
+        onChange={(v) => setParams({ dir: v }, { replace: true })}
+      />
+      <FilterSelect
+        label="Status"
+        value={filters.status}
+        options={['Success', 'Error', 'Unknown']}
+        onChange={(v) => setParams({ status: v }, { replace: true })}
+      />
       <label className="flex items-center gap-1 text-sm">
-        <input type="checkbox" checked={filters.media} onChange={(e) => setParams({ media: e.target.checked ? '1' : null }, { replace: true })} />
+        <input
+          type="checkbox"
+          checked={filters.media}
+          onChange={(e) => setParams({ media: e.target.checked ? '1' : null }, { replace: true })}
+        />
         Has media
       </label>
       <label className="flex flex-col text-sm">
         Search messages
-        <input type="search" className="input w-60" value={filters.q} placeholder="Text or phone" onChange={(e) => setParams({ mq: e.target.value || null }, { replace: true })} />
+        <input
+          type="search"
+          className="input w-60"
+          value={filters.q}
+          placeholder="Text or phone"
+          onChange={(e) => setParams({ mq: e.target.value || null }, { replace: true })}
+        />
       </label>
       <p role="status" className="text-sm text-slate-700">
-        {filtersActive(filters) ? `${shown} of ${loaded} loaded messages match. Filters apply to this page only.` : `Filters apply to the ${loaded} messages on this page only.`}
+        {filtersActive(filters)
+          ? `${shown} of ${loaded} loaded messages match. Filters apply to this page only.`
+          : `Filters apply to the ${loaded} messages on this page only.`}
       </p>
     </fieldset>
   )
@@ -30,7 +63,19 @@ export function filtersOf(s: HistorySearch): MessageFilters {
 }
 
 /** A labelled select whose first option, All, clears the filter (null in the URL). */
-function FilterSelect({ label, value, options, names = {}, onChange }: { label: string; value: string; options: string[]; names?: Record<string, string>; onChange: (v: string | null) => void }) {
+function FilterSelect({
+  label,
+  value,
+  options,
+  names = {},
+  onChange,
+}: {
+  label: string
+  value: string
+  options: string[]
+  names?: Record<string, string>
+  onChange: (v: string | null) => void
+}) {
   return (
     <label className="flex flex-col text-sm">
       {label}

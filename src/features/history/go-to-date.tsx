@@ -100,7 +100,13 @@ export function GoToDate({
         {state.phase === 'busy' ? 'Finding…' : 'Show that day'}
       </button>
       <p id="go-to-date-note" role="status" className="text-slate-700">
-        {state.phase === 'busy' ? `Looking… ${state.probes ? `${state.probes} look-ups so far` : ''}` : state.phase === 'done' || state.phase === 'failed' ? state.text : indexed ? 'Looked up in the message index (whole UTC days).' : 'Without the index this takes about 20 one-record look-ups on a large history.'}
+        {state.phase === 'busy'
+          ? `Looking… ${state.probes ? `${state.probes} look-ups so far` : ''}`
+          : state.phase === 'done' || state.phase === 'failed'
+            ? state.text
+            : indexed
+              ? 'Looked up in the message index (whole UTC days).'
+              : 'Without the index this takes about 20 one-record look-ups on a large history.'}
       </p>
     </form>
   )

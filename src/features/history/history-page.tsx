@@ -57,7 +57,9 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
       zone,
       openMedia: (url, alt, opener) => setMedia({ url, alt, opener }),
       marked,
-      threadHref: index.available ? (m) => (m.phone ? paths.thread(number, tid, m.phone, { tz: zone === 'utc' ? 'utc' : null }) : null) : undefined,
+      threadHref: index.available
+        ? (m) => (m.phone ? paths.thread(number, tid, m.phone, { tz: zone === 'utc' ? 'utc' : null }) : null)
+        : undefined,
       messageHref: (m) => (shown ? paths.message(number, shown.total - m.position + 1, { tid, tz: zone === 'utc' ? 'utc' : null }) : null),
     }),
     [zone, marked, index.available, number, tid, shown],
@@ -144,14 +146,19 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
 
         {search.past !== null && total !== null ? (
           <div role="status" className="my-2 rounded border border-amber-600 bg-amber-50 p-2 text-sm text-amber-950">
-            Page {formatCount(search.past)} does not exist: this history has {formatCount(pageCount(total, size))} {pageCount(total, size) === 1 ? 'page' : 'pages'} of {size}. Showing the last page.
+            Page {formatCount(search.past)} does not exist: this history has {formatCount(pageCount(total, size))}{' '}
+            {pageCount(total, size) === 1 ? 'page' : 'pages'} of {size}. Showing the last page.
           </div>
         ) : null}
 
         {h.drifted ? (
-          <div role="status" className="my-2 flex flex-wrap items-center gap-2 rounded border border-amber-600 bg-amber-50 p-2 text-sm text-amber-950">
+          <div
+            role="status"
+            className="my-2 flex flex-wrap items-center gap-2 rounded border border-amber-600 bg-amber-50 p-2 text-sm text-amber-950"
+          >
             <span>
-              New messages arrived since you started browsing (newest id now {h.drifted.mostRecentId}); record numbers have shifted, so pages may repeat or skip messages.
+              New messages arrived since you started browsing (newest id now {h.drifted.mostRecentId}); record numbers have shifted, so
+              pages may repeat or skip messages.
             </span>
             <button type="button" className="btn print:hidden" onClick={h.goNewest}>
               Go to newest
@@ -160,7 +167,13 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
         ) : null}
 
         <div className="mt-3 flex flex-wrap items-center gap-2 print:hidden">
-          <Tabs tabs={VIEWS} value={view} onChange={(v) => setParams({ view: v === 'log' ? null : v })} label="History view" panelId="history-panel" />
+          <Tabs
+            tabs={VIEWS}
+            value={view}
+            onChange={(v) => setParams({ view: v === 'log' ? null : v })}
+            label="History view"
+            panelId="history-panel"
+          />
           <Link href={paths.search({ numbers: number })} className="text-sm text-blue-800 underline">
             Search this number
           </Link>
@@ -170,26 +183,58 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
           <button type="button" className="btn ml-auto" onClick={h.refresh} disabled={result.isFetching}>
             {result.isFetching ? 'Refreshing…' : 'Refresh'}
           </button>
-          <button type="button" className="btn" aria-pressed={zone === 'utc'} onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}>
+          <button
+            type="button"
+            className="btn"
+            aria-pressed={zone === 'utc'}
+            onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}
+          >
             Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
           </button>
         </div>
 
         <div id="history-panel" role="tabpanel" aria-labelledby={`tab-${view}`} className="pt-2">
           <div className="flex flex-wrap items-end justify-between gap-2 print:hidden">
-            <Pager page={page} size={size} sizes={pageSizesFor(meta.historyPageCap)} total={total} start={start} end={end} busy={result.isFetching} onPage={h.goPage} onSize={h.goSize} />
+            <Pager
+              page={page}
+              size={size}
+              sizes={pageSizesFor(meta.historyPageCap)}
+              total={total}
+              start={start}
+              end={end}
+              busy={result.isFetching}
+              onPage={h.goPage}
+              onSize={h.goSize}
+            />
             <GoToDate
               number={number}
               tid={tid}
               total={total}
               zone={zone}
               indexed={indexed}
-              onFound={(position) => setParams({ page: Math.ceil(position / size) <= 1 ? null : Math.ceil(position / size), mark: position, past: null, view: null })}
+              onFound={(position) =>
+                setParams({
+                  page: Math.ceil(position / size) <= 1 ? null : Math.ceil(position / size),
+                  mark: position,
+                  past: null,
+                  view: null,
+                })
+              }
             />
           </div>
-          {result.isError ? <ErrorAlert error={result.error} onRetry={() => void result.refetch()} retrying={result.isFetching} keptData={!!shown} where={`records ${formatCount(start)}–${formatCount(end)}`} /> : null}
+          {result.isError ? (
+            <ErrorAlert
+              error={result.error}
+              onRetry={() => void result.refetch()}
+              retrying={result.isFetching}
+              keptData={!!shown}
+              where={`records ${formatCount(start)}–${formatCount(end)}`}
+            />
+          ) : null}
           {!shown || h.pastEnd ? (
-            result.isError ? null : <TableSkeleton label="Loading messages" />
+            result.isError ? null : (
+              <TableSkeleton label="Loading messages" />
+            )
           ) : shown.total === 0 ? (
             <EmptyState title={`No messages for ${formatted}`}>This number has not sent or received any messages yet.</EmptyState>
           ) : view === 'conversation' ? (
@@ -211,14 +256,24 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
               <p className="mt-1 text-sm text-slate-700">Dates in {zoneLabel(zone)}.</p>
               <div className="my-2 flex justify-end print:hidden">
                 <ExportButtons
-                  nameParts={['history', number, filtersActive(filters) ? `filtered-${visible.length}-of` : '', exportRange, zone === 'utc' ? 'utc' : 'local']}
+                  nameParts={[
+                    'history',
+                    number,
+                    filtersActive(filters) ? `filtered-${visible.length}-of` : '',
+                    exportRange,
+                    zone === 'utc' ? 'utc' : 'local',
+                  ]}
                   getData={() => ({ header: exportHeader(zone), rows: visible.map((m) => messageRow(m, zone)) })}
                   disabled={visible.length === 0}
                 />
               </div>
               {visible.length === 0 ? (
                 <EmptyState title="No loaded messages match the filters">
-                  <button type="button" className="text-blue-800 underline" onClick={() => setParams({ dir: null, status: null, media: null, mq: null })}>
+                  <button
+                    type="button"
+                    className="text-blue-800 underline"
+                    onClick={() => setParams({ dir: null, status: null, media: null, mq: null })}
+                  >
                     Clear filters
                   </button>
                 </EmptyState>

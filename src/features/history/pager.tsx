@@ -50,10 +50,22 @@ export function Pager({
         <button type="button" className="btn" onClick={() => onPage(page - 1)} disabled={page <= 1} aria-label="Previous page">
           ‹
         </button>
-        <button type="button" className="btn" onClick={() => onPage(page + 1)} disabled={pages !== null && page >= pages} aria-label="Next page">
+        <button
+          type="button"
+          className="btn"
+          onClick={() => onPage(page + 1)}
+          disabled={pages !== null && page >= pages}
+          aria-label="Next page"
+        >
           ›
         </button>
-        <button type="button" className="btn" onClick={() => onPage(last)} disabled={pages === null || page >= pages} aria-label="Last page">
+        <button
+          type="button"
+          className="btn"
+          onClick={() => onPage(last)}
+          disabled={pages === null || page >= pages}
+          aria-label="Last page"
+        >
           »
         </button>
       </div>
@@ -68,7 +80,14 @@ export function Pager({
       >
         <label className="flex items-center gap-1">
           Go to page
-          <input className="input w-20" inputMode="numeric" pattern="[0-9]*" value={jump} onChange={(e) => setJump(e.target.value)} placeholder={String(page)} />
+          <input
+            className="input w-20"
+            inputMode="numeric"
+            pattern="[0-9]*"
+            value={jump}
+            onChange={(e) => setJump(e.target.value)}
+            placeholder={String(page)}
+          />
         </label>
         <span className="text-slate-700">of {pages === null ? '…' : formatCount(pages)}</span>
         <button type="submit" className="btn">

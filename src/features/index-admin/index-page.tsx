@@ -93,7 +93,8 @@ export function IndexPage() {
             <p className="text-sm">
               {formatCount(f?.numbersComplete ?? 0)} of {formatCount(f?.numbersKnown ?? 0)} numbers fully indexed
               {f?.indexedUpTo ? `, up to ${formatDate(ms(f.indexedUpTo), 'local')} (${zoneLabel('local')})` : ''}
-              {f && f.syncing.length > 0 ? `; ${formatCount(f.syncing.length)} syncing` : ''}. Engine: {status?.engine === 'postgres' ? 'PostgreSQL server' : 'PGlite (embedded)'}.
+              {f && f.syncing.length > 0 ? `; ${formatCount(f.syncing.length)} syncing` : ''}. Engine:{' '}
+              {status?.engine === 'postgres' ? 'PostgreSQL server' : 'PGlite (embedded)'}.
             </p>
             <button type="button" className="btn print:hidden" onClick={() => void indexAll()} disabled={busy}>
               Index all numbers
@@ -110,7 +111,12 @@ export function IndexPage() {
                   </button>
                 </span>
               ) : (
-                <button type="button" className="btn print:hidden" onClick={() => setConfirming('*')} disabled={busy || numbers.length === 0}>
+                <button
+                  type="button"
+                  className="btn print:hidden"
+                  onClick={() => setConfirming('*')}
+                  disabled={busy || numbers.length === 0}
+                >
                   Forget all…
                 </button>
               )
@@ -123,11 +129,21 @@ export function IndexPage() {
               <table className="w-full text-sm" aria-label="Indexed numbers">
                 <thead>
                   <tr className="text-left">
-                    <th scope="col" className="p-2">Number</th>
-                    <th scope="col" className="p-2">State</th>
-                    <th scope="col" className="p-2 text-right">Messages indexed</th>
-                    <th scope="col" className="p-2">Newest message</th>
-                    <th scope="col" className="p-2">Last synced</th>
+                    <th scope="col" className="p-2">
+                      Number
+                    </th>
+                    <th scope="col" className="p-2">
+                      State
+                    </th>
+                    <th scope="col" className="p-2 text-right">
+                      Messages indexed
+                    </th>
+                    <th scope="col" className="p-2">
+                      Newest message
+                    </th>
+                    <th scope="col" className="p-2">
+                      Last synced
+                    </th>
                     <th scope="col" className="p-2 print:hidden">
                       <span className="sr-only">Actions</span>
                     </th>
@@ -142,7 +158,12 @@ export function IndexPage() {
                       <td className="p-2">
                         {STATE_WORDS[n.state] ?? n.state}
                         {n.progress ? (
-                          <progress className="ml-2 align-middle" max={n.progress.total || 1} value={n.progress.done} aria-label={`Sync of ${formatPhone(n.number)}`}>
+                          <progress
+                            className="ml-2 align-middle"
+                            max={n.progress.total || 1}
+                            value={n.progress.done}
+                            aria-label={`Sync of ${formatPhone(n.number)}`}
+                          >
                             {formatCount(n.progress.done)} of {formatCount(n.progress.total)}
                           </progress>
                         ) : null}
@@ -156,13 +177,24 @@ export function IndexPage() {
                       <td className="p-2">{n.lastSyncedAt ? formatDate(ms(n.lastSyncedAt), 'local') : 'never'}</td>
                       <td className="p-2 print:hidden">
                         <span className="flex flex-wrap gap-2">
-                          <button type="button" className="btn" onClick={() => void syncOne(n)} disabled={busy} aria-label={`Sync now: ${formatPhone(n.number)}`}>
+                          <button
+                            type="button"
+                            className="btn"
+                            onClick={() => void syncOne(n)}
+                            disabled={busy}
+                            aria-label={`Sync now: ${formatPhone(n.number)}`}
+                          >
                             Sync now
                           </button>
                           {isAdmin ? (
                             confirming === n.number ? (
                               <>
-                                <button type="button" className="btn border-red-700 text-red-800" onClick={() => void forget(n.number)} disabled={busy}>
+                                <button
+                                  type="button"
+                                  className="btn border-red-700 text-red-800"
+                                  onClick={() => void forget(n.number)}
+                                  disabled={busy}
+                                >
                                   Delete {formatCount(n.indexed)} messages
                                 </button>
                                 <button type="button" className="btn" onClick={() => setConfirming(null)}>
@@ -170,7 +202,13 @@ export function IndexPage() {
                                 </button>
                               </>
                             ) : (
-                              <button type="button" className="btn" onClick={() => setConfirming(n.number)} disabled={busy} aria-label={`Forget…: ${formatPhone(n.number)}`}>
+                              <button
+                                type="button"
+                                className="btn"
+                                onClick={() => setConfirming(n.number)}
+                                disabled={busy}
+                                aria-label={`Forget…: ${formatPhone(n.number)}`}
+                              >
                                 Forget…
                               </button>
                             )

@@ -37,7 +37,10 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
   const envelope = useQuery({ ...historyQuery(number, tid, 1, 1), enabled: !indexed && !index.loading && tid !== '' })
   const upstreamTotal = envelope.data?.total ?? null
   const position = upstreamTotal !== null ? upstreamTotal - ordinal + 1 : null
-  const record = useQuery({ ...historyQuery(number, tid, position ?? 1, position ?? 1), enabled: !indexed && position !== null && position >= 1 })
+  const record = useQuery({
+    ...historyQuery(number, tid, position ?? 1, position ?? 1),
+    enabled: !indexed && position !== null && position >= 1,
+  })
   const [media, setMedia] = useState<{ url: string; alt: string; opener: HTMLElement } | null>(null)
   const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia: (url, alt, opener) => setMedia({ url, alt, opener }) }), [zone])
 
@@ -60,7 +63,12 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
         </h1>
         <p className="text-sm text-slate-700">
           Message {formatCount(ordinal)} counts from the oldest. Dates in {zoneLabel(zone)}.{' '}
-          <button type="button" className="btn print:hidden" aria-pressed={zone === 'utc'} onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}>
+          <button
+            type="button"
+            className="btn print:hidden"
+            aria-pressed={zone === 'utc'}
+            onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}
+          >
             Switch to {zone === 'utc' ? 'local time' : 'UTC'}
           </button>
         </p>
@@ -78,7 +86,13 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
             <p className="text-sm">It holds {formatCount(upstreamTotal ?? 0)} messages. Check the link, or open the history.</p>
           </div>
         ) : null}
-        {error ? <ErrorAlert error={error} onRetry={() => void (indexed ? fromIndex.refetch() : record.refetch())} where={`message ${formatCount(ordinal)}`} /> : null}
+        {error ? (
+          <ErrorAlert
+            error={error}
+            onRetry={() => void (indexed ? fromIndex.refetch() : record.refetch())}
+            where={`message ${formatCount(ordinal)}`}
+          />
+        ) : null}
         {!m && !error && !outOfRange && tid !== '' ? <TableSkeleton label="Loading the message" rows={4} /> : null}
         {m ? (
           <dl className="mt-3 grid grid-cols-1 gap-x-6 gap-y-2 rounded border border-slate-200 bg-white p-4 text-sm sm:grid-cols-[12rem_1fr]">
@@ -98,7 +112,10 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
                 <>
                   {formatPhone(m.phone)} <span className="font-mono text-xs">{m.phone}</span>{' '}
                   {index.available ? (
-                    <Link href={paths.thread(number, tid, m.phone, { tz: zone === 'utc' ? 'utc' : null })} className="text-blue-800 underline print:hidden">
+                    <Link
+                      href={paths.thread(number, tid, m.phone, { tz: zone === 'utc' ? 'utc' : null })}
+                      className="text-blue-800 underline print:hidden"
+                    >
                       Whole thread with {formatPhone(m.phone)}
                     </Link>
                   ) : null}
@@ -131,8 +148,16 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
             <Field label="Place in the history">
               {pos !== null && total !== null ? (
                 <>
-                  Record {formatCount(pos)} of {formatCount(total)} (newest first), page {formatCount(Math.ceil(pos / HISTORY_PAGE_SIZE))} of {HISTORY_PAGE_SIZE} rows.{' '}
-                  <Link href={paths.history(number, tid, { page: Math.ceil(pos / HISTORY_PAGE_SIZE) <= 1 ? null : Math.ceil(pos / HISTORY_PAGE_SIZE), mark: pos, tz: zone === 'utc' ? 'utc' : null })} className="text-blue-800 underline">
+                  Record {formatCount(pos)} of {formatCount(total)} (newest first), page {formatCount(Math.ceil(pos / HISTORY_PAGE_SIZE))}{' '}
+                  of {HISTORY_PAGE_SIZE} rows.{' '}
+                  <Link
+                    href={paths.history(number, tid, {
+                      page: Math.ceil(pos / HISTORY_PAGE_SIZE) <= 1 ? null : Math.ceil(pos / HISTORY_PAGE_SIZE),
+                      mark: pos,
+                      tz: zone === 'utc' ? 'utc' : null,
+                    })}
+                    className="text-blue-800 underline"
+                  >
                     Show it in the history
                   </Link>
                 </>

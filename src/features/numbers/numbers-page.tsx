@@ -162,7 +162,10 @@ export function NumbersPage() {
             />
           </label>
           {/* A phone that is not one of the account's numbers is probably a customer: offer their messages. */}
-          <FindMessagesOffer typed={query} isOwnNumber={(d) => !!result.data?.some((r) => r.number === d || r.number === `1${d}` || `1${r.number}` === d)} />
+          <FindMessagesOffer
+            typed={query}
+            isOwnNumber={(d) => !!result.data?.some((r) => r.number === d || r.number === `1${d}` || `1${r.number}` === d)}
+          />
           {audit ? (
             <p className="text-sm">
               Showing <strong>{auditFilterLabel(audit)}</strong> only.{' '}

@@ -13,10 +13,34 @@ const helper = createColumnHelper<Features, IndexedRow>()
 export const HISTORY_PAGE_SIZE = 50
 
 export const SEARCH_COLUMNS = helper.columns([
-  helper.accessor('number', { id: 'number', header: 'Number', meta: { card: 'meta' }, enableSorting: false, cell: ({ row }) => <PhoneText raw={row.original.number} /> }),
-  helper.accessor((m) => m.dateMs ?? 0, { id: 'date', header: 'Date', meta: { card: 'title' }, enableSorting: false, cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} /> }),
-  helper.accessor((m) => m.phone ?? '', { id: 'phone', header: 'Other party', meta: { card: 'meta' }, enableSorting: false, cell: ({ row }) => <PhoneText raw={row.original.phone} /> }),
-  helper.accessor((m) => m.direction ?? '', { id: 'direction', header: 'Direction', meta: { card: 'meta' }, enableSorting: false, cell: ({ row }) => directionLabel(row.original.direction) }),
+  helper.accessor('number', {
+    id: 'number',
+    header: 'Number',
+    meta: { card: 'meta' },
+    enableSorting: false,
+    cell: ({ row }) => <PhoneText raw={row.original.number} />,
+  }),
+  helper.accessor((m) => m.dateMs ?? 0, {
+    id: 'date',
+    header: 'Date',
+    meta: { card: 'title' },
+    enableSorting: false,
+    cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} />,
+  }),
+  helper.accessor((m) => m.phone ?? '', {
+    id: 'phone',
+    header: 'Other party',
+    meta: { card: 'meta' },
+    enableSorting: false,
+    cell: ({ row }) => <PhoneText raw={row.original.phone} />,
+  }),
+  helper.accessor((m) => m.direction ?? '', {
+    id: 'direction',
+    header: 'Direction',
+    meta: { card: 'meta' },
+    enableSorting: false,
+    cell: ({ row }) => directionLabel(row.original.direction),
+  }),
   helper.accessor((m) => m.body ?? '', {
     id: 'body',
     header: 'Message',
@@ -29,11 +53,25 @@ export const SEARCH_COLUMNS = helper.columns([
       </div>
     ),
   }),
-  helper.accessor((m) => m.status.label, { id: 'status', header: 'Status', meta: { card: 'meta' }, enableSorting: false, cell: ({ row }) => <StatusBadge status={row.original.status} /> }),
+  helper.accessor((m) => m.status.label, {
+    id: 'status',
+    header: 'Status',
+    meta: { card: 'meta' },
+    enableSorting: false,
+    cell: ({ row }) => <StatusBadge status={row.original.status} />,
+  }),
   helper.display({ id: 'links', header: 'Open', meta: { card: 'field' }, cell: ({ row }) => <ResultLinks m={row.original} /> }),
 ])
 
-export const SEARCH_WIDTHS: Record<string, string> = { number: '9.5rem', date: '10rem', phone: '9.5rem', direction: '6.5rem', body: 'auto', status: '8rem', links: '8.5rem' }
+export const SEARCH_WIDTHS: Record<string, string> = {
+  number: '9.5rem',
+  date: '10rem',
+  phone: '9.5rem',
+  direction: '6.5rem',
+  body: 'auto',
+  status: '8rem',
+  links: '8.5rem',
+}
 
 function ResultLinks({ m }: { m: IndexedRow }) {
   const { zone } = useHistoryDisplay()
@@ -43,19 +81,31 @@ function ResultLinks({ m }: { m: IndexedRow }) {
   return (
     <ul className="flex flex-col text-xs">
       <li>
-        <Link href={paths.history(m.number, tid, { page: page <= 1 ? null : page, mark: m.position, tz })} className="inline-block min-h-6 py-1 text-blue-800 underline" aria-label={`In history: record ${m.position} of ${m.number}`}>
+        <Link
+          href={paths.history(m.number, tid, { page: page <= 1 ? null : page, mark: m.position, tz })}
+          className="inline-block min-h-6 py-1 text-blue-800 underline"
+          aria-label={`In history: record ${m.position} of ${m.number}`}
+        >
           In history
         </Link>
       </li>
       {m.phone ? (
         <li>
-          <Link href={paths.thread(m.number, tid, m.phone, { tz })} className="inline-block min-h-6 py-1 text-blue-800 underline" aria-label={`Thread with ${m.phone}`}>
+          <Link
+            href={paths.thread(m.number, tid, m.phone, { tz })}
+            className="inline-block min-h-6 py-1 text-blue-800 underline"
+            aria-label={`Thread with ${m.phone}`}
+          >
             Thread
           </Link>
         </li>
       ) : null}
       <li>
-        <Link href={paths.message(m.number, m.ordinal, { tid, tz })} className="inline-block min-h-6 py-1 text-blue-800 underline" aria-label={`Details of message ${m.ordinal}`}>
+        <Link
+          href={paths.message(m.number, m.ordinal, { tid, tz })}
+          className="inline-block min-h-6 py-1 text-blue-800 underline"
+          aria-label={`Details of message ${m.ordinal}`}
+        >
           Details
         </Link>
       </li>

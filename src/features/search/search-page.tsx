@@ -38,7 +38,8 @@ export function toSearchParams(s: SearchSearch): SearchParams {
 /** "17 of 17 numbers indexed, up to 12:04" or "3 numbers still indexing: results may be incomplete". */
 export function coverageText(f: Freshness, zone: 'local' | 'utc'): string {
   const upTo = f.indexedUpTo ? `, up to ${formatDate(Date.parse(f.indexedUpTo), zone)}` : ''
-  if (f.incomplete.length > 0) return `${formatCount(f.incomplete.length)} ${f.incomplete.length === 1 ? 'number' : 'numbers'} still indexing: results may be incomplete${upTo}.`
+  if (f.incomplete.length > 0)
+    return `${formatCount(f.incomplete.length)} ${f.incomplete.length === 1 ? 'number' : 'numbers'} still indexing: results may be incomplete${upTo}.`
   return `${formatCount(f.numbersComplete)} of ${formatCount(f.numbersKnown)} numbers indexed${upTo}.`
 }
 
@@ -63,7 +64,10 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
   const total = first?.total ?? null
   const zone = search.tz
   const [media, setMedia] = useState<{ url: string; alt: string; opener: HTMLElement } | null>(null)
-  const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia: (url, alt, opener) => setMedia({ url, alt, opener }), highlight: search.q }), [zone, search.q])
+  const display = useMemo<HistoryDisplay>(
+    () => ({ zone, openMedia: (url, alt, opener) => setMedia({ url, alt, opener }), highlight: search.q }),
+    [zone, search.q],
+  )
 
   const commitQ = useCallback((v: string) => setParams({ q: v }, { replace: true }), [setParams])
   const commitParty = useCallback((v: string) => setParams({ party: v.replace(/\D/g, '') }, { replace: true }), [setParams])
@@ -71,7 +75,13 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
   const [party, setParty] = useDebouncedParam(search.party, commitParty)
   const filters = describeFilters(search)
   const span = search.from || search.to ? `${search.from || 'the start'} to ${search.to || 'today'}` : null
-  const fileParts = ['search', ...filters.map((f) => f.replace(/[^a-z0-9]+/gi, '-')), search.from ? `from-${search.from}` : '', search.to ? `to-${search.to}` : '', total !== null ? `${total}-matches` : '']
+  const fileParts = [
+    'search',
+    ...filters.map((f) => f.replace(/[^a-z0-9]+/gi, '-')),
+    search.from ? `from-${search.from}` : '',
+    search.to ? `to-${search.to}` : '',
+    total !== null ? `${total}-matches` : '',
+  ]
     .filter(Boolean)
     .join('-')
     .toLowerCase()
@@ -80,30 +90,80 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
   return (
     <HistoryDisplayContext.Provider value={display}>
       <section aria-labelledby="search-heading">
-        <PrintHeader title={`Search results${filters.length ? `: ${filters.join(', ')}` : ''}`} number={search.numbers.length === 1 ? search.numbers[0] : null} party={search.party || null} span={span} zone={zoneLabel(zone)} />
+        <PrintHeader
+          title={`Search results${filters.length ? `: ${filters.join(', ')}` : ''}`}
+          number={search.numbers.length === 1 ? search.numbers[0] : null}
+          party={search.party || null}
+          span={span}
+          zone={zoneLabel(zone)}
+        />
         <h1 id="search-heading" className="text-xl font-semibold">
           Search all messages
         </h1>
-        <form role="search" aria-label="Message search" className="mt-2 flex flex-col gap-2 rounded border border-slate-200 bg-white p-3 print:hidden" onSubmit={(e) => e.preventDefault()}>
+        <form
+          role="search"
+          aria-label="Message search"
+          className="mt-2 flex flex-col gap-2 rounded border border-slate-200 bg-white p-3 print:hidden"
+          onSubmit={(e) => e.preventDefault()}
+        >
           <label className="flex flex-col text-sm">
             Search all messages (text in the message)
-            <input type="search" className="input w-full max-w-xl" value={q} onChange={(e) => setQ(e.target.value)} placeholder="Words in the message" autoFocus />
+            <input
+              type="search"
+              className="input w-full max-w-xl"
+              value={q}
+              onChange={(e) => setQ(e.target.value)}
+              placeholder="Words in the message"
+              autoFocus
+            />
           </label>
           <div className="flex flex-wrap items-end gap-3 text-sm">
             <label className="flex flex-col">
               Other party
-              <input type="search" className="input w-44" inputMode="tel" value={party} onChange={(e) => setParty(e.target.value)} placeholder="Any formatting" />
+              <input
+                type="search"
+                className="input w-44"
+                inputMode="tel"
+                value={party}
+                onChange={(e) => setParty(e.target.value)}
+                placeholder="Any formatting"
+              />
             </label>
-            <Choice label="Direction" value={search.dir} options={{ inbound: 'Inbound', outbound: 'Outbound' }} onChange={(v) => setParams({ dir: v }, { replace: true })} />
-            <Choice label="Status" value={search.status} options={{ success: 'Success', error: 'Error', other: 'Other' }} onChange={(v) => setParams({ status: v }, { replace: true })} />
-            <Choice label="Media" value={search.media} options={{ yes: 'Has media', no: 'No media' }} onChange={(v) => setParams({ media: v }, { replace: true })} />
+            <Choice
+              label="Direction"
+              value={search.dir}
+              options={{ inbound: 'Inbound', outbound: 'Outbound' }}
+              onChange={(v) => setParams({ dir: v }, { replace: true })}
+            />
+            <Choice
+              label="Status"
+              value={search.status}
+              options={{ success: 'Success', error: 'Error', other: 'Other' }}
+              onChange={(v) => setParams({ status: v }, { replace: true })}
+            />
+            <Choice
+              label="Media"
+              value={search.media}
+              options={{ yes: 'Has media', no: 'No media' }}
+              onChange={(v) => setParams({ media: v }, { replace: true })}
+            />
             <label className="flex flex-col">
               From (day)
-              <input type="date" className="input" value={search.from} onChange={(e) => setParams({ from: e.target.value }, { replace: true })} />
+              <input
+                type="date"
+                className="input"
+                value={search.from}
+                onChange={(e) => setParams({ from: e.target.value }, { replace: true })}
+              />
             </label>
             <label className="flex flex-col">
               To (day, included)
-              <input type="date" className="input" value={search.to} onChange={(e) => setParams({ to: e.target.value }, { replace: true })} />
+              <input
+                type="date"
+                className="input"
+                value={search.to}
+                onChange={(e) => setParams({ to: e.target.value }, { replace: true })}
+              />
             </label>
             <label className="flex flex-col">
               Numbers
@@ -132,11 +192,21 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
             <button
               type="button"
               className="btn"
-              onClick={() => setParams({ q: null, party: null, dir: null, status: null, media: null, from: null, to: null, numbers: null }, { replace: true })}
+              onClick={() =>
+                setParams(
+                  { q: null, party: null, dir: null, status: null, media: null, from: null, to: null, numbers: null },
+                  { replace: true },
+                )
+              }
             >
               Clear all
             </button>
-            <button type="button" className="btn" aria-pressed={zone === 'utc'} onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}>
+            <button
+              type="button"
+              className="btn"
+              aria-pressed={zone === 'utc'}
+              onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}
+            >
               Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
             </button>
           </div>
@@ -146,7 +216,10 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
         {index.loading ? (
           <TableSkeleton label="Checking the message index" />
         ) : !index.available ? (
-          <ErrorAlert error={index.error ?? new ApiError('index_off', 'The message index is off on this server.', 503)} where="the message index" />
+          <ErrorAlert
+            error={index.error ?? new ApiError('index_off', 'The message index is off on this server.', 503)}
+            where="the message index"
+          />
         ) : (
           <>
             <div className="mt-3 flex flex-wrap items-center gap-3">
@@ -174,7 +247,15 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
                 </button>
               ) : null}
             </div>
-            {result.isError ? <ErrorAlert error={result.error} onRetry={() => void result.refetch()} retrying={result.isFetching} keptData={rows.length > 0} where="search results" /> : null}
+            {result.isError ? (
+              <ErrorAlert
+                error={result.error}
+                onRetry={() => void result.refetch()}
+                retrying={result.isFetching}
+                keptData={rows.length > 0}
+                where="search results"
+              />
+            ) : null}
             {total === 0 ? (
               <EmptyState title="No messages match">Try fewer filters or a shorter text.</EmptyState>
             ) : rows.length > 0 ? (
@@ -192,8 +273,15 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
                   height="64vh"
                 />
                 {result.hasNextPage ? (
-                  <button type="button" className="btn mt-2 print:hidden" onClick={() => void result.fetchNextPage()} disabled={result.isFetchingNextPage}>
-                    {result.isFetchingNextPage ? 'Loading more…' : `Show more results (${formatCount(rows.length)} of ${formatCount(total ?? 0)} shown)`}
+                  <button
+                    type="button"
+                    className="btn mt-2 print:hidden"
+                    onClick={() => void result.fetchNextPage()}
+                    disabled={result.isFetchingNextPage}
+                  >
+                    {result.isFetchingNextPage
+                      ? 'Loading more…'
+                      : `Show more results (${formatCount(rows.length)} of ${formatCount(total ?? 0)} shown)`}
                   </button>
                 ) : null}
               </>
@@ -208,7 +296,17 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
   )
 }
 
-function Choice<T extends string>({ label, value, options, onChange }: { label: string; value: T | null; options: Record<T, string>; onChange: (v: T | null) => void }) {
+function Choice<T extends string>({
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  label: string
+  value: T | null
+  options: Record<T, string>
+  onChange: (v: T | null) => void
+}) {
   return (
     <label className="flex flex-col">
       {label}

@@ -42,7 +42,10 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
           <TableSkeleton label="Checking the message index" />
         ) : !index.available ? (
           <>
-            <ErrorAlert error={index.error ?? new ApiError('index_off', 'The message index is off on this server.', 503)} where="the whole thread" />
+            <ErrorAlert
+              error={index.error ?? new ApiError('index_off', 'The message index is off on this server.', 503)}
+              where="the whole thread"
+            />
             <p className="text-sm">
               Without the index, the{' '}
               <Link href={paths.history(number, tid, { view: 'conversation', party })} className="text-blue-800 underline">
@@ -62,7 +65,12 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
           </div>
         )}
         <div className="mt-2 print:hidden">
-          <button type="button" className="btn" aria-pressed={zone === 'utc'} onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}>
+          <button
+            type="button"
+            className="btn"
+            aria-pressed={zone === 'utc'}
+            onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}
+          >
             Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
           </button>
         </div>
@@ -88,7 +96,14 @@ function PartyList({ number, tid, selected, zone }: { number: string; tid: strin
       </h2>
       <label className="mt-1 flex flex-col text-sm">
         Filter parties
-        <input type="search" className="input" inputMode="tel" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="Digits of a phone" />
+        <input
+          type="search"
+          className="input"
+          inputMode="tel"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+          placeholder="Digits of a phone"
+        />
       </label>
       {q.isError ? <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="the party list" /> : null}
       <ul className="mt-1 max-h-[60vh] overflow-auto rounded border border-slate-200 bg-white">
@@ -107,7 +122,9 @@ function PartyList({ number, tid, selected, zone }: { number: string; tid: strin
           </li>
         ))}
       </ul>
-      {parties.length > 500 ? <p className="text-xs text-slate-700">Showing 500 of {formatCount(parties.length)}: filter to find others.</p> : null}
+      {parties.length > 500 ? (
+        <p className="text-xs text-slate-700">Showing 500 of {formatCount(parties.length)}: filter to find others.</p>
+      ) : null}
     </nav>
   )
 }
@@ -141,7 +158,10 @@ function Thread({ number, tid, party, zone }: { number: string; tid: string; par
     void q.fetchNextPage()
   }
 
-  const span = head?.firstDate && head.lastDate ? `${formatDate(Date.parse(head.firstDate), zone)} – ${formatDate(Date.parse(head.lastDate), zone)}` : null
+  const span =
+    head?.firstDate && head.lastDate
+      ? `${formatDate(Date.parse(head.firstDate), zone)} – ${formatDate(Date.parse(head.lastDate), zone)}`
+      : null
   return (
     <section aria-labelledby="thread-title" className="rounded border border-slate-200 bg-white p-3 print:border-0">
       <PrintHeader title="Message transcript" number={number} party={party} span={span} zone={zoneLabel(zone)} />
@@ -150,10 +170,19 @@ function Thread({ number, tid, party, zone }: { number: string; tid: string; par
           {formatPhone(party)}
         </h2>
         <p className="text-sm text-slate-700">
-          {head ? `${formatCount(head.total)} ${head.total === 1 ? 'message' : 'messages'}${span ? `, ${span}` : ''}` : 'Loading…'} · Dates in {zoneLabel(zone)}
+          {head ? `${formatCount(head.total)} ${head.total === 1 ? 'message' : 'messages'}${span ? `, ${span}` : ''}` : 'Loading…'} · Dates
+          in {zoneLabel(zone)}
         </p>
       </header>
-      {q.isError ? <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} keptData={rows.length > 0} where="the thread" /> : null}
+      {q.isError ? (
+        <ErrorAlert
+          error={q.error}
+          onRetry={() => void q.refetch()}
+          retrying={q.isFetching}
+          keptData={rows.length > 0}
+          where="the thread"
+        />
+      ) : null}
       {q.isPending ? <TableSkeleton label="Loading the thread" /> : null}
       {head && head.total === 0 ? <EmptyState title="No messages with this party" /> : null}
       <div

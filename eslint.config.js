@@ -7,6 +7,17 @@ export default tseslint.config(
   { ignores: ['dist', 'build', 'node_modules', '.test-results', '.bench', 'test-results', '.switchboard-data'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Typed rules (the reason TypeScript is pinned to 6.0): floating and misused promises, awaiting
+  // what is not a promise.
+  {
+    files: ['src/**/*.{ts,tsx}', 'proxy/**/*.ts', 'contract/**/*.ts', 'e2e/**/*.ts', 'bench/**/*.mts', 'scripts/**/*.mts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
   {
     files: ['**/*.{ts,tsx,js,mjs}'],
     languageOptions: { globals: { ...globals.browser, ...globals.node } },

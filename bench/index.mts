@@ -110,7 +110,7 @@ function startProc(
     })
     let out = ''
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 120_000)
-    child.stdout!.on('data', (c: Buffer) => {
+    child.stdout.on('data', (c: Buffer) => {
       out += c.toString()
       const m = ready.exec(out)
       if (m) {

@@ -47,8 +47,8 @@ export async function rowTexts(page: Page, tableName: string | RegExp, cellIndex
   return rows.evaluateAll(
     (trs, [i, sel]) =>
       trs.map((tr) => {
-        const td = tr.children[i as number] as HTMLElement | undefined
-        const el = sel ? td?.querySelector(sel as string) : td
+        const td = tr.children[i] as HTMLElement | undefined
+        const el = sel ? td?.querySelector(sel) : td
         return (el?.textContent ?? '').trim()
       }),
     [cellIndex, selector] as const,

@@ -16,8 +16,8 @@ export async function spawnProc(args: string[], env: Record<string, string>, rea
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()))
   await new Promise<void>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`process did not start: ${out}`)), 90_000) // opening PGlite can take half a minute on a busy 2-core machine
     const check = () => {
@@ -26,7 +26,7 @@ export async function spawnProc(args: string[], env: Record<string, string>, rea
         resolve()
       }
     }
-    child.stdout!.on('data', check)
+    child.stdout.on('data', check)
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)))
   })
   return {

@@ -6,7 +6,7 @@
   try {
     var saved = localStorage.getItem('switchboard.theme')
     if (saved === 'light' || saved === 'dark') pref = saved
-  } catch (e) {
+  } catch {
     // Storage refused (privacy mode): follow the system.
   }
   var dark = pref === 'dark' || (pref === 'system' && window.matchMedia('(prefers-color-scheme: dark)').matches)

@@ -45,6 +45,7 @@ function check(label, ok) {
 
 check('typecheck', run('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']))
 check('lint', run('lint', bin('eslint'), ['.', '--max-warnings=0']))
+check('format', run('format (prettier --check)', bin('prettier'), ['--check', '.', '--log-level', 'warn']))
 
 const vitestJson = join(out, 'vitest.json')
 const unitOk = run('unit tests (vitest)', bin('vitest'), [

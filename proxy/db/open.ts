@@ -4,7 +4,6 @@ import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import pg from 'pg'
 import { migrate, type MigratableDb, type ScriptRunner } from './migrate.ts'
-import type { Queryable } from './types.ts'
 
 /**
  * Opens the database: PGlite (embedded PostgreSQL in WebAssembly) under `dataDir` by default,
@@ -151,7 +150,7 @@ async function openPostgres(databaseUrl: string, opts: OpenDbOptions): Promise<O
       const client = await pool.connect()
       let broken = false
       try {
-        return await fn(wrapClient(client) as Queryable)
+        return await fn(wrapClient(client))
       } catch (err) {
         // A connection that failed mid-use may hold session state (locks): do not reuse it.
         broken = true

@@ -1,6 +1,6 @@
 import { toApiError, ERROR_WORDS } from './errors'
 import { getStream } from './client'
-import { addJob, getJobs, removeJob, update, type ExportJob } from './export-store'
+import { addJob, getJobs, removeJob, update } from './export-store'
 
 /**
  * Streamed exports (the index's /api/index/export) as jobs that outlive the page that started
@@ -120,7 +120,7 @@ async function run(
       const { done, value } = await reader.read()
       if (done) break
       // A fetch body's chunks are plain ArrayBuffer views; the DOM typing allows shared buffers.
-      parts.push(value as Uint8Array<ArrayBuffer>)
+      parts.push(value)
       partBytes += value.byteLength
       counter.push(decoder.decode(value, { stream: true }))
       if (partBytes >= FOLD_BYTES) {
@@ -141,13 +141,13 @@ async function run(
     const here = window.location.pathname + window.location.search === origin
     if (here) {
       saveBlob(blob, job.fileName)
-      update(id, { rows: counter.rows(), phase: 'saved' } as Partial<ExportJob>)
-    } else update(id, { rows: counter.rows(), phase: 'ready', blob } as Partial<ExportJob>)
+      update(id, { rows: counter.rows(), phase: 'saved' })
+    } else update(id, { rows: counter.rows(), phase: 'ready', blob })
   } catch (err) {
-    if (controller.signal.aborted) update(id, { phase: 'cancelled' } as Partial<ExportJob>)
+    if (controller.signal.aborted) update(id, { phase: 'cancelled' })
     else {
       const e = toApiError(err)
-      update(id, { phase: 'failed', reason: `${ERROR_WORDS[e.kind].title}: ${e.extra.cause ?? e.message}` } as Partial<ExportJob>)
+      update(id, { phase: 'failed', reason: `${ERROR_WORDS[e.kind].title}: ${e.extra.cause ?? e.message}` })
     }
   } finally {
     controllers.delete(id)
@@ -162,7 +162,7 @@ export function saveExport(id: number) {
   const job = getJobs().find((j) => j.id === id)
   if (job?.phase !== 'ready') return
   saveBlob(job.blob, job.fileName)
-  update(id, { phase: 'saved' } as Partial<ExportJob>)
+  update(id, { phase: 'saved' })
 }
 
 export function dismissExport(id: number) {

@@ -139,5 +139,5 @@ export const signInSearch = z.object({ next: text })
 export function parseSearch<T extends z.ZodMiniType>(schema: T, params: URLSearchParams): z.output<T> {
   const raw: Record<string, string> = {}
   for (const [k, v] of params) if (!(k in raw)) raw[k] = v
-  return schema.parse(raw) as z.output<T>
+  return schema.parse(raw)
 }

@@ -135,7 +135,7 @@ function FilterForm({ initial, onApply }: { initial: LogFilters; onApply: (f: Lo
   const submit = (e: FormEvent) => {
     e.preventDefault()
     const clean: LogFilters = {}
-    for (const k of FILTERS) if (f[k]?.trim()) clean[k] = f[k]!.trim()
+    for (const k of FILTERS) if (f[k]?.trim()) clean[k] = f[k].trim()
     onApply(clean)
   }
   const field = (k: 'user' | 'number' | 'party', label: string) => (

@@ -86,11 +86,10 @@ describe('the simulator speaks the API with its quirks', () => {
   })
 
   it('answers a 1,000-record page of the 1,000,000-message history from the index', async () => {
-    const t0 = performance.now()
+    // How fast is `npm run bench`'s business (simulator group); here, that the page is the right one.
     const r = await op('smshistory', { number: '13053851232', tid: 'YUFZUGT21996', history_start: '500001', history_end: '501000' })
     expect((r.json.messages as unknown[]).length).toBe(1000)
     expect(r.json.total_message_count).toBe(1_000_000)
-    expect(performance.now() - t0).toBeLessThan(2000) // a sanity bound, not a benchmark (see npm run bench)
   })
 
   it('switches faults on per number and counts them down', async () => {

@@ -1,38 +1,10 @@
+import { parse } from 'csv-parse/sync'
 import { readFile } from 'node:fs/promises'
 import type { Download, Page } from '@playwright/test'
 
-/** RFC 4180 reader for checking exports (quotes, doubled quotes, CRLF inside quotes). */
+/** Exports are read back with csv-parse, a parser the project did not write (RFC 4180, BOM, quoted CRLF). */
 export function parseCsv(text: string): string[][] {
-  const rows: string[][] = []
-  let row: string[] = []
-  let cell = ''
-  let quoted = false
-  const src = text.replace(/^\uFEFF/, '')
-  for (let i = 0; i < src.length; i++) {
-    const c = src[i]!
-    if (quoted) {
-      if (c === '"' && src[i + 1] === '"') {
-        cell += '"'
-        i++
-      } else if (c === '"') quoted = false
-      else cell += c
-    } else if (c === '"') quoted = true
-    else if (c === ',') {
-      row.push(cell)
-      cell = ''
-    } else if (c === '\r' && src[i + 1] === '\n') {
-      row.push(cell)
-      rows.push(row)
-      row = []
-      cell = ''
-      i++
-    } else cell += c
-  }
-  if (cell !== '' || row.length) {
-    row.push(cell)
-    rows.push(row)
-  }
-  return rows
+  return parse(text, { bom: true }) as string[][]
 }
 
 export async function downloadText(page: Page, click: () => Promise<void>): Promise<{ name: string; text: string; download: Download }> {

@@ -1,4 +1,4 @@
-import { infiniteQueryOptions, queryOptions, useQuery } from '@tanstack/react-query'
+import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query'
 import * as z from 'zod/mini'
 import { getJson, parseWire, postJson } from './client'
 import { ApiError, errorEnvelope } from './errors'
@@ -8,13 +8,9 @@ import { ApiError, errorEnvelope } from './errors'
  * signed in, signing in and out, users (admins) and the access log (admins).
  */
 
-const role = z.enum(['admin', 'viewer'])
-export type Role = z.infer<typeof role>
-const mode = z.enum(['local', 'password', 'header'])
-export type AccessMode = z.infer<typeof mode>
+import { ME_PATH, meWire, role, type Me, type Role } from './me'
 
-const meWire = z.object({ mode, user: z.nullable(z.object({ name: z.string(), role })) })
-export type Me = z.infer<typeof meWire>
+export { meQuery, useMe, type AccessMode, type Me, type Role } from './me'
 
 const userWire = z.object({ name: z.string(), role, disabled: z.boolean(), createdAt: z.string(), updatedAt: z.string() })
 export type User = z.infer<typeof userWire>
@@ -37,7 +33,7 @@ export type AccessLogPage = z.infer<typeof logPageWire>
 const WHO = "The Switchboard server's"
 
 export const AUTH_PATHS = {
-  me: '/api/auth/me',
+  me: ME_PATH,
   signIn: '/api/auth/signin',
   signOut: '/api/auth/signout',
   users: '/api/auth/users',
@@ -45,19 +41,6 @@ export const AUTH_PATHS = {
   accessLog: '/api/auth/access-log',
   accessLogExport: '/api/auth/access-log/export',
 } as const
-
-export const meQuery = () =>
-  queryOptions({
-    queryKey: ['access', 'me'],
-    queryFn: async ({ signal }) => parseWire(meWire, await getJson(AUTH_PATHS.me, {}, signal), WHO),
-    staleTime: 60_000,
-    retry: false,
-  })
-
-/** Who is signed in: `{ mode, user }` (user null when nobody is; in local mode "local", admin). */
-export function useMe() {
-  return useQuery(meQuery())
-}
 
 /**
  * Sign-in and user removal go through this one small fetch (the rest use client.ts): a wrong

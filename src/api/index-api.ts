@@ -1,8 +1,11 @@
-import { infiniteQueryOptions, queryOptions, useQuery } from '@tanstack/react-query'
+import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query'
 import * as z from 'zod/mini'
 import { INDEX_PATHS, type SearchParams } from '../../contract/index-api'
 import { parseStatus } from '../lib/status'
-import { getJson, optText, parseWire } from './client'
+import { getJson, parseWire } from './client'
+import { count, freshnessWire, indexKeys, nullableText, WHO } from './index-status'
+
+export { indexKeys, indexStatusQuery, useIndexStatus, type Freshness, type IndexStatus, type NumberIndexStatus } from './index-status'
 import type { Message } from './history'
 
 /**
@@ -10,10 +13,6 @@ import type { Message } from './history'
  * edge like the upstream's, into the app's own types: a row of the index becomes the same
  * `Message` the paged history shows, plus the number and its stable ordinal.
  */
-
-const WHO = "The message index's"
-const count = z.catch(z.number(), 0)
-const nullableText = z.catch(optText, null)
 
 const indexedWire = z.looseObject({
   number: z.string(),
@@ -31,18 +30,6 @@ const indexedWire = z.looseObject({
   status: nullableText,
   statusCode: z.catch(z.nullable(z.number()), null),
 })
-
-const freshnessWire = z.catch(
-  z.looseObject({
-    numbersKnown: count,
-    numbersComplete: count,
-    syncing: z.catch(z.array(z.string()), []),
-    incomplete: z.catch(z.array(z.string()), []),
-    indexedUpTo: nullableText,
-  }),
-  { numbersKnown: 0, numbersComplete: 0, syncing: [], incomplete: [], indexedUpTo: null },
-)
-export type Freshness = z.output<typeof freshnessWire>
 
 export interface IndexedRow extends Message {
   number: string
@@ -68,68 +55,6 @@ export function toRow(m: z.output<typeof indexedWire>): IndexedRow {
     mediaUrl: m.mediaUrl,
     status: parseStatus(m.status),
   }
-}
-
-// ---- status ---------------------------------------------------------------------------------
-
-const statusWire = z.looseObject({
-  enabled: z.catch(z.boolean(), false),
-  engine: z.catch(z.string(), ''),
-  numbers: z.catch(
-    z.array(
-      z.looseObject({
-        number: z.string(),
-        tid: z.catch(z.string(), ''),
-        state: z.catch(z.string(), 'never'),
-        indexed: count,
-        upstreamTotal: z.catch(z.nullable(z.number()), null),
-        newestDate: nullableText,
-        oldestDate: nullableText,
-        lastSyncedAt: nullableText,
-        error: nullableText,
-        progress: z.catch(z.nullable(z.object({ done: z.number(), total: z.number() })), null),
-      }),
-    ),
-    [],
-  ),
-  freshness: freshnessWire,
-})
-export type IndexStatus = z.output<typeof statusWire>
-export type NumberIndexStatus = IndexStatus['numbers'][number]
-
-export const indexKeys = {
-  all: ['index'] as const,
-  status: () => [...indexKeys.all, 'status'] as const,
-  search: (p: SearchParams) => [...indexKeys.all, 'search', p] as const,
-  thread: (number: string, party: string) => [...indexKeys.all, 'thread', number, party] as const,
-  parties: (number: string) => [...indexKeys.all, 'parties', number] as const,
-  stats: (number: string | null, bucket: 'day' | 'week', from: string, to: string) =>
-    [...indexKeys.all, 'stats', number, bucket, from, to] as const,
-  message: (number: string, ordinal: number) => [...indexKeys.all, 'message', number, ordinal] as const,
-  locate: (number: string, date: string) => [...indexKeys.all, 'locate', number, date] as const,
-}
-
-export const indexStatusQuery = () =>
-  queryOptions({
-    queryKey: indexKeys.status(),
-    queryFn: async ({ signal }) => parseWire(statusWire, await getJson(INDEX_PATHS.status, {}, signal), WHO),
-    staleTime: 10_000,
-    // While numbers sync the counts move: poll gently; never when the index is off.
-    refetchInterval: (q) => (q.state.data && q.state.data.freshness.syncing.length > 0 ? 5_000 : false),
-    retry: false,
-  })
-
-/**
- * The index's state for every number, for pages that show index facts (the numbers table's
- * "messages" and "last activity" columns use `byNumber`). `available` is false when the index
- * is off or not served, so callers fall back to what the upstream alone can do.
- */
-export function useIndexStatus() {
-  const q = useQuery(indexStatusQuery())
-  const data = q.data
-  const byNumber = new Map<string, NumberIndexStatus>()
-  for (const n of data?.numbers ?? []) byNumber.set(n.number, n)
-  return { available: !!data?.enabled, loading: q.isPending, error: q.error, status: data, byNumber, refetch: q.refetch }
 }
 
 // ---- search ---------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import { NumbersPage } from '../features/numbers/numbers-page'
 import { paths } from '../lib/paths'
 import { chartsSearch, historySearch, messageSearch, parseSearch, searchSearch, threadSearch } from '../lib/route-params'
 import { Link, navigate, useLocation } from '../lib/router'
+import { useMe } from '../api/me'
 import { matchRoute, type Route } from './routes'
 
 // Every page but the numbers list loads on demand: the entry chunk stays within its budget.
@@ -34,14 +35,6 @@ const UsersPage = accessPage('users-page.tsx', 'UsersPage')
 const AccessLogPage = accessPage('access-log-page.tsx', 'AccessLogPage')
 const UserMenu = accessPage('user-menu.tsx', 'UserMenu')
 
-interface MeResult {
-  data?: { mode: 'local' | 'password' | 'header'; user: { name: string; role: 'admin' | 'viewer' } | null }
-}
-const accessApi = Object.values(import.meta.glob<{ useMe?: () => MeResult }>('../api/access.ts', { eager: true }))[0]
-const noMe = (): MeResult => ({})
-/** `useMe` when team access is built, else "local, admin" (today's single-user behaviour). Constant per build, so hook order is stable. */
-export const useMeOrLocal: () => MeResult = accessApi?.useMe ?? noMe
-
 const themeModule = Object.values(import.meta.glob<{ ThemeToggle?: ComponentType }>('../components/theme-toggle.tsx', { eager: true }))[0]
 const ThemeToggle = themeModule?.ThemeToggle ?? null
 
@@ -52,7 +45,7 @@ function Missing() {
 export function App() {
   const { pathname, params } = useLocation()
   const route = matchRoute(pathname)
-  const me = useMeOrLocal().data
+  const me = useMe().data
   // The tray (and the streaming code behind it) loads with the first export.
   const exporting = useExportJobs().length > 0
   const isAdmin = !me || me.mode === 'local' || me.user?.role === 'admin'

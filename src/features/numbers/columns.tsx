@@ -1,6 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table'
 import { historyPath } from '../../lib/paths'
 import { Link } from '../../lib/router'
+import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
 import type { Features, SortValue } from '../../components/data-table/features'
 import type { OwnedNumber } from '../../api/numbers'
@@ -53,6 +54,34 @@ const dlrCol = helper.accessor((r) => r.dlr ?? '', {
   meta: { card: 'body', minWidth: '12rem' },
   cell: ({ row }) => urlCell(row.original.dlr),
 })
+/**
+ * What the message index holds per number, for the "Messages" and "Last activity" columns. Cells
+ * are plain functions (no hooks), so the page hands the index status over with applyIndexFacts
+ * when it changes, as the audit does with its findings, and passes a new rows array.
+ */
+const INDEX_FACTS = new Map<string, { indexed: number; newest: string | null }>()
+export function applyIndexFacts(numbers: ReadonlyArray<{ number: string; indexed: number; newestDate: string | null }> | undefined): void {
+  INDEX_FACTS.clear()
+  for (const n of numbers ?? []) INDEX_FACTS.set(n.number, { indexed: n.indexed, newest: n.newestDate })
+}
+const factsOf = (r: OwnedNumber) => INDEX_FACTS.get(r.number.replace(/^\+/, ''))
+const messagesCol = helper.accessor((r) => factsOf(r)?.indexed ?? -1, {
+  id: 'messages',
+  header: 'Messages',
+  meta: { card: 'meta', cardLabel: 'Messages indexed' },
+  cell: ({ row }) => {
+    const f = factsOf(row.original)
+    return f ? formatCount(f.indexed) : <span className="text-slate-600">—</span>
+  },
+})
+/** The newest indexed message's day (UTC, from its ISO date: no Intl on the numbers page's first render). */
+const lastActivity = (r: OwnedNumber) => factsOf(r)?.newest?.slice(0, 10) ?? ''
+const activityCol = helper.accessor(lastActivity, {
+  id: 'activity',
+  header: 'Last activity (UTC)',
+  meta: { card: 'meta', cardLabel: 'Last activity (UTC)' },
+  cell: ({ row }) => lastActivity(row.original) || <span className="text-slate-600">—</span>,
+})
 const auditCol = helper.accessor((r) => findingsOf(r)?.length ?? -1, {
   id: 'audit',
   header: 'Audit',
@@ -88,9 +117,9 @@ export function findingText(f: AuditKey): string {
 }
 
 /** Column sets are module constants: stable references keep the table from rebuilding every row. */
-export const COLUMNS_ALL = helper.columns([numberCol, typeCol, countryCol, tidCol, webhookCol, dlrCol, auditCol])
-export const COLUMNS_TYPED = helper.columns([numberCol, typeCol, tidCol, webhookCol, dlrCol, auditCol])
-export const COLUMN_IDS_ALL = ['number', 'type', 'country', 'tid', 'webhook', 'dlr', 'audit'] as const
+export const COLUMNS_ALL = helper.columns([numberCol, typeCol, countryCol, tidCol, webhookCol, dlrCol, auditCol, messagesCol, activityCol])
+export const COLUMNS_TYPED = helper.columns([numberCol, typeCol, tidCol, webhookCol, dlrCol, auditCol, messagesCol, activityCol])
+export const COLUMN_IDS_ALL = ['number', 'type', 'country', 'tid', 'webhook', 'dlr', 'audit', 'messages', 'activity'] as const
 export const COLUMN_IDS_TYPED = COLUMN_IDS_ALL.filter((c) => c !== 'country')
 export const COLUMN_LABEL: Record<string, string> = {
   number: 'Number',
@@ -100,6 +129,8 @@ export const COLUMN_LABEL: Record<string, string> = {
   webhook: 'Webhook',
   dlr: 'DLR',
   audit: 'Audit',
+  messages: 'Messages',
+  activity: 'Last activity (UTC)',
 }
 
 /** Ids and URLs read as code: set on the cell (see VirtualTable's cellClassNames), not a span in every row. */
@@ -118,6 +149,8 @@ export const COLUMN_WIDTHS: Record<string, string> = {
   webhook: 'auto',
   dlr: 'auto',
   audit: '17rem',
+  messages: '6.5rem',
+  activity: '7.5rem',
 }
 
 /** The value each column exports: raw data, not formatted display. */
@@ -129,6 +162,8 @@ const EXPORT_VALUES: Record<string, (r: OwnedNumber) => string> = {
   webhook: (r) => r.webhook ?? '',
   dlr: (r) => r.dlr ?? '',
   audit: (r) => (findingsOf(r) ?? []).map(findingText).join('; '),
+  messages: (r) => (factsOf(r) ? String(factsOf(r)!.indexed) : ''),
+  activity: lastActivity,
 }
 
 export function exportValue(row: OwnedNumber, id: string): string {
@@ -140,4 +175,5 @@ export const SORT_VALUES: Record<string, SortValue<OwnedNumber>> = {
   ...EXPORT_VALUES,
   number: (r) => r.number.padStart(15, '0'),
   audit: (r) => findingsOf(r)?.length ?? -1,
+  messages: (r) => factsOf(r)?.indexed ?? -1,
 }

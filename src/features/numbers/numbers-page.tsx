@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import type { ColumnVisibilityState } from '@tanstack/react-table'
 import { useDeferredValue, useMemo } from 'react'
 import { useAfterPaint } from '../../lib/after-paint'
+import { useIndexStatus } from '../../api/index-status'
 import { numbersQuery, type NumberTab, type OwnedNumber } from '../../api/numbers'
 import { useLocation, useSetParams } from '../../lib/router'
 import { ErrorAlert } from '../../components/alert'
@@ -15,6 +16,7 @@ import { phoneQueryDigits } from '../../lib/phone'
 import { auditFilterLabel, auditNumbers, findingsOf, isAuditFilter, matchesAudit, type AuditFilter, type AuditResult } from './audit'
 import { AuditSummary } from './audit-summary'
 import {
+  applyIndexFacts,
   CELL_CLASSES,
   COLUMN_IDS_ALL,
   COLUMN_IDS_TYPED,
@@ -104,11 +106,13 @@ export function NumbersPage() {
     [auditInput],
   )
   const audited = auditResult !== null && auditResult.of === data
-  // A new array once the audit lands, so the table re-reads the audit column.
-  const rows = useMemo(
-    () => (data && (audited || !audit) ? sortRows(filterRows(data, deferredQuery, audited ? audit : null), sorting, SORT_VALUES) : []),
-    [data, deferredQuery, audit, audited, sorting],
-  )
+  // What the message index holds per number (the Messages and Last activity columns).
+  const indexNumbers = useIndexStatus().status?.numbers
+  // A new array once the audit lands or the index moves, so the table re-reads those columns.
+  const rows = useMemo(() => {
+    applyIndexFacts(indexNumbers)
+    return data && (audited || !audit) ? sortRows(filterRows(data, deferredQuery, audited ? audit : null), sorting, SORT_VALUES) : []
+  }, [data, deferredQuery, audit, audited, sorting, indexNumbers])
   const visibleIds = columnIds.filter((id) => !hidden.has(id))
 
   const changeTab = (next: NumberTab) => {

@@ -135,3 +135,13 @@ export function MediaPreview({ url, from, inline = false }: { url: string | null
     </>
   )
 }
+
+/** A message's text and, for a picture message, its media: the Message cell of every message table. */
+export function MessageCell({ m }: { m: { body: string | null; mms: boolean; mediaUrl: string | null; phone: string | null } }) {
+  return (
+    <div className="flex flex-col gap-1">
+      <BodyText body={m.body} />
+      {m.mms ? <MediaPreview url={m.mediaUrl} from={m.phone} /> : null}
+    </div>
+  )
+}

@@ -1,8 +1,8 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useMemo } from 'react'
-import { ApiError } from '../../api/errors'
 import { statsQuery, useIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
+import { IndexOffAlert } from '../../components/index-off-alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
@@ -88,7 +88,7 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
       {index.loading ? (
         <TableSkeleton label="Checking the message index" />
       ) : !index.available ? (
-        <ErrorAlert error={index.error ?? new ApiError('index_off', 'The message index is off on this server.', 503)} where="the charts" />
+        <IndexOffAlert error={index.error} where="the charts" />
       ) : stats.isError ? (
         <ErrorAlert error={stats.error} onRetry={() => void stats.refetch()} retrying={stats.isFetching} where="the chart figures" />
       ) : !series ? (

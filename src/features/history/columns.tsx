@@ -2,7 +2,7 @@ import { createColumnHelper } from '@tanstack/react-table'
 import type { Message } from '../../api/history'
 import { CopyText } from '../../components/copy-text'
 import type { Features, SortValue } from '../../components/data-table/features'
-import { BodyText, DateText, directionLabel, MediaPreview, PhoneText } from '../../components/message/message-parts'
+import { DateText, directionLabel, MessageCell, PhoneText } from '../../components/message/message-parts'
 import { StatusBadge } from '../../components/message/status-badge'
 import { useHistoryDisplay } from '../../components/message/display-context'
 import { formatCount } from '../../lib/count'
@@ -41,12 +41,7 @@ export const HISTORY_COLUMNS = helper.columns([
     header: 'Message',
     meta: { card: 'body', minWidth: '16rem' },
     enableSorting: false,
-    cell: ({ row }) => (
-      <div className="flex flex-col gap-1">
-        <BodyText body={row.original.body} />
-        {row.original.mms ? <MediaPreview url={row.original.mediaUrl} from={row.original.phone} /> : null}
-      </div>
-    ),
+    cell: ({ row }) => <MessageCell m={row.original} />,
   }),
   helper.accessor((m) => m.status.label, {
     id: 'status',

@@ -2,7 +2,7 @@ import { createColumnHelper } from '@tanstack/react-table'
 import type { IndexedRow } from '../../api/index-api'
 import type { Features } from '../../components/data-table/features'
 import { useHistoryDisplay } from '../../components/message/display-context'
-import { BodyText, DateText, directionLabel, MediaPreview, PhoneText } from '../../components/message/message-parts'
+import { DateText, directionLabel, MessageCell, PhoneText } from '../../components/message/message-parts'
 import { StatusBadge } from '../../components/message/status-badge'
 import { paths } from '../../lib/paths'
 import { Link } from '../../lib/router'
@@ -46,12 +46,7 @@ export const SEARCH_COLUMNS = helper.columns([
     header: 'Message',
     meta: { card: 'body', minWidth: '16rem' },
     enableSorting: false,
-    cell: ({ row }) => (
-      <div className="flex flex-col gap-1">
-        <BodyText body={row.original.body} />
-        {row.original.mms ? <MediaPreview url={row.original.mediaUrl} from={row.original.phone} /> : null}
-      </div>
-    ),
+    cell: ({ row }) => <MessageCell m={row.original} />,
   }),
   helper.accessor((m) => m.status.label, {
     id: 'status',

@@ -1,10 +1,10 @@
 import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query'
 import { useCallback, useMemo, useState } from 'react'
 import { INDEX_PATHS, type SearchParams } from '../../../contract/index-api'
-import { ApiError } from '../../api/errors'
 import { startExport } from '../../api/export-jobs'
 import { searchQuery, useIndexStatus, type Freshness, type IndexedRow } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
+import { IndexOffAlert } from '../../components/index-off-alert'
 import { VirtualTable } from '../../components/data-table/virtual-table'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
@@ -216,10 +216,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
         {index.loading ? (
           <TableSkeleton label="Checking the message index" />
         ) : !index.available ? (
-          <ErrorAlert
-            error={index.error ?? new ApiError('index_off', 'The message index is off on this server.', 503)}
-            where="the message index"
-          />
+          <IndexOffAlert error={index.error} where="the message index" />
         ) : (
           <>
             <div className="mt-3 flex flex-wrap items-center gap-3">

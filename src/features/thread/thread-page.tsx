@@ -1,8 +1,8 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
 import { useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { ApiError } from '../../api/errors'
 import { partiesQuery, threadQuery, useIndexStatus, type IndexedRow } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
+import { IndexOffAlert } from '../../components/index-off-alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { MessageBubble } from '../../components/message/bubble'
 import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
@@ -42,10 +42,7 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
           <TableSkeleton label="Checking the message index" />
         ) : !index.available ? (
           <>
-            <ErrorAlert
-              error={index.error ?? new ApiError('index_off', 'The message index is off on this server.', 503)}
-              where="the whole thread"
-            />
+            <IndexOffAlert error={index.error} where="the whole thread" />
             <p className="text-sm">
               Without the index, the{' '}
               <Link href={paths.history(number, tid, { view: 'conversation', party })} className="text-blue-800 underline">

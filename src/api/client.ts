@@ -1,5 +1,5 @@
 import * as z from 'zod/mini'
-import type { Operation } from '../../contract/api'
+import type { Operation, OperationParams } from '../../contract/api'
 import { ApiError, errorEnvelope, isSessionError } from './errors'
 
 /**
@@ -75,7 +75,7 @@ async function readJson(res: Response): Promise<unknown> {
 }
 
 /** The upstream's operations, relayed by the proxy (form fields, as the upstream takes them). */
-export async function postApi(op: Operation, params: Record<string, string>, signal?: AbortSignal): Promise<unknown> {
+export async function postApi<Op extends Operation>(op: Op, params: OperationParams<Op>, signal?: AbortSignal): Promise<unknown> {
   const res = await send(
     `/api/${op}`,
     {

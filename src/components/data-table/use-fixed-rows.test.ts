@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { rowWindow } from './row-window'
+import { rowWindow } from './use-fixed-rows'
 
 describe('rowWindow', () => {
   it('covers the rows in view plus overscan, with spacers that keep the full height', () => {

@@ -25,7 +25,7 @@ export function rowWindow(count: number, rowHeight: number, overscan: number, sc
   return { first, last, top: first * rowHeight, bottom: (count - 1 - last) * rowHeight }
 }
 
-export function useRowWindow({
+export function useFixedRows({
   enabled,
   count,
   rowHeight,

@@ -1,20 +1,12 @@
-import {
-  useTable,
-  type Cell,
-  type ColumnDef,
-  type ColumnVisibilityState,
-  type Header,
-  type Row,
-  type RowData,
-  type SortingState,
-  type Updater,
-} from '@tanstack/react-table'
-import { elementScroll, useVirtualizer, type Virtualizer, type VirtualizerOptions } from '@tanstack/react-virtual'
-import { useId, useMemo, useRef, type ReactNode } from 'react'
+import { useTable, type ColumnDef, type ColumnVisibilityState, type RowData, type SortingState, type Updater } from '@tanstack/react-table'
+import { useId, useMemo, useRef } from 'react'
 import { TableSkeleton } from '../empty-state'
-import { features, parseSort, sortToParam, type CardRole, type Features } from './features'
-import { useRowWindow } from './row-window'
+import { CardList } from './card-list'
+import { labelOf, renderCell } from './cell'
+import { features, type CardRole, type Features } from './features'
 import { tableMinWidth, useMedia, usePrinting } from './layout'
+import { useFixedRows } from './use-fixed-rows'
+import { useMeasuredRows } from './use-measured-rows'
 
 /**
  * A semantic, virtualised table. The caller hands over every row, already filtered and sorted;
@@ -85,7 +77,7 @@ export function VirtualTable<TData extends RowData>({
   // Rows of one known height (the numbers table) need only arithmetic; rows that grow with
   // their content (message bodies, thumbnails) are measured by TanStack Virtual. Printing
   // renders every row: a transcript has no window.
-  const fixed = useRowWindow({
+  const fixed = useFixedRows({
     enabled: !measured && !printing,
     count: rows.length,
     rowHeight: estimateRowHeight,
@@ -93,28 +85,24 @@ export function VirtualTable<TData extends RowData>({
     scrollRef,
     initialHeight: INITIAL_RECT.height,
   })
-  const virtualizer = useVirtualizer({
+  const measuredRows = useMeasuredRows({
     enabled: measured && !printing,
-    count: measured && !printing ? rows.length : 0,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => (cards ? estimateCardHeight : estimateRowHeight),
+    count: rows.length,
+    estimateSize: cards ? estimateCardHeight : estimateRowHeight,
     // Measured rows are cached by row id, so a page swap does not reuse another row's height.
     getItemKey: (i) => {
       const r = rows[i]
       return r === undefined ? i : getRowId(r)
     },
     overscan: OVERSCAN,
-    // The scroll element does not exist during the first render; without a size guess the first
-    // commit holds no rows and a second render is needed before anything is painted.
+    scrollRef,
     initialRect: INITIAL_RECT,
-    observeElementRect: observeRectWithoutLayout,
-    scrollToFn: scrollWithoutMountLayout,
   })
-  const items = measured && !printing ? virtualizer.getVirtualItems() : null
-  const first = printing ? 0 : items ? (items[0]?.index ?? 0) : fixed.first
-  const last = printing ? rows.length - 1 : items ? (items.at(-1)?.index ?? -1) : fixed.last
-  const top = printing ? 0 : items ? (items[0]?.start ?? 0) : fixed.top
-  const bottom = printing ? 0 : items ? virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0) : fixed.bottom
+  const view = measured ? measuredRows : fixed
+  const first = printing ? 0 : view.first
+  const last = printing ? rows.length - 1 : view.last
+  const top = printing ? 0 : view.top
+  const bottom = printing ? 0 : view.bottom
   // On paper the identifiers give their width to the messages (the transcript names every message by date).
   const visibility = useMemo(
     () =>
@@ -163,7 +151,7 @@ export function VirtualTable<TData extends RowData>({
         loading={loading}
         height={height}
         scrollRef={scrollRef}
-        measure={virtualizer.measureElement}
+        measure={measuredRows.measure}
         baseId={baseId}
         cellClassNames={cellClassNames}
       />
@@ -244,7 +232,7 @@ export function VirtualTable<TData extends RowData>({
               <tr
                 key={row.id}
                 data-index={index}
-                ref={dynamic ? virtualizer.measureElement : undefined}
+                ref={dynamic ? measuredRows.measure : undefined}
                 aria-rowindex={index + 2}
                 className="border-b border-slate-100 align-top hover:bg-blue-50/40"
                 style={dynamic ? undefined : { height: estimateRowHeight }}
@@ -285,252 +273,8 @@ export function VirtualTable<TData extends RowData>({
   )
 }
 
-/**
- * For the measured (history) table: the scroll element's size from ResizeObserver alone. The
- * library's default also reads getBoundingClientRect() in the layout effect that mounts the
- * table, which forced a full synchronous layout (10–13 ms, measured on the 10,000-row numbers
- * table) in the middle of the commit that shows the first rows. Until the observer's first
- * report (after the browser's own layout, same frame), the initialRect guess stands.
- */
-function observeRectWithoutLayout(instance: Virtualizer<HTMLDivElement, Element>, cb: (rect: { width: number; height: number }) => void) {
-  const el = instance.scrollElement
-  if (!el || typeof ResizeObserver === 'undefined') return undefined
-  const observer = new ResizeObserver(([entry]) => {
-    const box = entry?.borderBoxSize?.[0]
-    if (box) cb({ width: Math.round(box.inlineSize), height: Math.round(box.blockSize) })
-    else if (entry) cb({ width: Math.round(entry.contentRect.width), height: Math.round(entry.contentRect.height) })
-  })
-  observer.observe(el)
-  return () => observer.disconnect()
-}
-
-const mounted = new WeakSet<Element>()
-
-/**
- * On mount the virtualizer writes the offset it starts from (0) to the fresh element. That
- * no-op scrollTo() forced another synchronous layout (~10 ms at 10,000 rows) in the commit of
- * the first rows; it is skipped. Every later write, and a non-zero first one, goes through.
- */
-const scrollWithoutMountLayout: VirtualizerOptions<HTMLDivElement, Element>['scrollToFn'] = (offset, options, instance) => {
-  const el = instance.scrollElement
-  if (el && !mounted.has(el)) {
-    mounted.add(el)
-    if (offset + (options.adjustments ?? 0) === 0 && options.behavior !== 'smooth') return
-  }
-  elementScroll(offset, options, instance)
-}
-
 const OVERSCAN = 8
-
-/**
- * A cell's renderer called as a plain function, not mounted through <FlexRender> as a component
- * of its own: two fibers fewer per cell, 260 on a screen of the numbers table. So renderers must
- * not call hooks; the elements they return may (the columns' renderers keep to this).
- */
-function renderCell<TData extends RowData>(cell: Cell<Features, TData, unknown>): ReactNode {
-  const render = cell.column.columnDef.cell
-  return typeof render === 'function' ? (render(cell.getContext()) as ReactNode) : (render ?? null)
-}
 
 const NO_HIDDEN: ColumnVisibilityState = {}
 // Sort and visibility are controlled by the caller (from the URL): no store subscription needed.
 const selectNothing = () => null
-
-function labelOf(header: unknown, meta: { cardLabel?: string } | undefined, id: string): string {
-  return meta?.cardLabel ?? (typeof header === 'string' ? header : id)
-}
-
-interface CardListProps<TData extends RowData> {
-  rows: Array<Row<Features, TData>>
-  first: number
-  total: number
-  top: number
-  bottom: number
-  leaves: Array<Header<Features, TData, unknown>>
-  sorting: SortingState
-  onSortingChange: (next: SortingState) => void
-  label: string
-  loading?: string
-  height: string
-  scrollRef: React.RefObject<HTMLDivElement | null>
-  measure: (el: Element | null) => void
-  baseId: string
-  cellClassNames?: Record<string, string>
-}
-
-/**
- * Narrow screens: each row is a card in a list (a table whose columns are squeezed to 0 px
- * helps nobody). Every card is an article named by its title; values are a description list,
- * so a screen reader hears "Webhook, https://…". aria-setsize/posinset say where a card sits
- * in the whole list, as aria-rowindex does for the table. Sorting, which the column headers
- * offer in the table, is one select above the list.
- */
-function CardList<TData extends RowData>({
-  rows,
-  first,
-  total,
-  top,
-  bottom,
-  leaves,
-  sorting,
-  onSortingChange,
-  label,
-  loading,
-  height,
-  scrollRef,
-  measure,
-  baseId,
-  cellClassNames,
-}: CardListProps<TData>) {
-  const sortable = leaves.filter((h) => h.column.getCanSort())
-  const sortValue = sortToParam(sorting) ?? ''
-  const sortId = `${baseId}-sort`
-  return (
-    <div>
-      {sortable.length ? (
-        <div className="mb-2 flex flex-wrap items-center gap-2 text-sm" data-print="hide">
-          <label htmlFor={sortId}>Sort by</label>
-          <select
-            id={sortId}
-            className="input min-h-6"
-            value={sortValue}
-            onChange={(e) =>
-              onSortingChange(
-                parseSort(
-                  e.target.value,
-                  sortable.map((h) => h.column.id),
-                ),
-              )
-            }
-          >
-            <option value="">Default order</option>
-            {sortable.flatMap((h) => {
-              const name = labelOf(h.column.columnDef.header, h.column.columnDef.meta, h.column.id)
-              return [
-                <option key={`${h.id}.asc`} value={`${h.column.id}.asc`}>
-                  {name}, ascending
-                </option>,
-                <option key={`${h.id}.desc`} value={`${h.column.id}.desc`}>
-                  {name}, descending
-                </option>,
-              ]
-            })}
-          </select>
-        </div>
-      ) : null}
-      <div
-        ref={scrollRef}
-        data-print="expand"
-        className="relative overflow-auto rounded border border-slate-200 bg-white"
-        style={{ maxHeight: height }}
-        tabIndex={0}
-        role="region"
-        aria-label={`${label}, scrollable`}
-      >
-        {loading ? <TableSkeleton label={loading} /> : null}
-        <ul aria-label={label} aria-busy={loading ? true : undefined}>
-          {top > 0 && <li aria-hidden="true" style={{ height: top }} />}
-          {rows.map((row, i) => {
-            const index = first + i
-            const cells = row.getVisibleCells()
-            const role = (c: Cell<Features, TData, unknown>): CardRole => c.column.columnDef.meta?.card ?? 'field'
-            const titleId = `${baseId}-card-${index}`
-            const name = (c: Cell<Features, TData, unknown>) => labelOf(c.column.columnDef.header, c.column.columnDef.meta, c.column.id)
-            const details = cells.filter((c) => role(c) === 'details')
-            const metas = cells.filter((c) => role(c) === 'meta')
-            const fields = cells.filter((c) => role(c) === 'body' || role(c) === 'field')
-            const cls = (c: Cell<Features, TData, unknown>) => `min-w-0 break-words ${cellClassNames?.[c.column.id] ?? ''}`
-            return (
-              <li
-                key={row.id}
-                ref={measure}
-                data-index={index}
-                aria-setsize={total}
-                aria-posinset={index + 1}
-                className="border-b border-slate-200 px-3 py-2.5"
-              >
-                <article aria-labelledby={titleId} className="flex flex-col gap-1.5 text-sm">
-                  <div id={titleId} className="font-semibold">
-                    {cells
-                      .filter((c) => role(c) === 'title')
-                      .map((c) => (
-                        <div key={c.id} data-col={c.column.id} className={cls(c)}>
-                          {renderCell(c)}
-                        </div>
-                      ))}
-                  </div>
-                  {metas.length ? (
-                    <dl className="flex flex-wrap items-center gap-x-3 gap-y-1">
-                      {metas.map((c) => (
-                        <div key={c.id} data-col={c.column.id} className={cls(c)}>
-                          <dt className="sr-only">{name(c)}</dt>
-                          <dd data-col={c.column.id}>{renderCell(c)}</dd>
-                        </div>
-                      ))}
-                    </dl>
-                  ) : null}
-                  {fields.length ? (
-                    <dl className="flex flex-col gap-1.5">
-                      {fields.map((c) => (
-                        <div key={c.id} className={role(c) === 'field' ? 'flex flex-wrap gap-x-2' : ''}>
-                          <dt className="text-xs font-semibold text-slate-700">{name(c)}</dt>
-                          <dd data-col={c.column.id} className={cls(c)}>
-                            {renderCell(c)}
-                          </dd>
-                        </div>
-                      ))}
-                    </dl>
-                  ) : null}
-                  {details.length ? (
-                    <details>
-                      <summary className="min-h-6 cursor-pointer text-xs font-semibold text-blue-800">
-                        {details.map(name).join(', ')}
-                      </summary>
-                      <dl className="mt-1 flex flex-col gap-1">
-                        {details.map((c) => (
-                          <div key={c.id}>
-                            <dt className="sr-only">{name(c)}</dt>
-                            <dd data-col={c.column.id} className={cls(c)}>
-                              {renderCell(c)}
-                            </dd>
-                          </div>
-                        ))}
-                      </dl>
-                    </details>
-                  ) : null}
-                </article>
-              </li>
-            )
-          })}
-          {bottom > 0 && <li aria-hidden="true" style={{ height: bottom }} />}
-        </ul>
-      </div>
-    </div>
-  )
-}
-
-/** Show/hide columns: a disclosure with a checkbox per hideable column. */
-export function ColumnToggles({
-  columns,
-  hidden,
-  onToggle,
-}: {
-  columns: ReadonlyArray<{ id: string; label: string }>
-  hidden: ReadonlySet<string>
-  onToggle: (id: string, visible: boolean) => void
-}) {
-  return (
-    <details className="relative" data-print="hide">
-      <summary className="btn cursor-pointer list-none">Columns</summary>
-      <fieldset className="absolute right-0 z-20 mt-1 w-48 rounded border border-slate-300 bg-white p-2 shadow">
-        <legend className="sr-only">Shown columns</legend>
-        {columns.map((c) => (
-          <label key={c.id} className="flex items-center gap-2 py-0.5 text-sm">
-            <input type="checkbox" checked={!hidden.has(c.id)} onChange={(e) => onToggle(c.id, e.target.checked)} />
-            {c.label}
-          </label>
-        ))}
-      </fieldset>
-    </details>
-  )
-}

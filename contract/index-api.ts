@@ -25,7 +25,7 @@ export const INDEX_PATHS = {
   stats: '/api/index/stats',
   /** GET {number, ordinal} → MessageResult */
   message: '/api/index/message',
-  /** GET {number, date: YYYY-MM-DD} → LocateResult: the newest message on or before the end of that day */
+  /** GET {number, date: YYYY-MM-DD (a UTC day) or an ISO instant} → LocateResult: the newest message at or before the end of that day, or at or before that instant */
   locate: '/api/index/locate',
   /** GET SearchParams & {format: 'csv'|'ndjson', tz?: IANA zone} → streamed file (Content-Disposition names it) */
   export: '/api/index/export',

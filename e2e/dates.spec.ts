@@ -77,3 +77,23 @@ test.describe('go to date', () => {
     await expect(rangeText(page)).toHaveText('17,451–17,500 of 1,000,000')
   })
 })
+
+test.describe('go to date in the reader’s own zone', () => {
+  // UTC+14: the local day 2026-11-15 ends at 2026-11-15 10:00 UTC, 14 hours before the UTC day does.
+  test.use({ timezoneId: 'Pacific/Kiritimati' })
+
+  test('with the index, the day is the local day, not the UTC one', async ({ page }) => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.thousands, 100_000)
+    await page.goto(historyUrl(NUMBERS.thousands))
+    await expect(rangeText(page)).toHaveText('1–50 of 5,000')
+    await expect(page.locator('#go-to-date-note')).toContainText('days in Local time (Pacific/Kiritimati)')
+    await page.getByLabel('Go to date').fill('2026-11-15')
+    await page.getByRole('button', { name: 'Show that day' }).click()
+    // END − (p−1)·1,397 s < 2026-11-15 10:00 UTC first holds for p = 316 (the UTC day would give 280, on page 6).
+    await expect(page.locator('#go-to-date-note')).toContainText('record 316), found with the message index')
+    await expect(page.locator('#go-to-date-note')).toContainText('Showing the newest message of')
+    await expect(rangeText(page)).toHaveText('301–350 of 5,000')
+    await expect(page.getByRole('table', { name: /Messages/ }).locator('[data-marked="true"]')).toContainText('316')
+  })
+})

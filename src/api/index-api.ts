@@ -160,8 +160,9 @@ export const messageQuery = (number: string, ordinal: number) =>
 const locateWire = z.looseObject({ message: z.nullable(indexedWire), total: count, freshness: freshnessWire })
 
 /** The newest message on or before the end of `date` (YYYY-MM-DD, a UTC day), or null. */
-export async function locateDate(number: string, date: string, signal?: AbortSignal) {
-  const w = parseWire(locateWire, await getJson(INDEX_PATHS.locate, { number, date }, signal), WHO)
+/** The newest indexed message at or before `at` (an ISO instant, e.g. the last millisecond of a day in the shown zone). */
+export async function locateDate(number: string, at: string, signal?: AbortSignal) {
+  const w = parseWire(locateWire, await getJson(INDEX_PATHS.locate, { number, date: at }, signal), WHO)
   return { message: w.message ? toRow(w.message) : null, total: w.total }
 }
 

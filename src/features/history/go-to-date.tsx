@@ -3,7 +3,7 @@ import { toApiError, ERROR_WORDS } from '../../api/errors'
 import { fetchHistory } from '../../api/history'
 import { locateDate } from '../../api/index-api'
 import { formatCount } from '../../lib/count'
-import { dayOf, endOfDay, formatDay, type Zone } from '../../lib/dates'
+import { dayOf, endOfDay, formatDay, zoneLabel, type Zone } from '../../lib/dates'
 import { firstPositionBefore } from '../../lib/locate'
 import { isDay } from '../../lib/route-params'
 
@@ -49,7 +49,8 @@ export function GoToDate({
       let dateMs: number | null = null
       let how = ''
       if (indexed) {
-        const r = await locateDate(number, day, controller.signal)
+        // The last instant of that day in the shown zone, so "that day" is the reader's day, not UTC's.
+        const r = await locateDate(number, new Date(limit - 1).toISOString(), controller.signal)
         position = r.message?.position ?? null
         dateMs = r.message?.dateMs ?? null
         how = 'found with the message index'
@@ -105,7 +106,7 @@ export function GoToDate({
           : state.phase === 'done' || state.phase === 'failed'
             ? state.text
             : indexed
-              ? 'Looked up in the message index (whole UTC days).'
+              ? `Looked up in the message index (days in ${zoneLabel(zone)}).`
               : 'Without the index this takes about 20 one-record look-ups on a large history.'}
       </p>
     </form>

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import type { Operation, OperationParams } from '../../contract/api'
+import { phoneFormatting } from '../lib/phone'
 import { ApiError, errorEnvelope, isSessionError } from './errors'
 
 /**
@@ -15,7 +16,9 @@ export function setSessionLostHandler(fn: (() => void) | null) {
 
 async function send(url: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
   try {
-    return await fetch(url, { ...init, credentials: 'same-origin', signal })
+    // Answers hold phone numbers: they wait for the phone formatter's lazy chunk, fetched in parallel (src/lib/phone.ts).
+    const [res] = await Promise.all([fetch(url, { ...init, credentials: 'same-origin', signal }), phoneFormatting()])
+    return res
   } catch (err) {
     if (signal?.aborted) throw err
     throw new ApiError('unreachable', 'The Switchboard server could not be reached.', 0, {

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min'
-import { digitsOf, formatPhone, phoneQueryDigits, toE164 } from './phone'
+import { digitsOf, formatPhone, phoneFormatting, phoneQueryDigits, toE164 } from './phone'
 
 describe('formatPhone', () => {
+  beforeAll(() => phoneFormatting())
   it('formats 11-digit North American numbers nationally', () => {
     expect(formatPhone('18323232323')).toBe('(832) 323-2323')
   })

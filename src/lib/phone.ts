@@ -1,12 +1,28 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/min'
-
 /**
  * Phone numbers arrive as bare digit strings of 10 or 11 digits (field notes). 11 digits
  * starting with 1, and 10 digits, are North American; anything else is tried as an
  * international number with its country code. Formatting is libphonenumber's, not ours.
+ *
+ * libphonenumber (with its metadata, ~29 KiB gzip) is not in the entry chunk: it is fetched
+ * when this module loads, in parallel with everything else, and the API client (src/api/client.ts)
+ * holds each answer until it is here (`phoneFormatting()`), so data never renders before it. Until
+ * then, or if it cannot load, a number libphonenumber would format stays as it came.
  */
-
 const cache = new Map<string, string>()
+type PhoneLibrary = typeof import('libphonenumber-js/min')
+let library: PhoneLibrary | null = null
+const loading: Promise<void> = import('libphonenumber-js/min').then(
+  (m) => {
+    library = m
+    cache.clear()
+  },
+  () => undefined,
+)
+
+/** Resolves once libphonenumber is loaded (or failed to load); never rejects. */
+export function phoneFormatting(): Promise<void> {
+  return loading
+}
 
 export function toE164(raw: string): string | null {
   const digits = raw.replace(/\D/g, '')
@@ -27,7 +43,8 @@ export function formatPhone(raw: string | null | undefined): string {
   // search for which NANP country the number belongs to: ~0.25 ms a number on cold code, 5 ms
   // for the first screenful of a table. Everything else goes through libphonenumber.
   if (nanp) return remember(raw, `(${nanp[1]}) ${nanp[2]}-${nanp[3]}`)
-  const parsed = e164 ? parsePhoneNumberFromString(e164) : undefined
+  if (!library) return raw
+  const parsed = e164 ? library.parsePhoneNumberFromString(e164) : undefined
   let out = raw
   if (parsed?.isPossible()) out = parsed.countryCallingCode === '1' ? parsed.formatNational() : parsed.formatInternational()
   return remember(raw, out)

@@ -1,8 +1,8 @@
 import type { Cell, Header, Row, RowData, SortingState } from '@tanstack/react-table'
 import type { RefObject } from 'react'
 import { TableSkeleton } from '../empty-state'
-import { labelOf, renderCell } from './cell'
-import { parseSort, sortToParam, type CardRole, type Features } from './features'
+import { renderCell } from './cell'
+import { cardLabel, parseSort, sortToParam, type CardRole, type Features } from './features'
 
 export interface CardListProps<TData extends RowData> {
   rows: Array<Row<Features, TData>>
@@ -19,7 +19,6 @@ export interface CardListProps<TData extends RowData> {
   scrollRef: RefObject<HTMLDivElement | null>
   measure: (el: Element | null) => void
   baseId: string
-  cellClassNames?: Record<string, string>
 }
 
 /**
@@ -44,7 +43,6 @@ export function CardList<TData extends RowData>({
   scrollRef,
   measure,
   baseId,
-  cellClassNames,
 }: CardListProps<TData>) {
   const sortable = leaves.filter((h) => h.column.getCanSort())
   const sortValue = sortToParam(sorting) ?? ''
@@ -69,7 +67,7 @@ export function CardList<TData extends RowData>({
           >
             <option value="">Default order</option>
             {sortable.flatMap((h) => {
-              const name = labelOf(h.column.columnDef.header, h.column.columnDef.meta, h.column.id)
+              const name = cardLabel(h.column.columnDef)
               return [
                 <option key={`${h.id}.asc`} value={`${h.column.id}.asc`}>
                   {name}, ascending
@@ -99,11 +97,11 @@ export function CardList<TData extends RowData>({
             const cells = row.getVisibleCells()
             const role = (c: Cell<Features, TData, unknown>): CardRole => c.column.columnDef.meta?.card ?? 'field'
             const titleId = `${baseId}-card-${index}`
-            const name = (c: Cell<Features, TData, unknown>) => labelOf(c.column.columnDef.header, c.column.columnDef.meta, c.column.id)
+            const name = (c: Cell<Features, TData, unknown>) => cardLabel(c.column.columnDef)
             const details = cells.filter((c) => role(c) === 'details')
             const metas = cells.filter((c) => role(c) === 'meta')
             const fields = cells.filter((c) => role(c) === 'body' || role(c) === 'field')
-            const cls = (c: Cell<Features, TData, unknown>) => `min-w-0 break-words ${cellClassNames?.[c.column.id] ?? ''}`
+            const cls = (c: Cell<Features, TData, unknown>) => `min-w-0 break-words ${c.column.columnDef.meta?.cellClass ?? ''}`
             return (
               <li
                 key={row.id}

@@ -11,7 +11,3 @@ export function renderCell<TData extends RowData>(cell: Cell<Features, TData, un
   const render = cell.column.columnDef.cell
   return typeof render === 'function' ? (render(cell.getContext()) as ReactNode) : (render ?? null)
 }
-
-export function labelOf(header: unknown, meta: { cardLabel?: string } | undefined, id: string): string {
-  return meta?.cardLabel ?? (typeof header === 'string' ? header : id)
-}

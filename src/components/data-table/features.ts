@@ -1,4 +1,12 @@
-import { columnVisibilityFeature, metaHelper, rowSortingFeature, tableFeatures, type SortingState } from '@tanstack/react-table'
+import {
+  columnVisibilityFeature,
+  rowSortingFeature,
+  tableFeatures,
+  type CellData,
+  type RowData,
+  type SortingState,
+  type TableFeatures,
+} from '@tanstack/react-table'
 
 /**
  * The one feature set both tables use: sort state and column visibility. Rows are filtered and
@@ -8,8 +16,24 @@ import { columnVisibilityFeature, metaHelper, rowSortingFeature, tableFeatures, 
 export const features = tableFeatures({
   rowSortingFeature,
   columnVisibilityFeature,
-  columnMeta: metaHelper<ColumnLayout>(),
 })
+
+/**
+ * Every column's `meta` is a ColumnLayout of its row type. TanStack Table v9 offers two ways to
+ * type it: the features' `columnMeta` slot (one type for every table, so it cannot mention the
+ * row) or merging into its `ColumnMeta` interface, which is generic in the row. The export and
+ * sort values take a row, so it is the interface.
+ */
+/* eslint-disable @typescript-eslint/no-unused-vars, @typescript-eslint/no-empty-object-type -- a merge repeats the library's
+   parameters (used or not) and adds its members through `extends` */
+declare module '@tanstack/react-table' {
+  interface ColumnMeta<
+    in out TFeatures extends TableFeatures,
+    in out TData extends RowData,
+    TValue extends CellData = CellData,
+  > extends ColumnLayout<TData> {}
+}
+/* eslint-enable @typescript-eslint/no-unused-vars, @typescript-eslint/no-empty-object-type */
 
 /**
  * Where a column's value goes when a row is shown as a card (narrow screens, see VirtualTable):
@@ -24,7 +48,21 @@ export const features = tableFeatures({
  */
 export type CardRole = 'title' | 'meta' | 'body' | 'field' | 'details' | 'hidden'
 
-export interface ColumnLayout {
+/**
+ * What a column says about itself, besides its header and cell: one place per column, so adding
+ * a column is one edit (its toggle, width, export and sort come with it).
+ */
+export interface ColumnLayout<TData> {
+  /** The column's name in the column toggles, the export header and screen-reader labels; default: the header text. */
+  label?: string
+  /** Table mode: the column's width (CSS length, or `auto` for a share of what is left). */
+  width?: string
+  /** Extra classes for the column's cells: text styling on the cell itself, not a wrapper element in every row. */
+  cellClass?: string
+  /** The text the column exports for a row: raw data, not formatted display. No export value, an empty cell. */
+  exportValue?: (row: TData) => string
+  /** What the column sorts by (see sortRows); default: its export value. */
+  sortValue?: SortValue<TData>
   card?: CardRole
   /** The card's label for this value; the header text when the header is a string. */
   cardLabel?: string
@@ -52,13 +90,53 @@ export function sortToParam(sorting: SortingState): string | null {
 
 export type SortValue<T> = (row: T) => string | number
 
+/** The part of a column definition these helpers read. */
+export interface ColumnShape<T> {
+  id?: string
+  header?: unknown
+  meta?: ColumnLayout<T>
+}
+
+/** A column's name: its label, else its header text, else its id. */
+export function columnLabel<T>(column: ColumnShape<T>): string {
+  return column.meta?.label ?? (typeof column.header === 'string' ? column.header : (column.id ?? ''))
+}
+
+/** The card's label for a column's value: its card label, else its name. */
+export function cardLabel<T>(column: ColumnShape<T>): string {
+  return column.meta?.cardLabel ?? columnLabel(column)
+}
+
+export function columnIds<T>(columns: ReadonlyArray<ColumnShape<T>>): string[] {
+  return columns.flatMap((c) => (c.id ? [c.id] : []))
+}
+
+/** The columns that say what they sort by. */
+export function sortableIds<T>(columns: ReadonlyArray<ColumnShape<T>>): string[] {
+  return columns.flatMap((c) => (c.id && (c.meta?.sortValue ?? c.meta?.exportValue) ? [c.id] : []))
+}
+
+/** The shown columns (by id, in that order) of the given rows as text: the export of exactly what is on screen. */
+export function exportTable<T>(
+  columns: ReadonlyArray<ColumnShape<T>>,
+  ids: readonly string[],
+  rows: readonly T[],
+): { header: string[]; rows: string[][] } {
+  const shown = ids.flatMap((id) => columns.filter((c) => c.id === id))
+  return {
+    header: shown.map(columnLabel),
+    rows: rows.map((r) => shown.map((c) => c.meta?.exportValue?.(r) ?? '')),
+  }
+}
+
 /**
- * Stable sort by one column: keys computed once per row (strings compared case-insensitively),
- * ties kept in their original order, descending by reversing the comparison.
+ * Stable sort by one column, by its sort value: keys computed once per row (strings compared
+ * case-insensitively), ties kept in their original order, descending by reversing the comparison.
  */
-export function sortRows<T>(rows: readonly T[], sorting: SortingState, values: Record<string, SortValue<T>>): readonly T[] {
+export function sortRows<T>(rows: readonly T[], sorting: SortingState, columns: ReadonlyArray<ColumnShape<T>>): readonly T[] {
   const s = sorting[0]
-  const value = s ? values[s.id] : undefined
+  const meta = s ? columns.find((c) => c.id === s.id)?.meta : undefined
+  const value = meta?.sortValue ?? meta?.exportValue
   if (!s || !value) return rows
   const keys = rows.map((r) => {
     const v = value(r)

@@ -2,8 +2,8 @@ import { useTable, type ColumnDef, type ColumnVisibilityState, type RowData, typ
 import { useId, useMemo, useRef } from 'react'
 import { TableSkeleton } from '../empty-state'
 import { CardList } from './card-list'
-import { labelOf, renderCell } from './cell'
-import { features, type CardRole, type Features } from './features'
+import { renderCell } from './cell'
+import { cardLabel, features, type CardRole, type Features } from './features'
 import { tableMinWidth, useMedia, usePrinting } from './layout'
 import { useFixedRows } from './use-fixed-rows'
 import { useMeasuredRows } from './use-measured-rows'
@@ -30,9 +30,6 @@ export interface VirtualTableProps<TData extends RowData> {
   label: string
   estimateRowHeight: number
   height?: string
-  columnWidths?: Record<string, string>
-  /** Extra classes for a column's cells: text styling on the cell itself, not a wrapper element in every row. */
-  cellClassNames?: Record<string, string>
   dynamic?: boolean
   /**
    * While the rows are on their way: the headers are shown and the body holds a skeleton with
@@ -60,8 +57,6 @@ export function VirtualTable<TData extends RowData>({
   label,
   estimateRowHeight,
   height = '70vh',
-  columnWidths,
-  cellClassNames,
   dynamic = false,
   loading,
   estimateCardHeight = 180,
@@ -131,9 +126,10 @@ export function VirtualTable<TData extends RowData>({
   const headerGroups = table.getHeaderGroups()
   const leaves = headerGroups[0]?.headers ?? []
   const leafCount = leaves.length || 1
-  const widthOf = (id: string, role: CardRole | undefined) => (compact && role === 'details' ? FOLDED_WIDTH : columnWidths?.[id])
+  const widthOf = (meta: { card?: CardRole; width?: string } | undefined) =>
+    compact && meta?.card === 'details' ? FOLDED_WIDTH : meta?.width
   const minWidth = tableMinWidth(
-    leaves.map((h) => ({ width: widthOf(h.column.id, h.column.columnDef.meta?.card), minWidth: h.column.columnDef.meta?.minWidth })),
+    leaves.map((h) => ({ width: widthOf(h.column.columnDef.meta), minWidth: h.column.columnDef.meta?.minWidth })),
   )
 
   if (cards)
@@ -153,7 +149,6 @@ export function VirtualTable<TData extends RowData>({
         scrollRef={scrollRef}
         measure={measuredRows.measure}
         baseId={baseId}
-        cellClassNames={cellClassNames}
       />
     )
 
@@ -176,7 +171,7 @@ export function VirtualTable<TData extends RowData>({
       >
         <colgroup>
           {leaves.map((h) => (
-            <col key={h.id} style={{ width: widthOf(h.column.id, h.column.columnDef.meta?.card) }} />
+            <col key={h.id} style={{ width: widthOf(h.column.columnDef.meta) }} />
           ))}
         </colgroup>
         <thead className="sticky top-0 z-10 bg-slate-100">
@@ -241,16 +236,13 @@ export function VirtualTable<TData extends RowData>({
                   <td
                     key={cell.id}
                     data-col={cell.column.id}
-                    className={`overflow-hidden px-2 py-1.5 break-words ${cellClassNames?.[cell.column.id] ?? ''}`}
+                    className={`overflow-hidden px-2 py-1.5 break-words ${cell.column.columnDef.meta?.cellClass ?? ''}`}
                   >
                     {compact && cell.column.columnDef.meta?.card === 'details' ? (
                       <details>
                         <summary className="min-h-6 cursor-pointer text-xs text-blue-800">
                           Show
-                          <span className="sr-only">
-                            {' '}
-                            {labelOf(cell.column.columnDef.header, cell.column.columnDef.meta, cell.column.id)}
-                          </span>
+                          <span className="sr-only"> {cardLabel(cell.column.columnDef)}</span>
                         </summary>
                         {renderCell(cell)}
                       </details>

@@ -1,7 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table'
 import type { Message } from '../../api/history'
 import { CopyText } from '../../components/copy-text'
-import type { Features, SortValue } from '../../components/data-table/features'
+import { sortableIds, type Features } from '../../components/data-table/features'
 import { DateText, directionLabel, MessageCell, PhoneText } from '../../components/message/message-parts'
 import { StatusBadge } from '../../components/message/status-badge'
 import { useHistoryDisplay } from '../../components/message/display-context'
@@ -11,48 +11,54 @@ import { Link } from '../../lib/router'
 
 const helper = createColumnHelper<Features, Message>()
 
+// What a column shows is also what it sorts by.
+const dateValue = (m: Message) => m.dateMs ?? 0
+const directionValue = (m: Message) => m.direction ?? ''
+const phoneValue = (m: Message) => m.phone ?? ''
+const statusValue = (m: Message) => m.status.label
+
 export const HISTORY_COLUMNS = helper.columns([
   helper.accessor('position', {
     id: 'position',
     header: '#',
-    meta: { card: 'meta', cardLabel: 'Record' },
+    meta: { card: 'meta', cardLabel: 'Record', width: '4.5rem', sortValue: (m) => m.position },
     cell: ({ row }) => <PositionCell m={row.original} />,
   }),
-  helper.accessor((m) => m.dateMs ?? 0, {
+  helper.accessor(dateValue, {
     id: 'date',
     header: 'Date',
-    meta: { card: 'title' },
+    meta: { card: 'title', width: '10rem', sortValue: dateValue },
     cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} />,
   }),
-  helper.accessor((m) => m.direction ?? '', {
+  helper.accessor(directionValue, {
     id: 'direction',
     header: 'Direction',
-    meta: { card: 'meta' },
+    meta: { card: 'meta', width: '6.5rem', sortValue: directionValue },
     cell: ({ row }) => directionLabel(row.original.direction),
   }),
-  helper.accessor((m) => m.phone ?? '', {
+  helper.accessor(phoneValue, {
     id: 'phone',
     header: 'Other party',
-    meta: { card: 'meta' },
+    meta: { card: 'meta', width: '9.5rem', sortValue: phoneValue },
     cell: ({ row }) => <PartyCell m={row.original} />,
   }),
   helper.accessor((m) => m.body ?? '', {
     id: 'body',
     header: 'Message',
-    meta: { card: 'body', minWidth: '16rem' },
+    meta: { card: 'body', width: 'auto', minWidth: '16rem' },
     enableSorting: false,
     cell: ({ row }) => <MessageCell m={row.original} />,
   }),
-  helper.accessor((m) => m.status.label, {
+  helper.accessor(statusValue, {
     id: 'status',
     header: 'Status',
-    meta: { card: 'meta' },
+    meta: { card: 'meta', width: '8rem', sortValue: statusValue },
     cell: ({ row }) => <StatusBadge status={row.original.status} />,
   }),
   helper.display({
     id: 'ids',
     header: 'Identifiers',
-    meta: { card: 'details' },
+    meta: { card: 'details', width: '17rem' },
     cell: ({ row }) => (
       <div className="flex flex-col gap-0.5 text-xs">
         <CopyText value={row.original.messageId} label="message id" />
@@ -62,24 +68,7 @@ export const HISTORY_COLUMNS = helper.columns([
   }),
 ])
 
-/** What each column sorts by. */
-export const SORT_VALUES: Record<string, SortValue<Message>> = {
-  position: (m) => m.position,
-  date: (m) => m.dateMs ?? 0,
-  direction: (m) => m.direction ?? '',
-  phone: (m) => m.phone ?? '',
-  status: (m) => m.status.label,
-}
-
-export const HISTORY_WIDTHS: Record<string, string> = {
-  position: '4.5rem',
-  date: '10rem',
-  direction: '6.5rem',
-  phone: '9.5rem',
-  body: 'auto',
-  status: '8rem',
-  ids: '17rem',
-}
+export const HISTORY_SORTABLE = sortableIds(HISTORY_COLUMNS)
 
 /**
  * Export columns: the date twice, unambiguous (ISO 8601 UTC with the Z) and in the zone shown on

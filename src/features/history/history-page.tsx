@@ -18,7 +18,7 @@ import { formatPhone } from '../../lib/phone'
 import { pageCount, pageSizesFor, rangeText } from '../../lib/range'
 import type { HistorySearch } from '../../lib/route-params'
 import { Link, useSetParams } from '../../lib/router'
-import { exportHeader, HISTORY_COLUMNS, HISTORY_WIDTHS, messageRow, SORT_VALUES } from './columns'
+import { exportHeader, HISTORY_COLUMNS, HISTORY_SORTABLE, messageRow } from './columns'
 import { ConversationView } from './conversation-view'
 import { Envelope } from './envelope'
 import { ExportAll } from './export-all'
@@ -33,7 +33,6 @@ const VIEWS = [
   { id: 'conversation', label: 'Conversations' },
 ] as const
 
-const SORTABLE = ['position', 'date', 'direction', 'phone', 'status']
 const messageRowId = (m: Message) => m.key
 const ROW_ESTIMATE = 72
 
@@ -66,9 +65,9 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
   )
 
   const messages = shown?.messages
-  const sorting = useMemo(() => parseSort(search.sort || null, SORTABLE), [search.sort])
+  const sorting = useMemo(() => parseSort(search.sort || null, HISTORY_SORTABLE), [search.sort])
   const visible = useMemo(
-    () => (messages ? sortRows(filterMessages(messages, filters), sorting, SORT_VALUES) : []),
+    () => (messages ? sortRows(filterMessages(messages, filters), sorting, HISTORY_COLUMNS) : []),
     [messages, filters.direction, filters.status, filters.media, filters.q, sorting], // eslint-disable-line react-hooks/exhaustive-deps
   )
 
@@ -287,7 +286,6 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
                     onSortingChange={(next) => setParams({ sort: sortToParam(next) }, { replace: true })}
                     label={`Messages ${rangeText(shown.start, shown.start + shown.messages.length - 1, shown.total)}`}
                     estimateRowHeight={ROW_ESTIMATE}
-                    columnWidths={HISTORY_WIDTHS}
                     dynamic
                     height="68vh"
                   />

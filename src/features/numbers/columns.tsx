@@ -3,7 +3,7 @@ import { historyPath } from '../../lib/paths'
 import { Link } from '../../lib/router'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
-import type { Features, SortValue } from '../../components/data-table/features'
+import { columnIds, type Features } from '../../components/data-table/features'
 import type { OwnedNumber } from '../../api/numbers'
 import { auditLabel, findingsOf, SEVERITY_LABEL, severityOf, type AuditKey } from './audit'
 
@@ -11,11 +11,15 @@ const helper = createColumnHelper<Features, OwnedNumber>()
 
 const text = (v: string | null) => (v === null || v === '' ? <span className="text-slate-600">—</span> : v)
 
+/** Ids and URLs read as code: set on the cell (ColumnLayout.cellClass), not a span in every row. */
+const CODE = 'font-mono text-xs break-all'
+
 const numberCol = helper.accessor('number', {
   id: 'number',
   header: 'Number',
   enableHiding: false,
-  meta: { card: 'title' },
+  // Numbers sort by their digits, as numbers: a shorter one first.
+  meta: { card: 'title', width: '10.5rem', exportValue: (r) => r.number, sortValue: (r) => r.number.padStart(15, '0') },
   cell: ({ row }) => (
     <>
       <Link
@@ -28,30 +32,40 @@ const numberCol = helper.accessor('number', {
     </>
   ),
 })
-const typeCol = helper.accessor((r) => r.type ?? '', {
+const typeValue = (r: OwnedNumber) => r.type ?? ''
+const typeCol = helper.accessor(typeValue, {
   id: 'type',
   header: 'Type',
-  meta: { card: 'meta' },
+  meta: { card: 'meta', width: '5.5rem', exportValue: typeValue },
   cell: ({ row }) => (row.original.type === 'tollfree' ? 'Toll-free' : row.original.type === 'local' ? 'Local' : text(row.original.type)),
 })
-const countryCol = helper.accessor((r) => r.country ?? '', {
+const countryValue = (r: OwnedNumber) => r.country ?? ''
+const countryCol = helper.accessor(countryValue, {
   id: 'country',
   header: 'Country',
-  meta: { card: 'meta' },
+  meta: { card: 'meta', width: '5.5rem', exportValue: countryValue },
   cell: ({ row }) => text(row.original.country),
 })
-const tidCol = helper.accessor('tid', { id: 'tid', header: 'tid', meta: { card: 'field' }, cell: ({ row }) => row.original.tid })
+const tidCol = helper.accessor('tid', {
+  id: 'tid',
+  header: 'tid',
+  meta: { card: 'field', width: '8.5rem', cellClass: CODE, exportValue: (r) => r.tid },
+  cell: ({ row }) => row.original.tid,
+})
 const urlCell = (v: string | null) => (v ? v : <span className="font-sans text-slate-600">—</span>)
-const webhookCol = helper.accessor((r) => r.webhook ?? '', {
+// Webhook and DLR take what is left, split evenly, never under 12rem (see ColumnLayout.minWidth).
+const webhookValue = (r: OwnedNumber) => r.webhook ?? ''
+const webhookCol = helper.accessor(webhookValue, {
   id: 'webhook',
   header: 'Webhook',
-  meta: { card: 'body', minWidth: '12rem' },
+  meta: { card: 'body', width: 'auto', minWidth: '12rem', cellClass: CODE, exportValue: webhookValue },
   cell: ({ row }) => urlCell(row.original.webhook),
 })
-const dlrCol = helper.accessor((r) => r.dlr ?? '', {
+const dlrValue = (r: OwnedNumber) => r.dlr ?? ''
+const dlrCol = helper.accessor(dlrValue, {
   id: 'dlr',
   header: 'DLR',
-  meta: { card: 'body', minWidth: '12rem' },
+  meta: { card: 'body', width: 'auto', minWidth: '12rem', cellClass: CODE, exportValue: dlrValue },
   cell: ({ row }) => urlCell(row.original.dlr),
 })
 /**
@@ -65,10 +79,17 @@ export function applyIndexFacts(numbers: ReadonlyArray<{ number: string; indexed
   for (const n of numbers ?? []) INDEX_FACTS.set(n.number, { indexed: n.indexed, newest: n.newestDate })
 }
 const factsOf = (r: OwnedNumber) => INDEX_FACTS.get(r.number.replace(/^\+/, ''))
-const messagesCol = helper.accessor((r) => factsOf(r)?.indexed ?? -1, {
+const indexedCount = (r: OwnedNumber) => factsOf(r)?.indexed ?? -1
+const messagesCol = helper.accessor(indexedCount, {
   id: 'messages',
   header: 'Messages',
-  meta: { card: 'meta', cardLabel: 'Messages indexed' },
+  meta: {
+    card: 'meta',
+    cardLabel: 'Messages indexed',
+    width: '6.5rem',
+    exportValue: (r) => (factsOf(r) ? String(factsOf(r)!.indexed) : ''),
+    sortValue: indexedCount,
+  },
   cell: ({ row }) => {
     const f = factsOf(row.original)
     return f ? formatCount(f.indexed) : <span className="text-slate-600">—</span>
@@ -79,13 +100,20 @@ const lastActivity = (r: OwnedNumber) => factsOf(r)?.newest?.slice(0, 10) ?? ''
 const activityCol = helper.accessor(lastActivity, {
   id: 'activity',
   header: 'Last activity (UTC)',
-  meta: { card: 'meta', cardLabel: 'Last activity (UTC)' },
+  meta: { card: 'meta', cardLabel: 'Last activity (UTC)', width: '7.5rem', exportValue: lastActivity },
   cell: ({ row }) => lastActivity(row.original) || <span className="text-slate-600">—</span>,
 })
-const auditCol = helper.accessor((r) => findingsOf(r)?.length ?? -1, {
+// Audit sorts by how many findings (none yet: first), exports the chips' words.
+const findingCount = (r: OwnedNumber) => findingsOf(r)?.length ?? -1
+const auditCol = helper.accessor(findingCount, {
   id: 'audit',
   header: 'Audit',
-  meta: { card: 'body' },
+  meta: {
+    card: 'body',
+    width: '17rem',
+    exportValue: (r) => (findingsOf(r) ?? []).map(findingText).join('; '),
+    sortValue: findingCount,
+  },
   cell: ({ row }) => <AuditCell findings={findingsOf(row.original)} />,
 })
 
@@ -119,61 +147,5 @@ export function findingText(f: AuditKey): string {
 /** Column sets are module constants: stable references keep the table from rebuilding every row. */
 export const COLUMNS_ALL = helper.columns([numberCol, typeCol, countryCol, tidCol, webhookCol, dlrCol, auditCol, messagesCol, activityCol])
 export const COLUMNS_TYPED = helper.columns([numberCol, typeCol, tidCol, webhookCol, dlrCol, auditCol, messagesCol, activityCol])
-export const COLUMN_IDS_ALL = ['number', 'type', 'country', 'tid', 'webhook', 'dlr', 'audit', 'messages', 'activity'] as const
-export const COLUMN_IDS_TYPED = COLUMN_IDS_ALL.filter((c) => c !== 'country')
-export const COLUMN_LABEL: Record<string, string> = {
-  number: 'Number',
-  type: 'Type',
-  country: 'Country',
-  tid: 'tid',
-  webhook: 'Webhook',
-  dlr: 'DLR',
-  audit: 'Audit',
-  messages: 'Messages',
-  activity: 'Last activity (UTC)',
-}
-
-/** Ids and URLs read as code: set on the cell (see VirtualTable's cellClassNames), not a span in every row. */
-export const CELL_CLASSES: Record<string, string> = {
-  tid: 'font-mono text-xs break-all',
-  webhook: 'font-mono text-xs break-all',
-  dlr: 'font-mono text-xs break-all',
-}
-
-/** Webhook and DLR take what is left, split evenly, never under 12rem (see ColumnLayout.minWidth). */
-export const COLUMN_WIDTHS: Record<string, string> = {
-  number: '10.5rem',
-  type: '5.5rem',
-  country: '5.5rem',
-  tid: '8.5rem',
-  webhook: 'auto',
-  dlr: 'auto',
-  audit: '17rem',
-  messages: '6.5rem',
-  activity: '7.5rem',
-}
-
-/** The value each column exports: raw data, not formatted display. */
-const EXPORT_VALUES: Record<string, (r: OwnedNumber) => string> = {
-  number: (r) => r.number,
-  type: (r) => r.type ?? '',
-  country: (r) => r.country ?? '',
-  tid: (r) => r.tid,
-  webhook: (r) => r.webhook ?? '',
-  dlr: (r) => r.dlr ?? '',
-  audit: (r) => (findingsOf(r) ?? []).map(findingText).join('; '),
-  messages: (r) => (factsOf(r) ? String(factsOf(r)!.indexed) : ''),
-  activity: lastActivity,
-}
-
-export function exportValue(row: OwnedNumber, id: string): string {
-  return EXPORT_VALUES[id]?.(row) ?? ''
-}
-
-/** What each column sorts by: the exported text, except numbers by their digits and audit by how many findings. */
-export const SORT_VALUES: Record<string, SortValue<OwnedNumber>> = {
-  ...EXPORT_VALUES,
-  number: (r) => r.number.padStart(15, '0'),
-  audit: (r) => findingsOf(r)?.length ?? -1,
-  messages: (r) => factsOf(r)?.indexed ?? -1,
-}
+export const COLUMN_IDS_ALL = columnIds(COLUMNS_ALL)
+export const COLUMN_IDS_TYPED = columnIds(COLUMNS_TYPED)

@@ -8,7 +8,7 @@ import { useLocation, useSetParams } from '../../lib/router'
 import { ErrorAlert } from '../../components/alert'
 import { ColumnToggles } from '../../components/data-table/column-toggles'
 import { VirtualTable } from '../../components/data-table/virtual-table'
-import { parseSort, sortRows, sortToParam } from '../../components/data-table/features'
+import { columnLabel, exportTable, parseSort, sortRows, sortToParam } from '../../components/data-table/features'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
 import { FindMessagesOffer } from '../../components/find-messages-offer'
@@ -16,18 +16,7 @@ import { Tabs } from '../../components/tabs'
 import { phoneQueryDigits } from '../../lib/phone'
 import { auditFilterLabel, auditNumbers, findingsOf, isAuditFilter, matchesAudit, type AuditFilter, type AuditResult } from './audit'
 import { AuditSummary } from './audit-summary'
-import {
-  applyIndexFacts,
-  CELL_CLASSES,
-  COLUMN_IDS_ALL,
-  COLUMN_IDS_TYPED,
-  COLUMN_LABEL,
-  COLUMN_WIDTHS,
-  COLUMNS_ALL,
-  COLUMNS_TYPED,
-  exportValue,
-  SORT_VALUES,
-} from './columns'
+import { applyIndexFacts, COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMNS_ALL, COLUMNS_TYPED } from './columns'
 import { formatCount } from '../../lib/count'
 
 const TABS = [
@@ -81,6 +70,7 @@ export function NumbersPage() {
   const query = params.get('q') ?? ''
   const auditParam = params.get('audit')
   const audit = isAuditFilter(auditParam) ? auditParam : null
+  const columns = tab === 'all' ? COLUMNS_ALL : COLUMNS_TYPED
   const columnIds: readonly string[] = tab === 'all' ? COLUMN_IDS_ALL : COLUMN_IDS_TYPED
   // Table state is memoised on the URL strings, not on the (new every render) params object:
   // a fresh sorting array each render would re-sort 10,000 rows and re-render every cell.
@@ -112,8 +102,8 @@ export function NumbersPage() {
   // A new array once the audit lands or the index moves, so the table re-reads those columns.
   const rows = useMemo(() => {
     applyIndexFacts(indexNumbers)
-    return data && (audited || !audit) ? sortRows(filterRows(data, deferredQuery, audited ? audit : null), sorting, SORT_VALUES) : []
-  }, [data, deferredQuery, audit, audited, sorting, indexNumbers])
+    return data && (audited || !audit) ? sortRows(filterRows(data, deferredQuery, audited ? audit : null), sorting, columns) : []
+  }, [data, deferredQuery, audit, audited, sorting, columns, indexNumbers])
   const visibleIds = columnIds.filter((id) => !hidden.has(id))
 
   const changeTab = (next: NumberTab) => {
@@ -123,10 +113,7 @@ export function NumbersPage() {
   }
 
   // Exactly what is on screen: the filtered, sorted rows and the shown columns, in order.
-  const getExport = () => ({
-    header: visibleIds.map((id) => COLUMN_LABEL[id] ?? id),
-    rows: rows.map((r) => visibleIds.map((id) => exportValue(r, id))),
-  })
+  const getExport = () => exportTable(columns, visibleIds, rows)
   const toggleColumn = (id: string, visible: boolean) => {
     const next = new Set(hidden)
     if (visible) next.delete(id)
@@ -184,7 +171,7 @@ export function NumbersPage() {
               {result.isFetching && data ? 'Refreshing…' : 'Refresh'}
             </button>
             <ColumnToggles
-              columns={columnIds.filter((id) => id !== 'number').map((id) => ({ id, label: COLUMN_LABEL[id] ?? id }))}
+              columns={columns.flatMap((c) => (c.id && c.enableHiding !== false ? [{ id: c.id, label: columnLabel(c) }] : []))}
               hidden={hidden}
               onToggle={toggleColumn}
             />
@@ -216,7 +203,7 @@ export function NumbersPage() {
         {result.isPending || (data && shown > 0) ? (
           <VirtualTable
             rows={rows}
-            columns={tab === 'all' ? COLUMNS_ALL : COLUMNS_TYPED}
+            columns={columns}
             getRowId={numberRowId}
             sorting={sorting}
             onSortingChange={(next) => setParams({ sort: sortToParam(next) }, { replace: true })}
@@ -224,8 +211,6 @@ export function NumbersPage() {
             label={`Owned numbers, ${TAB_NAME[tab]}`}
             estimateRowHeight={58}
             estimateCardHeight={250}
-            columnWidths={COLUMN_WIDTHS}
-            cellClassNames={CELL_CLASSES}
             loading={result.isPending ? 'Loading numbers' : undefined}
           />
         ) : !data ? null : data.length === 0 ? (

@@ -16,57 +16,52 @@ export const SEARCH_COLUMNS = helper.columns([
   helper.accessor('number', {
     id: 'number',
     header: 'Number',
-    meta: { card: 'meta' },
+    meta: { card: 'meta', width: '9.5rem' },
     enableSorting: false,
     cell: ({ row }) => <PhoneText raw={row.original.number} />,
   }),
   helper.accessor((m) => m.dateMs ?? 0, {
     id: 'date',
     header: 'Date',
-    meta: { card: 'title' },
+    meta: { card: 'title', width: '10rem' },
     enableSorting: false,
     cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} />,
   }),
   helper.accessor((m) => m.phone ?? '', {
     id: 'phone',
     header: 'Other party',
-    meta: { card: 'meta' },
+    meta: { card: 'meta', width: '9.5rem' },
     enableSorting: false,
     cell: ({ row }) => <PhoneText raw={row.original.phone} />,
   }),
   helper.accessor((m) => m.direction ?? '', {
     id: 'direction',
     header: 'Direction',
-    meta: { card: 'meta' },
+    meta: { card: 'meta', width: '6.5rem' },
     enableSorting: false,
     cell: ({ row }) => directionLabel(row.original.direction),
   }),
   helper.accessor((m) => m.body ?? '', {
     id: 'body',
     header: 'Message',
-    meta: { card: 'body', minWidth: '16rem' },
+    meta: { card: 'body', width: 'auto', minWidth: '16rem' },
     enableSorting: false,
     cell: ({ row }) => <MessageCell m={row.original} />,
   }),
   helper.accessor((m) => m.status.label, {
     id: 'status',
     header: 'Status',
-    meta: { card: 'meta' },
+    meta: { card: 'meta', width: '8rem' },
     enableSorting: false,
     cell: ({ row }) => <StatusBadge status={row.original.status} />,
   }),
-  helper.display({ id: 'links', header: 'Open', meta: { card: 'field' }, cell: ({ row }) => <ResultLinks m={row.original} /> }),
+  helper.display({
+    id: 'links',
+    header: 'Open',
+    meta: { card: 'field', width: '8.5rem' },
+    cell: ({ row }) => <ResultLinks m={row.original} />,
+  }),
 ])
-
-export const SEARCH_WIDTHS: Record<string, string> = {
-  number: '9.5rem',
-  date: '10rem',
-  phone: '9.5rem',
-  direction: '6.5rem',
-  body: 'auto',
-  status: '8rem',
-  links: '8.5rem',
-}
 
 function ResultLinks({ m }: { m: IndexedRow }) {
   const { zone } = useHistoryDisplay()

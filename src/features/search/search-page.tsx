@@ -15,7 +15,7 @@ import { formatDate, zoneLabel, zoneName } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import type { SearchSearch } from '../../lib/route-params'
 import { useSetParams } from '../../lib/router'
-import { SEARCH_COLUMNS, SEARCH_WIDTHS } from './columns'
+import { SEARCH_COLUMNS } from './columns'
 import { useDebouncedParam } from './use-debounced-param'
 
 const rowId = (m: IndexedRow) => m.key
@@ -265,7 +265,6 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
                   onSortingChange={() => undefined}
                   label={`Search results, ${formatCount(rows.length)} of ${formatCount(total ?? rows.length)} shown`}
                   estimateRowHeight={72}
-                  columnWidths={SEARCH_WIDTHS}
                   dynamic
                   height="64vh"
                 />

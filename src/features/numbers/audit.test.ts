@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { OwnedNumber } from '../../api/numbers'
-import { auditNumbers, checkUrl, dominantUrl, findingSentence, findingsOf, matchesAudit, severityOf } from './audit'
+import { auditNumbers, checkUrl, dominantUrl, findingSentence, matchesAudit, severityOf } from './audit'
+import { numberRowId } from './number-rows'
 
 const base = (i: number, webhook: string | null, dlr: string | null): OwnedNumber => ({
   number: `1832323232${i}`,
@@ -49,8 +50,9 @@ describe('auditNumbers', () => {
     base(6, W, W),
     base(7, 'https://other.example/in', D),
   ]
-  const result = auditNumbers(rows)
-  it('labels missing, same-as-webhook and outliers', () => {
+  const result = auditNumbers(rows, numberRowId)
+  const findingsOf = (n: OwnedNumber) => result.findingsById.get(numberRowId(n))
+  it('labels missing, same-as-webhook and outliers, by row id', () => {
     expect(findingsOf(rows[0]!)).toEqual([])
     expect(findingsOf(rows[4]!)).toEqual(['webhook.missing'])
     expect(findingsOf(rows[5]!)).toEqual(['dlr.missing'])

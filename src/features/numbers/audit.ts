@@ -137,7 +137,7 @@ export function checkUrl(value: string | null): Finding[] {
 }
 
 /** The URL most numbers use, if it clearly dominates: over half of those set, and at least twice the runner-up. */
-export function dominantUrl(values: Array<string | null>): string | null {
+export function dominantUrl(values: ReadonlyArray<string | null>): string | null {
   const counts = new Map<string, number>()
   let set = 0
   for (const v of values) {
@@ -153,18 +153,9 @@ export function dominantUrl(values: Array<string | null>): string | null {
   return first[0]
 }
 
-/**
- * Findings per row object. Rows are immutable per response, so a WeakMap is a cache that dies
- * with the data; the table reads it through `findingsOf` without the rows being copied.
- */
-const FINDINGS = new WeakMap<OwnedNumber, AuditKey[]>()
-
-/** The findings of a row, or undefined while the audit of its listing has not run yet. */
-export function findingsOf(n: OwnedNumber): AuditKey[] | undefined {
-  return FINDINGS.get(n)
-}
-
 export interface AuditResult {
+  /** Each number's findings, by row id (empty: none). */
+  findingsById: Map<string, AuditKey[]>
   counts: Map<AuditKey, number>
   /** Numbers with at least one problem, at least one finding worth a look, and none at all. */
   classes: Record<(typeof CLASS_FILTERS)[number], number>
@@ -172,7 +163,7 @@ export interface AuditResult {
   dominant: Record<Target, string | null>
 }
 
-function endpointCounts(values: Array<string | null>) {
+function endpointCounts(values: ReadonlyArray<string | null>) {
   const m = new Map<string, number>()
   for (const v of values) {
     const key = v && v.trim() ? v.trim() : ''
@@ -181,8 +172,9 @@ function endpointCounts(values: Array<string | null>) {
   return [...m.entries()].map(([url, count]) => ({ url, count })).sort((a, b) => b.count - a.count || a.url.localeCompare(b.url))
 }
 
-export function auditNumbers(numbers: OwnedNumber[]): AuditResult {
+export function auditNumbers(numbers: readonly OwnedNumber[], idOf: (n: OwnedNumber) => string): AuditResult {
   const dominant = { webhook: dominantUrl(numbers.map((n) => n.webhook)), dlr: dominantUrl(numbers.map((n) => n.dlr)) }
+  const findingsById = new Map<string, AuditKey[]>()
   const counts = new Map<AuditKey, number>()
   const classes = { problem: 0, look: 0, none: 0 }
   for (const n of numbers) {
@@ -200,9 +192,10 @@ export function auditNumbers(numbers: OwnedNumber[]): AuditResult {
     if (findings.length === 0) classes.none += 1
     if (findings.some((k) => severityOf(k) === 'problem')) classes.problem += 1
     if (findings.some((k) => severityOf(k) === 'look')) classes.look += 1
-    FINDINGS.set(n, findings)
+    findingsById.set(idOf(n), findings)
   }
   return {
+    findingsById,
     counts,
     classes,
     endpoints: { webhook: endpointCounts(numbers.map((n) => n.webhook)), dlr: endpointCounts(numbers.map((n) => n.dlr)) },

@@ -4,82 +4,74 @@ import { Link } from '../../lib/router'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
 import { columnIds, type Features } from '../../components/data-table/features'
-import type { OwnedNumber } from '../../api/numbers'
-import { auditLabel, findingsOf, SEVERITY_LABEL, severityOf, type AuditKey } from './audit'
+import { auditLabel, SEVERITY_LABEL, severityOf, type AuditKey } from './audit'
+import type { NumberRow } from './number-rows'
 
-const helper = createColumnHelper<Features, OwnedNumber>()
+const helper = createColumnHelper<Features, NumberRow>()
 
-const text = (v: string | null) => (v === null || v === '' ? <span className="text-slate-600">—</span> : v)
+const dash = <span className="text-slate-600">—</span>
+const text = (v: string | null) => (v === null || v === '' ? dash : v)
 
 /** Ids and URLs read as code: set on the cell (ColumnLayout.cellClass), not a span in every row. */
 const CODE = 'font-mono text-xs break-all'
 
-const numberCol = helper.accessor('number', {
+const numberCol = helper.accessor((r) => r.owned.number, {
   id: 'number',
   header: 'Number',
   enableHiding: false,
   // Numbers sort by their digits, as numbers: a shorter one first.
-  meta: { card: 'title', width: '10.5rem', exportValue: (r) => r.number, sortValue: (r) => r.number.padStart(15, '0') },
+  meta: { card: 'title', width: '10.5rem', exportValue: (r) => r.owned.number, sortValue: (r) => r.owned.number.padStart(15, '0') },
   cell: ({ row }) => (
     <>
       <Link
-        href={historyPath(row.original.number, row.original.tid)}
+        href={historyPath(row.original.owned.number, row.original.owned.tid)}
         className="block w-fit font-medium text-blue-800 underline-offset-2 hover:underline"
       >
-        {formatPhone(row.original.number)}
+        {formatPhone(row.original.owned.number)}
       </Link>
-      <span className="block font-mono text-xs text-slate-600 select-all">{row.original.number}</span>
+      <span className="block font-mono text-xs text-slate-600 select-all">{row.original.owned.number}</span>
     </>
   ),
 })
-const typeValue = (r: OwnedNumber) => r.type ?? ''
+const typeValue = (r: NumberRow) => r.owned.type ?? ''
 const typeCol = helper.accessor(typeValue, {
   id: 'type',
   header: 'Type',
   meta: { card: 'meta', width: '5.5rem', exportValue: typeValue },
-  cell: ({ row }) => (row.original.type === 'tollfree' ? 'Toll-free' : row.original.type === 'local' ? 'Local' : text(row.original.type)),
+  cell: ({ row: { original: r } }) => (r.owned.type === 'tollfree' ? 'Toll-free' : r.owned.type === 'local' ? 'Local' : text(r.owned.type)),
 })
-const countryValue = (r: OwnedNumber) => r.country ?? ''
+const countryValue = (r: NumberRow) => r.owned.country ?? ''
 const countryCol = helper.accessor(countryValue, {
   id: 'country',
   header: 'Country',
   meta: { card: 'meta', width: '5.5rem', exportValue: countryValue },
-  cell: ({ row }) => text(row.original.country),
+  cell: ({ row }) => text(row.original.owned.country),
 })
-const tidCol = helper.accessor('tid', {
+const tidValue = (r: NumberRow) => r.owned.tid
+const tidCol = helper.accessor(tidValue, {
   id: 'tid',
   header: 'tid',
-  meta: { card: 'field', width: '8.5rem', cellClass: CODE, exportValue: (r) => r.tid },
-  cell: ({ row }) => row.original.tid,
+  meta: { card: 'field', width: '8.5rem', cellClass: CODE, exportValue: tidValue },
+  cell: ({ row }) => row.original.owned.tid,
 })
 const urlCell = (v: string | null) => (v ? v : <span className="font-sans text-slate-600">—</span>)
 // Webhook and DLR take what is left, split evenly, never under 12rem (see ColumnLayout.minWidth).
-const webhookValue = (r: OwnedNumber) => r.webhook ?? ''
+const webhookValue = (r: NumberRow) => r.owned.webhook ?? ''
 const webhookCol = helper.accessor(webhookValue, {
   id: 'webhook',
   header: 'Webhook',
   meta: { card: 'body', width: 'auto', minWidth: '12rem', cellClass: CODE, exportValue: webhookValue },
-  cell: ({ row }) => urlCell(row.original.webhook),
+  cell: ({ row }) => urlCell(row.original.owned.webhook),
 })
-const dlrValue = (r: OwnedNumber) => r.dlr ?? ''
+const dlrValue = (r: NumberRow) => r.owned.dlr ?? ''
 const dlrCol = helper.accessor(dlrValue, {
   id: 'dlr',
   header: 'DLR',
   meta: { card: 'body', width: 'auto', minWidth: '12rem', cellClass: CODE, exportValue: dlrValue },
-  cell: ({ row }) => urlCell(row.original.dlr),
+  cell: ({ row }) => urlCell(row.original.owned.dlr),
 })
-/**
- * What the message index holds per number, for the "Messages" and "Last activity" columns. Cells
- * are plain functions (no hooks), so the page hands the index status over with applyIndexFacts
- * when it changes, as the audit does with its findings, and passes a new rows array.
- */
-const INDEX_FACTS = new Map<string, { indexed: number; newest: string | null }>()
-export function applyIndexFacts(numbers: ReadonlyArray<{ number: string; indexed: number; newestDate: string | null }> | undefined): void {
-  INDEX_FACTS.clear()
-  for (const n of numbers ?? []) INDEX_FACTS.set(n.number, { indexed: n.indexed, newest: n.newestDate })
-}
-const factsOf = (r: OwnedNumber) => INDEX_FACTS.get(r.number.replace(/^\+/, ''))
-const indexedCount = (r: OwnedNumber) => factsOf(r)?.indexed ?? -1
+// What the message index holds for the number; numbers it holds nothing for sort first.
+const indexedCount = (r: NumberRow) => r.index?.indexed ?? -1
 const messagesCol = helper.accessor(indexedCount, {
   id: 'messages',
   header: 'Messages',
@@ -87,34 +79,31 @@ const messagesCol = helper.accessor(indexedCount, {
     card: 'meta',
     cardLabel: 'Messages indexed',
     width: '6.5rem',
-    exportValue: (r) => (factsOf(r) ? String(factsOf(r)!.indexed) : ''),
+    exportValue: (r) => (r.index ? String(r.index.indexed) : ''),
     sortValue: indexedCount,
   },
-  cell: ({ row }) => {
-    const f = factsOf(row.original)
-    return f ? formatCount(f.indexed) : <span className="text-slate-600">—</span>
-  },
+  cell: ({ row: { original: r } }) => (r.index ? formatCount(r.index.indexed) : dash),
 })
 /** The newest indexed message's day (UTC, from its ISO date: no Intl on the numbers page's first render). */
-const lastActivity = (r: OwnedNumber) => factsOf(r)?.newest?.slice(0, 10) ?? ''
+const lastActivity = (r: NumberRow) => r.index?.newestDate?.slice(0, 10) ?? ''
 const activityCol = helper.accessor(lastActivity, {
   id: 'activity',
   header: 'Last activity (UTC)',
   meta: { card: 'meta', cardLabel: 'Last activity (UTC)', width: '7.5rem', exportValue: lastActivity },
-  cell: ({ row }) => lastActivity(row.original) || <span className="text-slate-600">—</span>,
+  cell: ({ row }) => lastActivity(row.original) || dash,
 })
-// Audit sorts by how many findings (none yet: first), exports the chips' words.
-const findingCount = (r: OwnedNumber) => findingsOf(r)?.length ?? -1
+// Audit sorts by how many findings (not audited yet: first), exports the chips' words.
+const findingCount = (r: NumberRow) => r.findings?.length ?? -1
 const auditCol = helper.accessor(findingCount, {
   id: 'audit',
   header: 'Audit',
   meta: {
     card: 'body',
     width: '17rem',
-    exportValue: (r) => (findingsOf(r) ?? []).map(findingText).join('; '),
+    exportValue: (r) => (r.findings ?? []).map(findingText).join('; '),
     sortValue: findingCount,
   },
-  cell: ({ row }) => <AuditCell findings={findingsOf(row.original)} />,
+  cell: ({ row }) => <AuditCell findings={row.original.findings} />,
 })
 
 /** Severity in words on every chip ("Problem", "Worth a look"); colour and the border style only repeat it. */
@@ -123,7 +112,7 @@ const SEVERITY_CHIP = {
   look: 'border-dashed border-amber-700 bg-amber-50 text-amber-950',
 } as const
 
-function AuditCell({ findings }: { findings: ReturnType<typeof findingsOf> }) {
+function AuditCell({ findings }: { findings: NumberRow['findings'] }) {
   if (!findings) return <span className="text-xs text-slate-700">Checking…</span>
   return findings.length === 0 ? (
     <span className="chip border-green-700 bg-green-50 text-green-900">No findings</span>

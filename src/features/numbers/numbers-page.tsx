@@ -13,10 +13,10 @@ import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
 import { FindMessagesOffer } from '../../components/find-messages-offer'
 import { Tabs } from '../../components/tabs'
-import { phoneQueryDigits } from '../../lib/phone'
-import { auditFilterLabel, auditNumbers, findingsOf, isAuditFilter, matchesAudit, type AuditFilter, type AuditResult } from './audit'
+import { auditFilterLabel, auditNumbers, isAuditFilter, type AuditResult } from './audit'
 import { AuditSummary } from './audit-summary'
-import { applyIndexFacts, COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMNS_ALL, COLUMNS_TYPED } from './columns'
+import { COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMNS_ALL, COLUMNS_TYPED } from './columns'
+import { filterRows, indexFactsByNumber, numberRowId, searchText, toNumberRows, type NumberRow } from './number-rows'
 import { formatCount } from '../../lib/count'
 
 const TABS = [
@@ -27,38 +27,11 @@ const TABS = [
 
 const TAB_NAME: Record<NumberTab, string> = { all: 'all', local: 'local', tollfree: 'toll-free' }
 
-const numberRowId = (r: OwnedNumber) => `${r.number}:${r.tid}`
-
 function readTab(v: string | null): NumberTab {
   return v === 'local' || v === 'tollfree' ? v : 'all'
 }
 
-const SEARCH_TEXT = new WeakMap<OwnedNumber, string>()
-
-/** Lower-cased text of every column, built on the first search and kept with the row. Digit queries match the raw digits in it. */
-function searchTextOf(r: OwnedNumber): string {
-  let t = SEARCH_TEXT.get(r)
-  if (t === undefined) {
-    t = `${r.number}\u0001${r.tid}\u0001${r.type ?? ''}\u0001${r.country ?? ''}\u0001${r.webhook ?? ''}\u0001${r.dlr ?? ''}`.toLowerCase()
-    SEARCH_TEXT.set(r, t)
-  }
-  return t
-}
-
-export function filterRows(rows: readonly OwnedNumber[], query: string, audit: AuditFilter | null): readonly OwnedNumber[] {
-  const q = query.trim().toLowerCase()
-  // Digits match regardless of formatting: "(832) 323" and "832323" find the same numbers.
-  const qDigits = phoneQueryDigits(q)
-  if (!q && !audit) return rows
-  return rows.filter((r) => {
-    if (audit) {
-      const findings = findingsOf(r)
-      if (!findings || !matchesAudit(findings, audit)) return false
-    }
-    if (!q) return true
-    return searchTextOf(r).includes(qDigits || q)
-  })
-}
+const rowId = (r: NumberRow) => r.id
 
 /** Up to this many numbers the audit runs with the first rows: 10–15 ms per 10,000 (src/lib/after-paint.ts), so 3 ms at most here. */
 const AUDIT_INLINE_MAX = 2000
@@ -93,17 +66,24 @@ export function NumbersPage() {
   const lateData = useAfterPaint(deferAudit ? data : undefined)
   const auditInput = deferAudit ? lateData : data
   const auditResult = useMemo<{ of: OwnedNumber[]; result: AuditResult } | null>(
-    () => (auditInput ? { of: auditInput, result: auditNumbers(auditInput) } : null),
+    () => (auditInput ? { of: auditInput, result: auditNumbers(auditInput, numberRowId) } : null),
     [auditInput],
   )
   const audited = auditResult !== null && auditResult.of === data
+  const findingsById = audited ? auditResult.result.findingsById : null
   // What the message index holds per number (the Messages and Last activity columns).
   const indexNumbers = useIndexStatus().status?.numbers
-  // A new array once the audit lands or the index moves, so the table re-reads those columns.
-  const rows = useMemo(() => {
-    applyIndexFacts(indexNumbers)
-    return data && (audited || !audit) ? sortRows(filterRows(data, deferredQuery, audited ? audit : null), sorting, columns) : []
-  }, [data, deferredQuery, audit, audited, sorting, columns, indexNumbers])
+  const indexFacts = useMemo(() => indexFactsByNumber(indexNumbers), [indexNumbers])
+  // The rows carry their findings and index facts: new rows once the audit lands or the index moves.
+  const allRows = useMemo(() => (data ? toNumberRows(data, findingsById, indexFacts) : []), [data, findingsById, indexFacts])
+  // Each number's search text, built when a search starts (in the listing's order, as allRows).
+  const searching = deferredQuery.trim() !== ''
+  const texts = useMemo(() => (searching && data ? data.map(searchText) : null), [searching, data])
+  const rows = useMemo(
+    () =>
+      data && (audited || !audit) ? sortRows(filterRows(allRows, deferredQuery, audited ? audit : null, texts), sorting, columns) : [],
+    [data, allRows, texts, deferredQuery, audit, audited, sorting, columns],
+  )
   const visibleIds = columnIds.filter((id) => !hidden.has(id))
 
   const changeTab = (next: NumberTab) => {
@@ -204,7 +184,7 @@ export function NumbersPage() {
           <VirtualTable
             rows={rows}
             columns={columns}
-            getRowId={numberRowId}
+            getRowId={rowId}
             sorting={sorting}
             onSortingChange={(next) => setParams({ sort: sortToParam(next) }, { replace: true })}
             columnVisibility={columnVisibility}

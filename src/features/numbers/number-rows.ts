@@ -1,0 +1,70 @@
+import type { NumberIndexStatus } from '../../api/index-status'
+import type { OwnedNumber } from '../../api/numbers'
+import { phoneQueryDigits } from '../../lib/phone'
+import { matchesAudit, type AuditFilter, type AuditKey } from './audit'
+
+/** What the message index holds for a number: the Messages and Last activity columns. */
+export type IndexFacts = Pick<NumberIndexStatus, 'indexed' | 'newestDate'>
+
+/**
+ * A row of the numbers table: the number as the API listed it, with what the page has learnt
+ * about it since (its audit findings, what the index holds). The page builds the rows in a memo
+ * from maps keyed by row id and by number, so the columns are pure functions of their row and
+ * a change of findings or index facts is a change of data the table can see.
+ */
+export interface NumberRow {
+  readonly id: string
+  readonly owned: OwnedNumber
+  /** Undefined while the audit of the listing has not run yet. */
+  readonly findings: readonly AuditKey[] | undefined
+  /** Undefined when the index holds nothing for the number (or there is no index). */
+  readonly index: IndexFacts | undefined
+}
+
+/** A number is listed once per tid. */
+export const numberRowId = (n: OwnedNumber) => `${n.number}:${n.tid}`
+
+/** The index keys numbers by their digits; the listing may write them with a leading +. */
+const digitsOf = (n: string) => (n.startsWith('+') ? n.slice(1) : n)
+
+export function indexFactsByNumber(numbers: readonly NumberIndexStatus[] | undefined): ReadonlyMap<string, IndexFacts> {
+  return new Map((numbers ?? []).map((n) => [n.number, n]))
+}
+
+/** The rows, in the listing's order: one small object per number, nothing computed but look-ups. */
+export function toNumberRows(
+  data: readonly OwnedNumber[],
+  findingsById: ReadonlyMap<string, readonly AuditKey[]> | null,
+  facts: ReadonlyMap<string, IndexFacts>,
+): NumberRow[] {
+  return data.map((owned) => {
+    const id = numberRowId(owned)
+    return { id, owned, findings: findingsById?.get(id), index: facts.get(digitsOf(owned.number)) }
+  })
+}
+
+/** Lower-cased text of every column the search looks in. Digit queries match the raw digits in it. */
+export function searchText(r: OwnedNumber): string {
+  return `${r.number}\u0001${r.tid}\u0001${r.type ?? ''}\u0001${r.country ?? ''}\u0001${r.webhook ?? ''}\u0001${r.dlr ?? ''}`.toLowerCase()
+}
+
+/**
+ * The rows that match the search and the audit filter. `texts` holds each row's searchText, in
+ * the same order as `rows` (built once per listing, when a search starts, not on every keystroke).
+ * Rows not audited yet match no audit filter.
+ */
+export function filterRows(
+  rows: readonly NumberRow[],
+  query: string,
+  audit: AuditFilter | null,
+  texts: readonly string[] | null,
+): readonly NumberRow[] {
+  const q = query.trim().toLowerCase()
+  // Digits match regardless of formatting: "(832) 323" and "832323" find the same numbers.
+  const needle = phoneQueryDigits(q) || q
+  if (!q && !audit) return rows
+  return rows.filter((r, i) => {
+    if (audit && (!r.findings || !matchesAudit(r.findings, audit))) return false
+    return !q || (texts?.[i] ?? searchText(r.owned)).includes(needle)
+  })
+}

@@ -2,6 +2,7 @@ import type { Cell, Header, Row, RowData, SortingState } from '@tanstack/react-t
 import type { RefObject } from 'react'
 import { TableSkeleton } from '../empty-state'
 import { renderCell } from './cell'
+import { ScrollRegion } from './scroll-region'
 import { cardLabel, parseSort, sortToParam, type CardRole, type Features } from './features'
 
 export interface CardListProps<TData extends RowData> {
@@ -80,15 +81,7 @@ export function CardList<TData extends RowData>({
           </select>
         </div>
       ) : null}
-      <div
-        ref={scrollRef}
-        data-print="expand"
-        className="relative overflow-auto rounded border border-slate-200 bg-white"
-        style={{ maxHeight: height }}
-        tabIndex={0}
-        role="region"
-        aria-label={`${label}, scrollable`}
-      >
+      <ScrollRegion ref={scrollRef} label={label} height={height}>
         {loading ? <TableSkeleton label={loading} /> : null}
         <ul aria-label={label} aria-busy={loading ? true : undefined}>
           {top > 0 && <li aria-hidden="true" style={{ height: top }} />}
@@ -166,7 +159,7 @@ export function CardList<TData extends RowData>({
           })}
           {bottom > 0 && <li aria-hidden="true" style={{ height: bottom }} />}
         </ul>
-      </div>
+      </ScrollRegion>
     </div>
   )
 }

@@ -3,6 +3,7 @@ import { useId, useMemo, useRef } from 'react'
 import { TableSkeleton } from '../empty-state'
 import { CardList } from './card-list'
 import { renderCell } from './cell'
+import { ScrollRegion } from './scroll-region'
 import { cardLabel, features, type CardRole, type Features } from './features'
 import { tableMinWidth, useMedia, usePrinting } from './layout'
 import { useFixedRows } from './use-fixed-rows'
@@ -153,15 +154,7 @@ export function VirtualTable<TData extends RowData>({
     )
 
   return (
-    <div
-      ref={scrollRef}
-      data-print="expand"
-      className="relative overflow-auto rounded border border-slate-200 bg-white"
-      style={{ maxHeight: height }}
-      tabIndex={0}
-      role="region"
-      aria-label={`${label}, scrollable`}
-    >
+    <ScrollRegion ref={scrollRef} label={label} height={height}>
       <table
         className="w-full table-fixed border-collapse text-sm"
         style={{ minWidth }}
@@ -261,7 +254,7 @@ export function VirtualTable<TData extends RowData>({
           )}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   )
 }
 

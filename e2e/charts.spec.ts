@@ -34,3 +34,62 @@ test.describe('charts', () => {
     expect(await axeViolations(page)).toEqual([])
   })
 })
+
+test.describe('chart colours', () => {
+  for (const scheme of ['light', 'dark'] as const) {
+    test(`series lines reach 3:1 and axis text 4.5:1 against the page, ${scheme} theme`, async ({ page }) => {
+      test.setTimeout(120_000)
+      await indexNumber(NUMBERS.big, 100_000)
+      await page.emulateMedia({ colorScheme: scheme })
+      await page.goto(`/charts?number=${NUMBERS.big.number}&range=all`)
+      await expect(page.locator('canvas').first()).toBeVisible()
+      // The canvas cannot be read by axe: measure the colours the charts draw with, as the browser resolves them.
+      const m = await page.evaluate(() => {
+        const probe = document.createElement('canvas').getContext('2d')!
+        const rgb = (css: string) => {
+          probe.clearRect(0, 0, 1, 1)
+          probe.fillStyle = css
+          probe.fillRect(0, 0, 1, 1)
+          const [r, g, b] = probe.getImageData(0, 0, 1, 1).data
+          return [r!, g!, b!]
+        }
+        const lum = ([r, g, b]: number[]) => {
+          const c = [r!, g!, b!].map((v) => (v / 255 <= 0.04045 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4))
+          return 0.2126 * c[0]! + 0.7152 * c[1]! + 0.0722 * c[2]!
+        }
+        const ratio = (a: number[], b: number[]) => {
+          const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p)
+          return (x! + 0.05) / (y! + 0.05)
+        }
+        const figure = document.querySelector('figure')!
+        let el: Element | null = figure
+        let bg = 'rgb(255, 255, 255)'
+        while (el) {
+          const c = getComputedStyle(el).backgroundColor
+          if (c && c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') {
+            bg = c
+            break
+          }
+          el = el.parentElement
+        }
+        const back = rgb(bg)
+        const swatches = [...document.querySelectorAll('figcaption span[aria-hidden="true"]')].map(
+          (s) => getComputedStyle(s).backgroundColor,
+        )
+        const axis = getComputedStyle(document.documentElement).getPropertyValue('--color-slate-700').trim()
+        return {
+          dark: document.documentElement.classList.contains('dark'),
+          background: lum(back),
+          series: swatches.map((s) => ratio(rgb(s), back)),
+          axis: ratio(rgb(axis), back),
+        }
+      })
+      expect(m.dark).toBe(scheme === 'dark')
+      if (scheme === 'dark') expect(m.background).toBeLessThan(0.1)
+      else expect(m.background).toBeGreaterThan(0.8)
+      expect(m.series).toHaveLength(3) // inbound, outbound, failure rate
+      for (const r of m.series) expect(r).toBeGreaterThanOrEqual(3)
+      expect(m.axis).toBeGreaterThanOrEqual(4.5)
+    })
+  }
+})

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { dayOf, endOfDay, isoInZone, isoUtc, parseApiDate, zoneLabel } from './dates'
+import { dayOf, dayRangeInZone, endOfDay, isoInZone, isoUtc, parseApiDate, zoneLabel } from './dates'
 
 describe('dates', () => {
   it('writes ISO UTC with a Z', () => {
@@ -21,5 +21,22 @@ describe('dates', () => {
   it('names the zone', () => {
     expect(zoneLabel('utc')).toBe('UTC')
     expect(zoneLabel('local')).toMatch(/^Local time/)
+  })
+
+  it('turns a day range into the shown zone’s instants', () => {
+    expect(dayRangeInZone('2026-03-01', '2026-03-31', 'utc')).toEqual({ from: '2026-03-01', to: '2026-03-31' })
+    expect(dayRangeInZone('', '', 'utc')).toEqual({})
+    const saved = process.env.TZ
+    process.env.TZ = 'Pacific/Kiritimati' // UTC+14 all year
+    try {
+      expect(dayRangeInZone('2026-03-01', '2026-03-31', 'local')).toEqual({
+        from: '2026-02-28T10:00:00.000Z',
+        to: '2026-03-31T09:59:59.999Z',
+      })
+      expect(dayRangeInZone('', '2026-03-31', 'local')).toEqual({ to: '2026-03-31T09:59:59.999Z' })
+    } finally {
+      if (saved === undefined) delete process.env.TZ
+      else process.env.TZ = saved
+    }
   })
 })

@@ -65,6 +65,28 @@ export function endOfDay(day: string, zone: Zone): number | null {
   return zone === 'utc' ? Date.UTC(y, mo, d) : new Date(y, mo, d).getTime()
 }
 
+/** The first instant of the day `YYYY-MM-DD` in the shown zone. */
+export function startOfDay(day: string, zone: Zone): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day)
+  if (!m) return null
+  const [y, mo, d] = [Number(m[1]), Number(m[2]) - 1, Number(m[3])]
+  return zone === 'utc' ? Date.UTC(y, mo, d) : new Date(y, mo, d).getTime()
+}
+
+/**
+ * A from/to pair of days as the index's instants in the shown zone: `from` is its day's first
+ * instant, `to` its day's last millisecond (the index takes either inclusive). UTC days go as they are.
+ */
+export function dayRangeInZone(from: string, to: string, zone: Zone): { from?: string; to?: string } {
+  if (zone === 'utc') return { ...(from ? { from } : {}), ...(to ? { to } : {}) }
+  const start = from ? startOfDay(from, zone) : null
+  const end = to ? endOfDay(to, zone) : null
+  return {
+    ...(start !== null ? { from: new Date(start).toISOString() } : {}),
+    ...(end !== null ? { to: new Date(end - 1).toISOString() } : {}),
+  }
+}
+
 /** `YYYY-MM-DD` of an instant in the shown zone. */
 export function dayOf(ms: number, zone: Zone): string {
   return (zone === 'utc' ? isoUtc(ms) : isoInZone(ms, zone)).slice(0, 10)

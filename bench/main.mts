@@ -2,11 +2,11 @@
  * `npm run bench`: every group in one run. The browser and server groups (bench/run.mts) and the
  * message index group (bench/index.mts, both engines) run one after the other in their own
  * processes, so neither's memory or JIT state colours the other's figures.
- * BENCH_ONLY=numbers,history,layout,proxy,simulator,export,index picks groups.
+ * BENCH_ONLY=numbers,history,layout,pages,proxy,simulator,export,index picks groups.
  */
 import { spawnSync } from 'node:child_process'
 
-const all = ['numbers', 'history', 'layout', 'proxy', 'simulator', 'export', 'index']
+const all = ['numbers', 'history', 'layout', 'pages', 'proxy', 'simulator', 'export', 'index']
 const only = (process.env.BENCH_ONLY ?? all.join(',')).split(',').map((s) => s.trim())
 const unknown = only.filter((g) => !all.includes(g))
 if (unknown.length) {

@@ -7,10 +7,10 @@ import {
   bodiesById,
   countMatches,
   exportBatch,
+  exportBatchText,
   positionBases,
   resolveParties,
   type Cursor,
-  type ExportTuple,
   type Filters,
 } from './queries.ts'
 
@@ -22,11 +22,15 @@ import {
  */
 
 /**
- * Rows per keyset batch. Measured over 1,000,000 rows on PGlite: 5,000 grew the process RSS by
- * ~150 MiB (PGlite's WebAssembly memory and V8's heap), 250–500 by ~45–90 MiB, at the same speed
- * when rows were JSON objects; as text arrays with bodies by id, 2,000 is faster than 500.
+ * Rows per keyset batch of a CSV export. Each query costs PGlite ~1.5 ms before its first row,
+ * so 5,000-row batches read a million rows in 200 queries instead of 1,000; the lines are
+ * written every WRITE_ROWS rows, so what lives at once stays one batch's text (~1.5 MB).
  */
-const BATCH = 1000
+const BATCH = 5000
+/** NDJSON keeps the JSON batches of text arrays (null and '' differ there), 1,000 rows at a time. */
+const NDJSON_BATCH = 1000
+/** CSV lines are handed to the socket every so many rows (back-pressure is honoured each time). */
+const WRITE_ROWS = 1000
 /** Distinct cell texts and bodies remembered during one export (cleared when full). */
 const CELL_CACHE = 20_000
 const BODY_CACHE = 20_000
@@ -55,9 +59,8 @@ export function zoneOffset(tz: string): ((ms: number) => number) | null {
   }
   if (dtf.resolvedOptions().timeZone === 'UTC') return null
   const offsets = new Map<number, number>()
-  return (ms: number) => {
-    // Zone offsets change on quarter hours at the finest: one Intl call per quarter hour of data.
-    const key = Math.floor(ms / 900_000)
+  /** The offset at the start of one quarter hour, from Intl (about 20 µs a call), remembered. */
+  const atQuarter = (key: number): number => {
     let off = offsets.get(key)
     if (off === undefined) {
       const parts = Object.fromEntries(dtf.formatToParts(new Date(key * 900_000)).map((p) => [p.type, p.value]))
@@ -74,6 +77,23 @@ export function zoneOffset(tz: string): ((ms: number) => number) | null {
       offsets.set(key, off)
     }
     return off
+  }
+  // Zone offsets change on quarter hours at the finest, and no zone changes twice within six hours:
+  // a six-hour window whose two ends have the same offset has it throughout (two Intl calls per
+  // window instead of one per quarter hour: an export of a year of data makes ~3,000, not 35,000).
+  // A window with a change in it is read quarter by quarter.
+  const WINDOW = 24 // quarter hours
+  let window = Number.NaN
+  let windowOff: number | null = null
+  return (ms: number) => {
+    const key = Math.floor(ms / 900_000)
+    const w = Math.floor(key / WINDOW)
+    if (w !== window) {
+      window = w
+      const a = atQuarter(w * WINDOW)
+      windowOff = a === atQuarter((w + 1) * WINDOW) ? a : null
+    }
+    return windowOff ?? atQuarter(key)
   }
 }
 
@@ -121,6 +141,48 @@ export function dateCells(tz: string): (ms: number) => [utc: string, local: stri
     const l = localDay(ld)
     if (u[4] !== '-' || l[4] !== '-' || u[0] === '-' || l[0] === '-') return slow(ms)
     return [`${u}T${hms(ms - d * DAY_MS)}Z`, `${l} ${hms(lms - ld * DAY_MS)}`]
+  }
+}
+
+/** dateCells joined as two CSV cells (`utc,local`): the dates are ours, digits and separators only. */
+export function dateCellsCsv(tz: string): (ms: number) => string {
+  const both = dateCells(tz)
+  const offsetAt = zoneOffset(tz)
+  const QUARTER = 900_000
+  // Within one UTC quarter hour both hours are fixed when the zone's offset is whole quarter
+  // hours (every zone today): the hour texts are remembered per quarter, the minutes and seconds
+  // come from the table. Anything else (historic offsets in seconds, fractions) goes through both().
+  let quarter = Number.NaN
+  let start = 0
+  let utcHour = ''
+  let localHour = ''
+  let utcMinute = 0
+  let localMinute = 0
+  return (ms) => {
+    const q = Math.floor(ms / QUARTER)
+    if (q !== quarter) {
+      start = q * QUARTER
+      const off = offsetAt ? offsetAt(start) : 0
+      const [u, l] = both(start)
+      if (off % QUARTER !== 0 || u.length !== 20 || l.length !== 19 || u[4] !== '-' || u[13] !== ':' || l[4] !== '-' || l[13] !== ':')
+        quarter = Number.NaN
+      else {
+        quarter = q
+        utcHour = u.slice(0, 14)
+        localHour = l.slice(0, 14)
+        utcMinute = Number(u.slice(14, 16))
+        localMinute = Number(l.slice(14, 16))
+      }
+    }
+    if (q !== quarter || ms % 1000 !== 0) {
+      const [utc, local] = both(ms)
+      return `${utc},${local}`
+    }
+    // Integers below 900,000 from here: the minute within the quarter and the second.
+    const r = ms - start
+    const m = (r / 60_000) | 0
+    const sec = TWO[((r / 1000) | 0) % 60]!
+    return `${utcHour}${TWO[utcMinute + m]}:${sec}Z,${localHour}${TWO[localMinute + m]}:${sec}`
   }
 }
 
@@ -173,6 +235,8 @@ export interface ExportOptions {
   tz: string
   audit: (action: string, details: Record<string, unknown>) => void
   log: (line: string) => void
+  /** Rows per keyset batch (tests use small ones to cross batch boundaries); default BATCH or NDJSON_BATCH. */
+  batch?: number
 }
 
 export async function streamExport(db: Db, req: IncomingMessage, res: ServerResponse, o: ExportOptions): Promise<void> {
@@ -214,10 +278,11 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
   const bodies = new Map<number, string>()
   const bodyCells = new Map<number, string>()
   const cells = new Map<string, string>()
-  const dates = dateCells(o.tz)
+  const dateTuple = dateCells(o.tz)
+  const dates = dateCellsCsv(o.tz)
   /** A text cell through csvCell, remembered: most values repeat (statuses, tids, parties, URLs). */
   const cell = (v: string | null): string => {
-    if (v === null) return ''
+    if (v === null || v === '') return ''
     if (SAFE_CELL.test(v)) return v
     let c = cells.get(v)
     if (c === undefined) {
@@ -227,46 +292,87 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
     }
     return c
   }
+  /** The bodies of a batch's ids not seen yet, looked up once (cache cleared when full). */
+  const loadBodies = async (ids: number[]) => {
+    const distinct = [...new Set(ids)]
+    let unknown = distinct.filter((id) => !bodies.has(id))
+    if (unknown.length === 0) return
+    if (bodies.size + unknown.length > BODY_CACHE) {
+      // Cleared, so every body of this batch is looked up again (known ones too).
+      bodies.clear()
+      bodyCells.clear()
+      unknown = distinct
+    }
+    for (const [id, b] of await bodiesById(db, unknown)) bodies.set(id, b)
+  }
+  const loadBases = async (numbers: Array<string | null>) => {
+    const missing = [...new Set(numbers)].filter((n): n is string => n !== null && !bases.has(n))
+    if (missing.length) for (const [n, b] of await positionBases(db, missing)) bases.set(n, b)
+  }
+  const csvBatch = o.batch ?? BATCH
+  const ndjsonBatch = o.batch ?? NDJSON_BATCH
   try {
-    while (!gone) {
-      const batch: ExportTuple[] = await exportBatch(db, o.filters, cursor, BATCH)
-      const missing = [...new Set(batch.map((r) => r[0]!))].filter((n) => !bases.has(n))
-      if (missing.length) for (const [n, b] of await positionBases(db, missing)) bases.set(n, b)
-      const unknownBodies = [...new Set(batch.map((r) => (r[10] === null ? -1 : Number(r[10]))))].filter((id) => id >= 0 && !bodies.has(id))
-      if (unknownBodies.length) {
-        if (bodies.size + unknownBodies.length > BODY_CACHE) {
-          bodies.clear()
-          bodyCells.clear()
-        }
-        for (const [id, b] of await bodiesById(db, unknownBodies)) bodies.set(id, b)
+    while (!gone && o.format === 'csv') {
+      const batch = await exportBatchText(db, o.filters, cursor, csvBatch)
+      const numbers = new Set<string>()
+      const ids: number[] = []
+      for (let k = 0; k < batch.length; k++) {
+        numbers.add(batch.field(k, 0))
+        const id = batch.field(k, 10)
+        if (id !== '') ids.push(Number(id))
       }
-      const lines: string[] = []
-      for (const t of batch) {
+      await loadBases([...numbers])
+      await loadBodies(ids)
+      // Nulls come as '' here (exportBatchText): the same empty cell either way.
+      const t: string[] = new Array<string>(16).fill('')
+      let out = ''
+      for (let k = 0; k < batch.length; k++) {
+        batch.row(k, t)
         const number = t[0]!
-        const ordinal = Number(t[3])
-        const dateMs = Number(t[6])
-        const dateRaw = t[7] ?? null
-        const bodyId = t[10] === null ? null : Number(t[10])
-        const position = Math.max(1, (bases.get(number) ?? ordinal) - ordinal + 1)
-        const both = dateRaw ? null : dates(dateMs)
-        const date = both ? both[0] : null
-        const dateLocal = both ? both[1] : null
-        const mms = t[12] === 'true'
-        const statusCode = t[15] === null ? null : Number(t[15])
-        if (o.format === 'csv') {
-          let bodyCell: string
-          if (bodyId === null) bodyCell = csvCell(t[11] ?? null)
-          else {
-            let c = bodyCells.get(bodyId)
-            if (c === undefined) bodyCells.set(bodyId, (c = csvCell(bodies.get(bodyId) ?? null)))
-            bodyCell = c
-          }
-          // Our own values (digits, integers, the dates we format) need no quoting or
-          // neutralising; every text from the upstream goes through csvCell (cell remembers it).
-          lines.push(
-            `${number},${ordinal},${position},${date ?? cell(dateRaw)},${dateLocal ?? ''},${cell(t[8] ?? null)},${cell(t[9] ?? null)},${bodyCell},${mms ? 'yes' : 'no'},${cell(t[13] ?? null)},${cell(t[14] ?? null)},${statusCode ?? ''},${cell(t[5] ?? null)},${cell(t[4] ?? null)},${cell(t[1] ?? null)},${cell(t[2] ?? null)}\r\n`,
-          )
-        } else {
+        const ordinal = t[3]!
+        const base = bases.get(number)
+        const position = base === undefined ? 1 : Math.max(1, base - Number(ordinal) + 1)
+        const dateRaw = t[7]!
+        const bodyId = t[10]!
+        let bodyCell: string
+        if (bodyId === '') bodyCell = cell(t[11]!)
+        else {
+          const id = Number(bodyId)
+          let c = bodyCells.get(id)
+          if (c === undefined) bodyCells.set(id, (c = csvCell(bodies.get(id) ?? null)))
+          bodyCell = c
+        }
+        // Our own values (digits, integers, the dates we format) need no quoting or
+        // neutralising; every text from the upstream goes through csvCell (cell remembers it).
+        out += `${number},${ordinal},${position},${dateRaw ? `${cell(dateRaw)},` : dates(Number(t[6]))},${cell(t[8]!)},${cell(t[9]!)},${bodyCell},${t[12] === 'true' ? 'yes' : 'no'},${cell(t[13]!)},${cell(t[14]!)},${t[15]},${cell(t[5]!)},${cell(t[4]!)},${cell(t[1]!)},${cell(t[2]!)}\r\n`
+        // Written every WRITE_ROWS rows: the lines die young instead of piling up for the whole batch.
+        if ((k + 1) % WRITE_ROWS === 0) {
+          await write(out)
+          out = ''
+        }
+      }
+      if (out) await write(out)
+      written += batch.length
+      if (batch.length < csvBatch) break
+      batch.row(batch.length - 1, t)
+      cursor = { date: new Date(Number(t[6])).toISOString(), number: t[0]!, ordinal: Number(t[3]) }
+    }
+    while (!gone && o.format === 'ndjson') {
+      const batch = await exportBatch(db, o.filters, cursor, ndjsonBatch)
+      await loadBases(batch.map((r) => r[0]!))
+      const ids: number[] = []
+      for (const t of batch) if (t[10]) ids.push(Number(t[10]))
+      await loadBodies(ids)
+      let out = ''
+      for (const t of batch) {
+        {
+          const number = t[0]!
+          const ordinal = Number(t[3])
+          const dateMs = Number(t[6])
+          const dateRaw = t[7] ?? null
+          const bodyId = t[10] === null ? null : Number(t[10])
+          const position = Math.max(1, (bases.get(number) ?? ordinal) - ordinal + 1)
+          const both = dateRaw ? null : dateTuple(dateMs)
           const body = bodyId === null ? (t[11] ?? null) : (bodies.get(bodyId) ?? null)
           const m = {
             number,
@@ -275,23 +381,23 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
             position,
             systemId: t[4],
             messageId: t[5],
-            date,
+            date: both ? both[0] : null,
             phone: t[8],
             direction: t[9],
             body,
-            mms,
+            mms: t[12] === 'true',
             mediaUrl: t[13],
             status: t[14],
-            statusCode,
+            statusCode: t[15] === null ? null : Number(t[15]),
             messageTid: t[2],
             ...(dateRaw ? { dateRaw } : {}),
           }
-          lines.push(`${JSON.stringify({ ...m, dateLocal, timeZone: o.tz })}\n`)
+          out += `${JSON.stringify({ ...m, dateLocal: both ? both[1] : null, timeZone: o.tz })}\n`
         }
       }
       written += batch.length
-      await write(lines.join(''))
-      if (batch.length < BATCH) break
+      await write(out)
+      if (batch.length < ndjsonBatch) break
       const last = batch[batch.length - 1]!
       cursor = { date: new Date(Number(last[6])).toISOString(), number: last[0]!, ordinal: Number(last[3]) }
     }

@@ -1,5 +1,7 @@
+import { EventEmitter } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { Writable } from 'node:stream'
 import { parse as parseCsv } from 'csv-parse/sync'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { IndexStatus, SearchResult, StatsResult, ThreadResult } from '../../contract/index-api.ts'
@@ -11,7 +13,9 @@ import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
 import { createSimulator, type Simulator } from '../simulator/simulator.ts'
 import { parseIndexConfig } from './config.ts'
 import { neutralise } from './csv.ts'
+import { streamExport } from './export.ts'
 import { apiDateToIso } from './parse.ts'
+import { parseFilters } from './queries.ts'
 import { createIndex, type MessageIndex } from './routes.ts'
 import { createSyncer } from './sync.ts'
 
@@ -27,11 +31,30 @@ interface SimMessage {
   system_id: number
   message_id: string
   GMTdate: string
+  tid: string
   phone: string
   direction: string
   body: string
   mms: string
+  mms_url: string
   status: string
+}
+
+/** A writable that keeps what the export writes, with the two calls streamExport makes of a ServerResponse. */
+class Collect extends Writable {
+  chunks: Buffer[] = []
+  headersSent = false
+  writeHead() {
+    this.headersSent = true
+    return this
+  }
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void) {
+    this.chunks.push(chunk)
+    cb()
+  }
+  text() {
+    return Buffer.concat(this.chunks).toString('utf8')
+  }
 }
 interface Listed {
   number: string
@@ -575,6 +598,153 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       await reader.cancel().catch(() => {})
       const after = await get<IndexStatus>('/api/index/status')
       expect(after.status).toBe(200)
+    })
+
+    it('exports every cell as csv.ts makes it, the same whatever the batch size', async () => {
+      const n0 = num(0).number
+      const http = async (format: string) =>
+        // Bytes decoded by hand: Response.text() drops the BOM the export starts with.
+        Buffer.from(
+          await (await fetch(`${apiUrl}/api/index/export?numbers=${n0}&format=${format}&tz=Europe/Paris`)).arrayBuffer(),
+        ).toString()
+      const direct = async (format: 'csv' | 'ndjson', batch: number) => {
+        const out = new Collect()
+        const params = new Map([['numbers', n0]])
+        await streamExport(db, new EventEmitter() as IncomingMessage, out as unknown as ServerResponse, {
+          filters: parseFilters(params),
+          params,
+          format,
+          tz: 'Europe/Paris',
+          audit: () => {},
+          log: () => {},
+          batch,
+        })
+        return out.text()
+      }
+      // 2,345 rows: batches of 100 and of 7 cross many keyset boundaries, the default none or few.
+      const csv = await http('csv')
+      expect(await direct('csv', 100)).toBe(csv)
+      expect(await direct('csv', 7)).toBe(csv)
+      expect(await direct('ndjson', 100)).toBe(await http('ndjson'))
+      const rows = parseCsv(csv.slice(1), { columns: true }) as Array<Record<string, string>>
+      const truth = all.filter((m) => m.number === n0)
+      expect(rows.length).toBe(truth.length)
+      const bySystemId = new Map(truth.map((m) => [String(m.system_id), m]))
+      const total = Math.max(...truth.map((m) => m.ordinal))
+      // An independent formatter (Swedish dates read YYYY-MM-DD HH:MM:SS) for the local column.
+      const paris = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Paris', dateStyle: 'short', timeStyle: 'medium' })
+      for (const row of rows) {
+        const m = bySystemId.get(row.system_id!)!
+        const utc = apiDateToIso(m.GMTdate)!.replace(/\.000Z$/, 'Z')
+        expect(row).toEqual({
+          number: n0,
+          ordinal: String(m.ordinal),
+          position: String(total - m.ordinal + 1),
+          date_utc: utc,
+          'date_local (Europe/Paris)': paris.format(new Date(utc)),
+          party: neutralise(m.phone),
+          direction: neutralise(m.direction),
+          body: neutralise(m.body),
+          mms: m.mms === 'yes' ? 'yes' : 'no',
+          media_url: neutralise(m.mms_url),
+          status: neutralise(m.status),
+          status_code: /^\d{3}/.exec(m.status)?.[0] ?? '',
+          message_id: neutralise(m.message_id),
+          system_id: String(m.system_id),
+          tid: num(0).tid,
+          message_tid: neutralise(m.tid),
+        })
+      }
+      // Newest first, every row once.
+      expect(new Set(rows.map((r) => r.ordinal)).size).toBe(rows.length)
+      for (let k = 1; k < rows.length; k++) expect(rows[k - 1]!.date_utc! >= rows[k]!.date_utc!).toBe(true)
+    })
+
+    it('exports upstream texts holding the separators of its text batches exactly', async () => {
+      // The CSV path reads each batch as one text, fields and rows cut at U+001F and U+001E; texts
+      // holding them (one even shaped like a whole extra row) must come out as they are.
+      const n = '19990000001'
+      const fake = `\u001e${n}\u001fT\u001fT\u001f99\u001f1\u001fm\u001f0\u001f\u001f1\u001finbound\u001f\u001f\u001ff\u001f\u001f200\u001f200`
+      const texts = [
+        {
+          ordinal: 3,
+          date: '2026-05-01T10:00:00Z',
+          dateRaw: null,
+          phone: `1555\u001f0001`,
+          messageId: `a\u001fb`,
+          status: `200 ok\u001e`,
+          body: `hi\u001ethere\u001f!`,
+        },
+        {
+          ordinal: 2,
+          date: '2026-05-01T09:00:00Z',
+          dateRaw: `not a date\u001f`,
+          phone: '15550001',
+          messageId: `=1+1${fake}`,
+          status: '400',
+          body: '=cmd',
+        },
+        { ordinal: 1, date: '2026-05-01T08:00:00Z', dateRaw: null, phone: '15550001', messageId: 'm1', status: '200', body: 'plain' },
+      ]
+      try {
+        await db.query(
+          `INSERT INTO index_numbers (number, tid, upstream_total, top_ordinal, indexed, full_done, state) VALUES ($1, 'TSEP', 3, 3, 3, true, 'idle')`,
+          [n],
+        )
+        for (const t of texts) {
+          const b = await db.query<{ id: number }>('INSERT INTO index_bodies (body) VALUES ($1) RETURNING id', [t.body])
+          await db.query(
+            `INSERT INTO index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, date_raw, phone, party_digits, direction, body, body_id, mms, media_url, status, status_code)
+             VALUES ($1, $2, 'TSEP', $3, $4, $5, $6, $7, $8, '15550001', 'inbound', $9, $10, false, NULL, $11, $12)`,
+            [
+              n,
+              t.ordinal,
+              `T\u001e${t.ordinal}`,
+              String(t.ordinal),
+              t.messageId,
+              t.date,
+              t.dateRaw,
+              t.phone,
+              t.body,
+              b.rows[0]!.id,
+              t.status,
+              Number(t.status.slice(0, 3)),
+            ],
+          )
+          await db.query('INSERT INTO index_body_counts (body_id, number, count) VALUES ($1, $2, 1)', [b.rows[0]!.id, n])
+        }
+        const r = await fetch(`${apiUrl}/api/index/export?numbers=${n}&format=csv&tz=UTC`)
+        const bytes = Buffer.from(await r.arrayBuffer())
+        expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
+        const rows = parseCsv(bytes.subarray(3).toString(), { columns: true }) as Array<Record<string, string>>
+        expect(rows.map((x) => x.ordinal)).toEqual(['3', '2', '1'])
+        for (const [k, t] of texts.entries()) {
+          expect(rows[k]).toMatchObject({
+            number: n,
+            position: String(4 - t.ordinal),
+            date_utc: t.dateRaw === null ? t.date : neutralise(t.dateRaw),
+            'date_local (UTC)': t.dateRaw === null ? t.date.slice(0, 19).replace('T', ' ') : '',
+            party: neutralise(t.phone),
+            body: neutralise(t.body),
+            status: neutralise(t.status),
+            message_id: neutralise(t.messageId),
+            message_tid: neutralise(`T\u001e${t.ordinal}`),
+          })
+        }
+        const nd = (await (await fetch(`${apiUrl}/api/index/export?numbers=${n}&format=ndjson`)).text())
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { messageId: string; phone: string; status: string })
+        expect(nd.map((x) => [x.messageId, x.phone, x.status])).toEqual(texts.map((t) => [t.messageId, t.phone, t.status]))
+      } finally {
+        await db.query(
+          'DELETE FROM index_bodies WHERE id IN (SELECT body_id FROM index_messages WHERE number = $1 AND body_id IS NOT NULL)',
+          [n],
+        )
+        await db.query('DELETE FROM index_body_counts WHERE number = $1', [n])
+        await db.query('DELETE FROM index_messages WHERE number = $1', [n])
+        await db.query('DELETE FROM index_numbers WHERE number = $1', [n])
+      }
     })
 
     it('forgets one number, then all, with the roll-up and sync state', async () => {

@@ -3,7 +3,7 @@ import type { OwnedNumber } from '../../api/numbers'
 import { exportTable, sortRows } from '../../components/data-table/features'
 import { auditNumbers } from './audit'
 import { COLUMN_IDS_ALL, COLUMNS_ALL } from './columns'
-import { filterRows, indexFactsByNumber, numberRowId, searchText, toNumberRows } from './number-rows'
+import { filterRows, indexFactsByNumber, numberRowId, searchText, toNumberRows, type NumberRow } from './number-rows'
 
 const W = 'https://hooks.example.com/in'
 const D = 'https://hooks.example.com/dlr'
@@ -34,13 +34,15 @@ const status = (number: string, indexed: number, newestDate: string | null) => (
   progress: null,
 })
 
+const idOf = (r: NumberRow) => numberRowId(r.owned)
+
 describe('numbers rows', () => {
   const audit = auditNumbers(data, numberRowId)
   const facts = indexFactsByNumber([status('18323232322', 1234, '2024-05-06T07:08:09Z'), status('18323232321', 0, null)])
 
   it('carry nothing but the number before the audit and without an index', () => {
     const rows = toNumberRows(data, null, indexFactsByNumber(undefined))
-    expect(rows.map((r) => r.id)).toEqual(['18323232320:T0', '18323232321:T1', '+18323232322:T2', '18323232320:T9'])
+    expect(rows.map((r) => numberRowId(r.owned))).toEqual(['18323232320:T0', '18323232321:T1', '+18323232322:T2', '18323232320:T9'])
     expect(rows.every((r) => r.findings === undefined && r.index === undefined)).toBe(true)
     expect(rows[0]!.owned).toBe(data[0])
   })
@@ -58,11 +60,11 @@ describe('numbers rows', () => {
     const rows = toNumberRows(data, audit.findingsById, facts)
     const texts = data.map(searchText)
     expect(filterRows(rows, '', null, null)).toBe(rows)
-    expect(filterRows(rows, '(832) 323-2321', null, texts).map((r) => r.id)).toEqual(['18323232321:T1'])
-    expect(filterRows(rows, 't9', null, texts).map((r) => r.id)).toEqual(['18323232320:T9'])
+    expect(filterRows(rows, '(832) 323-2321', null, texts).map(idOf)).toEqual(['18323232321:T1'])
+    expect(filterRows(rows, 't9', null, texts).map(idOf)).toEqual(['18323232320:T9'])
     // Without the texts built yet, the same answer.
-    expect(filterRows(rows, 't9', null, null).map((r) => r.id)).toEqual(['18323232320:T9'])
-    expect(filterRows(rows, '', 'problem', texts).map((r) => r.id)).toEqual(['+18323232322:T2'])
+    expect(filterRows(rows, 't9', null, null).map(idOf)).toEqual(['18323232320:T9'])
+    expect(filterRows(rows, '', 'problem', texts).map(idOf)).toEqual(['+18323232322:T2'])
     expect(filterRows(rows, '', 'none', texts)).toHaveLength(3)
     // Not audited yet: no row passes an audit filter.
     expect(filterRows(toNumberRows(data, null, facts), '', 'none', texts)).toEqual([])
@@ -70,13 +72,13 @@ describe('numbers rows', () => {
 
   it('sort and export through the columns, from the row alone', () => {
     const rows = toNumberRows(data, audit.findingsById, facts)
-    expect(sortRows(rows, [{ id: 'messages', desc: true }], COLUMNS_ALL).map((r) => r.id)).toEqual([
+    expect(sortRows(rows, [{ id: 'messages', desc: true }], COLUMNS_ALL).map(idOf)).toEqual([
       '+18323232322:T2',
       '18323232321:T1',
       '18323232320:T0',
       '18323232320:T9',
     ])
-    expect(sortRows(rows, [{ id: 'audit', desc: true }], COLUMNS_ALL)[0]!.id).toBe('+18323232322:T2')
+    expect(sortRows(rows, [{ id: 'audit', desc: true }], COLUMNS_ALL)[0]!.owned.tid).toBe('T2')
     const out = exportTable(COLUMNS_ALL, COLUMN_IDS_ALL, rows.slice(2, 3))
     expect(out.header).toEqual(['Number', 'Type', 'Country', 'tid', 'Webhook', 'DLR', 'Audit', 'Messages', 'Last activity (UTC)'])
     expect(out.rows).toEqual([['+18323232322', 'local', 'US', 'T2', W, '', 'Problem: dlr: Missing', '1234', '2024-05-06']])

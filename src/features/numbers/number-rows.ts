@@ -13,7 +13,6 @@ export type IndexFacts = Pick<NumberIndexStatus, 'indexed' | 'newestDate'>
  * a change of findings or index facts is a change of data the table can see.
  */
 export interface NumberRow {
-  readonly id: string
   readonly owned: OwnedNumber
   /** Undefined while the audit of the listing has not run yet. */
   readonly findings: readonly AuditKey[] | undefined
@@ -31,16 +30,21 @@ export function indexFactsByNumber(numbers: readonly NumberIndexStatus[] | undef
   return new Map((numbers ?? []).map((n) => [n.number, n]))
 }
 
-/** The rows, in the listing's order: one small object per number, nothing computed but look-ups. */
+/**
+ * The rows, in the listing's order: one small object per number and two look-ups. Before the
+ * audit and without an index (the first rows of a long listing) not even those: no id is built.
+ */
 export function toNumberRows(
   data: readonly OwnedNumber[],
   findingsById: ReadonlyMap<string, readonly AuditKey[]> | null,
   facts: ReadonlyMap<string, IndexFacts>,
 ): NumberRow[] {
-  return data.map((owned) => {
-    const id = numberRowId(owned)
-    return { id, owned, findings: findingsById?.get(id), index: facts.get(digitsOf(owned.number)) }
-  })
+  const indexed = facts.size > 0
+  return data.map((owned) => ({
+    owned,
+    findings: findingsById?.get(numberRowId(owned)),
+    index: indexed ? facts.get(digitsOf(owned.number)) : undefined,
+  }))
 }
 
 /** Lower-cased text of every column the search looks in. Digit queries match the raw digits in it. */

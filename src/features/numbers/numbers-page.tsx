@@ -31,7 +31,7 @@ function readTab(v: string | null): NumberTab {
   return v === 'local' || v === 'tollfree' ? v : 'all'
 }
 
-const rowId = (r: NumberRow) => r.id
+const rowId = (r: NumberRow) => numberRowId(r.owned)
 
 /** Up to this many numbers the audit runs with the first rows: 10–15 ms per 10,000 (src/lib/after-paint.ts), so 3 ms at most here. */
 const AUDIT_INLINE_MAX = 2000

@@ -67,3 +67,21 @@ test.describe('search all messages', () => {
     expect(await axeViolations(page)).toEqual([])
   })
 })
+
+test.describe('search dates in the reader’s own zone', () => {
+  // UTC+14. Record p of the 2,345-message history is dated 2026-11-20 12:00 UTC − (p−1)·1,397 s, so the local
+  // day 2026-11-19 (2026-11-18 10:00 to 2026-11-19 10:00 UTC) holds p = 69…129 (61 messages) and the UTC day
+  // 2026-11-19 holds p = 32…93 (62 messages).
+  test.use({ timezoneId: 'Pacific/Kiritimati' })
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+  })
+
+  test('a day range is the shown zone’s days: local days in local time, UTC days in UTC', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&from=2026-11-19&to=2026-11-19`)
+    await expect(page.getByRole('status').filter({ hasText: /^61 matches/ })).toBeVisible()
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&from=2026-11-19&to=2026-11-19&tz=utc`)
+    await expect(page.getByRole('status').filter({ hasText: /^62 matches/ })).toBeVisible()
+  })
+})

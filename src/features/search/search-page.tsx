@@ -11,7 +11,7 @@ import { HistoryDisplayContext, type HistoryDisplay } from '../../components/mes
 import { MediaViewer } from '../../components/message/media-viewer'
 import { PrintHeader } from '../../components/print-header'
 import { formatCount } from '../../lib/count'
-import { formatDate, zoneLabel, zoneName } from '../../lib/dates'
+import { dayRangeInZone, formatDate, zoneLabel, zoneName } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import type { SearchSearch } from '../../lib/route-params'
 import { useSetParams } from '../../lib/router'
@@ -29,8 +29,8 @@ export function toSearchParams(s: SearchSearch): SearchParams {
     ...(s.dir ? { direction: s.dir } : {}),
     ...(s.status ? { status: s.status } : {}),
     ...(s.media ? { media: s.media } : {}),
-    ...(s.from ? { from: s.from } : {}),
-    ...(s.to ? { to: s.to } : {}),
+    // Days in the zone the page shows: a local day's first and last instants, or the UTC days as typed.
+    ...dayRangeInZone(s.from, s.to, s.tz),
     ...(s.numbers.length ? { numbers: s.numbers.join(',') } : {}),
   }
 }

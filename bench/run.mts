@@ -504,7 +504,9 @@ const dataDir = (name: string) => join(dataRoot, `${name}-${++dataDirs}`)
 
 // ── report ──────────────────────────────────────────────────────────────────────────────
 function report() {
-  const fmt = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '' : Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2))
+  // Below 1, three decimals: a CLS of 0.004 is not 0.00 against a budget of 0.05.
+  const fmt = (n: number | undefined) =>
+    n === undefined || Number.isNaN(n) ? '' : Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) < 1 && n !== 0 ? n.toFixed(3) : n.toFixed(2)
   const lines = [['group', 'figure', 'median', 'min–max', 'budget', 'baseline', 'ratio', 'ok']]
   for (const f of figures) {
     const budget = f.budget ? `${f.budgetOn === 'max' ? 'worst ' : ''}${f.budget.op} ${f.budget.value} ${f.unit}` : ''

@@ -1,4 +1,5 @@
 import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react'
+import { lazyPage } from './lazy-page'
 import { setSessionLostHandler } from '../api/client'
 import { useExportJobs } from '../api/export-store'
 import { NumbersPage } from '../features/numbers/numbers-page'
@@ -9,16 +10,46 @@ import { useMe } from '../api/me'
 import { matchRoute, type Route } from './routes'
 
 // Every page but the numbers list loads on demand: the entry chunk stays within its budget.
-const HistoryPage = lazy(() => import('../features/history/history-page').then((m) => ({ default: m.HistoryPage })))
-const ThreadPage = lazy(() => import('../features/thread/thread-page').then((m) => ({ default: m.ThreadPage })))
-const MessagePage = lazy(() => import('../features/message/message-page').then((m) => ({ default: m.MessagePage })))
-const SearchPage = lazy(() => import('../features/search/search-page').then((m) => ({ default: m.SearchPage })))
+const historyRoute = lazyPage(
+  () => import('../features/history/history-page'),
+  (m) => m.HistoryPage,
+)
+const threadRoute = lazyPage(
+  () => import('../features/thread/thread-page'),
+  (m) => m.ThreadPage,
+)
+const messageRoute = lazyPage(
+  () => import('../features/message/message-page'),
+  (m) => m.MessagePage,
+)
+const searchRoute = lazyPage(
+  () => import('../features/search/search-page'),
+  (m) => m.SearchPage,
+)
+const indexRoute = lazyPage(
+  () => import('../features/index-admin/index-page'),
+  (m) => m.IndexPage,
+)
+const chartsRoute = lazyPage(
+  () => import('../features/charts/charts-page'),
+  (m) => m.ChartsPage,
+)
+const HistoryPage = historyRoute.Page
+const ThreadPage = threadRoute.Page
+const MessagePage = messageRoute.Page
+const SearchPage = searchRoute.Page
+const IndexPage = indexRoute.Page
+const ChartsPage = chartsRoute.Page
 const loadTray = () => import('../components/export-tray')
 const ExportTray = lazy(() => loadTray().then((m) => ({ default: m.ExportTray })))
-// Fetched once the page is idle, so a busy server cannot hold the tray back when an export starts.
-if (typeof window !== 'undefined') (window.requestIdleCallback ?? ((f: () => void) => setTimeout(f, 2000)))(() => void loadTray())
-const IndexPage = lazy(() => import('../features/index-admin/index-page').then((m) => ({ default: m.IndexPage })))
-const ChartsPage = lazy(() => import('../features/charts/charts-page').then((m) => ({ default: m.ChartsPage })))
+// Once the first page is idle, the other pages' code and the export tray are fetched, so the
+// first visit to a page does not wait on its chunk (nor on React's Suspense reveal throttle), and
+// a busy server cannot hold the tray back when an export starts.
+if (typeof window !== 'undefined')
+  (window.requestIdleCallback ?? ((f: () => void) => setTimeout(f, 2000)))(() => {
+    void loadTray().catch(() => undefined)
+    for (const r of [searchRoute, historyRoute, threadRoute, chartsRoute, messageRoute, indexRoute]) void r.preload().catch(() => undefined)
+  })
 
 /*
  * Team access and the theme toggle are built by other rooms. Globs pick their modules up when

@@ -103,7 +103,8 @@ function PartyList({ number, tid, selected, zone }: { number: string; tid: strin
         />
       </label>
       {q.isError ? <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="the party list" /> : null}
-      <ul className="mt-1 max-h-[60vh] overflow-auto rounded border border-slate-200 bg-white">
+      {/* On a phone the list sits above the thread: a fixed height, so the thread below does not move when the parties arrive. */}
+      <ul className="mt-1 h-48 overflow-auto rounded border border-slate-200 bg-white md:h-auto md:max-h-[60vh]">
         {parties.slice(0, 500).map((p) => (
           <li key={p.party}>
             <Link

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from '@playwright/test'
 import { expect, test } from './fixtures'
-import { NUMBERS, historyUrl } from './helpers'
+import { NUMBERS, historyUrl, indexNumber } from './helpers'
 
 /**
  * Issue 16, a printed transcript: Chromium renders the page to PDF (the print stylesheet, every
@@ -53,6 +53,12 @@ const CONTROLS = [
 ]
 
 test.describe('printing', () => {
+  // The thread and search tests read the index: fill it here rather than rely on another spec having done so.
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+  })
+
   test('a history page prints as a transcript: every loaded message with date, direction and status in words; media by file name; no controls', async ({
     page,
   }) => {

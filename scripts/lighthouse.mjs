@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { indexEverything } from '../bench/pages.mts'
 
 const root = process.cwd()
 const RUNS = Number(process.env.LIGHTHOUSE_RUNS ?? 3)
@@ -99,31 +100,6 @@ async function startServer(port, dataDir) {
   return { stop }
 }
 
-async function indexEverything(base) {
-  const t0 = Date.now()
-  await fetch(`${base}/api/allownednumbers`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' })
-  const res = await fetch(`${base}/api/index/sync`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{"all":true}',
-  })
-  if (!res.ok) throw new Error(`index sync: HTTP ${res.status} ${await res.text()}`)
-  for (;;) {
-    const status = await fetch(`${base}/api/index/status`, { headers: { connection: 'close' } })
-      .then((r) => r.json())
-      .catch(() => null)
-    const numbers = status?.numbers ?? []
-    const busy = numbers.filter((n) => n.state !== 'idle' || n.upstreamTotal === null || n.indexed < n.upstreamTotal)
-    if (numbers.length && !busy.length) {
-      const total = numbers.reduce((a, n) => a + n.indexed, 0)
-      log(`index: ${numbers.length} numbers, ${total.toLocaleString('en-US')} messages in ${Math.round((Date.now() - t0) / 1000)} s`)
-      return
-    }
-    if (Date.now() - t0 > 600_000) throw new Error('the index was not complete within 10 minutes')
-    await sleep(2000)
-  }
-}
-
 function lighthouse(url, preset, outFile, chrome) {
   const args = [
     '-y',
@@ -173,7 +149,7 @@ async function main() {
   const server = await startServer(port, dataDir)
   const results = []
   try {
-    if (INDEX) await indexEverything(base)
+    if (INDEX) await indexEverything(base, log)
     const version = execFileSync('npx', ['-y', LIGHTHOUSE, '--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
     log(`Lighthouse ${version}, ${chrome}, ${RUNS} runs per page and preset`)
     for (const page of PAGES)

@@ -29,7 +29,6 @@ const PAGES = [
 const PRESETS = ['mobile', 'desktop']
 
 const log = (s) => process.stderr.write(`${s}\n`)
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 function chromePath() {
   if (process.env.CHROME_PATH) return process.env.CHROME_PATH

@@ -20,6 +20,7 @@ export function GoToDate({
   total,
   zone,
   indexed,
+  checking = false,
   onFound,
 }: {
   number: string
@@ -27,6 +28,8 @@ export function GoToDate({
   total: number | null
   zone: Zone
   indexed: boolean
+  /** The index status has not answered yet: the note does not guess which way the look-up will go. */
+  checking?: boolean
   onFound: (position: number) => void
 }) {
   const [day, setDay] = useState('')
@@ -105,9 +108,11 @@ export function GoToDate({
           ? `Looking… ${state.probes ? `${state.probes} look-ups so far` : ''}`
           : state.phase === 'done' || state.phase === 'failed'
             ? state.text
-            : indexed
-              ? `Looked up in the message index (days in ${zoneLabel(zone)}).`
-              : 'Without the index this takes about 20 one-record look-ups on a large history.'}
+            : checking
+              ? `Pick a day, or type it as YYYY-MM-DD (days in ${zoneLabel(zone)}).`
+              : indexed
+                ? `Looked up in the message index (days in ${zoneLabel(zone)}).`
+                : 'Without the index this takes about 20 one-record look-ups on a large history.'}
       </p>
     </form>
   )

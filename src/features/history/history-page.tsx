@@ -211,6 +211,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
               total={total}
               zone={zone}
               indexed={indexed}
+              checking={index.loading}
               onFound={(position) =>
                 setParams({
                   page: Math.ceil(position / size) <= 1 ? null : Math.ceil(position / size),

@@ -42,14 +42,15 @@ const IndexPage = indexRoute.Page
 const ChartsPage = chartsRoute.Page
 const loadTray = () => import('../components/export-tray')
 const ExportTray = lazy(() => loadTray().then((m) => ({ default: m.ExportTray })))
-// Once the first page is idle, the other pages' code and the export tray are fetched, so the
-// first visit to a page does not wait on its chunk (nor on React's Suspense reveal throttle), and
-// a busy server cannot hold the tray back when an export starts.
-if (typeof window !== 'undefined')
-  (window.requestIdleCallback ?? ((f: () => void) => setTimeout(f, 2000)))(() => {
-    void loadTray().catch(() => undefined)
-    for (const r of [searchRoute, historyRoute, threadRoute, chartsRoute, messageRoute, indexRoute]) void r.preload().catch(() => undefined)
-  })
+/**
+ * The other pages' code and the export tray, fetched by main.tsx once the first page has its data
+ * and the browser is idle (app/preload.ts `whenQuiet`): a first visit to a page then renders with
+ * no loading round (nor React's Suspense reveal throttle), without competing with the first page.
+ */
+export function preloadPages(): void {
+  void loadTray().catch(() => undefined)
+  for (const r of [searchRoute, historyRoute, threadRoute, chartsRoute, messageRoute, indexRoute]) void r.preload().catch(() => undefined)
+}
 
 /*
  * Team access and the theme toggle are built by other rooms. Globs pick their modules up when

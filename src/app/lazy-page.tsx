@@ -6,17 +6,28 @@ import { lazy, useState, type ComponentType } from 'react'
  * page that mounted before its module arrived stays the lazy wrapper for its whole life, so it is
  * never remounted and never loses its state.
  */
+let loading = 0
+/** How many page modules are on their way (the first page's own among them, until it is here). */
+export const pagesLoading = () => loading
+
 export function lazyPage<M, P extends object>(load: () => Promise<M>, pick: (m: M) => ComponentType<P>) {
   let loaded: ComponentType<P> | null = null
   let pending: Promise<ComponentType<P>> | null = null
   const preload = () => {
-    pending ??= load().then(
-      (m) => (loaded = pick(m)),
-      (err: unknown) => {
-        pending = null // a failed fetch (offline, a new deploy) is tried again next time
-        throw err
-      },
-    )
+    if (!pending) {
+      loading++
+      pending = load().then(
+        (m) => {
+          loading--
+          return (loaded = pick(m))
+        },
+        (err: unknown) => {
+          loading--
+          pending = null // a failed fetch (offline, a new deploy) is tried again next time
+          throw err
+        },
+      )
+    }
     return pending
   }
   const Lazy = lazy(() => preload().then((c) => ({ default: c })))

@@ -1,22 +1,19 @@
 import type { QueryClient } from '@tanstack/react-query'
-import { historyQuery } from '../api/history'
-import { DEFAULT_META } from '../api/meta'
-import { fitSize, pageRange } from '../lib/range'
-import { historySearch, parseSearch } from '../lib/route-params'
-import { matchRoute } from './routes'
+import { pagesLoading } from './lazy-page'
 
 /**
- * Starts the data the first page needs as soon as the entry script runs, in parallel with the
- * page's lazy chunk, instead of after it: a history link's first page of records is requested
- * before the history page's code has arrived. The query is the exact one the page will ask for
- * (same key, same range as use-history-page.ts computes before the total is known), so the page
- * finds it in flight or in the cache and asks nothing twice.
+ * Runs `work` once the first page is quiet: the window has loaded, no query is fetching, no page
+ * module is on its way (the first page's own chunk among them), and the
+ * browser is idle. Checked every half second while queries fetch; after 20 s it runs regardless.
  */
-export function preloadFirstPage(client: QueryClient, location: { pathname: string; search: string }): void {
-  const route = matchRoute(location.pathname)
-  if (route.name !== 'history') return
-  const search = parseSearch(historySearch, new URLSearchParams(location.search))
-  if (search.tid === '') return
-  const { start, end } = pageRange(search.page, fitSize(search.size, DEFAULT_META.historyPageCap))
-  void client.prefetchQuery(historyQuery(route.number, search.tid, start, end))
+export function whenQuiet(client: QueryClient, work: () => void): void {
+  const idle = (f: () => void) => (window.requestIdleCallback ? window.requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 200))
+  const until = Date.now() + 20_000
+  const attempt = () =>
+    idle(() => {
+      if ((client.isFetching() > 0 || pagesLoading() > 0) && Date.now() < until) setTimeout(attempt, 500)
+      else work()
+    })
+  if (document.readyState === 'complete') attempt()
+  else window.addEventListener('load', attempt, { once: true })
 }

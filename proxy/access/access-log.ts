@@ -59,14 +59,31 @@ const textOrNull = (v: unknown): string | null =>
   typeof v === 'string' && v !== '' ? v.slice(0, 64) : typeof v === 'number' ? String(v) : null
 
 export async function insertEntry(db: Queryable, e: NewEntry): Promise<void> {
-  const details = cleanDetails(e.details)
-  // number and party get their own columns (filtered and indexed); the rest stays in details.
-  const number = textOrNull(details.number)
-  const party = textOrNull(details.party)
-  await db.query(
-    'INSERT INTO access_log (at, actor, via, address, action, number, party, details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)',
-    [e.at, e.actor.slice(0, 320), e.via, e.address.slice(0, 100), e.action.slice(0, 60), number, party, JSON.stringify(details)],
-  )
+  await insertEntries(db, [e])
+}
+
+/** Several entries in one parameterised statement (the access log batches what requests record). */
+export async function insertEntries(db: Queryable, entries: readonly NewEntry[]): Promise<void> {
+  if (entries.length === 0) return
+  const values: unknown[] = []
+  const rows: string[] = []
+  for (const e of entries) {
+    const details = cleanDetails(e.details)
+    // number and party get their own columns (filtered and indexed); the rest stays in details.
+    const b = values.length
+    rows.push(`($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}::jsonb)`)
+    values.push(
+      e.at,
+      e.actor.slice(0, 320),
+      e.via,
+      e.address.slice(0, 100),
+      e.action.slice(0, 60),
+      textOrNull(details.number),
+      textOrNull(details.party),
+      JSON.stringify(details),
+    )
+  }
+  await db.query(`INSERT INTO access_log (at, actor, via, address, action, number, party, details) VALUES ${rows.join(', ')}`, values)
 }
 
 export interface LogFilters {

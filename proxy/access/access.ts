@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { Db } from '../db/types.ts'
 import type { AccessGate, Principal } from '../http-types.ts'
-import { insertEntry, purgeAccessLog } from './access-log.ts'
+import { insertEntries, purgeAccessLog, type NewEntry } from './access-log.ts'
 import { clientAddress } from './address.ts'
 import { normaliseAddress, type AccessConfig } from './config.ts'
 import { DEFAULT_LIMITS, purgeFailures, type LimitRules } from './limits.ts'
@@ -78,26 +78,53 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
     return user ? { name: user.name, role: user.role, via: 'password', sessionId: user.sessionId } : null
   }
 
-  /** One entry, written in the background: never throws, never holds up the response. */
-  function record(actor: string, via: string, address: string, action: string, details: Record<string, unknown>): void {
+  /**
+   * One entry, written in the background: never throws, never holds up the response. Entries are
+   * queued and written together, one statement per 100 ms at most (and at once past 500): with
+   * PGlite the database runs on the server's own thread, and one INSERT per history request cost
+   * every request about a millisecond. `flush()` and `close()` write what is queued.
+   */
+  let queue: NewEntry[] = []
+  let flushTimer: ReturnType<typeof setTimeout> | null = null
+  function writeQueued(): void {
+    if (flushTimer) clearTimeout(flushTimer)
+    flushTimer = null
+    const batch = queue
+    queue = []
+    if (batch.length === 0) return
     let p: Promise<void>
     try {
-      p = insertEntry(db, { at: new Date(now()), actor, via, address, action, details }).catch((err: unknown) => {
-        log(`access log: could not record ${action} by ${actor}: ${err instanceof Error ? err.message : String(err)}`)
+      p = insertEntries(db, batch).catch((err: unknown) => {
+        log(`access log: could not record ${what(batch)}: ${err instanceof Error ? err.message : String(err)}`)
       })
     } catch (err) {
-      log(`access log: could not record ${action} by ${actor}: ${err instanceof Error ? err.message : String(err)}`)
+      log(`access log: could not record ${what(batch)}: ${err instanceof Error ? err.message : String(err)}`)
       return
     }
     pending.add(p)
     void p.finally(() => pending.delete(p))
+  }
+  const what = (batch: NewEntry[]) =>
+    batch
+      .slice(0, 3)
+      .map((e) => `${e.action} by ${e.actor}`)
+      .join(', ') + (batch.length > 3 ? ` and ${batch.length - 3} more` : '')
+  function record(actor: string, via: string, address: string, action: string, details: Record<string, unknown>): void {
+    queue.push({ at: new Date(now()), actor, via, address, action, details })
+    if (queue.length >= 500) writeQueued()
+    else flushTimer ??= setTimeout(writeQueued, 100).unref()
   }
 
   const audit: AccessGate['audit'] = (principal, address, action, details) => {
     record(principal?.name ?? '(nobody)', principal?.via ?? 'anonymous', normaliseAddress(address), action, details)
   }
 
-  const routes = createAuthRoutes({ cfg, db, now, times, scrypt, limits, identify, addressOf, record, audit, dummyCheck, log })
+  async function flushLog(): Promise<void> {
+    writeQueued()
+    while (pending.size) await Promise.all([...pending])
+  }
+
+  const routes = createAuthRoutes({ cfg, db, now, times, scrypt, limits, identify, addressOf, record, audit, flushLog, dummyCheck, log })
 
   async function purge(): Promise<void> {
     const t = now()
@@ -126,13 +153,11 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
     audit,
     clientAddress: addressOf,
     meta: () => ({ accessMode: cfg.mode }),
-    flush: async () => {
-      while (pending.size) await Promise.all([...pending])
-    },
+    flush: flushLog,
     purge,
     close: async () => {
       clearInterval(timer)
-      while (pending.size) await Promise.all([...pending])
+      await flushLog()
     },
   }
 }

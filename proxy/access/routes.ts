@@ -43,6 +43,8 @@ export interface RouteDeps {
   addressOf: (req: IncomingMessage) => string
   record: (actor: string, via: string, address: string, action: string, details: Record<string, unknown>) => void
   audit: AccessGate['audit']
+  /** Writes the entries still queued, so a reader of the log sees everything up to now. */
+  flushLog: () => Promise<void>
   dummyCheck: (password: string) => Promise<false>
   log: (line: string) => void
 }
@@ -261,6 +263,7 @@ export function createAuthRoutes(d: RouteDeps): Route[] {
 
   async function accessLog(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, rest: string) {
     if (req.method !== 'GET') throw methodNotAllowed('GET')
+    await d.flushLog()
     if (rest === '') {
       const q = queryParams(url, [...FILTER_KEYS, 'limit', 'cursor'])
       const filters = logFilters(q)

@@ -62,6 +62,9 @@ test.describe('exports with no cap', () => {
     await expect(page.getByRole('status').filter({ hasText: '61,583 matches' })).toBeVisible({ timeout: 20_000 })
     let downloads = 0
     page.on('download', () => downloads++)
+    // A slow link (2 MB/s down), so the export is still running when Cancel is pressed.
+    const cdp = await page.context().newCDPSession(page)
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: 2_000_000, uploadThroughput: -1 })
     await page.getByRole('button', { name: 'Export all 61,583 matches as CSV' }).click()
     const tray = page.getByRole('region', { name: 'Exports' })
     await tray.getByRole('button', { name: 'Cancel export' }).click()

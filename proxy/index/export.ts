@@ -23,10 +23,14 @@ import {
 
 /**
  * Rows per keyset batch of a CSV export. Each query costs PGlite ~1.5 ms before its first row,
- * so larger batches save queries, but each batch is one text value in PGlite's memory and V8's:
- * over 1,000,000 rows 5,000 grew the server's RSS by 75–115 MiB, 2,000 by 40–55 MiB (budget 64).
+ * so larger batches save queries, but each batch is one text value in PGlite's memory and V8's
+ * (a string that large is born in V8's old generation, which then grows until a full collection).
+ * Over 1,000,000 rows, V8's heap peaked this far above its start (fresh server, two runs each):
+ * 500 rows +69–73 MiB, 1,000 +41–45, 2,000 +58–61; RSS in the bench: 5,000 75–115 MiB,
+ * 2,000 47–80, 1,000 50 (budget 64). Handing the socket 250 rows at a time instead of 1,000 made
+ * it worse (+58–86).
  */
-const BATCH = 2000
+const BATCH = 1000
 /** NDJSON keeps the JSON batches of text arrays (null and '' differ there), 1,000 rows at a time. */
 const NDJSON_BATCH = 1000
 /** CSV lines are handed to the socket every so many rows (back-pressure is honoured each time). */

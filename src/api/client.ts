@@ -1,6 +1,6 @@
 import * as z from 'zod/mini'
 import type { Operation, OperationParams } from '../../contract/api'
-import { phoneFormatting } from '../lib/phone'
+import { needsPhoneLibrary, phoneFormatting } from '../lib/phone'
 import { ApiError, errorEnvelope, isSessionError } from './errors'
 
 /**
@@ -16,9 +16,7 @@ export function setSessionLostHandler(fn: (() => void) | null) {
 
 async function send(url: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
   try {
-    // Answers hold phone numbers: they wait for the phone formatter's lazy chunk, fetched in parallel (src/lib/phone.ts).
-    const [res] = await Promise.all([fetch(url, { ...init, credentials: 'same-origin', signal }), phoneFormatting()])
-    return res
+    return await fetch(url, { ...init, credentials: 'same-origin', signal })
   } catch (err) {
     if (signal?.aborted) throw err
     throw new ApiError('unreachable', 'The Switchboard server could not be reached.', 0, {
@@ -70,6 +68,8 @@ export async function errorFrom(res: Response): Promise<ApiError> {
 async function readJson(res: Response): Promise<unknown> {
   if (!res.ok) throw await errorFrom(res)
   const text = await res.text()
+  // An answer with a number only libphonenumber formats waits for its lazy chunk (src/lib/phone.ts).
+  if (needsPhoneLibrary(text)) await phoneFormatting()
   try {
     return JSON.parse(text)
   } catch {

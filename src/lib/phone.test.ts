@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min'
-import { digitsOf, formatPhone, phoneFormatting, phoneQueryDigits, toE164 } from './phone'
+import { digitsOf, formatPhone, hasNonNanpPhone, phoneFormatting, phoneQueryDigits, toE164 } from './phone'
 
 describe('formatPhone', () => {
   beforeAll(() => phoneFormatting())
@@ -57,5 +57,35 @@ describe('formatPhone', () => {
     expect(phoneQueryDigits('(832) 323')).toBe('832323')
     expect(phoneQueryDigits('+1 832')).toBe('1832')
     expect(phoneQueryDigits('hooks 832')).toBe('')
+  })
+})
+
+describe('hasNonNanpPhone (whether an answer waits for libphonenumber)', () => {
+  it('lets an answer of North American numbers through', () => {
+    const answer = JSON.stringify({
+      data: [
+        { number: '18323232323', tid: 'PUHMGWS98301', webhook: 'https://hooks.example.com/in' },
+        { number: '8329632623', type: 'local', created: '2024-03-01T10:00:00Z' },
+      ],
+      records: [{ system_id: 200000000001, phone: '14165550123', body: 'Call me at 555', status_code: '0' }],
+    })
+    expect(hasNonNanpPhone(answer)).toBe(false)
+  })
+  it('holds an answer with a number libphonenumber must format', () => {
+    for (const phone of ['447911123456', '+44 7911 123456', '(44) 7911 123456', '33612345678', '10123456789', '12125550']) {
+      expect(hasNonNanpPhone(JSON.stringify({ records: [{ phone: '18323232323' }, { phone }] })), phone).toBe(true)
+    }
+  })
+  it('counts a date-like text too (a wait, never a wrong number)', () => {
+    expect(hasNonNanpPhone('{"date":"2024-05-01"}')).toBe(true)
+  })
+  it('agrees with formatPhone: whatever it lets through formats the same without the library', () => {
+    // Every value it passes is either too short to be a number or a well-formed NANP number,
+    // which formatPhone writes without libphonenumber.
+    for (const raw of ['18323232323', '8329632623', '14165550123', '1234', '(832) 323-2323']) {
+      expect(hasNonNanpPhone(JSON.stringify({ phone: raw })), raw).toBe(false)
+      const full = parsePhoneNumberFromString(toE164(raw) ?? '')
+      expect(formatPhone(raw)).toBe(full?.isPossible() ? (full.countryCallingCode === '1' ? full.formatNational() : full.formatInternational()) : raw)
+    }
   })
 })

@@ -4,9 +4,12 @@
  * international number with its country code. Formatting is libphonenumber's, not ours.
  *
  * libphonenumber (with its metadata, ~29 KiB gzip) is not in the entry chunk: it is fetched
- * when this module loads, in parallel with everything else, and the API client (src/api/client.ts)
- * holds each answer until it is here (`phoneFormatting()`), so data never renders before it. Until
- * then, or if it cannot load, a number libphonenumber would format stays as it came.
+ * when this module loads, in parallel with everything else. North American numbers never need it
+ * (below), so the API client (src/api/client.ts) holds an answer until it is here
+ * (`phoneFormatting()`) only when the answer holds a phone-like text that is not North American
+ * (`needsPhoneLibrary`): no number ever renders unformatted, and an all-NANP account (the
+ * simulator's) does not wait for the chunk on a slow link. If it cannot load, a number
+ * libphonenumber would format stays as it came.
  */
 const cache = new Map<string, string>()
 type PhoneLibrary = typeof import('libphonenumber-js/min')
@@ -22,6 +25,30 @@ const loading: Promise<void> = import('libphonenumber-js/min').then(
 /** Resolves once libphonenumber is loaded (or failed to load); never rejects. */
 export function phoneFormatting(): Promise<void> {
   return loading
+}
+
+/** A JSON string value that could be a phone number: digits with phone punctuation, an optional +. */
+const PHONE_LIKE = /"\+?[\d(][\d ().-]*\d"/g
+
+/** Whether a JSON answer must wait for libphonenumber: it is not loaded yet and the answer needs it. */
+export function needsPhoneLibrary(json: string): boolean {
+  return library === null && hasNonNanpPhone(json)
+}
+
+/**
+ * Whether a JSON text holds a phone-like string that only libphonenumber formats (anything but a
+ * well-formed North American number). Errs towards true: a date such as "2024-05-01" counts,
+ * which only costs the wait.
+ */
+export function hasNonNanpPhone(json: string): boolean {
+  for (const m of json.matchAll(PHONE_LIKE)) {
+    const text = m[0].slice(1, -1)
+    const digits = digitsOf(text)
+    if (digits.length < 5) continue // too short to be a possible number: libphonenumber leaves it as it is too
+    const e164 = toE164(text)
+    if (!e164 || !NANP.test(e164)) return true
+  }
+  return false
 }
 
 export function toE164(raw: string): string | null {

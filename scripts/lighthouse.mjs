@@ -147,6 +147,7 @@ async function main() {
   log(`starting npm start's server on ${base} (index in ${dataDir})…`)
   const server = await startServer(port, dataDir)
   const results = []
+  mkdirSync(join(root, '.bench'), { recursive: true })
   try {
     if (INDEX) await indexEverything(base, log)
     const version = execFileSync('npx', ['-y', LIGHTHOUSE, '--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim()
@@ -156,7 +157,18 @@ async function main() {
         const runs = []
         for (let i = 0; i < RUNS; i++) {
           log(`${page.name} (${preset}), run ${i + 1}/${RUNS}`)
-          runs.push(lighthouse(`${base}${page.path}`, preset, join(dataDir, 'report.json'), chrome))
+          // Lighthouse sometimes loses its own trace (NO_NAVSTART, "Please run Lighthouse again"):
+          // such a run is taken again, twice at most; any other failure ends the whole run.
+          for (let attempt = 1; ; attempt++) {
+            try {
+              // Each page and preset's last full report stays in .bench/ (the network chain, the trace's figures).
+              runs.push(lighthouse(`${base}${page.path}`, preset, join(root, '.bench', `lighthouse-${page.name}-${preset}.json`), chrome))
+              break
+            } catch (err) {
+              if (attempt >= 3 || !/run Lighthouse again/i.test(String(err.message))) throw err
+              log('  Lighthouse lost its trace; the run is taken again')
+            }
+          }
         }
         results.push({ page: page.name, path: page.path, preset, lighthouse: version, runs })
       }

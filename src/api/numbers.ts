@@ -94,11 +94,6 @@ export async function fetchNumbers(tab: NumberTab, signal?: AbortSignal): Promis
   return normaliseNumbers(json)
 }
 
-/** The numbers page's `tab` parameter; anything else is the whole list. */
-export function readNumberTab(v: string | null): NumberTab {
-  return v === 'local' || v === 'tollfree' ? v : 'all'
-}
-
 export const numbersQuery = (tab: NumberTab) =>
   queryOptions({
     queryKey: ['numbers', tab] as const,

@@ -3,7 +3,7 @@ import type { ColumnVisibilityState } from '@tanstack/react-table'
 import { useDeferredValue, useMemo } from 'react'
 import { useAfterPaint } from '../../lib/after-paint'
 import { useIndexStatus } from '../../api/index-status'
-import { numbersQuery, readNumberTab, type NumberTab, type OwnedNumber } from '../../api/numbers'
+import { numbersQuery, type NumberTab, type OwnedNumber } from '../../api/numbers'
 import { useLocation, useSetParams } from '../../lib/router'
 import { ErrorAlert } from '../../components/alert'
 import { ColumnToggles } from '../../components/data-table/column-toggles'
@@ -27,6 +27,10 @@ const TABS = [
 
 const TAB_NAME: Record<NumberTab, string> = { all: 'all', local: 'local', tollfree: 'toll-free' }
 
+function readTab(v: string | null): NumberTab {
+  return v === 'local' || v === 'tollfree' ? v : 'all'
+}
+
 const rowId = (r: NumberRow) => numberRowId(r.owned)
 
 /** Up to this many numbers the audit runs with the first rows: 10–15 ms per 10,000 (src/lib/after-paint.ts), so 3 ms at most here. */
@@ -35,7 +39,7 @@ const AUDIT_INLINE_MAX = 2000
 export function NumbersPage() {
   const { params } = useLocation()
   const setParams = useSetParams()
-  const tab = readNumberTab(params.get('tab'))
+  const tab = readTab(params.get('tab'))
   const query = params.get('q') ?? ''
   const auditParam = params.get('audit')
   const audit = isAuditFilter(auditParam) ? auditParam : null

@@ -85,7 +85,9 @@ describe('hasNonNanpPhone (whether an answer waits for libphonenumber)', () => {
     for (const raw of ['18323232323', '8329632623', '14165550123', '1234', '(832) 323-2323']) {
       expect(hasNonNanpPhone(JSON.stringify({ phone: raw })), raw).toBe(false)
       const full = parsePhoneNumberFromString(toE164(raw) ?? '')
-      expect(formatPhone(raw)).toBe(full?.isPossible() ? (full.countryCallingCode === '1' ? full.formatNational() : full.formatInternational()) : raw)
+      expect(formatPhone(raw)).toBe(
+        full?.isPossible() ? (full.countryCallingCode === '1' ? full.formatNational() : full.formatInternational()) : raw,
+      )
     }
   })
 })

@@ -194,7 +194,6 @@ async function main() {
   const widths = lines[0].map((_, i) => Math.max(...lines.map((l) => l[i].length)))
   for (const l of lines) console.log(l.map((c, i) => c.padEnd(widths[i])).join('  '))
   console.log('\nmedians of the runs; LCP elements and layout shifts of each run are in .bench/lighthouse.json')
-  mkdirSync(join(root, '.bench'), { recursive: true })
   writeFileSync(
     join(root, '.bench', 'lighthouse.json'),
     JSON.stringify({ date: new Date().toISOString(), runs: RUNS, index: INDEX, results }, null, 2),

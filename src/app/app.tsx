@@ -7,6 +7,7 @@ import { paths } from '../lib/paths'
 import { chartsSearch, historySearch, messageSearch, parseSearch, searchSearch, threadSearch } from '../lib/route-params'
 import { Link, navigate, useLocation } from '../lib/router'
 import { useMe } from '../api/me'
+import { phoneFormatting } from '../lib/phone'
 import { matchRoute, type Route } from './routes'
 
 // Every page but the numbers list loads on demand: the entry chunk stays within its budget.
@@ -43,11 +44,12 @@ const ChartsPage = chartsRoute.Page
 const loadTray = () => import('../components/export-tray')
 const ExportTray = lazy(() => loadTray().then((m) => ({ default: m.ExportTray })))
 /**
- * The other pages' code and the export tray, fetched by main.tsx once the first page has its data
+ * The other pages' code, the export tray and libphonenumber, fetched by main.tsx once the first page has its data
  * and the browser is idle (app/preload.ts `whenQuiet`): a first visit to a page then renders with
  * no loading round (nor React's Suspense reveal throttle), without competing with the first page.
  */
 export function preloadPages(): void {
+  void phoneFormatting()
   void loadTray().catch(() => undefined)
   for (const r of [searchRoute, historyRoute, threadRoute, chartsRoute, messageRoute, indexRoute]) void r.preload().catch(() => undefined)
 }

@@ -3,27 +3,29 @@
  * starting with 1, and 10 digits, are North American; anything else is tried as an
  * international number with its country code. Formatting is libphonenumber's, not ours.
  *
- * libphonenumber (with its metadata, ~29 KiB gzip) is not in the entry chunk: it is fetched
- * when this module loads, in parallel with everything else. North American numbers never need it
- * (below), so the API client (src/api/client.ts) holds an answer until it is here
- * (`phoneFormatting()`) only when the answer holds a phone-like text that is not North American
- * (`needsPhoneLibrary`): no number ever renders unformatted, and an all-NANP account (the
- * simulator's) does not wait for the chunk on a slow link. If it cannot load, a number
- * libphonenumber would format stays as it came.
+ * libphonenumber (with its metadata, ~43 KiB gzip) is not in the entry chunk, and is not fetched
+ * until something needs it: North American numbers never do (below). The API client
+ * (src/api/client.ts) holds an answer until it is here (`phoneFormatting()`, which starts the
+ * download) only when the answer holds a phone-like text that is not North American
+ * (`needsPhoneLibrary`): no number in an answer ever renders unformatted, and an all-NANP account
+ * (the simulator's) neither waits for the chunk nor spends a slow link's first seconds on it.
+ * Otherwise it is fetched once the first page is quiet (app.tsx `preloadPages`). If it cannot load,
+ * a number libphonenumber would format stays as it came.
  */
 const cache = new Map<string, string>()
 type PhoneLibrary = typeof import('libphonenumber-js/min')
 let library: PhoneLibrary | null = null
-const loading: Promise<void> = import('libphonenumber-js/min').then(
-  (m) => {
-    library = m
-    cache.clear()
-  },
-  () => undefined,
-)
+let loading: Promise<void> | null = null
 
-/** Resolves once libphonenumber is loaded (or failed to load); never rejects. */
+/** Starts loading libphonenumber (once); resolves when it is loaded or failed to load; never rejects. */
 export function phoneFormatting(): Promise<void> {
+  loading ??= import('libphonenumber-js/min').then(
+    (m) => {
+      library = m
+      cache.clear()
+    },
+    () => undefined,
+  )
   return loading
 }
 
@@ -70,7 +72,11 @@ export function formatPhone(raw: string | null | undefined): string {
   // search for which NANP country the number belongs to: ~0.25 ms a number on cold code, 5 ms
   // for the first screenful of a table. Everything else goes through libphonenumber.
   if (nanp) return remember(raw, `(${nanp[1]}) ${nanp[2]}-${nanp[3]}`)
-  if (!library) return raw
+  if (!library) {
+    // Not kept in the cache: once the library is here, the next render formats it.
+    void phoneFormatting()
+    return raw
+  }
   const parsed = e164 ? library.parsePhoneNumberFromString(e164) : undefined
   let out = raw
   if (parsed?.isPossible()) out = parsed.countryCallingCode === '1' ? parsed.formatNational() : parsed.formatInternational()

@@ -129,7 +129,8 @@ export function App() {
           </nav>
           <div className="ml-auto flex items-center gap-3">
             {ThemeToggle ? <ThemeToggle /> : null}
-            {UserMenu ? (
+            {/* Nothing to show in local mode: its code is not even fetched there. */}
+            {UserMenu && me && me.mode !== 'local' ? (
               <Suspense fallback={null}>
                 <UserMenu />
               </Suspense>

@@ -52,5 +52,7 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: false,
     reportCompressedSize: false,
+    // dist/.vite/manifest.json: the server names the first page's chunks from it (proxy/static.ts).
+    manifest: true,
   },
 })

@@ -37,3 +37,24 @@ test('a keyboard user can skip straight to the content', async ({ page }) => {
   await page.keyboard.press('Enter')
   await expect(page).toHaveURL(/#main$/)
 })
+
+test("a history opened from a link downloads its page's code beside the entry, once", async ({ page }) => {
+  const requested: string[] = []
+  page.on('request', (r) => requested.push(new URL(r.url()).pathname))
+  const res = await page.goto('/numbers/18323232323?tid=PUHMGWS98301')
+  // The shell's Link header names the history page's chunk and the chunks it imports (proxy/page-hints.ts).
+  const link = res?.headers()['link'] ?? ''
+  const named = [...link.matchAll(/<([^>]+)>; rel=modulepreload/g)].map((m) => m[1]!)
+  expect(named[0]).toMatch(/^\/assets\/history-page-[\w-]+\.js$/)
+  await expect(page.getByRole('heading', { name: 'History of (832) 323-2323' })).toBeVisible()
+  await expect(page.getByText('1–50 of 2,345')).toBeVisible()
+  // Each named chunk was fetched, and only once: the page's import() took the preloaded module.
+  for (const file of named)
+    expect(
+      requested.filter((p) => p === file),
+      file,
+    ).toHaveLength(1)
+  // The numbers list is in the entry chunk: its shell names nothing.
+  const home = await page.request.get('/')
+  expect(home.headers()['link']).toBeUndefined()
+})

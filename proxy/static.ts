@@ -7,6 +7,7 @@ import { promisify } from 'node:util'
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib'
 import sirv from 'sirv'
 import { SECURITY_HEADERS } from './http.ts'
+import { hintFor, readPageHints } from './page-hints.ts'
 
 /**
  * The built SPA, served by sirv (a file map built once, ETag/304, precompressed .br/.gz, SPA
@@ -99,6 +100,8 @@ export function createStatic(dir: string, log: (line: string) => void): StaticHa
         })
       : undefined
   let serve = build()
+  // The first page's chunks for each route, from the build's manifest (proxy/page-hints.ts).
+  const hints = serve ? readPageHints(root, log) : new Map<string, string>()
   if (serve) {
     precompress(root).then(
       (n) => {
@@ -122,6 +125,9 @@ export function createStatic(dir: string, log: (line: string) => void): StaticHa
       res.end('Not found: the app is not built (run npm run build).')
       return
     }
+    // On the app shell only (sirv answers a page's path with index.html); never on /assets/.
+    const link = req.url?.startsWith('/assets/') ? undefined : hintFor(hints, req.url)
+    if (link) res.setHeader('link', link)
     if (req.headers.range !== undefined && !rangeIsSimple(req.headers.range)) delete req.headers.range // RFC 9110 §14.2: a server may ignore Range
     res.once('pipe', (src: Readable) => {
       src.once('error', (err: NodeJS.ErrnoException) => {

@@ -8,7 +8,7 @@ import { chartsSearch, historySearch, messageSearch, parseSearch, searchSearch, 
 import { Link, navigate, useLocation } from '../lib/router'
 import { useMe } from '../api/me'
 import { phoneFormatting } from '../lib/phone'
-import { matchRoute, type Route } from './routes'
+import { matchRoute, type Route } from '../../contract/routes'
 
 // Every page but the numbers list loads on demand: the entry chunk stays within its budget.
 const historyRoute = lazyPage(

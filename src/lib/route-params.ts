@@ -2,7 +2,7 @@ import * as z from 'zod/mini'
 
 /**
  * One schema per route for its query string, parsed once where the route is matched
- * (src/app/routes.ts) and handed to the page as typed props. A bad value never reaches a
+ * (contract/routes.ts) and handed to the page as typed props. A bad value never reaches a
  * component: each field falls back to its default on its own (`page=abc` → 1, `size=7` → 50),
  * so one bad parameter does not throw away the rest of a shared link.
  */

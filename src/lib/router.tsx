@@ -2,7 +2,7 @@ import { useCallback, useSyncExternalStore, type AnchorHTMLAttributes, type Mous
 
 /**
  * A deliberately small router: the URL is the state (path + query string), so reload,
- * back/forward and shared links reproduce the view. Routes are matched once in src/app/routes.ts
+ * back/forward and shared links reproduce the view. Routes are matched once in contract/routes.ts
  * and each route's query string is parsed once by its schema (src/lib/route-params.ts).
  * Kept instead of TanStack Router: it is not installed here (no new dependency this round), this
  * file is ~70 lines with no cost to the entry chunk, and the one thing the library would add,

@@ -1,6 +1,8 @@
 /**
  * The route table: a path is matched once, here, into a typed route the layout renders. Query
  * strings are parsed by each page's schema (src/lib/route-params.ts), also once, in app.tsx.
+ * The server reads it too: it names the first page's code in the app shell's Link header
+ * (proxy/static.ts), so that code downloads beside the entry chunk instead of after it.
  */
 export type Route =
   | { name: 'numbers' }
@@ -40,4 +42,21 @@ export function matchRoute(pathname: string): Route {
     return { name: 'history', number }
   }
   return { name: 'not-found' }
+}
+
+/**
+ * The module of each page that src/app/app.tsx loads on demand (a path from the repository's
+ * root, as Vite's build manifest names it). The numbers list is in the entry chunk. A test
+ * checks that app.tsx imports each of these lazily.
+ */
+export const LAZY_PAGE_MODULES: Partial<Record<Route['name'], string>> = {
+  history: 'src/features/history/history-page.tsx',
+  thread: 'src/features/thread/thread-page.tsx',
+  message: 'src/features/message/message-page.tsx',
+  search: 'src/features/search/search-page.tsx',
+  charts: 'src/features/charts/charts-page.tsx',
+  index: 'src/features/index-admin/index-page.tsx',
+  signin: 'src/features/access/sign-in-page.tsx',
+  users: 'src/features/access/users-page.tsx',
+  'access-log': 'src/features/access/access-log-page.tsx',
 }

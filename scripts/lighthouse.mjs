@@ -7,7 +7,8 @@
 // Runs Chromium and may rebuild dist/: on a shared machine run it under the browser lock,
 // e.g. `flock /tmp/pw.lock npm run lighthouse`.
 //
-// Variables: LIGHTHOUSE_RUNS (3), CHROME_PATH (else `chromium`, `chromium-browser`, `google-chrome`
+// Variables: LIGHTHOUSE_RUNS (3), LIGHTHOUSE_PAGES (numbers,history) and LIGHTHOUSE_PRESETS
+// (mobile,desktop) to run fewer, CHROME_PATH (else `chromium`, `chromium-browser`, `google-chrome`
 // from the PATH), LIGHTHOUSE_INDEX=0 to measure before the message index holds anything (by
 // default the whole account is indexed first, as the bench's layout group does).
 import { execFileSync, spawn } from 'node:child_process'
@@ -21,12 +22,16 @@ const root = process.cwd()
 const RUNS = Number(process.env.LIGHTHOUSE_RUNS ?? 3)
 const INDEX = process.env.LIGHTHOUSE_INDEX !== '0'
 const LIGHTHOUSE = 'lighthouse@12'
-const PAGES = [
-  { name: 'numbers', path: '/' },
-  // The demo account's 2,345-message number, as the bench's layout group opens it.
-  { name: 'history', path: '/numbers/18323232323?tid=PUHMGWS98301' },
-]
-const PRESETS = ['mobile', 'desktop']
+const only = (list, env) => (process.env[env] ? list.filter((x) => process.env[env].split(',').includes(x.name ?? x)) : list)
+const PAGES = only(
+  [
+    { name: 'numbers', path: '/' },
+    // The demo account's 2,345-message number, as the bench's layout group opens it.
+    { name: 'history', path: '/numbers/18323232323?tid=PUHMGWS98301' },
+  ],
+  'LIGHTHOUSE_PAGES',
+)
+const PRESETS = only(['mobile', 'desktop'], 'LIGHTHOUSE_PRESETS')
 
 const log = (s) => process.stderr.write(`${s}\n`)
 

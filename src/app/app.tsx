@@ -54,6 +54,24 @@ export function preloadPages(): void {
   for (const r of [searchRoute, historyRoute, threadRoute, chartsRoute, messageRoute, indexRoute]) void r.preload().catch(() => undefined)
 }
 
+/**
+ * The module of the page at this path, when it loads on demand (null for the numbers list, in the
+ * entry chunk). main.tsx waits for it before React's first render: the server's Link header has
+ * usually fetched it beside the entry (proxy/page-hints.ts), so the first paint is the page
+ * itself, not a "Loading…" that the page replaces a render later.
+ */
+export function firstPageModule(pathname: string): Promise<unknown> | null {
+  const lazyRoutes: Partial<Record<Route['name'], { preload: () => Promise<unknown> }>> = {
+    history: historyRoute,
+    thread: threadRoute,
+    message: messageRoute,
+    search: searchRoute,
+    charts: chartsRoute,
+    index: indexRoute,
+  }
+  return lazyRoutes[matchRoute(pathname).name]?.preload() ?? null
+}
+
 /*
  * Team access and the theme toggle are built by other rooms. Globs pick their modules up when
  * the files exist and resolve to nothing when they do not, so this file builds either way.

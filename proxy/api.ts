@@ -4,7 +4,7 @@ import type { Config } from './config.ts'
 import { ProxyError, invalid } from './errors.ts'
 import type { Forwarder } from './forward.ts'
 import type { RequestContext } from './http-types.ts'
-import { SECURITY_HEADERS, parseJsonText, readBody, safeFieldName, sendError } from './http.ts'
+import { parseJsonText, readBody, safeFieldName, sendError, sendJsonText } from './http.ts'
 import { validate, type Fields } from './validate.ts'
 
 /**
@@ -61,13 +61,7 @@ export async function handleOperation(
   })
   const result = await forwarder.forward(op, params, controller.signal)
   if (res.destroyed) return
-  res.writeHead(200, {
-    ...SECURITY_HEADERS,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': result.body.length,
-    'cache-control': 'no-store',
-  })
-  res.end(result.body)
+  sendJsonText(res, 200, result.body)
   if (op === 'smshistory') {
     const p = Object.fromEntries(params)
     ctx.audit('history.view', { number: p.number, tid: p.tid, start: Number(p.history_start), end: Number(p.history_end) })

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min'
 import { digitsOf, formatPhone, hasNonNanpPhone, phoneFormatting, phoneQueryDigits, toE164 } from './phone'
@@ -89,5 +90,27 @@ describe('hasNonNanpPhone (whether an answer waits for libphonenumber)', () => {
         full?.isPossible() ? (full.countryCallingCode === '1' ? full.formatNational() : full.formatInternational()) : raw,
       )
     }
+  })
+  it('skips bare North American strings in the regex and still decides as a match-by-match check does', () => {
+    // The reference: every phone-like string, each decided by toE164 and the NANP shape.
+    const reference = (json: string) =>
+      [...json.matchAll(/"\+?[\d(][\d ().-]*\d"/g)].some((m) => {
+        const text = m[0].slice(1, -1)
+        if (digitsOf(text).length < 5) return false
+        const e164 = toE164(text)
+        return !e164 || !/^\+1[2-9]\d\d[2-9]\d\d\d{4}$/.test(e164)
+      })
+    const phone = fc.oneof(
+      fc.stringMatching(/^\+?1?[0-9]{9,11}$/),
+      fc.stringMatching(/^\+?[0-9( ).-]{3,16}$/),
+      fc.constantFrom('18323232323', '+18323232323', '8329632623', '1832323232', '447911123456', '(832) 323-2323'),
+    )
+    fc.assert(
+      fc.property(fc.array(fc.record({ number: phone, tid: fc.string({ maxLength: 4 }) }), { maxLength: 6 }), (rows) => {
+        const json = JSON.stringify({ data: rows })
+        expect(hasNonNanpPhone(json)).toBe(reference(json))
+      }),
+      { numRuns: 2000 },
+    )
   })
 })

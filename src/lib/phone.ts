@@ -29,8 +29,13 @@ export function phoneFormatting(): Promise<void> {
   return loading
 }
 
-/** A JSON string value that could be a phone number: digits with phone punctuation, an optional +. */
-const PHONE_LIKE = /"\+?[\d(][\d ().-]*\d"/g
+/**
+ * A JSON string value that could be a phone number (digits with phone punctuation, an optional
+ * +) and is not one of the bare North American forms the answers nearly always hold (10 or 11
+ * digits, or +1 and 10): the regex engine skips those by itself, which makes the scan of a
+ * 10,000-number answer about 1.5 ms instead of 5–9 ms (most of it was handling each match).
+ */
+const PHONE_LIKE = /"(?!(?:\+?1)?[2-9]\d\d[2-9]\d{6}")\+?[\d(][\d ().-]*\d"/g
 
 /** Whether a JSON answer must wait for libphonenumber: it is not loaded yet and the answer needs it. */
 export function needsPhoneLibrary(json: string): boolean {

@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { COMPRESS_MIN_BYTES, pickEncoding } from './http.ts'
+import { COMPRESS_MIN_BYTES, STREAM_COMPRESS_BYTES, pickEncoding } from './http.ts'
 import { sendRaw, simStack } from './test-helpers.ts'
 
 describe('pickEncoding', () => {
@@ -39,6 +39,18 @@ const history = (acceptEncoding: string | null, end = 50) => {
       `${acceptEncoding === null ? '' : `Accept-Encoding: ${acceptEncoding}\r\n`}Connection: close\r\n\r\n${body}`,
   )
 }
+/** The body of a chunked answer (sendRaw returns the bytes as they came). */
+function dechunk(raw: Buffer): Buffer {
+  const parts: Buffer[] = []
+  let at = 0
+  for (;;) {
+    const eol = raw.indexOf('\r\n', at)
+    const size = parseInt(raw.subarray(at, eol).toString('latin1'), 16)
+    if (!size) return Buffer.concat(parts)
+    parts.push(raw.subarray(eol + 2, eol + 2 + size))
+    at = eol + 2 + size + 2
+  }
+}
 const header = (head: string, name: string) => new RegExp(`^${name}: (.*)$`, 'im').exec(head)?.[1]
 
 describe('JSON answers are compressed when the client takes it', () => {
@@ -64,6 +76,21 @@ describe('JSON answers are compressed when the client takes it', () => {
     const refused = await history('br;q=0, gzip;q=0')
     expect(header(refused.head, 'content-encoding')).toBeUndefined()
     expect(refused.body.equals(plain.body)).toBe(true)
+  })
+
+  it('streams a big answer through the compressor, whole', async () => {
+    const plain = await history(null, 1000)
+    expect(plain.body.length).toBeGreaterThan(STREAM_COMPRESS_BYTES)
+    expect((JSON.parse(plain.body.toString('utf8')) as { messages: unknown[] }).messages).toHaveLength(1000)
+    for (const [accept, decode] of [
+      ['br', brotliDecompressSync],
+      ['gzip', gunzipSync],
+    ] as const) {
+      const r = await history(accept, 1000)
+      expect(header(r.head, 'content-encoding')).toBe(accept)
+      expect(header(r.head, 'transfer-encoding')).toBe('chunked')
+      expect(decode(dechunk(r.body)).equals(plain.body)).toBe(true)
+    }
   })
 
   it('leaves a small answer as it is, and an error too when small', async () => {

@@ -1,0 +1,84 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import * as z from 'zod/mini'
+import { optText } from './client'
+import { count, normaliseStatusNumbers, nullableText } from './index-status'
+
+// The rules as a zod schema states them (what the status answer was parsed with before the
+// in-place normaliser): the reference the fast path must agree with.
+const reference = z.catch(
+  z.array(
+    z.looseObject({
+      number: z.string(),
+      tid: z.catch(z.string(), ''),
+      state: z.catch(z.string(), 'never'),
+      indexed: count,
+      upstreamTotal: z.catch(z.nullable(z.number()), null),
+      newestDate: nullableText,
+      oldestDate: nullableText,
+      lastSyncedAt: z.catch(optText, null),
+      error: nullableText,
+      progress: z.catch(z.nullable(z.object({ done: z.number(), total: z.number() })), null),
+    }),
+  ),
+  [],
+)
+
+const anyValue = fc.oneof(
+  fc.constant(null),
+  fc.constant(undefined),
+  fc.string({ maxLength: 6 }),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant([]),
+  fc.constant({}),
+)
+const field = <T>(good: fc.Arbitrary<T>) => fc.option(fc.oneof(good, anyValue), { nil: undefined })
+const record = fc.record(
+  {
+    number: fc.oneof({ weight: 9, arbitrary: fc.string({ minLength: 1, maxLength: 12 }) }, { weight: 1, arbitrary: anyValue }),
+    tid: field(fc.string({ maxLength: 12 })),
+    state: field(fc.constantFrom('idle', 'syncing', 'never', 'error')),
+    indexed: field(fc.nat()),
+    upstreamTotal: field(fc.option(fc.nat(), { nil: null })),
+    newestDate: field(fc.constant('2026-11-20T12:00:00Z')),
+    oldestDate: field(fc.integer()),
+    lastSyncedAt: field(fc.string()),
+    error: field(fc.string()),
+    progress: field(fc.record({ done: fc.oneof(fc.nat(), anyValue), total: fc.oneof(fc.nat(), anyValue), extra: fc.option(fc.string()) })),
+    fullyIndexed: field(fc.boolean()),
+  },
+  { requiredKeys: [] },
+)
+
+describe('normaliseStatusNumbers', () => {
+  it('gives what the zod schema gives, for any list of records (JSON round trip, as they arrive)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof({ weight: 19, arbitrary: record }, { weight: 1, arbitrary: anyValue }), { maxLength: 5 }), (list) => {
+        const json = JSON.stringify(list)
+        const expected = reference.parse(JSON.parse(json))
+        expect(normaliseStatusNumbers(JSON.parse(json) as unknown[])).toEqual(expected)
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('keeps a well-formed record as it is, extra fields and all', () => {
+    const r = {
+      number: '18323232323',
+      tid: 'PUHMGWS98301',
+      state: 'idle',
+      indexed: 2345,
+      upstreamTotal: 2345,
+      newestDate: '2026-11-20T12:00:00Z',
+      oldestDate: '2026-10-01T00:00:00Z',
+      lastSyncedAt: '2026-11-22T07:10:51Z',
+      error: null,
+      progress: null,
+      fullyIndexed: true,
+    }
+    expect(normaliseStatusNumbers([{ ...r }])).toEqual([r])
+    expect(normaliseStatusNumbers([{ ...r }, { tid: 'no number' }])).toEqual([])
+  })
+})

@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query'
 import { useMemo } from 'react'
 import * as z from 'zod/mini'
-import { INDEX_PATHS, type SearchParams } from '../../contract/index-api'
+import { INDEX_PATHS, type NumberIndexStatus as WireNumberIndexStatus, type SearchParams } from '../../contract/index-api'
 import { getJson, optText, parseWire } from './client'
 
 /**
@@ -27,19 +27,11 @@ export type Freshness = z.output<typeof freshnessWire>
 
 // ---- status ---------------------------------------------------------------------------------
 
-export interface NumberIndexStatus {
-  number: string
-  tid: string
-  state: string
-  indexed: number
-  upstreamTotal: number | null
-  newestDate: string | null
-  oldestDate: string | null
-  lastSyncedAt: string | null
-  error: string | null
-  progress: { done: number; total: number } | null
-  [extra: string]: unknown
-}
+/**
+ * The contract's shape, read tolerantly: a state this client does not know stays text, and
+ * fields a newer server adds are kept.
+ */
+export type NumberIndexStatus = Omit<WireNumberIndexStatus, 'state'> & { state: string; [extra: string]: unknown }
 
 /**
  * The envelope is zod's; the per-number records (one per number of the account: 10,000 on a

@@ -58,3 +58,17 @@ test("a history opened from a link downloads its page's code beside the entry, o
   const home = await page.request.get('/')
   expect(home.headers()['link']).toBeUndefined()
 })
+
+test('a number taken from the address is formatted once libphonenumber arrives, even when no answer holds it', async ({ page }) => {
+  // No such number in the account: the history's answer is an error and holds no phone. The
+  // library's chunk is held back a while, so it lands after every answer of the page: nothing but
+  // the library's arrival can make the page render again.
+  await page.route(/\/assets\/min-[\w-]+\.js$/, async (route) => {
+    await new Promise((r) => setTimeout(r, 2000))
+    await route.continue()
+  })
+  await page.goto('/numbers/447911123456?tid=ABCDEF')
+  await expect(page.getByRole('alert')).toBeVisible()
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('History of 447911123456')
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('History of +44 7911 123456')
+})

@@ -7,7 +7,7 @@ import { paths } from '../lib/paths'
 import { chartsSearch, historySearch, messageSearch, parseSearch, searchSearch, threadSearch } from '../lib/route-params'
 import { Link, navigate, useLocation } from '../lib/router'
 import { useMe } from '../api/me'
-import { phoneFormatting } from '../lib/phone'
+import { phoneFormatting, usePhoneLibrary } from '../lib/phone'
 import { matchRoute, type Route } from '../../contract/routes'
 
 // Every page but the numbers list loads on demand: the entry chunk stays within its budget.
@@ -98,6 +98,8 @@ export function App() {
   const { pathname, params } = useLocation()
   const route = matchRoute(pathname)
   const me = useMe().data
+  // A number formatted before libphonenumber was here is written again once it is (lib/phone.ts).
+  usePhoneLibrary()
   // The tray (and the streaming code behind it) loads with the first export.
   const exporting = useExportJobs().length > 0
   const isAdmin = !me || me.mode === 'local' || me.user?.role === 'admin'

@@ -1,3 +1,5 @@
+import { useSyncExternalStore } from 'react'
+
 /**
  * Phone numbers arrive as bare digit strings of 10 or 11 digits (field notes). 11 digits
  * starting with 1, and 10 digits, are North American; anything else is tried as an
@@ -16,6 +18,7 @@ const cache = new Map<string, string>()
 type PhoneLibrary = typeof import('libphonenumber-js/min')
 let library: PhoneLibrary | null = null
 let loading: Promise<void> | null = null
+const listeners = new Set<() => void>()
 
 /** Starts loading libphonenumber (once); resolves when it is loaded or failed to load; never rejects. */
 export function phoneFormatting(): Promise<void> {
@@ -23,10 +26,26 @@ export function phoneFormatting(): Promise<void> {
     (m) => {
       library = m
       cache.clear()
+      for (const l of listeners) l()
     },
     () => undefined,
   )
   return loading
+}
+
+const subscribe = (l: () => void) => {
+  listeners.add(l)
+  return () => void listeners.delete(l)
+}
+const loaded = () => library !== null
+
+/**
+ * Re-renders its component once libphonenumber has loaded. The app's layout calls it, so a
+ * number that a page took from its URL and formatted before any answer (a history whose answer
+ * is an error, say) is written again, formatted, when the library lands.
+ */
+export function usePhoneLibrary(): boolean {
+  return useSyncExternalStore(subscribe, loaded, loaded)
 }
 
 /**

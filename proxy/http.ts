@@ -68,9 +68,9 @@ export function pickEncoding(accept: string | string[] | undefined): 'br' | 'gzi
 /**
  * A JSON answer, compressed when it is worth it and the client takes it: a page of history or
  * the index's status shrinks about sixfold, which a phone's slow link feels. Brotli at quality 4
- * and gzip at level 6 both take well under a millisecond for a typical answer (18 KB). API answers carry
- * no secret of the server's (the credentials never leave it), so compression reveals nothing
- * a reader could not already see.
+ * and gzip at level 6 both take well under a millisecond for a typical answer (18 KB). API
+ * answers carry no secret of the server's (the credentials never leave it), so compression
+ * reveals nothing a reader could not already see.
  */
 export function sendJsonText(res: ServerResponse, status: number, text: string | Buffer, extra: Record<string, string> = {}): void {
   let body = typeof text === 'string' ? Buffer.from(text) : text

@@ -35,6 +35,15 @@ const chartsRoute = lazyPage(
   () => import('../features/charts/charts-page'),
   (m) => m.ChartsPage,
 )
+/** The pages above by route, in the order the quiet-time preload fetches them. */
+const lazyRoutes: Partial<Record<Route['name'], { preload: () => Promise<unknown> }>> = {
+  search: searchRoute,
+  history: historyRoute,
+  thread: threadRoute,
+  charts: chartsRoute,
+  message: messageRoute,
+  index: indexRoute,
+}
 const HistoryPage = historyRoute.Page
 const ThreadPage = threadRoute.Page
 const MessagePage = messageRoute.Page
@@ -51,7 +60,7 @@ const ExportTray = lazy(() => loadTray().then((m) => ({ default: m.ExportTray })
 export function preloadPages(): void {
   void phoneFormatting()
   void loadTray().catch(() => undefined)
-  for (const r of [searchRoute, historyRoute, threadRoute, chartsRoute, messageRoute, indexRoute]) void r.preload().catch(() => undefined)
+  for (const r of Object.values(lazyRoutes)) void r.preload().catch(() => undefined)
 }
 
 /**
@@ -61,14 +70,6 @@ export function preloadPages(): void {
  * itself, not a "Loading…" that the page replaces a render later.
  */
 export function firstPageModule(pathname: string): Promise<unknown> | null {
-  const lazyRoutes: Partial<Record<Route['name'], { preload: () => Promise<unknown> }>> = {
-    history: historyRoute,
-    thread: threadRoute,
-    message: messageRoute,
-    search: searchRoute,
-    charts: chartsRoute,
-    index: indexRoute,
-  }
   return lazyRoutes[matchRoute(pathname).name]?.preload() ?? null
 }
 

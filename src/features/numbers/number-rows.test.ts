@@ -3,7 +3,7 @@ import type { OwnedNumber } from '../../api/numbers'
 import { exportTable, sortRows } from '../../components/data-table/features'
 import { auditNumbers } from './audit'
 import { COLUMN_IDS_ALL, COLUMNS_ALL } from './columns'
-import { filterRows, indexFactsByNumber, numberRowId, searchText, toNumberRows, type NumberRow } from './number-rows'
+import { filterRows, numberRowId, searchText, toNumberRows, type NumberRow } from './number-rows'
 
 const W = 'https://hooks.example.com/in'
 const D = 'https://hooks.example.com/dlr'
@@ -38,10 +38,10 @@ const idOf = (r: NumberRow) => numberRowId(r.owned)
 
 describe('numbers rows', () => {
   const audit = auditNumbers(data, numberRowId)
-  const facts = indexFactsByNumber([status('18323232322', 1234, '2024-05-06T07:08:09Z'), status('18323232321', 0, null)])
+  const facts = new Map([status('18323232322', 1234, '2024-05-06T07:08:09Z'), status('18323232321', 0, null)].map((n) => [n.number, n]))
 
   it('carry nothing but the number before the audit and without an index', () => {
-    const rows = toNumberRows(data, null, indexFactsByNumber(undefined))
+    const rows = toNumberRows(data, null, new Map())
     expect(rows.map((r) => numberRowId(r.owned))).toEqual(['18323232320:T0', '18323232321:T1', '+18323232322:T2', '18323232320:T9'])
     expect(rows.every((r) => r.findings === undefined && r.index === undefined)).toBe(true)
     expect(rows[0]!.owned).toBe(data[0])

@@ -26,10 +26,6 @@ export const numberRowId = (n: OwnedNumber) => `${n.number}:${n.tid}`
 /** The index keys numbers by their digits; the listing may write them with a leading +. */
 const digitsOf = (n: string) => (n.startsWith('+') ? n.slice(1) : n)
 
-export function indexFactsByNumber(numbers: readonly NumberIndexStatus[] | undefined): ReadonlyMap<string, IndexFacts> {
-  return new Map((numbers ?? []).map((n) => [n.number, n]))
-}
-
 /**
  * The rows, in the listing's order: one small object per number and two look-ups. Before the
  * audit and without an index (the first rows of a long listing) not even those: no id is built.

@@ -16,7 +16,7 @@ import { Tabs } from '../../components/tabs'
 import { auditFilterLabel, auditNumbers, isAuditFilter, type AuditResult } from './audit'
 import { AuditSummary } from './audit-summary'
 import { COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMNS_ALL, COLUMNS_TYPED } from './columns'
-import { filterRows, indexFactsByNumber, numberRowId, searchText, toNumberRows, type NumberRow } from './number-rows'
+import { filterRows, numberRowId, searchText, toNumberRows, type NumberRow } from './number-rows'
 import { formatCount } from '../../lib/count'
 
 const TABS = [
@@ -72,8 +72,7 @@ export function NumbersPage() {
   const audited = auditResult !== null && auditResult.of === data
   const findingsById = audited ? auditResult.result.findingsById : null
   // What the message index holds per number (the Messages and Last activity columns).
-  const indexNumbers = useIndexStatus().status?.numbers
-  const indexFacts = useMemo(() => indexFactsByNumber(indexNumbers), [indexNumbers])
+  const indexFacts = useIndexStatus().byNumber
   // The rows carry their findings and index facts: new rows once the audit lands or the index moves.
   const allRows = useMemo(() => (data ? toNumberRows(data, findingsById, indexFacts) : []), [data, findingsById, indexFacts])
   // Each number's search text, built when a search starts (in the listing's order, as allRows).

@@ -22,7 +22,14 @@ const root = process.cwd()
 const RUNS = Number(process.env.LIGHTHOUSE_RUNS ?? 3)
 const INDEX = process.env.LIGHTHOUSE_INDEX !== '0'
 const LIGHTHOUSE = 'lighthouse@12'
-const only = (list, env) => (process.env[env] ? list.filter((x) => process.env[env].split(',').includes(x.name ?? x)) : list)
+function only(list, env) {
+  if (!process.env[env]) return list
+  const names = list.map((x) => x.name ?? x)
+  const wanted = process.env[env].split(',').map((w) => w.trim())
+  const unknown = wanted.filter((w) => !names.includes(w))
+  if (unknown.length) throw new Error(`${env}: unknown ${unknown.join(', ')} (choose from ${names.join(', ')})`)
+  return list.filter((x) => wanted.includes(x.name ?? x))
+}
 const PAGES = only(
   [
     { name: 'numbers', path: '/' },

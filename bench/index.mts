@@ -37,7 +37,12 @@ async function serve() {
   const fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 30_000)
   const cfg = parseIndexConfig({ ...process.env, SYNC_RATE: '0', HISTORY_PAGE_CAP: String(PAGE) })
   const index = await createIndex(cfg, { forwarder: fw, log: (l) => process.env.BENCH_VERBOSE && console.error(l) })
-  const ctx = { principal: { name: 'bench', role: 'admin' as const, via: 'local' as const }, address: '127.0.0.1', audit: () => {} }
+  const { createApp } = await import('../proxy/app.ts')
+  const { parseConfig } = await import('../proxy/config.ts')
+  const app = createApp(parseConfig({ API_BASE_URL: simUrl, API_SYS_ID: 'bench', API_AUTH_TOKEN: 'bench' }), {
+    forwarder: fw,
+    routes: index.routes,
+  })
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
     if (url.pathname === '/__bench/sync') {
@@ -71,12 +76,7 @@ async function serve() {
         })
       return
     }
-    const route = index.routes.filter((r) => url.pathname.startsWith(r.prefix)).sort((a, b) => b.prefix.length - a.prefix.length)[0]
-    if (!route) return res.writeHead(404).end()
-    route.handle(req, res, url, ctx).catch((err: unknown) => {
-      if (!res.headersSent) res.writeHead(500).end(String(err))
-      else res.destroy()
-    })
+    app(req, res)
   })
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
   console.log(`ready ${(server.address() as AddressInfo).port}`)

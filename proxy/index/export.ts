@@ -237,6 +237,8 @@ export interface ExportOptions {
   params: Map<string, string>
   format: 'csv' | 'ndjson'
   tz: string
+  /** Records the export's start durably (its filters and row count) before the first byte goes out. */
+  logStart: (details: Record<string, unknown>) => Promise<void>
   audit: (action: string, details: Record<string, unknown>) => void
   log: (line: string) => void
   /** Rows per keyset batch (tests use small ones to cross batch boundaries); default BATCH or NDJSON_BATCH. */
@@ -248,6 +250,7 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
   await resolveParties(db, o.filters)
   const total = await countMatches(db, o.filters)
   const name = exportFileName(o.filters, o.params, total, o.format === 'csv' ? 'csv' : 'ndjson')
+  await o.logStart({ what: Object.fromEntries(o.params), format: o.format, total })
   let gone = false
   const onClose = () => {
     gone = true
@@ -408,7 +411,7 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
     }
   } finally {
     res.off('close', onClose)
-    o.audit('export', { what: Object.fromEntries(o.params), format: o.format, rows: written, complete: !gone })
+    o.audit('export.done', { what: Object.fromEntries(o.params), format: o.format, rows: written, complete: !gone })
   }
   if (gone) {
     o.log(`index: export stopped by the client after ${written} rows`)

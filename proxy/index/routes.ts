@@ -13,8 +13,8 @@ import { openDb } from '../db/open.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import type { Forwarder } from '../forward.ts'
-import { readJsonBody, sendError, sendJson } from '../http.ts'
-import type { Route, RequestContext } from '../http-types.ts'
+import { readJsonBody, sendJson } from '../http.ts'
+import type { RequestContext, RouteSpec } from '../http-types.ts'
 import type { IndexConfig } from './config.ts'
 import { streamExport } from './export.ts'
 import {
@@ -57,7 +57,7 @@ export interface IndexDeps {
 }
 
 export interface MessageIndex {
-  routes: Route[]
+  routes: RouteSpec[]
   onHistoryViewed: (number: string, tid: string) => void
   meta: () => Record<string, unknown>
   close: () => Promise<void>
@@ -67,19 +67,40 @@ export interface MessageIndex {
   syncer: Syncer | null
 }
 
+/**
+ * The index's rows of the route table: who may call each path and which access-log action its
+ * answer records. Whole-history and search-result exports and forgetting are an admin's; viewers
+ * export the rows on screen, which the browser writes itself.
+ */
+const INDEX_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle' | 'path'> & { key: keyof typeof INDEX_PATHS }> = [
+  { key: 'status', method: 'GET', access: 'signed-in', reads: null },
+  { key: 'sync', method: 'POST', access: 'signed-in', reads: null },
+  { key: 'search', method: 'GET', access: 'signed-in', reads: 'search' },
+  { key: 'thread', method: 'GET', access: 'signed-in', reads: 'thread.view' },
+  { key: 'parties', method: 'GET', access: 'signed-in', reads: 'parties.view' },
+  { key: 'stats', method: 'GET', access: 'signed-in', reads: 'stats.view' },
+  { key: 'message', method: 'GET', access: 'signed-in', reads: 'message.view' },
+  { key: 'locate', method: 'GET', access: 'signed-in', reads: 'locate' },
+  { key: 'export', method: 'GET', access: 'admin', reads: 'export' },
+  { key: 'forget', method: 'POST', access: 'admin', reads: null },
+]
+
+function indexRoutes(handlerFor: (key: keyof typeof INDEX_PATHS) => RouteSpec['handle']): RouteSpec[] {
+  return INDEX_ROUTES.map(({ key, ...r }) => ({ ...r, path: INDEX_PATHS[key], handle: handlerFor(key) }))
+}
+
 const OFF_MESSAGE = 'The message index is off (INDEX=off); search needs it.'
 /** A number's history view refreshes its sync at most this often. */
 const VIEW_REFRESH_MS = 5_000
 
-const methodNotAllowed = (allowed: string) => new ProxyError(405, { kind: 'invalid_request', message: `Use ${allowed} here.` })
-
 export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<MessageIndex> {
   const log = deps.log ?? (() => {})
   if (!cfg.enabled) {
-    const handle = async (_req: IncomingMessage, res: ServerResponse) =>
-      sendError(res, new ProxyError(503, { kind: 'index_off', message: OFF_MESSAGE }))
+    const off = async () => {
+      throw new ProxyError(503, { kind: 'index_off', message: OFF_MESSAGE })
+    }
     return {
-      routes: [{ prefix: '/api/index/', handle }],
+      routes: indexRoutes(() => off),
       onHistoryViewed: () => {},
       meta: () => ({ index: { enabled: false } }),
       close: async () => {},
@@ -129,14 +150,12 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     freshness: await freshness(db, null),
   })
 
-  async function handleStatus(req: IncomingMessage, res: ServerResponse, url: URL) {
-    if (req.method !== 'GET') throw methodNotAllowed('GET')
+  async function handleStatus(_req: IncomingMessage, res: ServerResponse, url: URL) {
     readParams(url, [])
     sendJson(res, 200, await status())
   }
 
   async function handleSync(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
-    if (req.method !== 'POST') throw methodNotAllowed('POST')
     readParams(url, [])
     const body = await readJsonBody(req)
     for (const k of Object.keys(body))
@@ -165,14 +184,12 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     sendJson(res, 202, await status())
   }
 
-  async function handleSearch(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
-    if (req.method !== 'GET') throw methodNotAllowed('GET')
+  async function handleSearch(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
     const started = performance.now()
     const p = readParams(url, [...SEARCH_PARAMS, 'cursor', 'limit', 'tz'])
     const f = parseFilters(p)
     const cursor = decodeCursor(p.get('cursor'))
     const limit = limitParam(p)
-    ctx.audit('search', Object.fromEntries(p))
     await resolveParties(db, f)
     const total = await count(db, f)
     // A text filter matching at least one row in a thousand: the newest page is found sooner by
@@ -193,6 +210,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
           toInclusive: null,
         }))
     const [page, fresh] = await Promise.all([searchPage(db, f, cursor, limit, walkDates), freshness(db, f.numbers)])
+    await ctx.logRead({ ...Object.fromEntries(p), rows: page.rows.length })
     const bases = await positionBases(
       db,
       page.rows.map((r) => r.number),
@@ -207,16 +225,15 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     sendJson(res, 200, body)
   }
 
-  async function handleThread(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
-    if (req.method !== 'GET') throw methodNotAllowed('GET')
+  async function handleThread(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
     const p = readParams(url, ['number', 'party', 'before', 'at', 'limit'])
     const number = numberParam(p)
     const party = digitsParam(p, 'party', true)!
     const before = decodeCursor(p.get('before'), 'before')
     const at = dateParam(p, 'at')
     const limit = limitParam(p)
-    ctx.audit('thread.view', { number, party })
     const t = await threadPage(db, number, party, before, at ? at.endExclusive : null, limit)
+    await ctx.logRead({ number, party, rows: t.rows.length, ...(at ? { at: p.get('at') } : {}) })
     const bases = await positionBases(db, [number])
     const body: ThreadResult = {
       number,
@@ -231,18 +248,17 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     sendJson(res, 200, body)
   }
 
-  async function handleParties(req: IncomingMessage, res: ServerResponse, url: URL) {
-    if (req.method !== 'GET') throw methodNotAllowed('GET')
+  async function handleParties(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
     const p = readParams(url, ['number', 'party', 'limit'])
     const number = numberParam(p)
     const party = digitsParam(p, 'party', false)
     const limit = limitParam(p, 500)
     const body: PartiesResult = { number, parties: await parties(db, number, party, limit), freshness: await freshness(db, [number]) }
+    await ctx.logRead({ number, ...(party ? { party } : {}), rows: body.parties.length })
     sendJson(res, 200, body)
   }
 
-  async function handleStats(req: IncomingMessage, res: ServerResponse, url: URL) {
-    if (req.method !== 'GET') throw methodNotAllowed('GET')
+  async function handleStats(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
     const p = readParams(url, ['number', 'bucket', 'from', 'to'])
     const number = p.has('number') ? numberParam(p) : null
     const bucket = p.get('bucket') ?? 'day'
@@ -256,17 +272,18 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
       buckets: await stats(db, number, bucket, from?.start ?? null, to?.endExclusive ?? null),
       freshness: await freshness(db, number ? [number] : null),
     }
+    await ctx.logRead({ ...Object.fromEntries(p) })
     sendJson(res, 200, body)
   }
 
-  async function handleMessage(req: IncomingMessage, res: ServerResponse, url: URL) {
-    if (req.method !== 'GET') throw methodNotAllowed('GET')
+  async function handleMessage(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
     const p = readParams(url, ['number', 'ordinal'])
     const number = numberParam(p)
     const o = p.get('ordinal') ?? ''
     if (!/^\d{1,9}$/.test(o) || Number(o) < 1) throw invalid('ordinal', 'ordinal must be a whole number from 1 (the oldest message).')
     const row = await messageAt(db, number, Number(o))
     if (!row) throw new ProxyError(404, { kind: 'not_found', message: `The index holds no message ${o} for ${number}.` })
+    await ctx.logRead({ number, ordinal: Number(o), party: row.party })
     const bases = await positionBases(db, [number])
     const body: MessageResult = {
       message: toMessage(row, bases.get(number) ?? row.ordinal),
@@ -276,12 +293,12 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     sendJson(res, 200, body)
   }
 
-  async function handleLocate(req: IncomingMessage, res: ServerResponse, url: URL) {
-    if (req.method !== 'GET') throw methodNotAllowed('GET')
+  async function handleLocate(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
     const p = readParams(url, ['number', 'date'])
     const number = numberParam(p)
     const day = dateParam(p, 'date', true)!
     const row = await locate(db, number, day.endExclusive)
+    await ctx.logRead({ number, date: p.get('date'), ...(row ? { ordinal: row.ordinal, party: row.party } : {}) })
     const bases = await positionBases(db, [number])
     const body: LocateResult = {
       message: row ? toMessage(row, bases.get(number) ?? row.ordinal) : null,
@@ -292,17 +309,15 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   }
 
   async function handleExport(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
-    if (req.method !== 'GET') throw methodNotAllowed('GET')
     const p = readParams(url, [...SEARCH_PARAMS, 'format', 'tz'])
     const f = parseFilters(p)
     const format = p.get('format') ?? 'csv'
     if (format !== 'csv' && format !== 'ndjson') throw invalid('format', 'format must be csv or ndjson.')
     const tz = p.get('tz') ?? 'UTC'
-    await streamExport(db, req, res, { filters: f, params: p, format, tz, audit: ctx.audit, log })
+    await streamExport(db, req, res, { filters: f, params: p, format, tz, logStart: (d) => ctx.logRead(d), audit: ctx.audit, log })
   }
 
   async function handleForget(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
-    if (req.method !== 'POST') throw methodNotAllowed('POST')
     readParams(url, [])
     const body = await readJsonBody(req)
     for (const k of Object.keys(body))
@@ -325,53 +340,21 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     sendJson(res, 200, { forgotten })
   }
 
-  const table: Record<string, (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) => Promise<void>> = {
-    [INDEX_PATHS.status]: handleStatus,
-    [INDEX_PATHS.sync]: handleSync,
-    [INDEX_PATHS.search]: handleSearch,
-    [INDEX_PATHS.thread]: handleThread,
-    [INDEX_PATHS.parties]: handleParties,
-    [INDEX_PATHS.stats]: handleStats,
-    [INDEX_PATHS.message]: handleMessage,
-    [INDEX_PATHS.locate]: handleLocate,
-    [INDEX_PATHS.export]: handleExport,
-    [INDEX_PATHS.forget]: handleForget,
-  }
-
-  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) => {
-    const fn = table[url.pathname]
-    try {
-      if (!fn) throw new ProxyError(404, { kind: 'not_found', message: `No index path ${url.pathname.slice(0, 80)}.` })
-      await fn(req, res, url, ctx)
-    } catch (err) {
-      if (res.headersSent) {
-        res.destroy()
-        return
-      }
-      if (err instanceof ProxyError) return sendError(res, err)
-      const code = (err as { code?: string }).code
-      // 57014: statement timeout: the query was too broad for the bound every query carries.
-      if (code === '57014')
-        return sendError(
-          res,
-          new ProxyError(503, {
-            kind: 'timeout',
-            message: 'The search took too long and was stopped. Narrow it (a longer text, a number or a date range) and try again.',
-          }),
-        )
-      throw err
-    }
+  const handlers: Record<keyof typeof INDEX_PATHS, RouteSpec['handle']> = {
+    status: handleStatus,
+    sync: handleSync,
+    search: handleSearch,
+    thread: handleThread,
+    parties: handleParties,
+    stats: handleStats,
+    message: handleMessage,
+    locate: handleLocate,
+    export: handleExport,
+    forget: handleForget,
   }
 
   return {
-    routes: [
-      { prefix: '/api/index/', handle },
-      // Deleting customer messages is an administrator's decision.
-      { prefix: INDEX_PATHS.forget, handle, adminOnly: true },
-      // Whole-history and search-result exports are an administrator's (issue 15, Roles); viewers
-      // export the rows on screen, which the browser writes itself.
-      { prefix: INDEX_PATHS.export, handle, adminOnly: true },
-    ],
+    routes: indexRoutes((key) => handlers[key]),
     onHistoryViewed: (number: string, tid: string) => {
       const n = number.replace(/^\+/, '')
       if (!/^\d{6,15}$/.test(n) || !/^[A-Za-z0-9_-]{1,64}$/.test(tid)) return

@@ -120,7 +120,10 @@ describe('the route table', () => {
   const send = (route: RouteSpec, path: string, role: Role | null, sample?: (typeof SAMPLE)[string]) => {
     const query = sample?.query?.replace('%PARTY%', party)
     return call(port(), route.method, query ? `${path}?${query}` : path, {
-      headers: { ...headersFor(role), ...(sample?.form ? { 'content-type': 'application/x-www-form-urlencoded' } : ({} as Record<string, string>)) },
+      headers: {
+        ...headersFor(role),
+        ...(sample?.form ? { 'content-type': 'application/x-www-form-urlencoded' } : ({} as Record<string, string>)),
+      },
       ...(sample?.json !== undefined ? { json: sample.json } : sample?.form ? { body: sample.form } : {}),
     })
   }

@@ -465,6 +465,11 @@ describe.each(ENGINES)('message index on %s', (engine) => {
         ['from=2026-02-31', 'from'],
         ['numbers=12;DROP', 'numbers'],
         ['cursor=not-a-cursor', 'cursor'],
+        // Forged cursors that Date.parse takes and PostgreSQL refuses, or an ordinal past integer.
+        [`cursor=${Buffer.from(JSON.stringify(['2026-02-31T00:00:00.000Z', '18323232323', 5])).toString('base64url')}`, 'cursor'],
+        [`cursor=${Buffer.from(JSON.stringify(['+275760-09-13T00:00:00.000Z', '18323232323', 5])).toString('base64url')}`, 'cursor'],
+        [`cursor=${Buffer.from(JSON.stringify(['2026-02-03', '18323232323', 5])).toString('base64url')}`, 'cursor'],
+        [`cursor=${Buffer.from(JSON.stringify(['2026-02-03T00:00:00.000Z', '18323232323', 1e12])).toString('base64url')}`, 'cursor'],
         ['party=abc', 'party'],
         ['q=a&q=b', 'q'],
         ['bogus=1', 'bogus'],

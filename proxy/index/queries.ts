@@ -179,6 +179,20 @@ export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify([c.date, c.number, c.ordinal])).toString('base64url')
 }
 
+/** Ordinals are PostgreSQL `integer`s: a larger one in a forged cursor would fail in the database, not here. */
+const INT4_MAX = 2_147_483_647
+
+/**
+ * An instant exactly as encodeCursor writes it (toISOString), naming a real calendar day in
+ * years 1–9999: `Date.parse` also takes forms (2026-02-31, +275760 years) that PostgreSQL
+ * refuses, which turned a forged cursor into a 500.
+ */
+function isCursorInstant(v: unknown): v is string {
+  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(v)) return false
+  const ms = Date.parse(v)
+  return Number.isFinite(ms) && new Date(ms).toISOString() === v && !v.startsWith('0000')
+}
+
 export function decodeCursor(v: string | undefined, field = 'cursor'): Cursor | null {
   if (v === undefined || v === '') return null
   const bad = () => invalid(field, `${field} is not a cursor this server issued; start from the first page.`)
@@ -192,13 +206,13 @@ export function decodeCursor(v: string | undefined, field = 'cursor'): Cursor | 
   if (!Array.isArray(arr) || arr.length !== 3) throw bad()
   const [date, number, ordinal] = arr as unknown[]
   if (
-    typeof date !== 'string' ||
-    Number.isNaN(Date.parse(date)) ||
+    !isCursorInstant(date) ||
     typeof number !== 'string' ||
     !/^\d{6,15}$/.test(number) ||
     typeof ordinal !== 'number' ||
     !Number.isInteger(ordinal) ||
-    ordinal < 1
+    ordinal < 1 ||
+    ordinal > INT4_MAX
   )
     throw bad()
   return { date, number, ordinal }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { SEGMENT_CORPUS } from './segment-corpus.ts'
 import { characters, gsm7Septets, segmentInfo } from './segments.ts'
 
@@ -63,5 +64,46 @@ describe('segment details', () => {
   it('cuts CR LF into two characters and keeps emoji sequences whole', () => {
     expect(characters('a\r\nb')).toEqual(['a', '\r', '\n', 'b'])
     expect(characters('x👍🏽y')).toEqual(['x', '👍🏽', 'y'])
+  })
+})
+
+describe('segmentInfo properties', () => {
+  const basic = [...'@£$¥èéùìòÇØøÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCXYZÄÖÑÜ§¿abcxyzäöñüà\n']
+  const bmp = [...'ыжЖ’“”…–—á中文']
+
+  it('counts a body of basic-table characters as 160 single, 153 concatenated', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...basic), { maxLength: 800 }), (chars) => {
+        const n = chars.length
+        const info = segmentInfo(chars.join(''))
+        expect(info.encoding).toBe('GSM-7')
+        expect(info.units).toBe(n)
+        expect(info.segments).toBe(n === 0 ? 0 : n <= 160 ? 1 : Math.ceil(n / 153))
+      }),
+    )
+  })
+
+  it('counts a body of single-unit UCS-2 characters as 70 single, 67 concatenated', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...bmp, ...basic), { minLength: 1, maxLength: 400 }), (chars) => {
+        fc.pre(chars.some((c) => bmp.includes(c)))
+        const n = chars.length
+        const info = segmentInfo(chars.join(''))
+        expect(info.encoding).toBe('UCS-2')
+        expect(info.units).toBe(n)
+        expect(info.segments).toBe(n <= 70 ? 1 : Math.ceil(n / 67))
+      }),
+    )
+  })
+
+  it('never uses more parts than one per character, nor fewer than the units need', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (body) => {
+        const info = segmentInfo(body)
+        if (info.units === 0) return
+        expect(info.segments).toBeGreaterThanOrEqual(Math.ceil(info.units / info.perSegment))
+        expect(info.segmentUnits.every((u) => u <= info.perSegment || info.segments === 1)).toBe(true)
+      }),
+    )
   })
 })

@@ -44,8 +44,10 @@ const GSM7_BASIC =
 // TS 23.038 §6.2.1.1: reached through the escape, so each costs two septets. Form feed is 0x1B 0x0A.
 const GSM7_EXTENSION = '\f^{}\\[~]|€'
 
-const BASIC = new Set(GSM7_BASIC)
-const EXTENSION = new Set(GSM7_EXTENSION)
+// Septets by UTF-16 code unit (0 = not in GSM-7); the highest GSM-7 character is € (U+20AC).
+const SEPTETS = new Uint8Array(0x20ad)
+for (const c of GSM7_BASIC) SEPTETS[c.charCodeAt(0)] = 1
+for (const c of GSM7_EXTENSION) SEPTETS[c.charCodeAt(0)] = 2
 
 export const SINGLE = { 'GSM-7': 160, 'UCS-2': 70 } as const
 export const CONCATENATED = { 'GSM-7': 153, 'UCS-2': 67 } as const
@@ -53,15 +55,29 @@ export const CONCATENATED = { 'GSM-7': 153, 'UCS-2': 67 } as const
 /** Septets of one character in GSM-7, or null when it has no GSM-7 form. */
 export function gsm7Septets(char: string): 1 | 2 | null {
   if (char.length !== 1) return null
-  if (BASIC.has(char)) return 1
-  if (EXTENSION.has(char)) return 2
-  return null
+  const n = SEPTETS[char.charCodeAt(0)]
+  return n === 1 || n === 2 ? n : null
+}
+
+// Only these make a grapheme longer than one code unit: surrogates (emoji, flags), combining
+// marks, joiners and variation selectors. Without them each code unit is a character, and the
+// grapheme segmenter (the slow part) is not needed. (Decomposed Hangul jamo are left out: they
+// would only matter at a part boundary, and phones send precomposed syllables.)
+const MARKS = /\p{M}/u
+
+function hasJoiners(body: string): boolean {
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charCodeAt(i)
+    if ((c >= 0xd800 && c <= 0xdfff) || c === 0x200c || c === 0x200d || (c >= 0xfe00 && c <= 0xfe0f)) return true
+  }
+  return false
 }
 
 const segmenter = typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.Segmenter('en', { granularity: 'grapheme' }) : null
 
 /** User-perceived characters, with CR LF as two (each is its own GSM-7 character). */
 export function characters(body: string): string[] {
+  if (!hasJoiners(body) && !MARKS.test(body)) return body.split('')
   const out: string[] = []
   if (segmenter) {
     for (const { segment } of segmenter.segment(body)) {
@@ -102,7 +118,7 @@ export function segmentInfo(body: string): SegmentInfo {
     }
   }
   const encoding: SmsEncoding = ucs2Chars.length > 0 ? 'UCS-2' : 'GSM-7'
-  const sizes = chars.map((c) => (encoding === 'GSM-7' ? (gsm7Septets(c) ?? 1) : c.length))
+  const sizes = encoding === 'GSM-7' ? chars.map((c) => gsm7Septets(c) ?? 1) : chars.map((c) => c.length)
   const units = sizes.reduce((a, b) => a + b, 0)
   if (units === 0) return { encoding, units, segments: 0, perSegment: SINGLE[encoding], segmentUnits: [], ucs2Chars }
   if (units <= SINGLE[encoding]) return { encoding, units, segments: 1, perSegment: SINGLE[encoding], segmentUnits: [units], ucs2Chars }

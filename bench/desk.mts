@@ -9,6 +9,7 @@ import { OPT_OUT_CORPUS } from '../contract/desk/opt-out-corpus.ts'
 import { formatScore, scoreCorpus } from '../contract/desk/opt-out-score.ts'
 import { SEGMENT_CORPUS } from '../contract/desk/segment-corpus.ts'
 import { segmentInfo } from '../contract/desk/segments.ts'
+import { localTime } from '../contract/desk/quiet-hours.ts'
 
 const score = scoreCorpus(OPT_OUT_CORPUS, classifyOptOut)
 console.log('Opt-out classifier (not legal advice)')
@@ -44,4 +45,14 @@ rate(
   'segmentInfo',
   SEGMENT_CORPUS.map((c) => c.body).filter((b) => b.length <= 200),
   segmentInfo,
+)
+
+// A year of instants a few minutes apart over the simulator's party area codes: the cache by half hour carries it.
+const parties = ['19175550142', '16465550142', '13105550142', '14695550142', '17025550142', '14165550142', '17095550142']
+const instants = Array.from({ length: 5000 }, (_, i) => Date.UTC(2026, 0, 1) + i * 6_311_000)
+let k = 0
+rate(
+  'localTime',
+  instants.map(() => parties[k++ % parties.length] ?? ''),
+  (p) => localTime(p, instants[k++ % instants.length] ?? 0),
 )

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { AREA_CODES, NON_GEOGRAPHIC, NOTES, areaCodeOf, zoneOf } from './area-codes.ts'
-import { isQuietHour, localHour, localTime, offsetMinutes } from './quiet-hours.ts'
+import { isQuietHour, localHour, localTime, offsetMinutes, quietHourSends } from './quiet-hours.ts'
 
 describe('area-code table', () => {
   it('covers several hundred codes, each with a zone this runtime knows', () => {
@@ -127,5 +127,24 @@ describe('local time and quiet hours', () => {
     const ms = Date.UTC(2026, 6, 1, 15)
     expect(localHour(la, ms)).toBe(8)
     expect(localHour(la, new Date(ms))).toBe(8)
+  })
+})
+
+describe('quietHourSends', () => {
+  it('lists outbound messages in the recipient’s quiet hours, skipping inbound and unknown zones', () => {
+    const base = { number: '18323232323', body: 'x' }
+    const messages = [
+      { ...base, party: '19175550142', direction: 'outbound', date: '2026-01-16T02:30:00Z' }, // 21:30 New York: quiet
+      { ...base, party: '13105550142', direction: 'outbound', date: '2026-01-16T02:30:00Z' }, // 18:30 Los Angeles
+      { ...base, party: '19175550142', direction: 'inbound', date: '2026-01-16T02:30:00Z' },
+      { ...base, party: '18005550142', direction: 'outbound', date: '2026-01-16T02:30:00Z' }, // toll-free: unknown
+      { ...base, party: '13105550142', direction: 'outbound', date: '2026-01-16T14:30:00Z' }, // 6:30 Los Angeles: quiet
+    ]
+    const r = quietHourSends(messages)
+    expect(r.map((x) => [x.message.party, x.local.day, x.local.hour, x.local.minute])).toEqual([
+      ['19175550142', '2026-01-15', 21, 30],
+      ['13105550142', '2026-01-16', 6, 30],
+    ])
+    expect(() => quietHourSends(messages, { start: 9, end: 9 })).toThrow(/window\.end/)
   })
 })

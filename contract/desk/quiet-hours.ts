@@ -8,6 +8,7 @@
  * telemarketing rules and carrier policies use; it is a setting, and not legal advice.
  */
 import { zoneOf } from './area-codes.ts'
+import { type DeskMessage, isOutbound } from './messages.ts'
 
 export interface QuietWindow {
   /** First allowed local hour (0–23), inclusive. */
@@ -105,4 +106,24 @@ export function isQuietHour(party: string, date: Date | string | number, window:
   const hour = localHour(party, date)
   if (hour === null) return null
   return hour < window.start || hour >= window.end
+}
+
+export interface QuietHourSend<M extends DeskMessage = DeskMessage> {
+  message: M
+  local: LocalTime
+}
+
+/**
+ * Outbound messages sent in the recipient's quiet hours, oldest first as given; messages to
+ * parties whose zone cannot be told are left out (count them with `localTime(...) === null`).
+ */
+export function quietHourSends<M extends DeskMessage>(messages: readonly M[], window: QuietWindow = DEFAULT_WINDOW): QuietHourSend<M>[] {
+  isQuietHour('12125550100', 0, window) // validates the window once, naming the field
+  const out: QuietHourSend<M>[] = []
+  for (const m of messages) {
+    if (!isOutbound(m)) continue
+    const local = localTime(m.party, m.date)
+    if (local && (local.hour < window.start || local.hour >= window.end)) out.push({ message: m, local })
+  }
+  return out
 }

@@ -90,6 +90,22 @@ describe('classifyOptOut', () => {
     expect(classifyOptOut('Yes, stop texting me').kind).toBe('opt-out')
   })
 
+  // A guard against catastrophic backtracking, not a benchmark: the first input took 70 s when an
+  // alternation in a repeated group could parse "any more" two ways. Linear patterns take about a millisecond.
+  it('classifies 1,600-character adversarial repetitions without backtracking blow-up', () => {
+    const inputs = [
+      `i don't want ${'any more '.repeat(176)}x`,
+      `stop with ${'the '.repeat(396)}x`,
+      `cancel ${'my '.repeat(530)}x`,
+      `${'revoke '.repeat(228)}consen`,
+      `no me envien ${'no '.repeat(520)}`,
+      `${"don't ".repeat(266)}x`,
+    ]
+    const start = performance.now()
+    for (const text of inputs) expect(classifyOptOut(text).kind).not.toBe('opt-in')
+    expect(performance.now() - start).toBeLessThan(2000)
+  })
+
   it('normalises case, accents and curly apostrophes', () => {
     expect(normaliseText('  Don’t  ARRÊT ')).toBe("don't arret")
   })

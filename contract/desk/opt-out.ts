@@ -196,6 +196,9 @@ interface Phrase {
   negative?: boolean
 }
 
+// Every repetition below is bounded and its alternatives are whole words followed by a space, so
+// each text has one parse: an alternation like (any\s+more\s+|any\s+|more\s+)* backtracks
+// exponentially on "any more any more … x" (70 s for 25 repeats, measured).
 const MSG = `(?:texts?|txts?|messages?|msgs?|sms|notifications?|alerts?|promos?|promotions?|marketing|reminders?)`
 const PHRASES: Phrase[] = [
   {
@@ -219,7 +222,7 @@ const PHRASES: Phrase[] = [
   },
   {
     re: new RegExp(
-      `\\b(?:i\\s+)?(?:don'?t|do not|dont|no longer)\\s+(?:want|wish)\\s+(?:to\\s+(?:receive|get)\\s+)?(?:any\\s+more\\s+|anymore\\s+|any\\s+|these\\s+|your\\s+|more\\s+|the\\s+)*${MSG}`,
+      `\\b(?:i\\s+)?(?:don'?t|do not|dont|no longer)\\s+(?:want|wish)\\s+(?:to\\s+(?:receive|get)\\s+)?(?:(?:any|anymore|these|your|more|the)\\s+){0,4}${MSG}`,
     ),
     label: "I don't want these messages",
     confidence: 'medium',
@@ -227,7 +230,7 @@ const PHRASES: Phrase[] = [
   },
   { re: new RegExp(`\\bno\\s+more\\s+${MSG}`), label: 'no more messages', confidence: 'medium' },
   {
-    re: new RegExp(`\\bstop\\s+with\\s+(?:the\\s+|these\\s+|your\\s+|all\\s+)*${MSG}`),
+    re: new RegExp(`\\bstop\\s+with\\s+(?:(?:the|these|your|all)\\s+){0,3}${MSG}`),
     label: 'stop with the messages',
     confidence: 'medium',
   },
@@ -243,7 +246,7 @@ const PHRASES: Phrase[] = [
   { re: /\bopt(?:\s|-)?out\b/, label: 'opt out', confidence: 'medium' },
   { re: /\b(?:revoke|withdraw)\b.*\bconsent\b/, label: 'revoke consent', confidence: 'medium' },
   {
-    re: new RegExp(`\\bcancel\\s+(?:my\\s+|the\\s+|all\\s+|these\\s+|your\\s+|this\\s+)*(?:subscription|${MSG})\\b`),
+    re: new RegExp(`\\bcancel\\s+(?:(?:my|the|all|these|your|this)\\s+){0,3}(?:subscription|${MSG})\\b`),
     label: 'cancel the messages',
     confidence: 'medium',
   },

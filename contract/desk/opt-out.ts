@@ -96,57 +96,14 @@ const OPT_IN_WORDS = new Map<string, string>([
 ])
 
 // Courtesy and filler around a keyword: "STOP please", "ok stop now thanks", "I said stop".
-const TRAILING_FILLER = new Set([
-  'please',
-  'pls',
-  'plz',
-  'plse',
-  'thanks',
-  'thank',
-  'you',
-  'u',
-  'thankyou',
-  'thx',
-  'ty',
-  'tks',
-  'now',
-  'asap',
-  'immediately',
-  'right',
-  'away',
-  'already',
-  'ok',
-  'okay',
-  'sir',
-  'maam',
-  'again',
-  'them',
-  'everything',
-])
-const LEADING_FILLER = new Set([
-  'please',
-  'pls',
-  'plz',
-  'ok',
-  'okay',
-  'k',
-  'hi',
-  'hello',
-  'hey',
-  'i',
-  'said',
-  'just',
-  'oh',
-  'um',
-  'so',
-  'again',
-  'seriously',
-  'omg',
-  'no',
-  'yes',
-  'yeah',
-  'reply',
-])
+const TRAILING_FILLER = new Set(
+  'please pls plz plse thanks thank you u thankyou thx ty tks now asap immediately right away already ok okay sir maam again them everything'.split(
+    ' ',
+  ),
+)
+const LEADING_FILLER = new Set(
+  'please pls plz ok okay k hi hello hey i said just oh um so again seriously omg no yes yeah reply'.split(' '),
+)
 // "stop it", "stop this": objects only the stop keyword takes.
 const STOP_OBJECTS = new Set(['it', 'this', 'that', 'these'])
 

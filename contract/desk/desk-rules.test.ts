@@ -75,6 +75,13 @@ describe('needsReply', () => {
     ).toBe(true)
   })
 
+  it('reads direction in any case and ignores unknown directions', () => {
+    expect(needsReply([{ ...inn(0), direction: ' Inbound ' }], 15 * min, now(60)).waiting).toBe(true)
+    expect(needsReply([inn(0), { ...out(5), direction: 'OUTBOUND' }], 15 * min, now(60)).waiting).toBe(false)
+    expect(needsReply([inn(0), { ...out(5), direction: 'mt' }], 15 * min, now(60)).waiting).toBe(true)
+    expect(needsReply([{ ...inn(0), direction: null }], 15 * min, now(60)).lastInbound).toBeNull()
+  })
+
   it('is not waiting with no messages, or with only outbound ones', () => {
     expect(needsReply([], 15 * min, now(0))).toMatchObject({ waiting: false, lastInbound: null })
     expect(needsReply([out(0)], 15 * min, now(60)).waiting).toBe(false)

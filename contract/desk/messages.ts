@@ -10,7 +10,7 @@ export interface DeskMessage {
   number: string
   /** The other party, digits in any format (10 or 11 digits for NANP). */
   party: string
-  /** 'inbound' or 'outbound'; anything else (missing, unknown) is ignored by the rules. */
+  /** 'inbound' or 'outbound' (any case); anything else (missing, unknown) is ignored by the rules. */
   direction: string | null
   date: Date | string | number
   /** Order within a number when two messages share a second (the index's ordinal). */
@@ -33,12 +33,15 @@ export function timeOf(date: Date | string | number, field = 'date'): number {
   return ms
 }
 
-export const isInbound = (m: DeskMessage) => m.direction === 'inbound'
-export const isOutbound = (m: DeskMessage) => m.direction === 'outbound'
+// The API documents only `outbound`; received messages carry the other value, `inbound` in every
+// record seen. Case and stray spaces are forgiven; any other value is neither (shown, not counted).
+const directionOf = (m: DeskMessage) => m.direction?.trim().toLowerCase()
+export const isInbound = (m: DeskMessage) => directionOf(m) === 'inbound'
+export const isOutbound = (m: DeskMessage) => directionOf(m) === 'outbound'
 /** A send the carrier refused (4xx/5xx) never reached the party. */
 export const isFailed = (m: DeskMessage) => typeof m.statusCode === 'number' && m.statusCode >= 400
 
-const directionRank = (m: DeskMessage) => (m.direction === 'inbound' ? 0 : 1)
+const directionRank = (m: DeskMessage) => (isInbound(m) ? 0 : 1)
 
 /**
  * Oldest first: by date, then ordinal; in the same second without ordinals an inbound message

@@ -33,6 +33,11 @@ describe('segmentInfo against the shared corpus', () => {
 })
 
 describe('segment details', () => {
+  it('takes a missing body as empty', () => {
+    expect(segmentInfo(null)).toMatchObject({ encoding: 'GSM-7', units: 0, segments: 0 })
+    expect(segmentInfo(undefined).segments).toBe(0)
+  })
+
   it('reports the per-segment capacity that applies', () => {
     expect(segmentInfo('hi').perSegment).toBe(160)
     expect(segmentInfo('a'.repeat(161)).perSegment).toBe(153)

@@ -107,8 +107,9 @@ function pack(sizes: number[], capacity: number): number[] {
   return parts
 }
 
-export function segmentInfo(body: string): SegmentInfo {
-  const chars = characters(body)
+/** Encoding and segments of a body; a missing body (media only) is an empty one. */
+export function segmentInfo(body: string | null | undefined): SegmentInfo {
+  const chars = characters(body ?? '')
   const ucs2Chars: string[] = []
   const seen = new Set<string>()
   for (const c of chars) {

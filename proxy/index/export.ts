@@ -3,16 +3,8 @@ import type { Db } from '../db/types.ts'
 import { invalid } from '../errors.ts'
 import { SECURITY_HEADERS } from '../http.ts'
 import { BOM, csvCell, csvRow } from './csv.ts'
-import {
-  bodiesById,
-  countMatches,
-  exportBatch,
-  exportBatchText,
-  positionBases,
-  resolveParties,
-  type Cursor,
-  type Filters,
-} from './queries.ts'
+import type { Cursor, Filters } from './params.ts'
+import { bodiesById, countMatches, exportBatch, exportBatchText, positionBases, resolveParties } from './queries.ts'
 
 /**
  * Streamed exports (CSV or NDJSON) of a filtered result set or a whole history. Rows come in

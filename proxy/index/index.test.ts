@@ -17,7 +17,7 @@ import { parseIndexConfig } from './config.ts'
 import { neutralise } from './csv.ts'
 import { streamExport } from './export.ts'
 import { apiDateToIso } from './parse.ts'
-import { parseFilters } from './queries.ts'
+import { parseFilters } from './params.ts'
 import { createIndex, type MessageIndex } from './routes.ts'
 import { createSyncer } from './sync.ts'
 

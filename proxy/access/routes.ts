@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import type { AccessGate, Principal, RequestContext, RouteSpec } from '../http-types.ts'
-import { readJsonBody, SECURITY_HEADERS, sendError, sendJson } from '../http.ts'
+import { readJsonBody, readQuery, SECURITY_HEADERS, sendError, sendJson } from '../http.ts'
 import { csvCell } from '../../contract/csv.ts'
 import { CSV_HEADER, csvLine, decodeCursor, encodeCursor, listEntries, type LogFilters } from './access-log.ts'
 import type { AccessConfig } from './config.ts'
@@ -59,16 +59,8 @@ function fromUserError(err: UserError): ProxyError {
   return invalid(err.field, err.message)
 }
 
-/** Query parameters: only the known ones, each at most once (a repeated filter is ambiguous). */
-function queryParams(url: URL, known: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const [k, v] of url.searchParams) {
-    if (!known.includes(k)) throw invalid(k.slice(0, 40), `Unknown parameter ${k.slice(0, 40)}; this path takes ${known.join(', ')}.`)
-    if (out.has(k)) throw invalid(k, `${k} was sent more than once.`)
-    out.set(k, v.trim())
-  }
-  return out
-}
+/** Query parameters: only the known ones, each at most once, trimmed. */
+const queryParams = (url: URL, known: readonly string[]) => readQuery(url, known, { trim: true })
 
 const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/
 

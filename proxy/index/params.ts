@@ -1,4 +1,5 @@
 import { invalid } from '../errors.ts'
+import { readQuery } from '../http.ts'
 
 /**
  * The index's HTTP parameters: each read once, checked, and refused with a 400 naming the
@@ -41,15 +42,7 @@ export interface Cursor {
 }
 
 /** Reads each allowed parameter at most once; unknown names and repeats are refused. */
-export function readParams(url: URL, allowed: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const [k, v] of url.searchParams) {
-    if (!allowed.includes(k)) throw invalid(k.slice(0, 40), `Unknown parameter "${k.slice(0, 40)}". Allowed here: ${allowed.join(', ')}.`)
-    if (out.has(k)) throw invalid(k, `${k} was sent more than once.`)
-    out.set(k, v)
-  }
-  return out
-}
+export const readParams = (url: URL, allowed: readonly string[]) => readQuery(url, allowed)
 
 function textParam(p: Map<string, string>, name: string, max: number): string | null {
   const v = p.get(name)

@@ -10,13 +10,13 @@ import {
   type ThreadResult,
 } from '../../contract/index-api.ts'
 import { openDb } from '../db/open.ts'
-import type { Db } from '../db/types.ts'
+import { background, type Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import type { Forwarder } from '../forward.ts'
 import { readJsonBody, sendError, sendJson } from '../http.ts'
 import type { Route, RequestContext } from '../http-types.ts'
 import type { IndexConfig } from './config.ts'
-import { streamExport } from './export.ts'
+import { createExportGate, streamExport } from './export.ts'
 import {
   createCountCache,
   dateParam,
@@ -91,8 +91,11 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   const ownDb = !deps.db
   const db = deps.db ?? (await openDb({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl ?? undefined, log }))
   const location = 'location' in db && typeof db.location === 'string' ? db.location : db.engine
+  // Sync, index builds and exports wait while requests' statements are queued (PGlite's lanes).
+  const bulk = background(db)
+  const exportGate = createExportGate({ perUser: cfg.exportsPerUser, total: cfg.exportsMax })
   const syncer = createSyncer({
-    db,
+    db: bulk,
     forwarder: deps.forwarder,
     pageCap: cfg.pageCap,
     concurrency: cfg.syncConcurrency,
@@ -102,7 +105,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   // A bulk load cut short leaves the secondary indexes dropped: rebuild them unless a walk is
   // about to resume (it rebuilds them when it ends).
   const pending = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_numbers WHERE state IN ('queued', 'syncing')`)
-  if ((pending.rows[0]?.n ?? 0) === 0) await ensureIndexes(db, log)
+  if ((pending.rows[0]?.n ?? 0) === 0) await ensureIndexes(bulk, log)
   // Syncs that were queued or running when the server stopped continue from their checkpoints.
   void syncer
     .resumePending()
@@ -298,7 +301,16 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     const format = p.get('format') ?? 'csv'
     if (format !== 'csv' && format !== 'ndjson') throw invalid('format', 'format must be csv or ndjson.')
     const tz = p.get('tz') ?? 'UTC'
-    await streamExport(db, req, res, { filters: f, params: p, format, tz, audit: ctx.audit, log })
+    await streamExport(bulk, req, res, {
+      filters: f,
+      params: p,
+      format,
+      tz,
+      audit: ctx.audit,
+      log,
+      gate: exportGate,
+      who: ctx.principal.name,
+    })
   }
 
   async function handleForget(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {

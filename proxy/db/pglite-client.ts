@@ -1,9 +1,10 @@
+import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { MigratableDb, ScriptRunner } from './migrate.ts'
-import { fromWire, type Ready, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts'
+import { fromWire, type Ready, type WasmModule, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts'
 import type { Lane } from './types.ts'
 
 /**
@@ -40,6 +41,26 @@ interface Unit {
  * bootstrap registers tsx's loader in the worker first (on Node 20 the process's own
  * `--import tsx` does not reach a worker's entry module).
  */
+/**
+ * PGlite's WebAssembly, compiled once per process: a worker is a fresh isolate and would compile
+ * its 9 MB again on every open (seconds); a compiled Module posted to it shares the code.
+ */
+const wasm = (globalThis as unknown as { WebAssembly: { compile: (bytes: Uint8Array) => Promise<WasmModule> } }).WebAssembly
+let compiled: Promise<Pick<WorkerInit, 'pgliteWasmModule' | 'initdbWasmModule'>> | null = null
+function wasmModules() {
+  compiled ??= (async () => {
+    const req = createRequire(import.meta.url)
+    const [pglite, initdb] = await Promise.all(
+      ['@electric-sql/pglite/pglite.wasm', '@electric-sql/pglite/initdb.wasm'].map(async (m) =>
+        wasm.compile(await readFile(req.resolve(m))),
+      ),
+    )
+    return { pgliteWasmModule: pglite!, initdbWasmModule: initdb! }
+  })()
+  compiled.catch(() => (compiled = null))
+  return compiled
+}
+
 function spawnWorker(init: WorkerInit): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: init })
   const entry = new URL('./pglite-worker.ts', import.meta.url).href
@@ -57,7 +78,7 @@ export function timeoutError(waitedMs: number): Error {
 }
 
 export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<ScriptDb> {
-  const worker = spawnWorker({ dataDir: opts.dataDir })
+  const worker = spawnWorker({ dataDir: opts.dataDir, ...(await wasmModules()) })
   let broken: Error | null = null
   const pending = new Map<number, { resolve: (rows: Array<Record<string, unknown>>) => void; reject: (e: Error) => void }>()
   let nextId = 1

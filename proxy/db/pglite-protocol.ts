@@ -1,3 +1,5 @@
+import type { PGliteOptions } from '@electric-sql/pglite'
+
 /**
  * The messages between the server's thread and the worker thread that owns PGlite. Values cross
  * by structured clone, so rows keep their types (Date, bigint, Uint8Array, null, objects from
@@ -32,8 +34,14 @@ export type Reply = { id: number; ok: true; rows?: Array<Record<string, unknown>
 /** The worker's first message: PGlite is open, or why it could not be. */
 export type Ready = { ready: true } | { ready: false; error: WireError }
 
+/** WebAssembly.Module, named through PGlite's own options (the server's lib has no WebAssembly types). */
+export type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>
+
 export interface WorkerInit {
   dataDir: string
+  /** Compiled once by the server's thread and shared (see pglite-client.ts). */
+  pgliteWasmModule: WasmModule
+  initdbWasmModule: WasmModule
 }
 
 const FIELDS = ['name', 'code', 'detail', 'hint', 'severity', 'constraint', 'table', 'column', 'schema', 'position', 'where'] as const

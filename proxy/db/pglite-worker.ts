@@ -11,7 +11,7 @@ import { toWire, type Ready, type Reply, type Request, type WorkerInit } from '.
 
 const port = parentPort
 if (!port) throw new Error('pglite-worker.ts runs as a worker thread (see pglite-client.ts).')
-const { dataDir } = workerData as WorkerInit
+const { dataDir, pgliteWasmModule, initdbWasmModule } = workerData as WorkerInit
 
 /** The open transaction's handle and how to end it (PGlite's transaction() owns BEGIN/COMMIT). */
 let tx: { handle: Transaction; end: (commit: boolean) => void; done: Promise<void> } | null = null
@@ -68,7 +68,7 @@ async function handle(lite: PGlite, m: Request): Promise<Reply> {
 async function main() {
   let lite: PGlite
   try {
-    lite = await PGlite.create({ dataDir, extensions: { pg_trgm } })
+    lite = await PGlite.create({ dataDir, extensions: { pg_trgm }, pgliteWasmModule, initdbWasmModule })
   } catch (err) {
     port!.postMessage({ ready: false, error: toWire(err) } satisfies Ready)
     return

@@ -12,7 +12,7 @@ import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { readJsonBody, sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
-import { streamExport } from './export.ts'
+import { streamExport, type ExportGate } from './export.ts'
 import { dateParam, decodeCursor, digitsParam, limitParam, numberParam, parseFilters, readParams, SEARCH_PARAMS } from './params.ts'
 import {
   forget as forgetMessages,
@@ -41,7 +41,11 @@ import type { Syncer } from './sync.ts'
 
 export interface IndexRoom {
   db: Db
+  /** The same database for bulk work (exports): its statements wait while requests' are queued. */
+  bulk: Db
   syncer: Syncer
+  /** Limits index exports per person and in total. */
+  exportGate: ExportGate
   count: ReturnType<typeof createCountCache>
   log: (line: string) => void
 }
@@ -216,13 +220,23 @@ export async function locate(room: IndexRoom, _req: IncomingMessage, res: Server
 }
 
 export async function exportMessages(room: IndexRoom, req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
-  const { db, log } = room
+  const { bulk, exportGate, log } = room
   const p = readParams(url, [...SEARCH_PARAMS, 'format', 'tz'])
   const f = parseFilters(p)
   const format = p.get('format') ?? 'csv'
   if (format !== 'csv' && format !== 'ndjson') throw invalid('format', 'format must be csv or ndjson.')
   const tz = p.get('tz') ?? 'UTC'
-  await streamExport(db, req, res, { filters: f, params: p, format, tz, logStart: (d) => ctx.logRead(d), audit: ctx.audit, log })
+  await streamExport(bulk, req, res, {
+    filters: f,
+    params: p,
+    format,
+    tz,
+    logStart: (d) => ctx.logRead(d),
+    audit: ctx.audit,
+    log,
+    gate: exportGate,
+    who: ctx.principal?.name ?? '',
+  })
 }
 
 export async function forget(room: IndexRoom, req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {

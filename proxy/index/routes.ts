@@ -1,10 +1,11 @@
 import { INDEX_PATHS } from '../../contract/index-api.ts'
 import { openDb } from '../db/open.ts'
-import type { Db } from '../db/types.ts'
+import { background, type Db } from '../db/types.ts'
 import { ProxyError } from '../errors.ts'
 import type { Forwarder } from '../forward.ts'
 import type { RouteSpec } from '../http-types.ts'
 import type { IndexConfig } from './config.ts'
+import { createExportGate } from './export.ts'
 import { HANDLERS, type IndexRoom } from './handlers.ts'
 import { createCountCache } from './queries.ts'
 import { createSyncer, ensureIndexes, type Syncer } from './sync.ts'
@@ -78,8 +79,11 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   const ownDb = !deps.db
   const db = deps.db ?? (await openDb({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl ?? undefined, log }))
   const location = 'location' in db && typeof db.location === 'string' ? db.location : db.engine
+  // Sync, index builds and exports wait while requests' statements are queued (PGlite's lanes).
+  const bulk = background(db)
+  const exportGate = createExportGate({ perUser: cfg.exportsPerUser, total: cfg.exportsMax })
   const syncer = createSyncer({
-    db,
+    db: bulk,
     forwarder: deps.forwarder,
     pageCap: cfg.pageCap,
     concurrency: cfg.syncConcurrency,
@@ -89,7 +93,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   // A bulk load cut short leaves the secondary indexes dropped: rebuild them unless a walk is
   // about to resume (it rebuilds them when it ends).
   const pending = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_numbers WHERE state IN ('queued', 'syncing')`)
-  if ((pending.rows[0]?.n ?? 0) === 0) await ensureIndexes(db, log)
+  if ((pending.rows[0]?.n ?? 0) === 0) await ensureIndexes(bulk, log)
   // Syncs that were queued or running when the server stopped continue from their checkpoints.
   void syncer
     .resumePending()
@@ -108,7 +112,14 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   }
   const lastViewed = new Map<string, number>()
 
-  const room: IndexRoom = { db, syncer, count: createCountCache(), log }
+  const room: IndexRoom = {
+    db,
+    bulk,
+    syncer,
+    count: createCountCache(),
+    exportGate,
+    log,
+  }
 
   return {
     routes: indexRoutes((key) => (req, res, url, ctx) => HANDLERS[key](room, req, res, url, ctx)),

@@ -334,7 +334,8 @@ describe.each(ENGINES)('message index on %s', (engine) => {
               status: '200',
             })
           res.writeHead(200, { 'content-type': 'application/json' })
-          res.end(JSON.stringify({ success: '1', total_message_count: 30, messages }))
+          // The envelope names the newest message (system id 30), which this upstream sends last.
+          res.end(JSON.stringify({ success: '1', total_message_count: 30, most_recent_msg_id: 30, messages }))
         })
       })
       await new Promise<void>((ok) => asc.listen(0, '127.0.0.1', ok))

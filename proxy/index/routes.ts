@@ -111,7 +111,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   if (cfg.syncIntervalS > 0) {
     interval = setInterval(() => {
       void db
-        .query<{ number: string }>(`SELECT number FROM index_numbers WHERE full_done OR state IN ('idle', 'error')`)
+        .query<{ number: string }>(`SELECT number FROM index_numbers WHERE removed_at IS NULL AND (full_done OR state <> 'paused')`)
         .then(async (r) => {
           for (const { number } of r.rows) await syncer.request({ number })
         })

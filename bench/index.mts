@@ -35,7 +35,7 @@ async function serve() {
   const { createIndex } = await import('../proxy/index/routes.ts')
   const simUrl = process.env.SIM_URL!
   const fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 30_000)
-  const cfg = parseIndexConfig({ ...process.env, SYNC_RATE: '0', HISTORY_PAGE_CAP: String(PAGE) })
+  const cfg = parseIndexConfig({ ...process.env, SYNC_RATE: '0', HISTORY_PAGE_CAP: String(PAGE), INDEX_AUTO_SYNC: 'off' })
   const index = await createIndex(cfg, { forwarder: fw, log: (l) => process.env.BENCH_VERBOSE && console.error(l) })
   const ctx = { principal: { name: 'bench', role: 'admin' as const, via: 'local' as const }, address: '127.0.0.1', audit: () => {} }
   const server = createServer((req, res) => {

@@ -164,7 +164,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
     fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 10_000)
     numbers = (JSON.parse((await fw.forward('allownednumbers', [])).body.toString()) as { data: Listed[] }).data
     db = await engines.open(engine)
-    index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), { forwarder: fw, db })
+    index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500', INDEX_AUTO_SYNC: 'off' }), { forwarder: fw, db })
     const ctx: RequestContext = {
       principal: { name: 'local', role: 'admin', via: 'local' },
       address: '127.0.0.1',

@@ -41,7 +41,7 @@ import {
   threadPage,
   toMessage,
 } from './queries.ts'
-import { createSyncer, ensureIndexes, type Syncer } from './sync.ts'
+import { createSyncer, ensureIndexes, overallProgress, type Syncer } from './sync.ts'
 
 /**
  * The message index as the server sees it: routes under /api/index/ (contract/index-api.ts),
@@ -103,9 +103,11 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   // about to resume (it rebuilds them when it ends).
   const pending = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_numbers WHERE state IN ('queued', 'syncing')`)
   if ((pending.rows[0]?.n ?? 0) === 0) await ensureIndexes(db, log)
-  // Syncs that were queued or running when the server stopped continue from their checkpoints.
+  // Syncs that were queued or running when the server stopped continue from their checkpoints;
+  // an index that has never listed the account indexes all of it, within SYNC_RATE.
   void syncer
     .resumePending()
+    .then(() => (cfg.autoSync ? syncer.syncAllOnce() : undefined))
     .catch((err: unknown) => log(`index: could not resume pending syncs: ${err instanceof Error ? err.message : String(err)}`))
   let interval: NodeJS.Timeout | null = null
   if (cfg.syncIntervalS > 0) {
@@ -127,6 +129,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     engine: db.engine,
     numbers: await numberStatuses(db),
     freshness: await freshness(db, null),
+    progress: await overallProgress(db, syncer.progress),
   })
 
   async function handleStatus(req: IncomingMessage, res: ServerResponse, url: URL) {

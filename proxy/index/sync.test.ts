@@ -6,8 +6,10 @@ import { createForwarder, type Forwarder } from '../forward.ts'
 import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
 import { extraTid, REMOVAL_WORDINGS, type RemovalWording } from '../simulator/quirks.ts'
 import { createSimulator, type Simulator } from '../simulator/simulator.ts'
+import { parseIndexConfig, parseIndexConfigResult } from './config.ts'
 import { forget, freshness } from './queries.ts'
-import { createSyncer, SECONDARY_INDEXES } from './sync.ts'
+import { createIndex } from './routes.ts'
+import { createSyncer, overallProgress, SECONDARY_INDEXES } from './sync.ts'
 
 /**
  * The sync against what real accounts do (the simulator's quirks, over HTTP), on both engines:
@@ -42,6 +44,16 @@ function hooked(fw: Forwarder, onHistory: (n: number) => Promise<void> | void) {
     count: () => n,
   }
 }
+
+describe('INDEX_AUTO_SYNC', () => {
+  it('is on by default, off when asked, and a wrong value names the variable', () => {
+    expect(parseIndexConfig({}).autoSync).toBe(true)
+    expect(parseIndexConfig({ INDEX_AUTO_SYNC: 'off' }).autoSync).toBe(false)
+    expect(parseIndexConfigResult({ INDEX_AUTO_SYNC: 'maybe' }).issues).toEqual([
+      { variable: 'INDEX_AUTO_SYNC', message: 'INDEX_AUTO_SYNC must be on or off' },
+    ])
+  })
+})
 
 describe.each(ENGINES)('sync quirks on %s', (engine) => {
   let sim: Simulator
@@ -101,6 +113,31 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     simServer?.closeAllConnections()
     await new Promise<void>((ok) => (simServer ? simServer.close(() => ok()) : ok()))
   })
+
+  it('indexes the whole account on first start, in the background, and reports overall progress', async () => {
+    // The million-message number and the hostile one leave the account (the run stays short).
+    await control(simUrl, '/__sim/quirks', { removed: [num(6).number, num(7).number] })
+    try {
+      const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), { forwarder: fw, db })
+      const deadline = Date.now() + 60_000
+      let p = await overallProgress(db, index.syncer!.progress)
+      while ((p.numbersTotal === 0 || p.running) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200))
+        p = await overallProgress(db, index.syncer!.progress)
+      }
+      await index.close()
+      expect(p).toMatchObject({ numbersTotal: numbers.length - 2, numbersDone: numbers.length - 2, running: false, secondsLeft: null })
+      expect(p.messages).toBe(p.messagesTotal)
+      expect(p.messages).toBeGreaterThan(7000)
+      expect(p.ratePerSecond).toBeGreaterThan(0)
+      // A restart does not list the account again: the periodic re-sync keeps it fresh.
+      const again = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), { forwarder: fw, db })
+      expect(await again.syncer!.syncAllOnce()).toBe(0)
+      await again.close()
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+  }, 90_000)
 
   describe.each([1, 7, 50])('%i messages arriving per request', (rate) => {
     it('a full walk and then a catch-up end exact', async () => {

@@ -30,6 +30,10 @@ export function createSyncer(opts: SyncOptions): Syncer {
   return {
     request: (req) => request(q, req),
     syncAll: () => syncAll(q),
+    syncAllOnce: async () => {
+      const listed = await ctx.db.query('SELECT 1 FROM index_numbers WHERE listed LIMIT 1')
+      return listed.rows.length > 0 ? 0 : syncAll(q)
+    },
     resumePending: () => requestDue(q),
     stop: (number) => stop(q, number),
     idle: () =>

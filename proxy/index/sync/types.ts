@@ -45,6 +45,8 @@ export interface Syncer {
   request: (req: SyncRequest) => Promise<void>
   /** Lists the account's numbers and queues them all. */
   syncAll: () => Promise<number>
+  /** syncAll, unless the account was listed before (first start); the numbers listed, or 0. */
+  syncAllOnce: () => Promise<number>
   /** Queues the numbers whose sync was queued or running when the server last stopped. */
   resumePending: () => Promise<void>
   /** Stops the sync of one number (or all) and waits for it to let go. */

@@ -62,7 +62,14 @@ describe('rooms on one database, behind the app', () => {
       LOG_REQUESTS: '0',
     })
     const cfg = roomsConfigIssues(
-      { DATA_DIR: join(dir, 'data'), SYNC_RATE: '0', ACCESS: 'password', TRUST_PROXY: '1', TRUSTED_PROXIES: '127.0.0.1' },
+      {
+        DATA_DIR: join(dir, 'data'),
+        SYNC_RATE: '0',
+        INDEX_AUTO_SYNC: 'off',
+        ACCESS: 'password',
+        TRUST_PROXY: '1',
+        TRUSTED_PROXIES: '127.0.0.1',
+      },
       config,
     )
     expect(cfg.issues).toEqual([])

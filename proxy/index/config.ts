@@ -22,6 +22,8 @@ export interface IndexConfig {
   /** Index exports one person may run at once, and the server at once (more answer 429). */
   exportsPerUser: number
   exportsMax: number
+  /** Index every number of the account in the background when the index has never listed it. */
+  autoSync: boolean
 }
 
 const whole = (name: string, min: number, max: number) =>
@@ -53,6 +55,7 @@ const schema = z.object({
   HISTORY_PAGE_CAP: whole('HISTORY_PAGE_CAP', 1, 100_000).default(1000),
   EXPORTS_PER_USER: whole('EXPORTS_PER_USER', 1, 100).default(2),
   EXPORTS_MAX: whole('EXPORTS_MAX', 1, 1000).default(4),
+  INDEX_AUTO_SYNC: z.enum(['on', 'off'], { message: 'INDEX_AUTO_SYNC must be on or off' }).default('on'),
 })
 
 export interface IndexConfigIssue {
@@ -97,6 +100,7 @@ export function parseIndexConfigResult(env: Record<string, string | undefined>):
       pageCap: e.HISTORY_PAGE_CAP,
       exportsPerUser: e.EXPORTS_PER_USER,
       exportsMax: e.EXPORTS_MAX,
+      autoSync: e.INDEX_AUTO_SYNC === 'on',
     },
     issues: [],
   }

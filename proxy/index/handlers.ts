@@ -30,7 +30,7 @@ import {
   toMessage,
   type createCountCache,
 } from './queries.ts'
-import type { Syncer } from './sync.ts'
+import { overallProgress, type Syncer } from './sync.ts'
 
 /**
  * The index's route handlers, one per path of contract/index-api.ts. Each reads and checks its
@@ -50,8 +50,14 @@ export interface IndexRoom {
   log: (line: string) => void
 }
 
-async function indexStatus({ db }: IndexRoom): Promise<IndexStatus> {
-  return { enabled: true, engine: db.engine, numbers: await numberStatuses(db), freshness: await freshness(db, null) }
+async function indexStatus({ db, syncer }: IndexRoom): Promise<IndexStatus> {
+  return {
+    enabled: true,
+    engine: db.engine,
+    numbers: await numberStatuses(db),
+    freshness: await freshness(db, null),
+    progress: await overallProgress(db, syncer.progress),
+  }
 }
 
 export async function status(room: IndexRoom, _req: IncomingMessage, res: ServerResponse, url: URL) {

@@ -125,7 +125,8 @@ export async function freshness(
   }>(
     `WITH s AS (
        SELECT number, state, last_synced_at,
-              (full_done AND top_ordinal >= COALESCE(upstream_total, 0)) AS complete,
+              -- A number that left the account is never reported fresh.
+              (full_done AND top_ordinal >= COALESCE(upstream_total, 0) AND removed_at IS NULL) AS complete,
               ($1::text[] IS NULL OR number = ANY($1::text[])) AS in_scope
        FROM index_numbers
      )

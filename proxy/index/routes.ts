@@ -94,15 +94,17 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   // about to resume (it rebuilds them when it ends).
   const pending = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_numbers WHERE state IN ('queued', 'syncing')`)
   if ((pending.rows[0]?.n ?? 0) === 0) await ensureIndexes(bulk, log)
-  // Syncs that were queued or running when the server stopped continue from their checkpoints.
+  // Syncs that were queued or running when the server stopped continue from their checkpoints;
+  // an index that has never listed the account indexes all of it, within SYNC_RATE.
   void syncer
     .resumePending()
+    .then(() => (cfg.autoSync ? syncer.syncAllOnce() : undefined))
     .catch((err: unknown) => log(`index: could not resume pending syncs: ${err instanceof Error ? err.message : String(err)}`))
   let interval: NodeJS.Timeout | null = null
   if (cfg.syncIntervalS > 0) {
     interval = setInterval(() => {
       void db
-        .query<{ number: string }>(`SELECT number FROM index_numbers WHERE full_done OR state IN ('idle', 'error')`)
+        .query<{ number: string }>(`SELECT number FROM index_numbers WHERE removed_at IS NULL AND (full_done OR state <> 'paused')`)
         .then(async (r) => {
           for (const { number } of r.rows) await syncer.request({ number })
         })

@@ -111,7 +111,7 @@ export async function run(argv: string[], env: Record<string, string | undefined
   // Asked before the database opens (which takes a moment): the prompt comes at once.
   const password =
     command === 'add' || command === 'passwd'
-      ? checkPassword(await readPassword(`${command === 'add' ? 'Password' : 'New password'} for ${name}: `))
+      ? checkPassword(await readPassword(`${command === 'add' ? 'Password' : 'New password'} for ${name}: `), name)
       : ''
 
   const indexCfg = parseIndexConfig(env)

@@ -24,9 +24,50 @@ qwerty1 admin1 iloveu loveyou baby babygirl sweetheart sweetie honey darling hot
 superstar rockstar champion winner player gamer ninja samurai warrior knight wizard matrix phoenix
 whatsup nothing something everything fuckyou fuckoff asshole bitch shit iloveme mylove`.split(/\s+/)
 
-const ENDINGS = ['', '1', '12', '123', '1234', '12345', '123456', '1234567', '12345678', '123456789', '1234567890',
-  '!', '!!', '1!', '12!', '123!', '1234!', '!@#', '@123', '#1', '01', '007', '69', '99', '00', '000', '111', '321',
-  '2000', '2001', '2010', '2015', '2018', '2019', '2020', '2021', '2022', '2023', '2024', '2025', '2026', '2027']
+const ENDINGS = [
+  '',
+  '1',
+  '12',
+  '123',
+  '1234',
+  '12345',
+  '123456',
+  '1234567',
+  '12345678',
+  '123456789',
+  '1234567890',
+  '!',
+  '!!',
+  '1!',
+  '12!',
+  '123!',
+  '1234!',
+  '!@#',
+  '@123',
+  '#1',
+  '01',
+  '007',
+  '69',
+  '99',
+  '00',
+  '000',
+  '111',
+  '321',
+  '2000',
+  '2001',
+  '2010',
+  '2015',
+  '2018',
+  '2019',
+  '2020',
+  '2021',
+  '2022',
+  '2023',
+  '2024',
+  '2025',
+  '2026',
+  '2027',
+]
 
 const WALKS = `qwertyuiop qwertyuiop[] asdfghjkl asdfghjkl; zxcvbnm zxcvbnm,./ 1qaz2wsx 1qaz2wsx3edc 1qaz2wsx3edc4rfv
 qazwsxedc qazwsxedcrfv zaq12wsx zaq12wsxcde3 !qaz2wsx !qaz@wsx 1q2w3e4r 1q2w3e4r5t 1q2w3e4r5t6y 1q2w3e4r5t6y7u

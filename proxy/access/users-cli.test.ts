@@ -154,6 +154,14 @@ describe('npm run users beside a running server on PGlite', () => {
       expect(existsSync(socket)).toBe(false)
       server = await startServer(dataDir)
       expect((await signIn()).status).toBe(200)
+
+      // A server killed outright leaves its socket file behind; the next one replaces it.
+      server.child.kill('SIGKILL')
+      await stopServer(server.child)
+      expect(existsSync(socket)).toBe(true)
+      server = await startServer(dataDir)
+      expect((await users(['role', 'ops', 'viewer'], '', besideEnv)).err).toMatch(/last enabled admin/)
+      expect((await signIn()).status).toBe(200)
     } finally {
       await stopServer(server.child)
     }

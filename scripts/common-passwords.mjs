@@ -2,8 +2,9 @@
 // refused as too common (NIST SP 800-63B §5.1.1.2: "passwords obtained from previous breach
 // corpuses", "dictionary words", "repetitive or sequential characters"). Built from the words,
 // keyboard walks and endings that head every published breach list, combined the way people
-// combine them to reach a length rule. Only entries of 12 or more characters are kept: shorter
-// ones are refused by length already. Stored lower-cased with spaces removed, as compared.
+// combine them to reach a length rule. Stored lower-cased with spaces removed, as compared, and
+// only from 8 characters: a password needs 12 with its spaces and 8 without them, so
+// "password 123" is looked up as "password123".
 import { writeFileSync } from 'node:fs'
 
 const WORDS = `password passw0rd p@ssword p@ssw0rd pa55word pass qwerty qwertz azerty iloveyou letmein welcome admin
@@ -80,7 +81,7 @@ abcdefghijkl abcdefghijklm abcdefghijklmnop abcd1234abcd 1234abcd1234 a1b2c3d4e5
 const out = new Set()
 const keep = (p) => {
   const s = p.toLowerCase().replace(/\s+/g, '')
-  if ([...s].length >= 12) out.add(s)
+  if ([...s].length >= 8) out.add(s)
 }
 for (const w of WORDS) {
   for (const e of ENDINGS) {

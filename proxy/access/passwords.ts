@@ -65,12 +65,14 @@ function commonPasswords(): Set<string> {
  * `context` holds words the password must not be: the user's name.
  */
 export function passwordProblem(password: string, context: readonly string[] = []): string | null {
-  const length = Array.from(password).length
-  if (password !== '' && password.trim() === '') return 'password must not be only spaces.'
-  if (length < PASSWORD_MIN) return `password must be at least ${PASSWORD_MIN} characters long.`
-  if (length > PASSWORD_MAX) return `password must be at most ${PASSWORD_MAX} characters long.`
+  // NIST SP 800-63B lets a verifier fold runs of spaces into one: padding does not add length.
+  const folded = password.trim().replace(/\s+/g, ' ')
+  if (password !== '' && folded === '') return 'password must not be only spaces.'
+  if (Array.from(folded).length < PASSWORD_MIN)
+    return `password must be at least ${PASSWORD_MIN} characters long${folded === password ? '' : ' (leading, trailing and repeated spaces do not count)'}.`
+  if (Array.from(password).length > PASSWORD_MAX) return `password must be at most ${PASSWORD_MAX} characters long.`
   const plain = comparable(password)
-  if (Array.from(plain).length < PASSWORD_MIN) return `password must be at least ${PASSWORD_MIN} characters long, not counting spaces.`
+  if (Array.from(plain).length < 8) return 'password must hold at least 8 characters besides spaces.'
   // One short piece over and over ("aaaaaaaaaaaa", "abcabcabcabc", "12121212…").
   if (/^(.{1,4})\1+$/su.test(plain)) return 'password must not be one short pattern repeated; choose a longer phrase.'
   if (commonPasswords().has(plain)) return 'password is one of the most common passwords; choose a phrase others would not guess.'

@@ -6,6 +6,7 @@ import { createApp, type AppDeps } from './app.ts'
 import { ConfigError, parseConfig, readDotEnv, type Config } from './config.ts'
 import { ProxyError } from './errors.ts'
 import { createForwarder, type Forwarder } from './forward.ts'
+import { createMediaHandler } from './media/handler.ts'
 import { DEMO_CREDENTIALS, LARGE_CREDENTIALS } from './simulator/dataset.ts'
 import { createSimulator } from './simulator/simulator.ts'
 import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
@@ -100,7 +101,12 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     forwarder,
     staticDir: opts.staticDir,
     log: opts.log,
-    routes: [...(opts.routes ?? []), ...(rooms?.routes ?? [])],
+    routes: [
+      ...(opts.routes ?? []),
+      ...(rooms?.routes ?? []),
+      // Message media through the server; it may reach the upstream's own host even on loopback.
+      { prefix: '/api/media', handle: createMediaHandler({ upstreamBaseUrl: upstream.baseUrl, ...config.media }) },
+    ],
     gate: rooms?.gate ?? opts.gate,
     meta,
   })

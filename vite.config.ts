@@ -12,10 +12,11 @@ function switchboardApi(): Plugin {
       const { resolveUpstream } = await import('./proxy/server.ts')
       const { createApp } = await import('./proxy/app.ts')
       const { createForwarder } = await import('./proxy/forward.ts')
+      const { mediaRoute } = await import('./proxy/media/handler.ts')
       const config = loadConfig()
       const resolved = await resolveUpstream(config)
       const forwarder = createForwarder(resolved.upstream, config.timeoutMs)
-      const app = createApp(config, { forwarder })
+      const app = createApp(config, { forwarder, routes: [mediaRoute(config, resolved.upstream.baseUrl)] })
       server.middlewares.use((req, res, next) => {
         if (req.url?.startsWith('/api')) app(req, res, next)
         else next()

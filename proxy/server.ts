@@ -6,7 +6,7 @@ import { createApp, type AppDeps } from './app.ts'
 import { ConfigError, parseConfig, readDotEnv, type Config } from './config.ts'
 import { ProxyError } from './errors.ts'
 import { createForwarder, type Forwarder } from './forward.ts'
-import { createMediaHandler } from './media/handler.ts'
+import { mediaRoute } from './media/handler.ts'
 import { DEMO_CREDENTIALS, LARGE_CREDENTIALS } from './simulator/dataset.ts'
 import { createSimulator } from './simulator/simulator.ts'
 import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
@@ -105,7 +105,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
       ...(opts.routes ?? []),
       ...(rooms?.routes ?? []),
       // Message media through the server; it may reach the upstream's own host even on loopback.
-      { prefix: '/api/media', handle: createMediaHandler({ upstreamBaseUrl: upstream.baseUrl, ...config.media }) },
+      mediaRoute(config, upstream.baseUrl),
     ],
     gate: rooms?.gate ?? opts.gate,
     meta,

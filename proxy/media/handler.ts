@@ -1,5 +1,6 @@
 import { ProxyError, invalid } from '../errors.ts'
-import type { RouteHandler } from '../http-types.ts'
+import type { Config } from '../config.ts'
+import type { Route, RouteHandler } from '../http-types.ts'
 import { SECURITY_HEADERS, sendError } from '../http.ts'
 import { fetchMedia, type Resolver } from './fetch.ts'
 
@@ -136,3 +137,9 @@ export function createMediaHandler(options: MediaOptions): RouteHandler {
     res.end(media.body)
   }
 }
+
+/** The route as the app mounts it: the upstream's host (simulator or API_BASE_URL) plus the MEDIA_* variables. */
+export const mediaRoute = (config: Config, upstreamBaseUrl: string): Route => ({
+  prefix: '/api/media',
+  handle: createMediaHandler({ upstreamBaseUrl, ...config.media }),
+})

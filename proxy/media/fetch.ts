@@ -3,6 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import type { LookupFunction } from 'node:net'
 import { isIP } from 'node:net'
+import { pipeline, Transform, type Readable } from 'node:stream'
 import { ProxyError } from '../errors.ts'
 import { describeFailure } from '../forward.ts'
 import { addressProblem } from './address.ts'
@@ -37,8 +38,22 @@ export interface FetchOptions {
 export interface Fetched {
   /** The media type's essence (type/subtype, lower case, parameters dropped). */
   type: string
-  body: Buffer
+  /** The declared length (never over the cap), or null when the host sends it chunked. */
+  length: number | null
+  /**
+   * The body as it arrives, under the same deadline and cap: it errors (the caller cuts its
+   * answer) once it passes `maxBytes` or the time is up. The server holds a chunk at a time,
+   * never a whole file, so many readers on large media cost no memory to speak of.
+   */
+  body: Readable
   /** Where the bytes came from after redirects. */
+  url: URL
+}
+
+interface Head {
+  type: string
+  length: number | null
+  response: IncomingMessage
   url: URL
 }
 
@@ -116,36 +131,15 @@ function requestOnce(url: URL, addresses: Resolved[], signal: AbortSignal): Prom
       headers: { accept: ACCEPT, 'accept-encoding': 'identity', 'user-agent': 'Switchboard-media/1' },
     })
     req.once('response', (response) => resolve({ response, abort: () => req.destroy() }))
-    req.once('error', reject)
+    // `on`, not `once`: the deadline's abort can fail a request again after its answer came.
+    req.on('error', reject)
     req.end()
-  })
-}
-
-/** The body, at most `max` bytes (413 beyond, the connection cut at once). */
-function readCapped(res: IncomingMessage, max: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    res.on('data', (c: Buffer) => {
-      size += c.length
-      if (size > max) {
-        res.destroy()
-        return reject(tooLarge(max))
-      }
-      chunks.push(c)
-    })
-    res.once('end', () => resolve(Buffer.concat(chunks)))
-    res.once('error', reject)
-    // A connection cut mid-body ends in 'close' without 'end' (a settled promise ignores the rest).
-    res.once('close', () => {
-      if (!res.complete) reject(Object.assign(new Error('the media host closed the connection mid-body'), { code: 'ECONNRESET' }))
-    })
   })
 }
 
 const essenceOf = (header: string | undefined) => (header ?? '').split(';')[0]!.trim().toLowerCase()
 
-async function followHops(start: URL, opts: FetchOptions, signal: AbortSignal): Promise<Fetched> {
+async function followHops(start: URL, opts: FetchOptions, signal: AbortSignal): Promise<Head> {
   let url = start
   for (let hop = 0; ; hop++) {
     const addresses = await addressesFor(url, opts)
@@ -188,22 +182,27 @@ async function followHops(start: URL, opts: FetchOptions, signal: AbortSignal): 
         message: `The media host answered with ${type ? `"${type.slice(0, 60)}"` : 'no media type'}, which is not an image, audio, video or known document type.`,
       })
     }
-    const declared = Number(response.headers['content-length'] ?? NaN)
-    if (declared > opts.maxBytes) {
+    const declared = response.headers['content-length'] === undefined ? null : Number(response.headers['content-length'])
+    if (declared !== null && declared > opts.maxBytes) {
       abort()
       throw tooLarge(opts.maxBytes)
     }
-    return { type, body: await readCapped(response, opts.maxBytes), url }
+    return { type, length: declared, response, url }
   }
 }
 
 /**
  * Fetch a media URL within the limits: at most `maxRedirects` checked redirects, `maxBytes` of
- * body and `timeoutMs` for the whole (every hop included). Failures are ProxyErrors.
+ * body and `timeoutMs` for the whole (every hop and the body included). Failures before the
+ * body are ProxyErrors; the body stream fails with one past the cap.
  */
 export async function fetchMedia(url: URL, opts: FetchOptions): Promise<Fetched> {
   const controller = new AbortController()
   let timer: NodeJS.Timeout | undefined
+  const stop = () => {
+    clearTimeout(timer)
+    controller.abort()
+  }
   // A race, not only the abort signal: a DNS lookup cannot be aborted, and must not outlast the limit either.
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -213,19 +212,29 @@ export async function fetchMedia(url: URL, opts: FetchOptions): Promise<Fetched>
       )
     }, opts.timeoutMs)
   })
+  deadline.catch(() => undefined) // once the headers are in, the abort alone ends a slow body
   const work = followHops(url, opts, controller.signal)
   work.catch(() => undefined) // settled by the race; a late failure after the deadline is not news
+  let head: Head
   try {
-    return await Promise.race([work, deadline])
+    head = await Promise.race([work, deadline])
   } catch (err) {
+    stop()
     if (err instanceof ProxyError) throw err
     throw new ProxyError(502, {
       kind: 'unreachable',
       message: 'The media host could not be reached.',
       cause: describeFailure(err, url.host),
     })
-  } finally {
-    clearTimeout(timer)
-    controller.abort()
   }
+  let size = 0
+  const body = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length
+      if (size > opts.maxBytes) return done(tooLarge(opts.maxBytes))
+      done(null, chunk)
+    },
+  })
+  pipeline(head.response, body, stop)
+  return { type: head.type, length: head.length, body, url: head.url }
 }

@@ -1,3 +1,4 @@
+import { pipeline } from 'node:stream/promises'
 import { ProxyError, invalid } from '../errors.ts'
 import type { Config } from '../config.ts'
 import type { Route, RouteHandler } from '../http-types.ts'
@@ -122,19 +123,27 @@ export function createMediaHandler(options: MediaOptions): RouteHandler {
     const media = await fetchMedia(target, fetchOptions)
     // The host only: a media URL's path and query often carry an access token.
     ctx.audit('media.view', { host: target.host })
-    if (res.destroyed) return
+    if (res.destroyed) return void media.body.destroy()
     res.writeHead(200, {
       ...SECURITY_HEADERS,
       'content-security-policy': MEDIA_CSP,
       'content-type': media.type,
-      'content-length': media.body.length,
+      ...(media.length !== null ? { 'content-length': String(media.length) } : {}),
       'content-disposition': disposition(INLINE.test(media.type) ? 'inline' : 'attachment', media.url),
       // Other sites may not embed what we fetched for a signed-in reader.
       'cross-origin-resource-policy': 'same-origin',
       // Each view is a read of customer data and is logged; a cached copy would be an unlogged one.
       'cache-control': 'private, no-store',
     })
-    res.end(media.body)
+    try {
+      await pipeline(media.body, res)
+    } catch (err) {
+      // Past the cap (a chunked body declares no length): the app cuts the answer and logs why.
+      if (err instanceof ProxyError) throw err
+      // The media host or the reader left mid-body (a thumbnail scrolled away), or the time ran
+      // out: the answer is cut, and there is no one to tell.
+      res.destroy()
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises'
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
+import { createServer, get, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AccessGate, Principal } from '../http-types.ts'
@@ -34,6 +34,7 @@ async function listen(answer: (path: string, res: ServerResponse) => void) {
     port,
     url: `http://127.0.0.1:${port}`,
     seen,
+    connections: () => new Promise<number>((ok, fail) => server.getConnections((err, n) => (err ? fail(err) : ok(n)))),
     close: () =>
       new Promise<void>((ok) => {
         server.closeAllConnections()
@@ -64,6 +65,16 @@ beforeAll(async () => {
       for (let i = 0; i < 10; i++) res.write(Buffer.alloc(1024, i))
       return res.end()
     }
+    if (path === '/slow-body.png') {
+      // Headers at once, then the body never finishes: the deadline must still end it.
+      res.writeHead(200, { 'content-type': 'image/png' })
+      return void res.write(PNG.subarray(0, 100))
+    }
+    if (path === '/html-forever') {
+      // Refused on its headers; a body that never ends must not keep the connection.
+      res.writeHead(200, { 'content-type': 'text/html' })
+      return void res.write('<p>')
+    }
     if (path === '/slow.png') return void setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG), 3_000)
     if (path === '/to-photo') return res.writeHead(302, { location: '/photo.png' }).end()
     if (path === '/to-secret') return res.writeHead(302, { location: `${secret.url}/` }).end()
@@ -77,6 +88,22 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([media.close(), secret.close(), upstream.close()])
 })
+
+/** A GET whose answer may be cut mid-body: how many bytes came and whether the body was complete. */
+function cutShort(port: number, target: string): Promise<{ status: number; bytes: number; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = get(
+      { host: '127.0.0.1', port, path: `/api/media?url=${encodeURIComponent(target)}`, headers: { cookie: 'sb_session=ok' } },
+      (res) => {
+        let bytes = 0
+        res.on('data', (c: Buffer) => (bytes += c.length))
+        res.on('error', () => undefined)
+        res.on('close', () => resolve({ status: res.statusCode ?? 0, bytes, complete: res.complete }))
+      },
+    )
+    req.on('error', reject)
+  })
+}
 
 const VIEWER: Principal = { name: 'vic', role: 'viewer', via: 'password' }
 
@@ -245,22 +272,29 @@ describe('/api/media', () => {
         expect(r.json().error?.kind).toBe('bad_response')
         expect(r.body).not.toContain('<script>')
       }
-      for (const path of ['/declared-big.png', '/chunked-big.png']) {
-        const r = await app.get(`${media.url}${path}`)
-        expect(r.status, path).toBe(413)
-        expect(r.json().error?.message).toMatch(/larger than 4096 bytes/)
-      }
+      const declared = await app.get(`${media.url}/declared-big.png`)
+      expect(declared.status).toBe(413)
+      expect(declared.json().error?.message).toMatch(/larger than 4096 bytes/)
+      // A chunked body declares no size: it streams, and is cut once past the cap.
+      const chunked = await cutShort(app.port, `${media.url}/chunked-big.png`)
+      expect(chunked).toMatchObject({ status: 200, complete: false })
+      expect(chunked.bytes).toBeLessThanOrEqual(MAX)
+      expect(app.logs.join('\n')).not.toMatch(/failed:/)
       expect((await app.get(`${media.url}/nothing.png`)).status).toBe(404)
       const t0 = performance.now()
       const slow = await app.get(`${media.url}/slow.png`)
       expect(slow.status).toBe(504)
       expect(slow.json().error?.kind).toBe('timeout')
       expect(performance.now() - t0).toBeLessThan(2_500)
+      const t1 = performance.now()
+      const slowBody = await cutShort(app.port, `${media.url}/slow-body.png`)
+      expect(slowBody).toMatchObject({ status: 200, complete: false, bytes: 100 })
+      expect(performance.now() - t1).toBeLessThan(2_500)
       const pdf = await app.get(`${media.url}/invoice.pdf`)
       expect(pdf.status).toBe(200)
       expect(pdf.headers['content-disposition']).toMatch(/^attachment; filename="invoice.pdf"/)
-      // None of the refusals was logged as a view; the PDF was.
-      expect(app.audits).toHaveLength(1)
+      // None of the refusals was logged as a view; the cut streams (their headers went out) and the PDF were.
+      expect(app.audits).toHaveLength(3)
     } finally {
       await app.close()
     }
@@ -294,6 +328,32 @@ describe('/api/media', () => {
       expect((await q('x?url=a')).status).toBe(404)
       const out = await q(`?url=${encodeURIComponent(`${media.url}/photo.png`)}`, 'GET', '')
       expect(out.status).toBe(401)
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+describe('/api/media connections', () => {
+  it('leaves no connection to the media host open, whatever the answer', async () => {
+    // A long deadline, so only prompt clean-up closes them in time.
+    const app = await appWith({ upstreamBaseUrl: media.url, timeoutMs: 20_000 })
+    try {
+      const paths = [
+        '/photo.png',
+        '/html-forever',
+        '/page.html',
+        '/declared-big.png',
+        '/nothing.png',
+        '/to-photo',
+        '/to-secret',
+        '/invoice.pdf',
+      ]
+      for (let round = 0; round < 4; round++) {
+        await Promise.all(paths.map((p) => app.get(`${media.url}${p}`)))
+        await cutShort(app.port, `${media.url}/chunked-big.png`)
+      }
+      await expect.poll(() => media.connections(), { timeout: 2_000 }).toBe(0)
     } finally {
       await app.close()
     }

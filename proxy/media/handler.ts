@@ -97,7 +97,9 @@ function disposition(kind: 'inline' | 'attachment', url: URL): string {
   name = name.replace(/[\u0000-\u001f\u007f"\\/]/g, '').slice(0, 120)
   if (!name) return kind
   const ascii = name.replace(/[^\u0020-\u007e]/g, '_')
-  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`
+  // RFC 8187's attr-char leaves out ' ( ) * that encodeURIComponent keeps.
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`
 }
 
 export function createMediaHandler(options: MediaOptions): RouteHandler {

@@ -53,7 +53,8 @@ beforeAll(async () => {
   secret = await listen((_path, res) => res.end('secret'))
   upstream = await listen((_path, res) => res.end('{}'))
   media = await listen((path, res) => {
-    if (path === '/photo.png') return res.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG.length }).end(PNG)
+    if (path === '/photo.png' || path.startsWith('/caf'))
+      return res.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG.length }).end(PNG)
     if (path === '/page.html') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<script>alert(1)</script>')
     if (path === '/logo.svg')
       return res.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg"/>')
@@ -156,6 +157,12 @@ describe('/api/media', () => {
       expect(r.headers['set-cookie']).toBeUndefined()
       expect(app.audits).toEqual([{ action: 'media.view', details: { host: `127.0.0.1:${media.port}` } }])
       expect(JSON.stringify(app.audits)).not.toContain('SECRET')
+      // A stranger's file name stays a quoted token: no quote, backslash or line break gets through.
+      const odd = await app.get(`${media.url}/caf%C3%A9%20(1)%22%0D%0ASet-Cookie:x.png`)
+      expect(odd.headers['content-disposition']).toBe(
+        `inline; filename="caf_ (1)Set-Cookie:x.png"; filename*=UTF-8''caf%C3%A9%20%281%29Set-Cookie%3Ax.png`,
+      )
+      expect(odd.headers['set-cookie']).toBeUndefined()
     } finally {
       await app.close()
     }

@@ -103,7 +103,8 @@ async function addressesFor(url: URL, opts: FetchOptions): Promise<Resolved[]> {
 /** A `lookup` that answers only with the addresses already checked, never asking DNS again. */
 function pinnedLookup(addresses: Resolved[]): LookupFunction {
   return (_hostname, options, callback) => {
-    const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family
+    const wanted = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses
     if (wanted.length === 0) {
       const err = Object.assign(new Error('no checked address of the wanted family'), { code: 'ENOTFOUND' })
       return (callback as (e: Error) => void)(err)

@@ -164,6 +164,9 @@ async function followHops(start: URL, opts: FetchOptions, signal: AbortSignal): 
           field: 'url',
           message: 'The media host redirected to something other than http(s).',
         })
+      // Credentials in a Location would go out as an Authorization header: nobody asked for that.
+      next.username = ''
+      next.password = ''
       url = next
       continue
     }

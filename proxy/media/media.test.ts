@@ -80,6 +80,7 @@ beforeAll(async () => {
     if (path === '/to-photo') return res.writeHead(302, { location: '/photo.png' }).end()
     if (path === '/to-secret') return res.writeHead(302, { location: `${secret.url}/` }).end()
     if (path === '/to-localhost') return res.writeHead(301, { location: `http://localhost:${secret.port}/` }).end()
+    if (path === '/to-credentials') return res.writeHead(302, { location: `http://someone:pw@127.0.0.1:${media.port}/photo.png` }).end()
     if (path === '/to-file') return res.writeHead(302, { location: 'file:///etc/passwd' }).end()
     if (path === '/loop') return res.writeHead(302, { location: '/loop' }).end()
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
@@ -262,6 +263,8 @@ describe('/api/media', () => {
       }
       expect(secret.seen.length).toBe(secretBefore)
       expect((await app.get(`${media.url}/to-file`)).status).toBe(403)
+      expect((await app.get(`${media.url}/to-credentials`)).status).toBe(200)
+      expect(media.seen.at(-1)?.headers.authorization).toBeUndefined()
       const loop = await app.get(`${media.url}/loop`)
       expect(loop.status).toBe(502)
       expect(loop.json().error?.message).toMatch(/redirected more than 3 times/)

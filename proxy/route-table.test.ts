@@ -65,6 +65,7 @@ const SAMPLE: Record<string, { query?: string; form?: string; json?: unknown }> 
   'GET /api/index/message': { query: `number=${HISTORY.number}&ordinal=1` },
   'GET /api/index/locate': { query: `number=${HISTORY.number}&date=2030-01-01` },
   'GET /api/index/export': { query: `numbers=${HISTORY.number}` },
+  'GET /api/media': { query: 'url=%MEDIA%' },
   'GET /api/auth/access-log': { query: 'limit=5' },
   'GET /api/auth/access-log/export': { query: 'user=ada' },
 }
@@ -75,6 +76,7 @@ describe('the route table', () => {
   let rooms: Rooms
   const cookies: Partial<Record<Role, string>> = {}
   let party = ''
+  let mediaUrl = ''
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sb-routes-'))
@@ -116,6 +118,11 @@ describe('the route table', () => {
       [HISTORY.number],
     )
     party = parties.rows[0]!.party
+    const media = await rooms.db.query<{ url: string }>(
+      `SELECT media_url AS url FROM index_messages WHERE number = $1 AND media_url LIKE 'http%' LIMIT 1`,
+      [HISTORY.number],
+    )
+    mediaUrl = media.rows[0]!.url
   }, 120_000)
 
   afterAll(async () => {
@@ -126,7 +133,7 @@ describe('the route table', () => {
   const port = () => Number(new URL(running.url).port)
   const headersFor = (role: Role | null): Record<string, string> => (role ? { cookie: cookies[role]! } : {})
   const send = (route: RouteSpec, path: string, role: Role | null, sample?: (typeof SAMPLE)[string]) => {
-    const query = sample?.query?.replace('%PARTY%', party)
+    const query = sample?.query?.replace('%PARTY%', party).replace('%MEDIA%', encodeURIComponent(mediaUrl))
     return call(port(), route.method, query ? `${path}?${query}` : path, {
       headers: {
         ...headersFor(role),

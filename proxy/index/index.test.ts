@@ -846,5 +846,5 @@ describe('PGlite data directory and migrations', () => {
     } finally {
       rmSync(root, { recursive: true, force: true })
     }
-  })
+  }, 120_000)
 })

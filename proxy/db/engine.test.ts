@@ -37,7 +37,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe.each(ENGINES)('Db on %s', (engine) => {
   let db: OpenedDb
-  // Creating a PGlite directory (initdb and the migrations) takes seconds on a busy machine.
+  // Creating a PGlite directory (initdb and the migrations) takes seconds, a minute or more on a
+  // loaded machine: the tests that create one have long timeouts.
   beforeAll(async () => {
     db = await engines.open(engine)
   }, 120_000)
@@ -159,7 +160,7 @@ describe('PGlite in its worker', () => {
     } finally {
       await db.close()
     }
-  }, 60_000)
+  }, 240_000)
 
   it('keeps the server answering while a large export streams from PGlite', async () => {
     const root = tempDir()
@@ -244,7 +245,7 @@ describe('PGlite in its worker', () => {
       await index.close()
       await db.close()
     }
-  }, 180_000)
+  }, 300_000)
 })
 
 describe('export limits', () => {
@@ -318,7 +319,7 @@ describe('one process per data directory', () => {
     expect(readLockHolder(dir)).toBeNull()
     const again = await openDb({ dataDir: dir })
     await again.close()
-  }, 120_000)
+  }, 240_000)
 
   it('takes over a lock left by a dead process, and refuses one held by a live process', async () => {
     const dir = tempDir()

@@ -26,8 +26,8 @@ export class DataDirInUseError extends Error {
     readonly pid: number,
   ) {
     super(
-      `The data directory ${dir} is in use by process ${pid}${pid === process.pid ? ' (this process)' : ''}: one process at a time may open it. ` +
-        `Stop that process first, or talk to it (a running server answers \`npm run users\` itself).`,
+      `The data directory ${dir} is in use by process ${pid}${pid === process.pid ? ' (this process)' : ''}. ` +
+        "One process at a time may open it (two would overwrite each other's writes): stop that process first, or use DATABASE_URL to share a PostgreSQL server.",
     )
   }
 }

@@ -77,6 +77,75 @@ export function timeoutError(waitedMs: number): Error {
   )
 }
 
+/**
+ * The two lanes and the one connection's turn: `schedule` queues a unit, which runs alone once
+ * its turn comes; `drain` waits until nothing is queued or running and takes nothing new.
+ */
+function createLanes(queueTimeoutMs: number) {
+  const queues: Record<Lane, Unit[]> = { interactive: [], background: [] }
+  let active = false
+  let burst = 0
+  let closing = false
+  let broken: Error | null = null
+  let idle: (() => void) | null = null
+
+  const pump = () => {
+    if (active) return
+    const takeBackground = queues.background.length > 0 && (queues.interactive.length === 0 || burst >= INTERACTIVE_BURST)
+    const unit = takeBackground ? queues.background.shift() : queues.interactive.shift()
+    if (!unit) {
+      idle?.()
+      return
+    }
+    burst = unit.lane === 'interactive' ? burst + 1 : 0
+    clearTimeout(unit.timer)
+    active = true
+    void unit.run().finally(() => {
+      active = false
+      pump()
+    })
+  }
+
+  const schedule = <T>(lane: Lane, work: () => Promise<T>): Promise<T> => {
+    if (broken) return Promise.reject(broken)
+    if (closing) return Promise.reject(new Error('The database is closed.'))
+    return new Promise<T>((resolve, reject) => {
+      const unit: Unit = { lane, run: () => work().then(resolve, reject), fail: reject }
+      const queued = performance.now()
+      if (lane === 'interactive' && queueTimeoutMs > 0) {
+        unit.timer = setTimeout(() => {
+          const q = queues.interactive
+          const at = q.indexOf(unit)
+          if (at < 0) return
+          q.splice(at, 1)
+          reject(timeoutError(performance.now() - queued))
+        }, queueTimeoutMs)
+        unit.timer.unref()
+      }
+      queues[lane].push(unit)
+      pump()
+    })
+  }
+
+  return {
+    schedule,
+    /** The worker is gone: every queued unit fails with `err`, and every later one. */
+    failAll: (err: Error) => {
+      broken = err
+      for (const u of [...queues.interactive, ...queues.background]) {
+        clearTimeout(u.timer)
+        u.fail(err)
+      }
+      queues.interactive.length = 0
+      queues.background.length = 0
+    },
+    drain: async () => {
+      closing = true
+      if (active || queues.interactive.length || queues.background.length) await new Promise<void>((resolve) => (idle = resolve))
+    },
+  }
+}
+
 export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<ScriptDb> {
   const worker = spawnWorker({ dataDir: opts.dataDir, ...(await wasmModules()) })
   let broken: Error | null = null
@@ -99,16 +168,12 @@ export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<Scrip
     })
   })
 
+  const lanes = createLanes(opts.queueTimeoutMs ?? 0)
   const failAll = (err: Error) => {
     broken = err
     for (const p of pending.values()) p.reject(err)
     pending.clear()
-    for (const u of [...queues.interactive, ...queues.background]) {
-      clearTimeout(u.timer)
-      u.fail(err)
-    }
-    queues.interactive.length = 0
-    queues.background.length = 0
+    lanes.failAll(err)
   }
   worker.on('message', (m: Reply) => {
     const p = pending.get(m.id)
@@ -135,54 +200,7 @@ export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<Scrip
     })
   }
 
-  const queues: Record<Lane, Unit[]> = { interactive: [], background: [] }
-  let active = false
-  let burst = 0
-  let closing = false
-  let idle: (() => void) | null = null
-
-  const pump = () => {
-    if (active) return
-    const takeBackground = queues.background.length > 0 && (queues.interactive.length === 0 || burst >= INTERACTIVE_BURST)
-    const unit = takeBackground ? queues.background.shift() : queues.interactive.shift()
-    if (!unit) {
-      idle?.()
-      return
-    }
-    burst = unit.lane === 'interactive' ? burst + 1 : 0
-    clearTimeout(unit.timer)
-    active = true
-    void unit.run().finally(() => {
-      active = false
-      pump()
-    })
-  }
-
-  /** Queues `work` in a lane; it runs alone on the connection once its turn comes. */
-  const schedule = <T>(lane: Lane, work: () => Promise<T>): Promise<T> => {
-    if (broken) return Promise.reject(broken)
-    if (closing) return Promise.reject(new Error('The database is closed.'))
-    return new Promise<T>((resolve, reject) => {
-      const unit: Unit = {
-        lane,
-        run: () => work().then(resolve, reject),
-        fail: reject,
-      }
-      const queued = performance.now()
-      if (lane === 'interactive' && opts.queueTimeoutMs) {
-        unit.timer = setTimeout(() => {
-          const q = queues.interactive
-          const at = q.indexOf(unit)
-          if (at < 0) return
-          q.splice(at, 1)
-          reject(timeoutError(performance.now() - queued))
-        }, opts.queueTimeoutMs)
-        unit.timer.unref()
-      }
-      queues[lane].push(unit)
-      pump()
-    })
-  }
+  const schedule = lanes.schedule
 
   const runner = (scope: () => boolean): ScriptRunner => {
     const check = () => {
@@ -237,9 +255,8 @@ export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<Scrip
   let closed: Promise<void> | null = null
   async function close(): Promise<void> {
     closed ??= (async () => {
-      closing = true
       // Accepted work finishes; nothing new is taken.
-      if (active || queues.interactive.length || queues.background.length) await new Promise<void>((resolve) => (idle = resolve))
+      await lanes.drain()
       if (!broken) await send({ op: 'close' }).catch(() => {})
       broken ??= new Error('The database is closed.')
       await worker.terminate()

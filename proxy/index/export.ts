@@ -27,6 +27,12 @@ const BATCH = 1000
 const NDJSON_BATCH = 1000
 /** CSV lines are handed to the socket every so many rows (back-pressure is honoured each time). */
 const WRITE_ROWS = 1000
+/**
+ * The encoding gives the event loop a turn every so many rows: a 1,000-row batch is several
+ * milliseconds of string work (far more on a loaded machine), and other requests wait meanwhile.
+ */
+const YIELD_ROWS = 250
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 /** Distinct cell texts and bodies remembered during one export (cleared when full). */
 const CELL_CACHE = 20_000
 const BODY_CACHE = 20_000
@@ -461,7 +467,7 @@ async function exportRows(
         if ((k + 1) % WRITE_ROWS === 0) {
           await write(out)
           out = ''
-        }
+        } else if ((k + 1) % YIELD_ROWS === 0) await yieldToLoop()
       }
       if (out) await write(out)
       written += batch.length
@@ -477,7 +483,9 @@ async function exportRows(
       for (const t of batch) if (t[10]) ids.push(Number(t[10]))
       await loadBodies(ids)
       let out = ''
+      let k = 0
       for (const t of batch) {
+        if (++k % YIELD_ROWS === 0) await yieldToLoop()
         {
           const number = t[0]!
           const ordinal = Number(t[3])

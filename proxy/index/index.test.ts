@@ -844,5 +844,5 @@ describe('PGlite data directory and migrations', () => {
       rmSync(root, { recursive: true, force: true })
     }
     // Two fresh PGlite opens (a worker each, every migration once): seconds apiece on a busy 2-core machine.
-  }, 60_000)
+  }, 120_000)
 })

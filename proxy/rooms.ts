@@ -48,14 +48,22 @@ export interface Rooms {
   close: () => Promise<void>
 }
 
-export async function openRooms(cfg: RoomsConfig, deps: { forwarder: Forwarder; log?: (line: string) => void }): Promise<Rooms> {
+export async function openRooms(
+  cfg: RoomsConfig,
+  deps: {
+    forwarder: Forwarder
+    log?: (line: string) => void
+    /** Team access's clock; the e2e stack moves it to expire sessions. */
+    now?: () => number
+  },
+): Promise<Rooms> {
   const log = deps.log ?? ((line: string) => console.error(line))
   // One database for both rooms. Users, sessions and the access log live there even with INDEX=off.
   const db = await openDb({ dataDir: cfg.index.dataDir, databaseUrl: cfg.index.databaseUrl ?? undefined, log })
   let index: MessageIndex | undefined
   try {
     index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log })
-    const access = createAccess(cfg.access, { db, log })
+    const access = createAccess(cfg.access, { db, log, now: deps.now })
     const idx = index
     const gate: AccessGate = {
       identify: access.identify,
@@ -63,7 +71,7 @@ export async function openRooms(cfg: RoomsConfig, deps: { forwarder: Forwarder; 
       routes: access.routes,
       clientAddress: access.clientAddress,
       audit: (principal, address, action, details) => {
-        // Opening a number's history starts (or refreshes) that number's sync (issue 13, Triggers).
+        // Opening a number's history starts (or refreshes) that number's sync.
         // The app reports every served history page here, so this is the one place that sees them.
         if (action === 'history.view' && typeof details.number === 'string' && typeof details.tid === 'string')
           idx.onHistoryViewed(details.number, details.tid)

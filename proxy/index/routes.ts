@@ -368,7 +368,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
       { prefix: '/api/index/', handle },
       // Deleting customer messages is an administrator's decision.
       { prefix: INDEX_PATHS.forget, handle, adminOnly: true },
-      // Whole-history and search-result exports are an administrator's (issue 15, Roles); viewers
+      // Whole-history and search-result exports are an administrator's (see the roles); viewers
       // export the rows on screen, which the browser writes itself.
       { prefix: INDEX_PATHS.export, handle, adminOnly: true },
     ],

@@ -178,7 +178,7 @@ export function createSyncer(opts: SyncOptions): Syncer {
         let wait: number | undefined
         if (err instanceof ProxyError) {
           const kind = err.body.kind
-          // A refusal will not pass by retrying: pause the number and say why (issue 13).
+          // A refusal will not pass by retrying: pause the number and say why.
           if (kind === 'unauthorized') throw new Pause(`Paused: ${err.body.message} Check API_SYS_ID and API_AUTH_TOKEN, then sync again.`)
           if (kind === 'upstream_rejected') throw new Pause(`Paused: ${err.body.message}`)
           message = err.body.message

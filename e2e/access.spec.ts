@@ -292,6 +292,8 @@ test.describe('team access (ACCESS=password)', () => {
 
 test.describe('team access, other servers', () => {
   test('a session ends after SESSION_IDLE_MIN without activity, and activity keeps it', async ({ page }) => {
+    // A server of its own (a user added, PGlite opened) takes up to spawnProc's 90 s on a busy machine.
+    test.setTimeout(150_000)
     // The server's clock is moved through e2e/clock-server.ts rather than waited out: a minute
     // of idleness costs no minute of the suite.
     const short = await accessServer(4091, { ACCESS: 'password', SESSION_IDLE_MIN: '1' }, [VIC], 'e2e/clock-server.ts')
@@ -324,6 +326,8 @@ test.describe('team access, other servers', () => {
   })
 
   test('ACCESS=header: the identity header from an address that is not a trusted proxy is refused (401)', async ({ page }) => {
+    // A server of its own (PGlite opened) takes up to spawnProc's 90 s on a busy machine.
+    test.setTimeout(150_000)
     const header = await accessServer(
       4092,
       { ACCESS: 'header', AUTH_HEADER: 'X-Forwarded-Email', TRUSTED_PROXIES: '10.20.30.40', ADMINS: 'boss@example.com' },

@@ -3,10 +3,14 @@ import { CHROMIUM_ARGS, findChromium } from './e2e/browser.ts'
 
 const port = Number(process.env.E2E_PORT ?? 4010)
 const executablePath = findChromium()
+// Journeys over the million-message history (minutes of indexing) carry the @scale tag: they run
+// in `npm run test:scale` (E2E_SCALE=1), and every other test runs in `npm test`.
+const scale = process.env.E2E_SCALE === '1'
 
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
+  ...(scale ? { grep: /@scale/ } : { grepInvert: /@scale/ }),
   // One simulator is shared and tests switch its faults on: run them one at a time.
   workers: 1,
   fullyParallel: false,

@@ -1,5 +1,5 @@
 /**
- * The message index's figures (issue 13), for PGlite and for a PostgreSQL server in one run:
+ * The message index's figures, for PGlite and for a PostgreSQL server in one run:
  *
  *   node --import tsx bench/index.mts
  *

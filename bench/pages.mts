@@ -1,5 +1,5 @@
 /**
- * The pages over the message index (issue 14): a search keystroke → results painted, a thread
+ * The pages over the message index: a search keystroke → results painted, a thread
  * opened → its newest message shown, the charts page → the uPlot canvases drawn. Measured on the
  * demo account (60 numbers, the 1,000,000-message history among them) fully indexed on a fresh
  * PGlite directory, in headless Chromium on the production build. Each run is a fresh page (a

@@ -68,7 +68,7 @@ test.describe('axe-core finds no violations', () => {
 })
 
 /**
- * Every page in both themes (issue 16): light is the system default here; dark comes from the
+ * Every page in both themes: light is the system default here; dark comes from the
  * system's prefers-color-scheme, which public/theme.js reads before the first paint. Axe's
  * colour-contrast rule then checks every badge, audit label, chart legend and link against the
  * dark palette. Pages wait for their content, not a time.

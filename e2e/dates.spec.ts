@@ -66,8 +66,8 @@ test.describe('go to date', () => {
     }
   })
 
-  test('with the index on the million-message history', async ({ page }) => {
-    // Needs the whole million indexed: minutes on this machine, so it is given them.
+  test('with the index on the million-message history', { tag: '@scale' }, async ({ page }) => {
+    // Needs the whole million indexed: minutes on this machine, so it is `npm run test:scale`'s.
     test.setTimeout(30 * 60_000)
     await indexNumber(NUMBERS.million, 28 * 60_000)
     await page.goto(historyUrl(NUMBERS.million, 'tz=utc'))

@@ -12,7 +12,8 @@ import { NUMBERS, indexNumber } from './helpers'
 const QUERY = `numbers=${NUMBERS.million.number}&from=2026-10-18`
 const EXPECTED = 61_583
 
-test.describe('exports with no cap', () => {
+// Indexes the whole million first: `npm run test:scale`, not `npm test`.
+test.describe('exports with no cap', { tag: '@scale' }, () => {
   test.beforeAll(async () => {
     test.setTimeout(15 * 60_000)
     await indexNumber(NUMBERS.million, 14 * 60_000)

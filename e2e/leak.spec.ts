@@ -11,6 +11,8 @@ import { startProxy, startSimulator } from './stack'
  * request URLs, browser storage and cookies, the built bundle and the server's log.
  */
 test('the auth token appears nowhere the browser or an operator can see', async ({ page }) => {
+  // A simulator and a server of their own: their start-up alone can pass the 45 s default on a busy machine.
+  test.setTimeout(150_000)
   const sentinel = `SENTINEL${randomBytes(8).toString('hex')}`
   const sysId = 'leak-acct-77'
   const sim = await startSimulator(4031, { SIM_EXTRA_ACCOUNT: `${sysId}:${sentinel}` })

@@ -2,7 +2,7 @@ import { axeViolations } from './axe'
 import { expect, test } from './fixtures'
 import { NUMBERS, indexNumber, rowTexts } from './helpers'
 
-/** The search page over the message index (issue 14). The index persists for the whole run. */
+/** The search page over the message index. The index persists for the whole run. */
 test.describe('search all messages', () => {
   test.beforeAll(async () => {
     test.setTimeout(120_000)

@@ -10,11 +10,18 @@ export interface Proc {
   stop: () => Promise<void>
 }
 
-export async function spawnProc(args: string[], env: Record<string, string>, ready: RegExp): Promise<Proc> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+export async function spawnProc(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  stdin: 'ignore' | 'pipe' = 'ignore',
+): Promise<Proc> {
+  const argv = ['--import', 'tsx', ...args]
+  const spawnEnv = { ...process.env, ...env }
+  const child =
+    stdin === 'pipe'
+      ? spawn(process.execPath, argv, { env: spawnEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+      : spawn(process.execPath, argv, { env: spawnEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   child.stdout.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr.on('data', (d: Buffer) => (out += d.toString()))
@@ -46,5 +53,6 @@ export async function spawnProc(args: string[], env: Record<string, string>, rea
 export const startSimulator = (port: number, env: Record<string, string> = {}) =>
   spawnProc(['proxy/simulator/main.ts', String(port)], { SIMULATOR_CONTROL: '1', ...env }, /simulator listening/)
 
-export const startProxy = (port: number, env: Record<string, string>) =>
-  spawnProc(['proxy/server.ts'], { PORT: String(port), HOST: '127.0.0.1', INDEX_AUTO_SYNC: 'off', ...env }, /Switchboard on/)
+/** The server (or a test composition of it, such as e2e/clock-server.ts, which reads commands on stdin). */
+export const startProxy = (port: number, env: Record<string, string>, script = 'proxy/server.ts') =>
+  spawnProc([script], { PORT: String(port), HOST: '127.0.0.1', INDEX_AUTO_SYNC: 'off', ...env }, /Switchboard on/, script === 'proxy/server.ts' ? 'ignore' : 'pipe')

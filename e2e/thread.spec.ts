@@ -67,8 +67,8 @@ test.describe('whole threads from the index', () => {
     ).toBeVisible()
   })
 
-  test("the 1,000,000-message history's thread with one party", async ({ page }) => {
-    // Needs the whole million indexed: minutes on this machine, so it is given them.
+  test("the 1,000,000-message history's thread with one party", { tag: '@scale' }, async ({ page }) => {
+    // Needs the whole million indexed: minutes on this machine, so it is `npm run test:scale`'s.
     test.setTimeout(30 * 60_000)
     await indexNumber(NUMBERS.million, 28 * 60_000)
     await page.goto(`/numbers/${NUMBERS.million.number}/thread?tid=${NUMBERS.million.tid}`)

@@ -50,14 +50,22 @@ export interface Rooms {
   close: () => Promise<void>
 }
 
-export async function openRooms(cfg: RoomsConfig, deps: { forwarder: Forwarder; log?: (line: string) => void }): Promise<Rooms> {
+export async function openRooms(
+  cfg: RoomsConfig,
+  deps: {
+    forwarder: Forwarder
+    log?: (line: string) => void
+    /** Team access's clock; the e2e stack moves it to expire sessions. */
+    now?: () => number
+  },
+): Promise<Rooms> {
   const log = deps.log ?? ((line: string) => console.error(line))
   // One database for both rooms. Users, sessions and the access log live there even with INDEX=off.
   const db = await openDb({ dataDir: cfg.index.dataDir, databaseUrl: cfg.index.databaseUrl ?? undefined, log })
   let index: MessageIndex | undefined
   try {
     index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log })
-    const access = createAccess(cfg.access, { db, log })
+    const access = createAccess(cfg.access, { db, log, now: deps.now })
     const idx = index
     const gate: AccessGate = {
       identify: access.identify,

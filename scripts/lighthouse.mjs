@@ -2,7 +2,7 @@
 // on the numbers page and a history page of `npm start` with the embedded simulator's demo account,
 // mobile and desktop presets, several runs each; prints the medians of the performance score, FCP,
 // LCP and CLS and writes .bench/lighthouse.json. The outside check of `npm run bench`'s layout
-// group (issue 16). Not part of `npm test`.
+// group. Not part of `npm test`.
 //
 // Runs Chromium and may rebuild dist/: on a shared machine run it under the browser lock,
 // e.g. `flock /tmp/pw.lock npm run lighthouse`.

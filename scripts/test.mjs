@@ -1,10 +1,13 @@
-// `npm test`: typecheck, lint, unit tests, build, browser tests, in that order; then one
-// plain summary line `N passed, N failed` counting every test and check.
-import { spawnSync } from 'node:child_process'
+// `npm test`: typecheck, lint, unit tests, build, browser tests; then how long each phase took
+// and one plain summary line `N passed, N failed` counting every test and check. On a 2-core
+// machine the single-threaded steps run two or three at a time: typecheck, lint and the format
+// check together, then the unit tests (one vitest worker) beside the build.
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureBrowser, ensurePdfText, ensurePostgres } from './ensure-tools.mjs'
 
+const tAll = performance.now()
 const root = process.cwd()
 const out = join(root, '.test-results')
 rmSync(out, { recursive: true, force: true })
@@ -30,10 +33,33 @@ let passed = 0
 let failed = 0
 const failures = []
 
+const phases = []
+const seconds = (t0) => Math.round((performance.now() - t0) / 100) / 10
+
 function run(label, cmd, args, extraEnv = {}) {
   console.log(`\n── ${label} ──`)
+  const t0 = performance.now()
   const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...env, ...extraEnv } })
+  phases.push(`${label}: ${seconds(t0)} s`)
   return r.status === 0
+}
+
+/** Like run, beside others: the output is held and printed whole when the step ends, so steps do not interleave. */
+function runBeside(label, cmd, args) {
+  const t0 = performance.now()
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let text = ''
+    child.stdout.on('data', (d) => (text += d))
+    child.stderr.on('data', (d) => (text += d))
+    const done = (ok, why = '') => {
+      phases.push(`${label}: ${seconds(t0)} s (beside others)`)
+      console.log(`\n── ${label} ──\n${text}${why}`)
+      resolve(ok)
+    }
+    child.on('error', (err) => done(false, `could not start: ${err.message}\n`))
+    child.on('close', (code) => done(code === 0))
+  })
 }
 function check(label, ok) {
   if (ok) passed += 1
@@ -43,17 +69,25 @@ function check(label, ok) {
   }
 }
 
-check('typecheck', run('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']))
-check('lint', run('lint', bin('eslint'), ['.', '--max-warnings=0']))
-check('format', run('format (prettier --check)', bin('prettier'), ['--check', '.', '--log-level', 'warn']))
-
-const vitestJson = join(out, 'vitest.json')
-const unitOk = run('unit tests (vitest)', bin('vitest'), [
-  'run',
-  '--reporter=default',
-  '--reporter=json',
-  `--outputFile.json=${vitestJson}`,
+const tStatic = performance.now()
+const [typeOk, lintOk, formatOk] = await Promise.all([
+  runBeside('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']),
+  runBeside('lint', bin('eslint'), ['.', '--max-warnings=0']),
+  runBeside('format (prettier --check)', bin('prettier'), ['--check', '.', '--log-level', 'warn']),
 ])
+phases.push(`typecheck + lint + format, together: ${seconds(tStatic)} s`)
+check('typecheck', typeOk)
+check('lint', lintOk)
+check('format', formatOk)
+
+// The unit tests do not read dist/ or build/, so the build runs beside them.
+const vitestJson = join(out, 'vitest.json')
+const tUnit = performance.now()
+const [unitOk, buildOk] = await Promise.all([
+  runBeside('unit tests (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]),
+  runBeside('build (SPA and server)', process.execPath, [join(root, 'scripts', 'build.mjs')]),
+])
+phases.push(`unit tests + build, together: ${seconds(tUnit)} s`)
 if (existsSync(vitestJson)) {
   const r = JSON.parse(readFileSync(vitestJson, 'utf8'))
   passed += r.numPassedTests
@@ -62,9 +96,12 @@ if (existsSync(vitestJson)) {
   if (!unitOk && r.numFailedTests === 0) check('unit test run', false)
 } else check('unit test run', unitOk)
 
-const buildOk = run('build (SPA and server)', process.execPath, [join(root, 'scripts', 'build.mjs')])
 check('build', buildOk)
-if (buildOk) check('compiled server starts and serves the app', await smokeCompiledServer())
+if (buildOk) {
+  const t0 = performance.now()
+  check('compiled server starts and serves the app', await smokeCompiledServer())
+  phases.push(`compiled server smoke test: ${seconds(t0)} s`)
+}
 
 /** The server as it ships (plain node on build/server) answers the app shell, then stops. */
 async function smokeCompiledServer() {
@@ -117,6 +154,7 @@ if (buildOk) {
   } else check('browser test run', e2eOk)
 }
 
+console.log(`\nPhases:\n  ${phases.join('\n  ')}\n  all: ${seconds(tAll)} s`)
 if (failures.length) console.log(`\nFailed: ${failures.join(', ')}`)
 console.log(`\n${passed} passed, ${failed} failed`)
 process.exit(failed ? 1 : 0)

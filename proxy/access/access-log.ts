@@ -2,7 +2,7 @@ import { csvCell } from '../../contract/csv.ts'
 import type { Queryable } from '../db/types.ts'
 
 /**
- * The access log (issue 15, "The access log"): who read what, when, from where. The application
+ * The access log: who read what, when, from where. The application
  * only ever INSERTs here (a trigger refuses UPDATE), and the only DELETE is `purgeAccessLog`, the
  * retention purge of rows older than ACCESS_LOG_RETAIN_DAYS.
  */

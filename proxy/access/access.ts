@@ -10,7 +10,7 @@ import { createAuthRoutes } from './routes.ts'
 import { lookupSession, purgeSessions, sessionCookie } from './sessions.ts'
 
 /**
- * Team access (issue 15): the AccessGate app.ts consults for every /api/* request, and the
+ * Team access: the AccessGate app.ts consults for every /api/* request, and the
  * /api/auth/* routes. Three modes:
  * - local: nobody signs in; every request is "local" with the admin role (loopback only, see
  *   checkExposure).

@@ -2,7 +2,7 @@ import { BlockList, isIP } from 'node:net'
 import { z } from 'zod'
 
 /**
- * Team access settings (issue 15). Every problem is reported at once, each naming its variable,
+ * Team access settings. Every problem is reported at once, each naming its variable,
  * so a start-up failure lists everything to fix in one go.
  */
 

@@ -1,4 +1,4 @@
--- The message index (issue 13). Customer messages: every row below is a message someone sent
+-- The message index. Customer messages: every row below is a message someone sent
 -- or received. Forget (POST /api/index/forget) deletes them.
 
 CREATE EXTENSION IF NOT EXISTS pg_trgm;

@@ -1,4 +1,4 @@
--- Deduplicated message bodies (issue 13, performance). Much real traffic repeats a few bodies
+-- Deduplicated message bodies, for search speed. Much real traffic repeats a few bodies
 -- (auto-replies, campaigns, codes): a body search matches the few distinct bodies through a
 -- trigram index over them, then counts and pages the messages through their body_id, instead of
 -- rechecking every message. The trigram index over every message (the most expensive index to

@@ -1,4 +1,4 @@
--- Status with a date range (issue 13, performance): the account-wide date index carries the
+-- Status with a date range, kept fast: the account-wide date index carries the
 -- status code, so the exact count of "failed/succeeded between two dates" is an index-only
 -- scan of the range instead of a visit to every row in it.
 DROP INDEX IF EXISTS index_messages_date;

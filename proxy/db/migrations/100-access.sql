@@ -1,4 +1,4 @@
--- Team access (issue 15): users, sessions, sign-in failures, the access log.
+-- Team access: users, sessions, sign-in failures, the access log.
 -- Sessions and failures live here, not in memory, so several servers sharing one PostgreSQL
 -- share sign-ins and the brute-force limit.
 

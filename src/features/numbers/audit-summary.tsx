@@ -22,7 +22,7 @@ const PRESSED = 'border-blue-800 bg-blue-800 text-white'
  * The audit, in a box whose height is the same before and after the audit lands: the heading,
  * one status line and the three class filters (counts shown as "…" until then) are there from
  * the first paint; the per-finding list and the endpoints sit in a closed disclosure. So the
- * table under it never moves when the findings arrive (CLS, issue 16), and only the reader's
+ * table under it never moves when the findings arrive (no layout shift), and only the reader's
  * own click opens anything.
  */
 export function AuditSummary({

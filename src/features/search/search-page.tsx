@@ -210,7 +210,9 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
               Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
             </button>
           </div>
-          <p className="text-xs text-slate-700">No numbers picked means all numbers. Dates are whole UTC days.</p>
+          <p className="text-xs text-slate-700">
+            No numbers picked means all numbers. Dates are whole days in {zone === 'utc' ? 'UTC' : 'local time'}.
+          </p>
         </form>
 
         {index.loading ? (

@@ -55,4 +55,9 @@ export const startSimulator = (port: number, env: Record<string, string> = {}) =
 
 /** The server (or a test composition of it, such as e2e/clock-server.ts, which reads commands on stdin). */
 export const startProxy = (port: number, env: Record<string, string>, script = 'proxy/server.ts') =>
-  spawnProc([script], { PORT: String(port), HOST: '127.0.0.1', INDEX_AUTO_SYNC: 'off', ...env }, /Switchboard on/, script === 'proxy/server.ts' ? 'ignore' : 'pipe')
+  spawnProc(
+    [script],
+    { PORT: String(port), HOST: '127.0.0.1', INDEX_AUTO_SYNC: 'off', ...env },
+    /Switchboard on/,
+    script === 'proxy/server.ts' ? 'ignore' : 'pipe',
+  )

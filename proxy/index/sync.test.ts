@@ -8,7 +8,7 @@ import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
 import { extraTid, REMOVAL_WORDINGS, type RemovalWording } from '../simulator/quirks.ts'
 import { createSimulator, type Simulator } from '../simulator/simulator.ts'
 import { parseIndexConfig, parseIndexConfigResult } from './config.ts'
-import { forget, freshness } from './queries.ts'
+import { forget, freshness, numberStatuses } from './queries.ts'
 import { createIndex } from './routes.ts'
 import { createSyncer, overallProgress, SECONDARY_INDEXES } from './sync.ts'
 
@@ -280,6 +280,10 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
         [gone],
       )
       expect(marked.rows[0]!.n).toBe(2)
+      // The status shows both findings.
+      const statuses = await numberStatuses(db)
+      expect(statuses.find((x) => x.number === num(3).number)).toMatchObject({ removed: false, otherTids: [extraTid(num(3).number)] })
+      expect(statuses.find((x) => x.number === gone[0])).toMatchObject({ removed: true })
     } finally {
       await control(simUrl, '/__sim/quirks', {}, 'DELETE')
     }

@@ -2,25 +2,31 @@ import tailwindcss from '@tailwindcss/vite'
 import react from '@vitejs/plugin-react'
 import { defineConfig, type Plugin } from 'vite'
 
-/** `npm run dev`: the same proxy app (and simulator) answers /api behind Vite's hot reload. */
+/**
+ * `npm run dev`: the same composition as `npm start` (the upstream or simulator, the index and
+ * team access, from the same variables) answers /api behind Vite's hot reload.
+ */
 function switchboardApi(): Plugin {
   return {
     name: 'switchboard-api',
     apply: 'serve',
     async configureServer(server) {
       const { loadConfig } = await import('./proxy/config.ts')
-      const { resolveUpstream } = await import('./proxy/server.ts')
-      const { createApp } = await import('./proxy/app.ts')
+      const { composeApp, resolveUpstream } = await import('./proxy/server.ts')
+      const { openRooms, roomsConfigIssues } = await import('./proxy/rooms.ts')
       const { createForwarder } = await import('./proxy/forward.ts')
       const config = loadConfig()
+      const roomsCfg = roomsConfigIssues(process.env, config)
+      if (!roomsCfg.config) throw new Error(roomsCfg.issues.join('\n'))
       const resolved = await resolveUpstream(config)
       const forwarder = createForwarder(resolved.upstream, config.timeoutMs)
-      const app = createApp(config, { forwarder })
+      const rooms = await openRooms(roomsCfg.config, { forwarder })
+      const app = composeApp(config, forwarder, rooms)
       server.middlewares.use((req, res, next) => {
         if (req.url?.startsWith('/api')) app(req, res, next)
         else next()
       })
-      server.httpServer?.once('close', () => void Promise.all([forwarder.close(), resolved.close()]))
+      server.httpServer?.once('close', () => void Promise.all([rooms.close(), forwarder.close(), resolved.close()]))
       server.config.logger.info(`  /api → ${resolved.label}`)
     },
   }

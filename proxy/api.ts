@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Operation } from '../contract/api.ts'
+import { OPERATIONS, type Operation } from '../contract/api.ts'
 import type { Config } from './config.ts'
 import { ProxyError, invalid } from './errors.ts'
 import type { Forwarder } from './forward.ts'
-import type { RequestContext } from './http-types.ts'
-import { parseJsonText, readBody, safeFieldName, sendError, sendJsonText } from './http.ts'
+import type { RequestContext, RouteSpec } from './http-types.ts'
+import { parseJsonText, readBody, readJsonBody, safeFieldName, sendJson, sendJsonText } from './http.ts'
 import { validate, type Fields } from './validate.ts'
 
 /**
@@ -38,20 +38,39 @@ export function parseFields(body: Buffer, contentType: string): Fields {
   })
 }
 
-export async function handleOperation(
+/**
+ * The upstream operations' rows of the route table. Only a page of history shows customer data
+ * (bodies, parties, media links); the numbers lists are the account's own numbers. A history
+ * page the browser fetches ahead of need (`X-Switchboard-Prefetch: 1`) is logged as a prefetch,
+ * and becomes a `history.view` when the browser reports it shown (POST /api/history/shown).
+ */
+export function operationRoutes(
+  config: Config,
+  forwarder: Forwarder,
+  onHistoryServed?: (number: string, tid: string) => void,
+): RouteSpec[] {
+  const route = (op: Operation): RouteSpec => ({
+    method: 'POST',
+    path: `/api/${op}`,
+    access: 'signed-in',
+    reads: op === 'smshistory' ? 'history.view' : null,
+    handle: (req, res, url, ctx) => handleOperation(config, forwarder, req, res, url, ctx, op, onHistoryServed),
+  })
+  return [...OPERATIONS.map(route), historyShownRoute(config)]
+}
+
+async function handleOperation(
   config: Config,
   forwarder: Forwarder,
   req: IncomingMessage,
   res: ServerResponse,
-  op: Operation,
+  url: URL,
   ctx: RequestContext,
+  op: Operation,
+  onHistoryServed?: (number: string, tid: string) => void,
 ): Promise<void> {
-  if (req.method !== 'POST') {
-    req.resume()
-    return sendError(res, new ProxyError(405, { kind: 'invalid_request', field: 'method', message: `Use POST for /api/${op}.` }), {
-      allow: 'POST',
-    })
-  }
+  // The upstream operations take their parameters in the body only, so nothing rides along unseen.
+  if (url.search) throw invalid('query', 'Send parameters in the POST body, not the query string.')
   const body = await readBody(req)
   const fields = parseFields(body, String(req.headers['content-type'] ?? ''))
   const params = validate(op, fields, config.historyPageCap)
@@ -61,9 +80,44 @@ export async function handleOperation(
   })
   const result = await forwarder.forward(op, params, controller.signal)
   if (res.destroyed) return
-  sendJsonText(res, 200, result.body)
   if (op === 'smshistory') {
     const p = Object.fromEntries(params)
-    ctx.audit('history.view', { number: p.number, tid: p.tid, start: Number(p.history_start), end: Number(p.history_end) })
+    const prefetch = req.headers['x-switchboard-prefetch'] === '1'
+    await ctx.logRead(
+      { number: p.number, tid: p.tid, start: Number(p.history_start), end: Number(p.history_end) },
+      prefetch ? 'history.prefetch' : 'history.view',
+    )
+    if (res.destroyed) return
+    if (p.number && p.tid) onHistoryServed?.(p.number, p.tid)
+  }
+  sendJsonText(res, 200, result.body)
+}
+
+/** The browser showed a page it had fetched ahead: that is when it was read. */
+function historyShownRoute(config: Config): RouteSpec {
+  return {
+    method: 'POST',
+    path: '/api/history/shown',
+    access: 'signed-in',
+    reads: 'history.view',
+    handle: async (req, res, url, ctx) => {
+      if (url.search) throw invalid('query', 'Send the fields in the JSON body.')
+      const body = await readJsonBody(req)
+      for (const k of Object.keys(body))
+        if (!['number', 'tid', 'start', 'end'].includes(k))
+          throw invalid(safeFieldName(k), `Unknown field ${safeFieldName(k)}: send number, tid, start and end.`)
+      const fields: Fields = new Map(
+        Object.entries({
+          number: body.number,
+          tid: body.tid,
+          history_start: body.start,
+          history_end: body.end,
+        }).map(([k, v]) => [k, typeof v === 'string' || typeof v === 'number' ? [String(v)] : []]),
+      )
+      for (const [k, v] of fields) if (v.length === 0) fields.delete(k)
+      const p = Object.fromEntries(validate('smshistory', fields, config.historyPageCap))
+      await ctx.logRead({ number: p.number, tid: p.tid, start: Number(p.history_start), end: Number(p.history_end), prefetched: true })
+      sendJson(res, 200, { recorded: true })
+    },
   }
 }

@@ -85,7 +85,7 @@ describe('hostile requests are refused and never forwarded', () => {
   ])('%s', async (path) => {
     const r = await raw(proxy.port, { path })
     expect([400, 404]).toContain(r.status)
-    expect(r.json().error?.kind).toBe('invalid_request')
+    expect(r.json().error?.kind).toBe(r.status === 404 ? 'not_found' : 'invalid_request')
     expect(up.received).toHaveLength(0)
   })
   it.each(['GET', 'PUT', 'DELETE', 'PATCH'])('refuses %s with 405', async (method) => {

@@ -1,19 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { isOperation } from '../contract/api.ts'
-import { handleOperation } from './api.ts'
+import { allows } from '../contract/roles.ts'
+import { operationRoutes } from './api.ts'
 import { allowedHostnamesFor, hostProblem, originProblem, targetProblem } from './checks.ts'
 import type { Config } from './config.ts'
-import { ProxyError, invalid } from './errors.ts'
+import { ProxyError } from './errors.ts'
 import type { Forwarder } from './forward.ts'
-import type { AccessGate, Principal, RequestContext, Route } from './http-types.ts'
+import type { AccessGate, Principal, RequestContext, RouteSpec } from './http-types.ts'
 import { sendError, sendJson } from './http.ts'
+import { canonicalPathProblem, createRouter, type Match } from './router.ts'
 import { createStatic } from './static.ts'
 
 /**
- * The request handler: routing and the one error boundary. The checks (checks.ts), the
- * upstream operations (api.ts), the static files (static.ts) and the shared HTTP helpers
- * (http.ts) live in their own files. It never listens (server.ts does), so tests drive it on
- * an ephemeral port.
+ * The request handler: the checks every request passes, the one route table, and the one error
+ * boundary. Each room (the upstream operations in api.ts, the index, team access) contributes
+ * rows to the table; nothing runs that the table does not declare, and each row's access level
+ * and access-log action are enforced here, not in the handlers. It never listens (server.ts
+ * does), so tests drive it on an ephemeral port and `npm run dev` mounts it behind Vite.
  */
 
 export interface AppDeps {
@@ -22,19 +24,22 @@ export interface AppDeps {
   staticDir?: string
   /** One line per request (method, path, status, time; the cause of a failure). */
   log?: (line: string) => void
-  /** More /api rooms (the index); the longest matching prefix wins. */
-  routes?: Route[]
-  /** Team access; without it every request is the local admin. */
+  /** More /api routes (the index's); joined to the table. */
+  routes?: RouteSpec[]
+  /** Team access; without it every request is the local admin and reads are not logged. */
   gate?: AccessGate
-  /** Extra fields for GET /api/meta (index on/off, access mode, the user). */
-  meta?: (ctx: RequestContext) => Record<string, unknown>
+  /** Extra fields for GET /api/meta (index on/off, access mode). */
+  meta?: () => Record<string, unknown>
+  /** Called once a page of a number's history has been served (the index refreshes that number). */
+  onHistoryServed?: (number: string, tid: string) => void
 }
 
-export type Handler = (req: IncomingMessage, res: ServerResponse, next?: () => void) => void
+export type Handler = ((req: IncomingMessage, res: ServerResponse, next?: () => void) => void) & {
+  /** The route table this handler serves (tests generate their checks from it). */
+  routes: readonly RouteSpec[]
+}
 
 const LOCAL_ADMIN: Principal = { name: 'local', role: 'admin', via: 'local' }
-/** Who a public path (sign-in, "who am I") sees when the request has no session. */
-const NOBODY: Principal = { name: '', role: 'viewer', via: 'password' }
 
 /** A path or message safe for one log line: printable ASCII only, bounded. */
 const loggable = (s: string, max = 200) => s.slice(0, max).replace(/[^\u0020-\u007e]/g, '?')
@@ -44,20 +49,65 @@ function causeOf(err: unknown): string {
   return loggable(String(err), 300)
 }
 
+/** Errors a room's code raises that have one meaning everywhere. */
+function asProxyError(err: unknown): ProxyError | undefined {
+  if (err instanceof ProxyError) return err
+  const code = (err as { code?: unknown } | null)?.code
+  // 57014: statement timeout: the query was too broad for the bound every query carries.
+  if (code === '57014')
+    return new ProxyError(503, {
+      kind: 'timeout',
+      message: 'The search took too long and was stopped. Narrow it (a longer text, a number or a date range) and try again.',
+    })
+  return undefined
+}
+
+/**
+ * A read route's answer must not start before its access-log entry is stored: the first 2xx
+ * header written without one throws instead (fail closed), so a handler that forgets to log
+ * cannot leak a read, whatever else it does.
+ */
+function requireLoggedRead(res: ServerResponse, route: RouteSpec, logged: () => boolean): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    if (status >= 200 && status < 300 && !logged())
+      throw new Error(`${route.method} ${route.path} answered before recording its read (${route.reads})`)
+    return writeHead(status, ...rest)
+  }) as ServerResponse['writeHead']
+}
+
 export function createApp(config: Config, deps: AppDeps): Handler {
   const { forwarder, log, gate } = deps
   const logFailure = log ?? ((line: string) => console.error(line))
   const serveStatic = deps.staticDir ? createStatic(deps.staticDir, logFailure) : undefined
   const allowedHostnames = allowedHostnamesFor(config.host, config.allowedHosts)
-  const routes = [...(deps.routes ?? []), ...(gate?.routes ?? [])].sort((a, b) => b.prefix.length - a.prefix.length)
+  const metaRoute: RouteSpec = {
+    method: 'GET',
+    path: '/api/meta',
+    access: 'public',
+    reads: null,
+    head: true,
+    handle: async (_req, res, url) => {
+      if (url.search) throw new ProxyError(400, { kind: 'invalid_request', field: 'query', message: '/api/meta takes no parameters.' })
+      sendJson(res, 200, { historyPageCap: config.historyPageCap, timeZone: 'UTC', ...deps.meta?.() })
+    },
+  }
+  const router = createRouter([
+    metaRoute,
+    ...operationRoutes(config, forwarder, deps.onHistoryServed),
+    ...(deps.routes ?? []),
+    ...(gate?.routes ?? []),
+  ])
   /** What went wrong on a response, for its log line (the error's kind and cause, never a body). */
   const notes = new WeakMap<ServerResponse, string>()
 
   function fail(req: IncomingMessage, res: ServerResponse, err: unknown) {
-    if (err instanceof ProxyError) {
-      if (err.body.cause) notes.set(res, `${err.body.kind}: ${err.body.cause}`)
+    const known = asProxyError(err)
+    if (known) {
+      if (known.body.cause) notes.set(res, `${known.body.kind}: ${known.body.cause}`)
       if (res.headersSent) return res.destroy()
-      return sendError(res, err, err.status === 413 ? { connection: 'close' } : {})
+      req.resume()
+      return sendError(res, known, known.status === 413 ? { connection: 'close' } : {})
     }
     // A programming error or a library's throw: this request fails, the server goes on.
     const line = `${req.method} ${loggable((req.url ?? '').split('?')[0] ?? '')} failed: ${causeOf(err)}`
@@ -80,53 +130,69 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     }
   }
 
-  async function api(req: IncomingMessage, res: ServerResponse, rawUrl: string, path: string) {
-    const refused = originProblem(req, allowedHostnames)
-    if (refused) throw refused
-    let principal: Principal | null = LOCAL_ADMIN
-    if (gate) {
-      principal = await gate.identify(req)
-      if (!principal && !gate.publicPaths.has(path)) throw new ProxyError(401, { kind: 'unauthorized', message: 'Sign in first.' })
+  async function run(req: IncomingMessage, res: ServerResponse, rawUrl: string, { route, params }: Match) {
+    const principal = gate ? await gate.identify(req) : LOCAL_ADMIN
+    if (!allows(principal?.role ?? null, route.access)) {
+      req.resume()
+      if (!principal) throw new ProxyError(401, { kind: 'unauthorized', field: 'session', message: 'Sign in first.' })
+      throw new ProxyError(403, { kind: 'forbidden', message: 'Only an admin may do this.' })
     }
     // Behind a trusted reverse proxy the gate knows the real client's address; else the socket's.
     const address = gate?.clientAddress?.(req) ?? req.socket.remoteAddress ?? ''
-    const who = principal
+    let logged = false
     const ctx: RequestContext = {
-      principal: who ?? NOBODY,
+      principal,
       address,
       audit: (action, details) => {
         try {
-          gate?.audit(who, address, action, details)
+          gate?.audit(principal, address, action, details)
         } catch (err) {
           logFailure(`audit ${action} failed: ${causeOf(err)}`)
         }
       },
+      logRead: async (details, action) => {
+        const name = action ?? route.reads
+        if (!name) throw new Error(`${route.method} ${route.path} declares no read`)
+        if (gate) {
+          try {
+            await gate.recordRead(principal, address, name, details)
+          } catch (err) {
+            logFailure(`access log: could not record ${name}: ${causeOf(err)}`)
+            throw new ProxyError(503, {
+              kind: 'server_error',
+              message: 'The access log could not record this read, so it was refused. Try again; if it persists, tell an admin.',
+            })
+          }
+        }
+        logged = true
+      },
     }
-    const route = routes.find((r) => path.startsWith(r.prefix))
-    if (route) {
-      if (route.adminOnly && ctx.principal.role !== 'admin')
-        throw new ProxyError(403, { kind: 'forbidden', message: 'Only an admin may do this.' })
-      // Query strings are the index's and access's business; the URL base is fixed, never the Host header.
-      return route.handle(req, res, new URL(rawUrl, 'http://localhost'), ctx)
-    }
-    // The upstream operations take their parameters in the body only, so nothing rides along unseen.
-    if (rawUrl.includes('?')) throw invalid('query', 'Send parameters in the POST body, not the query string.')
-    if (path === '/api/meta') {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        req.resume()
-        return sendError(res, new ProxyError(405, { kind: 'invalid_request', field: 'method', message: 'Use GET for /api/meta.' }), {
-          allow: 'GET, HEAD',
-        })
-      }
-      return sendJson(res, 200, { historyPageCap: config.historyPageCap, timeZone: 'UTC', ...deps.meta?.(ctx) })
-    }
-    const op = path.slice('/api/'.length)
-    if (!isOperation(op))
-      throw new ProxyError(404, { kind: 'invalid_request', field: 'path', message: `Unknown operation: /api/${op.slice(0, 40)}` })
-    return handleOperation(config, forwarder, req, res, op, ctx)
+    if (route.reads) requireLoggedRead(res, route, () => logged)
+    // The URL base is fixed, never the Host header; the path was matched as sent.
+    await route.handle(req, res, new URL(rawUrl, 'http://localhost'), ctx, params)
   }
 
-  return (req, res, next) => {
+  function api(req: IncomingMessage, res: ServerResponse, rawUrl: string, path: string) {
+    const refused = canonicalPathProblem(path) ?? originProblem(req, allowedHostnames)
+    if (refused) throw refused
+    const found = router.match(req.method ?? '', path)
+    if (!found) throw new ProxyError(404, { kind: 'not_found', field: 'path', message: `There is no API at ${path.slice(0, 80)}.` })
+    if ('allow' in found) {
+      req.resume()
+      return sendError(
+        res,
+        new ProxyError(405, {
+          kind: 'invalid_request',
+          field: 'method',
+          message: `Use ${found.allow.join(' or ')} for ${path.slice(0, 80)}.`,
+        }),
+        { allow: found.allow.join(', ') },
+      )
+    }
+    return run(req, res, rawUrl, found.match)
+  }
+
+  const handler = (req: IncomingMessage, res: ServerResponse, next?: () => void) => {
     const started = performance.now()
     const rawUrl = req.url ?? '/'
     res.on('finish', () => {
@@ -155,4 +221,5 @@ export function createApp(config: Config, deps: AppDeps): Handler {
       sendJson(res, 404, { error: { kind: 'not_found', message: 'Not found.' } })
     })
   }
+  return Object.assign(handler, { routes: router.routes })
 }

@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AccessLevel, Role } from '../contract/roles.ts'
 
 /**
  * The seams between the server's rooms. app.ts owns the checks every request passes (path,
- * Host/Origin/Sec-Fetch-Site, access); the index (proxy/index/) and team access
- * (proxy/access/) plug in as route handlers and a gate, and never listen themselves.
+ * Host/Origin/Sec-Fetch-Site, access) and the one route table; the index (proxy/index/), team
+ * access (proxy/access/) and the upstream operations (proxy/api.ts) contribute routes to that
+ * table and never listen themselves.
  */
 
-export type Role = 'admin' | 'viewer'
+export type { Role }
 
 /** Who is asking. With ACCESS=local there is no sign-in: the user is "local" with the admin role. */
 export interface Principal {
@@ -18,39 +20,62 @@ export interface Principal {
 }
 
 export interface RequestContext {
-  principal: Principal
+  /** Who is asking; null on a public route when the request has no session. */
+  principal: Principal | null
   /** The client's address (the socket's, or the trusted proxy's forwarded one). */
   address: string
-  /** Append one access-log entry (no-op where there is no log). Never throws. */
+  /** Append one access-log entry for an action that is not a read (sign-in, sync, forget). Never throws. */
   audit: (action: string, details: Record<string, unknown>) => void
+  /**
+   * Records what this answer shows of customer data (number, party, range or filters), durably,
+   * under the route's declared action (or `action`). A read route must await it before its
+   * answer starts; the app refuses to send a 2xx that was not recorded. It rejects when the entry
+   * cannot be written, and the read then fails closed.
+   */
+  logRead: (details: Record<string, unknown>, action?: string) => Promise<void>
 }
 
 /**
- * A room's request handler. `url` is already checked (no path tricks) and parsed. It answers
- * the request (errors as the envelope) and resolves when it has; a rejection becomes a 500
- * envelope (or the connection is closed if headers went out) and one log line.
+ * A route's handler. `url` is the checked, parsed request target; `params` holds a `:name`
+ * path segment, decoded. It answers the request (errors as the envelope, by throwing a
+ * ProxyError) and resolves when it has; any other rejection becomes one 500 envelope and one
+ * log line (or a closed connection if the answer had begun).
  */
-export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) => Promise<void>
+export type RouteHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: RequestContext,
+  params: Readonly<Record<string, string>>,
+) => Promise<void>
 
-export interface Route {
-  /** Path prefix, e.g. '/api/index/'. The longest matching prefix wins. */
-  prefix: string
+/**
+ * One row of the route table: everything the server needs to know about a route before it runs.
+ * A path is matched exactly (one trailing `:name` segment at most); a request no row declares is
+ * refused (404, or 405 with Allow).
+ */
+export interface RouteSpec {
+  method: 'GET' | 'POST' | 'DELETE'
+  path: string
+  /** Who may call it (contract/roles.ts). */
+  access: AccessLevel
+  /** The access-log action its answer records because it shows customer data, or null when it shows none. */
+  reads: string | null
+  /** A GET that also answers HEAD. */
+  head?: boolean
   handle: RouteHandler
-  /** Only admins may use it (403 otherwise); finer checks are the handler's own. */
-  adminOnly?: boolean
 }
 
 /**
  * Team access. `identify` says who a request is from, or null when it has no valid session or
- * trusted header (then /api/* answers 401). `routes` serves /api/auth/* (sign-in, sign-out,
- * me, users, access log).
+ * trusted header. `routes` are /api/auth/* (sign-in, sign-out, me, users, access log).
  */
 export interface AccessGate {
   identify: (req: IncomingMessage) => Promise<Principal | null>
-  /** Paths under /api/ that answer without a principal (e.g. /api/auth/signin, /api/auth/me). */
-  publicPaths: ReadonlySet<string>
-  routes: Route[]
+  routes: RouteSpec[]
   audit: (principal: Principal | null, address: string, action: string, details: Record<string, unknown>) => void
+  /** One read's entry, resolved once it is stored; rejects when it cannot be. */
+  recordRead: (principal: Principal | null, address: string, action: string, details: Record<string, unknown>) => Promise<void>
   /** The client's address as the access log records it (X-Forwarded-For only from TRUSTED_PROXIES). */
   clientAddress?: (req: IncomingMessage) => string
 }

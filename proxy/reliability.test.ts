@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { AccessGate, Principal, Route } from './http-types.ts'
+import type { AccessGate, Principal, RouteSpec } from './http-types.ts'
 import { sendJson } from './http.ts'
 import { SENTINEL_TOKEN, openFds, proxyFor, sendRaw, simStack, stubUpstream } from './test-helpers.ts'
 
@@ -323,25 +323,27 @@ describe('errors an operator can act on', () => {
 })
 
 describe('never crash: a throw anywhere in a request path', () => {
-  const boom: Route = {
-    prefix: '/api/boom/',
-    handle: async (_req, res, url) => {
-      if (url.pathname === '/api/boom/sync') throw new TypeError('sync failure in a handler')
-      if (url.pathname === '/api/boom/late') {
-        res.writeHead(200, { 'content-type': 'text/plain' })
-        res.write('partial')
-        await new Promise((ok) => setTimeout(ok, 10))
-        throw new Error('failure after the answer began')
-      }
+  const route = (path: string, handle: RouteSpec['handle']): RouteSpec => ({ method: 'GET', path, access: 'public', reads: null, handle })
+  const boom: RouteSpec[] = [
+    route('/api/boom/sync', () => {
+      throw new TypeError('sync failure in a handler')
+    }),
+    route('/api/boom/late', async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      res.write('partial')
+      await new Promise((ok) => setTimeout(ok, 10))
+      throw new Error('failure after the answer began')
+    }),
+    route('/api/boom/async', async () => {
       await Promise.resolve()
       throw new RangeError('async failure in a handler')
-    },
-  }
+    }),
+  ]
   let proxy: Awaited<ReturnType<typeof proxyFor>>
   let up: Awaited<ReturnType<typeof stubUpstream>>
   beforeAll(async () => {
     up = await stubUpstream((_q, res) => res.end('{"success":"1","data":[]}'))
-    proxy = await proxyFor(up.url, {}, { routes: [boom] })
+    proxy = await proxyFor(up.url, {}, { routes: boom })
   })
   afterAll(async () => {
     await proxy.close()
@@ -378,29 +380,37 @@ describe('seams for the other rooms', () => {
         : req.headers.authorization === 'Bearer admin'
           ? { name: 'ada', role: 'admin', via: 'password' }
           : null,
-    publicPaths: new Set(['/api/auth/me']),
     routes: [
       {
-        prefix: '/api/auth/',
-        handle: async (_req, res, url, ctx) => sendJson(res, 200, { name: ctx.principal.name, q: url.searchParams.get('q') }),
+        method: 'GET',
+        path: '/api/auth/me',
+        access: 'public',
+        reads: null,
+        handle: async (_req, res, url, ctx) => sendJson(res, 200, { name: ctx.principal?.name ?? null, q: url.searchParams.get('q') }),
+      },
+      {
+        method: 'GET',
+        path: '/api/auth/users',
+        access: 'admin',
+        reads: null,
+        handle: async (_req, res, url, ctx) => sendJson(res, 200, { name: ctx.principal?.name ?? null, q: url.searchParams.get('q') }),
       },
     ],
     audit: (p, _address, action, details) => audits.push([p?.name ?? null, action, details]),
+    recordRead: async (p, _address, action, details) => void audits.push([p?.name ?? null, action, details]),
   }
-  const index: Route = {
-    prefix: '/api/index/',
-    adminOnly: true,
+  const index: RouteSpec = {
+    method: 'GET',
+    path: '/api/index/search',
+    access: 'admin',
+    reads: null,
     handle: async (_req, res, url) => sendJson(res, 200, { path: url.pathname, q: url.searchParams.get('q') }),
   }
   let proxy: Awaited<ReturnType<typeof proxyFor>>
   let up: Awaited<ReturnType<typeof stubUpstream>>
   beforeAll(async () => {
     up = await stubUpstream((_q, res) => res.end('{"success":"1","total_message_count":0,"messages":[]}'))
-    proxy = await proxyFor(
-      up.url,
-      { HISTORY_PAGE_CAP: '250' },
-      { gate, routes: [index], meta: (ctx) => ({ indexEnabled: true, user: ctx.principal.name }) },
-    )
+    proxy = await proxyFor(up.url, { HISTORY_PAGE_CAP: '250' }, { gate, routes: [index], meta: () => ({ indexEnabled: true }) })
   })
   afterAll(async () => {
     await proxy.close()
@@ -442,7 +452,7 @@ describe('seams for the other rooms', () => {
 
   it('serves /api/meta with the page cap, UTC and what the rooms add', async () => {
     const r = await call('GET', '/api/meta', 'viewer')
-    expect(json(r)).toEqual({ historyPageCap: 250, timeZone: 'UTC', indexEnabled: true, user: 'vera' })
+    expect(json(r)).toEqual({ historyPageCap: 250, timeZone: 'UTC', indexEnabled: true })
   })
 })
 

@@ -4,7 +4,7 @@ import type { Config } from './config.ts'
 import { openDb } from './db/open.ts'
 import type { Db } from './db/types.ts'
 import type { Forwarder } from './forward.ts'
-import type { AccessGate, Route } from './http-types.ts'
+import type { AccessGate, RouteSpec } from './http-types.ts'
 import { parseIndexConfigResult, type IndexConfig } from './index/config.ts'
 import { createIndex, type MessageIndex } from './index/routes.ts'
 
@@ -42,7 +42,9 @@ export interface Rooms {
   db: Db
   index: MessageIndex
   access: Access
-  routes: Route[]
+  routes: RouteSpec[]
+  /** The index's refresh of a number whose history was just served. */
+  onHistoryServed: (number: string, tid: string) => void
   gate: AccessGate
   meta: () => Record<string, unknown>
   close: () => Promise<void>
@@ -59,22 +61,17 @@ export async function openRooms(cfg: RoomsConfig, deps: { forwarder: Forwarder; 
     const idx = index
     const gate: AccessGate = {
       identify: access.identify,
-      publicPaths: access.publicPaths,
       routes: access.routes,
       clientAddress: access.clientAddress,
-      audit: (principal, address, action, details) => {
-        // Opening a number's history starts (or refreshes) that number's sync (issue 13, Triggers).
-        // The app reports every served history page here, so this is the one place that sees them.
-        if (action === 'history.view' && typeof details.number === 'string' && typeof details.tid === 'string')
-          idx.onHistoryViewed(details.number, details.tid)
-        access.audit(principal, address, action, details)
-      },
+      audit: access.audit,
+      recordRead: access.recordRead,
     }
     return {
       db,
       index,
       access,
       routes: index.routes,
+      onHistoryServed: idx.onHistoryViewed,
       gate,
       meta: () => ({ ...idx.meta(), ...access.meta() }),
       close: async () => {

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url'
 import { createApp, type AppDeps } from './app.ts'
 import { ConfigError, parseConfig, readDotEnv, type Config } from './config.ts'
 import { ProxyError } from './errors.ts'
+import type { RouteSpec } from './http-types.ts'
 import { createForwarder, type Forwarder } from './forward.ts'
 import { DEMO_CREDENTIALS, LARGE_CREDENTIALS } from './simulator/dataset.ts'
 import { createSimulator } from './simulator/simulator.ts'
@@ -16,6 +17,8 @@ export interface Running {
   upstreamLabel: string
   /** The forwarder the app uses, for the start-up check of the upstream. */
   forwarder: Forwarder
+  /** The route table the server answers. */
+  routes: readonly RouteSpec[]
   close: () => Promise<void>
 }
 
@@ -33,7 +36,32 @@ export interface StartOptions {
    * The rooms that need the upstream forwarder (the index syncs through it): built once the
    * forwarder exists, their routes, gate and meta join the app's, and they close with the server.
    */
-  rooms?: (forwarder: Forwarder) => Promise<Pick<Rooms, 'routes' | 'gate' | 'meta' | 'close'>>
+  rooms?: (forwarder: Forwarder) => Promise<AppRooms>
+}
+
+/** What the rooms behind the proxy add to the app (rooms.ts builds them; tests may pass their own). */
+export type AppRooms = Pick<Rooms, 'routes' | 'gate' | 'meta' | 'close'> & Partial<Pick<Rooms, 'onHistoryServed'>>
+
+/**
+ * The one composition of the app: the upstream operations, the rooms' routes, team access and
+ * the static files. `start()` (the server, the e2e stack, tests) and `npm run dev` (vite.config.ts)
+ * both build their handler here, so each serves the same routes under the same checks.
+ */
+export function composeApp(
+  config: Config,
+  forwarder: Forwarder,
+  rooms: AppRooms | undefined,
+  opts: Pick<StartOptions, 'staticDir' | 'log' | 'routes' | 'gate' | 'meta'> = {},
+) {
+  return createApp(config, {
+    forwarder,
+    staticDir: opts.staticDir,
+    log: opts.log,
+    routes: [...(opts.routes ?? []), ...(rooms?.routes ?? [])],
+    gate: rooms?.gate ?? opts.gate,
+    meta: rooms ? rooms.meta : opts.meta,
+    onHistoryServed: rooms?.onHistoryServed,
+  })
 }
 
 /**
@@ -95,15 +123,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     await resolved.close()
     throw err
   }
-  const meta = rooms ? rooms.meta : opts.meta
-  const handler = createApp(config, {
-    forwarder,
-    staticDir: opts.staticDir,
-    log: opts.log,
-    routes: [...(opts.routes ?? []), ...(rooms?.routes ?? [])],
-    gate: rooms?.gate ?? opts.gate,
-    meta,
-  })
+  const handler = composeApp(config, forwarder, rooms, opts)
   const server = createServer(
     {
       // Slow-header clients (slowloris) are cut off; Node checks these on connectionsCheckingInterval.
@@ -125,6 +145,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     url: `http://${host}:${addr.port}`,
     upstreamLabel,
     forwarder,
+    routes: handler.routes,
     close: async () => {
       await new Promise<void>((ok) => {
         server.close(() => ok())

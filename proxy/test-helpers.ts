@@ -4,6 +4,7 @@ import { connect, type AddressInfo } from 'node:net'
 import { createApp, type AppDeps } from './app.ts'
 import { parseConfig } from './config.ts'
 import { createForwarder } from './forward.ts'
+import type { AccessGate, Principal } from './http-types.ts'
 
 /** A recording stub upstream: every request it receives, and a programmable answer. */
 export interface Recorded {
@@ -212,6 +213,26 @@ export async function simStack(env: Record<string, string> = {}) {
       await running.close()
       simServer.server.closeAllConnections()
       await new Promise<void>((ok) => simServer.server.close(() => ok()))
+    },
+  }
+}
+
+/**
+ * Team access as the tests see it: everyone is the given principal (the local admin unless
+ * said), and every action and read is pushed onto `entries` as [action, details], reads only
+ * once "stored" (after a turn of the event loop, like a database write).
+ */
+export function recordingGate(
+  entries: Array<[string, Record<string, unknown>]>,
+  principal: Principal | null = { name: 'local', role: 'admin', via: 'local' },
+): AccessGate {
+  return {
+    identify: async () => principal,
+    routes: [],
+    audit: (_p, _a, action, details) => void entries.push([action, details]),
+    recordRead: async (_p, _a, action, details) => {
+      await new Promise((ok) => setImmediate(ok))
+      entries.push([action, details])
     },
   }
 }

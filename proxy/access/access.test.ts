@@ -299,7 +299,10 @@ describe.each(ENGINES)('team access on $name', (engine) => {
         details: Record<string, unknown>
       }>
     }
+    // Reading the log is itself a logged read (it names customer numbers): filter those out here.
+    all.entries = all.entries.filter((e) => e.action !== 'access-log.view')
     expect(all.entries.map((e) => `${e.actor} ${e.action}`)).toEqual([
+      'alice export.done',
       'alice export',
       'alice signin.ok',
       'vic history.view',
@@ -324,23 +327,29 @@ describe.each(ENGINES)('team access on $name', (engine) => {
       await call(s.port, 'GET', `/api/auth/access-log?number=${HISTORY.number}`, { headers: { cookie: alice } })
     ).json() as { entries: unknown[] }
     expect(byNumber.entries).toHaveLength(1)
-    const page1 = (await call(s.port, 'GET', '/api/auth/access-log?limit=2', { headers: { cookie: alice } })).json() as {
+    const page1 = (await call(s.port, 'GET', '/api/auth/access-log?user=alice&limit=2', { headers: { cookie: alice } })).json() as {
       entries: Array<{ id: string }>
       nextCursor: string
     }
     expect(page1.entries).toHaveLength(2)
     const page2 = (
-      await call(s.port, 'GET', `/api/auth/access-log?limit=2&cursor=${page1.nextCursor}`, { headers: { cookie: alice } })
+      await call(s.port, 'GET', `/api/auth/access-log?user=alice&limit=2&cursor=${page1.nextCursor}`, { headers: { cookie: alice } })
     ).json() as { entries: Array<{ id: string }>; nextCursor: string | null }
     expect(page2.entries).toHaveLength(2)
     expect(page2.entries[0]?.id).not.toBe(page1.entries[1]?.id)
-    const page3 = (
-      await call(s.port, 'GET', `/api/auth/access-log?limit=2&cursor=${page2.nextCursor}`, { headers: { cookie: alice } })
+    const vicPage = (await call(s.port, 'GET', `/api/auth/access-log?user=vic&limit=2`, { headers: { cookie: alice } })).json() as {
+      entries: unknown[]
+      nextCursor: string | null
+    }
+    const vicLast = (
+      await call(s.port, 'GET', `/api/auth/access-log?user=vic&limit=2&cursor=${vicPage.nextCursor}`, { headers: { cookie: alice } })
     ).json() as { entries: unknown[]; nextCursor: string | null }
-    expect(page3.entries).toHaveLength(1)
-    expect(page3.nextCursor).toBeNull()
+    expect(vicLast.entries).toHaveLength(1)
+    expect(vicLast.nextCursor).toBeNull()
     expect((await call(s.port, 'GET', '/api/auth/access-log?from=2026-06-02', { headers: { cookie: alice } })).json().entries).toEqual([])
-    expect((await call(s.port, 'GET', '/api/auth/access-log?to=2026-06-01', { headers: { cookie: alice } })).json().entries).toHaveLength(5)
+    expect(
+      (await call(s.port, 'GET', '/api/auth/access-log?user=vic&to=2026-06-01', { headers: { cookie: alice } })).json().entries,
+    ).toHaveLength(3)
     for (const [q, field] of [
       ['from=yesterday', 'from'],
       ['limit=0', 'limit'],

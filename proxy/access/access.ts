@@ -148,9 +148,12 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
   return {
     config: cfg,
     identify,
-    publicPaths: new Set(['/api/auth/signin', '/api/auth/signout', '/api/auth/me', '/api/meta']),
     routes,
     audit,
+    recordRead: async (principal, address, action, details) => {
+      audit(principal, address, action, details)
+      await flushLog()
+    },
     clientAddress: addressOf,
     meta: () => ({ accessMode: cfg.mode }),
     flush: flushLog,

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
-import type { AccessGate, Principal, RequestContext, Route } from '../http-types.ts'
-import { readJsonBody, SECURITY_HEADERS, sendError, sendJson } from '../http.ts'
+import type { AccessGate, Principal, RequestContext, RouteSpec } from '../http-types.ts'
+import { readJsonBody, readQuery, SECURITY_HEADERS, sendError, sendJson } from '../http.ts'
 import { csvCell } from '../../contract/csv.ts'
 import { CSV_HEADER, csvLine, decodeCursor, encodeCursor, listEntries, type LogFilters } from './access-log.ts'
 import type { AccessConfig } from './config.ts'
@@ -52,10 +52,6 @@ export interface RouteDeps {
 const LIST_LIMIT_MAX = 500
 const EXPORT_BATCH = 500
 
-const methodNotAllowed = (allow: string) => new ProxyError(405, { kind: 'invalid_request', field: 'method', message: `Use ${allow} here.` })
-const notFound = (path: string) => new ProxyError(404, { kind: 'not_found', field: 'path', message: `Nothing at ${path.slice(0, 80)}.` })
-const forbidden = () => new ProxyError(403, { kind: 'forbidden', message: 'Only admins may do this.' })
-
 function fromUserError(err: UserError): ProxyError {
   if (err.code === 'not_found') return new ProxyError(404, { kind: 'not_found', field: err.field, message: err.message })
   if (err.code === 'exists' || err.code === 'last_admin')
@@ -63,16 +59,8 @@ function fromUserError(err: UserError): ProxyError {
   return invalid(err.field, err.message)
 }
 
-/** Query parameters: only the known ones, each at most once (a repeated filter is ambiguous). */
-function queryParams(url: URL, known: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const [k, v] of url.searchParams) {
-    if (!known.includes(k)) throw invalid(k.slice(0, 40), `Unknown parameter ${k.slice(0, 40)}; this path takes ${known.join(', ')}.`)
-    if (out.has(k)) throw invalid(k, `${k} was sent more than once.`)
-    out.set(k, v.trim())
-  }
-  return out
-}
+/** Query parameters: only the known ones, each at most once, trimmed. */
+const queryParams = (url: URL, known: readonly string[]) => readQuery(url, known, { trim: true })
 
 const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/
 
@@ -127,7 +115,7 @@ function stringField(body: Record<string, unknown>, field: string, max: number):
   return v
 }
 
-export function createAuthRoutes(d: RouteDeps): Route[] {
+export function createAuthRoutes(d: RouteDeps): RouteSpec[] {
   const { cfg, db } = d
   const secureFor = (req: IncomingMessage) => ({ secure: cfg.trustProxy || Boolean((req.socket as { encrypted?: boolean }).encrypted) })
 
@@ -205,152 +193,143 @@ export function createAuthRoutes(d: RouteDeps): Route[] {
     sendJson(res, 200, { mode: cfg.mode, user: p ? { name: p.name, role: p.role } : null })
   }
 
-  async function users(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, rest: string) {
-    const actorAddress = d.addressOf(req)
-    const audit = (action: string, details: Record<string, unknown>) => d.audit(ctx.principal, actorAddress, action, details)
-    if (rest === '') {
-      if (req.method === 'GET') {
-        queryParams(url, [])
-        return sendJson(res, 200, { users: await listUsers(db) })
-      }
-      if (req.method === 'POST') {
-        const body = await readJsonBody(req)
-        const input = { name: checkName(body.name), role: checkRole(body.role), password: checkPassword(body.password) }
-        const user = await addUser(db, input, { now: new Date(d.now()), scrypt: d.scrypt })
-        audit('user.add', { user: user.name, role: user.role })
-        return sendJson(res, 201, { user })
-      }
-      throw methodNotAllowed('GET or POST')
-    }
-    let target: string
-    try {
-      target = decodeURIComponent(rest)
-    } catch {
-      throw invalid('name', 'The user name in the path is not valid.')
-    }
-    if (req.method === 'DELETE') {
-      await removeUser(db, target)
-      audit('user.remove', { user: normaliseName(target) })
-      return sendJson(res, 200, { removed: normaliseName(target) })
-    }
-    if (req.method === 'POST') {
-      const body = await readJsonBody(req)
-      for (const k of Object.keys(body))
-        if (!['role', 'password', 'disabled'].includes(k))
-          throw invalid(k.slice(0, 40), `Unknown field ${k.slice(0, 40)}; send role, password or disabled.`)
-      const change: UserChange = {}
-      if (body.role !== undefined) change.role = checkRole(body.role)
-      if (body.password !== undefined) {
-        if (typeof body.password !== 'string') throw invalid('password', 'password must be a string.')
-        change.password = body.password
-      }
-      if (body.disabled !== undefined) {
-        if (typeof body.disabled !== 'boolean') throw invalid('disabled', 'disabled must be true or false.')
-        change.disabled = body.disabled
-      }
-      if (Object.keys(change).length === 0) throw invalid('body', 'Send at least one of role, password or disabled.')
-      const user = await changeUser(db, target, change, { now: new Date(d.now()), scrypt: d.scrypt })
-      audit('user.change', {
-        user: user.name,
-        ...(change.role ? { role: change.role } : {}),
-        ...(change.password !== undefined ? { passwordReset: true } : {}),
-        ...(change.disabled !== undefined ? { disabled: change.disabled } : {}),
-      })
-      return sendJson(res, 200, { user })
-    }
-    throw methodNotAllowed('POST or DELETE')
+  const auditAs = (req: IncomingMessage, ctx: RequestContext) => (action: string, details: Record<string, unknown>) =>
+    d.audit(ctx.principal, d.addressOf(req), action, details)
+
+  const listUsersRoute: RouteSpec['handle'] = async (_req, res, url) => {
+    queryParams(url, [])
+    sendJson(res, 200, { users: await listUsers(db) })
   }
 
-  async function accessLog(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, rest: string) {
-    if (req.method !== 'GET') throw methodNotAllowed('GET')
+  const addUserRoute: RouteSpec['handle'] = async (req, res, url, ctx) => {
+    queryParams(url, [])
+    const body = await readJsonBody(req)
+    const input = { name: checkName(body.name), role: checkRole(body.role), password: checkPassword(body.password) }
+    const user = await addUser(db, input, { now: new Date(d.now()), scrypt: d.scrypt })
+    auditAs(req, ctx)('user.add', { user: user.name, role: user.role })
+    sendJson(res, 201, { user })
+  }
+
+  const removeUserRoute: RouteSpec['handle'] = async (req, res, url, ctx, params) => {
+    queryParams(url, [])
+    const target = params.name ?? ''
+    await removeUser(db, target)
+    auditAs(req, ctx)('user.remove', { user: normaliseName(target) })
+    sendJson(res, 200, { removed: normaliseName(target) })
+  }
+
+  const changeUserRoute: RouteSpec['handle'] = async (req, res, url, ctx, params) => {
+    queryParams(url, [])
+    const target = params.name ?? ''
+    const body = await readJsonBody(req)
+    for (const k of Object.keys(body))
+      if (!['role', 'password', 'disabled'].includes(k))
+        throw invalid(k.slice(0, 40), `Unknown field ${k.slice(0, 40)}; send role, password or disabled.`)
+    const change: UserChange = {}
+    if (body.role !== undefined) change.role = checkRole(body.role)
+    if (body.password !== undefined) {
+      if (typeof body.password !== 'string') throw invalid('password', 'password must be a string.')
+      change.password = body.password
+    }
+    if (body.disabled !== undefined) {
+      if (typeof body.disabled !== 'boolean') throw invalid('disabled', 'disabled must be true or false.')
+      change.disabled = body.disabled
+    }
+    if (Object.keys(change).length === 0) throw invalid('body', 'Send at least one of role, password or disabled.')
+    const user = await changeUser(db, target, change, { now: new Date(d.now()), scrypt: d.scrypt })
+    auditAs(req, ctx)('user.change', {
+      user: user.name,
+      ...(change.role ? { role: change.role } : {}),
+      ...(change.password !== undefined ? { passwordReset: true } : {}),
+      ...(change.disabled !== undefined ? { disabled: change.disabled } : {}),
+    })
+    sendJson(res, 200, { user })
+  }
+
+  const accessLogList: RouteSpec['handle'] = async (_req, res, url, ctx) => {
     await d.flushLog()
-    if (rest === '') {
-      const q = queryParams(url, [...FILTER_KEYS, 'limit', 'cursor'])
-      const filters = logFilters(q)
-      const limitText = q.get('limit') || '100'
-      if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > LIST_LIMIT_MAX)
-        throw invalid('limit', `limit must be a whole number from 1 to ${LIST_LIMIT_MAX}.`)
-      const cursorText = q.get('cursor')
-      const cursor = cursorText ? decodeCursor(cursorText) : null
-      if (cursorText && !cursor) throw invalid('cursor', 'cursor is not one this server gave out.')
-      const page = await listEntries(db, filters, Number(limitText), cursor)
-      return sendJson(res, 200, { entries: page.entries, nextCursor: page.next ? encodeCursor(page.next) : null })
-    }
-    if (rest === 'export') {
-      const q = queryParams(url, [...FILTER_KEYS])
-      const filters = logFilters(q)
-      const day = new Date(d.now()).toISOString().slice(0, 10)
-      res.writeHead(200, {
-        ...SECURITY_HEADERS,
-        'content-type': 'text/csv; charset=utf-8',
-        'content-disposition': `attachment; filename="switchboard-access-log-${day}.csv"`,
-        'cache-control': 'no-store',
-      })
-      let aborted = false
-      res.on('close', () => {
-        if (!res.writableFinished) aborted = true
-      })
-      // A BOM so spreadsheet programs read UTF-8; batches over the keyset keep memory flat.
-      res.write(`\uFEFF${CSV_HEADER.map(csvCell).join(',')}\r\n`)
-      let rows = 0
-      let cursor = null
-      do {
-        const page = await listEntries(db, filters, EXPORT_BATCH, cursor)
-        const chunk = page.entries.map(csvLine).join('')
-        rows += page.entries.length
-        cursor = page.next
-        if (chunk && !res.write(chunk) && !aborted)
-          await new Promise<void>((ok) => {
-            res.once('drain', ok)
-            res.once('close', ok)
-          })
-      } while (cursor && !aborted)
-      res.end()
-      d.audit(ctx.principal, d.addressOf(req), 'export', { what: 'access-log', rows, complete: !aborted, filters: filtersRecord(q) })
-      return
-    }
-    throw notFound(url.pathname)
+    const q = queryParams(url, [...FILTER_KEYS, 'limit', 'cursor'])
+    const filters = logFilters(q)
+    const limitText = q.get('limit') || '100'
+    if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > LIST_LIMIT_MAX)
+      throw invalid('limit', `limit must be a whole number from 1 to ${LIST_LIMIT_MAX}.`)
+    const cursorText = q.get('cursor')
+    const cursor = cursorText ? decodeCursor(cursorText) : null
+    if (cursorText && !cursor) throw invalid('cursor', 'cursor is not one this server gave out.')
+    const page = await listEntries(db, filters, Number(limitText), cursor)
+    await ctx.logRead({ filters: filtersRecord(q), rows: page.entries.length })
+    sendJson(res, 200, { entries: page.entries, nextCursor: page.next ? encodeCursor(page.next) : null })
   }
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) => {
-    const path = url.pathname
-    try {
-      if (path === '/api/auth/signin') {
-        if (req.method !== 'POST') throw methodNotAllowed('POST')
-        return await signIn(req, res)
-      }
-      if (path === '/api/auth/signout') {
-        if (req.method !== 'POST') throw methodNotAllowed('POST')
-        return await signOut(req, res)
-      }
-      if (path === '/api/auth/me') {
-        if (req.method !== 'GET') throw methodNotAllowed('GET')
-        return await me(req, res)
-      }
-      const admin = /^\/api\/auth\/(users|access-log)(?:\/(.*))?$/.exec(path)
-      if (!admin) throw notFound(path)
-      // app.ts refuses viewers on adminOnly routes; checked again here so these paths never rely on one check.
-      if (ctx.principal.role !== 'admin') throw forbidden()
-      if (admin[1] === 'users') return await users(req, res, url, ctx, admin[2] ?? '')
-      return await accessLog(req, res, url, ctx, admin[2] ?? '')
-    } catch (err) {
-      if (res.headersSent) throw err
-      if (err instanceof UserError) return sendError(res, fromUserError(err))
-      if (err instanceof ProxyError) {
-        req.resume()
-        return sendError(
-          res,
-          err,
-          err.status === 405 ? { allow: err.body.message.replace(/^Use (.*) here\.$/, '$1').replace(' or ', ', ') } : {},
-        )
-      }
-      throw err
-    }
+  const accessLogExport: RouteSpec['handle'] = async (req, res, url, ctx) => {
+    await d.flushLog()
+    const q = queryParams(url, [...FILTER_KEYS])
+    const filters = logFilters(q)
+    const day = new Date(d.now()).toISOString().slice(0, 10)
+    await ctx.logRead({ what: 'access-log', filters: filtersRecord(q) })
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="switchboard-access-log-${day}.csv"`,
+      'cache-control': 'no-store',
+    })
+    let aborted = false
+    res.on('close', () => {
+      if (!res.writableFinished) aborted = true
+    })
+    // A BOM so spreadsheet programs read UTF-8; batches over the keyset keep memory flat.
+    res.write(`\uFEFF${CSV_HEADER.map(csvCell).join(',')}\r\n`)
+    let rows = 0
+    let cursor = null
+    do {
+      const page = await listEntries(db, filters, EXPORT_BATCH, cursor)
+      const chunk = page.entries.map(csvLine).join('')
+      rows += page.entries.length
+      cursor = page.next
+      if (chunk && !res.write(chunk) && !aborted)
+        await new Promise<void>((ok) => {
+          res.once('drain', ok)
+          res.once('close', ok)
+        })
+    } while (cursor && !aborted)
+    res.end()
+    auditAs(req, ctx)('export.done', { what: 'access-log', rows, complete: !aborted, filters: filtersRecord(q) })
   }
 
+  /** A UserError from users.ts is the envelope's 404, 409 or 400. */
+  const userErrors =
+    (fn: RouteSpec['handle']): RouteSpec['handle'] =>
+    async (req, res, url, ctx, params) => {
+      try {
+        await fn(req, res, url, ctx, params)
+      } catch (err) {
+        throw err instanceof UserError ? fromUserError(err) : err
+      }
+    }
+  const noQuery = (url: URL) => queryParams(url, [])
+  // Sign-in, sign-out and "who am I" answer anyone; users and the access log only admins (the
+  // log shows which customer numbers and parties were read, so reading it is a logged read too).
   return [
-    { prefix: '/api/auth/', handle },
-    { prefix: '/api/auth/users', handle, adminOnly: true },
-    { prefix: '/api/auth/access-log', handle, adminOnly: true },
+    {
+      method: 'POST',
+      path: '/api/auth/signin',
+      access: 'public',
+      reads: null,
+      handle: (req, res, url) => (noQuery(url), signIn(req, res)),
+    },
+    {
+      method: 'POST',
+      path: '/api/auth/signout',
+      access: 'public',
+      reads: null,
+      handle: (req, res, url) => (noQuery(url), signOut(req, res)),
+    },
+    { method: 'GET', path: '/api/auth/me', access: 'public', reads: null, handle: (req, res, url) => (noQuery(url), me(req, res)) },
+    { method: 'GET', path: '/api/auth/users', access: 'admin', reads: null, handle: userErrors(listUsersRoute) },
+    { method: 'POST', path: '/api/auth/users', access: 'admin', reads: null, handle: userErrors(addUserRoute) },
+    { method: 'POST', path: '/api/auth/users/:name', access: 'admin', reads: null, handle: userErrors(changeUserRoute) },
+    { method: 'DELETE', path: '/api/auth/users/:name', access: 'admin', reads: null, handle: userErrors(removeUserRoute) },
+    { method: 'GET', path: '/api/auth/access-log', access: 'admin', reads: 'access-log.view', handle: accessLogList },
+    { method: 'GET', path: '/api/auth/access-log/export', access: 'admin', reads: 'export', handle: accessLogExport },
   ]
 }

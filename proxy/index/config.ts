@@ -21,6 +21,9 @@ export interface IndexConfig {
   pageCap: number
   /** Index every number of the account in the background when the index has never listed it. */
   autoSync: boolean
+  /** Index exports one person may run at once, and the server at once (more answer 429). */
+  exportsPerUser: number
+  exportsMax: number
 }
 
 const whole = (name: string, min: number, max: number) =>
@@ -51,6 +54,8 @@ const schema = z.object({
   SYNC_INTERVAL_S: whole('SYNC_INTERVAL_S', 0, 7 * 86_400).default(0),
   HISTORY_PAGE_CAP: whole('HISTORY_PAGE_CAP', 1, 100_000).default(1000),
   INDEX_AUTO_SYNC: z.enum(['on', 'off'], { message: 'INDEX_AUTO_SYNC must be on or off' }).default('on'),
+  EXPORTS_PER_USER: whole('EXPORTS_PER_USER', 1, 100).default(2),
+  EXPORTS_MAX: whole('EXPORTS_MAX', 1, 1000).default(4),
 })
 
 export interface IndexConfigIssue {
@@ -74,6 +79,16 @@ export function parseIndexConfigResult(env: Record<string, string | undefined>):
     return { config: null, issues }
   }
   const e = r.data
+  if (e.EXPORTS_PER_USER > e.EXPORTS_MAX)
+    return {
+      config: null,
+      issues: [
+        {
+          variable: 'EXPORTS_PER_USER',
+          message: `EXPORTS_PER_USER (${e.EXPORTS_PER_USER}) must not exceed EXPORTS_MAX (${e.EXPORTS_MAX})`,
+        },
+      ],
+    }
   return {
     config: {
       enabled: e.INDEX === 'on',
@@ -84,6 +99,8 @@ export function parseIndexConfigResult(env: Record<string, string | undefined>):
       syncIntervalS: e.SYNC_INTERVAL_S,
       pageCap: e.HISTORY_PAGE_CAP,
       autoSync: e.INDEX_AUTO_SYNC === 'on',
+      exportsPerUser: e.EXPORTS_PER_USER,
+      exportsMax: e.EXPORTS_MAX,
     },
     issues: [],
   }

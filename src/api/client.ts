@@ -78,12 +78,17 @@ async function readJson(res: Response): Promise<unknown> {
 }
 
 /** The upstream's operations, relayed by the proxy (form fields, as the upstream takes them). */
-export async function postApi<Op extends Operation>(op: Op, params: OperationParams<Op>, signal?: AbortSignal): Promise<unknown> {
+export async function postApi<Op extends Operation>(
+  op: Op,
+  params: OperationParams<Op>,
+  signal?: AbortSignal,
+  headers: Record<string, string> = {},
+): Promise<unknown> {
   const res = await send(
     `/api/${op}`,
     {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...headers },
       body: new URLSearchParams(params).toString(),
     },
     signal,

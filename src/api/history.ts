@@ -2,7 +2,7 @@ import { queryOptions } from '@tanstack/react-query'
 import * as z from 'zod/mini'
 import { parseApiDate } from '../lib/dates'
 import { parseStatus, type ParsedStatus } from '../lib/status'
-import { optText, parseWire, postApi } from './client'
+import { optText, parseWire, postApi, postJson } from './client'
 
 /** Message history (spec §2.1, §2.3, §4.1), parsed tolerantly: any message field may be missing or null. */
 const intLike = z.pipe(
@@ -106,9 +106,35 @@ export function normaliseHistory(json: unknown, start: number, end: number): His
   }
 }
 
-export async function fetchHistory(number: string, tid: string, start: number, end: number, signal?: AbortSignal): Promise<HistoryPage> {
-  const json = await postApi('smshistory', { number, tid, history_start: String(start), history_end: String(end) }, signal)
-  return normaliseHistory(json, start, end)
+/**
+ * Pages fetched ahead of need. The server logs such a request as a prefetch, not a read: the
+ * page becomes a `history.view` in the access log when it is shown (`reportShown`).
+ */
+const prefetched = new WeakMap<HistoryPage, { number: string; tid: string; start: number; end: number }>()
+
+export async function fetchHistory(
+  number: string,
+  tid: string,
+  start: number,
+  end: number,
+  signal?: AbortSignal,
+  prefetch = false,
+): Promise<HistoryPage> {
+  const params = { number, tid, history_start: String(start), history_end: String(end) }
+  const json = await postApi('smshistory', params, signal, prefetch ? { 'x-switchboard-prefetch': '1' } : {})
+  const page = normaliseHistory(json, start, end)
+  if (prefetch) prefetched.set(page, { number, tid, start, end })
+  return page
+}
+
+/** Tells the server a prefetched page is now on screen, once; a page fetched to be shown was logged when served. */
+export function reportShown(page: HistoryPage): void {
+  const request = prefetched.get(page)
+  if (!request) return
+  prefetched.delete(page)
+  postJson('/api/history/shown', request).catch(() => {
+    // The page stays on screen; the server already holds the prefetch's entry for these records.
+  })
 }
 
 /** Keys from general to specific: every page of one number's history sits under `historyKeys.number`. */
@@ -124,4 +150,11 @@ export const historyQuery = (number: string, tid: string, start: number, end: nu
     queryFn: ({ signal }) => fetchHistory(number, tid, start, end, signal),
     staleTime: 30_000,
     structuralSharing: false,
+  })
+
+/** The same page, fetched ahead of need (logged as a prefetch until `reportShown`). */
+export const historyPrefetchQuery = (number: string, tid: string, start: number, end: number) =>
+  queryOptions({
+    ...historyQuery(number, tid, start, end),
+    queryFn: ({ signal }) => fetchHistory(number, tid, start, end, signal, true),
   })

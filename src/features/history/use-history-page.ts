@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
-import { historyKeys, historyQuery, type HistoryPage } from '../../api/history'
+import { historyKeys, historyPrefetchQuery, historyQuery, reportShown, type HistoryPage } from '../../api/history'
 import type { HistorySearch } from '../../lib/route-params'
 import { pageCount, pageRange, fitSize } from '../../lib/range'
 import { useSetParams } from '../../lib/router'
@@ -46,9 +46,14 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
     if (!fresh || tid === '') return
     if (page < pageCount(fresh.total, size)) {
       const next = pageRange(page + 1, size, fresh.total)
-      void queryClient.prefetchQuery(historyQuery(number, tid, next.start, next.end))
+      void queryClient.prefetchQuery(historyPrefetchQuery(number, tid, next.start, next.end))
     }
   }, [fresh, page, size, number, tid, queryClient])
+
+  // A page that was fetched ahead is read when it is shown: the access log hears it then.
+  useEffect(() => {
+    if (fresh) reportShown(fresh)
+  }, [fresh])
 
   const display = result.data ?? shown
   return {

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest'
+import { classifyOptOut, normaliseText } from './opt-out.ts'
+import { OPT_OUT_CORPUS } from './opt-out-corpus.ts'
+import { formatScore, scoreCorpus } from './opt-out-score.ts'
+
+describe('opt-out corpus', () => {
+  it('has at least 200 labelled messages with every trap the desk names', () => {
+    expect(OPT_OUT_CORPUS.length).toBeGreaterThanOrEqual(200)
+    const texts = new Set(OPT_OUT_CORPUS.map(([t]) => t))
+    for (const trap of [
+      "don't stop",
+      'stop by the store',
+      'STOP.',
+      'Stop texting me',
+      'ALTO',
+      'ARRÊT',
+      '🛑',
+      '✋',
+      'cancel my appointment?',
+    ])
+      expect(texts.has(trap), trap).toBe(true)
+    expect(new Set(OPT_OUT_CORPUS.map(([t]) => t)).size).toBe(OPT_OUT_CORPUS.length)
+  })
+
+  it('meets its precision and recall floors, and prints them', () => {
+    const s = scoreCorpus(OPT_OUT_CORPUS, classifyOptOut)
+    console.log(formatScore(s))
+    // Floors a little under what the classifier measures, so a regression of two or three
+    // messages fails; the held-out entries at the end of the corpus keep them honest.
+    expect(s.optOut.precision).toBeGreaterThanOrEqual(0.95)
+    expect(s.optOut.recall).toBeGreaterThanOrEqual(0.96)
+    expect(s.optIn.precision).toBeGreaterThanOrEqual(0.95)
+    expect(s.optIn.recall).toBeGreaterThanOrEqual(0.9)
+  })
+
+  it('scores a classifier that says opt-out to everything as imprecise', () => {
+    const s = scoreCorpus(OPT_OUT_CORPUS, () => ({ kind: 'opt-out', confidence: 'low', reason: 'test' }))
+    expect(s.optOut.recall).toBe(1)
+    expect(s.optOut.precision).toBeLessThan(0.6)
+  })
+})
+
+describe('classifyOptOut', () => {
+  it.each([
+    ['STOP', 'opt-out', 'stop', 'high'],
+    ['Stop. Thank you', 'opt-out', 'stop', 'high'],
+    ['STOP please', 'opt-out', 'stop', 'high'],
+    ['stop!!', 'opt-out', 'stop', 'high'],
+    ['UNSUBSCRIBE', 'opt-out', 'unsubscribe', 'high'],
+    ['opt-out', 'opt-out', 'optout', 'high'],
+    ['STOP. Who is this?', 'opt-out', 'stop', 'medium'],
+    ['stop texting me', 'opt-out', 'stop texting', 'medium'],
+    ['please remove me from this list', 'opt-out', 'remove me', 'medium'],
+    ["don't text me anymore", 'opt-out', "don't text me", 'medium'],
+    ['leave me alone', 'opt-out', 'leave me alone', 'medium'],
+    ['ALTO', 'opt-out', 'alto (Spanish)', 'low'],
+    ['ARRÊT', 'opt-out', 'arret (French)', 'low'],
+    ['🛑', 'opt-out', '🛑', 'low'],
+    ['START', 'opt-in', 'start', 'high'],
+    ['unstop', 'opt-in', 'unstop', 'high'],
+    ['Yes please', 'opt-in', 'yes', 'high'],
+  ] as const)('%s → %s (%s)', (text, kind, keyword, confidence) => {
+    const r = classifyOptOut(text)
+    expect(r).toMatchObject({ kind, keyword, confidence })
+    expect(r.reason.length).toBeGreaterThan(0)
+  })
+
+  it.each([
+    "don't stop",
+    'stop by the store',
+    "can't stop laughing",
+    'what time do you stop serving',
+    "I'll stop by",
+    'end of the month',
+    'cancel my appointment?',
+    '✋',
+    'Where is the Palo Alto store?',
+    'Please don’t stop texting me',
+    '',
+  ])('%j is not an opt-out', (text) => {
+    expect(classifyOptOut(text).kind).toBe('none')
+  })
+
+  it('takes null and undefined bodies (media-only messages) as none', () => {
+    expect(classifyOptOut(null).kind).toBe('none')
+    expect(classifyOptOut(undefined).kind).toBe('none')
+  })
+
+  it('lets opt-out wording win over a YES in the same message', () => {
+    expect(classifyOptOut('Yes, stop texting me').kind).toBe('opt-out')
+  })
+
+  // A guard against catastrophic backtracking, not a benchmark: the first input took 70 s when an
+  // alternation in a repeated group could parse "any more" two ways. Linear patterns take about a millisecond.
+  it('classifies 1,600-character adversarial repetitions without backtracking blow-up', () => {
+    const inputs = [
+      `i don't want ${'any more '.repeat(176)}x`,
+      `stop with ${'the '.repeat(396)}x`,
+      `cancel ${'my '.repeat(530)}x`,
+      `${'revoke '.repeat(228)}consen`,
+      `no me envien ${'no '.repeat(520)}`,
+      `${"don't ".repeat(266)}x`,
+    ]
+    const start = performance.now()
+    for (const text of inputs) expect(classifyOptOut(text).kind).not.toBe('opt-in')
+    expect(performance.now() - start).toBeLessThan(2000)
+  })
+
+  it('normalises case, accents and curly apostrophes', () => {
+    expect(normaliseText('  Don’t  ARRÊT ')).toBe("don't arret")
+  })
+})

@@ -1,0 +1,260 @@
+/**
+ * Opt-out and opt-in wording in an inbound message.
+ *
+ * Not legal advice. This is a heuristic that flags messages for a person to review and feeds the
+ * "sent after opt-out" report; it does not decide what the law requires of a sender.
+ *
+ * What it recognises:
+ * - the carrier keywords (CTIA's Messaging Principles and Best Practices; the common provider
+ *   lists): STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE, OPTOUT, as the whole message
+ *   give or take case, punctuation, emoji and politeness ("Stop. Thank you", "STOP please",
+ *   "stop!!", "STOP ACME"), or as a sentence of its own ("STOP. Who is this?");
+ * - the "any reasonable means" of the FCC's 2024 revocation rule (47 CFR 64.1200(a)(10)):
+ *   sentences such as "stop texting me", "please remove me from this list", "don't text me
+ *   anymore", "leave me alone", "I don't want these messages", "how do I unsubscribe";
+ * - re-opt-ins START, UNSTOP and YES, as the whole message only (as carriers apply them).
+ *
+ * Decisions, each reflected in the labelled corpus (opt-out-corpus.ts):
+ * - CANCEL alone is an opt-out (carrier rule); a sentence about something else ("cancel my
+ *   appointment?", "I need to cancel") is not. "Cancel my subscription" or "cancel the texts"
+ *   is, since on this channel the subscription is most likely the messages.
+ * - ALTO, PARAR, CANCELAR, BAJA (Spanish) and ARRÊT/ARRET (French) alone are opt-outs with low
+ *   confidence: Canadian carriers require ARRET beside STOP, some US programs list ALTO, and a
+ *   reply in the customer's language is a reasonable means. Inside a sentence they are ordinary
+ *   words ("Palo Alto", "volumen alto") and are not matched.
+ * - A stop-sign emoji (🛑) alone is an opt-out with low confidence; a raised hand (✋) is not
+ *   (it reads as "hi" or "wait" as often as "stop").
+ * - Negated or unrelated uses are not opt-outs: "don't stop", "stop by the store",
+ *   "can't stop laughing", "what time do you stop serving", "end of the month".
+ * - "Not interested" and "wrong number" are left to a person: they refuse an offer or a
+ *   misdirected message rather than revoke consent in words.
+ * Opt-out wording wins over opt-in wording in the same message ("yes, stop texting me").
+ */
+
+export type OptKind = 'opt-out' | 'opt-in' | 'none'
+export type Confidence = 'high' | 'medium' | 'low'
+
+export interface OptOutResult {
+  kind: OptKind
+  /** The keyword or phrase that decided it, normalised (lower case, no accents). */
+  keyword?: string
+  confidence: Confidence
+  /** Why, in words, for the reviewer. */
+  reason: string
+}
+
+/** Lower case, compatibility forms folded, curly apostrophes straightened, accents removed. */
+export function normaliseText(body: string): string {
+  return body
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[’‘`´ʼ]/g, "'")
+    .replace(/\s+/g, ' ')
+    .trim()
+}
+
+function tokens(text: string): string[] {
+  return (text.match(/[\p{L}\p{N}']+/gu) ?? []).map((t) => t.replace(/^'+|'+$/g, '')).filter((t) => t.length > 0)
+}
+
+const OPT_OUT_WORDS = new Map<string, string>([
+  ['stop', 'stop'],
+  ['stopall', 'stopall'],
+  ['stop all', 'stopall'],
+  ['unsubscribe', 'unsubscribe'],
+  ['un subscribe', 'unsubscribe'],
+  ['unsub', 'unsubscribe'],
+  ['cancel', 'cancel'],
+  ['cancel all', 'cancel'],
+  ['end', 'end'],
+  ['quit', 'quit'],
+  ['revoke', 'revoke'],
+  ['optout', 'optout'],
+  ['opt out', 'optout'],
+  // Frequent misspellings of the two commonest keywords.
+  ['stpo', 'stop'],
+  ['sotp', 'stop'],
+  ['unsubcribe', 'unsubscribe'],
+  ['unsuscribe', 'unsubscribe'],
+  ['unsubscibe', 'unsubscribe'],
+  ['unsubsribe', 'unsubscribe'],
+])
+const TRANSLATED_OPT_OUT = new Map<string, string>([
+  ['alto', 'alto (Spanish)'],
+  ['parar', 'parar (Spanish)'],
+  ['cancelar', 'cancelar (Spanish)'],
+  ['baja', 'baja (Spanish)'],
+  ['arret', 'arret (French)'],
+  ['arreter', 'arret (French)'],
+])
+const OPT_IN_WORDS = new Map<string, string>([
+  ['start', 'start'],
+  ['unstop', 'unstop'],
+  ['un stop', 'unstop'],
+  ['yes', 'yes'],
+])
+
+// Courtesy and filler around a keyword: "STOP please", "ok stop now thanks", "I said stop".
+const TRAILING_FILLER = new Set(
+  'please pls plz plse thanks thank you u thankyou thx ty tks now asap immediately right away already ok okay sir maam again them everything'.split(
+    ' ',
+  ),
+)
+const LEADING_FILLER = new Set(
+  'please pls plz ok okay k hi hello hey i said just oh um so again seriously omg no yes yeah reply'.split(' '),
+)
+// "stop it", "stop this": objects only the stop keyword takes.
+const STOP_OBJECTS = new Set(['it', 'this', 'that', 'these'])
+
+function core(words: string[]): string[] {
+  let start = 0
+  let end = words.length
+  while (end - start > 1 && TRAILING_FILLER.has(words[end - 1] ?? '')) end--
+  while (end - start > 1 && LEADING_FILLER.has(words[start] ?? '')) start++
+  let out = words.slice(start, end)
+  if (out.length === 2 && out[0] === 'stop' && STOP_OBJECTS.has(out[1] ?? '')) out = ['stop']
+  // "stop stop stop"
+  if (out.length > 1 && out.every((w) => w === out[0])) out = [out[0] ?? '']
+  // A sequence of letters like "stooopp": the keyword shouted.
+  if (out.length === 1 && /^s+t+o+p+$/.test(out[0] ?? '')) out = ['stop']
+  return out
+}
+
+type Hit = Omit<OptOutResult, 'kind'> & { kind: Exclude<OptKind, 'none'> }
+
+function keywordHit(words: string[], original: string): Hit | null {
+  const phrase = words.join(' ')
+  const out = OPT_OUT_WORDS.get(phrase)
+  if (out) return { kind: 'opt-out', keyword: out, confidence: 'high', reason: `the opt-out keyword ${out.toUpperCase()}` }
+  const translated = TRANSLATED_OPT_OUT.get(phrase)
+  if (translated) return { kind: 'opt-out', keyword: translated, confidence: 'low', reason: `a translated opt-out keyword: ${translated}` }
+  const optIn = OPT_IN_WORDS.get(phrase)
+  if (optIn) return { kind: 'opt-in', keyword: optIn, confidence: 'high', reason: `the opt-in keyword ${optIn.toUpperCase()}` }
+  // "STOP ACME": a keyword followed by the sender's name in capitals, as CTIA examples show.
+  const [first, second] = words
+  if (words.length === 2 && first && second && OPT_OUT_WORDS.has(first)) {
+    const upper = new RegExp(`\\b${first}\\s+([A-Z][A-Z0-9&]+)\\b`, 'i').exec(original)
+    const name = upper?.[1]
+    if (name && name === name.toUpperCase() && name.length >= 2 && !/^(BY|IN|AT|TO|ON|FOR)$/.test(name))
+      return { kind: 'opt-out', keyword: OPT_OUT_WORDS.get(first), confidence: 'medium', reason: 'an opt-out keyword followed by a name' }
+  }
+  return null
+}
+
+// Words that undo what follows within a few words: "don't stop", "can't stop texting my friends".
+const NEGATION = /\b(don'?t|do not|dont|never|can'?t|cannot|won'?t|not|didn'?t|doesn'?t|no need to)\s+(\w+\s+){0,2}$/
+
+interface Phrase {
+  re: RegExp
+  label: string
+  confidence: Confidence
+  /** The phrase carries its own negation ("don't text me"), so a negation before it is part of it. */
+  negative?: boolean
+}
+
+// Every repetition below is bounded and its alternatives are whole words followed by a space, so
+// each text has one parse: an alternation like (any\s+more\s+|any\s+|more\s+)* backtracks
+// exponentially on "any more any more … x" (70 s for 25 repeats, measured).
+const MSG = `(?:texts?|txts?|messages?|msgs?|sms|notifications?|alerts?|promos?|promotions?|marketing|reminders?)`
+const PHRASES: Phrase[] = [
+  {
+    re: new RegExp(
+      `\\b(?:stop|quit|cease|end)\\s+(?:all\\s+)?(?:the\\s+|these\\s+|your\\s+|this\\s+)?(?:texting|txting|texts?|txts?|messaging|msging|messages?|msgs?|sms|sending|contacting|calling|emailing|spamming|bothering|harassing|${MSG})\\b`,
+    ),
+    label: 'stop texting',
+    confidence: 'medium',
+  },
+  {
+    re: /\b(?:don'?t|do not|dont|never|no longer)\s+(?:ever\s+)?(?:text|txt|message|msg|contact|sms|call)\s+(?:me|us|this number|my number)\b/,
+    label: "don't text me",
+    confidence: 'medium',
+    negative: true,
+  },
+  {
+    re: new RegExp(`\\b(?:don'?t|do not|dont|never)\\s+send\\s+(?:me\\s+)?(?:any\\s+)?(?:more\\s+)?${MSG}\\b`),
+    label: "don't send me messages",
+    confidence: 'medium',
+    negative: true,
+  },
+  {
+    re: new RegExp(
+      `\\b(?:i\\s+)?(?:don'?t|do not|dont|no longer)\\s+(?:want|wish)\\s+(?:to\\s+(?:receive|get)\\s+)?(?:(?:any|anymore|these|your|more|the)\\s+){0,4}${MSG}`,
+    ),
+    label: "I don't want these messages",
+    confidence: 'medium',
+    negative: true,
+  },
+  { re: new RegExp(`\\bno\\s+more\\s+${MSG}`), label: 'no more messages', confidence: 'medium' },
+  {
+    re: new RegExp(`\\bstop\\s+with\\s+(?:(?:the|these|your|all)\\s+){0,3}${MSG}`),
+    label: 'stop with the messages',
+    confidence: 'medium',
+  },
+  {
+    re: /\b(?:remove|delete|drop|unsubscribe|unenroll|unenrol|opt)\s+(?:me|my number|this number|my phone(?: number)?)\b/,
+    label: 'remove me',
+    confidence: 'medium',
+  },
+  { re: /\btake\s+(?:me|my number|this number)\s+off\b/, label: 'take me off', confidence: 'medium' },
+  { re: /\bleave\s+me\s+alone\b/, label: 'leave me alone', confidence: 'medium' },
+  { re: /\blose\s+(?:my|this)\s+number\b/, label: 'lose my number', confidence: 'medium' },
+  { re: /\bunsubscribe\b|\bunsub\b/, label: 'unsubscribe', confidence: 'medium' },
+  { re: /\bopt(?:\s|-)?out\b/, label: 'opt out', confidence: 'medium' },
+  { re: /\b(?:revoke|withdraw)\b.*\bconsent\b/, label: 'revoke consent', confidence: 'medium' },
+  {
+    re: new RegExp(`\\bcancel\\s+(?:(?:my|the|all|these|your|this)\\s+){0,3}(?:subscription|${MSG})\\b`),
+    label: 'cancel the messages',
+    confidence: 'medium',
+  },
+  { re: /\b(?:f+u+c+k+|f\*+k|piss)\s+off\b/, label: 'abuse telling the sender to go away', confidence: 'low' },
+  { re: /\bdar(?:me)?\s+de\s+baja\b/, label: 'darme de baja (Spanish)', confidence: 'low' },
+  {
+    re: /\bno\s+(?:me\s+)?(?:envien|envies|manden|mandes|escriban|escribas)\b.*\bmas\b|\bno\s+mas\s+mensajes\b/,
+    label: 'no más mensajes (Spanish)',
+    confidence: 'low',
+  },
+  { re: /\b(?:desabonner|desinscrire|arretez)\b/, label: 'désabonner (French)', confidence: 'low' },
+]
+
+function phraseHit(text: string): Hit | null {
+  for (const p of PHRASES) {
+    const m = p.re.exec(text)
+    if (!m) continue
+    if (!p.negative && NEGATION.test(text.slice(0, m.index))) continue
+    return { kind: 'opt-out', keyword: p.label, confidence: p.confidence, reason: `opt-out wording: "${m[0]}"` }
+  }
+  return null
+}
+
+const SENTENCE_KEYWORDS = new Set(['stop', 'stopall', 'unsubscribe', 'cancel', 'end', 'quit', 'revoke', 'optout'])
+
+function sentenceHit(text: string): Hit | null {
+  const sentences = text.split(/[.!?;\n]+|\s[-–—]\s/)
+  if (sentences.length < 2) return null
+  for (const s of sentences) {
+    const words = core(tokens(s))
+    const keyword = OPT_OUT_WORDS.get(words.join(' '))
+    if (keyword && SENTENCE_KEYWORDS.has(keyword))
+      return {
+        kind: 'opt-out',
+        keyword,
+        confidence: 'medium',
+        reason: `the opt-out keyword ${keyword.toUpperCase()} as a sentence of its own`,
+      }
+  }
+  return null
+}
+
+const NONE: OptOutResult = { kind: 'none', confidence: 'high', reason: 'no opt-out or opt-in wording' }
+
+export function classifyOptOut(body: string | null | undefined): OptOutResult {
+  if (!body) return NONE
+  const stripped = body.replace(/[\s\p{P}\uFE0F]/gu, '')
+  if (stripped.length > 0 && /^(?:🛑)+$/u.test(stripped))
+    return { kind: 'opt-out', keyword: '🛑', confidence: 'low', reason: 'a stop-sign emoji alone' }
+  const text = normaliseText(body)
+  const words = tokens(text)
+  if (words.length === 0) return NONE
+  return keywordHit(core(words), body) ?? phraseHit(text) ?? sentenceHit(text) ?? NONE
+}

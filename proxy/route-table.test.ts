@@ -1,0 +1,221 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { allows, type Role } from '../contract/roles.ts'
+import { call, cookieFrom, HISTORY } from './access/test-stack.ts'
+import { addUser } from './access/users.ts'
+import { parseConfig } from './config.ts'
+import type { RouteSpec } from './http-types.ts'
+import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
+import { start, type Running } from './server.ts'
+
+/**
+ * Generated from the route table the server really answers: every route × {signed out, viewer,
+ * admin} × every spelling of its path that other software reads as the same path. A route gets
+ * its declared answer under its exact path and nothing else under any other spelling; a read
+ * route leaves an access-log entry naming the reader. A route added later is covered by
+ * being in the table.
+ */
+
+const PASSWORD = 'Plinth-Harbour-Quietly-71'
+const WHO: Array<{ label: string; role: Role | null }> = [
+  { label: 'signed out', role: null },
+  { label: 'viewer', role: 'viewer' },
+  { label: 'admin', role: 'admin' },
+]
+
+/** A concrete path for a route: a `:name` segment becomes a user that does not exist. */
+const concrete = (path: string) => path.replace(/:[a-z]+$/, 'nobody')
+
+/**
+ * Spellings of a route's path that a lenient router or a URL parser would take as the same
+ * route. They alter the last fixed segment (a `:name` value is data, not a spelling).
+ */
+export function spellings(path: string): string[] {
+  const parts = path.split('/')
+  const param = parts[parts.length - 1]!.startsWith(':') ? `/${concrete(parts.pop()!)}` : ''
+  const last = parts.pop()!
+  const head = parts.join('/')
+  const at = /[a-z]/.exec(last)!.index
+  const encoded = `${head}/${last.slice(0, at)}%${last.charCodeAt(at).toString(16)}${last.slice(at + 1)}`
+  return [
+    `${head}/./${last}`,
+    `${head}//${last}`,
+    `${head}/%2e/${last}`,
+    `${head}/x/%2E%2E/${last}`,
+    `${head}/x/../${last}`,
+    `${head}/${last}/`,
+    `${head}/${last}`.toUpperCase(),
+    `${head}/${last.slice(0, at)}${last[at]!.toUpperCase()}${last.slice(at + 1)}`,
+    `${head}/${last};x=1`,
+    encoded,
+    encoded.replace(/%([0-9a-f]{2})/, (_m, h: string) => `%${h.toUpperCase()}`),
+  ].map((p) => p + param)
+}
+
+/** A request each read route answers with data for, so its entry can be looked for. */
+const SAMPLE: Record<string, { query?: string; form?: string; json?: unknown }> = {
+  'POST /api/smshistory': { form: `number=${HISTORY.number}&tid=${HISTORY.tid}&history_start=1&history_end=5` },
+  'POST /api/history/shown': { json: { number: HISTORY.number, tid: HISTORY.tid, start: 6, end: 10 } },
+  'GET /api/index/search': { query: `numbers=${HISTORY.number}&limit=5` },
+  'GET /api/index/thread': { query: `number=${HISTORY.number}&party=%PARTY%` },
+  'GET /api/index/parties': { query: `number=${HISTORY.number}` },
+  'GET /api/index/stats': { query: `number=${HISTORY.number}` },
+  'GET /api/index/message': { query: `number=${HISTORY.number}&ordinal=1` },
+  'GET /api/index/locate': { query: `number=${HISTORY.number}&date=2030-01-01` },
+  'GET /api/index/export': { query: `numbers=${HISTORY.number}` },
+  'GET /api/auth/access-log': { query: 'limit=5' },
+  'GET /api/auth/access-log/export': { query: 'user=ada' },
+}
+
+describe('the route table', () => {
+  let dir: string
+  let running: Running
+  let rooms: Rooms
+  const cookies: Partial<Record<Role, string>> = {}
+  let party = ''
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sb-routes-'))
+    const env = { PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: '0', ACCESS: 'password', DATA_DIR: join(dir, 'data'), SYNC_RATE: '0' }
+    const config = parseConfig(env)
+    const roomsCfg = roomsConfigIssues(env, config)
+    if (!roomsCfg.config) throw new Error(roomsCfg.issues.join('\n'))
+    const cfg = roomsCfg.config
+    running = await start(config, {
+      rooms: async (forwarder) => {
+        rooms = await openRooms(cfg, { forwarder, log: () => {} })
+        return rooms
+      },
+    })
+    const now = new Date()
+    await addUser(rooms.db, { name: 'ada', role: 'admin', password: PASSWORD }, { now })
+    await addUser(rooms.db, { name: 'vic', role: 'viewer', password: PASSWORD }, { now })
+    for (const [role, name] of [
+      ['admin', 'ada'],
+      ['viewer', 'vic'],
+    ] as const) {
+      const r = await call(port(), 'POST', '/api/auth/signin', { json: { name, password: PASSWORD } })
+      expect(r.status).toBe(200)
+      cookies[role] = cookieFrom(r)
+    }
+    // One number indexed, so read routes have customer data to show.
+    await rooms.index.syncer!.request({ number: HISTORY.number, tid: HISTORY.tid })
+    await rooms.index.syncer!.idle()
+    const parties = await rooms.db.query<{ party: string }>(
+      `SELECT party_digits AS party FROM index_messages WHERE number = $1 AND party_digits <> '' LIMIT 1`,
+      [HISTORY.number],
+    )
+    party = parties.rows[0]!.party
+  }, 120_000)
+
+  afterAll(async () => {
+    await running?.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  const port = () => Number(new URL(running.url).port)
+  const headersFor = (role: Role | null): Record<string, string> => (role ? { cookie: cookies[role]! } : {})
+  const send = (route: RouteSpec, path: string, role: Role | null, sample?: (typeof SAMPLE)[string]) => {
+    const query = sample?.query?.replace('%PARTY%', party)
+    return call(port(), route.method, query ? `${path}?${query}` : path, {
+      headers: {
+        ...headersFor(role),
+        ...(sample?.form ? { 'content-type': 'application/x-www-form-urlencoded' } : ({} as Record<string, string>)),
+      },
+      ...(sample?.json !== undefined ? { json: sample.json } : sample?.form ? { body: sample.form } : {}),
+    })
+  }
+  // Forgetting would empty the index the other rows read; it runs last, in its own test.
+  const routes = () => running.routes.filter((r) => r.path !== '/api/index/forget' && r.path !== '/api/auth/signout')
+
+  it('declares every route once, with an access level and a read flag', () => {
+    const keys = running.routes.map((r) => `${r.method} ${r.path}`)
+    expect(new Set(keys).size).toBe(keys.length)
+    for (const r of running.routes) {
+      expect(['public', 'signed-in', 'admin']).toContain(r.access)
+      if (r.reads !== null) expect(SAMPLE[`${r.method} ${r.path}`], `a sample request for read route ${r.path}`).toBeDefined()
+    }
+  })
+
+  it('answers each route as declared for the signed out, a viewer and an admin', async () => {
+    for (const route of routes())
+      for (const who of WHO) {
+        const r = await send(route, concrete(route.path), who.role, SAMPLE[`${route.method} ${route.path}`])
+        const what = `${route.method} ${route.path} as ${who.label}: ${r.status} ${r.text.slice(0, 120)}`
+        if (allows(who.role, route.access)) {
+          // Reached its handler: not refused, and not the router's "no such path" (a missing user is the handler's 404).
+          expect([401, 403, 405], what).not.toContain(r.status)
+          expect(r.status === 404 && r.json().error?.field === 'path', what).toBe(false)
+          if (route.reads) expect(r.status, what).toBe(200)
+        } else expect(r.status, what).toBe(who.role ? 403 : 401)
+      }
+  }, 120_000)
+
+  it('refuses every other spelling of every path, for everyone', async () => {
+    for (const route of running.routes)
+      for (const path of spellings(route.path))
+        for (const who of WHO) {
+          const r = await send(route, path, who.role, SAMPLE[`${route.method} ${route.path}`])
+          const what = `${route.method} ${path} as ${who.label}: ${r.status} ${r.text.slice(0, 120)}`
+          expect([400, 404], what).toContain(r.status)
+          expect(r.json().error?.kind, what).toMatch(/^(invalid_request|not_found)$/)
+        }
+    // The index still holds everything: no spelling of forget ran.
+    const left = await rooms.db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_messages')
+    expect(left.rows[0]!.n).toBeGreaterThan(0)
+  }, 180_000)
+
+  it('leaves an access-log entry naming the reader for every read route', async () => {
+    for (const route of running.routes.filter((r) => r.reads !== null)) {
+      const role: Role = route.access === 'admin' ? 'admin' : 'viewer'
+      const before = await rooms.db.query<{ n: number }>('SELECT count(*)::int AS n FROM access_log WHERE action = $1', [route.reads])
+      const r = await send(route, route.path, role, SAMPLE[`${route.method} ${route.path}`])
+      expect(r.status, `${route.path}: ${r.text.slice(0, 200)}`).toBe(200)
+      const after = await rooms.db.query<{ n: number; actor: string }>(
+        'SELECT count(*)::int AS n, max(actor) AS actor FROM access_log WHERE action = $1 AND id > (SELECT coalesce(max(id), 0) FROM access_log) - 3',
+        [route.reads],
+      )
+      expect(after.rows[0]!.n, `${route.path} recorded ${route.reads}`).toBeGreaterThan(0)
+      expect(after.rows[0]!.actor).toBe(role === 'admin' ? 'ada' : 'vic')
+      const total = await rooms.db.query<{ n: number }>('SELECT count(*)::int AS n FROM access_log WHERE action = $1', [route.reads])
+      expect(total.rows[0]!.n).toBeGreaterThan(before.rows[0]!.n)
+    }
+  }, 120_000)
+
+  it('logs a prefetched history page as a prefetch, and as a view once shown', async () => {
+    const form = `number=${HISTORY.number}&tid=${HISTORY.tid}&history_start=11&history_end=15`
+    const r = await call(port(), 'POST', '/api/smshistory', {
+      headers: { cookie: cookies.viewer!, 'content-type': 'application/x-www-form-urlencoded', 'x-switchboard-prefetch': '1' },
+      body: form,
+    })
+    expect(r.status).toBe(200)
+    const entries = async () =>
+      (
+        await rooms.db.query<{ action: string }>(
+          `SELECT action FROM access_log WHERE details->>'start' = '11' AND number = $1 ORDER BY id`,
+          [HISTORY.number],
+        )
+      ).rows.map((e) => e.action)
+    expect(await entries()).toEqual(['history.prefetch'])
+    const shown = await call(port(), 'POST', '/api/history/shown', {
+      headers: { cookie: cookies.viewer! },
+      json: { number: HISTORY.number, tid: HISTORY.tid, start: 11, end: 15 },
+    })
+    expect(shown.status).toBe(200)
+    expect(await entries()).toEqual(['history.prefetch', 'history.view'])
+  })
+
+  it('lets only an admin forget, under the exact path only', async () => {
+    const forget = running.routes.find((r) => r.path === '/api/index/forget')!
+    for (const path of spellings(forget.path)) {
+      const r = await call(port(), 'POST', path, { headers: { cookie: cookies.admin! }, json: { all: true } })
+      expect([400, 404], path).toContain(r.status)
+    }
+    expect((await call(port(), 'POST', forget.path, { headers: { cookie: cookies.viewer! }, json: { all: true } })).status).toBe(403)
+    expect((await call(port(), 'POST', forget.path, { json: { all: true } })).status).toBe(401)
+    const ok = await call(port(), 'POST', forget.path, { headers: { cookie: cookies.admin! }, json: { number: HISTORY.number } })
+    expect(ok.status).toBe(200)
+  })
+})

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { AccessGate, RouteSpec } from './http-types.ts'
+import { sendJson } from './http.ts'
+import { canonicalPathProblem, createRouter } from './router.ts'
+import { proxyFor, sendRaw, stubUpstream } from './test-helpers.ts'
+
+const ok: RouteSpec['handle'] = async (_req, res) => sendJson(res, 200, { ok: true })
+
+describe('the router', () => {
+  it('refuses a table that declares a route twice or a read with no action name', () => {
+    const r: RouteSpec = { method: 'GET', path: '/api/x', access: 'public', reads: null, handle: ok }
+    expect(() => createRouter([r, r])).toThrow(/declared twice/)
+    expect(() => createRouter([{ ...r, reads: 'Not An Action' }])).toThrow(/access-log action/)
+    expect(() => createRouter([{ ...r, path: '/api/X' }])).toThrow(/lower-case/)
+  })
+
+  it('matches exactly, names the allowed methods, and prefers fixed segments to parameters', () => {
+    const router = createRouter([
+      { method: 'GET', path: '/api/u', access: 'public', reads: null, handle: ok },
+      { method: 'POST', path: '/api/u/:name', access: 'public', reads: null, handle: ok },
+      { method: 'POST', path: '/api/u/all', access: 'public', reads: null, handle: ok },
+    ])
+    expect(router.match('GET', '/api/u/')).toBeNull()
+    expect(router.match('GET', '/api/uu')).toBeNull()
+    expect(router.match('DELETE', '/api/u')).toEqual({ allow: ['GET'] })
+    const all = router.match('POST', '/api/u/all')
+    expect(all && 'match' in all ? all.match.route.path : null).toBe('/api/u/all')
+    const named = router.match('POST', '/api/u/a%20b')
+    expect(named && 'match' in named ? named.match.params : null).toEqual({ name: 'a b' })
+  })
+
+  it.each(['/api/./x', '/api/x/', '/api/x;a=1', '/api/%78', '/api/%2D', '/api/a%7Eb'])('refuses the non-canonical %s', (path) => {
+    expect(canonicalPathProblem(path)?.status).toBe(400)
+  })
+  it.each(['/api/x', '/api/auth/users/a%20b', '/api/auth/users/%40home'])('accepts %s', (path) => {
+    expect(canonicalPathProblem(path)).toBeUndefined()
+  })
+})
+
+describe('a read route fails closed', () => {
+  let up: Awaited<ReturnType<typeof stubUpstream>>
+  let proxy: Awaited<ReturnType<typeof proxyFor>>
+  let logWorks = true
+  const gate: AccessGate = {
+    identify: async () => ({ name: 'ada', role: 'admin', via: 'password' }),
+    routes: [],
+    audit: () => {},
+    recordRead: async () => {
+      if (!logWorks) throw new Error('disk full')
+    },
+  }
+  const routes: RouteSpec[] = [
+    // A handler that forgets to record its read.
+    { method: 'GET', path: '/api/forgetful', access: 'signed-in', reads: 'test.read', handle: ok },
+    {
+      method: 'GET',
+      path: '/api/careful',
+      access: 'signed-in',
+      reads: 'test.read',
+      handle: async (req, res, url, ctx) => {
+        await ctx.logRead({ what: 'x' })
+        return ok(req, res, url, ctx, {})
+      },
+    },
+  ]
+  beforeAll(async () => {
+    up = await stubUpstream((_q, res) => res.end('{}'))
+    proxy = await proxyFor(up.url, {}, { gate, routes })
+  })
+  afterAll(async () => {
+    await proxy.close()
+    await up.close()
+  })
+  const get = (path: string) => sendRaw(proxy.port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
+
+  it('refuses to send the answer of a read that was not recorded', async () => {
+    const r = await get('/api/forgetful')
+    expect(r.status).toBe(500)
+    expect(r.body.toString()).not.toContain('"ok"')
+  })
+
+  it('answers 503 when the entry cannot be written, and serves again once it can', async () => {
+    logWorks = false
+    const refused = await get('/api/careful')
+    expect(refused.status).toBe(503)
+    expect(refused.body.toString()).toMatch(/access log could not record/)
+    logWorks = true
+    expect((await get('/api/careful')).status).toBe(200)
+  })
+})

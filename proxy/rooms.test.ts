@@ -19,7 +19,7 @@ import { createSimulator } from './simulator/simulator.ts'
  */
 
 const DOZENS = { number: '18552009444', tid: 'JQYBHYV97381' } // 36 messages in the simulator
-const PASSWORD = 'correct horse battery staple'
+const PASSWORD = 'a long rooms password 7'
 
 describe('rooms configuration', () => {
   test('every problem of the index and access variables at once, each naming its variable', () => {

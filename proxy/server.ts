@@ -10,6 +10,7 @@ import { createForwarder, type Forwarder } from './forward.ts'
 import { DEMO_CREDENTIALS, LARGE_CREDENTIALS } from './simulator/dataset.ts'
 import { createSimulator } from './simulator/simulator.ts'
 import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
+import { withControlSocket } from './access/control-socket.ts'
 
 export interface Running {
   server: Server
@@ -181,7 +182,12 @@ async function main() {
   const running = await start(cfg, {
     staticDir: resolve(process.cwd(), 'dist'),
     log,
-    rooms: (forwarder) => openRooms(rooms, { forwarder, log: (line) => console.error(line) }),
+    rooms: async (forwarder) =>
+      withControlSocket(
+        await openRooms(rooms, { forwarder, log: (line) => console.error(line) }),
+        rooms.index.databaseUrl ? null : resolve(rooms.index.dataDir),
+        (line) => console.error(line),
+      ),
   }).catch((err: NodeJS.ErrnoException) => {
     console.error(
       err.code === 'EADDRINUSE' || err.code === 'EACCES'

@@ -241,8 +241,10 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
         [num(4).number],
       )
       expect(st.rows[0]!.state).toBe('paused')
-      // Whatever the upstream's words, the account's own listing no longer holds it: marked as gone.
+      // Whatever the wording, the account's own listing no longer holds the number: it left the
+      // account (forward.ts decides "no such number" from the listing), and the service's words are kept.
       expect(st.rows[0]!.error).toMatch(/no such number/)
+      if (wording !== 'unknown') expect(st.rows[0]!.error).toContain(REMOVAL_WORDINGS[wording])
       expect(st.rows[0]!.removed).toBe(true)
       expect((await freshness(db, [num(4).number])).incomplete).toEqual([num(4).number])
     },

@@ -43,7 +43,7 @@ async function request(job: Job, start: number, end: number): Promise<Attempt> {
 
 function classify(err: unknown): Attempt {
   if (err instanceof ProxyError) {
-    const { kind, message, retryAfterMs } = err.body
+    const { kind, message, retryAfterMs, cause } = err.body
     // A refusal will not pass by retrying: pause the number and say why.
     if (kind === 'unauthorized')
       return {
@@ -52,7 +52,8 @@ function classify(err: unknown): Attempt {
         stop: { kind: 'pause', message: `Paused: ${message} Check API_SYS_ID and API_AUTH_TOKEN, then sync again.` },
       }
     if (kind === 'upstream_rejected') return { ok: false, message, stop: { kind: 'pause', message: `Paused: ${message}` } }
-    if (kind === 'not_found') return { ok: false, message, stop: { kind: 'gone', message: `Paused: ${message}` } }
+    if (kind === 'not_found')
+      return { ok: false, message, stop: { kind: 'gone', message: `Paused: ${message}${cause ? ` The service said: ${cause}` : ''}` } }
     return { ok: false, message, ...(retryAfterMs !== undefined ? { waitMs: retryAfterMs } : {}) }
   }
   if (err instanceof PageError) return { ok: false, message: err.message }

@@ -50,6 +50,10 @@ export interface NumberIndexStatus {
   error: string | null
   /** While syncing: records fetched so far of the total. */
   progress: { done: number; total: number } | null
+  /** The account's listing no longer has this number: its messages stay until forgotten, never reported fresh. */
+  removed?: boolean
+  /** Other tids the account lists for the same number (a finding: the listing names it twice). */
+  otherTids?: string[]
 }
 
 export interface Freshness {

@@ -174,8 +174,11 @@ export async function numberStatuses(db: Queryable): Promise<Array<NumberIndexSt
     newest: Date | null
     oldest: Date | null
     full_done: boolean
+    removed: boolean
+    other_tids: string[]
   }>(
     `SELECT n.number, n.tid, n.state, n.indexed, n.upstream_total, n.error, n.last_synced_at, n.progress_done, n.progress_total, n.full_done,
+            n.removed_at IS NOT NULL AS removed, n.other_tids,
             (SELECT max(day) FROM index_daily d WHERE d.number = n.number) AS newest_day,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date DESC, m.ordinal DESC LIMIT 1) AS newest,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date ASC, m.ordinal ASC LIMIT 1) AS oldest
@@ -193,6 +196,8 @@ export async function numberStatuses(db: Queryable): Promise<Array<NumberIndexSt
     error: x.error,
     progress: x.state === 'syncing' && x.progress_total !== null ? { done: x.progress_done ?? 0, total: x.progress_total } : null,
     fullyIndexed: x.full_done,
+    removed: x.removed,
+    otherTids: x.other_tids,
   }))
 }
 

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import type { Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OpenedDb } from '../db/open.ts'
@@ -7,7 +8,7 @@ import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
 import { extraTid, REMOVAL_WORDINGS, type RemovalWording } from '../simulator/quirks.ts'
 import { createSimulator, type Simulator } from '../simulator/simulator.ts'
 import { parseIndexConfig, parseIndexConfigResult } from './config.ts'
-import { forget, freshness } from './queries.ts'
+import { forget, freshness, numberStatuses } from './queries.ts'
 import { createIndex } from './routes.ts'
 import { createSyncer, overallProgress, SECONDARY_INDEXES } from './sync.ts'
 
@@ -224,7 +225,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
   })
 
   it.each(Object.keys(REMOVAL_WORDINGS) as RemovalWording[])(
-    'a number removed mid-sync (refused as "%s") pauses and is never reported fresh',
+    'a number removed mid-sync (refused as "%s") pauses, is marked removed and is never reported fresh',
     async (wording) => {
       await forgetAll(4)
       const removing = hooked(fw, async (n) => {
@@ -282,10 +283,59 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
         [gone],
       )
       expect(marked.rows[0]!.n).toBe(2)
+      // The status shows both findings.
+      const statuses = await numberStatuses(db)
+      expect(statuses.find((x) => x.number === num(3).number)).toMatchObject({ removed: false, otherTids: [extraTid(num(3).number)] })
+      expect(statuses.find((x) => x.number === gone[0])).toMatchObject({ removed: true })
     } finally {
       await control(simUrl, '/__sim/quirks', {}, 'DELETE')
     }
   })
+
+  it.runIf(engine === 'postgres').each([300, 1100, 2000])(
+    'a server killed (SIGKILL) after %i messages: another takes the number over and ends exact, with every index',
+    async (after) => {
+      await forget(db, null)
+      await forgetAll(0)
+      const where = await db.query<{ port: string; name: string }>('SELECT current_setting($1) AS port, current_database() AS name', [
+        'port',
+      ])
+      const url = `postgres://postgres@127.0.0.1:${where.rows[0]!.port}/${where.rows[0]!.name}`
+      const child = spawn(process.execPath, ['--import', 'tsx', 'proxy/index/sync-child.ts', url, simUrl, num(0).number, num(0).tid], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      })
+      let err = ''
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+      const deadline = Date.now() + 30_000
+      for (;;) {
+        const r = await db.query<{ indexed: number }>('SELECT indexed FROM index_numbers WHERE number = $1', [num(0).number])
+        if ((r.rows[0]?.indexed ?? 0) >= after) break
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the child never reached ${after} messages: ${err}`)
+        await new Promise((ok) => setTimeout(ok, 10))
+      }
+      child.kill('SIGKILL')
+      await new Promise((ok) => child.once('exit', ok))
+      const mid = await db.query<{ state: string; full_done: boolean; held: boolean }>(
+        'SELECT state, full_done, locked_by IS NOT NULL AS held FROM index_numbers WHERE number = $1',
+        [num(0).number],
+      )
+      expect(mid.rows[0]).toEqual({ state: 'syncing', full_done: false, held: true })
+      expect(await indexNames()).not.toContain('index_messages_thread')
+      const s = createSyncer({ db, forwarder: fw, pageCap: 100, concurrency: 1, rate: 0, leaseMs: 500 })
+      const until = Date.now() + 20_000
+      for (;;) {
+        await s.resumePending()
+        await s.idle()
+        const r = await db.query<{ state: string }>('SELECT state FROM index_numbers WHERE number = $1', [num(0).number])
+        if (r.rows[0]!.state === 'idle' || Date.now() > until) break
+        await new Promise((ok) => setTimeout(ok, 100))
+      }
+      await s.close()
+      await expectExact(0, 2345)
+      expect(await indexNames()).toEqual(expect.arrayContaining(SECONDARY))
+    },
+    60_000,
+  )
 
   it('takes over a number left syncing by a dead server once its lease expires', async () => {
     await forgetAll(5)

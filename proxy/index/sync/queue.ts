@@ -71,6 +71,7 @@ function contextOf(opts: SyncOptions): SyncContext {
     maxRetries: opts.maxRetries ?? 5,
     backoffMs: opts.backoffMs ?? 500,
     bulkMin: opts.bulkMin ?? 100_000,
+    storeRows: opts.storeRows ?? 5000,
     leaseMs: opts.leaseMs ?? LEASE_MS,
     owner: randomUUID(),
     limit: createLimiter(opts.rate),

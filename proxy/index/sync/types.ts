@@ -17,6 +17,8 @@ export interface SyncOptions {
   leaseMs?: number
   /** A first walk at least this long into an index less than half its size loads in bulk. */
   bulkMin?: number
+  /** Rows stored per transaction in a full walk, with its checkpoint (PGlite's COPY costs ~7 ms a call). */
+  storeRows?: number
 }
 
 export interface SyncRequest {
@@ -81,6 +83,7 @@ export interface SyncContext {
   maxRetries: number
   backoffMs: number
   bulkMin: number
+  storeRows: number
   leaseMs: number
   /** This syncer's name in the leases it holds. */
   owner: string

@@ -18,8 +18,6 @@ import { ok, stopped, type Job, type NumberRow, type Result } from './types.ts'
  * in the same transaction as its rows, so a crash loses at most one batch of work.
  */
 
-/** Rows stored per transaction (PGlite's COPY costs ~7 ms a call over its rows). */
-const STORE_ROWS = 5000
 /** Pages asked for ahead: the upstream prepares them while this server parses and stores. */
 const AHEAD = 4
 /** Consecutive pages whose overlap record was pushed out of the page by arrivals. */
@@ -216,7 +214,7 @@ async function advance(w: Walk, page: Page, rows: Placed[]): Promise<void> {
   w.topStored = Math.max(w.topStored, hi)
   w.bufferPage = page
   w.bufferCp = { next, total: w.totalKnown, check }
-  if (w.buffer.length >= STORE_ROWS || next <= 0) await flush(w)
+  if (w.buffer.length >= w.job.ctx.storeRows || next <= 0) await flush(w)
   w.next = next
   w.check = check
 }

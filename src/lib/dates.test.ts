@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { dayOf, dayRangeInZone, endOfDay, isoInZone, isoUtc, parseApiDate, zoneLabel } from './dates'
+import { dayOf, dayRangeInZone, endOfDay, isoInZone, isoUtc, isWholeDay, parseApiDate, zoneLabel } from './dates'
 
 describe('dates', () => {
   it('writes ISO UTC with a Z', () => {
@@ -38,5 +38,16 @@ describe('dates', () => {
       if (saved === undefined) delete process.env.TZ
       else process.env.TZ = saved
     }
+  })
+})
+
+describe('isWholeDay', () => {
+  it('takes a real day with a four-digit year', () => {
+    expect(isWholeDay('2026-11-17')).toBe(true)
+    expect(isWholeDay('2024-02-29')).toBe(true)
+  })
+  it('refuses what a date input reports while the year is being typed, and days that do not exist', () => {
+    for (const v of ['0002-11-17', '0020-11-17', '0202-11-17', '2026-02-31', '2026-13-01', '2026-11-1', ''])
+      expect(isWholeDay(v)).toBe(false)
   })
 })

@@ -102,3 +102,13 @@ export function dayRangeInZone(from: string, to: string, zone: Zone): { from?: s
 export function dayOf(ms: number, zone: Zone): string {
   return (zone === 'utc' ? isoUtc(ms) : isoInZone(ms, zone)).slice(0, 10)
 }
+
+/**
+ * A day a person has finished typing: a real `YYYY-MM-DD` with a four-digit year. A date input
+ * reports `0002-11-17` at the first digit of the year, so years below 1000 are typing in progress.
+ */
+export function isWholeDay(v: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v)
+  if (!m || Number(m[1]) < 1000) return false
+  return new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))).toISOString().slice(0, 10) === v
+}

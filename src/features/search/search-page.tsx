@@ -4,6 +4,7 @@ import { INDEX_PATHS, type SearchParams } from '../../../contract/index-api'
 import { startExport } from '../../api/export-jobs'
 import { searchQuery, useIndexStatus, type Freshness, type IndexedRow } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
+import { DayField } from '../../components/day-field'
 import { IndexOffAlert } from '../../components/index-off-alert'
 import { VirtualTable } from '../../components/data-table/virtual-table'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
@@ -147,24 +148,8 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
               options={{ yes: 'Has media', no: 'No media' }}
               onChange={(v) => setParams({ media: v }, { replace: true })}
             />
-            <label className="flex flex-col">
-              From (day)
-              <input
-                type="date"
-                className="input"
-                value={search.from}
-                onChange={(e) => setParams({ from: e.target.value }, { replace: true })}
-              />
-            </label>
-            <label className="flex flex-col">
-              To (day, included)
-              <input
-                type="date"
-                className="input"
-                value={search.to}
-                onChange={(e) => setParams({ to: e.target.value }, { replace: true })}
-              />
-            </label>
+            <DayField label="From (day)" value={search.from} onCommit={(v) => setParams({ from: v }, { replace: true })} />
+            <DayField label="To (day, included)" value={search.to} onCommit={(v) => setParams({ to: v }, { replace: true })} />
             <label className="flex flex-col">
               Numbers
               <select

@@ -1,0 +1,54 @@
+import { expect, test } from './fixtures'
+import { NUMBERS, indexNumber } from './helpers'
+
+/** A new user's ordinary steps, as they would take them: typing, clicking, reading. */
+test.describe('date fields', () => {
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+  })
+
+  test('typing a date digit by digit changes the URL only once the date is whole', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&tz=utc`)
+    await expect(page.getByRole('status').filter({ hasText: /^2,345 matches/ })).toBeVisible()
+    const from = page.getByLabel('From (day)')
+    await from.click()
+    // Each URL the page passes through while the digits go in: none may name a partial date.
+    const seen: string[] = []
+    page.on('framenavigated', (f) => {
+      if (f === page.mainFrame()) seen.push(f.url())
+    })
+    const urls: string[] = []
+    for (const key of '11192026') {
+      await page.keyboard.type(key)
+      urls.push(page.url())
+    }
+    await expect(page).toHaveURL(/from=2026-11-19/)
+    await expect(from).toHaveValue('2026-11-19')
+    const partial = [...urls, ...seen].map((u) => new URL(u).searchParams.get('from')).filter((v) => v !== null && v !== '2026-11-19')
+    expect(partial).toEqual([])
+    await expect(page.getByRole('status').filter({ hasText: /^\d+ match/ })).not.toHaveText(/^2,345/)
+
+    // Pasting (a fill) a whole date commits it; clearing the field removes the filter.
+    await page.getByLabel('To (day, included)').fill('2026-11-19')
+    await expect(page).toHaveURL(/to=2026-11-19/)
+    await expect(page.getByRole('status').filter({ hasText: /^62 matches/ })).toBeVisible()
+    await from.fill('')
+    await expect(page).not.toHaveURL(/from=/)
+  })
+
+  test('a half-typed date is not saved and the field says what is missing', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&from=2026-11-19&tz=utc`)
+    const from = page.getByLabel('From (day)')
+    await expect(from).toHaveValue('2026-11-19')
+    // The year replaced by its first digit: the URL keeps the last whole date.
+    await from.click()
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.type('2')
+    await page.waitForTimeout(400)
+    await expect(page).toHaveURL(/from=2026-11-19/)
+    await from.blur()
+    await expect(page.getByText(/Type the whole date/)).toBeVisible()
+  })
+})

@@ -51,3 +51,14 @@ describe('isWholeDay', () => {
       expect(isWholeDay(v)).toBe(false)
   })
 })
+
+describe('parseApiDate reads dates as the server does', () => {
+  it('refuses a day that does not exist instead of rolling it into March', () => {
+    expect(parseApiDate('2026-02-31 10:00:00')).toBeNull()
+    expect(parseApiDate('2026-04-31 10:00:00')).toBeNull()
+  })
+  it('accepts fractional seconds and a Z, to the whole second', () => {
+    expect(parseApiDate('2026-11-20T12:00:00.123Z')).toBe(Date.UTC(2026, 10, 20, 12, 0, 0))
+    expect(parseApiDate('2026-11-20 12:00:00.5')).toBe(Date.UTC(2026, 10, 20, 12, 0, 0))
+  })
+})

@@ -195,7 +195,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
               Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
             </button>
           </div>
-          <p className="text-xs text-slate-700">No numbers picked means all numbers. Dates are whole UTC days.</p>
+          <p className="text-xs text-slate-700">No numbers picked means all numbers. From and To are whole days in {zoneLabel(zone)}.</p>
         </form>
 
         {index.loading ? (

@@ -52,3 +52,40 @@ test.describe('date fields', () => {
     await expect(page.getByText(/Type the whole date/)).toBeVisible()
   })
 })
+
+test.describe('one meaning of a day, and charts that lead to the messages', () => {
+  test.use({ timezoneId: 'America/New_York' })
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+  })
+
+  test('Search says its days are the shown zone’s days', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}`)
+    await expect(page.getByText('From and To are whole days in Local time (America/New_York).')).toBeVisible()
+    await expect(page.getByText(/whole UTC days/)).toHaveCount(0)
+    await page.getByRole('button', { name: /switch to UTC/ }).click()
+    await expect(page.getByText('From and To are whole days in UTC.')).toBeVisible()
+  })
+
+  test('the failure axis starts at 0 and a day’s failures open in Search, the same messages as counted', async ({ page }) => {
+    await page.goto(`/charts?number=${NUMBERS.big.number}`)
+    const figures = page.getByRole('region', { name: /Chart figures/ })
+    await expect(figures.getByRole('row').nth(2)).toBeVisible()
+    const failureChart = page.getByRole('img', { name: /failure rate/ })
+    await expect(failureChart).toHaveAttribute('data-y-min', '0')
+    const link = figures.getByRole('link', { name: /^Failed messages of / }).first()
+    const day = (await link.getAttribute('aria-label'))!.replace('Failed messages of ', '')
+    const count = (await link.textContent())!.trim()
+    await link.click()
+    await expect(page).toHaveURL(new RegExp(`/search\\?.*from=${day}&to=${day}`))
+    await expect(page).toHaveURL(/status=error/)
+    await expect(page).toHaveURL(/tz=utc/)
+    await expect(page.getByRole('status').filter({ hasText: new RegExp(`^${count} match`) })).toBeVisible()
+    // Back to the chart, a point on the volume chart opens that day's messages.
+    await page.goBack()
+    await page.getByRole('link', { name: `Messages of ${day}` }).click()
+    await expect(page).toHaveURL(new RegExp(`from=${day}&to=${day}`))
+    await expect(page).not.toHaveURL(/status=/)
+  })
+})

@@ -1,5 +1,5 @@
 import { expect, test } from './fixtures'
-import { NUMBERS, indexNumber } from './helpers'
+import { APP, NUMBERS, historyUrl, indexNumber } from './helpers'
 
 /** A new user's ordinary steps, as they would take them: typing, clicking, reading. */
 test.describe('date fields', () => {
@@ -87,5 +87,67 @@ test.describe('one meaning of a day, and charts that lead to the messages', () =
     await page.getByRole('link', { name: `Messages of ${day}` }).click()
     await expect(page).toHaveURL(new RegExp(`from=${day}&to=${day}`))
     await expect(page).not.toHaveURL(/status=/)
+  })
+})
+
+test.describe('empty and error states say their cause', () => {
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+  })
+
+  test('a phone number typed into the text box is offered as the other party', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&tz=utc`)
+    await page.getByRole('searchbox', { name: /Search all messages/ }).fill('(917) 207-9778')
+    await expect(page.getByRole('status').filter({ hasText: /^0 matches/ })).toBeVisible()
+    await expect(page.getByText(/Try fewer filters/)).toHaveCount(0)
+    await page.getByRole('button', { name: /Search by other party instead\?/ }).click()
+    await expect(page).toHaveURL(/party=9172079778/)
+    await expect(page).not.toHaveURL(/q=/)
+    await expect(page.getByRole('status').filter({ hasText: /^[1-9][\d,]* match/ })).toBeVisible()
+  })
+
+  test('a number with nothing indexed offers indexing, not fewer filters', async ({ page }) => {
+    const forgot = await fetch(`${APP}/api/index/forget`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ number: NUMBERS.one.number }),
+    })
+    expect(forgot.ok).toBe(true)
+    await page.goto(`/search?numbers=${NUMBERS.one.number}`)
+    await expect(page.getByRole('status').filter({ hasText: /^0 matches/ })).toBeVisible()
+    await expect(page.getByText('Nothing is indexed yet')).toBeVisible()
+    await expect(page.getByText(/Try fewer filters/)).toHaveCount(0)
+    await page.getByRole('button', { name: 'Index all numbers' }).click()
+    await expect(page.getByText(/Indexing has started|match/).first()).toBeVisible()
+  })
+
+  test('with the provider down, an unindexed number names the cause', async ({ page, sim }) => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${APP}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    expect((await post('/api/index/forget', { number: NUMBERS.one.number })).ok).toBe(true)
+    await sim.fault({ op: 'smshistory', kind: 'reject', message: 'Service down for maintenance' })
+    expect((await post('/api/index/sync', { number: NUMBERS.one.number, tid: NUMBERS.one.tid })).ok).toBe(true)
+    await expect
+      .poll(
+        async () => {
+          const s = (await (await fetch(`${APP}/api/index/status`)).json()) as { numbers: Array<{ number: string; state: string }> }
+          return s.numbers.find((n) => n.number === NUMBERS.one.number)?.state
+        },
+        { timeout: 30_000 },
+      )
+      .toBe('error')
+    await page.goto(`/search?numbers=${NUMBERS.one.number}`)
+    await expect(page.getByText(/could not be read from the messaging provider/)).toBeVisible()
+    await expect(page.getByText(/Try fewer filters/)).toHaveCount(0)
+  })
+
+  test('History beside an error shows neither “Loading…” nor “of …”', async ({ page, sim }) => {
+    await sim.fault({ op: 'smshistory', kind: 'reject', message: 'Number suspended' })
+    await page.goto(historyUrl(NUMBERS.big))
+    await expect(page.getByRole('alert')).toContainText('Number suspended')
+    const pager = page.getByRole('navigation', { name: 'Pagination' })
+    await expect(pager).not.toContainText('Loading…')
+    await expect(pager).not.toContainText('of …')
   })
 })

@@ -151,3 +151,25 @@ test.describe('empty and error states say their cause', () => {
     await expect(pager).not.toContainText('of …')
   })
 })
+
+test.describe('a thread opened from a message', () => {
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+  })
+
+  test('opens at the clicked message, marked, with focus on the heading', async ({ page }) => {
+    // An old message of a long thread: far above the newest 100.
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&party=9172079778&q=stop&from=2026-10-27&to=2026-10-27&tz=utc`)
+    const table = page.getByRole('table', { name: /Search results/ })
+    const details = table.getByRole('link', { name: /^Details of message \d+$/ }).first()
+    const ordinal = (await details.getAttribute('aria-label'))!.replace('Details of message ', '')
+    await table.getByRole('link', { name: 'Thread with 9172079778' }).first().click()
+    await expect(page).toHaveURL(new RegExp(`/thread\\?.*at=${ordinal}`))
+    const marked = page.locator(`li[data-marked="true"][data-ordinal="${ordinal}"]`)
+    await expect(marked).toBeVisible({ timeout: 15_000 })
+    await expect(marked).toBeInViewport()
+    await expect(marked).toContainText('The message you opened')
+    await expect(page.getByRole('heading', { level: 1, name: /Thread between/ })).toBeFocused()
+  })
+})

@@ -115,6 +115,8 @@ export const threadSearch = z.object({
   tid: text,
   party: digits,
   tz: zoneParam,
+  /** The message (its ordinal, oldest = 1) the thread opens at and marks: the one clicked. */
+  at: optPosInt,
 })
 export type ThreadSearch = z.output<typeof threadSearch>
 

@@ -82,7 +82,7 @@ function ResultLinks({ m }: { m: IndexedRow }) {
       {m.phone ? (
         <li>
           <Link
-            href={paths.thread(m.number, tid, m.phone, { tz })}
+            href={paths.thread(m.number, tid, m.phone, { tz, at: m.ordinal })}
             className="inline-block min-h-6 py-1 text-blue-800 underline"
             aria-label={`Thread with ${m.phone}`}
           >

@@ -173,3 +173,53 @@ test.describe('a thread opened from a message', () => {
     await expect(page.getByRole('heading', { level: 1, name: /Thread between/ })).toBeFocused()
   })
 })
+
+test.describe('nothing clipped, nothing broken mid-word', () => {
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+  })
+
+  for (const tz of ['local', 'utc'] as const)
+    test(`Search's and History's dates are whole at 1400 px (${tz})`, async ({ page }) => {
+      await page.setViewportSize({ width: 1400, height: 900 })
+      const zone = tz === 'utc' ? '&tz=utc' : ''
+      for (const url of [`/search?numbers=${NUMBERS.big.number}${zone}`, `${historyUrl(NUMBERS.big)}${zone}`]) {
+        await page.goto(url)
+        const dates = page.locator('td[data-col="date"] time')
+        await expect(dates.first()).toBeVisible()
+        // A cut date is one whose text runs past its cell's clipping box.
+        const cut = await dates.evaluateAll((els) =>
+          els
+            .filter((t) => {
+              const cell = t.closest('td')!.getBoundingClientRect()
+              const r = t.getBoundingClientRect()
+              return r.right > cell.right + 0.5 || r.bottom > cell.bottom + 0.5
+            })
+            .map((t) => t.textContent),
+        )
+        expect(cut, url).toEqual([])
+      }
+    })
+
+  test('the export tray keeps every word of its label whole on a phone', async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&q=stop`)
+    await page.getByRole('button', { name: /^Export all [\d,]+ matches as CSV$/ }).click()
+    const label = page.getByRole('region', { name: 'Exports' }).locator('li p').first()
+    await expect(label).toBeVisible()
+    const broken = await label.evaluate((p) => {
+      const text = p.firstChild!
+      const words = [...(text.textContent ?? '').matchAll(/\S+/g)]
+      return words
+        .filter((w) => {
+          const r = document.createRange()
+          r.setStart(text, w.index)
+          r.setEnd(text, w.index + w[0].length)
+          return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size > 1
+        })
+        .map((w) => w[0])
+    })
+    expect(broken).toEqual([])
+  })
+})

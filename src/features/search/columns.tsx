@@ -23,7 +23,7 @@ export const SEARCH_COLUMNS = helper.columns([
   helper.accessor((m) => m.dateMs ?? 0, {
     id: 'date',
     header: 'Date',
-    meta: { card: 'title', width: '10rem' },
+    meta: { card: 'title', width: '12.5rem' },
     enableSorting: false,
     cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} />,
   }),

@@ -61,13 +61,13 @@ export function UPlotChart({
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
         scales: { x: { time: true }, ...(fromZero ? { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } } : {}) },
         axes: [axis(), { ...axis(), label: yLabel, size: 60 }],
+        // The y scale's floor, once drawn, for a reader (and a test) that cannot see the canvas.
+        hooks: { draw: [(u) => void (el.dataset.yMin = String(u.scales.y?.min ?? ''))] },
         series: [{}, ...series.map((s) => ({ label: s.label, stroke: resolve(s.color), width: 2, dash: s.dash, spanGaps: false }))],
       },
       [x, ...series.map((s) => s.values)],
       el,
     )
-    // The y scale's floor, for a reader (and a test) that cannot see the canvas.
-    el.dataset.yMin = String(plot.scales.y?.min ?? '')
     const pick = () => {
       const i = plot.cursor.idx
       if (onPick && i !== null && i !== undefined) onPick(i)

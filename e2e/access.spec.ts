@@ -221,6 +221,15 @@ test.describe('team access (ACCESS=password)', () => {
       expect(kind, label).toBe('forbidden')
     }
     expect((await me(page)).user).toEqual({ name: 'vic', role: 'viewer' })
+    // An admin page opened by a viewer says it is for admins, not "Page not found".
+    await page.goto(`${BASE}/admin/users`)
+    await expect(page.getByRole('heading', { name: 'Users is for admins' })).toBeVisible()
+    await expect(page.getByText('Page not found')).toHaveCount(0)
+    await page.goto(`${BASE}/admin/access-log`)
+    await expect(page.getByRole('heading', { name: 'The access log is for admins' })).toBeVisible()
+    // The missing export says who can make it.
+    await page.goto(`${BASE}/numbers/18323232323?tid=PUHMGWS98301`)
+    await expect(page.getByText('Exporting the whole history is for admins')).toBeVisible()
   })
 
   test('an admin manages users on the Users page; the server’s refusals show in words', async ({ page }) => {

@@ -78,6 +78,23 @@ test.describe('printing', () => {
     for (const c of CONTROLS) expect(text, `"${c}" printed`).not.toContain(c)
   })
 
+  test('every printed date is whole on this machine’s fonts, in local time and in UTC (the longest form)', async ({ page }) => {
+    for (const [zone, tail] of [
+      ['', ''],
+      ['&tz=utc', '\\s+UTC'],
+    ] as const) {
+      await page.emulateMedia({ media: 'screen' })
+      await page.goto(historyUrl(NUMBERS.big, `size=100${zone}`))
+      await expect(page.locator('[data-col="body"]').first()).toBeVisible()
+      const text = await print(page, `dates${zone}`)
+      const whole = text.match(new RegExp(`\\b[A-Z][a-z]{2} \\d{1,2},\\s+\\d{4},\\s+\\d{1,2}:\\d{2}\\s*[AP]M${tail}\\b`, 'g')) ?? []
+      // Every one of the 100 rows (the header adds the envelope's dates), and no date cut short ("12:00 P", "12:00 PM U").
+      expect(whole.length, `whole dates printed${zone}`).toBeGreaterThanOrEqual(100)
+      const cut = text.match(new RegExp(`\\d{1,2}:\\d{2}\\s*(?:[AP](?!M)${tail ? '|[AP]M(?!\\s+UTC)' : ''})`, 'g')) ?? []
+      expect(cut, `dates cut${zone}`).toEqual([])
+    }
+  })
+
   test('a thread prints with a header naming the number, the other party, the date span and the time zone', async ({ page }) => {
     await page.goto(`/numbers/${NUMBERS.big.number}/thread?tid=${NUMBERS.big.tid}&party=13105831111`)
     await expect(page.locator('[data-col="body"]').first()).toBeVisible({ timeout: 15_000 })

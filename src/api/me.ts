@@ -26,6 +26,17 @@ export const meQuery = () =>
     retry: false,
   })
 
+/**
+ * What the signed-in person may do in the UI. `unknown` while /api/auth/me has not answered (or
+ * could not): admin-only controls stay hidden until the server says so, never shown on a guess.
+ * The server checks every admin action itself; this only decides what is offered.
+ */
+export type Access = Role | 'unknown'
+export function accessOf(me: Me | undefined): Access {
+  if (!me) return 'unknown'
+  return me.mode === 'local' || me.user?.role === 'admin' ? 'admin' : 'viewer'
+}
+
 /** Who is signed in: `{ mode, user }` (user null when nobody is; in local mode "local", admin). */
 export function useMe() {
   return useQuery(meQuery())

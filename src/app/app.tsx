@@ -6,7 +6,7 @@ import { NumbersPage } from '../features/numbers/numbers-page'
 import { paths } from '../lib/paths'
 import { chartsSearch, historySearch, messageSearch, parseSearch, searchSearch, threadSearch } from '../lib/route-params'
 import { Link, navigate, useLocation } from '../lib/router'
-import { useMe } from '../api/me'
+import { accessOf, useMe, type Access } from '../api/me'
 import { phoneFormatting, usePhoneLibrary } from '../lib/phone'
 import { matchRoute, type Route } from '../../contract/routes'
 
@@ -98,12 +98,14 @@ function Missing() {
 export function App() {
   const { pathname, params } = useLocation()
   const route = matchRoute(pathname)
-  const me = useMe().data
+  const meQ = useMe()
+  const me = meQ.data
   // A number formatted before libphonenumber was here is written again once it is (lib/phone.ts).
   usePhoneLibrary()
   // The tray (and the streaming code behind it) loads with the first export.
   const exporting = useExportJobs().length > 0
-  const isAdmin = !me || me.mode === 'local' || me.user?.role === 'admin'
+  const access: Access = accessOf(me)
+  const isAdmin = access === 'admin'
 
   // Our own server said the session is gone: sign in, then come back here.
   useEffect(() => {
@@ -161,7 +163,8 @@ export function App() {
       </header>
       <main id="main" className="mx-auto max-w-7xl px-4 py-4" tabIndex={-1}>
         <Suspense fallback={<p role="status">Loading…</p>}>
-          <Page route={route} params={params} isAdmin={isAdmin} />
+          {/* When the server could not say who is signed in, pages offer what a viewer gets: the safe reading. */}
+          <Page route={route} params={params} access={meQ.isPending ? 'unknown' : access === 'unknown' ? 'viewer' : access} />
         </Suspense>
       </main>
       {exporting ? (
@@ -173,21 +176,25 @@ export function App() {
   )
 }
 
-function Page({ route, params, isAdmin }: { route: Route; params: URLSearchParams; isAdmin: boolean }): ReactNode {
+/** `access` is 'unknown' only while the server has not said who is signed in. */
+function Page({ route, params, access }: { route: Route; params: URLSearchParams; access: Access }): ReactNode {
+  const isAdmin = access === 'admin'
+  // null: not known yet, so neither the control nor the line saying who may use it is shown.
+  const canExport = access === 'unknown' ? null : isAdmin
   switch (route.name) {
     case 'numbers':
       return <NumbersPage />
     case 'history': {
       const search = parseSearch(historySearch, params)
       // Keyed by number and tid: kept-previous rows can never be another number's.
-      return <HistoryPage key={`${route.number}|${search.tid}`} number={route.number} search={search} canExportAll={isAdmin} />
+      return <HistoryPage key={`${route.number}|${search.tid}`} number={route.number} search={search} canExportAll={canExport} />
     }
     case 'thread':
       return <ThreadPage key={route.number} number={route.number} search={parseSearch(threadSearch, params)} />
     case 'message':
       return <MessagePage number={route.number} ordinal={route.ordinal} search={parseSearch(messageSearch, params)} />
     case 'search':
-      return <SearchPage search={parseSearch(searchSearch, params)} canExport={isAdmin} />
+      return <SearchPage search={parseSearch(searchSearch, params)} canExport={canExport} />
     case 'charts':
       return <ChartsPage search={parseSearch(chartsSearch, params)} />
     case 'index':
@@ -195,12 +202,28 @@ function Page({ route, params, isAdmin }: { route: Route; params: URLSearchParam
     case 'signin':
       return SignInPage ? <SignInPage /> : <NotFound />
     case 'users':
-      return UsersPage && isAdmin ? <UsersPage /> : <NotFound />
+      return !UsersPage ? <NotFound /> : isAdmin ? <UsersPage /> : <ForAdmins access={access} what="Users" />
     case 'access-log':
-      return AccessLogPage && isAdmin ? <AccessLogPage /> : <NotFound />
+      return !AccessLogPage ? <NotFound /> : isAdmin ? <AccessLogPage /> : <ForAdmins access={access} what="The access log" />
     case 'not-found':
       return <NotFound />
   }
+}
+
+/** An admin page opened by someone who is not (yet known to be) an admin: say so, not "not found". */
+function ForAdmins({ access, what }: { access: Access; what: string }) {
+  if (access === 'unknown') return <p role="status">Checking who is signed in…</p>
+  return (
+    <section aria-labelledby="for-admins-heading">
+      <h1 id="for-admins-heading" className="text-xl font-semibold">
+        {what} is for admins
+      </h1>
+      <p className="mt-2">
+        You are signed in as a viewer, so this page is not open to you. An admin of your team can open it, or make you an admin.{' '}
+        <Link href="/">Go to the numbers list</Link>.
+      </p>
+    </section>
+  )
 }
 
 function NotFound() {

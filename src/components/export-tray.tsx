@@ -19,7 +19,7 @@ export function ExportTray() {
       <ul className="mt-1 flex flex-col gap-2">
         {jobs.map((j) => (
           <li key={j.id} className="border-t border-slate-200 pt-2" aria-label={`Export: ${j.label}`}>
-            <p className="font-medium break-all">{j.label}</p>
+            <p className="font-medium break-words">{j.label}</p>
             {j.phase === 'running' ? (
               <>
                 <progress

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { dayOf, dayRangeInZone, endOfDay, isoInZone, isoUtc, parseApiDate, zoneLabel } from './dates'
+import { dayOf, dayRangeInZone, endOfDay, isoInZone, isoUtc, isWholeDay, parseApiDate, zoneLabel } from './dates'
 
 describe('dates', () => {
   it('writes ISO UTC with a Z', () => {
@@ -38,5 +38,27 @@ describe('dates', () => {
       if (saved === undefined) delete process.env.TZ
       else process.env.TZ = saved
     }
+  })
+})
+
+describe('isWholeDay', () => {
+  it('takes a real day with a four-digit year', () => {
+    expect(isWholeDay('2026-11-17')).toBe(true)
+    expect(isWholeDay('2024-02-29')).toBe(true)
+  })
+  it('refuses what a date input reports while the year is being typed, and days that do not exist', () => {
+    for (const v of ['0002-11-17', '0020-11-17', '0202-11-17', '2026-02-31', '2026-13-01', '2026-11-1', ''])
+      expect(isWholeDay(v)).toBe(false)
+  })
+})
+
+describe('parseApiDate reads dates as the server does', () => {
+  it('refuses a day that does not exist instead of rolling it into March', () => {
+    expect(parseApiDate('2026-02-31 10:00:00')).toBeNull()
+    expect(parseApiDate('2026-04-31 10:00:00')).toBeNull()
+  })
+  it('accepts fractional seconds and a Z, to the whole second', () => {
+    expect(parseApiDate('2026-11-20T12:00:00.123Z')).toBe(Date.UTC(2026, 10, 20, 12, 0, 0))
+    expect(parseApiDate('2026-11-20 12:00:00.5')).toBe(Date.UTC(2026, 10, 20, 12, 0, 0))
   })
 })

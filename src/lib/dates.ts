@@ -1,10 +1,8 @@
-/** API dates are `YYYY-MM-DD HH:MM:SS` with no zone; GMTdate is documented as GMT (spec §2.1). */
+import { isRealDay, upstreamDateMs } from '../../contract/upstream-values'
+
+/** An upstream date (spec §2.1) as milliseconds, read exactly as the server reads it (contract/upstream-values.ts). */
 export function parseApiDate(raw: string | null | undefined): number | null {
-  if (typeof raw !== 'string') return null
-  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/.exec(raw.trim())
-  if (!m) return null
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]))
-  return Number.isNaN(ms) ? null : ms
+  return upstreamDateMs(raw)
 }
 
 /**
@@ -101,4 +99,12 @@ export function dayRangeInZone(from: string, to: string, zone: Zone): { from?: s
 /** `YYYY-MM-DD` of an instant in the shown zone. */
 export function dayOf(ms: number, zone: Zone): string {
   return (zone === 'utc' ? isoUtc(ms) : isoInZone(ms, zone)).slice(0, 10)
+}
+
+/**
+ * A day a person has finished typing: a real `YYYY-MM-DD` with a four-digit year. A date input
+ * reports `0002-11-17` at the first digit of the year, so years below 1000 are typing in progress.
+ */
+export function isWholeDay(v: string): boolean {
+  return /^[1-9]\d{3}-\d{2}-\d{2}$/.test(v) && isRealDay(v)
 }

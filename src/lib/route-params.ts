@@ -1,4 +1,5 @@
 import * as z from 'zod/mini'
+import { isRealDay } from '../../contract/upstream-values'
 
 /**
  * One schema per route for its query string, parsed once where the route is matched
@@ -63,10 +64,7 @@ const numberList = z.catch(
 )
 
 export function isDay(v: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v)
-  if (!m) return false
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])))
-  return d.toISOString().slice(0, 10) === v
+  return isRealDay(v)
 }
 
 export const zoneParam = oneOf(['local', 'utc'], 'local')
@@ -117,6 +115,8 @@ export const threadSearch = z.object({
   tid: text,
   party: digits,
   tz: zoneParam,
+  /** The message (its ordinal, oldest = 1) the thread opens at and marks: the one clicked. */
+  at: optPosInt,
 })
 export type ThreadSearch = z.output<typeof threadSearch>
 

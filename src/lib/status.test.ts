@@ -21,3 +21,11 @@ describe('parseStatus', () => {
     expect(parseStatus('2000 x').code).toBeNull()
   })
 })
+
+describe('parseStatus reads codes as the server does', () => {
+  it('takes exactly three digits: one or two digits are no code', () => {
+    expect(parseStatus('20 ok')).toMatchObject({ code: null, label: 'Unknown' })
+    expect(parseStatus('4 rejected').code).toBeNull()
+    expect(parseStatus(' 400 rejected')).toMatchObject({ code: 400, label: 'Error' })
+  })
+})

@@ -1,6 +1,8 @@
+import { STATUS_ERROR, STATUS_SUCCESS, upstreamStatusCode } from '../../contract/upstream-values'
+
 /**
  * A message `status` begins with a numeric code and may carry text after it (spec §2.1, field
- * notes): `200` success, `400` error. The leading digits are the code; the whole string is kept.
+ * notes): `200` success, `400` error. The three leading digits are the code; the whole string is kept.
  */
 export type StatusLabel = 'Success' | 'Error' | 'Unknown'
 
@@ -12,9 +14,9 @@ export interface ParsedStatus {
 
 export function parseStatus(raw: string | null | undefined): ParsedStatus {
   const full = typeof raw === 'string' ? raw.trim() : ''
-  const m = /^(\d{1,3})(?!\d)/.exec(full)
-  const code = m ? Number(m[1]) : null
-  const label: StatusLabel = code === 200 ? 'Success' : code === 400 ? 'Error' : 'Unknown'
+  // Exactly three leading digits, as the server's index reads them (contract/upstream-values.ts).
+  const code = upstreamStatusCode(full)
+  const label: StatusLabel = code === STATUS_SUCCESS ? 'Success' : code === STATUS_ERROR ? 'Error' : 'Unknown'
   return { code, label, full }
 }
 

@@ -164,7 +164,7 @@ export function VirtualTable<TData extends RowData>({
       >
         <colgroup>
           {leaves.map((h) => (
-            <col key={h.id} style={{ width: widthOf(h.column.columnDef.meta) }} />
+            <col key={h.id} data-col={h.column.id} style={{ width: widthOf(h.column.columnDef.meta) }} />
           ))}
         </colgroup>
         <thead className="sticky top-0 z-10 bg-slate-100">

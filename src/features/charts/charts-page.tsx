@@ -1,13 +1,14 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { useMemo } from 'react'
+import { useCallback, useMemo } from 'react'
 import { statsQuery, useIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
 import { IndexOffAlert } from '../../components/index-off-alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { formatCount } from '../../lib/count'
+import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
 import type { ChartsSearch } from '../../lib/route-params'
-import { useSetParams } from '../../lib/router'
+import { Link, navigate, useSetParams } from '../../lib/router'
 import { RANGES, rangeSpan, toSeries, type Series } from './series'
 import { UPlotChart } from './uplot-chart'
 
@@ -37,6 +38,24 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
           ]
         : [],
     [series],
+  )
+  const dayLink = useCallback(
+    (i: number, failedOnly: boolean) => (series ? daySearchPath(series, i, span.bucket, number, failedOnly) : null),
+    [series, span.bucket, number],
+  )
+  const openVolumeDay = useCallback(
+    (i: number) => {
+      const to = dayLink(i, false)
+      if (to) navigate(to)
+    },
+    [dayLink],
+  )
+  const openFailedDay = useCallback(
+    (i: number) => {
+      const to = dayLink(i, true)
+      if (to) navigate(to)
+    },
+    [dayLink],
   )
   const failure = useMemo(
     () => (series ? [{ label: 'Failure rate (%)', values: series.failureRate, color: 'var(--color-red-700)' }] : []),
@@ -81,8 +100,9 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
         </fieldset>
       </div>
       <p className="mt-1 text-sm text-slate-700">
-        Days are UTC days{span.from ? `, ${span.from} to ${span.to}` : ', the whole indexed history'}, per {unit}. Over the indexed history
-        only.
+        Days are UTC days{span.from ? `, ${span.from} to ${span.to}` : ', the whole indexed history'}, per {unit}: the index counts messages
+        per UTC day, and a day opened from here is searched in UTC so its messages are the ones counted. Over the indexed history only.
+        Click a point, or a day in the table, to see its messages.
       </p>
 
       {index.loading ? (
@@ -106,22 +126,57 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
               x={series.x}
               series={volume}
               yLabel="Messages"
+              onPick={openVolumeDay}
             />
           </section>
           <section aria-labelledby="failure-heading" className="rounded border border-slate-200 bg-white p-3">
             <h2 id="failure-heading" className="font-semibold">
               Failure rate per {unit}
             </h2>
-            <UPlotChart label={`Line chart of the failure rate per ${unit} for ${who}`} x={series.x} series={failure} yLabel="Failed (%)" />
+            <UPlotChart
+              label={`Line chart of the failure rate per ${unit} for ${who}`}
+              x={series.x}
+              series={failure}
+              yLabel="Failed (%)"
+              fromZero
+              onPick={openFailedDay}
+            />
           </section>
-          <FiguresTable series={series} unit={unit} who={who} />
+          <FiguresTable series={series} unit={unit} who={who} link={dayLink} />
         </div>
       )}
     </section>
   )
 }
 
-function FiguresTable({ series, unit, who }: { series: Series; unit: string; who: string }) {
+/**
+ * Search over the messages of one bucket (a UTC day, or the UTC week from that day), in UTC as
+ * the bucket was counted; failed ones only for the failure chart.
+ */
+export function daySearchPath(
+  series: Series,
+  i: number,
+  bucket: 'day' | 'week',
+  number: string | null,
+  failedOnly: boolean,
+): string | null {
+  const from = series.days[i]
+  if (!from) return null
+  const to = bucket === 'day' ? from : new Date(Date.parse(`${from}T00:00:00Z`) + 6 * 86_400_000).toISOString().slice(0, 10)
+  return paths.search({ from, to, tz: 'utc', numbers: number, status: failedOnly ? 'error' : null })
+}
+
+function FiguresTable({
+  series,
+  unit,
+  who,
+  link,
+}: {
+  series: Series
+  unit: string
+  who: string
+  link: (i: number, failedOnly: boolean) => string | null
+}) {
   const totals = series.inbound.reduce(
     (a, v, i) => ({ i: a.i + v, o: a.o + (series.outbound[i] ?? 0), f: a.f + (series.failed[i] ?? 0) }),
     { i: 0, o: 0, f: 0 },
@@ -164,11 +219,21 @@ function FiguresTable({ series, unit, who }: { series: Series; unit: string; who
             {series.days.map((d, i) => (
               <tr key={d} className="border-t border-slate-200">
                 <th scope="row" className="px-2 py-1 text-left font-normal tabular-nums">
-                  {d}
+                  <Link href={link(i, false) ?? '#'} className="text-blue-800 underline" aria-label={`Messages of ${d}`}>
+                    {d}
+                  </Link>
                 </th>
                 <td className="px-2 py-1 text-right tabular-nums">{formatCount(series.inbound[i] ?? 0)}</td>
                 <td className="px-2 py-1 text-right tabular-nums">{formatCount(series.outbound[i] ?? 0)}</td>
-                <td className="px-2 py-1 text-right tabular-nums">{formatCount(series.failed[i] ?? 0)}</td>
+                <td className="px-2 py-1 text-right tabular-nums">
+                  {series.failed[i] ? (
+                    <Link href={link(i, true) ?? '#'} className="text-blue-800 underline" aria-label={`Failed messages of ${d}`}>
+                      {formatCount(series.failed[i] ?? 0)}
+                    </Link>
+                  ) : (
+                    formatCount(series.failed[i] ?? 0)
+                  )}
+                </td>
                 <td className="px-2 py-1 text-right tabular-nums">{series.failureRate[i] === null ? '—' : `${series.failureRate[i]}%`}</td>
               </tr>
             ))}

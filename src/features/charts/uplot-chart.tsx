@@ -26,11 +26,17 @@ export function UPlotChart({
   x,
   series,
   yLabel,
+  fromZero = false,
+  onPick,
 }: {
   label: string
   x: number[]
   series: Array<{ label: string; values: Array<number | null>; color: string; dash?: number[] }>
   yLabel: string
+  /** The y axis starts at 0, so day-to-day noise on a small rate does not read as spikes. */
+  fromZero?: boolean
+  /** A click on the plot picks the nearest point (its index in `x`). */
+  onPick?: (index: number) => void
 }) {
   const box = useRef<HTMLDivElement>(null)
   const theme = useSyncExternalStore(subscribeTheme, themeClass)
@@ -50,20 +56,31 @@ export function UPlotChart({
         height: 260,
         legend: { show: false },
         cursor: { show: true, drag: { x: false, y: false } },
-        scales: { x: { time: true } },
+        // The buckets are UTC days (the index's daily roll-up): the axis names them as such, not
+        // as the browser's local instant of each UTC midnight (the day before, west of Greenwich).
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+        scales: { x: { time: true }, ...(fromZero ? { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } } : {}) },
         axes: [axis(), { ...axis(), label: yLabel, size: 60 }],
+        // The y scale's floor, once drawn, for a reader (and a test) that cannot see the canvas.
+        hooks: { draw: [(u) => void (el.dataset.yMin = String(u.scales.y?.min ?? ''))] },
         series: [{}, ...series.map((s) => ({ label: s.label, stroke: resolve(s.color), width: 2, dash: s.dash, spanGaps: false }))],
       },
       [x, ...series.map((s) => s.values)],
       el,
     )
+    const pick = () => {
+      const i = plot.cursor.idx
+      if (onPick && i !== null && i !== undefined) onPick(i)
+    }
+    plot.over.addEventListener('click', pick)
+    if (onPick) plot.over.style.cursor = 'pointer'
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(280, el.clientWidth), height: 260 }))
     resize.observe(el)
     return () => {
       resize.disconnect()
       plot.destroy()
     }
-  }, [x, series, yLabel, theme])
+  }, [x, series, yLabel, theme, fromZero, onPick])
   return (
     <figure className="m-0">
       <div ref={box} role="img" aria-label={`${label}. The same figures are in the table that follows.`} className="w-full" />

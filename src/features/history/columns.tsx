@@ -27,7 +27,7 @@ export const HISTORY_COLUMNS = helper.columns([
   helper.accessor(dateValue, {
     id: 'date',
     header: 'Date',
-    meta: { card: 'title', width: '10rem', sortValue: dateValue },
+    meta: { card: 'title', width: '12.5rem', sortValue: dateValue },
     cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} />,
   }),
   helper.accessor(directionValue, {

@@ -3,9 +3,8 @@ import { toApiError, ERROR_WORDS } from '../../api/errors'
 import { fetchHistory } from '../../api/history'
 import { locateDate } from '../../api/index-api'
 import { formatCount } from '../../lib/count'
-import { dayOf, endOfDay, formatDay, zoneLabel, type Zone } from '../../lib/dates'
+import { dayOf, endOfDay, formatDay, isWholeDay, zoneLabel, type Zone } from '../../lib/dates'
 import { firstPositionBefore } from '../../lib/locate'
-import { isDay } from '../../lib/route-params'
 
 type State = { phase: 'idle' } | { phase: 'busy'; probes: number } | { phase: 'done'; text: string } | { phase: 'failed'; text: string }
 
@@ -37,8 +36,8 @@ export function GoToDate({
   const abort = useRef<AbortController | null>(null)
 
   const go = async () => {
-    if (!isDay(day) || total === null) {
-      setState({ phase: 'failed', text: 'Type a date as YYYY-MM-DD or pick one.' })
+    if (!isWholeDay(day) || total === null) {
+      setState({ phase: 'failed', text: 'Type the whole date (day, month and four-digit year) or pick one.' })
       return
     }
     abort.current?.abort()

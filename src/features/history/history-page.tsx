@@ -36,7 +36,7 @@ const VIEWS = [
 const messageRowId = (m: Message) => m.key
 const ROW_ESTIMATE = 72
 
-export function HistoryPage({ number, search, canExportAll }: { number: string; search: HistorySearch; canExportAll: boolean }) {
+export function HistoryPage({ number, search, canExportAll }: { number: string; search: HistorySearch; canExportAll: boolean | null }) {
   const setParams = useSetParams()
   const meta = useMeta()
   const index = useIndexStatus()
@@ -202,6 +202,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
               start={start}
               end={end}
               busy={result.isFetching}
+              failed={result.isError && !result.isFetching}
               onPage={h.goPage}
               onSize={h.goSize}
             />
@@ -298,6 +299,10 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
             <div className="mt-4 print:hidden">
               <ExportAll number={number} tid={tid} total={shown.total} indexed={indexedCount} zone={zone} chunk={meta.historyPageCap} />
             </div>
+          ) : shown && shown.total > 0 && canExportAll === false ? (
+            <p className="mt-4 text-sm text-slate-700 print:hidden">
+              Exporting the whole history is for admins: ask one of your team&rsquo;s admins for the file.
+            </p>
           ) : null}
         </div>
         <MediaViewer media={media} onClose={() => setMedia(null)} />

@@ -10,6 +10,7 @@ export function Pager({
   start,
   end,
   busy,
+  failed = false,
   onPage,
   onSize,
 }: {
@@ -21,6 +22,8 @@ export function Pager({
   start: number
   end: number
   busy: boolean
+  /** The page could not be loaded: no "Loading…" or "of …" promises beside the error. */
+  failed?: boolean
   onPage: (page: number) => void
   onSize: (size: number) => void
 }) {
@@ -40,7 +43,7 @@ export function Pager({
         </select>
       </label>
       <p className="min-w-40 text-sm tabular-nums" aria-live="polite" aria-atomic="true">
-        {total === null ? 'Loading…' : rangeText(start, end, total)}
+        {total !== null ? rangeText(start, end, total) : failed ? 'Not loaded: see the error' : 'Loading…'}
         {busy ? <span className="sr-only"> (loading)</span> : null}
       </p>
       <div className="flex gap-1">
@@ -89,7 +92,11 @@ export function Pager({
             placeholder={String(page)}
           />
         </label>
-        <span className="text-slate-700">of {pages === null ? '…' : formatCount(pages)}</span>
+        {pages !== null ? (
+          <span className="text-slate-700">of {formatCount(pages)}</span>
+        ) : failed ? null : (
+          <span className="text-slate-700">of …</span>
+        )}
         <button type="submit" className="btn">
           Go
         </button>

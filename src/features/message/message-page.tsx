@@ -113,7 +113,7 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
                   {formatPhone(m.phone)} <span className="font-mono text-xs">{m.phone}</span>{' '}
                   {index.available ? (
                     <Link
-                      href={paths.thread(number, tid, m.phone, { tz: zone === 'utc' ? 'utc' : null })}
+                      href={paths.thread(number, tid, m.phone, { tz: zone === 'utc' ? 'utc' : null, at: ordinal })}
                       className="text-blue-800 underline print:hidden"
                     >
                       Whole thread with {formatPhone(m.phone)}

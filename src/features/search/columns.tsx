@@ -23,7 +23,7 @@ export const SEARCH_COLUMNS = helper.columns([
   helper.accessor((m) => m.dateMs ?? 0, {
     id: 'date',
     header: 'Date',
-    meta: { card: 'title', width: '10rem' },
+    meta: { card: 'title', width: '12.5rem' },
     enableSorting: false,
     cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} />,
   }),
@@ -82,7 +82,7 @@ function ResultLinks({ m }: { m: IndexedRow }) {
       {m.phone ? (
         <li>
           <Link
-            href={paths.thread(m.number, tid, m.phone, { tz })}
+            href={paths.thread(m.number, tid, m.phone, { tz, at: m.ordinal })}
             className="inline-block min-h-6 py-1 text-blue-800 underline"
             aria-label={`Thread with ${m.phone}`}
           >

@@ -4,9 +4,10 @@ import { INDEX_PATHS, type SearchParams } from '../../../contract/index-api'
 import { startExport } from '../../api/export-jobs'
 import { searchQuery, useIndexStatus, type Freshness, type IndexedRow } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
+import { DayField } from '../../components/day-field'
 import { IndexOffAlert } from '../../components/index-off-alert'
 import { VirtualTable } from '../../components/data-table/virtual-table'
-import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { TableSkeleton } from '../../components/empty-state'
 import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
 import { MediaViewer } from '../../components/message/media-viewer'
 import { PrintHeader } from '../../components/print-header'
@@ -16,6 +17,7 @@ import { formatPhone } from '../../lib/phone'
 import type { SearchSearch } from '../../lib/route-params'
 import { useSetParams } from '../../lib/router'
 import { SEARCH_COLUMNS } from './columns'
+import { NoMatches } from './no-matches'
 import { useDebouncedParam } from './use-debounced-param'
 
 const rowId = (m: IndexedRow) => m.key
@@ -54,7 +56,7 @@ function describeFilters(s: SearchSearch): string[] {
   return parts
 }
 
-export function SearchPage({ search, canExport }: { search: SearchSearch; canExport: boolean }) {
+export function SearchPage({ search, canExport }: { search: SearchSearch; canExport: boolean | null }) {
   const setParams = useSetParams()
   const index = useIndexStatus()
   const params = useMemo(() => toSearchParams(search), [search])
@@ -147,24 +149,8 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
               options={{ yes: 'Has media', no: 'No media' }}
               onChange={(v) => setParams({ media: v }, { replace: true })}
             />
-            <label className="flex flex-col">
-              From (day)
-              <input
-                type="date"
-                className="input"
-                value={search.from}
-                onChange={(e) => setParams({ from: e.target.value }, { replace: true })}
-              />
-            </label>
-            <label className="flex flex-col">
-              To (day, included)
-              <input
-                type="date"
-                className="input"
-                value={search.to}
-                onChange={(e) => setParams({ to: e.target.value }, { replace: true })}
-              />
-            </label>
+            <DayField label="From (day)" value={search.from} onCommit={(v) => setParams({ from: v }, { replace: true })} />
+            <DayField label="To (day, included)" value={search.to} onCommit={(v) => setParams({ to: v }, { replace: true })} />
             <label className="flex flex-col">
               Numbers
               <select
@@ -210,9 +196,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
               Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
             </button>
           </div>
-          <p className="text-xs text-slate-700">
-            No numbers picked means all numbers. Dates are whole days in {zone === 'utc' ? 'UTC' : 'local time'}.
-          </p>
+          <p className="text-xs text-slate-700">No numbers picked means all numbers. From and To are whole days in {zoneLabel(zone)}.</p>
         </form>
 
         {index.loading ? (
@@ -244,6 +228,8 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
                 >
                   Export all {formatCount(total)} matches as CSV
                 </button>
+              ) : canExport === false && total !== null && total > 0 ? (
+                <p className="ml-auto text-sm text-slate-700 print:hidden">Exporting search results is for admins.</p>
               ) : null}
             </div>
             {result.isError ? (
@@ -256,7 +242,13 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
               />
             ) : null}
             {total === 0 ? (
-              <EmptyState title="No messages match">Try fewer filters or a shorter text.</EmptyState>
+              <NoMatches
+                q={search.q}
+                scope={(index.status?.numbers ?? []).filter((n) => search.numbers.length === 0 || search.numbers.includes(n.number))}
+                admin={canExport}
+                onSearchParty={(digits) => setParams({ q: null, party: digits }, { replace: true })}
+                onIndexing={() => void index.refetch()}
+              />
             ) : rows.length > 0 ? (
               <>
                 <VirtualTable

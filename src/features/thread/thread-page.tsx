@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
-import { useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { partiesQuery, threadQuery, useIndexStatus, type IndexedRow } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
 import { IndexOffAlert } from '../../components/index-off-alert'
@@ -17,13 +17,18 @@ import { Link, useSetParams } from '../../lib/router'
 
 /**
  * The whole thread with one party, from the index, across the full history. It opens at the
- * newest message, at the bottom, and loads older messages as the reader scrolls up; the scroll
- * position is kept by the distance from the bottom, so nothing jumps when older rows arrive.
+ * message the reader clicked (`at`), marked, or else at the newest, at the bottom, and loads
+ * older messages as the reader scrolls up; the scroll position is kept by the distance from the
+ * bottom, so nothing jumps when older rows arrive.
  */
 export function ThreadPage({ number, search }: { number: string; search: ThreadSearch }) {
   const setParams = useSetParams()
   const index = useIndexStatus()
-  const { tid, party, tz: zone } = search
+  const { tid, party, tz: zone, at } = search
+  const heading = useRef<HTMLHeadingElement>(null)
+  // A page opened by a link puts focus on its heading, not on <body>: a screen reader starts
+  // here and a keyboard user's next Tab is inside the page.
+  useEffect(() => heading.current?.focus(), [number, party])
   const [media, setMedia] = useState<{ url: string; alt: string; opener: HTMLElement } | null>(null)
   const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia: (url, alt, opener) => setMedia({ url, alt, opener }) }), [zone])
 
@@ -35,7 +40,7 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
             ← History of {formatPhone(number)}
           </Link>
         </p>
-        <h1 id="thread-heading" className="mt-1 text-xl font-semibold">
+        <h1 id="thread-heading" ref={heading} tabIndex={-1} className="mt-1 text-xl font-semibold">
           {party ? `Thread between ${formatPhone(number)} and ${formatPhone(party)}` : `Threads of ${formatPhone(number)}`}
         </h1>
         {index.loading ? (
@@ -55,7 +60,7 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
           <div className="mt-3 grid gap-3 md:grid-cols-[16rem_1fr] print:block">
             <PartyList number={number} tid={tid} selected={party} zone={zone} />
             {party ? (
-              <Thread key={party} number={number} tid={tid} party={party} zone={zone} />
+              <Thread key={`${party}|${at ?? ''}`} number={number} tid={tid} party={party} zone={zone} at={at} />
             ) : (
               <EmptyState title="Pick a party">Choose who the conversation is with from the list.</EmptyState>
             )}
@@ -127,7 +132,22 @@ function PartyList({ number, tid, selected, zone }: { number: string; tid: strin
   )
 }
 
-function Thread({ number, tid, party, zone }: { number: string; tid: string; party: string; zone: 'local' | 'utc' }) {
+/** How many pages (of THREAD_PAGE) are fetched looking for the clicked message before saying it is further back. */
+const SEEK_PAGES = 30
+
+function Thread({
+  number,
+  tid,
+  party,
+  zone,
+  at,
+}: {
+  number: string
+  tid: string
+  party: string
+  zone: 'local' | 'utc'
+  at: number | null
+}) {
   const q = useInfiniteQuery(threadQuery(number, party))
   const head = q.data?.pages[0]
   // Pages come newest first; the reader sees oldest at the top.
@@ -136,18 +156,29 @@ function Thread({ number, tid, party, zone }: { number: string; tid: string; par
   const fromBottom = useRef<number | null>(null)
   const opened = useRef(false)
 
-  // First rows: start at the bottom (the newest). Older rows: keep the distance from the bottom.
+  const found = at !== null && rows.some((m) => m.ordinal === at)
+  const pages = q.data?.pages.length ?? 0
+  // The clicked message is older than what is loaded: fetch older pages until it is (bounded).
+  const seeking = at !== null && !found && q.hasNextPage && pages < SEEK_PAGES && !q.isError
+  useEffect(() => {
+    if (seeking && !q.isFetchingNextPage) void q.fetchNextPage()
+  }, [seeking, q])
+  const gaveUp = at !== null && !found && !seeking && !q.isPending && !q.isFetchingNextPage
+
+  // First rows: the clicked message in view, else the bottom (the newest). Older rows: keep the distance from the bottom.
   useLayoutEffect(() => {
     const el = box.current
-    if (!el || rows.length === 0) return
+    if (!el || rows.length === 0 || seeking) return
     if (!opened.current) {
       opened.current = true
-      el.scrollTop = el.scrollHeight
+      const target = found ? el.querySelector<HTMLElement>(`[data-ordinal="${at}"]`) : null
+      if (target) el.scrollTop = target.offsetTop - el.offsetTop - el.clientHeight / 3
+      else el.scrollTop = el.scrollHeight
     } else if (fromBottom.current !== null) {
       el.scrollTop = el.scrollHeight - fromBottom.current
       fromBottom.current = null
     }
-  }, [rows.length])
+  }, [rows.length, seeking, found, at])
 
   const loadOlder = () => {
     const el = box.current
@@ -181,7 +212,12 @@ function Thread({ number, tid, party, zone }: { number: string; tid: string; par
           where="the thread"
         />
       ) : null}
-      {q.isPending ? <TableSkeleton label="Loading the thread" /> : null}
+      {q.isPending || seeking ? <TableSkeleton label="Loading the thread" /> : null}
+      {gaveUp ? (
+        <p role="status" className="mb-2 text-sm text-slate-700">
+          The message you opened is further back than the {formatCount(rows.length)} messages loaded: Load older messages to reach it.
+        </p>
+      ) : null}
       {head && head.total === 0 ? <EmptyState title="No messages with this party" /> : null}
       <div
         ref={box}
@@ -206,8 +242,15 @@ function Thread({ number, tid, party, zone }: { number: string; tid: string; par
             const day = m.dateMs !== null ? formatDay(m.dateMs, zone) : null
             const newDay = day !== null && (prev === undefined || prev.dateMs === null || formatDay(prev.dateMs, zone) !== day)
             return (
-              <li key={m.key} className="flex flex-col" data-ordinal={m.ordinal}>
+              <li
+                key={m.key}
+                className={`flex flex-col ${m.ordinal === at ? 'rounded bg-amber-50 ring-2 ring-amber-500 ring-offset-2' : ''}`}
+                data-ordinal={m.ordinal}
+                data-marked={m.ordinal === at ? 'true' : undefined}
+                aria-current={m.ordinal === at ? 'true' : undefined}
+              >
                 {newDay ? <p className="my-2 self-center rounded bg-slate-100 px-2 text-xs text-slate-700">{day}</p> : null}
+                {m.ordinal === at ? <p className="px-2 pt-1 text-xs font-semibold text-amber-900">The message you opened</p> : null}
                 <MessageBubble m={m} number={number} ordinal={m.ordinal} tid={tid || (m.tid ?? '')} />
               </li>
             )

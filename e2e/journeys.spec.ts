@@ -1,0 +1,230 @@
+import { expect, test } from './fixtures'
+import { APP, NUMBERS, historyUrl, indexNumber } from './helpers'
+
+/** A new user's ordinary steps, as they would take them: typing, clicking, reading. */
+test.describe('date fields', () => {
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+  })
+
+  test('typing a date digit by digit changes the URL only once the date is whole', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&tz=utc`)
+    await expect(page.getByRole('status').filter({ hasText: /^2,345 matches/ })).toBeVisible()
+    const from = page.getByLabel('From (day)')
+    // focus(), not a click: a click lands on whichever part (month, day, year) is under the pointer.
+    await from.focus()
+    // Each URL the page passes through while the digits go in: none may name a partial date.
+    const seen: string[] = []
+    page.on('framenavigated', (f) => {
+      if (f === page.mainFrame()) seen.push(f.url())
+    })
+    const urls: string[] = []
+    for (const key of '11192026') {
+      await page.keyboard.type(key)
+      urls.push(page.url())
+    }
+    await expect(page).toHaveURL(/from=2026-11-19/)
+    await expect(from).toHaveValue('2026-11-19')
+    const partial = [...urls, ...seen].map((u) => new URL(u).searchParams.get('from')).filter((v) => v !== null && v !== '2026-11-19')
+    expect(partial).toEqual([])
+    await expect(page.getByRole('status').filter({ hasText: /^\d+ match/ })).not.toHaveText(/^2,345/)
+
+    // Pasting (a fill) a whole date commits it; clearing the field removes the filter.
+    await page.getByLabel('To (day, included)').fill('2026-11-19')
+    await expect(page).toHaveURL(/to=2026-11-19/)
+    await expect(page.getByRole('status').filter({ hasText: /^62 matches/ })).toBeVisible()
+    await from.fill('')
+    await expect(page).not.toHaveURL(/from=/)
+  })
+
+  test('a half-typed date is not saved and the field says what is missing', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&from=2026-11-19&tz=utc`)
+    const from = page.getByLabel('From (day)')
+    await expect(from).toHaveValue('2026-11-19')
+    // The year replaced by its first digit: the URL keeps the last whole date.
+    await from.click()
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.type('2')
+    await page.waitForTimeout(400)
+    await expect(page).toHaveURL(/from=2026-11-19/)
+    await from.blur()
+    await expect(page.getByText(/Type the whole date/)).toBeVisible()
+  })
+})
+
+test.describe('one meaning of a day, and charts that lead to the messages', () => {
+  test.use({ timezoneId: 'America/New_York' })
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+  })
+
+  test('Search says its days are the shown zone’s days', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}`)
+    await expect(page.getByText('From and To are whole days in Local time (America/New_York).')).toBeVisible()
+    await expect(page.getByText(/whole UTC days/)).toHaveCount(0)
+    await page.getByRole('button', { name: /switch to UTC/ }).click()
+    await expect(page.getByText('From and To are whole days in UTC.')).toBeVisible()
+  })
+
+  test('the failure axis starts at 0 and a day’s failures open in Search, the same messages as counted', async ({ page }) => {
+    await page.goto(`/charts?number=${NUMBERS.big.number}`)
+    const figures = page.getByRole('region', { name: /Chart figures/ })
+    await expect(figures.getByRole('row').nth(2)).toBeVisible()
+    const failureChart = page.getByRole('img', { name: /failure rate/ })
+    await expect(failureChart).toHaveAttribute('data-y-min', '0')
+    const link = figures.getByRole('link', { name: /^Failed messages of / }).first()
+    const day = (await link.getAttribute('aria-label'))!.replace('Failed messages of ', '')
+    const count = (await link.textContent())!.trim()
+    await link.click()
+    await expect(page).toHaveURL(new RegExp(`/search\\?.*from=${day}&to=${day}`))
+    await expect(page).toHaveURL(/status=error/)
+    await expect(page).toHaveURL(/tz=utc/)
+    await expect(page.getByRole('status').filter({ hasText: new RegExp(`^${count} match`) })).toBeVisible()
+    // Back to the chart, a point on the volume chart opens that day's messages.
+    await page.goBack()
+    await page.getByRole('link', { name: `Messages of ${day}` }).click()
+    await expect(page).toHaveURL(new RegExp(`from=${day}&to=${day}`))
+    await expect(page).not.toHaveURL(/status=/)
+  })
+})
+
+test.describe('empty and error states say their cause', () => {
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+  })
+
+  test('a phone number typed into the text box is offered as the other party', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&tz=utc`)
+    await page.getByRole('searchbox', { name: /Search all messages/ }).fill('(917) 207-9778')
+    await expect(page.getByRole('status').filter({ hasText: /^0 matches/ })).toBeVisible()
+    await expect(page.getByText(/Try fewer filters/)).toHaveCount(0)
+    await page.getByRole('button', { name: /Search by other party instead\?/ }).click()
+    await expect(page).toHaveURL(/party=9172079778/)
+    await expect(page).not.toHaveURL(/q=/)
+    await expect(page.getByRole('status').filter({ hasText: /^[1-9][\d,]* match/ })).toBeVisible()
+  })
+
+  test('a number with nothing indexed offers indexing, not fewer filters', async ({ page }) => {
+    const forgot = await fetch(`${APP}/api/index/forget`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ number: NUMBERS.one.number }),
+    })
+    expect(forgot.ok).toBe(true)
+    await page.goto(`/search?numbers=${NUMBERS.one.number}`)
+    await expect(page.getByRole('status').filter({ hasText: /^0 matches/ })).toBeVisible()
+    await expect(page.getByText('Nothing is indexed yet')).toBeVisible()
+    await expect(page.getByText(/Try fewer filters/)).toHaveCount(0)
+    await page.getByRole('button', { name: 'Index all numbers' }).click()
+    await expect(page.getByText(/Indexing has started|match/).first()).toBeVisible()
+  })
+
+  test('with the provider down, an unindexed number names the cause', async ({ page, sim }) => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${APP}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    expect((await post('/api/index/forget', { number: NUMBERS.one.number })).ok).toBe(true)
+    await sim.fault({ op: 'smshistory', kind: 'reject', message: 'Service down for maintenance' })
+    expect((await post('/api/index/sync', { number: NUMBERS.one.number, tid: NUMBERS.one.tid })).ok).toBe(true)
+    // A refused sync leaves the number paused or in error, with the provider's words as its error.
+    await expect
+      .poll(
+        async () => {
+          const s = (await (await fetch(`${APP}/api/index/status`)).json()) as { numbers: Array<{ number: string; error: string | null }> }
+          return s.numbers.find((n) => n.number === NUMBERS.one.number)?.error ?? null
+        },
+        { timeout: 30_000 },
+      )
+      .not.toBeNull()
+    await page.goto(`/search?numbers=${NUMBERS.one.number}`)
+    await expect(page.getByText(/could not be read from the messaging provider/)).toBeVisible()
+    await expect(page.getByText(/Try fewer filters/)).toHaveCount(0)
+  })
+
+  test('History beside an error shows neither “Loading…” nor “of …”', async ({ page, sim }) => {
+    await sim.fault({ op: 'smshistory', kind: 'reject', message: 'Number suspended' })
+    await page.goto(historyUrl(NUMBERS.big))
+    await expect(page.getByRole('alert')).toContainText('Number suspended')
+    const pager = page.getByRole('navigation', { name: 'Pagination' })
+    await expect(pager).not.toContainText('Loading…')
+    await expect(pager).not.toContainText('of …')
+  })
+})
+
+test.describe('a thread opened from a message', () => {
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+  })
+
+  test('opens at the clicked message, marked, with focus on the heading', async ({ page }) => {
+    // An old message of a long thread: far above the newest 100.
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&party=9172079778&q=stop&from=2026-10-27&to=2026-10-27&tz=utc`)
+    const table = page.getByRole('table', { name: /Search results/ })
+    const details = table.getByRole('link', { name: /^Details of message \d+$/ }).first()
+    const ordinal = (await details.getAttribute('aria-label'))!.replace('Details of message ', '')
+    await table
+      .getByRole('link', { name: /^Thread with \d+$/ })
+      .first()
+      .click()
+    await expect(page).toHaveURL(new RegExp(`/thread\\?.*at=${ordinal}`))
+    const marked = page.locator(`li[data-marked="true"][data-ordinal="${ordinal}"]`)
+    await expect(marked).toBeVisible({ timeout: 15_000 })
+    await expect(marked).toBeInViewport()
+    await expect(marked).toContainText('The message you opened')
+    await expect(page.getByRole('heading', { level: 1, name: /Thread between/ })).toBeFocused()
+  })
+})
+
+test.describe('nothing clipped, nothing broken mid-word', () => {
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+  })
+
+  for (const tz of ['local', 'utc'] as const)
+    test(`Search's and History's dates are whole at 1400 px (${tz})`, async ({ page }) => {
+      await page.setViewportSize({ width: 1400, height: 900 })
+      const zone = tz === 'utc' ? '&tz=utc' : ''
+      for (const url of [`/search?numbers=${NUMBERS.big.number}${zone}`, `${historyUrl(NUMBERS.big)}${zone}`]) {
+        await page.goto(url)
+        const dates = page.locator('td[data-col="date"] time')
+        await expect(dates.first()).toBeVisible()
+        // A cut date is one whose text runs past its cell's clipping box.
+        const cut = await dates.evaluateAll((els) =>
+          els
+            .filter((t) => {
+              const cell = t.closest('td')!.getBoundingClientRect()
+              const r = t.getBoundingClientRect()
+              return r.right > cell.right + 0.5 || r.bottom > cell.bottom + 0.5
+            })
+            .map((t) => t.textContent),
+        )
+        expect(cut, url).toEqual([])
+      }
+    })
+
+  test('the export tray keeps every word of its label whole on a phone', async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&q=stop`)
+    await page.getByRole('button', { name: /^Export all [\d,]+ matches as CSV$/ }).click()
+    const label = page.getByRole('region', { name: 'Exports' }).locator('li p').first()
+    await expect(label).toBeVisible()
+    const broken = await label.evaluate((p) => {
+      const text = p.firstChild!
+      const words = [...(text.textContent ?? '').matchAll(/\S+/g)]
+      return words
+        .filter((w) => {
+          const r = document.createRange()
+          r.setStart(text, w.index)
+          r.setEnd(text, w.index + w[0].length)
+          return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size > 1
+        })
+        .map((w) => w[0])
+    })
+    expect(broken).toEqual([])
+  })
+})

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { finished } from 'node:stream/promises'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import type { AccessGate, Principal, RequestContext, Route } from '../http-types.ts'
 import { readJsonBody, SECURITY_HEADERS, sendError, sendJson } from '../http.ts'
 import { csvCell } from '../../contract/csv.ts'
-import { CSV_HEADER, csvLine, decodeCursor, encodeCursor, listEntries, type LogFilters } from './access-log.ts'
+import { CSV_HEADER, csvLine, decodeCursor, encodeCursor, listEntries, verifyLog, type LogFilters } from './access-log.ts'
 import type { AccessConfig } from './config.ts'
 import { checkLimit, clearNameFailures, recordFailure, type LimitRules } from './limits.ts'
 import { verifyPassword, PASSWORD_MAX, type ScryptParams } from './passwords.ts'
@@ -43,6 +44,15 @@ export interface RouteDeps {
   addressOf: (req: IncomingMessage) => string
   record: (actor: string, via: string, address: string, action: string, details: Record<string, unknown>) => void
   audit: AccessGate['audit']
+  /** A read's entry, committed before it resolves (see Access.recordRead). */
+  recordRead: (principal: Principal | null, address: string, action: string, details: Record<string, unknown>) => Promise<string>
+  completeExport: (
+    principal: Principal | null,
+    address: string,
+    started: string,
+    result: { rows: number; complete: boolean },
+    details?: Record<string, unknown>,
+  ) => Promise<string>
   /** Writes the entries still queued, so a reader of the log sees everything up to now. */
   flushLog: () => Promise<void>
   dummyCheck: (password: string) => Promise<false>
@@ -276,9 +286,28 @@ export function createAuthRoutes(d: RouteDeps): Route[] {
       const page = await listEntries(db, filters, Number(limitText), cursor)
       return sendJson(res, 200, { entries: page.entries, nextCursor: page.next ? encodeCursor(page.next) : null })
     }
+    if (rest === 'verify') {
+      queryParams(url, [])
+      return sendJson(res, 200, await verifyLog(db))
+    }
     if (rest === 'export') {
       const q = queryParams(url, [...FILTER_KEYS])
       const filters = logFilters(q)
+      const address = d.addressOf(req)
+      const what = { what: 'access-log', filters: filtersRecord(q) }
+      // The export's entry is committed before the first row leaves; no entry, no export.
+      let started: string
+      try {
+        started = await d.recordRead(ctx.principal, address, 'export', what)
+      } catch (err) {
+        d.log(
+          `access log: could not record an access-log export by ${ctx.principal.name}: ${err instanceof Error ? err.message : String(err)}`,
+        )
+        throw new ProxyError(503, {
+          kind: 'server_error',
+          message: 'The access log could not record this export, so it was not started. Try again.',
+        })
+      }
       const day = new Date(d.now()).toISOString().slice(0, 10)
       res.writeHead(200, {
         ...SECURITY_HEADERS,
@@ -294,19 +323,27 @@ export function createAuthRoutes(d: RouteDeps): Route[] {
       res.write(`\uFEFF${CSV_HEADER.map(csvCell).join(',')}\r\n`)
       let rows = 0
       let cursor = null
-      do {
-        const page = await listEntries(db, filters, EXPORT_BATCH, cursor)
-        const chunk = page.entries.map(csvLine).join('')
-        rows += page.entries.length
-        cursor = page.next
-        if (chunk && !res.write(chunk) && !aborted)
-          await new Promise<void>((ok) => {
-            res.once('drain', ok)
-            res.once('close', ok)
+      try {
+        do {
+          const page = await listEntries(db, filters, EXPORT_BATCH, cursor)
+          const chunk = page.entries.map(csvLine).join('')
+          rows += page.entries.length
+          cursor = page.next
+          if (chunk && !res.write(chunk) && !aborted)
+            await new Promise<void>((ok) => {
+              res.once('drain', ok)
+              res.once('close', ok)
+            })
+        } while (cursor && !aborted)
+        res.end()
+        await finished(res).catch(() => {})
+      } finally {
+        await d
+          .completeExport(ctx.principal, address, started, { rows, complete: !aborted && res.writableFinished }, what)
+          .catch((err: unknown) => {
+            d.log(`access log: could not record the end of export ${started}: ${err instanceof Error ? err.message : String(err)}`)
           })
-      } while (cursor && !aborted)
-      res.end()
-      d.audit(ctx.principal, d.addressOf(req), 'export', { what: 'access-log', rows, complete: !aborted, filters: filtersRecord(q) })
+      }
       return
     }
     throw notFound(url.pathname)

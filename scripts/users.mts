@@ -15,7 +15,7 @@
 import { userInfo } from 'node:os'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { insertEntry } from '../proxy/access/access-log.ts'
+import { insertEntry, verifyLog } from '../proxy/access/access-log.ts'
 import { addUser, changeUser, checkName, checkPassword, checkRole, listUsers, removeUser, UserError } from '../proxy/access/users.ts'
 import { readDotEnv } from '../proxy/config.ts'
 import { openDb } from '../proxy/db/open.ts'
@@ -29,7 +29,8 @@ const USAGE = `Usage: npm run users -- <command>
   disable NAME                   stop a user signing in; ends their sessions
   enable NAME                    allow a disabled user to sign in again
   remove NAME                    delete a user
-  list                           list the users`
+  list                           list the users
+  verify-log                     recompute the access log's hash chain; exit 1 if an entry was changed or removed`
 
 class UsageError extends Error {}
 
@@ -83,12 +84,26 @@ async function audit(db: Db, action: string, details: Record<string, unknown>): 
   await insertEntry(db, { at: new Date(), actor: `cli:${who}`, via: 'local', address: 'command line', action, details })
 }
 
+/** The access log's hash chain, checked from the command line (the Access log page shows the same). */
+async function verifyLogCommand(env: Record<string, string | undefined>, out: (line: string) => void): Promise<void> {
+  const indexCfg = parseIndexConfig(env)
+  const db = await openDb({ dataDir: resolve(indexCfg.dataDir), databaseUrl: indexCfg.databaseUrl ?? undefined })
+  try {
+    const verdict = await verifyLog(db)
+    out(verdict.message)
+    if (!verdict.intact) process.exitCode = 1
+  } finally {
+    await db.close()
+  }
+}
+
 export async function run(argv: string[], env: Record<string, string | undefined>, out: (line: string) => void): Promise<void> {
   const [command, ...rest] = argv
   if (!command || command === 'help' || command === '--help') {
     out(USAGE)
     return
   }
+  if (command === 'verify-log') return verifyLogCommand(env, out)
   const known = ['add', 'passwd', 'role', 'disable', 'enable', 'remove', 'list']
   if (!known.includes(command)) throw new UsageError(`Unknown command "${command.slice(0, 40)}".\n${USAGE}`)
   if (rest.some((a) => /^--pass(word)?(=|$)/.test(a)))

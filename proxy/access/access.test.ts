@@ -299,7 +299,9 @@ describe.each(ENGINES)('team access on $name', (engine) => {
         details: Record<string, unknown>
       }>
     }
+    // The export's entry was committed before its first row, and completed by export.done.
     expect(all.entries.map((e) => `${e.actor} ${e.action}`)).toEqual([
+      'alice export.done',
       'alice export',
       'alice signin.ok',
       'vic history.view',
@@ -314,7 +316,8 @@ describe.each(ENGINES)('team access on $name', (engine) => {
       number: HISTORY.number,
       details: { tid: HISTORY.tid, start: 1, end: 10 },
     })
-    expect(all.entries[0]?.details).toMatchObject({ what: 'access-log', rows: 3, filters: { user: 'vic' } })
+    expect(all.entries[0]?.details).toMatchObject({ what: 'access-log', rows: 3, complete: true, filters: { user: 'vic' } })
+    expect(all.entries[1]?.details).toEqual({ what: 'access-log', filters: { user: 'vic' } })
     const everything = JSON.stringify(all)
     expect(everything).not.toContain(PASSWORD)
     expect(everything).not.toContain('wrong password here')
@@ -337,10 +340,11 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     const page3 = (
       await call(s.port, 'GET', `/api/auth/access-log?limit=2&cursor=${page2.nextCursor}`, { headers: { cookie: alice } })
     ).json() as { entries: unknown[]; nextCursor: string | null }
-    expect(page3.entries).toHaveLength(1)
+    // Six entries: the export's start and its export.done are two.
+    expect(page3.entries).toHaveLength(2)
     expect(page3.nextCursor).toBeNull()
     expect((await call(s.port, 'GET', '/api/auth/access-log?from=2026-06-02', { headers: { cookie: alice } })).json().entries).toEqual([])
-    expect((await call(s.port, 'GET', '/api/auth/access-log?to=2026-06-01', { headers: { cookie: alice } })).json().entries).toHaveLength(5)
+    expect((await call(s.port, 'GET', '/api/auth/access-log?to=2026-06-01', { headers: { cookie: alice } })).json().entries).toHaveLength(6)
     for (const [q, field] of [
       ['from=yesterday', 'from'],
       ['limit=0', 'limit'],
@@ -353,6 +357,35 @@ describe.each(ENGINES)('team access on $name', (engine) => {
       expect(r.status, q).toBe(400)
       expect(r.json().error?.field, q).toBe(field)
     }
+  })
+
+  test('the log verifies over HTTP, names an entry changed with SQL, and a cursor with an impossible date is a 400 naming cursor', async () => {
+    const s = await open()
+    const alice = cookieFrom(await signIn(s, 'alice', PASSWORD))
+    await s.access.recordRead({ name: 'alice', role: 'admin', via: 'password' }, '127.0.0.1', 'search', { q: 'x', party: '15551230000' })
+    await s.access.flush()
+    const ok = (await call(s.port, 'GET', '/api/auth/access-log/verify', { headers: { cookie: alice } })).json()
+    expect(ok).toMatchObject({ intact: true, first: '1', last: '2', message: 'Log intact: entries 1–2 verified.' })
+    const byParty = (await call(s.port, 'GET', '/api/auth/access-log?party=15551230000', { headers: { cookie: alice } })).json() as {
+      entries: Array<{ action: string }>
+    }
+    expect(byParty.entries.map((e) => e.action)).toEqual(['search'])
+    await db.query('ALTER TABLE access_log DISABLE TRIGGER access_log_append_only')
+    try {
+      await db.query("UPDATE access_log SET details = '{}'::jsonb WHERE seq = 2")
+      const bad = (await call(s.port, 'GET', '/api/auth/access-log/verify', { headers: { cookie: alice } })).json()
+      expect(bad).toMatchObject({ intact: false, problem: { seq: '2', kind: 'changed' } })
+    } finally {
+      await db.query('ALTER TABLE access_log ENABLE TRIGGER access_log_append_only')
+    }
+    const cursor = Buffer.from('2026-02-31T00:00:00.000Z|1', 'utf8').toString('base64url')
+    const r = await call(s.port, 'GET', `/api/auth/access-log?cursor=${cursor}`, { headers: { cookie: alice } })
+    expect(r.status).toBe(400)
+    expect(r.json().error?.field).toBe('cursor')
+    expect(
+      (await call(s.port, 'GET', '/api/auth/access-log/verify', { headers: { cookie: cookieFrom(await signIn(s, 'vic', PASSWORD)) } }))
+        .status,
+    ).toBe(403)
   })
 
   test('the access log is append-only for the application, and the retention purge removes only old entries', async () => {

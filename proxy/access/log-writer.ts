@@ -6,7 +6,8 @@ import { appendEntries, type NewEntry } from './access-log.ts'
  * within `gatherMs`) go in the next transaction together, and each caller's promise settles
  * when its own entry is committed, so a read can wait for its entry before answering. When a
  * batch is refused, its entries are retried one by one: one bad entry never takes another's
- * with it, and only the caller whose entry cannot be written sees the rejection.
+ * with it, and only the caller whose entry cannot be written sees the rejection. No wait is
+ * added before the first write (gatherMs 0): entries group while a write is under way.
  */
 
 interface Waiting {
@@ -23,7 +24,7 @@ export interface LogWriter {
 }
 
 export function createLogWriter(db: Db, opts: { gatherMs?: number; maxBatch?: number } = {}): LogWriter {
-  const gatherMs = opts.gatherMs ?? 2
+  const gatherMs = opts.gatherMs ?? 0
   const maxBatch = opts.maxBatch ?? 500
   let queue: Waiting[] = []
   let running: Promise<void> | null = null

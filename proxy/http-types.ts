@@ -74,8 +74,8 @@ export interface AccessGate {
   identify: (req: IncomingMessage) => Promise<Principal | null>
   routes: RouteSpec[]
   audit: (principal: Principal | null, address: string, action: string, details: Record<string, unknown>) => void
-  /** One read's entry, resolved once it is stored; rejects when it cannot be. */
-  recordRead: (principal: Principal | null, address: string, action: string, details: Record<string, unknown>) => Promise<void>
+  /** One read's entry, resolved (with the entry's number, where the log numbers them) once it is stored; rejects when it cannot be. */
+  recordRead: (principal: Principal | null, address: string, action: string, details: Record<string, unknown>) => Promise<string | void>
   /** The client's address as the access log records it (X-Forwarded-For only from TRUSTED_PROXIES). */
   clientAddress?: (req: IncomingMessage) => string
 }

@@ -16,7 +16,7 @@
 import { userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { insertEntry } from '../proxy/access/access-log.ts'
+import { insertEntry, verifyLog } from '../proxy/access/access-log.ts'
 import {
   askServer,
   CONTROL_SOCKET,
@@ -38,7 +38,8 @@ const USAGE = `Usage: npm run users -- <command>
   disable NAME                   stop a user signing in; ends their sessions
   enable NAME                    allow a disabled user to sign in again
   remove NAME                    delete a user
-  list                           list the users`
+  list                           list the users
+  verify-log                     recompute the access log's hash chain; exit 1 if an entry was changed or removed`
 
 class UsageError extends Error {}
 
@@ -146,12 +147,26 @@ async function perform(req: ControlRequest, env: Record<string, string | undefin
   }
 }
 
+/** The access log's hash chain, checked from the command line (the Access log page shows the same). */
+async function verifyLogCommand(env: Record<string, string | undefined>, out: (line: string) => void): Promise<void> {
+  const indexCfg = parseIndexConfig(env)
+  const db = await openDb({ dataDir: resolve(indexCfg.dataDir), databaseUrl: indexCfg.databaseUrl ?? undefined })
+  try {
+    const verdict = await verifyLog(db)
+    out(verdict.message)
+    if (!verdict.intact) process.exitCode = 1
+  } finally {
+    await db.close()
+  }
+}
+
 export async function run(argv: string[], env: Record<string, string | undefined>, out: (line: string) => void): Promise<void> {
   const [command, ...rest] = argv
   if (!command || command === 'help' || command === '--help') {
     out(USAGE)
     return
   }
+  if (command === 'verify-log') return verifyLogCommand(env, out)
   const known: readonly string[] = ['add', 'passwd', 'role', 'disable', 'enable', 'remove', 'list']
   if (!known.includes(command)) throw new UsageError(`Unknown command "${command.slice(0, 40)}".\n${USAGE}`)
   if (rest.some((a) => /^--pass(word)?(=|$)/.test(a)))

@@ -1,14 +1,22 @@
+import { createHash } from 'node:crypto'
 import { csvCell } from '../../contract/csv.ts'
-import type { Queryable } from '../db/types.ts'
+import type { Db, Queryable } from '../db/types.ts'
 
 /**
- * The access log: who read what, when, from where. The application
- * only ever INSERTs here (a trigger refuses UPDATE), and the only DELETE is `purgeAccessLog`, the
- * retention purge of rows older than ACCESS_LOG_RETAIN_DAYS.
+ * The access log: who read what, when, from where. The application only ever INSERTs here (a
+ * trigger refuses UPDATE), and the only DELETE is `purgeAccessLog`, the retention purge of
+ * entries older than ACCESS_LOG_RETAIN_DAYS, which leaves a checkpoint entry behind.
+ *
+ * Every entry has a place in one hash chain (as Certificate Transparency's logs, RFC 6962):
+ * `seq` counts up from 1 with no gaps, `prev_hash` is the previous entry's `hash`, and `hash`
+ * is SHA-256 over the previous hash and the entry's canonical form. `verifyLog` recomputes it,
+ * so an entry changed or removed with direct database access is named. (Whoever can rewrite
+ * every row and the head can forge a new chain; the chain makes a partial edit evident.)
  */
 
 export interface AccessLogEntry {
   id: string
+  seq: string | null
   at: string
   actor: string
   via: string
@@ -30,21 +38,44 @@ export interface NewEntry {
 
 /** Keys that could carry a secret or a message's text: never written to the log, whoever passes them. */
 const FORBIDDEN_KEYS = /^(password|passwd|secret|token|authorization|auth_token|cookie|body|bodies|message|messages)$/i
+/** …except a count: `{ messages: 12 }` (how many were forgotten) carries no text. */
+const COUNT_KEYS = /^(message|messages)$/i
 const DETAILS_MAX_CHARS = 4000
+const TEXT_MAX = 300
+const GENESIS = '0'.repeat(64)
 
-/** Drop forbidden keys (at any depth) and cut long strings, so an entry stays small and clean. */
+/**
+ * Text as the database takes it, cut on code points: a lone surrogate (half an emoji, cut or
+ * sent so) is not UTF-8 and NUL is refused by both text and jsonb, and either would make
+ * PostgreSQL refuse the whole statement, taking every entry of a batch with it.
+ */
+export function cleanText(s: string, max: number): string {
+  let out = ''
+  let n = 0
+  for (const ch of s) {
+    if (ch === '\u0000' || (ch.length === 1 && ch >= '\ud800' && ch <= '\udfff')) continue
+    if (n === max) return `${out}…`
+    out += ch
+    n++
+  }
+  return out
+}
+
+/** Drop forbidden keys (at any depth), clean keys and strings and cut long ones, so an entry stays small and writable. */
 export function cleanDetails(details: Record<string, unknown>): Record<string, unknown> {
   const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === 'string') return v.length > 300 ? `${v.slice(0, 300)}…` : v
-    if (typeof v === 'number' || typeof v === 'boolean' || v === null) return v
+    if (typeof v === 'string') return cleanText(v, TEXT_MAX)
+    if (typeof v === 'number') return Number.isFinite(v) ? v : null
+    if (typeof v === 'boolean' || v === null) return v
     if (depth > 3) return undefined
-    if (Array.isArray(v)) return v.slice(0, 50).map((x) => walk(x, depth + 1))
+    if (Array.isArray(v)) return v.slice(0, 50).map((x) => walk(x, depth + 1) ?? null)
     if (typeof v === 'object') {
       const out: Record<string, unknown> = {}
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-        if (FORBIDDEN_KEYS.test(k)) continue
+        if (FORBIDDEN_KEYS.test(k) && !(COUNT_KEYS.test(k) && typeof x === 'number')) continue
         const w = walk(x, depth + 1)
-        if (w !== undefined) out[k.slice(0, 60)] = w
+        const key = cleanText(k, 60)
+        if (w !== undefined && key !== '') out[key] = w
       }
       return out
     }
@@ -52,38 +83,227 @@ export function cleanDetails(details: Record<string, unknown>): Record<string, u
   }
   const out = (walk(details, 0) ?? {}) as Record<string, unknown>
   if (JSON.stringify(out).length > DETAILS_MAX_CHARS) return { truncated: true, keys: Object.keys(out).slice(0, 30) }
-  return out
+  // What jsonb will give back (finite numbers, no undefined), so the hash is over what is stored.
+  return JSON.parse(JSON.stringify(out)) as Record<string, unknown>
 }
 
-const textOrNull = (v: unknown): string | null =>
-  typeof v === 'string' && v !== '' ? v.slice(0, 64) : typeof v === 'number' ? String(v) : null
+const oneValue = (v: unknown): string | null =>
+  typeof v === 'string' ? cleanText(v.trim(), 64) || null : typeof v === 'number' && Number.isFinite(v) ? String(v) : null
 
-export async function insertEntry(db: Queryable, e: NewEntry): Promise<void> {
-  await insertEntries(db, [e])
-}
-
-/** Several entries in one parameterised statement (the access log batches what requests record). */
-export async function insertEntries(db: Queryable, entries: readonly NewEntry[]): Promise<void> {
-  if (entries.length === 0) return
-  const values: unknown[] = []
-  const rows: string[] = []
-  for (const e of entries) {
-    const details = cleanDetails(e.details)
-    // number and party get their own columns (filtered and indexed); the rest stays in details.
-    const b = values.length
-    rows.push(`($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}::jsonb)`)
-    values.push(
-      e.at,
-      e.actor.slice(0, 320),
-      e.via,
-      e.address.slice(0, 100),
-      e.action.slice(0, 60),
-      textOrNull(details.number),
-      textOrNull(details.party),
-      JSON.stringify(details),
-    )
+/**
+ * The number column: `number`, or `numbers` (a comma-separated string or a list; a count is not
+ * a number) stored joined with commas, which the number filter matches member by member. Also
+ * looked for one level down, under `what` or `filters`, where exports and searches put them.
+ */
+function numberOf(d: Record<string, unknown>): string | null {
+  const single = oneValue(d.number)
+  if (single) return single
+  const many = d.numbers
+  const list = typeof many === 'string' ? many.split(',') : Array.isArray(many) ? many.filter((x) => typeof x === 'string') : []
+  const joined = cleanText(
+    (list as string[])
+      .map((x) => x.trim())
+      .filter(Boolean)
+      .join(','),
+    400,
+  )
+  if (joined) return joined
+  for (const k of ['what', 'filters']) {
+    const inner = d[k]
+    if (inner && typeof inner === 'object' && !Array.isArray(inner)) {
+      const found = numberOf(inner as Record<string, unknown>)
+      if (found) return found
+    }
   }
-  await db.query(`INSERT INTO access_log (at, actor, via, address, action, number, party, details) VALUES ${rows.join(', ')}`, values)
+  return null
+}
+
+function partyOf(d: Record<string, unknown>): string | null {
+  const direct = oneValue(d.party)
+  if (direct) return direct
+  for (const k of ['what', 'filters']) {
+    const inner = d[k]
+    if (inner && typeof inner === 'object' && !Array.isArray(inner)) {
+      const found = oneValue((inner as Record<string, unknown>).party)
+      if (found) return found
+    }
+  }
+  return null
+}
+
+/** An entry as it is written and as it is hashed. */
+interface Row {
+  at: Date
+  actor: string
+  via: string
+  address: string
+  action: string
+  number: string | null
+  party: string | null
+  details: Record<string, unknown>
+}
+
+function rowOf(e: NewEntry): Row {
+  const details = cleanDetails(e.details)
+  return {
+    at: new Date(Math.trunc(e.at.getTime())),
+    actor: cleanText(e.actor, 320),
+    via: e.via,
+    address: cleanText(e.address, 100),
+    action: cleanText(e.action, 60),
+    number: numberOf(details),
+    party: partyOf(details),
+    details,
+  }
+}
+
+/** JSON with every object's keys sorted: one spelling per value, whichever engine gave it back. */
+function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
+      .join(',')}}`
+  }
+  return JSON.stringify(v ?? null)
+}
+
+/** SHA-256 (hex) over the previous hash and the entry's canonical form. */
+export function entryHash(prev: string, seq: string, r: Row): string {
+  const canonical = stableJson({
+    seq,
+    at: r.at.toISOString(),
+    actor: r.actor,
+    via: r.via,
+    address: r.address,
+    action: r.action,
+    number: r.number,
+    party: r.party,
+    details: r.details,
+  })
+  return createHash('sha256').update(`${prev}\n${canonical}`, 'utf8').digest('hex')
+}
+
+interface HeadRow extends Record<string, unknown> {
+  seq: string | number
+  hash: string
+}
+
+/** Locks the chain's head until the transaction ends: one writer at a time, on every server. */
+async function lockHead(tx: Queryable): Promise<{ seq: bigint; hash: string }> {
+  const r = await tx.query<HeadRow>('SELECT seq, hash FROM access_log_head WHERE one FOR UPDATE')
+  const head = r.rows[0]
+  if (!head) throw new Error('access_log_head has no row: the chain cannot be extended (was it deleted?)')
+  return { seq: BigInt(head.seq), hash: head.hash }
+}
+
+/** Numbers, hashes and inserts rows after the head; the caller holds the transaction. Returns their seqs. */
+async function appendRows(tx: Queryable, rows: readonly Row[]): Promise<string[]> {
+  const head = await lockHead(tx)
+  let seq = head.seq
+  let prev = head.hash
+  const values: unknown[] = []
+  const tuples: string[] = []
+  const seqs: string[] = []
+  for (const r of rows) {
+    seq += 1n
+    const hash = entryHash(prev, String(seq), r)
+    const b = values.length
+    tuples.push(`(${Array.from({ length: 11 }, (_, i) => `$${b + i + 1}${i === 7 ? '::jsonb' : ''}`).join(', ')})`)
+    values.push(r.at, r.actor, r.via, r.address, r.action, r.number, r.party, JSON.stringify(r.details), String(seq), prev, hash)
+    seqs.push(String(seq))
+    prev = hash
+  }
+  await tx.query(
+    `INSERT INTO access_log (at, actor, via, address, action, number, party, details, seq, prev_hash, hash) VALUES ${tuples.join(', ')}`,
+    values,
+  )
+  await tx.query('UPDATE access_log_head SET seq = $1, hash = $2 WHERE one', [String(seq), prev])
+  return seqs
+}
+
+/**
+ * Several entries in one transaction, in one place of the chain. Resolves with their entry
+ * numbers (seq) once committed; rejects, writing none of them, if any one is refused.
+ */
+export async function appendEntries(db: Db, entries: readonly NewEntry[]): Promise<string[]> {
+  if (entries.length === 0) return []
+  const rows = entries.map(rowOf)
+  return db.transaction((tx) => appendRows(tx, rows))
+}
+
+export async function insertEntry(db: Db, e: NewEntry): Promise<string> {
+  const [seq] = await appendEntries(db, [e])
+  return seq!
+}
+
+interface DbEntry extends Record<string, unknown> {
+  id: string | number
+  seq: string | number | null
+  at: Date | string
+  actor: string
+  via: string
+  address: string
+  action: string
+  number: string | null
+  party: string | null
+  details: Record<string, unknown> | string
+}
+
+const ENTRY_COLUMNS = 'id, seq, at, actor, via, address, action, number, party, details'
+
+const rowFromDb = (r: DbEntry): Row => ({
+  at: new Date(r.at),
+  actor: r.actor,
+  via: r.via,
+  address: r.address,
+  action: r.action,
+  number: r.number,
+  party: r.party,
+  details: typeof r.details === 'string' ? (JSON.parse(r.details) as Record<string, unknown>) : r.details,
+})
+
+/**
+ * Gives the entries written before the chain existed (seq NULL) their places, oldest first.
+ * Runs at start; the update trigger allows exactly this one change. Returns how many.
+ */
+export async function chainUnchained(db: Db): Promise<number> {
+  let total = 0
+  for (let round = 0; round < 100_000; round++) {
+    const n = await db.transaction(async (tx) => {
+      const head = await lockHead(tx)
+      const r = await tx.query<DbEntry>(`SELECT ${ENTRY_COLUMNS} FROM access_log WHERE seq IS NULL ORDER BY id LIMIT 500`)
+      if (r.rows.length === 0) return 0
+      let seq = head.seq
+      let prev = head.hash
+      const ids: string[] = []
+      const seqs: string[] = []
+      const prevs: string[] = []
+      const hashes: string[] = []
+      for (const row of r.rows) {
+        seq += 1n
+        const hash = entryHash(prev, String(seq), rowFromDb(row))
+        ids.push(String(row.id))
+        seqs.push(String(seq))
+        prevs.push(prev)
+        hashes.push(hash)
+        prev = hash
+      }
+      await tx.query(
+        `UPDATE access_log a SET seq = v.seq, prev_hash = v.prev, hash = v.hash
+         FROM (SELECT unnest($1::bigint[]) AS id, unnest($2::bigint[]) AS seq, unnest($3::text[]) AS prev, unnest($4::text[]) AS hash) v
+         WHERE a.id = v.id`,
+        [ids, seqs, prevs, hashes],
+      )
+      await tx.query('UPDATE access_log_head SET seq = $1, hash = $2 WHERE one', [String(seq), prev])
+      return r.rows.length
+    })
+    total += n
+    if (n === 0) break
+  }
+  return total
 }
 
 export interface LogFilters {
@@ -103,26 +323,28 @@ export interface LogCursor {
 
 export const encodeCursor = (c: LogCursor) => Buffer.from(`${c.at}|${c.id}`, 'utf8').toString('base64url')
 
+const BIGINT_MAX = 2n ** 63n - 1n
+
+/**
+ * A cursor this server could have issued, or null. The date must be a real instant PostgreSQL
+ * takes (a regular expression alone lets 2026-02-31 or month 13 through, which the database
+ * then refuses with a 500), and the id must fit a bigint.
+ */
 export function decodeCursor(text: string): LogCursor | null {
+  if (text.length > 100 || !/^[A-Za-z0-9_-]+$/.test(text)) return null
   const raw = Buffer.from(text, 'base64url').toString('utf8')
   const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\|(\d{1,19})$/.exec(raw)
-  return m ? { at: m[1]!, id: m[2]! } : null
-}
-
-interface DbEntry extends Record<string, unknown> {
-  id: string | number
-  at: Date | string
-  actor: string
-  via: string
-  address: string
-  action: string
-  number: string | null
-  party: string | null
-  details: Record<string, unknown> | string
+  if (!m) return null
+  const at = m[1]!
+  const ms = Date.parse(at)
+  if (!Number.isFinite(ms) || new Date(ms).toISOString() !== at || at < '0001') return null
+  if (BigInt(m[2]!) > BIGINT_MAX) return null
+  return { at, id: m[2]! }
 }
 
 const toEntry = (r: DbEntry): AccessLogEntry => ({
   id: String(r.id),
+  seq: r.seq === null ? null : String(r.seq),
   at: new Date(r.at).toISOString(),
   actor: r.actor,
   via: r.via,
@@ -144,10 +366,11 @@ export async function listEntries(
   const params: unknown[] = []
   const add = (sql: string, value: unknown) => {
     params.push(value)
-    where.push(sql.replace('?', `$${params.length}`))
+    where.push(sql.replaceAll('?', `$${params.length}`))
   }
   if (f.user) add('actor = ?', f.user)
-  if (f.number) add('number = ?', f.number)
+  // A read of several numbers stores them joined with commas: the filter finds each of them.
+  if (f.number) add("(number = ? OR (strpos(number, ',') > 0 AND ? = ANY (string_to_array(number, ','))))", f.number)
   if (f.party) add('party = ?', f.party)
   if (f.action) add('action = ?', f.action)
   if (f.from) add('at >= ?', f.from)
@@ -158,7 +381,7 @@ export async function listEntries(
   }
   params.push(limit + 1)
   const r = await db.query<DbEntry>(
-    `SELECT id, at, actor, via, address, action, number, party, details FROM access_log
+    `SELECT ${ENTRY_COLUMNS} FROM access_log
      ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
      ORDER BY at DESC, id DESC LIMIT $${params.length}`,
     params,
@@ -168,10 +391,154 @@ export async function listEntries(
   return { entries: rows, next: r.rows.length > limit && last ? { at: last.at, id: last.id } : null }
 }
 
-/** The retention purge: the one DELETE on the access log. */
-export async function purgeAccessLog(db: Queryable, retainDays: number, now: number): Promise<number> {
-  const r = await db.query('DELETE FROM access_log WHERE at < $1 RETURNING 1', [new Date(now - retainDays * 86_400_000)])
-  return r.rows.length
+export const CHECKPOINT_ACTION = 'log.checkpoint'
+
+/**
+ * The retention purge, the one DELETE on the access log. It removes the oldest stretch of the
+ * chain whose entries are all older than the cutoff, and in the same transaction appends a
+ * checkpoint entry naming the last removed entry and its hash, so what remains still verifies.
+ */
+export async function purgeAccessLog(db: Db, retainDays: number, now: number): Promise<number> {
+  const cutoff = new Date(now - retainDays * 86_400_000)
+  return db.transaction(async (tx) => {
+    const head = await lockHead(tx)
+    const keep = await tx.query<{ seq: string | number | null }>(
+      'SELECT min(seq) AS seq FROM access_log WHERE at >= $1 AND seq IS NOT NULL',
+      [cutoff],
+    )
+    const firstKept = keep.rows[0]?.seq
+    const through = firstKept === null || firstKept === undefined ? head.seq : BigInt(firstKept) - 1n
+    if (through < 1n) return 0
+    const last = await tx.query<{ hash: string }>('SELECT hash FROM access_log WHERE seq = $1', [String(through)])
+    const removed = await tx.query('DELETE FROM access_log WHERE seq <= $1 RETURNING 1', [String(through)])
+    if (removed.rows.length === 0) return 0
+    await appendRows(tx, [
+      rowOf({
+        at: new Date(now),
+        actor: 'switchboard',
+        via: 'system',
+        address: '',
+        action: CHECKPOINT_ACTION,
+        details: { prunedThrough: Number(through), prunedHash: last.rows[0]?.hash ?? null, pruned: removed.rows.length, retainDays },
+      }),
+    ])
+    return removed.rows.length
+  })
+}
+
+export interface LogVerdict {
+  intact: boolean
+  /** First and last entry numbers checked (null when the log is empty). */
+  first: string | null
+  last: string | null
+  checked: number
+  /** The first entry found changed, missing or outside the chain. */
+  problem: { seq: string | null; kind: 'changed' | 'missing' | 'unchained' | 'head'; message: string } | null
+  message: string
+}
+
+const VERIFY_BATCH = 1000
+
+/**
+ * Recomputes the chain from the start the last retention checkpoint records (or entry 1), entry
+ * by entry, and checks the head. Names the first entry changed (hash mismatch), removed (a gap in
+ * seq, or the newest ones gone from under the head) or added outside the chain.
+ */
+export async function verifyLog(db: Queryable): Promise<LogVerdict> {
+  const headRow = (await db.query<HeadRow>('SELECT seq, hash FROM access_log_head WHERE one')).rows[0]
+  const fail = (
+    seq: string | null,
+    kind: NonNullable<LogVerdict['problem']>['kind'],
+    message: string,
+    first: string | null,
+    last: string | null,
+    checked: number,
+  ): LogVerdict => ({
+    intact: false,
+    first,
+    last,
+    checked,
+    problem: { seq, kind, message },
+    message,
+  })
+  if (!headRow) return fail(null, 'head', 'The chain head (access_log_head) is missing: the log cannot be verified.', null, null, 0)
+  const stray = await db.query<{ id: string | number }>('SELECT id FROM access_log WHERE seq IS NULL OR hash IS NULL ORDER BY id LIMIT 1')
+  if (stray.rows[0])
+    return fail(
+      null,
+      'unchained',
+      `Entry id ${stray.rows[0].id} is not in the chain: it was added outside the log (or not yet chained).`,
+      null,
+      null,
+      0,
+    )
+  const cp = await db.query<{ details: Record<string, unknown> | string }>(
+    `SELECT details FROM access_log WHERE action = $1 AND via = 'system' ORDER BY seq DESC LIMIT 1`,
+    [CHECKPOINT_ACTION],
+  )
+  const cpDetails = cp.rows[0] ? (typeof cp.rows[0].details === 'string' ? JSON.parse(cp.rows[0].details) : cp.rows[0].details) : null
+  const pruned = cpDetails && typeof cpDetails.prunedThrough === 'number' ? BigInt(cpDetails.prunedThrough) : 0n
+  let prev = pruned > 0n && typeof cpDetails?.prunedHash === 'string' ? (cpDetails.prunedHash as string) : GENESIS
+  let expected = pruned + 1n
+  let checked = 0
+  const firstSeq = String(expected)
+  let after = 0n
+  for (;;) {
+    const r = await db.query<DbEntry & { prev_hash: string; hash: string }>(
+      `SELECT ${ENTRY_COLUMNS}, prev_hash, hash FROM access_log WHERE seq > $1 ORDER BY seq LIMIT ${VERIFY_BATCH}`,
+      [String(after)],
+    )
+    for (const row of r.rows) {
+      const seq = BigInt(row.seq!)
+      if (seq < expected) continue // before the checkpoint's start: not part of what remains to verify
+      const lastOk = checked ? String(expected - 1n) : null
+      if (seq > expected)
+        return fail(
+          String(expected),
+          'missing',
+          `Entry ${expected} was removed: the chain jumps from ${expected - 1n} to ${seq}.`,
+          checked ? firstSeq : null,
+          lastOk,
+          checked,
+        )
+      if (row.prev_hash !== prev || entryHash(prev, String(seq), rowFromDb(row)) !== row.hash)
+        return fail(
+          String(seq),
+          'changed',
+          `Entry ${seq} was changed: its hash does not match its contents and the entry before it.`,
+          checked ? firstSeq : null,
+          lastOk,
+          checked,
+        )
+      prev = row.hash
+      expected = seq + 1n
+      checked++
+    }
+    if (r.rows.length < VERIFY_BATCH) break
+    after = BigInt(r.rows[r.rows.length - 1]!.seq!)
+  }
+  const last = expected - 1n
+  const headSeq = BigInt(headRow.seq)
+  const range = checked ? { first: firstSeq, last: String(last) } : { first: null, last: null }
+  if (headSeq !== last || (checked > 0 && headRow.hash !== prev))
+    return fail(
+      String(last + 1n),
+      'head',
+      headSeq > last
+        ? `Entries ${last + 1n}–${headSeq} were removed: the chain ends at ${last} but its head records ${headSeq}.`
+        : `The chain head records entry ${headSeq} but the log holds ${last}: the head or the newest entries were changed.`,
+      range.first,
+      range.last,
+      checked,
+    )
+  const prunedNote = pruned > 0n ? ` (1–${pruned} removed by the retention purge, as its checkpoint records)` : ''
+  return {
+    intact: true,
+    ...range,
+    checked,
+    problem: null,
+    message: checked ? `Log intact: entries ${firstSeq}–${last} verified${prunedNote}.` : 'Log intact: no entries yet.',
+  }
 }
 
 export const CSV_HEADER = ['at', 'user', 'via', 'address', 'action', 'number', 'party', 'details']

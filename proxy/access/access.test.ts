@@ -290,7 +290,8 @@ describe.each(ENGINES)('team access on $name', (engine) => {
       number: HISTORY.number,
       details: { tid: HISTORY.tid, start: 1, end: 10 },
     })
-    expect(all.entries[0]?.details).toMatchObject({ what: 'access-log', rows: 3, filters: { user: 'vic' } })
+    expect(all.entries[0]?.details).toMatchObject({ what: 'access-log', rows: 3, complete: true, filters: { user: 'vic' } })
+    expect(all.entries[1]?.details).toEqual({ what: 'access-log', filters: { user: 'vic' } })
     const everything = JSON.stringify(all)
     expect(everything).not.toContain(PASSWORD)
     expect(everything).not.toContain('wrong password here')
@@ -337,6 +338,35 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     }
   })
 
+  test('the log verifies over HTTP, names an entry changed with SQL, and a cursor with an impossible date is a 400 naming cursor', async () => {
+    const s = await open()
+    const alice = cookieFrom(await signIn(s, 'alice', PASSWORD))
+    await s.access.recordRead({ name: 'alice', role: 'admin', via: 'password' }, '127.0.0.1', 'search', { q: 'x', party: '15551230000' })
+    await s.access.flush()
+    const ok = (await call(s.port, 'GET', '/api/auth/access-log/verify', { headers: { cookie: alice } })).json()
+    expect(ok).toMatchObject({ intact: true, first: '1', last: '2', message: 'Log intact: entries 1–2 verified.' })
+    const byParty = (await call(s.port, 'GET', '/api/auth/access-log?party=15551230000', { headers: { cookie: alice } })).json() as {
+      entries: Array<{ action: string }>
+    }
+    expect(byParty.entries.map((e) => e.action)).toEqual(['search'])
+    await db.query('ALTER TABLE access_log DISABLE TRIGGER access_log_append_only')
+    try {
+      await db.query("UPDATE access_log SET details = '{}'::jsonb WHERE seq = 2")
+      const bad = (await call(s.port, 'GET', '/api/auth/access-log/verify', { headers: { cookie: alice } })).json()
+      expect(bad).toMatchObject({ intact: false, problem: { seq: '2', kind: 'changed' } })
+    } finally {
+      await db.query('ALTER TABLE access_log ENABLE TRIGGER access_log_append_only')
+    }
+    const cursor = Buffer.from('2026-02-31T00:00:00.000Z|1', 'utf8').toString('base64url')
+    const r = await call(s.port, 'GET', `/api/auth/access-log?cursor=${cursor}`, { headers: { cookie: alice } })
+    expect(r.status).toBe(400)
+    expect(r.json().error?.field).toBe('cursor')
+    expect(
+      (await call(s.port, 'GET', '/api/auth/access-log/verify', { headers: { cookie: cookieFrom(await signIn(s, 'vic', PASSWORD)) } }))
+        .status,
+    ).toBe(403)
+  })
+
   test('the access log is append-only for the application, and the retention purge removes only old entries', async () => {
     const s = await open({ ACCESS: 'password', ACCESS_LOG_RETAIN_DAYS: '30' })
     await signIn(s, 'alice', PASSWORD)
@@ -346,8 +376,10 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     await expect(db.query("UPDATE access_log SET actor = 'someone else'")).rejects.toThrow(/append-only/)
     s.clock.now += 2 * 86_400_000 // alice's entry is now 31 days old, vic's 2
     await s.access.purge()
-    const rows = await db.query<{ actor: string }>('SELECT actor FROM access_log ORDER BY id')
+    const rows = await db.query<{ actor: string }>("SELECT actor FROM access_log WHERE action <> 'log.checkpoint' ORDER BY id")
     expect(rows.rows.map((r) => r.actor)).toEqual(['vic'])
+    // The purge left a checkpoint, so what remains still verifies.
+    expect((await s.access.verifyLog()).intact).toBe(true)
     expect(s.logs.some((l) => /purged 1 access-log entries older than 30 days/.test(l))).toBe(true)
   })
 
@@ -384,16 +416,19 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     expect(formPost.status).toBe(415)
   })
 
-  test('an audit that cannot be written logs a line and never fails the request', async () => {
+  test('a read whose entry cannot be written is refused (fail closed), and the next read is served once it can', async () => {
     const s = await open({})
     await db.query('ALTER TABLE access_log RENAME TO access_log_away')
     try {
-      expect((await history(s, '')).status).toBe(200)
-      await s.access.flush()
-      expect(s.logs.some((l) => /access log: could not record history.view by local/.test(l))).toBe(true)
+      const refused = await history(s, '')
+      expect(refused.status).toBe(503)
+      expect(refused.json().error?.message).toMatch(/access log could not record this read/)
+      expect(refused.text).not.toContain('messages')
+      expect(s.logs.some((l) => /access log: could not record history.view/.test(l))).toBe(true)
     } finally {
       await db.query('ALTER TABLE access_log_away RENAME TO access_log')
     }
+    expect((await history(s, '')).status).toBe(200)
   })
 
   test('the users store refuses to disable the last admin directly too', async () => {

@@ -1,11 +1,12 @@
 import type { IncomingMessage } from 'node:http'
 import type { Db } from '../db/types.ts'
 import type { AccessGate, Principal } from '../http-types.ts'
-import { insertEntries, purgeAccessLog, type NewEntry } from './access-log.ts'
+import { chainUnchained, purgeAccessLog, verifyLog, type LogVerdict, type NewEntry } from './access-log.ts'
 import { clientAddress } from './address.ts'
 import { normaliseAddress, type AccessConfig } from './config.ts'
 import { DEFAULT_LIMITS, purgeLimits, type LimitRules } from './limits.ts'
 import { createDummyCheck, DEFAULT_SCRYPT, type ScryptParams } from './passwords.ts'
+import { createLogWriter } from './log-writer.ts'
 import { createAuthRoutes } from './routes.ts'
 import { lookupSession, purgeSessions, sessionCookie } from './sessions.ts'
 
@@ -37,6 +38,26 @@ export interface Access extends AccessGate {
   clientAddress: (req: IncomingMessage) => string
   /** For `/api/meta`: the mode, so the browser knows whether to show sign-in. */
   meta: () => { accessMode: AccessConfig['mode'] }
+  /**
+   * One read's entry, durable: resolves with the entry's number in the chain only once it is
+   * committed, rejects if it cannot be written (the read must then be refused, not answered).
+   * Entries arriving together are committed in one transaction, each caller awaiting its own.
+   */
+  recordRead: (principal: Principal | null, address: string, action: string, details: Record<string, unknown>) => Promise<string>
+  /**
+   * An export's second entry, `export.done`, linked to the one `recordRead` returned when it
+   * started (the log is append-only, so completion is a new entry): rows written and whether
+   * the export finished. `details` may repeat number/party so the log's filters find it too.
+   */
+  completeExport: (
+    principal: Principal | null,
+    address: string,
+    started: string,
+    result: { rows: number; complete: boolean },
+    details?: Record<string, unknown>,
+  ) => Promise<string>
+  /** Recomputes the access log's hash chain (see verifyLog in access-log.ts). */
+  verifyLog: () => Promise<LogVerdict>
   /** Resolves when every access-log write started so far has finished (tests, shutdown). */
   flush: () => Promise<void>
   /** The retention purge (access log, expired sessions, old sign-in failures); runs at start and daily. */
@@ -81,48 +102,40 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
   }
 
   /**
-   * One entry, written in the background: never throws, never holds up the response. Entries are
-   * queued and written together, one statement per 100 ms at most (and at once past 500): with
-   * PGlite the database runs on the server's own thread, and one INSERT per history request cost
-   * every request about a millisecond. `flush()` and `close()` write what is queued.
+   * Every entry goes through one durable writer (group commit, see log-writer.ts). Reads await
+   * their entry (`recordRead`) so it is committed before the answer is sent; other events
+   * (sign-in, user changes) are fire-and-forget through the same writer, and a failure there is
+   * a log line, never a failed request.
    */
-  let queue: NewEntry[] = []
-  let flushTimer: ReturnType<typeof setTimeout> | null = null
-  function writeQueued(): void {
-    if (flushTimer) clearTimeout(flushTimer)
-    flushTimer = null
-    const batch = queue
-    queue = []
-    if (batch.length === 0) return
-    let p: Promise<void>
-    try {
-      p = insertEntries(db, batch).catch((err: unknown) => {
-        log(`access log: could not record ${what(batch)}: ${err instanceof Error ? err.message : String(err)}`)
-      })
-    } catch (err) {
-      log(`access log: could not record ${what(batch)}: ${err instanceof Error ? err.message : String(err)}`)
-      return
-    }
-    pending.add(p)
-    void p.finally(() => pending.delete(p))
-  }
-  const what = (batch: NewEntry[]) =>
-    batch
-      .slice(0, 3)
-      .map((e) => `${e.action} by ${e.actor}`)
-      .join(', ') + (batch.length > 3 ? ` and ${batch.length - 3} more` : '')
+  const writer = createLogWriter(db)
+  const entryOf = (principal: Principal | null, address: string, action: string, details: Record<string, unknown>): NewEntry => ({
+    at: new Date(now()),
+    actor: principal?.name ?? '(nobody)',
+    via: principal?.via ?? 'anonymous',
+    address: normaliseAddress(address),
+    action,
+    details,
+  })
   function record(actor: string, via: string, address: string, action: string, details: Record<string, unknown>): void {
-    queue.push({ at: new Date(now()), actor, via, address, action, details })
-    if (queue.length >= 500) writeQueued()
-    else flushTimer ??= setTimeout(writeQueued, 100).unref()
+    const entry: NewEntry = { at: new Date(now()), actor, via, address, action, details }
+    writer.write(entry).catch((err: unknown) => {
+      log(`access log: could not record ${action} by ${actor.slice(0, 64)}: ${err instanceof Error ? err.message : String(err)}`)
+    })
   }
 
   const audit: AccessGate['audit'] = (principal, address, action, details) => {
-    record(principal?.name ?? '(nobody)', principal?.via ?? 'anonymous', normaliseAddress(address), action, details)
+    const e = entryOf(principal, address, action, details)
+    record(e.actor, e.via, e.address, action, details)
   }
 
+  const recordRead: Access['recordRead'] = (principal, address, action, details) =>
+    writer.write(entryOf(principal, address, action, details))
+
+  const completeExport: Access['completeExport'] = (principal, address, started, result, details = {}) =>
+    writer.write(entryOf(principal, address, 'export.done', { ...details, export: started, rows: result.rows, complete: result.complete }))
+
   async function flushLog(): Promise<void> {
-    writeQueued()
+    await writer.flush()
     while (pending.size) await Promise.all([...pending])
   }
 
@@ -137,6 +150,8 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
     addressOf,
     record,
     audit,
+    recordRead,
+    completeExport,
     flushLog,
     dummyCheck,
     log,
@@ -146,6 +161,8 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
   async function purge(): Promise<void> {
     const t = now()
     try {
+      const chained = await chainUnchained(db)
+      if (chained) log(`access: ${chained} access-log entries written before the hash chain were chained`)
       const entries = await purgeAccessLog(db, cfg.accessLogRetainDays, t)
       const sessions = await purgeSessions(db, t, times)
       await purgeLimits(db, t, limits)
@@ -167,10 +184,9 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
     identify,
     routes,
     audit,
-    recordRead: async (principal, address, action, details) => {
-      audit(principal, address, action, details)
-      await flushLog()
-    },
+    recordRead,
+    completeExport,
+    verifyLog: () => verifyLog(db),
     clientAddress: addressOf,
     meta: () => ({ accessMode: cfg.mode }),
     flush: flushLog,

@@ -75,6 +75,7 @@ export const ENGINES: Engine[] = [
 
 export async function clearAccessTables(db: OpenedDb): Promise<void> {
   await db.query('TRUNCATE users, sessions, signin_limits, access_log RESTART IDENTITY CASCADE')
+  await db.query("UPDATE access_log_head SET seq = 0, hash = repeat('0', 64)")
 }
 
 export interface Stack {

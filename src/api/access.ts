@@ -17,6 +17,7 @@ export type User = z.infer<typeof userWire>
 
 const entryWire = z.object({
   id: z.string(),
+  seq: z.optional(z.nullable(z.string())),
   at: z.string(),
   actor: z.string(),
   via: z.string(),
@@ -40,6 +41,7 @@ export const AUTH_PATHS = {
   user: (name: string) => `/api/auth/users/${encodeURIComponent(name)}`,
   accessLog: '/api/auth/access-log',
   accessLogExport: '/api/auth/access-log/export',
+  accessLogVerify: '/api/auth/access-log/verify',
 } as const
 
 /**
@@ -138,3 +140,20 @@ export function accessLogExportUrl(filters: LogFilters): string {
   const s = p.toString()
   return s ? `${AUTH_PATHS.accessLogExport}?${s}` : AUTH_PATHS.accessLogExport
 }
+
+const verdictWire = z.object({
+  intact: z.boolean(),
+  first: z.nullable(z.string()),
+  last: z.nullable(z.string()),
+  checked: z.number(),
+  problem: z.nullable(z.object({ seq: z.nullable(z.string()), kind: z.string(), message: z.string() })),
+  message: z.string(),
+})
+export type LogVerdict = z.infer<typeof verdictWire>
+
+/** The server recomputes the log's hash chain: intact from entry N to M, or the first entry changed or removed. */
+export const accessLogVerifyQuery = () =>
+  queryOptions({
+    queryKey: ['access', 'log', 'verify'],
+    queryFn: async ({ signal }) => parseWire(verdictWire, await getJson(AUTH_PATHS.accessLogVerify, {}, signal), WHO),
+  })

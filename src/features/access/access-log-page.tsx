@@ -1,6 +1,6 @@
-import { useInfiniteQuery } from '@tanstack/react-query'
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
-import { accessLogExportUrl, accessLogQuery, type AccessLogEntry, type LogFilters } from '../../api/access'
+import { accessLogExportUrl, accessLogQuery, accessLogVerifyQuery, type AccessLogEntry, type LogFilters } from '../../api/access'
 import { useLocation, useSetParams } from '../../lib/router'
 import { Problem, problemText } from './problem'
 
@@ -42,6 +42,30 @@ function detailsText(e: AccessLogEntry): string {
   return rest.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ')
 }
 
+/** The hash chain's verdict, in words: intact (entries N–M) or the first entry changed or removed. */
+function ChainStatus() {
+  const verdict = useQuery(accessLogVerifyQuery())
+  if (verdict.isPending)
+    return (
+      <p role="status" className="mt-2 text-sm">
+        Checking the log&apos;s hash chain…
+      </p>
+    )
+  if (verdict.error) return <Problem title="Could not check the access log's hash chain" message={problemText(verdict.error)} />
+  const v = verdict.data
+  return v.intact ? (
+    <p role="status" className="mt-2 text-sm text-green-800">
+      <span aria-hidden="true">✓ </span>
+      {v.message}
+    </p>
+  ) : (
+    <p role="alert" className="mt-2 text-sm font-semibold text-red-800">
+      <span aria-hidden="true">✗ </span>
+      Log not intact: {v.message}
+    </p>
+  )
+}
+
 export function AccessLogPage() {
   const { params } = useLocation()
   const filters = filtersFrom(params)
@@ -55,6 +79,7 @@ export function AccessLogPage() {
       <p className="mt-1 text-sm text-slate-700">
         Every sign-in, history and thread view, search, export, forget and user change: who, when, from where.
       </p>
+      <ChainStatus />
       <FilterForm
         key={params.toString()}
         initial={filters}

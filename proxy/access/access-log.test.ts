@@ -1,0 +1,106 @@
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+import { ENGINES, useEngines } from '../db/test-engines.ts'
+import {
+  appendEntries,
+  cleanDetails,
+  decodeCursor,
+  encodeCursor,
+  listEntries,
+  purgeAccessLog,
+  verifyLog,
+  type NewEntry,
+} from './access-log.ts'
+import { createLogWriter } from './log-writer.ts'
+
+const engines = useEngines()
+const T0 = Date.parse('2026-06-01T09:00:00Z')
+const entry = (over: Partial<NewEntry> = {}): NewEntry => ({
+  at: new Date(T0),
+  actor: 'alice',
+  via: 'password',
+  address: '127.0.0.1',
+  action: 'thread.view',
+  details: {},
+  ...over,
+})
+
+describe('access log details', () => {
+  test('the forget entry keeps its count; message text under the same key is still dropped', () => {
+    expect(cleanDetails({ number: '1', messages: 12 })).toEqual({ number: '1', messages: 12 })
+    expect(cleanDetails({ messages: 'hello there' })).toEqual({})
+  })
+  test('a cursor whose date PostgreSQL would refuse is not a cursor', () => {
+    expect(decodeCursor(encodeCursor({ at: '2026-06-01T09:00:00.000Z', id: '5' }))).toEqual({ at: '2026-06-01T09:00:00.000Z', id: '5' })
+    for (const at of ['2026-02-31T00:00:00.000Z', '2026-13-01T00:00:00.000Z', '2026-01-01T25:00:00.000Z', '0000-01-01T00:00:00.000Z'])
+      expect(decodeCursor(encodeCursor({ at, id: '1' })), at).toBeNull()
+    expect(decodeCursor(encodeCursor({ at: '2026-06-01T09:00:00.000Z', id: '9999999999999999999' }))).toBeNull()
+  })
+})
+
+describe.each(ENGINES)('access log on %s', (engine) => {
+  test('any string in any field is written and read back (cut on code points, lone surrogates and NUL removed)', async () => {
+    const db = await engines.open(engine)
+    const text = fc.string({ unit: 'binary', maxLength: 400 })
+    await fc.assert(
+      fc.asyncProperty(text, text, text, text, text, text, text, async (actor, address, action, number, party, key, value) => {
+        const [seq] = await appendEntries(db, [entry({ actor, address, action, details: { number, party, [key]: value, q: value } })])
+        const r = await db.query<{ actor: string; details: Record<string, unknown> }>(
+          'SELECT actor, details FROM access_log WHERE seq = $1',
+          [seq],
+        )
+        expect(r.rows).toHaveLength(1)
+        expect(r.rows[0]!.actor).not.toMatch(/\u0000/)
+      }),
+      { numRuns: 60 },
+    )
+    expect((await verifyLog(db)).intact).toBe(true)
+  }, 120_000)
+
+  test('a search by party or by one of several numbers is found by the log filters', async () => {
+    const db = await engines.open(engine)
+    await appendEntries(db, [
+      entry({ action: 'search', details: { q: 'refund', party: '15551230000', numbers: '18323232323,18005550100' } }),
+      entry({ action: 'export', details: { what: { numbers: '18005550100', party: '15559990000' }, format: 'csv' } }),
+    ])
+    expect((await listEntries(db, { party: '15551230000' }, 10)).entries.map((e) => e.action)).toEqual(['search'])
+    expect((await listEntries(db, { number: '18005550100' }, 10)).entries.map((e) => e.action).sort()).toEqual(['export', 'search'])
+    expect((await listEntries(db, { party: '15559990000' }, 10)).entries.map((e) => e.action)).toEqual(['export'])
+  }, 60_000)
+
+  test('the writer commits each caller’s entry; one entry the database refuses fails only its own caller', async () => {
+    const db = await engines.open(engine)
+    const w = createLogWriter(db)
+    const results = await Promise.allSettled([
+      w.write(entry({ actor: 'a' })),
+      w.write(entry({ actor: 'b', via: 'not-a-via' })),
+      w.write(entry({ actor: 'c' })),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    const rows = await db.query<{ actor: string }>('SELECT actor FROM access_log ORDER BY seq')
+    expect(rows.rows.map((r) => r.actor)).toEqual(['a', 'c'])
+    expect((await verifyLog(db)).message).toBe('Log intact: entries 1–2 verified.')
+  }, 60_000)
+
+  test('an entry changed or removed with direct SQL is named; the retention checkpoint keeps the rest verifiable', async () => {
+    const db = await engines.open(engine)
+    const many = Array.from({ length: 6 }, (_, i) => entry({ at: new Date(T0 + i * 86_400_000), actor: `u${i + 1}` }))
+    await appendEntries(db, many)
+    expect(await verifyLog(db)).toMatchObject({ intact: true, first: '1', last: '6' })
+    // Entries 1–2 are older than 4 days at T0 + 6 days: pruned, and a checkpoint (entry 7) written.
+    expect(await purgeAccessLog(db, 4, T0 + 6 * 86_400_000)).toBe(2)
+    const afterPurge = await verifyLog(db)
+    expect(afterPurge).toMatchObject({ intact: true, first: '3', last: '7' })
+    // An attacker with database access disables the append-only trigger and edits entry 4.
+    await db.query('ALTER TABLE access_log DISABLE TRIGGER access_log_append_only')
+    await db.query("UPDATE access_log SET actor = 'someone else' WHERE seq = 4")
+    expect((await verifyLog(db)).problem).toMatchObject({ seq: '4', kind: 'changed' })
+    await db.query("UPDATE access_log SET actor = 'u4' WHERE seq = 4")
+    expect((await verifyLog(db)).intact).toBe(true)
+    await appendEntries(db, [entry({ actor: 'u8' }), entry({ actor: 'u9' })])
+    await db.query('DELETE FROM access_log WHERE seq = 9')
+    expect((await verifyLog(db)).problem).toMatchObject({ seq: '9', kind: 'head' })
+    await db.query('DELETE FROM access_log WHERE seq = 5')
+    expect((await verifyLog(db)).problem).toMatchObject({ seq: '5', kind: 'missing' })
+  }, 60_000)
+})

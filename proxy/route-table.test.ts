@@ -65,6 +65,12 @@ const SAMPLE: Record<string, { query?: string; form?: string; json?: unknown }> 
   'GET /api/index/message': { query: `number=${HISTORY.number}&ordinal=1` },
   'GET /api/index/locate': { query: `number=${HISTORY.number}&date=2030-01-01` },
   'GET /api/index/export': { query: `numbers=${HISTORY.number}` },
+  'GET /api/desk/needs-reply': { query: 'thresholdMinutes=0' },
+  'GET /api/desk/opt-outs': { query: `number=${HISTORY.number}` },
+  'GET /api/desk/sent-after-opt-out': { query: `number=${HISTORY.number}` },
+  'GET /api/desk/customer': { query: 'party=%PARTY%' },
+  'GET /api/desk/quiet-hours': { query: `number=${HISTORY.number}` },
+  'GET /api/desk/segments': { query: `number=${HISTORY.number}` },
   'GET /api/auth/access-log': { query: 'limit=5' },
   'GET /api/auth/access-log/export': { query: 'user=ada' },
 }

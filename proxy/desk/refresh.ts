@@ -1,6 +1,6 @@
 import { encodingCost } from '../../contract/desk/encoding-cost.ts'
 import { type DeskMessage } from '../../contract/desk/messages.ts'
-import { optOutState, sentAfterOptOut } from '../../contract/desk/opt-out-ledger.ts'
+import { CONFIRMATION_WINDOW_MS, optOutState } from '../../contract/desk/opt-out-ledger.ts'
 import { classifyOptOut, type OptKind } from '../../contract/desk/opt-out.ts'
 import { localTime, DEFAULT_WINDOW } from '../../contract/desk/quiet-hours.ts'
 import type { Db, Queryable } from '../db/types.ts'
@@ -15,8 +15,8 @@ import type { Db, Queryable } from '../db/types.ts'
 
 /** New messages are read and classified this many at a time (memory stays bounded on a 1M number). */
 const CHUNK = 5_000
-/** Evidence rows kept per thread: a party opted out long ago and sent to daily stays bounded. */
-export const MAX_SENT_AFTER_PER_THREAD = 10_000
+/** Evidence rows kept per opt-out period: a party opted out long ago and sent to daily stays bounded. */
+export const MAX_SENT_AFTER_PER_PERIOD = 10_000
 
 /** Arbitrary constant: the advisory-lock namespace of desk refreshes (one per number at a time). */
 const DESK_LOCK_CLASS = 73_492_102
@@ -158,18 +158,19 @@ type ThreadFacts = {
   last_inbound_ordinal: number | null
   last_inbound_at: Date | null
   last_reply_at: Date | null
-  last_reply_ordinal: number | null
-  handled_at: Date | null
+  waiting_since: Date | null
+  unanswered: number
 }
 
 /**
- * Counts, last inbound and last delivered reply of each party, each from the thread index
- * (the counts are the only part that reads the whole thread: an index-only count).
+ * Each party's counts, last inbound, last delivered reply and unanswered messages, each from the
+ * thread index. Unanswered is needs-reply.ts over SQL: inbound messages after the last delivered
+ * reply and after the last "mark handled" (at or before it counts as answered), opt-outs left out.
  */
 const THREAD_FACTS = `
 SELECT p.party, c.first_at, c.last_at, c.inbound, c.outbound, c.failed,
-       li.ordinal AS last_inbound_ordinal, li.date AS last_inbound_at, lr.date AS last_reply_at, lr.ordinal AS last_reply_ordinal,
-       h.handled_at
+       li.ordinal AS last_inbound_ordinal, li.date AS last_inbound_at, lr.date AS last_reply_at,
+       u.since AS waiting_since, u.n AS unanswered
   FROM unnest($2::text[]) AS p(party)
   LEFT JOIN LATERAL (
     SELECT min(date) AS first_at, max(date) AS last_at,
@@ -183,131 +184,125 @@ SELECT p.party, c.first_at, c.last_at, c.inbound, c.outbound, c.failed,
   LEFT JOIN LATERAL (
     SELECT ordinal, date FROM desk_messages WHERE number = $1 AND party = p.party AND direction = 'outbound' AND NOT failed
      ORDER BY date DESC, ordinal DESC LIMIT 1) lr ON true
-  LEFT JOIN desk_handled h ON h.number = $1 AND h.party = p.party`
-
-/**
- * needs-reply.ts over SQL: the unanswered messages are the inbound ones after the last delivered
- * reply and after the last "mark handled" (at or before it counts as answered), opt-outs left out.
- */
-const UNANSWERED = `
-SELECT min(date) AS since, count(*)::int AS n FROM desk_messages
- WHERE number = $1 AND party = $2 AND direction = 'inbound' AND opt_kind <> 'opt-out'
-   AND ($3::timestamptz IS NULL OR (date, ordinal) > ($3::timestamptz, $4::int))
-   AND ($5::timestamptz IS NULL OR date > $5::timestamptz)`
+  LEFT JOIN desk_handled h ON h.number = $1 AND h.party = p.party
+  LEFT JOIN LATERAL (
+    SELECT min(date) AS since, count(*)::int AS n FROM desk_messages
+     WHERE number = $1 AND party = p.party AND direction = 'inbound' AND opt_kind <> 'opt-out'
+       AND (lr.date IS NULL OR (date, ordinal) > (lr.date, lr.ordinal))
+       AND (h.handled_at IS NULL OR date > h.handled_at)) u ON true`
 
 type Ev = {
+  party: string
   ordinal: number
   date: Date
-  direction: string
   opt_kind: OptKind
-  failed: boolean
 }
 
-const asDesk = (number: string, party: string, e: Ev): DeskMessage & { ordinal: number } => ({
-  number,
-  party,
-  direction: e.direction,
-  date: e.date,
-  ordinal: e.ordinal,
-  optKind: e.opt_kind,
-  statusCode: e.failed ? 400 : 200,
-})
+type Marked = DeskMessage & { ordinal: number }
 
-/** The opt-out state and the sends after opt-out of one thread, by optOutState/sentAfterOptOut over the messages they look at. */
-async function optOutsOf(tx: Queryable, number: string, party: string) {
-  const ev = await tx.query<Ev>(
-    `SELECT ordinal, date, direction, opt_kind, failed FROM desk_messages
-      WHERE number = $1 AND party = $2 AND opt_kind <> 'none' AND direction = 'inbound' ORDER BY date, ordinal`,
-    [number, party],
-  )
-  if (ev.rows.length === 0) return null
-  const events = ev.rows.map((e) => asDesk(number, party, e))
-  const state = optOutState(events)
-  // Outbound messages matter only inside an opt-out period: [opt-out, next opt-in).
-  const sends: Array<DeskMessage & { ordinal: number }> = []
-  const h = state.history
-  for (let i = 0; i < h.length; i++) {
-    if (h[i]!.state !== 'opted-out') continue
-    const from = h[i]!.message
-    const to = h[i + 1]?.message ?? null
-    const r = await tx.query<Ev>(
-      `SELECT ordinal, date, direction, opt_kind, failed FROM desk_messages
-        WHERE number = $1 AND party = $2 AND direction = 'outbound'
-          AND (date, ordinal) > ($3::timestamptz, $4::int) AND ($5::timestamptz IS NULL OR (date, ordinal) < ($5::timestamptz, $6::int))
-        ORDER BY date, ordinal LIMIT ${MAX_SENT_AFTER_PER_THREAD + 1}`,
-      [number, party, from.date, from.ordinal, to?.date ?? null, to?.ordinal ?? 0],
-    )
-    for (const e of r.rows) sends.push(asDesk(number, party, e))
-  }
-  const after = sentAfterOptOut([...events, ...sends]).slice(0, MAX_SENT_AFTER_PER_THREAD)
-  return { state, after }
-}
+/**
+ * Sends after opt-out, as sentAfterOptOut decides, in SQL: the outbound messages inside each
+ * opt-out period (after the opt-out, before the opt-in that ends it), except the first of them
+ * when it came within the confirmation window.
+ */
+const SENT_AFTER = `
+WITH per AS (
+  SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[]) AS u(party, so, sd, ed, eo)
+), sends AS (
+  SELECT d.party, d.ordinal, d.date, d.failed, per.so, per.sd,
+         row_number() OVER (PARTITION BY d.party, per.so ORDER BY d.date, d.ordinal) AS k
+    FROM per JOIN desk_messages d ON d.number = $1 AND d.party = per.party AND d.direction = 'outbound'
+     AND (d.date, d.ordinal) > (per.sd, per.so) AND (per.ed IS NULL OR (d.date, d.ordinal) < (per.ed, per.eo))
+)
+INSERT INTO desk_sent_after (number, party, ordinal, opt_ordinal, after_ms, failed)
+SELECT $1, party, ordinal, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed FROM sends
+ WHERE NOT (k = 1 AND extract(epoch FROM date - sd) * 1000 <= $7) AND k <= ${MAX_SENT_AFTER_PER_PERIOD}
+RETURNING party`
 
 async function refreshThreads(tx: Queryable, number: string, parties: string[]): Promise<void> {
   const facts = await tx.query<ThreadFacts>(THREAD_FACTS, [number, parties])
-  for (const t of facts.rows) {
-    if (!t.first_at) {
-      await tx.query('DELETE FROM desk_threads WHERE number = $1 AND party = $2', [number, t.party])
-      await tx.query('DELETE FROM desk_sent_after WHERE number = $1 AND party = $2', [number, t.party])
-      continue
-    }
-    const u = await tx.query<{ since: Date | null; n: number }>(UNANSWERED, [
-      number,
-      t.party,
-      t.last_reply_at,
-      t.last_reply_ordinal ?? 0,
-      t.handled_at,
-    ])
-    const opt = await optOutsOf(tx, number, t.party)
-    const since = opt?.state.since as (DeskMessage & { ordinal: number }) | null | undefined
-    const history = (opt?.state.history ?? []).map((c) => ({
-      state: c.state,
-      ordinal: (c.message as DeskMessage & { ordinal: number }).ordinal,
-      date: new Date(c.message.date).toISOString(),
-    }))
-    await tx.query(
-      `INSERT INTO desk_threads (number, party, first_at, last_at, inbound, outbound, failed, last_inbound_ordinal, last_inbound_at,
-                                 last_reply_at, waiting_since, unanswered, opted_out, opt_out_ordinal, opted_out_at, opt_history, sent_after)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17)
-       ON CONFLICT (number, party) DO UPDATE SET first_at = $3, last_at = $4, inbound = $5, outbound = $6, failed = $7,
-         last_inbound_ordinal = $8, last_inbound_at = $9, last_reply_at = $10, waiting_since = $11, unanswered = $12,
-         opted_out = $13, opt_out_ordinal = $14, opted_out_at = $15, opt_history = $16::jsonb, sent_after = $17`,
-      [
-        number,
-        t.party,
-        t.first_at,
-        t.last_at,
-        t.inbound,
-        t.outbound,
-        t.failed,
-        t.last_inbound_ordinal,
-        t.last_inbound_at,
-        t.last_reply_at,
-        u.rows[0]?.n ? u.rows[0].since : null,
-        u.rows[0]?.n ?? 0,
-        !!since,
-        since?.ordinal ?? null,
-        since ? new Date(since.date) : null,
-        JSON.stringify(history),
-        opt?.after.length ?? 0,
-      ],
-    )
-    await tx.query('DELETE FROM desk_sent_after WHERE number = $1 AND party = $2', [number, t.party])
-    const after = opt?.after ?? []
-    if (after.length > 0)
-      await tx.query(
-        `INSERT INTO desk_sent_after (number, party, ordinal, opt_ordinal, after_ms, failed)
-         SELECT $1, $2, u.o, u.oo, u.ms, u.f FROM unnest($3::int[], $4::int[], $5::bigint[], $6::bool[]) AS u(o, oo, ms, f)`,
-        [
-          number,
-          t.party,
-          after.map((a) => (a.message as DeskMessage & { ordinal: number }).ordinal),
-          after.map((a) => (a.optOut as DeskMessage & { ordinal: number }).ordinal),
-          after.map((a) => a.afterMs),
-          after.map((a) => a.failed),
-        ],
-      )
+  const ev = await tx.query<Ev>(
+    `SELECT party, ordinal, date, opt_kind FROM desk_messages
+      WHERE number = $1 AND party = ANY($2::text[]) AND opt_kind <> 'none' AND direction = 'inbound' ORDER BY party, date, ordinal`,
+    [number, parties],
+  )
+  const events = new Map<string, Marked[]>()
+  for (const e of ev.rows) {
+    const m: Marked = { number, party: e.party, direction: 'inbound', date: e.date, ordinal: e.ordinal, optKind: e.opt_kind }
+    const list = events.get(e.party)
+    if (list) list.push(m)
+    else events.set(e.party, [m])
   }
+  // Opt-out periods from optOutState over each party's opt-out and opt-in messages (a few per thread).
+  const per = { party: [] as string[], so: [] as number[], sd: [] as Date[], ed: [] as Array<Date | null>, eo: [] as number[] }
+  const rows = facts.rows.filter((t) => t.first_at)
+  const states = new Map(rows.map((t) => [t.party, optOutState(events.get(t.party) ?? [])]))
+  for (const [party, state] of states) {
+    const h = state.history
+    for (let i = 0; i < h.length; i++) {
+      if (h[i]!.state !== 'opted-out') continue
+      const from = h[i]!.message as Marked
+      const to = (h[i + 1]?.message as Marked | undefined) ?? null
+      per.party.push(party)
+      per.so.push(from.ordinal)
+      per.sd.push(new Date(from.date))
+      per.ed.push(to ? new Date(to.date) : null)
+      per.eo.push(to?.ordinal ?? 0)
+    }
+  }
+  await tx.query('DELETE FROM desk_sent_after WHERE number = $1 AND party = ANY($2::text[])', [number, parties])
+  const sent = new Map<string, number>()
+  if (per.party.length > 0) {
+    const r = await tx.query<{ party: string }>(SENT_AFTER, [number, per.party, per.so, per.sd, per.ed, per.eo, CONFIRMATION_WINDOW_MS])
+    for (const { party } of r.rows) sent.set(party, (sent.get(party) ?? 0) + 1)
+  }
+  const gone = facts.rows.filter((t) => !t.first_at).map((t) => t.party)
+  if (gone.length > 0) await tx.query('DELETE FROM desk_threads WHERE number = $1 AND party = ANY($2::text[])', [number, gone])
+  if (rows.length === 0) return
+  const col = <T>(f: (t: ThreadFacts) => T) => rows.map(f)
+  const since = (t: ThreadFacts) => (states.get(t.party)?.since as Marked | null | undefined) ?? null
+  const history = (t: ThreadFacts) =>
+    JSON.stringify(
+      (states.get(t.party)?.history ?? []).map((c) => ({
+        state: c.state,
+        ordinal: (c.message as Marked).ordinal,
+        date: new Date(c.message.date).toISOString(),
+      })),
+    )
+  await tx.query(
+    `INSERT INTO desk_threads (number, party, first_at, last_at, inbound, outbound, failed, last_inbound_ordinal, last_inbound_at,
+                               last_reply_at, waiting_since, unanswered, opted_out, opt_out_ordinal, opted_out_at, opt_history, sent_after)
+     SELECT $1, u.* FROM unnest($2::text[], $3::timestamptz[], $4::timestamptz[], $5::int[], $6::int[], $7::int[], $8::int[], $9::timestamptz[],
+                                $10::timestamptz[], $11::timestamptz[], $12::int[], $13::bool[], $14::int[], $15::timestamptz[], $16::jsonb[], $17::int[])
+       AS u(party, first_at, last_at, inbound, outbound, failed, lio, lia, lra, ws, un, oo, ooo, ooa, oh, sa)
+     ON CONFLICT (number, party) DO UPDATE SET first_at = EXCLUDED.first_at, last_at = EXCLUDED.last_at, inbound = EXCLUDED.inbound,
+       outbound = EXCLUDED.outbound, failed = EXCLUDED.failed, last_inbound_ordinal = EXCLUDED.last_inbound_ordinal,
+       last_inbound_at = EXCLUDED.last_inbound_at, last_reply_at = EXCLUDED.last_reply_at, waiting_since = EXCLUDED.waiting_since,
+       unanswered = EXCLUDED.unanswered, opted_out = EXCLUDED.opted_out, opt_out_ordinal = EXCLUDED.opt_out_ordinal,
+       opted_out_at = EXCLUDED.opted_out_at, opt_history = EXCLUDED.opt_history, sent_after = EXCLUDED.sent_after`,
+    [
+      number,
+      col((t) => t.party),
+      col((t) => t.first_at),
+      col((t) => t.last_at),
+      col((t) => t.inbound),
+      col((t) => t.outbound),
+      col((t) => t.failed),
+      col((t) => t.last_inbound_ordinal),
+      col((t) => t.last_inbound_at),
+      col((t) => t.last_reply_at),
+      col((t) => (t.unanswered > 0 ? t.waiting_since : null)),
+      col((t) => t.unanswered),
+      col((t) => since(t) !== null),
+      col((t) => since(t)?.ordinal ?? null),
+      col((t) => {
+        const s = since(t)
+        return s ? new Date(s.date) : null
+      }),
+      col(history),
+      col((t) => sent.get(t.party) ?? 0),
+    ],
+  )
 }
 
 export interface OrdinalRange {
@@ -316,23 +311,67 @@ export interface OrdinalRange {
 }
 
 /**
+ * During a long walk a thread's state is recomputed at most this often per number (each batch
+ * touches the same few parties, and recomputing a thread reads all of it); the parties touched
+ * meanwhile wait in desk_dirty, which every desk read flushes first.
+ */
+export const THREAD_REFRESH_MS = 2_000
+const lastThreads = new WeakMap<Db, Map<string, number>>()
+
+/**
  * Brings the desk tables up to date for one number: facts for its new messages, then the state
  * of the parties they (or `parties`) belong to. `ordinals` narrows the look for new messages to
- * the range a batch just stored (the sync knows it); without it the whole number is compared,
- * which is what a start-up catch-up needs.
+ * the range a batch just stored (the sync knows it), and lets the thread recompute wait (see
+ * THREAD_REFRESH_MS); without it the whole number is compared and every touched thread is
+ * recomputed now, which is what a start-up catch-up and "mark handled" need.
  */
 export async function refreshDesk(db: Db, number: string, parties?: readonly string[], ordinals?: OrdinalRange): Promise<RefreshResult> {
-  return db.transaction(async (tx) => {
+  let last = lastThreads.get(db)
+  if (!last) lastThreads.set(db, (last = new Map()))
+  const now = Date.now()
+  const defer = ordinals !== undefined && now - (last.get(number) ?? 0) < THREAD_REFRESH_MS
+  const result = await db.transaction(async (tx) => {
     if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '300s'`)
     await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [DESK_LOCK_CLASS, number])
     const touched = new Set<string>(parties ?? [])
     const range = ordinals ?? null
     await dropStale(tx, number, range, touched)
     const messages = await addFacts(tx, number, range, touched)
+    if (defer) {
+      if (touched.size > 0)
+        await tx.query('INSERT INTO desk_dirty (number, party) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING', [
+          number,
+          [...touched],
+        ])
+      return { messages, threads: 0 }
+    }
+    const dirty = await tx.query<{ party: string }>('DELETE FROM desk_dirty WHERE number = $1 RETURNING party', [number])
+    for (const { party } of dirty.rows) touched.add(party)
     const list = [...touched]
     for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500))
     return { messages, threads: list.length }
   })
+  if (!defer) last.set(number, now)
+  if (last.size > 50_000) last.clear()
+  return result
+}
+
+/** Recomputes the threads a deferred refresh left (all numbers, or the given ones): a desk read calls it first. */
+export async function flushDesk(db: Db, numbers: readonly string[] | null = null): Promise<number> {
+  const r = await db.query<{ number: string }>(
+    'SELECT DISTINCT number FROM desk_dirty WHERE $1::text[] IS NULL OR number = ANY($1::text[])',
+    [numbers],
+  )
+  let threads = 0
+  for (const { number } of r.rows)
+    threads += await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [DESK_LOCK_CLASS, number])
+      const dirty = await tx.query<{ party: string }>('DELETE FROM desk_dirty WHERE number = $1 RETURNING party', [number])
+      const list = dirty.rows.map((d) => d.party)
+      for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500))
+      return list.length
+    })
+  return threads
 }
 
 /**
@@ -343,6 +382,7 @@ export async function refreshAllDesk(db: Db, log: (line: string) => void = () =>
   await db.query(`DELETE FROM desk_messages d WHERE NOT EXISTS (SELECT 1 FROM index_messages m WHERE m.number = d.number LIMIT 1)`)
   await db.query(`DELETE FROM desk_threads t WHERE NOT EXISTS (SELECT 1 FROM desk_messages d WHERE d.number = t.number LIMIT 1)`)
   await db.query(`DELETE FROM desk_sent_after s WHERE NOT EXISTS (SELECT 1 FROM desk_threads t WHERE t.number = s.number LIMIT 1)`)
+  await db.query(`DELETE FROM desk_dirty d WHERE NOT EXISTS (SELECT 1 FROM index_messages m WHERE m.number = d.number LIMIT 1)`)
   const nums = await db.query<{ number: string }>(`SELECT number FROM index_numbers WHERE indexed > 0 ORDER BY number`)
   const total: RefreshResult = { messages: 0, threads: 0 }
   for (const { number } of nums.rows) {

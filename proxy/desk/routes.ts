@@ -5,7 +5,7 @@ import { ProxyError, invalid } from '../errors.ts'
 import { readJsonBody, sendJson } from '../http.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { dateParam, digitsParam, limitParam, numberParam, readParams } from '../index/queries.ts'
-import { refreshDesk } from './refresh.ts'
+import { flushDesk, refreshDesk } from './refresh.ts'
 
 /**
  * The support desk's routes: reads of the desk tables that refreshDesk keeps during sync. Every
@@ -373,6 +373,8 @@ export function deskRoutes(db: Db | null): RouteSpec[] {
     ...r,
     handle: async (req, res, url, ctx) => {
       if (!db) throw new ProxyError(503, { kind: 'index_off', message: 'The message index is off (INDEX=off); the desk needs it.' })
+      // Threads a sync batch left for later are recomputed before anything is read.
+      await flushDesk(db)
       await run(req, res, url, ctx, db)
     },
   }))

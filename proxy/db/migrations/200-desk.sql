@@ -79,3 +79,12 @@ CREATE TABLE desk_handled (
   handled_by  text NOT NULL,
   PRIMARY KEY (number, party)
 );
+
+-- Threads a sync batch touched whose state is not recomputed yet: refreshDesk recomputes a
+-- number's threads at most every few seconds during a long walk and leaves the rest here; any
+-- desk read recomputes these first (flushDesk), so answers are never stale.
+CREATE TABLE desk_dirty (
+  number  text NOT NULL,
+  party   text NOT NULL,
+  PRIMARY KEY (number, party)
+);

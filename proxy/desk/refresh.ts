@@ -214,8 +214,8 @@ WITH per AS (
     FROM per JOIN desk_messages d ON d.number = $1 AND d.party = per.party AND d.direction = 'outbound'
      AND (d.date, d.ordinal) > (per.sd, per.so) AND (per.ed IS NULL OR (d.date, d.ordinal) < (per.ed, per.eo))
 )
-INSERT INTO desk_sent_after (number, party, ordinal, opt_ordinal, after_ms, failed)
-SELECT $1, party, ordinal, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed FROM sends
+INSERT INTO desk_sent_after (number, party, ordinal, date, opt_ordinal, after_ms, failed)
+SELECT $1, party, ordinal, date, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed FROM sends
  WHERE NOT (k = 1 AND extract(epoch FROM date - sd) * 1000 <= $7) AND k <= ${MAX_SENT_AFTER_PER_PERIOD}
 RETURNING party`
 

@@ -180,7 +180,6 @@ type SentRow = {
   opt_ordinal: number
   opt_date: Date
   opt_body: string | null
-  total: number
 }
 
 async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
@@ -189,21 +188,23 @@ async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: U
   const party = digitsParam(p, 'party', false)
   const limit = limitParam(p, 100)
   const offset = offsetParam(p)
+  const where = `($1::text IS NULL OR s.number = $1) AND ($2::text[] IS NULL OR s.party = ANY($2::text[]))`
+  const keys = party ? partyKeys(party) : null
+  // The page is cut from desk_sent_after's own date index; only its rows visit the messages.
   const r = await db.query<SentRow>(
-    `SELECT s.number, s.party, s.ordinal, m.date, ${BODY} AS body, m.status, s.failed, s.after_ms,
-            s.opt_ordinal, o.date AS opt_date, COALESCE(o.body, (SELECT b.body FROM index_bodies b WHERE b.id = o.body_id)) AS opt_body,
-            count(*) OVER ()::int AS total
-       FROM desk_sent_after s
+    `WITH page AS (SELECT * FROM desk_sent_after s WHERE ${where} ORDER BY s.date DESC, s.number, s.ordinal DESC LIMIT $3 OFFSET $4)
+     SELECT s.number, s.party, s.ordinal, m.date, ${BODY} AS body, m.status, s.failed, s.after_ms,
+            s.opt_ordinal, o.date AS opt_date, COALESCE(o.body, (SELECT b.body FROM index_bodies b WHERE b.id = o.body_id)) AS opt_body
+       FROM page s
        JOIN index_messages m ON m.number = s.number AND m.ordinal = s.ordinal
        JOIN index_messages o ON o.number = s.number AND o.ordinal = s.opt_ordinal
-      WHERE ($1::text IS NULL OR s.number = $1) AND ($2::text[] IS NULL OR s.party = ANY($2::text[]))
-      ORDER BY m.date DESC, s.number, s.ordinal DESC
-      LIMIT $3 OFFSET $4`,
-    [number, party ? partyKeys(party) : null, limit, offset],
+      ORDER BY s.date DESC, s.number, s.ordinal DESC`,
+    [number, keys, limit, offset],
   )
+  const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_sent_after s WHERE ${where}`, [number, keys])
   await ctx.logRead({ ...(number ? { number } : {}), ...(party ? { party } : {}), rows: r.rows.length })
   sendJson(res, 200, {
-    total: r.rows[0]?.total ?? 0,
+    total: total.rows[0]?.n ?? 0,
     rows: r.rows.map((x) => ({
       number: x.number,
       party: x.party,

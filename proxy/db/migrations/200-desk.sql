@@ -64,12 +64,15 @@ CREATE TABLE desk_sent_after (
   number       text NOT NULL,
   ordinal      integer NOT NULL,
   party        text NOT NULL,
+  -- The send's date: the report pages newest first without visiting every message.
+  date         timestamptz NOT NULL,
   opt_ordinal  integer NOT NULL,
   after_ms     bigint NOT NULL,
   failed       boolean NOT NULL,
   PRIMARY KEY (number, ordinal)
 );
 CREATE INDEX desk_sent_after_party ON desk_sent_after (number, party);
+CREATE INDEX desk_sent_after_date ON desk_sent_after (date DESC, number, ordinal DESC);
 
 -- "Mark handled" (a call or an email answered them): the latest per thread, who and when.
 CREATE TABLE desk_handled (

@@ -15,7 +15,7 @@ import { openRooms, roomsConfigIssues, type Rooms } from '../rooms.ts'
 import { start, type Running } from '../server.ts'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt, type NumberProfile } from '../simulator/dataset.ts'
 import { DESK_INDEX, DESK_PARTIES, deskCases } from '../simulator/desk-cases.ts'
-import { refreshDesk } from './refresh.ts'
+import { forgetDesk, refreshDesk } from './refresh.ts'
 
 /**
  * The desk over HTTP, after a real sync of demo numbers from the embedded simulator into PGlite:
@@ -247,5 +247,23 @@ describe('the support desk after a sync', () => {
         'desk.sent-after-opt-out',
       ].sort(),
     )
+  })
+
+  it('shows nothing of a forgotten number, and forgetDesk deletes its rows', async () => {
+    const r = await call(port(), 'POST', '/api/index/forget', { json: { number: DESK.number } })
+    expect(r.status, r.text).toBe(200)
+    expect((await get(`/api/desk/customer?party=${DESK_PARTIES.wait3d}`)).numbers).toEqual([])
+    expect((await get(`/api/desk/opt-outs?number=${DESK.number}`)).rows).toEqual([])
+    expect((await get(`/api/desk/quiet-hours?number=${DESK.number}`)).quiet).toBe(0)
+    expect((await get(`/api/desk/segments?number=${DESK.number}`)).days).toEqual([])
+    expect((await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}`)).rows).toEqual([])
+    expect((await get(`/api/desk/sent-after-opt-out?number=${DESK.number}`)).rows).toEqual([])
+    await rooms.db.transaction((tx) => forgetDesk(tx, DESK.number))
+    for (const table of ['desk_messages', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled']) {
+      const left = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE number = $1`, [DESK.number])
+      expect(left.rows[0]!.n, table).toBe(0)
+    }
+    // The other number's desk is untouched.
+    expect((await get(`/api/desk/opt-outs?number=${account.numbers[0]!.number}`)).total).toBeGreaterThan(0)
   })
 })

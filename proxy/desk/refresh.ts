@@ -375,6 +375,15 @@ export async function flushDesk(db: Db, numbers: readonly string[] | null = null
 }
 
 /**
+ * Deletes what the desk holds for a number (or every number): customer data derived from its
+ * messages. Forget and a re-walk's wipe call it in their own transaction, beside their deletes.
+ */
+export async function forgetDesk(tx: Queryable, number: string | null): Promise<void> {
+  for (const table of ['desk_messages', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled'])
+    await tx.query(`DELETE FROM ${table} WHERE $1::text IS NULL OR number = $1`, [number])
+}
+
+/**
  * Every number: catch up after the desk tables were created over an existing index, or after a
  * stop in the middle of a sync. Desk rows of numbers the index no longer holds go.
  */

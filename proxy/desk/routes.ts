@@ -43,6 +43,12 @@ export function partyKeys(digits: string): string[] {
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString())
 
+/**
+ * Numbers the index holds messages of. Forget should delete the desk's rows too (forgetDesk);
+ * until it does, a forgotten number's desk rows are never shown.
+ */
+const HELD = `SELECT number FROM index_numbers WHERE indexed > 0`
+
 const BODY = `COALESCE(m.body, (SELECT b.body FROM index_bodies b WHERE b.id = m.body_id))`
 
 type QueueRow = {
@@ -139,7 +145,7 @@ async function optOutsRoute(_req: IncomingMessage, res: ServerResponse, url: URL
   const r = await db.query<OptRow>(
     `SELECT number, party, opted_out, opted_out_at, opt_history, sent_after, count(*) OVER ()::int AS total
        FROM desk_threads
-      WHERE opt_history <> '[]' AND ($1::text IS NULL OR number = $1)
+      WHERE opt_history <> '[]' AND ($1::text IS NULL OR number = $1) AND number IN (${HELD})
         AND ($2 = 'all' OR ($2 = 'opted-out') = opted_out)
       ORDER BY opted_out DESC, opted_out_at DESC NULLS LAST, number, party
       LIMIT $3 OFFSET $4`,
@@ -148,7 +154,7 @@ async function optOutsRoute(_req: IncomingMessage, res: ServerResponse, url: URL
   const sums = await db.query<{ opted_out: number; opted_in: number; sent_after: number }>(
     `SELECT count(*) FILTER (WHERE opted_out)::int AS opted_out, count(*) FILTER (WHERE NOT opted_out)::int AS opted_in,
             COALESCE(sum(sent_after), 0)::int AS sent_after
-       FROM desk_threads WHERE opt_history <> '[]' AND ($1::text IS NULL OR number = $1)`,
+       FROM desk_threads WHERE opt_history <> '[]' AND ($1::text IS NULL OR number = $1) AND number IN (${HELD})`,
     [number],
   )
   await ctx.logRead({ ...(number ? { number } : {}), state, rows: r.rows.length })
@@ -237,7 +243,7 @@ async function customerRoute(_req: IncomingMessage, res: ServerResponse, url: UR
   const r = await db.query<CustomerRow>(
     `SELECT number, party, first_at, last_at, inbound, outbound, failed, waiting_since, unanswered, opted_out, opted_out_at,
             opt_history, sent_after
-       FROM desk_threads WHERE party = ANY($1::text[]) ORDER BY last_at DESC, number`,
+       FROM desk_threads WHERE party = ANY($1::text[]) AND number IN (${HELD}) ORDER BY last_at DESC, number`,
     [partyKeys(party)],
   )
   await ctx.logRead({ party, numbers: r.rows.length })
@@ -294,7 +300,7 @@ async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse, url: 
   const { from, to } = rangeParams(p)
   const limit = limitParam(p, 100)
   const args = [number, from, to]
-  const range = `number = $1 AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3)`
+  const range = `number = $1 AND number IN (${HELD}) AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3)`
   const days = await db.query<{ day: string; quiet: number }>(
     `SELECT to_char(local_day, 'YYYY-MM-DD') AS day, count(*)::int AS quiet FROM desk_messages
       WHERE ${range} AND quiet GROUP BY local_day ORDER BY local_day`,
@@ -329,7 +335,7 @@ async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, url: UR
   const number = numberParam(p)
   const { from, to } = rangeParams(p)
   const args = [number, from, to]
-  const range = `number = $1 AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3)`
+  const range = `number = $1 AND number IN (${HELD}) AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3)`
   const days = await db.query<{ day: string; messages: number; segments: number; ucs2: number; extra: number }>(
     `SELECT to_char(date AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS messages, sum(segments)::int AS segments,
             count(*) FILTER (WHERE encoding = 'UCS-2')::int AS ucs2, sum(extra_segments)::int AS extra

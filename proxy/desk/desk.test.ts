@@ -15,7 +15,7 @@ import { openRooms, roomsConfigIssues, type Rooms } from '../rooms.ts'
 import { start, type Running } from '../server.ts'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt, type NumberProfile } from '../simulator/dataset.ts'
 import { DESK_INDEX, DESK_PARTIES, deskCases } from '../simulator/desk-cases.ts'
-import { forgetDesk, refreshDesk } from './refresh.ts'
+import { forgetDesk, refreshAllDesk, refreshDesk } from './refresh.ts'
 
 /**
  * The desk over HTTP, after a real sync of demo numbers from the embedded simulator into PGlite:
@@ -265,5 +265,14 @@ describe('the support desk after a sync', () => {
     }
     // The other number's desk is untouched.
     expect((await get(`/api/desk/opt-outs?number=${account.numbers[0]!.number}`)).total).toBeGreaterThan(0)
+  })
+
+  it('catches up from empty desk tables with refreshAllDesk, then finds nothing lagging', async () => {
+    const n0 = account.numbers[0]!
+    const before = await get(`/api/desk/opt-outs?number=${n0.number}&limit=500`)
+    await rooms.db.query('TRUNCATE desk_messages, desk_threads, desk_sent_after, desk_dirty')
+    expect(await refreshAllDesk(rooms.db)).toMatchObject({ messages: n0.baseTotal })
+    expect(await get(`/api/desk/opt-outs?number=${n0.number}&limit=500`)).toEqual(before)
+    expect(await refreshAllDesk(rooms.db)).toEqual({ messages: 0, threads: 0 })
   })
 })

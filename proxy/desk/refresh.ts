@@ -388,11 +388,20 @@ export async function forgetDesk(tx: Queryable, number: string | null): Promise<
  * stop in the middle of a sync. Desk rows of numbers the index no longer holds go.
  */
 export async function refreshAllDesk(db: Db, log: (line: string) => void = () => {}): Promise<RefreshResult> {
-  await db.query(`DELETE FROM desk_messages d WHERE NOT EXISTS (SELECT 1 FROM index_messages m WHERE m.number = d.number LIMIT 1)`)
-  await db.query(`DELETE FROM desk_threads t WHERE NOT EXISTS (SELECT 1 FROM desk_messages d WHERE d.number = t.number LIMIT 1)`)
-  await db.query(`DELETE FROM desk_sent_after s WHERE NOT EXISTS (SELECT 1 FROM desk_threads t WHERE t.number = s.number LIMIT 1)`)
-  await db.query(`DELETE FROM desk_dirty d WHERE NOT EXISTS (SELECT 1 FROM index_messages m WHERE m.number = d.number LIMIT 1)`)
-  const nums = await db.query<{ number: string }>(`SELECT number FROM index_numbers WHERE indexed > 0 ORDER BY number`)
+  // Numbers the desk knows and the index no longer holds (forgotten before forget called forgetDesk).
+  const gone = await db.query<{ number: string }>(
+    `SELECT number FROM (SELECT DISTINCT number FROM desk_threads UNION SELECT DISTINCT number FROM desk_dirty) k
+      WHERE number NOT IN (SELECT number FROM index_numbers WHERE indexed > 0)`,
+  )
+  for (const { number } of gone.rows) await db.transaction((tx) => forgetDesk(tx, number))
+  // Only numbers whose desk lags their index (a count per number, not a per-message comparison),
+  // so a start over a large index that is up to date costs one grouped count.
+  const nums = await db.query<{ number: string }>(
+    `SELECT n.number FROM index_numbers n
+       LEFT JOIN (SELECT number, count(*)::int AS c FROM desk_messages GROUP BY number) d ON d.number = n.number
+      WHERE n.indexed > 0 AND (n.indexed <> COALESCE(d.c, 0) OR EXISTS (SELECT 1 FROM desk_dirty x WHERE x.number = n.number))
+      ORDER BY n.number`,
+  )
   const total: RefreshResult = { messages: 0, threads: 0 }
   for (const { number } of nums.rows) {
     const r = await refreshDesk(db, number)

@@ -42,6 +42,12 @@ try {
   const syncMs = performance.now() - t
   const total = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_messages')).rows[0]!.n
 
+  await db.query('TRUNCATE desk_messages, desk_threads, desk_sent_after, desk_dirty')
+  t = performance.now()
+  await refreshAllDesk(db)
+  const allMs = performance.now() - t
+
+  await db.query('TRUNCATE desk_messages, desk_threads, desk_sent_after, desk_dirty')
   // Per batch, as the sync would call it: each number's ordinals in ranges of BATCH.
   t = performance.now()
   let batches = 0
@@ -55,11 +61,6 @@ try {
   // The threads deferred during the walk are recomputed by the first read: counted here.
   await flushDesk(db)
   const batchedMs = performance.now() - t
-
-  await db.query('TRUNCATE desk_messages, desk_threads, desk_sent_after')
-  t = performance.now()
-  await refreshAllDesk(db)
-  const allMs = performance.now() - t
 
   // A refresh with nothing new (the cost of a sync batch that stored nothing, or a "mark handled").
   t = performance.now()

@@ -109,10 +109,15 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
   if (typeof body.party !== 'string' || body.party.length > 64 || !/^\d{1,15}$/.test(body.party.replace(/\D/g, '')))
     throw invalid('party', 'party is required: the customer’s phone number (at most 15 digits).')
   const number = body.number.replace(/^\+/, '')
-  const party = body.party.replace(/\D/g, '')
-  const known = await db.query('SELECT 1 FROM desk_threads WHERE number = $1 AND party = $2', [number, party])
-  if (known.rows.length === 0)
-    throw new ProxyError(404, { kind: 'not_found', field: 'party', message: `The index holds no conversation of ${number} with ${party}.` })
+  const typed = body.party.replace(/\D/g, '')
+  // The thread as the index keys it, whichever way the party was typed (with or without the 1).
+  const known = await db.query<{ party: string }>('SELECT party FROM desk_threads WHERE number = $1 AND party = ANY($2::text[]) LIMIT 1', [
+    number,
+    partyKeys(typed),
+  ])
+  const party = known.rows[0]?.party
+  if (!party)
+    throw new ProxyError(404, { kind: 'not_found', field: 'party', message: `The index holds no conversation of ${number} with ${typed}.` })
   const by = ctx.principal?.name ?? 'unknown'
   const r = await db.query<{ handled_at: Date }>(
     `INSERT INTO desk_handled (number, party, handled_at, handled_by) VALUES ($1, $2, now(), $3)

@@ -11,11 +11,17 @@
  * (rows/s, server RSS growth), server RSS with the million indexed, start-up to first answer on an
  * existing data directory. A table is printed and the figures written to .bench/index.json.
  *
- * BENCH_INDEX_ENGINES=pglite (or postgres) limits the run to one engine.
+ * While the export streams, and while 50 clients search at once, /api/meta (no database) is
+ * probed every 50 ms and the server's event-loop delay is recorded (monitorEventLoopDelay).
+ *
+ * BENCH_INDEX_ENGINES=pglite (or postgres) limits the run to one engine. BENCH_INDEX_ROWS=N
+ * skips the sync and measures only the export and the concurrent searches over N synthetic rows
+ * (a quick run while developing); BENCH_INDEX_LOAD_S sets the searches' duration (default 20).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -28,6 +34,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SELF = fileURLToPath(import.meta.url)
 const PAGE = 1000
 const RUNS = Number(process.env.BENCH_INDEX_RUNS ?? 25)
+/** BENCH_INDEX_ROWS=N: only the export and load figures, over N synthetic rows (no sync). */
+const SEED_ROWS = Number(process.env.BENCH_INDEX_ROWS ?? 0)
 
 // ── the server side (a child process): the index behind a plain HTTP server ─────────────────
 async function serve() {
@@ -35,16 +43,39 @@ async function serve() {
   const { createIndex } = await import('../proxy/index/routes.ts')
   const simUrl = process.env.SIM_URL!
   const fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 30_000)
-  const cfg = parseIndexConfig({ ...process.env, SYNC_RATE: '0', HISTORY_PAGE_CAP: String(PAGE) })
+  const cfg = parseIndexConfig({ ...process.env, SYNC_RATE: '0', HISTORY_PAGE_CAP: String(PAGE), INDEX_AUTO_SYNC: 'off' })
   const index = await createIndex(cfg, { forwarder: fw, log: (l) => process.env.BENCH_VERBOSE && console.error(l) })
+  // The server's own app (its checks, /api/meta, the index routes): the probe's path is the real one.
   const { createApp } = await import('../proxy/app.ts')
   const { parseConfig } = await import('../proxy/config.ts')
-  const app = createApp(parseConfig({ API_BASE_URL: simUrl, API_SYS_ID: 'bench', API_AUTH_TOKEN: 'bench' }), {
-    forwarder: fw,
-    routes: index.routes,
+  const appConfig = parseConfig({
+    API_BASE_URL: simUrl,
+    API_SYS_ID: DEMO_CREDENTIALS.sysId,
+    API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
+    PORT: '0',
+    LOG_REQUESTS: '0',
   })
+  const app = createApp(appConfig, { forwarder: fw, routes: index.routes, meta: index.meta, log: () => {} })
+  // The event loop's delay, read and restarted by the driver around each measured stretch.
+  const loop = monitorEventLoopDelay({ resolution: 10 })
+  loop.enable()
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    if (url.pathname === '/__bench/loop') {
+      const body = { maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, meanMs: loop.mean / 1e6 }
+      loop.reset()
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+      return
+    }
+    if (url.pathname === '/__bench/seed') {
+      // BENCH_INDEX_ROWS: a synthetic history written straight into the tables (no sync), so the
+      // event-loop figures can be tried at a small size.
+      void seed(index.db!, url.searchParams.get('number')!, Number(url.searchParams.get('rows'))).then(
+        () => res.writeHead(200).end('{}'),
+        (err: unknown) => res.writeHead(500).end(String(err)),
+      )
+      return
+    }
     if (url.pathname === '/__bench/sync') {
       // Runs one number's sync to the end; answers with its wall time and upstream requests.
       const number = url.searchParams.get('number')!
@@ -76,7 +107,7 @@ async function serve() {
         })
       return
     }
-    app(req, res)
+    void app(req, res)
   })
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
   console.log(`ready ${(server.address() as AddressInfo).port}`)
@@ -88,6 +119,22 @@ async function serve() {
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop())
+}
+
+async function seed(db: import('../proxy/db/types.ts').Db, number: string, rows: number) {
+  await db.query(
+    `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ($1, 'BENCH', $2, $2, 'idle', true)`,
+    [number, rows],
+  )
+  for (let lo = 1; lo <= rows; lo += 100_000)
+    await db.query(
+      `INSERT INTO index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, phone, party_digits, direction, body, status, status_code)
+       SELECT $1, g, 'BENCH', 'BENCH', 's' || g, 'm' || g, timestamptz '2024-01-01' + g * interval '1 minute', '+1555' || (g % 97),
+              '1555' || (g % 97), CASE WHEN g % 2 = 0 THEN 'in' ELSE 'out' END, 'message ' || (g % 5000) || ' about an appointment', 'delivered', 200
+       FROM generate_series($2::int, $3::int) g`,
+      [number, lo, Math.min(rows, lo + 99_999)],
+    )
+  await db.query('VACUUM (ANALYZE) index_messages')
 }
 
 // ── the driver ───────────────────────────────────────────────────────────────────────────────
@@ -140,6 +187,143 @@ async function getJson<T>(url: string): Promise<T> {
   const r = await fetch(url)
   if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text()}`)
   return (await r.json()) as T
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+interface LoopDelay {
+  maxMs: number
+  p99Ms: number
+}
+
+/**
+ * Runs `work` while /api/meta (no database) is asked every 50 ms: the probes' round trips and
+ * the server's event-loop delay over the same stretch, which is what every other request feels.
+ */
+async function probeDuring<T>(url: string, work: () => Promise<T>): Promise<{ result: T; probes: number[]; loop: LoopDelay }> {
+  await getJson(`${url}/__bench/loop`) // restarts the server's histogram
+  let done = false
+  const probes: number[] = []
+  const prober = (async () => {
+    while (!done) {
+      const t0 = performance.now()
+      const r = await fetch(`${url}/api/meta`)
+      await r.arrayBuffer()
+      if (!r.ok) throw new Error(`/api/meta answered ${r.status}`)
+      probes.push(performance.now() - t0)
+      await sleep(50)
+    }
+  })()
+  let result: T
+  try {
+    result = await work()
+  } finally {
+    done = true
+    await prober
+  }
+  return { result, probes, loop: await getJson<LoopDelay>(`${url}/__bench/loop`) }
+}
+
+/** `concurrency` clients asking `paths` in turn for `seconds`: every answer's round trip. */
+async function concurrentRequests(url: string, paths: string[], seconds: number, concurrency: number) {
+  const ms: number[] = []
+  const refused = new Map<number, number>()
+  const end = performance.now() + seconds * 1000
+  let k = 0
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const path = paths[k++ % paths.length]!
+        const t0 = performance.now()
+        const r = await fetch(`${url}${path}`)
+        await r.arrayBuffer()
+        if (r.ok) ms.push(performance.now() - t0)
+        else refused.set(r.status, (refused.get(r.status) ?? 0) + 1)
+      }
+    }),
+  )
+  return { ms, refused, perSecond: ms.length / seconds }
+}
+
+/**
+ * The whole history streamed as CSV (throughput, server RSS growth), then 50 concurrent mixed
+ * searches; during both, /api/meta's round trip and the server's event-loop delay.
+ */
+async function exportAndLoad(engine: string, url: string, pid: number, number: string, parties: string[], push: (r: Row) => void) {
+  const rssBefore = rssMiB(pid)
+  let rssMax = rssBefore
+  const sampler = setInterval(() => {
+    rssMax = Math.max(rssMax, rssMiB(pid))
+  }, 100)
+  const t0 = performance.now()
+  const during = await probeDuring(url, async () => {
+    const res = await fetch(`${url}/api/index/export?numbers=${number}&format=csv&tz=Europe/Paris`)
+    // Rows end in CRLF (RFC 4180); a body's own line breaks inside quotes are bare LF here.
+    let lines = 0
+    let prevCr = false
+    let firstByteMs = Number.NaN
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      if (Number.isNaN(firstByteMs)) firstByteMs = performance.now() - t0
+      for (let i = 0; i < chunk.length; i++) {
+        const c = chunk[i]
+        if (c === 10 && prevCr) lines++
+        prevCr = c === 13
+      }
+    }
+    return { lines, firstByteMs, declared: Number(res.headers.get('x-row-count')) }
+  })
+  const exportMs = performance.now() - t0
+  clearInterval(sampler)
+  const { lines, firstByteMs, declared } = during.result
+  const exported = lines - 1 // the header
+  push({
+    engine,
+    name: 'CSV export of the whole history',
+    value: exported / (exportMs / 1000),
+    unit: 'rows/s',
+    budget: '≥ 100,000',
+    note: `${exported} rows (${declared} announced) in ${(exportMs / 1000).toFixed(1)} s; first bytes after ${firstByteMs.toFixed(0)} ms`,
+  })
+  push({ engine, name: 'server RSS growth during the export', value: rssMax - rssBefore, unit: 'MiB', budget: '≤ 64 MiB' })
+  const loopRows = (what: string, d: { probes: number[]; loop: LoopDelay }) => {
+    push({
+      engine,
+      name: `/api/meta p99 during ${what}`,
+      value: percentile(d.probes, 99),
+      unit: 'ms',
+      budget: '≤ 20 ms',
+      note: `${d.probes.length} probes; median ${median(d.probes).toFixed(1)} ms, max ${Math.max(...d.probes).toFixed(1)} ms`,
+    })
+    push({
+      engine,
+      name: `event-loop delay max during ${what}`,
+      value: d.loop.maxMs,
+      unit: 'ms',
+      budget: '≤ 50 ms',
+      note: `p99 ${d.loop.p99Ms.toFixed(1)} ms (monitorEventLoopDelay, 10 ms resolution)`,
+    })
+  }
+  loopRows(`the ${exported.toLocaleString('en-US')}-row export`, during)
+
+  // Mixed searches as a team makes them: body text, partial phone, a thread.
+  const words = ['appointment', 'confirmed', 'thanks', 'your code', 'cancel', 'message 12', 'shipped', 'see you']
+  const paths = [
+    ...words.map((w) => `/api/index/search?q=${encodeURIComponent(w)}&limit=100`),
+    ...parties.slice(0, 8).map((p) => `/api/index/search?party=${p.slice(4, 11)}&limit=100`),
+    ...parties.slice(0, 8).map((p) => `/api/index/thread?number=${number}&party=${p}&limit=100`),
+  ]
+  const seconds = Number(process.env.BENCH_INDEX_LOAD_S ?? 20)
+  const load = await probeDuring(url, () => concurrentRequests(url, paths, seconds, 50))
+  const refused = [...load.result.refused].map(([status, n]) => `${n}× ${status}`).join(', ')
+  push({
+    engine,
+    name: '50 concurrent searches: answers per second',
+    value: load.result.perSecond,
+    unit: 'req/s',
+    note: `${seconds} s; p50 ${median(load.result.ms).toFixed(0)} ms, p99 ${percentile(load.result.ms, 99).toFixed(0)} ms${refused ? `; refused ${refused}` : ''}`,
+  })
+  push({ engine, name: '50 concurrent searches: p99', value: percentile(load.result.ms, 99), unit: 'ms', budget: '≤ 300 ms' })
+  loopRows('50 concurrent searches', load)
 }
 
 interface Row {
@@ -206,6 +390,20 @@ async function main() {
         const s = await startProc([SELF, '--serve'], env, /ready (\d+)/)
         server = { child: s.child, url: `http://127.0.0.1:${s.match[1]}` }
         const pid = server.child.pid!
+        if (SEED_ROWS) {
+          const number = '15550000001'
+          await getJson(`${server.url}/__bench/seed?number=${number}&rows=${SEED_ROWS}`)
+          const parties = (await getJson<{ parties: Array<{ party: string }> }>(`${server.url}/api/index/parties?number=${number}`)).parties
+          await exportAndLoad(
+            engine,
+            server.url,
+            pid,
+            number,
+            parties.map((x) => x.party),
+            push,
+          )
+          continue
+        }
 
         const base = await baseline()
         const rssStart = rssMiB(pid)
@@ -369,39 +567,7 @@ async function main() {
           note: `p95 ${percentile(stats, 95).toFixed(1)} ms`,
         })
 
-        // Export: the whole million, streamed; RSS sampled while it runs.
-        const rssBefore = rssMiB(pid)
-        let rssMax = rssBefore
-        const sampler = setInterval(() => {
-          rssMax = Math.max(rssMax, rssMiB(pid))
-        }, 100)
-        const t0 = performance.now()
-        const res = await fetch(`${server.url}/api/index/export?numbers=${big.number}&format=csv&tz=Europe/Paris`)
-        // Rows end in CRLF (RFC 4180); a body's own line breaks inside quotes are bare LF here.
-        let lines = 0
-        let prevCr = false
-        let firstByteMs = Number.NaN
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          if (Number.isNaN(firstByteMs)) firstByteMs = performance.now() - t0
-          for (let i = 0; i < chunk.length; i++) {
-            const c = chunk[i]
-            if (c === 10 && prevCr) lines++
-            prevCr = c === 13
-          }
-        }
-        const exportMs = performance.now() - t0
-        clearInterval(sampler)
-        const exported = lines - 1 // the header
-        const declared = Number(res.headers.get('x-row-count'))
-        push({
-          engine,
-          name: 'CSV export of the whole history',
-          value: exported / (exportMs / 1000),
-          unit: 'rows/s',
-          budget: '≥ 100,000',
-          note: `${exported} rows (${declared} announced) in ${(exportMs / 1000).toFixed(1)} s; first bytes after ${firstByteMs.toFixed(0)} ms`,
-        })
-        push({ engine, name: 'server RSS growth during the export', value: rssMax - rssBefore, unit: 'MiB', budget: '≤ 64 MiB' })
+        await exportAndLoad(engine, server.url, pid, big.number, parties, push)
 
         await stopProc(server.child)
         server = null

@@ -69,6 +69,23 @@ export interface IndexStatus {
   engine: 'pglite' | 'postgres'
   numbers: NumberIndexStatus[]
   freshness: Freshness
+  /** Overall progress of indexing the account (absent from servers that predate it). */
+  progress?: IndexProgress
+}
+
+export interface IndexProgress {
+  /** Numbers of the account (not removed from it) and how many of them are fully indexed. */
+  numbersTotal: number
+  numbersDone: number
+  /** Messages held, and the upstream's totals as last seen (the goal). */
+  messages: number
+  messagesTotal: number
+  /** Messages stored per second by this server's syncs since they started; null before any. */
+  ratePerSecond: number | null
+  /** At that rate, the time to index what is left; null when unknown or nothing is left. */
+  secondsLeft: number | null
+  /** Whether a sync is queued or running. */
+  running: boolean
 }
 
 export interface SearchParams {

@@ -106,7 +106,7 @@ export async function startOwnProxy(port: number, env: Record<string, string>, r
   const { join } = await import('node:path')
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-own-'))
   const child = spawn(process.execPath, ['--import', 'tsx', 'proxy/server.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_REQUESTS: '0', DATA_DIR: dataDir, ...env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_REQUESTS: '0', DATA_DIR: dataDir, INDEX_AUTO_SYNC: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''

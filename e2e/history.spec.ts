@@ -79,11 +79,20 @@ test.describe('message history', () => {
     await expect(page.getByRole('tooltip', { name: /^200/ }).first()).toBeVisible()
   })
 
-  test('image thumbnails open a viewer that closes with Escape and returns focus; other media are file links', async ({ page }) => {
+  test('image thumbnails open a viewer that closes with Escape and returns focus; other media are file links', async ({
+    page,
+    baseURL,
+  }) => {
+    // Media loads through the server: the page asks no other origin for anything.
+    const elsewhere: string[] = []
+    page.on('request', (r) => {
+      if (new URL(r.url()).origin !== new URL(baseURL!).origin) elsewhere.push(r.url())
+    })
     await page.goto(historyUrl(NUMBERS.big, 'media=1'))
     const thumb = page.getByRole('button', { name: /^Open Picture message photo-\d\.png from/ }).first()
     await expect(thumb).toBeVisible()
     const img = thumb.locator('img')
+    await expect(img).toHaveAttribute('src', /^\/api\/media\?url=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fmedia%2Fphoto-\d\.png$/)
     await expect(img).toHaveAttribute('loading', 'lazy')
     await expect(img).toHaveAttribute('referrerpolicy', 'no-referrer')
     await expect(img).toHaveAttribute('alt', /Picture message photo-\d\.png from \(\d{3}\) \d{3}-\d{4}/)
@@ -92,14 +101,19 @@ test.describe('message history', () => {
     const dialog = page.getByRole('dialog')
     await expect(dialog).toBeVisible()
     await expect(dialog.locator('img')).toBeVisible()
+    await expect(dialog.locator('img')).toHaveAttribute('src', /^\/api\/media\?url=/)
+    await expect.poll(() => dialog.locator('img').evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBeGreaterThan(0)
     await page.keyboard.press('Escape')
     await expect(dialog).toBeHidden()
     await expect(thumb).toBeFocused()
 
     const table = page.getByRole('table', { name: /Messages/ })
-    await expect(
-      table.getByRole('link', { name: /Contact card \(vCard\): card\.vcf|Video: clip\.mp4|PDF document: invoice\.pdf/ }).first(),
-    ).toBeVisible()
+    const fileLink = table
+      .getByRole('link', { name: /Contact card \(vCard\): card\.vcf|Video: clip\.mp4|PDF document: invoice\.pdf/ })
+      .first()
+    await expect(fileLink).toBeVisible()
+    await expect(fileLink).toHaveAttribute('href', /^\/api\/media\?url=/)
+    expect(elsewhere).toEqual([])
   })
 
   test('a media URL that fails to load shows a placeholder', async ({ page }) => {

@@ -47,4 +47,4 @@ export const startSimulator = (port: number, env: Record<string, string> = {}) =
   spawnProc(['proxy/simulator/main.ts', String(port)], { SIMULATOR_CONTROL: '1', ...env }, /simulator listening/)
 
 export const startProxy = (port: number, env: Record<string, string>) =>
-  spawnProc(['proxy/server.ts'], { PORT: String(port), HOST: '127.0.0.1', ...env }, /Switchboard on/)
+  spawnProc(['proxy/server.ts'], { PORT: String(port), HOST: '127.0.0.1', INDEX_AUTO_SYNC: 'off', ...env }, /Switchboard on/)

@@ -32,6 +32,39 @@ const baseUrl = z
   }, 'API_BASE_URL must be an absolute http(s) URL without credentials, query or fragment, e.g. https://api.example.com')
   .transform((v) => v.replace(/\/+$/, ''))
 
+/**
+ * `name`, `name:port`, `[v6]` or `[v6]:port`, lower-cased. Anything URL parsing would change
+ * (a path, a user name, a scheme) is refused rather than guessed at, since each entry opens a
+ * private address to strangers' media links.
+ */
+function mediaHostEntry(entry: string): string | null {
+  const e = entry.toLowerCase()
+  if (!e || /[/?#@\\\s]/.test(e)) return null
+  try {
+    const u = new URL(`http://${e}`)
+    return u.host === e || `${u.host}:80` === e ? e : null
+  } catch {
+    return null
+  }
+}
+
+const mediaAllowedHosts = z
+  .string()
+  .default('')
+  .transform((v, ctx) => {
+    const entries = v
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean)
+    for (const entry of entries)
+      if (!mediaHostEntry(entry))
+        ctx.addIssue({
+          code: 'custom',
+          message: `MEDIA_ALLOWED_HOSTS: "${entry.slice(0, 80)}" is not a host name or address with an optional :port (e.g. media.lan, 10.0.0.8:8080, [fd00::8])`,
+        })
+    return entries.map((e) => e.toLowerCase())
+  })
+
 const schema = z.object({
   API_BASE_URL: baseUrl.optional(),
   API_SYS_ID: z.string().trim().min(1, 'API_SYS_ID must not be empty').optional(),
@@ -51,6 +84,9 @@ const schema = z.object({
     ),
   SIMULATOR_ACCOUNT: z.enum(['demo', 'large'], { message: 'SIMULATOR_ACCOUNT must be demo or large' }).default('demo'),
   LOG_REQUESTS: z.enum(['0', '1'], { message: 'LOG_REQUESTS must be 0 or 1' }).default('1'),
+  MEDIA_ALLOWED_HOSTS: mediaAllowedHosts,
+  MEDIA_MAX_BYTES: intString('MEDIA_MAX_BYTES', 1024, 100 * 1024 * 1024).default(10 * 1024 * 1024),
+  MEDIA_TIMEOUT_MS: intString('MEDIA_TIMEOUT_MS', 100, 120_000).default(15_000),
 })
 
 /**
@@ -86,6 +122,8 @@ export interface Config {
   allowedHosts: string[]
   simulatorAccount: 'demo' | 'large'
   logRequests: boolean
+  /** What /api/media fetches: private hosts it may reach beyond the upstream's own, and its limits. */
+  media: { allowedHosts: string[]; maxBytes: number; timeoutMs: number }
 }
 
 /** The .env file parsed by Node's own reader (util.parseEnv), or nothing when there is no file. */
@@ -125,6 +163,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     allowedHosts: e.ALLOWED_HOSTS,
     simulatorAccount: e.SIMULATOR_ACCOUNT,
     logRequests: e.LOG_REQUESTS === '1',
+    media: { allowedHosts: e.MEDIA_ALLOWED_HOSTS, maxBytes: e.MEDIA_MAX_BYTES, timeoutMs: e.MEDIA_TIMEOUT_MS },
   }
 }
 

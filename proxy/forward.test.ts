@@ -166,3 +166,44 @@ describe('token scrubbing', () => {
     expect(scrub('nothing here', ['SECRET'])).toBe('nothing here')
   })
 })
+
+describe('"no such number" is decided from the account, not from wording', () => {
+  // An upstream written from the provider's published example, not our simulator: its own words
+  // for every refusal, HTTP 200 with success "0" for one, HTTP 400 for another.
+  const provider = (refusal: 'json200' | 'http400') =>
+    setup((req, res, body) => {
+      if (req.url === '/api/allownednumbers')
+        return res.end(JSON.stringify({ success: '1', data: [{ number: 18323232323, tid: 'ABC123', type: 'local' }] }))
+      const f = new URLSearchParams(body)
+      if (f.get('number') === '18323232323' && f.get('tid') === 'ABC123' && f.get('history_start') !== '999')
+        return res.end(JSON.stringify({ success: '1', total_message_count: 0, messages: [] }))
+      if (refusal === 'http400') res.writeHead(400, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ success: '0', error: true, message: 'Request could not be completed.' }))
+    })
+
+  it.each(['json200', 'http400'] as const)('answers 404 for a number the account does not list (%s refusal)', async (refusal) => {
+    const { proxy } = await provider(refusal)
+    const unknown = await raw(proxy.port, { path: '/api/smshistory', ...form({ ...history, number: '15550001111' }) })
+    expect(unknown.status).toBe(404)
+    expect(unknown.json().error).toMatchObject({ kind: 'not_found', message: expect.stringMatching(/no such number/) })
+    const wrongTid = await raw(proxy.port, { path: '/api/smshistory', ...form({ ...history, tid: 'OTHER' }) })
+    expect(wrongTid.status).toBe(404)
+  })
+
+  it('keeps a refusal of a number the account does hold as the upstream said it', async () => {
+    const { proxy } = await provider('json200')
+    const r = await raw(proxy.port, { path: '/api/smshistory', ...form({ ...history, history_start: '999', history_end: '1000' }) })
+    expect(r.status).toBe(502)
+    expect(r.json().error).toMatchObject({ kind: 'upstream_rejected', message: expect.stringMatching(/Request could not be completed/) })
+  })
+
+  it('keeps the refusal when the listing itself cannot be read', async () => {
+    const { proxy } = await setup((req, res) => {
+      if (req.url === '/api/allownednumbers') return res.writeHead(500).end()
+      res.end(JSON.stringify({ success: '0', message: 'nope' }))
+    })
+    const r = await raw(proxy.port, { path: '/api/smshistory', ...form(history) })
+    expect(r.status).toBe(502)
+    expect(r.json().error?.kind).toBe('upstream_rejected')
+  })
+})

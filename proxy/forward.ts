@@ -1,5 +1,6 @@
 import { Pool, errors as undiciErrors } from 'undici'
 import type { Operation } from '../contract/api.ts'
+import { listedNumbers, listingHolds, type ListedNumber } from '../contract/owned-numbers.ts'
 import { ProxyError } from './errors.ts'
 
 /**
@@ -100,6 +101,9 @@ export interface Forwarder {
   close: () => Promise<void>
 }
 
+/** How long the account's listing is trusted when deciding "no such number". */
+const LISTING_TTL_MS = 30_000
+
 export function createForwarder(upstream: { baseUrl: string; sysId: string; authToken: string }, timeoutMs: number): Forwarder {
   const base = new URL(upstream.baseUrl)
   const where = `${base.hostname}:${base.port || (base.protocol === 'https:' ? '443' : '80')}`
@@ -115,7 +119,46 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
   const secrets = [upstream.authToken, upstream.sysId]
   const clean = (s: string) => scrub(s, secrets).slice(0, MAX_MESSAGE_CHARS)
 
+  /**
+   * The account's own listing, read at most every LISTING_TTL_MS: what decides whether a refused
+   * history was for a number the account does not hold. The upstream's words for that refusal
+   * are not documented and differ between providers (field-notes.md, "What is not known").
+   */
+  let listing: { at: number; numbers: ListedNumber[] } | null = null
+  async function accountHolds(number: string, tid: string, signal?: AbortSignal): Promise<boolean | null> {
+    const fresh = listing && performance.now() - listing.at < LISTING_TTL_MS
+    if (fresh && listingHolds(listing!.numbers, number, tid)) return true
+    try {
+      const { body } = await forwardOnce('allownednumbers', [], signal)
+      listing = { at: performance.now(), numbers: listedNumbers(JSON.parse(body.toString('utf8'))) }
+    } catch {
+      return null
+    }
+    return listingHolds(listing.numbers, number, tid)
+  }
+
+  /**
+   * A refused history for a number or tid the account does not hold is the user's mistake (a
+   * stale link, a mistyped tid), not the service failing: 404 in words, decided from the
+   * account's own listing. A refusal of a number it does hold keeps its kind and the upstream's words.
+   */
   async function forward(op: Operation, fields: Array<[string, string]>, clientSignal?: AbortSignal): Promise<ForwardResult> {
+    try {
+      return await forwardOnce(op, fields, clientSignal)
+    } catch (err) {
+      if (op !== 'smshistory' || !(err instanceof ProxyError) || err.body.kind !== 'upstream_rejected') throw err
+      const field = (name: string) => fields.find(([k]) => k === name)?.[1] ?? ''
+      if ((await accountHolds(field('number'), field('tid'), clientSignal)) !== false) throw err
+      throw new ProxyError(404, {
+        kind: 'not_found',
+        message: 'This account has no such number (or the tid does not belong to it).',
+        ...(err.body.upstreamStatus !== undefined ? { upstreamStatus: err.body.upstreamStatus } : {}),
+        ...(err.body.message ? { cause: err.body.message.slice(0, 200) } : {}),
+      })
+    }
+  }
+
+  async function forwardOnce(op: Operation, fields: Array<[string, string]>, clientSignal?: AbortSignal): Promise<ForwardResult> {
     // One controller and one timer per request. AbortSignal.timeout plus AbortSignal.any were
     // measurably slower: `npm run bench` p99 added latency at concurrency 10 went from
     // 2.5–2.9 ms to 1.0–1.6 ms (two paired runs) when they were replaced.
@@ -275,16 +318,6 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
         upstreamStatus,
       })
     const success = (json as Record<string, unknown>).success
-    // The upstream's refusal of a number/tid pair the account does not hold is the user's
-    // mistake (a stale link, a mistyped tid), not the service failing: 404 in words instead of
-    // 502. Narrow on purpose: only this exact wording, only for smshistory, so any other
-    // refusal keeps its upstream_rejected kind and the upstream's own words.
-    if (success !== '1' && success !== 1 && op === 'smshistory' && said !== undefined && /^unknown number or tid\.?$/i.test(said))
-      throw new ProxyError(404, {
-        kind: 'not_found',
-        message: 'This account has no such number (or the tid does not belong to it).',
-        upstreamStatus,
-      })
     // Spec §4: success is the string "1". Anything else is a refusal, with the upstream's words kept.
     if (success !== '1' && success !== 1)
       throw new ProxyError(502, {

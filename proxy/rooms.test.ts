@@ -19,7 +19,7 @@ import { createSimulator } from './simulator/simulator.ts'
  */
 
 const DOZENS = { number: '18552009444', tid: 'JQYBHYV97381' } // 36 messages in the simulator
-const PASSWORD = 'correct horse battery staple'
+const PASSWORD = 'a long rooms password 7'
 
 describe('rooms configuration', () => {
   test('every problem of the index and access variables at once, each naming its variable', () => {
@@ -62,7 +62,14 @@ describe('rooms on one database, behind the app', () => {
       LOG_REQUESTS: '0',
     })
     const cfg = roomsConfigIssues(
-      { DATA_DIR: join(dir, 'data'), SYNC_RATE: '0', ACCESS: 'password', TRUST_PROXY: '1', TRUSTED_PROXIES: '127.0.0.1' },
+      {
+        DATA_DIR: join(dir, 'data'),
+        SYNC_RATE: '0',
+        INDEX_AUTO_SYNC: 'off',
+        ACCESS: 'password',
+        TRUST_PROXY: '1',
+        TRUSTED_PROXIES: '127.0.0.1',
+      },
       config,
     )
     expect(cfg.issues).toEqual([])

@@ -71,6 +71,7 @@ const SAMPLE: Record<string, { query?: string; form?: string; json?: unknown }> 
   'GET /api/desk/customer': { query: 'party=%PARTY%' },
   'GET /api/desk/quiet-hours': { query: `number=${HISTORY.number}` },
   'GET /api/desk/segments': { query: `number=${HISTORY.number}` },
+  'GET /api/media': { query: 'url=%MEDIA%' },
   'GET /api/auth/access-log': { query: 'limit=5' },
   'GET /api/auth/access-log/export': { query: 'user=ada' },
 }
@@ -81,10 +82,19 @@ describe('the route table', () => {
   let rooms: Rooms
   const cookies: Partial<Record<Role, string>> = {}
   let party = ''
+  let mediaUrl = ''
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sb-routes-'))
-    const env = { PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: '0', ACCESS: 'password', DATA_DIR: join(dir, 'data'), SYNC_RATE: '0' }
+    const env = {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_REQUESTS: '0',
+      ACCESS: 'password',
+      DATA_DIR: join(dir, 'data'),
+      SYNC_RATE: '0',
+      INDEX_AUTO_SYNC: 'off',
+    }
     const config = parseConfig(env)
     const roomsCfg = roomsConfigIssues(env, config)
     if (!roomsCfg.config) throw new Error(roomsCfg.issues.join('\n'))
@@ -114,6 +124,11 @@ describe('the route table', () => {
       [HISTORY.number],
     )
     party = parties.rows[0]!.party
+    const media = await rooms.db.query<{ url: string }>(
+      `SELECT media_url AS url FROM index_messages WHERE number = $1 AND media_url LIKE 'http%' LIMIT 1`,
+      [HISTORY.number],
+    )
+    mediaUrl = media.rows[0]!.url
   }, 120_000)
 
   afterAll(async () => {
@@ -124,7 +139,7 @@ describe('the route table', () => {
   const port = () => Number(new URL(running.url).port)
   const headersFor = (role: Role | null): Record<string, string> => (role ? { cookie: cookies[role]! } : {})
   const send = (route: RouteSpec, path: string, role: Role | null, sample?: (typeof SAMPLE)[string]) => {
-    const query = sample?.query?.replace('%PARTY%', party)
+    const query = sample?.query?.replace('%PARTY%', party).replace('%MEDIA%', encodeURIComponent(mediaUrl))
     return call(port(), route.method, query ? `${path}?${query}` : path, {
       headers: {
         ...headersFor(role),

@@ -7,9 +7,11 @@ import { ConfigError, parseConfig, readDotEnv, type Config } from './config.ts'
 import { ProxyError } from './errors.ts'
 import type { RouteSpec } from './http-types.ts'
 import { createForwarder, type Forwarder } from './forward.ts'
+import { mediaRoute } from './media/handler.ts'
 import { DEMO_CREDENTIALS, LARGE_CREDENTIALS } from './simulator/dataset.ts'
 import { createSimulator } from './simulator/simulator.ts'
 import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
+import { withControlSocket } from './access/control-socket.ts'
 
 export interface Running {
   server: Server
@@ -50,6 +52,7 @@ export type AppRooms = Pick<Rooms, 'routes' | 'gate' | 'meta' | 'close'> & Parti
 export function composeApp(
   config: Config,
   forwarder: Forwarder,
+  upstreamBaseUrl: string,
   rooms: AppRooms | undefined,
   opts: Pick<StartOptions, 'staticDir' | 'log' | 'routes' | 'gate' | 'meta'> = {},
 ) {
@@ -57,7 +60,12 @@ export function composeApp(
     forwarder,
     staticDir: opts.staticDir,
     log: opts.log,
-    routes: [...(opts.routes ?? []), ...(rooms?.routes ?? [])],
+    routes: [
+      ...(opts.routes ?? []),
+      ...(rooms?.routes ?? []),
+      // Message media through the server; it may reach the upstream's own host even on loopback.
+      mediaRoute(config, upstreamBaseUrl),
+    ],
     gate: rooms?.gate ?? opts.gate,
     meta: rooms ? rooms.meta : opts.meta,
     onHistoryServed: rooms?.onHistoryServed,
@@ -123,7 +131,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     await resolved.close()
     throw err
   }
-  const handler = composeApp(config, forwarder, rooms, opts)
+  const handler = composeApp(config, forwarder, upstream.baseUrl, rooms, opts)
   const server = createServer(
     {
       // Slow-header clients (slowloris) are cut off; Node checks these on connectionsCheckingInterval.
@@ -181,7 +189,12 @@ async function main() {
   const running = await start(cfg, {
     staticDir: resolve(process.cwd(), 'dist'),
     log,
-    rooms: (forwarder) => openRooms(rooms, { forwarder, log: (line) => console.error(line) }),
+    rooms: async (forwarder) =>
+      withControlSocket(
+        await openRooms(rooms, { forwarder, log: (line) => console.error(line) }),
+        rooms.index.databaseUrl ? null : resolve(rooms.index.dataDir),
+        (line) => console.error(line),
+      ),
   }).catch((err: NodeJS.ErrnoException) => {
     console.error(
       err.code === 'EADDRINUSE' || err.code === 'EACCES'

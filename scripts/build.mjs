@@ -12,12 +12,12 @@ function run(label, args) {
   if (r.status !== 0) throw new Error(`${label} failed`)
 }
 
-/** Files the server reads at run time that tsc does not emit (SQL migrations). */
+/** Files the server reads at run time that tsc does not emit (SQL migrations, the common-password list). */
 function copyAssets(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name)
     if (entry.isDirectory()) copyAssets(p)
-    else if (entry.name.endsWith('.sql')) cpSync(p, join(root, 'build', 'server', relative(root, p)))
+    else if (entry.name.endsWith('.sql') || entry.name.endsWith('.txt')) cpSync(p, join(root, 'build', 'server', relative(root, p)))
   }
 }
 

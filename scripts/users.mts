@@ -1,6 +1,7 @@
 // `npm run users -- <command>`: manage Switchboard's sign-in users (ACCESS=password) from the
 // command line, in the same database the server uses (DATA_DIR or DATABASE_URL, from the
-// environment or .env, exactly as the server reads them).
+// environment or .env, exactly as the server reads them). Beside a running server on PGlite the
+// command asks that server (over DATA_DIR/control.sock), which makes the change itself.
 //
 //   add NAME --role admin|viewer    create a user (password asked for)
 //   passwd NAME                     set a new password (ends the user's sessions)
@@ -13,10 +14,18 @@
 // terminal (`printf '%s\n' "$PW" | npm run users -- add ops --role admin`); never from an
 // argument, where they would sit in the shell history and the process list.
 import { userInfo } from 'node:os'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { insertEntry } from '../proxy/access/access-log.ts'
-import { addUser, changeUser, checkName, checkPassword, checkRole, listUsers, removeUser, UserError } from '../proxy/access/users.ts'
+import {
+  askServer,
+  CONTROL_SOCKET,
+  performCommand,
+  type ControlAnswer,
+  type ControlCommand,
+  type ControlRequest,
+} from '../proxy/access/control-socket.ts'
+import { checkName, checkPassword, checkRole, UserError } from '../proxy/access/users.ts'
 import { readDotEnv } from '../proxy/config.ts'
 import { openDb } from '../proxy/db/open.ts'
 import type { Db } from '../proxy/db/types.ts'
@@ -72,15 +81,69 @@ async function readPassword(prompt: string): Promise<string> {
   return first
 }
 
-async function audit(db: Db, action: string, details: Record<string, unknown>): Promise<void> {
-  // The command line is a door too: its changes go in the access log, as the operating-system user.
-  let who = 'unknown'
+function osUser(): string {
   try {
-    who = userInfo().username
+    return userInfo().username
   } catch {
-    /* no passwd entry (containers): keep "unknown" */
+    return 'unknown' // no passwd entry (containers)
   }
-  await insertEntry(db, { at: new Date(), actor: `cli:${who}`, via: 'local', address: 'command line', action, details })
+}
+
+/** What the command line says once a command has succeeded. */
+function saying(req: ControlRequest, answer: Extract<ControlAnswer, { ok: true }>): string[] {
+  const name = req.name ?? ''
+  switch (req.command) {
+    case 'list': {
+      const users = answer.users ?? []
+      if (users.length === 0) return ['No users yet. Create the first admin: npm run users -- add NAME --role admin']
+      return users.map((u) => `${u.name}\t${u.role}${u.disabled ? '\tdisabled' : ''}\tcreated ${u.createdAt}`)
+    }
+    case 'add':
+      return [`Added ${answer.user?.name ?? name} (${answer.user?.role ?? req.role}).`]
+    case 'passwd':
+      return [`Password changed for ${name}; their sessions have ended.`]
+    case 'role':
+      return [`${name} is now ${req.role}.`]
+    case 'disable':
+      return [`${name} can no longer sign in; their sessions have ended.`]
+    case 'enable':
+      return [`${name} can sign in again.`]
+    case 'remove':
+      return [`Removed ${name}.`]
+  }
+}
+
+/**
+ * Asks the server that owns the PGlite directory, when one runs (it writes with its own handle,
+ * so nothing is lost); otherwise opens the database directly, as it does for PostgreSQL.
+ */
+async function perform(req: ControlRequest, env: Record<string, string | undefined>): Promise<ControlAnswer> {
+  const indexCfg = parseIndexConfig(env)
+  const dataDir = resolve(indexCfg.dataDir)
+  if (!indexCfg.databaseUrl) {
+    const answer = await askServer(dataDir, req)
+    if (answer) return answer
+  }
+  let db: Db
+  try {
+    db = await openDb({ dataDir, databaseUrl: indexCfg.databaseUrl ?? undefined })
+  } catch (err) {
+    // The data directory's lock: another process (not a server that answers) holds it.
+    if (err instanceof Error && err.name === 'DataDirInUseError')
+      throw new UsageError(
+        `${err.message}\nNo Switchboard server answered on ${join(dataDir, CONTROL_SOCKET)}, so nothing was changed. ` +
+          'Wait for that process to finish, or start the server and run this command again.',
+      )
+    throw err
+  }
+  try {
+    // The command line is a door too: its changes go in the access log, as the operating-system user.
+    return await performCommand(db, req, async (actor, action, details) => {
+      await insertEntry(db, { at: new Date(), actor, via: 'local', address: 'command line', action, details })
+    })
+  } finally {
+    await db.close()
+  }
 }
 
 export async function run(argv: string[], env: Record<string, string | undefined>, out: (line: string) => void): Promise<void> {
@@ -89,77 +152,34 @@ export async function run(argv: string[], env: Record<string, string | undefined
     out(USAGE)
     return
   }
-  const known = ['add', 'passwd', 'role', 'disable', 'enable', 'remove', 'list']
+  const known: readonly string[] = ['add', 'passwd', 'role', 'disable', 'enable', 'remove', 'list']
   if (!known.includes(command)) throw new UsageError(`Unknown command "${command.slice(0, 40)}".\n${USAGE}`)
   if (rest.some((a) => /^--pass(word)?(=|$)/.test(a)))
     throw new UsageError('Passwords are never taken from arguments; you will be asked for it (or pipe it on stdin).')
 
   // Validate the arguments before touching the database or asking for a password.
-  let name = ''
-  let role: 'admin' | 'viewer' | undefined
+  const req: ControlRequest = { command: command as ControlCommand, who: osUser() }
   if (command !== 'list') {
     if (!rest[0]) throw new UsageError(`${command} needs a user name.\n${USAGE}`)
-    name = checkName(rest[0])
+    req.name = checkName(rest[0])
   }
   if (command === 'add') {
     const i = rest.indexOf('--role')
     const value = i >= 0 ? rest[i + 1] : rest.find((a) => a.startsWith('--role='))?.slice('--role='.length)
     if (!value) throw new UsageError('add needs --role admin or --role viewer.')
-    role = checkRole(value)
+    req.role = checkRole(value)
   }
-  if (command === 'role') role = checkRole(rest[1])
+  if (command === 'role') req.role = checkRole(rest[1])
   // Asked before the database opens (which takes a moment): the prompt comes at once.
-  const password =
-    command === 'add' || command === 'passwd'
-      ? checkPassword(await readPassword(`${command === 'add' ? 'Password' : 'New password'} for ${name}: `))
-      : ''
+  if (command === 'add' || command === 'passwd')
+    req.password = checkPassword(await readPassword(`${command === 'add' ? 'Password' : 'New password'} for ${req.name}: `), req.name)
 
-  const indexCfg = parseIndexConfig(env)
-  const db = await openDb({ dataDir: resolve(indexCfg.dataDir), databaseUrl: indexCfg.databaseUrl ?? undefined })
-  try {
-    switch (command) {
-      case 'list': {
-        const users = await listUsers(db)
-        if (users.length === 0) out('No users yet. Create the first admin: npm run users -- add NAME --role admin')
-        for (const u of users) out(`${u.name}\t${u.role}${u.disabled ? '\tdisabled' : ''}\tcreated ${u.createdAt}`)
-        return
-      }
-      case 'add': {
-        const user = await addUser(db, { name, role: role!, password })
-        await audit(db, 'user.add', { user: user.name, role: user.role })
-        out(`Added ${user.name} (${user.role}).`)
-        return
-      }
-      case 'passwd': {
-        await changeUser(db, name, { password })
-        await audit(db, 'user.change', { user: name, passwordReset: true })
-        out(`Password changed for ${name}; their sessions have ended.`)
-        return
-      }
-      case 'role': {
-        await changeUser(db, name, { role: role! })
-        await audit(db, 'user.change', { user: name, role })
-        out(`${name} is now ${role}.`)
-        return
-      }
-      case 'disable':
-      case 'enable': {
-        const disabled = command === 'disable'
-        await changeUser(db, name, { disabled })
-        await audit(db, 'user.change', { user: name, disabled })
-        out(disabled ? `${name} can no longer sign in; their sessions have ended.` : `${name} can sign in again.`)
-        return
-      }
-      case 'remove': {
-        await removeUser(db, name)
-        await audit(db, 'user.remove', { user: name })
-        out(`Removed ${name}.`)
-        return
-      }
-    }
-  } finally {
-    await db.close()
+  const answer = await perform(req, env)
+  if (!answer.ok) {
+    if (answer.error.code === 'failed') throw new Error(answer.error.message)
+    throw new UserError(answer.error.code, answer.error.field ?? 'name', answer.error.message)
   }
+  for (const line of saying(req, answer)) out(line)
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

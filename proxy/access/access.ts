@@ -4,7 +4,7 @@ import type { AccessGate, Principal } from '../http-types.ts'
 import { insertEntries, purgeAccessLog, type NewEntry } from './access-log.ts'
 import { clientAddress } from './address.ts'
 import { normaliseAddress, type AccessConfig } from './config.ts'
-import { DEFAULT_LIMITS, purgeFailures, type LimitRules } from './limits.ts'
+import { DEFAULT_LIMITS, purgeLimits, type LimitRules } from './limits.ts'
 import { createDummyCheck, DEFAULT_SCRYPT, type ScryptParams } from './passwords.ts'
 import { createAuthRoutes } from './routes.ts'
 import { lookupSession, purgeSessions, sessionCookie } from './sessions.ts'
@@ -27,6 +27,8 @@ export interface AccessDeps {
   /** Hash cost for new passwords and the unknown-name dummy check; tests lower it. */
   scrypt?: ScryptParams
   limits?: LimitRules
+  /** Called once per password checked at sign-in (tests count them). */
+  onPasswordCheck?: () => void
 }
 
 export interface Access extends AccessGate {
@@ -124,14 +126,29 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
     while (pending.size) await Promise.all([...pending])
   }
 
-  const routes = createAuthRoutes({ cfg, db, now, times, scrypt, limits, identify, addressOf, record, audit, flushLog, dummyCheck, log })
+  const routes = createAuthRoutes({
+    cfg,
+    db,
+    now,
+    times,
+    scrypt,
+    limits,
+    identify,
+    addressOf,
+    record,
+    audit,
+    flushLog,
+    dummyCheck,
+    log,
+    onPasswordCheck: deps.onPasswordCheck,
+  })
 
   async function purge(): Promise<void> {
     const t = now()
     try {
       const entries = await purgeAccessLog(db, cfg.accessLogRetainDays, t)
       const sessions = await purgeSessions(db, t, times)
-      await purgeFailures(db, t, limits)
+      await purgeLimits(db, t, limits)
       if (entries || sessions)
         log(`access: purged ${entries} access-log entries older than ${cfg.accessLogRetainDays} days, ${sessions} expired sessions`)
     } catch (err) {

@@ -1,84 +1,195 @@
-import type { Queryable } from '../db/types.ts'
+import { isIP } from 'node:net'
+import type { Db, Queryable } from '../db/types.ts'
 
 /**
- * The sign-in brute-force limit (OWASP Authentication Cheat Sheet, "Login Throttling"): failures
- * are counted per name tried and per client address over a sliding window, in the database so
- * every server sharing it enforces one limit. The per-address limit is higher: an office behind
- * one NAT address has many people typing passwords.
+ * Sign-in throttling that stops guessers, not users (NIST SP 800-63B §5.2.2; OWASP
+ * Authentication Cheat Sheet, where a lockout keyed by name alone is a denial of service: anyone
+ * could keep the admin out). Two keys, each with growing delays:
+ * - the name and the client's address together: a guesser at one name from one place slows
+ *   down quickly, while the same person signing in from elsewhere is not affected;
+ * - the address alone, more generous (an office behind one NAT address has many people typing
+ *   passwords), so one address cannot spray guesses across many names.
+ * After `free` consecutive failures each further attempt must wait a delay that doubles, up to
+ * `maxDelayMs`. A key quiet for `forgetMs` starts again from zero.
+ *
+ * The attempt is counted in the database, in one transaction holding both rows' locks, before
+ * any password is checked: concurrent guesses (on one server or several sharing PostgreSQL)
+ * queue on the row lock and each sees the count the previous one left, so no more than `free`
+ * passwords are ever checked before the first delay.
  */
 
-export interface LimitRules {
-  windowMs: number
-  perName: number
-  perAddress: number
+export interface Throttle {
+  /** Consecutive failures allowed without any wait. */
+  free: number
+  /** The wait after the first failure past `free`; doubled after each further failure. */
+  firstDelayMs: number
+  maxDelayMs: number
+  /** A key with no attempt for this long has its failures forgotten. */
+  forgetMs: number
 }
 
-export const DEFAULT_LIMITS: LimitRules = { windowMs: 15 * 60_000, perName: 5, perAddress: 20 }
+export interface LimitRules {
+  pair: Throttle
+  address: Throttle
+  /**
+   * Password checks (scrypt, 32 MiB and tens of milliseconds each) running at once in this
+   * process, and how many more may wait for a turn; past that the answer is 429 at once.
+   */
+  checks: { concurrent: number; queue: number }
+}
+
+export const DEFAULT_LIMITS: LimitRules = {
+  pair: { free: 5, firstDelayMs: 30_000, maxDelayMs: 30 * 60_000, forgetMs: 24 * 3_600_000 },
+  address: { free: 30, firstDelayMs: 5_000, maxDelayMs: 5 * 60_000, forgetMs: 3_600_000 },
+  checks: { concurrent: 2, queue: 16 },
+}
 
 export interface Limited {
-  scope: 'name' | 'address'
+  scope: 'pair' | 'address'
   retryAfterMs: number
   message: string
 }
 
-function minutesText(ms: number): string {
-  const minutes = Math.max(1, Math.ceil(ms / 60_000))
+/** The wait before the next attempt once a key has `failures` consecutive failures. */
+export function delayAfter(t: Throttle, failures: number): number {
+  if (failures < t.free) return 0
+  return Math.min(t.maxDelayMs, t.firstDelayMs * 2 ** Math.min(30, failures - t.free))
+}
+
+export function waitText(ms: number): string {
+  const seconds = Math.max(1, Math.ceil(ms / 1000))
+  if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`
+  const minutes = Math.ceil(seconds / 60)
   return minutes === 1 ? '1 minute' : `${minutes} minutes`
 }
 
-async function check(
-  db: Queryable,
-  kind: 'name' | 'address',
-  key: string,
-  max: number,
-  now: number,
-  windowMs: number,
-): Promise<number | null> {
-  // The oldest failure still in the window decides when the count drops below the limit.
-  const r = await db.query<{ n: string | number; oldest: Date | string | null }>(
-    `SELECT count(*) AS n, min(at) AS oldest FROM (
-       SELECT at FROM signin_failures WHERE kind = $1 AND key = $2 AND at > $3 ORDER BY at DESC LIMIT $4
-     ) recent`,
-    [kind, key, new Date(now - windowMs), max],
-  )
-  const row = r.rows[0]
-  if (!row || Number(row.n) < max || row.oldest === null) return null
-  return Math.max(1000, new Date(row.oldest).getTime() + windowMs - now)
+/** The first four groups of an IPv6 address: one host (or home) usually holds a whole /64. */
+function ipv6Prefix64(address: string): string {
+  const a = address.replace(/%.*$/, '').toLowerCase()
+  const [head = '', tail] = a.split('::') as [string, string | undefined]
+  const groupsOf = (s: string) => (s === '' ? [] : s.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g])))
+  const h = groupsOf(head)
+  const t = tail === undefined ? [] : groupsOf(tail)
+  const groups = tail === undefined ? h : [...h, ...Array<string>(Math.max(0, 8 - h.length - t.length)).fill('0'), ...t]
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`
 }
 
-/** Whether this name or address has used up its failures; checked before any password work. */
-export async function checkLimit(
-  db: Queryable,
-  name: string,
-  address: string,
-  now: number,
-  rules: LimitRules = DEFAULT_LIMITS,
-): Promise<Limited | null> {
-  const byName = await check(db, 'name', name, rules.perName, now, rules.windowMs)
-  if (byName !== null)
-    return { scope: 'name', retryAfterMs: byName, message: `Too many sign-in attempts for this name; try again in ${minutesText(byName)}.` }
-  const byAddress = await check(db, 'address', address, rules.perAddress, now, rules.windowMs)
-  if (byAddress !== null)
-    return {
-      scope: 'address',
-      retryAfterMs: byAddress,
-      message: `Too many sign-in attempts from this address; try again in ${minutesText(byAddress)}.`,
-    }
-  return null
+export function addressKey(address: string): string {
+  return isIP(address.replace(/%.*$/, '')) === 6 ? ipv6Prefix64(address) : address.slice(0, 100)
 }
 
-export async function recordFailure(db: Queryable, name: string, address: string, now: number): Promise<void> {
-  await db.query("INSERT INTO signin_failures (kind, key, at) VALUES ('name', $1, $3), ('address', $2, $3)", [name, address, new Date(now)])
+const pairKey = (name: string, address: string) => `${name.slice(0, 100)}\n${addressKey(address)}`
+
+interface LimitRow extends Record<string, unknown> {
+  scope: 'pair' | 'address'
+  failures: number
+  last_at: Date | string
 }
 
 /**
- * A correct password clears that name's failures (the person got in); the address's stay, so
- * one valid account cannot be used to reset the counter while guessing other names.
+ * Counts one attempt for (name, address) and for the address, or refuses it without counting
+ * when either key must still wait. Null means admitted: check the password now.
  */
-export async function clearNameFailures(db: Queryable, name: string): Promise<void> {
-  await db.query("DELETE FROM signin_failures WHERE kind = 'name' AND key = $1", [name])
+export async function admitAttempt(db: Db, name: string, address: string, now: number, rules: LimitRules): Promise<Limited | null> {
+  const keys = { address: addressKey(address), pair: pairKey(name, address) }
+  return db.transaction(async (tx) => {
+    // Rows are created, then locked, in one order (address before pair) so two attempts never
+    // wait on each other crosswise.
+    await tx.query(
+      `INSERT INTO signin_limits (scope, key, failures, last_at) VALUES ('address', $1, 0, $3), ('pair', $2, 0, $3)
+       ON CONFLICT (scope, key) DO NOTHING`,
+      [keys.address, keys.pair, new Date(now)],
+    )
+    const r = await tx.query<LimitRow>(
+      `SELECT scope, failures, last_at FROM signin_limits
+       WHERE (scope = 'address' AND key = $1) OR (scope = 'pair' AND key = $2) ORDER BY scope FOR UPDATE`,
+      [keys.address, keys.pair],
+    )
+    let worst: Limited | null = null
+    const counted: Record<string, number> = {}
+    for (const row of r.rows) {
+      const t = rules[row.scope]
+      const last = new Date(row.last_at).getTime()
+      const failures = now - last >= t.forgetMs ? 0 : row.failures
+      counted[row.scope] = failures + 1
+      const wait = last + delayAfter(t, failures) - now
+      if (wait > 0 && (!worst || wait > worst.retryAfterMs)) worst = limited(row.scope, wait)
+    }
+    if (worst) return worst
+    await tx.query(
+      `UPDATE signin_limits SET failures = CASE scope WHEN 'address' THEN $3::int ELSE $4::int END, last_at = GREATEST(last_at, $5)
+       WHERE (scope = 'address' AND key = $1) OR (scope = 'pair' AND key = $2)`,
+      [keys.address, keys.pair, counted.address ?? 1, counted.pair ?? 1, new Date(now)],
+    )
+    return null
+  })
 }
 
-export async function purgeFailures(db: Queryable, now: number, rules: LimitRules = DEFAULT_LIMITS): Promise<void> {
-  await db.query('DELETE FROM signin_failures WHERE at <= $1', [new Date(now - rules.windowMs)])
+function limited(scope: 'pair' | 'address', retryAfterMs: number): Limited {
+  const wait = waitText(retryAfterMs)
+  return {
+    scope,
+    retryAfterMs,
+    message:
+      scope === 'pair'
+        ? `Too many failed sign-ins for this name from your address; try again in ${wait}.`
+        : `Too many failed sign-ins from your address; try again in ${wait}.`,
+  }
+}
+
+/**
+ * The password was right: the pair's failures are cleared (the person got in), and the attempt
+ * counted against the address is given back, so an office's successful sign-ins never add up
+ * to a wait; the address's real failures stay, so one valid account cannot reset the counter
+ * while guessing other names.
+ */
+export async function recordSuccess(db: Queryable, name: string, address: string): Promise<void> {
+  await db.query(
+    `WITH gone AS (DELETE FROM signin_limits WHERE scope = 'pair' AND key = $2)
+     UPDATE signin_limits SET failures = GREATEST(failures - 1, 0) WHERE scope = 'address' AND key = $1`,
+    [addressKey(address), pairKey(name, address)],
+  )
+}
+
+/** Rows whose failures are forgotten anyway. */
+export async function purgeLimits(db: Queryable, now: number, rules: LimitRules = DEFAULT_LIMITS): Promise<void> {
+  await db.query(`DELETE FROM signin_limits WHERE (scope = 'pair' AND last_at <= $1) OR (scope = 'address' AND last_at <= $2)`, [
+    new Date(now - rules.pair.forgetMs),
+    new Date(now - rules.address.forgetMs),
+  ])
+}
+
+/**
+ * At most `concurrent` password checks at once in this process and `queue` waiting; null when
+ * both are full (the caller answers 429). The returned function gives the turn back.
+ */
+export function createCheckGate(rules: LimitRules['checks']): { enter: () => Promise<() => void> | null } {
+  let running = 0
+  const waiting: (() => void)[] = []
+  const leave = () => {
+    const next = waiting.shift()
+    if (next) next()
+    else running--
+  }
+  const once = () => {
+    let done = false
+    return () => {
+      if (done) return
+      done = true
+      leave()
+    }
+  }
+  return {
+    enter: () => {
+      if (running < rules.concurrent) {
+        running++
+        return Promise.resolve(once())
+      }
+      if (waiting.length >= rules.queue) return null
+      return new Promise((ok) => waiting.push(() => ok(once())))
+    },
+  }
 }

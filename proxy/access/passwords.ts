@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 
 /**
  * Password hashing with scrypt (node:crypto). The hash string carries its own parameters and
@@ -38,11 +39,50 @@ function derive(password: string, salt: Buffer, p: ScryptParams, keyLen: number)
   )
 }
 
-/** Why a password is refused, in words, or null when it is acceptable. */
-export function passwordProblem(password: string): string | null {
-  const length = Array.from(password).length
-  if (length < PASSWORD_MIN) return `The password must be at least ${PASSWORD_MIN} characters long.`
-  if (length > PASSWORD_MAX) return `The password must be at most ${PASSWORD_MAX} characters long.`
+/** How a password is compared with the list: case and spaces do not make a common one rare. */
+const comparable = (password: string) => password.normalize('NFKC').toLowerCase().replace(/\s+/g, '')
+
+let common: Set<string> | null = null
+/**
+ * common-passwords.txt: a few thousand of the passwords that head every breach list, with the
+ * endings people add to reach a length rule (scripts/common-passwords.mjs writes it). Read once,
+ * on the first password set.
+ */
+function commonPasswords(): Set<string> {
+  common ??= new Set(
+    readFileSync(new URL('./common-passwords.txt', import.meta.url), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean),
+  )
+  return common
+}
+
+/**
+ * Why a password is refused, in words naming the field, or null when it is acceptable (NIST SP
+ * 800-63B §5.1.1.2: a minimum length, no composition rules, but no password from a list of
+ * common or breached ones, nor repetitive or sequential characters, nor the user's own name).
+ * `context` holds words the password must not be: the user's name.
+ */
+export function passwordProblem(password: string, context: readonly string[] = []): string | null {
+  // NIST SP 800-63B lets a verifier fold runs of spaces into one: padding does not add length.
+  const folded = password.trim().replace(/\s+/g, ' ')
+  if (password !== '' && folded === '') return 'password must not be only spaces.'
+  if (Array.from(folded).length < PASSWORD_MIN)
+    return `password must be at least ${PASSWORD_MIN} characters long${folded === password ? '' : ' (leading, trailing and repeated spaces do not count)'}.`
+  if (Array.from(password).length > PASSWORD_MAX) return `password must be at most ${PASSWORD_MAX} characters long.`
+  const plain = comparable(password)
+  if (Array.from(plain).length < 8) return 'password must hold at least 8 characters besides spaces.'
+  // One short piece over and over ("aaaaaaaaaaaa", "abcabcabcabc", "12121212…").
+  if (/^(.{1,4})\1+$/su.test(plain)) return 'password must not be one short pattern repeated; choose a longer phrase.'
+  if (commonPasswords().has(plain)) return 'password is one of the most common passwords; choose a phrase others would not guess.'
+  for (const word of context) {
+    const w = comparable(word)
+    // The name plus a few characters, or plus digits and symbols only ("bob123456789").
+    const rest = w.length >= 3 ? plain.split(w).join('') : plain
+    if (rest !== plain && (Array.from(rest).length < 8 || !/\p{L}/u.test(rest)))
+      return 'password must not be built from the user name; choose something else.'
+  }
   return null
 }
 

@@ -2,28 +2,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import type { AccessGate, Principal, RequestContext, RouteSpec } from '../http-types.ts'
-import { readJsonBody, SECURITY_HEADERS, sendError, sendJson } from '../http.ts'
+import { readJsonBody, readQuery, SECURITY_HEADERS, sendJson } from '../http.ts'
 import { csvCell } from '../../contract/csv.ts'
 import { CSV_HEADER, csvLine, decodeCursor, encodeCursor, listEntries, type LogFilters } from './access-log.ts'
 import type { AccessConfig } from './config.ts'
-import { checkLimit, clearNameFailures, recordFailure, type LimitRules } from './limits.ts'
-import { verifyPassword, PASSWORD_MAX, type ScryptParams } from './passwords.ts'
-import {
-  clearSessionCookie,
-  createSession,
-  deleteSession,
-  lookupSession,
-  sessionCookie,
-  sessionSetCookie,
-  type SessionTimes,
-} from './sessions.ts'
+import type { LimitRules } from './limits.ts'
+import type { ScryptParams } from './passwords.ts'
+import { createSignIn } from './signin.ts'
+import { clearSessionCookie, deleteSession, lookupSession, sessionCookie, type SessionTimes } from './sessions.ts'
 import {
   addUser,
   changeUser,
   checkName,
   checkPassword,
   checkRole,
-  credentialsOf,
   listUsers,
   normaliseName,
   removeUser,
@@ -46,6 +38,8 @@ export interface RouteDeps {
   /** Writes the entries still queued, so a reader of the log sees everything up to now. */
   flushLog: () => Promise<void>
   dummyCheck: (password: string) => Promise<false>
+  /** Called once per password checked at sign-in (tests count them). */
+  onPasswordCheck?: () => void
   log: (line: string) => void
 }
 
@@ -59,16 +53,8 @@ function fromUserError(err: UserError): ProxyError {
   return invalid(err.field, err.message)
 }
 
-/** Query parameters: only the known ones, each at most once (a repeated filter is ambiguous). */
-function queryParams(url: URL, known: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const [k, v] of url.searchParams) {
-    if (!known.includes(k)) throw invalid(k.slice(0, 40), `Unknown parameter ${k.slice(0, 40)}; this path takes ${known.join(', ')}.`)
-    if (out.has(k)) throw invalid(k, `${k} was sent more than once.`)
-    out.set(k, v.trim())
-  }
-  return out
-}
+/** Query parameters: only the known ones, each at most once, trimmed. */
+const queryParams = (url: URL, known: readonly string[]) => readQuery(url, known, { trim: true })
 
 const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/
 
@@ -116,75 +102,11 @@ function logFilters(q: Map<string, string>): LogFilters {
 /** The filters as written, for the access log's own record of an export or a read. */
 const filtersRecord = (q: Map<string, string>) => Object.fromEntries(FILTER_KEYS.flatMap((k) => (q.get(k) ? [[k, q.get(k)]] : [])))
 
-function stringField(body: Record<string, unknown>, field: string, max: number): string {
-  const v = body[field]
-  if (typeof v !== 'string' || v === '') throw invalid(field, `${field} is required.`)
-  if (v.length > max) throw invalid(field, `${field} must be at most ${max} characters.`)
-  return v
-}
-
 export function createAuthRoutes(d: RouteDeps): RouteSpec[] {
   const { cfg, db } = d
   const secureFor = (req: IncomingMessage) => ({ secure: cfg.trustProxy || Boolean((req.socket as { encrypted?: boolean }).encrypted) })
 
-  async function signIn(req: IncomingMessage, res: ServerResponse) {
-    if (cfg.mode !== 'password')
-      throw new ProxyError(404, { kind: 'not_found', field: 'path', message: `There is no sign-in form with ACCESS=${cfg.mode}.` })
-    const body = await readJsonBody(req)
-    const rawName = stringField(body, 'name', 320)
-    const password = stringField(body, 'password', PASSWORD_MAX * 4)
-    const address = d.addressOf(req)
-    const key = normaliseName(rawName).slice(0, 100)
-    const limited = await checkLimit(db, key, address, d.now(), d.limits)
-    if (limited) {
-      // Refused before any password work, so a flood costs no hashing.
-      return sendError(
-        res,
-        new ProxyError(429, {
-          kind: 'unauthorized',
-          field: limited.scope === 'name' ? 'name' : 'address',
-          message: limited.message,
-          retryAfterMs: limited.retryAfterMs,
-        }),
-        {
-          'retry-after': String(Math.ceil(limited.retryAfterMs / 1000)),
-        },
-      )
-    }
-    let name: string | null
-    try {
-      name = checkName(rawName)
-    } catch {
-      name = null
-    }
-    const user = name ? await credentialsOf(db, name) : null
-    // Unknown names, disabled users: the same scrypt work and the same answer as a wrong password.
-    const ok = user && !user.disabled ? await verifyPassword(password, user.passwordHash) : await d.dummyCheck(password)
-    if (!ok || !user) {
-      await recordFailure(db, key, address, d.now())
-      d.record(name ?? '(invalid name)', 'password', address, 'signin.fail', { name: key.slice(0, 64) })
-      return sendError(
-        res,
-        new ProxyError(401, {
-          kind: 'unauthorized',
-          field: 'password',
-          message: 'That name and password do not match a user who may sign in.',
-        }),
-      )
-    }
-    await clearNameFailures(db, key)
-    // Session fixation (OWASP): whatever id the browser held before is ended, and a new one issued.
-    const before = sessionCookie(req)
-    if (before) await deleteSession(db, before)
-    const session = await createSession(db, user.name, address, d.now(), d.times)
-    d.record(user.name, 'password', address, 'signin.ok', {})
-    sendJson(
-      res,
-      200,
-      { mode: cfg.mode, user: { name: user.name, role: user.role } },
-      { 'set-cookie': sessionSetCookie(session.id, secureFor(req)) },
-    )
-  }
+  const signIn = createSignIn(d)
 
   async function signOut(req: IncomingMessage, res: ServerResponse) {
     const id = sessionCookie(req)

@@ -11,9 +11,6 @@ import type { Queryable } from '../db/types.ts'
 
 export const COOKIE_NAME = 'sb_session'
 
-/** A session's last_seen_at is written at most this often: one write per request would be wasteful. */
-const TOUCH_EVERY_MS = 30_000
-
 export const hashId = (id: string) => createHash('sha256').update(id).digest('hex')
 
 export interface SessionTimes {
@@ -61,26 +58,28 @@ export async function createSession(
 }
 
 /**
- * The signed-in user for a cookie id, or null when the session is unknown, idle for longer than
- * the idle timeout, past its absolute end, or its user is disabled or removed. An expired row
+ * The signed-in user for a cookie id, or null when the session is unknown, idle for the idle
+ * timeout or longer, past its absolute end, or its user is disabled or removed. An expired row
  * is deleted on sight. Roles are read from the user each time, so a change applies at once.
+ *
+ * The check and the touch are one statement: the row is found and its last use moved to now
+ * only while it is still valid, so the idle timeout runs from the true last use (to the
+ * millisecond, on every server sharing the database) at the cost of the one statement a lookup
+ * needs anyway. GREATEST keeps a server whose clock is behind from moving it back.
  */
 export async function lookupSession(db: Queryable, id: string, now: number, times: SessionTimes): Promise<SessionUser | null> {
   const idHash = hashId(id)
-  const r = await db.query<{ user_name: string; last_seen_at: Date | string; expires_at: Date | string; role: Role; disabled: boolean }>(
-    'SELECT s.user_name, s.last_seen_at, s.expires_at, u.role, u.disabled FROM sessions s JOIN users u ON u.name = s.user_name WHERE s.id_hash = $1',
-    [idHash],
+  const r = await db.query<{ user_name: string; role: Role }>(
+    `UPDATE sessions s SET last_seen_at = GREATEST(s.last_seen_at, $2)
+     FROM users u
+     WHERE s.id_hash = $1 AND u.name = s.user_name AND NOT u.disabled AND s.last_seen_at > $3 AND s.expires_at > $2
+     RETURNING s.user_name, u.role`,
+    [idHash, new Date(now), new Date(now - times.idleMs)],
   )
   const row = r.rows[0]
-  if (!row) return null
-  const lastSeen = new Date(row.last_seen_at).getTime()
-  const expired = now - lastSeen >= times.idleMs || now >= new Date(row.expires_at).getTime()
-  if (expired || row.disabled) {
-    await db.query('DELETE FROM sessions WHERE id_hash = $1', [idHash])
-    return null
-  }
-  if (now - lastSeen >= TOUCH_EVERY_MS) await db.query('UPDATE sessions SET last_seen_at = $2 WHERE id_hash = $1', [idHash, new Date(now)])
-  return { name: row.user_name, role: row.role, sessionId: idHash }
+  if (row) return { name: row.user_name, role: row.role, sessionId: idHash }
+  await db.query('DELETE FROM sessions WHERE id_hash = $1', [idHash])
+  return null
 }
 
 export async function deleteSession(db: Queryable, id: string): Promise<void> {

@@ -9,7 +9,7 @@ import { openDb, type OpenedDb } from '../db/open.ts'
 import { createForwarder } from '../forward.ts'
 import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
 import { createSimulator } from '../simulator/simulator.ts'
-import { createAccess, type Access } from './access.ts'
+import { createAccess, type Access, type AccessDeps } from './access.ts'
 import { accessConfigFrom } from './config.ts'
 import type { ScryptParams } from './passwords.ts'
 
@@ -74,7 +74,7 @@ export const ENGINES: Engine[] = [
 ]
 
 export async function clearAccessTables(db: OpenedDb): Promise<void> {
-  await db.query('TRUNCATE users, sessions, signin_failures, access_log RESTART IDENTITY CASCADE')
+  await db.query('TRUNCATE users, sessions, signin_limits, access_log RESTART IDENTITY CASCADE')
 }
 
 export interface Stack {
@@ -86,7 +86,11 @@ export interface Stack {
 }
 
 /** The app with team access on an ephemeral port, an embedded simulator upstream, a movable clock. */
-export async function startStack(db: OpenedDb, env: Record<string, string>): Promise<Stack> {
+export async function startStack(
+  db: OpenedDb,
+  env: Record<string, string>,
+  opts: Pick<AccessDeps, 'limits' | 'onPasswordCheck'> = {},
+): Promise<Stack> {
   const sim = createSimulator()
   const upstream = await sim.listen(0, '127.0.0.1')
   const config = parseConfig({
@@ -102,7 +106,7 @@ export async function startStack(db: OpenedDb, env: Record<string, string>): Pro
   )
   const clock = { now: Date.parse('2026-06-01T09:00:00Z') }
   const logs: string[] = []
-  const access = createAccess(accessConfigFrom(env), { db, now: () => clock.now, scrypt: TEST_SCRYPT, log: (l) => logs.push(l) })
+  const access = createAccess(accessConfigFrom(env), { db, now: () => clock.now, scrypt: TEST_SCRYPT, log: (l) => logs.push(l), ...opts })
   await access.flush()
   const app = createApp(config, { forwarder, gate: access, log: (l) => logs.push(l) })
   const server: Server = createServer((req, res) => app(req, res))

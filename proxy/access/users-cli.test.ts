@@ -1,10 +1,12 @@
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { openDb } from '../db/open.ts'
+import { CONTROL_SOCKET } from './control-socket.ts'
 import { verifyPassword } from './passwords.ts'
+import { call, cookieFrom } from './test-stack.ts'
 
 /** `npm run users` as a real process on a real PGlite directory, the password piped on stdin. */
 
@@ -12,9 +14,12 @@ const dir = mkdtempSync(join(tmpdir(), 'sb-users-cli-'))
 const env = { ...process.env, DATA_DIR: join(dir, 'data'), DATABASE_URL: '' }
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-function users(args: string[], stdin = ''): Promise<{ code: number | null; out: string; err: string }> {
+function users(args: string[], stdin = '', withEnv: NodeJS.ProcessEnv = env): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/users.mts', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/users.mts', ...args], {
+      env: withEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let out = ''
     let err = ''
     child.stdout.on('data', (d: Buffer) => (out += d.toString()))
@@ -73,5 +78,92 @@ describe('scripts/users.mts', () => {
     } finally {
       await db.close()
     }
-  }, 180_000)
+  }, 420_000)
+})
+
+/** The real server (proxy/server.ts) as a child process on its own PGlite directory; resolves with its port. */
+async function startServer(dataDir: string): Promise<{ port: number; child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'proxy/server.ts'], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ACCESS: 'password',
+      INDEX: 'off',
+      LOG_REQUESTS: '0',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start in 120 s: ${out}`)), 120_000)
+    child.stdout!.on('data', () => {
+      const m = /Switchboard on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        resolve(Number(m[1]))
+      }
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`the server exited (${code}): ${out}`))
+    })
+  })
+  return { port, child, output: () => out }
+}
+
+function stopServer(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    child.once('exit', () => {
+      clearTimeout(kill)
+      resolve()
+    })
+    child.kill('SIGTERM')
+  })
+}
+
+describe('npm run users beside a running server on PGlite', () => {
+  test('the command asks the server over its owner-only socket: the user signs in at once and is still there after a restart', async () => {
+    const dataDir = join(dir, 'beside')
+    const besideEnv = { ...env, DATA_DIR: dataDir }
+    let server = await startServer(dataDir)
+    try {
+      const socket = join(dataDir, CONTROL_SOCKET)
+      expect(statSync(socket).mode & 0o777).toBe(0o600)
+      expect(statSync(dataDir).mode & 0o077).toBe(0)
+      const added = await users(['add', 'ops', '--role', 'admin'], 'operations desk phrase\n', besideEnv)
+      expect(added.err).toBe('')
+      expect(added.out).toMatch(/Added ops \(admin\)/)
+      const signIn = () => call(server.port, 'POST', '/api/auth/signin', { json: { name: 'ops', password: 'operations desk phrase' } })
+      const first = await signIn()
+      expect(first.status).toBe(200)
+      // The server made the change, so its access log holds it, by the command line's user.
+      const log = await call(server.port, 'GET', '/api/auth/access-log?action=user.add', { headers: { cookie: cookieFrom(first) } })
+      expect(log.json().entries).toEqual([expect.objectContaining({ actor: expect.stringMatching(/^cli:/), action: 'user.add' })])
+      // Refusals come back in the same words as without a server.
+      expect((await users(['add', 'ops', '--role', 'admin'], 'operations desk phrase\n', besideEnv)).err).toMatch(/already exists/)
+      expect((await users(['list'], '', besideEnv)).out).toMatch(/^ops\tadmin\tcreated /m)
+
+      await stopServer(server.child)
+      expect(existsSync(socket)).toBe(false)
+      server = await startServer(dataDir)
+      expect((await signIn()).status).toBe(200)
+
+      // A server killed outright leaves its socket file behind; the next one replaces it.
+      server.child.kill('SIGKILL')
+      await stopServer(server.child)
+      expect(existsSync(socket)).toBe(true)
+      server = await startServer(dataDir)
+      expect((await users(['role', 'ops', 'viewer'], '', besideEnv)).err).toMatch(/last enabled admin/)
+      expect((await signIn()).status).toBe(200)
+    } finally {
+      await stopServer(server.child)
+    }
+  }, 300_000)
 })

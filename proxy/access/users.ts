@@ -53,9 +53,10 @@ export function checkRole(raw: unknown): Role {
   throw new UserError('invalid', 'role', 'role must be admin or viewer.')
 }
 
-export function checkPassword(raw: unknown): string {
+/** `name`, when known, is a word the password must not be built from. */
+export function checkPassword(raw: unknown, name?: string): string {
   if (typeof raw !== 'string' || raw === '') throw new UserError('invalid', 'password', 'password is required.')
-  const problem = passwordProblem(raw)
+  const problem = passwordProblem(raw, name ? [name] : [])
   if (problem) throw new UserError('invalid', 'password', problem)
   return raw
 }
@@ -94,7 +95,7 @@ export async function addUser(
 ): Promise<UserRow> {
   const name = checkName(input.name)
   const role = checkRole(input.role)
-  const hash = await hashPassword(checkPassword(input.password), opts.scrypt ?? DEFAULT_SCRYPT)
+  const hash = await hashPassword(checkPassword(input.password, name), opts.scrypt ?? DEFAULT_SCRYPT)
   const now = opts.now ?? new Date()
   const r = await db.query<DbUser>(
     `INSERT INTO users (name, role, password_hash, disabled, created_at, updated_at) VALUES ($1, $2, $3, false, $4, $4)
@@ -125,7 +126,8 @@ export async function changeUser(
 ): Promise<UserRow> {
   const name = checkName(rawName)
   const role = change.role === undefined ? undefined : checkRole(change.role)
-  const hash = change.password === undefined ? undefined : await hashPassword(checkPassword(change.password), opts.scrypt ?? DEFAULT_SCRYPT)
+  const hash =
+    change.password === undefined ? undefined : await hashPassword(checkPassword(change.password, name), opts.scrypt ?? DEFAULT_SCRYPT)
   const now = opts.now ?? new Date()
   return db.transaction(async (tx) => {
     const current = await tx.query<DbUser>('SELECT name, role, disabled, created_at, updated_at FROM users WHERE name = $1 FOR UPDATE', [

@@ -1,23 +1,32 @@
 import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import pg from 'pg'
+import { acquireDataDirLock } from './lock.ts'
 import { migrate, type MigratableDb, type ScriptRunner } from './migrate.ts'
+import { openPgliteWorker, type ScriptDb } from './pglite-client.ts'
+import type { Lane } from './types.ts'
 
 /**
  * Opens the database: PGlite (embedded PostgreSQL in WebAssembly) under `dataDir` by default,
- * or a PostgreSQL server through a node-postgres pool when `databaseUrl` is set. Both run the
- * same SQL and the same migrations; the rest of the server sees only the Db interface.
+ * in a worker thread so its work never holds the server's event loop, or a PostgreSQL server
+ * through a node-postgres pool when `databaseUrl` is set. Both run the same SQL and the same
+ * migrations; the rest of the server sees only the Db interface.
  */
 
 export interface OpenDbOptions {
-  /** PGlite's data directory (created owner-only). Ignored when `databaseUrl` is set. */
+  /**
+   * PGlite's data directory (created owner-only, locked to this process: see lock.ts). Ignored
+   * when `databaseUrl` is set.
+   */
   dataDir?: string
   /** `postgres://…` or `postgresql://…`: use that server instead of PGlite. */
   databaseUrl?: string
   log?: (line: string) => void
-  /** Bound on every statement on a server connection (ms). Writes raise it with SET LOCAL. */
+  /**
+   * Bound on every statement on a server connection (ms); writes raise it with SET LOCAL. On
+   * PGlite, which cannot stop a running statement, it bounds how long an interactive statement
+   * waits for its turn (the same error, code 57014).
+   */
   statementTimeoutMs?: number
   /** Pool size for a server (default 10). */
   poolSize?: number
@@ -54,39 +63,34 @@ function secureDir(dir: string): void {
   walk(dir)
 }
 
-async function openPglite(dataDir: string): Promise<OpenedDb> {
+async function openPglite(dataDir: string, opts: OpenDbOptions): Promise<OpenedDb> {
   const dir = resolve(dataDir)
   secureDir(dir)
-  const lite = await PGlite.create({ dataDir: dir, extensions: { pg_trgm } })
-  secureDir(dir)
-  const wrap = (q: { query: PGlite['query']; exec: PGlite['exec'] }): ScriptRunner => ({
-    query: async <R extends Record<string, unknown>>(sql: string, params?: readonly unknown[]) => {
-      const r = await q.query<R>(sql, params ? [...params] : undefined)
-      return { rows: r.rows }
-    },
-    exec: async (sql: string) => {
-      await q.exec(sql)
-    },
-    // COPY … FROM '/dev/blob': PGlite's bulk-load path (the index's full sync uses it).
-    copyFrom: async (sql: string, data: string) => {
-      await q.query(sql, [], { blob: new Blob([data]) })
-    },
-  })
-  const main = wrap(lite)
-  let closed = false
-  return {
-    engine: 'pglite',
-    location: dir,
-    query: main.query,
-    transaction: (fn) => lite.transaction((tx) => fn(wrap(tx))),
-    // PGlite has one connection; session state (advisory locks) lives on it.
-    withConnection: (fn) => fn(main),
-    close: async () => {
-      if (closed) return
-      closed = true
-      await lite.close()
-    },
+  const lock = acquireDataDirLock(dir)
+  let db: ScriptDb
+  try {
+    db = await openPgliteWorker({
+      dataDir: dir,
+      queueTimeoutMs: opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      log: opts.log,
+    })
+  } catch (err) {
+    lock.release()
+    throw err
   }
+  secureDir(dir)
+  const close = async () => {
+    try {
+      await db.close()
+    } finally {
+      lock.release()
+    }
+  }
+  const handles: Record<Lane, OpenedDb> = {
+    interactive: { ...db, location: dir, close, lane: (l) => handles[l] },
+    background: { ...db.lane('background'), location: dir, close, lane: (l) => handles[l] },
+  }
+  return handles.interactive
 }
 
 /** int8 as a JavaScript number (counts and ids here stay far below 2^53), as PGlite does. */
@@ -168,7 +172,7 @@ export const isPostgresUrl = (url: string | undefined): url is string => !!url &
 export async function openDb(opts: OpenDbOptions): Promise<OpenedDb> {
   const db = isPostgresUrl(opts.databaseUrl)
     ? await openPostgres(opts.databaseUrl, opts)
-    : await openPglite(opts.dataDir ?? '.switchboard-data')
+    : await openPglite(opts.dataDir ?? '.switchboard-data', opts)
   if (opts.migrate !== false) {
     try {
       await migrate(db, { log: opts.log })

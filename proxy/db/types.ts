@@ -8,6 +8,13 @@ export interface Queryable {
   query<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: R[] }>
 }
 
+/**
+ * Which queue a statement waits in where the engine has one connection (PGlite): requests are
+ * interactive; the index's sync, bulk loads and exports are background and wait while
+ * interactive statements are queued.
+ */
+export type Lane = 'interactive' | 'background'
+
 export interface Db extends Queryable {
   engine: 'pglite' | 'postgres'
   /** Runs `fn` in one transaction on one connection; rolls back when it throws. */
@@ -18,4 +25,12 @@ export interface Db extends Queryable {
    */
   withConnection<T>(fn: (conn: Queryable) => Promise<T>): Promise<T>
   close(): Promise<void>
+  /**
+   * The same database with its statements in `lane` (closing either handle closes both).
+   * Absent where the engine needs no lanes (a PostgreSQL pool runs statements side by side).
+   */
+  lane?: (lane: Lane) => Db
 }
+
+/** `db`'s background handle where it has one, else `db` itself. */
+export const background = (db: Db): Db => db.lane?.('background') ?? db

@@ -19,6 +19,11 @@ export interface IndexConfig {
   syncIntervalS: number
   /** Records per history request (the server's HISTORY_PAGE_CAP). */
   pageCap: number
+  /** Index exports one person may run at once, and the server at once (more answer 429). */
+  exportsPerUser: number
+  exportsMax: number
+  /** Index every number of the account in the background when the index has never listed it. */
+  autoSync: boolean
 }
 
 const whole = (name: string, min: number, max: number) =>
@@ -48,6 +53,9 @@ const schema = z.object({
   SYNC_RATE: whole('SYNC_RATE', 0, 10_000).default(10),
   SYNC_INTERVAL_S: whole('SYNC_INTERVAL_S', 0, 7 * 86_400).default(0),
   HISTORY_PAGE_CAP: whole('HISTORY_PAGE_CAP', 1, 100_000).default(1000),
+  EXPORTS_PER_USER: whole('EXPORTS_PER_USER', 1, 100).default(2),
+  EXPORTS_MAX: whole('EXPORTS_MAX', 1, 1000).default(4),
+  INDEX_AUTO_SYNC: z.enum(['on', 'off'], { message: 'INDEX_AUTO_SYNC must be on or off' }).default('on'),
 })
 
 export interface IndexConfigIssue {
@@ -71,6 +79,16 @@ export function parseIndexConfigResult(env: Record<string, string | undefined>):
     return { config: null, issues }
   }
   const e = r.data
+  if (e.EXPORTS_PER_USER > e.EXPORTS_MAX)
+    return {
+      config: null,
+      issues: [
+        {
+          variable: 'EXPORTS_PER_USER',
+          message: `EXPORTS_PER_USER (${e.EXPORTS_PER_USER}) must not exceed EXPORTS_MAX (${e.EXPORTS_MAX})`,
+        },
+      ],
+    }
   return {
     config: {
       enabled: e.INDEX === 'on',
@@ -80,6 +98,9 @@ export function parseIndexConfigResult(env: Record<string, string | undefined>):
       syncRate: e.SYNC_RATE,
       syncIntervalS: e.SYNC_INTERVAL_S,
       pageCap: e.HISTORY_PAGE_CAP,
+      exportsPerUser: e.EXPORTS_PER_USER,
+      exportsMax: e.EXPORTS_MAX,
+      autoSync: e.INDEX_AUTO_SYNC === 'on',
     },
     issues: [],
   }

@@ -1,18 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
-import { invalid } from '../errors.ts'
-import { SECURITY_HEADERS } from '../http.ts'
+import { ProxyError, invalid } from '../errors.ts'
+import { SECURITY_HEADERS, sendError } from '../http.ts'
 import { BOM, csvCell, csvRow } from './csv.ts'
-import {
-  bodiesById,
-  countMatches,
-  exportBatch,
-  exportBatchText,
-  positionBases,
-  resolveParties,
-  type Cursor,
-  type Filters,
-} from './queries.ts'
+import type { Cursor, Filters } from './params.ts'
+import { bodiesById, countMatches, exportBatch, exportBatchText, positionBases, resolveParties } from './queries.ts'
 
 /**
  * Streamed exports (CSV or NDJSON) of a filtered result set or a whole history. Rows come in
@@ -35,6 +27,12 @@ const BATCH = 1000
 const NDJSON_BATCH = 1000
 /** CSV lines are handed to the socket every so many rows (back-pressure is honoured each time). */
 const WRITE_ROWS = 1000
+/**
+ * The encoding gives the event loop a turn every so many rows: a 1,000-row batch is several
+ * milliseconds of string work (far more on a loaded machine), and other requests wait meanwhile.
+ */
+const YIELD_ROWS = 250
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 /** Distinct cell texts and bodies remembered during one export (cleared when full). */
 const CELL_CACHE = 20_000
 const BODY_CACHE = 20_000
@@ -232,6 +230,93 @@ const HEADER = [
   'message_tid',
 ]
 
+/**
+ * How many exports run at once: per person and in total. An export holds a database connection
+ * (PGlite's only one, in turns) for as long as it streams, so a few people downloading whole
+ * histories must not crowd out everyone's searches. Over a limit the request is refused with
+ * 429 and Retry-After: the soonest the running exports in its way should finish, from their pace.
+ */
+export interface ExportGate {
+  /** A slot for `who`, or an ExportRefused (429) saying why not and when to try again. */
+  enter: (who: string) => ExportSlot
+  running: () => number
+}
+
+export interface ExportSlot {
+  /** Rows known so far: `total` once counted, `written` as they go (for the estimate). */
+  progress: (written: number, total: number) => void
+  leave: () => void
+}
+
+/** 429: the contract has no "busy" kind; `timeout` is the one whose remedy is "try again later". */
+export class ExportRefused extends ProxyError {
+  constructor(
+    message: string,
+    readonly retryAfterS: number,
+  ) {
+    super(429, { kind: 'timeout', message, retryAfterMs: retryAfterS * 1000 })
+  }
+}
+
+interface Running {
+  who: string
+  started: number
+  written: number
+  total: number
+}
+
+/** Retry-After when nothing is known yet of a running export's pace (s). */
+const UNKNOWN_PACE_S = 10
+const MAX_RETRY_S = 600
+
+export function createExportGate(limits: { perUser: number; total: number }, now: () => number = Date.now): ExportGate {
+  const running = new Set<Running>()
+  /** Seconds until the soonest of `those` should end, by its own pace so far. */
+  const soonest = (those: Running[]): number => {
+    let best = Infinity
+    for (const r of those) {
+      const elapsed = now() - r.started
+      if (r.written <= 0 || r.total <= 0 || elapsed <= 0) continue
+      best = Math.min(best, (((r.total - r.written) / r.written) * elapsed) / 1000)
+    }
+    return Number.isFinite(best) ? Math.min(MAX_RETRY_S, Math.max(1, Math.ceil(best))) : UNKNOWN_PACE_S
+  }
+  const refuse = (message: string, seconds: number) => new ExportRefused(message, seconds)
+  return {
+    running: () => running.size,
+    enter: (who) => {
+      const mine = [...running].filter((r) => r.who === who)
+      if (mine.length >= limits.perUser) {
+        const s = soonest(mine)
+        throw refuse(
+          `You already have ${mine.length} export${mine.length === 1 ? '' : 's'} running, the most one person may run at once (EXPORTS_PER_USER). ` +
+            `The soonest should finish in about ${s} s: try again then.`,
+          s,
+        )
+      }
+      if (running.size >= limits.total) {
+        const s = soonest([...running])
+        throw refuse(
+          `${running.size} exports are running on this server, the most it runs at once (EXPORTS_MAX), so searches stay fast. ` +
+            `The soonest should finish in about ${s} s: try again then.`,
+          s,
+        )
+      }
+      const r: Running = { who, started: now(), written: 0, total: 0 }
+      running.add(r)
+      return {
+        progress: (written, total) => {
+          r.written = written
+          r.total = total
+        },
+        leave: () => {
+          running.delete(r)
+        },
+      }
+    },
+  }
+}
+
 export interface ExportOptions {
   filters: Filters
   params: Map<string, string>
@@ -243,10 +328,35 @@ export interface ExportOptions {
   log: (line: string) => void
   /** Rows per keyset batch (tests use small ones to cross batch boundaries); default BATCH or NDJSON_BATCH. */
   batch?: number
+  /** The concurrency limits and who asks (the principal's name); without a gate, no limit. */
+  gate?: ExportGate
+  who?: string
 }
 
 export async function streamExport(db: Db, req: IncomingMessage, res: ServerResponse, o: ExportOptions): Promise<void> {
   zoneOffset(o.tz) // refuses an unknown zone before anything is sent
+  let slot: ExportSlot | undefined
+  try {
+    slot = o.gate?.enter(o.who ?? '')
+  } catch (err) {
+    if (!(err instanceof ExportRefused)) throw err
+    o.log(`index: export refused for ${o.who ?? 'someone'}: ${o.gate?.running()} running`)
+    return sendError(res, err, { 'retry-after': String(err.retryAfterS) })
+  }
+  try {
+    await exportRows(db, req, res, o, slot)
+  } finally {
+    slot?.leave()
+  }
+}
+
+async function exportRows(
+  db: Db,
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: ExportOptions,
+  slot: ExportSlot | undefined,
+): Promise<void> {
   await resolveParties(db, o.filters)
   const total = await countMatches(db, o.filters)
   const name = exportFileName(o.filters, o.params, total, o.format === 'csv' ? 'csv' : 'ndjson')
@@ -357,10 +467,11 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
         if ((k + 1) % WRITE_ROWS === 0) {
           await write(out)
           out = ''
-        }
+        } else if ((k + 1) % YIELD_ROWS === 0) await yieldToLoop()
       }
       if (out) await write(out)
       written += batch.length
+      slot?.progress(written, total)
       if (batch.length < csvBatch) break
       batch.row(batch.length - 1, t)
       cursor = { date: new Date(Number(t[6])).toISOString(), number: t[0]!, ordinal: Number(t[3]) }
@@ -372,7 +483,9 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
       for (const t of batch) if (t[10]) ids.push(Number(t[10]))
       await loadBodies(ids)
       let out = ''
+      let k = 0
       for (const t of batch) {
+        if (++k % YIELD_ROWS === 0) await yieldToLoop()
         {
           const number = t[0]!
           const ordinal = Number(t[3])
@@ -404,6 +517,7 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
         }
       }
       written += batch.length
+      slot?.progress(written, total)
       await write(out)
       if (batch.length < ndjsonBatch) break
       const last = batch[batch.length - 1]!

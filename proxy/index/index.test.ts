@@ -17,7 +17,7 @@ import { parseIndexConfig } from './config.ts'
 import { neutralise } from './csv.ts'
 import { streamExport } from './export.ts'
 import { apiDateToIso } from './parse.ts'
-import { parseFilters } from './queries.ts'
+import { parseFilters } from './params.ts'
 import { createIndex, type MessageIndex } from './routes.ts'
 import { createSyncer } from './sync.ts'
 
@@ -166,7 +166,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
     fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 10_000)
     numbers = (JSON.parse((await fw.forward('allownednumbers', [])).body.toString()) as { data: Listed[] }).data
     db = await engines.open(engine)
-    index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), { forwarder: fw, db })
+    index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500', INDEX_AUTO_SYNC: 'off' }), { forwarder: fw, db })
     // The real app and route table in front of the index, so each route runs under its declared access and logging.
     const app = createApp(parseConfig({ API_BASE_URL: simUrl, API_SYS_ID: 'x', API_AUTH_TOKEN: 'y', HISTORY_PAGE_CAP: '500' }), {
       forwarder: fw,
@@ -329,7 +329,8 @@ describe.each(ENGINES)('message index on %s', (engine) => {
               status: '200',
             })
           res.writeHead(200, { 'content-type': 'application/json' })
-          res.end(JSON.stringify({ success: '1', total_message_count: 30, messages }))
+          // The envelope names the newest message (system id 30), which this upstream sends last.
+          res.end(JSON.stringify({ success: '1', total_message_count: 30, most_recent_msg_id: 30, messages }))
         })
       })
       await new Promise<void>((ok) => asc.listen(0, '127.0.0.1', ok))
@@ -842,5 +843,6 @@ describe('PGlite data directory and migrations', () => {
     } finally {
       rmSync(root, { recursive: true, force: true })
     }
-  })
+    // Two fresh PGlite opens (a worker each, every migration once): seconds apiece on a busy 2-core machine.
+  }, 120_000)
 })

@@ -1,221 +1,19 @@
 import type { Freshness, IndexedMessage, NumberIndexStatus, StatsBucket, SyncState } from '../../contract/index-api.ts'
 import type { Db, Queryable } from '../db/types.ts'
-import { invalid } from '../errors.ts'
+import { encodeCursor, type Cursor, type Filters } from './params.ts'
 
 /**
- * The index's read side: parameter parsing (every field checked, 400s naming it), the SQL
- * (parameterised, LIKE wildcards escaped, bounded page sizes) and the row shapes of
- * contract/index-api.ts. Shared by the JSON routes and the export stream.
+ * The index's read side: the SQL (parameterised, LIKE wildcards escaped, bounded page sizes) and
+ * the row shapes of contract/index-api.ts, over filters already checked by params.ts. Shared by
+ * the JSON routes and the export stream.
  */
 
-export const MAX_LIMIT = 500
-export const DEFAULT_LIMIT = 100
-const MAX_Q = 500
-const MAX_NUMBERS = 1000
 /** Lists inside `freshness` are cut here; the counts say how many there are. */
 const FRESHNESS_LIST_MAX = 100
-
-// ---------------------------------------------------------------------------------------------
-// Parameters
-
-export interface Filters {
-  q: string | null
-  party: string | null
-  direction: 'inbound' | 'outbound' | null
-  status: { kind: 'success' | 'error' | 'other' } | { kind: 'code'; code: number } | null
-  media: boolean | null
-  from: string | null
-  /** Exclusive upper bound (a whole `to` day is turned into the next midnight). */
-  toExclusive: string | null
-  toInclusive: string | null
-  numbers: string[] | null
-  /**
-   * The distinct parties whose digits contain `party`, looked up in the parties roll-up
-   * (resolveParties); null = not resolved (or too many to list: then a LIKE over every message).
-   */
-  parties?: string[] | null
-  /**
-   * The ids of the distinct bodies containing `q` (index_bodies, trigram index), looked up by
-   * resolveParties; null = not resolved (or too many to list: then a semi-join on index_bodies).
-   */
-  bodyIds?: number[] | null
-}
-
-export interface Cursor {
-  date: string
-  number: string
-  ordinal: number
-}
-
-/** Reads each allowed parameter at most once; unknown names and repeats are refused. */
-export function readParams(url: URL, allowed: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const [k, v] of url.searchParams) {
-    if (!allowed.includes(k)) throw invalid(k.slice(0, 40), `Unknown parameter "${k.slice(0, 40)}". Allowed here: ${allowed.join(', ')}.`)
-    if (out.has(k)) throw invalid(k, `${k} was sent more than once.`)
-    out.set(k, v)
-  }
-  return out
-}
-
-function textParam(p: Map<string, string>, name: string, max: number): string | null {
-  const v = p.get(name)
-  if (v === undefined || v === '') return null
-  if (v.includes('\u0000')) throw invalid(name, `${name} must not contain NUL characters.`)
-  if (v.length > max) throw invalid(name, `${name} must be at most ${max} characters.`)
-  return v
-}
-
-export function digitsParam(p: Map<string, string>, name: string, required: boolean): string | null {
-  const v = textParam(p, name, 64)
-  if (v === null) {
-    if (required) throw invalid(name, `${name} is required.`)
-    return null
-  }
-  const digits = v.replace(/\D/g, '')
-  if (!digits) throw invalid(name, `${name} must contain digits (any formatting is ignored).`)
-  if (digits.length > 15) throw invalid(name, `${name} has more digits than a phone number (at most 15).`)
-  return digits
-}
-
-export function numberParam(p: Map<string, string>, name = 'number'): string {
-  const v = p.get(name)
-  if (v === undefined || v === '') throw invalid(name, `${name} is required.`)
-  const digits = v.replace(/^\+/, '')
-  if (!/^\d{6,15}$/.test(digits)) throw invalid(name, `${name} must be an account number: 6 to 15 digits.`)
-  return digits
-}
-
-const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
-
-/** `YYYY-MM-DD` (a whole UTC day) or a full ISO timestamp; returns [start, end-exclusive]. */
-export function dateParam(
-  p: Map<string, string>,
-  name: string,
-  required = false,
-): { start: string; endExclusive: string; isDay: boolean } | null {
-  const v = p.get(name)
-  if (v === undefined || v === '') {
-    if (required) throw invalid(name, `${name} is required (YYYY-MM-DD).`)
-    return null
-  }
-  const d = DAY.exec(v)
-  if (d) {
-    const ms = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]))
-    if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== v)
-      throw invalid(name, `${name} is not a real date: use YYYY-MM-DD.`)
-    return { start: new Date(ms).toISOString(), endExclusive: new Date(ms + 86_400_000).toISOString(), isDay: true }
-  }
-  if (v.length <= 40 && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(v)) {
-    const ms = Date.parse(v)
-    if (!Number.isNaN(ms)) return { start: new Date(ms).toISOString(), endExclusive: new Date(ms + 1).toISOString(), isDay: false }
-  }
-  throw invalid(name, `${name} must be a date (YYYY-MM-DD) or an ISO 8601 timestamp with a zone (2026-11-21T12:04:00Z).`)
-}
-
-export function limitParam(p: Map<string, string>, def = DEFAULT_LIMIT): number {
-  const v = p.get('limit')
-  if (v === undefined || v === '') return def
-  if (!/^\d{1,4}$/.test(v) || Number(v) < 1 || Number(v) > MAX_LIMIT)
-    throw invalid('limit', `limit must be a whole number from 1 to ${MAX_LIMIT}.`)
-  return Number(v)
-}
-
-export const SEARCH_PARAMS = ['q', 'party', 'direction', 'status', 'media', 'from', 'to', 'numbers'] as const
-
-export function parseFilters(p: Map<string, string>): Filters {
-  const q = textParam(p, 'q', MAX_Q)
-  const party = digitsParam(p, 'party', false)
-  const dir = p.get('direction')
-  let direction: Filters['direction'] = null
-  if (dir !== undefined && dir !== '') {
-    if (dir !== 'inbound' && dir !== 'outbound') throw invalid('direction', 'direction must be inbound or outbound.')
-    direction = dir
-  }
-  const st = p.get('status')
-  let status: Filters['status'] = null
-  if (st !== undefined && st !== '') {
-    if (st === 'success' || st === 'error' || st === 'other') status = { kind: st }
-    else if (/^\d{3}$/.test(st)) status = { kind: 'code', code: Number(st) }
-    else throw invalid('status', 'status must be success, error, other or a three-digit code such as 503.')
-  }
-  const md = p.get('media')
-  let media: boolean | null = null
-  if (md !== undefined && md !== '') {
-    if (md !== 'yes' && md !== 'no') throw invalid('media', 'media must be yes or no.')
-    media = md === 'yes'
-  }
-  const from = dateParam(p, 'from')
-  const to = dateParam(p, 'to')
-  if (from && to && from.start >= to.endExclusive) throw invalid('to', 'to must not be before from.')
-  const nums = p.get('numbers')
-  let numbers: string[] | null = null
-  if (nums !== undefined && nums !== '') {
-    const list = nums.split(',').map((s) => s.trim().replace(/^\+/, ''))
-    if (list.length > MAX_NUMBERS) throw invalid('numbers', `numbers lists at most ${MAX_NUMBERS} numbers.`)
-    for (const n of list)
-      if (!/^\d{6,15}$/.test(n)) throw invalid('numbers', 'numbers must be comma-separated account numbers (6 to 15 digits each).')
-    numbers = [...new Set(list)]
-  }
-  return {
-    q,
-    party,
-    direction,
-    status,
-    media,
-    from: from?.start ?? null,
-    toExclusive: to?.isDay ? to.endExclusive : null,
-    toInclusive: to && !to.isDay ? to.start : null,
-    numbers,
-  }
-}
 
 /** LIKE pattern for a literal substring: backslash, % and _ are escaped (ESCAPE '\'). */
 export function likeContains(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-}
-
-export function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.date, c.number, c.ordinal])).toString('base64url')
-}
-
-/** Ordinals are PostgreSQL `integer`s: a larger one in a forged cursor would fail in the database, not here. */
-const INT4_MAX = 2_147_483_647
-
-/**
- * An instant exactly as encodeCursor writes it (toISOString), naming a real calendar day in
- * years 1–9999: `Date.parse` also takes forms (2026-02-31, +275760 years) that PostgreSQL
- * refuses, which turned a forged cursor into a 500.
- */
-function isCursorInstant(v: unknown): v is string {
-  if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(v)) return false
-  const ms = Date.parse(v)
-  return Number.isFinite(ms) && new Date(ms).toISOString() === v && !v.startsWith('0000')
-}
-
-export function decodeCursor(v: string | undefined, field = 'cursor'): Cursor | null {
-  if (v === undefined || v === '') return null
-  const bad = () => invalid(field, `${field} is not a cursor this server issued; start from the first page.`)
-  if (v.length > 200 || !/^[A-Za-z0-9_-]+$/.test(v)) throw bad()
-  let arr: unknown
-  try {
-    arr = JSON.parse(Buffer.from(v, 'base64url').toString('utf8'))
-  } catch {
-    throw bad()
-  }
-  if (!Array.isArray(arr) || arr.length !== 3) throw bad()
-  const [date, number, ordinal] = arr as unknown[]
-  if (
-    !isCursorInstant(date) ||
-    typeof number !== 'string' ||
-    !/^\d{6,15}$/.test(number) ||
-    typeof ordinal !== 'number' ||
-    !Number.isInteger(ordinal) ||
-    ordinal < 1 ||
-    ordinal > INT4_MAX
-  )
-    throw bad()
-  return { date, number, ordinal }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -327,7 +125,8 @@ export async function freshness(
   }>(
     `WITH s AS (
        SELECT number, state, last_synced_at,
-              (full_done AND top_ordinal >= COALESCE(upstream_total, 0)) AS complete,
+              -- A number that left the account is never reported fresh.
+              (full_done AND top_ordinal >= COALESCE(upstream_total, 0) AND removed_at IS NULL) AS complete,
               ($1::text[] IS NULL OR number = ANY($1::text[])) AS in_scope
        FROM index_numbers
      )

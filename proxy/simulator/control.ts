@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { MAX_FAULTS, parseFault, send } from './faults.ts'
 import { TooLarge, readBody, type SimState } from './operations.ts'
+import { applyQuirks, noQuirks } from './quirks.ts'
 
 /**
  * The control doors (/__sim/*): switch faults on, add messages, read the request log. They are
@@ -100,6 +101,15 @@ export async function control(req: IncomingMessage, res: ServerResponse, path: s
     if (!state.added.has(number) && state.added.size >= MAX_ADDED_NUMBERS)
       return json(res, 400, { error: `messages may be added to at most ${MAX_ADDED_NUMBERS} numbers` })
     state.added.set(number, Math.min((state.added.get(number) ?? 0) + add, 10_000_000))
+    return json(res, 200, { ok: true })
+  }
+  if (path === '/__sim/quirks' && req.method === 'POST') {
+    if (Array.isArray(input)) return json(res, 400, { error: 'quirks are a JSON object' })
+    const problem = applyQuirks(state.quirks, input)
+    return problem ? json(res, 400, { error: problem }) : json(res, 200, { ok: true })
+  }
+  if (path === '/__sim/quirks' && req.method === 'DELETE') {
+    state.quirks = noQuirks()
     return json(res, 200, { ok: true })
   }
   if (path === '/__sim/requests' && (req.method === 'GET' || req.method === 'DELETE')) {

@@ -152,7 +152,14 @@ const stepFor = (profile: NumberProfile) => (profile.baseTotal > 10_000 ? STEP_M
 /**
  * The message with sequence number `seq` (1 = oldest) of a number. Pure: same inputs, same record.
  */
-export function messageAt(profile: NumberProfile, seq: number, total: number, mediaBase: string, added: number): MessageRecord {
+export function messageAt(
+  profile: NumberProfile,
+  seq: number,
+  total: number,
+  mediaBase: string,
+  added: number,
+  skew = false,
+): MessageRecord {
   const key = `${profile.index}:${profile.number}`
   let parties = partyCache.get(key)
   if (!parties) {
@@ -165,7 +172,8 @@ export function messageAt(profile: NumberProfile, seq: number, total: number, me
   const newestMs = END_MS + added * step
   const desk = profile.deskCases ? deskSlot(profile, seq, total, added, step, END_MS) : null
   if (desk?.record) return desk.record
-  const when = desk ? desk.when : newestMs - (total - seq) * step
+  // A skewed clock dates every fifth message about 100 s before the one three places below it.
+  const when = (desk ? desk.when : newestMs - (total - seq) * step) - (skew && seq % 5 === 0 ? 3 * step + 100_000 : 0)
   const statusRoll = r()
   let status = statusRoll < 0.05 ? FULL_STATUS_400 : FULL_STATUS_200
   if (statusRoll > 0.6 && statusRoll < 0.7) status = '200'

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { hostileMessages, messageAt, type Account, type MessageRecord, type NumberProfile } from './dataset.ts'
 import { answerFault, delay, send, takeFault, type Fault } from './faults.ts'
+import { changesListing, extraTid, REMOVAL_WORDINGS, type Quirks } from './quirks.ts'
 import { apiDate } from './rng.ts'
 
 /**
@@ -26,6 +27,8 @@ export interface SimState {
   /** The last MAX_REQUESTS requests, credentials redacted. */
   requests: RecordedRequest[]
   calls: number
+  /** What real accounts do beyond the dataset (quirks.ts); all off by default. */
+  quirks: Quirks
 }
 
 export const MAX_REQUESTS = 500
@@ -88,7 +91,8 @@ export async function parseFields(body: Buffer, contentType: string): Promise<Re
  * the browser under measurement was still working on the response (bench noise on two cores).
  */
 const listings = new WeakMap<Account, Map<string, string>>()
-function listing(account: Account, type: 'all' | 'local' | 'tollfree'): string {
+function listing(account: Account, type: 'all' | 'local' | 'tollfree', quirks: Quirks): string {
+  if (changesListing(quirks)) return JSON.stringify({ success: '1', data: quirkListing(account, type, quirks) })
   let byType = listings.get(account)
   if (!byType) listings.set(account, (byType = new Map()))
   let body = byType.get(type)
@@ -105,7 +109,19 @@ function listing(account: Account, type: 'all' | 'local' | 'tollfree'): string {
   return body
 }
 
-function history(profile: NumberProfile, start: number, end: number, added: number, mediaBase: string) {
+/** The listing as the quirks change it: removed numbers left out, numbers listed twice with an extra tid first. */
+function quirkListing(account: Account, type: 'all' | 'local' | 'tollfree', quirks: Quirks) {
+  const out: Array<Record<string, string>> = []
+  for (const n of account.numbers) {
+    if (quirks.removed.has(n.number) || (type !== 'all' && n.type !== type)) continue
+    const item = { number: n.number, tid: n.tid, type: n.type, country: n.country, webhook: n.webhook, dlr: n.dlr }
+    if (quirks.listedTwice.has(n.number)) out.push({ ...item, tid: extraTid(n.number) })
+    out.push(item)
+  }
+  return out
+}
+
+function history(profile: NumberProfile, start: number, end: number, added: number, mediaBase: string, skew = false) {
   let messages: MessageRecord[]
   let total: number
   let newest: MessageRecord | undefined
@@ -118,7 +134,8 @@ function history(profile: NumberProfile, start: number, end: number, added: numb
     total = profile.baseTotal + added
     messages = []
     // Record numbers are 1-based positions, newest first; seq counts from the oldest.
-    for (let pos = start; pos <= Math.min(end, total); pos++) messages.push(messageAt(profile, total - pos + 1, total, mediaBase, added))
+    for (let pos = start; pos <= Math.min(end, total); pos++)
+      messages.push(messageAt(profile, total - pos + 1, total, mediaBase, added, skew))
     newest = total > 0 ? messageAt(profile, total, total, mediaBase, added) : undefined
   }
   return {
@@ -177,18 +194,26 @@ export async function operation(
     return send(res, 401, JSON.stringify({ success: '0', error: true, message: 'Authentication failed: unknown sys_id or auth_token' }))
   const reject = (message: string) => send(res, 200, JSON.stringify({ success: '0', error: true, message }))
 
-  if (op === 'allownednumbers') return send(res, 200, listing(account, 'all'))
+  if (op === 'allownednumbers') return send(res, 200, listing(account, 'all', state.quirks))
   if (op === 'ownednumbers') {
     const type = one('number_type')
     if (type !== 'local' && type !== 'tollfree') return reject('Missing or invalid parameter: number_type')
-    return send(res, 200, listing(account, type))
+    return send(res, 200, listing(account, type, state.quirks))
   }
   // smshistory
   for (const k of ['number', 'tid', 'history_start', 'history_end']) if (!one(k)) return reject(`Missing parameter: ${k}`)
-  const profile = account.byNumber.get(one('number')!.replace(/^\+/, ''))
+  const asked = one('number')!.replace(/^\+/, '')
+  if (state.quirks.removed.has(asked)) return reject(REMOVAL_WORDINGS[state.quirks.wording])
+  const profile = account.byNumber.get(asked)
   if (!profile || profile.tid !== one('tid')) return reject('Unknown number or tid')
+  const arriving = state.quirks.arrivals.get(profile.number)
+  if (arriving) state.added.set(profile.number, (state.added.get(profile.number) ?? 0) + arriving)
   const start = Number(one('history_start'))
   const end = Number(one('history_end'))
   if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start) return reject('Invalid history range')
-  return send(res, 200, JSON.stringify(history(profile, start, end, state.added.get(profile.number) ?? 0, mediaBase)))
+  return send(
+    res,
+    200,
+    JSON.stringify(history(profile, start, end, state.added.get(profile.number) ?? 0, mediaBase, state.quirks.skewedClock)),
+  )
 }

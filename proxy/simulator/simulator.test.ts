@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEMO_CREDENTIALS, LARGE_CREDENTIALS } from './dataset.ts'
+import { extraTid, REMOVAL_WORDINGS } from './quirks.ts'
 import { createSimulator } from './simulator.ts'
 
 const sim = createSimulator()
@@ -143,5 +144,53 @@ describe('the simulator speaks the API with its quirks', () => {
     expect(png.headers.get('content-type')).toBe('image/png')
     expect(new Uint8Array(await png.arrayBuffer()).slice(1, 4)).toEqual(new Uint8Array([0x50, 0x4e, 0x47]))
     expect((await fetch(`${url}/media/missing.png`)).status).toBe(404)
+  })
+})
+
+describe('quirks, switched on through the control door', () => {
+  const quirky = createSimulator({ control: true })
+  let base = ''
+  let stop = () => {}
+  beforeAll(async () => {
+    const s = await quirky.listen(0)
+    base = s.url
+    stop = () => {
+      s.server.closeAllConnections()
+      s.server.close()
+    }
+  })
+  afterAll(() => stop())
+  const call = async (path: string, fields: Record<string, string>) => {
+    const res = await fetch(`${base}/api/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...fields, sys_id: DEMO_CREDENTIALS.sysId, auth_token: DEMO_CREDENTIALS.authToken }),
+    })
+    return (await res.json()) as Record<string, unknown>
+  }
+  const quirks = (body: unknown, method = 'POST') =>
+    fetch(`${base}/__sim/quirks`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+  it('are off by default and refuse what they do not know, naming it', async () => {
+    const listed = (await call('allownednumbers', {})).data as unknown[]
+    expect(listed).toHaveLength(60)
+    expect((await quirks({ arrivals: { number: BIG.number, perRequest: 51 } })).status).toBe(400)
+    expect(await (await quirks({ wording: 'rude' })).text()).toMatch(/wording must be one of/)
+    expect(await (await quirks({ colour: 'red' })).text()).toMatch(/unknown quirk colour/)
+  })
+
+  it('add messages per request, list a number twice, remove one in its own words', async () => {
+    expect((await quirks({ arrivals: { number: BIG.number, perRequest: 5 } })).status).toBe(200)
+    const one = await call('smshistory', { ...BIG, history_start: '1', history_end: '1' })
+    const two = await call('smshistory', { ...BIG, history_start: '1', history_end: '1' })
+    expect(Number(two.total_message_count) - Number(one.total_message_count)).toBe(5)
+    await quirks({ listedTwice: [BIG.number], removed: ['18552009444'], wording: 'inactive' })
+    const listed = (await call('allownednumbers', {})).data as Array<{ number: string; tid: string }>
+    expect(listed.filter((n) => n.number === BIG.number).map((n) => n.tid)).toEqual([extraTid(BIG.number), BIG.tid])
+    expect(listed.some((n) => n.number === '18552009444')).toBe(false)
+    const refused = await call('smshistory', { number: '18552009444', tid: 'X', history_start: '1', history_end: '1' })
+    expect(refused).toMatchObject({ success: '0', message: REMOVAL_WORDINGS.inactive })
+    expect((await quirks({}, 'DELETE')).status).toBe(200)
+    expect((await call('allownednumbers', {})).data as unknown[]).toHaveLength(60)
   })
 })

@@ -6,6 +6,7 @@ import { DEMO_CREDENTIALS, LARGE_CREDENTIALS, makeAccount, type Account } from '
 import { send } from './faults.ts'
 import { MEDIA_FILES } from './media.ts'
 import { operation, type SimState } from './operations.ts'
+import { noQuirks } from './quirks.ts'
 
 /**
  * The embedded upstream. It speaks the three operations as the interface document and the
@@ -39,7 +40,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     makeAccount(LARGE_CREDENTIALS.sysId, LARGE_CREDENTIALS.authToken, options.largeCount ?? 10_000),
     ...(options.extraAccounts ?? []).map((a) => makeAccount(a.sysId, a.authToken, 60)),
   ]
-  const state: SimState = { faults: [], added: new Map(), requests: [], calls: 0 }
+  const state: SimState = { faults: [], added: new Map(), requests: [], calls: 0, quirks: noQuirks() }
   let mediaBase = 'http://127.0.0.1'
 
   const reset = () => {
@@ -47,6 +48,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     state.added.clear()
     state.requests = []
     state.calls = 0
+    state.quirks = noQuirks()
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {

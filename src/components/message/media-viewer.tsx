@@ -2,7 +2,8 @@ import { useEffect, useRef } from 'react'
 
 /**
  * The full-size image in a modal <dialog>: the browser traps focus and closes it on Escape;
- * we return focus to the thumbnail that opened it (WAI-ARIA dialog pattern).
+ * we return focus to the thumbnail that opened it (WAI-ARIA dialog pattern). `media.url` is
+ * the server's /api/media address, never the media's own host.
  */
 export function MediaViewer({ media, onClose }: { media: { url: string; alt: string; opener: HTMLElement } | null; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null)
@@ -42,7 +43,7 @@ export function MediaViewer({ media, onClose }: { media: { url: string; alt: str
             referrerPolicy="no-referrer"
             className="text-sm text-blue-800 underline"
           >
-            Open the original in a new tab
+            Open full size in a new tab
           </a>
         </figure>
       ) : null}

@@ -1,4 +1,5 @@
 import { useState } from 'react'
+import { mediaSrc } from '../../api/media'
 import { exactUtc, formatDate } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { fileNameOf, mediaKind, safeHttpUrl } from '../../lib/url-safety'
@@ -69,8 +70,9 @@ export function BodyText({ body }: { body: string | null }) {
 const KIND_LABEL = { video: 'Video', vcard: 'Contact card (vCard)', pdf: 'PDF document', audio: 'Audio', file: 'File' } as const
 
 /**
- * MMS media. Only http(s) URLs reach `src`/`href` (safeHttpUrl); anything else is shown as
- * inert text. Images are lazy thumbnails that open the viewer; other media are file links.
+ * MMS media. Only http(s) URLs pass (safeHttpUrl); anything else is shown as inert text. What
+ * passes is loaded through the server (mediaSrc), never from its own host. Images are lazy
+ * thumbnails that open the viewer; other media are file links.
  */
 export function MediaPreview({ url, from, inline = false }: { url: string | null; from: string | null; inline?: boolean }) {
   const { openMedia } = useHistoryDisplay()
@@ -85,10 +87,11 @@ export function MediaPreview({ url, from, inline = false }: { url: string | null
     )
   const kind = mediaKind(safe)
   const name = fileNameOf(safe)
+  const src = mediaSrc(safe)
   if (kind !== 'image')
     return (
       <a
-        href={safe}
+        href={src}
         target="_blank"
         rel="noopener noreferrer"
         referrerPolicy="no-referrer"
@@ -116,10 +119,10 @@ export function MediaPreview({ url, from, inline = false }: { url: string | null
         type="button"
         className="block rounded border border-slate-300 p-0.5 hover:border-blue-700"
         aria-label={`Open ${alt}`}
-        onClick={(e) => openMedia(safe, alt, e.currentTarget)}
+        onClick={(e) => openMedia(src, alt, e.currentTarget)}
       >
         <img
-          src={safe}
+          src={src}
           alt={alt}
           loading="lazy"
           decoding="async"

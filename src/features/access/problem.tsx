@@ -2,7 +2,7 @@ import { toApiError } from '../../api/errors'
 
 /**
  * The words for an error on the access pages. /api/auth/* writes its messages for people ("Too
- * many sign-in attempts for this name; try again in 12 minutes."), so they are shown as they are.
+ * many failed sign-ins for this name from your address; try again in 30 seconds."), so they are shown as they are.
  */
 export function problemText(error: unknown): string {
   const err = toApiError(error)

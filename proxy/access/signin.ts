@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Db } from '../db/types.ts'
+import { ProxyError, invalid } from '../errors.ts'
+import { readJsonBody, sendError, sendJson } from '../http.ts'
+import type { AccessConfig } from './config.ts'
+import { admitAttempt, createCheckGate, recordSuccess, type LimitRules } from './limits.ts'
+import { PASSWORD_MAX, verifyPassword } from './passwords.ts'
+import { createSession, deleteSession, sessionCookie, sessionSetCookie, type SessionTimes } from './sessions.ts'
+import { checkName, credentialsOf, normaliseName } from './users.ts'
+
+/** What POST /api/auth/signin needs from createAccess. */
+export interface SignInDeps {
+  cfg: AccessConfig
+  db: Db
+  now: () => number
+  times: SessionTimes
+  limits: LimitRules
+  addressOf: (req: IncomingMessage) => string
+  record: (actor: string, via: string, address: string, action: string, details: Record<string, unknown>) => void
+  dummyCheck: (password: string) => Promise<false>
+  /** Called once per password actually checked (scrypt run); tests count them. */
+  onPasswordCheck?: () => void
+}
+
+function stringField(body: Record<string, unknown>, field: string, max: number): string {
+  const v = body[field]
+  if (typeof v !== 'string' || v === '') throw invalid(field, `${field} is required.`)
+  if (v.length > max) throw invalid(field, `${field} must be at most ${max} characters.`)
+  return v
+}
+
+function tooMany(res: ServerResponse, field: string, message: string, retryAfterMs: number): void {
+  sendError(res, new ProxyError(429, { kind: 'unauthorized', field, message, retryAfterMs }), {
+    'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
+  })
+}
+
+export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const { cfg, db } = d
+  const gate = createCheckGate(d.limits.checks)
+  const secureFor = (req: IncomingMessage) => ({ secure: cfg.trustProxy || Boolean((req.socket as { encrypted?: boolean }).encrypted) })
+
+  /** Counts the attempt, then (if admitted) checks the password: the part that holds a turn. */
+  async function attempt(rawName: string, key: string, password: string, address: string) {
+    const limited = await admitAttempt(db, key, address, d.now(), d.limits)
+    if (limited) return limited
+    let name: string | null
+    try {
+      name = checkName(rawName)
+    } catch {
+      name = null
+    }
+    const user = name ? await credentialsOf(db, name) : null
+    d.onPasswordCheck?.()
+    // Unknown names, disabled users: the same scrypt work and the same answer as a wrong password.
+    const ok = user && !user.disabled ? await verifyPassword(password, user.passwordHash) : await d.dummyCheck(password)
+    return { ok, user, name }
+  }
+
+  return async function signIn(req, res) {
+    if (cfg.mode !== 'password')
+      throw new ProxyError(404, { kind: 'not_found', field: 'path', message: `There is no sign-in form with ACCESS=${cfg.mode}.` })
+    const body = await readJsonBody(req)
+    const rawName = stringField(body, 'name', 320)
+    const password = stringField(body, 'password', PASSWORD_MAX * 4)
+    const address = d.addressOf(req)
+    const key = normaliseName(rawName).slice(0, 100)
+    // A turn first (memory only): a flood is turned away before any database or hashing work.
+    const entering = gate.enter()
+    if (!entering) return tooMany(res, 'password', 'Too many sign-ins are being checked at this moment; try again in a second.', 1000)
+    const leave = await entering
+    let outcome: Awaited<ReturnType<typeof attempt>>
+    try {
+      outcome = await attempt(rawName, key, password, address)
+    } finally {
+      leave()
+    }
+    if ('retryAfterMs' in outcome) return tooMany(res, outcome.scope === 'pair' ? 'name' : 'address', outcome.message, outcome.retryAfterMs)
+    const { ok, user, name } = outcome
+    if (!ok || !user) {
+      d.record(name ?? '(invalid name)', 'password', address, 'signin.fail', { name: key.slice(0, 64) })
+      return sendError(
+        res,
+        new ProxyError(401, {
+          kind: 'unauthorized',
+          field: 'password',
+          message: 'That name and password do not match a user who may sign in.',
+        }),
+      )
+    }
+    await recordSuccess(db, key, address)
+    // Session fixation (OWASP): whatever id the browser held before is ended, and a new one issued.
+    const before = sessionCookie(req)
+    if (before) await deleteSession(db, before)
+    const session = await createSession(db, user.name, address, d.now(), d.times)
+    d.record(user.name, 'password', address, 'signin.ok', {})
+    sendJson(
+      res,
+      200,
+      { mode: cfg.mode, user: { name: user.name, role: user.role } },
+      { 'set-cookie': sessionSetCookie(session.id, secureFor(req)) },
+    )
+  }
+}

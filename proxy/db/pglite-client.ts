@@ -1,0 +1,274 @@
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import type { MigratableDb, ScriptRunner } from './migrate.ts'
+import { fromWire, type Ready, type WasmModule, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts'
+import type { Lane } from './types.ts'
+
+/**
+ * PGlite in a worker thread, seen from the server's thread as the Db interface. PGlite has one
+ * connection, so this side schedules: one unit (a statement, or a whole transaction) runs in the
+ * worker at a time, and while a transaction is open only its statements are sent. Units wait in
+ * two lanes: interactive (requests) before background (the index's sync and bulk loads, exports),
+ * with every so many interactive units one background unit, so neither lane starves.
+ */
+
+export interface PgliteWorkerOptions {
+  dataDir: string
+  /**
+   * How long an interactive unit may wait for its turn (ms; 0 = no bound). Past it the caller
+   * gets the error PostgreSQL's statement_timeout raises (code 57014): a flood answers "busy"
+   * instead of queueing for ever. PGlite cannot stop a statement once it runs.
+   */
+  queueTimeoutMs?: number
+  log?: (line: string) => void
+}
+
+/** Interactive units run before a waiting background one at most this many times in a row. */
+const INTERACTIVE_BURST = 8
+
+interface Unit {
+  lane: Lane
+  run: () => Promise<void>
+  fail: (err: Error) => void
+  timer?: NodeJS.Timeout
+}
+
+/**
+ * The worker's file beside this one: .js once compiled; .ts under tsx and vitest, where a
+ * bootstrap registers tsx's loader in the worker first (on Node 20 the process's own
+ * `--import tsx` does not reach a worker's entry module).
+ */
+/**
+ * PGlite's WebAssembly, compiled once per process: a worker is a fresh isolate and would compile
+ * its 9 MB again on every open (seconds); a compiled Module posted to it shares the code.
+ */
+const wasm = (globalThis as unknown as { WebAssembly: { compile: (bytes: Uint8Array) => Promise<WasmModule> } }).WebAssembly
+let compiled: Promise<Pick<WorkerInit, 'pgliteWasmModule' | 'initdbWasmModule'>> | null = null
+function wasmModules() {
+  compiled ??= (async () => {
+    const req = createRequire(import.meta.url)
+    const [pglite, initdb] = await Promise.all(
+      ['@electric-sql/pglite/pglite.wasm', '@electric-sql/pglite/initdb.wasm'].map(async (m) =>
+        wasm.compile(await readFile(req.resolve(m))),
+      ),
+    )
+    return { pgliteWasmModule: pglite!, initdbWasmModule: initdb! }
+  })()
+  compiled.catch(() => (compiled = null))
+  return compiled
+}
+
+function spawnWorker(init: WorkerInit): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: init })
+  const entry = new URL('./pglite-worker.ts', import.meta.url).href
+  // tsx's ESM entry (require.resolve would give its CommonJS one, which cannot register hooks here).
+  const tsx = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href
+  const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}) })`
+  return new Worker(boot, { eval: true, workerData: init })
+}
+
+export function timeoutError(waitedMs: number): Error {
+  return Object.assign(
+    new Error(`canceling statement due to statement timeout: the database was busy for ${Math.round(waitedMs)} ms before it could start`),
+    { code: '57014' },
+  )
+}
+
+/**
+ * The two lanes and the one connection's turn: `schedule` queues a unit, which runs alone once
+ * its turn comes; `drain` waits until nothing is queued or running and takes nothing new.
+ */
+function createLanes(queueTimeoutMs: number) {
+  const queues: Record<Lane, Unit[]> = { interactive: [], background: [] }
+  let active = false
+  let burst = 0
+  let closing = false
+  let broken: Error | null = null
+  let idle: (() => void) | null = null
+
+  const pump = () => {
+    if (active) return
+    const takeBackground = queues.background.length > 0 && (queues.interactive.length === 0 || burst >= INTERACTIVE_BURST)
+    const unit = takeBackground ? queues.background.shift() : queues.interactive.shift()
+    if (!unit) {
+      idle?.()
+      return
+    }
+    burst = unit.lane === 'interactive' ? burst + 1 : 0
+    clearTimeout(unit.timer)
+    active = true
+    void unit.run().finally(() => {
+      active = false
+      pump()
+    })
+  }
+
+  const schedule = <T>(lane: Lane, work: () => Promise<T>): Promise<T> => {
+    if (broken) return Promise.reject(broken)
+    if (closing) return Promise.reject(new Error('The database is closed.'))
+    return new Promise<T>((resolve, reject) => {
+      const unit: Unit = { lane, run: () => work().then(resolve, reject), fail: reject }
+      const queued = performance.now()
+      if (lane === 'interactive' && queueTimeoutMs > 0) {
+        unit.timer = setTimeout(() => {
+          const q = queues.interactive
+          const at = q.indexOf(unit)
+          if (at < 0) return
+          q.splice(at, 1)
+          reject(timeoutError(performance.now() - queued))
+        }, queueTimeoutMs)
+        unit.timer.unref()
+      }
+      queues[lane].push(unit)
+      pump()
+    })
+  }
+
+  return {
+    schedule,
+    /** The worker is gone: every queued unit fails with `err`, and every later one. */
+    failAll: (err: Error) => {
+      broken = err
+      for (const u of [...queues.interactive, ...queues.background]) {
+        clearTimeout(u.timer)
+        u.fail(err)
+      }
+      queues.interactive.length = 0
+      queues.background.length = 0
+    },
+    drain: async () => {
+      closing = true
+      if (active || queues.interactive.length || queues.background.length) await new Promise<void>((resolve) => (idle = resolve))
+    },
+  }
+}
+
+export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<ScriptDb> {
+  const worker = spawnWorker({ dataDir: opts.dataDir, ...(await wasmModules()) })
+  let broken: Error | null = null
+  const pending = new Map<number, { resolve: (rows: Array<Record<string, unknown>>) => void; reject: (e: Error) => void }>()
+  let nextId = 1
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => reject(err)
+    const onExit = (code: number) => reject(new Error(`The database worker stopped while opening (exit code ${code}).`))
+    worker.once('error', onError)
+    worker.once('exit', onExit)
+    worker.once('message', (m: Ready) => {
+      worker.off('error', onError)
+      worker.off('exit', onExit)
+      if (m.ready) resolve()
+      else {
+        void worker.terminate()
+        reject(fromWire(m.error))
+      }
+    })
+  })
+
+  const lanes = createLanes(opts.queueTimeoutMs ?? 0)
+  const failAll = (err: Error) => {
+    broken = err
+    for (const p of pending.values()) p.reject(err)
+    pending.clear()
+    lanes.failAll(err)
+  }
+  worker.on('message', (m: Reply) => {
+    const p = pending.get(m.id)
+    if (!p) return
+    pending.delete(m.id)
+    if (m.ok) p.resolve(m.rows ?? [])
+    else p.reject(fromWire(m.error))
+  })
+  worker.on('error', (err) => {
+    opts.log?.(`database: the PGlite worker failed: ${err.message}`)
+    failAll(new Error(`The database worker failed: ${err.message}`))
+  })
+  worker.on('exit', (code) => {
+    if (!broken) failAll(new Error(`The database worker stopped (exit code ${code}).`))
+  })
+
+  type Body = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never
+  const send = (body: Body): Promise<Array<Record<string, unknown>>> => {
+    if (broken) return Promise.reject(broken)
+    const id = nextId++
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject })
+      worker.postMessage({ ...body, id } as Request)
+    })
+  }
+
+  const schedule = lanes.schedule
+
+  const runner = (scope: () => boolean): ScriptRunner => {
+    const check = () => {
+      if (!scope()) throw new Error('This transaction is over: run statements on the handle passed to transaction().')
+    }
+    return {
+      query: async <R extends Record<string, unknown>>(sql: string, params?: readonly unknown[]) => {
+        check()
+        return { rows: (await send({ op: 'query', sql, params: params ? [...params] : undefined })) as R[] }
+      },
+      exec: async (sql: string) => {
+        check()
+        await send({ op: 'exec', sql })
+      },
+      copyFrom: async (sql: string, data: string) => {
+        check()
+        await send({ op: 'query', sql, params: [], blob: data })
+      },
+    }
+  }
+
+  const facade = (lane: Lane): ScriptDb => {
+    const direct = runner(() => true)
+    const db: ScriptDb = {
+      engine: 'pglite',
+      query: (sql, params) => schedule(lane, () => direct.query(sql, params)),
+      transaction: (fn) =>
+        schedule(lane, async () => {
+          await send({ op: 'begin' })
+          let open = true
+          try {
+            const out = await fn(runner(() => open))
+            open = false
+            await send({ op: 'end', commit: true })
+            return out
+          } catch (err) {
+            if (open) {
+              open = false
+              await send({ op: 'end', commit: false }).catch(() => {})
+            }
+            throw err
+          }
+        }),
+      // PGlite has one session: statements of `fn` take their turns like any others.
+      withConnection: (fn) => fn(db),
+      close,
+      lane: (l) => (l === lane ? db : facades[l]),
+    }
+    return db
+  }
+
+  let closed: Promise<void> | null = null
+  async function close(): Promise<void> {
+    closed ??= (async () => {
+      // Accepted work finishes; nothing new is taken.
+      await lanes.drain()
+      if (!broken) await send({ op: 'close' }).catch(() => {})
+      broken ??= new Error('The database is closed.')
+      await worker.terminate()
+    })()
+    return closed
+  }
+
+  const facades: Record<Lane, ScriptDb> = { interactive: facade('interactive'), background: facade('background') }
+  return facades.interactive
+}
+
+/** The Db the worker client gives: migrations need exec and COPY in its transactions. */
+export interface ScriptDb extends MigratableDb {
+  lane: (lane: Lane) => ScriptDb
+}

@@ -1,0 +1,63 @@
+import type { PGliteOptions } from '@electric-sql/pglite'
+
+/**
+ * The messages between the server's thread and the worker thread that owns PGlite. Values cross
+ * by structured clone, so rows keep their types (Date, bigint, Uint8Array, null, objects from
+ * jsonb); errors cross as plain fields, because a cloned Error loses `code` and the rest.
+ */
+
+export type Request =
+  | { id: number; op: 'query'; sql: string; params?: unknown[]; blob?: string }
+  | { id: number; op: 'exec'; sql: string }
+  /** Opens a transaction: every later statement runs in it until 'end'. */
+  | { id: number; op: 'begin' }
+  | { id: number; op: 'end'; commit: boolean }
+  | { id: number; op: 'close' }
+
+export interface WireError {
+  message: string
+  name?: string
+  code?: string
+  detail?: string
+  hint?: string
+  severity?: string
+  constraint?: string
+  table?: string
+  column?: string
+  schema?: string
+  position?: string
+  where?: string
+}
+
+export type Reply = { id: number; ok: true; rows?: Array<Record<string, unknown>> } | { id: number; ok: false; error: WireError }
+
+/** The worker's first message: PGlite is open, or why it could not be. */
+export type Ready = { ready: true } | { ready: false; error: WireError }
+
+/** WebAssembly.Module, named through PGlite's own options (the server's lib has no WebAssembly types). */
+export type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>
+
+export interface WorkerInit {
+  dataDir: string
+  /** Compiled once by the server's thread and shared (see pglite-client.ts). */
+  pgliteWasmModule: WasmModule
+  initdbWasmModule: WasmModule
+}
+
+const FIELDS = ['name', 'code', 'detail', 'hint', 'severity', 'constraint', 'table', 'column', 'schema', 'position', 'where'] as const
+
+export function toWire(err: unknown): WireError {
+  if (!(err instanceof Error)) return { message: String(err) }
+  const out: WireError = { message: err.message }
+  const src = err as unknown as Record<string, unknown>
+  for (const k of FIELDS) if (typeof src[k] === 'string') out[k] = src[k]
+  return out
+}
+
+/** An Error carrying the database's fields again (callers read `code`: 23505, 57014, …). */
+export function fromWire(w: WireError): Error {
+  const err = new Error(w.message) as Error & Record<string, unknown>
+  for (const k of FIELDS) if (w[k] !== undefined && k !== 'name') err[k] = w[k]
+  if (w.name && w.name !== 'Error') err.name = w.name
+  return err
+}

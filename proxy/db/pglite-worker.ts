@@ -1,0 +1,85 @@
+import { parentPort, workerData } from 'node:worker_threads'
+import { PGlite, type Transaction } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
+import { toWire, type Ready, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts'
+
+/**
+ * The thread that owns PGlite. PGlite's work is synchronous WebAssembly: here it holds this
+ * thread, never the server's. The server's side (pglite-client.ts) sends one statement at a
+ * time and decides the order; this side runs what it gets, in a transaction while one is open.
+ */
+
+const port = parentPort
+if (!port) throw new Error('pglite-worker.ts runs as a worker thread (see pglite-client.ts).')
+const { dataDir, pgliteWasmModule, initdbWasmModule } = workerData as WorkerInit
+
+/** The open transaction's handle and how to end it (PGlite's transaction() owns BEGIN/COMMIT). */
+let tx: { handle: Transaction; end: (commit: boolean) => void; done: Promise<void> } | null = null
+/** Thrown inside transaction() to make PGlite roll back. */
+const ROLLBACK = Symbol('rollback')
+
+async function handle(lite: PGlite, m: Request): Promise<Reply> {
+  switch (m.op) {
+    case 'query': {
+      const q = tx?.handle ?? lite
+      const r = await q.query<Record<string, unknown>>(m.sql, m.params, m.blob !== undefined ? { blob: new Blob([m.blob]) } : undefined)
+      return { id: m.id, ok: true, rows: r.rows }
+    }
+    case 'exec':
+      await (tx?.handle ?? lite).exec(m.sql)
+      return { id: m.id, ok: true }
+    case 'begin': {
+      if (tx) throw new Error('A transaction is already open on this connection.')
+      let opened!: (t: Transaction) => void
+      const started = new Promise<Transaction>((resolve) => (opened = resolve))
+      let end!: (commit: boolean) => void
+      const ended = new Promise<boolean>((resolve) => (end = resolve))
+      const done = lite
+        .transaction(async (t) => {
+          opened(t)
+          if (!(await ended)) throw ROLLBACK
+        })
+        .then(
+          () => {},
+          (err: unknown) => {
+            if (err !== ROLLBACK) throw err
+          },
+        )
+      // BEGIN itself may fail (closed database): then `started` never settles, `done` rejects.
+      const opening = await Promise.race([started, done.then(() => null)])
+      if (!opening) throw new Error('The transaction could not start.')
+      tx = { handle: opening, end, done }
+      return { id: m.id, ok: true }
+    }
+    case 'end': {
+      const open = tx
+      if (!open) throw new Error('No transaction is open.')
+      tx = null
+      open.end(m.commit)
+      await open.done
+      return { id: m.id, ok: true }
+    }
+    case 'close':
+      await lite.close()
+      return { id: m.id, ok: true }
+  }
+}
+
+async function main() {
+  let lite: PGlite
+  try {
+    lite = await PGlite.create({ dataDir, extensions: { pg_trgm }, pgliteWasmModule, initdbWasmModule })
+  } catch (err) {
+    port!.postMessage({ ready: false, error: toWire(err) } satisfies Ready)
+    return
+  }
+  port!.on('message', (m: Request) => {
+    handle(lite, m).then(
+      (reply) => port!.postMessage(reply),
+      (err: unknown) => port!.postMessage({ id: m.id, ok: false, error: toWire(err) } satisfies Reply),
+    )
+  })
+  port!.postMessage({ ready: true } satisfies Ready)
+}
+
+void main()

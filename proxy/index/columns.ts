@@ -1,0 +1,83 @@
+import type { PageRecord } from './parse.ts'
+
+/**
+ * The columns of index_messages that come from an upstream record, in one table: the sync's
+ * INSERT (unnest of one array per column), its COPY column list and CSV line are all made from
+ * it, so adding an upstream field is one entry here and a migration. `number` and `fetched_tid`
+ * are the same for every row of a batch and lead every list.
+ */
+
+/** One record on its way into index_messages: its place, the record, and what the store adds. */
+export interface StoredMessage {
+  ordinal: number
+  r: PageRecord
+  /** The record's date, or a neighbour's when its GMTdate did not parse (kept raw in date_raw). */
+  date: string
+  bodyId: number | null
+}
+
+interface Column {
+  name: string
+  /** PostgreSQL element type of the unnest() array. */
+  type: 'int' | 'text' | 'bool' | 'timestamptz'
+  value: (m: StoredMessage) => string | number | boolean | null
+}
+
+export const MESSAGE_COLUMNS: readonly Column[] = [
+  { name: 'ordinal', type: 'int', value: (m) => m.ordinal },
+  { name: 'tid', type: 'text', value: (m) => m.r.tid },
+  { name: 'system_id', type: 'text', value: (m) => m.r.systemId },
+  { name: 'message_id', type: 'text', value: (m) => m.r.messageId },
+  { name: 'date', type: 'timestamptz', value: (m) => m.date },
+  { name: 'date_raw', type: 'text', value: (m) => m.r.dateRaw },
+  { name: 'phone', type: 'text', value: (m) => m.r.phone },
+  { name: 'party_digits', type: 'text', value: (m) => m.r.partyDigits },
+  { name: 'direction', type: 'text', value: (m) => m.r.direction },
+  { name: 'body', type: 'text', value: (m) => m.r.body },
+  { name: 'mms', type: 'bool', value: (m) => m.r.mms },
+  { name: 'media_url', type: 'text', value: (m) => m.r.mediaUrl },
+  { name: 'status', type: 'text', value: (m) => m.r.status },
+  { name: 'status_code', type: 'int', value: (m) => m.r.statusCode },
+  { name: 'body_id', type: 'int', value: (m) => m.bodyId },
+]
+
+const names = MESSAGE_COLUMNS.map((c) => c.name)
+const BATCH_COLUMNS = ['number', 'fetched_tid']
+
+/**
+ * The rows of one batch ($1 number, $2 fetched tid, $3 the row count, then one array per
+ * column). A duplicate ordinal is skipped, never doubled; the answer says how many went in and,
+ * only when some were skipped, which, so the roll-ups count exactly the rows stored.
+ */
+export const INSERT_SQL = `
+WITH ins AS (
+  INSERT INTO index_messages (${[...BATCH_COLUMNS, ...names].join(', ')})
+  SELECT $1, $2, ${names.map((n) => `v.${n}`).join(', ')}
+  FROM unnest(${MESSAGE_COLUMNS.map((c, i) => `$${i + 4}::${c.type}[]`).join(', ')}) AS v(${names.join(', ')})
+  ON CONFLICT (number, ordinal) DO NOTHING
+  RETURNING ordinal
+)
+SELECT count(*)::int AS n, CASE WHEN count(*) < $3 THEN array_agg(ordinal) END AS got FROM ins`
+
+/** INSERT_SQL's parameters for a batch. */
+export function insertParams(number: string, fetchedTid: string, rows: readonly StoredMessage[]): unknown[] {
+  return [number, fetchedTid, rows.length, ...MESSAGE_COLUMNS.map((c) => rows.map(c.value))]
+}
+
+export const COPY_SQL = `COPY index_messages (${[...BATCH_COLUMNS, ...names].join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`
+
+/** COPY's CSV: strings always quoted (so "" is an empty string and an unquoted empty is NULL). */
+const cq = (v: string) => `"${v.includes('"') ? v.replace(/"/g, '""') : v}"`
+const csvValue = (v: string | number | boolean | null) => (v === null ? '' : typeof v === 'string' ? cq(v) : String(v))
+
+/** COPY_SQL's data for a batch. */
+export function copyCsv(number: string, fetchedTid: string, rows: readonly StoredMessage[]): string {
+  const head = `${cq(number)},${cq(fetchedTid)}`
+  let out = ''
+  for (const m of rows) {
+    let line = head
+    for (const c of MESSAGE_COLUMNS) line += `,${csvValue(c.value(m))}`
+    out += `${line}\n`
+  }
+  return out
+}

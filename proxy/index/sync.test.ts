@@ -1,0 +1,320 @@
+import type { Server } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { OpenedDb } from '../db/open.ts'
+import { ENGINES, useEngines } from '../db/test-engines.ts'
+import { createForwarder, type Forwarder } from '../forward.ts'
+import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
+import { extraTid, REMOVAL_WORDINGS, type RemovalWording } from '../simulator/quirks.ts'
+import { createSimulator, type Simulator } from '../simulator/simulator.ts'
+import { parseIndexConfig, parseIndexConfigResult } from './config.ts'
+import { forget, freshness } from './queries.ts'
+import { createIndex } from './routes.ts'
+import { createSyncer, overallProgress, SECONDARY_INDEXES } from './sync.ts'
+
+/**
+ * The sync against what real accounts do (the simulator's quirks, over HTTP), on both engines:
+ * arrival rates, skewed clocks, a number listed twice, an empty number, a number removed
+ * mid-sync in several wordings, stops at several points of a walk, and a dead server's lease.
+ * Small histories and page sizes keep it to seconds.
+ */
+
+const engines = useEngines()
+
+interface Listed {
+  number: string
+  tid: string
+}
+
+const SECONDARY = SECONDARY_INDEXES.map((s) => /INDEX IF NOT EXISTS (\w+)/.exec(s)![1]!)
+
+async function control(url: string, path: string, body: unknown, method = 'POST') {
+  const r = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`)
+}
+
+/** Wraps the real forwarder to act before the n-th history request. */
+function hooked(fw: Forwarder, onHistory: (n: number) => Promise<void> | void) {
+  let n = 0
+  return {
+    forward: async (...args: Parameters<Forwarder['forward']>) => {
+      if (args[0] === 'smshistory') await onHistory(++n)
+      return fw.forward(...args)
+    },
+    close: () => fw.close(),
+    count: () => n,
+  }
+}
+
+describe('INDEX_AUTO_SYNC', () => {
+  it('is on by default, off when asked, and a wrong value names the variable', () => {
+    expect(parseIndexConfig({}).autoSync).toBe(true)
+    expect(parseIndexConfig({ INDEX_AUTO_SYNC: 'off' }).autoSync).toBe(false)
+    expect(parseIndexConfigResult({ INDEX_AUTO_SYNC: 'maybe' }).issues).toEqual([
+      { variable: 'INDEX_AUTO_SYNC', message: 'INDEX_AUTO_SYNC must be on or off' },
+    ])
+  })
+})
+
+describe.each(ENGINES)('sync quirks on %s', (engine) => {
+  let sim: Simulator
+  let simServer: Server
+  let simUrl: string
+  let fw: Forwarder
+  let numbers: Listed[]
+  let db: OpenedDb
+  const num = (i: number) => numbers[i]!
+
+  const syncer = (forwarder: Forwarder = fw, more: Partial<Parameters<typeof createSyncer>[0]> = {}) =>
+    createSyncer({ db, forwarder, pageCap: 100, concurrency: 2, rate: 0, backoffMs: 10, maxRetries: 1, ...more })
+  const syncNow = async (i: number, forwarder: Forwarder = fw, more: Partial<Parameters<typeof createSyncer>[0]> = {}) => {
+    const s = syncer(forwarder, more)
+    await s.request({ number: num(i).number, tid: num(i).tid })
+    await s.idle()
+    await s.close()
+  }
+  const upstreamTotal = (i: number) => {
+    const base = { 0: 2345, 1: 0, 2: 1, 3: 36, 4: 420, 5: 5000 }[i]!
+    return base + (sim.state.added.get(num(i).number) ?? 0)
+  }
+  /** Ordinals 1..n exactly, each the simulator's sequence number (its system id encodes it). */
+  const expectExact = async (i: number, total: number) => {
+    const r = await db.query<{ n: number; d: number; hi: number | null; bad: number }>(
+      `SELECT count(*)::int AS n, count(DISTINCT ordinal)::int AS d, max(ordinal) AS hi,
+              count(*) FILTER (WHERE system_id::bigint - 200000000000 - $2::bigint * 2000000 <> ordinal)::int AS bad
+       FROM index_messages WHERE number = $1`,
+      [num(i).number, i],
+    )
+    expect(r.rows[0]).toEqual({ n: total, d: total, hi: total === 0 ? null : total, bad: 0 })
+    const st = await db.query('SELECT indexed, state, full_done, error FROM index_numbers WHERE number = $1', [num(i).number])
+    expect(st.rows[0]).toEqual({ indexed: total, state: 'idle', full_done: true, error: null })
+    const f = await freshness(db, [num(i).number])
+    expect(f.incomplete).toEqual([])
+  }
+  const forgetAll = async (i: number) => {
+    for (const t of ['index_messages', 'index_daily', 'index_parties', 'index_body_counts', 'index_numbers'])
+      await db.query(`DELETE FROM ${t} WHERE number = $1`, [num(i).number])
+    sim.state.added.delete(num(i).number)
+  }
+  const indexNames = async () =>
+    (await db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'index_messages'`)).rows.map(
+      (r) => r.indexname,
+    )
+
+  beforeAll(async () => {
+    sim = createSimulator({ control: true })
+    ;({ server: simServer, url: simUrl } = await sim.listen(0, '127.0.0.1'))
+    fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 10_000)
+    numbers = (JSON.parse((await fw.forward('allownednumbers', [])).body.toString()) as { data: Listed[] }).data
+    db = await engines.open(engine)
+  }, 60_000)
+
+  afterAll(async () => {
+    await fw?.close()
+    simServer?.closeAllConnections()
+    await new Promise<void>((ok) => (simServer ? simServer.close(() => ok()) : ok()))
+  })
+
+  it('indexes the whole account on first start, in the background, and reports overall progress', async () => {
+    // The million-message number and the hostile one leave the account (the run stays short).
+    await control(simUrl, '/__sim/quirks', { removed: [num(6).number, num(7).number] })
+    try {
+      const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), { forwarder: fw, db })
+      const deadline = Date.now() + 60_000
+      let p = await overallProgress(db, index.syncer!.progress)
+      while ((p.numbersTotal === 0 || p.running) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200))
+        p = await overallProgress(db, index.syncer!.progress)
+      }
+      await index.close()
+      expect(p).toMatchObject({ numbersTotal: numbers.length - 2, numbersDone: numbers.length - 2, running: false, secondsLeft: null })
+      expect(p.messages).toBe(p.messagesTotal)
+      expect(p.messages).toBeGreaterThan(7000)
+      expect(p.ratePerSecond).toBeGreaterThan(0)
+      // A restart does not list the account again: the periodic re-sync keeps it fresh.
+      const again = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), { forwarder: fw, db })
+      expect(await again.syncer!.syncAllOnce()).toBe(0)
+      await again.close()
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+  }, 90_000)
+
+  describe.each([1, 7, 50])('%i messages arriving per request', (rate) => {
+    it('a full walk and then a catch-up end exact', async () => {
+      await forgetAll(4)
+      await control(simUrl, '/__sim/quirks', { arrivals: { number: num(4).number, perRequest: rate } })
+      try {
+        await syncNow(4)
+        await expectExact(4, upstreamTotal(4))
+        // Catch-up: the stored newest is looked for again while `rate` more arrive per request.
+        await control(simUrl, '/__sim/messages', { number: num(4).number, add: 130 })
+        await syncNow(4)
+        await expectExact(4, upstreamTotal(4))
+      } finally {
+        await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+      }
+    })
+  })
+
+  it('orders by position and identity: a skewed clock does not stop the sync', async () => {
+    await forgetAll(3)
+    await control(simUrl, '/__sim/quirks', { skewedClock: true })
+    try {
+      await syncNow(3, fw, { pageCap: 10 })
+      await expectExact(3, 36)
+      const dates = await db.query<{ inverted: number }>(
+        `SELECT count(*)::int AS inverted FROM index_messages a JOIN index_messages b ON b.number = a.number AND b.ordinal = a.ordinal - 3
+         WHERE a.number = $1 AND a.date < b.date`,
+        [num(3).number],
+      )
+      expect(dates.rows[0]!.inverted).toBeGreaterThan(0)
+      await control(simUrl, '/__sim/messages', { number: num(3).number, add: 12 })
+      await syncNow(3, fw, { pageCap: 10 })
+      await expectExact(3, upstreamTotal(3))
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+  })
+
+  it('counts a number with no messages as indexed', async () => {
+    await syncNow(1)
+    await expectExact(1, 0)
+  })
+
+  it.each([2, 5, 9, 17])('a walk stopped at request %i resumes and ends with every secondary index', async (at) => {
+    // An empty index, so that the walk loads in bulk.
+    await forget(db, null)
+    let first: ReturnType<typeof createSyncer> | null = null
+    const killer = hooked(fw, (n) => {
+      if (n === at) void first?.close()
+    })
+    // A bulk load (indexes dropped) from 1,000 messages, so this small history takes that path.
+    first = syncer(killer, { bulkMin: 1000, concurrency: 1 })
+    await first.request({ number: num(0).number, tid: num(0).tid })
+    await first.idle()
+    const mid = await db.query<{ state: string; full_done: boolean }>('SELECT state, full_done FROM index_numbers WHERE number = $1', [
+      num(0).number,
+    ])
+    expect(mid.rows[0]).toEqual({ state: 'queued', full_done: false })
+    expect(await indexNames()).not.toContain('index_messages_thread')
+    await syncNow(0, fw, { bulkMin: 1000 })
+    await expectExact(0, 2345)
+    expect(await indexNames()).toEqual(expect.arrayContaining(SECONDARY))
+  })
+
+  it('never reports a number complete when its sync stopped short', async () => {
+    await forgetAll(3)
+    await syncNow(3)
+    await expectExact(3, 36)
+    await control(simUrl, '/__sim/messages', { number: num(3).number, add: 20 })
+    // After the probe, every request fails: the catch-up stops with an error.
+    const failing = hooked(fw, async (n) => {
+      if (n === 2) await control(simUrl, '/__sim/faults', { kind: 'status', status: 500, op: 'smshistory', number: num(3).number })
+    })
+    try {
+      await syncNow(3, failing)
+    } finally {
+      await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
+    }
+    const st = await db.query<{ state: string }>('SELECT state FROM index_numbers WHERE number = $1', [num(3).number])
+    expect(st.rows[0]!.state).toBe('error')
+    expect((await freshness(db, [num(3).number])).incomplete).toEqual([num(3).number])
+    await syncNow(3)
+    await expectExact(3, upstreamTotal(3))
+  })
+
+  it.each(Object.keys(REMOVAL_WORDINGS) as RemovalWording[])(
+    'a number removed mid-sync (refused as "%s") pauses and is never reported fresh',
+    async (wording) => {
+      await forgetAll(4)
+      const removing = hooked(fw, async (n) => {
+        if (n === 3) await control(simUrl, '/__sim/quirks', { removed: [num(4).number], wording })
+      })
+      try {
+        await syncNow(4, removing, { pageCap: 50 })
+      } finally {
+        await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+      }
+      const st = await db.query<{ state: string; error: string; removed: boolean }>(
+        'SELECT state, error, removed_at IS NOT NULL AS removed FROM index_numbers WHERE number = $1',
+        [num(4).number],
+      )
+      expect(st.rows[0]!.state).toBe('paused')
+      // Whatever the wording, the account's own listing no longer holds the number: it left the
+      // account (forward.ts decides "no such number" from the listing), and the service's words are kept.
+      expect(st.rows[0]!.error).toMatch(/no such number/)
+      if (wording !== 'unknown') expect(st.rows[0]!.error).toContain(REMOVAL_WORDINGS[wording])
+      expect(st.rows[0]!.removed).toBe(true)
+      expect((await freshness(db, [num(4).number])).incomplete).toEqual([num(4).number])
+    },
+  )
+
+  it('indexes every listed number: one listed twice with two tids, an empty one; retrying succeeds; a number that left is marked', async () => {
+    // The million-message number and the hostile one leave the account (the listing stays small).
+    const gone = [num(6).number, num(7).number]
+    await control(simUrl, '/__sim/quirks', { listedTwice: [num(3).number], removed: gone })
+    try {
+      for (let round = 0; round < 2; round++) {
+        const s = syncer(fw, { concurrency: 2 })
+        expect(await s.syncAll()).toBe(numbers.length - 2)
+        await s.idle()
+        await s.close()
+      }
+      const st = await db.query<{ number: string; tid: string; other_tids: string[]; state: string }>(
+        'SELECT number, tid, other_tids, state FROM index_numbers WHERE number = $1',
+        [num(3).number],
+      )
+      expect(st.rows[0]).toMatchObject({ tid: num(3).tid, other_tids: [extraTid(num(3).number)], state: 'idle' })
+      const listed = numbers.filter((n) => !gone.includes(n.number)).map((n) => n.number)
+      const f = await freshness(db, listed)
+      expect(f.incomplete).toEqual([])
+      // The numbers that left were listed before (as an earlier listing would have recorded them).
+      await db.query(
+        `INSERT INTO index_numbers (number, tid, listed) SELECT n, 'T', true FROM unnest($1::text[]) AS n ON CONFLICT DO NOTHING`,
+        [gone],
+      )
+      const s = syncer(fw)
+      await s.syncAll()
+      await s.idle()
+      await s.close()
+      const marked = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM index_numbers WHERE number = ANY($1::text[]) AND removed_at IS NOT NULL',
+        [gone],
+      )
+      expect(marked.rows[0]!.n).toBe(2)
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+  })
+
+  it('takes over a number left syncing by a dead server once its lease expires', async () => {
+    await forgetAll(5)
+    let first: ReturnType<typeof createSyncer> | null = null
+    const killer = hooked(fw, (n) => {
+      if (n === 6) void first?.close()
+    })
+    first = syncer(killer, { concurrency: 1 })
+    await first.request({ number: num(5).number, tid: num(5).tid })
+    await first.idle()
+    // What a server killed mid-walk leaves: the number syncing under its fresh lease.
+    await db.query(`UPDATE index_numbers SET state = 'syncing', locked_by = 'dead-server', locked_at = now() WHERE number = $1`, [
+      num(5).number,
+    ])
+    // Another server on the same database (or this one restarted).
+    const other = engine === 'postgres' ? await engines.reopen(db) : db
+    const s = createSyncer({ db: other, forwarder: fw, pageCap: 100, concurrency: 1, rate: 0, leaseMs: 400 })
+    await s.resumePending()
+    await s.idle()
+    const held = await db.query<{ state: string }>('SELECT state FROM index_numbers WHERE number = $1', [num(5).number])
+    expect(held.rows[0]!.state).toBe('syncing') // the lease is still live: left alone
+    const deadline = Date.now() + 10_000
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 100))
+      await s.idle()
+      const r = await db.query<{ state: string }>('SELECT state FROM index_numbers WHERE number = $1', [num(5).number])
+      if (r.rows[0]!.state === 'idle' || Date.now() > deadline) break
+    }
+    await s.close()
+    await expectExact(5, 5000)
+  })
+})

@@ -1,0 +1,47 @@
+import type { SyncContext } from './types.ts'
+import { NUMBER_RE } from './types.ts'
+
+/** The account's numbers, each once, with every tid the listing gave it (first one first). */
+export async function listAccount(ctx: SyncContext): Promise<Map<string, string[]>> {
+  const res = await ctx.forwarder.forward('allownednumbers', [])
+  ctx.stats.requests += 1
+  const json = JSON.parse(res.body.toString('utf8')) as { data?: unknown }
+  const list = Array.isArray(json.data) ? json.data : []
+  const tids = new Map<string, string[]>()
+  for (const item of list) {
+    if (!item || typeof item !== 'object') continue
+    const o = item as Record<string, unknown>
+    const n = typeof o.number === 'string' || typeof o.number === 'number' ? String(o.number).replace(/\D/g, '') : ''
+    const t = typeof o.tid === 'string' || typeof o.tid === 'number' ? String(o.tid) : ''
+    if (!NUMBER_RE.test(n) || !t) continue
+    const known = tids.get(n)
+    if (!known) tids.set(n, [t])
+    else if (!known.includes(t)) known.push(t)
+  }
+  return tids
+}
+
+/**
+ * Records the listing: every number listed (a number listed twice keeps the tid it already
+ * syncs under when that one is still listed, and the others beside it), and the numbers no
+ * longer listed marked as removed from the account.
+ */
+export async function recordListing(ctx: SyncContext, listing: Map<string, string[]>): Promise<void> {
+  const numbers = [...listing.keys()]
+  const first = numbers.map((n) => listing.get(n)![0]!)
+  // Every tid of a number in one text, since PostgreSQL arrays of arrays must be rectangular.
+  const all = numbers.map((n) => listing.get(n)!.join(' '))
+  await ctx.db.query(
+    `INSERT INTO index_numbers (number, tid, listed, other_tids)
+     SELECT n, t, true, array_remove(string_to_array(a, ' '), t) FROM unnest($1::text[], $2::text[], $3::text[]) AS u(n, t, a)
+     ON CONFLICT (number) DO UPDATE SET
+       listed = true, removed_at = NULL,
+       tid = CASE WHEN index_numbers.tid = ANY(EXCLUDED.other_tids) THEN index_numbers.tid ELSE EXCLUDED.tid END,
+       other_tids = CASE WHEN index_numbers.tid = ANY(EXCLUDED.other_tids)
+                         THEN array_remove(EXCLUDED.other_tids, index_numbers.tid) || EXCLUDED.tid ELSE EXCLUDED.other_tids END`,
+    [numbers, first, all],
+  )
+  await ctx.db.query(`UPDATE index_numbers SET removed_at = now() WHERE listed AND removed_at IS NULL AND NOT (number = ANY($1::text[]))`, [
+    numbers,
+  ])
+}

@@ -1,0 +1,120 @@
+import { identity, type Page, type PageRecord } from '../parse.ts'
+import { fetchPage } from './fetch.ts'
+import { storeBatch, storedIdentities, type Placed } from './store.ts'
+import { ok, stopped, type Job, type NumberRow, type Result } from './types.ts'
+
+/**
+ * Catch-up: the messages newer than the stored top, aligned on identity. The stored newest
+ * message (with the two below it) is looked for in a window around where the last total says it
+ * is; the records above it in the window are the next ones, whatever arrived meanwhile. When
+ * arrivals pushed it out of the window, the overlap below it doubles until it is found again,
+ * and stays as wide as the arrival rate needs; the catch-up ends with the window at position 1.
+ */
+
+/** Records asked for below the stored top at first, to find it again. */
+export const OVERLAP = 3
+/** Requests at the widest overlap without finding the stored top before walking the history again. */
+const MAX_MISSES = 8
+/** Requests a catch-up may make before it gives up (each one stores at least one record or widens). */
+const MAX_REQUESTS = 100_000
+
+interface Catch {
+  job: Job
+  top: number
+  /** Identities of the stored top and the records just below it, newest first. */
+  tail: string[]
+  known: number
+  overlap: number
+  misses: number
+  inserted: number
+}
+
+/** Returns the rows inserted, or why it stopped (a re-walk when the stored history no longer matches). */
+export async function catchUp(job: Job, row: NumberRow): Promise<Result<number>> {
+  const probe = await fetchPage(job, 1, 1)
+  if (!probe.ok) return probe
+  const p = probe.value
+  const c: Catch = {
+    job,
+    top: row.top_ordinal,
+    tail: await tailOf(job, row.top_ordinal),
+    known: p.total,
+    overlap: OVERLAP,
+    misses: 0,
+    inserted: 0,
+  }
+  if (p.total < c.top) return stopped('rewalk', `the upstream's total went down from ${c.top} to ${p.total}`)
+  // Nothing new: the newest record is the stored one. The envelope (total, newest) is recorded
+  // either way, so a catch-up that stops short leaves the number visibly incomplete.
+  await storeBatch(job, p, [], null)
+  if (c.top === p.total && (c.top === 0 || (p.records[0] && identity(p.records[0]) === c.tail[0]))) return ok(0)
+  for (let n = 0; n < MAX_REQUESTS; n++) {
+    const step = await oneWindow(c)
+    if (!step.ok || step.value) return step.ok ? ok(c.inserted) : step
+  }
+  return stopped('fail', 'The history grows faster than the index can page through it; try again later.')
+}
+
+async function tailOf(job: Job, top: number): Promise<string[]> {
+  if (top <= 0) return []
+  const ords = [top, top - 1, top - 2].filter((o) => o > 0)
+  const got = await storedIdentities(job.ctx.db, job.number, ords)
+  return ords.map((o) => got.get(o) ?? '')
+}
+
+/** One request around the stored top: true once the window reached position 1. */
+async function oneWindow(c: Catch): Promise<Result<boolean>> {
+  const { job } = c
+  const cap = Math.max(2, job.ctx.pageCap)
+  const expected = c.known - c.top + 1 // where the last total puts the stored top
+  const end = expected + c.overlap
+  const start = Math.max(1, end - cap + 1)
+  const got = await fetchPage(job, start, end)
+  if (!got.ok) return got
+  const page = got.value
+  if (page.total < c.top) return stopped('rewalk', `the upstream's total went down from ${c.top} to ${page.total}`)
+  c.known = page.total
+  const j = anchorIndex(c, page, start, expected - start)
+  if (j === null) return widen(c, cap)
+  // Found at the window's top although the total says newer ones exist: messages went missing.
+  if (j === 0 && start > 1) return stopped('rewalk', 'the history lost messages above the newest stored one')
+  const placed: Placed[] = page.records.slice(0, j).map((r, i) => ({ ordinal: c.top + j - i, r }))
+  c.inserted += await storeBatch(job, page, placed, null)
+  // Keep the overlap as wide as the shift just seen (the arrival rate), with a margin.
+  const shift = start + j - expected
+  c.overlap = Math.min(cap - 2, Math.max(OVERLAP, shift + Math.max(OVERLAP, Math.ceil(shift / 4))))
+  c.misses = 0
+  c.top += j
+  c.tail = [...page.records.slice(0, Math.min(3, j)).map(identity), ...c.tail].slice(0, 3)
+  return ok(start === 1)
+}
+
+/** The stored top is not in the window: arrivals pushed it below, or the history changed. */
+function widen(c: Catch, cap: number): Result<boolean> {
+  if (c.overlap >= cap - 2 && ++c.misses > MAX_MISSES)
+    return stopped('rewalk', 'the newest stored message was not found near its place in the history')
+  c.overlap = Math.min(cap - 2, Math.max(1, c.overlap * 2))
+  return ok(false)
+}
+
+/**
+ * Index in the page of the stored top (the number of records above it in the window), or null.
+ * With nothing stored, the anchor is the end of the history. Several candidates (identities may
+ * repeat): the first at or after where the total expects it, as arrivals only push it down.
+ */
+function anchorIndex(c: Catch, page: Page, start: number, expectedIndex: number): number | null {
+  const recs = page.records
+  if (c.top === 0) return start + recs.length - 1 === page.total ? recs.length : null
+  let fallback: number | null = null
+  for (let j = 0; j < recs.length; j++) {
+    if (!matchesTail(recs, j, c.tail)) continue
+    if (j >= expectedIndex) return j
+    fallback ??= j
+  }
+  return fallback
+}
+
+function matchesTail(recs: PageRecord[], j: number, tail: string[]): boolean {
+  for (let k = 0; k < tail.length && j + k < recs.length; k++) if (identity(recs[j + k]!) !== tail[k]) return false
+  return true
+}

@@ -1,0 +1,66 @@
+import type { SyncContext } from './types.ts'
+
+/**
+ * Sync leases (after graphile-worker's locked_by/locked_at): a server takes a number when no
+ * one holds it or the holder's lease has expired, and renews it while it works. A server that
+ * died leaves a lease that expires; then another server, or this one after a restart, takes the
+ * number over. One UPDATE claims it, so two servers on one PostgreSQL cannot both win.
+ */
+
+/** Claims the number for this syncer and marks it syncing; false when a live lease is someone else's. */
+export async function acquire(ctx: SyncContext, number: string): Promise<boolean> {
+  const r = await ctx.db.query<{ number: string }>(
+    `UPDATE index_numbers SET locked_by = $2, locked_at = now(), state = 'syncing', error = NULL, started_at = now()
+     WHERE number = $1 AND (locked_by IS NULL OR locked_by = $2 OR locked_at < now() - make_interval(secs => $3::double precision / 1000))
+     RETURNING number`,
+    [number, ctx.owner, ctx.leaseMs],
+  )
+  return r.rows.length > 0
+}
+
+/**
+ * Renews the lease every third of its length until `stop` is called; `lost` runs when the lease
+ * was taken over meanwhile (this server stalled past its lease), so the sync stops writing.
+ */
+export function heartbeat(ctx: SyncContext, number: string, lost: () => void): () => void {
+  let stopped = false
+  const beat = async () => {
+    const r = await ctx.db
+      .query<{ number: string }>(`UPDATE index_numbers SET locked_at = now() WHERE number = $1 AND locked_by = $2 RETURNING number`, [
+        number,
+        ctx.owner,
+      ])
+      .catch(() => null)
+    if (!stopped && r && r.rows.length === 0) lost()
+  }
+  const timer = setInterval(() => void beat(), Math.max(10, Math.floor(ctx.leaseMs / 3)))
+  timer.unref()
+  return () => {
+    stopped = true
+    clearInterval(timer)
+  }
+}
+
+/** Ends the sync: the final state, and the lease let go, in one statement (only if still ours). */
+export async function release(ctx: SyncContext, number: string, state: string, error: string | null, done: boolean): Promise<void> {
+  await ctx.db.query(
+    `UPDATE index_numbers SET state = $3, error = $4, locked_by = NULL, locked_at = NULL,
+       finished_at = CASE WHEN $5::boolean THEN now() ELSE finished_at END,
+       last_synced_at = CASE WHEN $5::boolean THEN now() ELSE last_synced_at END,
+       progress_done = CASE WHEN $5::boolean THEN indexed ELSE progress_done END,
+       progress_total = CASE WHEN $5::boolean THEN upstream_total ELSE progress_total END
+     WHERE number = $1 AND locked_by = $2`,
+    [number, ctx.owner, state, error, done],
+  )
+}
+
+/** Numbers queued, or left syncing under an expired lease (a dead server's), not removed from the account. */
+export async function dueNumbers(ctx: SyncContext): Promise<string[]> {
+  const r = await ctx.db.query<{ number: string }>(
+    `SELECT number FROM index_numbers
+     WHERE removed_at IS NULL AND (state = 'queued' OR (state = 'syncing' AND (locked_at IS NULL OR locked_at < now() - make_interval(secs => $1::double precision / 1000))))
+     ORDER BY number`,
+    [ctx.leaseMs],
+  )
+  return r.rows.map((x) => x.number)
+}

@@ -1,0 +1,137 @@
+import { catchUp } from './catch-up.ts'
+import { ensureIndexes } from './indexes.ts'
+import { acquire, heartbeat, release } from './leases.ts'
+import { loadNumber, wipe } from './store.ts'
+import { ok, stopped, type Job, type NumberRow, type Result, type Stop, type SyncContext } from './types.ts'
+import { fullWalk, type BulkHold } from './walk.ts'
+
+/** Walks of the whole history again after the stored one stopped matching, before giving up. */
+const MAX_REWALKS = 2
+/** A sync that stored more than this refreshes the planner's statistics (PGlite has no autovacuum). */
+const VACUUM_AFTER = 10_000
+
+/** What became of one number's sync request. */
+export type Outcome = 'done' | 'held' | 'missing' | Stop['kind']
+
+/** Syncs one number under its lease: full walk (or its resumption) then catch-up. */
+export async function syncNumber(ctx: SyncContext, number: string, signal: AbortSignal): Promise<Outcome> {
+  const row = await loadNumber(ctx.db, number)
+  if (!row) return 'missing'
+  if (!(await acquire(ctx, number))) {
+    ctx.log(`index: ${number}: another server (or sync) holds this number; skipped`)
+    return 'held'
+  }
+  ctx.progress.since ??= Date.now()
+  // The sync stops on the caller's signal, or when this server lost its lease to another.
+  const controller = new AbortController()
+  const onAbort = () => controller.abort()
+  signal.addEventListener('abort', onAbort, { once: true })
+  let lost = false
+  const stopBeat = heartbeat(ctx, number, () => {
+    lost = true
+    controller.abort()
+  })
+  const started = Date.now()
+  try {
+    const result = await withTids(ctx, row, controller.signal)
+    if (lost) return 'aborted'
+    return await finish(ctx, number, result, started)
+  } finally {
+    stopBeat()
+    signal.removeEventListener('abort', onAbort)
+  }
+}
+
+/** The sync under the number's tid, then under the other tids the account listed for it if refused. */
+async function withTids(ctx: SyncContext, row: NumberRow, signal: AbortSignal): Promise<Result<number>> {
+  const tids = [row.tid, ...row.other_tids.filter((t) => t !== row.tid)]
+  let result: Result<number> = stopped('fail', 'The number has no tid.')
+  for (const tid of tids) {
+    result = await walkAndCatchUp({ ctx, number: row.number, tid, signal }, row)
+    if (result.ok) {
+      // The tid that worked becomes the number's own; the others stay listed beside it.
+      if (tid !== row.tid)
+        await ctx.db.query('UPDATE index_numbers SET tid = $2, other_tids = $3 WHERE number = $1', [
+          row.number,
+          tid,
+          tids.filter((t) => t !== tid),
+        ])
+      break
+    }
+    if (result.stop.kind !== 'gone' && result.stop.kind !== 'pause') break
+    ctx.log(`index: ${row.number}: refused under tid ${tid}`)
+  }
+  return result
+}
+
+/** Full walk when the history is not complete yet, then catch-up; a re-walk from scratch when it stopped matching. */
+async function walkAndCatchUp(job: Job, first: NumberRow): Promise<Result<number>> {
+  const hold: BulkHold = { bulk: false }
+  let row = first
+  let inserted = 0
+  try {
+    for (let rewalks = 0; ; rewalks++) {
+      const step = await walkOnce(job, row, hold)
+      if (step.ok) return ok(inserted + step.value)
+      if (step.stop.kind !== 'rewalk') return step
+      if (rewalks >= MAX_REWALKS)
+        return stopped('fail', `The upstream's history kept changing under the index (${step.stop.message}); try again later.`)
+      job.ctx.log(`index: ${job.number}: ${step.stop.message}; walking the history again`)
+      await wipe(job)
+      row = (await loadNumber(job.ctx.db, job.number)) ?? row
+      inserted = 0
+    }
+  } finally {
+    // A bulk load that stopped short puts the indexes back (unless the server is stopping: the
+    // next start resumes the walk, which builds them at its end).
+    if (hold.bulk) {
+      job.ctx.bulk.loads -= 1
+      if (job.ctx.bulk.loads === 0 && !job.signal.aborted) await ensureIndexes(job.ctx.db, job.ctx.log)
+    }
+  }
+}
+
+async function walkOnce(job: Job, row: NumberRow, hold: BulkHold): Promise<Result<number>> {
+  let inserted = 0
+  let current = row
+  if (!row.full_done) {
+    const walked = await fullWalk(job, row, hold)
+    if (!walked.ok) return walked
+    inserted += walked.value
+    current = (await loadNumber(job.ctx.db, job.number)) ?? row
+    // Every walk that completes (a resumed one too) ends with the schema's indexes, unless another
+    // bulk load of this server still runs (the last one to end builds them).
+    if (hold.bulk) {
+      hold.bulk = false
+      job.ctx.bulk.loads -= 1
+    }
+    if (job.ctx.bulk.loads === 0) await ensureIndexes(job.ctx.db, job.ctx.log)
+  }
+  const caught = await catchUp(job, current)
+  return caught.ok ? ok(inserted + caught.value) : caught
+}
+
+/** Records the outcome and lets go of the lease. */
+async function finish(ctx: SyncContext, number: string, result: Result<number>, started: number): Promise<Outcome> {
+  if (result.ok) {
+    if (result.value > VACUUM_AFTER) await vacuum(ctx)
+    await release(ctx, number, 'idle', null, true)
+    ctx.log(`index: ${number}: synced, ${result.value} new messages in ${Date.now() - started} ms`)
+    return 'done'
+  }
+  const { kind, message } = result.stop
+  // Stopped (shutdown or forget): the checkpoint stays; the next start resumes it.
+  if (kind === 'aborted') await release(ctx, number, 'queued', null, false)
+  else {
+    ctx.log(`index: ${number}: ${message}`)
+    await release(ctx, number, kind === 'pause' || kind === 'gone' ? 'paused' : 'error', message, false)
+    if (kind === 'gone') await ctx.db.query('UPDATE index_numbers SET removed_at = COALESCE(removed_at, now()) WHERE number = $1', [number])
+  }
+  return kind
+}
+
+async function vacuum(ctx: SyncContext): Promise<void> {
+  const vacuumStart = performance.now()
+  await ctx.db.query('VACUUM (ANALYZE) index_messages').catch((e: unknown) => ctx.log(`index: vacuum failed: ${String(e)}`))
+  ctx.stats.vacuumMs += performance.now() - vacuumStart
+}

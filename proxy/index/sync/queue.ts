@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto'
+import { listAccount, recordListing } from './account.ts'
+import { dueNumbers } from './leases.ts'
+import { createLimiter } from './limiter.ts'
+import { syncNumber } from './number.ts'
+import { NUMBER_RE, type SyncContext, type Syncer, type SyncOptions, type SyncRequest } from './types.ts'
+
+/** Default lease: a server that has not renewed its claim on a number for this long is presumed dead. */
+const LEASE_MS = 30_000
+
+/**
+ * Keeps the index in step with the upstream: a queue of numbers, `concurrency` synced at once
+ * by this server, each under a lease so that servers sharing one PostgreSQL sync a number once
+ * and take over a dead server's numbers.
+ */
+export function createSyncer(opts: SyncOptions): Syncer {
+  const ctx = contextOf(opts)
+  const q = {
+    ctx,
+    concurrency: opts.concurrency,
+    queue: [] as string[],
+    queued: new Set<string>(),
+    running: new Map<string, { controller: AbortController; done: Promise<void> }>(),
+    closed: false,
+    idleWaiters: [] as Array<() => void>,
+  }
+  // Numbers left queued or syncing under an expired lease are picked up every lease period.
+  const sweep = setInterval(() => void requestDue(q).catch((e: unknown) => ctx.log(`index: ${String(e)}`)), ctx.leaseMs)
+  sweep.unref()
+  return {
+    request: (req) => request(q, req),
+    syncAll: () => syncAll(q),
+    syncAllOnce: async () => {
+      const listed = await ctx.db.query('SELECT 1 FROM index_numbers WHERE listed LIMIT 1')
+      return listed.rows.length > 0 ? 0 : syncAll(q)
+    },
+    resumePending: () => requestDue(q),
+    stop: (number) => stop(q, number),
+    idle: () =>
+      new Promise<void>((resolve) => {
+        if (q.queue.length === 0 && q.running.size === 0) return resolve()
+        q.idleWaiters.push(resolve)
+      }),
+    isBusy: (number) => q.queued.has(number) || q.running.has(number),
+    stats: ctx.stats,
+    progress: ctx.progress,
+    close: async () => {
+      q.closed = true
+      clearInterval(sweep)
+      await stop(q)
+    },
+  }
+}
+
+type Queue = {
+  ctx: SyncContext
+  concurrency: number
+  queue: string[]
+  queued: Set<string>
+  running: Map<string, { controller: AbortController; done: Promise<void> }>
+  closed: boolean
+  idleWaiters: Array<() => void>
+}
+
+function contextOf(opts: SyncOptions): SyncContext {
+  return {
+    db: opts.db,
+    forwarder: opts.forwarder,
+    pageCap: opts.pageCap,
+    log: opts.log ?? (() => {}),
+    maxRetries: opts.maxRetries ?? 5,
+    backoffMs: opts.backoffMs ?? 500,
+    bulkMin: opts.bulkMin ?? 100_000,
+    leaseMs: opts.leaseMs ?? LEASE_MS,
+    owner: randomUUID(),
+    limit: createLimiter(opts.rate),
+    stats: { requests: 0, waitMs: 0, storeMs: 0, vacuumMs: 0 },
+    progress: { messages: 0, since: null },
+    bulk: { loads: 0 },
+  }
+}
+
+function checkIdle(q: Queue) {
+  if (q.queue.length > 0 || q.running.size > 0) return
+  const waiters = q.idleWaiters
+  q.idleWaiters = []
+  for (const f of waiters) f()
+}
+
+async function request(q: Queue, { number, tid }: SyncRequest): Promise<void> {
+  if (q.closed || !NUMBER_RE.test(number)) return
+  if (tid !== undefined)
+    await q.ctx.db.query(
+      `INSERT INTO index_numbers (number, tid) VALUES ($1, $2) ON CONFLICT (number) DO UPDATE SET tid = EXCLUDED.tid, removed_at = NULL`,
+      [number, tid],
+    )
+  if (q.queued.has(number) || q.running.has(number)) return
+  // 'syncing' may belong to another server: leave its state alone (its lease says whose it is).
+  await q.ctx.db.query(`UPDATE index_numbers SET state = 'queued' WHERE number = $1 AND state <> 'syncing'`, [number])
+  q.queued.add(number)
+  q.queue.push(number)
+  pump(q)
+}
+
+function pump(q: Queue) {
+  while (!q.closed && q.running.size < q.concurrency && q.queue.length > 0) {
+    const number = q.queue.shift()!
+    q.queued.delete(number)
+    const controller = new AbortController()
+    const done = syncNumber(q.ctx, number, controller.signal)
+      .then(() => undefined)
+      .catch((err: unknown) => q.ctx.log(`index: ${number}: ${err instanceof Error ? err.message : String(err)}`))
+      .finally(() => {
+        q.running.delete(number)
+        pump(q)
+      })
+    q.running.set(number, { controller, done })
+  }
+  checkIdle(q)
+}
+
+async function syncAll(q: Queue): Promise<number> {
+  const listing = await listAccount(q.ctx)
+  await recordListing(q.ctx, listing)
+  for (const n of listing.keys()) await request(q, { number: n })
+  return listing.size
+}
+
+async function requestDue(q: Queue): Promise<void> {
+  if (q.closed) return
+  for (const number of await dueNumbers(q.ctx)) await request(q, { number })
+}
+
+async function stop(q: Queue, number?: string): Promise<void> {
+  for (const n of number ? [number] : [...q.queue]) {
+    const i = q.queue.indexOf(n)
+    if (i >= 0) q.queue.splice(i, 1)
+    q.queued.delete(n)
+  }
+  const targets = number ? [q.running.get(number)].filter((x) => x !== undefined) : [...q.running.values()]
+  for (const t of targets) t.controller.abort()
+  await Promise.all(targets.map((t) => t.done))
+  checkIdle(q)
+}

@@ -1,0 +1,116 @@
+import type { Db } from '../../db/types.ts'
+import type { Forwarder } from '../../forward.ts'
+
+export interface SyncOptions {
+  db: Db
+  forwarder: Forwarder
+  pageCap: number
+  concurrency: number
+  /** Upstream requests per second, 0 = unlimited. */
+  rate: number
+  log?: (line: string) => void
+  /** Retries of one request on 5xx/transport errors before the sync stops with an error. */
+  maxRetries?: number
+  /** Base back-off (ms); doubles per retry. */
+  backoffMs?: number
+  /** How long a sync's lease lasts without a heartbeat before another server may take it over (ms). */
+  leaseMs?: number
+  /** A first walk at least this long into an index less than half its size loads in bulk. */
+  bulkMin?: number
+}
+
+export interface SyncRequest {
+  number: string
+  tid?: string
+}
+
+/** Where a sync's time goes (bench): waiting for pages (fetch + parse), storing them, vacuuming. */
+export interface SyncStats {
+  requests: number
+  waitMs: number
+  storeMs: number
+  vacuumMs: number
+}
+
+/** Overall progress of this server's syncs since it started (the index status shows it). */
+export interface SyncProgress {
+  /** Messages stored by this server's syncs. */
+  messages: number
+  /** When the first sync of this server started (ms since the epoch), null before any. */
+  since: number | null
+}
+
+export interface Syncer {
+  /** Queues a sync of one number (full, resumed or incremental as its state says). */
+  request: (req: SyncRequest) => Promise<void>
+  /** Lists the account's numbers and queues them all. */
+  syncAll: () => Promise<number>
+  /** syncAll, unless the account was listed before (first start); the numbers listed, or 0. */
+  syncAllOnce: () => Promise<number>
+  /** Queues the numbers whose sync was queued or running when the server last stopped. */
+  resumePending: () => Promise<void>
+  /** Stops the sync of one number (or all) and waits for it to let go. */
+  stop: (number?: string) => Promise<void>
+  /** Resolves when nothing is queued or running (tests, bench). */
+  idle: () => Promise<void>
+  isBusy: (number: string) => boolean
+  /** Upstream requests made by this syncer (bench, tests). */
+  stats: SyncStats
+  progress: SyncProgress
+  close: () => Promise<void>
+}
+
+/** Why a sync stopped before its end: a value passed up, not an exception. */
+export interface Stop {
+  /** pause: the upstream refused (waits for a person); fail: gave up; rewalk: the stored history no longer matches; aborted: stopped. */
+  kind: 'pause' | 'fail' | 'rewalk' | 'aborted' | 'gone'
+  message: string
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; stop: Stop }
+
+export const ok = <T>(value: T): Result<T> => ({ ok: true, value })
+export const stopped = (kind: Stop['kind'], message: string): { ok: false; stop: Stop } => ({ ok: false, stop: { kind, message } })
+
+/** What every part of one server's sync shares. */
+export interface SyncContext {
+  db: Db
+  forwarder: Forwarder
+  pageCap: number
+  log: (line: string) => void
+  maxRetries: number
+  backoffMs: number
+  bulkMin: number
+  leaseMs: number
+  /** This syncer's name in the leases it holds. */
+  owner: string
+  limit: (signal: AbortSignal) => Promise<boolean>
+  stats: SyncStats
+  progress: SyncProgress
+  /** Bulk loads running in this server: the indexes are rebuilt when the last one ends. */
+  bulk: { loads: number }
+}
+
+/** One number's sync: which number, under which tid, and the signal that stops it. */
+export interface Job {
+  ctx: SyncContext
+  number: string
+  tid: string
+  signal: AbortSignal
+}
+
+export interface NumberRow {
+  number: string
+  tid: string
+  top_ordinal: number
+  indexed: number
+  full_done: boolean
+  cp_next: number | null
+  cp_total: number | null
+  cp_check: string | null
+  newest_msg_id: string | null
+  upstream_total: number | null
+  other_tids: string[]
+}
+
+export const NUMBER_RE = /^\d{6,15}$/

@@ -1,0 +1,75 @@
+/**
+ * What real accounts do that the seeded dataset does not, switched on by tests through the
+ * control door (POST /__sim/quirks; DELETE clears them). All off by default.
+ */
+
+/** How the upstream words its refusal of a number the account no longer holds. */
+export const REMOVAL_WORDINGS = {
+  unknown: 'Unknown number or tid',
+  not_found: 'Number not found on this account',
+  inactive: 'This number is no longer active',
+} as const
+export type RemovalWording = keyof typeof REMOVAL_WORDINGS
+
+export interface Quirks {
+  /** Messages that arrive on a number before each history request of it is answered (1–50). */
+  arrivals: Map<string, number>
+  /** Every fifth message is dated three steps and 100 s earlier than its place says (a skewed clock). */
+  skewedClock: boolean
+  /**
+   * Numbers listed twice: an extra tid, listed first, that the history refuses (as the large
+   * account's colliding numbers do: only the last listed tid answers).
+   */
+  listedTwice: Set<string>
+  /** Numbers that left the account: not listed, and their history refused in `wording`. */
+  removed: Set<string>
+  wording: RemovalWording
+}
+
+export const noQuirks = (): Quirks => ({
+  arrivals: new Map(),
+  skewedClock: false,
+  listedTwice: new Set(),
+  removed: new Set(),
+  wording: 'unknown',
+})
+
+/** The extra tid a number listed twice carries. */
+export const extraTid = (number: string) => `X${number.slice(-8)}DUP`
+
+const NUMBER = /^\d{6,15}$/
+const MAX_NUMBERS = 100
+
+/** Applies a control request's quirks on top of the current ones; a string saying what is wrong otherwise. */
+export function applyQuirks(q: Quirks, input: Record<string, unknown>): string | undefined {
+  const known = new Set(['arrivals', 'skewedClock', 'listedTwice', 'removed', 'wording'])
+  for (const k of Object.keys(input)) if (!known.has(k)) return `unknown quirk ${k}; use ${[...known].join(', ')}`
+  if (input.arrivals !== undefined) {
+    const a = input.arrivals as { number?: unknown; perRequest?: unknown }
+    if (!a || typeof a !== 'object' || typeof a.number !== 'string' || !NUMBER.test(a.number)) return 'arrivals.number must be digits'
+    const n = a.perRequest
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 50) return 'arrivals.perRequest must be a whole number from 0 to 50'
+    if (n === 0) q.arrivals.delete(a.number)
+    else q.arrivals.set(a.number, n)
+  }
+  if (input.skewedClock !== undefined) {
+    if (typeof input.skewedClock !== 'boolean') return 'skewedClock must be true or false'
+    q.skewedClock = input.skewedClock
+  }
+  for (const key of ['listedTwice', 'removed'] as const) {
+    const v = input[key]
+    if (v === undefined) continue
+    if (!Array.isArray(v) || v.length > MAX_NUMBERS || !v.every((x) => typeof x === 'string' && NUMBER.test(x)))
+      return `${key} must be a list of at most ${MAX_NUMBERS} numbers (digits)`
+    q[key] = new Set(v as string[])
+  }
+  if (input.wording !== undefined) {
+    if (typeof input.wording !== 'string' || !Object.hasOwn(REMOVAL_WORDINGS, input.wording))
+      return `wording must be one of ${Object.keys(REMOVAL_WORDINGS).join(', ')}`
+    q.wording = input.wording as RemovalWording
+  }
+  return undefined
+}
+
+/** Whether any quirk changes the account listing (then it is built per request, not cached). */
+export const changesListing = (q: Quirks) => q.listedTwice.size > 0 || q.removed.size > 0

@@ -22,7 +22,15 @@ const BATCH = 500
 const RUNS = 30
 
 const dir = mkdtempSync(join(tmpdir(), 'sb-desk-bench-'))
-const env = { PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: '0', ACCESS: 'local', DATA_DIR: join(dir, 'data'), SYNC_RATE: '0' }
+const env = {
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_REQUESTS: '0',
+  ACCESS: 'local',
+  DATA_DIR: join(dir, 'data'),
+  SYNC_RATE: '0',
+  INDEX_AUTO_SYNC: 'off',
+}
 const config = parseConfig(env)
 const cfg = roomsConfigIssues(env, config).config!
 let rooms!: Rooms

@@ -62,7 +62,15 @@ describe('the support desk after a sync', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sb-desk-'))
-    const env = { PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: '0', ACCESS: 'local', DATA_DIR: join(dir, 'data'), SYNC_RATE: '0' }
+    const env = {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_REQUESTS: '0',
+      ACCESS: 'local',
+      DATA_DIR: join(dir, 'data'),
+      SYNC_RATE: '0',
+      INDEX_AUTO_SYNC: 'off',
+    }
     const config = parseConfig(env)
     const roomsCfg = roomsConfigIssues(env, config)
     if (!roomsCfg.config) throw new Error(roomsCfg.issues.join('\n'))

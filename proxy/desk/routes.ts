@@ -4,7 +4,7 @@ import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { readJsonBody, sendJson } from '../http.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
-import { dateParam, digitsParam, limitParam, numberParam, readParams } from '../index/queries.ts'
+import { dateParam, digitsParam, limitParam, numberParam, readParams } from '../index/params.ts'
 import { flushDesk, refreshDesk } from './refresh.ts'
 
 /**

@@ -2,6 +2,8 @@ import { checkExposure, parseAccessConfig, type AccessConfig } from './access/co
 import { createAccess, type Access } from './access/access.ts'
 import type { Config } from './config.ts'
 import { openDb } from './db/open.ts'
+import { refreshAllDesk } from './desk/refresh.ts'
+import { deskRoutes } from './desk/routes.ts'
 import type { Db } from './db/types.ts'
 import type { Forwarder } from './forward.ts'
 import type { AccessGate, RouteSpec } from './http-types.ts'
@@ -67,6 +69,11 @@ export async function openRooms(
     index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log })
     const access = createAccess(cfg.access, { db, log, now: deps.now })
     const idx = index
+    // The desk tables catch up with what is already indexed (new tables over an old index, or a stop mid-sync).
+    if (index.db && index.syncer)
+      void refreshAllDesk(index.db, log).catch((err: unknown) =>
+        log(`desk: catch-up failed: ${err instanceof Error ? err.message : String(err)}`),
+      )
     const gate: AccessGate = {
       identify: access.identify,
       routes: access.routes,
@@ -78,7 +85,7 @@ export async function openRooms(
       db,
       index,
       access,
-      routes: index.routes,
+      routes: [...index.routes, ...deskRoutes(index.syncer ? index.db : null)],
       onHistoryServed: idx.onHistoryViewed,
       gate,
       meta: () => ({ ...idx.meta(), ...access.meta() }),

@@ -1,3 +1,4 @@
+import { DESK_CASE_COUNT, DESK_INDEX, deskSlot } from './desk-cases.ts'
 import { alphaTid, apiDate, hash32, hex32, mix, rng } from './rng.ts'
 
 /**
@@ -20,6 +21,8 @@ export interface NumberProfile extends OwnedNumber {
   baseTotal: number
   kind: 'normal' | 'hostile'
   createdMs: number
+  /** Scripted support-desk records at the end of the history (desk-cases.ts); 0 for most numbers. */
+  deskCases: number
 }
 
 export const GOOD_WEBHOOK = 'https://hooks.switchboard-demo.example/sms/inbound'
@@ -64,7 +67,8 @@ function makeNumber(index: number, count: number): NumberProfile {
   // Some records carry 10 digits, no country code: the field notes say 10 or 11.
   if (index % 11 === 5 && count <= 100) number = number.slice(1)
   const defect = count <= 100 ? (DEFECTS[index] ?? {}) : {}
-  const size = HISTORY_SIZES[index] ?? Math.floor(r() * 180)
+  const deskCases = index === DESK_INDEX && count <= 100 ? DESK_CASE_COUNT : 0
+  const size = (HISTORY_SIZES[index] ?? Math.floor(r() * 180)) + deskCases
   return {
     index,
     number,
@@ -77,6 +81,7 @@ function makeNumber(index: number, count: number): NumberProfile {
     baseTotal: size,
     kind: index === HOSTILE_INDEX && count <= 100 ? 'hostile' : 'normal',
     createdMs: Date.UTC(2019, 0, 1) + Math.floor(r() * 4 * 365) * 86_400_000,
+    deskCases,
   }
 }
 
@@ -165,8 +170,10 @@ export function messageAt(
   const r = rng(h)
   const step = stepFor(profile)
   const newestMs = END_MS + added * step
+  const desk = profile.deskCases ? deskSlot(profile, seq, total, added, step, END_MS) : null
+  if (desk?.record) return desk.record
   // A skewed clock dates every fifth message about 100 s before the one three places below it.
-  const when = newestMs - (total - seq) * step - (skew && seq % 5 === 0 ? 3 * step + 100_000 : 0)
+  const when = (desk ? desk.when : newestMs - (total - seq) * step) - (skew && seq % 5 === 0 ? 3 * step + 100_000 : 0)
   const statusRoll = r()
   let status = statusRoll < 0.05 ? FULL_STATUS_400 : FULL_STATUS_200
   if (statusRoll > 0.6 && statusRoll < 0.7) status = '200'

@@ -1,0 +1,289 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { costlyCharacters } from '../../contract/desk/encoding-cost.ts'
+import { type DeskMessage, partyKey } from '../../contract/desk/messages.ts'
+import { needsReplyQueue } from '../../contract/desk/needs-reply.ts'
+import { optOutLedger } from '../../contract/desk/opt-out-ledger.ts'
+import { quietHourSends } from '../../contract/desk/quiet-hours.ts'
+import { segmentInfo } from '../../contract/desk/segments.ts'
+import { call } from '../access/test-stack.ts'
+import { parseConfig } from '../config.ts'
+import { statusCode } from '../index/parse.ts'
+import { openRooms, roomsConfigIssues, type Rooms } from '../rooms.ts'
+import { start, type Running } from '../server.ts'
+import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt, type NumberProfile } from '../simulator/dataset.ts'
+import { DESK_INDEX, DESK_PARTIES, deskCases } from '../simulator/desk-cases.ts'
+import { forgetDesk, refreshAllDesk, refreshDesk } from './refresh.ts'
+
+/**
+ * The desk over HTTP, after a real sync of demo numbers from the embedded simulator into PGlite:
+ * what the routes answer must equal what contract/desk's pure rules compute over the same
+ * messages, and the simulator's scripted cases (desk-cases.ts) must show up as scripted.
+ */
+
+const account = makeAccount(DEMO_CREDENTIALS.sysId, DEMO_CREDENTIALS.authToken, 60)
+const DESK = account.numbers[DESK_INDEX]!
+const SYNCED = [account.numbers[0]!, DESK]
+const AT = new Date(END_MS).toISOString()
+
+type Msg = DeskMessage & { number: string; party: string; ordinal: number; body: string }
+
+/** A number's history as the simulator's own rules generate it (the index's ordinal 1 is seq 1). */
+function truth(p: NumberProfile): Msg[] {
+  const out: Msg[] = []
+  for (let seq = 1; seq <= p.baseTotal; seq++) {
+    const r = messageAt(p, seq, p.baseTotal, 'http://sim.invalid', 0)
+    out.push({
+      number: p.number,
+      party: r.phone.replace(/\D/g, ''),
+      direction: r.direction,
+      date: `${r.GMTdate.replace(' ', 'T')}Z`,
+      ordinal: seq,
+      body: r.body,
+      statusCode: statusCode(r.status),
+    })
+  }
+  return out
+}
+
+describe('the support desk after a sync', () => {
+  let dir: string
+  let running: Running
+  let rooms: Rooms
+  let all: Msg[]
+  const port = () => Number(new URL(running.url).port)
+  const get = async (path: string) => {
+    const r = await call(port(), 'GET', path)
+    expect(r.status, `${path}: ${r.text.slice(0, 300)}`).toBe(200)
+    return r.json() as Record<string, unknown> & { rows: Array<Record<string, unknown>> }
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sb-desk-'))
+    const env = {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_REQUESTS: '0',
+      ACCESS: 'local',
+      DATA_DIR: join(dir, 'data'),
+      SYNC_RATE: '0',
+      INDEX_AUTO_SYNC: 'off',
+    }
+    const config = parseConfig(env)
+    const roomsCfg = roomsConfigIssues(env, config)
+    if (!roomsCfg.config) throw new Error(roomsCfg.issues.join('\n'))
+    const cfg = roomsCfg.config
+    running = await start(config, {
+      rooms: async (forwarder) => {
+        rooms = await openRooms(cfg, { forwarder, log: () => {} })
+        return rooms
+      },
+    })
+    for (const p of SYNCED) await rooms.index.syncer!.request({ number: p.number, tid: p.tid })
+    await rooms.index.syncer!.idle()
+    // Number 0 as a catch-up does it; the desk number batch by batch, newest first, as the sync's
+    // store step calls it (so most thread recomputes are deferred to the reads' flush).
+    await refreshDesk(rooms.db, SYNCED[0]!.number)
+    for (let hi = DESK.baseTotal; hi > 0; hi -= 7)
+      await refreshDesk(rooms.db, DESK.number, undefined, { min: Math.max(1, hi - 6), max: hi })
+    all = SYNCED.flatMap(truth)
+    const indexed = await rooms.db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_messages')
+    expect(indexed.rows[0]!.n).toBe(all.length)
+  }, 180_000)
+
+  afterAll(async () => {
+    await running?.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('queues exactly who needsReplyQueue says is waiting, longest first', async () => {
+    for (const minutes of [15, 0, 180]) {
+      const expected = needsReplyQueue(all, minutes * 60_000, END_MS)
+      const body = await get(`/api/desk/needs-reply?at=${AT}&thresholdMinutes=${minutes}&limit=500`)
+      expect(body.total).toBe(expected.length)
+      expect(body.rows.map((r) => [partyKey(String(r.number)), r.party, r.since, r.unanswered])).toEqual(
+        expected.map((e) => [e.number, e.party, e.since, e.unanswered]),
+      )
+      expect(body.rows.map((r) => (r.lastInbound as { body: string }).body)).toEqual(expected.map((e) => e.lastInbound!.body))
+    }
+  })
+
+  it('shows the scripted waits: 20 minutes, 2 hours and 3 days are due at 15 minutes, 5 minutes is not', async () => {
+    const body = await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}&limit=500`)
+    const parties = body.rows.map((r) => r.party)
+    for (const p of [DESK_PARTIES.wait20m, DESK_PARTIES.wait2h, DESK_PARTIES.wait3d]) expect(parties).toContain(p)
+    expect(parties).not.toContain(DESK_PARTIES.wait5m)
+    const wait3d = body.rows.find((r) => r.party === DESK_PARTIES.wait3d)!
+    expect(wait3d.waitedMs).toBe(3 * 86_400_000)
+    const wait2h = body.rows.find((r) => r.party === DESK_PARTIES.wait2h)!
+    expect(parties.indexOf(DESK_PARTIES.wait3d)).toBeLessThan(parties.indexOf(DESK_PARTIES.wait2h))
+    expect(wait2h.waitedMs).toBe(2 * 3_600_000)
+    // An opt-out leaves nobody waiting.
+    expect(parties).not.toContain(DESK_PARTIES.stopThenPromo)
+  })
+
+  it('counts opt-outs and sends after them as optOutLedger does, and the scripted ones as scripted', async () => {
+    const ledger = optOutLedger(all)
+    const body = await get('/api/desk/opt-outs?limit=500')
+    expect(body.optedOut).toBe(ledger.filter((e) => e.optedOut).length)
+    expect(body.optedBackIn).toBe(ledger.filter((e) => !e.optedOut).length)
+    const sent = ledger.flatMap((e) => e.sentAfter.map((s) => ({ e, s })))
+    expect(body.sentAfter).toBe(sent.length)
+    const rows: Array<Record<string, unknown>> = []
+    for (let page = 0; page < 20; page++) {
+      const evidence = await get(`/api/desk/sent-after-opt-out?limit=500&offset=${page * 500}`)
+      expect(evidence.total).toBe(sent.length)
+      rows.push(...evidence.rows)
+      if (evidence.rows.length < 500) break
+    }
+    const key = (n: unknown, o: unknown) => `${partyKey(String(n))}#${String(o)}`
+    expect(rows.map((r) => key(r.number, (r.message as { ordinal: number }).ordinal)).sort()).toEqual(
+      sent.map(({ e, s }) => key(e.number, (s.message as Msg).ordinal)).sort(),
+    )
+
+    const desk = await get(`/api/desk/sent-after-opt-out?number=${DESK.number}&limit=500`)
+    const byParty = (p: string) => desk.rows.filter((r) => r.party === p)
+    const promo = byParty(DESK_PARTIES.stopThenPromo)
+    expect(promo.map((r) => (r.message as { body: string }).body)).toEqual(['Weekend sale: 20% off everything!'])
+    expect((promo[0]!.optOut as { body: string }).body).toBe('STOP')
+    expect(byParty(DESK_PARTIES.stopTexting)).toHaveLength(1)
+    expect(byParty(DESK_PARTIES.stopStart)).toHaveLength(0)
+    expect(byParty(DESK_PARTIES.stopBy)).toHaveLength(0)
+    expect(byParty(DESK_PARTIES.unsubscribeFailed).map((r) => (r.message as { failed: boolean }).failed)).toEqual([true])
+
+    const opts = await get(`/api/desk/opt-outs?number=${DESK.number}&limit=500`)
+    const state = (p: string) => opts.rows.find((r) => r.party === p)
+    expect(state(DESK_PARTIES.stopStart)).toMatchObject({ optedOut: false })
+    expect((state(DESK_PARTIES.stopStart)!.history as unknown[]).length).toBe(2)
+    expect(state(DESK_PARTIES.stopTexting)).toMatchObject({ optedOut: true, sentAfter: 1 })
+    expect(state(DESK_PARTIES.stopBy)).toBeUndefined()
+  })
+
+  it('reports quiet-hour sends as quietHourSends does, the scripted 917 and 310 ones included', async () => {
+    const mine = all.filter((m) => m.number === DESK.number)
+    const expected = quietHourSends(mine)
+    const body = await get(`/api/desk/quiet-hours?number=${DESK.number}&limit=500`)
+    expect(body.quiet).toBe(expected.length)
+    expect(body.rows.map((r) => r.ordinal).sort()).toEqual(expected.map((q) => (q.message as Msg).ordinal).sort())
+    const quietParties = body.rows.map((r) => r.party)
+    expect(quietParties).toContain(DESK_PARTIES.quietNy)
+    expect(quietParties.filter((p) => p === DESK_PARTIES.quietLa)).toHaveLength(1)
+    const perDay = new Map<string, number>()
+    for (const q of expected) perDay.set(q.local.day, (perDay.get(q.local.day) ?? 0) + 1)
+    expect(body.days).toEqual([...perDay].sort().map(([day, quiet]) => ({ day, quiet })))
+  })
+
+  it('counts segments per day and the costliest characters as segmentInfo and costlyCharacters do', async () => {
+    const mine = all.filter((m) => m.number === DESK.number)
+    const body = (await get(`/api/desk/segments?number=${DESK.number}`)) as unknown as {
+      days: Array<{ day: string; segments: number; ucs2: number }>
+      costliest: Array<{ char: string; messages: number; extraSegments: number }>
+    }
+    expect(body.days.reduce((a, d) => a + d.segments, 0)).toBe(mine.reduce((a, m) => a + segmentInfo(m.body).segments, 0))
+    expect(body.days.reduce((a, d) => a + d.ucs2, 0)).toBe(mine.filter((m) => segmentInfo(m.body).encoding === 'UCS-2').length)
+    const expected = costlyCharacters(mine.map((m) => m.body)).slice(0, 20)
+    expect(body.costliest.map((c) => [c.char, c.messages, c.extraSegments])).toEqual(
+      expected.map((c) => [c.char, c.messages, Math.round(c.extraSegments * 1000) / 1000]),
+    )
+    // The scripted 160-character pair: the curly apostrophe costs two extra segments.
+    expect(segmentInfo(deskCases(END_MS).find((c) => c.body.endsWith('’'))!.body).segments).toBe(3)
+    expect(body.costliest.map((c) => c.char)).toContain('’')
+  })
+
+  it('shows one customer across numbers, found from any phone format', async () => {
+    const p = DESK_PARTIES.wait3d
+    const body = await get(`/api/desk/customer?party=${encodeURIComponent(`+1 (${p.slice(1, 4)}) ${p.slice(4, 7)}-${p.slice(7)}`)}`)
+    const mine = all.filter((m) => m.party === p)
+    expect(body.numbers).toEqual([DESK.number])
+    expect(body.inbound).toBe(mine.filter((m) => m.direction === 'inbound').length)
+    expect(body.outbound).toBe(mine.filter((m) => m.direction === 'outbound').length)
+    expect(body.waitingSince).toBe(new Date(END_MS - 3 * 86_400_000).toISOString())
+    expect(body.firstContact).toBe(new Date(mine[0]!.date).toISOString())
+    const none = await get('/api/desk/customer?party=442071838750')
+    expect(none.numbers).toEqual([])
+  })
+
+  it('takes a handled thread out of the queue, records who, and logs it', async () => {
+    const p = DESK_PARTIES.wait20m
+    // Typed without the country code: the thread is found as the index keys it.
+    const r = await call(port(), 'POST', '/api/desk/handled', {
+      json: { number: DESK.number, party: `(${p.slice(1, 4)}) ${p.slice(4, 7)}-${p.slice(7)}` },
+    })
+    expect(r.status, r.text).toBe(200)
+    expect(r.json()).toMatchObject({ number: DESK.number, party: p, handledBy: 'local' })
+    const body = await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}&limit=500`)
+    expect(body.rows.map((x) => x.party)).not.toContain(p)
+    const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'desk.handled'`)
+    expect(log.rows[0]!.n).toBe(1)
+    const missing = await call(port(), 'POST', '/api/desk/handled', { json: { number: DESK.number, party: '12025550000' } })
+    expect(missing.status).toBe(404)
+  })
+
+  it('refuses bad parameters, naming the field', async () => {
+    const cases: Array<[string, string, string, unknown?]> = [
+      ['GET', '/api/desk/needs-reply?thresholdMinutes=abc', 'thresholdMinutes'],
+      ['GET', '/api/desk/needs-reply?thresholdMinutes=-5', 'thresholdMinutes'],
+      ['GET', '/api/desk/needs-reply?at=2026-11-20', 'at'],
+      ['GET', '/api/desk/needs-reply?number=12', 'number'],
+      ['GET', '/api/desk/needs-reply?sort=x', 'sort'],
+      ['GET', '/api/desk/opt-outs?state=maybe', 'state'],
+      ['GET', '/api/desk/sent-after-opt-out?offset=-1', 'offset'],
+      ['GET', '/api/desk/customer', 'party'],
+      ['GET', '/api/desk/customer?party=abc', 'party'],
+      ['GET', '/api/desk/quiet-hours', 'number'],
+      ['GET', `/api/desk/segments?number=${DESK.number}&from=2026-11-20&to=2026-11-01`, 'to'],
+      ['POST', '/api/desk/handled', 'party', { number: DESK.number }],
+      ['POST', '/api/desk/handled', 'number', { party: DESK_PARTIES.wait2h }],
+      ['POST', '/api/desk/handled', 'who', { number: DESK.number, party: DESK_PARTIES.wait2h, who: 'x' }],
+    ]
+    for (const [method, path, field, json] of cases) {
+      const r = await call(port(), method, path, json === undefined ? {} : { json })
+      expect(r.status, `${method} ${path}: ${r.text}`).toBe(400)
+      expect(r.json().error).toMatchObject({ kind: 'invalid_request', field })
+    }
+  })
+
+  it('logs every read under its action', async () => {
+    const actions = await rooms.db.query<{ action: string }>(`SELECT DISTINCT action FROM access_log WHERE action LIKE 'desk.%'`)
+    expect(actions.rows.map((a) => a.action).sort()).toEqual(
+      [
+        'desk.customer',
+        'desk.handled',
+        'desk.needs-reply',
+        'desk.opt-outs',
+        'desk.quiet-hours',
+        'desk.segments',
+        'desk.sent-after-opt-out',
+      ].sort(),
+    )
+  })
+
+  it('shows nothing of a forgotten number, and forgetDesk deletes its rows', async () => {
+    const r = await call(port(), 'POST', '/api/index/forget', { json: { number: DESK.number } })
+    expect(r.status, r.text).toBe(200)
+    expect((await get(`/api/desk/customer?party=${DESK_PARTIES.wait3d}`)).numbers).toEqual([])
+    expect((await get(`/api/desk/opt-outs?number=${DESK.number}`)).rows).toEqual([])
+    expect((await get(`/api/desk/quiet-hours?number=${DESK.number}`)).quiet).toBe(0)
+    expect((await get(`/api/desk/segments?number=${DESK.number}`)).days).toEqual([])
+    expect((await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}`)).rows).toEqual([])
+    expect((await get(`/api/desk/sent-after-opt-out?number=${DESK.number}`)).rows).toEqual([])
+    await rooms.db.transaction((tx) => forgetDesk(tx, DESK.number))
+    for (const table of ['desk_messages', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled']) {
+      const left = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE number = $1`, [DESK.number])
+      expect(left.rows[0]!.n, table).toBe(0)
+    }
+    // The other number's desk is untouched.
+    expect((await get(`/api/desk/opt-outs?number=${account.numbers[0]!.number}`)).total).toBeGreaterThan(0)
+  })
+
+  it('catches up from empty desk tables with refreshAllDesk, then finds nothing lagging', async () => {
+    const n0 = account.numbers[0]!
+    const before = await get(`/api/desk/opt-outs?number=${n0.number}&limit=500`)
+    await rooms.db.query('TRUNCATE desk_messages, desk_threads, desk_sent_after, desk_dirty')
+    expect(await refreshAllDesk(rooms.db)).toMatchObject({ messages: n0.baseTotal })
+    expect(await get(`/api/desk/opt-outs?number=${n0.number}&limit=500`)).toEqual(before)
+    expect(await refreshAllDesk(rooms.db)).toEqual({ messages: 0, threads: 0 })
+  })
+})

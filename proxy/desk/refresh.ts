@@ -1,0 +1,413 @@
+import { encodingCost } from '../../contract/desk/encoding-cost.ts'
+import { type DeskMessage } from '../../contract/desk/messages.ts'
+import { CONFIRMATION_WINDOW_MS, optOutState } from '../../contract/desk/opt-out-ledger.ts'
+import { classifyOptOut, type OptKind } from '../../contract/desk/opt-out.ts'
+import { localTime, DEFAULT_WINDOW } from '../../contract/desk/quiet-hours.ts'
+import type { Db, Queryable } from '../db/types.ts'
+
+/**
+ * Keeps the desk tables (migration 200) in step with index_messages. Per-message facts are
+ * computed once per new message; a thread's state is recomputed only for the parties a batch
+ * touched, from indexed reads of that thread (its last reply, what came after it, its opt-out
+ * messages and the sends inside an opt-out period), never from a scan of the whole number. The
+ * rules are contract/desk's; the SQL here only selects the messages those rules look at.
+ */
+
+/** New messages are read and classified this many at a time (memory stays bounded on a 1M number). */
+const CHUNK = 5_000
+/** Evidence rows kept per opt-out period: a party opted out long ago and sent to daily stays bounded. */
+export const MAX_SENT_AFTER_PER_PERIOD = 10_000
+
+/** Arbitrary constant: the advisory-lock namespace of desk refreshes (one per number at a time). */
+const DESK_LOCK_CLASS = 73_492_102
+
+export interface RefreshResult {
+  /** Messages whose desk facts were computed now. */
+  messages: number
+  /** Threads whose state was recomputed. */
+  threads: number
+}
+
+type NewRow = {
+  ordinal: number
+  party: string
+  date: Date
+  direction: string | null
+  body: string | null
+  status_code: number | null
+}
+
+function directionOf(raw: string | null): 'inbound' | 'outbound' | null {
+  const d = raw?.trim().toLowerCase()
+  return d === 'inbound' || d === 'outbound' ? d : null
+}
+
+function factsOf(r: NewRow) {
+  const direction = directionOf(r.direction)
+  const cost = encodingCost(r.body ?? '')
+  const local = direction === 'outbound' ? localTime(r.party, r.date) : null
+  return {
+    direction,
+    failed: typeof r.status_code === 'number' && r.status_code >= 400,
+    opt: direction === 'inbound' ? classifyOptOut(r.body).kind : ('none' as OptKind),
+    encoding: cost.forcedBy.length > 0 ? 'UCS-2' : 'GSM-7',
+    segments: cost.segments,
+    forcing: cost.forcedBy.length > 0 ? cost.forcedBy.map((f) => f.char) : null,
+    extra: cost.extraSegments,
+    localDay: local?.day ?? null,
+    quiet: local ? local.hour < DEFAULT_WINDOW.start || local.hour >= DEFAULT_WINDOW.end : null,
+  }
+}
+
+const INSERT_FACTS = `
+INSERT INTO desk_messages (number, ordinal, party, date, direction, failed, opt_kind, encoding, segments, forcing, extra_segments, local_day, quiet)
+SELECT $1, u.o, u.p, u.d, u.dir, u.f, u.k, u.e, u.s, CASE WHEN u.fc = '' THEN NULL ELSE string_to_array(u.fc, E'\\x1f') END, u.x, u.ld, u.q
+FROM unnest($2::int[], $3::text[], $4::timestamptz[], $5::text[], $6::bool[], $7::text[], $8::text[], $9::int[], $10::text[], $11::int[], $12::date[], $13::bool[])
+  AS u(o, p, d, dir, f, k, e, s, fc, x, ld, q)
+ON CONFLICT (number, ordinal) DO UPDATE SET party = EXCLUDED.party, date = EXCLUDED.date, direction = EXCLUDED.direction,
+  failed = EXCLUDED.failed, opt_kind = EXCLUDED.opt_kind, encoding = EXCLUDED.encoding, segments = EXCLUDED.segments,
+  forcing = EXCLUDED.forcing, extra_segments = EXCLUDED.extra_segments, local_day = EXCLUDED.local_day, quiet = EXCLUDED.quiet`
+
+/** Facts for the number's messages that have none yet (or whose message changed); returns the parties touched. */
+async function addFacts(tx: Queryable, number: string, range: OrdinalRange | null, touched: Set<string>): Promise<number> {
+  let done = 0
+  let after = range ? range.min - 1 : 0
+  const max = range ? range.max : 2_147_483_647
+  for (let guard = 0; guard < 100_000; guard++) {
+    const r = await tx.query<NewRow>(
+      `SELECT m.ordinal, m.party_digits AS party, m.date, m.direction, COALESCE(m.body, b.body) AS body, m.status_code
+         FROM index_messages m
+         LEFT JOIN index_bodies b ON m.body IS NULL AND b.id = m.body_id
+         LEFT JOIN desk_messages d ON d.number = m.number AND d.ordinal = m.ordinal AND d.date = m.date AND d.party = m.party_digits
+        WHERE m.number = $1 AND m.ordinal > $2 AND m.ordinal <= $3 AND d.ordinal IS NULL
+        ORDER BY m.ordinal LIMIT ${CHUNK}`,
+      [number, after, max],
+    )
+    if (r.rows.length === 0) break
+    const cols = {
+      o: [] as number[],
+      p: [] as string[],
+      d: [] as Date[],
+      dir: [] as Array<string | null>,
+      f: [] as boolean[],
+      k: [] as string[],
+      e: [] as string[],
+      s: [] as number[],
+      fc: [] as string[],
+      x: [] as number[],
+      ld: [] as Array<string | null>,
+      q: [] as Array<boolean | null>,
+    }
+    for (const row of r.rows) {
+      const f = factsOf(row)
+      touched.add(row.party)
+      cols.o.push(row.ordinal)
+      cols.p.push(row.party)
+      cols.d.push(row.date)
+      cols.dir.push(f.direction)
+      cols.f.push(f.failed)
+      cols.k.push(f.opt)
+      cols.e.push(f.encoding)
+      cols.s.push(f.segments)
+      cols.fc.push(f.forcing ? f.forcing.join('\x1f') : '')
+      cols.x.push(f.extra)
+      cols.ld.push(f.localDay)
+      cols.q.push(f.quiet)
+    }
+    await tx.query(INSERT_FACTS, [
+      number,
+      cols.o,
+      cols.p,
+      cols.d,
+      cols.dir,
+      cols.f,
+      cols.k,
+      cols.e,
+      cols.s,
+      cols.fc,
+      cols.x,
+      cols.ld,
+      cols.q,
+    ])
+    done += r.rows.length
+    after = r.rows[r.rows.length - 1]!.ordinal
+    if (r.rows.length < CHUNK) break
+  }
+  return done
+}
+
+/** Drops facts whose message is gone (a re-walk or forget); returns the parties touched. */
+async function dropStale(tx: Queryable, number: string, range: OrdinalRange | null, touched: Set<string>): Promise<void> {
+  const r = await tx.query<{ party: string }>(
+    `DELETE FROM desk_messages d
+      WHERE d.number = $1 AND d.ordinal BETWEEN $2 AND $3
+        AND NOT EXISTS (SELECT 1 FROM index_messages m WHERE m.number = d.number AND m.ordinal = d.ordinal AND m.date = d.date AND m.party_digits = d.party)
+      RETURNING d.party`,
+    [number, range?.min ?? 0, range?.max ?? 2_147_483_647],
+  )
+  for (const { party } of r.rows) touched.add(party)
+}
+
+type ThreadFacts = {
+  party: string
+  first_at: Date | null
+  last_at: Date | null
+  inbound: number
+  outbound: number
+  failed: number
+  last_inbound_ordinal: number | null
+  last_inbound_at: Date | null
+  last_reply_at: Date | null
+  waiting_since: Date | null
+  unanswered: number
+}
+
+/**
+ * Each party's counts, last inbound, last delivered reply and unanswered messages, each from the
+ * thread index. Unanswered is needs-reply.ts over SQL: inbound messages after the last delivered
+ * reply and after the last "mark handled" (at or before it counts as answered), opt-outs left out.
+ */
+const THREAD_FACTS = `
+SELECT p.party, c.first_at, c.last_at, c.inbound, c.outbound, c.failed,
+       li.ordinal AS last_inbound_ordinal, li.date AS last_inbound_at, lr.date AS last_reply_at,
+       u.since AS waiting_since, u.n AS unanswered
+  FROM unnest($2::text[]) AS p(party)
+  LEFT JOIN LATERAL (
+    SELECT min(date) AS first_at, max(date) AS last_at,
+           count(*) FILTER (WHERE direction = 'inbound')::int AS inbound,
+           count(*) FILTER (WHERE direction = 'outbound')::int AS outbound,
+           count(*) FILTER (WHERE failed)::int AS failed
+      FROM desk_messages WHERE number = $1 AND party = p.party) c ON true
+  LEFT JOIN LATERAL (
+    SELECT ordinal, date FROM desk_messages WHERE number = $1 AND party = p.party AND direction = 'inbound'
+     ORDER BY date DESC, ordinal DESC LIMIT 1) li ON true
+  LEFT JOIN LATERAL (
+    SELECT ordinal, date FROM desk_messages WHERE number = $1 AND party = p.party AND direction = 'outbound' AND NOT failed
+     ORDER BY date DESC, ordinal DESC LIMIT 1) lr ON true
+  LEFT JOIN desk_handled h ON h.number = $1 AND h.party = p.party
+  LEFT JOIN LATERAL (
+    SELECT min(date) AS since, count(*)::int AS n FROM desk_messages
+     WHERE number = $1 AND party = p.party AND direction = 'inbound' AND opt_kind <> 'opt-out'
+       AND (lr.date IS NULL OR (date, ordinal) > (lr.date, lr.ordinal))
+       AND (h.handled_at IS NULL OR date > h.handled_at)) u ON true`
+
+type Ev = {
+  party: string
+  ordinal: number
+  date: Date
+  opt_kind: OptKind
+}
+
+type Marked = DeskMessage & { ordinal: number }
+
+/**
+ * Sends after opt-out, as sentAfterOptOut decides, in SQL: the outbound messages inside each
+ * opt-out period (after the opt-out, before the opt-in that ends it), except the first of them
+ * when it came within the confirmation window.
+ */
+const SENT_AFTER = `
+WITH per AS (
+  SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[]) AS u(party, so, sd, ed, eo)
+), sends AS (
+  SELECT d.party, d.ordinal, d.date, d.failed, per.so, per.sd,
+         row_number() OVER (PARTITION BY d.party, per.so ORDER BY d.date, d.ordinal) AS k
+    FROM per JOIN desk_messages d ON d.number = $1 AND d.party = per.party AND d.direction = 'outbound'
+     AND (d.date, d.ordinal) > (per.sd, per.so) AND (per.ed IS NULL OR (d.date, d.ordinal) < (per.ed, per.eo))
+)
+INSERT INTO desk_sent_after (number, party, ordinal, date, opt_ordinal, after_ms, failed)
+SELECT $1, party, ordinal, date, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed FROM sends
+ WHERE NOT (k = 1 AND extract(epoch FROM date - sd) * 1000 <= $7) AND k <= ${MAX_SENT_AFTER_PER_PERIOD}
+RETURNING party`
+
+async function refreshThreads(tx: Queryable, number: string, parties: string[]): Promise<void> {
+  const facts = await tx.query<ThreadFacts>(THREAD_FACTS, [number, parties])
+  const ev = await tx.query<Ev>(
+    `SELECT party, ordinal, date, opt_kind FROM desk_messages
+      WHERE number = $1 AND party = ANY($2::text[]) AND opt_kind <> 'none' AND direction = 'inbound' ORDER BY party, date, ordinal`,
+    [number, parties],
+  )
+  const events = new Map<string, Marked[]>()
+  for (const e of ev.rows) {
+    const m: Marked = { number, party: e.party, direction: 'inbound', date: e.date, ordinal: e.ordinal, optKind: e.opt_kind }
+    const list = events.get(e.party)
+    if (list) list.push(m)
+    else events.set(e.party, [m])
+  }
+  // Opt-out periods from optOutState over each party's opt-out and opt-in messages (a few per thread).
+  const per = { party: [] as string[], so: [] as number[], sd: [] as Date[], ed: [] as Array<Date | null>, eo: [] as number[] }
+  const rows = facts.rows.filter((t) => t.first_at)
+  const states = new Map(rows.map((t) => [t.party, optOutState(events.get(t.party) ?? [])]))
+  for (const [party, state] of states) {
+    const h = state.history
+    for (let i = 0; i < h.length; i++) {
+      if (h[i]!.state !== 'opted-out') continue
+      const from = h[i]!.message as Marked
+      const to = (h[i + 1]?.message as Marked | undefined) ?? null
+      per.party.push(party)
+      per.so.push(from.ordinal)
+      per.sd.push(new Date(from.date))
+      per.ed.push(to ? new Date(to.date) : null)
+      per.eo.push(to?.ordinal ?? 0)
+    }
+  }
+  await tx.query('DELETE FROM desk_sent_after WHERE number = $1 AND party = ANY($2::text[])', [number, parties])
+  const sent = new Map<string, number>()
+  if (per.party.length > 0) {
+    const r = await tx.query<{ party: string }>(SENT_AFTER, [number, per.party, per.so, per.sd, per.ed, per.eo, CONFIRMATION_WINDOW_MS])
+    for (const { party } of r.rows) sent.set(party, (sent.get(party) ?? 0) + 1)
+  }
+  const gone = facts.rows.filter((t) => !t.first_at).map((t) => t.party)
+  if (gone.length > 0) await tx.query('DELETE FROM desk_threads WHERE number = $1 AND party = ANY($2::text[])', [number, gone])
+  if (rows.length === 0) return
+  const col = <T>(f: (t: ThreadFacts) => T) => rows.map(f)
+  const since = (t: ThreadFacts) => (states.get(t.party)?.since as Marked | null | undefined) ?? null
+  const history = (t: ThreadFacts) =>
+    JSON.stringify(
+      (states.get(t.party)?.history ?? []).map((c) => ({
+        state: c.state,
+        ordinal: (c.message as Marked).ordinal,
+        date: new Date(c.message.date).toISOString(),
+      })),
+    )
+  await tx.query(
+    `INSERT INTO desk_threads (number, party, first_at, last_at, inbound, outbound, failed, last_inbound_ordinal, last_inbound_at,
+                               last_reply_at, waiting_since, unanswered, opted_out, opt_out_ordinal, opted_out_at, opt_history, sent_after)
+     SELECT $1, u.* FROM unnest($2::text[], $3::timestamptz[], $4::timestamptz[], $5::int[], $6::int[], $7::int[], $8::int[], $9::timestamptz[],
+                                $10::timestamptz[], $11::timestamptz[], $12::int[], $13::bool[], $14::int[], $15::timestamptz[], $16::jsonb[], $17::int[])
+       AS u(party, first_at, last_at, inbound, outbound, failed, lio, lia, lra, ws, un, oo, ooo, ooa, oh, sa)
+     ON CONFLICT (number, party) DO UPDATE SET first_at = EXCLUDED.first_at, last_at = EXCLUDED.last_at, inbound = EXCLUDED.inbound,
+       outbound = EXCLUDED.outbound, failed = EXCLUDED.failed, last_inbound_ordinal = EXCLUDED.last_inbound_ordinal,
+       last_inbound_at = EXCLUDED.last_inbound_at, last_reply_at = EXCLUDED.last_reply_at, waiting_since = EXCLUDED.waiting_since,
+       unanswered = EXCLUDED.unanswered, opted_out = EXCLUDED.opted_out, opt_out_ordinal = EXCLUDED.opt_out_ordinal,
+       opted_out_at = EXCLUDED.opted_out_at, opt_history = EXCLUDED.opt_history, sent_after = EXCLUDED.sent_after`,
+    [
+      number,
+      col((t) => t.party),
+      col((t) => t.first_at),
+      col((t) => t.last_at),
+      col((t) => t.inbound),
+      col((t) => t.outbound),
+      col((t) => t.failed),
+      col((t) => t.last_inbound_ordinal),
+      col((t) => t.last_inbound_at),
+      col((t) => t.last_reply_at),
+      col((t) => (t.unanswered > 0 ? t.waiting_since : null)),
+      col((t) => t.unanswered),
+      col((t) => since(t) !== null),
+      col((t) => since(t)?.ordinal ?? null),
+      col((t) => {
+        const s = since(t)
+        return s ? new Date(s.date) : null
+      }),
+      col(history),
+      col((t) => sent.get(t.party) ?? 0),
+    ],
+  )
+}
+
+export interface OrdinalRange {
+  min: number
+  max: number
+}
+
+/**
+ * During a long walk a thread's state is recomputed at most this often per number (each batch
+ * touches the same few parties, and recomputing a thread reads all of it); the parties touched
+ * meanwhile wait in desk_dirty, which every desk read flushes first.
+ */
+export const THREAD_REFRESH_MS = 2_000
+const lastThreads = new WeakMap<Db, Map<string, number>>()
+
+/**
+ * Brings the desk tables up to date for one number: facts for its new messages, then the state
+ * of the parties they (or `parties`) belong to. `ordinals` narrows the look for new messages to
+ * the range a batch just stored (the sync knows it), and lets the thread recompute wait (see
+ * THREAD_REFRESH_MS); without it the whole number is compared and every touched thread is
+ * recomputed now, which is what a start-up catch-up and "mark handled" need.
+ */
+export async function refreshDesk(db: Db, number: string, parties?: readonly string[], ordinals?: OrdinalRange): Promise<RefreshResult> {
+  let last = lastThreads.get(db)
+  if (!last) lastThreads.set(db, (last = new Map()))
+  const now = Date.now()
+  const defer = ordinals !== undefined && now - (last.get(number) ?? 0) < THREAD_REFRESH_MS
+  const result = await db.transaction(async (tx) => {
+    if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '300s'`)
+    await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [DESK_LOCK_CLASS, number])
+    const touched = new Set<string>(parties ?? [])
+    const range = ordinals ?? null
+    await dropStale(tx, number, range, touched)
+    const messages = await addFacts(tx, number, range, touched)
+    if (defer) {
+      if (touched.size > 0)
+        await tx.query('INSERT INTO desk_dirty (number, party) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING', [
+          number,
+          [...touched],
+        ])
+      return { messages, threads: 0 }
+    }
+    const dirty = await tx.query<{ party: string }>('DELETE FROM desk_dirty WHERE number = $1 RETURNING party', [number])
+    for (const { party } of dirty.rows) touched.add(party)
+    const list = [...touched]
+    for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500))
+    return { messages, threads: list.length }
+  })
+  if (!defer) last.set(number, now)
+  if (last.size > 50_000) last.clear()
+  return result
+}
+
+/** Recomputes the threads a deferred refresh left (all numbers, or the given ones): a desk read calls it first. */
+export async function flushDesk(db: Db, numbers: readonly string[] | null = null): Promise<number> {
+  const r = await db.query<{ number: string }>(
+    'SELECT DISTINCT number FROM desk_dirty WHERE $1::text[] IS NULL OR number = ANY($1::text[])',
+    [numbers],
+  )
+  let threads = 0
+  for (const { number } of r.rows)
+    threads += await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [DESK_LOCK_CLASS, number])
+      const dirty = await tx.query<{ party: string }>('DELETE FROM desk_dirty WHERE number = $1 RETURNING party', [number])
+      const list = dirty.rows.map((d) => d.party)
+      for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500))
+      return list.length
+    })
+  return threads
+}
+
+/**
+ * Deletes what the desk holds for a number (or every number): customer data derived from its
+ * messages. Forget and a re-walk's wipe call it in their own transaction, beside their deletes.
+ */
+export async function forgetDesk(tx: Queryable, number: string | null): Promise<void> {
+  for (const table of ['desk_messages', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled'])
+    await tx.query(`DELETE FROM ${table} WHERE $1::text IS NULL OR number = $1`, [number])
+}
+
+/**
+ * Every number: catch up after the desk tables were created over an existing index, or after a
+ * stop in the middle of a sync. Desk rows of numbers the index no longer holds go.
+ */
+export async function refreshAllDesk(db: Db, log: (line: string) => void = () => {}): Promise<RefreshResult> {
+  // Numbers the desk knows and the index no longer holds (forgotten before forget called forgetDesk).
+  const gone = await db.query<{ number: string }>(
+    `SELECT number FROM (SELECT DISTINCT number FROM desk_threads UNION SELECT DISTINCT number FROM desk_dirty) k
+      WHERE number NOT IN (SELECT number FROM index_numbers WHERE indexed > 0)`,
+  )
+  for (const { number } of gone.rows) await db.transaction((tx) => forgetDesk(tx, number))
+  // Only numbers whose desk lags their index (a count per number, not a per-message comparison),
+  // so a start over a large index that is up to date costs one grouped count.
+  const nums = await db.query<{ number: string }>(
+    `SELECT n.number FROM index_numbers n
+       LEFT JOIN (SELECT number, count(*)::int AS c FROM desk_messages GROUP BY number) d ON d.number = n.number
+      WHERE n.indexed > 0 AND (n.indexed <> COALESCE(d.c, 0) OR EXISTS (SELECT 1 FROM desk_dirty x WHERE x.number = n.number))
+      ORDER BY n.number`,
+  )
+  const total: RefreshResult = { messages: 0, threads: 0 }
+  for (const { number } of nums.rows) {
+    const r = await refreshDesk(db, number)
+    total.messages += r.messages
+    total.threads += r.threads
+  }
+  if (total.messages > 0) log(`desk: caught up ${total.messages} messages in ${total.threads} threads`)
+  return total
+}

@@ -1,0 +1,393 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { DEFAULT_THRESHOLD_MS } from '../../contract/desk/needs-reply.ts'
+import type { Db } from '../db/types.ts'
+import { ProxyError, invalid } from '../errors.ts'
+import { readJsonBody, sendJson } from '../http.ts'
+import type { RequestContext, RouteSpec } from '../http-types.ts'
+import { dateParam, digitsParam, limitParam, numberParam, readParams } from '../index/params.ts'
+import { flushDesk, refreshDesk } from './refresh.ts'
+
+/**
+ * The support desk's routes: reads of the desk tables that refreshDesk keeps during sync. Every
+ * answer shows customer data, so each route declares its access-log action and records the read
+ * before answering. Messages' text comes from index_messages by (number, ordinal), so a message
+ * forgotten since the last refresh is not shown.
+ */
+
+const MAX_THRESHOLD_MINUTES = 60 * 24 * 365
+
+const optionalNumber = (p: Map<string, string>) => (p.has('number') ? numberParam(p) : null)
+
+/** `at`: the instant the queue is judged at (ISO 8601 with a zone), now by default. */
+function atParam(p: Map<string, string>): Date {
+  const at = dateParam(p, 'at')
+  if (!at) return new Date()
+  if (at.isDay) throw invalid('at', 'at must be an ISO 8601 timestamp with a zone (2026-11-21T12:04:00Z), not a day.')
+  return new Date(at.start)
+}
+
+function thresholdParam(p: Map<string, string>): number {
+  const v = p.get('thresholdMinutes')
+  if (v === undefined || v === '') return DEFAULT_THRESHOLD_MS / 60_000
+  if (!/^\d{1,6}$/.test(v) || Number(v) > MAX_THRESHOLD_MINUTES)
+    throw invalid('thresholdMinutes', `thresholdMinutes must be a whole number of minutes from 0 to ${MAX_THRESHOLD_MINUTES}.`)
+  return Number(v)
+}
+
+/** The candidate keys of a party typed in any format: a NANP number with and without its leading 1. */
+export function partyKeys(digits: string): string[] {
+  if (digits.length === 10 && /^[2-9]/.test(digits)) return [digits, `1${digits}`]
+  if (digits.length === 11 && digits.startsWith('1')) return [digits, digits.slice(1)]
+  return [digits]
+}
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString())
+
+/**
+ * Numbers the index holds messages of. Forget should delete the desk's rows too (forgetDesk);
+ * until it does, a forgotten number's desk rows are never shown.
+ */
+const HELD = `SELECT number FROM index_numbers WHERE indexed > 0`
+
+const BODY = `COALESCE(m.body, (SELECT b.body FROM index_bodies b WHERE b.id = m.body_id))`
+
+type QueueRow = {
+  number: string
+  party: string
+  waiting_since: Date
+  unanswered: number
+  last_inbound_at: Date | null
+  last_inbound_ordinal: number | null
+  body: string | null
+  handled_at: Date | null
+  handled_by: string | null
+  total: number
+}
+
+async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['number', 'thresholdMinutes', 'at', 'limit'])
+  const number = optionalNumber(p)
+  const threshold = thresholdParam(p)
+  const at = atParam(p)
+  const limit = limitParam(p, 100)
+  const due = new Date(at.getTime() - threshold * 60_000)
+  const r = await db.query<QueueRow>(
+    `SELECT t.number, t.party, t.waiting_since, t.unanswered, t.last_inbound_at, t.last_inbound_ordinal, ${BODY} AS body,
+            h.handled_at, h.handled_by, count(*) OVER ()::int AS total
+       FROM desk_threads t
+       JOIN index_messages m ON m.number = t.number AND m.ordinal = t.last_inbound_ordinal
+       LEFT JOIN desk_handled h ON h.number = t.number AND h.party = t.party
+      WHERE t.waiting_since IS NOT NULL AND t.waiting_since <= $1 AND ($2::text IS NULL OR t.number = $2)
+      ORDER BY t.waiting_since, t.number, t.party
+      LIMIT $3`,
+    [due, number, limit],
+  )
+  await ctx.logRead({ ...(number ? { number } : {}), thresholdMinutes: threshold, rows: r.rows.length })
+  sendJson(res, 200, {
+    at: at.toISOString(),
+    thresholdMinutes: threshold,
+    total: r.rows[0]?.total ?? 0,
+    rows: r.rows.map((x) => ({
+      number: x.number,
+      party: x.party,
+      since: iso(x.waiting_since),
+      waitedMs: at.getTime() - new Date(x.waiting_since).getTime(),
+      unanswered: x.unanswered,
+      lastInbound: { ordinal: x.last_inbound_ordinal, date: iso(x.last_inbound_at), body: x.body },
+      handled: x.handled_at ? { at: iso(x.handled_at), by: x.handled_by } : null,
+    })),
+  })
+}
+
+async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  readParams(url, [])
+  const body = await readJsonBody(req)
+  for (const k of Object.keys(body))
+    if (k !== 'number' && k !== 'party') throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number and party.`)
+  if (typeof body.number !== 'string' || !/^\+?\d{6,15}$/.test(body.number))
+    throw invalid('number', 'number is required: the account number, 6 to 15 digits.')
+  if (typeof body.party !== 'string' || body.party.length > 64 || !/^\d{1,15}$/.test(body.party.replace(/\D/g, '')))
+    throw invalid('party', 'party is required: the customer’s phone number (at most 15 digits).')
+  const number = body.number.replace(/^\+/, '')
+  const typed = body.party.replace(/\D/g, '')
+  // The thread as the index keys it, whichever way the party was typed (with or without the 1).
+  const known = await db.query<{ party: string }>('SELECT party FROM desk_threads WHERE number = $1 AND party = ANY($2::text[]) LIMIT 1', [
+    number,
+    partyKeys(typed),
+  ])
+  const party = known.rows[0]?.party
+  if (!party)
+    throw new ProxyError(404, { kind: 'not_found', field: 'party', message: `The index holds no conversation of ${number} with ${typed}.` })
+  const by = ctx.principal?.name ?? 'unknown'
+  const r = await db.query<{ handled_at: Date }>(
+    `INSERT INTO desk_handled (number, party, handled_at, handled_by) VALUES ($1, $2, now(), $3)
+     ON CONFLICT (number, party) DO UPDATE SET handled_at = now(), handled_by = $3 RETURNING handled_at`,
+    [number, party, by],
+  )
+  await refreshDesk(db, number, [party])
+  ctx.audit('desk.handled', { number, party })
+  sendJson(res, 200, { number, party, handledAt: iso(r.rows[0]!.handled_at), handledBy: by })
+}
+
+type OptRow = {
+  number: string
+  party: string
+  opted_out: boolean
+  opted_out_at: Date | null
+  opt_history: Array<{ state: string; ordinal: number; date: string }>
+  sent_after: number
+  total: number
+}
+
+async function optOutsRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['number', 'state', 'limit', 'offset'])
+  const number = optionalNumber(p)
+  const state = p.get('state') ?? 'all'
+  if (state !== 'all' && state !== 'opted-out' && state !== 'opted-in')
+    throw invalid('state', 'state must be all, opted-out (still out) or opted-in (back in).')
+  const limit = limitParam(p, 100)
+  const offset = offsetParam(p)
+  const r = await db.query<OptRow>(
+    `SELECT number, party, opted_out, opted_out_at, opt_history, sent_after, count(*) OVER ()::int AS total
+       FROM desk_threads
+      WHERE opt_history <> '[]' AND ($1::text IS NULL OR number = $1) AND number IN (${HELD})
+        AND ($2 = 'all' OR ($2 = 'opted-out') = opted_out)
+      ORDER BY opted_out DESC, opted_out_at DESC NULLS LAST, number, party
+      LIMIT $3 OFFSET $4`,
+    [number, state, limit, offset],
+  )
+  const sums = await db.query<{ opted_out: number; opted_in: number; sent_after: number }>(
+    `SELECT count(*) FILTER (WHERE opted_out)::int AS opted_out, count(*) FILTER (WHERE NOT opted_out)::int AS opted_in,
+            COALESCE(sum(sent_after), 0)::int AS sent_after
+       FROM desk_threads WHERE opt_history <> '[]' AND ($1::text IS NULL OR number = $1) AND number IN (${HELD})`,
+    [number],
+  )
+  await ctx.logRead({ ...(number ? { number } : {}), state, rows: r.rows.length })
+  sendJson(res, 200, {
+    optedOut: sums.rows[0]?.opted_out ?? 0,
+    optedBackIn: sums.rows[0]?.opted_in ?? 0,
+    sentAfter: sums.rows[0]?.sent_after ?? 0,
+    total: r.rows[0]?.total ?? 0,
+    rows: r.rows.map((x) => ({
+      number: x.number,
+      party: x.party,
+      optedOut: x.opted_out,
+      since: iso(x.opted_out_at),
+      history: x.opt_history,
+      sentAfter: x.sent_after,
+    })),
+  })
+}
+
+type SentRow = {
+  number: string
+  party: string
+  ordinal: number
+  date: Date
+  body: string | null
+  status: string | null
+  failed: boolean
+  after_ms: string | number
+  opt_ordinal: number
+  opt_date: Date
+  opt_body: string | null
+}
+
+async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['number', 'party', 'limit', 'offset'])
+  const number = optionalNumber(p)
+  const party = digitsParam(p, 'party', false)
+  const limit = limitParam(p, 100)
+  const offset = offsetParam(p)
+  const where = `($1::text IS NULL OR s.number = $1) AND ($2::text[] IS NULL OR s.party = ANY($2::text[]))`
+  const keys = party ? partyKeys(party) : null
+  // The page is cut from desk_sent_after's own date index; only its rows visit the messages.
+  const r = await db.query<SentRow>(
+    `WITH page AS (SELECT * FROM desk_sent_after s WHERE ${where} ORDER BY s.date DESC, s.number, s.ordinal DESC LIMIT $3 OFFSET $4)
+     SELECT s.number, s.party, s.ordinal, m.date, ${BODY} AS body, m.status, s.failed, s.after_ms,
+            s.opt_ordinal, o.date AS opt_date, COALESCE(o.body, (SELECT b.body FROM index_bodies b WHERE b.id = o.body_id)) AS opt_body
+       FROM page s
+       JOIN index_messages m ON m.number = s.number AND m.ordinal = s.ordinal
+       JOIN index_messages o ON o.number = s.number AND o.ordinal = s.opt_ordinal
+      ORDER BY s.date DESC, s.number, s.ordinal DESC`,
+    [number, keys, limit, offset],
+  )
+  const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_sent_after s WHERE ${where}`, [number, keys])
+  await ctx.logRead({ ...(number ? { number } : {}), ...(party ? { party } : {}), rows: r.rows.length })
+  sendJson(res, 200, {
+    total: total.rows[0]?.n ?? 0,
+    rows: r.rows.map((x) => ({
+      number: x.number,
+      party: x.party,
+      message: { ordinal: x.ordinal, date: iso(x.date), body: x.body, status: x.status, failed: x.failed },
+      optOut: { ordinal: x.opt_ordinal, date: iso(x.opt_date), body: x.opt_body },
+      afterMs: Number(x.after_ms),
+    })),
+  })
+}
+
+type CustomerRow = {
+  number: string
+  party: string
+  first_at: Date
+  last_at: Date
+  inbound: number
+  outbound: number
+  failed: number
+  waiting_since: Date | null
+  unanswered: number
+  opted_out: boolean
+  opted_out_at: Date | null
+  opt_history: unknown[]
+  sent_after: number
+}
+
+async function customerRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['party'])
+  const party = digitsParam(p, 'party', true)!
+  const r = await db.query<CustomerRow>(
+    `SELECT number, party, first_at, last_at, inbound, outbound, failed, waiting_since, unanswered, opted_out, opted_out_at,
+            opt_history, sent_after
+       FROM desk_threads WHERE party = ANY($1::text[]) AND number IN (${HELD}) ORDER BY last_at DESC, number`,
+    [partyKeys(party)],
+  )
+  await ctx.logRead({ party, numbers: r.rows.length })
+  const rows = r.rows
+  const min = (xs: Date[]) => (xs.length ? new Date(Math.min(...xs.map((d) => new Date(d).getTime()))) : null)
+  const max = (xs: Date[]) => (xs.length ? new Date(Math.max(...xs.map((d) => new Date(d).getTime()))) : null)
+  const sum = (f: (x: CustomerRow) => number) => rows.reduce((a, x) => a + f(x), 0)
+  sendJson(res, 200, {
+    party,
+    numbers: rows.map((x) => x.number),
+    firstContact: iso(min(rows.map((x) => x.first_at))),
+    lastContact: iso(max(rows.map((x) => x.last_at))),
+    inbound: sum((x) => x.inbound),
+    outbound: sum((x) => x.outbound),
+    failed: sum((x) => x.failed),
+    optedOutOn: rows.filter((x) => x.opted_out).map((x) => x.number),
+    waitingSince: iso(min(rows.filter((x) => x.waiting_since).map((x) => x.waiting_since!))),
+    threads: rows.map((x) => ({
+      number: x.number,
+      party: x.party,
+      firstAt: iso(x.first_at),
+      lastAt: iso(x.last_at),
+      inbound: x.inbound,
+      outbound: x.outbound,
+      failed: x.failed,
+      waitingSince: iso(x.waiting_since),
+      unanswered: x.unanswered,
+      optedOut: x.opted_out,
+      optedOutAt: iso(x.opted_out_at),
+      optHistory: x.opt_history,
+      sentAfter: x.sent_after,
+    })),
+  })
+}
+
+/** `offset`: rows to skip, for paging a ledger (bounded: the lists are per account, not per message). */
+function offsetParam(p: Map<string, string>): number {
+  const v = p.get('offset')
+  if (v === undefined || v === '') return 0
+  if (!/^\d{1,6}$/.test(v)) throw invalid('offset', 'offset must be a whole number of rows from 0 to 999999.')
+  return Number(v)
+}
+
+function rangeParams(p: Map<string, string>) {
+  const from = dateParam(p, 'from')
+  const to = dateParam(p, 'to')
+  if (from && to && from.start >= to.endExclusive) throw invalid('to', 'to must not be before from.')
+  return { from: from?.start ?? null, to: to?.endExclusive ?? null }
+}
+
+async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['number', 'from', 'to', 'limit'])
+  const number = numberParam(p)
+  const { from, to } = rangeParams(p)
+  const limit = limitParam(p, 100)
+  const args = [number, from, to]
+  const range = `number = $1 AND number IN (${HELD}) AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3)`
+  const days = await db.query<{ day: string; quiet: number }>(
+    `SELECT to_char(local_day, 'YYYY-MM-DD') AS day, count(*)::int AS quiet FROM desk_messages
+      WHERE ${range} AND quiet GROUP BY local_day ORDER BY local_day`,
+    args,
+  )
+  const totals = await db.query<{ outbound: number; unknown: number }>(
+    `SELECT count(*)::int AS outbound, count(*) FILTER (WHERE quiet IS NULL)::int AS unknown FROM desk_messages
+      WHERE ${range} AND direction = 'outbound'`,
+    args,
+  )
+  const rows = await db.query<{ ordinal: number; party: string; date: Date; local_day: string; body: string | null }>(
+    `SELECT d.ordinal, d.party, d.date, to_char(d.local_day, 'YYYY-MM-DD') AS local_day, ${BODY} AS body
+       FROM desk_messages d JOIN index_messages m ON m.number = d.number AND m.ordinal = d.ordinal
+      WHERE d.number = $1 AND ($2::timestamptz IS NULL OR d.date >= $2) AND ($3::timestamptz IS NULL OR d.date < $3) AND d.quiet ORDER BY d.date DESC, d.ordinal DESC LIMIT $4`,
+    [...args, limit],
+  )
+  await ctx.logRead({ number, ...(from ? { from: p.get('from') } : {}), ...(to ? { to: p.get('to') } : {}), rows: rows.rows.length })
+  sendJson(res, 200, {
+    number,
+    window: { start: 8, end: 21 },
+    approximate: 'Zones come from the area code; number portability and travel make them approximate.',
+    outbound: totals.rows[0]?.outbound ?? 0,
+    unknownZone: totals.rows[0]?.unknown ?? 0,
+    quiet: days.rows.reduce((a, d) => a + d.quiet, 0),
+    days: days.rows,
+    rows: rows.rows.map((x) => ({ ordinal: x.ordinal, party: x.party, date: iso(x.date), localDay: x.local_day, body: x.body })),
+  })
+}
+
+async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['number', 'from', 'to'])
+  const number = numberParam(p)
+  const { from, to } = rangeParams(p)
+  const args = [number, from, to]
+  const range = `number = $1 AND number IN (${HELD}) AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3)`
+  const days = await db.query<{ day: string; messages: number; segments: number; ucs2: number; extra: number }>(
+    `SELECT to_char(date AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS messages, sum(segments)::int AS segments,
+            count(*) FILTER (WHERE encoding = 'UCS-2')::int AS ucs2, sum(extra_segments)::int AS extra
+       FROM desk_messages WHERE ${range} GROUP BY 1 ORDER BY 1`,
+    args,
+  )
+  // costlyCharacters over SQL: each message's extra segments shared equally among its forcing characters.
+  const chars = await db.query<{ char: string; messages: number; extra: number }>(
+    `SELECT c AS char, count(*)::int AS messages, sum(extra_segments::float8 / cardinality(forcing)) AS extra
+       FROM desk_messages, unnest(forcing) AS c WHERE ${range} AND forcing IS NOT NULL
+      GROUP BY c`,
+    args,
+  )
+  // Ranked as costlyCharacters ranks (ties by localeCompare, which SQL collations do not share).
+  const ranked = chars.rows
+    .map((c) => ({ char: c.char, messages: c.messages, extraSegments: Math.round(Number(c.extra) * 1000) / 1000 }))
+    .sort((a, b) => b.extraSegments - a.extraSegments || b.messages - a.messages || a.char.localeCompare(b.char))
+    .slice(0, 20)
+  await ctx.logRead({ number, ...(from ? { from: p.get('from') } : {}), ...(to ? { to: p.get('to') } : {}) })
+  sendJson(res, 200, {
+    number,
+    days: days.rows,
+    costliest: ranked,
+  })
+}
+
+type DeskHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) => Promise<void>
+
+const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler }> = [
+  { method: 'GET', path: '/api/desk/needs-reply', access: 'signed-in', reads: 'desk.needs-reply', run: needsReplyRoute },
+  { method: 'POST', path: '/api/desk/handled', access: 'signed-in', reads: null, run: handledRoute },
+  { method: 'GET', path: '/api/desk/opt-outs', access: 'signed-in', reads: 'desk.opt-outs', run: optOutsRoute },
+  { method: 'GET', path: '/api/desk/sent-after-opt-out', access: 'signed-in', reads: 'desk.sent-after-opt-out', run: sentAfterRoute },
+  { method: 'GET', path: '/api/desk/customer', access: 'signed-in', reads: 'desk.customer', run: customerRoute },
+  { method: 'GET', path: '/api/desk/quiet-hours', access: 'signed-in', reads: 'desk.quiet-hours', run: quietHoursRoute },
+  { method: 'GET', path: '/api/desk/segments', access: 'signed-in', reads: 'desk.segments', run: segmentsRoute },
+]
+
+/** The desk's rows of the route table, over the index's database (null with INDEX=off: every route answers 503). */
+export function deskRoutes(db: Db | null): RouteSpec[] {
+  return DESK_ROUTES.map(({ run, ...r }) => ({
+    ...r,
+    handle: async (req, res, url, ctx) => {
+      if (!db) throw new ProxyError(503, { kind: 'index_off', message: 'The message index is off (INDEX=off); the desk needs it.' })
+      // Threads a sync batch left for later are recomputed before anything is read.
+      await flushDesk(db)
+      await run(req, res, url, ctx, db)
+    },
+  }))
+}

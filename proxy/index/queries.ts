@@ -1,5 +1,6 @@
 import type { Freshness, IndexedMessage, NumberIndexStatus, StatsBucket, SyncState } from '../../contract/index-api.ts'
 import type { Db, Queryable } from '../db/types.ts'
+import { forgetDesk } from '../desk/refresh.ts'
 import { encodeCursor, type Cursor, type Filters } from './params.ts'
 
 /**
@@ -620,6 +621,8 @@ export async function forget(db: Db, number: string | null): Promise<number> {
       'SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text IS NULL OR number = $1',
       [number],
     )
+    // What the support desk derived from these messages goes with them.
+    await forgetDesk(tx, number)
     if (number === null) {
       await tx.query('TRUNCATE index_messages, index_daily, index_parties, index_body_counts, index_bodies')
     } else {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/types.ts'
+import { forgetDesk, refreshDesk } from '../../desk/refresh.ts'
 import { COPY_SQL, copyCsv, INSERT_SQL, insertParams, type StoredMessage } from '../columns.ts'
 import type { Page, PageRecord } from '../parse.ts'
 import { BODY_COUNTS_SQL, BODY_IDS_SQL, DAILY_SQL, NUMBER_AFTER_STORE_SQL, PARTIES_SQL } from './sql.ts'
@@ -29,6 +30,31 @@ const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCa
  * number of rows inserted.
  */
 export async function storeBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh = false): Promise<number> {
+  const inserted = await storeRows(job, page, placed, cp, fresh)
+  if (inserted > 0) await refreshDeskAfter(job, placed)
+  return inserted
+}
+
+/**
+ * The support desk's tables follow what was just stored (its own transaction, after the rows
+ * are committed). A failure leaves the parties marked dirty for the desk's next read or the next
+ * start, and never stops the sync.
+ */
+async function refreshDeskAfter(job: Job, placed: Placed[]): Promise<void> {
+  let min = Infinity
+  let max = 0
+  for (const p of placed) {
+    if (p.ordinal < min) min = p.ordinal
+    if (p.ordinal > max) max = p.ordinal
+  }
+  try {
+    await refreshDesk(job.ctx.db, job.number, undefined, { min, max })
+  } catch (err) {
+    job.ctx.log(`desk: ${job.number}: could not refresh after a stored batch: ${err instanceof Error ? err.message : String(err)}`)
+  }
+}
+
+async function storeRows(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh: boolean): Promise<number> {
   const { db } = job.ctx
   return db.transaction(async (tx) => {
     let inserted = 0
@@ -120,6 +146,7 @@ export async function wipe(job: Job): Promise<void> {
     if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '300s'`)
     for (const table of ['index_messages', 'index_daily', 'index_parties', 'index_body_counts'])
       await tx.query(`DELETE FROM ${table} WHERE number = $1`, [job.number])
+    await forgetDesk(tx, job.number)
     await tx.query(
       `UPDATE index_numbers SET indexed = 0, top_ordinal = 0, full_done = false, cp_next = NULL, cp_total = NULL, cp_check = NULL, progress_done = 0 WHERE number = $1`,
       [job.number],

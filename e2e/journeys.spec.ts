@@ -75,8 +75,8 @@ test.describe('one meaning of a day, and charts that lead to the messages', () =
     await expect(figures.getByRole('row').nth(2)).toBeVisible()
     const failureChart = page.getByRole('img', { name: /failure rate/ })
     await expect(failureChart).toHaveAttribute('data-y-min', '0')
-    const link = figures.getByRole('link', { name: /^Failed messages of / }).first()
-    const day = (await link.getAttribute('aria-label'))!.replace('Failed messages of ', '')
+    const link = figures.getByRole('link', { name: / failed on \d{4}-\d{2}-\d{2}: open them$/ }).first()
+    const day = /(\d{4}-\d{2}-\d{2})/.exec((await link.getAttribute('aria-label'))!)![1]!
     const count = (await link.textContent())!.trim()
     await link.click()
     await expect(page).toHaveURL(new RegExp(`/search\\?.*from=${day}&to=${day}`))
@@ -85,7 +85,7 @@ test.describe('one meaning of a day, and charts that lead to the messages', () =
     await expect(page.getByRole('status').filter({ hasText: new RegExp(`^${count} match`) })).toBeVisible()
     // Back to the chart, a point on the volume chart opens that day's messages.
     await page.goBack()
-    await page.getByRole('link', { name: `Messages of ${day}` }).click()
+    await page.getByRole('link', { name: `${day}: open its messages` }).click()
     await expect(page).toHaveURL(new RegExp(`from=${day}&to=${day}`))
     await expect(page).not.toHaveURL(/status=/)
   })

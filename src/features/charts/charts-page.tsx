@@ -219,7 +219,7 @@ function FiguresTable({
             {series.days.map((d, i) => (
               <tr key={d} className="border-t border-slate-200">
                 <th scope="row" className="px-2 py-1 text-left font-normal tabular-nums">
-                  <Link href={link(i, false) ?? '#'} className="text-blue-800 underline" aria-label={`Messages of ${d}`}>
+                  <Link href={link(i, false) ?? '#'} className="text-blue-800 underline" aria-label={`${d}: open its messages`}>
                     {d}
                   </Link>
                 </th>
@@ -227,7 +227,11 @@ function FiguresTable({
                 <td className="px-2 py-1 text-right tabular-nums">{formatCount(series.outbound[i] ?? 0)}</td>
                 <td className="px-2 py-1 text-right tabular-nums">
                   {series.failed[i] ? (
-                    <Link href={link(i, true) ?? '#'} className="text-blue-800 underline" aria-label={`Failed messages of ${d}`}>
+                    <Link
+                      href={link(i, true) ?? '#'}
+                      className="text-blue-800 underline"
+                      aria-label={`${formatCount(series.failed[i] ?? 0)} failed on ${d}: open them`}
+                    >
                       {formatCount(series.failed[i] ?? 0)}
                     </Link>
                   ) : (

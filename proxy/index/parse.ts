@@ -1,3 +1,5 @@
+import { upstreamDateIso, upstreamStatusCode } from '../../contract/upstream-values.ts'
+
 /**
  * One history page, as the upstream sends it, turned into the columns the index stores. Parsed
  * by hand rather than with zod: a full sync parses a million records, and a per-record schema
@@ -36,27 +38,12 @@ export interface Page {
   records: PageRecord[]
 }
 
-const API_DATE = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?Z?$/
-
-/** `YYYY-MM-DD HH:MM:SS` (GMT, spec §2.1) → ISO UTC with Z; null when it is not a real date. */
-export function apiDateToIso(raw: unknown): string | null {
-  if (typeof raw !== 'string') return null
-  const m = API_DATE.exec(raw.trim())
-  if (!m) return null
-  const day = `${m[1]}-${m[2]}-${m[3]}`
-  // Date.parse accepts 2026-02-31 by rolling over: a round trip catches it, once per day seen
-  // (a sync parses a million dates over a few thousand days).
-  let real = realDays.get(day)
-  if (real === undefined) {
-    const ms = Date.parse(`${day}T00:00:00Z`)
-    real = !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === day
-    if (realDays.size >= 10_000) realDays.clear()
-    realDays.set(day, real)
-  }
-  if (!real || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return null
-  return `${day}T${m[4]}:${m[5]}:${m[6]}Z`
-}
-const realDays = new Map<string, boolean>()
+/**
+ * `YYYY-MM-DD HH:MM:SS` (GMT, spec §2.1) → ISO UTC with Z; null when it is not a real date. The
+ * one reading the browser uses too (contract/upstream-values.ts), so the index and the history
+ * page never disagree about a record's date.
+ */
+export const apiDateToIso = upstreamDateIso
 
 /** NUL cannot be stored in PostgreSQL text and carries no meaning in a message. */
 const text = (v: unknown): string | null => {
@@ -68,11 +55,8 @@ const text = (v: unknown): string | null => {
 const id = (v: unknown): string | null =>
   typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'string' && v.trim() ? v.trim() : null
 
-export function statusCode(status: string | null): number | null {
-  if (!status) return null
-  const m = /^\s*(\d{3})(?!\d)/.exec(status)
-  return m?.[1] ? Number(m[1]) : null
-}
+/** Exactly three leading digits, as the browser reads them (contract/upstream-values.ts). */
+export const statusCode = (status: string | null): number | null => upstreamStatusCode(status)
 
 export function parsePage(body: Buffer | string): Page {
   let json: unknown

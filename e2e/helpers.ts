@@ -63,7 +63,12 @@ export async function indexStatus(): Promise<{ enabled: boolean; numbers: IndexN
  */
 export async function indexNumber(n: { number: string; tid: string }, timeoutMs = 60_000): Promise<number> {
   const done = async () => {
-    const s = (await indexStatus()).numbers.find((x) => x.number === n.number)
+    // A poll answered 503 `timeout` (the database busy building an index) is asked again next turn.
+    const status = await indexStatus().catch((err: unknown) => {
+      if (err instanceof Error && /HTTP 503/.test(err.message)) return null
+      throw err
+    })
+    const s = status?.numbers.find((x) => x.number === n.number)
     return s && s.state === 'idle' && s.upstreamTotal !== null && s.indexed >= s.upstreamTotal ? s.indexed : null
   }
   const already = await done()

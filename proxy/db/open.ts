@@ -40,6 +40,13 @@ export type OpenedDb = MigratableDb & {
 }
 
 const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000
+/**
+ * How long a request's statement may wait for its turn in PGlite's worker. A statement already
+ * running there cannot be interrupted, and building a secondary index over a million messages
+ * takes about 20 s: a request waits that out (off the event loop) rather than failing, and only
+ * a longer wait answers 503 `timeout`.
+ */
+const DEFAULT_PGLITE_QUEUE_TIMEOUT_MS = 30_000
 
 /**
  * Customer messages live in this directory: only the owner may read it. PGlite writes files
@@ -71,7 +78,7 @@ async function openPglite(dataDir: string, opts: OpenDbOptions): Promise<OpenedD
   try {
     db = await openPgliteWorker({
       dataDir: dir,
-      queueTimeoutMs: opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      queueTimeoutMs: opts.statementTimeoutMs ?? DEFAULT_PGLITE_QUEUE_TIMEOUT_MS,
       log: opts.log,
     })
   } catch (err) {

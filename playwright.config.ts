@@ -2,6 +2,21 @@ import { defineConfig } from '@playwright/test'
 import { CHROMIUM_ARGS, findChromium } from './e2e/browser.ts'
 
 const port = Number(process.env.E2E_PORT ?? 4010)
+// Two e2e stacks (app + simulator + index each, on E2E_PORT/+1 and E2E_PORT+2/+3). Tests switch a
+// stack's simulator faults on and share its index, so each stack runs one test at a time; the two
+// stacks run side by side, each on its own share of the spec files (balanced by their run time).
+// E2E_WORKERS=1 runs them one after the other.
+const STACKS = [port, port + 2]
+const FIRST_STACK_FILES = [
+  '**/a11y.spec.ts',
+  '**/reliability.spec.ts',
+  '**/numbers.spec.ts',
+  '**/dates.spec.ts',
+  '**/print.spec.ts',
+  '**/search.spec.ts',
+  '**/charts.spec.ts',
+  '**/theme.spec.ts',
+]
 const executablePath = findChromium()
 // Journeys over the million-message history (minutes of indexing) carry the @scale tag: they run
 // in `npm run test:scale` (E2E_SCALE=1), and every other test runs in `npm test`.
@@ -11,28 +26,34 @@ export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
   ...(scale ? { grep: /@scale/ } : { grepInvert: /@scale/ }),
-  // One simulator is shared and tests switch its faults on: run them one at a time.
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS ?? STACKS.length),
   fullyParallel: false,
   retries: 0,
   timeout: 45_000,
   expect: { timeout: 8_000 },
   reporter: process.env.PW_JSON_OUTPUT ? [['list'], ['json', { outputFile: process.env.PW_JSON_OUTPUT }]] : [['list']],
   outputDir: '.test-results/playwright',
+  projects: STACKS.map((appPort, i) => ({
+    name: `stack-${i + 1}`,
+    workers: 1,
+    ...(i === 0 ? { testMatch: FIRST_STACK_FILES } : { testIgnore: FIRST_STACK_FILES }),
+    use: { baseURL: `http://127.0.0.1:${appPort}` },
+    metadata: { simPort: appPort + 1 },
+  })),
   use: {
-    baseURL: `http://127.0.0.1:${port}`,
     browserName: 'chromium',
     launchOptions: { executablePath, args: CHROMIUM_ARGS },
     acceptDownloads: true,
     trace: 'off',
     screenshot: 'off',
   },
-  webServer: {
+  webServer: STACKS.map((appPort) => ({
     command: 'node --import tsx e2e/serve.ts',
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://127.0.0.1:${appPort}/`,
+    env: { E2E_PORT: String(appPort), E2E_SIM_PORT: String(appPort + 1) },
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,
     stdout: 'ignore',
     stderr: 'pipe',
-  },
+  })),
 })

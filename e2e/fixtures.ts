@@ -1,6 +1,7 @@
 import { test as base, expect, type Page } from '@playwright/test'
 
-export const SIM = `http://127.0.0.1:${process.env.E2E_SIM_PORT ?? 4011}`
+/** The simulator of the stack the running test's project uses (playwright.config.ts). */
+export const simUrl = () => `http://127.0.0.1:${String(base.info().project.metadata.simPort ?? 4011)}`
 
 export interface SimControl {
   fault: (fault: Record<string, unknown>) => Promise<void>
@@ -14,7 +15,7 @@ export interface SimControl {
 }
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${SIM}${path}`, {
+  const res = await fetch(`${simUrl()}${path}`, {
     method,
     headers: { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -22,8 +23,6 @@ async function call(method: string, path: string, body?: unknown) {
   if (!res.ok) throw new Error(`simulator control ${path}: HTTP ${res.status}`)
   return res.json() as Promise<unknown>
 }
-
-const APP_PORT = process.env.E2E_PORT ?? '4010'
 
 /**
  * Every test: a clean simulator, and a page that fails the test on any console error or
@@ -54,7 +53,12 @@ export const test = base.extend<{ sim: SimControl; page: Page }>({
       if (/Failed to load resource/.test(msg.text()) && (/\/api\//.test(url) || /\/media\/missing/.test(url))) return
       // A test's own server (not the shared one) stopped while its page was still open: the app's
       // idle fetch of the other pages' chunks finds no one there. The shared server must serve every asset.
-      if (/ERR_CONNECTION_REFUSED/.test(msg.text()) && /\/assets\//.test(url) && new URL(url).port !== APP_PORT) return
+      if (
+        /ERR_CONNECTION_REFUSED/.test(msg.text()) &&
+        /\/assets\//.test(url) &&
+        new URL(url).port !== new URL(base.info().project.use.baseURL ?? url).port
+      )
+        return
       problems.push(`console.error: ${msg.text()} (${url})`)
     })
     await use(page)

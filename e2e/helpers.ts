@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync'
 import { readFile } from 'node:fs/promises'
-import type { Download, Page } from '@playwright/test'
+import { test, type Download, type Page } from '@playwright/test'
 
 /** Exports are read back with csv-parse, a parser the project did not write (RFC 4180, BOM, quoted CRLF). */
 export function parseCsv(text: string): string[][] {
@@ -40,8 +40,8 @@ export const NUMBERS = {
 
 export const historyUrl = (n: { number: string; tid: string }, extra = '') => `/numbers/${n.number}?tid=${n.tid}${extra ? `&${extra}` : ''}`
 
-/** The app's own origin in the e2e stack (for the index's JSON API from the test process). */
-export const APP = `http://127.0.0.1:${process.env.E2E_PORT ?? 4010}`
+/** The app's own origin in the running test's e2e stack (for the index's JSON API from the test process). */
+export const appUrl = () => test.info().project.use.baseURL ?? 'http://127.0.0.1:4010'
 
 interface IndexNumber {
   number: string
@@ -52,7 +52,9 @@ interface IndexNumber {
 
 export async function indexStatus(): Promise<{ enabled: boolean; numbers: IndexNumber[] }> {
   // A pooled connection the server has closed after a long bulk load resets once: ask again.
-  const res = await fetch(`${APP}/api/index/status`).catch(() => fetch(`${APP}/api/index/status`, { headers: { connection: 'close' } }))
+  const res = await fetch(`${appUrl()}/api/index/status`).catch(() =>
+    fetch(`${appUrl()}/api/index/status`, { headers: { connection: 'close' } }),
+  )
   if (!res.ok) throw new Error(`index status: HTTP ${res.status}`)
   return (await res.json()) as { enabled: boolean; numbers: IndexNumber[] }
 }
@@ -73,7 +75,7 @@ export async function indexNumber(n: { number: string; tid: string }, timeoutMs 
   }
   const already = await done()
   if (already !== null) return already
-  const res = await fetch(`${APP}/api/index/sync`, {
+  const res = await fetch(`${appUrl()}/api/index/sync`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ number: n.number, tid: n.tid }),

@@ -1,5 +1,5 @@
 import { expect, test } from './fixtures'
-import { APP, NUMBERS, historyUrl, indexNumber } from './helpers'
+import { appUrl, NUMBERS, historyUrl, indexNumber } from './helpers'
 
 /** A new user's ordinary steps, as they would take them: typing, clicking, reading. */
 test.describe('date fields', () => {
@@ -109,7 +109,7 @@ test.describe('empty and error states say their cause', () => {
   })
 
   test('a number with nothing indexed offers indexing, not fewer filters', async ({ page }) => {
-    const forgot = await fetch(`${APP}/api/index/forget`, {
+    const forgot = await fetch(`${appUrl()}/api/index/forget`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ number: NUMBERS.one.number }),
@@ -125,7 +125,7 @@ test.describe('empty and error states say their cause', () => {
 
   test('with the provider down, an unindexed number names the cause', async ({ page, sim }) => {
     const post = (path: string, body: unknown) =>
-      fetch(`${APP}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      fetch(`${appUrl()}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
     expect((await post('/api/index/forget', { number: NUMBERS.one.number })).ok).toBe(true)
     await sim.fault({ op: 'smshistory', kind: 'reject', message: 'Service down for maintenance' })
     expect((await post('/api/index/sync', { number: NUMBERS.one.number, tid: NUMBERS.one.tid })).ok).toBe(true)
@@ -133,7 +133,9 @@ test.describe('empty and error states say their cause', () => {
     await expect
       .poll(
         async () => {
-          const s = (await (await fetch(`${APP}/api/index/status`)).json()) as { numbers: Array<{ number: string; error: string | null }> }
+          const s = (await (await fetch(`${appUrl()}/api/index/status`)).json()) as {
+            numbers: Array<{ number: string; error: string | null }>
+          }
           return s.numbers.find((n) => n.number === NUMBERS.one.number)?.error ?? null
         },
         { timeout: 30_000 },

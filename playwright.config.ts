@@ -7,6 +7,10 @@ const port = Number(process.env.E2E_PORT ?? 4010)
 // stacks run side by side, each on its own share of the spec files (balanced by their run time).
 // E2E_WORKERS=1 runs them one after the other.
 const STACKS = [port, port + 2]
+// A third stack whose simulator speaks the second upstream dialect (proxy/simulator/dialect.ts):
+// the user journeys run against it as well, so none rests on the simulator's own words or shapes.
+const PLAIN_STACK = port + 4
+const PLAIN_FILES = ['**/journeys.spec.ts']
 const FIRST_STACK_FILES = [
   '**/a11y.spec.ts',
   '**/reliability.spec.ts',
@@ -33,13 +37,22 @@ export default defineConfig({
   expect: { timeout: 8_000 },
   reporter: process.env.PW_JSON_OUTPUT ? [['list'], ['json', { outputFile: process.env.PW_JSON_OUTPUT }]] : [['list']],
   outputDir: '.test-results/playwright',
-  projects: STACKS.map((appPort, i) => ({
-    name: `stack-${i + 1}`,
-    workers: 1,
-    ...(i === 0 ? { testMatch: FIRST_STACK_FILES } : { testIgnore: FIRST_STACK_FILES }),
-    use: { baseURL: `http://127.0.0.1:${appPort}` },
-    metadata: { simPort: appPort + 1 },
-  })),
+  projects: [
+    ...STACKS.map((appPort, i) => ({
+      name: `stack-${i + 1}`,
+      workers: 1,
+      ...(i === 0 ? { testMatch: FIRST_STACK_FILES } : { testIgnore: FIRST_STACK_FILES }),
+      use: { baseURL: `http://127.0.0.1:${appPort}` },
+      metadata: { simPort: appPort + 1 },
+    })),
+    {
+      name: 'plain-upstream',
+      workers: 1,
+      testMatch: PLAIN_FILES,
+      use: { baseURL: `http://127.0.0.1:${PLAIN_STACK}` },
+      metadata: { simPort: PLAIN_STACK + 1 },
+    },
+  ],
   use: {
     browserName: 'chromium',
     launchOptions: { executablePath, args: CHROMIUM_ARGS },
@@ -47,10 +60,14 @@ export default defineConfig({
     trace: 'off',
     screenshot: 'off',
   },
-  webServer: STACKS.map((appPort) => ({
+  webServer: [...STACKS, PLAIN_STACK].map((appPort) => ({
     command: 'node --import tsx e2e/serve.ts',
     url: `http://127.0.0.1:${appPort}/`,
-    env: { E2E_PORT: String(appPort), E2E_SIM_PORT: String(appPort + 1) },
+    env: {
+      E2E_PORT: String(appPort),
+      E2E_SIM_PORT: String(appPort + 1),
+      ...(appPort === PLAIN_STACK ? { E2E_SIM_DIALECT: 'plain' } : {}),
+    },
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,
     stdout: 'ignore',

@@ -230,3 +230,15 @@ test.describe('nothing clipped, nothing broken mid-word', () => {
     expect(broken).toEqual([])
   })
 })
+
+test.describe('a number the account does not hold', () => {
+  test('a shared link to it says so in words, whatever the upstream answered, and offers no Retry', async ({ page }) => {
+    // Not one of the account's numbers: the reference upstream refuses it as HTTP 200 with
+    // success "0", the plain one with a 404 in its own words (proxy/simulator/dialect.ts).
+    await page.goto(`/numbers/15550001111?tid=${NUMBERS.big.tid}`)
+    const alert = page.getByRole('alert')
+    await expect(alert).toContainText('Not found')
+    await expect(alert).toContainText('The account has no such number or message')
+    await expect(page.getByRole('button', { name: 'Retry' })).toHaveCount(0)
+  })
+})

@@ -16,7 +16,8 @@ export const E2E_PORT = Number(process.env.E2E_PORT ?? 4010)
 export const SIM_PORT = Number(process.env.E2E_SIM_PORT ?? 4011)
 
 // The specs switch faults on and read the request log through /__sim/*, so the control doors are open here.
-const sim = createSimulator({ control: true })
+// E2E_SIM_DIALECT=plain: the simulator answers as a second, independently written upstream (dialect.ts).
+const sim = createSimulator({ control: true, dialect: process.env.E2E_SIM_DIALECT === 'plain' ? 'plain' : 'reference' })
 const { url: simUrl } = await sim.listen(SIM_PORT, '127.0.0.1')
 const config = parseConfig({
   API_BASE_URL: simUrl,

@@ -174,13 +174,18 @@ export const SENTINEL_TOKEN = 'SENTINEL-fuzz-token-8d41c7e2'
  * sentinel account planted), the proxy from server.ts's start() in front of it, serving a built
  * SPA from a temporary directory (a shell, a 600 KB script, a 4 MB binary asset).
  */
-export async function simStack(env: Record<string, string> = {}) {
+export async function simStack(env: Record<string, string> = {}, dialect: 'reference' | 'plain' = 'reference') {
   const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs')
   const { tmpdir } = await import('node:os')
   const { join } = await import('node:path')
   const { createSimulator } = await import('./simulator/simulator.ts')
   const { start } = await import('./server.ts')
-  const sim = createSimulator({ largeCount: 100, control: true, extraAccounts: [{ sysId: SENTINEL_SYS_ID, authToken: SENTINEL_TOKEN }] })
+  const sim = createSimulator({
+    largeCount: 100,
+    control: true,
+    dialect,
+    extraAccounts: [{ sysId: SENTINEL_SYS_ID, authToken: SENTINEL_TOKEN }],
+  })
   const simServer = await sim.listen(0, '127.0.0.1')
   const dir = mkdtempSync(join(tmpdir(), 'sb-stack-'))
   mkdirSync(join(dir, 'assets'))

@@ -8,7 +8,10 @@ import { createSimulator } from './simulator.ts'
 const port = Number(process.argv[2] ?? process.env.SIM_PORT ?? 4011)
 // SIM_EXTRA_ACCOUNT=sys_id:token adds an account with the demo data under those credentials.
 const extra = process.env.SIM_EXTRA_ACCOUNT?.split(':')
+// SIM_DIALECT=plain answers as a second, independently written upstream would (dialect.ts).
+const dialect = process.env.SIM_DIALECT === 'plain' ? 'plain' : 'reference'
 const sim = createSimulator({
+  dialect,
   extraAccounts: extra?.[0] && extra[1] ? [{ sysId: extra[0], authToken: extra[1] }] : [],
   control: process.env.SIMULATOR_CONTROL === '1',
 })

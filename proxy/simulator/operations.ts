@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { hostileMessages, messageAt, type Account, type MessageRecord, type NumberProfile } from './dataset.ts'
 import { answerFault, delay, send, takeFault, type Fault } from './faults.ts'
+import { authRefusal, historyIn, refusal, type Dialect } from './dialect.ts'
 import { changesListing, extraTid, REMOVAL_WORDINGS, type Quirks } from './quirks.ts'
 import { apiDate } from './rng.ts'
 
@@ -29,6 +30,8 @@ export interface SimState {
   calls: number
   /** What real accounts do beyond the dataset (quirks.ts); all off by default. */
   quirks: Quirks
+  /** How this upstream words and shapes its answers (dialect.ts); fixed when the simulator is made. */
+  readonly dialect: Dialect
 }
 
 export const MAX_REQUESTS = 500
@@ -190,30 +193,27 @@ export async function operation(
   }
   if (fault && answerFault(fault, op, res, one)) return
 
-  if (!account)
-    return send(res, 401, JSON.stringify({ success: '0', error: true, message: 'Authentication failed: unknown sys_id or auth_token' }))
-  const reject = (message: string) => send(res, 200, JSON.stringify({ success: '0', error: true, message }))
+  const refuse = (r: { status: number; body: string; type?: string }) => send(res, r.status, r.body, r.type)
+  if (!account) return refuse(authRefusal(state.dialect))
+  const reject = (message: string, why: 'parameter' | 'number' | 'range') => refuse(refusal(state.dialect, message, why))
 
   if (op === 'allownednumbers') return send(res, 200, listing(account, 'all', state.quirks))
   if (op === 'ownednumbers') {
     const type = one('number_type')
-    if (type !== 'local' && type !== 'tollfree') return reject('Missing or invalid parameter: number_type')
+    if (type !== 'local' && type !== 'tollfree') return reject('Missing or invalid parameter: number_type', 'parameter')
     return send(res, 200, listing(account, type, state.quirks))
   }
   // smshistory
-  for (const k of ['number', 'tid', 'history_start', 'history_end']) if (!one(k)) return reject(`Missing parameter: ${k}`)
+  for (const k of ['number', 'tid', 'history_start', 'history_end']) if (!one(k)) return reject(`Missing parameter: ${k}`, 'parameter')
   const asked = one('number')!.replace(/^\+/, '')
-  if (state.quirks.removed.has(asked)) return reject(REMOVAL_WORDINGS[state.quirks.wording])
+  if (state.quirks.removed.has(asked)) return reject(REMOVAL_WORDINGS[state.quirks.wording], 'number')
   const profile = account.byNumber.get(asked)
-  if (!profile || profile.tid !== one('tid')) return reject('Unknown number or tid')
+  if (!profile || profile.tid !== one('tid')) return reject('Unknown number or tid', 'number')
   const arriving = state.quirks.arrivals.get(profile.number)
   if (arriving) state.added.set(profile.number, (state.added.get(profile.number) ?? 0) + arriving)
   const start = Number(one('history_start'))
   const end = Number(one('history_end'))
-  if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start) return reject('Invalid history range')
-  return send(
-    res,
-    200,
-    JSON.stringify(history(profile, start, end, state.added.get(profile.number) ?? 0, mediaBase, state.quirks.skewedClock)),
-  )
+  if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start) return reject('Invalid history range', 'range')
+  const answer = history(profile, start, end, state.added.get(profile.number) ?? 0, mediaBase, state.quirks.skewedClock)
+  return send(res, 200, JSON.stringify(historyIn(state.dialect, answer)))
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { isOperation } from '../../contract/api.ts'
 import { control } from './control.ts'
+import type { Dialect } from './dialect.ts'
 import { DEMO_CREDENTIALS, LARGE_CREDENTIALS, makeAccount, type Account } from './dataset.ts'
 import { send } from './faults.ts'
 import { MEDIA_FILES } from './media.ts'
@@ -25,6 +26,8 @@ export interface SimulatorOptions {
   extraAccounts?: Array<{ sysId: string; authToken: string }>
   /** Open the /__sim/* control doors (tests only). Off by default; SIMULATOR_CONTROL=1 opens them in main.ts. */
   control?: boolean
+  /** How the upstream words and shapes its answers (dialect.ts): the reference by default. */
+  dialect?: Dialect
 }
 
 export interface Simulator {
@@ -40,7 +43,14 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     makeAccount(LARGE_CREDENTIALS.sysId, LARGE_CREDENTIALS.authToken, options.largeCount ?? 10_000),
     ...(options.extraAccounts ?? []).map((a) => makeAccount(a.sysId, a.authToken, 60)),
   ]
-  const state: SimState = { faults: [], added: new Map(), requests: [], calls: 0, quirks: noQuirks() }
+  const state: SimState = {
+    faults: [],
+    added: new Map(),
+    requests: [],
+    calls: 0,
+    quirks: noQuirks(),
+    dialect: options.dialect ?? 'reference',
+  }
   let mediaBase = 'http://127.0.0.1'
 
   const reset = () => {

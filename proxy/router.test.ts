@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AccessGate, RouteSpec } from './http-types.ts'
 import { sendJson } from './http.ts'
-import { canonicalPathProblem, createRouter } from './router.ts'
+import { canonicalPathProblem } from './checks.ts'
+import { checkRouteTable } from './route-table.ts'
 import { proxyFor, sendRaw, stubUpstream } from './test-helpers.ts'
 
 const ok: RouteSpec['handle'] = async (_req, res) => sendJson(res, 200, { ok: true })
@@ -9,24 +10,46 @@ const ok: RouteSpec['handle'] = async (_req, res) => sendJson(res, 200, { ok: tr
 describe('the router', () => {
   it('refuses a table that declares a route twice or a read with no action name', () => {
     const r: RouteSpec = { method: 'GET', path: '/api/x', access: 'public', reads: null, handle: ok }
-    expect(() => createRouter([r, r])).toThrow(/declared twice/)
-    expect(() => createRouter([{ ...r, reads: 'Not An Action' }])).toThrow(/access-log action/)
-    expect(() => createRouter([{ ...r, path: '/api/X' }])).toThrow(/lower-case/)
+    expect(() => checkRouteTable([r, r])).toThrow(/declared twice/)
+    expect(() => checkRouteTable([{ ...r, reads: 'Not An Action' }])).toThrow(/access-log action/)
+    expect(() => checkRouteTable([{ ...r, path: '/api/X' }])).toThrow(/lower-case/)
   })
 
-  it('matches exactly, names the allowed methods, and prefers fixed segments to parameters', () => {
-    const router = createRouter([
-      { method: 'GET', path: '/api/u', access: 'public', reads: null, handle: ok },
-      { method: 'POST', path: '/api/u/:name', access: 'public', reads: null, handle: ok },
-      { method: 'POST', path: '/api/u/all', access: 'public', reads: null, handle: ok },
-    ])
-    expect(router.match('GET', '/api/u/')).toBeNull()
-    expect(router.match('GET', '/api/uu')).toBeNull()
-    expect(router.match('DELETE', '/api/u')).toEqual({ allow: ['GET'] })
-    const all = router.match('POST', '/api/u/all')
-    expect(all && 'match' in all ? all.match.route.path : null).toBe('/api/u/all')
-    const named = router.match('POST', '/api/u/a%20b')
-    expect(named && 'match' in named ? named.match.params : null).toEqual({ name: 'a b' })
+  describe('on the server', () => {
+    let up: Awaited<ReturnType<typeof stubUpstream>>
+    let proxy: Awaited<ReturnType<typeof proxyFor>>
+    const named: RouteSpec['handle'] = async (_req, res, _url, _ctx, params) => sendJson(res, 200, { params })
+    beforeAll(async () => {
+      up = await stubUpstream((_q, res) => res.end('{}'))
+      proxy = await proxyFor(
+        up.url,
+        {},
+        {
+          routes: [
+            { method: 'GET', path: '/api/u', access: 'public', reads: null, handle: ok },
+            { method: 'POST', path: '/api/u/:name', access: 'public', reads: null, handle: named },
+            { method: 'POST', path: '/api/u/all', access: 'public', reads: null, handle: ok },
+          ],
+        },
+      )
+    })
+    afterAll(async () => {
+      await proxy.close()
+      await up.close()
+    })
+    const send = (method: string, path: string) =>
+      sendRaw(proxy.port, `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`)
+
+    it('matches exactly, names the allowed methods, and prefers fixed segments to parameters', async () => {
+      expect((await send('GET', '/api/u/')).status).toBe(400)
+      expect((await send('GET', '/api/uu')).status).toBe(404)
+      expect((await send('GET', '/api/u#x')).status).toBe(404)
+      const wrong = await send('DELETE', '/api/u')
+      expect(wrong.status).toBe(405)
+      expect(wrong.head).toMatch(/\r\nallow: GET\r\n/i)
+      expect(JSON.parse((await send('POST', '/api/u/all')).body.toString())).toEqual({ ok: true })
+      expect(JSON.parse((await send('POST', '/api/u/a%20b')).body.toString())).toEqual({ params: { name: 'a b' } })
+    })
   })
 
   it.each(['/api/./x', '/api/x/', '/api/x;a=1', '/api/%78', '/api/%2D', '/api/a%7Eb'])('refuses the non-canonical %s', (path) => {

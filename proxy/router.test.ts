@@ -3,7 +3,7 @@ import type { AccessGate, RouteSpec } from './http-types.ts'
 import { sendJson } from './http.ts'
 import { canonicalPathProblem } from './checks.ts'
 import { checkRouteTable } from './route-table.ts'
-import { proxyFor, sendRaw, stubUpstream } from './test-helpers.ts'
+import { proxyFor, sendRaw, simStack, stubUpstream } from './test-helpers.ts'
 
 const ok: RouteSpec['handle'] = async (_req, res) => sendJson(res, 200, { ok: true })
 
@@ -109,5 +109,36 @@ describe('a read route fails closed', () => {
     expect(refused.body.toString()).toMatch(/access log could not record/)
     logWorks = true
     expect((await get('/api/careful')).status).toBe(200)
+  })
+})
+
+describe("the framework's own refusals", () => {
+  let stack: Awaited<ReturnType<typeof simStack>>
+  beforeAll(async () => {
+    stack = await simStack()
+  }, 30_000)
+  afterAll(async () => {
+    await stack.close()
+  })
+  const envelope = (body: Buffer) => (JSON.parse(body.toString()) as { error: { kind: string; message: string } }).error
+
+  it('answers a URL the router cannot decode, and a request Node cannot parse, in the envelope, and stays up', async () => {
+    for (const target of ['/%zz', '/api/meta%zz', '/api/auth/users/%E2%82']) {
+      const r = await sendRaw(stack.port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)
+      expect(r.status).toBe(400)
+      expect(envelope(r.body).kind).toBe('invalid_request')
+    }
+    const garbage = await sendRaw(stack.port, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n')
+    expect(garbage.status).toBe(400)
+    expect(envelope(garbage.body).kind).toBe('invalid_request')
+    const meta = await sendRaw(stack.port, 'GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+    expect(meta.status).toBe(200)
+  })
+
+  it('answers a method no row declares, even one Fastify does not route by default, with 405 and Allow', async () => {
+    const r = await sendRaw(stack.port, 'PROPFIND /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+    expect(r.status).toBe(405)
+    expect(r.head).toMatch(/\r\nallow: GET, HEAD\r\n/i)
+    expect(envelope(r.body).message).toBe('Use GET or HEAD for /api/meta.')
   })
 })

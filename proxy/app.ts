@@ -175,7 +175,9 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     // The table's routes answer exactly what they declare: HEAD only where a row says so, a path
     // as sent (no trailing-slash or duplicate-slash folding), a parameter as long as a target.
     exposeHeadRoutes: false,
-    return503OnClosing: true,
+    // Closing cuts every connection at once (as before); a request that slips in meanwhile is
+    // answered as usual rather than with Fastify's own 503 body, which is not the envelope.
+    return503OnClosing: false,
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: MAX_TARGET_CHARS, caseSensitive: true },
     serverFactory: (fastifyHandler) => {

@@ -1,21 +1,25 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import { createServer, METHODS, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import { fastify, type FastifyInstance, type FastifyRequest, type onRequestAsyncHookHandler } from 'fastify'
 import { allows } from '../contract/roles.ts'
 import { operationRoutes } from './api.ts'
-import { allowedHostnamesFor, hostProblem, originProblem, targetProblem } from './checks.ts'
+import { allowedHostnamesFor, canonicalPathProblem, hostProblem, MAX_TARGET_CHARS, originProblem, targetProblem } from './checks.ts'
 import type { Config } from './config.ts'
 import { ProxyError } from './errors.ts'
 import type { Forwarder } from './forward.ts'
 import type { AccessGate, Principal, RequestContext, RouteSpec } from './http-types.ts'
 import { sendError, sendJson } from './http.ts'
-import { canonicalPathProblem, createRouter, type Match } from './router.ts'
+import { allowedByPath, checkRouteTable, methodsOf, paramsFor } from './route-table.ts'
 import { createStatic } from './static.ts'
 
 /**
- * The request handler: the checks every request passes, the one route table, and the one error
- * boundary. Each room (the upstream operations in api.ts, the index, team access) contributes
- * rows to the table; nothing runs that the table does not declare, and each row's access level
- * and access-log action are enforced here, not in the handlers. It never listens (server.ts
- * does), so tests drive it on an ephemeral port and `npm run dev` mounts it behind Vite.
+ * The server on Fastify: the one route table, each row a Fastify route generated from it; the
+ * checks every request passes as hooks; one error handler and one not-found handler that answer
+ * in the project's error envelope. Each room (the upstream operations in api.ts, the index,
+ * team access) contributes rows; nothing runs that the table does not declare, and each row's
+ * access level and access-log action are enforced here, not in the handlers. The handlers keep
+ * their own signature (raw request and response, the checked URL, the context, the params): the
+ * route adapter hijacks the reply and hands them the raw objects.
  */
 
 export interface AppDeps {
@@ -32,11 +36,15 @@ export interface AppDeps {
   meta?: () => Record<string, unknown>
   /** Called once a page of a number's history has been served (the index refreshes that number). */
   onHistoryServed?: (number: string, tid: string) => void
+  /** Slow-header clients are cut off after this long (the server Fastify listens on). */
+  headersTimeoutMs?: number
 }
 
 export type Handler = ((req: IncomingMessage, res: ServerResponse, next?: () => void) => void) & {
   /** The route table this handler serves (tests generate their checks from it). */
   routes: readonly RouteSpec[]
+  /** The Fastify instance; server.ts listens and closes through it. */
+  fastify: FastifyInstance
 }
 
 const LOCAL_ADMIN: Principal = { name: 'local', role: 'admin', via: 'local' }
@@ -48,6 +56,9 @@ function causeOf(err: unknown): string {
   if (err instanceof Error) return loggable(`${err.name}: ${err.message}`.split('\n')[0] ?? err.name, 300)
   return loggable(String(err), 300)
 }
+
+const pathOf = (rawUrl: string) => rawUrl.split('?')[0] ?? '/'
+const isApi = (path: string) => path === '/api' || path.startsWith('/api/')
 
 /** Errors a room's code raises that have one meaning everywhere. */
 function asProxyError(err: unknown): ProxyError | undefined {
@@ -62,15 +73,35 @@ function asProxyError(err: unknown): ProxyError | undefined {
   return undefined
 }
 
+/** Every method Node's parser accepts; CONNECT never reaches a request handler. */
+const ALL_METHODS = METHODS.filter((m) => m !== 'CONNECT')
+
+/** What the hooks learn about a request, for the route's handler. */
+interface RequestState {
+  principal: Principal | null
+  /** The read's access-log entry is stored. */
+  logged: boolean
+}
+
+/** The route-table row a Fastify route was generated from; a 405 route carries only its Allow. */
+interface RouteConfig {
+  spec?: RouteSpec
+  allow?: string[]
+  pattern: string
+}
+
+/** The connection closes after this refusal: a malformed request says nothing good about what follows on it (nginx closes too). */
+const closeAfter = new WeakSet<ProxyError>()
+
 /**
  * A read route's answer must not start before its access-log entry is stored: the first 2xx
  * header written without one throws instead (fail closed), so a handler that forgets to log
  * cannot leak a read, whatever else it does.
  */
-function requireLoggedRead(res: ServerResponse, route: RouteSpec, logged: () => boolean): void {
+function requireLoggedRead(res: ServerResponse, route: RouteSpec, state: RequestState): void {
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse
   res.writeHead = ((status: number, ...rest: unknown[]) => {
-    if (status >= 200 && status < 300 && !logged())
+    if (status >= 200 && status < 300 && !state.logged)
       throw new Error(`${route.method} ${route.path} answered before recording its read (${route.reads})`)
     return writeHead(status, ...rest)
   }) as ServerResponse['writeHead']
@@ -92,25 +123,29 @@ export function createApp(config: Config, deps: AppDeps): Handler {
       sendJson(res, 200, { historyPageCap: config.historyPageCap, timeZone: 'UTC', ...deps.meta?.() })
     },
   }
-  const router = createRouter([
+  const routes: readonly RouteSpec[] = [
     metaRoute,
     ...operationRoutes(config, forwarder, deps.onHistoryServed),
     ...(deps.routes ?? []),
     ...(gate?.routes ?? []),
-  ])
+  ]
+  checkRouteTable(routes)
+
   /** What went wrong on a response, for its log line (the error's kind and cause, never a body). */
   const notes = new WeakMap<ServerResponse, string>()
+  const states = new WeakMap<IncomingMessage, RequestState>()
 
+  /** The one error boundary: every refusal and failure, from a hook, a handler or Fastify itself, leaves here as the envelope. */
   function fail(req: IncomingMessage, res: ServerResponse, err: unknown) {
-    const known = asProxyError(err)
+    const known = asProxyError(err) ?? fromFramework(err)
     if (known) {
       if (known.body.cause) notes.set(res, `${known.body.kind}: ${known.body.cause}`)
       if (res.headersSent) return res.destroy()
       req.resume()
-      return sendError(res, known, known.status === 413 ? { connection: 'close' } : {})
+      return sendError(res, known, known.status === 413 || closeAfter.has(known) ? { connection: 'close' } : {})
     }
     // A programming error or a library's throw: this request fails, the server goes on.
-    const line = `${req.method} ${loggable((req.url ?? '').split('?')[0] ?? '')} failed: ${causeOf(err)}`
+    const line = `${req.method} ${loggable(pathOf(req.url ?? ''))} failed: ${causeOf(err)}`
     if (res.headersSent) {
       logFailure(`${line} (after the answer began; connection closed)`)
       return res.destroy()
@@ -120,27 +155,117 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     sendError(res, new ProxyError(500, { kind: 'server_error', message: 'The server failed unexpectedly; the cause is in its log.' }))
   }
 
-  /** Run one request path; a throw or a rejection anywhere in it ends in fail(). */
-  function guard(req: IncomingMessage, res: ServerResponse, work: () => Promise<void> | void) {
-    try {
-      const p = work()
-      if (p) p.catch((err: unknown) => fail(req, res, err))
-    } catch (err) {
-      fail(req, res, err)
-    }
+  /** Fastify's own refusals (a URL its router cannot decode, a parameter over its length), in the project's words. */
+  function fromFramework(err: unknown): ProxyError | undefined {
+    const e = err as { code?: unknown; statusCode?: unknown } | null
+    if (typeof e?.code !== 'string' || !e.code.startsWith('FST_')) return undefined
+    const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 400
+    const refused = new ProxyError(status, {
+      kind: 'invalid_request',
+      field: 'path',
+      message: 'Bad request: the server could not read it.',
+    })
+    closeAfter.add(refused)
+    return refused
   }
 
-  async function run(req: IncomingMessage, res: ServerResponse, rawUrl: string, { route, params }: Match) {
-    const principal = gate ? await gate.identify(req) : LOCAL_ADMIN
-    if (!allows(principal?.role ?? null, route.access)) {
-      req.resume()
-      if (!principal) throw new ProxyError(401, { kind: 'unauthorized', field: 'session', message: 'Sign in first.' })
-      throw new ProxyError(403, { kind: 'forbidden', message: 'Only an admin may do this.' })
+  let routing: ((req: IncomingMessage, res: ServerResponse) => void) | undefined
+  const app = fastify({
+    logger: false,
+    // The table's routes answer exactly what they declare: HEAD only where a row says so, a path
+    // as sent (no trailing-slash or duplicate-slash folding), a parameter as long as a target.
+    exposeHeadRoutes: false,
+    // Closing cuts every connection at once (as before); a request that slips in meanwhile is
+    // answered as usual rather than with Fastify's own 503 body, which is not the envelope.
+    return503OnClosing: false,
+    forceCloseConnections: true,
+    routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: MAX_TARGET_CHARS, caseSensitive: true },
+    serverFactory: (fastifyHandler) => {
+      const server: Server = createServer(
+        {
+          // Slow-header clients (slowloris) are cut off; Node checks these on connectionsCheckingInterval.
+          headersTimeout: deps.headersTimeoutMs ?? 10_000,
+          requestTimeout: 30_000,
+          connectionsCheckingInterval: Math.min(1_000, deps.headersTimeoutMs ?? 1_000),
+        },
+        (req, res) => handler(req, res),
+      )
+      server.keepAliveTimeout = 5_000
+      routing = fastifyHandler
+      return server
+    },
+    // The router could not take the URL (a percent-escape that does not decode): the target check says why.
+    frameworkErrors: (err, request, reply) => {
+      reply.hijack()
+      const problem = targetProblem(request.raw.url ?? '/')
+      if (problem) closeAfter.add(problem)
+      fail(request.raw, reply.raw, problem ?? err)
+    },
+    // Node's own answers to a request it could not parse (400, 431 headers too large, 408 too slow), with the envelope.
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => {
+      const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+      if (err.code !== 'ECONNRESET' && socket.writable && !pending?.headersSent) {
+        const [status, reason, message] =
+          err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? [408, 'Request Timeout', 'The request took too long to arrive.']
+            : err.code === 'HPE_HEADER_OVERFLOW'
+              ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
+              : [400, 'Bad Request', 'The request is not valid HTTP.']
+        const body = JSON.stringify({ error: { kind: 'invalid_request', message } })
+        socket.end(
+          `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        )
+      }
+      socket.destroy()
+    },
+  })
+  // The handlers read their own bodies (one set of limits and codings, http.ts's readBody), so
+  // Fastify is told no method carries a body for it to parse.
+  for (const m of ALL_METHODS) app.addHttpMethod(m, { hasBody: false, overrideExisting: true })
+
+  // The request target, the Host header and, for /api, the canonical path and where the request comes from.
+  app.addHook('onRequest', async (request) => {
+    const req = request.raw
+    const rawUrl = req.url ?? '/'
+    const problem = targetProblem(rawUrl) ?? hostProblem(req)
+    if (problem) {
+      closeAfter.add(problem)
+      throw problem
     }
+    const path = pathOf(rawUrl)
+    if (!isApi(path)) return
+    const refused = canonicalPathProblem(path) ?? originProblem(req, allowedHostnames)
+    if (refused) throw refused
+    // The route that runs is the path that was sent: the framework's router ends a path at `#`.
+    const route = request.routeOptions.config as Partial<RouteConfig>
+    if (route.pattern !== undefined && !paramsFor(route.pattern, path)) throw notFound(path)
+  })
+
+  const notFound = (path: string) =>
+    new ProxyError(404, { kind: 'not_found', field: 'path', message: `There is no API at ${path.slice(0, 80)}.` })
+
+  /** The row's access level, enforced before its handler runs. */
+  const access =
+    (spec: RouteSpec): onRequestAsyncHookHandler =>
+    async (request, reply) => {
+      const req = request.raw
+      const principal = gate ? await gate.identify(req) : LOCAL_ADMIN
+      if (!allows(principal?.role ?? null, spec.access)) {
+        req.resume()
+        if (!principal) throw new ProxyError(401, { kind: 'unauthorized', field: 'session', message: 'Sign in first.' })
+        throw new ProxyError(403, { kind: 'forbidden', message: 'Only an admin may do this.' })
+      }
+      const state: RequestState = { principal, logged: false }
+      states.set(req, state)
+      if (spec.reads) requireLoggedRead(reply.raw, spec, state)
+    }
+
+  function contextFor(request: FastifyRequest, spec: RouteSpec, state: RequestState): RequestContext {
+    const req = request.raw
+    const { principal } = state
     // Behind a trusted reverse proxy the gate knows the real client's address; else the socket's.
     const address = gate?.clientAddress?.(req) ?? req.socket.remoteAddress ?? ''
-    let logged = false
-    const ctx: RequestContext = {
+    return {
       principal,
       address,
       audit: (action, details) => {
@@ -151,8 +276,8 @@ export function createApp(config: Config, deps: AppDeps): Handler {
         }
       },
       logRead: async (details, action) => {
-        const name = action ?? route.reads
-        if (!name) throw new Error(`${route.method} ${route.path} declares no read`)
+        const name = action ?? spec.reads
+        if (!name) throw new Error(`${spec.method} ${spec.path} declares no read`)
         if (gate) {
           try {
             await gate.recordRead(principal, address, name, details)
@@ -164,62 +289,102 @@ export function createApp(config: Config, deps: AppDeps): Handler {
             })
           }
         }
-        logged = true
+        state.logged = true
       },
     }
-    if (route.reads) requireLoggedRead(res, route, () => logged)
-    // The URL base is fixed, never the Host header; the path was matched as sent.
-    await route.handle(req, res, new URL(rawUrl, 'http://localhost'), ctx, params)
   }
 
-  function api(req: IncomingMessage, res: ServerResponse, rawUrl: string, path: string) {
-    const refused = canonicalPathProblem(path) ?? originProblem(req, allowedHostnames)
-    if (refused) throw refused
-    const found = router.match(req.method ?? '', path)
-    if (!found) throw new ProxyError(404, { kind: 'not_found', field: 'path', message: `There is no API at ${path.slice(0, 80)}.` })
-    if ('allow' in found) {
-      req.resume()
-      return sendError(
-        res,
-        new ProxyError(405, {
-          kind: 'invalid_request',
-          field: 'method',
-          message: `Use ${found.allow.join(' or ')} for ${path.slice(0, 80)}.`,
-        }),
-        { allow: found.allow.join(', ') },
-      )
-    }
-    return run(req, res, rawUrl, found.match)
+  // One Fastify route per row of the table.
+  for (const spec of routes) {
+    const config: RouteConfig = { spec, pattern: spec.path }
+    app.route({
+      method: methodsOf(spec),
+      url: spec.path,
+      config,
+      onRequest: access(spec),
+      handler: (request, reply) => {
+        // The row's handler answers on the raw response itself (streams, compression, the envelope).
+        reply.hijack()
+        const req = request.raw
+        const res = reply.raw
+        const rawUrl = req.url ?? '/'
+        const state = states.get(req) ?? { principal: null, logged: false }
+        const params = paramsFor(spec.path, pathOf(rawUrl)) ?? {}
+        try {
+          // The URL base is fixed, never the Host header; the path was matched as sent.
+          spec
+            .handle(req, res, new URL(rawUrl, 'http://localhost'), contextFor(request, spec, state), params)
+            .catch((err: unknown) => fail(req, res, err))
+        } catch (err) {
+          fail(req, res, err)
+        }
+      },
+    })
   }
+
+  // A declared path with a method its rows do not take: 405 naming the ones they do.
+  for (const [path, allow] of allowedByPath(routes)) {
+    const others = ALL_METHODS.filter((m) => !allow.includes(m))
+    const config: RouteConfig = { allow, pattern: path }
+    app.route({
+      method: others,
+      url: path,
+      config,
+      handler: (request, reply) => {
+        reply.hijack()
+        request.raw.resume()
+        sendError(
+          reply.raw,
+          new ProxyError(405, { kind: 'invalid_request', field: 'method', message: `Use ${allow.join(' or ')} for ${path.slice(0, 80)}.` }),
+          { allow: allow.join(', ') },
+        )
+      },
+    })
+  }
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.hijack()
+    const req = request.raw
+    const res = reply.raw
+    const path = pathOf(req.url ?? '/')
+    if (isApi(path)) return fail(req, res, notFound(path))
+    if (serveStatic) return serveStatic(req, res)
+    sendJson(res, 404, { error: { kind: 'not_found', message: 'Not found.' } })
+  })
+
+  app.setErrorHandler((err, request, reply) => {
+    reply.hijack()
+    fail(request.raw, reply.raw, err)
+  })
+
+  let ready = false
+  const readying = Promise.resolve(app.ready()).then(() => {
+    ready = true
+  })
+  // A table Fastify cannot build shows at start (server.ts awaits listen); a request meanwhile gets the envelope.
+  readying.catch(() => undefined)
 
   const handler = (req: IncomingMessage, res: ServerResponse, next?: () => void) => {
     const started = performance.now()
     const rawUrl = req.url ?? '/'
+    if (next && !serveStatic && !isApi(pathOf(rawUrl))) return next()
     res.on('finish', () => {
       // Method, path and status only: bodies carry customer data and the response never holds credentials.
       if (!log) return
       const note = notes.get(res)
       try {
         log(
-          `${loggable(req.method ?? '', 16)} ${loggable(rawUrl.split('?')[0] ?? '')} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms${note ? ` (${note})` : ''}`,
+          `${loggable(req.method ?? '', 16)} ${loggable(pathOf(rawUrl))} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms${note ? ` (${note})` : ''}`,
         )
       } catch {
         // A failing log sink (a closed pipe) must not take the server down from inside an event handler.
       }
     })
-    guard(req, res, () => {
-      const problem = targetProblem(rawUrl) ?? hostProblem(req)
-      if (problem) {
-        // A malformed request says nothing good about what follows on this connection (nginx closes too).
-        req.resume()
-        return sendError(res, problem, { connection: 'close' })
-      }
-      const path = rawUrl.split('?')[0] ?? '/'
-      if (path === '/api' || path.startsWith('/api/')) return api(req, res, rawUrl, path)
-      if (serveStatic) return serveStatic(req, res)
-      if (next) return next()
-      sendJson(res, 404, { error: { kind: 'not_found', message: 'Not found.' } })
-    })
+    if (ready && routing) return routing(req, res)
+    readying.then(
+      () => routing?.(req, res),
+      (err: unknown) => fail(req, res, err),
+    )
   }
-  return Object.assign(handler, { routes: router.routes })
+  return Object.assign(handler, { routes, fastify: app })
 }

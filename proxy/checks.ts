@@ -42,6 +42,29 @@ export function targetProblem(rawUrl: string): ProxyError | undefined {
   return undefined
 }
 
+/** Unreserved characters (RFC 3986 §2.3) have one spelling: percent-encoding one is refused. */
+const ENCODED_UNRESERVED = /%(?:[46][1-9a-f]|[57][0-9a]|3[0-9]|2d|2e|5f|7e)/i
+
+/**
+ * Refuses an /api path (no query) that is not in its one canonical form. Run after
+ * targetProblem, which has already refused `..`, `//`, encoded dots/slashes, controls and
+ * non-ASCII; this adds what a router must not let two spellings mean. The router matches the
+ * path as sent, with no second lookup by a normalised path, so spellings that other software
+ * would read as the same path (`/./`, `%65xport`, `;params`, a trailing slash) are refused before
+ * their route's access level is looked at (RFC 3986 §6.2.2: a server that normalises in one place
+ * and routes in another can be made to disagree with itself).
+ */
+export function canonicalPathProblem(path: string): ProxyError | undefined {
+  const bad = (why: string) =>
+    new ProxyError(400, { kind: 'invalid_request', field: 'path', message: `Bad path: ${why}. Use the path exactly as the app writes it.` })
+  const segments = path.split('/').slice(1)
+  if (segments.some((s) => s === '.')) return bad('dot segments ("/./") are not accepted')
+  if (path.length > 1 && path.endsWith('/')) return bad('a trailing slash is not accepted')
+  if (path.includes(';')) return bad('path parameters (";") are not accepted')
+  if (ENCODED_UNRESERVED.test(path)) return bad('letters, digits and "-._~" must not be percent-encoded')
+  return undefined
+}
+
 const HOST_RE =
   /^(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?|\[[0-9a-f:.]{2,45}\])(?::(\d{1,5}))?$/i
 

@@ -1,32 +1,55 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AccessGate, RouteSpec } from './http-types.ts'
 import { sendJson } from './http.ts'
-import { canonicalPathProblem, createRouter } from './router.ts'
-import { proxyFor, sendRaw, stubUpstream } from './test-helpers.ts'
+import { canonicalPathProblem } from './checks.ts'
+import { checkRouteTable } from './route-table.ts'
+import { proxyFor, sendRaw, simStack, stubUpstream } from './test-helpers.ts'
 
 const ok: RouteSpec['handle'] = async (_req, res) => sendJson(res, 200, { ok: true })
 
 describe('the router', () => {
   it('refuses a table that declares a route twice or a read with no action name', () => {
     const r: RouteSpec = { method: 'GET', path: '/api/x', access: 'public', reads: null, handle: ok }
-    expect(() => createRouter([r, r])).toThrow(/declared twice/)
-    expect(() => createRouter([{ ...r, reads: 'Not An Action' }])).toThrow(/access-log action/)
-    expect(() => createRouter([{ ...r, path: '/api/X' }])).toThrow(/lower-case/)
+    expect(() => checkRouteTable([r, r])).toThrow(/declared twice/)
+    expect(() => checkRouteTable([{ ...r, reads: 'Not An Action' }])).toThrow(/access-log action/)
+    expect(() => checkRouteTable([{ ...r, path: '/api/X' }])).toThrow(/lower-case/)
   })
 
-  it('matches exactly, names the allowed methods, and prefers fixed segments to parameters', () => {
-    const router = createRouter([
-      { method: 'GET', path: '/api/u', access: 'public', reads: null, handle: ok },
-      { method: 'POST', path: '/api/u/:name', access: 'public', reads: null, handle: ok },
-      { method: 'POST', path: '/api/u/all', access: 'public', reads: null, handle: ok },
-    ])
-    expect(router.match('GET', '/api/u/')).toBeNull()
-    expect(router.match('GET', '/api/uu')).toBeNull()
-    expect(router.match('DELETE', '/api/u')).toEqual({ allow: ['GET'] })
-    const all = router.match('POST', '/api/u/all')
-    expect(all && 'match' in all ? all.match.route.path : null).toBe('/api/u/all')
-    const named = router.match('POST', '/api/u/a%20b')
-    expect(named && 'match' in named ? named.match.params : null).toEqual({ name: 'a b' })
+  describe('on the server', () => {
+    let up: Awaited<ReturnType<typeof stubUpstream>>
+    let proxy: Awaited<ReturnType<typeof proxyFor>>
+    const named: RouteSpec['handle'] = async (_req, res, _url, _ctx, params) => sendJson(res, 200, { params })
+    beforeAll(async () => {
+      up = await stubUpstream((_q, res) => res.end('{}'))
+      proxy = await proxyFor(
+        up.url,
+        {},
+        {
+          routes: [
+            { method: 'GET', path: '/api/u', access: 'public', reads: null, handle: ok },
+            { method: 'POST', path: '/api/u/:name', access: 'public', reads: null, handle: named },
+            { method: 'POST', path: '/api/u/all', access: 'public', reads: null, handle: ok },
+          ],
+        },
+      )
+    })
+    afterAll(async () => {
+      await proxy.close()
+      await up.close()
+    })
+    const send = (method: string, path: string) =>
+      sendRaw(proxy.port, `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`)
+
+    it('matches exactly, names the allowed methods, and prefers fixed segments to parameters', async () => {
+      expect((await send('GET', '/api/u/')).status).toBe(400)
+      expect((await send('GET', '/api/uu')).status).toBe(404)
+      expect((await send('GET', '/api/u#x')).status).toBe(404)
+      const wrong = await send('DELETE', '/api/u')
+      expect(wrong.status).toBe(405)
+      expect(wrong.head).toMatch(/\r\nallow: GET\r\n/i)
+      expect(JSON.parse((await send('POST', '/api/u/all')).body.toString())).toEqual({ ok: true })
+      expect(JSON.parse((await send('POST', '/api/u/a%20b')).body.toString())).toEqual({ params: { name: 'a b' } })
+    })
   })
 
   it.each(['/api/./x', '/api/x/', '/api/x;a=1', '/api/%78', '/api/%2D', '/api/a%7Eb'])('refuses the non-canonical %s', (path) => {
@@ -86,5 +109,36 @@ describe('a read route fails closed', () => {
     expect(refused.body.toString()).toMatch(/access log could not record/)
     logWorks = true
     expect((await get('/api/careful')).status).toBe(200)
+  })
+})
+
+describe("the framework's own refusals", () => {
+  let stack: Awaited<ReturnType<typeof simStack>>
+  beforeAll(async () => {
+    stack = await simStack()
+  }, 30_000)
+  afterAll(async () => {
+    await stack.close()
+  })
+  const envelope = (body: Buffer) => (JSON.parse(body.toString()) as { error: { kind: string; message: string } }).error
+
+  it('answers a URL the router cannot decode, and a request Node cannot parse, in the envelope, and stays up', async () => {
+    for (const target of ['/%zz', '/api/meta%zz', '/api/auth/users/%E2%82']) {
+      const r = await sendRaw(stack.port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)
+      expect(r.status).toBe(400)
+      expect(envelope(r.body).kind).toBe('invalid_request')
+    }
+    const garbage = await sendRaw(stack.port, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n')
+    expect(garbage.status).toBe(400)
+    expect(envelope(garbage.body).kind).toBe('invalid_request')
+    const meta = await sendRaw(stack.port, 'GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+    expect(meta.status).toBe(200)
+  })
+
+  it('answers a method no row declares, even one Fastify does not route by default, with 405 and Allow', async () => {
+    const r = await sendRaw(stack.port, 'PROPFIND /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+    expect(r.status).toBe(405)
+    expect(r.head).toMatch(/\r\nallow: GET, HEAD\r\n/i)
+    expect(envelope(r.body).message).toBe('Use GET or HEAD for /api/meta.')
   })
 })

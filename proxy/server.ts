@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -54,12 +54,13 @@ export function composeApp(
   forwarder: Forwarder,
   upstreamBaseUrl: string,
   rooms: AppRooms | undefined,
-  opts: Pick<StartOptions, 'staticDir' | 'log' | 'routes' | 'gate' | 'meta'> = {},
+  opts: Pick<StartOptions, 'staticDir' | 'log' | 'routes' | 'gate' | 'meta' | 'headersTimeoutMs'> = {},
 ) {
   return createApp(config, {
     forwarder,
     staticDir: opts.staticDir,
     log: opts.log,
+    headersTimeoutMs: opts.headersTimeoutMs,
     routes: [
       ...(opts.routes ?? []),
       ...(rooms?.routes ?? []),
@@ -131,21 +132,17 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     await resolved.close()
     throw err
   }
-  const handler = composeApp(config, forwarder, upstream.baseUrl, rooms, opts)
-  const server = createServer(
-    {
-      // Slow-header clients (slowloris) are cut off; Node checks these on connectionsCheckingInterval.
-      headersTimeout: opts.headersTimeoutMs ?? 10_000,
-      requestTimeout: 30_000,
-      connectionsCheckingInterval: Math.min(1_000, opts.headersTimeoutMs ?? 1_000),
-    },
-    (req, res) => handler(req, res),
-  )
-  server.keepAliveTimeout = 5_000
-  await new Promise<void>((ok, fail) => {
-    server.once('error', fail)
-    server.listen(config.port, config.host, () => ok())
-  })
+  const app = composeApp(config, forwarder, upstream.baseUrl, rooms, opts)
+  try {
+    await app.fastify.listen({ port: config.port, host: config.host })
+  } catch (err) {
+    await app.fastify.close()
+    await rooms?.close()
+    await forwarder.close()
+    await resolved.close()
+    throw err
+  }
+  const server = app.fastify.server
   const addr = server.address() as AddressInfo
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
   return {
@@ -153,12 +150,10 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     url: `http://${host}:${addr.port}`,
     upstreamLabel,
     forwarder,
-    routes: handler.routes,
+    routes: app.routes,
     close: async () => {
-      await new Promise<void>((ok) => {
-        server.close(() => ok())
-        server.closeAllConnections()
-      })
+      // Fastify stops accepting, answers what arrives meanwhile with 503 and closes every connection.
+      await app.fastify.close()
       await rooms?.close()
       await forwarder.close()
       await resolved.close()

@@ -1,5 +1,14 @@
-import { useTable, type ColumnDef, type ColumnVisibilityState, type RowData, type SortingState, type Updater } from '@tanstack/react-table'
-import { useId, useMemo, useRef } from 'react'
+import {
+  useTable,
+  type ColumnDef,
+  type ColumnVisibilityState,
+  type Header,
+  type Row,
+  type RowData,
+  type SortingState,
+  type Updater,
+} from '@tanstack/react-table'
+import { useId, useMemo, useRef, type ReactNode } from 'react'
 import { TableSkeleton } from '../empty-state'
 import { CardList } from './card-list'
 import { renderCell } from './cell'
@@ -170,34 +179,9 @@ export function VirtualTable<TData extends RowData>({
         <thead className="sticky top-0 z-10 bg-slate-100">
           {headerGroups.map((group) => (
             <tr key={group.id} aria-rowindex={1}>
-              {group.headers.map((header) => {
-                const sorted = header.column.getIsSorted()
-                const canSort = header.column.getCanSort()
-                const title = <table.FlexRender header={header} />
-                return (
-                  <th
-                    key={header.id}
-                    scope="col"
-                    className="border-b border-slate-300 px-2 py-2 text-left font-semibold text-slate-800"
-                    aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : canSort ? 'none' : undefined}
-                  >
-                    {canSort ? (
-                      <button
-                        type="button"
-                        className="inline-flex min-h-6 items-center gap-1 rounded hover:underline"
-                        onClick={header.column.getToggleSortingHandler()}
-                      >
-                        {title}
-                        <span aria-hidden="true" className="text-slate-600 print:hidden">
-                          {sorted === 'asc' ? '▲' : sorted === 'desc' ? '▼' : '↕'}
-                        </span>
-                      </button>
-                    ) : (
-                      title
-                    )}
-                  </th>
-                )
-              })}
+              {group.headers.map((header) => (
+                <HeaderCell key={header.id} header={header} title={<table.FlexRender header={header} />} />
+              ))}
             </tr>
           ))}
         </thead>
@@ -214,39 +198,16 @@ export function VirtualTable<TData extends RowData>({
               <td colSpan={leafCount} style={{ height: top, padding: 0, border: 0 }} />
             </tr>
           )}
-          {tableRows.map((row, i) => {
-            const index = first + i
-            return (
-              <tr
-                key={row.id}
-                data-index={index}
-                ref={dynamic ? measuredRows.measure : undefined}
-                aria-rowindex={index + 2}
-                className="border-b border-slate-100 align-top hover:bg-blue-50/40"
-                style={dynamic ? undefined : { height: estimateRowHeight }}
-              >
-                {row.getVisibleCells().map((cell) => (
-                  <td
-                    key={cell.id}
-                    data-col={cell.column.id}
-                    className={`overflow-hidden px-2 py-1.5 break-words ${cell.column.columnDef.meta?.cellClass ?? ''}`}
-                  >
-                    {compact && cell.column.columnDef.meta?.card === 'details' ? (
-                      <details>
-                        <summary className="min-h-6 cursor-pointer text-xs text-blue-800">
-                          Show
-                          <span className="sr-only"> {cardLabel(cell.column.columnDef)}</span>
-                        </summary>
-                        {renderCell(cell)}
-                      </details>
-                    ) : (
-                      renderCell(cell)
-                    )}
-                  </td>
-                ))}
-              </tr>
-            )
-          })}
+          {tableRows.map((row, i) => (
+            <BodyRow
+              key={row.id}
+              row={row}
+              index={first + i}
+              measure={dynamic ? measuredRows.measure : undefined}
+              height={dynamic ? undefined : estimateRowHeight}
+              compact={compact}
+            />
+          ))}
           {bottom > 0 && (
             <tr aria-hidden="true">
               <td colSpan={leafCount} style={{ height: bottom, padding: 0, border: 0 }} />
@@ -255,6 +216,83 @@ export function VirtualTable<TData extends RowData>({
         </tbody>
       </table>
     </ScrollRegion>
+  )
+}
+
+/** A column header: a sort button where the column sorts, and aria-sort saying how it is sorted. */
+function HeaderCell<TData extends RowData>({ header, title }: { header: Header<Features, TData, unknown>; title: ReactNode }) {
+  const sorted = header.column.getIsSorted()
+  const canSort = header.column.getCanSort()
+  return (
+    <th
+      scope="col"
+      className="border-b border-slate-300 px-2 py-2 text-left font-semibold text-slate-800"
+      aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : canSort ? 'none' : undefined}
+    >
+      {canSort ? (
+        <button
+          type="button"
+          className="inline-flex min-h-6 items-center gap-1 rounded hover:underline"
+          onClick={header.column.getToggleSortingHandler()}
+        >
+          {title}
+          <span aria-hidden="true" className="text-slate-600 print:hidden">
+            {sorted === 'asc' ? '▲' : sorted === 'desc' ? '▼' : '↕'}
+          </span>
+        </button>
+      ) : (
+        title
+      )}
+    </th>
+  )
+}
+
+/**
+ * One rendered row at its place in the whole set (aria-rowindex counts the header row as 1).
+ * `measure` is the virtualizer's, for rows that grow with their content; else the row has its fixed height.
+ * In a compact layout `details` columns fold into a disclosure, so the message body gets the room.
+ */
+function BodyRow<TData extends RowData>({
+  row,
+  index,
+  measure,
+  height,
+  compact,
+}: {
+  row: Row<Features, TData>
+  index: number
+  measure: ((el: Element | null) => void) | undefined
+  height: number | undefined
+  compact: boolean
+}) {
+  return (
+    <tr
+      data-index={index}
+      ref={measure}
+      aria-rowindex={index + 2}
+      className="border-b border-slate-100 align-top hover:bg-blue-50/40"
+      style={height === undefined ? undefined : { height }}
+    >
+      {row.getVisibleCells().map((cell) => (
+        <td
+          key={cell.id}
+          data-col={cell.column.id}
+          className={`overflow-hidden px-2 py-1.5 break-words ${cell.column.columnDef.meta?.cellClass ?? ''}`}
+        >
+          {compact && cell.column.columnDef.meta?.card === 'details' ? (
+            <details>
+              <summary className="min-h-6 cursor-pointer text-xs text-blue-800">
+                Show
+                <span className="sr-only"> {cardLabel(cell.column.columnDef)}</span>
+              </summary>
+              {renderCell(cell)}
+            </details>
+          ) : (
+            renderCell(cell)
+          )}
+        </td>
+      ))}
+    </tr>
   )
 }
 

@@ -11,8 +11,10 @@ import { isRealDay } from './upstream-values.ts'
  */
 
 export const VIEW_PATHS = {
-  /** GET {tz?: IANA zone of the browser} → ViewList, each view with its count of new matches. */
+  /** GET → ViewList: your views and those shared with the team (no customer data: not a logged read). */
   list: '/api/views',
+  /** GET {tz?: IANA zone of the browser} → ViewCounts: each view's new matches (a logged read). */
+  counts: '/api/views/counts',
   /** POST {name, shared, query, range} → 201 {view}. */
   create: '/api/views',
   /** POST {id, name} → {view}: the owner renames. */
@@ -53,15 +55,18 @@ export interface SavedView {
   createdAt: string
   /** When the caller last opened it; null when never. */
   lastOpenedAt: string | null
-  /**
-   * Matching messages the index stored after the caller last opened it (all matches when never
-   * opened); null when not counted (index off, or the count took too long).
-   */
-  newMatches: number | null
 }
 
 export interface ViewList {
   views: SavedView[]
+}
+
+export interface ViewCounts {
+  /**
+   * Per view: the matching messages the index stored after the caller last opened it (every
+   * match when never opened); null when not counted (index off, or the count took too long).
+   */
+  counts: Array<{ id: string; newMatches: number | null }>
 }
 
 const DAY_MS = 86_400_000

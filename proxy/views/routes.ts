@@ -23,8 +23,9 @@ import { countMatches, dataVersion, resolveParties, whereOf } from '../index/que
 
 /**
  * Saved views (contract/saved-views.ts): a Search page query kept by name, private or shared,
- * and when each person last opened it. Listing counts each view's new matches, which shows
- * customer data, so the list declares a read and logs it; the changes are audited.
+ * and when each person last opened it. The counts of new matches show customer data, so their
+ * route declares a read and logs it; the list itself does not (someone with no views leaves no
+ * entry on every page load). The changes are audited.
  */
 
 export interface ViewsDeps {
@@ -141,7 +142,7 @@ type ViewRow = {
 
 const VIEW_COLUMNS = `v.id::text AS id, v.name, v.owner, v.shared, v.query, v.range, v.created_at, o.opened_at`
 
-function toView(r: ViewRow, me: string, count: number | null): SavedView {
+function toView(r: ViewRow, me: string): SavedView {
   return {
     id: r.id,
     name: r.name,
@@ -152,7 +153,6 @@ function toView(r: ViewRow, me: string, count: number | null): SavedView {
     range: r.range,
     createdAt: new Date(r.created_at).toISOString(),
     lastOpenedAt: r.opened_at ? new Date(r.opened_at).toISOString() : null,
-    newMatches: count,
   }
 }
 
@@ -236,20 +236,30 @@ export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
   const now = deps.now ?? Date.now
   const cache = createCache()
 
-  const list: ViewHandler = async (_req, res, url, ctx) => {
-    const p = readQuery(url, ['tz'])
-    const tz = p.get('tz') || 'UTC'
-    if (!isTimeZone(tz)) throw invalid('tz', 'tz must be an IANA time zone such as Europe/Paris or UTC.')
-    const me = owner(ctx)
-    const r = await db.query<ViewRow>(
+  /** The views the caller may see: their own first, then the ones others share. */
+  const visibleRows = (me: string) =>
+    db.query<ViewRow>(
       `SELECT ${VIEW_COLUMNS} FROM saved_views v LEFT JOIN saved_view_opens o ON o.view_id = v.id AND o.user_name = $1
         WHERE v.owner = $1 OR v.shared ORDER BY (v.owner = $1) DESC, lower(v.name), v.id LIMIT ${LIST_MAX}`,
       [me],
     )
+
+  const list: ViewHandler = async (_req, res, url, ctx) => {
+    readQuery(url, [])
+    const me = owner(ctx)
+    sendJson(res, 200, { views: (await visibleRows(me)).rows.map((r) => toView(r, me)) })
+  }
+
+  const counts: ViewHandler = async (_req, res, url, ctx) => {
+    const p = readQuery(url, ['tz'])
+    const tz = p.get('tz') || 'UTC'
+    if (!isTimeZone(tz)) throw invalid('tz', 'tz must be an IANA time zone such as Europe/Paris or UTC.')
+    const me = owner(ctx)
+    const rows = (await visibleRows(me)).rows
     const version = deps.indexOn ? await dataVersion(db) : ''
-    const views: SavedView[] = []
+    const out: Array<{ id: string; newMatches: number | null }> = []
     let counted = 0
-    for (const row of r.rows) {
+    for (const row of rows) {
       let count: number | null = null
       if (deps.indexOn && counted < MAX_COUNTED) {
         counted++
@@ -266,10 +276,10 @@ export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
           }
         }
       }
-      views.push(toView(row, me, count))
+      out.push({ id: row.id, newMatches: count })
     }
-    await ctx.logRead({ views: views.length, counted, tz })
-    sendJson(res, 200, { views })
+    await ctx.logRead({ views: rows.length, counted, tz })
+    sendJson(res, 200, { counts: out })
   }
 
   const create: ViewHandler = async (req, res, url, ctx) => {
@@ -306,7 +316,7 @@ export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
       throw err
     }
     ctx.audit('view.create', { view: row.id, shared })
-    sendJson(res, 201, { view: toView(row, me, 0) })
+    sendJson(res, 201, { view: toView(row, me) })
   }
 
   const rename: ViewHandler = async (req, res, url, ctx) => {
@@ -323,7 +333,7 @@ export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
       throw err
     }
     ctx.audit('view.rename', { view: id })
-    sendJson(res, 200, { view: toView(await visible(db, id, me), me, null) })
+    sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
   }
 
   const remove: ViewHandler = async (req, res, url, ctx) => {
@@ -345,11 +355,12 @@ export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
        ON CONFLICT (view_id, user_name) DO UPDATE SET opened_at = excluded.opened_at`,
       [id, me],
     )
-    sendJson(res, 200, { view: toView(await visible(db, id, me), me, 0) })
+    sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
   }
 
   const ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: ViewHandler }> = [
-    { method: 'GET', path: VIEW_PATHS.list, access: 'signed-in', reads: 'views.list', run: list },
+    { method: 'GET', path: VIEW_PATHS.list, access: 'signed-in', reads: null, run: list },
+    { method: 'GET', path: VIEW_PATHS.counts, access: 'signed-in', reads: 'views.counts', run: counts },
     { method: 'POST', path: VIEW_PATHS.create, access: 'signed-in', reads: null, run: create },
     { method: 'POST', path: VIEW_PATHS.rename, access: 'signed-in', reads: null, run: rename },
     { method: 'POST', path: VIEW_PATHS.delete, access: 'signed-in', reads: null, run: remove },

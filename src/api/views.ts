@@ -19,27 +19,38 @@ const viewWire = z.object({
   range: z.nullable(z.enum(RELATIVE_RANGES)),
   createdAt: z.string(),
   lastOpenedAt: z.nullable(z.string()),
-  newMatches: z.nullable(z.number()),
 })
 export type SavedView = z.infer<typeof viewWire>
 const listWire = z.object({ views: z.array(viewWire) })
 const oneWire = z.object({ view: viewWire })
+const countsWire = z.object({ counts: z.array(z.object({ id: z.string(), newMatches: z.nullable(z.number()) })) })
 
 const WHO = "The Switchboard server's"
 
 /** The browser's own zone: a view whose query shows local time counts its days there. */
 export const browserZone = () => zoneName('local')
 
-export const viewsQuery = (tz: string = browserZone()) =>
+export const viewsQuery = () =>
   queryOptions({
-    queryKey: ['views', tz],
-    queryFn: async ({ signal }) => parseWire(listWire, await getJson(VIEW_PATHS.list, { tz }, signal), WHO).views,
-    // Each list is a logged read (it counts customer messages): not on every focus of the window.
+    queryKey: ['views', 'list'],
+    queryFn: async ({ signal }) => parseWire(listWire, await getJson(VIEW_PATHS.list, {}, signal), WHO).views,
+    staleTime: 30_000,
+  })
+
+/** Each view's new matches by id (null: not counted). The days of a view showing local time are the browser's. */
+export const viewCountsQuery = (tz: string = browserZone()) =>
+  queryOptions({
+    queryKey: ['views', 'counts', tz],
+    queryFn: async ({ signal }) => {
+      const { counts } = parseWire(countsWire, await getJson(VIEW_PATHS.counts, { tz }, signal), WHO)
+      return new Map(counts.map((c) => [c.id, c.newMatches]))
+    },
+    // Each answer is a logged read (it counts customer messages): not on every focus of the window.
     staleTime: 30_000,
     refetchOnWindowFocus: false,
   })
 
-/** Every cached list (any zone), for invalidation after a change. */
+/** The list and every cached count (any zone), for invalidation after a change. */
 export const VIEWS_KEY = ['views'] as const
 
 export async function createView(input: { name: string; shared: boolean; query: string; range: RelativeRange | null }): Promise<SavedView> {

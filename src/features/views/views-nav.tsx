@@ -3,7 +3,7 @@ import { useState, type FormEvent, type MouseEvent } from 'react'
 import { RANGE_LABELS, VIEW_NAME_MAX } from '../../../contract/saved-views'
 import { toApiError } from '../../api/errors'
 import { useMe } from '../../api/me'
-import { deleteView, openView, renameView, viewHref, viewsQuery, VIEWS_KEY, type SavedView } from '../../api/views'
+import { deleteView, openView, renameView, viewCountsQuery, viewHref, viewsQuery, VIEWS_KEY, type SavedView } from '../../api/views'
 import { formatCount } from '../../lib/count'
 import { navigate, useLocationString } from '../../lib/router'
 
@@ -16,6 +16,8 @@ export function SavedViewsNav() {
   const me = useMe().data
   const signedIn = Boolean(me && (me.mode === 'local' || me.user))
   const views = useQuery({ ...viewsQuery(), enabled: signedIn })
+  // Counted (and logged) only when there is something to count.
+  const counts = useQuery({ ...viewCountsQuery(), enabled: signedIn && Boolean(views.data?.length) })
   const client = useQueryClient()
   const here = useLocationString()
   const [managing, setManaging] = useState(false)
@@ -39,6 +41,7 @@ export function SavedViewsNav() {
         <span className="font-semibold text-slate-700">Saved views</span>
         {views.data.map((v) => {
           const href = viewHref(v)
+          const fresh = counts.data?.get(v.id) ?? null
           return (
             <a
               key={v.id}
@@ -49,9 +52,9 @@ export function SavedViewsNav() {
             >
               {v.name}
               {v.mine ? null : <span className="text-slate-600"> ({v.owner})</span>}
-              {v.newMatches === null ? null : v.newMatches > 0 ? (
+              {fresh === null ? null : fresh > 0 ? (
                 <span className="ml-1 rounded bg-blue-100 px-1.5 text-xs font-semibold text-blue-900 tabular-nums">
-                  {formatCount(v.newMatches)} new
+                  {formatCount(fresh)} new
                 </span>
               ) : (
                 <span className="sr-only">, no new matches</span>

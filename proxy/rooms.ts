@@ -9,6 +9,7 @@ import type { Forwarder } from './forward.ts'
 import type { AccessGate, RouteSpec } from './http-types.ts'
 import { parseIndexConfigResult, type IndexConfig } from './index/config.ts'
 import { createIndex, type MessageIndex } from './index/routes.ts'
+import { viewsRoutes } from './views/routes.ts'
 
 /**
  * The rooms behind the upstream proxy: one database (PGlite under DATA_DIR, or DATABASE_URL),
@@ -85,7 +86,11 @@ export async function openRooms(
       db,
       index,
       access,
-      routes: [...index.routes, ...deskRoutes(index.syncer ? index.db : null)],
+      routes: [
+        ...index.routes,
+        ...deskRoutes(index.syncer ? index.db : null),
+        ...viewsRoutes(db, { indexOn: index.syncer !== null, now: deps.now }),
+      ],
       onHistoryServed: idx.onHistoryViewed,
       gate,
       meta: () => ({ ...idx.meta(), ...access.meta() }),

@@ -3,6 +3,7 @@ import { lazyPage } from './lazy-page'
 import { setSessionLostHandler } from '../api/client'
 import { useExportJobs } from '../api/export-store'
 import { NumbersPage } from '../features/numbers/numbers-page'
+import { SavedViewsNav } from '../features/views/views-nav'
 import { paths } from '../lib/paths'
 import { chartsSearch, historySearch, messageSearch, parseSearch, searchSearch, threadSearch } from '../lib/route-params'
 import { Link, navigate, useLocation } from '../lib/router'
@@ -160,6 +161,7 @@ export function App() {
             ) : null}
           </div>
         </div>
+        <SavedViewsNav />
       </header>
       <main id="main" className="mx-auto max-w-7xl px-4 py-4" tabIndex={-1}>
         <Suspense fallback={<p role="status">Loading…</p>}>

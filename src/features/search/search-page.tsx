@@ -18,6 +18,7 @@ import type { SearchSearch } from '../../lib/route-params'
 import { useSetParams } from '../../lib/router'
 import { SEARCH_COLUMNS } from './columns'
 import { NoMatches } from './no-matches'
+import { SaveView } from './save-view'
 import { useDebouncedParam } from './use-debounced-param'
 
 const rowId = (m: IndexedRow) => m.key
@@ -198,6 +199,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
           </div>
           <p className="text-xs text-slate-700">No numbers picked means all numbers. From and To are whole days in {zoneLabel(zone)}.</p>
         </form>
+        <SaveView search={search} />
 
         {index.loading ? (
           <TableSkeleton label="Checking the message index" />

@@ -1,0 +1,370 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import {
+  RELATIVE_RANGES,
+  SEARCH_KEYS,
+  VIEW_NAME_MAX,
+  VIEW_PATHS,
+  VIEW_QUERY_MAX,
+  VIEWS_PER_OWNER,
+  daysBefore,
+  isTimeZone,
+  resolveRange,
+  startOfDayIn,
+  type RelativeRange,
+  type SavedView,
+} from '../../contract/saved-views.ts'
+import { isRealDay } from '../../contract/upstream-values.ts'
+import type { Db, Queryable } from '../db/types.ts'
+import { ProxyError, invalid } from '../errors.ts'
+import { readJsonBody, readQuery, safeFieldName, sendJson } from '../http.ts'
+import type { RequestContext, RouteSpec } from '../http-types.ts'
+import { parseFilters, type Filters } from '../index/params.ts'
+import { countMatches, dataVersion, resolveParties, whereOf } from '../index/queries.ts'
+
+/**
+ * Saved views (contract/saved-views.ts): a Search page query kept by name, private or shared,
+ * and when each person last opened it. The counts of new matches show customer data, so their
+ * route declares a read and logs it; the list itself does not (someone with no views leaves no
+ * entry on every page load). The changes are audited.
+ */
+
+export interface ViewsDeps {
+  /** Whether the index answers searches (INDEX=on); off, no view is counted. */
+  indexOn: boolean
+  /** The clock relative ranges are resolved on (the team-access clock, which tests move). */
+  now?: () => number
+}
+
+/** Views counted per list: the rest say "not counted" rather than hold the navigation up. */
+const MAX_COUNTED = 50
+const LIST_MAX = 500
+
+type SearchKey = (typeof SEARCH_KEYS)[number]
+
+/** A saved query, checked: its canonical string, the filters without dates, and its days and zone. */
+export interface ParsedQuery {
+  query: string
+  filters: Filters
+  from: string | null
+  to: string | null
+  zone: 'local' | 'utc'
+}
+
+/** The index's parameter names for the Search page's (only `dir` differs). */
+const INDEX_NAME: Partial<Record<SearchKey, string>> = { dir: 'direction' }
+
+/**
+ * Checks a query string against the Search page's keys and, for the filters, against the
+ * index's own search parameters (proxy/index/params.ts): a view holds only what a search takes.
+ * Problems name the field `query` and the parameter as the page's URL spells it.
+ */
+export function parseViewQuery(raw: unknown, range: RelativeRange | null): ParsedQuery {
+  if (typeof raw !== 'string') throw invalid('query', "query must be the Search page's query string (text such as q=refund&dir=inbound).")
+  const text = raw.startsWith('?') ? raw.slice(1) : raw
+  if (text.length > VIEW_QUERY_MAX) throw invalid('query', `query must be at most ${VIEW_QUERY_MAX} characters.`)
+  const given = new Map<SearchKey, string>()
+  for (const [k, v] of new URLSearchParams(text)) {
+    if (!(SEARCH_KEYS as readonly string[]).includes(k))
+      throw invalid('query', `query: "${safeFieldName(k)}" is not a search parameter (allowed: ${SEARCH_KEYS.join(', ')}).`)
+    if (given.has(k as SearchKey)) throw invalid('query', `query: ${k} is given more than once.`)
+    if (v !== '') given.set(k as SearchKey, v)
+  }
+  const tz = given.get('tz') ?? 'local'
+  if (tz !== 'local' && tz !== 'utc') throw invalid('query', 'query: tz must be local or utc.')
+  for (const k of ['from', 'to'] as const) {
+    const v = given.get(k)
+    if (v !== undefined && !isRealDay(v)) throw invalid('query', `query: ${k} must be a day (YYYY-MM-DD).`)
+  }
+  if (range && (given.has('from') || given.has('to')))
+    throw invalid('range', 'A relative range replaces from and to: leave them out of the query, or choose no range.')
+  const forIndex = new Map<string, string>()
+  for (const [k, v] of given) if (k !== 'tz') forIndex.set(INDEX_NAME[k] ?? k, v)
+  let filters: Filters
+  try {
+    filters = parseFilters(forIndex)
+  } catch (err) {
+    if (!(err instanceof ProxyError)) throw err
+    const page = (Object.entries(INDEX_NAME) as Array<[SearchKey, string]>).find(([, i]) => i === err.body.field)?.[0]
+    throw invalid('query', `query: ${page ? err.body.message.replace(err.body.field ?? '', page) : err.body.message}`)
+  }
+  const canonical = new URLSearchParams()
+  for (const k of SEARCH_KEYS) {
+    const v = given.get(k)
+    if (v !== undefined) canonical.set(k, v)
+  }
+  return {
+    query: canonical.toString(),
+    filters: { ...filters, from: null, toExclusive: null, toInclusive: null },
+    from: given.get('from') ?? null,
+    to: given.get('to') ?? null,
+    zone: tz,
+  }
+}
+
+/** The filters a view searches with now: its days (fixed, or its range resolved) in its zone. */
+export function viewFilters(p: ParsedQuery, range: RelativeRange | null, nowMs: number, browserZone: string): Filters {
+  const zone = p.zone === 'utc' ? 'UTC' : browserZone
+  const days = range ? resolveRange(range, nowMs, zone) : { from: p.from, to: p.to }
+  return {
+    ...p.filters,
+    from: days.from ? new Date(startOfDayIn(days.from, zone)).toISOString() : null,
+    toExclusive: days.to ? new Date(startOfDayIn(daysBefore(days.to, -1), zone)).toISOString() : null,
+    toInclusive: null,
+  }
+}
+
+/**
+ * Matches stored after `since` (every match when never opened). The new ones are found through
+ * indexed_at: its BRIN index reads only the recent part of the table.
+ */
+export async function newMatches(db: Queryable, f: Filters, since: Date | null): Promise<number> {
+  const filters = { ...f }
+  if (!(await resolveParties(db, filters))) return 0
+  if (!since) return countMatches(db, filters)
+  const params: unknown[] = []
+  const where = whereOf(filters, params)
+  params.push(since)
+  where.push(`m.indexed_at > $${params.length}::timestamptz`)
+  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_messages m WHERE ${where.join(' AND ')}`, params)
+  return r.rows[0]?.n ?? 0
+}
+
+type ViewRow = {
+  id: string
+  name: string
+  owner: string
+  shared: boolean
+  query: string
+  range: RelativeRange | null
+  created_at: Date
+  opened_at: Date | null
+}
+
+const VIEW_COLUMNS = `v.id::text AS id, v.name, v.owner, v.shared, v.query, v.range, v.created_at, o.opened_at`
+
+function toView(r: ViewRow, me: string): SavedView {
+  return {
+    id: r.id,
+    name: r.name,
+    owner: r.owner,
+    mine: r.owner === me,
+    shared: r.shared,
+    query: r.query,
+    range: r.range,
+    createdAt: new Date(r.created_at).toISOString(),
+    lastOpenedAt: r.opened_at ? new Date(r.opened_at).toISOString() : null,
+  }
+}
+
+const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/
+
+function nameField(v: unknown): string {
+  if (typeof v !== 'string') throw invalid('name', 'name is required: a name for the view.')
+  const name = v.trim()
+  if (name.length === 0) throw invalid('name', 'name must not be empty.')
+  if (name.length > VIEW_NAME_MAX) throw invalid('name', `name must be at most ${VIEW_NAME_MAX} characters.`)
+  if (!PRINTABLE.test(name)) throw invalid('name', 'name must not contain control characters or line breaks.')
+  return name
+}
+
+function idField(v: unknown): string {
+  const id = typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v
+  if (typeof id !== 'string' || !/^[1-9]\d{0,17}$/.test(id)) throw invalid('id', 'id must be the id of a saved view (a whole number).')
+  return id
+}
+
+function rangeField(v: unknown): RelativeRange | null {
+  if (v === undefined || v === null || v === '') return null
+  if (typeof v !== 'string' || !(RELATIVE_RANGES as readonly string[]).includes(v))
+    throw invalid('range', `range must be one of ${RELATIVE_RANGES.join(', ')}, or null for the query's own days.`)
+  return v as RelativeRange
+}
+
+/** A JSON body with only these fields (an unknown one is refused, naming it). */
+async function bodyWith(req: IncomingMessage, allowed: readonly string[]): Promise<Record<string, unknown>> {
+  const body = await readJsonBody(req)
+  for (const k of Object.keys(body))
+    if (!allowed.includes(k)) throw invalid(safeFieldName(k), `${safeFieldName(k)} is not a field here (allowed: ${allowed.join(', ')}).`)
+  return body
+}
+
+const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23505'
+const duplicate = (name: string) =>
+  new ProxyError(409, { kind: 'invalid_request', field: 'name', message: `You already have a view named "${name}".` })
+const owner = (ctx: RequestContext) => ctx.principal?.name ?? 'local'
+
+/** A view the caller may see (theirs, or shared), else 404 naming the id. */
+async function visible(db: Queryable, id: string, me: string): Promise<ViewRow> {
+  const r = await db.query<ViewRow>(
+    `SELECT ${VIEW_COLUMNS} FROM saved_views v LEFT JOIN saved_view_opens o ON o.view_id = v.id AND o.user_name = $2
+      WHERE v.id = $1::bigint AND (v.owner = $2 OR v.shared)`,
+    [id, me],
+  )
+  const row = r.rows[0]
+  if (!row) throw new ProxyError(404, { kind: 'not_found', field: 'id', message: `There is no saved view ${id} that you can see.` })
+  return row
+}
+
+async function ownView(db: Queryable, id: string, me: string, doing: string): Promise<ViewRow> {
+  const row = await visible(db, id, me)
+  if (row.owner !== me)
+    throw new ProxyError(403, { kind: 'forbidden', field: 'id', message: `Only its owner, ${row.owner}, may ${doing} this view.` })
+  return row
+}
+
+/** Exact counts while the index is unchanged: the navigation asks again on every page. */
+function createCache(max = 500) {
+  const cache = new Map<string, number>()
+  return {
+    get: (k: string) => cache.get(k),
+    set: (k: string, n: number) => {
+      cache.set(k, n)
+      if (cache.size > max) cache.delete(cache.keys().next().value!)
+    },
+  }
+}
+
+type ViewHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: RequestContext,
+  params: Readonly<Record<string, string>>,
+) => Promise<void>
+
+export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
+  const now = deps.now ?? Date.now
+  const cache = createCache()
+
+  /** The views the caller may see: their own first, then the ones others share. */
+  const visibleRows = (me: string) =>
+    db.query<ViewRow>(
+      `SELECT ${VIEW_COLUMNS} FROM saved_views v LEFT JOIN saved_view_opens o ON o.view_id = v.id AND o.user_name = $1
+        WHERE v.owner = $1 OR v.shared ORDER BY (v.owner = $1) DESC, lower(v.name), v.id LIMIT ${LIST_MAX}`,
+      [me],
+    )
+
+  const list: ViewHandler = async (_req, res, url, ctx) => {
+    readQuery(url, [])
+    const me = owner(ctx)
+    sendJson(res, 200, { views: (await visibleRows(me)).rows.map((r) => toView(r, me)) })
+  }
+
+  const counts: ViewHandler = async (_req, res, url, ctx) => {
+    const p = readQuery(url, ['tz'])
+    const tz = p.get('tz') || 'UTC'
+    if (!isTimeZone(tz)) throw invalid('tz', 'tz must be an IANA time zone such as Europe/Paris or UTC.')
+    const me = owner(ctx)
+    const rows = (await visibleRows(me)).rows
+    const version = deps.indexOn ? await dataVersion(db) : ''
+    const out: Array<{ id: string; newMatches: number | null }> = []
+    let counted = 0
+    for (const row of rows) {
+      let count: number | null = null
+      if (deps.indexOn && counted < MAX_COUNTED) {
+        counted++
+        const f = viewFilters(parseViewQuery(row.query, row.range), row.range, now(), tz)
+        const key = `${version}|${JSON.stringify(f)}|${row.opened_at ? new Date(row.opened_at).toISOString() : ''}`
+        count = cache.get(key) ?? null
+        if (count === null) {
+          try {
+            count = await newMatches(db, f, row.opened_at ? new Date(row.opened_at) : null)
+            cache.set(key, count)
+          } catch (err) {
+            // A count too broad for the statement bound is "not counted", not a failed navigation.
+            if ((err as { code?: unknown } | null)?.code !== '57014') throw err
+          }
+        }
+      }
+      out.push({ id: row.id, newMatches: count })
+    }
+    await ctx.logRead({ views: rows.length, counted, tz })
+    sendJson(res, 200, { counts: out })
+  }
+
+  const create: ViewHandler = async (req, res, url, ctx) => {
+    readQuery(url, [])
+    const body = await bodyWith(req, ['name', 'shared', 'query', 'range'])
+    const name = nameField(body.name)
+    if (body.shared !== undefined && typeof body.shared !== 'boolean')
+      throw invalid('shared', 'shared must be true (the whole team sees it) or false (only you).')
+    const shared = body.shared === true
+    const range = rangeField(body.range)
+    const { query } = parseViewQuery(body.query, range)
+    const me = owner(ctx)
+    let row: ViewRow
+    try {
+      row = await db.transaction(async (tx) => {
+        const mine = await tx.query<{ n: number; taken: boolean }>(
+          `SELECT count(*)::int AS n, COALESCE(bool_or(lower(name) = lower($2)), false) AS taken FROM saved_views WHERE owner = $1`,
+          [me, name],
+        )
+        if (mine.rows[0]?.taken) throw duplicate(name)
+        if ((mine.rows[0]?.n ?? 0) >= VIEWS_PER_OWNER)
+          throw invalid('name', `You have ${VIEWS_PER_OWNER} saved views, the most one person may keep: delete one first.`)
+        const ins = await tx.query<{ id: string }>(
+          `INSERT INTO saved_views (owner, name, shared, query, range) VALUES ($1, $2, $3, $4, $5) RETURNING id::text AS id`,
+          [me, name, shared, query, range],
+        )
+        const id = ins.rows[0]!.id
+        // Saving is seeing: the owner's new matches start now.
+        await tx.query(`INSERT INTO saved_view_opens (view_id, user_name, opened_at) VALUES ($1::bigint, $2, now())`, [id, me])
+        return visible(tx, id, me)
+      })
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicate(name)
+      throw err
+    }
+    ctx.audit('view.create', { view: row.id, shared })
+    sendJson(res, 201, { view: toView(row, me) })
+  }
+
+  const rename: ViewHandler = async (req, res, url, ctx) => {
+    readQuery(url, [])
+    const body = await bodyWith(req, ['id', 'name'])
+    const id = idField(body.id)
+    const name = nameField(body.name)
+    const me = owner(ctx)
+    await ownView(db, id, me, 'rename')
+    try {
+      await db.query(`UPDATE saved_views SET name = $2, updated_at = now() WHERE id = $1::bigint`, [id, name])
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicate(name)
+      throw err
+    }
+    ctx.audit('view.rename', { view: id })
+    sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
+  }
+
+  const remove: ViewHandler = async (req, res, url, ctx) => {
+    readQuery(url, [])
+    const id = idField((await bodyWith(req, ['id'])).id)
+    await ownView(db, id, owner(ctx), 'delete')
+    await db.query(`DELETE FROM saved_views WHERE id = $1::bigint`, [id])
+    ctx.audit('view.delete', { view: id })
+    sendJson(res, 200, { deleted: true })
+  }
+
+  const open: ViewHandler = async (req, res, url, ctx) => {
+    readQuery(url, [])
+    const id = idField((await bodyWith(req, ['id'])).id)
+    const me = owner(ctx)
+    await visible(db, id, me)
+    await db.query(
+      `INSERT INTO saved_view_opens (view_id, user_name, opened_at) VALUES ($1::bigint, $2, now())
+       ON CONFLICT (view_id, user_name) DO UPDATE SET opened_at = excluded.opened_at`,
+      [id, me],
+    )
+    sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
+  }
+
+  const ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: ViewHandler }> = [
+    { method: 'GET', path: VIEW_PATHS.list, access: 'signed-in', reads: null, run: list },
+    { method: 'GET', path: VIEW_PATHS.counts, access: 'signed-in', reads: 'views.counts', run: counts },
+    { method: 'POST', path: VIEW_PATHS.create, access: 'signed-in', reads: null, run: create },
+    { method: 'POST', path: VIEW_PATHS.rename, access: 'signed-in', reads: null, run: rename },
+    { method: 'POST', path: VIEW_PATHS.delete, access: 'signed-in', reads: null, run: remove },
+    { method: 'POST', path: VIEW_PATHS.open, access: 'signed-in', reads: null, run: open },
+  ]
+  return ROUTES.map(({ run, ...r }) => ({ ...r, handle: run }))
+}

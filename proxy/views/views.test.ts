@@ -1,0 +1,279 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
+import { addUser } from '../access/users.ts'
+import { call, cookieFrom, TEST_SCRYPT } from '../access/test-stack.ts'
+import { parseConfig } from '../config.ts'
+import { openRooms, roomsConfigIssues, type Rooms } from '../rooms.ts'
+import { composeApp, start, type Running } from '../server.ts'
+import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/dataset.ts'
+import { createSimulator } from '../simulator/simulator.ts'
+import { viewsRoutes } from './routes.ts'
+
+/**
+ * Saved views over HTTP on the real server (team access, the index syncing from the simulator)
+ * on both engines. The expected counts come from the simulator's own rules for the number's
+ * messages (messageAt), not from the server's answers.
+ */
+
+const PASSWORD = 'Plinth-Harbour-Quietly-71'
+const ACCOUNT = makeAccount(DEMO_CREDENTIALS.sysId, DEMO_CREDENTIALS.authToken, 60)
+// 36 messages, the newest at END_MS: "last 7 days" on the clock below takes part of them.
+const DOZENS = ACCOUNT.numbers[3]!
+// The server's clock (relative ranges are resolved on it): 2026-11-26 18:00 UTC, so "last 7 days"
+// (in UTC: from the 20th) takes only the last part of the number's history, which ends at noon on the 20th.
+const NOW = END_MS + 6 * 86_400_000 + 6 * 3_600_000
+
+/** Outbound messages of DOZENS with `added` appended, dated within [from, to). */
+function outboundBetween(added: number, from: number, to: number, seqFrom = 1): number {
+  const total = DOZENS.baseTotal + added
+  let n = 0
+  for (let seq = seqFrom; seq <= total; seq++) {
+    const r = messageAt(DOZENS, seq, total, 'http://sim.invalid', added)
+    const at = Date.parse(`${r.GMTdate.replace(' ', 'T')}Z`)
+    if (r.direction === 'outbound' && at >= from && at < to) n++
+  }
+  return n
+}
+
+describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => {
+  let dir: string
+  let cluster: Cluster | null = null
+  let running: Running
+  let rooms: Rooms
+  let sim: Server
+  let simUrl: string
+  const cookies: Record<string, string> = {}
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sb-views-'))
+    if (engine === 'postgres') cluster = await startCluster()
+    const simulator = createSimulator({ control: true })
+    const listening = await simulator.listen(0, '127.0.0.1')
+    sim = listening.server
+    simUrl = listening.url
+    const env = {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_REQUESTS: '0',
+      ACCESS: 'password',
+      API_BASE_URL: simUrl,
+      API_SYS_ID: DEMO_CREDENTIALS.sysId,
+      API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
+      SYNC_RATE: '0',
+      INDEX_AUTO_SYNC: 'off',
+      ...(cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: join(dir, 'data') }),
+    }
+    const config = parseConfig(env)
+    const cfg = roomsConfigIssues(env, config).config!
+    running = await start(config, {
+      rooms: async (forwarder) => {
+        rooms = await openRooms(cfg, { forwarder, log: () => {}, now: () => NOW })
+        return rooms
+      },
+    })
+    for (const name of ['vic', 'wes']) {
+      await addUser(rooms.db, { name, role: 'viewer', password: PASSWORD }, { now: new Date(NOW), scrypt: TEST_SCRYPT })
+      const r = await call(port(), 'POST', '/api/auth/signin', { json: { name, password: PASSWORD } })
+      expect(r.status).toBe(200)
+      cookies[name] = cookieFrom(r)
+    }
+    await rooms.index.syncer!.request({ number: DOZENS.number, tid: DOZENS.tid })
+    await rooms.index.syncer!.idle()
+  }, 120_000)
+
+  afterAll(async () => {
+    await running?.close()
+    sim?.closeAllConnections()
+    await new Promise<void>((ok) => (sim ? sim.close(() => ok()) : ok()))
+    cluster?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }, 60_000)
+
+  const port = () => Number(new URL(running.url).port)
+  const as = (who: string, method: string, path: string, json?: unknown) =>
+    call(port(), method, path, { headers: { cookie: cookies[who]! }, ...(json === undefined ? {} : { json }) })
+  type View = { id: string; name: string; owner: string; mine: boolean; shared: boolean; newMatches: number | null; query: string }
+  /** The views as the navigation shows them: the list, with the counts (a logged read) beside each. */
+  const list = async (who: string, tz = 'UTC') => {
+    const r = await as(who, 'GET', '/api/views')
+    expect(r.status, r.text).toBe(200)
+    const c = await as(who, 'GET', `/api/views/counts?tz=${encodeURIComponent(tz)}`)
+    expect(c.status, c.text).toBe(200)
+    const counts = new Map((c.json().counts as Array<{ id: string; newMatches: number | null }>).map((x) => [x.id, x.newMatches]))
+    return (r.json().views as View[]).map((v) => ({ ...v, newMatches: counts.get(v.id) }))
+  }
+  // In the page's key order (the server keeps a query in that one spelling).
+  const query = `dir=outbound&numbers=${DOZENS.number}&tz=utc`
+
+  it('refuses a bad view with a message naming the field', async () => {
+    const cases: Array<[unknown, string, RegExp]> = [
+      [{ query }, 'name', /name is required/],
+      [{ name: '   ', query }, 'name', /must not be empty/],
+      [{ name: 'x'.repeat(81), query }, 'name', /at most 80/],
+      [{ name: 'a\nb', query }, 'name', /line breaks/],
+      [{ name: 'v', query: 'colour=red' }, 'query', /"colour" is not a search parameter/],
+      [{ name: 'v', query: 'dir=sideways' }, 'query', /dir must be inbound or outbound/],
+      [{ name: 'v', query: 'status=broken' }, 'query', /status must be/],
+      [{ name: 'v', query: 'from=2026-02-31' }, 'query', /from must be a day/],
+      [{ name: 'v', query: 'from=2026-11-20&to=2026-11-01' }, 'query', /to must not be before from/],
+      [{ name: 'v', query: 'q=a&q=b' }, 'query', /more than once/],
+      [{ name: 'v', query: 'tz=mars' }, 'query', /tz must be local or utc/],
+      [{ name: 'v', query: 42 }, 'query', /query string/],
+      [{ name: 'v', query: 'from=2026-11-01', range: 'last-7-days' }, 'range', /replaces from and to/],
+      [{ name: 'v', query, range: 'last-year' }, 'range', /range must be one of/],
+      [{ name: 'v', query, shared: 'yes' }, 'shared', /shared must be true/],
+      [{ name: 'v', query, owner: 'wes' }, 'owner', /not a field here/],
+    ]
+    for (const [body, field, message] of cases) {
+      const r = await as('vic', 'POST', '/api/views', body)
+      expect(r.status, JSON.stringify(body)).toBe(400)
+      expect(r.json().error?.field, JSON.stringify(body)).toBe(field)
+      expect(r.json().error?.message, JSON.stringify(body)).toMatch(message)
+    }
+    expect(await list('vic')).toEqual([])
+    expect((await as('vic', 'GET', '/api/views/counts?tz=Mars%2FOlympus')).json().error?.field).toBe('tz')
+    expect((await as('vic', 'GET', '/api/views?tz=UTC')).json().error?.field).toBe('tz')
+  })
+
+  it('saves, shares, counts new matches since each person last opened a view, renames and deletes', async () => {
+    const made = await as('vic', 'POST', '/api/views', { name: 'Dozens outbound', shared: true, query, range: 'last-7-days' })
+    expect(made.status, made.text).toBe(201)
+    const id = (made.json().view as View).id
+    expect(made.json().view).toMatchObject({ owner: 'vic', mine: true, shared: true, range: 'last-7-days', query })
+    // One name per owner, compared case-insensitively.
+    const again = await as('vic', 'POST', '/api/views', { name: 'dozens OUTBOUND', query: '' })
+    expect([again.status, again.json().error?.field]).toEqual([409, 'name'])
+    const priv = await as('vic', 'POST', '/api/views', { name: 'Mine only', query: '?q=refund&tz=utc', shared: false })
+    expect(priv.status).toBe(201)
+    const privId = (priv.json().view as View).id
+
+    // Last 7 days on the server's clock, in UTC (the view's tz): 6 days back to the end of today.
+    const from = Date.UTC(2026, 10, 20)
+    const to = Date.UTC(2026, 10, 27)
+    const inRange = outboundBetween(0, from, to)
+    expect(inRange).toBeGreaterThan(0)
+    expect(inRange).toBeLessThan(outboundBetween(0, 0, to))
+
+    // The owner saw them when saving; the teammate has never opened it: every match is new to them.
+    expect((await list('vic')).map((v) => [v.name, v.newMatches])).toEqual([
+      ['Dozens outbound', 0],
+      ['Mine only', 0],
+    ])
+    const wesViews = await list('wes')
+    expect(wesViews.map((v) => [v.name, v.owner, v.mine, v.newMatches])).toEqual([['Dozens outbound', 'vic', false, inRange]])
+
+    // New messages reach the index.
+    const ADDED = 12
+    const r = await fetch(`${simUrl}/__sim/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ number: DOZENS.number, add: ADDED }),
+    })
+    expect(r.ok).toBe(true)
+    await rooms.index.syncer!.request({ number: DOZENS.number, tid: DOZENS.tid })
+    await rooms.index.syncer!.idle()
+    const addedOutbound = outboundBetween(ADDED, from, to, DOZENS.baseTotal + 1)
+    expect(addedOutbound).toBeGreaterThan(0)
+    expect((await list('vic')).find((v) => v.id === id)?.newMatches).toBe(addedOutbound)
+    expect((await list('wes'))[0]?.newMatches).toBe(outboundBetween(ADDED, from, to))
+
+    // Opening marks it for that person only.
+    const opened = await as('wes', 'POST', '/api/views/open', { id })
+    expect(opened.status, opened.text).toBe(200)
+    expect((await list('wes'))[0]?.newMatches).toBe(0)
+    expect((await list('vic')).find((v) => v.id === id)?.newMatches).toBe(addedOutbound)
+    expect((await as('vic', 'POST', '/api/views/open', { id })).status).toBe(200)
+    expect((await list('vic')).find((v) => v.id === id)?.newMatches).toBe(0)
+
+    // Only the owner changes a view; a private one is not there for anyone else.
+    for (const [path, body] of [
+      ['/api/views/rename', { id, name: 'Taken over' }],
+      ['/api/views/delete', { id }],
+    ] as const) {
+      const refused = await as('wes', 'POST', path, body)
+      expect([refused.status, refused.json().error?.field], path).toEqual([403, 'id'])
+      expect(refused.json().error?.message).toContain('Only its owner, vic,')
+    }
+    for (const path of ['/api/views/open', '/api/views/rename', '/api/views/delete']) {
+      const hidden = await as('wes', 'POST', path, path.endsWith('rename') ? { id: privId, name: 'x' } : { id: privId })
+      expect([hidden.status, hidden.json().error?.field], path).toEqual([404, 'id'])
+    }
+    expect((await as('vic', 'POST', '/api/views/open', { id: 'abc' })).json().error?.field).toBe('id')
+    const clash = await as('vic', 'POST', '/api/views/rename', { id, name: 'MINE ONLY' })
+    expect([clash.status, clash.json().error?.field]).toEqual([409, 'name'])
+    const renamed = await as('vic', 'POST', '/api/views/rename', { id, name: 'Outbound, this week' })
+    expect(renamed.status, renamed.text).toBe(200)
+    expect((await list('wes')).map((v) => v.name)).toEqual(['Outbound, this week'])
+    expect((await as('vic', 'POST', '/api/views/delete', { id })).status).toBe(200)
+    expect(await list('wes')).toEqual([])
+    expect((await list('vic')).map((v) => v.name)).toEqual(['Mine only'])
+
+    // Every count is a logged read naming the reader (the bare list is not); the changes are audited.
+    const log = await rooms.db.query<{ actor: string; action: string }>(
+      `SELECT actor, action FROM access_log WHERE action LIKE 'view%' ORDER BY id`,
+    )
+    const actions = log.rows.map((e) => `${e.actor} ${e.action}`)
+    expect(actions).toContain('wes views.counts')
+    expect(actions).toContain('vic views.counts')
+    expect(actions.some((a) => a.endsWith('views.list'))).toBe(false)
+    expect(actions.filter((a) => / view\.(create|rename|delete)$/.test(a))).toEqual([
+      'vic view.create',
+      'vic view.create',
+      'vic view.rename',
+      'vic view.delete',
+    ])
+  }, 60_000)
+
+  it('resolves a relative range in the browser’s zone when the query shows local time', async () => {
+    const made = await as('vic', 'POST', '/api/views', {
+      name: 'Week by zone',
+      query: `numbers=${DOZENS.number}`,
+      range: 'last-7-days',
+      shared: true,
+    })
+    expect(made.status, made.text).toBe(201)
+    const id = (made.json().view as View).id
+    const all = (from: number) => {
+      const total = DOZENS.baseTotal + 12
+      let n = 0
+      for (let seq = 1; seq <= total; seq++)
+        if (Date.parse(`${messageAt(DOZENS, seq, total, 'http://sim.invalid', 12).GMTdate.replace(' ', 'T')}Z`) >= from) n++
+      return n
+    }
+    const countIn = async (tz: string) => (await list('wes', tz)).find((v) => v.id === id)?.newMatches
+    // At 18:00 UTC on the 26th: the 20th–26th in UTC; the 20th–26th in Los Angeles (UTC−8) start
+    // at 08:00 UTC on the 20th; in Auckland (UTC+13) it is already the 27th, so the week starts on the 21st local, 11:00 UTC on the 20th.
+    const counts = { UTC: all(Date.UTC(2026, 10, 20)), LA: all(Date.UTC(2026, 10, 20, 8)), AKL: all(Date.UTC(2026, 10, 20, 11)) }
+    expect(new Set(Object.values(counts)).size).toBe(3)
+    expect(await countIn('UTC')).toBe(counts.UTC)
+    expect(await countIn('America/Los_Angeles')).toBe(counts.LA)
+    expect(await countIn('Pacific/Auckland')).toBe(counts.AKL)
+  })
+
+  it('with ACCESS=local the owner is "local"', async () => {
+    const app = composeApp(parseConfig({ PORT: '0', LOG_REQUESTS: '0' }), running.forwarder, simUrl, undefined, {
+      routes: viewsRoutes(rooms.db, { indexOn: true, now: () => NOW }),
+    })
+    const server = createServer((req, res) => app(req, res))
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
+    try {
+      const p = (server.address() as AddressInfo).port
+      const r = await call(p, 'POST', '/api/views', { json: { name: 'Local one', query: 'q=hello' } })
+      expect(r.status, r.text).toBe(201)
+      expect(r.json().view).toMatchObject({ owner: 'local', mine: true, shared: false })
+      const listed = await call(p, 'GET', '/api/views')
+      // Its own first; the views others share come after, not as its own.
+      const views = listed.json().views as View[]
+      expect(views.map((v) => v.name)).toEqual(['Local one', 'Week by zone'])
+      expect(views.map((v) => v.mine)).toEqual([true, false])
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>((ok) => server.close(() => ok()))
+    }
+  })
+})

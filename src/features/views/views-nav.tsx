@@ -1,0 +1,172 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState, type FormEvent, type MouseEvent } from 'react'
+import { RANGE_LABELS, VIEW_NAME_MAX } from '../../../contract/saved-views'
+import { toApiError } from '../../api/errors'
+import { useMe } from '../../api/me'
+import { deleteView, openView, renameView, viewCountsQuery, viewHref, viewsQuery, VIEWS_KEY, type SavedView } from '../../api/views'
+import { formatCount } from '../../lib/count'
+import { navigate, useLocationString } from '../../lib/router'
+
+/**
+ * The saved views in the navigation, each with the matches the index stored since you last
+ * opened it. Opening one marks it opened (its count starts again) and shows the Search page with
+ * its relative dates worked out now. Your own views can be renamed and deleted under "Manage".
+ */
+export function SavedViewsNav() {
+  const me = useMe().data
+  const signedIn = Boolean(me && (me.mode === 'local' || me.user))
+  const views = useQuery({ ...viewsQuery(), enabled: signedIn })
+  // Counted (and logged) only when there is something to count.
+  const counts = useQuery({ ...viewCountsQuery(), enabled: signedIn && Boolean(views.data?.length) })
+  const client = useQueryClient()
+  const here = useLocationString()
+  const [managing, setManaging] = useState(false)
+  if (!signedIn || !views.data?.length) return null
+
+  const refresh = () => client.invalidateQueries({ queryKey: VIEWS_KEY })
+  const open = (e: MouseEvent<HTMLAnchorElement>, v: SavedView) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return
+    e.preventDefault()
+    // The range is worked out at the click, not when the list was drawn (a page left open past midnight).
+    navigate(viewHref(v))
+    window.scrollTo(0, 0)
+    void openView(v.id)
+      .then(refresh)
+      .catch(() => undefined)
+  }
+
+  return (
+    <div className="mx-auto max-w-7xl px-4 pb-2">
+      <nav aria-label="Saved views" className="flex flex-wrap items-center gap-x-4 gap-y-1 text-sm">
+        <span className="font-semibold text-slate-700">Saved views</span>
+        {views.data.map((v) => {
+          const href = viewHref(v)
+          const fresh = counts.data?.get(v.id) ?? null
+          return (
+            <a
+              key={v.id}
+              href={href}
+              onClick={(e) => open(e, v)}
+              aria-current={here === href ? 'page' : undefined}
+              className="text-slate-700 underline-offset-2 hover:underline aria-[current=page]:font-semibold"
+            >
+              {v.name}
+              {v.mine ? null : <span className="text-slate-600"> ({v.owner})</span>}
+              {fresh === null ? null : fresh > 0 ? (
+                <span className="ml-1 rounded bg-blue-100 px-1.5 text-xs font-semibold text-blue-900 tabular-nums">
+                  {formatCount(fresh)} new
+                </span>
+              ) : (
+                <span className="sr-only">, no new matches</span>
+              )}
+            </a>
+          )
+        })}
+        <button
+          type="button"
+          className="text-slate-700 underline underline-offset-2"
+          aria-expanded={managing}
+          aria-controls="saved-views-manage"
+          onClick={() => setManaging(!managing)}
+        >
+          Manage
+        </button>
+      </nav>
+      {managing ? (
+        <section
+          id="saved-views-manage"
+          aria-label="Manage saved views"
+          className="mt-2 rounded border border-slate-200 bg-white p-3 text-sm"
+        >
+          <ul className="flex flex-col gap-2">
+            {views.data.map((v) => (
+              <ManageRow key={v.id} view={v} onChanged={() => void refresh()} />
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </div>
+  )
+}
+
+function ManageRow({ view, onChanged }: { view: SavedView; onChanged: () => void }) {
+  const [mode, setMode] = useState<'show' | 'rename' | 'delete'>('show')
+  const [name, setName] = useState(view.name)
+  const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const what = `${view.shared ? 'shared with the team' : 'only you'}; ${view.range ? RANGE_LABELS[view.range].toLowerCase() : 'its own dates'}`
+
+  async function act(work: () => Promise<unknown>) {
+    setBusy(true)
+    setError(null)
+    try {
+      await work()
+      setMode('show')
+      onChanged()
+    } catch (err) {
+      setError(toApiError(err).message)
+    } finally {
+      setBusy(false)
+    }
+  }
+  const rename = (e: FormEvent) => {
+    e.preventDefault()
+    void act(() => renameView(view.id, name))
+  }
+
+  return (
+    <li className="flex flex-wrap items-center gap-2">
+      {mode === 'rename' ? (
+        <form className="flex flex-wrap items-center gap-2" onSubmit={rename} aria-label={`Rename ${view.name}`}>
+          <label className="flex items-center gap-1">
+            New name
+            <input
+              className="input w-56 max-w-full"
+              value={name}
+              maxLength={VIEW_NAME_MAX}
+              required
+              onChange={(e) => setName(e.target.value)}
+            />
+          </label>
+          <button type="submit" className="btn" disabled={busy}>
+            Save name
+          </button>
+          <button type="button" className="btn" onClick={() => setMode('show')}>
+            Cancel
+          </button>
+        </form>
+      ) : (
+        <>
+          <span className="font-medium">{view.name}</span>
+          <span className="text-slate-600">{view.mine ? what : `shared by ${view.owner}`}</span>
+        </>
+      )}
+      {view.mine && mode === 'show' ? (
+        <>
+          <button type="button" className="btn" aria-label={`Rename ${view.name}`} onClick={() => setMode('rename')}>
+            Rename
+          </button>
+          <button type="button" className="btn" aria-label={`Delete ${view.name}`} onClick={() => setMode('delete')}>
+            Delete
+          </button>
+        </>
+      ) : null}
+      {mode === 'delete' ? (
+        <span className="flex items-center gap-2" role="group" aria-label={`Delete ${view.name}?`}>
+          Delete it{view.shared ? ' for the whole team' : ''}?
+          <button type="button" className="btn" disabled={busy} onClick={() => void act(() => deleteView(view.id))}>
+            Yes, delete
+          </button>
+          <button type="button" className="btn" onClick={() => setMode('show')}>
+            Keep it
+          </button>
+        </span>
+      ) : null}
+      {error ? (
+        <p role="alert" className="w-full text-red-800">
+          {error}
+        </p>
+      ) : null}
+    </li>
+  )
+}

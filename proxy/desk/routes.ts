@@ -26,9 +26,20 @@ function atParam(p: Map<string, string>): Date {
   return new Date(at.start)
 }
 
-function thresholdParam(p: Map<string, string>): number {
+/** The team's threshold (desk_settings), or the default when no admin has set one. */
+async function teamThreshold(db: Db): Promise<{ thresholdMinutes: number; updatedAt: string | null; updatedBy: string | null }> {
+  const r = await db.query<{ threshold_minutes: number; updated_at: Date; updated_by: string }>(
+    'SELECT threshold_minutes, updated_at, updated_by FROM desk_settings WHERE id = 1',
+  )
+  const row = r.rows[0]
+  return row
+    ? { thresholdMinutes: row.threshold_minutes, updatedAt: iso(row.updated_at), updatedBy: row.updated_by }
+    : { thresholdMinutes: DEFAULT_THRESHOLD_MS / 60_000, updatedAt: null, updatedBy: null }
+}
+
+async function thresholdParam(p: Map<string, string>, db: Db): Promise<number> {
   const v = p.get('thresholdMinutes')
-  if (v === undefined || v === '') return DEFAULT_THRESHOLD_MS / 60_000
+  if (v === undefined || v === '') return (await teamThreshold(db)).thresholdMinutes
   if (!/^\d{1,6}$/.test(v) || Number(v) > MAX_THRESHOLD_MINUTES)
     throw invalid('thresholdMinutes', `thresholdMinutes must be a whole number of minutes from 0 to ${MAX_THRESHOLD_MINUTES}.`)
   return Number(v)
@@ -67,7 +78,7 @@ type QueueRow = {
 async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
   const p = readParams(url, ['number', 'thresholdMinutes', 'at', 'limit'])
   const number = optionalNumber(p)
-  const threshold = thresholdParam(p)
+  const threshold = await thresholdParam(p, db)
   const at = atParam(p)
   const limit = limitParam(p, 100)
   const due = new Date(at.getTime() - threshold * 60_000)
@@ -127,6 +138,30 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
   await refreshDesk(db, number, [party])
   ctx.audit('desk.handled', { number, party })
   sendJson(res, 200, { number, party, handledAt: iso(r.rows[0]!.handled_at), handledBy: by })
+}
+
+async function settingsRoute(_req: IncomingMessage, res: ServerResponse, url: URL, _ctx: RequestContext, db: Db) {
+  readParams(url, [])
+  sendJson(res, 200, await teamThreshold(db))
+}
+
+/** An admin sets the team's needs-reply threshold; every field is checked and named when wrong. */
+async function saveSettingsRoute(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  readParams(url, [])
+  const body = await readJsonBody(req)
+  for (const k of Object.keys(body))
+    if (k !== 'thresholdMinutes') throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send thresholdMinutes.`)
+  const v = body.thresholdMinutes
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_THRESHOLD_MINUTES)
+    throw invalid('thresholdMinutes', `thresholdMinutes must be a whole number of minutes from 0 to ${MAX_THRESHOLD_MINUTES}.`)
+  const by = ctx.principal?.name ?? 'unknown'
+  await db.query(
+    `INSERT INTO desk_settings (id, threshold_minutes, updated_at, updated_by) VALUES (1, $1, now(), $2)
+     ON CONFLICT (id) DO UPDATE SET threshold_minutes = $1, updated_at = now(), updated_by = $2`,
+    [v, by],
+  )
+  ctx.audit('desk.settings', { thresholdMinutes: v })
+  sendJson(res, 200, await teamThreshold(db))
 }
 
 type OptRow = {
@@ -377,6 +412,8 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler 
   { method: 'GET', path: '/api/desk/customer', access: 'signed-in', reads: 'desk.customer', run: customerRoute },
   { method: 'GET', path: '/api/desk/quiet-hours', access: 'signed-in', reads: 'desk.quiet-hours', run: quietHoursRoute },
   { method: 'GET', path: '/api/desk/segments', access: 'signed-in', reads: 'desk.segments', run: segmentsRoute },
+  { method: 'GET', path: '/api/desk/settings', access: 'signed-in', reads: null, run: settingsRoute },
+  { method: 'POST', path: '/api/desk/settings', access: 'admin', reads: null, run: saveSettingsRoute },
 ]
 
 /** The desk's rows of the route table, over the index's database (null with INDEX=off: every route answers 503). */

@@ -127,6 +127,9 @@ test.describe('the support desk', () => {
     await page.getByRole('link', { name: `Thread on ${fmt(DESK.number)}` }).click()
     await expect(page).toHaveURL(/\/thread\?/)
     await expect(page.getByRole('heading', { name: `Thread between ${fmt(DESK.number)} and ${fmt(next.party)}` })).toBeVisible()
+    // And back from the thread's header to the customer.
+    await page.getByRole('link', { name: `Everything about ${fmt(next.party)}, across every number` }).click()
+    await expect(page.getByRole('heading', { name: `Customer ${fmt(next.party)}`, level: 1 })).toBeVisible()
 
     // Opt-outs and the key report, sends after opt-out, from the ledger rule over the same messages.
     const ledger = optOutLedger(MESSAGES)
@@ -193,6 +196,15 @@ test.describe('the support desk', () => {
     )
     await page.screenshot({ path: '/tmp/desk-segments-1400.png', fullPage: true })
     expect(await axeViolations(page)).toEqual([])
+
+    // The message page says the same of the one message, naming the character.
+    const ucs2 = MESSAGES.find((m) => m.body === UCS2_BODY)!
+    await page.goto(`/numbers/${DESK.number}/messages/${ucs2.ordinal}?tid=${DESK.tid}`)
+    const encoding = page.getByText('Encoding', { exact: true }).locator('..')
+    await expect(encoding).toContainText(`UCS-2, ${info.segments} segments`)
+    await expect(encoding).toContainText('U+2019')
+    await page.getByRole('link', { name: 'Everything about this customer' }).click()
+    await expect(page.getByRole('heading', { name: `Customer ${fmt(ucs2.party)}`, level: 1 })).toBeVisible()
   })
 
   test('phone: the queue, opt-outs and a customer by keyboard, at 390 px without sideways page scroll', async ({ page }) => {

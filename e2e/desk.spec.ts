@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test'
+import { costlyCharacters } from '../contract/desk/encoding-cost'
 import { type DeskMessage, partyKey } from '../contract/desk/messages'
 import { needsReplyQueue } from '../contract/desk/needs-reply'
 import { optOutLedger } from '../contract/desk/opt-out-ledger'
@@ -182,6 +183,7 @@ test.describe('the support desk', () => {
     await expect(page.getByRole('table', { name: /Quiet-hour sends by day/ }).locator('tbody tr')).toHaveCount(
       new Set(quiet.map((q) => q.local.day)).size,
     )
+    await page.screenshot({ path: '/tmp/desk-quiet-1400.png', fullPage: true })
     expect(await axeViolations(page)).toEqual([])
 
     // Segments: the curly apostrophe of the scripted UCS-2 message is among the costly characters.
@@ -190,6 +192,10 @@ test.describe('the support desk', () => {
     await page.goto(`/desk/segments?number=${DESK.number}`)
     const costly = page.getByRole('region', { name: /Costliest characters/ }).getByRole('table')
     await expect(costly.locator('tbody tr').filter({ hasText: 'U+2019' })).toBeVisible()
+    const costlyChars = costlyCharacters(MESSAGES.map((m) => m.body))
+      .slice(0, 20)
+      .filter((c) => c.extraSegments > 0)
+    await expect(costly.locator('tbody tr')).toHaveCount(costlyChars.length)
     const total = MESSAGES.reduce((a, m) => a + segmentInfo(m.body).segments, 0)
     await expect(page.getByRole('status').filter({ hasText: /segments;/ })).toContainText(
       `${n(MESSAGES.length)} messages, ${n(total)} segments`,
@@ -232,6 +238,17 @@ test.describe('the support desk', () => {
     await expect(page.getByRole('heading', { name: `Customer ${fmt(DESK_PARTIES.wait20m)}`, level: 1 })).toBeFocused()
     await expect(page.getByRole('table', { name: /Threads with/ }).locator('tbody tr')).toHaveCount(1)
     await page.screenshot({ path: '/tmp/desk-customer-390.png', fullPage: true })
+    await noPageScroll(page)
+
+    await page.goto(`/desk/quiet-hours?number=${DESK.number}`)
+    await expect(page.getByRole('table', { name: /Quiet-hour sends, newest first/ }).locator('tbody tr')).toHaveCount(
+      quietHourSends(MESSAGES).length,
+    )
+    await page.screenshot({ path: '/tmp/desk-quiet-390.png', fullPage: true })
+    await noPageScroll(page)
+    await page.goto(`/desk/segments?number=${DESK.number}`)
+    await expect(page.getByRole('table', { name: /Segments per day/ })).toBeVisible()
+    await page.screenshot({ path: '/tmp/desk-segments-390.png', fullPage: true })
     await noPageScroll(page)
   })
 

@@ -67,13 +67,26 @@ function Report({ search }: { search: DeskNumberSearch }) {
 }
 
 function Costliest({ d }: { d: Segments }) {
+  // A character whose messages fit one segment either way cost nothing: it is counted, not listed.
+  const costly = d.costliest.filter((c) => c.extraSegments > 0)
+  const free = d.costliest.length - costly.length
   return (
     <section aria-labelledby="costliest-heading" className="mt-4">
       <h2 id="costliest-heading" className="text-lg font-semibold">
         The characters that cost you most
       </h2>
-      {d.costliest.length === 0 ? (
-        <EmptyState title="Every message fit GSM-7">No character forced UCS-2 on these days.</EmptyState>
+      {free > 0 ? (
+        <p className="text-sm text-slate-700">
+          {formatCount(free)} other {free === 1 ? 'character' : 'characters'} forced UCS-2 without adding a segment (the messages were short
+          enough either way).
+        </p>
+      ) : null}
+      {costly.length === 0 ? (
+        <EmptyState title={d.costliest.length === 0 ? 'Every message fit GSM-7' : 'No character cost an extra segment'}>
+          {d.costliest.length === 0
+            ? 'No character forced UCS-2 on these days.'
+            : 'Characters outside GSM-7 appeared only in messages short enough to take as many segments either way.'}
+        </EmptyState>
       ) : (
         <TableRegion label="Costliest characters (scrolls sideways)">
           <table className="w-full border-collapse text-sm">
@@ -92,7 +105,7 @@ function Costliest({ d }: { d: Segments }) {
               </tr>
             </thead>
             <tbody>
-              {d.costliest.map((c) => (
+              {costly.map((c) => (
                 <tr key={c.char} className="border-t border-slate-200">
                   <td className={`${td} whitespace-nowrap`}>
                     <span className="mr-2 inline-block min-w-6 rounded border border-slate-300 px-1 text-center font-mono text-base">

@@ -96,7 +96,7 @@ test.describe('the support desk', () => {
     expect(await axeViolations(page)).toEqual([])
 
     // Export: one row per waiting customer, in the same order.
-    const { name, text } = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).click())
+    const { name, text } = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV' }).click())
     expect(name).toMatch(/^switchboard-needs-reply-\d+-\d{4}-\d{2}-\d{2}\.csv$/)
     const csv = parseCsv(text)
     expect(csv[0]).toEqual(['customer', 'number', 'waiting_since', 'waited_minutes', 'unanswered', 'last_inbound_at', 'last_inbound_text'])

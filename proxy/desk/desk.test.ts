@@ -284,6 +284,23 @@ describe('the support desk after a sync', () => {
     expect(await queue()).not.toContain(DESK_PARTIES.wait5m)
   })
 
+  it('exports the whole queue as CSV, in the order of the queue, and logs the export', async () => {
+    const q = `at=${AT}&number=${DESK.number}`
+    const json = await get(`/api/desk/needs-reply?${q}&limit=500`)
+    const r = await call(port(), 'GET', `/api/desk/needs-reply/export?${q}`)
+    expect(r.status, r.text).toBe(200)
+    expect(r.headers['content-type']).toBe('text/csv; charset=utf-8')
+    expect(r.headers['content-disposition']).toMatch(/^attachment; filename="switchboard-needs-reply-\d+-2026-11-20\.csv"$/)
+    expect(r.text.startsWith('\uFEFFcustomer,number,waiting_since,waited_minutes,unanswered,last_inbound_at,last_inbound_text\r\n')).toBe(
+      true,
+    )
+    const lines = r.text.slice(1).trimEnd().split('\r\n').slice(1)
+    expect(lines.map((l) => l.split(',')[0])).toEqual(json.rows.map((x) => x.party))
+    expect(lines.length).toBeGreaterThan(0)
+    const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'desk.needs-reply.export'`)
+    expect(log.rows[0]!.n).toBe(1)
+  })
+
   it('shows nothing of a forgotten number, and forgetDesk deletes its rows', async () => {
     const r = await call(port(), 'POST', '/api/index/forget', { json: { number: DESK.number } })
     expect(r.status, r.text).toBe(200)

@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import * as z from 'zod/mini'
-import { getJson, parseWire, postJson } from './client'
+import { apiUrl, getJson, parseWire, postJson } from './client'
 import { count, nullableText } from './index-status'
 
 /**
@@ -10,6 +10,7 @@ import { count, nullableText } from './index-status'
 
 export const DESK_PATHS = {
   needsReply: '/api/desk/needs-reply',
+  needsReplyExport: '/api/desk/needs-reply/export',
   handled: '/api/desk/handled',
   optOuts: '/api/desk/opt-outs',
   sentAfter: '/api/desk/sent-after-opt-out',
@@ -68,6 +69,9 @@ export const needsReplyQuery = (number: string | null, limit = DESK_MAX_ROWS) =>
     refetchInterval: 60_000,
     retry: false,
   })
+
+/** The whole queue as CSV, from the server (the page shows the longest waits only); a plain download link. */
+export const needsReplyExportUrl = (number: string | null) => apiUrl(DESK_PATHS.needsReplyExport, { number })
 
 const handledWire = z.looseObject({ number: z.string(), party: z.string(), handledAt: optText, handledBy: optText })
 

@@ -140,7 +140,7 @@ describe('Needs reply', () => {
     expect(within(table).getAllByRole('link', { name: 'Open the thread' })[0]!.getAttribute('href')).toBe(
       `/numbers/${NUMBER}/thread?tid=TID1&party=14695550104&at=7&tz=utc`,
     )
-    expect(screen.getByRole('button', { name: 'Export CSV' })).toBeTruthy()
+    expect(screen.getByRole('link', { name: 'Export CSV' }).getAttribute('href')).toBe(`/api/desk/needs-reply/export?number=${NUMBER}`)
   })
 
   test('a failed load: the kind in words, Retry only where it can help', () => {

@@ -1,12 +1,19 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { deskKeys, deskSettingsQuery, markHandled, needsReplyQuery, saveDeskSettings, type QueueEntry } from '../../api/desk'
+import {
+  deskKeys,
+  deskSettingsQuery,
+  markHandled,
+  needsReplyExportUrl,
+  needsReplyQuery,
+  saveDeskSettings,
+  type QueueEntry,
+} from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
 import { CustomerLink } from '../../components/customer-link'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
-import { ExportButtons } from '../../components/export-buttons'
 import { formatCount } from '../../lib/count'
-import { exactUtc, formatDate, isoUtc, zoneLabel } from '../../lib/dates'
+import { exactUtc, formatDate, zoneLabel } from '../../lib/dates'
 import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
 import type { NeedsReplySearch } from '../../lib/route-params'
@@ -173,21 +180,9 @@ function Queue({ search }: { search: NeedsReplySearch }) {
         </p>
         {rows.length > 0 ? (
           <div className="ml-auto print:hidden">
-            <ExportButtons
-              nameParts={['needs-reply', number ?? 'all-numbers']}
-              getData={() => ({
-                header: ['customer', 'number', 'waiting_since', 'waited_minutes', 'unanswered', 'last_inbound_at', 'last_inbound_text'],
-                rows: rows.map((e) => [
-                  e.party,
-                  e.number,
-                  isoUtc(ms(e.since)),
-                  Math.floor(e.waitedMs / 60_000),
-                  e.unanswered,
-                  isoUtc(ms(e.lastInbound.date)),
-                  e.lastInbound.body ?? '',
-                ]),
-              })}
-            />
+            <a className="btn" href={needsReplyExportUrl(number)} download>
+              Export CSV
+            </a>
           </div>
         ) : null}
       </div>

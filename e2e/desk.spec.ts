@@ -10,7 +10,7 @@ import { DEMO_CREDENTIALS, makeAccount, messageAt, type NumberProfile } from '..
 import { DESK_INDEX, DESK_PARTIES, UCS2_BODY } from '../proxy/simulator/desk-cases'
 import { axeViolations } from './axe'
 import { expect, test } from './fixtures'
-import { downloadText, indexNumber, parseCsv } from './helpers'
+import { APP, downloadText, indexNumber, parseCsv } from './helpers'
 
 /**
  * The support desk's pages from a fresh start on the simulator: the demo number that carries the
@@ -250,6 +250,36 @@ test.describe('the support desk', () => {
     await expect(page.getByRole('table', { name: /Segments per day/ })).toBeVisible()
     await page.screenshot({ path: '/tmp/desk-segments-390.png', fullPage: true })
     await noPageScroll(page)
+  })
+
+  test('an admin sets the team threshold; the queue follows it, and a bad value is refused naming the field', async ({ page }) => {
+    // Halfway between the shortest and the longest wait of the queue now: some stay, some leave.
+    const waits = queueNow().map((e) => e.waitedMs)
+    const minutes = Math.round((Math.min(...waits) + Math.max(...waits)) / 2 / 60_000)
+    const handledMap = new Map([...handled].map(([party, at]) => [`${partyKey(DESK.number)}|${party}`, at]))
+    const expected = needsReplyQueue(MESSAGES, minutes * 60_000, Date.now(), handledMap)
+    // The threshold must change who waits, or this test would prove nothing.
+    expect(expected.length).toBeLessThan(queueNow().length)
+    expect(expected.length).toBeGreaterThan(0)
+    try {
+      await page.goto(`/desk/needs-reply?number=${DESK.number}`)
+      await page.getByRole('button', { name: 'Change threshold' }).click()
+      const box = page.getByRole('textbox', { name: 'Threshold (minutes)' })
+      await box.fill('soon')
+      await page.keyboard.press('Enter')
+      await expect(page.getByRole('alert')).toHaveText(/^Threshold \(minutes\) must be a whole number/)
+      await box.fill(String(minutes))
+      await page.keyboard.press('Enter')
+      await expect(page.getByText(`once they have waited ${minutes} minutes (the team’s threshold, set by local)`)).toBeVisible()
+      await expect(page.getByRole('table', { name: /Customers waiting/ }).locator('tbody tr')).toHaveCount(expected.length)
+    } finally {
+      const r = await fetch(`${APP}/api/desk/settings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ thresholdMinutes: 15 }),
+      })
+      expect(r.status).toBe(200)
+    }
   })
 
   test('empty and error states say why', async ({ page }) => {

@@ -12,6 +12,7 @@ import {
 import { ErrorAlert } from '../../components/alert'
 import { CustomerLink } from '../../components/customer-link'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { BodyText } from '../../components/message/message-parts'
 import { formatCount } from '../../lib/count'
 import { exactUtc, formatDate, zoneLabel } from '../../lib/dates'
 import { paths } from '../../lib/paths'
@@ -240,8 +241,8 @@ function Queue({ search }: { search: NeedsReplySearch }) {
                     </Link>
                   </td>
                   <td className={`${td} whitespace-nowrap`}>{formatPhone(e.number)}</td>
-                  <td className={`${td} min-w-48 break-words whitespace-pre-wrap`}>
-                    {e.lastInbound.body || <span className="text-slate-700 italic">(no text)</span>}
+                  <td className={`${td} min-w-48`}>
+                    {e.lastInbound.body ? <BodyText body={e.lastInbound.body} /> : <span className="text-slate-700 italic">(no text)</span>}
                     {e.unanswered > 1 ? <span className="block text-xs text-slate-700">{e.unanswered} messages unanswered</span> : null}
                   </td>
                   <td className={`${td} whitespace-nowrap`} title={exactUtc(ms(e.since))}>

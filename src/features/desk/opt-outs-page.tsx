@@ -3,6 +3,7 @@ import { optOutsQuery, sentAfterQuery, type OptRow, type SentAfterRow } from '..
 import { ErrorAlert } from '../../components/alert'
 import { CustomerLink } from '../../components/customer-link'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { BodyText } from '../../components/message/message-parts'
 import { ExportButtons } from '../../components/export-buttons'
 import { formatCount } from '../../lib/count'
 import { exactUtc, formatDate, isoUtc, zoneLabel, type Zone } from '../../lib/dates'
@@ -301,7 +302,7 @@ function SentRow({ r, zone }: { r: SentAfterRow; zone: Zone }) {
         <Link href={paths.message(r.number, r.optOut.ordinal, { tz: zone === 'utc' ? 'utc' : null })} className="text-blue-800 underline">
           {formatDate(ms(r.optOut.date), zone)}
         </Link>
-        <span className="block break-words whitespace-pre-wrap">“{r.optOut.body ?? ''}”</span>
+        <BodyText body={r.optOut.body} />
       </td>
       <td className={`${td} min-w-48`}>
         <Link
@@ -313,7 +314,7 @@ function SentRow({ r, zone }: { r: SentAfterRow; zone: Zone }) {
         </Link>
         <span className="text-xs text-slate-700"> ({formatWait(r.afterMs)} after)</span>
         {r.message.failed ? <span className="ml-1 rounded bg-red-100 px-1 text-xs text-red-900">refused by the carrier</span> : null}
-        <span className="block break-words whitespace-pre-wrap">{r.message.body ?? ''}</span>
+        <BodyText body={r.message.body} />
       </td>
     </tr>
   )

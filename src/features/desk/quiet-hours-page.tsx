@@ -4,6 +4,7 @@ import { ErrorAlert } from '../../components/alert'
 import { CustomerLink } from '../../components/customer-link'
 import { DayField } from '../../components/day-field'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { BodyText } from '../../components/message/message-parts'
 import { ExportButtons } from '../../components/export-buttons'
 import { formatCount } from '../../lib/count'
 import { exactUtc, formatDate, isoUtc, zoneLabel, type Zone } from '../../lib/dates'
@@ -177,7 +178,9 @@ function Sends({ d, zone }: { d: QuietHours; zone: Zone }) {
                 <td className={`${td} whitespace-nowrap`}>
                   <CustomerLink party={r.party} />
                 </td>
-                <td className={`${td} min-w-48 break-words whitespace-pre-wrap`}>{r.body ?? ''}</td>
+                <td className={`${td} min-w-48`}>
+                  <BodyText body={r.body} />
+                </td>
               </tr>
             ))}
           </tbody>

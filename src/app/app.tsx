@@ -274,7 +274,8 @@ function Page({ route, params, access }: { route: Route; params: URLSearchParams
  */
 function NeedsReplyNavLink({ current, signedIn }: { current: boolean; signedIn: boolean }) {
   const index = useIndexStatus()
-  const q = useQuery({ ...needsReplyQuery(null, 1), enabled: signedIn && index.available })
+  // Asked again when the window regains focus, not on a timer: each ask is an access-log entry.
+  const q = useQuery({ ...needsReplyQuery(null, 1), enabled: signedIn && index.available, refetchInterval: false })
   const total = q.data?.total
   return (
     <Link

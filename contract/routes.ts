@@ -15,6 +15,11 @@ export type Route =
   | { name: 'signin' }
   | { name: 'users' }
   | { name: 'access-log' }
+  | { name: 'needs-reply' }
+  | { name: 'opt-outs' }
+  | { name: 'customer' }
+  | { name: 'quiet-hours' }
+  | { name: 'segments' }
   | { name: 'not-found' }
 
 function segment(raw: string | undefined): string | null {
@@ -34,6 +39,11 @@ export function matchRoute(pathname: string): Route {
   if (pathname === '/signin') return { name: 'signin' }
   if (pathname === '/admin/users') return { name: 'users' }
   if (pathname === '/admin/access-log') return { name: 'access-log' }
+  if (pathname === '/desk/needs-reply') return { name: 'needs-reply' }
+  if (pathname === '/desk/opt-outs') return { name: 'opt-outs' }
+  if (pathname === '/desk/customer') return { name: 'customer' }
+  if (pathname === '/desk/quiet-hours') return { name: 'quiet-hours' }
+  if (pathname === '/desk/segments') return { name: 'segments' }
   const m = /^\/numbers\/([^/]+)(?:\/(thread)|\/messages\/(\d{1,15}))?\/?$/.exec(pathname)
   const number = segment(m?.[1])
   if (m && number !== null) {
@@ -59,4 +69,9 @@ export const LAZY_PAGE_MODULES: Partial<Record<Route['name'], string>> = {
   signin: 'src/features/access/sign-in-page.tsx',
   users: 'src/features/access/users-page.tsx',
   'access-log': 'src/features/access/access-log-page.tsx',
+  'needs-reply': 'src/features/desk/needs-reply-page.tsx',
+  'opt-outs': 'src/features/desk/opt-outs-page.tsx',
+  customer: 'src/features/desk/customer-page.tsx',
+  'quiet-hours': 'src/features/desk/quiet-hours-page.tsx',
+  segments: 'src/features/desk/segments-page.tsx',
 }

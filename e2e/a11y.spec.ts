@@ -153,7 +153,7 @@ test.describe('keyboard only', () => {
     await page.goto('/')
     await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
     const search = page.getByRole('searchbox', { name: /Search/ })
-    for (let i = 0; i < 10 && !(await search.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab')
+    for (let i = 0; i < 16 && !(await search.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab')
     await expect(search).toBeFocused()
     await page.keyboard.type('2323')
     await expect(page.getByRole('status').filter({ hasText: '1 number of 60' })).toBeVisible()

@@ -260,6 +260,47 @@ describe('the support desk after a sync', () => {
     )
   })
 
+  it('keeps the team threshold an admin sets, and the queue uses it when the request names none', async () => {
+    expect(await get('/api/desk/settings')).toMatchObject({ thresholdMinutes: 15, updatedBy: null })
+    const at = new Date(END_MS).toISOString()
+    const queue = async () => (await get(`/api/desk/needs-reply?at=${at}&number=${DESK.number}&limit=500`)).rows.map((x) => x.party)
+    // 5 minutes is not due at 15; at 3 it is.
+    expect(await queue()).not.toContain(DESK_PARTIES.wait5m)
+    const saved = await call(port(), 'POST', '/api/desk/settings', { json: { thresholdMinutes: 3 } })
+    expect(saved.status, saved.text).toBe(200)
+    expect(saved.json()).toMatchObject({ thresholdMinutes: 3, updatedBy: 'local' })
+    expect(await queue()).toContain(DESK_PARTIES.wait5m)
+    for (const [json, field] of [
+      [{ thresholdMinutes: -1 }, 'thresholdMinutes'],
+      [{ thresholdMinutes: 2.5 }, 'thresholdMinutes'],
+      [{ thresholdMinutes: '15' }, 'thresholdMinutes'],
+      [{ thresholdMinutes: 15, colour: 'red' }, 'colour'],
+    ] as const) {
+      const r = await call(port(), 'POST', '/api/desk/settings', { json })
+      expect(r.status, r.text).toBe(400)
+      expect(r.json().error).toMatchObject({ kind: 'invalid_request', field })
+    }
+    expect((await call(port(), 'POST', '/api/desk/settings', { json: { thresholdMinutes: 15 } })).status).toBe(200)
+    expect(await queue()).not.toContain(DESK_PARTIES.wait5m)
+  })
+
+  it('exports the whole queue as CSV, in the order of the queue, and logs the export', async () => {
+    const q = `at=${AT}&number=${DESK.number}`
+    const json = await get(`/api/desk/needs-reply?${q}&limit=500`)
+    const r = await call(port(), 'GET', `/api/desk/needs-reply/export?${q}`)
+    expect(r.status, r.text).toBe(200)
+    expect(r.headers['content-type']).toBe('text/csv; charset=utf-8')
+    expect(r.headers['content-disposition']).toMatch(/^attachment; filename="switchboard-needs-reply-\d+-2026-11-20\.csv"$/)
+    expect(r.text.startsWith('\uFEFFcustomer,number,waiting_since,waited_minutes,unanswered,last_inbound_at,last_inbound_text\r\n')).toBe(
+      true,
+    )
+    const lines = r.text.slice(1).trimEnd().split('\r\n').slice(1)
+    expect(lines.map((l) => l.split(',')[0])).toEqual(json.rows.map((x) => x.party))
+    expect(lines.length).toBeGreaterThan(0)
+    const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'desk.needs-reply.export'`)
+    expect(log.rows[0]!.n).toBe(1)
+  })
+
   it('shows nothing of a forgotten number, and forgetDesk deletes its rows', async () => {
     const r = await call(port(), 'POST', '/api/index/forget', { json: { number: DESK.number } })
     expect(r.status, r.text).toBe(200)

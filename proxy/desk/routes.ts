@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DEFAULT_THRESHOLD_MS } from '../../contract/desk/needs-reply.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
-import { readJsonBody, sendJson } from '../http.ts'
+import { BOM, csvCell } from '../../contract/csv.ts'
+import { readJsonBody, SECURITY_HEADERS, sendJson } from '../http.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { dateParam, digitsParam, limitParam, numberParam, readParams } from '../index/params.ts'
 import { flushDesk, refreshDesk } from './refresh.ts'
@@ -26,9 +27,20 @@ function atParam(p: Map<string, string>): Date {
   return new Date(at.start)
 }
 
-function thresholdParam(p: Map<string, string>): number {
+/** The team's threshold (desk_settings), or the default when no admin has set one. */
+async function teamThreshold(db: Db): Promise<{ thresholdMinutes: number; updatedAt: string | null; updatedBy: string | null }> {
+  const r = await db.query<{ threshold_minutes: number; updated_at: Date; updated_by: string }>(
+    'SELECT threshold_minutes, updated_at, updated_by FROM desk_settings WHERE id = 1',
+  )
+  const row = r.rows[0]
+  return row
+    ? { thresholdMinutes: row.threshold_minutes, updatedAt: iso(row.updated_at), updatedBy: row.updated_by }
+    : { thresholdMinutes: DEFAULT_THRESHOLD_MS / 60_000, updatedAt: null, updatedBy: null }
+}
+
+async function thresholdParam(p: Map<string, string>, db: Db): Promise<number> {
   const v = p.get('thresholdMinutes')
-  if (v === undefined || v === '') return DEFAULT_THRESHOLD_MS / 60_000
+  if (v === undefined || v === '') return (await teamThreshold(db)).thresholdMinutes
   if (!/^\d{1,6}$/.test(v) || Number(v) > MAX_THRESHOLD_MINUTES)
     throw invalid('thresholdMinutes', `thresholdMinutes must be a whole number of minutes from 0 to ${MAX_THRESHOLD_MINUTES}.`)
   return Number(v)
@@ -64,12 +76,8 @@ type QueueRow = {
   total: number
 }
 
-async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  const p = readParams(url, ['number', 'thresholdMinutes', 'at', 'limit'])
-  const number = optionalNumber(p)
-  const threshold = thresholdParam(p)
-  const at = atParam(p)
-  const limit = limitParam(p, 100)
+/** The waiting threads due at `at`, longest wait first (the queue page and its export). */
+async function queueRows(db: Db, number: string | null, threshold: number, at: Date, limit: number) {
   const due = new Date(at.getTime() - threshold * 60_000)
   const r = await db.query<QueueRow>(
     `SELECT t.number, t.party, t.waiting_since, t.unanswered, t.last_inbound_at, t.last_inbound_ordinal, ${BODY} AS body,
@@ -82,12 +90,22 @@ async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: 
       LIMIT $3`,
     [due, number, limit],
   )
-  await ctx.logRead({ ...(number ? { number } : {}), thresholdMinutes: threshold, rows: r.rows.length })
+  return r.rows
+}
+
+async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['number', 'thresholdMinutes', 'at', 'limit'])
+  const number = optionalNumber(p)
+  const threshold = await thresholdParam(p, db)
+  const at = atParam(p)
+  const limit = limitParam(p, 100)
+  const rows = await queueRows(db, number, threshold, at, limit)
+  await ctx.logRead({ ...(number ? { number } : {}), thresholdMinutes: threshold, rows: rows.length })
   sendJson(res, 200, {
     at: at.toISOString(),
     thresholdMinutes: threshold,
-    total: r.rows[0]?.total ?? 0,
-    rows: r.rows.map((x) => ({
+    total: rows[0]?.total ?? 0,
+    rows: rows.map((x) => ({
       number: x.number,
       party: x.party,
       since: iso(x.waiting_since),
@@ -97,6 +115,39 @@ async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: 
       handled: x.handled_at ? { at: iso(x.handled_at), by: x.handled_by } : null,
     })),
   })
+}
+
+/** A queue is one row per waiting thread: far below this, which only bounds a runaway answer. */
+const EXPORT_MAX_ROWS = 100_000
+const QUEUE_CSV_HEADER = ['customer', 'number', 'waiting_since', 'waited_minutes', 'unanswered', 'last_inbound_at', 'last_inbound_text']
+
+/** The whole queue as CSV (the page shows the longest waits only), every cell through contract/csv's guard. */
+async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['number', 'thresholdMinutes', 'at'])
+  const number = optionalNumber(p)
+  const threshold = await thresholdParam(p, db)
+  const at = atParam(p)
+  const rows = await queueRows(db, number, threshold, at, EXPORT_MAX_ROWS)
+  await ctx.logRead({ ...(number ? { number } : {}), thresholdMinutes: threshold, rows: rows.length, export: 'csv' })
+  const lines = [
+    QUEUE_CSV_HEADER,
+    ...rows.map((x) => [
+      x.party,
+      x.number,
+      iso(x.waiting_since),
+      Math.floor((at.getTime() - new Date(x.waiting_since).getTime()) / 60_000),
+      x.unanswered,
+      iso(x.last_inbound_at),
+      x.body ?? '',
+    ]),
+  ].map((r) => r.map(csvCell).join(','))
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-type': 'text/csv; charset=utf-8',
+    'content-disposition': `attachment; filename="switchboard-needs-reply-${number ?? 'all-numbers'}-${at.toISOString().slice(0, 10)}.csv"`,
+    'cache-control': 'no-store',
+  })
+  res.end(`${BOM}${lines.join('\r\n')}\r\n`)
 }
 
 async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
@@ -127,6 +178,30 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
   await refreshDesk(db, number, [party])
   ctx.audit('desk.handled', { number, party })
   sendJson(res, 200, { number, party, handledAt: iso(r.rows[0]!.handled_at), handledBy: by })
+}
+
+async function settingsRoute(_req: IncomingMessage, res: ServerResponse, url: URL, _ctx: RequestContext, db: Db) {
+  readParams(url, [])
+  sendJson(res, 200, await teamThreshold(db))
+}
+
+/** An admin sets the team's needs-reply threshold; every field is checked and named when wrong. */
+async function saveSettingsRoute(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  readParams(url, [])
+  const body = await readJsonBody(req)
+  for (const k of Object.keys(body))
+    if (k !== 'thresholdMinutes') throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send thresholdMinutes.`)
+  const v = body.thresholdMinutes
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_THRESHOLD_MINUTES)
+    throw invalid('thresholdMinutes', `thresholdMinutes must be a whole number of minutes from 0 to ${MAX_THRESHOLD_MINUTES}.`)
+  const by = ctx.principal?.name ?? 'unknown'
+  await db.query(
+    `INSERT INTO desk_settings (id, threshold_minutes, updated_at, updated_by) VALUES (1, $1, now(), $2)
+     ON CONFLICT (id) DO UPDATE SET threshold_minutes = $1, updated_at = now(), updated_by = $2`,
+    [v, by],
+  )
+  ctx.audit('desk.settings', { thresholdMinutes: v })
+  sendJson(res, 200, await teamThreshold(db))
 }
 
 type OptRow = {
@@ -371,12 +446,21 @@ type DeskHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: Re
 
 const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler }> = [
   { method: 'GET', path: '/api/desk/needs-reply', access: 'signed-in', reads: 'desk.needs-reply', run: needsReplyRoute },
+  {
+    method: 'GET',
+    path: '/api/desk/needs-reply/export',
+    access: 'signed-in',
+    reads: 'desk.needs-reply.export',
+    run: needsReplyExportRoute,
+  },
   { method: 'POST', path: '/api/desk/handled', access: 'signed-in', reads: null, run: handledRoute },
   { method: 'GET', path: '/api/desk/opt-outs', access: 'signed-in', reads: 'desk.opt-outs', run: optOutsRoute },
   { method: 'GET', path: '/api/desk/sent-after-opt-out', access: 'signed-in', reads: 'desk.sent-after-opt-out', run: sentAfterRoute },
   { method: 'GET', path: '/api/desk/customer', access: 'signed-in', reads: 'desk.customer', run: customerRoute },
   { method: 'GET', path: '/api/desk/quiet-hours', access: 'signed-in', reads: 'desk.quiet-hours', run: quietHoursRoute },
   { method: 'GET', path: '/api/desk/segments', access: 'signed-in', reads: 'desk.segments', run: segmentsRoute },
+  { method: 'GET', path: '/api/desk/settings', access: 'signed-in', reads: null, run: settingsRoute },
+  { method: 'POST', path: '/api/desk/settings', access: 'admin', reads: null, run: saveSettingsRoute },
 ]
 
 /** The desk's rows of the route table, over the index's database (null with INDEX=off: every route answers 503). */

@@ -5,7 +5,22 @@ import { useExportJobs } from '../api/export-store'
 import { NumbersPage } from '../features/numbers/numbers-page'
 import { SavedViewsNav } from '../features/views/views-nav'
 import { paths } from '../lib/paths'
-import { chartsSearch, historySearch, messageSearch, parseSearch, searchSearch, threadSearch } from '../lib/route-params'
+import {
+  chartsSearch,
+  customerSearch,
+  deskNumberSearch,
+  historySearch,
+  messageSearch,
+  needsReplySearch,
+  optOutsSearch,
+  parseSearch,
+  searchSearch,
+  threadSearch,
+} from '../lib/route-params'
+import { useQuery } from '@tanstack/react-query'
+import { needsReplyQuery } from '../api/desk'
+import { useIndexStatus } from '../api/index-status'
+import { formatCount } from '../lib/count'
 import { Link, navigate, useLocation } from '../lib/router'
 import { accessOf, useMe, type Access } from '../api/me'
 import { phoneFormatting, usePhoneLibrary } from '../lib/phone'
@@ -36,6 +51,26 @@ const chartsRoute = lazyPage(
   () => import('../features/charts/charts-page'),
   (m) => m.ChartsPage,
 )
+const needsReplyRoute = lazyPage(
+  () => import('../features/desk/needs-reply-page'),
+  (m) => m.NeedsReplyPage,
+)
+const optOutsRoute = lazyPage(
+  () => import('../features/desk/opt-outs-page'),
+  (m) => m.OptOutsPage,
+)
+const customerRoute = lazyPage(
+  () => import('../features/desk/customer-page'),
+  (m) => m.CustomerPage,
+)
+const quietHoursRoute = lazyPage(
+  () => import('../features/desk/quiet-hours-page'),
+  (m) => m.QuietHoursPage,
+)
+const segmentsRoute = lazyPage(
+  () => import('../features/desk/segments-page'),
+  (m) => m.SegmentsPage,
+)
 /** The pages above by route, in the order the quiet-time preload fetches them. */
 const lazyRoutes: Partial<Record<Route['name'], { preload: () => Promise<unknown> }>> = {
   search: searchRoute,
@@ -44,6 +79,11 @@ const lazyRoutes: Partial<Record<Route['name'], { preload: () => Promise<unknown
   charts: chartsRoute,
   message: messageRoute,
   index: indexRoute,
+  'needs-reply': needsReplyRoute,
+  'opt-outs': optOutsRoute,
+  customer: customerRoute,
+  'quiet-hours': quietHoursRoute,
+  segments: segmentsRoute,
 }
 const HistoryPage = historyRoute.Page
 const ThreadPage = threadRoute.Page
@@ -51,6 +91,12 @@ const MessagePage = messageRoute.Page
 const SearchPage = searchRoute.Page
 const IndexPage = indexRoute.Page
 const ChartsPage = chartsRoute.Page
+const NeedsReplyPage = needsReplyRoute.Page
+const OptOutsPage = optOutsRoute.Page
+const CustomerPage = customerRoute.Page
+const QuietHoursPage = quietHoursRoute.Page
+const SegmentsPage = segmentsRoute.Page
+const DESK_ROUTES: ReadonlySet<Route['name']> = new Set(['opt-outs', 'customer', 'quiet-hours', 'segments'])
 const loadTray = () => import('../components/export-tray')
 const ExportTray = lazy(() => loadTray().then((m) => ({ default: m.ExportTray })))
 /**
@@ -145,6 +191,8 @@ export function App() {
             )}
             {navLink(paths.search(), 'Search', route.name === 'search')}
             {navLink(paths.charts(), 'Charts', route.name === 'charts')}
+            <NeedsReplyNavLink current={route.name === 'needs-reply'} signedIn={!!me && (me.mode === 'local' || me.user !== null)} />
+            {navLink(paths.optOuts(), 'Desk', DESK_ROUTES.has(route.name))}
             {navLink(paths.index(), 'Index', route.name === 'index')}
             {isAdmin && UsersPage && me && me.mode !== 'local' ? navLink(paths.users(), 'Users', route.name === 'users') : null}
             {isAdmin && AccessLogPage && me && me.mode !== 'local'
@@ -207,9 +255,46 @@ function Page({ route, params, access }: { route: Route; params: URLSearchParams
       return !UsersPage ? <NotFound /> : isAdmin ? <UsersPage /> : <ForAdmins access={access} what="Users" />
     case 'access-log':
       return !AccessLogPage ? <NotFound /> : isAdmin ? <AccessLogPage /> : <ForAdmins access={access} what="The access log" />
+    case 'needs-reply':
+      return <NeedsReplyPage search={parseSearch(needsReplySearch, params)} admin={canExport} />
+    case 'opt-outs':
+      return <OptOutsPage search={parseSearch(optOutsSearch, params)} admin={canExport} />
+    case 'customer':
+      return <CustomerPage search={parseSearch(customerSearch, params)} admin={canExport} />
+    case 'quiet-hours':
+      return <QuietHoursPage search={parseSearch(deskNumberSearch, params)} admin={canExport} />
+    case 'segments':
+      return <SegmentsPage search={parseSearch(deskNumberSearch, params)} admin={canExport} />
     case 'not-found':
       return <NotFound />
   }
+}
+
+/**
+ * "Needs reply" with the number of customers waiting, asked for once the index is known to be on
+ * and someone is signed in (a count is a read of customer data, logged like any other).
+ */
+function NeedsReplyNavLink({ current, signedIn }: { current: boolean; signedIn: boolean }) {
+  const index = useIndexStatus()
+  // Asked again when the window regains focus, not on a timer: each ask is an access-log entry.
+  const q = useQuery({ ...needsReplyQuery(null, 1), enabled: signedIn && index.available, refetchInterval: false })
+  const total = q.data?.total
+  return (
+    <Link
+      href={paths.needsReply()}
+      className="text-sm text-slate-700 underline-offset-2 hover:underline aria-[current=page]:font-semibold"
+      aria-current={current ? 'page' : undefined}
+    >
+      Needs reply
+      {total !== undefined ? (
+        <span className="ml-1 rounded-full bg-amber-100 px-1.5 text-xs font-semibold text-amber-950 tabular-nums">
+          <span className="sr-only">: </span>
+          {formatCount(total)}
+          <span className="sr-only"> waiting</span>
+        </span>
+      ) : null}
+    </Link>
+  )
 }
 
 /** An admin page opened by someone who is not (yet known to be) an admin: say so, not "not found". */

@@ -25,6 +25,11 @@ export const paths = {
   signIn: (next?: string) => `/signin${qs({ next })}`,
   users: () => '/admin/users',
   accessLog: () => '/admin/access-log',
+  needsReply: (params: Query = {}) => `/desk/needs-reply${qs(params)}`,
+  optOuts: (params: Query = {}) => `/desk/opt-outs${qs(params)}`,
+  customer: (party: string | null = null, extra: Query = {}) => `/desk/customer${qs({ party, ...extra })}`,
+  quietHours: (params: Query = {}) => `/desk/quiet-hours${qs(params)}`,
+  segments: (params: Query = {}) => `/desk/segments${qs(params)}`,
 }
 
 /** Kept for callers written before paths.ts (the numbers columns). */

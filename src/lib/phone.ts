@@ -125,3 +125,23 @@ export function digitsOf(text: string): string {
 export function phoneQueryDigits(query: string): string {
   return /^[\d\s()+.-]+$/.test(query) ? digitsOf(query) : ''
 }
+
+/**
+ * A customer's number typed in any format (`(917) 555-0101`, `+44 20 7183 8750`, `0044 20…`,
+ * `011 44 20…`) as the digits the index keys parties by (E.164 without the +), or what is wrong
+ * with it, naming the field. Numbers without a country code are read as North American.
+ */
+export async function partyFromInput(raw: string, field = 'Customer’s number'): Promise<{ digits: string } | { error: string }> {
+  const t = raw.trim()
+  if (!t) return { error: `${field} is required: type a phone number in any format.` }
+  if (!/^[\d\s().+\-/]+$/.test(t)) return { error: `${field} may hold only digits, spaces, + ( ) . - and /.` }
+  // International call prefixes as dialled from North America or most of the world.
+  const plus = t.replace(/^(?:00|011)\s*/, '+')
+  await phoneFormatting()
+  const lib = library
+  const parsed = lib ? lib.parsePhoneNumberFromString(plus, 'US') : undefined
+  const digits = parsed?.isPossible() ? parsed.number.slice(1) : digitsOf(plus)
+  if (digits.length < 7 || digits.length > 15)
+    return { error: `${field} must have 7 to 15 digits (a + and the country code for numbers outside North America).` }
+  return { digits: digits.length === 10 && /^[2-9]/.test(digits) ? `1${digits}` : digits }
+}

@@ -133,6 +133,25 @@ export const chartsSearch = z.object({
 })
 export type ChartsSearch = z.output<typeof chartsSearch>
 
+export const needsReplySearch = z.object({ number: digits, tz: zoneParam })
+export type NeedsReplySearch = z.output<typeof needsReplySearch>
+
+export const optOutsSearch = z.object({
+  number: digits,
+  state: oneOf(['all', 'opted-out', 'opted-in'], 'all'),
+  /** The sent-after-opt-out evidence of one party, when set. */
+  party: digits,
+  tz: zoneParam,
+})
+export type OptOutsSearch = z.output<typeof optOutsSearch>
+
+export const customerSearch = z.object({ party: digits, tz: zoneParam })
+export type CustomerSearch = z.output<typeof customerSearch>
+
+/** Quiet hours and segments: one number, an optional span of whole UTC days. */
+export const deskNumberSearch = z.object({ number: digits, from: day, to: day, tz: zoneParam })
+export type DeskNumberSearch = z.output<typeof deskNumberSearch>
+
 export const signInSearch = z.object({ next: text })
 
 /** URLSearchParams → a plain object (the first value of each key) → the route's schema. */

@@ -2,6 +2,7 @@ import { createColumnHelper } from '@tanstack/react-table'
 import type { Message } from '../../api/history'
 import { CopyText } from '../../components/copy-text'
 import { sortableIds, type Features } from '../../components/data-table/features'
+import { CustomerIconLink } from '../../components/customer-link'
 import { DateText, directionLabel, MessageCell, PhoneText } from '../../components/message/message-parts'
 import { StatusBadge } from '../../components/message/status-badge'
 import { useHistoryDisplay } from '../../components/message/display-context'
@@ -135,10 +136,19 @@ function PositionCell({ m }: { m: Message }) {
 function PartyCell({ m }: { m: Message }) {
   const { threadHref } = useHistoryDisplay()
   const href = m.phone ? (threadHref?.(m) ?? null) : null
-  if (!href) return <PhoneText raw={m.phone} />
+  if (!href)
+    return (
+      <>
+        <PhoneText raw={m.phone} />
+        <CustomerIconLink party={m.phone} />
+      </>
+    )
   return (
-    <Link href={href} className="text-blue-800 underline" title="Open the whole thread">
-      <PhoneText raw={m.phone} />
-    </Link>
+    <>
+      <Link href={href} className="text-blue-800 underline" title="Open the whole thread">
+        <PhoneText raw={m.phone} />
+      </Link>
+      <CustomerIconLink party={m.phone} />
+    </>
   )
 }

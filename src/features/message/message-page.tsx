@@ -1,3 +1,5 @@
+import { segmentInfo } from '../../../contract/desk/segments'
+import { CustomerLink } from '../../components/customer-link'
 import { useQuery } from '@tanstack/react-query'
 import { useMemo, useState, type ReactNode } from 'react'
 import type { Message } from '../../api/history'
@@ -118,7 +120,8 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
                     >
                       Whole thread with {formatPhone(m.phone)}
                     </Link>
-                  ) : null}
+                  ) : null}{' '}
+                  <CustomerLink party={m.phone}>Everything about this customer</CustomerLink>
                 </>
               ) : (
                 '—'
@@ -126,6 +129,9 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
             </Field>
             <Field label="Message">
               <BodyText body={m.body} />
+            </Field>
+            <Field label="Encoding">
+              <EncodingText body={m.body} />
             </Field>
             <Field label="Status">
               <StatusBadge status={m.status} />{' '}
@@ -182,6 +188,30 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
         <MediaViewer media={media} onClose={() => setMedia(null)} />
       </section>
     </HistoryDisplayContext.Provider>
+  )
+}
+
+/** GSM-7 or UCS-2 and the SMS segments the text takes (3GPP TS 23.038), naming what forced UCS-2. */
+function EncodingText({ body }: { body: string | null }) {
+  const info = segmentInfo(body)
+  if (!body) return <>No text (0 SMS segments)</>
+  return (
+    <>
+      {info.encoding}, {info.segments} {info.segments === 1 ? 'segment' : 'segments'} ({info.units}{' '}
+      {info.encoding === 'GSM-7' ? 'septets' : 'UTF-16 units'}, {info.perSegment} a segment)
+      {info.ucs2Chars.length > 0 ? (
+        <span className="block text-xs text-slate-700">
+          UCS-2 because of:{' '}
+          {info.ucs2Chars.map((c, i) => (
+            <span key={c}>
+              {i > 0 ? ', ' : ''}
+              <span className="rounded border border-slate-300 px-1 font-mono">{c}</span>{' '}
+              <span className="font-mono">U+{c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}</span>
+            </span>
+          ))}
+        </span>
+      ) : null}
+    </>
   )
 }
 

@@ -1,3 +1,4 @@
+import { CustomerIconLink } from '../../components/customer-link'
 import { createColumnHelper } from '@tanstack/react-table'
 import type { IndexedRow } from '../../api/index-api'
 import type { Features } from '../../components/data-table/features'
@@ -32,7 +33,12 @@ export const SEARCH_COLUMNS = helper.columns([
     header: 'Other party',
     meta: { card: 'meta', width: '9.5rem' },
     enableSorting: false,
-    cell: ({ row }) => <PhoneText raw={row.original.phone} />,
+    cell: ({ row }) => (
+      <>
+        <PhoneText raw={row.original.phone} />
+        <CustomerIconLink party={row.original.phone} />
+      </>
+    ),
   }),
   helper.accessor((m) => m.direction ?? '', {
     id: 'direction',

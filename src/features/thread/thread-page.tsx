@@ -2,6 +2,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { partiesQuery, threadQuery, useIndexStatus, type IndexedRow } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
+import { CustomerLink } from '../../components/customer-link'
 import { IndexOffAlert } from '../../components/index-off-alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { MessageBubble } from '../../components/message/bubble'
@@ -43,6 +44,11 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
         <h1 id="thread-heading" ref={heading} tabIndex={-1} className="mt-1 text-xl font-semibold">
           {party ? `Thread between ${formatPhone(number)} and ${formatPhone(party)}` : `Threads of ${formatPhone(number)}`}
         </h1>
+        {party ? (
+          <p className="text-sm print:hidden">
+            <CustomerLink party={party}>Everything about {formatPhone(party)}, across every number</CustomerLink>
+          </p>
+        ) : null}
         {index.loading ? (
           <TableSkeleton label="Checking the message index" />
         ) : !index.available ? (

@@ -1,0 +1,304 @@
+import type { Page } from '@playwright/test'
+import { costlyCharacters } from '../contract/desk/encoding-cost'
+import { type DeskMessage, partyKey } from '../contract/desk/messages'
+import { needsReplyQueue } from '../contract/desk/needs-reply'
+import { optOutLedger } from '../contract/desk/opt-out-ledger'
+import { quietHourSends } from '../contract/desk/quiet-hours'
+import { segmentInfo } from '../contract/desk/segments'
+import { statusCode } from '../proxy/index/parse'
+import { DEMO_CREDENTIALS, makeAccount, messageAt, type NumberProfile } from '../proxy/simulator/dataset'
+import { DESK_INDEX, DESK_PARTIES, UCS2_BODY } from '../proxy/simulator/desk-cases'
+import { axeViolations } from './axe'
+import { expect, test } from './fixtures'
+import { APP, downloadText, indexNumber, parseCsv } from './helpers'
+
+/**
+ * The support desk's pages from a fresh start on the simulator: the demo number that carries the
+ * scripted desk cases is indexed, and every count a page shows is worked out here from the
+ * simulator's own messages with contract/desk's rules, never copied from what the page says.
+ */
+
+const account = makeAccount(DEMO_CREDENTIALS.sysId, DEMO_CREDENTIALS.authToken, 60)
+const DESK = account.numbers[DESK_INDEX]!
+
+type Msg = DeskMessage & { number: string; party: string; ordinal: number; body: string }
+
+/** The number's history as the simulator generates it (seq 1 is the index's ordinal 1). */
+function truth(p: NumberProfile): Msg[] {
+  const out: Msg[] = []
+  for (let seq = 1; seq <= p.baseTotal; seq++) {
+    const r = messageAt(p, seq, p.baseTotal, 'http://sim.invalid', 0)
+    out.push({
+      number: p.number,
+      party: r.phone.replace(/\D/g, ''),
+      direction: r.direction,
+      date: `${r.GMTdate.replace(' ', 'T')}Z`,
+      ordinal: seq,
+      body: r.body,
+      statusCode: statusCode(r.status),
+    })
+  }
+  return out
+}
+
+const MESSAGES = truth(DESK)
+const fmt = (digits: string) => {
+  const d = partyKey(digits)
+  return `(${d.slice(1, 4)}) ${d.slice(4, 7)}-${d.slice(7)}`
+}
+/** Parties marked handled by an earlier test of this file (the index, and so the desk, persists for the run). */
+const handled = new Map<string, Date>()
+const queueNow = () =>
+  needsReplyQueue(MESSAGES, 15 * 60_000, Date.now(), new Map([...handled].map(([party, at]) => [`${partyKey(DESK.number)}|${party}`, at])))
+
+/** The page never scrolls sideways: wide tables scroll inside their own region. */
+async function noPageScroll(page: Page) {
+  const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }))
+  expect(scroll).toBeLessThanOrEqual(width)
+}
+
+test.describe('the support desk', () => {
+  test.describe.configure({ mode: 'serial' })
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    await indexNumber(DESK, 100_000)
+  })
+
+  test('desktop: needs reply, mark handled, export, a customer, opt-outs with sends after, quiet hours and segments', async ({ page }) => {
+    test.setTimeout(90_000)
+    await page.setViewportSize({ width: 1400, height: 900 })
+    const expected = queueNow()
+    expect(expected.length, 'the scripted cases leave customers waiting').toBeGreaterThanOrEqual(3)
+
+    await page.goto('/')
+    const nav = page.getByRole('navigation', { name: 'Main' })
+    // The count in the navigation covers every indexed number, so at least this number's queue.
+    const navLink = nav.getByRole('link', { name: /^Needs reply/ })
+    await expect(navLink).toContainText(/\d/)
+    const navCount = Number((await navLink.locator('span').first().innerText()).replace(/\D/g, ''))
+    expect(navCount).toBeGreaterThanOrEqual(expected.length)
+    await navLink.click()
+    await expect(page.getByRole('heading', { name: 'Needs reply', level: 1 })).toBeVisible()
+    await page.getByRole('combobox', { name: 'Number' }).selectOption(DESK.number)
+    await expect(page).toHaveURL(new RegExp(`number=${DESK.number}`))
+    await expect(page.getByRole('status').filter({ hasText: /waiting/ })).toHaveText(
+      new RegExp(`^${expected.length} customers are waiting on`),
+    )
+    const table = page.getByRole('table', { name: /Customers waiting for a reply/ })
+    const rows = table.locator('tbody tr')
+    await expect(rows).toHaveCount(expected.length)
+    // Longest wait first, each with its last inbound text, as text.
+    for (const [i, e] of expected.entries()) {
+      await expect(rows.nth(i)).toContainText(fmt(e.party))
+      await expect(rows.nth(i)).toContainText(e.lastInbound!.body)
+    }
+    await page.screenshot({ path: '/tmp/desk-needs-reply-1400.png', fullPage: true })
+    expect(await axeViolations(page)).toEqual([])
+
+    // Export: one row per waiting customer, in the same order.
+    const { name, text } = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV' }).click())
+    expect(name).toMatch(/^switchboard-needs-reply-\d+-\d{4}-\d{2}-\d{2}\.csv$/)
+    const csv = parseCsv(text)
+    expect(csv[0]).toEqual(['customer', 'number', 'waiting_since', 'waited_minutes', 'unanswered', 'last_inbound_at', 'last_inbound_text'])
+    expect(csv.slice(1).map((r) => r[0])).toEqual(expected.map((e) => e.party))
+
+    // Mark handled (a phone call): who and when, and the customer leaves the queue.
+    const first = expected[0]!
+    await page.getByRole('button', { name: `Mark handled: ${fmt(first.party)} on ${fmt(DESK.number)}` }).click()
+    await expect(page.getByRole('status').filter({ hasText: /^Marked handled/ })).toContainText('by local')
+    handled.set(first.party, new Date())
+    await expect(rows).toHaveCount(queueNow().length)
+    expect(queueNow().length).toBe(expected.length - 1)
+
+    // The customer link of a waiting customer opens them across every number.
+    const next = queueNow()[0]!
+    await table.getByRole('link', { name: new RegExp(`^Customer ${escape(fmt(next.party))}`) }).click()
+    await expect(page).toHaveURL(new RegExp(`/desk/customer\\?party=${next.party}`))
+    await expect(page.getByRole('heading', { name: `Customer ${fmt(next.party)}`, level: 1 })).toBeVisible()
+    const theirs = MESSAGES.filter((m) => partyKey(m.party) === next.party)
+    const summary = page.locator('dl')
+    await expect(summary.getByText('Messages from them').locator('..')).toContainText(
+      String(theirs.filter((m) => m.direction === 'inbound').length),
+    )
+    await expect(summary.getByText('Messages to them').locator('..')).toContainText(
+      String(theirs.filter((m) => m.direction === 'outbound').length),
+    )
+    await expect(summary.getByText('Waiting for a reply').locator('..')).toContainText(/Yes, for/)
+    expect(await axeViolations(page)).toEqual([])
+    await page.getByRole('link', { name: `Thread on ${fmt(DESK.number)}` }).click()
+    await expect(page).toHaveURL(/\/thread\?/)
+    await expect(page.getByRole('heading', { name: `Thread between ${fmt(DESK.number)} and ${fmt(next.party)}` })).toBeVisible()
+    // And back from the thread's header to the customer.
+    await page.getByRole('link', { name: `Everything about ${fmt(next.party)}, across every number` }).click()
+    await expect(page.getByRole('heading', { name: `Customer ${fmt(next.party)}`, level: 1 })).toBeVisible()
+
+    // Opt-outs and the key report, sends after opt-out, from the ledger rule over the same messages.
+    const ledger = optOutLedger(MESSAGES)
+    const sent = ledger.flatMap((e) => e.sentAfter)
+    expect(sent.length).toBeGreaterThan(0)
+    await nav.getByRole('link', { name: 'Desk' }).click()
+    await expect(page.getByRole('heading', { name: 'Opt-outs', level: 1 })).toBeVisible()
+    await expect(page.getByText(/not legal advice/i).first()).toBeVisible()
+    await page.getByRole('combobox', { name: 'Number' }).selectOption(DESK.number)
+    await expect(page.getByRole('status').filter({ hasText: /sent after opt-out$/ })).toHaveText(
+      `${sent.length} ${sent.length === 1 ? 'message' : 'messages'} sent after opt-out`,
+    )
+    await expect(page.getByRole('status').filter({ hasText: /still opted out/ })).toHaveText(
+      `${ledger.filter((e) => e.optedOut).length} still opted out, ${ledger.filter((e) => !e.optedOut).length} opted back in on ${fmt(DESK.number)}.`,
+    )
+    const evidence = page.getByRole('table', { name: /Messages sent after opt-out/ })
+    await expect(evidence.locator('tbody tr')).toHaveCount(sent.length)
+    for (const s of sent) await expect(evidence).toContainText(s.message.body)
+    await expect(evidence.getByText('refused by the carrier')).toHaveCount(sent.filter((s) => s.failed).length)
+    const out = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).first().click())
+    expect(out.name).toMatch(/^switchboard-sent-after-opt-out-/)
+    const evidenceCsv = parseCsv(out.text)
+    expect(
+      evidenceCsv
+        .slice(1)
+        .map((r) => r[5])
+        .sort(),
+    ).toEqual(sent.map((s) => s.message.body).sort())
+    await page.screenshot({ path: '/tmp/desk-opt-outs-1400.png', fullPage: true })
+    expect(await axeViolations(page)).toEqual([])
+
+    // The customer box takes any format: the STOP-then-promotion customer, typed internationally.
+    await page.getByRole('navigation', { name: 'Support desk' }).getByRole('link', { name: 'Customer' }).click()
+    const p = DESK_PARTIES.stopThenPromo
+    await page.getByRole('searchbox', { name: /Customer’s number/ }).fill(`+1 ${p.slice(1, 4)}.${p.slice(4, 7)}.${p.slice(7)}`)
+    await page.getByRole('button', { name: 'Open customer' }).click()
+    await expect(page).toHaveURL(new RegExp(`party=${p}`))
+    await expect(page.locator('dl').getByText('Opt-out').locator('..')).toContainText(`Opted out on ${fmt(DESK.number)}`)
+    await page.getByRole('searchbox', { name: /Customer’s number/ }).fill('not a number')
+    await page.getByRole('button', { name: 'Open customer' }).click()
+    await expect(page.getByRole('alert')).toHaveText(/^Customer’s number may hold only digits/)
+
+    // Quiet hours: the rule's own count over the number's sends.
+    const quiet = quietHourSends(MESSAGES)
+    await page.goto(`/desk/quiet-hours?number=${DESK.number}`)
+    await expect(page.getByText(/number portability/)).toBeVisible()
+    await expect(page.getByRole('status').filter({ hasText: /in quiet hours/ })).toContainText(
+      `${n(quiet.length)} of ${n(MESSAGES.filter((m) => m.direction === 'outbound').length)} sends`,
+    )
+    await expect(page.getByRole('table', { name: /Quiet-hour sends by day/ }).locator('tbody tr')).toHaveCount(
+      new Set(quiet.map((q) => q.local.day)).size,
+    )
+    await page.screenshot({ path: '/tmp/desk-quiet-1400.png', fullPage: true })
+    expect(await axeViolations(page)).toEqual([])
+
+    // Segments: the curly apostrophe of the scripted UCS-2 message is among the costly characters.
+    const info = segmentInfo(UCS2_BODY)
+    expect(info.ucs2Chars).toEqual(['’'])
+    await page.goto(`/desk/segments?number=${DESK.number}`)
+    const costly = page.getByRole('region', { name: /Costliest characters/ }).getByRole('table')
+    await expect(costly.locator('tbody tr').filter({ hasText: 'U+2019' })).toBeVisible()
+    const costlyChars = costlyCharacters(MESSAGES.map((m) => m.body))
+      .slice(0, 20)
+      .filter((c) => c.extraSegments > 0)
+    await expect(costly.locator('tbody tr')).toHaveCount(costlyChars.length)
+    const total = MESSAGES.reduce((a, m) => a + segmentInfo(m.body).segments, 0)
+    await expect(page.getByRole('status').filter({ hasText: /segments;/ })).toContainText(
+      `${n(MESSAGES.length)} messages, ${n(total)} segments`,
+    )
+    await page.screenshot({ path: '/tmp/desk-segments-1400.png', fullPage: true })
+    expect(await axeViolations(page)).toEqual([])
+
+    // The message page says the same of the one message, naming the character.
+    const ucs2 = MESSAGES.find((m) => m.body === UCS2_BODY)!
+    await page.goto(`/numbers/${DESK.number}/messages/${ucs2.ordinal}?tid=${DESK.tid}`)
+    const encoding = page.getByText('Encoding', { exact: true }).locator('..')
+    await expect(encoding).toContainText(`UCS-2, ${info.segments} segments`)
+    await expect(encoding).toContainText('U+2019')
+    await page.getByRole('link', { name: 'Everything about this customer' }).click()
+    await expect(page.getByRole('heading', { name: `Customer ${fmt(ucs2.party)}`, level: 1 })).toBeVisible()
+  })
+
+  test('phone: the queue, opt-outs and a customer by keyboard, at 390 px without sideways page scroll', async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    const expected = queueNow()
+    await page.goto(`/desk/needs-reply?number=${DESK.number}`)
+    await expect(page.getByRole('status').filter({ hasText: /waiting/ })).toHaveText(
+      new RegExp(`^${expected.length} ${expected.length === 1 ? 'customer is' : 'customers are'} waiting`),
+    )
+    await expect(page.getByRole('table', { name: /Customers waiting/ }).locator('tbody tr')).toHaveCount(expected.length)
+    await page.screenshot({ path: '/tmp/desk-needs-reply-390.png', fullPage: true })
+    await noPageScroll(page)
+
+    await page.goto(`/desk/opt-outs?number=${DESK.number}&party=${DESK_PARTIES.stopTexting}`)
+    const mine = optOutLedger(MESSAGES).find((e) => e.party === DESK_PARTIES.stopTexting)!
+    await expect(page.getByRole('table', { name: /Messages sent after opt-out/ }).locator('tbody tr')).toHaveCount(mine.sentAfter.length)
+    await page.screenshot({ path: '/tmp/desk-opt-outs-390.png', fullPage: true })
+    await noPageScroll(page)
+
+    await page.goto('/desk/customer')
+    const box = page.getByRole('searchbox', { name: /Customer’s number/ })
+    await expect(box).toBeFocused()
+    await page.keyboard.type(DESK_PARTIES.wait20m.slice(1))
+    await page.keyboard.press('Enter')
+    await expect(page.getByRole('heading', { name: `Customer ${fmt(DESK_PARTIES.wait20m)}`, level: 1 })).toBeFocused()
+    await expect(page.getByRole('table', { name: /Threads with/ }).locator('tbody tr')).toHaveCount(1)
+    await page.screenshot({ path: '/tmp/desk-customer-390.png', fullPage: true })
+    await noPageScroll(page)
+
+    await page.goto(`/desk/quiet-hours?number=${DESK.number}`)
+    await expect(page.getByRole('table', { name: /Quiet-hour sends, newest first/ }).locator('tbody tr')).toHaveCount(
+      quietHourSends(MESSAGES).length,
+    )
+    await page.screenshot({ path: '/tmp/desk-quiet-390.png', fullPage: true })
+    await noPageScroll(page)
+    await page.goto(`/desk/segments?number=${DESK.number}`)
+    await expect(page.getByRole('table', { name: /Segments per day/ })).toBeVisible()
+    await page.screenshot({ path: '/tmp/desk-segments-390.png', fullPage: true })
+    await noPageScroll(page)
+  })
+
+  test('an admin sets the team threshold; the queue follows it, and a bad value is refused naming the field', async ({ page }) => {
+    // Halfway between the shortest and the longest wait of the queue now: some stay, some leave.
+    const waits = queueNow().map((e) => e.waitedMs)
+    const minutes = Math.round((Math.min(...waits) + Math.max(...waits)) / 2 / 60_000)
+    const handledMap = new Map([...handled].map(([party, at]) => [`${partyKey(DESK.number)}|${party}`, at]))
+    const expected = needsReplyQueue(MESSAGES, minutes * 60_000, Date.now(), handledMap)
+    // The threshold must change who waits, or this test would prove nothing.
+    expect(expected.length).toBeLessThan(queueNow().length)
+    expect(expected.length).toBeGreaterThan(0)
+    try {
+      await page.goto(`/desk/needs-reply?number=${DESK.number}`)
+      await page.getByRole('button', { name: 'Change threshold' }).click()
+      const box = page.getByRole('textbox', { name: 'Threshold (minutes)' })
+      await box.fill('soon')
+      await page.keyboard.press('Enter')
+      await expect(page.getByRole('alert')).toHaveText(/^Threshold \(minutes\) must be a whole number/)
+      await box.fill(String(minutes))
+      await page.keyboard.press('Enter')
+      await expect(page.getByText(`once they have waited ${minutes} minutes (the team’s threshold, set by local)`)).toBeVisible()
+      await expect(page.getByRole('table', { name: /Customers waiting/ }).locator('tbody tr')).toHaveCount(expected.length)
+    } finally {
+      const r = await fetch(`${APP}/api/desk/settings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ thresholdMinutes: 15 }),
+      })
+      expect(r.status).toBe(200)
+    }
+  })
+
+  test('empty and error states say why', async ({ page }) => {
+    // A customer the index has never seen.
+    await page.goto('/desk/customer?party=442071838750')
+    await expect(page.getByText('No indexed conversation with')).toBeVisible()
+    await expect(page.getByRole('link', { name: 'Search all messages for this number' })).toBeVisible()
+    // Quiet hours and segments wait for a number.
+    await page.goto('/desk/quiet-hours')
+    await expect(page.getByText('Choose a number', { exact: true })).toBeVisible()
+    // A bad number in the URL: the server's refusal in words, naming the field.
+    await page.goto('/desk/segments?number=12')
+    await expect(page.getByRole('alert')).toContainText('Switchboard sent a request the server refused')
+    await expect(page.getByRole('alert')).toContainText('number')
+  })
+})
+
+const n = (x: number) => x.toLocaleString('en-US')
+
+function escape(s: string) {
+  return s.replace(/[()]/g, '\\$&')
+}

@@ -1,0 +1,232 @@
+import { queryOptions } from '@tanstack/react-query'
+import * as z from 'zod/mini'
+import { apiUrl, getJson, parseWire, postJson } from './client'
+import { count, nullableText } from './index-status'
+
+/**
+ * The support desk's answers (proxy/desk/routes.ts), parsed at the edge into the app's own
+ * types. The server keeps the desk's tables during sync; every one of these reads is logged.
+ */
+
+export const DESK_PATHS = {
+  needsReply: '/api/desk/needs-reply',
+  needsReplyExport: '/api/desk/needs-reply/export',
+  handled: '/api/desk/handled',
+  optOuts: '/api/desk/opt-outs',
+  sentAfter: '/api/desk/sent-after-opt-out',
+  customer: '/api/desk/customer',
+  quietHours: '/api/desk/quiet-hours',
+  segments: '/api/desk/segments',
+  settings: '/api/desk/settings',
+} as const
+
+const WHO = "The support desk's"
+
+/** The most rows one desk request may ask for (the server caps `limit` at 500). */
+export const DESK_MAX_ROWS = 500
+
+export const deskKeys = {
+  all: ['desk'] as const,
+  needsReply: (number: string | null, limit: number) => [...deskKeys.all, 'needs-reply', number, limit] as const,
+  optOuts: (number: string | null, state: OptStateFilter) => [...deskKeys.all, 'opt-outs', number, state] as const,
+  sentAfter: (number: string | null, party: string | null) => [...deskKeys.all, 'sent-after', number, party] as const,
+  customer: (party: string) => [...deskKeys.all, 'customer', party] as const,
+  quietHours: (number: string, from: string, to: string) => [...deskKeys.all, 'quiet-hours', number, from, to] as const,
+  segments: (number: string, from: string, to: string) => [...deskKeys.all, 'segments', number, from, to] as const,
+  settings: () => [...deskKeys.all, 'settings'] as const,
+}
+
+const optText = nullableText
+
+// ---- needs reply ----------------------------------------------------------------------------
+
+const queueRowWire = z.looseObject({
+  number: z.string(),
+  party: z.string(),
+  since: optText,
+  waitedMs: count,
+  unanswered: count,
+  lastInbound: z.looseObject({ ordinal: z.catch(z.nullable(z.number()), null), date: optText, body: optText }),
+  handled: z.catch(z.nullable(z.looseObject({ at: optText, by: optText })), null),
+})
+const queueWire = z.looseObject({
+  at: z.string(),
+  thresholdMinutes: count,
+  total: count,
+  rows: z.array(queueRowWire),
+})
+export type NeedsReply = z.output<typeof queueWire>
+export type QueueEntry = z.output<typeof queueRowWire>
+
+/** The queue (longest wait first); `limit` 1 is the navigation's count. The threshold is the team's, set on the server. */
+export const needsReplyQuery = (number: string | null, limit = DESK_MAX_ROWS) =>
+  queryOptions({
+    queryKey: deskKeys.needsReply(number, limit),
+    queryFn: async ({ signal }) =>
+      parseWire(queueWire, await getJson(DESK_PATHS.needsReply, { number: number ?? undefined, limit }, signal), WHO),
+    staleTime: 30_000,
+    // Waiting times grow and replies arrive during sync: look again every minute.
+    refetchInterval: 60_000,
+    retry: false,
+  })
+
+/** The whole queue as CSV, from the server (the page shows the longest waits only); a plain download link. */
+export const needsReplyExportUrl = (number: string | null) => apiUrl(DESK_PATHS.needsReplyExport, { number })
+
+const handledWire = z.looseObject({ number: z.string(), party: z.string(), handledAt: optText, handledBy: optText })
+
+export async function markHandled(number: string, party: string) {
+  return parseWire(handledWire, await postJson(DESK_PATHS.handled, { number, party }), WHO)
+}
+
+// ---- the team's settings --------------------------------------------------------------------
+
+const settingsWire = z.looseObject({ thresholdMinutes: count, updatedAt: optText, updatedBy: optText })
+export type DeskSettings = z.output<typeof settingsWire>
+
+export const deskSettingsQuery = () =>
+  queryOptions({
+    queryKey: deskKeys.settings(),
+    queryFn: async ({ signal }) => parseWire(settingsWire, await getJson(DESK_PATHS.settings, {}, signal), WHO),
+    staleTime: 60_000,
+    retry: false,
+  })
+
+export async function saveDeskSettings(thresholdMinutes: number) {
+  return parseWire(settingsWire, await postJson(DESK_PATHS.settings, { thresholdMinutes }), WHO)
+}
+
+// ---- opt-outs -------------------------------------------------------------------------------
+
+export type OptStateFilter = 'all' | 'opted-out' | 'opted-in'
+
+const historyWire = z.array(z.looseObject({ state: z.string(), ordinal: z.catch(z.number(), 0), date: optText }))
+
+const optRowWire = z.looseObject({
+  number: z.string(),
+  party: z.string(),
+  optedOut: z.catch(z.boolean(), false),
+  since: optText,
+  history: z.catch(historyWire, []),
+  sentAfter: count,
+})
+const optOutsWire = z.looseObject({
+  optedOut: count,
+  optedBackIn: count,
+  sentAfter: count,
+  total: count,
+  rows: z.array(optRowWire),
+})
+export type OptOuts = z.output<typeof optOutsWire>
+export type OptRow = z.output<typeof optRowWire>
+
+export const optOutsQuery = (number: string | null, state: OptStateFilter) =>
+  queryOptions({
+    queryKey: deskKeys.optOuts(number, state),
+    queryFn: async ({ signal }) =>
+      parseWire(optOutsWire, await getJson(DESK_PATHS.optOuts, { number: number ?? undefined, state, limit: DESK_MAX_ROWS }, signal), WHO),
+    staleTime: 30_000,
+    retry: false,
+  })
+
+const sentRowWire = z.looseObject({
+  number: z.string(),
+  party: z.string(),
+  message: z.looseObject({ ordinal: z.number(), date: optText, body: optText, status: optText, failed: z.catch(z.boolean(), false) }),
+  optOut: z.looseObject({ ordinal: z.number(), date: optText, body: optText }),
+  afterMs: count,
+})
+const sentAfterWire = z.looseObject({ total: count, rows: z.array(sentRowWire) })
+export type SentAfter = z.output<typeof sentAfterWire>
+export type SentAfterRow = z.output<typeof sentRowWire>
+
+export const sentAfterQuery = (number: string | null, party: string | null) =>
+  queryOptions({
+    queryKey: deskKeys.sentAfter(number, party),
+    queryFn: async ({ signal }) =>
+      parseWire(
+        sentAfterWire,
+        await getJson(DESK_PATHS.sentAfter, { number: number ?? undefined, party: party ?? undefined, limit: DESK_MAX_ROWS }, signal),
+        WHO,
+      ),
+    staleTime: 30_000,
+    retry: false,
+  })
+
+// ---- one customer ---------------------------------------------------------------------------
+
+const threadWire = z.looseObject({
+  number: z.string(),
+  party: z.string(),
+  firstAt: optText,
+  lastAt: optText,
+  inbound: count,
+  outbound: count,
+  failed: count,
+  waitingSince: optText,
+  unanswered: count,
+  optedOut: z.catch(z.boolean(), false),
+  optedOutAt: optText,
+  optHistory: z.catch(historyWire, []),
+  sentAfter: count,
+})
+const customerWire = z.looseObject({
+  party: z.string(),
+  numbers: z.catch(z.array(z.string()), []),
+  firstContact: optText,
+  lastContact: optText,
+  inbound: count,
+  outbound: count,
+  failed: count,
+  optedOutOn: z.catch(z.array(z.string()), []),
+  waitingSince: optText,
+  threads: z.array(threadWire),
+})
+export type Customer = z.output<typeof customerWire>
+export type CustomerThread = z.output<typeof threadWire>
+
+export const customerQuery = (party: string) =>
+  queryOptions({
+    queryKey: deskKeys.customer(party),
+    queryFn: async ({ signal }) => parseWire(customerWire, await getJson(DESK_PATHS.customer, { party }, signal), WHO),
+    staleTime: 30_000,
+    retry: false,
+  })
+
+// ---- quiet hours and segments ---------------------------------------------------------------
+
+const quietWire = z.looseObject({
+  number: z.string(),
+  window: z.catch(z.looseObject({ start: z.number(), end: z.number() }), { start: 8, end: 21 }),
+  approximate: z.catch(z.string(), ''),
+  outbound: count,
+  unknownZone: count,
+  quiet: count,
+  days: z.array(z.looseObject({ day: z.string(), quiet: count })),
+  rows: z.array(z.looseObject({ ordinal: z.number(), party: z.string(), date: optText, localDay: optText, body: optText })),
+})
+export type QuietHours = z.output<typeof quietWire>
+
+export const quietHoursQuery = (number: string, from: string, to: string) =>
+  queryOptions({
+    queryKey: deskKeys.quietHours(number, from, to),
+    queryFn: async ({ signal }) =>
+      parseWire(quietWire, await getJson(DESK_PATHS.quietHours, { number, from, to, limit: DESK_MAX_ROWS }, signal), WHO),
+    staleTime: 30_000,
+    retry: false,
+  })
+
+const segmentsWire = z.looseObject({
+  number: z.string(),
+  days: z.array(z.looseObject({ day: z.string(), messages: count, segments: count, ucs2: count, extra: count })),
+  costliest: z.array(z.looseObject({ char: z.string(), messages: count, extraSegments: count })),
+})
+export type Segments = z.output<typeof segmentsWire>
+
+export const segmentsQuery = (number: string, from: string, to: string) =>
+  queryOptions({
+    queryKey: deskKeys.segments(number, from, to),
+    queryFn: async ({ signal }) => parseWire(segmentsWire, await getJson(DESK_PATHS.segments, { number, from, to }, signal), WHO),
+    staleTime: 30_000,
+    retry: false,
+  })

@@ -1,0 +1,237 @@
+import { useQuery } from '@tanstack/react-query'
+import { useEffect, useRef, useState } from 'react'
+import { customerQuery, type Customer } from '../../api/desk'
+import { ErrorAlert } from '../../components/alert'
+import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { formatCount } from '../../lib/count'
+import { exactUtc, formatDate, zoneLabel, type Zone } from '../../lib/dates'
+import { paths } from '../../lib/paths'
+import { formatPhone, partyFromInput } from '../../lib/phone'
+import type { CustomerSearch } from '../../lib/route-params'
+import { Link, useSetParams } from '../../lib/router'
+import { DeskIndexGate, DeskNav, TableRegion, td, th, useTidOf } from './desk-parts'
+import { formatWait } from './format'
+
+const ms = (iso: string | null) => (iso ? Date.parse(iso) : null)
+
+/** One customer across every number: who they talked with, when, how much, failures, opt-outs, whether they wait. */
+export function CustomerPage({ search, admin }: { search: CustomerSearch; admin: boolean | null }) {
+  const heading = useRef<HTMLHeadingElement>(null)
+  // A customer opened by a link puts focus on the page's heading, where a screen reader starts.
+  useEffect(() => {
+    if (search.party) heading.current?.focus()
+  }, [search.party])
+  return (
+    <section aria-labelledby="customer-heading">
+      <DeskNav current="customer" />
+      <h1 id="customer-heading" ref={heading} tabIndex={-1} className="text-xl font-semibold">
+        {search.party ? `Customer ${formatPhone(search.party)}` : 'Customer'}
+      </h1>
+      {/* Keyed by the customer: the box shows the one opened, whichever way they were reached. */}
+      <CustomerBox key={search.party} party={search.party} zone={search.tz} />
+      {search.party ? (
+        <DeskIndexGate admin={admin} what="customer page">
+          <CustomerView party={search.party} zone={search.tz} />
+        </DeskIndexGate>
+      ) : (
+        <EmptyState title="Type a customer’s number to see them across every number">
+          Or open a customer from any place a phone number appears: search results, histories, threads, the needs-reply queue and opt-outs.
+        </EmptyState>
+      )}
+    </section>
+  )
+}
+
+function CustomerBox({ party, zone }: { party: string; zone: Zone }) {
+  const setParams = useSetParams()
+  const [text, setText] = useState(party ? formatPhone(party) : '')
+  const [problem, setProblem] = useState<string | null>(null)
+  return (
+    <form
+      role="search"
+      aria-label="Find a customer"
+      className="mt-2 flex flex-wrap items-end gap-2 print:hidden"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void partyFromInput(text).then((r) => {
+          if ('error' in r) setProblem(r.error)
+          else {
+            setProblem(null)
+            setParams({ party: r.digits })
+          }
+        })
+      }}
+    >
+      <label className="flex flex-col text-sm">
+        Customer’s number (any format, + and country code for international)
+        <input
+          type="search"
+          inputMode="tel"
+          className="input w-72 max-w-full"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          placeholder="(917) 555-0101 or +44 20 7183 8750"
+          aria-invalid={problem ? true : undefined}
+          aria-describedby={problem ? 'customer-problem' : undefined}
+          autoFocus={!party}
+        />
+      </label>
+      <button type="submit" className="btn btn-primary">
+        Open customer
+      </button>
+      <button
+        type="button"
+        className="btn"
+        aria-pressed={zone === 'utc'}
+        onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}
+      >
+        Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
+      </button>
+      {problem ? (
+        <p id="customer-problem" role="alert" className="w-full text-sm text-red-800">
+          {problem}
+        </p>
+      ) : null}
+    </form>
+  )
+}
+
+function CustomerView({ party, zone }: { party: string; zone: Zone }) {
+  const q = useQuery(customerQuery(party))
+  const at = q.dataUpdatedAt
+  if (q.isPending) return <TableSkeleton label="Loading the customer" />
+  if (q.isError) return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="the customer" />
+  const c = q.data
+  if (c.threads.length === 0)
+    return (
+      <EmptyState title={`No indexed conversation with ${formatPhone(party)}`}>
+        <p>No number of the account has a message to or from this customer in the message index.</p>
+        <p className="mt-1">
+          <Link href={paths.search({ party })} className="text-blue-800 underline">
+            Search all messages for this number
+          </Link>{' '}
+          (it also finds it inside message text).
+        </p>
+      </EmptyState>
+    )
+  return (
+    <>
+      <Summary c={c} zone={zone} at={at} />
+      <Threads c={c} zone={zone} />
+    </>
+  )
+}
+
+/** `at`: when the answer came, the instant waiting is measured to. */
+function Summary({ c, zone, at }: { c: Customer; zone: Zone; at: number }) {
+  const waitingMs = c.waitingSince ? at - Date.parse(c.waitingSince) : null
+  const items: Array<[string, string]> = [
+    ['Numbers talked with', `${formatCount(c.numbers.length)}: ${c.numbers.map((n) => formatPhone(n)).join(', ')}`],
+    ['First contact', formatDate(ms(c.firstContact), zone)],
+    ['Last contact', formatDate(ms(c.lastContact), zone)],
+    ['Messages from them', formatCount(c.inbound)],
+    ['Messages to them', formatCount(c.outbound)],
+    ['Failed sends', formatCount(c.failed)],
+    ['Opt-out', c.optedOutOn.length ? `Opted out on ${c.optedOutOn.map((n) => formatPhone(n)).join(', ')}` : 'Not opted out on any number'],
+    [
+      'Waiting for a reply',
+      c.waitingSince && waitingMs !== null ? `Yes, for ${formatWait(waitingMs)} (since ${formatDate(ms(c.waitingSince), zone)})` : 'No',
+    ],
+  ]
+  return (
+    <dl className="mt-3 grid gap-x-6 gap-y-2 rounded border border-slate-200 bg-white p-3 text-sm sm:grid-cols-2">
+      {items.map(([k, v]) => (
+        <div key={k}>
+          <dt className="font-semibold">{k}</dt>
+          <dd className={k === 'Opt-out' && c.optedOutOn.length ? 'text-red-900' : ''}>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  )
+}
+
+function Threads({ c, zone }: { c: Customer; zone: Zone }) {
+  const tidOf = useTidOf()
+  return (
+    <section aria-labelledby="customer-threads-heading" className="mt-4">
+      <h2 id="customer-threads-heading" className="text-lg font-semibold">
+        Their threads
+      </h2>
+      <TableRegion label="Threads with this customer (scrolls sideways)">
+        <table className="w-full border-collapse text-sm">
+          <caption className="sr-only">Threads with {formatPhone(c.party)}, most recent first</caption>
+          <thead className="bg-slate-50">
+            <tr>
+              <th scope="col" className={th}>
+                Number
+              </th>
+              <th scope="col" className={th}>
+                First contact
+              </th>
+              <th scope="col" className={th}>
+                Last contact
+              </th>
+              <th scope="col" className={th}>
+                From them
+              </th>
+              <th scope="col" className={th}>
+                To them
+              </th>
+              <th scope="col" className={th}>
+                Failed
+              </th>
+              <th scope="col" className={th}>
+                Opt-out
+              </th>
+              <th scope="col" className={th}>
+                Waiting
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {c.threads.map((t) => (
+              <tr key={t.number} className="border-t border-slate-200">
+                <td className={`${td} whitespace-nowrap`}>
+                  <Link
+                    href={paths.thread(t.number, tidOf(t.number), t.party, { tz: zone === 'utc' ? 'utc' : null })}
+                    className="text-blue-800 underline"
+                    aria-label={`Thread on ${formatPhone(t.number)}`}
+                  >
+                    {formatPhone(t.number)}
+                  </Link>
+                </td>
+                <td className={`${td} whitespace-nowrap`} title={exactUtc(ms(t.firstAt))}>
+                  {formatDate(ms(t.firstAt), zone)}
+                </td>
+                <td className={`${td} whitespace-nowrap`} title={exactUtc(ms(t.lastAt))}>
+                  {formatDate(ms(t.lastAt), zone)}
+                </td>
+                <td className={`${td} tabular-nums`}>{formatCount(t.inbound)}</td>
+                <td className={`${td} tabular-nums`}>{formatCount(t.outbound)}</td>
+                <td className={`${td} tabular-nums`}>{formatCount(t.failed)}</td>
+                <td className={`${td} whitespace-nowrap`}>
+                  {t.optedOut ? (
+                    <span className="font-semibold text-red-900">Opted out {formatDate(ms(t.optedOutAt), zone)}</span>
+                  ) : t.optHistory.length ? (
+                    'Opted back in'
+                  ) : (
+                    'No'
+                  )}
+                  {t.sentAfter > 0 ? (
+                    <Link
+                      href={paths.optOuts({ number: t.number, party: t.party })}
+                      className="flex min-h-6 items-center text-xs text-blue-800 underline"
+                    >
+                      {formatCount(t.sentAfter)} sent after opt-out
+                    </Link>
+                  ) : null}
+                </td>
+                <td className={`${td} whitespace-nowrap`}>{t.waitingSince ? `Since ${formatDate(ms(t.waitingSince), zone)}` : 'No'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableRegion>
+    </section>
+  )
+}

@@ -1,0 +1,276 @@
+// @vitest-environment happy-dom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
+import type { ReactNode } from 'react'
+import { afterEach, describe, expect, test } from 'vitest'
+import { deskKeys, DESK_MAX_ROWS, needsReplyQuery, optOutsQuery, sentAfterQuery, type NeedsReply } from '../../api/desk'
+import { ApiError } from '../../api/errors'
+import { indexKeys, parseStatus } from '../../api/index-status'
+import { CustomerPage } from './customer-page'
+import { NeedsReplyPage } from './needs-reply-page'
+import { OptOutsPage } from './opt-outs-page'
+
+/**
+ * The desk pages' states, each from a query cache filled the way its answer would fill it (no
+ * request is made: every seeded answer is fresh). What the page says must follow from the state.
+ */
+
+afterEach(cleanup)
+
+const NUMBER = '15129474129'
+
+function client(seed: (qc: QueryClient) => void) {
+  // An error seeded into the cache stays the page's state: nothing is retried on mount.
+  const qc = new QueryClient({
+    defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: Infinity, refetchInterval: false } },
+  })
+  seed(qc)
+  return qc
+}
+
+function renderWith(ui: ReactNode, seed: (qc: QueryClient) => void) {
+  return render(<QueryClientProvider client={client(seed)}>{ui}</QueryClientProvider>)
+}
+
+const status = (indexed: number, state = 'idle', enabled = true) =>
+  parseStatus({
+    enabled,
+    engine: 'pglite',
+    numbers: [{ number: NUMBER, tid: 'TID1', state, indexed, upstreamTotal: indexed }],
+    freshness: { numbersKnown: 1, numbersComplete: 1, syncing: [], incomplete: [], indexedUpTo: null },
+  })
+
+const settings = { thresholdMinutes: 15, updatedAt: null, updatedBy: null }
+
+function seedError(qc: QueryClient, key: readonly unknown[], error: ApiError) {
+  qc.getQueryCache().build(qc, { queryKey: key }).setState({ status: 'error', error, fetchStatus: 'idle', errorUpdatedAt: Date.now() })
+}
+
+const queue = (rows: NeedsReply['rows']): NeedsReply => ({ at: '2026-11-24T12:00:00.000Z', thresholdMinutes: 15, total: rows.length, rows })
+const search = { number: '', tz: 'utc' as const }
+
+describe('Needs reply', () => {
+  test('nothing indexed: says so, and offers "Index all numbers" to an admin only', () => {
+    renderWith(<NeedsReplyPage search={search} admin />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(0, 'never'))
+      qc.setQueryData(deskKeys.settings(), settings)
+    })
+    expect(screen.getByText('Nothing is indexed yet')).toBeTruthy()
+    expect(screen.getByRole('button', { name: 'Index all numbers' })).toBeTruthy()
+    cleanup()
+    renderWith(<NeedsReplyPage search={search} admin={false} />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(0, 'never'))
+      qc.setQueryData(deskKeys.settings(), settings)
+    })
+    expect(screen.queryByRole('button', { name: 'Index all numbers' })).toBeNull()
+    expect(screen.getByText('An admin can index the numbers on the Index page.')).toBeTruthy()
+  })
+
+  test('indexing under way: no offer, a line saying the page fills in', () => {
+    renderWith(<NeedsReplyPage search={search} admin />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(0, 'syncing'))
+      qc.setQueryData(deskKeys.settings(), settings)
+    })
+    expect(screen.getByText('Indexing has started: no messages are indexed yet')).toBeTruthy()
+    expect(screen.queryByRole('button', { name: 'Index all numbers' })).toBeNull()
+  })
+
+  test('the index off: its words, not an empty queue', () => {
+    renderWith(<NeedsReplyPage search={search} admin />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10, 'idle', false))
+      qc.setQueryData(deskKeys.settings(), settings)
+    })
+    expect(screen.getByRole('alert').textContent).toContain('The message index is off')
+    expect(screen.queryByText('Nobody is waiting for a reply')).toBeNull()
+  })
+
+  test('an empty queue names the threshold it was judged by', () => {
+    renderWith(<NeedsReplyPage search={search} admin={false} />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+      qc.setQueryData(deskKeys.settings(), settings)
+      qc.setQueryData(needsReplyQuery(null).queryKey, queue([]))
+    })
+    expect(screen.getByText('Nobody is waiting for a reply')).toBeTruthy()
+    expect(screen.getByText(/waited less than 15 minutes/)).toBeTruthy()
+    expect(screen.queryByRole('button', { name: 'Change threshold' })).toBeNull()
+  })
+
+  test('rows: a semantic table, customer links, the text as text, the wait in words, one Mark handled per row', () => {
+    renderWith(<NeedsReplyPage search={{ number: NUMBER, tz: 'utc' }} admin />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+      qc.setQueryData(deskKeys.settings(), settings)
+      qc.setQueryData(
+        needsReplyQuery(NUMBER).queryKey,
+        queue([
+          {
+            number: NUMBER,
+            party: '14695550104',
+            since: '2026-11-21T12:00:00.000Z',
+            waitedMs: 3 * 86_400_000 + 2 * 3_600_000,
+            unanswered: 2,
+            lastInbound: { ordinal: 7, date: '2026-11-21T12:00:00.000Z', body: '<b>Any news</b> on my repair?' },
+            handled: null,
+          },
+          {
+            number: NUMBER,
+            party: '16465550102',
+            since: '2026-11-24T11:40:00.000Z',
+            waitedMs: 20 * 60_000,
+            unanswered: 1,
+            lastInbound: { ordinal: 9, date: '2026-11-24T11:40:00.000Z', body: null },
+            handled: { at: '2026-11-20T10:00:00.000Z', by: 'alice' },
+          },
+        ]),
+      )
+    })
+    const table = screen.getByRole('table', { name: /Customers waiting for a reply/ })
+    const heads = within(table).getAllByRole('columnheader')
+    expect(heads.every((h) => h.getAttribute('scope') === 'col')).toBe(true)
+    expect(screen.getByRole('status').textContent).toMatch(/^2 customers are waiting on \(512\) 947-4129/)
+    // Untrusted text stays text.
+    expect(within(table).getByText('<b>Any news</b> on my repair?')).toBeTruthy()
+    expect(table.querySelector('b')).toBeNull()
+    expect(within(table).getByText('3 days 2 h')).toBeTruthy()
+    expect(within(table).getByText('2 messages unanswered')).toBeTruthy()
+    expect(within(table).getByText('(no text)')).toBeTruthy()
+    expect(within(table).getByText(/handled earlier by alice/)).toBeTruthy()
+    expect(within(table).getAllByRole('button', { name: /^Mark handled: / })).toHaveLength(2)
+    const customer = within(table).getByRole('link', { name: /^Customer \(469\) 555-0104/ })
+    expect(customer.getAttribute('href')).toBe('/desk/customer?party=14695550104')
+    expect(within(table).getAllByRole('link', { name: 'Open the thread' })[0]!.getAttribute('href')).toBe(
+      `/numbers/${NUMBER}/thread?tid=TID1&party=14695550104&at=7&tz=utc`,
+    )
+    expect(screen.getByRole('link', { name: 'Export CSV' }).getAttribute('href')).toBe(`/api/desk/needs-reply/export?number=${NUMBER}`)
+  })
+
+  test('a failed load: the kind in words, Retry only where it can help', () => {
+    renderWith(<NeedsReplyPage search={search} admin />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+      qc.setQueryData(deskKeys.settings(), settings)
+      seedError(qc, needsReplyQuery(null).queryKey, new ApiError('server_error', 'boom', 500))
+    })
+    const alert = screen.getByRole('alert')
+    expect(alert.textContent).toContain('The Switchboard server hit an error while loading the needs-reply queue')
+    expect(within(alert).getByRole('button', { name: 'Retry' })).toBeTruthy()
+    cleanup()
+    renderWith(<NeedsReplyPage search={search} admin />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+      qc.setQueryData(deskKeys.settings(), settings)
+      seedError(qc, needsReplyQuery(null).queryKey, new ApiError('forbidden', 'no', 403))
+    })
+    expect(screen.getByRole('alert').textContent).toContain('Your role does not allow this')
+    expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull()
+  })
+
+  test('an admin changes the threshold; a bad value is refused naming the field, before any request', () => {
+    renderWith(<NeedsReplyPage search={search} admin />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+      qc.setQueryData(deskKeys.settings(), settings)
+      qc.setQueryData(needsReplyQuery(null).queryKey, queue([]))
+    })
+    fireEvent.click(screen.getByRole('button', { name: 'Change threshold' }))
+    const box = screen.getByRole('textbox', { name: 'Threshold (minutes)' })
+    fireEvent.change(box, { target: { value: '1.5' } })
+    fireEvent.click(screen.getByRole('button', { name: 'Save threshold' }))
+    expect(screen.getByRole('alert').textContent).toMatch(/^Threshold \(minutes\) must be a whole number/)
+    expect(box.getAttribute('aria-invalid')).toBe('true')
+  })
+})
+
+describe('Opt-outs', () => {
+  test('the evidence beside each opt-out, failed sends marked, and the not-legal-advice line', () => {
+    const s = { number: NUMBER, state: 'all' as const, party: '', tz: 'utc' as const }
+    renderWith(<OptOutsPage search={s} admin={false} />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+      qc.setQueryData(optOutsQuery(NUMBER, 'all').queryKey, {
+        optedOut: 1,
+        optedBackIn: 0,
+        sentAfter: 2,
+        total: 1,
+        rows: [
+          {
+            number: NUMBER,
+            party: '17025550105',
+            optedOut: true,
+            since: '2026-11-15T12:00:00.000Z',
+            history: [{ state: 'opt-out', ordinal: 3, date: '2026-11-15T12:00:00.000Z' }],
+            sentAfter: 2,
+          },
+        ],
+      })
+      qc.setQueryData(sentAfterQuery(NUMBER, null).queryKey, {
+        total: 2,
+        rows: [1, 2].map((i) => ({
+          number: NUMBER,
+          party: '17025550105',
+          message: {
+            ordinal: 10 + i,
+            date: '2026-11-17T12:00:00.000Z',
+            body: `=HYPERLINK("x") promo ${i}`,
+            status: '400',
+            failed: i === 2,
+          },
+          optOut: { ordinal: 3, date: '2026-11-15T12:00:00.000Z', body: 'STOP' },
+          afterMs: 2 * 86_400_000,
+        })),
+      })
+    })
+    expect(screen.getByText('Not legal advice.')).toBeTruthy()
+    const evidence = screen.getByRole('table', { name: /Messages sent after opt-out/ })
+    expect(within(evidence).getAllByRole('row')).toHaveLength(3)
+    expect(within(evidence).getAllByText('refused by the carrier')).toHaveLength(1)
+    expect(within(evidence).getByText('=HYPERLINK("x") promo 1')).toBeTruthy()
+    expect(screen.getByText('1 still opted out, 0 opted back in on (512) 947-4129.')).toBeTruthy()
+    const ledger = screen.getByRole('table', { name: /Opt-out state per number and customer/ })
+    expect(within(ledger).getByRole('button', { name: /2 messages sent to \(702\) 555-0105 after opting out/ })).toBeTruthy()
+  })
+
+  test('nobody opted out: said plainly, with no evidence table', () => {
+    const s = { number: '', state: 'all' as const, party: '', tz: 'local' as const }
+    renderWith(<OptOutsPage search={s} admin={false} />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+      qc.setQueryData(optOutsQuery(null, 'all').queryKey, { optedOut: 0, optedBackIn: 0, sentAfter: 0, total: 0, rows: [] })
+      qc.setQueryData(sentAfterQuery(null, null).queryKey, { total: 0, rows: [] })
+    })
+    expect(screen.getByText('Nobody has opted out')).toBeTruthy()
+    expect(screen.getByText('Nothing was sent after an opt-out')).toBeTruthy()
+    expect(screen.queryByRole('table')).toBeNull()
+  })
+})
+
+describe('One customer', () => {
+  test('no customer yet: the box, focused, and what to type', () => {
+    renderWith(<CustomerPage search={{ party: '', tz: 'local' }} admin={false} />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+    })
+    expect(document.activeElement).toBe(screen.getByRole('searchbox', { name: /Customer’s number/ }))
+    expect(screen.getByText('Type a customer’s number to see them across every number')).toBeTruthy()
+  })
+
+  test('a customer the index never saw: said so, with a search offered instead', () => {
+    renderWith(<CustomerPage search={{ party: '442071838750', tz: 'local' }} admin={false} />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+      qc.setQueryData(deskKeys.customer('442071838750'), {
+        party: '442071838750',
+        numbers: [],
+        firstContact: null,
+        lastContact: null,
+        inbound: 0,
+        outbound: 0,
+        failed: 0,
+        optedOutOn: [],
+        waitingSince: null,
+        threads: [],
+      })
+    })
+    expect(screen.getByText(/^No indexed conversation with/)).toBeTruthy()
+    expect(screen.getByRole('link', { name: 'Search all messages for this number' }).getAttribute('href')).toBe(
+      '/search?party=442071838750',
+    )
+  })
+})
+
+test('the desk asks for at most the server’s row cap', () => {
+  expect(needsReplyQuery(null).queryKey).toEqual(['desk', 'needs-reply', null, DESK_MAX_ROWS])
+  expect(DESK_MAX_ROWS).toBeLessThanOrEqual(500)
+})

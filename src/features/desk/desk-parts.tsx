@@ -1,0 +1,166 @@
+import { useState, type ReactNode } from 'react'
+import { useIndexStatus, type NumberIndexStatus } from '../../api/index-api'
+import { startSync } from '../../api/index-admin'
+import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { IndexOffAlert } from '../../components/index-off-alert'
+import { formatCount } from '../../lib/count'
+import { paths } from '../../lib/paths'
+import { formatPhone } from '../../lib/phone'
+import { Link } from '../../lib/router'
+
+export type DeskPage = 'needs-reply' | 'opt-outs' | 'customer' | 'quiet-hours' | 'segments'
+
+const DESK_PAGES: ReadonlyArray<[DeskPage, string, () => string]> = [
+  ['needs-reply', 'Needs reply', () => paths.needsReply()],
+  ['opt-outs', 'Opt-outs', () => paths.optOuts()],
+  ['customer', 'Customer', () => paths.customer()],
+  ['quiet-hours', 'Quiet hours', () => paths.quietHours()],
+  ['segments', 'Encoding & segments', () => paths.segments()],
+]
+
+/** The desk's own pages, one link each, the current one marked. */
+export function DeskNav({ current }: { current: DeskPage }) {
+  return (
+    <nav aria-label="Support desk" className="mb-3 flex flex-wrap gap-x-4 gap-y-1 border-b border-slate-200 pb-2 text-sm print:hidden">
+      {DESK_PAGES.map(([page, label, href]) => (
+        <Link
+          key={page}
+          href={href()}
+          aria-current={page === current ? 'page' : undefined}
+          className="text-slate-700 underline-offset-2 hover:underline aria-[current=page]:font-semibold"
+        >
+          {label}
+        </Link>
+      ))}
+    </nav>
+  )
+}
+
+/**
+ * A table that scrolls sideways on a phone inside its own focusable region, so the page itself
+ * never does and a keyboard user can scroll it (axe's scrollable-region-focusable). It is the containing block of
+ * the visually hidden labels inside, which would otherwise escape its clipping and widen the page.
+ */
+export function TableRegion({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div
+      role="region"
+      aria-label={label}
+      tabIndex={0}
+      className="relative mt-2 max-w-full overflow-x-auto rounded border border-slate-200 bg-white"
+    >
+      {children}
+    </div>
+  )
+}
+
+export const th = 'px-2 py-2 text-left align-bottom font-semibold whitespace-nowrap'
+export const td = 'px-2 py-1.5 align-top'
+
+/**
+ * What the index can tell the desk: still loading, off, or holding nothing yet (each shown in its
+ * own words), else the page. `admin` decides whether "Index all numbers" is offered.
+ */
+export function DeskIndexGate({ admin, what, children }: { admin: boolean | null; what: string; children: ReactNode }) {
+  const index = useIndexStatus()
+  if (index.loading) return <TableSkeleton label="Checking the message index" />
+  if (!index.available) return <IndexOffAlert error={index.error} where={what} />
+  const numbers = index.status?.numbers ?? []
+  const indexed = numbers.reduce((a, n) => a + n.indexed, 0)
+  if (indexed === 0) return <NothingIndexed admin={admin} numbers={numbers} onIndexing={() => void index.refetch()} what={what} />
+  return <>{children}</>
+}
+
+export function NothingIndexed({
+  admin,
+  numbers,
+  onIndexing,
+  what,
+}: {
+  admin: boolean | null
+  numbers: NumberIndexStatus[]
+  onIndexing: () => void
+  what: string
+}) {
+  const [starting, setStarting] = useState<'idle' | 'busy' | 'started' | 'failed'>('idle')
+  const syncing = numbers.some((n) => n.state === 'syncing' || n.state === 'queued') || starting === 'started'
+  const failing = numbers.filter((n) => n.state === 'error' || n.error)
+  if (failing.length > 0 && !syncing)
+    return (
+      <EmptyState title="Nothing could be indexed">
+        <p>
+          {formatCount(failing.length)} {failing.length === 1 ? 'number' : 'numbers'} could not be read from the messaging provider
+          {failing[0]?.error ? `: ${failing[0].error}` : '.'} The desk is built from the index; indexing retries on its own.
+        </p>
+      </EmptyState>
+    )
+  return (
+    <EmptyState title={syncing ? 'Indexing has started: no messages are indexed yet' : 'Nothing is indexed yet'}>
+      <p>The {what} is worked out from the message index, and it holds no messages yet.</p>
+      {syncing ? (
+        <p role="status">This page fills in as numbers are indexed.</p>
+      ) : admin ? (
+        <>
+          <button
+            type="button"
+            className="btn mt-2"
+            disabled={starting === 'busy'}
+            onClick={() => {
+              setStarting('busy')
+              startSync({ all: true }).then(
+                () => {
+                  setStarting('started')
+                  onIndexing()
+                },
+                () => setStarting('failed'),
+              )
+            }}
+          >
+            Index all numbers
+          </button>
+          {starting === 'failed' ? <p role="alert">Indexing could not be started. Try again, or use the Index page.</p> : null}
+        </>
+      ) : (
+        <p>An admin can index the numbers on the Index page.</p>
+      )}
+    </EmptyState>
+  )
+}
+
+/** A number of the account, chosen from those the index knows; '' is every number when `allowAll`. */
+export function NumberSelect({
+  value,
+  onChange,
+  allowAll,
+  label = 'Number',
+}: {
+  value: string
+  onChange: (number: string) => void
+  allowAll: boolean
+  label?: string
+}) {
+  const index = useIndexStatus()
+  const numbers = (index.status?.numbers ?? []).filter((n) => n.indexed > 0 || n.number === value)
+  return (
+    <label className="flex flex-col text-sm">
+      {label}
+      <select className="input min-w-48" value={value} onChange={(e) => onChange(e.target.value)}>
+        {allowAll ? <option value="">All numbers</option> : <option value="">Choose a number…</option>}
+        {numbers.map((n) => (
+          <option key={n.number} value={n.number}>
+            {formatPhone(n.number)}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}
+
+/** The tid the thread page needs for a number, from the index's status (empty when unknown). */
+export function useTidOf(): (number: string) => string {
+  const index = useIndexStatus()
+  return (number) => index.byNumber.get(number)?.tid ?? ''
+}
+
+export const NOT_LEGAL_ADVICE =
+  'This is a record of what the messages say, worked out by rules that can be wrong; it is not legal advice. Check any case that matters with whoever advises you on messaging law.'

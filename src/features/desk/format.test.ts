@@ -1,0 +1,24 @@
+import { expect, test } from 'vitest'
+import { formatWait, optStateWords, parseThreshold } from './format.ts'
+
+test('waits are written in the largest two units', () => {
+  expect(formatWait(30_000)).toBe('under a minute')
+  expect(formatWait(20 * 60_000)).toBe('20 min')
+  expect(formatWait(2 * 3_600_000)).toBe('2 h')
+  expect(formatWait(2 * 3_600_000 + 5 * 60_000)).toBe('2 h 5 min')
+  expect(formatWait(86_400_000)).toBe('1 day')
+  expect(formatWait(3 * 86_400_000 + 2 * 3_600_000 + 59_000)).toBe('3 days 2 h')
+  expect(formatWait(Number.NaN)).toBe('under a minute')
+})
+
+test('a threshold is whole minutes from 0 to a year, and a bad one names the field', () => {
+  expect(parseThreshold(' 15 ')).toEqual({ minutes: 15 })
+  expect(parseThreshold('0')).toEqual({ minutes: 0 })
+  for (const bad of ['', '-1', '2.5', 'abc', '600000'])
+    expect(parseThreshold(bad)).toMatchObject({ error: expect.stringMatching(/^Threshold \(minutes\)/) })
+})
+
+test('opt states in words', () => {
+  expect(optStateWords('opt-out')).toBe('Opted out')
+  expect(optStateWords('opt-in')).toBe('Opted back in')
+})

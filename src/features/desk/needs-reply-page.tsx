@@ -1,0 +1,284 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import {
+  deskKeys,
+  deskSettingsQuery,
+  markHandled,
+  needsReplyExportUrl,
+  needsReplyQuery,
+  saveDeskSettings,
+  type QueueEntry,
+} from '../../api/desk'
+import { ErrorAlert } from '../../components/alert'
+import { CustomerLink } from '../../components/customer-link'
+import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { BodyText } from '../../components/message/message-parts'
+import { formatCount } from '../../lib/count'
+import { exactUtc, formatDate, zoneLabel } from '../../lib/dates'
+import { paths } from '../../lib/paths'
+import { formatPhone } from '../../lib/phone'
+import type { NeedsReplySearch } from '../../lib/route-params'
+import { Link, useSetParams } from '../../lib/router'
+import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th, useTidOf } from './desk-parts'
+import { formatWait, parseThreshold } from './format'
+
+const ms = (iso: string | null) => (iso ? Date.parse(iso) : null)
+
+/**
+ * Who is waiting for us: every customer whose last messages have had no reply on that number for
+ * longer than the team's threshold, longest wait first. A reply found by the index's sync takes
+ * them off by itself; "Mark handled" does it for a reply by phone or email.
+ */
+export function NeedsReplyPage({ search, admin }: { search: NeedsReplySearch; admin: boolean | null }) {
+  const setParams = useSetParams()
+  return (
+    <section aria-labelledby="needs-reply-heading">
+      <DeskNav current="needs-reply" />
+      <h1 id="needs-reply-heading" className="text-xl font-semibold">
+        Needs reply
+      </h1>
+      <p className="mt-1 text-sm text-slate-700">
+        Customers whose messages have had no reply on that number, longest wait first. A reply found in the message index takes them off the
+        queue by itself; use “Mark handled” when you answered by phone or email.
+      </p>
+      <div className="mt-3 flex flex-wrap items-end gap-3">
+        <NumberSelect value={search.number} allowAll onChange={(n) => setParams({ number: n || null }, { replace: true })} />
+        <button
+          type="button"
+          className="btn"
+          aria-pressed={search.tz === 'utc'}
+          onClick={() => setParams({ tz: search.tz === 'utc' ? null : 'utc' }, { replace: true })}
+        >
+          Times in {zoneLabel(search.tz)} — switch to {search.tz === 'utc' ? 'local time' : 'UTC'}
+        </button>
+      </div>
+      <ThresholdLine admin={admin} />
+      <DeskIndexGate admin={admin} what="needs-reply queue">
+        <Queue search={search} />
+      </DeskIndexGate>
+    </section>
+  )
+}
+
+/** The team's threshold, said in words; an admin can change it. */
+export function ThresholdLine({ admin }: { admin: boolean | null }) {
+  const settings = useQuery(deskSettingsQuery())
+  const qc = useQueryClient()
+  const [editing, setEditing] = useState(false)
+  const [text, setText] = useState('')
+  const [problem, setProblem] = useState<string | null>(null)
+  const save = useMutation({
+    mutationFn: saveDeskSettings,
+    onSuccess: (s) => {
+      qc.setQueryData(deskKeys.settings(), s)
+      void qc.invalidateQueries({ queryKey: deskKeys.all })
+      setEditing(false)
+    },
+  })
+  const minutes = settings.data?.thresholdMinutes
+  return (
+    <div className="mt-3 text-sm">
+      <p>
+        {minutes === undefined
+          ? settings.isError
+            ? 'The team’s threshold could not be read; the queue uses it all the same.'
+            : 'Reading the team’s threshold…'
+          : `A customer joins the queue once they have waited ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} (the team’s threshold${
+              settings.data?.updatedBy ? `, set by ${settings.data.updatedBy}` : ', the default'
+            }).`}{' '}
+        {admin && minutes !== undefined && !editing ? (
+          <button
+            type="button"
+            className="btn ml-1"
+            onClick={() => {
+              setText(String(minutes))
+              setProblem(null)
+              setEditing(true)
+            }}
+          >
+            Change threshold
+          </button>
+        ) : null}
+      </p>
+      {editing ? (
+        <form
+          className="mt-2 flex flex-wrap items-end gap-2"
+          aria-label="Team threshold"
+          onSubmit={(e) => {
+            e.preventDefault()
+            const parsed = parseThreshold(text)
+            if ('error' in parsed) {
+              setProblem(parsed.error)
+              return
+            }
+            setProblem(null)
+            save.mutate(parsed.minutes)
+          }}
+        >
+          <label className="flex flex-col">
+            Threshold (minutes)
+            <input
+              className="input w-32"
+              inputMode="numeric"
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+              aria-invalid={problem ? true : undefined}
+              aria-describedby={problem ? 'threshold-problem' : undefined}
+              autoFocus
+            />
+          </label>
+          <button type="submit" className="btn btn-primary" disabled={save.isPending}>
+            {save.isPending ? 'Saving…' : 'Save threshold'}
+          </button>
+          <button type="button" className="btn" onClick={() => setEditing(false)}>
+            Cancel
+          </button>
+          {problem ? (
+            <p id="threshold-problem" role="alert" className="w-full text-red-800">
+              {problem}
+            </p>
+          ) : null}
+          {save.isError ? (
+            <div className="w-full">
+              <ErrorAlert error={save.error} where="the threshold" />
+            </div>
+          ) : null}
+        </form>
+      ) : null}
+    </div>
+  )
+}
+
+function Queue({ search }: { search: NeedsReplySearch }) {
+  const number = search.number || null
+  const q = useQuery(needsReplyQuery(number))
+  const qc = useQueryClient()
+  const tidOf = useTidOf()
+  const [done, setDone] = useState<string | null>(null)
+  const handle = useMutation({
+    mutationFn: (e: QueueEntry) => markHandled(e.number, e.party),
+    onSuccess: (r) => {
+      setDone(
+        `Marked handled: ${formatPhone(r.party)} on ${formatPhone(r.number)}, by ${r.handledBy ?? 'you'} at ${formatDate(ms(r.handledAt), search.tz)}.`,
+      )
+      void qc.invalidateQueries({ queryKey: deskKeys.all })
+    },
+  })
+  if (q.isPending) return <TableSkeleton label="Loading the needs-reply queue" />
+  if (q.isError)
+    return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="the needs-reply queue" />
+  const { rows, total, thresholdMinutes } = q.data
+  const zone = search.tz
+  const key = (e: QueueEntry) => `${e.number}|${e.party}`
+  return (
+    <>
+      <div className="mt-3 flex flex-wrap items-center gap-3">
+        <p role="status" aria-live="polite" className="font-semibold tabular-nums">
+          {total === 0
+            ? 'Nobody is waiting'
+            : `${formatCount(total)} ${total === 1 ? 'customer is' : 'customers are'} waiting${number ? ` on ${formatPhone(number)}` : ''}`}
+          {q.isFetching ? <span className="ml-2 text-sm font-normal text-slate-700">(updating…)</span> : null}
+        </p>
+        {rows.length > 0 ? (
+          <div className="ml-auto print:hidden">
+            <a className="btn" href={needsReplyExportUrl(number)} download>
+              Export CSV
+            </a>
+          </div>
+        ) : null}
+      </div>
+      {done ? (
+        <p role="status" className="mt-2 text-sm text-green-900">
+          {done}
+        </p>
+      ) : null}
+      {handle.isError ? <ErrorAlert error={handle.error} where="“Mark handled”" /> : null}
+      {rows.length === 0 ? (
+        <EmptyState title={number ? `Nobody is waiting on ${formatPhone(number)}` : 'Nobody is waiting for a reply'}>
+          <p>
+            Every customer who wrote has had a reply, or has waited less than {thresholdMinutes}{' '}
+            {thresholdMinutes === 1 ? 'minute' : 'minutes'} so far.
+          </p>
+        </EmptyState>
+      ) : (
+        <TableRegion label="Needs-reply queue (scrolls sideways)">
+          <table className="w-full border-collapse text-sm">
+            <caption className="sr-only">
+              Customers waiting for a reply, longest wait first: {formatCount(rows.length)} of {formatCount(total)} shown
+            </caption>
+            <thead className="bg-slate-50">
+              <tr>
+                <th scope="col" className={th}>
+                  Customer
+                </th>
+                <th scope="col" className={th}>
+                  Number
+                </th>
+                <th scope="col" className={th}>
+                  Last message from them
+                </th>
+                <th scope="col" className={th}>
+                  Waiting
+                </th>
+                <th scope="col" className={th}>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((e) => (
+                <tr key={key(e)} className="border-t border-slate-200">
+                  <td className={`${td} whitespace-nowrap`}>
+                    <CustomerLink party={e.party} />
+                    <Link
+                      href={paths.thread(e.number, tidOf(e.number), e.party, {
+                        at: e.lastInbound.ordinal ?? null,
+                        tz: zone === 'utc' ? 'utc' : null,
+                      })}
+                      className="flex min-h-6 items-center text-xs text-blue-800 underline"
+                    >
+                      Open the thread
+                    </Link>
+                  </td>
+                  <td className={`${td} whitespace-nowrap`}>{formatPhone(e.number)}</td>
+                  <td className={`${td} min-w-48`}>
+                    {e.lastInbound.body ? <BodyText body={e.lastInbound.body} /> : <span className="text-slate-700 italic">(no text)</span>}
+                    {e.unanswered > 1 ? <span className="block text-xs text-slate-700">{e.unanswered} messages unanswered</span> : null}
+                  </td>
+                  <td className={`${td} whitespace-nowrap`} title={exactUtc(ms(e.since))}>
+                    <span className="font-semibold">{formatWait(e.waitedMs)}</span>
+                    <span className="block text-xs text-slate-700">since {formatDate(ms(e.since), zone)}</span>
+                    {e.handled ? (
+                      <span className="block text-xs text-slate-700">
+                        handled earlier by {e.handled.by ?? 'someone'}, {formatDate(ms(e.handled.at), zone)}
+                      </span>
+                    ) : null}
+                  </td>
+                  <td className={td}>
+                    <button
+                      type="button"
+                      className="btn whitespace-nowrap"
+                      disabled={handle.isPending}
+                      aria-label={`Mark handled: ${formatPhone(e.party)} on ${formatPhone(e.number)}`}
+                      onClick={() => {
+                        setDone(null)
+                        handle.mutate(e)
+                      }}
+                    >
+                      Mark handled
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableRegion>
+      )}
+      {total > rows.length ? (
+        <p className="mt-2 text-sm text-slate-700">
+          The {formatCount(rows.length)} longest waits are shown, of {formatCount(total)}. Choose a number to see its own queue.
+        </p>
+      ) : null}
+    </>
+  )
+}

@@ -1,0 +1,321 @@
+import { useQuery } from '@tanstack/react-query'
+import { optOutsQuery, sentAfterQuery, type OptRow, type SentAfterRow } from '../../api/desk'
+import { ErrorAlert } from '../../components/alert'
+import { CustomerLink } from '../../components/customer-link'
+import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { BodyText } from '../../components/message/message-parts'
+import { ExportButtons } from '../../components/export-buttons'
+import { formatCount } from '../../lib/count'
+import { exactUtc, formatDate, isoUtc, zoneLabel, type Zone } from '../../lib/dates'
+import { paths } from '../../lib/paths'
+import { formatPhone } from '../../lib/phone'
+import type { OptOutsSearch } from '../../lib/route-params'
+import { Link, useSetParams } from '../../lib/router'
+import { DeskIndexGate, DeskNav, NOT_LEGAL_ADVICE, NumberSelect, TableRegion, td, th } from './desk-parts'
+import { formatWait, optStateWords } from './format'
+
+const ms = (iso: string | null) => (iso ? Date.parse(iso) : null)
+
+/**
+ * Who told us to stop, per number and customer, with each opt-out and opt-back-in in order; and
+ * the key report: what we sent them after they opted out and before they opted back in.
+ */
+export function OptOutsPage({ search, admin }: { search: OptOutsSearch; admin: boolean | null }) {
+  const setParams = useSetParams()
+  return (
+    <section aria-labelledby="opt-outs-heading">
+      <DeskNav current="opt-outs" />
+      <h1 id="opt-outs-heading" className="text-xl font-semibold">
+        Opt-outs
+      </h1>
+      <p className="mt-1 text-sm text-slate-700">
+        Customers who asked a number to stop texting them (STOP, UNSUBSCRIBE, “stop texting me”…) and who opted back in (START, UNSTOP,
+        YES), read from their messages.
+      </p>
+      <p className="mt-1 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950">
+        <strong>Not legal advice.</strong> {NOT_LEGAL_ADVICE}
+      </p>
+      <div className="mt-3 flex flex-wrap items-end gap-3">
+        <NumberSelect value={search.number} allowAll onChange={(n) => setParams({ number: n || null, party: null }, { replace: true })} />
+        <label className="flex flex-col text-sm">
+          State now
+          <select
+            className="input"
+            value={search.state}
+            onChange={(e) => setParams({ state: e.target.value === 'all' ? null : e.target.value }, { replace: true })}
+          >
+            <option value="all">All</option>
+            <option value="opted-out">Still opted out</option>
+            <option value="opted-in">Opted back in</option>
+          </select>
+        </label>
+        <button
+          type="button"
+          className="btn"
+          aria-pressed={search.tz === 'utc'}
+          onClick={() => setParams({ tz: search.tz === 'utc' ? null : 'utc' }, { replace: true })}
+        >
+          Times in {zoneLabel(search.tz)} — switch to {search.tz === 'utc' ? 'local time' : 'UTC'}
+        </button>
+      </div>
+      <DeskIndexGate admin={admin} what="opt-out ledger">
+        <SentAfter search={search} />
+        <Ledger search={search} />
+      </DeskIndexGate>
+    </section>
+  )
+}
+
+function Ledger({ search }: { search: OptOutsSearch }) {
+  const number = search.number || null
+  const q = useQuery(optOutsQuery(number, search.state))
+  const zone = search.tz
+  if (q.isPending) return <TableSkeleton label="Loading opt-outs" />
+  if (q.isError) return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="opt-outs" />
+  const { rows, total, optedOut, optedBackIn } = q.data
+  return (
+    <section aria-labelledby="ledger-heading" className="mt-6">
+      <div className="flex flex-wrap items-center gap-3">
+        <h2 id="ledger-heading" className="text-lg font-semibold">
+          Opt-out state by number and customer
+        </h2>
+        {rows.length > 0 ? (
+          <div className="ml-auto print:hidden">
+            <ExportButtons
+              nameParts={['opt-outs', number ?? 'all-numbers', search.state]}
+              getData={() => ({
+                header: ['number', 'customer', 'state', 'opted_out_since', 'sent_after_opt_out', 'history'],
+                rows: rows.map((r) => [
+                  r.number,
+                  r.party,
+                  r.optedOut ? 'opted-out' : 'opted-in',
+                  isoUtc(ms(r.since)),
+                  r.sentAfter,
+                  r.history.map((h) => `${h.state} ${isoUtc(ms(h.date))}`).join('; '),
+                ]),
+              })}
+            />
+          </div>
+        ) : null}
+      </div>
+      <p role="status" className="text-sm tabular-nums">
+        {formatCount(optedOut)} still opted out, {formatCount(optedBackIn)} opted back in
+        {number ? ` on ${formatPhone(number)}` : ' across all numbers'}.
+      </p>
+      {rows.length === 0 ? (
+        <EmptyState title={total === 0 && search.state === 'all' ? 'Nobody has opted out' : 'No customer is in this state'}>
+          {search.state === 'all'
+            ? 'No indexed message from a customer reads as an opt-out.'
+            : 'Choose “All” to see every customer who ever opted out.'}
+        </EmptyState>
+      ) : (
+        <TableRegion label="Opt-out state (scrolls sideways)">
+          <table className="w-full border-collapse text-sm">
+            <caption className="sr-only">Opt-out state per number and customer, with history</caption>
+            <thead className="bg-slate-50">
+              <tr>
+                <th scope="col" className={th}>
+                  Customer
+                </th>
+                <th scope="col" className={th}>
+                  Number
+                </th>
+                <th scope="col" className={th}>
+                  State now
+                </th>
+                <th scope="col" className={th}>
+                  History
+                </th>
+                <th scope="col" className={th}>
+                  Sent after opt-out
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <LedgerRow key={`${r.number}|${r.party}`} r={r} zone={zone} />
+              ))}
+            </tbody>
+          </table>
+        </TableRegion>
+      )}
+      {total > rows.length ? (
+        <p className="mt-2 text-sm text-slate-700">
+          {formatCount(rows.length)} of {formatCount(total)} shown. Choose a number to narrow the list.
+        </p>
+      ) : null}
+    </section>
+  )
+}
+
+function LedgerRow({ r, zone }: { r: OptRow; zone: Zone }) {
+  const setParams = useSetParams()
+  return (
+    <tr className="border-t border-slate-200">
+      <td className={`${td} whitespace-nowrap`}>
+        <CustomerLink party={r.party} />
+      </td>
+      <td className={`${td} whitespace-nowrap`}>{formatPhone(r.number)}</td>
+      <td className={`${td} whitespace-nowrap`}>
+        <span className={r.optedOut ? 'font-semibold text-red-900' : ''}>{r.optedOut ? 'Opted out' : 'Opted back in'}</span>
+        {r.optedOut && r.since ? <span className="block text-xs text-slate-700">since {formatDate(ms(r.since), zone)}</span> : null}
+      </td>
+      <td className={td}>
+        <ol className="space-y-0.5">
+          {r.history.map((h, i) => (
+            <li key={i} className="whitespace-nowrap">
+              {optStateWords(h.state)}, {formatDate(ms(h.date), zone)}
+            </li>
+          ))}
+        </ol>
+      </td>
+      <td className={`${td} whitespace-nowrap tabular-nums`}>
+        {r.sentAfter > 0 ? (
+          <button
+            type="button"
+            className="font-semibold text-blue-800 underline"
+            onClick={() => setParams({ number: r.number, party: r.party }, { replace: false })}
+            aria-label={`${r.sentAfter} ${r.sentAfter === 1 ? 'message' : 'messages'} sent to ${formatPhone(r.party)} after opting out: show the evidence`}
+          >
+            {formatCount(r.sentAfter)}
+          </button>
+        ) : (
+          '0'
+        )}
+      </td>
+    </tr>
+  )
+}
+
+/** The key report: every send after an opt-out and before any opt-back-in, with both messages as evidence. */
+function SentAfter({ search }: { search: OptOutsSearch }) {
+  const number = search.number || null
+  const party = search.party || null
+  const setParams = useSetParams()
+  const q = useQuery(sentAfterQuery(number, party))
+  const zone = search.tz
+  return (
+    <section aria-labelledby="sent-after-heading" className="mt-4">
+      <div className="flex flex-wrap items-center gap-3">
+        <h2 id="sent-after-heading" className="text-lg font-semibold">
+          Sent after opt-out{party ? ` to ${formatPhone(party)}` : ''}
+        </h2>
+        {party ? (
+          <button type="button" className="btn" onClick={() => setParams({ party: null }, { replace: true })}>
+            Show every customer
+          </button>
+        ) : null}
+        {q.data && q.data.rows.length > 0 ? (
+          <div className="ml-auto print:hidden">
+            <ExportButtons
+              nameParts={['sent-after-opt-out', number ?? 'all-numbers', party ?? '']}
+              getData={() => ({
+                header: [
+                  'number',
+                  'customer',
+                  'opt_out_at',
+                  'opt_out_text',
+                  'sent_at',
+                  'sent_text',
+                  'status',
+                  'failed',
+                  'minutes_after_opt_out',
+                ],
+                rows: q.data.rows.map((r) => [
+                  r.number,
+                  r.party,
+                  isoUtc(ms(r.optOut.date)),
+                  r.optOut.body ?? '',
+                  isoUtc(ms(r.message.date)),
+                  r.message.body ?? '',
+                  r.message.status ?? '',
+                  r.message.failed ? 'yes' : 'no',
+                  Math.floor(r.afterMs / 60_000),
+                ]),
+              })}
+            />
+          </div>
+        ) : null}
+      </div>
+      <p className="text-sm text-slate-700">
+        Messages sent to a customer after they opted out on that number and before they opted back in. The one confirmation sent within 5
+        minutes of the opt-out is allowed and not listed; sends the carrier refused are listed and marked, since they were still attempts.
+      </p>
+      {q.isPending ? (
+        <TableSkeleton label="Loading sends after opt-out" rows={3} />
+      ) : q.isError ? (
+        <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="sends after opt-out" />
+      ) : q.data.rows.length === 0 ? (
+        <EmptyState title="Nothing was sent after an opt-out">
+          {party ? `No message went to ${formatPhone(party)} while they were opted out.` : 'No customer got a message while opted out.'}
+        </EmptyState>
+      ) : (
+        <>
+          <p role="status" className="mt-1 font-semibold tabular-nums text-red-900">
+            {formatCount(q.data.total)} {q.data.total === 1 ? 'message' : 'messages'} sent after opt-out
+          </p>
+          <TableRegion label="Sent after opt-out (scrolls sideways)">
+            <table className="w-full border-collapse text-sm">
+              <caption className="sr-only">Messages sent after opt-out, newest first, with the opt-out message</caption>
+              <thead className="bg-slate-50">
+                <tr>
+                  <th scope="col" className={th}>
+                    Customer
+                  </th>
+                  <th scope="col" className={th}>
+                    Number
+                  </th>
+                  <th scope="col" className={th}>
+                    Their opt-out
+                  </th>
+                  <th scope="col" className={th}>
+                    What we sent after
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {q.data.rows.map((r) => (
+                  <SentRow key={`${r.number}|${r.message.ordinal}`} r={r} zone={zone} />
+                ))}
+              </tbody>
+            </table>
+          </TableRegion>
+          {q.data.total > q.data.rows.length ? (
+            <p className="mt-2 text-sm text-slate-700">
+              {formatCount(q.data.rows.length)} newest of {formatCount(q.data.total)} shown. Choose a number to narrow them.
+            </p>
+          ) : null}
+        </>
+      )}
+    </section>
+  )
+}
+
+function SentRow({ r, zone }: { r: SentAfterRow; zone: Zone }) {
+  return (
+    <tr className="border-t border-slate-200">
+      <td className={`${td} whitespace-nowrap`}>
+        <CustomerLink party={r.party} />
+      </td>
+      <td className={`${td} whitespace-nowrap`}>{formatPhone(r.number)}</td>
+      <td className={`${td} min-w-40`}>
+        <Link href={paths.message(r.number, r.optOut.ordinal, { tz: zone === 'utc' ? 'utc' : null })} className="text-blue-800 underline">
+          {formatDate(ms(r.optOut.date), zone)}
+        </Link>
+        <BodyText body={r.optOut.body} />
+      </td>
+      <td className={`${td} min-w-48`}>
+        <Link
+          href={paths.message(r.number, r.message.ordinal, { tz: zone === 'utc' ? 'utc' : null })}
+          className="text-blue-800 underline"
+          title={exactUtc(ms(r.message.date))}
+        >
+          {formatDate(ms(r.message.date), zone)}
+        </Link>
+        <span className="text-xs text-slate-700"> ({formatWait(r.afterMs)} after)</span>
+        {r.message.failed ? <span className="ml-1 rounded bg-red-100 px-1 text-xs text-red-900">refused by the carrier</span> : null}
+        <BodyText body={r.message.body} />
+      </td>
+    </tr>
+  )
+}

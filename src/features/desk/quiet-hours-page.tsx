@@ -1,0 +1,196 @@
+import { useQuery } from '@tanstack/react-query'
+import { quietHoursQuery, type QuietHours } from '../../api/desk'
+import { ErrorAlert } from '../../components/alert'
+import { CustomerLink } from '../../components/customer-link'
+import { DayField } from '../../components/day-field'
+import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { BodyText } from '../../components/message/message-parts'
+import { ExportButtons } from '../../components/export-buttons'
+import { formatCount } from '../../lib/count'
+import { exactUtc, formatDate, isoUtc, zoneLabel, type Zone } from '../../lib/dates'
+import { paths } from '../../lib/paths'
+import { formatPhone } from '../../lib/phone'
+import type { DeskNumberSearch } from '../../lib/route-params'
+import { Link, useSetParams } from '../../lib/router'
+import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th } from './desk-parts'
+
+const ms = (iso: string | null) => (iso ? Date.parse(iso) : null)
+
+/** Sends to North American customers outside 8:00–21:00 in the customer's own time, per number and day. */
+export function QuietHoursPage({ search, admin }: { search: DeskNumberSearch; admin: boolean | null }) {
+  const setParams = useSetParams()
+  return (
+    <section aria-labelledby="quiet-heading">
+      <DeskNav current="quiet-hours" />
+      <h1 id="quiet-heading" className="text-xl font-semibold">
+        Quiet hours
+      </h1>
+      <p className="mt-1 text-sm text-slate-700">
+        Messages a number sent to North American customers before 8:00 or from 21:00 in the customer’s local time, which is taken from their
+        area code.
+      </p>
+      <p className="mt-1 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950">
+        <strong>The zone is approximate.</strong> People keep their number when they move (number portability) and travel with it, so an
+        area code may not be where its owner is. Numbers outside North America, toll-free numbers and unknown area codes are not judged.
+        This is not legal advice.
+      </p>
+      <div className="mt-3 flex flex-wrap items-end gap-3">
+        <NumberSelect value={search.number} allowAll={false} onChange={(n) => setParams({ number: n || null }, { replace: true })} />
+        <DayField label="From (day, UTC)" value={search.from} onCommit={(v) => setParams({ from: v }, { replace: true })} />
+        <DayField label="To (day, UTC, included)" value={search.to} onCommit={(v) => setParams({ to: v }, { replace: true })} />
+        <button
+          type="button"
+          className="btn"
+          aria-pressed={search.tz === 'utc'}
+          onClick={() => setParams({ tz: search.tz === 'utc' ? null : 'utc' }, { replace: true })}
+        >
+          Times in {zoneLabel(search.tz)} — switch to {search.tz === 'utc' ? 'local time' : 'UTC'}
+        </button>
+      </div>
+      <DeskIndexGate admin={admin} what="quiet-hours report">
+        {search.number ? (
+          <Report search={search} />
+        ) : (
+          <EmptyState title="Choose a number">Quiet hours are counted per number: choose one of the indexed numbers.</EmptyState>
+        )}
+      </DeskIndexGate>
+    </section>
+  )
+}
+
+function Report({ search }: { search: DeskNumberSearch }) {
+  const q = useQuery(quietHoursQuery(search.number, search.from, search.to))
+  if (q.isPending) return <TableSkeleton label="Loading quiet-hour sends" />
+  if (q.isError) return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="quiet-hour sends" />
+  const d = q.data
+  return (
+    <>
+      <div className="mt-3 flex flex-wrap items-center gap-3">
+        <p role="status" className="font-semibold tabular-nums">
+          {formatCount(d.quiet)} of {formatCount(d.outbound)} sends from {formatPhone(d.number)} were in quiet hours
+          {d.unknownZone ? ` (${formatCount(d.unknownZone)} could not be placed in a zone)` : ''}
+        </p>
+        {d.rows.length > 0 ? (
+          <div className="ml-auto print:hidden">
+            <ExportButtons
+              nameParts={['quiet-hours', d.number, search.from, search.to]}
+              getData={() => ({
+                header: ['number', 'customer', 'sent_at', 'customer_local_day', 'text'],
+                rows: d.rows.map((r) => [d.number, r.party, isoUtc(ms(r.date)), r.localDay ?? '', r.body ?? '']),
+              })}
+            />
+          </div>
+        ) : null}
+      </div>
+      {d.quiet === 0 ? (
+        <EmptyState title={d.outbound === 0 ? 'This number sent nothing in this span' : 'No send was in quiet hours'}>
+          {d.outbound === 0
+            ? 'Only messages the number sent are judged.'
+            : `All ${formatCount(d.outbound - d.unknownZone)} sends that could be placed went out between 8:00 and 21:00 for the customer.`}
+        </EmptyState>
+      ) : (
+        <>
+          <DayTable d={d} />
+          <Sends d={d} zone={search.tz} />
+        </>
+      )}
+    </>
+  )
+}
+
+/** The day chart as a table: each customer-local day with its quiet sends and a bar for scale. */
+function DayTable({ d }: { d: QuietHours }) {
+  const max = Math.max(1, ...d.days.map((x) => x.quiet))
+  return (
+    <section aria-labelledby="quiet-days-heading" className="mt-4">
+      <h2 id="quiet-days-heading" className="text-lg font-semibold">
+        Quiet-hour sends by day (the customer’s local day)
+      </h2>
+      <TableRegion label="Quiet-hour sends by day (scrolls sideways)">
+        <table className="w-full border-collapse text-sm">
+          <caption className="sr-only">Quiet-hour sends by day, the customer’s local day</caption>
+          <thead className="bg-slate-50">
+            <tr>
+              <th scope="col" className={th}>
+                Day
+              </th>
+              <th scope="col" className={th}>
+                Sends in quiet hours
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.days.map((x) => (
+              <tr key={x.day} className="border-t border-slate-200">
+                <td className={`${td} whitespace-nowrap`}>{x.day}</td>
+                <td className={`${td} w-full`}>
+                  <span className="flex items-center gap-2">
+                    <span className="w-10 text-right tabular-nums">{formatCount(x.quiet)}</span>
+                    <span
+                      aria-hidden="true"
+                      className="inline-block h-3 rounded bg-amber-500"
+                      style={{ width: `${(x.quiet / max) * 70}%` }}
+                    />
+                  </span>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableRegion>
+    </section>
+  )
+}
+
+function Sends({ d, zone }: { d: QuietHours; zone: Zone }) {
+  return (
+    <section aria-labelledby="quiet-sends-heading" className="mt-4">
+      <h2 id="quiet-sends-heading" className="text-lg font-semibold">
+        The sends, newest first
+      </h2>
+      <TableRegion label="Quiet-hour sends (scrolls sideways)">
+        <table className="w-full border-collapse text-sm">
+          <caption className="sr-only">Quiet-hour sends, newest first</caption>
+          <thead className="bg-slate-50">
+            <tr>
+              <th scope="col" className={th}>
+                Sent
+              </th>
+              <th scope="col" className={th}>
+                Customer
+              </th>
+              <th scope="col" className={th}>
+                Text
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.rows.map((r) => (
+              <tr key={r.ordinal} className="border-t border-slate-200">
+                <td className={`${td} whitespace-nowrap`} title={exactUtc(ms(r.date))}>
+                  <Link
+                    href={paths.message(d.number, r.ordinal, { tz: zone === 'utc' ? 'utc' : null })}
+                    className="text-blue-800 underline"
+                  >
+                    {formatDate(ms(r.date), zone)}
+                  </Link>
+                </td>
+                <td className={`${td} whitespace-nowrap`}>
+                  <CustomerLink party={r.party} />
+                </td>
+                <td className={`${td} min-w-48`}>
+                  <BodyText body={r.body} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableRegion>
+      {d.quiet > d.rows.length ? (
+        <p className="mt-2 text-sm text-slate-700">
+          The {formatCount(d.rows.length)} newest of {formatCount(d.quiet)} are listed; narrow the days to see older ones.
+        </p>
+      ) : null}
+    </section>
+  )
+}

@@ -1,0 +1,23 @@
+import { expect, test } from 'vitest'
+import { partyFromInput } from './phone.ts'
+
+test('a customer number typed in any format becomes the digits the index keys parties by', async () => {
+  for (const [typed, digits] of [
+    ['(917) 555-0101', '19175550101'],
+    ['917.555.0101', '19175550101'],
+    ['+1 917 555 0101', '19175550101'],
+    ['1-917-555-0101', '19175550101'],
+    ['+44 20 7183 8750', '442071838750'],
+    ['0044 20 7183 8750', '442071838750'],
+    ['011 44 20 7183 8750', '442071838750'],
+    ['+33 6 12 34 56 78', '33612345678'],
+  ] as const)
+    expect(await partyFromInput(typed), typed).toEqual({ digits })
+})
+
+test('what is not a phone number is refused with a message naming the field', async () => {
+  expect(await partyFromInput('  ')).toEqual({ error: expect.stringMatching(/^Customer’s number is required/) })
+  expect(await partyFromInput('bob')).toEqual({ error: expect.stringMatching(/^Customer’s number may hold only digits/) })
+  expect(await partyFromInput('12345')).toEqual({ error: expect.stringMatching(/^Customer’s number must have 7 to 15 digits/) })
+  expect(await partyFromInput('+1234567890123456')).toEqual({ error: expect.stringMatching(/7 to 15 digits/) })
+})

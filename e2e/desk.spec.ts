@@ -10,7 +10,7 @@ import { DEMO_CREDENTIALS, makeAccount, messageAt, type NumberProfile } from '..
 import { DESK_INDEX, DESK_PARTIES, UCS2_BODY } from '../proxy/simulator/desk-cases'
 import { axeViolations } from './axe'
 import { expect, test } from './fixtures'
-import { APP, downloadText, indexNumber, parseCsv } from './helpers'
+import { appUrl, downloadText, indexNumber, parseCsv } from './helpers'
 
 /**
  * The support desk's pages from a fresh start on the simulator: the demo number that carries the
@@ -273,7 +273,7 @@ test.describe('the support desk', () => {
       await expect(page.getByText(`once they have waited ${minutes} minutes (the team’s threshold, set by local)`)).toBeVisible()
       await expect(page.getByRole('table', { name: /Customers waiting/ }).locator('tbody tr')).toHaveCount(expected.length)
     } finally {
-      const r = await fetch(`${APP}/api/desk/settings`, {
+      const r = await fetch(`${appUrl()}/api/desk/settings`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ thresholdMinutes: 15 }),

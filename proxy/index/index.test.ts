@@ -590,7 +590,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       const r = await fetch(`${apiUrl}/api/index/export?numbers=${n7}&format=csv&tz=Europe/Paris`)
       expect(r.status).toBe(200)
       expect(r.headers.get('content-disposition')).toMatch(
-        new RegExp(`attachment; filename="switchboard-messages-${n7}-24-rows-\\d{4}-\\d{2}-\\d{2}\\.csv"`),
+        new RegExp(`attachment; filename="switchboard-${n7}-24-rows-\\d{4}-\\d{2}-\\d{2}\\.csv"`),
       )
       const bytes = Buffer.from(await r.arrayBuffer())
       expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]) // the BOM

@@ -1,5 +1,6 @@
 import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query'
 import { useCallback, useMemo, useState } from 'react'
+import { fitFileName } from '../../../contract/file-name'
 import { INDEX_PATHS, type SearchParams } from '../../../contract/index-api'
 import { startExport } from '../../api/export-jobs'
 import { searchQuery, useIndexStatus, type Freshness, type IndexedRow } from '../../api/index-api'
@@ -77,17 +78,17 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
   const [party, setParty] = useDebouncedParam(search.party, commitParty)
   const filters = describeFilters(search)
   const span = search.from || search.to ? `${search.from || 'the start'} to ${search.to || 'today'}` : null
-  const fileParts = [
-    'search',
-    ...filters.map((f) => f.replace(/[^a-z0-9]+/gi, '-')),
-    search.from ? `from-${search.from}` : '',
-    search.to ? `to-${search.to}` : '',
-    total !== null ? `${total}-matches` : '',
-  ]
-    .filter(Boolean)
-    .join('-')
-    .toLowerCase()
-    .slice(0, 150)
+  // The server names the file (Content-Disposition) the same way; this is the name until it answers.
+  const fileName = fitFileName({
+    scope:
+      search.numbers.length === 1 ? (search.numbers[0] ?? '') : search.numbers.length ? `${search.numbers.length} numbers` : 'all numbers',
+    filters: [
+      ...filters.filter((f) => !f.startsWith('numbers ')),
+      search.from || search.to ? `${search.from || 'start'} to ${search.to || 'now'}` : '',
+    ],
+    rows: total,
+    ext: 'csv',
+  })
 
   return (
     <HistoryDisplayContext.Provider value={display}>
@@ -221,7 +222,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
                       path: INDEX_PATHS.export,
                       params: { ...params, format: 'csv', tz: zoneName(zone) },
                       label: `Search: ${filters.join(', ') || 'all messages'} (${formatCount(total)} matches)`,
-                      fileName: `switchboard-${fileParts || 'search'}.csv`,
+                      fileName,
                       total,
                     })
                   }

@@ -1,9 +1,10 @@
-import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query'
+import { keepPreviousData, useInfiniteQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useMemo, useState } from 'react'
 import { fitFileName } from '../../../contract/file-name'
 import { INDEX_PATHS, type SearchParams } from '../../../contract/index-api'
 import { startExport } from '../../api/export-jobs'
-import { searchQuery, useIndexStatus, type Freshness, type IndexedRow } from '../../api/index-api'
+import { indexKeys, searchQuery, useIndexStatus, type IndexedRow } from '../../api/index-api'
+import { startSync } from '../../api/index-admin'
 import { ErrorAlert } from '../../components/alert'
 import { DayField } from '../../components/day-field'
 import { IndexOffAlert } from '../../components/index-off-alert'
@@ -13,11 +14,12 @@ import { HistoryDisplayContext, type HistoryDisplay } from '../../components/mes
 import { MediaViewer } from '../../components/message/media-viewer'
 import { PrintHeader } from '../../components/print-header'
 import { formatCount } from '../../lib/count'
-import { dayRangeInZone, formatDate, zoneLabel, zoneName } from '../../lib/dates'
+import { dayRangeInZone, zoneLabel, zoneName } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import type { SearchSearch } from '../../lib/route-params'
 import { useSetParams } from '../../lib/router'
 import { SEARCH_COLUMNS } from './columns'
+import { SearchCoverage } from './coverage'
 import { NoMatches } from './no-matches'
 import { useDebouncedParam } from './use-debounced-param'
 
@@ -38,14 +40,6 @@ export function toSearchParams(s: SearchSearch): SearchParams {
   }
 }
 
-/** "17 of 17 numbers indexed, up to 12:04" or "3 numbers still indexing: results may be incomplete". */
-export function coverageText(f: Freshness, zone: 'local' | 'utc'): string {
-  const upTo = f.indexedUpTo ? `, up to ${formatDate(Date.parse(f.indexedUpTo), zone)}` : ''
-  if (f.incomplete.length > 0)
-    return `${formatCount(f.incomplete.length)} ${f.incomplete.length === 1 ? 'number' : 'numbers'} still indexing: results may be incomplete${upTo}.`
-  return `${formatCount(f.numbersComplete)} of ${formatCount(f.numbersKnown)} numbers indexed${upTo}.`
-}
-
 function describeFilters(s: SearchSearch): string[] {
   const parts: string[] = []
   if (s.q.trim()) parts.push(`text "${s.q.trim()}"`)
@@ -59,6 +53,7 @@ function describeFilters(s: SearchSearch): string[] {
 
 export function SearchPage({ search, canExport }: { search: SearchSearch; canExport: boolean | null }) {
   const setParams = useSetParams()
+  const client = useQueryClient()
   const index = useIndexStatus()
   const params = useMemo(() => toSearchParams(search), [search])
   const result = useInfiniteQuery({ ...searchQuery(params), enabled: index.available, placeholderData: keepPreviousData })
@@ -211,7 +206,18 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
                 {total === null ? 'Searching…' : `${formatCount(total)} ${total === 1 ? 'match' : 'matches'}`}
                 {result.isFetching && total !== null ? <span className="ml-2 text-sm font-normal text-slate-700">(updating…)</span> : null}
               </p>
-              {first ? <p className="text-sm text-slate-700">{coverageText(first.freshness, zone)}</p> : null}
+              {first ? (
+                <SearchCoverage
+                  freshness={first.freshness}
+                  progress={index.status?.progress ?? null}
+                  autoSync={index.status?.autoSync ?? null}
+                  zone={zone}
+                  onStart={async () => {
+                    await startSync({ all: true })
+                    await client.invalidateQueries({ queryKey: indexKeys.all })
+                  }}
+                />
+              ) : null}
               <p className="text-sm text-slate-700">Newest first. Dates in {zoneLabel(zone)}.</p>
               {canExport && total !== null && total > 0 ? (
                 <button

@@ -248,6 +248,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
               more={search.more}
               party={search.party || null}
               indexAvailable={index.available}
+              facts={facts}
               onMore={(n) => setParams({ more: n }, { replace: true })}
               onParty={(p) => setParams({ party: p }, { replace: true })}
             />

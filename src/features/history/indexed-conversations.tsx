@@ -10,18 +10,12 @@ import { formatDay } from '../../lib/dates'
 import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
 import { Link } from '../../lib/router'
+import { wholeHistoryIndexed } from './index-facts'
 
 /** Parties listed at once; the thread page filters the rest. */
 const PARTIES_SHOWN = 500
 /** While the number is being indexed, what is shown catches up this often. */
 const SYNC_POLL_MS = 5_000
-
-/** Whether the index holds the whole of this number's history (what the upstream reported last). */
-export function wholeHistoryIndexed(facts: NumberIndexStatus | undefined): boolean {
-  return (
-    !!facts && facts.state !== 'syncing' && facts.state !== 'queued' && facts.upstreamTotal !== null && facts.indexed >= facts.upstreamTotal
-  )
-}
 
 /**
  * The Conversations tab with the message index on: every party of the number with its count

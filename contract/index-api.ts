@@ -73,6 +73,8 @@ export interface IndexStatus {
   engine: 'pglite' | 'postgres'
   /** Whether the server indexes every number of the account on its own (INDEX_AUTO_SYNC); absent from older servers. */
   autoSync?: boolean
+  /** Whether the account's list of numbers has been read; until then the index knows only the numbers someone opened. */
+  accountListed?: boolean
   /** Every number the index knows (only the one asked for with `number`; none with `summary=true`). */
   numbers: NumberIndexStatus[]
   freshness: Freshness

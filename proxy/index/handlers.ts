@@ -63,10 +63,12 @@ export interface IndexRoom {
 async function indexStatus(room: IndexRoom, only: { number?: string; summary?: boolean } = {}): Promise<IndexStatus> {
   const { db, rate } = room
   const scope = only.number ? [only.number] : null
+  const listed = await db.query<{ listed: boolean }>('SELECT EXISTS (SELECT 1 FROM index_numbers WHERE listed) AS listed')
   return {
     enabled: true,
     engine: db.engine,
     autoSync: room.autoSync,
+    accountListed: listed.rows[0]?.listed ?? false,
     numbers: only.summary ? [] : await numberStatuses(db, only.number ?? null),
     freshness: await freshness(db, scope),
     progress: await overallProgress(db, rate.window()),

@@ -50,6 +50,7 @@ const statusWire = z.looseObject({
   freshness: freshnessWire,
   // Null from a server that predates it: the pages then say nothing about it rather than guess.
   autoSync: z.catch(z.nullable(z.boolean()), null),
+  accountListed: z.catch(z.nullable(z.boolean()), null),
   progress: z.catch(
     z.nullable(
       z.object({

@@ -19,7 +19,7 @@ const done: IndexProgress = {
 
 describe("the Search page's coverage line", () => {
   it('says how many numbers are indexed and up to when', () => {
-    render(<SearchCoverage freshness={fresh} progress={done} autoSync={true} zone="utc" onStart={async () => {}} />)
+    render(<SearchCoverage freshness={fresh} progress={done} autoSync={true} accountListed={true} zone="utc" onStart={async () => {}} />)
     expect(screen.getByText(/^60 of 60 numbers indexed, up to .*2026.*\.$/)).toBeTruthy()
     expect(screen.queryByRole('button', { name: 'Index all numbers' })).toBeNull()
   })
@@ -30,6 +30,7 @@ describe("the Search page's coverage line", () => {
         freshness={{ ...fresh, numbersComplete: 12, incomplete: ['1', '2', '3'], syncing: ['1'] }}
         progress={{ ...done, numbersDone: 12, running: true }}
         autoSync={true}
+        accountListed={true}
         zone="utc"
         onStart={async () => {}}
       />,
@@ -45,6 +46,7 @@ describe("the Search page's coverage line", () => {
         freshness={{ numbersKnown: 0, numbersComplete: 0, syncing: [], incomplete: [], indexedUpTo: null }}
         progress={{ ...done, numbersTotal: 0, numbersDone: 0, messages: 0, messagesTotal: 0 }}
         autoSync={false}
+        accountListed={false}
         zone="utc"
         onStart={async () => {
           calls.push('start')
@@ -67,6 +69,7 @@ describe("the Search page's coverage line", () => {
         freshness={{ ...fresh, numbersComplete: 59, incomplete: ['1'] }}
         progress={{ ...done, numbersDone: 59 }}
         autoSync={true}
+        accountListed={true}
         zone="utc"
         onStart={() => Promise.reject(new Error('refused'))}
       />,
@@ -74,5 +77,23 @@ describe("the Search page's coverage line", () => {
     expect(screen.getByText(/^Indexing is not running\./)).toBeTruthy()
     fireEvent.click(screen.getByRole('button', { name: 'Index all numbers' }))
     expect((await screen.findByRole('alert')).textContent).toMatch(/could not be started/)
+  })
+})
+
+describe('an index that has not read the account', () => {
+  it('offers to index every number even when the numbers it knows are done', () => {
+    render(
+      <SearchCoverage
+        freshness={{ ...fresh, numbersKnown: 1, numbersComplete: 1 }}
+        progress={{ ...done, numbersTotal: 1, numbersDone: 1 }}
+        autoSync={false}
+        accountListed={false}
+        zone="utc"
+        onStart={async () => {}}
+      />,
+    )
+    expect(screen.getByText(/^1 of 1 numbers indexed/)).toBeTruthy()
+    expect(screen.getByText(/^Only the numbers someone opened are indexed: this server does not index the account on its own/)).toBeTruthy()
+    expect(screen.getByRole('button', { name: 'Index all numbers' })).toBeTruthy()
   })
 })

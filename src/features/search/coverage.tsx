@@ -22,26 +22,38 @@ export function SearchCoverage({
   freshness,
   progress,
   autoSync,
+  accountListed,
   zone,
   onStart,
+  canOffer = true,
 }: {
   freshness: Freshness
   progress: IndexProgress | null
   autoSync: boolean | null
+  /** False: the index knows only the numbers someone opened, not the account's whole list. */
+  accountListed: boolean | null
   zone: 'local' | 'utc'
   onStart: () => Promise<void>
+  /** False where the page already offers the same start (the empty result's own button). */
+  canOffer?: boolean
 }) {
   const [starting, setStarting] = useState<'idle' | 'busy' | 'started' | 'failed'>('idle')
   const running = !!progress?.running
-  const short = progress ? progress.numbersTotal === 0 || progress.numbersDone < progress.numbersTotal : freshness.incomplete.length > 0
-  const offer = !running && short && starting !== 'started'
+  const short =
+    accountListed === false ||
+    (progress ? progress.numbersTotal === 0 || progress.numbersDone < progress.numbersTotal : freshness.incomplete.length > 0)
+  const offer = canOffer && !running && short && starting !== 'started'
   return (
     <div className="text-sm text-slate-700">
       <p>{coverageText(freshness, zone)}</p>
       {offer ? (
         <div className="mt-1 flex flex-wrap items-center gap-2 rounded border border-amber-300 bg-amber-50 px-2 py-1 text-amber-950">
           <p>
-            {progress && progress.numbersTotal === 0 ? 'Nothing has been indexed yet' : 'Indexing is not running'}
+            {progress && progress.numbersTotal === 0
+              ? 'Nothing has been indexed yet'
+              : accountListed === false
+                ? 'Only the numbers someone opened are indexed'
+                : 'Indexing is not running'}
             {autoSync === false ? ': this server does not index the account on its own (INDEX_AUTO_SYNC=off).' : '.'} Search sees only what
             is indexed.
           </p>

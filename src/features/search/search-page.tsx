@@ -211,7 +211,10 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
                   freshness={first.freshness}
                   progress={index.status?.progress ?? null}
                   autoSync={index.status?.autoSync ?? null}
+                  accountListed={index.status?.accountListed ?? null}
                   zone={zone}
+                  // With nothing indexed and no match, the empty result below makes the same offer to admins.
+                  canOffer={!(total === 0 && canExport && (index.status?.progress?.messages ?? 0) === 0)}
                   onStart={async () => {
                     await startSync({ all: true })
                     await client.invalidateQueries({ queryKey: indexKeys.all })

@@ -71,8 +71,14 @@ async function indexStatus(room: IndexRoom, only: { number?: string; summary?: b
     accountListed: listed.rows[0]?.listed ?? false,
     numbers: only.summary ? [] : await numberStatuses(db, only.number ?? null),
     freshness: await freshness(db, scope),
-    progress: await overallProgress(db, rate.window()),
+    progress: await progressNow(db, rate),
   }
+}
+
+/** The account's progress; a rate and a time left only while a sync runs (the window outlives the last one by half a minute). */
+async function progressNow(db: Db, rate: RateMeter) {
+  const p = await overallProgress(db, rate.window())
+  return p.running ? p : { ...p, ratePerSecond: null, secondsLeft: null }
 }
 
 export async function status(room: IndexRoom, _req: IncomingMessage, res: ServerResponse, url: URL) {

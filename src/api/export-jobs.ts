@@ -51,7 +51,7 @@ export function timeLeft(done: number, left: number, elapsedMs: number): number 
  * queued or running, and fails with the sync's own reason if it stops on an error. A sync that
  * ends short without an error (the upstream's total moved on) is not waited for twice.
  */
-async function waitForSync(id: number, target: { number: string; tid: string }, signal: AbortSignal) {
+async function waitForSync(id: number, target: { number: string; tid: string; total?: number }, signal: AbortSignal) {
   let asked = false
   for (;;) {
     const s = await fetchNumberStatus(target.number, signal)
@@ -67,7 +67,8 @@ async function waitForSync(id: number, target: { number: string; tid: string }, 
       asked = true
     }
     const indexed = rec?.progress?.done ?? rec?.indexed ?? 0
-    const of = rec?.progress?.total ?? rec?.upstreamTotal ?? null
+    // Until the sync has read the upstream's total, the page's own count of the history stands in.
+    const of = rec?.progress?.total ?? rec?.upstreamTotal ?? target.total ?? null
     const rate = s.progress?.ratePerSecond ?? null
     update(id, {
       phase: 'waiting',
@@ -140,7 +141,7 @@ export function startExport(opts: {
   fileName: string
   total: number | null
   /** A whole-history export: wait until this number is wholly indexed before streaming. */
-  waitForSync?: { number: string; tid: string }
+  waitForSync?: { number: string; tid: string; total?: number }
 }): number {
   const id = nextId++
   const controller = new AbortController()
@@ -167,7 +168,7 @@ async function run(
     path: string
     params: Record<string, string | number | undefined>
     total: number | null
-    waitForSync?: { number: string; tid: string }
+    waitForSync?: { number: string; tid: string; total?: number }
   },
   controller: AbortController,
   origin: string,

@@ -131,7 +131,7 @@ export const indexStatusQuery = () =>
 /** Running syncs are polled this often by the header's indicator. */
 export const SUMMARY_POLL_MS = 3_000
 /** With nothing running, the indicator still looks now and then: the server may start on its own. */
-export const SUMMARY_IDLE_POLL_MS = 30_000
+export const SUMMARY_IDLE_POLL_MS = 10_000
 
 /**
  * The account's indexing as a whole, without the per-number list (the header asks on every page).

@@ -20,17 +20,19 @@ describe('the header indicator', () => {
   it('shows numbers done of the account with a progress bar and a link to the Index page while indexing runs', () => {
     render(<IndexingIndicator progress={running} />)
     const bar = screen.getByRole('progressbar', { name: 'Indexing the account' })
-    expect(bar.getAttribute('aria-valuenow')).toBe('25')
-    expect(bar.getAttribute('aria-valuetext')).toBe('25% of messages, 12 of 60 numbers')
+    expect(bar.getAttribute('aria-valuenow')).toBe('20')
+    expect(bar.getAttribute('aria-valuetext')).toBe('12 of 60 numbers')
     const link = screen.getByRole('link', { name: /^Indexing 12\/60 numbers/ })
     expect(link.getAttribute('href')).toBe('/index')
   })
 
-  it('claims no figure before the goal is known', () => {
-    render(<IndexingIndicator progress={{ ...running, messages: 0, messagesTotal: 0, numbersDone: 0 }} />)
+  it("fills by numbers, not by messages whose totals are not all known yet, and claims no figure before the account's numbers are", () => {
+    const { rerender } = render(<IndexingIndicator progress={{ ...running, numbersDone: 1, messages: 5_000, messagesTotal: 5_000 }} />)
+    expect(screen.getByRole('progressbar', { name: 'Indexing the account' }).getAttribute('aria-valuenow')).toBe('1')
+    rerender(<IndexingIndicator progress={{ ...running, numbersTotal: 0, numbersDone: 0, messages: 0, messagesTotal: 0 }} />)
     const bar = screen.getByRole('progressbar', { name: 'Indexing the account' })
     expect(bar.hasAttribute('aria-valuenow')).toBe(false)
-    expect(bar.getAttribute('aria-valuetext')).toMatch(/^Starting, 0 of 60 numbers/)
+    expect(bar.getAttribute('aria-valuetext')).toBe('Starting')
   })
 
   it('is gone when indexing is done, and when the server says nothing about it', () => {
@@ -51,7 +53,7 @@ describe("the Index page's overall progress", () => {
   it('gives numbers done, messages, the rate and the time left, all from the server', () => {
     render(<OverallProgress progress={running} />)
     const section = screen.getByRole('region', { name: 'Indexing the account' })
-    expect(within(section).getByRole('progressbar', { name: 'Messages indexed of the account' })).toBeTruthy()
+    expect(within(section).getByRole('progressbar', { name: 'Numbers of the account indexed' })).toBeTruthy()
     expect(figure('Numbers done')).toBe('12 of 60')
     expect(figure('Messages indexed')).toBe('40,000 of 160,000 known so far')
     expect(figure('Rate')).toBe('1,500 messages/s')

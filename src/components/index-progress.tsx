@@ -3,20 +3,24 @@ import { formatCount, formatDuration } from '../lib/count'
 import { paths } from '../lib/paths'
 import { Link } from '../lib/router'
 
-/** Share of the goal's messages held, 0–100, whole; null when the goal is not known yet. */
-export function messagePercent(p: IndexProgress): number | null {
-  if (p.messagesTotal <= 0) return null
-  return Math.min(100, Math.floor((p.messages / p.messagesTotal) * 100))
+/**
+ * Share of the account's numbers done, 0–100, whole; null before the account's numbers are known.
+ * Numbers, not messages: a number's total is only learnt when its sync first reads it, so a bar of
+ * messages would stand full while 59 of 60 numbers are still to come.
+ */
+export function numberPercent(p: IndexProgress): number | null {
+  if (p.numbersTotal <= 0) return null
+  return Math.min(100, Math.floor((p.numbersDone / p.numbersTotal) * 100))
 }
 
 /**
  * The header's sign that the account is being indexed: "Indexing 12/60" (numbers done of the
- * account's), a small bar of the messages held, and a link to the Index page for the rest.
+ * account's), a small bar of the same, and a link to the Index page for the rest.
  * Nothing at all when no sync runs, so a finished index leaves the header as it was.
  */
 export function IndexingIndicator({ progress }: { progress: IndexProgress | null | undefined }) {
   if (!progress?.running) return null
-  const pct = messagePercent(progress)
+  const pct = numberPercent(progress)
   return (
     <span className="flex items-center gap-2 text-sm whitespace-nowrap print:hidden">
       <span
@@ -25,7 +29,7 @@ export function IndexingIndicator({ progress }: { progress: IndexProgress | null
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={pct ?? undefined}
-        aria-valuetext={`${pct === null ? 'Starting' : `${pct}% of messages`}, ${formatCount(progress.numbersDone)} of ${formatCount(progress.numbersTotal)} numbers`}
+        aria-valuetext={pct === null ? 'Starting' : `${formatCount(progress.numbersDone)} of ${formatCount(progress.numbersTotal)} numbers`}
         className="relative block h-2 w-14 overflow-hidden rounded bg-slate-200"
       >
         {/* A bar of unknown length would claim a figure it does not have: none is drawn until one is known. */}
@@ -45,7 +49,7 @@ export function IndexingIndicator({ progress }: { progress: IndexProgress | null
  * Every figure comes from the server (GET /api/index/status `progress`); none is guessed here.
  */
 export function OverallProgress({ progress }: { progress: IndexProgress }) {
-  const pct = messagePercent(progress)
+  const pct = numberPercent(progress)
   const finished = !progress.running && progress.numbersTotal > 0 && progress.numbersDone >= progress.numbersTotal
   const rate = progress.ratePerSecond
   return (
@@ -54,7 +58,7 @@ export function OverallProgress({ progress }: { progress: IndexProgress }) {
         {progress.running ? 'Indexing the account' : finished ? 'The whole account is indexed' : 'Indexing is not running'}
       </h2>
       {progress.running ? (
-        <progress className="mt-2 w-full max-w-xl" aria-label="Messages indexed of the account" max={100} value={pct ?? undefined}>
+        <progress className="mt-2 w-full max-w-xl" aria-label="Numbers of the account indexed" max={100} value={pct ?? undefined}>
           {pct === null ? 'Starting' : `${pct}%`}
         </progress>
       ) : null}

@@ -63,7 +63,7 @@ export function ExportAll({
               label: `History of ${formatPhone(number)}`,
               fileName: `switchboard-history-${number}-all-${goal}-messages.csv`,
               total: goal,
-              ...(index.complete ? {} : { waitForSync: { number, tid } }),
+              ...(index.complete ? {} : { waitForSync: { number, tid, total } }),
             })
           }
         >

@@ -20,7 +20,7 @@ import type { SearchSearch } from '../../lib/route-params'
 import { useSetParams } from '../../lib/router'
 import { SEARCH_COLUMNS } from './columns'
 import { SearchCoverage } from './coverage'
-import { NoMatches } from './no-matches'
+import { emptyResultOffersIndexing, NoMatches } from './no-matches'
 import { useDebouncedParam } from './use-debounced-param'
 
 const rowId = (m: IndexedRow) => m.key
@@ -56,6 +56,10 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
   const client = useQueryClient()
   const index = useIndexStatus()
   const params = useMemo(() => toSearchParams(search), [search])
+  const scope = useMemo(
+    () => (index.status?.numbers ?? []).filter((n) => search.numbers.length === 0 || search.numbers.includes(n.number)),
+    [index.status, search.numbers],
+  )
   const result = useInfiniteQuery({ ...searchQuery(params), enabled: index.available, placeholderData: keepPreviousData })
   const rows = useMemo(() => result.data?.pages.flatMap((p) => p.rows) ?? [], [result.data])
   const first = result.data?.pages[0]
@@ -214,7 +218,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
                   accountListed={index.status?.accountListed ?? null}
                   zone={zone}
                   // With nothing indexed and no match, the empty result below makes the same offer to admins.
-                  canOffer={!(total === 0 && canExport && (index.status?.progress?.messages ?? 0) === 0)}
+                  canOffer={!(total === 0 && emptyResultOffersIndexing(scope, canExport))}
                   onStart={async () => {
                     await startSync({ all: true })
                     await client.invalidateQueries({ queryKey: indexKeys.all })
@@ -254,7 +258,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
             {total === 0 ? (
               <NoMatches
                 q={search.q}
-                scope={(index.status?.numbers ?? []).filter((n) => search.numbers.length === 0 || search.numbers.includes(n.number))}
+                scope={scope}
                 admin={canExport}
                 onSearchParty={(digits) => setParams({ q: null, party: digits }, { replace: true })}
                 onIndexing={() => void index.refetch()}

@@ -1,5 +1,6 @@
 import { expect, test } from './fixtures'
 import { readFile } from 'node:fs/promises'
+import { axeViolations } from './axe'
 import { NUMBERS, historyUrl, parseCsv, startOwnProxy } from './helpers'
 import { startSimulator } from './stack'
 
@@ -67,6 +68,7 @@ for (const width of [1400, 390]) {
       await expect(page.getByText(/^The whole thread: [\d,]+ messages/)).toBeVisible()
       await expect(page.getByText('This view covers the loaded records only')).toHaveCount(0)
       await shot('conversations')
+      expect(await axeViolations(page)).toEqual([])
 
       // 3. Search says what it covers, and offers to index the rest of the account.
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Search' }).click()
@@ -92,6 +94,7 @@ for (const width of [1400, 390]) {
       // Known once a number still to come has told its total; until then the page says so rather than guess.
       await expect(figure('Time left')).toHaveText(/^(about .+|under a minute|not known yet)$/)
       await shot('index-page')
+      expect(await axeViolations(page)).toEqual([])
     } finally {
       await proxy.stop()
       await sim.stop()

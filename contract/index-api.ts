@@ -11,7 +11,7 @@
  */
 
 export const INDEX_PATHS = {
-  /** GET → IndexStatus */
+  /** GET {number?, summary?: 'true'} → IndexStatus (one number's record and freshness; or no per-number list) */
   status: '/api/index/status',
   /** POST {number?: string, tid?: string, all?: boolean} → 202 IndexStatus. Starts/refreshes syncs. */
   sync: '/api/index/sync',
@@ -71,6 +71,11 @@ export interface Freshness {
 export interface IndexStatus {
   enabled: boolean
   engine: 'pglite' | 'postgres'
+  /** Whether the server indexes every number of the account on its own (INDEX_AUTO_SYNC); absent from older servers. */
+  autoSync?: boolean
+  /** Whether the account's list of numbers has been read; until then the index knows only the numbers someone opened. */
+  accountListed?: boolean
+  /** Every number the index knows (only the one asked for with `number`; none with `summary=true`). */
   numbers: NumberIndexStatus[]
   freshness: Freshness
   /** Overall progress of indexing the account (absent from servers that predate it). */
@@ -84,7 +89,7 @@ export interface IndexProgress {
   /** Messages held, and the upstream's totals as last seen (the goal). */
   messages: number
   messagesTotal: number
-  /** Messages stored per second by this server's syncs since they started; null before any. */
+  /** Messages stored per second by this server's syncs over the last half minute; null when none were. */
   ratePerSecond: number | null
   /** At that rate, the time to index what is left; null when unknown or nothing is left. */
   secondsLeft: number | null

@@ -1,3 +1,4 @@
+import { fitFileName } from '../../contract/file-name.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
@@ -188,27 +189,22 @@ export function dateCellsCsv(tz: string): (ms: number) => string {
   }
 }
 
-const slug = (s: string) =>
-  s
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '')
-    .slice(0, 40)
+/** The day of a `from`/`to` parameter (a day, or an instant whose UTC day stands for it). */
+const dayOf = (v: string) => (/^\d{4}-\d{2}-\d{2}/.exec(v)?.[0] ?? v).slice(0, 10)
 
-/** `switchboard-messages-18323232323-q-refund-error-2026-01-01-to-2026-03-31-1204-rows-2026-11-21.csv` */
+/** `switchboard-18323232323-text-refund-error-1204-rows-2026-11-21.csv`, at most 60 characters (contract/file-name.ts). */
 export function exportFileName(f: Filters, params: Map<string, string>, rows: number, ext: string, now = new Date()): string {
-  const parts: string[] = []
-  parts.push(f.numbers ? (f.numbers.length === 1 ? f.numbers[0]! : `${f.numbers.length}-numbers`) : 'all-numbers')
-  if (f.q) parts.push(`text-${slug(f.q) || 'match'}`)
-  if (f.party) parts.push(`party-${f.party}`)
-  if (f.direction) parts.push(f.direction)
-  if (f.status) parts.push(f.status.kind === 'code' ? `status-${f.status.code}` : f.status.kind)
-  if (f.media !== null) parts.push(f.media ? 'with-media' : 'no-media')
+  const filters: string[] = []
+  if (f.q) filters.push(`text-${f.q.slice(0, 40)}`)
+  if (f.party) filters.push(`party-${f.party}`)
+  if (f.direction) filters.push(f.direction)
+  if (f.status) filters.push(f.status.kind === 'code' ? `status-${f.status.code}` : f.status.kind)
+  if (f.media !== null) filters.push(f.media ? 'with-media' : 'no-media')
   const from = params.get('from')
   const to = params.get('to')
-  if (from || to) parts.push(`${from ? slug(from) : 'start'}-to-${to ? slug(to) : 'now'}`)
-  parts.push(`${rows}-rows`)
-  return `switchboard-messages-${parts.filter(Boolean).join('-')}-${now.toISOString().slice(0, 10)}.${ext}`
+  if (from || to) filters.push(`${from ? dayOf(from) : 'start'}-to-${to ? dayOf(to) : 'now'}`)
+  const scope = f.numbers ? (f.numbers.length === 1 ? f.numbers[0]! : `${f.numbers.length}-numbers`) : 'all-numbers'
+  return fitFileName({ scope, filters, rows, ext, date: now })
 }
 
 const HEADER = [

@@ -30,6 +30,7 @@ import {
   toMessage,
   type createCountCache,
 } from './queries.ts'
+import type { RateMeter } from './rate-meter.ts'
 import { overallProgress, type Syncer } from './sync.ts'
 
 /**
@@ -48,21 +49,45 @@ export interface IndexRoom {
   exportGate: ExportGate
   count: ReturnType<typeof createCountCache>
   log: (line: string) => void
+  /** Whether this server indexes the whole account on its own (INDEX_AUTO_SYNC). */
+  autoSync: boolean
+  /** Messages this server's syncs stored in the last half minute: the rate the progress reports. */
+  rate: RateMeter
 }
 
-async function indexStatus({ db, syncer }: IndexRoom): Promise<IndexStatus> {
+/**
+ * What the index holds. `number` narrows the per-number list and the freshness to one number
+ * (an export waiting for its sync asks every second or two); `summary` leaves the list out (the
+ * header's indicator asks on every page, and the list is 2 MB on a 10,000-number account).
+ */
+async function indexStatus(room: IndexRoom, only: { number?: string; summary?: boolean } = {}): Promise<IndexStatus> {
+  const { db, rate } = room
+  const scope = only.number ? [only.number] : null
+  const listed = await db.query<{ listed: boolean }>('SELECT EXISTS (SELECT 1 FROM index_numbers WHERE listed) AS listed')
   return {
     enabled: true,
     engine: db.engine,
-    numbers: await numberStatuses(db),
-    freshness: await freshness(db, null),
-    progress: await overallProgress(db, syncer.progress),
+    autoSync: room.autoSync,
+    accountListed: listed.rows[0]?.listed ?? false,
+    numbers: only.summary ? [] : await numberStatuses(db, only.number ?? null),
+    freshness: await freshness(db, scope),
+    progress: await progressNow(db, rate),
   }
 }
 
+/** The account's progress; a rate and a time left only while a sync runs (the window outlives the last one by half a minute). */
+async function progressNow(db: Db, rate: RateMeter) {
+  const p = await overallProgress(db, rate.window())
+  return p.running ? p : { ...p, ratePerSecond: null, secondsLeft: null }
+}
+
 export async function status(room: IndexRoom, _req: IncomingMessage, res: ServerResponse, url: URL) {
-  readParams(url, [])
-  sendJson(res, 200, await indexStatus(room))
+  const p = readParams(url, ['number', 'summary'])
+  const number = p.has('number') ? numberParam(p) : undefined
+  const summary = p.get('summary') ?? 'false'
+  if (summary !== 'true' && summary !== 'false') throw invalid('summary', 'summary must be true or false.')
+  if (summary === 'true' && number) throw invalid('summary', 'Send either number or summary=true, not both.')
+  sendJson(res, 200, await indexStatus(room, { number, summary: summary === 'true' }))
 }
 
 export async function sync(room: IndexRoom, req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {

@@ -410,6 +410,42 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       expect(typeof r.body.freshness.indexedUpTo).toBe('string')
     })
 
+    it('status narrows to one number, or to the summary, with the overall progress and whether the server indexes on its own', async () => {
+      const whole = await get<IndexStatus>('/api/index/status')
+      expect(whole.body.autoSync).toBe(false)
+      // Numbers were synced one by one here: nobody has listed the account.
+      expect(whole.body.accountListed).toBe(false)
+      const p = whole.body.progress!
+      const listed = whole.body.numbers.filter((n) => !n.removed)
+      expect(p.numbersTotal).toBe(listed.length)
+      expect(p.messages).toBe(listed.reduce((a, n) => a + n.indexed, 0))
+      expect(p.messagesTotal).toBeGreaterThanOrEqual(p.messages)
+      expect(p.running).toBe(false)
+
+      const one = await get<IndexStatus>(`/api/index/status?number=${num(0).number}`)
+      expect(one.status).toBe(200)
+      expect(one.body.numbers.map((n) => n.number)).toEqual([num(0).number])
+      expect(one.body.freshness.incomplete).toEqual([])
+      const never = await get<IndexStatus>(`/api/index/status?number=${num(1).number}`)
+      expect(never.body.freshness.incomplete).toEqual([num(1).number])
+
+      const summary = await get<IndexStatus>('/api/index/status?summary=true')
+      expect(summary.body.numbers).toEqual([])
+      expect(summary.body.progress).toEqual(p)
+      expect(summary.body.freshness).toEqual(whole.body.freshness)
+
+      for (const [qs, field] of [
+        ['summary=yes', 'summary'],
+        ['number=12', 'number'],
+        [`summary=true&number=${num(0).number}`, 'summary'],
+        ['numbers=1', 'numbers'],
+      ] as const) {
+        const bad = await get<{ error: { kind: string; field?: string; message: string } }>(`/api/index/status?${qs}`)
+        expect(bad.status, qs).toBe(400)
+        expect(bad.body.error.message, qs).toMatch(field)
+      }
+    })
+
     it('searches bodies case-insensitively, Unicode included, with exact counts and keyset paging', async () => {
       const rows = await expectSame('q=APPOINTMENT', (m) => m.body.toLowerCase().includes('appointment'))
       expect(rows.length).toBeGreaterThan(500) // more than one page
@@ -556,7 +592,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       const r = await fetch(`${apiUrl}/api/index/export?numbers=${n7}&format=csv&tz=Europe/Paris`)
       expect(r.status).toBe(200)
       expect(r.headers.get('content-disposition')).toMatch(
-        new RegExp(`attachment; filename="switchboard-messages-${n7}-24-rows-\\d{4}-\\d{2}-\\d{2}\\.csv"`),
+        new RegExp(`attachment; filename="switchboard-${n7}-24-rows-\\d{4}-\\d{2}-\\d{2}\\.csv"`),
       )
       const bytes = Buffer.from(await r.arrayBuffer())
       expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]) // the BOM

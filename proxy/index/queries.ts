@@ -161,7 +161,11 @@ export async function freshness(
   }
 }
 
-export async function numberStatuses(db: Queryable): Promise<Array<NumberIndexStatus & { fullyIndexed: boolean }>> {
+/** Every number the index knows, or just `only`. */
+export async function numberStatuses(
+  db: Queryable,
+  only: string | null = null,
+): Promise<Array<NumberIndexStatus & { fullyIndexed: boolean }>> {
   const r = await db.query<{
     number: string
     tid: string
@@ -183,7 +187,8 @@ export async function numberStatuses(db: Queryable): Promise<Array<NumberIndexSt
             (SELECT max(day) FROM index_daily d WHERE d.number = n.number) AS newest_day,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date DESC, m.ordinal DESC LIMIT 1) AS newest,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date ASC, m.ordinal ASC LIMIT 1) AS oldest
-     FROM index_numbers n ORDER BY n.number`,
+     FROM index_numbers n WHERE $1::text IS NULL OR n.number = $1 ORDER BY n.number`,
+    [only],
   )
   return r.rows.map((x) => ({
     number: x.number,

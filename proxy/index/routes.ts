@@ -8,6 +8,7 @@ import type { IndexConfig } from './config.ts'
 import { createExportGate } from './export.ts'
 import { HANDLERS, type IndexRoom } from './handlers.ts'
 import { createCountCache } from './queries.ts'
+import { createRateMeter } from './rate-meter.ts'
 import { createSyncer, ensureIndexes, type Syncer } from './sync.ts'
 
 /**
@@ -121,6 +122,8 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     count: createCountCache(),
     exportGate,
     log,
+    autoSync: cfg.autoSync,
+    rate: createRateMeter(() => syncer.progress.messages),
   }
 
   return {
@@ -139,6 +142,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     meta: () => ({ index: { enabled: true, engine: db.engine, location } }),
     close: async () => {
       if (interval) clearInterval(interval)
+      room.rate.close()
       await syncer.close()
       if (ownDb) await db.close()
     },

@@ -11,9 +11,19 @@ export type ExportJob = {
   /** Rows expected when known (the search total, the index count). */
   total: number | null
   rows: number
+  /** Bytes of the file received so far. */
+  bytes: number
   startedAt: string
+  /** Seconds left at the rate rows have arrived so far; null until there is a rate (or a total) to go by. */
+  secondsLeft: number | null
 } & (
-  { phase: 'running' } | { phase: 'ready'; blob: Blob } | { phase: 'saved' } | { phase: 'cancelled' } | { phase: 'failed'; reason: string }
+  | { phase: 'running' }
+  /** Before streaming: the number is still being indexed, and the export waits for the whole history. */
+  | { phase: 'waiting'; indexed: number; of: number | null }
+  | { phase: 'ready'; blob: Blob }
+  | { phase: 'saved' }
+  | { phase: 'cancelled' }
+  | { phase: 'failed'; reason: string }
 )
 
 let jobs: ExportJob[] = []

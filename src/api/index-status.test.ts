@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
 import { optText } from './client'
-import { count, normaliseStatusNumbers, nullableText } from './index-status'
+import { count, normaliseStatusNumbers, nullableText, parseStatus } from './index-status'
 
 // The rules as a zod schema states them (what the status answer was parsed with before the
 // in-place normaliser): the reference the fast path must agree with.
@@ -80,5 +80,29 @@ describe('normaliseStatusNumbers', () => {
     }
     expect(normaliseStatusNumbers([{ ...r }])).toEqual([r])
     expect(normaliseStatusNumbers([{ ...r }, { tid: 'no number' }])).toEqual([])
+  })
+})
+
+describe('the overall progress in the status answer', () => {
+  const base = { enabled: true, engine: 'pglite', numbers: [], freshness: {} }
+  it('reads the figures and whether the server indexes on its own', () => {
+    const progress = { numbersTotal: 60, numbersDone: 12, messages: 4, messagesTotal: 9, ratePerSecond: 3, secondsLeft: 2, running: true }
+    const s = parseStatus({ ...base, autoSync: false, progress })
+    expect(s.autoSync).toBe(false)
+    expect(s.progress).toEqual(progress)
+  })
+  it('says nothing rather than guess when an older server leaves them out, and tolerates wrong types', () => {
+    expect(parseStatus(base)).toMatchObject({ autoSync: null, progress: null })
+    const s = parseStatus({ ...base, autoSync: 'yes', progress: { numbersTotal: '60', running: 1, ratePerSecond: 'fast' } })
+    expect(s.autoSync).toBeNull()
+    expect(s.progress).toEqual({
+      numbersTotal: 0,
+      numbersDone: 0,
+      messages: 0,
+      messagesTotal: 0,
+      ratePerSecond: null,
+      secondsLeft: null,
+      running: false,
+    })
   })
 })

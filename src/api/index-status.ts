@@ -48,6 +48,23 @@ const statusWire = z.looseObject({
     [],
   ),
   freshness: freshnessWire,
+  // Null from a server that predates it: the pages then say nothing about it rather than guess.
+  autoSync: z.catch(z.nullable(z.boolean()), null),
+  accountListed: z.catch(z.nullable(z.boolean()), null),
+  progress: z.catch(
+    z.nullable(
+      z.object({
+        numbersTotal: count,
+        numbersDone: count,
+        messages: count,
+        messagesTotal: count,
+        ratePerSecond: z.catch(z.nullable(z.number()), null),
+        secondsLeft: z.catch(z.nullable(z.number()), null),
+        running: z.catch(z.boolean(), false),
+      }),
+    ),
+    null,
+  ),
 })
 // zod builds a schema's internals on its first parse: done at load, not when the answer is waiting.
 statusWire.safeParse({ enabled: false, numbers: [] })
@@ -85,10 +102,13 @@ export function parseStatus(json: unknown) {
   return { ...wire, numbers: normaliseStatusNumbers(wire.numbers) }
 }
 export type IndexStatus = ReturnType<typeof parseStatus>
+export type IndexProgress = NonNullable<IndexStatus['progress']>
 
 export const indexKeys = {
   all: ['index'] as const,
   status: () => [...indexKeys.all, 'status'] as const,
+  summary: () => [...indexKeys.all, 'status', 'summary'] as const,
+  numberStatus: (number: string) => [...indexKeys.all, 'status', 'number', number] as const,
   search: (p: SearchParams) => [...indexKeys.all, 'search', p] as const,
   thread: (number: string, party: string) => [...indexKeys.all, 'thread', number, party] as const,
   parties: (number: string) => [...indexKeys.all, 'parties', number] as const,
@@ -104,9 +124,37 @@ export const indexStatusQuery = () =>
     queryFn: async ({ signal }) => parseStatus(await getJson(INDEX_PATHS.status, {}, signal)),
     staleTime: 10_000,
     // While numbers sync the counts move: poll gently; never when the index is off.
-    refetchInterval: (q) => (q.state.data && q.state.data.freshness.syncing.length > 0 ? 5_000 : false),
+    refetchInterval: (q) => (q.state.data && (q.state.data.freshness.syncing.length > 0 || q.state.data.progress?.running) ? 5_000 : false),
     retry: false,
   })
+
+/** Running syncs are polled this often by the header's indicator. */
+export const SUMMARY_POLL_MS = 3_000
+/** With nothing running, the indicator still looks now and then: the server may start on its own. */
+export const SUMMARY_IDLE_POLL_MS = 10_000
+
+/**
+ * The account's indexing as a whole, without the per-number list (the header asks on every page).
+ * Polled while anything runs, and slowly otherwise; never once the index answered that it is off.
+ */
+export const indexSummaryQuery = () =>
+  queryOptions({
+    queryKey: indexKeys.summary(),
+    queryFn: async ({ signal }) => parseStatus(await getJson(INDEX_PATHS.status, { summary: 'true' }, signal)),
+    staleTime: 2_000,
+    refetchInterval: (q) => (!q.state.data?.enabled ? false : q.state.data.progress?.running ? SUMMARY_POLL_MS : SUMMARY_IDLE_POLL_MS),
+    retry: false,
+  })
+
+/** One number's status and freshness (an export waiting for the number's sync asks this). */
+export async function fetchNumberStatus(number: string, signal?: AbortSignal) {
+  return parseStatus(await getJson(INDEX_PATHS.status, { number }, signal))
+}
+
+export function useIndexSummary(enabled = true) {
+  const q = useQuery({ ...indexSummaryQuery(), enabled })
+  return { available: !!q.data?.enabled, status: q.data, error: q.error, loading: q.isPending && enabled }
+}
 
 /**
  * The index's state for every number, for pages that show index facts (the numbers table's

@@ -1,4 +1,5 @@
 import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react'
+import { HeaderIndexing } from './header-indexing'
 import { lazyPage } from './lazy-page'
 import { setSessionLostHandler } from '../api/client'
 import { useExportJobs } from '../api/export-store'
@@ -200,6 +201,7 @@ export function App() {
               : null}
           </nav>
           <div className="ml-auto flex items-center gap-3">
+            <HeaderIndexing />
             {ThemeToggle ? <ThemeToggle /> : null}
             {/* Nothing to show in local mode: its code is not even fetched there. */}
             {UserMenu && me && me.mode !== 'local' ? (

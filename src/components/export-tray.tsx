@@ -1,10 +1,11 @@
 import { cancelExport, dismissExport, saveExport } from '../api/export-jobs'
 import { useExportJobs } from '../api/export-store'
-import { formatCount } from '../lib/count'
+import { formatBytes, formatCount, formatDuration } from '../lib/count'
 
 /**
  * Every streamed export, in a tray that lives in the layout: it stays through navigation, shows
- * rows written of how many, and offers Cancel while running and Save when a job finished after
+ * rows written of how many, the size so far and the time left (or, for a whole history still
+ * being indexed, how far its sync has come), and offers Cancel while running and Save when a job finished after
  * the user left the page that started it. Not printed.
  */
 export function ExportTray() {
@@ -19,8 +20,27 @@ export function ExportTray() {
       <ul className="mt-1 flex flex-col gap-2">
         {jobs.map((j) => (
           <li key={j.id} className="border-t border-slate-200 pt-2" aria-label={`Export: ${j.label}`}>
-            <p className="font-medium break-words">{j.label}</p>
-            {j.phase === 'running' ? (
+            {/* Words wrap whole; only a token longer than the line (a file name) may break. */}
+            <p className="font-medium break-normal [overflow-wrap:break-word]">{j.label}</p>
+            {j.phase === 'waiting' ? (
+              <>
+                <progress
+                  className="mt-1 w-full"
+                  aria-label={`Indexing before ${j.label}`}
+                  max={j.of ?? undefined}
+                  value={j.of ? Math.min(j.indexed, j.of) : undefined}
+                />
+                <p aria-live="polite">
+                  Waiting for this number to be indexed:{' '}
+                  <span className="tabular-nums">
+                    {formatCount(j.indexed)}
+                    {j.of !== null ? ` of ${formatCount(j.of)}` : ''} messages so far
+                    {j.secondsLeft !== null ? `, ${formatDuration(j.secondsLeft)} left` : ''}
+                  </span>
+                  . The file then holds every message.
+                </p>
+              </>
+            ) : j.phase === 'running' ? (
               <>
                 <progress
                   className="mt-1 w-full"
@@ -29,19 +49,22 @@ export function ExportTray() {
                   value={j.total ? Math.min(j.rows, j.total) : undefined}
                 />
                 <p className="tabular-nums" aria-live="polite">
-                  {formatCount(j.rows)} {j.total !== null ? `of ${formatCount(j.total)} ` : ''}rows written
+                  {formatCount(j.rows)} {j.total !== null ? `of ${formatCount(j.total)} ` : ''}rows written · {formatBytes(j.bytes)}
+                  {j.secondsLeft !== null && j.secondsLeft > 0 ? ` · ${formatDuration(j.secondsLeft)} left` : ''}
                 </p>
               </>
             ) : (
               <p role="status" className="tabular-nums">
-                {j.phase === 'saved' ? `Saved ${formatCount(j.rows)} rows as ${j.fileName}.` : null}
-                {j.phase === 'ready' ? `Finished: ${formatCount(j.rows)} rows, ready to save as ${j.fileName}.` : null}
+                {j.phase === 'saved' ? `Saved ${formatCount(j.rows)} rows (${formatBytes(j.bytes)}) as ${j.fileName}.` : null}
+                {j.phase === 'ready'
+                  ? `Finished: ${formatCount(j.rows)} rows (${formatBytes(j.bytes)}), ready to save as ${j.fileName}.`
+                  : null}
                 {j.phase === 'cancelled' ? `Cancelled after ${formatCount(j.rows)} rows. Nothing was saved.` : null}
                 {j.phase === 'failed' ? `Stopped after ${formatCount(j.rows)} rows. ${j.reason}` : null}
               </p>
             )}
             <div className="mt-1 flex gap-2">
-              {j.phase === 'running' ? (
+              {j.phase === 'running' || j.phase === 'waiting' ? (
                 <button type="button" className="btn" onClick={() => cancelExport(j.id)}>
                   Cancel export
                 </button>
@@ -51,7 +74,7 @@ export function ExportTray() {
                   Save {j.fileName}
                 </button>
               ) : null}
-              {j.phase !== 'running' ? (
+              {j.phase !== 'running' && j.phase !== 'waiting' ? (
                 <button type="button" className="btn" onClick={() => dismissExport(j.id)}>
                   Dismiss
                 </button>

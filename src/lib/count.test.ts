@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatCount } from './count'
+import { formatBytes, formatCount, formatDuration } from './count'
 
 describe('formatCount', () => {
   it('matches en-US grouping for the counts the app shows', () => {
@@ -11,5 +11,28 @@ describe('formatCount', () => {
     expect(formatCount(1234.5)).toBe('1,234.5')
     expect(formatCount(Number.NaN)).toBe('NaN')
     expect(formatCount(Number.POSITIVE_INFINITY)).toBe('Infinity')
+  })
+})
+
+describe('formatDuration', () => {
+  it('says a time left in minutes, hours or days, never as bare seconds', () => {
+    expect(formatDuration(0)).toBe('under a minute')
+    expect(formatDuration(59)).toBe('under a minute')
+    expect(formatDuration(90)).toBe('about 2 min')
+    expect(formatDuration(3600)).toBe('about 1 h')
+    expect(formatDuration(3900)).toBe('about 1 h 5 min')
+    expect(formatDuration(3 * 86_400)).toBe('about 3 days')
+    expect(formatDuration(Number.NaN)).toBe('unknown')
+  })
+})
+
+describe('formatBytes', () => {
+  it('writes sizes in decimal units with at most one decimal', () => {
+    expect(formatBytes(999)).toBe('999 B')
+    expect(formatBytes(1000)).toBe('1 KB')
+    expect(formatBytes(12_400_000)).toBe('12.4 MB')
+    expect(formatBytes(295_000_000)).toBe('295 MB')
+    expect(formatBytes(2_500_000_000)).toBe('2.5 GB')
+    expect(formatBytes(-1)).toBe('unknown size')
   })
 })

@@ -14,3 +14,29 @@ export function formatCount(n: number): string {
   for (let i = int.length; i > 0; i -= 3) out = (i > 3 ? ',' : '') + int.slice(Math.max(0, i - 3), i) + out
   return sign + out + (frac ? `.${frac}` : '')
 }
+
+/** `about 3 min`, `1 h 5 min`, `under a minute`: a time left, rounded as a person would say it. */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return 'unknown'
+  if (seconds < 60) return 'under a minute'
+  const minutes = Math.round(seconds / 60)
+  if (minutes < 60) return `about ${minutes} min`
+  const h = Math.floor(minutes / 60)
+  const m = minutes % 60
+  if (h >= 48) return `about ${Math.round(h / 24)} days`
+  return m === 0 ? `about ${h} h` : `about ${h} h ${m} min`
+}
+
+/** `840 KB`, `12.4 MB`: a file size in decimal units, as browsers' download lists write it. */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return 'unknown size'
+  if (bytes < 1000) return `${bytes} B`
+  const units = ['KB', 'MB', 'GB', 'TB']
+  let v = bytes
+  let u = -1
+  while (v >= 1000 && u < units.length - 1) {
+    v /= 1000
+    u++
+  }
+  return `${v >= 100 ? Math.round(v) : Math.round(v * 10) / 10} ${units[u]}`
+}

@@ -1,15 +1,15 @@
 import { useQueries } from '@tanstack/react-query'
 import { useMemo, useRef, type KeyboardEvent } from 'react'
 import { historyQuery, type Message } from '../../api/history'
+import type { NumberIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
 import { formatDay } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { pageCount, pageRange, rangeText } from '../../lib/range'
-import { paths } from '../../lib/paths'
-import { Link } from '../../lib/router'
 import { useHistoryDisplay } from '../../components/message/display-context'
 import { BodyText, DateText, MediaPreview } from '../../components/message/message-parts'
 import { StatusBadge } from '../../components/message/status-badge'
+import { IndexedConversations } from './indexed-conversations'
 
 interface Party {
   phone: string
@@ -29,22 +29,7 @@ export function groupByParty(messages: Message[]): Party[] {
     .sort((a, b) => b.messages.length - a.messages.length || a.phone.localeCompare(b.phone))
 }
 
-/**
- * The loaded messages grouped by the other party: a listbox of parties, and a chat-style
- * thread. "Load older" appends the next record range; nothing already shown is replaced.
- */
-export function ConversationView({
-  number,
-  tid,
-  page,
-  size,
-  total,
-  more,
-  party,
-  indexAvailable,
-  onMore,
-  onParty,
-}: {
+type ConversationProps = {
   number: string
   tid: string
   page: number
@@ -52,10 +37,29 @@ export function ConversationView({
   total: number
   more: number
   party: string | null
-  indexAvailable: boolean
   onMore: (n: number) => void
   onParty: (phone: string) => void
-}) {
+}
+
+/**
+ * The Conversations tab. With the message index on it is every thread of the whole history
+ * (indexed-conversations.tsx); without it, the loaded records grouped by party.
+ */
+export function ConversationView({
+  indexAvailable,
+  facts,
+  ...props
+}: ConversationProps & { indexAvailable: boolean; facts: NumberIndexStatus | undefined }) {
+  if (indexAvailable)
+    return <IndexedConversations number={props.number} tid={props.tid} party={props.party} facts={facts} onParty={props.onParty} />
+  return <LoadedConversations {...props} />
+}
+
+/**
+ * The loaded messages grouped by the other party: a listbox of parties, and a chat-style
+ * thread. "Load older" appends the next record range; nothing already shown is replaced.
+ */
+function LoadedConversations({ number, tid, page, size, total, more, party, onMore, onParty }: ConversationProps) {
   const { zone } = useHistoryDisplay()
   const pages = pageCount(total, size)
   const lastLoaded = Math.min(page + more, pages)
@@ -128,18 +132,9 @@ export function ConversationView({
         aria-label={selected ? `Conversation with ${formatPhone(selected.phone)}` : 'Conversation'}
         className="rounded border border-slate-200 bg-white p-3"
       >
-        {indexAvailable && selected?.phone ? (
-          <p className="mb-2 text-sm">
-            This view covers the loaded records only.{' '}
-            <Link href={paths.thread(number, tid, selected.phone)} className="text-blue-800 underline">
-              Open the whole thread with {formatPhone(selected.phone)}
-            </Link>
-          </p>
-        ) : (
-          <p className="mb-2 text-sm text-slate-700">
-            This view covers the loaded records only: whole threads need the message index, which is off or not ready.
-          </p>
-        )}
+        <p className="mb-2 text-sm text-slate-700">
+          This view covers the loaded records only: whole threads need the message index, which is off on this server.
+        </p>
         {lastLoaded < pages ? (
           <button type="button" className="btn mb-2" onClick={() => onMore(more + 1)} disabled={pending}>
             {pending ? 'Loading older…' : 'Load older'}

@@ -5,6 +5,7 @@ import { startExport } from '../../api/export-jobs'
 import { fetchHistory, type Message } from '../../api/history'
 import { download } from '../../components/export-buttons'
 import { formatCount } from '../../lib/count'
+import { formatPhone } from '../../lib/phone'
 import { zoneName, type Zone } from '../../lib/dates'
 import { exportHeader, messageRow } from './columns'
 
@@ -17,36 +18,40 @@ type State =
   | { phase: 'saved'; done: number; goal: number; partial: boolean }
 
 /**
- * "Export the whole history". With the number indexed it streams every message from the
- * server (/api/index/export), with no cap, through the export tray. Without the index it falls
- * back to ranges of HISTORY_PAGE_CAP records from the upstream, capped at the newest 50,000,
- * and says so.
+ * "Export the whole history". With the message index on it streams every message from the
+ * server (/api/index/export), with no cap, through the export tray; if the number is still being
+ * indexed (or never was), the export first waits for its sync in the tray, so the file holds the
+ * whole history. Without the index it falls back to ranges of HISTORY_PAGE_CAP records from the
+ * upstream, capped at the newest 50,000, and says so.
  */
 export function ExportAll({
   number,
   tid,
   total,
-  indexed,
+  index,
   zone,
   chunk,
 }: {
   number: string
   tid: string
   total: number
-  indexed: number | null
+  /** Null with the index off; else what it holds of this number and whether that is all of it. */
+  index: { indexed: number; complete: boolean } | null
   zone: Zone
   chunk: number
 }) {
-  if (indexed !== null)
+  if (index !== null) {
+    const goal = index.complete ? index.indexed : Math.max(total, index.indexed)
     return (
       <section aria-labelledby="export-all-heading" className="rounded border border-slate-200 bg-white p-3">
         <h2 id="export-all-heading" className="text-sm font-semibold">
           Export the whole history
         </h2>
         <p className="mt-1 text-sm text-slate-700">
-          Every indexed message of this number ({formatCount(indexed)}
-          {indexed < total ? ` of ${formatCount(total)}: indexing is not complete` : ''}), streamed from the server. Progress shows in the
-          export tray; you can leave this page meanwhile.
+          {index.complete
+            ? `Every message of this number (${formatCount(index.indexed)}), streamed from the server.`
+            : `Every message of this number (${formatCount(goal)}). It is still being indexed (${formatCount(index.indexed)} so far): the export waits for that, then streams the whole history.`}{' '}
+          Progress shows in the export tray; you can leave this page meanwhile.
         </p>
         <button
           type="button"
@@ -55,16 +60,18 @@ export function ExportAll({
             startExport({
               path: INDEX_PATHS.export,
               params: { numbers: number, format: 'csv', tz: zoneName(zone) },
-              label: `Whole history of ${number} (${formatCount(indexed)} messages)`,
-              fileName: `switchboard-history-${number}-all-${indexed}-messages.csv`,
-              total: indexed,
+              label: `History of ${formatPhone(number)}`,
+              fileName: `switchboard-history-${number}-all-${goal}-messages.csv`,
+              total: goal,
+              ...(index.complete ? {} : { waitForSync: { number, tid, total } }),
             })
           }
         >
-          Export all {formatCount(indexed)} messages as CSV
+          Export all {formatCount(goal)} messages as CSV
         </button>
       </section>
     )
+  }
   return <CappedExport number={number} tid={tid} total={total} zone={zone} chunk={chunk} />
 }
 

@@ -22,6 +22,7 @@ import { exportHeader, HISTORY_COLUMNS, HISTORY_SORTABLE, messageRow } from './c
 import { ConversationView } from './conversation-view'
 import { Envelope } from './envelope'
 import { ExportAll } from './export-all'
+import { wholeHistoryIndexed } from './index-facts'
 import { filterMessages, filtersActive } from './filters'
 import { FiltersBar, filtersOf } from './filters-bar'
 import { GoToDate } from './go-to-date'
@@ -248,6 +249,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
               more={search.more}
               party={search.party || null}
               indexAvailable={index.available}
+              facts={facts}
               onMore={(n) => setParams({ more: n }, { replace: true })}
               onParty={(p) => setParams({ party: p }, { replace: true })}
             />
@@ -297,7 +299,14 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
           )}
           {shown && shown.total > 0 && canExportAll ? (
             <div className="mt-4 print:hidden">
-              <ExportAll number={number} tid={tid} total={shown.total} indexed={indexedCount} zone={zone} chunk={meta.historyPageCap} />
+              <ExportAll
+                number={number}
+                tid={tid}
+                total={shown.total}
+                index={index.available ? { indexed: facts?.indexed ?? 0, complete: wholeHistoryIndexed(facts) } : null}
+                zone={zone}
+                chunk={meta.historyPageCap}
+              />
             </div>
           ) : shown && shown.total > 0 && canExportAll === false ? (
             <p className="mt-4 text-sm text-slate-700 print:hidden">

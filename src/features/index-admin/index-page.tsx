@@ -5,6 +5,7 @@ import { forgetIndexed, startSync } from '../../api/index-admin'
 import { indexKeys, useIndexStatus, type NumberIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { OverallProgress } from '../../components/index-progress'
 import { formatCount } from '../../lib/count'
 import { formatDate, zoneLabel } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
@@ -122,6 +123,7 @@ export function IndexPage() {
               )
             ) : null}
           </div>
+          {status?.progress ? <OverallProgress progress={status.progress} /> : null}
           {numbers.length === 0 ? (
             <EmptyState title="Nothing indexed yet">Open a number&apos;s history, or index all numbers, to start.</EmptyState>
           ) : (

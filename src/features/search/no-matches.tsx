@@ -13,6 +13,14 @@ export function phoneInText(q: string): string | null {
   return digits.length >= 7 && digits.length <= 15 ? digits : null
 }
 
+/** Whether the empty result for this scope offers "Index all numbers" itself (nothing indexed, nothing failing or syncing, an admin). */
+export function emptyResultOffersIndexing(scope: NumberIndexStatus[], admin: boolean | null): boolean {
+  const failing = scope.some((n) => n.state === 'error' || n.error)
+  const indexed = scope.reduce((a, n) => a + n.indexed, 0)
+  const syncing = scope.some((n) => n.state === 'syncing' || n.state === 'queued')
+  return !!admin && !failing && indexed === 0 && !syncing
+}
+
 /**
  * Zero matches, in the words of its cause: "Try fewer filters" only when the filters are the
  * likely cause, not when nothing is indexed, when indexing failed (the provider down), or when a

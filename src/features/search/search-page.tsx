@@ -1,8 +1,10 @@
-import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query'
+import { keepPreviousData, useInfiniteQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useMemo, useState } from 'react'
+import { fitFileName } from '../../../contract/file-name'
 import { INDEX_PATHS, type SearchParams } from '../../../contract/index-api'
 import { startExport } from '../../api/export-jobs'
-import { searchQuery, useIndexStatus, type Freshness, type IndexedRow } from '../../api/index-api'
+import { indexKeys, searchQuery, useIndexStatus, type IndexedRow } from '../../api/index-api'
+import { startSync } from '../../api/index-admin'
 import { ErrorAlert } from '../../components/alert'
 import { DayField } from '../../components/day-field'
 import { IndexOffAlert } from '../../components/index-off-alert'
@@ -12,12 +14,13 @@ import { HistoryDisplayContext, type HistoryDisplay } from '../../components/mes
 import { MediaViewer } from '../../components/message/media-viewer'
 import { PrintHeader } from '../../components/print-header'
 import { formatCount } from '../../lib/count'
-import { dayRangeInZone, formatDate, zoneLabel, zoneName } from '../../lib/dates'
+import { dayRangeInZone, zoneLabel, zoneName } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import type { SearchSearch } from '../../lib/route-params'
 import { useSetParams } from '../../lib/router'
 import { SEARCH_COLUMNS } from './columns'
-import { NoMatches } from './no-matches'
+import { SearchCoverage } from './coverage'
+import { emptyResultOffersIndexing, NoMatches } from './no-matches'
 import { SaveView } from './save-view'
 import { useDebouncedParam } from './use-debounced-param'
 
@@ -38,14 +41,6 @@ export function toSearchParams(s: SearchSearch): SearchParams {
   }
 }
 
-/** "17 of 17 numbers indexed, up to 12:04" or "3 numbers still indexing: results may be incomplete". */
-export function coverageText(f: Freshness, zone: 'local' | 'utc'): string {
-  const upTo = f.indexedUpTo ? `, up to ${formatDate(Date.parse(f.indexedUpTo), zone)}` : ''
-  if (f.incomplete.length > 0)
-    return `${formatCount(f.incomplete.length)} ${f.incomplete.length === 1 ? 'number' : 'numbers'} still indexing: results may be incomplete${upTo}.`
-  return `${formatCount(f.numbersComplete)} of ${formatCount(f.numbersKnown)} numbers indexed${upTo}.`
-}
-
 function describeFilters(s: SearchSearch): string[] {
   const parts: string[] = []
   if (s.q.trim()) parts.push(`text "${s.q.trim()}"`)
@@ -59,8 +54,13 @@ function describeFilters(s: SearchSearch): string[] {
 
 export function SearchPage({ search, canExport }: { search: SearchSearch; canExport: boolean | null }) {
   const setParams = useSetParams()
+  const client = useQueryClient()
   const index = useIndexStatus()
   const params = useMemo(() => toSearchParams(search), [search])
+  const scope = useMemo(
+    () => (index.status?.numbers ?? []).filter((n) => search.numbers.length === 0 || search.numbers.includes(n.number)),
+    [index.status, search.numbers],
+  )
   const result = useInfiniteQuery({ ...searchQuery(params), enabled: index.available, placeholderData: keepPreviousData })
   const rows = useMemo(() => result.data?.pages.flatMap((p) => p.rows) ?? [], [result.data])
   const first = result.data?.pages[0]
@@ -78,17 +78,17 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
   const [party, setParty] = useDebouncedParam(search.party, commitParty)
   const filters = describeFilters(search)
   const span = search.from || search.to ? `${search.from || 'the start'} to ${search.to || 'today'}` : null
-  const fileParts = [
-    'search',
-    ...filters.map((f) => f.replace(/[^a-z0-9]+/gi, '-')),
-    search.from ? `from-${search.from}` : '',
-    search.to ? `to-${search.to}` : '',
-    total !== null ? `${total}-matches` : '',
-  ]
-    .filter(Boolean)
-    .join('-')
-    .toLowerCase()
-    .slice(0, 150)
+  // The server names the file (Content-Disposition) the same way; this is the name until it answers.
+  const fileName = fitFileName({
+    scope:
+      search.numbers.length === 1 ? (search.numbers[0] ?? '') : search.numbers.length ? `${search.numbers.length} numbers` : 'all numbers',
+    filters: [
+      ...filters.filter((f) => !f.startsWith('numbers ')),
+      search.from || search.to ? `${search.from || 'start'} to ${search.to || 'now'}` : '',
+    ],
+    rows: total,
+    ext: 'csv',
+  })
 
   return (
     <HistoryDisplayContext.Provider value={display}>
@@ -212,7 +212,21 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
                 {total === null ? 'Searching…' : `${formatCount(total)} ${total === 1 ? 'match' : 'matches'}`}
                 {result.isFetching && total !== null ? <span className="ml-2 text-sm font-normal text-slate-700">(updating…)</span> : null}
               </p>
-              {first ? <p className="text-sm text-slate-700">{coverageText(first.freshness, zone)}</p> : null}
+              {first ? (
+                <SearchCoverage
+                  freshness={first.freshness}
+                  progress={index.status?.progress ?? null}
+                  autoSync={index.status?.autoSync ?? null}
+                  accountListed={index.status?.accountListed ?? null}
+                  zone={zone}
+                  // With nothing indexed and no match, the empty result below makes the same offer to admins.
+                  canOffer={!(total === 0 && emptyResultOffersIndexing(scope, canExport))}
+                  onStart={async () => {
+                    await startSync({ all: true })
+                    await client.invalidateQueries({ queryKey: indexKeys.all })
+                  }}
+                />
+              ) : null}
               <p className="text-sm text-slate-700">Newest first. Dates in {zoneLabel(zone)}.</p>
               {canExport && total !== null && total > 0 ? (
                 <button
@@ -223,7 +237,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
                       path: INDEX_PATHS.export,
                       params: { ...params, format: 'csv', tz: zoneName(zone) },
                       label: `Search: ${filters.join(', ') || 'all messages'} (${formatCount(total)} matches)`,
-                      fileName: `switchboard-${fileParts || 'search'}.csv`,
+                      fileName,
                       total,
                     })
                   }
@@ -246,7 +260,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
             {total === 0 ? (
               <NoMatches
                 q={search.q}
-                scope={(index.status?.numbers ?? []).filter((n) => search.numbers.length === 0 || search.numbers.includes(n.number))}
+                scope={scope}
                 admin={canExport}
                 onSearchParty={(digits) => setParams({ q: null, party: digits }, { replace: true })}
                 onIndexing={() => void index.refetch()}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest'
+import { FILE_NAME_MAX } from '../../contract/file-name.ts'
+import { exportFileName } from './export.ts'
+import { parseFilters } from './params.ts'
+
+describe("an index export's file name", () => {
+  it('names a busy search within 60 characters, its days as days', () => {
+    const p = new Map([
+      ['q', 'where is my refund for the order I placed last week'],
+      ['party', '15551234567'],
+      ['direction', 'outbound'],
+      ['status', 'error'],
+      ['from', '2026-11-17T05:00:00.000Z'],
+      ['to', '2026-11-24T04:59:59.999Z'],
+      ['numbers', '18323232323'],
+    ])
+    const name = exportFileName(parseFilters(p), p, 123_456, 'csv', new Date('2026-11-24T12:00:00Z'))
+    expect(name.length).toBeLessThanOrEqual(FILE_NAME_MAX)
+    expect(name).toMatch(/^switchboard-18323232323-.+-123456-rows(-2026-11-24)?\.csv$/)
+    expect(name).not.toContain('t05-00')
+  })
+
+  it('keeps the span before the day of the export', () => {
+    const p = new Map([
+      ['from', '2026-11-17'],
+      ['to', '2026-11-18'],
+    ])
+    expect(exportFileName(parseFilters(p), p, 5, 'csv', new Date('2026-11-24T12:00:00Z'))).toBe(
+      'switchboard-all-numbers-2026-11-17-to-2026-11-18-5-rows.csv',
+    )
+    expect(exportFileName(parseFilters(new Map()), new Map(), 5, 'csv', new Date('2026-11-24T12:00:00Z'))).toBe(
+      'switchboard-all-numbers-5-rows-2026-11-24.csv',
+    )
+  })
+})

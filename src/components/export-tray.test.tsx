@@ -1,0 +1,47 @@
+// @vitest-environment happy-dom
+import { act, cleanup, render, screen, within } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import { addJob, getJobs, removeJob, update, type ExportJob } from '../api/export-store.ts'
+import { ExportTray } from './export-tray.tsx'
+
+afterEach(() => {
+  cleanup()
+  for (const j of getJobs()) removeJob(j.id)
+})
+
+const job = (patch: Partial<ExportJob>): ExportJob =>
+  ({
+    id: 1,
+    label: 'History of (832) 323-2323',
+    fileName: 'switchboard-history-18323232323-all-60000-messages.csv',
+    total: 60_000,
+    rows: 0,
+    bytes: 0,
+    startedAt: '2026-11-24T12:00:00Z',
+    secondsLeft: null,
+    phase: 'running',
+    ...patch,
+  }) as ExportJob
+
+describe('the export tray', () => {
+  it('while a whole history waits for its sync, shows how far the sync has come and the time left, with Cancel', () => {
+    addJob(job({ phase: 'waiting', indexed: 20_000, of: 60_000, secondsLeft: 90 } as Partial<ExportJob>))
+    render(<ExportTray />)
+    const item = screen.getByRole('listitem', { name: 'Export: History of (832) 323-2323' })
+    expect(item.textContent).toContain('Waiting for this number to be indexed: 20,000 of 60,000 messages so far, about 2 min left')
+    const bar = within(item).getByRole('progressbar', { name: 'Indexing before History of (832) 323-2323' })
+    expect(bar.getAttribute('value')).toBe('20000')
+    expect(within(item).getByRole('button', { name: 'Cancel export' })).toBeTruthy()
+    expect(within(item).queryByRole('button', { name: 'Dismiss' })).toBeNull()
+  })
+
+  it('while streaming, shows rows of the total, the size so far and the time left', () => {
+    addJob(job({ rows: 12_000, bytes: 3_400_000, secondsLeft: 240 }))
+    render(<ExportTray />)
+    expect(screen.getByText('12,000 of 60,000 rows written · 3.4 MB · about 4 min left')).toBeTruthy()
+    act(() => update(1, { phase: 'saved', rows: 60_000, bytes: 17_000_000, secondsLeft: 0 }))
+    expect(screen.getByRole('status').textContent).toBe(
+      'Saved 60,000 rows (17 MB) as switchboard-history-18323232323-all-60000-messages.csv.',
+    )
+  })
+})

@@ -1,0 +1,174 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
+import { useMemo, type KeyboardEvent } from 'react'
+import { partiesQuery, threadQuery, type IndexedRow, type NumberIndexStatus } from '../../api/index-api'
+import { ErrorAlert } from '../../components/alert'
+import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { MessageBubble } from '../../components/message/bubble'
+import { useHistoryDisplay } from '../../components/message/display-context'
+import { formatCount } from '../../lib/count'
+import { formatDay } from '../../lib/dates'
+import { paths } from '../../lib/paths'
+import { formatPhone } from '../../lib/phone'
+import { Link } from '../../lib/router'
+import { wholeHistoryIndexed } from './index-facts'
+
+/** Parties listed at once; the thread page filters the rest. */
+const PARTIES_SHOWN = 500
+/** While the number is being indexed, what is shown catches up this often. */
+const SYNC_POLL_MS = 5_000
+
+/**
+ * The Conversations tab with the message index on: every party of the number with its count
+ * across the whole history, and the whole thread with the chosen one, from the index (not the
+ * records the history page happens to have loaded). While the number is still being indexed
+ * it says so and fills in as the sync goes.
+ */
+export function IndexedConversations({
+  number,
+  tid,
+  party,
+  facts,
+  onParty,
+}: {
+  number: string
+  tid: string
+  party: string | null
+  facts: NumberIndexStatus | undefined
+  onParty: (phone: string) => void
+}) {
+  const complete = wholeHistoryIndexed(facts)
+  const parties = useQuery({ ...partiesQuery(number), refetchInterval: complete ? false : SYNC_POLL_MS })
+  const list = useMemo(() => parties.data?.parties ?? [], [parties.data])
+  const shown = list.slice(0, PARTIES_SHOWN)
+  const selected = list.find((p) => p.party === party) ?? list[0]
+
+  const onKey = (e: KeyboardEvent) => {
+    if (!selected) return
+    const i = shown.indexOf(selected)
+    let next = -1
+    if (e.key === 'ArrowDown') next = Math.min(i + 1, shown.length - 1)
+    else if (e.key === 'ArrowUp') next = Math.max(i - 1, 0)
+    else if (e.key === 'Home') next = 0
+    else if (e.key === 'End') next = shown.length - 1
+    if (next < 0) return
+    e.preventDefault()
+    const p = shown[next]
+    if (p) onParty(p.party)
+  }
+
+  return (
+    <div>
+      {!complete ? (
+        <p role="status" className="mb-2 text-sm text-amber-950">
+          This number is still being indexed
+          {facts && facts.upstreamTotal !== null
+            ? `: ${formatCount(facts.indexed)} of ${formatCount(facts.upstreamTotal)} messages so far`
+            : ''}
+          . The conversations fill in as it goes.
+        </p>
+      ) : null}
+      {parties.isError ? (
+        <ErrorAlert error={parties.error} onRetry={() => void parties.refetch()} retrying={parties.isFetching} where="the party list" />
+      ) : null}
+      {parties.isPending ? (
+        <TableSkeleton label="Loading the conversations" />
+      ) : list.length === 0 ? (
+        <EmptyState title="No conversations indexed yet">
+          {complete ? 'This number has no messages with another party.' : 'They appear here as the number is indexed.'}
+        </EmptyState>
+      ) : (
+        <div className="grid gap-3 md:grid-cols-[16rem_1fr]">
+          <div>
+            <h2 id="parties-heading" className="text-sm font-semibold">
+              Conversations across the whole history ({formatCount(list.length)})
+            </h2>
+            <ul
+              role="listbox"
+              aria-labelledby="parties-heading"
+              tabIndex={0}
+              aria-activedescendant={selected ? `party-${selected.party || 'none'}` : undefined}
+              onKeyDown={onKey}
+              className="mt-1 max-h-48 overflow-auto rounded border border-slate-200 bg-white md:max-h-[60vh]"
+            >
+              {shown.map((p) => (
+                <li
+                  key={p.party}
+                  id={`party-${p.party || 'none'}`}
+                  role="option"
+                  aria-selected={p === selected}
+                  onClick={() => onParty(p.party)}
+                  className={`flex cursor-pointer justify-between px-2 py-1.5 text-sm ${p === selected ? 'bg-blue-800 text-white' : 'hover:bg-slate-100'}`}
+                >
+                  <span>{p.party ? formatPhone(p.party) : 'Unknown party'}</span>
+                  <span className="tabular-nums">
+                    {formatCount(p.count)} <span className="sr-only">messages</span>
+                  </span>
+                </li>
+              ))}
+            </ul>
+            {list.length > PARTIES_SHOWN ? (
+              <p className="text-xs text-slate-700">
+                The {formatCount(PARTIES_SHOWN)} busiest of {formatCount(list.length)}: the{' '}
+                <Link href={paths.thread(number, tid, '')} className="text-blue-800 underline">
+                  thread page
+                </Link>{' '}
+                filters them all.
+              </p>
+            ) : null}
+          </div>
+          {selected ? <WholeThread key={selected.party} number={number} tid={tid} party={selected.party} live={!complete} /> : null}
+        </div>
+      )}
+    </div>
+  )
+}
+
+function WholeThread({ number, tid, party, live }: { number: string; tid: string; party: string; live: boolean }) {
+  const { zone } = useHistoryDisplay()
+  const q = useInfiniteQuery({ ...threadQuery(number, party), refetchInterval: live ? SYNC_POLL_MS : false })
+  const head = q.data?.pages[0]
+  // Pages come newest first; a conversation reads oldest first.
+  const rows = useMemo(() => (q.data?.pages.flatMap((p) => p.rows) ?? []).slice().reverse(), [q.data])
+  const who = formatPhone(party)
+  return (
+    <section aria-label={`Conversation with ${who}`} className="rounded border border-slate-200 bg-white p-3">
+      <p className="mb-2 text-sm">
+        {head ? `The whole thread: ${formatCount(head.total)} ${head.total === 1 ? 'message' : 'messages'}` : 'Loading the thread…'}
+        {head && rows.length < head.total ? `, the newest ${formatCount(rows.length)} loaded` : ''}.{' '}
+        <Link href={paths.thread(number, tid, party, { tz: zone === 'utc' ? 'utc' : null })} className="text-blue-800 underline">
+          Open the thread page with {who}
+        </Link>{' '}
+        to go to a date or print it.
+      </p>
+      {q.isError ? (
+        <ErrorAlert
+          error={q.error}
+          onRetry={() => void q.refetch()}
+          retrying={q.isFetching}
+          keptData={rows.length > 0}
+          where="the thread"
+        />
+      ) : null}
+      {q.hasNextPage ? (
+        <button type="button" className="btn mb-2" onClick={() => void q.fetchNextPage()} disabled={q.isFetchingNextPage}>
+          {q.isFetchingNextPage ? 'Loading older…' : 'Load older'}
+        </button>
+      ) : rows.length > 0 ? (
+        <p className="mb-2 text-xs text-slate-700">Start of the thread.</p>
+      ) : null}
+      <ol className="flex flex-col gap-2" aria-label="Messages, oldest first">
+        {rows.map((m: IndexedRow, i) => {
+          const prev = rows[i - 1]
+          const day = m.dateMs !== null ? formatDay(m.dateMs, zone) : null
+          const newDay = day !== null && (prev === undefined || prev.dateMs === null || formatDay(prev.dateMs, zone) !== day)
+          return (
+            <li key={m.key} className="flex flex-col">
+              {newDay ? <p className="my-2 self-center rounded bg-slate-100 px-2 text-xs text-slate-700">{day}</p> : null}
+              <MessageBubble m={m} number={number} ordinal={m.ordinal} tid={tid || (m.tid ?? '')} />
+            </li>
+          )
+        })}
+      </ol>
+    </section>
+  )
+}

@@ -1,0 +1,99 @@
+// @vitest-environment happy-dom
+import { cleanup, fireEvent, render, screen } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Freshness, IndexProgress } from '../../api/index-status.ts'
+import { SearchCoverage } from './coverage.tsx'
+
+afterEach(cleanup)
+
+const fresh: Freshness = { numbersKnown: 60, numbersComplete: 60, syncing: [], incomplete: [], indexedUpTo: '2026-11-21T12:04:00Z' }
+const done: IndexProgress = {
+  numbersTotal: 60,
+  numbersDone: 60,
+  messages: 1000,
+  messagesTotal: 1000,
+  ratePerSecond: null,
+  secondsLeft: null,
+  running: false,
+}
+
+describe("the Search page's coverage line", () => {
+  it('says how many numbers are indexed and up to when', () => {
+    render(<SearchCoverage freshness={fresh} progress={done} autoSync={true} accountListed={true} zone="utc" onStart={async () => {}} />)
+    expect(screen.getByText(/^60 of 60 numbers indexed, up to .*2026.*\.$/)).toBeTruthy()
+    expect(screen.queryByRole('button', { name: 'Index all numbers' })).toBeNull()
+  })
+
+  it('names the numbers still indexing while a sync runs, and offers nothing to start', () => {
+    render(
+      <SearchCoverage
+        freshness={{ ...fresh, numbersComplete: 12, incomplete: ['1', '2', '3'], syncing: ['1'] }}
+        progress={{ ...done, numbersDone: 12, running: true }}
+        autoSync={true}
+        accountListed={true}
+        zone="utc"
+        onStart={async () => {}}
+      />,
+    )
+    expect(screen.getByText(/^12 of 60 numbers indexed, up to .*; 3 numbers still indexing: results may be incomplete\.$/)).toBeTruthy()
+    expect(screen.queryByRole('button', { name: 'Index all numbers' })).toBeNull()
+  })
+
+  it('offers to start indexing when the server does not index on its own, and says it started', async () => {
+    const calls: string[] = []
+    render(
+      <SearchCoverage
+        freshness={{ numbersKnown: 0, numbersComplete: 0, syncing: [], incomplete: [], indexedUpTo: null }}
+        progress={{ ...done, numbersTotal: 0, numbersDone: 0, messages: 0, messagesTotal: 0 }}
+        autoSync={false}
+        accountListed={false}
+        zone="utc"
+        onStart={async () => {
+          calls.push('start')
+        }}
+      />,
+    )
+    expect(screen.getByText('0 of 0 numbers indexed.')).toBeTruthy()
+    expect(
+      screen.getByText(/Nothing has been indexed yet: this server does not index the account on its own \(INDEX_AUTO_SYNC=off\)/),
+    ).toBeTruthy()
+    fireEvent.click(screen.getByRole('button', { name: 'Index all numbers' }))
+    expect(await screen.findByRole('status')).toHaveProperty('textContent', 'Indexing has started: matches grow as numbers are indexed.')
+    expect(calls).toEqual(['start'])
+    expect(screen.queryByRole('button', { name: 'Index all numbers' })).toBeNull()
+  })
+
+  it('offers to start again when indexing stopped short, and says when that failed', async () => {
+    render(
+      <SearchCoverage
+        freshness={{ ...fresh, numbersComplete: 59, incomplete: ['1'] }}
+        progress={{ ...done, numbersDone: 59 }}
+        autoSync={true}
+        accountListed={true}
+        zone="utc"
+        onStart={() => Promise.reject(new Error('refused'))}
+      />,
+    )
+    expect(screen.getByText(/^Indexing is not running\./)).toBeTruthy()
+    fireEvent.click(screen.getByRole('button', { name: 'Index all numbers' }))
+    expect((await screen.findByRole('alert')).textContent).toMatch(/could not be started/)
+  })
+})
+
+describe('an index that has not read the account', () => {
+  it('offers to index every number even when the numbers it knows are done', () => {
+    render(
+      <SearchCoverage
+        freshness={{ ...fresh, numbersKnown: 1, numbersComplete: 1 }}
+        progress={{ ...done, numbersTotal: 1, numbersDone: 1 }}
+        autoSync={false}
+        accountListed={false}
+        zone="utc"
+        onStart={async () => {}}
+      />,
+    )
+    expect(screen.getByText(/^1 of 1 numbers indexed/)).toBeTruthy()
+    expect(screen.getByText(/^Only the numbers someone opened are indexed: this server does not index the account on its own/)).toBeTruthy()
+    expect(screen.getByRole('button', { name: 'Index all numbers' })).toBeTruthy()
+  })
+})

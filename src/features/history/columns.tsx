@@ -7,7 +7,8 @@ import { DateText, directionLabel, MessageCell, PhoneText } from '../../componen
 import { StatusBadge } from '../../components/message/status-badge'
 import { useHistoryDisplay } from '../../components/message/display-context'
 import { formatCount } from '../../lib/count'
-import { isoInZone, isoUtc, zoneLabel, type Zone } from '../../lib/dates'
+import { isoInZone, isoUtc, zoneName, type Zone } from '../../lib/dates'
+import { messageCsvCells, messageCsvHeader } from '../../../contract/message-csv'
 import { Link } from '../../lib/router'
 
 const helper = createColumnHelper<Features, Message>()
@@ -76,40 +77,39 @@ export const HISTORY_SORTABLE = sortableIds(HISTORY_COLUMNS)
  * screen (with its offset, and the zone named in the header), then the raw values as the API sent
  * them: exports are data, not display.
  */
+/** The export's header: the one message layout (contract/message-csv.ts), local dates in the shown zone. */
 export function exportHeader(zone: Zone): string[] {
-  return [
-    'position',
-    'date_utc',
-    `date_shown (${zoneLabel(zone)})`,
-    'direction',
-    'phone',
-    'body',
-    'mms',
-    'mms_url',
-    'status',
-    'message_id',
-    'system_id',
-    'tid',
-    'GMTdate',
-  ]
+  return messageCsvHeader(zoneName(zone))
 }
 
-export function messageRow(m: Message, zone: Zone): unknown[] {
-  return [
-    m.position,
-    isoUtc(m.dateMs),
-    isoInZone(m.dateMs, zone),
-    m.direction ?? '',
-    m.phone ?? '',
-    m.body ?? '',
-    m.mms ? 'yes' : 'no',
-    m.mediaUrl ?? '',
-    m.status.full,
-    m.messageId ?? '',
-    m.systemId ?? '',
-    m.tid ?? '',
-    m.date ?? '',
-  ]
+/** Which number the rows are of, and its history's size (for each row's ordinal, counted from the oldest). */
+export interface ExportScope {
+  number: string
+  tid: string
+  total: number | null
+}
+
+export function messageRow(m: Message, zone: Zone, scope: ExportScope): unknown[] {
+  return messageCsvCells({
+    number: scope.number,
+    ordinal: scope.total === null ? null : scope.total - m.position + 1,
+    position: m.position,
+    // A date the upstream sent in another form is kept as sent, as the index's export does.
+    dateUtc: m.dateMs === null ? (m.date ?? '') : isoUtc(m.dateMs),
+    // The local clock without its offset (the header names the zone), as the index's export writes it.
+    dateLocal: isoInZone(m.dateMs, zone).slice(0, 19).replace('T', ' '),
+    party: m.phone,
+    direction: m.direction,
+    body: m.body,
+    mms: m.mms,
+    mediaUrl: m.mediaUrl,
+    status: m.status.full,
+    statusCode: m.status.code,
+    messageId: m.messageId,
+    systemId: m.systemId,
+    tid: scope.tid,
+    messageTid: m.tid,
+  })
 }
 
 /** The record number, linking to the message's own page; the marked record says so in words. */

@@ -95,7 +95,7 @@ function CappedExport({ number, tid, total, zone, chunk }: { number: string; tid
       name,
       csv.toCsv(
         exportHeader(zone),
-        rows.map((m) => messageRow(m, zone)),
+        rows.map((m) => messageRow(m, zone, { number, tid, total })),
       ),
       'text/csv;charset=utf-8',
     )

@@ -266,7 +266,10 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
                     exportRange,
                     zone === 'utc' ? 'utc' : 'local',
                   ]}
-                  getData={() => ({ header: exportHeader(zone), rows: visible.map((m) => messageRow(m, zone)) })}
+                  getData={() => ({
+                    header: exportHeader(zone),
+                    rows: visible.map((m) => messageRow(m, zone, { number, tid, total: shown.total })),
+                  })}
                   disabled={visible.length === 0}
                 />
               </div>

@@ -28,7 +28,8 @@ export interface RefreshResult {
   threads: number
 }
 
-type NewRow = {
+/** A stored message as the desk's per-message rules read it (index_messages' columns). */
+export type DeskSource = {
   ordinal: number
   party: string
   date: Date
@@ -42,21 +43,58 @@ function directionOf(raw: string | null): 'inbound' | 'outbound' | null {
   return d === 'inbound' || d === 'outbound' ? d : null
 }
 
-function factsOf(r: NewRow) {
-  const direction = directionOf(r.direction)
-  const cost = encodingCost(r.body ?? '')
-  const local = direction === 'outbound' ? localTime(r.party, r.date) : null
-  return {
-    direction,
-    failed: typeof r.status_code === 'number' && r.status_code >= 400,
-    opt: direction === 'inbound' ? classifyOptOut(r.body).kind : ('none' as OptKind),
-    encoding: cost.forcedBy.length > 0 ? 'UCS-2' : 'GSM-7',
-    segments: cost.segments,
-    forcing: cost.forcedBy.length > 0 ? cost.forcedBy.map((f) => f.char) : null,
-    extra: cost.extraSegments,
-    localDay: local?.day ?? null,
-    quiet: local ? local.hour < DEFAULT_WINDOW.start || local.hour >= DEFAULT_WINDOW.end : null,
+type BodyFacts = { cost: ReturnType<typeof encodingCost>; opt: OptKind | null }
+
+/**
+ * The facts that depend on the body alone, once per distinct body of a batch: bodies repeat
+ * (templates, auto-replies), and classifying is most of the per-message work.
+ */
+function bodyFacts(memo: Map<string, BodyFacts>, body: string, inbound: boolean): BodyFacts {
+  let f = memo.get(body)
+  if (!f) memo.set(body, (f = { cost: encodingCost(body), opt: null }))
+  if (inbound && f.opt === null) f.opt = classifyOptOut(body).kind
+  return f
+}
+
+/** The INSERT_FACTS parameters for a number's rows ($2 onwards). */
+function factColumns(rows: readonly DeskSource[], touched: Set<string>): unknown[] {
+  const memo = new Map<string, BodyFacts>()
+  const n = rows.length
+  const cols = {
+    o: new Array<number>(n),
+    p: new Array<string>(n),
+    d: new Array<Date>(n),
+    dir: new Array<string | null>(n),
+    f: new Array<boolean>(n),
+    k: new Array<string>(n),
+    e: new Array<string>(n),
+    s: new Array<number>(n),
+    fc: new Array<string>(n),
+    x: new Array<number>(n),
+    ld: new Array<string | null>(n),
+    q: new Array<boolean | null>(n),
   }
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!
+    const direction = directionOf(r.direction)
+    const b = bodyFacts(memo, r.body ?? '', direction === 'inbound')
+    const forced = b.cost.forcedBy.length > 0
+    const local = direction === 'outbound' ? localTime(r.party, r.date) : null
+    touched.add(r.party)
+    cols.o[i] = r.ordinal
+    cols.p[i] = r.party
+    cols.d[i] = r.date
+    cols.dir[i] = direction
+    cols.f[i] = typeof r.status_code === 'number' && r.status_code >= 400
+    cols.k[i] = direction === 'inbound' ? b.opt! : 'none'
+    cols.e[i] = forced ? 'UCS-2' : 'GSM-7'
+    cols.s[i] = b.cost.segments
+    cols.fc[i] = forced ? b.cost.forcedBy.map((c) => c.char).join('\x1f') : ''
+    cols.x[i] = b.cost.extraSegments
+    cols.ld[i] = local?.day ?? null
+    cols.q[i] = local ? local.hour < DEFAULT_WINDOW.start || local.hour >= DEFAULT_WINDOW.end : null
+  }
+  return [cols.o, cols.p, cols.d, cols.dir, cols.f, cols.k, cols.e, cols.s, cols.fc, cols.x, cols.ld, cols.q]
 }
 
 const INSERT_FACTS = `
@@ -68,13 +106,31 @@ ON CONFLICT (number, ordinal) DO UPDATE SET party = EXCLUDED.party, date = EXCLU
   failed = EXCLUDED.failed, opt_kind = EXCLUDED.opt_kind, encoding = EXCLUDED.encoding, segments = EXCLUDED.segments,
   forcing = EXCLUDED.forcing, extra_segments = EXCLUDED.extra_segments, local_day = EXCLUDED.local_day, quiet = EXCLUDED.quiet`
 
+const MARK_DIRTY = 'INSERT INTO desk_dirty (number, party) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING'
+
+/**
+ * The sync's store step, inside its transaction: the facts of the messages it just stored, from
+ * the rows it holds (nothing is read back), and their threads marked for the recompute that
+ * follows the sync (flushDesk) or comes with the first desk read. The per-batch cost is the
+ * batch's own: no thread is re-read while a long history is being walked.
+ */
+export async function storeDeskFacts(tx: Queryable, number: string, rows: readonly DeskSource[]): Promise<void> {
+  if (rows.length === 0) return
+  // One row per ordinal, the first (as the index's own insert keeps it): an upsert may not touch a row twice.
+  const seen = new Set<number>()
+  const unique = rows.filter((r) => !seen.has(r.ordinal) && seen.add(r.ordinal))
+  const touched = new Set<string>()
+  await tx.query(INSERT_FACTS, [number, ...factColumns(unique, touched)])
+  await tx.query(MARK_DIRTY, [number, [...touched]])
+}
+
 /** Facts for the number's messages that have none yet (or whose message changed); returns the parties touched. */
 async function addFacts(tx: Queryable, number: string, range: OrdinalRange | null, touched: Set<string>): Promise<number> {
   let done = 0
   let after = range ? range.min - 1 : 0
   const max = range ? range.max : 2_147_483_647
   for (let guard = 0; guard < 100_000; guard++) {
-    const r = await tx.query<NewRow>(
+    const r = await tx.query<DeskSource>(
       `SELECT m.ordinal, m.party_digits AS party, m.date, m.direction, COALESCE(m.body, b.body) AS body, m.status_code
          FROM index_messages m
          LEFT JOIN index_bodies b ON m.body IS NULL AND b.id = m.body_id
@@ -84,51 +140,7 @@ async function addFacts(tx: Queryable, number: string, range: OrdinalRange | nul
       [number, after, max],
     )
     if (r.rows.length === 0) break
-    const cols = {
-      o: [] as number[],
-      p: [] as string[],
-      d: [] as Date[],
-      dir: [] as Array<string | null>,
-      f: [] as boolean[],
-      k: [] as string[],
-      e: [] as string[],
-      s: [] as number[],
-      fc: [] as string[],
-      x: [] as number[],
-      ld: [] as Array<string | null>,
-      q: [] as Array<boolean | null>,
-    }
-    for (const row of r.rows) {
-      const f = factsOf(row)
-      touched.add(row.party)
-      cols.o.push(row.ordinal)
-      cols.p.push(row.party)
-      cols.d.push(row.date)
-      cols.dir.push(f.direction)
-      cols.f.push(f.failed)
-      cols.k.push(f.opt)
-      cols.e.push(f.encoding)
-      cols.s.push(f.segments)
-      cols.fc.push(f.forcing ? f.forcing.join('\x1f') : '')
-      cols.x.push(f.extra)
-      cols.ld.push(f.localDay)
-      cols.q.push(f.quiet)
-    }
-    await tx.query(INSERT_FACTS, [
-      number,
-      cols.o,
-      cols.p,
-      cols.d,
-      cols.dir,
-      cols.f,
-      cols.k,
-      cols.e,
-      cols.s,
-      cols.fc,
-      cols.x,
-      cols.ld,
-      cols.q,
-    ])
+    await tx.query(INSERT_FACTS, [number, ...factColumns(r.rows, touched)])
     done += r.rows.length
     after = r.rows[r.rows.length - 1]!.ordinal
     if (r.rows.length < CHUNK) break
@@ -338,11 +350,7 @@ export async function refreshDesk(db: Db, number: string, parties?: readonly str
     await dropStale(tx, number, range, touched)
     const messages = await addFacts(tx, number, range, touched)
     if (defer) {
-      if (touched.size > 0)
-        await tx.query('INSERT INTO desk_dirty (number, party) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING', [
-          number,
-          [...touched],
-        ])
+      if (touched.size > 0) await tx.query(MARK_DIRTY, [number, [...touched]])
       return { messages, threads: 0 }
     }
     const dirty = await tx.query<{ party: string }>('DELETE FROM desk_dirty WHERE number = $1 RETURNING party', [number])

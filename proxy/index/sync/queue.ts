@@ -78,6 +78,7 @@ function contextOf(opts: SyncOptions): SyncContext {
     stats: { requests: 0, waitMs: 0, storeMs: 0, vacuumMs: 0 },
     progress: { messages: 0, since: null },
     bulk: { loads: 0 },
+    desk: opts.desk ?? true,
   }
 }
 

@@ -53,7 +53,7 @@ async function storeRows(job: Job, page: Page, placed: Placed[], cp: Checkpoint 
       // `got` lists the rows that went in only when some were skipped; none at all also comes back as null.
       const stored = got ? rows.filter((m) => got.has(m.ordinal)) : inserted === rows.length ? rows : []
       await rollUp(tx, job.number, stored)
-      if (job.ctx.desk) await storeDeskFacts(tx, job.number, stored.map(deskSource))
+      if (job.ctx.desk) await storeDeskFacts(tx, job.number, stored.map(deskSource), fresh)
     }
     const top = placed.reduce((m, x) => Math.max(m, x.ordinal), 0)
     await tx.query(NUMBER_AFTER_STORE_SQL, [

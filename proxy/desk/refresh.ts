@@ -240,12 +240,12 @@ SELECT p.party, c.first_at, c.last_at, c.inbound, c.outbound, c.failed,
        li.ordinal AS last_inbound_ordinal, li.date AS last_inbound_at, lr.date AS last_reply_at,
        u.since AS waiting_since, u.n AS unanswered
   FROM unnest($2::text[]) AS p(party)
-  LEFT JOIN LATERAL (
-    SELECT min(date) AS first_at, max(date) AS last_at,
+  LEFT JOIN (
+    SELECT party, min(date) AS first_at, max(date) AS last_at,
            count(*) FILTER (WHERE direction = 'inbound')::int AS inbound,
            count(*) FILTER (WHERE direction = 'outbound')::int AS outbound,
            count(*) FILTER (WHERE failed)::int AS failed
-      FROM desk_messages WHERE number = $1 AND party = p.party) c ON true
+      FROM desk_messages WHERE number = $1 AND party = ANY($2::text[]) GROUP BY party) c ON c.party = p.party
   LEFT JOIN LATERAL (
     SELECT ordinal, date FROM desk_messages WHERE number = $1 AND party = p.party AND direction = 'inbound'
      ORDER BY date DESC, ordinal DESC LIMIT 1) li ON true
@@ -271,16 +271,22 @@ type Marked = DeskMessage & { ordinal: number }
 /**
  * Sends after opt-out, as sentAfterOptOut decides, in SQL: the outbound messages inside each
  * opt-out period (after the opt-out, before the opt-in that ends it), except the first of them
- * when it came within the confirmation window.
+ * when it came within the confirmation window. Each period reads its first sends in order from
+ * the thread index and stops at the cap, however long the period.
  */
 const SENT_AFTER = `
 WITH per AS (
   SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[]) AS u(party, so, sd, ed, eo)
 ), sends AS (
-  SELECT d.party, d.ordinal, d.date, d.failed, per.so, per.sd,
-         row_number() OVER (PARTITION BY d.party, per.so ORDER BY d.date, d.ordinal) AS k
-    FROM per JOIN desk_messages d ON d.number = $1 AND d.party = per.party AND d.direction = 'outbound'
-     AND (d.date, d.ordinal) > (per.sd, per.so) AND (per.ed IS NULL OR (d.date, d.ordinal) < (per.ed, per.eo))
+  SELECT per.party, s.ordinal, s.date, s.failed, per.so, per.sd, s.k
+    FROM per CROSS JOIN LATERAL (
+      SELECT d.ordinal, d.date, d.failed, row_number() OVER (ORDER BY d.date, d.ordinal) AS k
+        FROM desk_messages d
+       WHERE d.number = $1 AND d.party = per.party AND d.direction = 'outbound'
+         AND d.date >= per.sd AND (d.date, d.ordinal) > (per.sd, per.so)
+         AND (per.ed IS NULL OR (d.date <= per.ed AND (d.date, d.ordinal) < (per.ed, per.eo)))
+       ORDER BY d.date, d.ordinal
+       LIMIT ${MAX_SENT_AFTER_PER_PERIOD}) s
 )
 INSERT INTO desk_sent_after (number, party, ordinal, date, opt_ordinal, after_ms, failed)
 SELECT $1, party, ordinal, date, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed FROM sends

@@ -316,10 +316,16 @@ async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse, url: 
       WHERE ${range} AND direction = 'outbound'`,
     args,
   )
+  // The page is cut from the desk's rows first; only its rows visit the messages for their text
+  // (the store step writes a message and its desk row in one transaction, forget deletes both).
   const rows = await db.query<{ ordinal: number; party: string; date: Date; local_day: string; body: string | null }>(
-    `SELECT d.ordinal, d.party, d.date, to_char(d.local_day, 'YYYY-MM-DD') AS local_day, ${BODY} AS body
-       FROM desk_messages d JOIN index_messages m ON m.number = d.number AND m.ordinal = d.ordinal
-      WHERE d.number = $1 AND ($2::timestamptz IS NULL OR d.date >= $2) AND ($3::timestamptz IS NULL OR d.date < $3) AND d.quiet ORDER BY d.date DESC, d.ordinal DESC LIMIT $4`,
+    `WITH page AS MATERIALIZED (
+       SELECT d.number, d.ordinal, d.party, d.date, d.local_day FROM desk_messages d
+        WHERE d.number = $1 AND ($2::timestamptz IS NULL OR d.date >= $2) AND ($3::timestamptz IS NULL OR d.date < $3) AND d.quiet
+        ORDER BY d.date DESC, d.ordinal DESC LIMIT $4)
+     SELECT d.ordinal, d.party, d.date, to_char(d.local_day, 'YYYY-MM-DD') AS local_day, ${BODY} AS body
+       FROM page d JOIN index_messages m ON m.number = d.number AND m.ordinal = d.ordinal
+      ORDER BY d.date DESC, d.ordinal DESC`,
     [...args, limit],
   )
   await ctx.logRead({ number, ...(from ? { from: p.get('from') } : {}), ...(to ? { to: p.get('to') } : {}), rows: rows.rows.length })

@@ -56,6 +56,10 @@ async function deskTables(q: Queryable) {
     messages: await rows('SELECT * FROM desk_messages ORDER BY number, ordinal'),
     threads: await rows('SELECT * FROM desk_threads ORDER BY number, party'),
     sentAfter: await rows('SELECT * FROM desk_sent_after ORDER BY number, ordinal'),
+    quietDays: await rows(
+      `SELECT number, to_char(day, 'YYYY-MM-DD') AS day, to_char(local_day, 'YYYY-MM-DD') AS local_day, outbound, unknown, quiet
+         FROM desk_quiet_days ORDER BY number, day, local_day`,
+    ),
     dirty: await rows('SELECT * FROM desk_dirty ORDER BY number, party'),
   }
 }
@@ -98,7 +102,8 @@ describe.each(ENGINES)('the store step on %s', (engine) => {
       `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ($1, 'T', $2, $2, 'idle', true)`,
       [DESK.number, messages.length],
     )
-    await db.query('TRUNCATE desk_messages, desk_threads, desk_sent_after, desk_dirty')
+    expect(kept.quietDays.length).toBeGreaterThan(0)
+    await db.query('TRUNCATE desk_messages, desk_quiet_days, desk_threads, desk_sent_after, desk_dirty')
     expect(await refreshAllDesk(db)).toMatchObject({ messages: messages.length })
     expect(await deskTables(db)).toEqual(kept)
   }, 120_000)

@@ -56,8 +56,24 @@ function bodyFacts(memo: Map<string, BodyFacts>, body: string, inbound: boolean)
   return f
 }
 
+/** One array per desk_messages column after number: ordinal, party, date, direction, failed, opt kind, encoding, segments, forcing, extra, local day, quiet. */
+type FactCols = [
+  number[],
+  string[],
+  Date[],
+  Array<string | null>,
+  boolean[],
+  string[],
+  string[],
+  number[],
+  string[],
+  number[],
+  Array<string | null>,
+  Array<boolean | null>,
+]
+
 /** The INSERT_FACTS parameters for a number's rows ($2 onwards). */
-function factColumns(rows: readonly DeskSource[], touched: Set<string>): unknown[] {
+function factColumns(rows: readonly DeskSource[], touched: Set<string>): FactCols {
   const memo = new Map<string, BodyFacts>()
   const n = rows.length
   const cols = {
@@ -131,12 +147,70 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
   const cols = factColumns(unique, touched)
   // PGlite loads CSV through COPY about twice as fast as unnest(); COPY cannot update, so only
   // when the rows are new to the index (`fresh`) and the desk holds none in their range.
+  let copy = false
   if (fresh && canCopy(tx)) {
     const held = await tx.query('SELECT 1 FROM desk_messages WHERE number = $1 AND ordinal BETWEEN $2 AND $3 LIMIT 1', [number, min, max])
-    if (held.rows.length === 0) await tx.copyFrom(COPY_FACTS, factsCsv(number, cols))
-    else await tx.query(INSERT_FACTS, [number, ...cols])
-  } else await tx.query(INSERT_FACTS, [number, ...cols])
+    copy = held.rows.length === 0
+  }
+  await writeFacts(tx, number, cols, copy)
   await tx.query(MARK_DIRTY, [number, [...touched]])
+}
+
+/** Per UTC day and recipient-local day: outbound, unknown zone, quiet (desk_quiet_days' counts). */
+type QuietDelta = Map<string, [number, number, number]>
+
+function countQuiet(delta: QuietDelta, day: string, localDay: string | null, quiet: boolean | null, sign: 1 | -1): void {
+  const key = `${day}|${localDay ?? day}`
+  let c = delta.get(key)
+  if (!c) delta.set(key, (c = [0, 0, 0]))
+  c[0] += sign
+  if (quiet === null) c[1] += sign
+  else if (quiet) c[2] += sign
+}
+
+const QUIET_UPSERT = `
+INSERT INTO desk_quiet_days AS t (number, day, local_day, outbound, unknown, quiet)
+SELECT $1, u.day, u.ld, u.o, u.n, u.q FROM unnest($2::date[], $3::date[], $4::int[], $5::int[], $6::int[]) AS u(day, ld, o, n, q)
+ON CONFLICT (number, day, local_day) DO UPDATE SET outbound = t.outbound + EXCLUDED.outbound, unknown = t.unknown + EXCLUDED.unknown,
+  quiet = t.quiet + EXCLUDED.quiet`
+
+/** Adds the counts' changes to desk_quiet_days; a day left with no sends loses its row (as a recount would). */
+async function applyQuiet(tx: Queryable, number: string, delta: QuietDelta): Promise<void> {
+  const e = [...delta].filter(([, c]) => c[0] !== 0 || c[1] !== 0 || c[2] !== 0)
+  if (e.length === 0) return
+  const day = e.map(([k]) => k.slice(0, 10))
+  const ld = e.map(([k]) => k.slice(11))
+  await tx.query(QUIET_UPSERT, [number, day, ld, e.map(([, c]) => c[0]), e.map(([, c]) => c[1]), e.map(([, c]) => c[2])])
+  if (e.some(([, c]) => c[0] < 0))
+    await tx.query(
+      `DELETE FROM desk_quiet_days WHERE number = $1 AND outbound = 0 AND (day, local_day) IN (SELECT * FROM unnest($2::date[], $3::date[]))`,
+      [number, day, ld],
+    )
+}
+
+/** What a deleted desk row takes out of desk_quiet_days. */
+const QUIET_RETURNING = `to_char(date AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, to_char(local_day, 'YYYY-MM-DD') AS local_day, direction, quiet`
+type QuietRow = { day: string; local_day: string | null; direction: string | null; quiet: boolean | null }
+
+/**
+ * Writes facts (factColumns' arrays) and keeps desk_quiet_days in step: rows the desk already
+ * holds for these ordinals are taken out first (their counts with them), so a message that
+ * changed is never counted twice. `copy`: the rows are known to be new (COPY, no delete).
+ */
+async function writeFacts(tx: Queryable, number: string, cols: FactCols, copy: boolean): Promise<void> {
+  const [o, , d, dir, , , , , , , ld, q] = cols
+  const delta: QuietDelta = new Map()
+  if (copy && canCopy(tx)) await tx.copyFrom(COPY_FACTS, factsCsv(number, cols))
+  else {
+    const old = await tx.query<QuietRow>(
+      `DELETE FROM desk_messages WHERE number = $1 AND ordinal = ANY($2::int[]) RETURNING ${QUIET_RETURNING}`,
+      [number, o],
+    )
+    for (const r of old.rows) if (r.direction === 'outbound') countQuiet(delta, r.day, r.local_day, r.quiet, -1)
+    await tx.query(INSERT_FACTS, [number, ...cols])
+  }
+  for (let i = 0; i < o.length; i++) if (dir[i] === 'outbound') countQuiet(delta, d[i]!.toISOString().slice(0, 10), ld[i]!, q[i]!, 1)
+  await applyQuiet(tx, number, delta)
 }
 
 interface CopyCapable {
@@ -152,21 +226,8 @@ const cq = (v: string) => `"${v.includes('"') ? v.replace(/"/g, '""') : v}"`
 const tf = (v: boolean | null) => (v === null ? '' : v ? 't' : 'f')
 
 /** factColumns' arrays as COPY's CSV, one line per message (forcing as an array literal). */
-function factsCsv(number: string, cols: unknown[]): string {
-  const [o, p, d, dir, f, k, e, s, fc, x, ld, q] = cols as [
-    number[],
-    string[],
-    Date[],
-    Array<string | null>,
-    boolean[],
-    string[],
-    string[],
-    number[],
-    string[],
-    number[],
-    Array<string | null>,
-    Array<boolean | null>,
-  ]
+function factsCsv(number: string, cols: FactCols): string {
+  const [o, p, d, dir, f, k, e, s, fc, x, ld, q] = cols
   const head = cq(number)
   let out = ''
   for (let i = 0; i < o.length; i++) {
@@ -196,7 +257,7 @@ async function addFacts(tx: Queryable, number: string, range: OrdinalRange | nul
       [number, after, max],
     )
     if (r.rows.length === 0) break
-    await tx.query(INSERT_FACTS, [number, ...factColumns(r.rows, touched)])
+    await writeFacts(tx, number, factColumns(r.rows, touched), false)
     done += r.rows.length
     after = r.rows[r.rows.length - 1]!.ordinal
     if (r.rows.length < CHUNK) break
@@ -206,14 +267,19 @@ async function addFacts(tx: Queryable, number: string, range: OrdinalRange | nul
 
 /** Drops facts whose message is gone (a re-walk or forget); returns the parties touched. */
 async function dropStale(tx: Queryable, number: string, range: OrdinalRange | null, touched: Set<string>): Promise<void> {
-  const r = await tx.query<{ party: string }>(
+  const r = await tx.query<QuietRow & { party: string }>(
     `DELETE FROM desk_messages d
       WHERE d.number = $1 AND d.ordinal BETWEEN $2 AND $3
         AND NOT EXISTS (SELECT 1 FROM index_messages m WHERE m.number = d.number AND m.ordinal = d.ordinal AND m.date = d.date AND m.party_digits = d.party)
-      RETURNING d.party`,
+      RETURNING d.party, ${QUIET_RETURNING}`,
     [number, range?.min ?? 0, range?.max ?? 2_147_483_647],
   )
-  for (const { party } of r.rows) touched.add(party)
+  const delta: QuietDelta = new Map()
+  for (const row of r.rows) {
+    touched.add(row.party)
+    if (row.direction === 'outbound') countQuiet(delta, row.day, row.local_day, row.quiet, -1)
+  }
+  await applyQuiet(tx, number, delta)
 }
 
 type ThreadFacts = {
@@ -449,7 +515,7 @@ export async function flushDesk(db: Db, numbers: readonly string[] | null = null
  * messages. Forget and a re-walk's wipe call it in their own transaction, beside their deletes.
  */
 export async function forgetDesk(tx: Queryable, number: string | null): Promise<void> {
-  for (const table of ['desk_messages', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled'])
+  for (const table of ['desk_messages', 'desk_quiet_days', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled'])
     await tx.query(`DELETE FROM ${table} WHERE $1::text IS NULL OR number = $1`, [number])
 }
 

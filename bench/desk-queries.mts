@@ -48,6 +48,8 @@ interface ChildResult {
   desk: boolean
   syncMs: number
   cpuMs: number
+  /** The syncer's own split: waiting for pages, storing (the desk's facts included), vacuum, the desk's recompute. */
+  split: { waitMs: number; storeMs: number; vacuumMs: number; deskMs: number }
   indexed: number
   deskMessages: number
   dirty: number
@@ -122,6 +124,7 @@ async function child() {
       desk,
       syncMs,
       cpuMs: (cpu.user + cpu.system) / 1000,
+      split: { waitMs: syncer.stats.waitMs, storeMs: syncer.stats.storeMs, vacuumMs: syncer.stats.vacuumMs, deskMs: syncer.stats.deskMs },
       indexed: await one('SELECT indexed AS n FROM index_numbers WHERE number = $1', [number]),
       deskMessages: await one('SELECT count(*)::int AS n FROM desk_messages'),
       dirty: await one('SELECT count(*)::int AS n FROM desk_dirty'),
@@ -266,7 +269,9 @@ async function main() {
             if (desk && (r.deskMessages !== MESSAGES || r.dirty !== 0))
               throw new Error(`the desk holds ${r.deskMessages} messages and ${r.dirty} threads left to recompute after the sync`)
             console.log(
-              `    run ${i + 1}, desk ${desk ? 'on ' : 'off'}: sync ${(r.syncMs / 1000).toFixed(1)} s (CPU ${(r.cpuMs / 1000).toFixed(1)} s)`,
+              `    run ${i + 1}, desk ${desk ? 'on ' : 'off'}: sync ${(r.syncMs / 1000).toFixed(1)} s (CPU ${(r.cpuMs / 1000).toFixed(1)} s; ` +
+                `waiting for pages ${(r.split.waitMs / 1000).toFixed(1)} s, storing ${(r.split.storeMs / 1000).toFixed(1)} s, ` +
+                `vacuum ${(r.split.vacuumMs / 1000).toFixed(1)} s, desk recompute ${(r.split.deskMs / 1000).toFixed(1)} s, the rest building indexes)`,
             )
             pair[desk ? 'on' : 'off'] = r
             results.push(r)

@@ -138,12 +138,14 @@ async function finish(ctx: SyncContext, number: string, result: Result<number>, 
  * desk read or start recomputes them, and the sync's own outcome stands.
  */
 async function settleDesk(ctx: SyncContext, number: string, stored: number): Promise<void> {
+  const started = performance.now()
   // Fresh statistics first: the recompute and the desk's reads plan over them (PGlite has no autovacuum).
   if (stored > VACUUM_AFTER)
     await ctx.db.query('ANALYZE desk_messages').catch((e: unknown) => ctx.log(`desk: analyze failed: ${String(e)}`))
   await flushDesk(ctx.db, [number]).catch((err: unknown) =>
     ctx.log(`desk: ${number}: could not recompute the threads this sync touched: ${err instanceof Error ? err.message : String(err)}`),
   )
+  ctx.stats.deskMs += performance.now() - started
 }
 
 async function vacuum(ctx: SyncContext): Promise<void> {

@@ -31,12 +31,13 @@ export interface SyncRequest {
   tid?: string
 }
 
-/** Where a sync's time goes (bench): waiting for pages (fetch + parse), storing them, vacuuming. */
+/** Where a sync's time goes (bench): waiting for pages (fetch + parse), storing them, vacuuming, the desk's thread recompute. */
 export interface SyncStats {
   requests: number
   waitMs: number
   storeMs: number
   vacuumMs: number
+  deskMs: number
 }
 
 /** Overall progress of this server's syncs since it started (the index status shows it). */

@@ -21,14 +21,14 @@ export const SECONDARY_NAMES = [
 ]
 
 /**
- * The support desk's per-message indexes (migration 200), which the store step fills beside
+ * The support desk's per-message indexes (migrations 200 and 201), which the store step fills beside
  * index_messages: kept row by row they cost about twice the rows' own insert, so a bulk load
  * drops and builds them with the index's own.
  */
 export const DESK_INDEXES = [
   'CREATE INDEX IF NOT EXISTS desk_messages_thread ON desk_messages (number, party, date DESC, ordinal DESC)',
   `CREATE INDEX IF NOT EXISTS desk_messages_opt ON desk_messages (number, party, date) WHERE opt_kind <> 'none'`,
-  'CREATE INDEX IF NOT EXISTS desk_messages_quiet ON desk_messages (number, local_day) WHERE quiet',
+  'CREATE INDEX IF NOT EXISTS desk_messages_quiet ON desk_messages (number, date DESC, ordinal DESC) WHERE quiet',
 ]
 const DESK_NAMES = ['desk_messages_thread', 'desk_messages_opt', 'desk_messages_quiet']
 const ALL_NAMES = [...SECONDARY_NAMES, ...DESK_NAMES]

@@ -1,113 +1,340 @@
 /**
- * What the support desk costs: the sync of the demo account (every number but the million-message
- * one) with and without keeping the desk tables, and the server time of the desk's reads.
+ * What the support desk costs, on PGlite and on a PostgreSQL server in one run:
  *
- *   node --import tsx bench/desk-queries.mts
+ *   node --import tsx bench/desk-queries.mts        (or BENCH_ONLY=desk npm run bench)
  *
- * "with": refreshDesk after each stored range of BATCH ordinals, as the sync's store step calls it;
- * the ratio is against the sync alone measured in the same run. Prints figures; asserts nothing.
+ * - The full sync of one large history (BENCH_MESSAGES, default 200,000; 1000000 for the
+ *   issue's million) with the desk kept during the sync and without it, in alternating fresh
+ *   databases (BENCH_DESK_RUNS pairs, default 3). The ratio is taken per pair, so both sides of
+ *   it ran minutes apart on the same machine; medians are quoted. The server process's CPU time
+ *   is printed beside the wall time: on a shared machine it varies far less.
+ * - With that history indexed, the server time of the desk's reads (the needs-reply queue's
+ *   first page, the opt-out ledger, one customer's page, quiet hours over a year): from the
+ *   route's handler being called to its answer being written, access-log entry included, p95 of
+ *   BENCH_DESK_READS runs each (default 25) after two warm-ups.
+ *
+ * The simulator runs in its own process; each sync runs in a fresh server process (the server's
+ * own composition: rooms, team access in local mode, the route table) that prints its figures as
+ * one JSON line. BENCH_DESK_ENGINES=pglite (or postgres) runs one engine. Prints a table and
+ * writes .bench/desk.json; asserts nothing.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { call } from '../proxy/access/test-stack.ts'
-import { parseConfig } from '../proxy/config.ts'
-import { flushDesk, refreshAllDesk, refreshDesk } from '../proxy/desk/refresh.ts'
-import { openRooms, roomsConfigIssues, type Rooms } from '../proxy/rooms.ts'
-import { start } from '../proxy/server.ts'
-import { DEMO_CREDENTIALS, END_MS, makeAccount } from '../proxy/simulator/dataset.ts'
-import { DESK_INDEX } from '../proxy/simulator/desk-cases.ts'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import { median, percentile } from './stats.ts'
 
-const BATCH = 500
-const RUNS = 30
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const SELF = fileURLToPath(import.meta.url)
 
-const dir = mkdtempSync(join(tmpdir(), 'sb-desk-bench-'))
-const env = {
-  PORT: '0',
-  HOST: '127.0.0.1',
-  LOG_REQUESTS: '0',
-  ACCESS: 'local',
-  DATA_DIR: join(dir, 'data'),
-  SYNC_RATE: '0',
-  INDEX_AUTO_SYNC: 'off',
-}
-const config = parseConfig(env)
-const cfg = roomsConfigIssues(env, config).config!
-let rooms!: Rooms
-const running = await start(config, {
-  rooms: async (forwarder) => {
-    rooms = await openRooms(cfg, { forwarder, log: () => {} })
-    return rooms
-  },
-})
-const db = rooms.db
-const numbers = makeAccount(DEMO_CREDENTIALS.sysId, DEMO_CREDENTIALS.authToken, 60).numbers.filter((n) => n.baseTotal < 100_000)
-
-try {
-  let t = performance.now()
-  for (const n of numbers) await rooms.index.syncer!.request({ number: n.number, tid: n.tid })
-  await rooms.index.syncer!.idle()
-  const syncMs = performance.now() - t
-  const total = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_messages')).rows[0]!.n
-
-  await db.query('TRUNCATE desk_messages, desk_threads, desk_sent_after, desk_dirty')
-  t = performance.now()
-  await refreshAllDesk(db)
-  const allMs = performance.now() - t
-
-  await db.query('TRUNCATE desk_messages, desk_threads, desk_sent_after, desk_dirty')
-  // Per batch, as the sync would call it: each number's ordinals in ranges of BATCH.
-  t = performance.now()
-  let batches = 0
-  for (const n of numbers) {
-    const top = (await db.query<{ t: number }>('SELECT top_ordinal AS t FROM index_numbers WHERE number = $1', [n.number])).rows[0]?.t ?? 0
-    for (let hi = top; hi > 0; hi -= BATCH) {
-      await refreshDesk(db, n.number, undefined, { min: Math.max(1, hi - BATCH + 1), max: hi })
-      batches++
-    }
+function whole(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < min || n > max) {
+    console.error(`${name} must be a whole number from ${min} to ${max}`)
+    process.exit(2)
   }
-  // The threads deferred during the walk are recomputed by the first read: counted here.
-  await flushDesk(db)
-  const batchedMs = performance.now() - t
+  return n
+}
+const MESSAGES = whole('BENCH_MESSAGES', 200_000, 10_000, 5_000_000)
+const PAIRS = whole('BENCH_DESK_RUNS', 3, 1, 20)
+const READS = whole('BENCH_DESK_READS', 25, 5, 1000)
 
-  // A refresh with nothing new (the cost of a sync batch that stored nothing, or a "mark handled").
-  t = performance.now()
-  for (const n of numbers) await refreshDesk(db, n.number)
-  const idleMs = (performance.now() - t) / numbers.length
+/** What one server process measured. */
+interface ChildResult {
+  desk: boolean
+  syncMs: number
+  cpuMs: number
+  /** The syncer's own split: waiting for pages, storing (the desk's facts included), vacuum, the desk's recompute. */
+  split: { waitMs: number; storeMs: number; vacuumMs: number; deskMs: number }
+  indexed: number
+  deskMessages: number
+  dirty: number
+  threads: number
+  reads: Record<string, number[]>
+}
 
-  console.log(`demo account: ${numbers.length} numbers, ${total} messages`)
-  console.log(`sync alone:                 ${syncMs.toFixed(0)} ms`)
-  console.log(
-    `desk, per ${BATCH}-ordinal batch: ${batchedMs.toFixed(0)} ms over ${batches} batches (${((batchedMs / syncMs) * 100).toFixed(1)} % of the sync)`,
-  )
-  console.log(`desk, refreshAllDesk:       ${allMs.toFixed(0)} ms (${((allMs / syncMs) * 100).toFixed(1)} % of the sync)`)
-  console.log(`desk, refresh with nothing new: ${idleMs.toFixed(1)} ms per number`)
-
-  const port = Number(new URL(running.url).port)
-  const desk = numbers[DESK_INDEX]!.number
-  const at = new Date(END_MS).toISOString()
-  const reads: Array<[string, string]> = [
-    ['needs-reply, first page', `/api/desk/needs-reply?at=${at}`],
-    ['opt-out ledger', '/api/desk/opt-outs'],
-    ['sent after opt-out', '/api/desk/sent-after-opt-out'],
-    ['one customer', '/api/desk/customer?party=14695550104'],
-    ['quiet hours', `/api/desk/quiet-hours?number=${desk}`],
-    ['segments', `/api/desk/segments?number=${numbers[0]!.number}`],
-  ]
-  for (const [label, path] of reads) {
-    const ms: number[] = []
-    for (let i = 0; i < RUNS; i++) {
-      const s = performance.now()
-      const r = await call(port, 'GET', path)
-      ms.push(performance.now() - s)
-      if (r.status !== 200) throw new Error(`${path}: ${r.status} ${r.text.slice(0, 200)}`)
+// ── one server process: open the rooms, sync the number, time the desk's reads ──────────────
+async function child() {
+  const { parseConfig } = await import('../proxy/config.ts')
+  const { openRooms, roomsConfigIssues } = await import('../proxy/rooms.ts')
+  const { start } = await import('../proxy/server.ts')
+  const { call } = await import('../proxy/access/test-stack.ts')
+  const { DEMO_CREDENTIALS } = await import('../proxy/simulator/dataset.ts')
+  const desk = process.env.BENCH_DESK === 'on'
+  const number = process.env.BENCH_NUMBER!
+  const tid = process.env.BENCH_TID!
+  const env = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_REQUESTS: '0',
+    ACCESS: 'local',
+    API_BASE_URL: process.env.SIM_URL!,
+    API_SYS_ID: DEMO_CREDENTIALS.sysId,
+    API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
+    DATA_DIR: process.env.BENCH_DATA_DIR!,
+    ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
+    SYNC_RATE: '0',
+    INDEX_AUTO_SYNC: 'off',
+  }
+  const config = parseConfig(env)
+  const cfg = roomsConfigIssues(env, config)
+  if (!cfg.config) throw new Error(cfg.issues.join('\n'))
+  const roomsCfg = cfg.config
+  // Server time of each desk read: the route's handler, from its call to its answer.
+  const times = new Map<string, number[]>()
+  let rooms!: Awaited<ReturnType<typeof openRooms>>
+  const running = await start(config, {
+    log: () => {},
+    rooms: async (forwarder) => {
+      rooms = await openRooms(roomsCfg, { forwarder, log: () => {}, deskDuringSync: desk })
+      return {
+        ...rooms,
+        routes: rooms.routes.map((r) =>
+          r.path.startsWith('/api/desk/')
+            ? {
+                ...r,
+                handle: async (...args: Parameters<typeof r.handle>) => {
+                  const t0 = performance.now()
+                  await r.handle(...args)
+                  const list = times.get(r.path) ?? []
+                  list.push(performance.now() - t0)
+                  times.set(r.path, list)
+                },
+              }
+            : r,
+        ),
+      }
+    },
+  })
+  try {
+    const db = rooms.db
+    const syncer = rooms.index.syncer!
+    const cpu0 = process.cpuUsage()
+    const t0 = performance.now()
+    await syncer.request({ number, tid })
+    await syncer.idle()
+    const syncMs = performance.now() - t0
+    const cpu = process.cpuUsage(cpu0)
+    const one = async (sql: string, args: unknown[] = []) => (await db.query<{ n: number }>(sql, args)).rows[0]?.n ?? 0
+    const result: ChildResult = {
+      desk,
+      syncMs,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      split: { waitMs: syncer.stats.waitMs, storeMs: syncer.stats.storeMs, vacuumMs: syncer.stats.vacuumMs, deskMs: syncer.stats.deskMs },
+      indexed: await one('SELECT indexed AS n FROM index_numbers WHERE number = $1', [number]),
+      deskMessages: await one('SELECT count(*)::int AS n FROM desk_messages'),
+      dirty: await one('SELECT count(*)::int AS n FROM desk_dirty'),
+      threads: await one('SELECT count(*)::int AS n FROM desk_threads'),
+      reads: {},
     }
-    ms.sort((a, b) => a - b)
+    if (desk) {
+      const party = (
+        await db.query<{ party: string }>('SELECT party FROM desk_threads WHERE number = $1 ORDER BY inbound + outbound DESC LIMIT 1', [
+          number,
+        ])
+      ).rows[0]!.party
+      const newest = (await db.query<{ d: Date }>('SELECT max(date) AS d FROM index_messages WHERE number = $1', [number])).rows[0]!.d
+      const to = new Date(newest).toISOString().slice(0, 10)
+      const from = new Date(new Date(newest).getTime() - 364 * 86_400_000).toISOString().slice(0, 10)
+      const port = Number(new URL(running.url).port)
+      const reads: Array<[string, string, string]> = [
+        ['needs-reply, first page', '/api/desk/needs-reply', '/api/desk/needs-reply?limit=100'],
+        ['opt-out ledger, first page', '/api/desk/opt-outs', '/api/desk/opt-outs?limit=100'],
+        ['one customer', '/api/desk/customer', `/api/desk/customer?party=${party}`],
+        ['quiet hours over a year', '/api/desk/quiet-hours', `/api/desk/quiet-hours?number=${number}&from=${from}&to=${to}`],
+      ]
+      for (const [label, route, path] of reads) {
+        times.delete(route)
+        for (let i = 0; i < READS + 2; i++) {
+          const r = await call(port, 'GET', path)
+          if (r.status !== 200) throw new Error(`${path}: ${r.status} ${r.text.slice(0, 200)}`)
+        }
+        result.reads[label] = (times.get(route) ?? []).slice(2)
+      }
+    }
+    console.log(`result ${JSON.stringify(result)}`)
+  } finally {
+    await running.close()
+  }
+}
+
+// ── the driver ───────────────────────────────────────────────────────────────────────────────
+function run(args: string[], env: Record<string, string>, until: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let out = ''
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString()
+      const m = until.exec(out)
+      if (m) resolve({ child, match: m })
+    })
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before printing what was expected`)))
+  })
+}
+
+async function stop(p: ChildProcess) {
+  if (p.exitCode !== null || p.signalCode !== null) return
+  const gone = new Promise<void>((ok) => p.once('exit', () => ok()))
+  p.kill('SIGTERM')
+  await gone
+}
+
+interface Row {
+  engine: string
+  name: string
+  value: number
+  unit: string
+  budget?: string
+  note?: string
+}
+
+async function main() {
+  const rows: Row[] = []
+  const push = (r: Row) => {
+    rows.push(r)
     console.log(
-      `${label.padEnd(26)} p50 ${ms[Math.floor(RUNS / 2)]!.toFixed(1)} ms, p95 ${ms[Math.floor(RUNS * 0.95)]!.toFixed(1)} ms (round trip on loopback)`,
+      `  ${r.engine.padEnd(8)} ${r.name.padEnd(50)} ${r.value.toFixed(r.value < 10 ? 2 : 0).padStart(9)} ${r.unit.padEnd(3)} ${r.budget ?? ''} ${r.note ?? ''}`,
     )
   }
-} finally {
-  await running.close()
-  rmSync(dir, { recursive: true, force: true })
+  const engines = (process.env.BENCH_DESK_ENGINES ?? 'pglite,postgres').split(',').map((e) => e.trim())
+  for (const e of engines)
+    if (e !== 'pglite' && e !== 'postgres') {
+      console.error(`BENCH_DESK_ENGINES: unknown engine ${e}; choose pglite, postgres or both`)
+      process.exit(2)
+    }
+  const { DEMO_CREDENTIALS, makeAccount } = await import('../proxy/simulator/dataset.ts')
+  const account = makeAccount(DEMO_CREDENTIALS.sysId, DEMO_CREDENTIALS.authToken, 60)
+  // The million-message number when a million or more is asked for; else number 0 grown to size.
+  const profile = MESSAGES >= 1_000_000 ? account.numbers[6]! : account.numbers[0]!
+  const sim = await run(['proxy/simulator/main.ts', '0'], { SIMULATOR_CONTROL: '1' }, /listening on (http:\/\/[\d.:]+)/)
+  const simUrl = sim.match[1]!
+  console.log(`desk: ${MESSAGES.toLocaleString('en-US')} messages on ${profile.number}, ${PAIRS} pairs of syncs per engine`)
+  let cluster: { url: string; stop: () => void } | null = null
+  try {
+    for (let left = MESSAGES - profile.baseTotal; left > 0; left -= 1_000_000) {
+      const r = await fetch(`${simUrl}/__sim/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ number: profile.number, add: Math.min(left, 1_000_000) }),
+      })
+      if (!r.ok) throw new Error(`simulator: ${r.status} ${await r.text()}`)
+    }
+    for (const engine of engines) {
+      console.log(`\n${engine}:`)
+      if (engine === 'postgres') {
+        const { startCluster } = await import('../scripts/pg-cluster.mjs')
+        cluster = await startCluster()
+      }
+      const results: ChildResult[] = []
+      const pairs: Array<{ on: ChildResult; off: ChildResult }> = []
+      for (let i = 0; i < PAIRS; i++) {
+        // Alternate which side goes first, so a drift in the machine's load favours neither.
+        const order = i % 2 === 0 ? [false, true] : [true, false]
+        const pair: Partial<Record<'on' | 'off', ChildResult>> = {}
+        for (const desk of order) {
+          const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-desk-'))
+          let databaseUrl = ''
+          if (cluster) {
+            const name = `desk_${process.pid}_${i}_${desk ? 'on' : 'off'}`
+            const admin = new pg.Client({ connectionString: cluster.url })
+            await admin.connect()
+            await admin.query(`CREATE DATABASE ${name}`)
+            await admin.end()
+            databaseUrl = cluster.url.replace(/\/postgres$/, `/${name}`)
+          }
+          try {
+            const c = await run(
+              [SELF, '--child'],
+              {
+                SIM_URL: simUrl,
+                BENCH_DESK: desk ? 'on' : 'off',
+                BENCH_NUMBER: profile.number,
+                BENCH_TID: profile.tid,
+                BENCH_DATA_DIR: join(dir, 'data'),
+                BENCH_DATABASE_URL: databaseUrl,
+              },
+              /result (\{.*\})\n/,
+            )
+            const r = JSON.parse(c.match[1]!) as ChildResult
+            await stop(c.child)
+            if (r.indexed !== MESSAGES) throw new Error(`the sync indexed ${r.indexed} of ${MESSAGES} messages`)
+            if (desk && (r.deskMessages !== MESSAGES || r.dirty !== 0))
+              throw new Error(`the desk holds ${r.deskMessages} messages and ${r.dirty} threads left to recompute after the sync`)
+            console.log(
+              `    run ${i + 1}, desk ${desk ? 'on ' : 'off'}: sync ${(r.syncMs / 1000).toFixed(1)} s (CPU ${(r.cpuMs / 1000).toFixed(1)} s; ` +
+                `waiting for pages ${(r.split.waitMs / 1000).toFixed(1)} s, storing ${(r.split.storeMs / 1000).toFixed(1)} s, ` +
+                `vacuum ${(r.split.vacuumMs / 1000).toFixed(1)} s, desk recompute ${(r.split.deskMs / 1000).toFixed(1)} s, the rest building indexes)`,
+            )
+            pair[desk ? 'on' : 'off'] = r
+            results.push(r)
+          } finally {
+            rmSync(dir, { recursive: true, force: true })
+          }
+        }
+        pairs.push({ on: pair.on!, off: pair.off! })
+      }
+      const ratios = pairs.map((p) => p.on.syncMs / p.off.syncMs)
+      const cpuRatios = pairs.map((p) => p.on.cpuMs / p.off.cpuMs)
+      const offMs = median(pairs.map((p) => p.off.syncMs))
+      const onMs = median(pairs.map((p) => p.on.syncMs))
+      const n = MESSAGES.toLocaleString('en-US')
+      push({ engine, name: `full sync of ${n}, desk off`, value: offMs / 1000, unit: 's', note: `median of ${PAIRS}` })
+      push({
+        engine,
+        name: `full sync of ${n}, desk kept`,
+        value: onMs / 1000,
+        unit: 's',
+        note: `median of ${PAIRS}; ${pairs[0]!.on.threads} threads`,
+      })
+      push({
+        engine,
+        name: 'desk kept / desk off (per pair, median)',
+        value: median(ratios),
+        unit: '×',
+        budget: '≤ 1.10',
+        note: `pairs ${ratios.map((x) => x.toFixed(3)).join(', ')}; server process CPU ratio ${median(cpuRatios).toFixed(3)}${engine === 'postgres' ? ' (the PostgreSQL server’s own CPU not counted)' : ' (PGlite included)'}`,
+      })
+      const reads = new Map<string, number[]>()
+      for (const r of results) for (const [k, v] of Object.entries(r.reads)) reads.set(k, [...(reads.get(k) ?? []), ...v])
+      for (const [label, ms] of reads)
+        push({
+          engine,
+          name: `${label}: p95 (server)`,
+          value: percentile(ms, 95),
+          unit: 'ms',
+          budget: '≤ 100 ms',
+          note: `median ${median(ms).toFixed(1)} ms, ${ms.length} reads`,
+        })
+      cluster?.stop()
+      cluster = null
+    }
+  } finally {
+    cluster?.stop()
+    await stop(sim.child)
+  }
+  mkdirSync(join(ROOT, '.bench'), { recursive: true })
+  writeFileSync(
+    join(ROOT, '.bench', 'desk.json'),
+    `${JSON.stringify({ when: new Date().toISOString(), messages: MESSAGES, pairs: PAIRS, figures: rows }, null, 2)}\n`,
+  )
+  console.log('\nwritten to .bench/desk.json')
 }
+
+if (process.argv.includes('--child'))
+  await child().catch((err: unknown) => {
+    console.error(err)
+    process.exit(1)
+  })
+else
+  await main().catch((err: unknown) => {
+    console.error(err)
+    process.exit(1)
+  })

@@ -60,6 +60,8 @@ export async function openRooms(
     log?: (line: string) => void
     /** Team access's clock; the e2e stack moves it to expire sessions. */
     now?: () => number
+    /** The sync keeps the desk's tables (default); false only to measure what that costs (bench). */
+    deskDuringSync?: boolean
   },
 ): Promise<Rooms> {
   const log = deps.log ?? ((line: string) => console.error(line))
@@ -67,11 +69,12 @@ export async function openRooms(
   const db = await openDb({ dataDir: cfg.index.dataDir, databaseUrl: cfg.index.databaseUrl ?? undefined, log })
   let index: MessageIndex | undefined
   try {
-    index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log })
+    const desk = deps.deskDuringSync ?? true
+    index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk })
     const access = createAccess(cfg.access, { db, log, now: deps.now })
     const idx = index
     // The desk tables catch up with what is already indexed (new tables over an old index, or a stop mid-sync).
-    if (index.db && index.syncer)
+    if (index.db && index.syncer && desk)
       void refreshAllDesk(index.db, log).catch((err: unknown) =>
         log(`desk: catch-up failed: ${err instanceof Error ? err.message : String(err)}`),
       )

@@ -111,6 +111,30 @@ describe('local time and quiet hours', () => {
     expect(offsetMinutes('America/New_York', t + 15 * 60_000)).toBe(-240)
   })
 
+  it('agrees with Intl every 105 minutes over 2024–2026, in zones with and without daylight saving (the per-day cache)', () => {
+    const zones = ['America/New_York', 'America/St_Johns', 'America/Phoenix', 'America/Regina', 'Pacific/Honolulu', 'America/Anchorage']
+    let checked = 0
+    for (const zone of zones) {
+      const f = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+      })
+      for (let ms = Date.UTC(2024, 0, 1); ms < Date.UTC(2027, 0, 1); ms += 105 * 60_000) {
+        const parts: Record<string, number> = {}
+        for (const p of f.formatToParts(ms)) if (p.type !== 'literal') parts[p.type] = Number(p.value)
+        const direct = (Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!) - ms) / 60_000
+        expect(offsetMinutes(zone, ms), `${zone} ${new Date(ms).toISOString()}`).toBe(direct)
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThan(80_000)
+  })
+
   it('answers null when the zone cannot be told', () => {
     expect(isQuietHour('18005550142', '2026-01-16T02:00:00Z')).toBeNull()
     expect(localHour('+442079460958', '2026-01-16T02:00:00Z')).toBeNull()

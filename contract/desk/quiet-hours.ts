@@ -55,6 +55,26 @@ const offsets = new Map<string, number>()
 const MAX_CACHED = 50_000
 
 export function offsetMinutes(zone: string, ms: number): number {
+  // Most UTC days hold no change at all: when a day's first and last slots agree, every slot
+  // between them does (no zone here changes twice in a day), so one entry serves the whole day
+  // and a history spread thinly over years asks Intl twice a day instead of once a message.
+  const day = Math.floor(ms / DAY_MS)
+  const dayKey = `${zone}|d${day}`
+  let whole = days.get(dayKey)
+  if (whole === undefined) {
+    const first = slotOffset(zone, day * DAY_MS)
+    whole = first === slotOffset(zone, (day + 1) * DAY_MS - SLOT_MS) ? first : null
+    if (days.size >= MAX_CACHED) days.clear()
+    days.set(dayKey, whole)
+  }
+  return whole ?? slotOffset(zone, ms)
+}
+
+const DAY_MS = 86_400_000
+/** Per zone and UTC day: the offset when it holds all day, null when it changes that day. */
+const days = new Map<string, number | null>()
+
+function slotOffset(zone: string, ms: number): number {
   const key = `${zone}|${Math.floor(ms / SLOT_MS)}`
   const cached = offsets.get(key)
   if (cached !== undefined) return cached

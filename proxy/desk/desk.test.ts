@@ -173,6 +173,18 @@ describe('the support desk after a sync', () => {
     const perDay = new Map<string, number>()
     for (const q of expected) perDay.set(q.local.day, (perDay.get(q.local.day) ?? 0) + 1)
     expect(body.days).toEqual([...perDay].sort().map(([day, quiet]) => ({ day, quiet })))
+    const outbound = mine.filter((m) => m.direction === 'outbound')
+    expect(body.outbound).toBe(outbound.length)
+    // Whole days sum the per-day counts; a bound inside a day counts message by message: the same answer.
+    const first = new Date(mine[0]!.date).toISOString().slice(0, 10)
+    const after = new Date(END_MS + 86_400_000).toISOString().slice(0, 10)
+    for (const [from, to] of [
+      [first, after],
+      [`${first}T00:00:00Z`, `${after}T00:00:00Z`],
+    ]) {
+      const ranged = await get(`/api/desk/quiet-hours?number=${DESK.number}&limit=500&from=${from}&to=${encodeURIComponent(to!)}`)
+      expect({ ...ranged, rows: undefined }).toEqual({ ...body, rows: undefined })
+    }
   })
 
   it('counts segments per day and the costliest characters as segmentInfo and costlyCharacters do', async () => {
@@ -322,7 +334,7 @@ describe('the support desk after a sync', () => {
   it('catches up from empty desk tables with refreshAllDesk, then finds nothing lagging', async () => {
     const n0 = account.numbers[0]!
     const before = await get(`/api/desk/opt-outs?number=${n0.number}&limit=500`)
-    await rooms.db.query('TRUNCATE desk_messages, desk_threads, desk_sent_after, desk_dirty')
+    await rooms.db.query('TRUNCATE desk_messages, desk_quiet_days, desk_threads, desk_sent_after, desk_dirty')
     expect(await refreshAllDesk(rooms.db)).toMatchObject({ messages: n0.baseTotal })
     expect(await get(`/api/desk/opt-outs?number=${n0.number}&limit=500`)).toEqual(before)
     expect(await refreshAllDesk(rooms.db)).toEqual({ messages: 0, threads: 0 })

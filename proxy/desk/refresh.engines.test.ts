@@ -6,12 +6,15 @@ import { ENGINES, useEngines } from '../db/test-engines.ts'
 import { statusCode } from '../index/parse.ts'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/dataset.ts'
 import { DESK_INDEX } from '../simulator/desk-cases.ts'
-import { flushDesk, refreshDesk } from './refresh.ts'
+import type { Queryable } from '../db/types.ts'
+import { flushDesk, refreshAllDesk, refreshDesk, storeDeskFacts } from './refresh.ts'
 
 /**
- * refreshDesk's SQL on both engines (PGlite and a real PostgreSQL): the desk number's messages,
+ * The desk's SQL on both engines (PGlite and a real PostgreSQL): the desk number's messages,
  * stored newest batch first as a full walk stores them, must leave the thread states and the
- * sends after opt-out that contract/desk computes over the same messages.
+ * sends after opt-out that contract/desk computes over the same messages, whether the facts come
+ * from refreshDesk reading the index back or from the sync's store step (storeDeskFacts); and
+ * the store step's tables must equal a catch-up from empty tables, row for row.
  */
 
 const engines = useEngines()
@@ -30,54 +33,122 @@ const messages = Array.from({ length: DESK.baseTotal }, (_, i) => {
   }
 })
 
+const INSERT_MESSAGES = `INSERT INTO index_messages (number, ordinal, fetched_tid, date, party_digits, direction, body, status_code)
+  SELECT $1, u.o, 'T', u.d, u.p, u.dir, u.b, u.s FROM unnest($2::int[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::int[]) AS u(o, d, p, dir, b, s)
+  ON CONFLICT (number, ordinal) DO NOTHING`
+
+async function insertMessages(q: Queryable, batch: typeof messages) {
+  await q.query(INSERT_MESSAGES, [
+    DESK.number,
+    batch.map((m) => m.ordinal),
+    batch.map((m) => m.date),
+    batch.map((m) => m.party),
+    batch.map((m) => m.direction),
+    batch.map((m) => m.body),
+    batch.map((m) => m.statusCode),
+  ])
+}
+
+/** Every desk table in a stable order, dates as ISO text (what a row-for-row comparison needs). */
+async function deskTables(q: Queryable) {
+  const rows = async (sql: string) => JSON.parse(JSON.stringify((await q.query(sql)).rows)) as unknown[]
+  return {
+    messages: await rows('SELECT * FROM desk_messages ORDER BY number, ordinal'),
+    threads: await rows('SELECT * FROM desk_threads ORDER BY number, party'),
+    sentAfter: await rows('SELECT * FROM desk_sent_after ORDER BY number, ordinal'),
+    quietDays: await rows(
+      `SELECT number, to_char(day, 'YYYY-MM-DD') AS day, to_char(local_day, 'YYYY-MM-DD') AS local_day, outbound, unknown, quiet
+         FROM desk_quiet_days ORDER BY number, day, local_day`,
+    ),
+    dirty: await rows('SELECT * FROM desk_dirty ORDER BY number, party'),
+  }
+}
+
+describe.each(ENGINES)('the store step on %s', (engine) => {
+  it('keeps the facts with each stored batch and, after one recompute, equals a catch-up from empty tables', async () => {
+    const db = await engines.open(engine)
+    const BATCH = 40
+    for (let hi = messages.length; hi > 0; hi -= BATCH) {
+      const batch = messages.slice(Math.max(0, hi - BATCH), hi)
+      // As storeBatch does: the rows and their facts in one transaction; PGlite takes COPY for fresh rows.
+      await db.transaction(async (tx) => {
+        await insertMessages(tx, batch)
+        await storeDeskFacts(
+          tx,
+          DESK.number,
+          batch.map((m) => ({ ...m, date: new Date(m.date), status_code: m.statusCode })),
+          true,
+        )
+      })
+    }
+    // A batch stored again (a catch-up overlapping what is stored) takes the upsert and changes nothing.
+    const again = messages.slice(0, BATCH)
+    await db.transaction((tx) =>
+      storeDeskFacts(
+        tx,
+        DESK.number,
+        again.map((m) => ({ ...m, date: new Date(m.date), status_code: m.statusCode })),
+        true,
+      ),
+    )
+    const dirty = await db.query<{ n: number }>('SELECT count(DISTINCT party)::int AS n FROM desk_dirty')
+    expect(dirty.rows[0]!.n).toBe(new Set(messages.map((m) => m.party)).size)
+    expect(await flushDesk(db, [DESK.number])).toBe(dirty.rows[0]!.n)
+    await expectRules(db)
+    const kept = await deskTables(db)
+    expect(kept.messages).toHaveLength(messages.length)
+
+    await db.query(
+      `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ($1, 'T', $2, $2, 'idle', true)`,
+      [DESK.number, messages.length],
+    )
+    expect(kept.quietDays.length).toBeGreaterThan(0)
+    await db.query('TRUNCATE desk_messages, desk_quiet_days, desk_threads, desk_sent_after, desk_dirty')
+    expect(await refreshAllDesk(db)).toMatchObject({ messages: messages.length })
+    expect(await deskTables(db)).toEqual(kept)
+  }, 120_000)
+})
+
+/** The desk tables against contract/desk's pure rules over the same messages. */
+async function expectRules(db: Queryable) {
+  const queue = needsReplyQueue(messages, 15 * 60_000, END_MS)
+  const waiting = await db.query<{ party: string; since: Date; n: number }>(
+    `SELECT party, waiting_since AS since, unanswered AS n FROM desk_threads
+      WHERE waiting_since <= $1 ORDER BY waiting_since, party`,
+    [new Date(END_MS - 15 * 60_000)],
+  )
+  expect(waiting.rows.map((w) => [w.party, new Date(w.since).toISOString(), w.n])).toEqual(
+    queue.map((q) => [q.party, q.since, q.unanswered]),
+  )
+
+  const ledger = optOutLedger(messages)
+  const threads = await db.query<{ party: string; opted_out: boolean; sent_after: number }>(
+    `SELECT party, opted_out, sent_after FROM desk_threads WHERE opt_history <> '[]' ORDER BY party`,
+  )
+  expect(threads.rows.map((t) => [t.party, t.opted_out, t.sent_after])).toEqual(
+    ledger.map((e) => [e.party, e.optedOut, e.sentAfter.length]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+  )
+  const sent = await db.query<{ ordinal: number; after_ms: string; failed: boolean }>(
+    'SELECT ordinal, after_ms, failed FROM desk_sent_after ORDER BY ordinal',
+  )
+  expect(sent.rows.map((s) => [s.ordinal, Number(s.after_ms), s.failed])).toEqual(
+    ledger
+      .flatMap((e) => e.sentAfter.map((s) => [(s.message as (typeof messages)[number]).ordinal, s.afterMs, s.failed]))
+      .sort((a, b) => Number(a[0]) - Number(b[0])),
+  )
+}
+
 describe.each(ENGINES)('refreshDesk on %s', (engine) => {
   it('keeps the desk tables equal to the pure rules, batch by batch', async () => {
     const db = await engines.open(engine)
     const BATCH = 9
     for (let hi = messages.length; hi > 0; hi -= BATCH) {
       const batch = messages.slice(Math.max(0, hi - BATCH), hi)
-      await db.query(
-        `INSERT INTO index_messages (number, ordinal, fetched_tid, date, party_digits, direction, body, status_code)
-         SELECT $1, u.o, 'T', u.d, u.p, u.dir, u.b, u.s FROM unnest($2::int[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::int[]) AS u(o, d, p, dir, b, s)`,
-        [
-          DESK.number,
-          batch.map((m) => m.ordinal),
-          batch.map((m) => m.date),
-          batch.map((m) => m.party),
-          batch.map((m) => m.direction),
-          batch.map((m) => m.body),
-          batch.map((m) => m.statusCode),
-        ],
-      )
+      await insertMessages(db, batch)
       await refreshDesk(db, DESK.number, undefined, { min: batch[0]!.ordinal, max: batch[batch.length - 1]!.ordinal })
     }
     await flushDesk(db)
-
-    const queue = needsReplyQueue(messages, 15 * 60_000, END_MS)
-    const waiting = await db.query<{ party: string; since: Date; n: number }>(
-      `SELECT party, waiting_since AS since, unanswered AS n FROM desk_threads
-        WHERE waiting_since <= $1 ORDER BY waiting_since, party`,
-      [new Date(END_MS - 15 * 60_000)],
-    )
-    expect(waiting.rows.map((w) => [w.party, new Date(w.since).toISOString(), w.n])).toEqual(
-      queue.map((q) => [q.party, q.since, q.unanswered]),
-    )
-
-    const ledger = optOutLedger(messages)
-    const threads = await db.query<{ party: string; opted_out: boolean; sent_after: number }>(
-      `SELECT party, opted_out, sent_after FROM desk_threads WHERE opt_history <> '[]' ORDER BY party`,
-    )
-    expect(threads.rows.map((t) => [t.party, t.opted_out, t.sent_after])).toEqual(
-      ledger.map((e) => [e.party, e.optedOut, e.sentAfter.length]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
-    )
-    const sent = await db.query<{ ordinal: number; after_ms: string; failed: boolean }>(
-      'SELECT ordinal, after_ms, failed FROM desk_sent_after ORDER BY ordinal',
-    )
-    expect(sent.rows.map((s) => [s.ordinal, Number(s.after_ms), s.failed])).toEqual(
-      ledger
-        .flatMap((e) => e.sentAfter.map((s) => [(s.message as (typeof messages)[number]).ordinal, s.afterMs, s.failed]))
-        .sort((a, b) => Number(a[0]) - Number(b[0])),
-    )
+    await expectRules(db)
     expect(partyKey(DESK.number)).toBe(DESK.number)
   }, 120_000)
 })

@@ -28,7 +28,8 @@ export interface RefreshResult {
   threads: number
 }
 
-type NewRow = {
+/** A stored message as the desk's per-message rules read it (index_messages' columns). */
+export type DeskSource = {
   ordinal: number
   party: string
   date: Date
@@ -42,21 +43,74 @@ function directionOf(raw: string | null): 'inbound' | 'outbound' | null {
   return d === 'inbound' || d === 'outbound' ? d : null
 }
 
-function factsOf(r: NewRow) {
-  const direction = directionOf(r.direction)
-  const cost = encodingCost(r.body ?? '')
-  const local = direction === 'outbound' ? localTime(r.party, r.date) : null
-  return {
-    direction,
-    failed: typeof r.status_code === 'number' && r.status_code >= 400,
-    opt: direction === 'inbound' ? classifyOptOut(r.body).kind : ('none' as OptKind),
-    encoding: cost.forcedBy.length > 0 ? 'UCS-2' : 'GSM-7',
-    segments: cost.segments,
-    forcing: cost.forcedBy.length > 0 ? cost.forcedBy.map((f) => f.char) : null,
-    extra: cost.extraSegments,
-    localDay: local?.day ?? null,
-    quiet: local ? local.hour < DEFAULT_WINDOW.start || local.hour >= DEFAULT_WINDOW.end : null,
+type BodyFacts = { cost: ReturnType<typeof encodingCost>; opt: OptKind | null }
+
+/**
+ * The facts that depend on the body alone, once per distinct body of a batch: bodies repeat
+ * (templates, auto-replies), and classifying is most of the per-message work.
+ */
+function bodyFacts(memo: Map<string, BodyFacts>, body: string, inbound: boolean): BodyFacts {
+  let f = memo.get(body)
+  if (!f) memo.set(body, (f = { cost: encodingCost(body), opt: null }))
+  if (inbound && f.opt === null) f.opt = classifyOptOut(body).kind
+  return f
+}
+
+/** One array per desk_messages column after number: ordinal, party, date, direction, failed, opt kind, encoding, segments, forcing, extra, local day, quiet. */
+type FactCols = [
+  number[],
+  string[],
+  Date[],
+  Array<string | null>,
+  boolean[],
+  string[],
+  string[],
+  number[],
+  string[],
+  number[],
+  Array<string | null>,
+  Array<boolean | null>,
+]
+
+/** The INSERT_FACTS parameters for a number's rows ($2 onwards). */
+function factColumns(rows: readonly DeskSource[], touched: Set<string>): FactCols {
+  const memo = new Map<string, BodyFacts>()
+  const n = rows.length
+  const cols = {
+    o: new Array<number>(n),
+    p: new Array<string>(n),
+    d: new Array<Date>(n),
+    dir: new Array<string | null>(n),
+    f: new Array<boolean>(n),
+    k: new Array<string>(n),
+    e: new Array<string>(n),
+    s: new Array<number>(n),
+    fc: new Array<string>(n),
+    x: new Array<number>(n),
+    ld: new Array<string | null>(n),
+    q: new Array<boolean | null>(n),
   }
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!
+    const direction = directionOf(r.direction)
+    const b = bodyFacts(memo, r.body ?? '', direction === 'inbound')
+    const forced = b.cost.forcedBy.length > 0
+    const local = direction === 'outbound' ? localTime(r.party, r.date) : null
+    touched.add(r.party)
+    cols.o[i] = r.ordinal
+    cols.p[i] = r.party
+    cols.d[i] = r.date
+    cols.dir[i] = direction
+    cols.f[i] = typeof r.status_code === 'number' && r.status_code >= 400
+    cols.k[i] = direction === 'inbound' ? b.opt! : 'none'
+    cols.e[i] = forced ? 'UCS-2' : 'GSM-7'
+    cols.s[i] = b.cost.segments
+    cols.fc[i] = forced ? b.cost.forcedBy.map((c) => c.char).join('\x1f') : ''
+    cols.x[i] = b.cost.extraSegments
+    cols.ld[i] = local?.day ?? null
+    cols.q[i] = local ? local.hour < DEFAULT_WINDOW.start || local.hour >= DEFAULT_WINDOW.end : null
+  }
+  return [cols.o, cols.p, cols.d, cols.dir, cols.f, cols.k, cols.e, cols.s, cols.fc, cols.x, cols.ld, cols.q]
 }
 
 const INSERT_FACTS = `
@@ -68,13 +122,132 @@ ON CONFLICT (number, ordinal) DO UPDATE SET party = EXCLUDED.party, date = EXCLU
   failed = EXCLUDED.failed, opt_kind = EXCLUDED.opt_kind, encoding = EXCLUDED.encoding, segments = EXCLUDED.segments,
   forcing = EXCLUDED.forcing, extra_segments = EXCLUDED.extra_segments, local_day = EXCLUDED.local_day, quiet = EXCLUDED.quiet`
 
+const MARK_DIRTY = 'INSERT INTO desk_dirty (number, party) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING'
+
+/**
+ * The sync's store step, inside its transaction: the facts of the messages it just stored, from
+ * the rows it holds (nothing is read back), and their threads marked for the recompute that
+ * follows the sync (flushDesk) or comes with the first desk read. The per-batch cost is the
+ * batch's own: no thread is re-read while a long history is being walked.
+ */
+export async function storeDeskFacts(tx: Queryable, number: string, rows: readonly DeskSource[], fresh = false): Promise<void> {
+  if (rows.length === 0) return
+  // One row per ordinal, the first (as the index's own insert keeps it): an upsert may not touch a row twice.
+  const seen = new Set<number>()
+  let min = Infinity
+  let max = 0
+  const unique = rows.filter((r) => {
+    if (seen.has(r.ordinal)) return false
+    seen.add(r.ordinal)
+    if (r.ordinal < min) min = r.ordinal
+    if (r.ordinal > max) max = r.ordinal
+    return true
+  })
+  const touched = new Set<string>()
+  const cols = factColumns(unique, touched)
+  // PGlite loads CSV through COPY about twice as fast as unnest(); COPY cannot update, so only
+  // when the rows are new to the index (`fresh`) and the desk holds none in their range.
+  let copy = false
+  if (fresh && canCopy(tx)) {
+    const held = await tx.query('SELECT 1 FROM desk_messages WHERE number = $1 AND ordinal BETWEEN $2 AND $3 LIMIT 1', [number, min, max])
+    copy = held.rows.length === 0
+  }
+  await writeFacts(tx, number, cols, copy)
+  await tx.query(MARK_DIRTY, [number, [...touched]])
+}
+
+/** Per UTC day and recipient-local day: outbound, unknown zone, quiet (desk_quiet_days' counts). */
+type QuietDelta = Map<string, [number, number, number]>
+
+function countQuiet(delta: QuietDelta, day: string, localDay: string | null, quiet: boolean | null, sign: 1 | -1): void {
+  const key = `${day}|${localDay ?? day}`
+  let c = delta.get(key)
+  if (!c) delta.set(key, (c = [0, 0, 0]))
+  c[0] += sign
+  if (quiet === null) c[1] += sign
+  else if (quiet) c[2] += sign
+}
+
+const QUIET_UPSERT = `
+INSERT INTO desk_quiet_days AS t (number, day, local_day, outbound, unknown, quiet)
+SELECT $1, u.day, u.ld, u.o, u.n, u.q FROM unnest($2::date[], $3::date[], $4::int[], $5::int[], $6::int[]) AS u(day, ld, o, n, q)
+ON CONFLICT (number, day, local_day) DO UPDATE SET outbound = t.outbound + EXCLUDED.outbound, unknown = t.unknown + EXCLUDED.unknown,
+  quiet = t.quiet + EXCLUDED.quiet`
+
+/** Adds the counts' changes to desk_quiet_days; a day left with no sends loses its row (as a recount would). */
+async function applyQuiet(tx: Queryable, number: string, delta: QuietDelta): Promise<void> {
+  const e = [...delta].filter(([, c]) => c[0] !== 0 || c[1] !== 0 || c[2] !== 0)
+  if (e.length === 0) return
+  const day = e.map(([k]) => k.slice(0, 10))
+  const ld = e.map(([k]) => k.slice(11))
+  await tx.query(QUIET_UPSERT, [number, day, ld, e.map(([, c]) => c[0]), e.map(([, c]) => c[1]), e.map(([, c]) => c[2])])
+  if (e.some(([, c]) => c[0] < 0))
+    await tx.query(
+      `DELETE FROM desk_quiet_days WHERE number = $1 AND outbound = 0 AND (day, local_day) IN (SELECT * FROM unnest($2::date[], $3::date[]))`,
+      [number, day, ld],
+    )
+}
+
+/** What a deleted desk row takes out of desk_quiet_days. */
+const QUIET_RETURNING = `to_char(date AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, to_char(local_day, 'YYYY-MM-DD') AS local_day, direction, quiet`
+type QuietRow = { day: string; local_day: string | null; direction: string | null; quiet: boolean | null }
+
+/**
+ * Writes facts (factColumns' arrays) and keeps desk_quiet_days in step: rows the desk already
+ * holds for these ordinals are taken out first (their counts with them), so a message that
+ * changed is never counted twice. `copy`: the rows are known to be new (COPY, no delete).
+ */
+async function writeFacts(tx: Queryable, number: string, cols: FactCols, copy: boolean): Promise<void> {
+  const [o, , d, dir, , , , , , , ld, q] = cols
+  const delta: QuietDelta = new Map()
+  if (copy && canCopy(tx)) await tx.copyFrom(COPY_FACTS, factsCsv(number, cols))
+  else {
+    const old = await tx.query<QuietRow>(
+      `DELETE FROM desk_messages WHERE number = $1 AND ordinal = ANY($2::int[]) RETURNING ${QUIET_RETURNING}`,
+      [number, o],
+    )
+    for (const r of old.rows) if (r.direction === 'outbound') countQuiet(delta, r.day, r.local_day, r.quiet, -1)
+    await tx.query(INSERT_FACTS, [number, ...cols])
+  }
+  for (let i = 0; i < o.length; i++) if (dir[i] === 'outbound') countQuiet(delta, d[i]!.toISOString().slice(0, 10), ld[i]!, q[i]!, 1)
+  await applyQuiet(tx, number, delta)
+}
+
+interface CopyCapable {
+  copyFrom: (sql: string, data: string) => Promise<void>
+}
+const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCapable>).copyFrom === 'function'
+
+const COPY_FACTS = `COPY desk_messages (number, ordinal, party, date, direction, failed, opt_kind, encoding, segments, forcing, extra_segments, local_day, quiet)
+  FROM '/dev/blob' WITH (FORMAT csv)`
+
+/** CSV quoting with every string quoted, so an unquoted empty field is NULL. */
+const cq = (v: string) => `"${v.includes('"') ? v.replace(/"/g, '""') : v}"`
+const tf = (v: boolean | null) => (v === null ? '' : v ? 't' : 'f')
+
+/** factColumns' arrays as COPY's CSV, one line per message (forcing as an array literal). */
+function factsCsv(number: string, cols: FactCols): string {
+  const [o, p, d, dir, f, k, e, s, fc, x, ld, q] = cols
+  const head = cq(number)
+  let out = ''
+  for (let i = 0; i < o.length; i++) {
+    const forcing = fc[i]
+      ? `{${fc[i]!.split('\x1f')
+          .map((c) => `"${c.replace(/[\\"]/g, '\\$&')}"`)
+          .join(',')}}`
+      : null
+    out += `${head},${o[i]},${cq(p[i]!)},${d[i]!.toISOString()},${dir[i] === null ? '' : cq(dir[i]!)},${tf(f[i]!)},${cq(k[i]!)},${cq(e[i]!)},${s[i]},${forcing === null ? '' : cq(forcing)},${x[i]},${ld[i] ?? ''},${tf(q[i]!)}\n`
+  }
+  return out
+}
+
 /** Facts for the number's messages that have none yet (or whose message changed); returns the parties touched. */
 async function addFacts(tx: Queryable, number: string, range: OrdinalRange | null, touched: Set<string>): Promise<number> {
   let done = 0
   let after = range ? range.min - 1 : 0
   const max = range ? range.max : 2_147_483_647
   for (let guard = 0; guard < 100_000; guard++) {
-    const r = await tx.query<NewRow>(
+    const r = await tx.query<DeskSource>(
       `SELECT m.ordinal, m.party_digits AS party, m.date, m.direction, COALESCE(m.body, b.body) AS body, m.status_code
          FROM index_messages m
          LEFT JOIN index_bodies b ON m.body IS NULL AND b.id = m.body_id
@@ -84,51 +257,7 @@ async function addFacts(tx: Queryable, number: string, range: OrdinalRange | nul
       [number, after, max],
     )
     if (r.rows.length === 0) break
-    const cols = {
-      o: [] as number[],
-      p: [] as string[],
-      d: [] as Date[],
-      dir: [] as Array<string | null>,
-      f: [] as boolean[],
-      k: [] as string[],
-      e: [] as string[],
-      s: [] as number[],
-      fc: [] as string[],
-      x: [] as number[],
-      ld: [] as Array<string | null>,
-      q: [] as Array<boolean | null>,
-    }
-    for (const row of r.rows) {
-      const f = factsOf(row)
-      touched.add(row.party)
-      cols.o.push(row.ordinal)
-      cols.p.push(row.party)
-      cols.d.push(row.date)
-      cols.dir.push(f.direction)
-      cols.f.push(f.failed)
-      cols.k.push(f.opt)
-      cols.e.push(f.encoding)
-      cols.s.push(f.segments)
-      cols.fc.push(f.forcing ? f.forcing.join('\x1f') : '')
-      cols.x.push(f.extra)
-      cols.ld.push(f.localDay)
-      cols.q.push(f.quiet)
-    }
-    await tx.query(INSERT_FACTS, [
-      number,
-      cols.o,
-      cols.p,
-      cols.d,
-      cols.dir,
-      cols.f,
-      cols.k,
-      cols.e,
-      cols.s,
-      cols.fc,
-      cols.x,
-      cols.ld,
-      cols.q,
-    ])
+    await writeFacts(tx, number, factColumns(r.rows, touched), false)
     done += r.rows.length
     after = r.rows[r.rows.length - 1]!.ordinal
     if (r.rows.length < CHUNK) break
@@ -138,14 +267,19 @@ async function addFacts(tx: Queryable, number: string, range: OrdinalRange | nul
 
 /** Drops facts whose message is gone (a re-walk or forget); returns the parties touched. */
 async function dropStale(tx: Queryable, number: string, range: OrdinalRange | null, touched: Set<string>): Promise<void> {
-  const r = await tx.query<{ party: string }>(
+  const r = await tx.query<QuietRow & { party: string }>(
     `DELETE FROM desk_messages d
       WHERE d.number = $1 AND d.ordinal BETWEEN $2 AND $3
         AND NOT EXISTS (SELECT 1 FROM index_messages m WHERE m.number = d.number AND m.ordinal = d.ordinal AND m.date = d.date AND m.party_digits = d.party)
-      RETURNING d.party`,
+      RETURNING d.party, ${QUIET_RETURNING}`,
     [number, range?.min ?? 0, range?.max ?? 2_147_483_647],
   )
-  for (const { party } of r.rows) touched.add(party)
+  const delta: QuietDelta = new Map()
+  for (const row of r.rows) {
+    touched.add(row.party)
+    if (row.direction === 'outbound') countQuiet(delta, row.day, row.local_day, row.quiet, -1)
+  }
+  await applyQuiet(tx, number, delta)
 }
 
 type ThreadFacts = {
@@ -172,12 +306,12 @@ SELECT p.party, c.first_at, c.last_at, c.inbound, c.outbound, c.failed,
        li.ordinal AS last_inbound_ordinal, li.date AS last_inbound_at, lr.date AS last_reply_at,
        u.since AS waiting_since, u.n AS unanswered
   FROM unnest($2::text[]) AS p(party)
-  LEFT JOIN LATERAL (
-    SELECT min(date) AS first_at, max(date) AS last_at,
+  LEFT JOIN (
+    SELECT party, min(date) AS first_at, max(date) AS last_at,
            count(*) FILTER (WHERE direction = 'inbound')::int AS inbound,
            count(*) FILTER (WHERE direction = 'outbound')::int AS outbound,
            count(*) FILTER (WHERE failed)::int AS failed
-      FROM desk_messages WHERE number = $1 AND party = p.party) c ON true
+      FROM desk_messages WHERE number = $1 AND party = ANY($2::text[]) GROUP BY party) c ON c.party = p.party
   LEFT JOIN LATERAL (
     SELECT ordinal, date FROM desk_messages WHERE number = $1 AND party = p.party AND direction = 'inbound'
      ORDER BY date DESC, ordinal DESC LIMIT 1) li ON true
@@ -203,16 +337,22 @@ type Marked = DeskMessage & { ordinal: number }
 /**
  * Sends after opt-out, as sentAfterOptOut decides, in SQL: the outbound messages inside each
  * opt-out period (after the opt-out, before the opt-in that ends it), except the first of them
- * when it came within the confirmation window.
+ * when it came within the confirmation window. Each period reads its first sends in order from
+ * the thread index and stops at the cap, however long the period.
  */
 const SENT_AFTER = `
 WITH per AS (
   SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[]) AS u(party, so, sd, ed, eo)
 ), sends AS (
-  SELECT d.party, d.ordinal, d.date, d.failed, per.so, per.sd,
-         row_number() OVER (PARTITION BY d.party, per.so ORDER BY d.date, d.ordinal) AS k
-    FROM per JOIN desk_messages d ON d.number = $1 AND d.party = per.party AND d.direction = 'outbound'
-     AND (d.date, d.ordinal) > (per.sd, per.so) AND (per.ed IS NULL OR (d.date, d.ordinal) < (per.ed, per.eo))
+  SELECT per.party, s.ordinal, s.date, s.failed, per.so, per.sd, s.k
+    FROM per CROSS JOIN LATERAL (
+      SELECT d.ordinal, d.date, d.failed, row_number() OVER (ORDER BY d.date, d.ordinal) AS k
+        FROM desk_messages d
+       WHERE d.number = $1 AND d.party = per.party AND d.direction = 'outbound'
+         AND d.date >= per.sd AND (d.date, d.ordinal) > (per.sd, per.so)
+         AND (per.ed IS NULL OR (d.date <= per.ed AND (d.date, d.ordinal) < (per.ed, per.eo)))
+       ORDER BY d.date, d.ordinal
+       LIMIT ${MAX_SENT_AFTER_PER_PERIOD}) s
 )
 INSERT INTO desk_sent_after (number, party, ordinal, date, opt_ordinal, after_ms, failed)
 SELECT $1, party, ordinal, date, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed FROM sends
@@ -338,11 +478,7 @@ export async function refreshDesk(db: Db, number: string, parties?: readonly str
     await dropStale(tx, number, range, touched)
     const messages = await addFacts(tx, number, range, touched)
     if (defer) {
-      if (touched.size > 0)
-        await tx.query('INSERT INTO desk_dirty (number, party) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING', [
-          number,
-          [...touched],
-        ])
+      if (touched.size > 0) await tx.query(MARK_DIRTY, [number, [...touched]])
       return { messages, threads: 0 }
     }
     const dirty = await tx.query<{ party: string }>('DELETE FROM desk_dirty WHERE number = $1 RETURNING party', [number])
@@ -379,7 +515,7 @@ export async function flushDesk(db: Db, numbers: readonly string[] | null = null
  * messages. Forget and a re-walk's wipe call it in their own transaction, beside their deletes.
  */
 export async function forgetDesk(tx: Queryable, number: string | null): Promise<void> {
-  for (const table of ['desk_messages', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled'])
+  for (const table of ['desk_messages', 'desk_quiet_days', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled'])
     await tx.query(`DELETE FROM ${table} WHERE $1::text IS NULL OR number = $1`, [number])
 }
 

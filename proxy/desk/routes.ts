@@ -380,21 +380,44 @@ async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse, url: 
   const { from, to } = rangeParams(p)
   const limit = limitParam(p, 100)
   const args = [number, from, to]
+  // Whole UTC days (a day parameter, or none) sum the per-day counts; a bound inside a day
+  // counts that stretch's sends one by one.
+  const wholeDay = (x: string | null) => x === null || Date.parse(x) % 86_400_000 === 0
+  const byDay = wholeDay(from) && wholeDay(to)
   const range = `number = $1 AND number IN (${HELD}) AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3)`
-  const days = await db.query<{ day: string; quiet: number }>(
-    `SELECT to_char(local_day, 'YYYY-MM-DD') AS day, count(*)::int AS quiet FROM desk_messages
-      WHERE ${range} AND quiet GROUP BY local_day ORDER BY local_day`,
-    args,
-  )
-  const totals = await db.query<{ outbound: number; unknown: number }>(
-    `SELECT count(*)::int AS outbound, count(*) FILTER (WHERE quiet IS NULL)::int AS unknown FROM desk_messages
-      WHERE ${range} AND direction = 'outbound'`,
-    args,
-  )
+  const dayRange = `number = $1 AND number IN (${HELD}) AND ($2::date IS NULL OR day >= $2) AND ($3::date IS NULL OR day < $3)`
+  const dayArgs = [number, from?.slice(0, 10) ?? null, to?.slice(0, 10) ?? null]
+  const days = byDay
+    ? await db.query<{ day: string; quiet: number }>(
+        `SELECT to_char(local_day, 'YYYY-MM-DD') AS day, sum(quiet)::int AS quiet FROM desk_quiet_days
+          WHERE ${dayRange} GROUP BY local_day HAVING sum(quiet) > 0 ORDER BY local_day`,
+        dayArgs,
+      )
+    : await db.query<{ day: string; quiet: number }>(
+        `SELECT to_char(local_day, 'YYYY-MM-DD') AS day, count(*)::int AS quiet FROM desk_messages
+          WHERE ${range} AND quiet GROUP BY local_day ORDER BY local_day`,
+        args,
+      )
+  const totals = byDay
+    ? await db.query<{ outbound: number; unknown: number }>(
+        `SELECT COALESCE(sum(outbound), 0)::int AS outbound, COALESCE(sum(unknown), 0)::int AS unknown FROM desk_quiet_days WHERE ${dayRange}`,
+        dayArgs,
+      )
+    : await db.query<{ outbound: number; unknown: number }>(
+        `SELECT count(*)::int AS outbound, count(*) FILTER (WHERE quiet IS NULL)::int AS unknown FROM desk_messages
+          WHERE ${range} AND direction = 'outbound'`,
+        args,
+      )
+  // The page is cut from the desk's rows first; only its rows visit the messages for their text
+  // (the store step writes a message and its desk row in one transaction, forget deletes both).
   const rows = await db.query<{ ordinal: number; party: string; date: Date; local_day: string; body: string | null }>(
-    `SELECT d.ordinal, d.party, d.date, to_char(d.local_day, 'YYYY-MM-DD') AS local_day, ${BODY} AS body
-       FROM desk_messages d JOIN index_messages m ON m.number = d.number AND m.ordinal = d.ordinal
-      WHERE d.number = $1 AND ($2::timestamptz IS NULL OR d.date >= $2) AND ($3::timestamptz IS NULL OR d.date < $3) AND d.quiet ORDER BY d.date DESC, d.ordinal DESC LIMIT $4`,
+    `WITH page AS MATERIALIZED (
+       SELECT d.number, d.ordinal, d.party, d.date, d.local_day FROM desk_messages d
+        WHERE d.number = $1 AND ($2::timestamptz IS NULL OR d.date >= $2) AND ($3::timestamptz IS NULL OR d.date < $3) AND d.quiet
+        ORDER BY d.date DESC, d.ordinal DESC LIMIT $4)
+     SELECT d.ordinal, d.party, d.date, to_char(d.local_day, 'YYYY-MM-DD') AS local_day, ${BODY} AS body
+       FROM page d JOIN index_messages m ON m.number = d.number AND m.ordinal = d.ordinal
+      ORDER BY d.date DESC, d.ordinal DESC`,
     [...args, limit],
   )
   await ctx.logRead({ number, ...(from ? { from: p.get('from') } : {}), ...(to ? { to: p.get('to') } : {}), rows: rows.rows.length })

@@ -22,6 +22,8 @@ export interface IndexDeps {
   log?: (line: string) => void
   /** An already opened database to share (team access uses the same one); else one is opened. */
   db?: Db
+  /** The sync keeps the support desk's tables (default); false only to measure what that costs (bench). */
+  deskDuringSync?: boolean
 }
 
 export interface MessageIndex {
@@ -90,6 +92,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     concurrency: cfg.syncConcurrency,
     rate: cfg.syncRate,
     log,
+    desk: deps.deskDuringSync ?? true,
   })
   // A bulk load cut short leaves the secondary indexes dropped: rebuild them unless a walk is
   // about to resume (it rebuilds them when it ends).

@@ -1,3 +1,4 @@
+import { flushDesk } from '../../desk/refresh.ts'
 import { catchUp } from './catch-up.ts'
 import { ensureIndexes } from './indexes.ts'
 import { acquire, heartbeat, release } from './leases.ts'
@@ -35,6 +36,7 @@ export async function syncNumber(ctx: SyncContext, number: string, signal: Abort
   try {
     const result = await withTids(ctx, row, controller.signal)
     if (lost) return 'aborted'
+    if (ctx.desk && !controller.signal.aborted) await settleDesk(ctx, number, result.ok ? result.value : 0)
     return await finish(ctx, number, result, started)
   } finally {
     stopBeat()
@@ -128,6 +130,22 @@ async function finish(ctx: SyncContext, number: string, result: Result<number>, 
     if (kind === 'gone') await ctx.db.query('UPDATE index_numbers SET removed_at = COALESCE(removed_at, now()) WHERE number = $1', [number])
   }
   return kind
+}
+
+/**
+ * The threads this sync's batches touched get their state recomputed once, now, rather than
+ * after every batch (a thread's state reads all of it). A failure leaves them marked: the next
+ * desk read or start recomputes them, and the sync's own outcome stands.
+ */
+async function settleDesk(ctx: SyncContext, number: string, stored: number): Promise<void> {
+  const started = performance.now()
+  // Fresh statistics first: the recompute and the desk's reads plan over them (PGlite has no autovacuum).
+  if (stored > VACUUM_AFTER)
+    await ctx.db.query('ANALYZE desk_messages').catch((e: unknown) => ctx.log(`desk: analyze failed: ${String(e)}`))
+  await flushDesk(ctx.db, [number]).catch((err: unknown) =>
+    ctx.log(`desk: ${number}: could not recompute the threads this sync touched: ${err instanceof Error ? err.message : String(err)}`),
+  )
+  ctx.stats.deskMs += performance.now() - started
 }
 
 async function vacuum(ctx: SyncContext): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/types.ts'
-import { forgetDesk, refreshDesk } from '../../desk/refresh.ts'
+import { forgetDesk, storeDeskFacts } from '../../desk/refresh.ts'
 import { COPY_SQL, copyCsv, INSERT_SQL, insertParams, type StoredMessage } from '../columns.ts'
 import type { Page, PageRecord } from '../parse.ts'
 import { BODY_COUNTS_SQL, BODY_IDS_SQL, DAILY_SQL, NUMBER_AFTER_STORE_SQL, PARTIES_SQL } from './sql.ts'
@@ -25,33 +25,12 @@ const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCa
 
 /**
  * Stores records and the number's new checkpoint in one transaction: the rows, the daily
- * roll-up, the party counts and the counters move together. `fresh`: the rows are known to be
- * absent (a full walk below its checkpoint), so PGlite may load them with COPY. Returns the
- * number of rows inserted.
+ * roll-up, the party counts, the support desk's per-message facts and the counters move
+ * together. `fresh`: the rows are known to be absent (a full walk below its checkpoint), so
+ * PGlite may load them with COPY. Returns the number of rows inserted.
  */
 export async function storeBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh = false): Promise<number> {
-  const inserted = await storeRows(job, page, placed, cp, fresh)
-  if (inserted > 0) await refreshDeskAfter(job, placed)
-  return inserted
-}
-
-/**
- * The support desk's tables follow what was just stored (its own transaction, after the rows
- * are committed). A failure leaves the parties marked dirty for the desk's next read or the next
- * start, and never stops the sync.
- */
-async function refreshDeskAfter(job: Job, placed: Placed[]): Promise<void> {
-  let min = Infinity
-  let max = 0
-  for (const p of placed) {
-    if (p.ordinal < min) min = p.ordinal
-    if (p.ordinal > max) max = p.ordinal
-  }
-  try {
-    await refreshDesk(job.ctx.db, job.number, undefined, { min, max })
-  } catch (err) {
-    job.ctx.log(`desk: ${job.number}: could not refresh after a stored batch: ${err instanceof Error ? err.message : String(err)}`)
-  }
+  return storeRows(job, page, placed, cp, fresh)
 }
 
 async function storeRows(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh: boolean): Promise<number> {
@@ -71,7 +50,10 @@ async function storeRows(job: Job, page: Page, placed: Placed[], cp: Checkpoint 
         inserted = res.rows[0]?.n ?? 0
         got = res.rows[0]?.got ? new Set(res.rows[0].got) : null
       }
-      await rollUp(tx, job.number, got ? rows.filter((m) => got.has(m.ordinal)) : rows)
+      // `got` lists the rows that went in only when some were skipped; none at all also comes back as null.
+      const stored = got ? rows.filter((m) => got.has(m.ordinal)) : inserted === rows.length ? rows : []
+      await rollUp(tx, job.number, stored)
+      if (job.ctx.desk) await storeDeskFacts(tx, job.number, stored.map(deskSource), fresh)
     }
     const top = placed.reduce((m, x) => Math.max(m, x.ordinal), 0)
     await tx.query(NUMBER_AFTER_STORE_SQL, [
@@ -92,6 +74,15 @@ async function storeRows(job: Job, page: Page, placed: Placed[], cp: Checkpoint 
     return inserted
   })
 }
+
+const deskSource = (m: StoredMessage) => ({
+  ordinal: m.ordinal,
+  party: m.r.partyDigits,
+  date: new Date(m.date),
+  direction: m.r.direction,
+  body: m.r.body,
+  status_code: m.r.statusCode,
+})
 
 /** Dates (a neighbour's for an unreadable one) and body ids (adding new bodies) for the rows. */
 async function withBodies(tx: Queryable, page: Page, placed: Placed[]): Promise<StoredMessage[]> {

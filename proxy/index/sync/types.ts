@@ -19,6 +19,11 @@ export interface SyncOptions {
   bulkMin?: number
   /** Rows stored per transaction in a full walk, with its checkpoint (PGlite's COPY costs ~7 ms a call). */
   storeRows?: number
+  /**
+   * Keep the support desk's tables (proxy/desk) with each stored batch: on unless a caller says
+   * otherwise (the bench syncs without it to measure what it costs).
+   */
+  desk?: boolean
 }
 
 export interface SyncRequest {
@@ -26,12 +31,13 @@ export interface SyncRequest {
   tid?: string
 }
 
-/** Where a sync's time goes (bench): waiting for pages (fetch + parse), storing them, vacuuming. */
+/** Where a sync's time goes (bench): waiting for pages (fetch + parse), storing them, vacuuming, the desk's thread recompute. */
 export interface SyncStats {
   requests: number
   waitMs: number
   storeMs: number
   vacuumMs: number
+  deskMs: number
 }
 
 /** Overall progress of this server's syncs since it started (the index status shows it). */
@@ -92,6 +98,8 @@ export interface SyncContext {
   progress: SyncProgress
   /** Bulk loads running in this server: the indexes are rebuilt when the last one ends. */
   bulk: { loads: number }
+  /** Whether stored batches keep the desk tables (SyncOptions.desk). */
+  desk: boolean
 }
 
 /** One number's sync: which number, under which tid, and the signal that stops it. */

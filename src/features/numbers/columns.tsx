@@ -141,7 +141,7 @@ function AuditCell({ findings, listedWith }: { findings: NumberRow['findings']; 
         <li key={f} className={`chip ${SEVERITY_CHIP[severityOf(f)]} ${f === 'number.listed_twice' ? 'whitespace-normal' : ''}`}>
           {/* The chip is a flex box, which drops the space between its children: mr-1 shows it, the text keeps it.
               The listed-twice chip names two tids, longer than the column: it wraps (two lines fit the row) rather than being cut. */}
-          <span className="mr-1 font-semibold">{SEVERITY_LABEL[severityOf(f)]}:</span>{' '}
+          <span className="mr-1 font-semibold whitespace-nowrap">{SEVERITY_LABEL[severityOf(f)]}:</span>{' '}
           {f === 'number.listed_twice' && listedWith ? `number: ${listedTwiceText(listedWith)}` : auditLabel(f)}
         </li>
       ))}

@@ -60,6 +60,14 @@ describe('refitLink', () => {
     const { start, end } = pageRange(r.page, r.size)
     expect(start <= 251 && 251 <= end).toBe(true)
   })
+  it('opens at the marked record when the link marks one of its records', () => {
+    const r = refitLink(3, 500, 100, 1234)
+    expect(r.page).toBe(13)
+    const { start, end } = pageRange(r.page, r.size)
+    expect(start <= 1234 && 1234 <= end).toBe(true)
+    // A mark outside the named records is ignored.
+    expect(refitLink(3, 500, 100, 5).page).toBe(11)
+  })
   it('leaves an allowed size alone', () => {
     expect(refitLink(3, 500, 1000)).toEqual({ page: 3, size: 500, asked: null })
     expect(refitLink(1, 50, 1000)).toEqual({ page: 1, size: 50, asked: null })

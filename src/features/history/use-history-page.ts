@@ -22,7 +22,7 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
   const capKnown = !useQuery(metaQuery()).isPending
   // `size=500&page=3` names records 1,001–1,500 whatever this server's cap: the page shown is
   // the one that holds the first of them, and the URL is rewritten to say so (effect below).
-  const fitted = refitLink(search.page, search.size, cap)
+  const fitted = refitLink(search.page, search.size, cap, search.mark)
   const { size } = fitted
 
   // The last page that loaded (not a placeholder): kept on screen when a page change fails.

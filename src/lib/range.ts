@@ -42,3 +42,24 @@ export function fitSize(size: number, cap: number): number {
   if (sizes.includes(size)) return size
   return sizes.filter((s) => s <= size).at(-1) ?? sizes[0] ?? Math.max(1, cap)
 }
+
+/**
+ * A link's page and page size fitted to the sizes this server allows (HISTORY_PAGE_CAP): the
+ * page that holds the first record the link named, so `size=500&page=3` under a cap of 100 is
+ * page 11 of 100 (records 1,001–1,100), never page 3 of 100 (records 201–300). `asked` is the
+ * range the link named, for the notice; null when the link's size is allowed as it is. A link
+ * that marks one record of its page (from search, go to date) opens at the page holding that one.
+ */
+export function refitLink(
+  page: number,
+  askedSize: number,
+  cap: number,
+  mark: number | null = null,
+): { page: number; size: number; asked: { first: number; last: number } | null } {
+  const size = fitSize(askedSize, cap)
+  if (size === askedSize) return { page, size, asked: null }
+  const first = (page - 1) * askedSize + 1
+  const last = page * askedSize
+  const anchor = mark !== null && mark >= first && mark <= last ? mark : first
+  return { page: Math.floor((anchor - 1) / size) + 1, size, asked: { first, last } }
+}

@@ -67,6 +67,23 @@ export function isDay(v: string): boolean {
   return isRealDay(v)
 }
 
+/** `first-last`, 1-based and inclusive; anything else is no range at all. */
+const recordRange = z.catch(
+  z._default(
+    z.nullable(
+      z.pipe(
+        z.string().check(z.regex(/^\d{1,15}-\d{1,15}$/)),
+        z.transform((v) => {
+          const [first = 0, last = 0] = v.split('-').map(Number)
+          return first >= 1 && last >= first ? { first, last } : null
+        }),
+      ),
+    ),
+    null,
+  ),
+  null,
+)
+
 export const zoneParam = oneOf(['local', 'utc'], 'local')
 
 export const historySearch = z.object({
@@ -95,6 +112,8 @@ export const historySearch = z.object({
   mark: optPosInt,
   /** Set when a link asked for a page past the end and was moved to the last page: says so. */
   past: optPosInt,
+  /** The records a link named (`1001-1500`) before this server's smaller page cap refitted it: says so. */
+  asked: recordRange,
 })
 export type HistorySearch = z.output<typeof historySearch>
 

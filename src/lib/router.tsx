@@ -44,7 +44,8 @@ export function useSetParams() {
       if (v === null || v === undefined || v === '') params.delete(k)
       else params.set(k, String(v))
     }
-    const qs = params.toString()
+    // Commas stay commas (`severity=problem,look`): legal in a query (RFC 3986 sub-delims), read back the same, and a shared link stays legible.
+    const qs = params.toString().replace(/%2C/gi, ',')
     navigate(window.location.pathname + (qs ? `?${qs}` : ''), opts)
   }, [])
 }

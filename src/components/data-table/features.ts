@@ -61,6 +61,11 @@ export interface ColumnLayout<TData> {
   cellClass?: string
   /** The text the column exports for a row: raw data, not formatted display. No export value, an empty cell. */
   exportValue?: (row: TData) => string
+  /**
+   * A column that exports as several cells (one per kind of thing it shows), each with its own
+   * header: used instead of exportValue, so a spreadsheet can filter on each kind by itself.
+   */
+  exportCells?: { headers: readonly string[]; values: (row: TData) => readonly string[] }
   /** What the column sorts by (see sortRows); default: its export value. */
   sortValue?: SortValue<TData>
   card?: CardRole
@@ -124,8 +129,8 @@ export function exportTable<T>(
 ): { header: string[]; rows: string[][] } {
   const shown = ids.flatMap((id) => columns.filter((c) => c.id === id))
   return {
-    header: shown.map(columnLabel),
-    rows: rows.map((r) => shown.map((c) => c.meta?.exportValue?.(r) ?? '')),
+    header: shown.flatMap((c) => c.meta?.exportCells?.headers ?? [columnLabel(c)]),
+    rows: rows.map((r) => shown.flatMap((c) => c.meta?.exportCells?.values(r) ?? [c.meta?.exportValue?.(r) ?? ''])),
   }
 }
 

@@ -1,6 +1,8 @@
 import { useState } from 'react'
 import { pageCount, rangeText } from '../../lib/range'
 import { formatCount } from '../../lib/count'
+import { historySearch, parseSearch } from '../../lib/route-params'
+import { useLocation } from '../../lib/router'
 
 export function Pager({
   page,
@@ -30,77 +32,118 @@ export function Pager({
   const pages = total === null ? null : pageCount(total, size)
   const [jump, setJump] = useState('')
   const last = pages ?? page
+  // A link refitted to this server's page cap (use-history-page.ts) says so while its records are on screen.
+  const { asked } = parseSearch(historySearch, useLocation().params)
+  const refitted = asked !== null && start >= asked.first && start <= asked.last ? asked : null
   return (
-    <nav aria-label="Pagination" className="flex flex-wrap items-center gap-2 py-2">
-      <label className="flex items-center gap-1 text-sm">
-        Rows per page
-        <select className="input" value={size} onChange={(e) => onSize(Number(e.target.value))}>
-          {sizes.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
-      <p className="min-w-40 text-sm tabular-nums" aria-live="polite" aria-atomic="true">
-        {total !== null ? rangeText(start, end, total) : failed ? 'Not loaded: see the error' : 'Loading…'}
-        {busy ? <span className="sr-only"> (loading)</span> : null}
-      </p>
-      <div className="flex gap-1">
-        <button type="button" className="btn" onClick={() => onPage(1)} disabled={page <= 1} aria-label="First page">
-          «
-        </button>
-        <button type="button" className="btn" onClick={() => onPage(page - 1)} disabled={page <= 1} aria-label="Previous page">
-          ‹
-        </button>
-        <button
-          type="button"
-          className="btn"
-          onClick={() => onPage(page + 1)}
-          disabled={pages !== null && page >= pages}
-          aria-label="Next page"
-        >
-          ›
-        </button>
-        <button
-          type="button"
-          className="btn"
-          onClick={() => onPage(last)}
-          disabled={pages === null || page >= pages}
-          aria-label="Last page"
-        >
-          »
-        </button>
-      </div>
-      <form
-        className="flex items-center gap-1 text-sm"
-        onSubmit={(e) => {
-          e.preventDefault()
-          const n = Number(jump)
-          if (Number.isInteger(n) && n >= 1) onPage(pages ? Math.min(n, pages) : n)
-          setJump('')
-        }}
-      >
-        <label className="flex items-center gap-1">
-          Go to page
-          <input
-            className="input w-20"
-            inputMode="numeric"
-            pattern="[0-9]*"
-            value={jump}
-            onChange={(e) => setJump(e.target.value)}
-            placeholder={String(page)}
-          />
+    <>
+      {refitted ? <RefitNotice asked={refitted} size={size} cap={Math.max(...sizes)} start={start} end={end} total={total} /> : null}
+      <nav aria-label="Pagination" className="flex flex-wrap items-center gap-2 py-2">
+        <label className="flex items-center gap-1 text-sm">
+          Rows per page
+          <select className="input" value={size} onChange={(e) => onSize(Number(e.target.value))}>
+            {sizes.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
         </label>
-        {pages !== null ? (
-          <span className="text-slate-700">of {formatCount(pages)}</span>
-        ) : failed ? null : (
-          <span className="text-slate-700">of …</span>
-        )}
-        <button type="submit" className="btn">
-          Go
-        </button>
-      </form>
-    </nav>
+        <p className="min-w-40 text-sm tabular-nums" aria-live="polite" aria-atomic="true">
+          {total !== null ? rangeText(start, end, total) : failed ? 'Not loaded: see the error' : 'Loading…'}
+          {busy ? <span className="sr-only"> (loading)</span> : null}
+        </p>
+        <div className="flex gap-1">
+          <button type="button" className="btn" onClick={() => onPage(1)} disabled={page <= 1} aria-label="First page">
+            «
+          </button>
+          <button type="button" className="btn" onClick={() => onPage(page - 1)} disabled={page <= 1} aria-label="Previous page">
+            ‹
+          </button>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => onPage(page + 1)}
+            disabled={pages !== null && page >= pages}
+            aria-label="Next page"
+          >
+            ›
+          </button>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => onPage(last)}
+            disabled={pages === null || page >= pages}
+            aria-label="Last page"
+          >
+            »
+          </button>
+        </div>
+        <form
+          className="flex items-center gap-1 text-sm"
+          onSubmit={(e) => {
+            e.preventDefault()
+            const n = Number(jump)
+            if (Number.isInteger(n) && n >= 1) onPage(pages ? Math.min(n, pages) : n)
+            setJump('')
+          }}
+        >
+          <label className="flex items-center gap-1">
+            Go to page
+            <input
+              className="input w-20"
+              inputMode="numeric"
+              pattern="[0-9]*"
+              value={jump}
+              onChange={(e) => setJump(e.target.value)}
+              placeholder={String(page)}
+            />
+          </label>
+          {pages !== null ? (
+            <span className="text-slate-700">of {formatCount(pages)}</span>
+          ) : failed ? null : (
+            <span className="text-slate-700">of …</span>
+          )}
+          <button type="submit" className="btn">
+            Go
+          </button>
+        </form>
+      </nav>
+    </>
+  )
+}
+
+/**
+ * "This link named records 1,001–1,500 …": a shared link made where pages are larger than this
+ * server allows shows the page that starts at its first record, and says which pages hold the rest.
+ */
+function RefitNotice({
+  asked,
+  size,
+  cap,
+  start,
+  end,
+  total,
+}: {
+  asked: { first: number; last: number }
+  size: number
+  cap: number
+  start: number
+  end: number
+  total: number | null
+}) {
+  const last = total === null ? asked.last : Math.min(asked.last, total)
+  const firstPage = Math.floor((asked.first - 1) / size) + 1
+  const lastPage = Math.floor((Math.max(last, asked.first) - 1) / size) + 1
+  const shownEnd = total === null ? end : Math.min(end, total)
+  return (
+    <div role="status" className="my-2 basis-full rounded border border-amber-600 bg-amber-50 p-2 text-sm text-amber-950">
+      This link named records {formatCount(asked.first)}–{formatCount(asked.last)}, {formatCount(asked.last - asked.first + 1)} a page. This
+      server shows at most {formatCount(cap)} records a page, so this is records {formatCount(start)}–{formatCount(shownEnd)}
+      {lastPage > firstPage
+        ? `; pages ${formatCount(firstPage)}–${formatCount(lastPage)} hold all ${formatCount(last - asked.first + 1)} of them`
+        : ''}
+      .
+    </div>
   )
 }

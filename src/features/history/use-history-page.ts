@@ -1,32 +1,51 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { historyKeys, historyPrefetchQuery, historyQuery, reportShown, type HistoryPage } from '../../api/history'
+import { metaQuery } from '../../api/meta'
 import type { HistorySearch } from '../../lib/route-params'
-import { pageCount, pageRange, fitSize } from '../../lib/range'
+import { pageCount, pageRange, refitLink } from '../../lib/range'
 import { useSetParams } from '../../lib/router'
 
 /**
  * The paged history's data: the page asked for by the URL, the previous page kept on screen
  * while the next loads (`keepPreviousData`: the page is keyed by number and tid, so it is never
  * another number's rows), the last page that loaded kept through a failed page change, drift
- * detection, the next page prefetched, and a page past the end moved to the last page.
+ * detection, the next page prefetched, a page past the end moved to the last page, and a link
+ * whose page size this server does not allow moved to the page holding the records it named.
  */
 export function useHistoryPage(number: string, search: HistorySearch, cap: number) {
   const queryClient = useQueryClient()
   const setParams = useSetParams()
   const { tid } = search
-  const size = fitSize(search.size, cap)
+  // The cap decides which records a link's page names, so nothing is asked for before it is
+  // known (a failed /api/meta leaves the default, as useMeta does).
+  const capKnown = !useQuery(metaQuery()).isPending
+  // `size=500&page=3` names records 1,001–1,500 whatever this server's cap: the page shown is
+  // the one that holds the first of them, and the URL is rewritten to say so (effect below).
+  const fitted = refitLink(search.page, search.size, cap, search.mark)
+  const { size } = fitted
 
   // The last page that loaded (not a placeholder): kept on screen when a page change fails.
   // Derived state set during render (React's pattern for "information from previous renders").
   const [shown, setShown] = useState<HistoryPage | undefined>(undefined)
   const known = shown?.total ?? null
   const pages = known === null ? null : pageCount(known, size)
-  const pastEnd = pages !== null && search.page > pages
-  const page = pastEnd && pages !== null ? pages : search.page
+  const pastEnd = pages !== null && fitted.page > pages
+  const page = pastEnd && pages !== null ? pages : fitted.page
   const { start, end } = pageRange(page, size, known)
 
-  const result = useQuery({ ...historyQuery(number, tid, start, end), enabled: tid !== '', placeholderData: keepPreviousData })
+  const result = useQuery({ ...historyQuery(number, tid, start, end), enabled: tid !== '' && capKnown, placeholderData: keepPreviousData })
+
+  // The link's records, refitted: the URL names the page shown, and keeps the range the link
+  // named (`asked`) so the pager can say why the page holds fewer of them.
+  const { asked } = fitted
+  useEffect(() => {
+    if (!capKnown || !asked) return
+    setParams(
+      { size: size === 50 ? null : size, page: fitted.page <= 1 ? null : fitted.page, asked: `${asked.first}-${asked.last}` },
+      { replace: true },
+    )
+  }, [capKnown, asked, size, fitted.page, setParams])
   const fresh = result.data && !result.isPlaceholderData ? result.data : undefined
   if (fresh && fresh !== shown) setShown(fresh)
 
@@ -66,16 +85,16 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
     total: display?.total ?? null,
     pastEnd,
     drifted,
-    goPage: (p: number) => setParams({ page: p <= 1 ? null : p, more: null, past: null, mark: null }),
+    goPage: (p: number) => setParams({ page: p <= 1 ? null : p, more: null, past: null, mark: null, asked: null }),
     goSize: (s: number) => {
       // Keep the first record in view: the new page is the one that contains it.
       const p = Math.floor((start - 1) / s) + 1
-      setParams({ size: s === 50 ? null : s, page: p <= 1 ? null : p, more: null, past: null })
+      setParams({ size: s === 50 ? null : s, page: p <= 1 ? null : p, more: null, past: null, asked: null })
     },
     goNewest: () => {
       queryClient.removeQueries({ queryKey: historyKeys.number(tid, number) })
       setAnchor(undefined)
-      setParams({ page: null, more: null, past: null, mark: null })
+      setParams({ page: null, more: null, past: null, mark: null, asked: null })
     },
     refresh: () => {
       setAnchor(undefined)

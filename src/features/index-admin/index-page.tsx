@@ -121,6 +121,9 @@ export function IndexPage() {
                   Forget all…
                 </button>
               )
+            ) : me.data?.user?.role === 'viewer' ? (
+              // The missing control says who has it, as the missing exports do.
+              <p className="text-sm text-slate-700">Forgetting indexed messages is for admins: ask one of your team&rsquo;s admins.</p>
             ) : null}
           </div>
           {status?.progress ? <OverallProgress progress={status.progress} /> : null}

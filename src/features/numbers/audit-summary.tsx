@@ -7,7 +7,7 @@ import {
   severityOf,
   type AuditFilter,
   type AuditResult,
-  type Target,
+  type UrlTarget,
 } from './audit'
 import { formatCount } from '../../lib/count'
 
@@ -23,7 +23,8 @@ const PRESSED = 'border-blue-800 bg-blue-800 text-white'
  * one status line and the three class filters (counts shown as "…" until then) are there from
  * the first paint; the per-finding list and the endpoints sit in a closed disclosure. So the
  * table under it never moves when the findings arrive (no layout shift), and only the reader's
- * own click opens anything.
+ * own click opens anything. The chips are toggle buttons (aria-pressed, Space or Enter), and
+ * several may be pressed at once: the table shows the numbers that match any of them.
  */
 export function AuditSummary({
   audit,
@@ -33,7 +34,8 @@ export function AuditSummary({
 }: {
   audit: AuditResult | null
   total: number | null
-  active: AuditFilter | null
+  active: readonly AuditFilter[]
+  /** A chip pressed or released (null: release them all). */
   onFilter: (f: AuditFilter | null) => void
 }) {
   const findings = audit ? [...audit.counts.entries()].sort((a, b) => severityRank(a[0]) - severityRank(b[0]) || b[1] - a[1]) : []
@@ -51,25 +53,25 @@ export function AuditSummary({
               : `Checked ${formatCount(total)} numbers.`}
         </p>
       </div>
-      <ul className="mt-2 flex flex-wrap gap-2" aria-label="Audit filters">
+      <ul className="mt-2 flex flex-wrap gap-2" aria-label="Audit filters (pick one or more)">
         {CLASS_FILTERS.map((c) => (
           <li key={c}>
             <button
               type="button"
               disabled={!audit}
-              aria-pressed={active === c}
-              onClick={() => onFilter(active === c ? null : c)}
-              className={`inline-flex min-h-8 items-center gap-1 rounded border px-2 py-1 text-sm disabled:cursor-wait ${active === c ? PRESSED : CLASS_STYLE[c]}`}
+              aria-pressed={active.includes(c)}
+              onClick={() => onFilter(c)}
+              className={`inline-flex min-h-8 items-center gap-1 rounded border px-2 py-1 text-sm disabled:cursor-wait ${active.includes(c) ? PRESSED : CLASS_STYLE[c]}`}
             >
               <span className="font-semibold">{CLASS_FILTER_LABEL[c]}</span>
               <span className="inline-block min-w-[6ch] text-left tabular-nums">· {audit ? formatCount(audit.classes[c]) : '…'}</span>
             </button>
           </li>
         ))}
-        {active ? (
+        {active.length ? (
           <li>
             <button type="button" className="btn min-h-8" onClick={() => onFilter(null)}>
-              Clear audit filter
+              {active.length > 1 ? 'Clear audit filters' : 'Clear audit filter'}
             </button>
           </li>
         ) : null}
@@ -88,9 +90,9 @@ export function AuditSummary({
                     <li key={key}>
                       <button
                         type="button"
-                        aria-pressed={active === key}
-                        onClick={() => onFilter(active === key ? null : key)}
-                        className={`rounded border px-2 py-1 text-left text-sm ${active === key ? PRESSED : CLASS_STYLE[sev]}`}
+                        aria-pressed={active.includes(key)}
+                        onClick={() => onFilter(key)}
+                        className={`rounded border px-2 py-1 text-left text-sm ${active.includes(key) ? PRESSED : CLASS_STYLE[sev]}`}
                       >
                         <span className="font-semibold">
                           {SEVERITY_LABEL[sev]}: {auditLabel(key)}
@@ -103,7 +105,7 @@ export function AuditSummary({
               </ul>
             ) : null}
             <div className="mt-3 grid gap-3 md:grid-cols-2">
-              {(['webhook', 'dlr'] as Target[]).map((t) => (
+              {(['webhook', 'dlr'] as UrlTarget[]).map((t) => (
                 <Endpoints key={t} target={t} list={audit.endpoints[t]} />
               ))}
             </div>
@@ -116,7 +118,7 @@ export function AuditSummary({
 
 const severityRank = (k: Parameters<typeof severityOf>[0]) => (severityOf(k) === 'problem' ? 0 : 1)
 
-function Endpoints({ target, list }: { target: Target; list: Array<{ url: string; count: number }> }) {
+function Endpoints({ target, list }: { target: UrlTarget; list: Array<{ url: string; count: number }> }) {
   return (
     <div>
       <h3 className="text-sm font-semibold">

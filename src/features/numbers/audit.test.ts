@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest'
 import type { OwnedNumber } from '../../api/numbers'
-import { auditNumbers, checkUrl, dominantUrl, findingSentence, matchesAudit, severityOf } from './audit'
+import {
+  auditNumbers,
+  auditSelectionLabel,
+  auditSelectionParams,
+  checkUrl,
+  dominantUrl,
+  findingSentence,
+  matchesAnyAudit,
+  matchesAudit,
+  parseAuditSelection,
+  severityOf,
+  toggleAudit,
+} from './audit'
 import { numberRowId } from './number-rows'
 
 const base = (i: number, webhook: string | null, dlr: string | null): OwnedNumber => ({
@@ -86,5 +98,29 @@ describe('auditNumbers', () => {
   it('speaks plainly', () => {
     expect(findingSentence('dlr.missing', 12)).toBe('12 numbers send delivery reports nowhere')
     expect(findingSentence('webhook.missing', 1)).toBe('1 number sends incoming messages nowhere')
+  })
+})
+
+describe('audit selection (several chips at once)', () => {
+  it('reads severity and findings from the URL, ignoring the unknown, and old single-class links', () => {
+    expect(parseAuditSelection('problem,look', null)).toEqual(['problem', 'look'])
+    expect(parseAuditSelection('problem,bogus,problem', 'dlr.missing,webhook.nope')).toEqual(['problem', 'dlr.missing'])
+    expect(parseAuditSelection(null, 'none')).toEqual(['none'])
+    expect(parseAuditSelection(null, null)).toEqual([])
+  })
+  it('writes classes to severity= and findings to audit=, in a stable order', () => {
+    expect(auditSelectionParams(['look', 'dlr.missing', 'problem'])).toEqual({ severity: 'problem,look', audit: 'dlr.missing' })
+    expect(auditSelectionParams([])).toEqual({ severity: null, audit: null })
+  })
+  it('presses and releases one chip without touching the others', () => {
+    expect(toggleAudit(['problem'], 'look')).toEqual(['problem', 'look'])
+    expect(toggleAudit(['problem', 'look'], 'problem')).toEqual(['look'])
+  })
+  it('passes a row that matches any pressed chip', () => {
+    expect(matchesAnyAudit([], [])).toBe(true)
+    expect(matchesAnyAudit([], ['problem', 'none'])).toBe(true)
+    expect(matchesAnyAudit(['webhook.outlier'], ['problem', 'none'])).toBe(false)
+    expect(matchesAnyAudit(['webhook.outlier'], ['problem', 'look'])).toBe(true)
+    expect(auditSelectionLabel(['problem', 'look', 'none'])).toBe('Any problem, Worth a look or No findings')
   })
 })

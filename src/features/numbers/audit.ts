@@ -4,12 +4,13 @@ import { formatCount } from '../../lib/count'
 
 /**
  * Webhook/dlr audit. Each callback URL is checked on its own (missing, unparsable, plain
- * http, private-network host) and against the account: a dlr equal to the webhook, and a URL
- * that differs from the one most numbers use when one clearly dominates.
+ * http, private-network host) and against the account: a dlr equal to the webhook, a URL
+ * that differs from the one most numbers use when one clearly dominates, and a number the
+ * listing carries more than once under different tids.
  */
 
-export type Finding = 'missing' | 'invalid_url' | 'not_https' | 'private_host' | 'same_as_webhook' | 'outlier'
-export type Target = 'webhook' | 'dlr'
+export type Finding = 'missing' | 'invalid_url' | 'not_https' | 'private_host' | 'same_as_webhook' | 'outlier' | 'listed_twice'
+export type Target = 'webhook' | 'dlr' | 'number'
 export type AuditKey = `${Target}.${Finding}`
 
 export const FINDING_LABEL: Record<Finding, string> = {
@@ -19,14 +20,16 @@ export const FINDING_LABEL: Record<Finding, string> = {
   private_host: 'Private host',
   same_as_webhook: 'Same as webhook',
   outlier: 'Outlier',
+  listed_twice: 'Listed twice',
 }
 
-export const TARGET_LABEL: Record<Target, string> = { webhook: 'webhook', dlr: 'dlr' }
+export const TARGET_LABEL: Record<Target, string> = { webhook: 'webhook', dlr: 'dlr', number: 'number' }
 
 /**
  * How much a finding matters, in words: a "problem" loses callbacks or sends them where they
  * should not go (nowhere, an unparsable URL, plain HTTP, a private host); "worth a look" may be
- * deliberate (one number pointed elsewhere, reports sharing the webhook URL).
+ * deliberate (one number pointed elsewhere, reports sharing the webhook URL). A number listed
+ * twice still sends and receives; which of its tids holds its history is what needs a look.
  */
 export type Severity = 'problem' | 'look'
 
@@ -37,6 +40,7 @@ export const SEVERITY: Record<Finding, Severity> = {
   private_host: 'problem',
   same_as_webhook: 'look',
   outlier: 'look',
+  listed_twice: 'look',
 }
 
 export const SEVERITY_LABEL: Record<Severity, string> = { problem: 'Problem', look: 'Worth a look' }
@@ -45,10 +49,11 @@ export function severityOf(key: AuditKey): Severity {
   return SEVERITY[key.split('.')[1] as Finding]
 }
 
-/** The audit filter in the URL: one finding, or a whole class of numbers. */
-export type AuditFilter = AuditKey | 'problem' | 'look' | 'none'
+/** One audit filter: a finding, or a whole class of numbers. */
+export type AuditFilter = AuditKey | AuditClass
 
 export const CLASS_FILTERS = ['problem', 'look', 'none'] as const
+export type AuditClass = (typeof CLASS_FILTERS)[number]
 
 export const CLASS_FILTER_LABEL: Record<(typeof CLASS_FILTERS)[number], string> = {
   problem: 'Any problem',
@@ -71,11 +76,52 @@ export function matchesAudit(findings: readonly AuditKey[], f: AuditFilter): boo
   return findings.includes(f)
 }
 
-export const AUDIT_KEYS: AuditKey[] = (['webhook', 'dlr'] as const).flatMap((t) =>
-  (['missing', 'invalid_url', 'not_https', 'private_host', 'same_as_webhook', 'outlier'] as const)
-    .filter((f) => !(t === 'webhook' && f === 'same_as_webhook'))
-    .map((f) => `${t}.${f}` as const),
-)
+/**
+ * The chips pressed, as the URL holds them: `severity=problem,look` for classes and
+ * `audit=dlr.missing,webhook.outlier` for findings. A row passes when it matches any of them
+ * (pressing a second chip widens the list, as a faceted filter does). Links from before the
+ * chips were multi-select carried one class in `audit=` (`audit=problem`): still read.
+ */
+export function parseAuditSelection(severity: string | null, audit: string | null): AuditFilter[] {
+  const out: AuditFilter[] = []
+  for (const v of [...(severity ?? '').split(','), ...(audit ?? '').split(',')]) {
+    const t = v.trim()
+    if (isAuditFilter(t) && !out.includes(t)) out.push(t)
+  }
+  return out
+}
+
+/** The URL parameters of a selection (null: leave the parameter out). */
+export function auditSelectionParams(selection: readonly AuditFilter[]): { severity: string | null; audit: string | null } {
+  const classes = CLASS_FILTERS.filter((c) => selection.includes(c))
+  const keys = AUDIT_KEYS.filter((k) => selection.includes(k))
+  return { severity: classes.join(',') || null, audit: keys.join(',') || null }
+}
+
+/** The selection with one chip pressed or released. */
+export function toggleAudit(selection: readonly AuditFilter[], f: AuditFilter): AuditFilter[] {
+  return selection.includes(f) ? selection.filter((x) => x !== f) : [...selection, f]
+}
+
+/** Whether a row's findings pass any of the selected filters (nothing selected: every row). */
+export function matchesAnyAudit(findings: readonly AuditKey[], selection: readonly AuditFilter[]): boolean {
+  return selection.length === 0 || selection.some((f) => matchesAudit(findings, f))
+}
+
+/** "Any problem or No findings": the selection in words. */
+export function auditSelectionLabel(selection: readonly AuditFilter[]): string {
+  const words = selection.map(auditFilterLabel)
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`
+}
+
+export const AUDIT_KEYS: AuditKey[] = [
+  ...(['webhook', 'dlr'] as const).flatMap((t) =>
+    (['missing', 'invalid_url', 'not_https', 'private_host', 'same_as_webhook', 'outlier'] as const)
+      .filter((f) => !(t === 'webhook' && f === 'same_as_webhook'))
+      .map((f) => `${t}.${f}` as const),
+  ),
+  'number.listed_twice',
+]
 
 export function isAuditKey(v: string | null): v is AuditKey {
   return v !== null && (AUDIT_KEYS as string[]).includes(v)
@@ -104,8 +150,20 @@ export function findingSentence(key: AuditKey, n: number): string {
       return `${nums} ${verb} delivery reports to the webhook URL`
     case 'outlier':
       return `${nums} ${verb} ${what} somewhere other than most numbers`
+    case 'listed_twice':
+      return `${formatCount(n)} listing${n === 1 ? ' is' : 's are'} of a number the account lists under more than one tid`
   }
 }
+
+/** "Listed twice, with tids A and B": the finding with the tids that name the number. */
+export function listedTwiceText(tids: readonly string[]): string {
+  const times = tids.length === 2 ? 'twice' : `${tids.length} times`
+  return `Listed ${times}, with tids ${joinAnd(tids)}`
+}
+
+/** "A, B and C". */
+export const joinAnd = (xs: readonly string[]) =>
+  xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`
 
 const urlCache = new Map<string, Finding[]>()
 
@@ -159,9 +217,16 @@ export interface AuditResult {
   counts: Map<AuditKey, number>
   /** Numbers with at least one problem, at least one finding worth a look, and none at all. */
   classes: Record<(typeof CLASS_FILTERS)[number], number>
-  endpoints: Record<Target, Array<{ url: string; count: number }>>
-  dominant: Record<Target, string | null>
+  endpoints: Record<UrlTarget, Array<{ url: string; count: number }>>
+  dominant: Record<UrlTarget, string | null>
+  /** The numbers listed more than once (their digits, without a leading +), each with its tids in listing order. */
+  tidsByNumber: Map<string, string[]>
 }
+
+export type UrlTarget = Exclude<Target, 'number'>
+
+/** The listing may write a number with a leading + or without: the same number either way. */
+export const numberDigits = (n: string) => (n.startsWith('+') ? n.slice(1) : n)
 
 function endpointCounts(values: ReadonlyArray<string | null>) {
   const m = new Map<string, number>()
@@ -177,6 +242,15 @@ export function auditNumbers(numbers: readonly OwnedNumber[], idOf: (n: OwnedNum
   const findingsById = new Map<string, AuditKey[]>()
   const counts = new Map<AuditKey, number>()
   const classes = { problem: 0, look: 0, none: 0 }
+  const tidsByNumber = new Map<string, string[]>()
+  for (const n of numbers) {
+    const d = numberDigits(n.number)
+    const tids = tidsByNumber.get(d)
+    if (tids) {
+      if (!tids.includes(n.tid)) tids.push(n.tid)
+    } else tidsByNumber.set(d, [n.tid])
+  }
+  for (const [d, tids] of tidsByNumber) if (tids.length < 2) tidsByNumber.delete(d)
   for (const n of numbers) {
     const findings: AuditKey[] = []
     for (const target of ['webhook', 'dlr'] as const) {
@@ -188,6 +262,7 @@ export function auditNumbers(numbers: readonly OwnedNumber[], idOf: (n: OwnedNum
       if (!own.includes('missing') && !own.includes('invalid_url') && dominant[target] && trimmed !== dominant[target])
         findings.push(`${target}.outlier`)
     }
+    if (tidsByNumber.has(numberDigits(n.number))) findings.push('number.listed_twice')
     for (const k of findings) counts.set(k, (counts.get(k) ?? 0) + 1)
     if (findings.length === 0) classes.none += 1
     if (findings.some((k) => severityOf(k) === 'problem')) classes.problem += 1
@@ -200,5 +275,6 @@ export function auditNumbers(numbers: readonly OwnedNumber[], idOf: (n: OwnedNum
     classes,
     endpoints: { webhook: endpointCounts(numbers.map((n) => n.webhook)), dlr: endpointCounts(numbers.map((n) => n.dlr)) },
     dominant,
+    tidsByNumber,
   }
 }

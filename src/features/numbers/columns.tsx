@@ -4,7 +4,7 @@ import { Link } from '../../lib/router'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
 import { columnIds, type Features } from '../../components/data-table/features'
-import { auditLabel, SEVERITY_LABEL, severityOf, type AuditKey } from './audit'
+import { AUDIT_KEYS, auditLabel, joinAnd, listedTwiceText, SEVERITY_LABEL, severityOf } from './audit'
 import type { NumberRow } from './number-rows'
 
 const helper = createColumnHelper<Features, NumberRow>()
@@ -92,18 +92,37 @@ const activityCol = helper.accessor(lastActivity, {
   meta: { card: 'meta', cardLabel: 'Last activity (UTC)', width: '7.5rem', exportValue: lastActivity },
   cell: ({ row }) => lastActivity(row.original) || dash,
 })
-// Audit sorts by how many findings (not audited yet: first), exports the chips' words.
-const findingCount = (r: NumberRow) => r.findings?.length ?? -1
+/**
+ * The audit exports one cell per kind of finding, headed "Audit: dlr: Missing" and so on, in
+ * AUDIT_KEYS order: empty when the number has no such finding, else its severity in words
+ * ("Problem", "Worth a look"); the "Listed twice" cell also names the tids ("Worth a look: tids
+ * A and B"). One cell per kind rather than one row per finding keeps the export one row per
+ * number, exactly the rows on screen, and lets a spreadsheet filter on one finding by itself.
+ * Before the audit has run every audit cell is "not checked", never a clean-looking blank.
+ */
+export const AUDIT_EXPORT_HEADERS = AUDIT_KEYS.map((k) => `Audit: ${auditLabel(k)}`)
+function auditExportCells(r: NumberRow): string[] {
+  const found = r.findings
+  return AUDIT_KEYS.map((k) => {
+    if (!found) return 'not checked'
+    if (!found.includes(k)) return ''
+    const sev = SEVERITY_LABEL[severityOf(k)]
+    return k === 'number.listed_twice' && r.listedWith ? `${sev}: tids ${joinAnd(r.listedWith)}` : sev
+  })
+}
+
+// Audit sorts by its problems, then by what is worth a look (not audited yet: first).
+const findingCount = (r: NumberRow) => (r.findings ? r.findings.reduce((sum, f) => sum + (severityOf(f) === 'problem' ? 100 : 1), 0) : -1)
 const auditCol = helper.accessor(findingCount, {
   id: 'audit',
   header: 'Audit',
   meta: {
     card: 'body',
     width: '17rem',
-    exportValue: (r) => (r.findings ?? []).map(findingText).join('; '),
+    exportCells: { headers: AUDIT_EXPORT_HEADERS, values: auditExportCells },
     sortValue: findingCount,
   },
-  cell: ({ row }) => <AuditCell findings={row.original.findings} />,
+  cell: ({ row }) => <AuditCell findings={row.original.findings} listedWith={row.original.listedWith} />,
 })
 
 /** Severity in words on every chip ("Problem", "Worth a look"); colour and the border style only repeat it. */
@@ -112,25 +131,22 @@ const SEVERITY_CHIP = {
   look: 'border-dashed border-amber-700 bg-amber-50 text-amber-950',
 } as const
 
-function AuditCell({ findings }: { findings: NumberRow['findings'] }) {
+function AuditCell({ findings, listedWith }: { findings: NumberRow['findings']; listedWith: NumberRow['listedWith'] }) {
   if (!findings) return <span className="text-xs text-slate-700">Checking…</span>
   return findings.length === 0 ? (
     <span className="chip border-green-700 bg-green-50 text-green-900">No findings</span>
   ) : (
     <ul className="flex flex-wrap gap-1" aria-label="Audit findings">
       {findings.map((f) => (
-        <li key={f} className={`chip ${SEVERITY_CHIP[severityOf(f)]}`}>
-          {/* The chip is a flex box, which drops the space between its children: mr-1 shows it, the text keeps it. */}
-          <span className="mr-1 font-semibold">{SEVERITY_LABEL[severityOf(f)]}:</span> {auditLabel(f)}
+        <li key={f} className={`chip ${SEVERITY_CHIP[severityOf(f)]} ${f === 'number.listed_twice' ? 'whitespace-normal' : ''}`}>
+          {/* The chip is a flex box, which drops the space between its children: mr-1 shows it, the text keeps it.
+              The listed-twice chip names two tids, longer than the column: it wraps (two lines fit the row) rather than being cut. */}
+          <span className="mr-1 font-semibold whitespace-nowrap">{SEVERITY_LABEL[severityOf(f)]}:</span>{' '}
+          {f === 'number.listed_twice' && listedWith ? `number: ${listedTwiceText(listedWith)}` : auditLabel(f)}
         </li>
       ))}
     </ul>
   )
-}
-
-/** "Problem: dlr: Missing": the words a chip shows, for export and sorting. */
-export function findingText(f: AuditKey): string {
-  return `${SEVERITY_LABEL[severityOf(f)]}: ${auditLabel(f)}`
 }
 
 /** Column sets are module constants: stable references keep the table from rebuilding every row. */

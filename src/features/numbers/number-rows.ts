@@ -1,7 +1,7 @@
 import type { NumberIndexStatus } from '../../api/index-status'
 import type { OwnedNumber } from '../../api/numbers'
 import { phoneQueryDigits } from '../../lib/phone'
-import { matchesAudit, type AuditFilter, type AuditKey } from './audit'
+import { matchesAnyAudit, numberDigits, type AuditFilter, type AuditKey } from './audit'
 
 /** What the message index holds for a number: the Messages and Last activity columns. */
 export type IndexFacts = Pick<NumberIndexStatus, 'indexed' | 'newestDate'>
@@ -18,13 +18,15 @@ export interface NumberRow {
   readonly findings: readonly AuditKey[] | undefined
   /** Undefined when the index holds nothing for the number (or there is no index). */
   readonly index: IndexFacts | undefined
+  /** Every tid the listing gives this number, when it gives more than one (undefined otherwise, or before the audit). */
+  readonly listedWith?: readonly string[]
 }
 
 /** A number is listed once per tid. */
 export const numberRowId = (n: OwnedNumber) => `${n.number}:${n.tid}`
 
 /** The index keys numbers by their digits; the listing may write them with a leading +. */
-const digitsOf = (n: string) => (n.startsWith('+') ? n.slice(1) : n)
+const digitsOf = numberDigits
 
 /**
  * The rows, in the listing's order: one small object per number and two look-ups. Before the
@@ -34,13 +36,18 @@ export function toNumberRows(
   data: readonly OwnedNumber[],
   findingsById: ReadonlyMap<string, readonly AuditKey[]> | null,
   facts: ReadonlyMap<string, IndexFacts>,
+  tidsByNumber: ReadonlyMap<string, readonly string[]> | null = null,
 ): NumberRow[] {
   const indexed = facts.size > 0
-  return data.map((owned) => ({
-    owned,
-    findings: findingsById?.get(numberRowId(owned)),
-    index: indexed ? facts.get(digitsOf(owned.number)) : undefined,
-  }))
+  const twice = tidsByNumber !== null && tidsByNumber.size > 0
+  return data.map((owned) => {
+    const row: NumberRow = {
+      owned,
+      findings: findingsById?.get(numberRowId(owned)),
+      index: indexed ? facts.get(digitsOf(owned.number)) : undefined,
+    }
+    return twice && tidsByNumber.has(digitsOf(owned.number)) ? { ...row, listedWith: tidsByNumber.get(digitsOf(owned.number)) } : row
+  })
 }
 
 /** Lower-cased text of every column the search looks in. Digit queries match the raw digits in it. */
@@ -49,22 +56,23 @@ export function searchText(r: OwnedNumber): string {
 }
 
 /**
- * The rows that match the search and the audit filter. `texts` holds each row's searchText, in
- * the same order as `rows` (built once per listing, when a search starts, not on every keystroke).
- * Rows not audited yet match no audit filter.
+ * The rows that match the search and any of the audit filters pressed. `texts` holds each row's
+ * searchText, in the same order as `rows` (built once per listing, when a search starts, not on
+ * every keystroke). Rows not audited yet match no audit filter.
  */
 export function filterRows(
   rows: readonly NumberRow[],
   query: string,
-  audit: AuditFilter | null,
+  audit: readonly AuditFilter[],
   texts: readonly string[] | null,
 ): readonly NumberRow[] {
   const q = query.trim().toLowerCase()
   // Digits match regardless of formatting: "(832) 323" and "832323" find the same numbers.
   const needle = phoneQueryDigits(q) || q
-  if (!q && !audit) return rows
+  const filtering = audit.length > 0
+  if (!q && !filtering) return rows
   return rows.filter((r, i) => {
-    if (audit && (!r.findings || !matchesAudit(r.findings, audit))) return false
+    if (filtering && (!r.findings || !matchesAnyAudit(r.findings, audit))) return false
     return !q || (texts?.[i] ?? searchText(r.owned)).includes(needle)
   })
 }

@@ -13,7 +13,15 @@ import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
 import { FindMessagesOffer } from '../../components/find-messages-offer'
 import { Tabs } from '../../components/tabs'
-import { auditFilterLabel, auditNumbers, isAuditFilter, type AuditResult } from './audit'
+import {
+  auditNumbers,
+  auditSelectionLabel,
+  auditSelectionParams,
+  parseAuditSelection,
+  toggleAudit,
+  type AuditFilter,
+  type AuditResult,
+} from './audit'
 import { AuditSummary } from './audit-summary'
 import { COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMNS_ALL, COLUMNS_TYPED } from './columns'
 import { filterRows, numberRowId, searchText, toNumberRows, type NumberRow } from './number-rows'
@@ -42,7 +50,11 @@ export function NumbersPage() {
   const tab = readTab(params.get('tab'))
   const query = params.get('q') ?? ''
   const auditParam = params.get('audit')
-  const audit = isAuditFilter(auditParam) ? auditParam : null
+  const severityParam = params.get('severity')
+  // Memoised on the URL strings, like the table state below: a new array each render would re-filter every row.
+  const auditSel = useMemo(() => parseAuditSelection(severityParam, auditParam), [severityParam, auditParam])
+  const audit = auditSel.length > 0 ? auditSel : null
+  const setAudit = (next: readonly AuditFilter[]) => setParams(auditSelectionParams(next))
   const columns = tab === 'all' ? COLUMNS_ALL : COLUMNS_TYPED
   const columnIds: readonly string[] = tab === 'all' ? COLUMN_IDS_ALL : COLUMN_IDS_TYPED
   // Table state is memoised on the URL strings, not on the (new every render) params object:
@@ -74,14 +86,18 @@ export function NumbersPage() {
   // What the message index holds per number (the Messages and Last activity columns).
   const indexFacts = useIndexStatus().byNumber
   // The rows carry their findings and index facts: new rows once the audit lands or the index moves.
-  const allRows = useMemo(() => (data ? toNumberRows(data, findingsById, indexFacts) : []), [data, findingsById, indexFacts])
+  const tidsByNumber = audited ? auditResult.result.tidsByNumber : null
+  const allRows = useMemo(
+    () => (data ? toNumberRows(data, findingsById, indexFacts, tidsByNumber) : []),
+    [data, findingsById, indexFacts, tidsByNumber],
+  )
   // Each number's search text, built when a search starts (in the listing's order, as allRows).
   const searching = deferredQuery.trim() !== ''
   const texts = useMemo(() => (searching && data ? data.map(searchText) : null), [searching, data])
   const rows = useMemo(
     () =>
-      data && (audited || !audit) ? sortRows(filterRows(allRows, deferredQuery, audited ? audit : null, texts), sorting, columns) : [],
-    [data, allRows, texts, deferredQuery, audit, audited, sorting, columns],
+      data && (audited || !audit) ? sortRows(filterRows(allRows, deferredQuery, audited ? auditSel : [], texts), sorting, columns) : [],
+    [data, allRows, texts, deferredQuery, audit, auditSel, audited, sorting, columns],
   )
   const visibleIds = columnIds.filter((id) => !hidden.has(id))
 
@@ -139,8 +155,8 @@ export function NumbersPage() {
           />
           {audit ? (
             <p className="text-sm">
-              Showing <strong>{auditFilterLabel(audit)}</strong> only.{' '}
-              <button type="button" className="text-blue-800 underline" onClick={() => setParams({ audit: null })}>
+              Showing <strong>{auditSelectionLabel(audit)}</strong> only.{' '}
+              <button type="button" className="text-blue-800 underline" onClick={() => setAudit([])}>
                 Show all findings
               </button>
             </p>
@@ -156,7 +172,7 @@ export function NumbersPage() {
             />
             <ExportButtons
               getData={getExport}
-              nameParts={['numbers', TAB_NAME[tab], ...(audit ? [audit] : []), ...(query ? ['search'] : [])]}
+              nameParts={['numbers', TAB_NAME[tab], ...auditSel, ...(query ? ['search'] : [])]}
               disabled={!data || shown === 0}
             />
           </div>
@@ -174,8 +190,8 @@ export function NumbersPage() {
           <AuditSummary
             audit={audited ? auditResult.result : null}
             total={data ? data.length : null}
-            active={audit}
-            onFilter={(key) => setParams({ audit: key })}
+            active={auditSel}
+            onFilter={(f) => setAudit(f === null ? [] : toggleAudit(auditSel, f))}
           />
         ) : null}
         {/* The table is mounted while loading (headers and a skeleton body), so the data's arrival only adds rows. */}
@@ -201,8 +217,8 @@ export function NumbersPage() {
         ) : (
           <EmptyState title="No numbers match">
             Nothing matches{query ? ` “${query}”` : ''}
-            {audit ? ` with ${auditFilterLabel(audit)}` : ''}.{' '}
-            <button type="button" className="text-blue-800 underline" onClick={() => setParams({ q: null, audit: null })}>
+            {audit ? ` with ${auditSelectionLabel(audit)}` : ''}.{' '}
+            <button type="button" className="text-blue-800 underline" onClick={() => setParams({ q: null, audit: null, severity: null })}>
               Clear search and filters
             </button>
           </EmptyState>

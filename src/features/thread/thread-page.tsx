@@ -138,6 +138,16 @@ function PartyList({ number, tid, selected, zone }: { number: string; tid: strin
   )
 }
 
+/** "Messages 100 of 2,345, from <oldest loaded> to <newest loaded>": what a printout of the loaded rows (oldest first) holds. */
+function printedHolds(rows: readonly IndexedRow[], total: number, zone: 'local' | 'utc'): string {
+  const dates = rows.flatMap((m) => (m.dateMs === null ? [] : [m.dateMs]))
+  const count = `Messages ${formatCount(rows.length)} of ${formatCount(Math.max(total, rows.length))}`
+  const first = dates[0]
+  const last = dates[dates.length - 1]
+  if (first === undefined || last === undefined) return count
+  return `${count}, from ${formatDate(first, zone)} to ${formatDate(last, zone)}`
+}
+
 /** How many pages (of THREAD_PAGE) are fetched looking for the clicked message before saying it is further back. */
 const SEEK_PAGES = 30
 
@@ -197,9 +207,12 @@ function Thread({
     head?.firstDate && head.lastDate
       ? `${formatDate(Date.parse(head.firstDate), zone)} – ${formatDate(Date.parse(head.lastDate), zone)}`
       : null
+  // The paper holds the loaded messages only (the newest, since pages load newest first): it says
+  // how many of the thread's, and the dates of the first and last it holds, not the thread's span.
+  const holds = head && rows.length > 0 ? printedHolds(rows, head.total, zone) : null
   return (
     <section aria-labelledby="thread-title" className="rounded border border-slate-200 bg-white p-3 print:border-0">
-      <PrintHeader title="Message transcript" number={number} party={party} span={span} zone={zoneLabel(zone)} />
+      <PrintHeader title="Message transcript" number={number} party={party} span={span} holds={holds} zone={zoneLabel(zone)} />
       <header className="mb-2 print:hidden">
         <h2 id="thread-title" className="font-semibold">
           {formatPhone(party)}

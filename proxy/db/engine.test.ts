@@ -213,7 +213,7 @@ describe('PGlite in its worker', () => {
         const r = await fetch(`${url}/api/meta`)
         await r.arrayBuffer()
         if (!exportDone) probes.push(performance.now() - t)
-        await sleep(50)
+        await sleep(20)
       }
       const ex = await exported
       delay.disable()
@@ -223,8 +223,8 @@ describe('PGlite in its worker', () => {
           `event-loop delay max ${(delay.max / 1e6).toFixed(1)} ms`,
       )
       expect(ex.status).toBe(200)
-      // The export must outlast many probes for the test to mean anything.
-      expect(ex.ms).toBeGreaterThan(1500)
+      // The export must outlast many probes for the test to mean anything (the count, not a time:
+      // how long 100,000 rows take depends on the machine and its load).
       expect(probes.length).toBeGreaterThan(10)
       // With PGlite on the server's thread a probe waited for most of the export (13 s of a
       // 13.4 s one). The bound is loose because the test machine may be shared and loaded.

@@ -208,7 +208,6 @@ export function exportFileName(f: Filters, params: Map<string, string>, rows: nu
   return fitFileName({ scope, filters, rows, ext, date: now })
 }
 
-
 /**
  * How many exports run at once: per person and in total. An export holds a database connection
  * (PGlite's only one, in turns) for as long as it streams, so a few people downloading whole

@@ -44,4 +44,17 @@ describe('the export tray', () => {
       'Saved 60,000 rows (17 MB) as switchboard-history-18323232323-all-60000-messages.csv.',
     )
   })
+
+  it('folds to one line saying how many are running, out of the way of the table, and opens again', () => {
+    addJob(job({ rows: 12_000, bytes: 3_400_000, secondsLeft: 240 }))
+    render(<ExportTray />)
+    const tray = screen.getByRole('region', { name: 'Exports' })
+    act(() => within(tray).getByRole('button', { name: 'Hide exports' }).click())
+    expect(screen.queryByRole('listitem')).toBeNull()
+    expect(within(tray).getByRole('heading').textContent).toBe('Exports · 1 running')
+    const show = within(tray).getByRole('button', { name: 'Show exports' })
+    expect(show.getAttribute('aria-expanded')).toBe('false')
+    act(() => show.click())
+    expect(screen.getByRole('listitem', { name: 'Export: History of (832) 323-2323' })).toBeTruthy()
+  })
 })

@@ -1,3 +1,4 @@
+import { useState } from 'react'
 import { cancelExport, dismissExport, saveExport } from '../api/export-jobs'
 import { useExportJobs } from '../api/export-store'
 import { formatBytes, formatCount, formatDuration } from '../lib/count'
@@ -6,18 +7,32 @@ import { formatBytes, formatCount, formatDuration } from '../lib/count'
  * Every streamed export, in a tray that lives in the layout: it stays through navigation, shows
  * rows written of how many, the size so far and the time left (or, for a whole history still
  * being indexed, how far its sync has come), and offers Cancel while running and Save when a job finished after
- * the user left the page that started it. Not printed.
+ * the user left the page that started it. Not printed. It floats over the page's corner, where a
+ * table's last column may be: "Hide" folds it to one line that still says how many are running.
  */
 export function ExportTray() {
   const jobs = useExportJobs()
+  const [folded, setFolded] = useState(false)
   if (jobs.length === 0) return null
+  const running = jobs.filter((j) => j.phase === 'running' || j.phase === 'waiting').length
   return (
     <section
       aria-label="Exports"
-      className="fixed right-3 bottom-3 z-40 w-96 max-w-[calc(100vw-1.5rem)] rounded border border-slate-300 bg-white p-3 text-sm shadow-lg print:hidden"
+      className={`fixed right-3 bottom-3 z-40 max-w-[calc(100vw-1.5rem)] rounded border border-slate-300 bg-white text-sm shadow-lg print:hidden ${folded ? 'px-3 py-1.5' : 'w-96 p-3'}`}
     >
-      <h2 className="font-semibold">Exports</h2>
-      <ul className="mt-1 flex flex-col gap-2">
+      <div className="flex items-center justify-between gap-3">
+        <h2 className="font-semibold">
+          Exports
+          {folded ? (
+            <span className="font-normal text-slate-700"> · {running > 0 ? `${formatCount(running)} running` : 'done'}</span>
+          ) : null}
+        </h2>
+        <button type="button" className="btn" aria-expanded={!folded} onClick={() => setFolded(!folded)}>
+          {folded ? 'Show' : 'Hide'}
+          <span className="sr-only"> exports</span>
+        </button>
+      </div>
+      <ul className="mt-1 flex flex-col gap-2" hidden={folded}>
         {jobs.map((j) => (
           <li key={j.id} className="border-t border-slate-200 pt-2" aria-label={`Export: ${j.label}`}>
             {/* Words wrap whole; only a token longer than the line (a file name) may break. */}

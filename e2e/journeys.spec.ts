@@ -166,8 +166,8 @@ test.describe('a thread opened from a message', () => {
     // An old message of a long thread: far above the newest 100.
     await page.goto(`/search?numbers=${NUMBERS.big.number}&party=9172079778&q=stop&from=2026-10-27&to=2026-10-27&tz=utc`)
     const table = page.getByRole('table', { name: /Search results/ })
-    const details = table.getByRole('link', { name: /^Details of message \d+$/ }).first()
-    const ordinal = (await details.getAttribute('aria-label'))!.replace('Details of message ', '')
+    const details = table.getByRole('link', { name: /^Details of record [\d,]+$/ }).first()
+    const ordinal = /\/messages\/(\d+)/.exec((await details.getAttribute('href'))!)![1]!
     await table
       .getByRole('link', { name: /^Thread with \d+$/ })
       .first()

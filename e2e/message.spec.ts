@@ -5,10 +5,11 @@ import { NUMBERS, historyUrl } from './helpers'
 test.describe('one message', () => {
   test('every row links to its message page: every field, status decoded with the raw text, its place in the history', async ({ page }) => {
     await page.goto(historyUrl(NUMBERS.big, 'page=2'))
-    await page.getByRole('link', { name: 'Message 51: details' }).click()
-    // Ordinal 1 is the oldest message: record 51 of 2,345 is message 2,295.
+    await page.getByRole('link', { name: 'Record 51: details' }).click()
+    // One numbering on screen: the link said record 51 and the page says record 51. The address
+    // counts from the oldest (stable as messages arrive): record 51 of 2,345 is message 2,295.
     await expect(page).toHaveURL(/\/numbers\/18323232323\/messages\/2295/)
-    await expect(page.getByRole('heading', { name: 'Message 2,295 of (832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('heading', { name: 'Record 51 of (832) 323-2323' })).toBeVisible()
     const facts = page.locator('dl')
     for (const label of [
       'Date',

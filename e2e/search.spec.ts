@@ -59,10 +59,10 @@ test.describe('search all messages', () => {
     const table = page.getByRole('table', { name: /Search results/ })
     await expect(table).toContainText('STOP')
     await table
-      .getByRole('link', { name: /^Details of message/ })
+      .getByRole('link', { name: /^Details of record/ })
       .first()
       .click()
-    await expect(page.getByRole('heading', { name: /^Message [\d,]+ of \(832\) 323-2323$/ })).toBeVisible()
+    await expect(page.getByRole('heading', { name: /^Record [\d,]+ of \(832\) 323-2323$/ })).toBeVisible()
     await expect(page.getByText('Raw:')).toBeVisible()
     expect(await axeViolations(page)).toEqual([])
   })

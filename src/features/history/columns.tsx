@@ -121,7 +121,7 @@ function PositionCell({ m }: { m: Message }) {
   return (
     <span className="tabular-nums text-slate-700" data-marked={isMarked ? 'true' : undefined}>
       {href ? (
-        <Link href={href} className="text-blue-800 underline" aria-label={`Message ${text}: details`}>
+        <Link href={href} className="text-blue-800 underline" aria-label={`Record ${text}: details`}>
           {text}
         </Link>
       ) : (

@@ -60,11 +60,14 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
             ← History of {formatPhone(number)}
           </Link>
         </p>
+        {/* One numbering on screen, the History page's: records count from the newest (1). The
+            address names the message from the oldest instead, which new messages do not move. */}
         <h1 id="message-heading" className="mt-1 text-xl font-semibold">
-          Message {formatCount(ordinal)} of {formatPhone(number)}
+          {pos !== null ? `Record ${formatCount(pos)} of ${formatPhone(number)}` : `A message of ${formatPhone(number)}`}
         </h1>
         <p className="text-sm text-slate-700">
-          Message {formatCount(ordinal)} counts from the oldest. Dates in {zoneLabel(zone)}.{' '}
+          Records count from the newest (1), as on the History page; this page&apos;s address names the message as number{' '}
+          {formatCount(ordinal)} from the oldest, which stays the same as new messages arrive. Dates in {zoneLabel(zone)}.{' '}
           <button
             type="button"
             className="btn print:hidden"
@@ -84,7 +87,7 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
         ) : null}
         {outOfRange ? (
           <div role="alert" className="my-3 rounded border border-red-300 bg-red-50 p-3 text-red-900">
-            <p className="font-semibold">This number has no message {formatCount(ordinal)}</p>
+            <p className="font-semibold">This number has no message {formatCount(ordinal)} (counted from the oldest)</p>
             <p className="text-sm">It holds {formatCount(upstreamTotal ?? 0)} messages. Check the link, or open the history.</p>
           </div>
         ) : null}

@@ -5,6 +5,7 @@ import type { Features } from '../../components/data-table/features'
 import { useHistoryDisplay } from '../../components/message/display-context'
 import { DateText, directionLabel, MessageCell, PhoneText } from '../../components/message/message-parts'
 import { StatusBadge } from '../../components/message/status-badge'
+import { formatCount } from '../../lib/count'
 import { paths } from '../../lib/paths'
 import { Link } from '../../lib/router'
 
@@ -100,7 +101,7 @@ function ResultLinks({ m }: { m: IndexedRow }) {
         <Link
           href={paths.message(m.number, m.ordinal, { tid, tz })}
           className="inline-block min-h-6 py-1 text-blue-800 underline"
-          aria-label={`Details of message ${m.ordinal}`}
+          aria-label={`Details of record ${formatCount(m.position)}`}
         >
           Details
         </Link>

@@ -21,7 +21,7 @@ export const INDEX_PATHS = {
   thread: '/api/index/thread',
   /** GET {number, party?} → PartiesResult: the other parties of a number, with counts */
   parties: '/api/index/parties',
-  /** GET {number?, bucket: 'day'|'week', from?, to?} → StatsResult */
+  /** GET {number?, bucket: 'day'|'week', from?, to?, tz?: IANA zone (days of that zone; UTC without)} → StatsResult */
   stats: '/api/index/stats',
   /** GET {number, ordinal} → MessageResult */
   message: '/api/index/message',
@@ -172,6 +172,8 @@ export interface StatsBucket {
 export interface StatsResult {
   number: string | null
   bucket: 'day' | 'week'
+  /** The zone whose days (and Monday-first weeks) the buckets are: the request's tz, or UTC. */
+  timeZone: string
   buckets: StatsBucket[]
   freshness: Freshness
 }

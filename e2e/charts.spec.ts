@@ -24,6 +24,31 @@ test.describe('charts', () => {
     expect(await axeViolations(page)).toEqual([])
   })
 
+  test('in UTC the days are UTC days, and every day opened in Search has as many messages as counted', async ({ page }) => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+    await page.goto(`/charts?number=${NUMBERS.big.number}&range=30d&tz=utc`)
+    await expect(page.getByText(/Days are UTC days/)).toBeVisible()
+    const figures = page.getByRole('region', { name: /Chart figures/ })
+    const rows = figures.locator('tbody tr')
+    await expect(rows).toHaveCount(30)
+    // The busiest day: a zone mix-up would move some of its messages to a neighbouring day.
+    const totals = await rows.evaluateAll((trs) =>
+      trs.map((tr) => {
+        const [i, o] = [...tr.querySelectorAll('td')].map((td) => Number(td.textContent!.replace(/,/g, '')))
+        return { day: tr.querySelector('th')!.textContent!.trim(), n: i! + o! }
+      }),
+    )
+    const busiest = totals.reduce((a, b) => (b.n > a.n ? b : a))
+    expect(busiest.n).toBeGreaterThan(0)
+    await figures.getByRole('link', { name: `${busiest.day}: open its messages` }).click()
+    await expect(page).toHaveURL(new RegExp(`from=${busiest.day}&to=${busiest.day}`))
+    await expect(page).toHaveURL(/tz=utc/)
+    await expect(page.getByRole('status').filter({ hasText: /^[\d,]+ match/ })).toHaveText(
+      new RegExp(`^${busiest.n.toLocaleString('en-US')} match`),
+    )
+  })
+
   test('account-wide, from the main navigation', async ({ page }) => {
     test.setTimeout(120_000)
     await indexNumber(NUMBERS.big, 100_000)

@@ -69,8 +69,13 @@ test.describe('one meaning of a day, and charts that lead to the messages', () =
     await expect(page.getByText('From and To are whole days in UTC.')).toBeVisible()
   })
 
-  test('the failure axis starts at 0 and a day’s failures open in Search, the same messages as counted', async ({ page }) => {
+  test('the failure axis starts at 0 and a day’s failures open in Search on that local day, the same messages as counted', async ({
+    page,
+  }) => {
     await page.goto(`/charts?number=${NUMBERS.big.number}`)
+    // The charts count the days of the zone the console shows (the browser's here), as Search does.
+    await expect(page.getByText(/Days are America\/New_York days \(local time\)/)).toBeVisible()
+    await expect(page.getByText(/UTC days/)).toHaveCount(0)
     const figures = page.getByRole('region', { name: /Chart figures/ })
     await expect(figures.getByRole('row').nth(2)).toBeVisible()
     const failureChart = page.getByRole('img', { name: /failure rate/ })
@@ -81,13 +86,19 @@ test.describe('one meaning of a day, and charts that lead to the messages', () =
     await link.click()
     await expect(page).toHaveURL(new RegExp(`/search\\?.*from=${day}&to=${day}`))
     await expect(page).toHaveURL(/status=error/)
-    await expect(page).toHaveURL(/tz=utc/)
+    await expect(page).not.toHaveURL(/tz=utc/)
+    await expect(page.getByText('From and To are whole days in Local time (America/New_York).')).toBeVisible()
     await expect(page.getByRole('status').filter({ hasText: new RegExp(`^${count} match`) })).toBeVisible()
-    // Back to the chart, a point on the volume chart opens that day's messages.
+    // Back to the chart, a day's link opens that local day's messages: as many as the day's in and out.
     await page.goBack()
+    const row = figures.getByRole('row').filter({ has: page.getByRole('link', { name: `${day}: open its messages` }) })
+    const [inbound, outbound] = (await row.locator('td').allTextContents()).map((c) => Number(c.replace(/,/g, '')))
     await page.getByRole('link', { name: `${day}: open its messages` }).click()
     await expect(page).toHaveURL(new RegExp(`from=${day}&to=${day}`))
-    await expect(page).not.toHaveURL(/status=/)
+    await expect(page).not.toHaveURL(/status=|tz=utc/)
+    await expect(page.getByRole('status').filter({ hasText: /^[\d,]+ match/ })).toHaveText(
+      new RegExp(`^${(inbound! + outbound!).toLocaleString('en-US')} match`),
+    )
   })
 })
 

@@ -13,7 +13,17 @@ import { ProxyError, invalid } from '../errors.ts'
 import { readJsonBody, sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
 import { streamExport, type ExportGate } from './export.ts'
-import { dateParam, decodeCursor, digitsParam, limitParam, numberParam, parseFilters, readParams, SEARCH_PARAMS } from './params.ts'
+import {
+  dateParam,
+  decodeCursor,
+  digitsParam,
+  limitParam,
+  numberParam,
+  parseFilters,
+  readParams,
+  SEARCH_PARAMS,
+  zoneParam,
+} from './params.ts'
 import {
   forget as forgetMessages,
   freshness,
@@ -199,8 +209,9 @@ export async function parties(room: IndexRoom, _req: IncomingMessage, res: Serve
 
 export async function stats(room: IndexRoom, _req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
   const { db } = room
-  const p = readParams(url, ['number', 'bucket', 'from', 'to'])
+  const p = readParams(url, ['number', 'bucket', 'from', 'to', 'tz'])
   const number = p.has('number') ? numberParam(p) : null
+  const tz = zoneParam(p)
   const bucket = p.get('bucket') ?? 'day'
   if (bucket !== 'day' && bucket !== 'week') throw invalid('bucket', 'bucket must be day or week.')
   const from = dateParam(p, 'from')
@@ -209,7 +220,8 @@ export async function stats(room: IndexRoom, _req: IncomingMessage, res: ServerR
   const body: StatsResult = {
     number,
     bucket,
-    buckets: await statsOf(db, number, bucket, from?.start ?? null, to?.endExclusive ?? null),
+    timeZone: tz ?? 'UTC',
+    buckets: await statsOf(db, number, bucket, from?.start ?? null, to?.endExclusive ?? null, tz),
     freshness: await freshness(db, number ? [number] : null),
   }
   await ctx.logRead({ ...Object.fromEntries(p) })

@@ -569,6 +569,78 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       expect((await get('/api/index/stats?bucket=month')).status).toBe(400)
     })
 
+    it('answers stats by the days and weeks of a zone, half-hour and DST zones included', async () => {
+      // The expectation: the indexed rows' own dates, read in each zone by Intl.
+      const rows = await db.query<{ number: string; date: Date; direction: string | null; status_code: number | null }>(
+        'SELECT number, date, direction, status_code FROM index_messages',
+      )
+      expect(rows.rows.length).toBe(all.length)
+      const mondayOf = (day: string) => {
+        const ms = Date.parse(`${day}T00:00:00Z`)
+        return new Date(ms - ((new Date(ms).getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10)
+      }
+      const expected = (tz: string, number: string | null, week: boolean) => {
+        const dayOf = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' })
+        const out = new Map<string, { inbound: number; outbound: number; failed: number }>()
+        for (const m of rows.rows) {
+          if (number !== null && m.number !== number) continue
+          const local = dayOf.format(m.date)
+          const key = week ? mondayOf(local) : local
+          const b = out.get(key) ?? { inbound: 0, outbound: 0, failed: 0 }
+          if (m.direction === 'outbound') b.outbound++
+          else b.inbound++
+          if (m.status_code !== null && m.status_code >= 400) b.failed++
+          out.set(key, b)
+        }
+        return [...out.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([day, v]) => ({ day, ...v }))
+      }
+      const n5 = num(5).number
+      for (const tz of ['Asia/Kolkata', 'America/New_York', 'UTC']) {
+        const d = await get<StatsResult>(`/api/index/stats?number=${n5}&bucket=day&tz=${encodeURIComponent(tz)}`)
+        expect(d.status).toBe(200)
+        expect(d.body.timeZone).toBe(tz)
+        expect(d.body.buckets).toEqual(expected(tz, n5, false))
+        const w = await get<StatsResult>(`/api/index/stats?bucket=week&tz=${encodeURIComponent(tz)}`)
+        expect(w.body.buckets).toEqual(expected(tz, null, true))
+      }
+      // The Kolkata days differ from the UTC days (a half-hour offset moves messages across midnight).
+      expect(expected('Asia/Kolkata', n5, false)).not.toEqual(expected('UTC', n5, false))
+      // A day on which New York changes its clocks (23 or 25 hours) is counted whole.
+      const ny = expected('America/New_York', null, false)
+      const offsetAt = (ms: number) => {
+        const p = Object.fromEntries(
+          new Intl.DateTimeFormat('en-US', {
+            timeZone: 'America/New_York',
+            hourCycle: 'h23',
+            year: 'numeric',
+            month: '2-digit',
+            day: '2-digit',
+            hour: '2-digit',
+          })
+            .formatToParts(new Date(ms))
+            .map((x) => [x.type, x.value]),
+        )
+        return Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour)) - Math.floor(ms / 3_600_000) * 3_600_000
+      }
+      const dst = ny.find((b) => {
+        const noon = Date.parse(`${b.day}T12:00:00Z`)
+        return offsetAt(noon - 12 * 3_600_000) !== offsetAt(noon + 12 * 3_600_000)
+      })
+      expect(dst).toBeDefined()
+      // from/to are days of the zone: one local day alone is that day's bucket.
+      const one = await get<StatsResult>(`/api/index/stats?bucket=day&tz=America/New_York&from=${dst!.day}&to=${dst!.day}`)
+      expect(one.body.buckets).toEqual([dst])
+      // Without tz the days stay UTC days.
+      const utc = await get<StatsResult>(`/api/index/stats?number=${n5}&bucket=day`)
+      expect(utc.body.timeZone).toBe('UTC')
+      expect(utc.body.buckets).toEqual(expected('UTC', n5, false))
+      for (const bad of ['Mars/Olympus', '+05:30', 'UTC;DROP']) {
+        const r = await get<{ error: { field?: string; message: string } }>(`/api/index/stats?tz=${encodeURIComponent(bad)}`)
+        expect(r.status).toBe(400)
+        expect(JSON.stringify(r.body)).toContain('tz')
+      }
+    })
+
     it('locates the newest message of a day and serves one message', async () => {
       const n0 = num(0).number
       const mine = all.filter((m) => m.number === n0)
@@ -799,6 +871,9 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       expect(await r.json()).toEqual({ forgotten: 36 })
       expect((await get<SearchResult>(`/api/index/search?numbers=${n3}&q=a`)).body.total).toBe(0)
       expect((await get<StatsResult>(`/api/index/stats?number=${n3}`)).body.buckets).toEqual([])
+      expect((await get<StatsResult>(`/api/index/stats?number=${n3}&tz=Asia/Kolkata`)).body.buckets).toEqual([])
+      const slots = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_quarter_hours WHERE number = $1', [n3])
+      expect(slots.rows[0]!.n).toBe(0)
       const st = await get<IndexStatus>('/api/index/status')
       expect(st.body.numbers.find((n) => n.number === n3)).toMatchObject({ state: 'never', indexed: 0, lastSyncedAt: null })
       expect(st.body.freshness.incomplete).toContain(n3)
@@ -811,7 +886,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       const everything = await forget({ all: true })
       expect(((await everything.json()) as { forgotten: number }).forgotten).toBe(all.length - 36)
       const left = await db.query<{ n: number }>(
-        'SELECT (SELECT count(*) FROM index_messages) + (SELECT count(*) FROM index_daily) + (SELECT count(*) FROM index_parties) + (SELECT count(*) FROM index_bodies) + (SELECT count(*) FROM index_body_counts) AS n',
+        'SELECT (SELECT count(*) FROM index_messages) + (SELECT count(*) FROM index_daily) + (SELECT count(*) FROM index_quarter_hours) + (SELECT count(*) FROM index_parties) + (SELECT count(*) FROM index_bodies) + (SELECT count(*) FROM index_body_counts) AS n',
       )
       expect(Number(left.rows[0]!.n)).toBe(0)
       expect(audits.some(([a]) => a === 'forget')).toBe(true)

@@ -198,3 +198,23 @@ export function decodeCursor(v: string | undefined, field = 'cursor'): Cursor | 
     throw bad()
   return { date, number, ordinal }
 }
+
+/**
+ * An IANA zone name (`tz`), or null when absent. Intl must know it, and it must be a name, not
+ * an offset: PostgreSQL reads "+05:30" as POSIX (sign reversed), so offsets are refused.
+ */
+export function zoneParam(p: Map<string, string>, name = 'tz'): string | null {
+  const v = p.get(name)
+  if (v === undefined || v === '') return null
+  let known = false
+  if (v.length <= 64 && /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(v)) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: v })
+      known = true
+    } catch {
+      known = false
+    }
+  }
+  if (!known) throw invalid(name, `${name} must be an IANA time zone such as Europe/Paris or UTC.`)
+  return v
+}

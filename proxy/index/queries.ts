@@ -579,13 +579,37 @@ export async function parties(db: Queryable, number: string, party: string | nul
   return r.rows.map((x) => ({ party: x.party, count: x.count, lastDate: isoOf(x.last_date) }))
 }
 
+/**
+ * Inbound, outbound and failed counts per day or week. Without a zone the days are UTC days (the
+ * daily roll-up); with an IANA zone they are that zone's days, from the quarter-hour roll-up (a
+ * day of any zone is a whole set of UTC quarter hours), and from/to are days of that zone.
+ */
 export async function stats(
   db: Queryable,
   number: string | null,
   bucket: 'day' | 'week',
   from: string | null,
   toExclusive: string | null,
+  tz: string | null = null,
 ): Promise<StatsBucket[]> {
+  const fromDay = from ? from.slice(0, 10) : null
+  const toDay = toExclusive ? toExclusive.slice(0, 10) : null
+  if (tz !== null) {
+    const r = await db.query<{ day: string; inbound: number; outbound: number; failed: number }>(
+      `SELECT to_char(b, 'YYYY-MM-DD') AS day, sum(inbound)::int AS inbound, sum(outbound)::int AS outbound, sum(failed)::int AS failed
+       FROM (
+         SELECT CASE WHEN $2 = 'week' THEN date_trunc('week', slot AT TIME ZONE $5::text)::date ELSE (slot AT TIME ZONE $5::text)::date END AS b,
+                inbound, outbound, failed
+         FROM index_quarter_hours
+         WHERE ($1::text IS NULL OR number = $1)
+           AND ($3::date IS NULL OR slot >= ($3::date::timestamp AT TIME ZONE $5::text))
+           AND ($4::date IS NULL OR slot < ($4::date::timestamp AT TIME ZONE $5::text))
+       ) x
+       GROUP BY b ORDER BY b`,
+      [number, bucket, fromDay, toDay, tz],
+    )
+    return r.rows
+  }
   const r = await db.query<{ day: string; inbound: number; outbound: number; failed: number }>(
     `SELECT to_char(b, 'YYYY-MM-DD') AS day, sum(inbound)::int AS inbound, sum(outbound)::int AS outbound, sum(failed)::int AS failed
      FROM (
@@ -594,7 +618,7 @@ export async function stats(
        WHERE ($1::text IS NULL OR number = $1) AND ($3::date IS NULL OR day >= $3::date) AND ($4::date IS NULL OR day < $4::date)
      ) x
      GROUP BY b ORDER BY b`,
-    [number, bucket, from ? from.slice(0, 10) : null, toExclusive ? toExclusive.slice(0, 10) : null],
+    [number, bucket, fromDay, toDay],
   )
   return r.rows
 }
@@ -629,10 +653,11 @@ export async function forget(db: Db, number: string | null): Promise<number> {
     // What the support desk derived from these messages goes with them.
     await forgetDesk(tx, number)
     if (number === null) {
-      await tx.query('TRUNCATE index_messages, index_daily, index_parties, index_body_counts, index_bodies')
+      await tx.query('TRUNCATE index_messages, index_daily, index_quarter_hours, index_parties, index_body_counts, index_bodies')
     } else {
       await tx.query('DELETE FROM index_messages WHERE number = $1', [number])
       await tx.query('DELETE FROM index_daily WHERE number = $1', [number])
+      await tx.query('DELETE FROM index_quarter_hours WHERE number = $1', [number])
       await tx.query('DELETE FROM index_parties WHERE number = $1', [number])
       await tx.query('DELETE FROM index_body_counts WHERE number = $1', [number])
       // Bodies no other number uses are customer data of this one. The lock waits for syncs

@@ -92,7 +92,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(f.incomplete).toEqual([])
   }
   const forgetAll = async (i: number) => {
-    for (const t of ['index_messages', 'index_daily', 'index_parties', 'index_body_counts', 'index_numbers'])
+    for (const t of ['index_messages', 'index_daily', 'index_quarter_hours', 'index_parties', 'index_body_counts', 'index_numbers'])
       await db.query(`DELETE FROM ${t} WHERE number = $1`, [num(i).number])
     sim.state.added.delete(num(i).number)
   }

@@ -135,11 +135,12 @@ const statsWire = z.looseObject({
 })
 export type StatsResult = z.output<typeof statsWire>
 
-export const statsQuery = (number: string | null, bucket: 'day' | 'week', from: string, to: string) =>
+/** Counts per day or week of the IANA zone `tz` (from and to are days of that zone). */
+export const statsQuery = (number: string | null, bucket: 'day' | 'week', from: string, to: string, tz: string) =>
   queryOptions({
-    queryKey: indexKeys.stats(number, bucket, from, to),
+    queryKey: indexKeys.stats(number, bucket, from, to, tz),
     queryFn: async ({ signal }) =>
-      parseWire(statsWire, await getJson(INDEX_PATHS.stats, { number: number ?? undefined, bucket, from, to }, signal), WHO),
+      parseWire(statsWire, await getJson(INDEX_PATHS.stats, { number: number ?? undefined, bucket, from, to, tz }, signal), WHO),
     staleTime: 30_000,
   })
 

@@ -112,8 +112,8 @@ export const indexKeys = {
   search: (p: SearchParams) => [...indexKeys.all, 'search', p] as const,
   thread: (number: string, party: string) => [...indexKeys.all, 'thread', number, party] as const,
   parties: (number: string) => [...indexKeys.all, 'parties', number] as const,
-  stats: (number: string | null, bucket: 'day' | 'week', from: string, to: string) =>
-    [...indexKeys.all, 'stats', number, bucket, from, to] as const,
+  stats: (number: string | null, bucket: 'day' | 'week', from: string, to: string, tz: string) =>
+    [...indexKeys.all, 'stats', number, bucket, from, to, tz] as const,
   message: (number: string, ordinal: number) => [...indexKeys.all, 'message', number, ordinal] as const,
   locate: (number: string, date: string) => [...indexKeys.all, 'locate', number, date] as const,
 }

@@ -13,6 +13,18 @@ ON CONFLICT (number, day) DO UPDATE SET
   failed = index_daily.failed + EXCLUDED.failed`
 
 /**
+ * The quarter-hour roll-up (UTC slots), added to beside the daily one: the days of any zone are
+ * whole sets of slots, so the charts count the shown zone's days from it.
+ */
+export const QUARTER_SQL = `
+INSERT INTO index_quarter_hours (number, slot, inbound, outbound, failed)
+SELECT $1, s, i, o, f FROM unnest($2::timestamptz[], $3::int[], $4::int[], $5::int[]) AS u(s, i, o, f)
+ON CONFLICT (number, slot) DO UPDATE SET
+  inbound = index_quarter_hours.inbound + EXCLUDED.inbound,
+  outbound = index_quarter_hours.outbound + EXCLUDED.outbound,
+  failed = index_quarter_hours.failed + EXCLUDED.failed`
+
+/**
  * The ids of a batch's distinct bodies ($1, answered by position k, 1-based), adding the new
  * ones. Two syncs on one PostgreSQL may add the same body at once: the copies are harmless (see
  * migration 002), and the lowest id is used from then on.

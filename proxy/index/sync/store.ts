@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/types.ts'
 import { forgetDesk, storeDeskFacts } from '../../desk/refresh.ts'
 import { COPY_SQL, copyCsv, INSERT_SQL, insertParams, type StoredMessage } from '../columns.ts'
 import type { Page, PageRecord } from '../parse.ts'
-import { BODY_COUNTS_SQL, BODY_IDS_SQL, DAILY_SQL, NUMBER_AFTER_STORE_SQL, PARTIES_SQL } from './sql.ts'
+import { BODY_COUNTS_SQL, BODY_IDS_SQL, DAILY_SQL, NUMBER_AFTER_STORE_SQL, PARTIES_SQL, QUARTER_SQL } from './sql.ts'
 import type { Job, NumberRow } from './types.ts'
 
 /** A record and its ordinal (1 = the number's oldest message). */
@@ -22,6 +22,8 @@ interface CopyCapable {
   copyFrom: (sql: string, data: string) => Promise<void>
 }
 const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCapable>).copyFrom === 'function'
+/** The quarter-hour roll-up's slot width: every zone's offset today is a whole number of them. */
+const QUARTER_MS = 15 * 60_000
 
 /**
  * Stores records and the number's new checkpoint in one transaction: the rows, the daily
@@ -99,9 +101,10 @@ async function withBodies(tx: Queryable, page: Page, placed: Placed[]): Promise<
   })
 }
 
-/** The daily, party and body roll-ups of exactly the rows stored, in the same transaction. */
+/** The daily, quarter-hour, party and body roll-ups of exactly the rows stored, in the same transaction. */
 async function rollUp(tx: Queryable, number: string, rows: StoredMessage[]): Promise<void> {
   const days = new Map<string, [number, number, number]>()
+  const slots = new Map<number, [number, number, number]>()
   const parties = new Map<string, [number, string]>()
   const bodyCounts = new Map<number, number>()
   for (const m of rows) {
@@ -111,7 +114,15 @@ async function rollUp(tx: Queryable, number: string, rows: StoredMessage[]): Pro
     if (!d) days.set(day, (d = [0, 0, 0]))
     if (m.r.direction === 'outbound') d[1]++
     else d[0]++
-    if (m.r.statusCode !== null && m.r.statusCode >= 400) d[2]++
+    const slot = Math.floor(Date.parse(m.date) / QUARTER_MS) * QUARTER_MS
+    let q = slots.get(slot)
+    if (!q) slots.set(slot, (q = [0, 0, 0]))
+    if (m.r.direction === 'outbound') q[1]++
+    else q[0]++
+    if (m.r.statusCode !== null && m.r.statusCode >= 400) {
+      d[2]++
+      q[2]++
+    }
     const p = parties.get(m.r.partyDigits)
     if (!p) parties.set(m.r.partyDigits, [1, m.date])
     else {
@@ -122,6 +133,16 @@ async function rollUp(tx: Queryable, number: string, rows: StoredMessage[]): Pro
   if (days.size > 0) {
     const e = [...days.entries()]
     await tx.query(DAILY_SQL, [number, e.map(([k]) => k), e.map(([, v]) => v[0]), e.map(([, v]) => v[1]), e.map(([, v]) => v[2])])
+  }
+  if (slots.size > 0) {
+    const e = [...slots.entries()]
+    await tx.query(QUARTER_SQL, [
+      number,
+      e.map(([k]) => new Date(k).toISOString()),
+      e.map(([, v]) => v[0]),
+      e.map(([, v]) => v[1]),
+      e.map(([, v]) => v[2]),
+    ])
   }
   if (parties.size > 0) {
     const e = [...parties.entries()]
@@ -135,7 +156,7 @@ export async function wipe(job: Job): Promise<void> {
   const { db } = job.ctx
   await db.transaction(async (tx) => {
     if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '300s'`)
-    for (const table of ['index_messages', 'index_daily', 'index_parties', 'index_body_counts'])
+    for (const table of ['index_messages', 'index_daily', 'index_quarter_hours', 'index_parties', 'index_body_counts'])
       await tx.query(`DELETE FROM ${table} WHERE number = $1`, [job.number])
     await forgetDesk(tx, job.number)
     await tx.query(

@@ -5,6 +5,7 @@ import { ErrorAlert } from '../../components/alert'
 import { IndexOffAlert } from '../../components/index-off-alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { formatCount } from '../../lib/count'
+import { zoneLabel, zoneName, type Zone } from '../../lib/dates'
 import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
 import type { ChartsSearch } from '../../lib/route-params'
@@ -14,15 +15,17 @@ import { UPlotChart } from './uplot-chart'
 
 /**
  * Messages per day (in and out) and the failure rate, per number or account-wide, over the
- * indexed history (the index's daily roll-up). Each chart has a table of the same figures.
+ * indexed history, counted in days (and weeks) of the shown zone, the zone Search uses, so a day
+ * opened from here finds the messages counted. Each chart has a table of the same figures.
  */
 export function ChartsPage({ search }: { search: ChartsSearch }) {
   const setParams = useSetParams()
   const index = useIndexStatus()
-  const span = useMemo(() => rangeSpan(search.range), [search.range])
+  const zone = search.tz
+  const span = useMemo(() => rangeSpan(search.range, zone), [search.range, zone])
   const number = search.number || null
   const stats = useQuery({
-    ...statsQuery(number, span.bucket, span.from, span.to),
+    ...statsQuery(number, span.bucket, span.from, span.to, zoneName(zone)),
     enabled: index.available,
     placeholderData: keepPreviousData,
   })
@@ -40,8 +43,8 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
     [series],
   )
   const dayLink = useCallback(
-    (i: number, failedOnly: boolean) => (series ? daySearchPath(series, i, span.bucket, number, failedOnly) : null),
-    [series, span.bucket, number],
+    (i: number, failedOnly: boolean) => (series ? daySearchPath(series, i, span.bucket, number, failedOnly, zone) : null),
+    [series, span.bucket, number, zone],
   )
   const openVolumeDay = useCallback(
     (i: number) => {
@@ -100,9 +103,10 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
         </fieldset>
       </div>
       <p className="mt-1 text-sm text-slate-700">
-        Days are UTC days{span.from ? `, ${span.from} to ${span.to}` : ', the whole indexed history'}, per {unit}: the index counts messages
-        per UTC day, and a day opened from here is searched in UTC so its messages are the ones counted. Over the indexed history only.
-        Click a point, or a day in the table, to see its messages.
+        Days are {zoneDays(zone)}
+        {span.from ? `, ${span.from} to ${span.to}` : ', the whole indexed history'}, per {unit}
+        {unit === 'week' ? ' (weeks from Monday)' : ''}: a day opened from here is searched in the same zone, so its messages are the ones
+        counted. Over the indexed history only. Click a point, or a day in the table, to see its messages.
       </p>
 
       {index.loading ? (
@@ -149,9 +153,14 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
   )
 }
 
+/** "UTC days", or "Europe/Paris days (local time)": the zone the buckets were counted in. */
+function zoneDays(zone: Zone): string {
+  return zone === 'utc' ? 'UTC days' : `${zoneLabel(zone) === 'Local time' ? 'local' : zoneName(zone)} days (local time)`
+}
+
 /**
- * Search over the messages of one bucket (a UTC day, or the UTC week from that day), in UTC as
- * the bucket was counted; failed ones only for the failure chart.
+ * Search over the messages of one bucket (a day, or the week from that day, of the shown zone),
+ * in that zone as the bucket was counted; failed ones only for the failure chart.
  */
 export function daySearchPath(
   series: Series,
@@ -159,11 +168,12 @@ export function daySearchPath(
   bucket: 'day' | 'week',
   number: string | null,
   failedOnly: boolean,
+  zone: Zone,
 ): string | null {
   const from = series.days[i]
   if (!from) return null
   const to = bucket === 'day' ? from : new Date(Date.parse(`${from}T00:00:00Z`) + 6 * 86_400_000).toISOString().slice(0, 10)
-  return paths.search({ from, to, tz: 'utc', numbers: number, status: failedOnly ? 'error' : null })
+  return paths.search({ from, to, tz: zone === 'utc' ? 'utc' : null, numbers: number, status: failedOnly ? 'error' : null })
 }
 
 function FiguresTable({

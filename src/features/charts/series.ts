@@ -1,4 +1,5 @@
 import type { StatsResult } from '../../api/index-api'
+import { dayOf, type Zone } from '../../lib/dates'
 
 export type Range = '30d' | '90d' | '1y' | 'all'
 export const RANGES: ReadonlyArray<{ id: Range; label: string; days: number | null }> = [
@@ -11,10 +12,11 @@ export const RANGES: ReadonlyArray<{ id: Range; label: string; days: number | nu
 const DAY = 86_400_000
 const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
-/** The query span of a range, in whole UTC days ending today; "all" is unbounded and weekly. */
-export function rangeSpan(range: Range, now = Date.now()): { from: string; to: string; bucket: 'day' | 'week' } {
+/** The query span of a range, in whole days of the shown zone ending today there; "all" is unbounded and weekly. */
+export function rangeSpan(range: Range, zone: Zone, now = Date.now()): { from: string; to: string; bucket: 'day' | 'week' } {
   const days = RANGES.find((r) => r.id === range)?.days ?? null
-  const today = Math.floor(now / DAY) * DAY
+  // Day strings are stepped in UTC arithmetic (no DST there); only "today" depends on the zone.
+  const today = Date.parse(`${dayOf(now, zone)}T00:00:00Z`)
   return { from: days === null ? '' : dayString(today - (days - 1) * DAY), to: dayString(today), bucket: days === null ? 'week' : 'day' }
 }
 

@@ -56,8 +56,9 @@ export function UPlotChart({
         height: 260,
         legend: { show: false },
         cursor: { show: true, drag: { x: false, y: false } },
-        // The buckets are UTC days (the index's daily roll-up): the axis names them as such, not
-        // as the browser's local instant of each UTC midnight (the day before, west of Greenwich).
+        // Each bucket's x is its day (of the zone counted in) written as that date's UTC midnight:
+        // the axis reads it back in UTC so it names that date, not the browser's local instant of
+        // it (the day before, west of Greenwich).
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
         scales: { x: { time: true }, ...(fromZero ? { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } } : {}) },
         axes: [axis(), { ...axis(), label: yLabel, size: 60 }],

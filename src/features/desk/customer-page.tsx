@@ -10,9 +10,7 @@ import { formatPhone, partyFromInput } from '../../lib/phone'
 import type { CustomerSearch } from '../../lib/route-params'
 import { Link, useSetParams } from '../../lib/router'
 import { DeskIndexGate, DeskNav, TableRegion, td, th, useTidOf } from './desk-parts'
-import { formatWait } from './format'
-
-const ms = (iso: string | null) => (iso ? Date.parse(iso) : null)
+import { formatWait, msOf } from './format'
 
 /** One customer across every number: who they talked with, when, how much, failures, opt-outs, whether they wait. */
 export function CustomerPage({ search, admin }: { search: CustomerSearch; admin: boolean | null }) {
@@ -127,15 +125,15 @@ function Summary({ c, zone, at }: { c: Customer; zone: Zone; at: number }) {
   const waitingMs = c.waitingSince ? at - Date.parse(c.waitingSince) : null
   const items: Array<[string, string]> = [
     ['Numbers talked with', `${formatCount(c.numbers.length)}: ${c.numbers.map((n) => formatPhone(n)).join(', ')}`],
-    ['First contact', formatDate(ms(c.firstContact), zone)],
-    ['Last contact', formatDate(ms(c.lastContact), zone)],
+    ['First contact', formatDate(msOf(c.firstContact), zone)],
+    ['Last contact', formatDate(msOf(c.lastContact), zone)],
     ['Messages from them', formatCount(c.inbound)],
     ['Messages to them', formatCount(c.outbound)],
     ['Failed sends', formatCount(c.failed)],
     ['Opt-out', c.optedOutOn.length ? `Opted out on ${c.optedOutOn.map((n) => formatPhone(n)).join(', ')}` : 'Not opted out on any number'],
     [
       'Waiting for a reply',
-      c.waitingSince && waitingMs !== null ? `Yes, for ${formatWait(waitingMs)} (since ${formatDate(ms(c.waitingSince), zone)})` : 'No',
+      c.waitingSince && waitingMs !== null ? `Yes, for ${formatWait(waitingMs)} (since ${formatDate(msOf(c.waitingSince), zone)})` : 'No',
     ],
   ]
   return (
@@ -200,18 +198,18 @@ function Threads({ c, zone }: { c: Customer; zone: Zone }) {
                     {formatPhone(t.number)}
                   </Link>
                 </td>
-                <td className={`${td} whitespace-nowrap`} title={exactUtc(ms(t.firstAt))}>
-                  {formatDate(ms(t.firstAt), zone)}
+                <td className={`${td} whitespace-nowrap`} title={exactUtc(msOf(t.firstAt))}>
+                  {formatDate(msOf(t.firstAt), zone)}
                 </td>
-                <td className={`${td} whitespace-nowrap`} title={exactUtc(ms(t.lastAt))}>
-                  {formatDate(ms(t.lastAt), zone)}
+                <td className={`${td} whitespace-nowrap`} title={exactUtc(msOf(t.lastAt))}>
+                  {formatDate(msOf(t.lastAt), zone)}
                 </td>
                 <td className={`${td} tabular-nums`}>{formatCount(t.inbound)}</td>
                 <td className={`${td} tabular-nums`}>{formatCount(t.outbound)}</td>
                 <td className={`${td} tabular-nums`}>{formatCount(t.failed)}</td>
                 <td className={`${td} whitespace-nowrap`}>
                   {t.optedOut ? (
-                    <span className="font-semibold text-red-900">Opted out {formatDate(ms(t.optedOutAt), zone)}</span>
+                    <span className="font-semibold text-red-900">Opted out {formatDate(msOf(t.optedOutAt), zone)}</span>
                   ) : t.optHistory.length ? (
                     'Opted back in'
                   ) : (
@@ -226,7 +224,7 @@ function Threads({ c, zone }: { c: Customer; zone: Zone }) {
                     </Link>
                   ) : null}
                 </td>
-                <td className={`${td} whitespace-nowrap`}>{t.waitingSince ? `Since ${formatDate(ms(t.waitingSince), zone)}` : 'No'}</td>
+                <td className={`${td} whitespace-nowrap`}>{t.waitingSince ? `Since ${formatDate(msOf(t.waitingSince), zone)}` : 'No'}</td>
               </tr>
             ))}
           </tbody>

@@ -22,3 +22,6 @@ export function parseThreshold(text: string): { minutes: number } | { error: str
 export function optStateWords(state: string): string {
   return state === 'opt-out' ? 'Opted out' : state === 'opt-in' ? 'Opted back in' : state
 }
+
+/** An ISO instant from the desk's answers as milliseconds, for the date formatters (null stays null). */
+export const msOf = (iso: string | null): number | null => (iso ? Date.parse(iso) : null)

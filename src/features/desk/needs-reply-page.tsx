@@ -20,9 +20,7 @@ import { formatPhone } from '../../lib/phone'
 import type { NeedsReplySearch } from '../../lib/route-params'
 import { Link, useSetParams } from '../../lib/router'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th, useTidOf } from './desk-parts'
-import { formatWait, parseThreshold } from './format'
-
-const ms = (iso: string | null) => (iso ? Date.parse(iso) : null)
+import { formatWait, parseThreshold, msOf } from './format'
 
 /**
  * Who is waiting for us: every customer whose last messages have had no reply on that number for
@@ -159,7 +157,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
     mutationFn: (e: QueueEntry) => markHandled(e.number, e.party),
     onSuccess: (r) => {
       setDone(
-        `Marked handled: ${formatPhone(r.party)} on ${formatPhone(r.number)}, by ${r.handledBy ?? 'you'} at ${formatDate(ms(r.handledAt), search.tz)}.`,
+        `Marked handled: ${formatPhone(r.party)} on ${formatPhone(r.number)}, by ${r.handledBy ?? 'you'} at ${formatDate(msOf(r.handledAt), search.tz)}.`,
       )
       void qc.invalidateQueries({ queryKey: deskKeys.all })
     },
@@ -245,12 +243,12 @@ function Queue({ search }: { search: NeedsReplySearch }) {
                     {e.lastInbound.body ? <BodyText body={e.lastInbound.body} /> : <span className="text-slate-700 italic">(no text)</span>}
                     {e.unanswered > 1 ? <span className="block text-xs text-slate-700">{e.unanswered} messages unanswered</span> : null}
                   </td>
-                  <td className={`${td} whitespace-nowrap`} title={exactUtc(ms(e.since))}>
+                  <td className={`${td} whitespace-nowrap`} title={exactUtc(msOf(e.since))}>
                     <span className="font-semibold">{formatWait(e.waitedMs)}</span>
-                    <span className="block text-xs text-slate-700">since {formatDate(ms(e.since), zone)}</span>
+                    <span className="block text-xs text-slate-700">since {formatDate(msOf(e.since), zone)}</span>
                     {e.handled ? (
                       <span className="block text-xs text-slate-700">
-                        handled earlier by {e.handled.by ?? 'someone'}, {formatDate(ms(e.handled.at), zone)}
+                        handled earlier by {e.handled.by ?? 'someone'}, {formatDate(msOf(e.handled.at), zone)}
                       </span>
                     ) : null}
                   </td>

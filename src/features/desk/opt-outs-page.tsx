@@ -12,9 +12,7 @@ import { formatPhone } from '../../lib/phone'
 import type { OptOutsSearch } from '../../lib/route-params'
 import { Link, useSetParams } from '../../lib/router'
 import { DeskIndexGate, DeskNav, NOT_LEGAL_ADVICE, NumberSelect, TableRegion, td, th } from './desk-parts'
-import { formatWait, optStateWords } from './format'
-
-const ms = (iso: string | null) => (iso ? Date.parse(iso) : null)
+import { formatWait, optStateWords, msOf } from './format'
 
 /**
  * Who told us to stop, per number and customer, with each opt-out and opt-back-in in order; and
@@ -89,9 +87,9 @@ function Ledger({ search }: { search: OptOutsSearch }) {
                   r.number,
                   r.party,
                   r.optedOut ? 'opted-out' : 'opted-in',
-                  isoUtc(ms(r.since)),
+                  isoUtc(msOf(r.since)),
                   r.sentAfter,
-                  r.history.map((h) => `${h.state} ${isoUtc(ms(h.date))}`).join('; '),
+                  r.history.map((h) => `${h.state} ${isoUtc(msOf(h.date))}`).join('; '),
                 ]),
               })}
             />
@@ -158,13 +156,13 @@ function LedgerRow({ r, zone }: { r: OptRow; zone: Zone }) {
       <td className={`${td} whitespace-nowrap`}>{formatPhone(r.number)}</td>
       <td className={`${td} whitespace-nowrap`}>
         <span className={r.optedOut ? 'font-semibold text-red-900' : ''}>{r.optedOut ? 'Opted out' : 'Opted back in'}</span>
-        {r.optedOut && r.since ? <span className="block text-xs text-slate-700">since {formatDate(ms(r.since), zone)}</span> : null}
+        {r.optedOut && r.since ? <span className="block text-xs text-slate-700">since {formatDate(msOf(r.since), zone)}</span> : null}
       </td>
       <td className={td}>
         <ol className="space-y-0.5">
           {r.history.map((h, i) => (
             <li key={i} className="whitespace-nowrap">
-              {optStateWords(h.state)}, {formatDate(ms(h.date), zone)}
+              {optStateWords(h.state)}, {formatDate(msOf(h.date), zone)}
             </li>
           ))}
         </ol>
@@ -224,9 +222,9 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
                 rows: q.data.rows.map((r) => [
                   r.number,
                   r.party,
-                  isoUtc(ms(r.optOut.date)),
+                  isoUtc(msOf(r.optOut.date)),
                   r.optOut.body ?? '',
-                  isoUtc(ms(r.message.date)),
+                  isoUtc(msOf(r.message.date)),
                   r.message.body ?? '',
                   r.message.status ?? '',
                   r.message.failed ? 'yes' : 'no',
@@ -300,7 +298,7 @@ function SentRow({ r, zone }: { r: SentAfterRow; zone: Zone }) {
       <td className={`${td} whitespace-nowrap`}>{formatPhone(r.number)}</td>
       <td className={`${td} min-w-40`}>
         <Link href={paths.message(r.number, r.optOut.ordinal, { tz: zone === 'utc' ? 'utc' : null })} className="text-blue-800 underline">
-          {formatDate(ms(r.optOut.date), zone)}
+          {formatDate(msOf(r.optOut.date), zone)}
         </Link>
         <BodyText body={r.optOut.body} />
       </td>
@@ -308,9 +306,9 @@ function SentRow({ r, zone }: { r: SentAfterRow; zone: Zone }) {
         <Link
           href={paths.message(r.number, r.message.ordinal, { tz: zone === 'utc' ? 'utc' : null })}
           className="text-blue-800 underline"
-          title={exactUtc(ms(r.message.date))}
+          title={exactUtc(msOf(r.message.date))}
         >
-          {formatDate(ms(r.message.date), zone)}
+          {formatDate(msOf(r.message.date), zone)}
         </Link>
         <span className="text-xs text-slate-700"> ({formatWait(r.afterMs)} after)</span>
         {r.message.failed ? <span className="ml-1 rounded bg-red-100 px-1 text-xs text-red-900">refused by the carrier</span> : null}

@@ -13,8 +13,7 @@ import { formatPhone } from '../../lib/phone'
 import type { DeskNumberSearch } from '../../lib/route-params'
 import { Link, useSetParams } from '../../lib/router'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th } from './desk-parts'
-
-const ms = (iso: string | null) => (iso ? Date.parse(iso) : null)
+import { msOf } from './format'
 
 /** Sends to North American customers outside 8:00–21:00 in the customer's own time, per number and day. */
 export function QuietHoursPage({ search, admin }: { search: DeskNumberSearch; admin: boolean | null }) {
@@ -76,7 +75,7 @@ function Report({ search }: { search: DeskNumberSearch }) {
               nameParts={['quiet-hours', d.number, search.from, search.to]}
               getData={() => ({
                 header: ['number', 'customer', 'sent_at', 'customer_local_day', 'text'],
-                rows: d.rows.map((r) => [d.number, r.party, isoUtc(ms(r.date)), r.localDay ?? '', r.body ?? '']),
+                rows: d.rows.map((r) => [d.number, r.party, isoUtc(msOf(r.date)), r.localDay ?? '', r.body ?? '']),
               })}
             />
           </div>
@@ -167,12 +166,12 @@ function Sends({ d, zone }: { d: QuietHours; zone: Zone }) {
           <tbody>
             {d.rows.map((r) => (
               <tr key={r.ordinal} className="border-t border-slate-200">
-                <td className={`${td} whitespace-nowrap`} title={exactUtc(ms(r.date))}>
+                <td className={`${td} whitespace-nowrap`} title={exactUtc(msOf(r.date))}>
                   <Link
                     href={paths.message(d.number, r.ordinal, { tz: zone === 'utc' ? 'utc' : null })}
                     className="text-blue-800 underline"
                   >
-                    {formatDate(ms(r.date), zone)}
+                    {formatDate(msOf(r.date), zone)}
                   </Link>
                 </td>
                 <td className={`${td} whitespace-nowrap`}>

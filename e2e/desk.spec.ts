@@ -150,8 +150,8 @@ test.describe('the support desk', () => {
     await expect(evidence.locator('tbody tr')).toHaveCount(sent.length)
     for (const s of sent) await expect(evidence).toContainText(s.message.body)
     await expect(evidence.getByText('refused by the carrier')).toHaveCount(sent.filter((s) => s.failed).length)
-    const out = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).first().click())
-    expect(out.name).toMatch(/^switchboard-sent-after-opt-out-/)
+    const out = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV: every send after opt-out' }).click())
+    expect(out.name).toMatch(new RegExp(`^switchboard-sent-after-opt-out-${DESK.number}-\\d{4}-\\d{2}-\\d{2}\\.csv$`))
     const evidenceCsv = parseCsv(out.text)
     expect(
       evidenceCsv
@@ -159,6 +159,23 @@ test.describe('the support desk', () => {
         .map((r) => r[5])
         .sort(),
     ).toEqual(sent.map((s) => s.message.body).sort())
+    // Both messages: each send beside the opt-out it came after.
+    expect(
+      evidenceCsv
+        .slice(1)
+        .map((r) => `${r[3]} → ${r[5]}`)
+        .sort(),
+    ).toEqual(sent.map((s) => `${s.optOut.body} → ${s.message.body}`).sort())
+    const ledgerOut = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV: the opt-out ledger' }).click())
+    expect(ledgerOut.name).toMatch(new RegExp(`^switchboard-opt-outs-${DESK.number}-all-\\d{4}-\\d{2}-\\d{2}\\.csv$`))
+    const ledgerCsv = parseCsv(ledgerOut.text)
+    expect(ledgerCsv[0]).toEqual(['number', 'customer', 'state', 'opted_out_since', 'sent_after_opt_out', 'history'])
+    expect(
+      ledgerCsv
+        .slice(1)
+        .map((r) => `${r[1]} ${r[2]}`)
+        .sort(),
+    ).toEqual(ledger.map((e) => `${e.party} ${e.optedOut ? 'opted-out' : 'opted-in'}`).sort())
     await page.screenshot({ path: '/tmp/desk-opt-outs-1400.png', fullPage: true })
     expect(await axeViolations(page)).toEqual([])
 

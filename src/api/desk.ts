@@ -13,7 +13,9 @@ export const DESK_PATHS = {
   needsReplyExport: '/api/desk/needs-reply/export',
   handled: '/api/desk/handled',
   optOuts: '/api/desk/opt-outs',
+  optOutsExport: '/api/desk/opt-outs/export',
   sentAfter: '/api/desk/sent-after-opt-out',
+  sentAfterExport: '/api/desk/sent-after-opt-out/export',
   customer: '/api/desk/customer',
   quietHours: '/api/desk/quiet-hours',
   segments: '/api/desk/segments',
@@ -72,6 +74,13 @@ export const needsReplyQuery = (number: string | null, limit = DESK_MAX_ROWS) =>
 
 /** The whole queue as CSV, from the server (the page shows the longest waits only); a plain download link. */
 export const needsReplyExportUrl = (number: string | null) => apiUrl(DESK_PATHS.needsReplyExport, { number })
+
+/** The whole opt-out ledger as CSV, from the server (the page shows at most DESK_MAX_ROWS); a plain download link. */
+export const optOutsExportUrl = (number: string | null, state: OptStateFilter) =>
+  apiUrl(DESK_PATHS.optOutsExport, { number, state: state === 'all' ? null : state })
+
+/** Every send after opt-out with both messages, as CSV from the server; a plain download link. */
+export const sentAfterExportUrl = (number: string | null, party: string | null) => apiUrl(DESK_PATHS.sentAfterExport, { number, party })
 
 const handledWire = z.looseObject({ number: z.string(), party: z.string(), handledAt: optText, handledBy: optText })
 

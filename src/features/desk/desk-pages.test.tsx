@@ -223,6 +223,13 @@ describe('Opt-outs', () => {
     expect(screen.getByText('1 still opted out, 0 opted back in on (512) 947-4129.')).toBeTruthy()
     const ledger = screen.getByRole('table', { name: /Opt-out state per number and customer/ })
     expect(within(ledger).getByRole('button', { name: /2 messages sent to \(702\) 555-0105 after opting out/ })).toBeTruthy()
+    // Both exports come whole from the server, with the page's filters.
+    expect(screen.getByRole('link', { name: 'Export CSV: every send after opt-out' }).getAttribute('href')).toBe(
+      `/api/desk/sent-after-opt-out/export?number=${NUMBER}`,
+    )
+    expect(screen.getByRole('link', { name: 'Export CSV: the opt-out ledger' }).getAttribute('href')).toBe(
+      `/api/desk/opt-outs/export?number=${NUMBER}`,
+    )
   })
 
   test('nobody opted out: said plainly, with no evidence table', () => {

@@ -1,12 +1,11 @@
 import { useQuery } from '@tanstack/react-query'
-import { optOutsQuery, sentAfterQuery, type OptRow, type SentAfterRow } from '../../api/desk'
+import { optOutsExportUrl, optOutsQuery, sentAfterExportUrl, sentAfterQuery, type OptRow, type SentAfterRow } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
 import { CustomerLink } from '../../components/customer-link'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { BodyText } from '../../components/message/message-parts'
-import { ExportButtons } from '../../components/export-buttons'
 import { formatCount } from '../../lib/count'
-import { exactUtc, formatDate, isoUtc, zoneLabel, type Zone } from '../../lib/dates'
+import { exactUtc, formatDate, zoneLabel, type Zone } from '../../lib/dates'
 import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
 import type { OptOutsSearch } from '../../lib/route-params'
@@ -79,20 +78,9 @@ function Ledger({ search }: { search: OptOutsSearch }) {
         </h2>
         {rows.length > 0 ? (
           <div className="ml-auto print:hidden">
-            <ExportButtons
-              nameParts={['opt-outs', number ?? 'all-numbers', search.state]}
-              getData={() => ({
-                header: ['number', 'customer', 'state', 'opted_out_since', 'sent_after_opt_out', 'history'],
-                rows: rows.map((r) => [
-                  r.number,
-                  r.party,
-                  r.optedOut ? 'opted-out' : 'opted-in',
-                  isoUtc(msOf(r.since)),
-                  r.sentAfter,
-                  r.history.map((h) => `${h.state} ${isoUtc(msOf(h.date))}`).join('; '),
-                ]),
-              })}
-            />
+            <a className="btn" href={optOutsExportUrl(number, search.state)} download aria-label="Export CSV: the opt-out ledger">
+              Export CSV
+            </a>
           </div>
         ) : null}
       </div>
@@ -205,33 +193,9 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
         ) : null}
         {q.data && q.data.rows.length > 0 ? (
           <div className="ml-auto print:hidden">
-            <ExportButtons
-              nameParts={['sent-after-opt-out', number ?? 'all-numbers', party ?? '']}
-              getData={() => ({
-                header: [
-                  'number',
-                  'customer',
-                  'opt_out_at',
-                  'opt_out_text',
-                  'sent_at',
-                  'sent_text',
-                  'status',
-                  'failed',
-                  'minutes_after_opt_out',
-                ],
-                rows: q.data.rows.map((r) => [
-                  r.number,
-                  r.party,
-                  isoUtc(msOf(r.optOut.date)),
-                  r.optOut.body ?? '',
-                  isoUtc(msOf(r.message.date)),
-                  r.message.body ?? '',
-                  r.message.status ?? '',
-                  r.message.failed ? 'yes' : 'no',
-                  Math.floor(r.afterMs / 60_000),
-                ]),
-              })}
-            />
+            <a className="btn" href={sentAfterExportUrl(number, party)} download aria-label="Export CSV: every send after opt-out">
+              Export CSV
+            </a>
           </div>
         ) : null}
       </div>

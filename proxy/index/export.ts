@@ -328,53 +328,50 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
   }
 }
 
-async function exportRows(
-  db: Db,
-  req: IncomingMessage,
-  res: ServerResponse,
-  o: ExportOptions,
-  slot: ExportSlot | undefined,
-): Promise<void> {
-  await resolveParties(db, o.filters)
-  const total = await countMatches(db, o.filters)
-  const name = exportFileName(o.filters, o.params, total, o.format === 'csv' ? 'csv' : 'ndjson')
-  await o.logStart({ what: Object.fromEntries(o.params), format: o.format, total })
+/** The response as a sink: writes that wait for the client (back-pressure) and know when it has left. */
+interface Sink {
+  write: (chunk: string) => Promise<void>
+  gone: () => boolean
+  /** Stops listening for the client leaving. */
+  detach: () => void
+}
+
+function sinkOf(req: IncomingMessage, res: ServerResponse): Sink {
   let gone = false
   const onClose = () => {
     gone = true
   }
   res.on('close', onClose)
   req.on('aborted', onClose)
-  res.writeHead(200, {
-    ...SECURITY_HEADERS,
-    'content-type': o.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
-    'content-disposition': `attachment; filename="${name}"`,
-    'cache-control': 'no-store',
-    'x-row-count': String(total),
-  })
-  const write = async (chunk: string) => {
-    if (gone) return
-    if (!res.write(chunk)) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          res.off('drain', done)
-          res.off('close', done)
-          resolve()
-        }
-        res.on('drain', done)
-        res.on('close', done)
-      })
-    }
+  return {
+    gone: () => gone,
+    detach: () => res.off('close', onClose),
+    write: async (chunk) => {
+      if (gone) return
+      if (!res.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done)
+            res.off('close', done)
+            resolve()
+          }
+          res.on('drain', done)
+          res.on('close', done)
+        })
+      }
+    },
   }
-  if (o.format === 'csv') await write(BOM + csvRow(messageCsvHeader(o.tz)))
-  let cursor: Cursor | null = null
-  let written = 0
+}
+
+/**
+ * What the rows of an export look up beside themselves, each once: bodies by id (the index stores
+ * a body once), each number's position base, and CSV cells (most values repeat).
+ */
+function lookupsOf(db: Db) {
   const bases = new Map<string, number>()
   const bodies = new Map<number, string>()
   const bodyCells = new Map<number, string>()
   const cells = new Map<string, string>()
-  const dateTuple = dateCells(o.tz)
-  const dates = dateCellsCsv(o.tz)
   /** A text cell through csvCell, remembered: most values repeat (statuses, tids, parties, URLs). */
   const cell = (v: string | null): string => {
     if (v === null || v === '') return ''
@@ -405,108 +402,163 @@ async function exportRows(
     const missing = [...new Set(numbers)].filter((n): n is string => n !== null && !bases.has(n))
     if (missing.length) for (const [n, b] of await positionBases(db, missing)) bases.set(n, b)
   }
+  return { bases, bodies, bodyCells, cell, loadBodies, loadBases }
+}
+
+/** CSV in the one message layout (contract/message-csv.ts), count.rows batch by batch; returns the rows count.rows. */
+async function writeCsv(
+  db: Db,
+  o: ExportOptions,
+  sink: Sink,
+  slot: ExportSlot | undefined,
+  total: number,
+  count: { rows: number },
+): Promise<void> {
+  const { bases, bodies, bodyCells, cell, loadBodies, loadBases } = lookupsOf(db)
+  const dates = dateCellsCsv(o.tz)
   const csvBatch = o.batch ?? BATCH
-  const ndjsonBatch = o.batch ?? NDJSON_BATCH
-  try {
-    while (!gone && o.format === 'csv') {
-      const batch = await exportBatchText(db, o.filters, cursor, csvBatch)
-      const numbers = new Set<string>()
-      const ids: number[] = []
-      for (let k = 0; k < batch.length; k++) {
-        numbers.add(batch.field(k, 0))
-        const id = batch.field(k, 10)
-        if (id !== '') ids.push(Number(id))
-      }
-      await loadBases([...numbers])
-      await loadBodies(ids)
-      // Nulls come as '' here (exportBatchText): the same empty cell either way.
-      const t: string[] = new Array<string>(16).fill('')
-      let out = ''
-      for (let k = 0; k < batch.length; k++) {
-        batch.row(k, t)
-        const number = t[0]!
-        const ordinal = t[3]!
-        const base = bases.get(number)
-        const position = base === undefined ? 1 : Math.max(1, base - Number(ordinal) + 1)
-        const dateRaw = t[7]!
-        const bodyId = t[10]!
-        let bodyCell: string
-        if (bodyId === '') bodyCell = cell(t[11]!)
-        else {
-          const id = Number(bodyId)
-          let c = bodyCells.get(id)
-          if (c === undefined) bodyCells.set(id, (c = csvCell(bodies.get(id) ?? null)))
-          bodyCell = c
-        }
-        // Our own values (digits, integers, the dates we format) need no quoting or
-        // neutralising; every text from the upstream goes through csvCell (cell remembers it).
-        out += `${number},${ordinal},${position},${dateRaw ? `${cell(dateRaw)},` : dates(Number(t[6]))},${cell(t[8]!)},${cell(t[9]!)},${bodyCell},${t[12] === 'true' ? 'yes' : 'no'},${cell(t[13]!)},${cell(t[14]!)},${t[15]},${cell(t[5]!)},${cell(t[4]!)},${cell(t[1]!)},${cell(t[2]!)}\r\n`
-        // Written every WRITE_ROWS rows: the lines die young instead of piling up for the whole batch.
-        if ((k + 1) % WRITE_ROWS === 0) {
-          await write(out)
-          out = ''
-        } else if ((k + 1) % YIELD_ROWS === 0) await yieldToLoop()
-      }
-      if (out) await write(out)
-      written += batch.length
-      slot?.progress(written, total)
-      if (batch.length < csvBatch) break
-      batch.row(batch.length - 1, t)
-      cursor = { date: new Date(Number(t[6])).toISOString(), number: t[0]!, ordinal: Number(t[3]) }
+  const write = sink.write
+  await write(BOM + csvRow(messageCsvHeader(o.tz)))
+  let cursor: Cursor | null = null
+  while (!sink.gone()) {
+    const batch = await exportBatchText(db, o.filters, cursor, csvBatch)
+    const numbers = new Set<string>()
+    const ids: number[] = []
+    for (let k = 0; k < batch.length; k++) {
+      numbers.add(batch.field(k, 0))
+      const id = batch.field(k, 10)
+      if (id !== '') ids.push(Number(id))
     }
-    while (!gone && o.format === 'ndjson') {
-      const batch = await exportBatch(db, o.filters, cursor, ndjsonBatch)
-      await loadBases(batch.map((r) => r[0]!))
-      const ids: number[] = []
-      for (const t of batch) if (t[10]) ids.push(Number(t[10]))
-      await loadBodies(ids)
-      let out = ''
-      let k = 0
-      for (const t of batch) {
-        if (++k % YIELD_ROWS === 0) await yieldToLoop()
-        {
-          const number = t[0]!
-          const ordinal = Number(t[3])
-          const dateMs = Number(t[6])
-          const dateRaw = t[7] ?? null
-          const bodyId = t[10] === null ? null : Number(t[10])
-          const position = Math.max(1, (bases.get(number) ?? ordinal) - ordinal + 1)
-          const both = dateRaw ? null : dateTuple(dateMs)
-          const body = bodyId === null ? (t[11] ?? null) : (bodies.get(bodyId) ?? null)
-          const m = {
-            number,
-            tid: t[1],
-            ordinal,
-            position,
-            systemId: t[4],
-            messageId: t[5],
-            date: both ? both[0] : null,
-            phone: t[8],
-            direction: t[9],
-            body,
-            mms: t[12] === 'true',
-            mediaUrl: t[13],
-            status: t[14],
-            statusCode: t[15] === null ? null : Number(t[15]),
-            messageTid: t[2],
-            ...(dateRaw ? { dateRaw } : {}),
-          }
-          out += `${JSON.stringify({ ...m, dateLocal: both ? both[1] : null, timeZone: o.tz })}\n`
-        }
+    await loadBases([...numbers])
+    await loadBodies(ids)
+    // Nulls come as '' here (exportBatchText): the same empty cell either way.
+    const t: string[] = new Array<string>(16).fill('')
+    let out = ''
+    for (let k = 0; k < batch.length; k++) {
+      batch.row(k, t)
+      const number = t[0]!
+      const ordinal = t[3]!
+      const base = bases.get(number)
+      const position = base === undefined ? 1 : Math.max(1, base - Number(ordinal) + 1)
+      const dateRaw = t[7]!
+      const bodyId = t[10]!
+      let bodyCell: string
+      if (bodyId === '') bodyCell = cell(t[11]!)
+      else {
+        const id = Number(bodyId)
+        let c = bodyCells.get(id)
+        if (c === undefined) bodyCells.set(id, (c = csvCell(bodies.get(id) ?? null)))
+        bodyCell = c
       }
-      written += batch.length
-      slot?.progress(written, total)
-      await write(out)
-      if (batch.length < ndjsonBatch) break
-      const last = batch[batch.length - 1]!
-      cursor = { date: new Date(Number(last[6])).toISOString(), number: last[0]!, ordinal: Number(last[3]) }
+      // Our own values (digits, integers, the dates we format) need no quoting or
+      // neutralising; every text from the upstream goes through csvCell (cell remembers it).
+      out += `${number},${ordinal},${position},${dateRaw ? `${cell(dateRaw)},` : dates(Number(t[6]))},${cell(t[8]!)},${cell(t[9]!)},${bodyCell},${t[12] === 'true' ? 'yes' : 'no'},${cell(t[13]!)},${cell(t[14]!)},${t[15]},${cell(t[5]!)},${cell(t[4]!)},${cell(t[1]!)},${cell(t[2]!)}\r\n`
+      // Written every WRITE_ROWS rows: the lines die young instead of piling up for the whole batch.
+      if ((k + 1) % WRITE_ROWS === 0) {
+        await write(out)
+        out = ''
+      } else if ((k + 1) % YIELD_ROWS === 0) await yieldToLoop()
     }
-  } finally {
-    res.off('close', onClose)
-    o.audit('export.done', { what: Object.fromEntries(o.params), format: o.format, rows: written, complete: !gone })
+    if (out) await write(out)
+    count.rows += batch.length
+    slot?.progress(count.rows, total)
+    if (batch.length < csvBatch) break
+    batch.row(batch.length - 1, t)
+    cursor = { date: new Date(Number(t[6])).toISOString(), number: t[0]!, ordinal: Number(t[3]) }
   }
-  if (gone) {
-    o.log(`index: export stopped by the client after ${written} rows`)
+}
+
+/** NDJSON, the same fields in camelCase, count.rows batch by batch; returns the rows count.rows. */
+async function writeNdjson(
+  db: Db,
+  o: ExportOptions,
+  sink: Sink,
+  slot: ExportSlot | undefined,
+  total: number,
+  count: { rows: number },
+): Promise<void> {
+  const { bases, bodies, loadBodies, loadBases } = lookupsOf(db)
+  const dateTuple = dateCells(o.tz)
+  const ndjsonBatch = o.batch ?? NDJSON_BATCH
+  const write = sink.write
+  let cursor: Cursor | null = null
+  while (!sink.gone()) {
+    const batch = await exportBatch(db, o.filters, cursor, ndjsonBatch)
+    await loadBases(batch.map((r) => r[0]!))
+    const ids: number[] = []
+    for (const t of batch) if (t[10]) ids.push(Number(t[10]))
+    await loadBodies(ids)
+    let out = ''
+    let k = 0
+    for (const t of batch) {
+      if (++k % YIELD_ROWS === 0) await yieldToLoop()
+      {
+        const number = t[0]!
+        const ordinal = Number(t[3])
+        const dateMs = Number(t[6])
+        const dateRaw = t[7] ?? null
+        const bodyId = t[10] === null ? null : Number(t[10])
+        const position = Math.max(1, (bases.get(number) ?? ordinal) - ordinal + 1)
+        const both = dateRaw ? null : dateTuple(dateMs)
+        const body = bodyId === null ? (t[11] ?? null) : (bodies.get(bodyId) ?? null)
+        const m = {
+          number,
+          tid: t[1],
+          ordinal,
+          position,
+          systemId: t[4],
+          messageId: t[5],
+          date: both ? both[0] : null,
+          phone: t[8],
+          direction: t[9],
+          body,
+          mms: t[12] === 'true',
+          mediaUrl: t[13],
+          status: t[14],
+          statusCode: t[15] === null ? null : Number(t[15]),
+          messageTid: t[2],
+          ...(dateRaw ? { dateRaw } : {}),
+        }
+        out += `${JSON.stringify({ ...m, dateLocal: both ? both[1] : null, timeZone: o.tz })}\n`
+      }
+    }
+    count.rows += batch.length
+    slot?.progress(count.rows, total)
+    await write(out)
+    if (batch.length < ndjsonBatch) break
+    const last = batch[batch.length - 1]!
+    cursor = { date: new Date(Number(last[6])).toISOString(), number: last[0]!, ordinal: Number(last[3]) }
+  }
+}
+
+async function exportRows(
+  db: Db,
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: ExportOptions,
+  slot: ExportSlot | undefined,
+): Promise<void> {
+  await resolveParties(db, o.filters)
+  const total = await countMatches(db, o.filters)
+  const name = exportFileName(o.filters, o.params, total, o.format === 'csv' ? 'csv' : 'ndjson')
+  await o.logStart({ what: Object.fromEntries(o.params), format: o.format, total })
+  const out = sinkOf(req, res)
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-type': o.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
+    'content-disposition': `attachment; filename="${name}"`,
+    'cache-control': 'no-store',
+    'x-row-count': String(total),
+  })
+  const count = { rows: 0 }
+  try {
+    await (o.format === 'csv' ? writeCsv : writeNdjson)(db, o, out, slot, total, count)
+  } finally {
+    out.detach()
+    o.audit('export.done', { what: Object.fromEntries(o.params), format: o.format, rows: count.rows, complete: !out.gone() })
+  }
+  if (out.gone()) {
+    o.log(`index: export stopped by the client after ${count.rows} rows`)
     return
   }
   res.end()

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
-import { useMemo, type KeyboardEvent } from 'react'
+import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react'
 import { partiesQuery, threadQuery, type IndexedRow, type NumberIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
@@ -16,6 +16,16 @@ import { wholeHistoryIndexed } from './index-facts'
 const PARTIES_SHOWN = 500
 /** While the number is being indexed, what is shown catches up this often. */
 const SYNC_POLL_MS = 5_000
+
+/** Reads again whenever `value` (the index's count of the number) moves, not on the first render. */
+function useRefetchWhenMoved(value: number | undefined, refetch: () => Promise<unknown>) {
+  const seen = useRef(value)
+  useEffect(() => {
+    if (seen.current === value) return
+    seen.current = value
+    void refetch()
+  }, [value, refetch])
+}
 
 /**
  * The Conversations tab with the message index on: every party of the number with its count
@@ -38,6 +48,10 @@ export function IndexedConversations({
 }) {
   const complete = wholeHistoryIndexed(facts)
   const parties = useQuery({ ...partiesQuery(number), refetchInterval: complete ? false : SYNC_POLL_MS })
+  // The poll stops once the sync is done, and its last answer may predate the last stored batch:
+  // whenever the index's count of this number moves, read the parties again.
+  const indexed = facts?.indexed
+  useRefetchWhenMoved(indexed, parties.refetch)
   const list = useMemo(() => parties.data?.parties ?? [], [parties.data])
   const shown = list.slice(0, PARTIES_SHOWN)
   const selected = list.find((p) => p.party === party) ?? list[0]
@@ -116,16 +130,31 @@ export function IndexedConversations({
               </p>
             ) : null}
           </div>
-          {selected ? <WholeThread key={selected.party} number={number} tid={tid} party={selected.party} live={!complete} /> : null}
+          {selected ? (
+            <WholeThread key={selected.party} number={number} tid={tid} party={selected.party} live={!complete} indexed={indexed} />
+          ) : null}
         </div>
       )}
     </div>
   )
 }
 
-function WholeThread({ number, tid, party, live }: { number: string; tid: string; party: string; live: boolean }) {
+function WholeThread({
+  number,
+  tid,
+  party,
+  live,
+  indexed,
+}: {
+  number: string
+  tid: string
+  party: string
+  live: boolean
+  indexed: number | undefined
+}) {
   const { zone } = useHistoryDisplay()
   const q = useInfiniteQuery({ ...threadQuery(number, party), refetchInterval: live ? SYNC_POLL_MS : false })
+  useRefetchWhenMoved(indexed, q.refetch)
   const head = q.data?.pages[0]
   // Pages come newest first; a conversation reads oldest first.
   const rows = useMemo(() => (q.data?.pages.flatMap((p) => p.rows) ?? []).slice().reverse(), [q.data])

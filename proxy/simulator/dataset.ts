@@ -97,8 +97,18 @@ export function makeAccount(sysId: string, authToken: string, count: number): Ac
   return { sysId, authToken, numbers, byNumber: new Map(numbers.map((n) => [n.number, n])) }
 }
 
+/**
+ * An account of `count` numbers that each hold `perNumber` messages: several large histories for
+ * the scale bench (`SIM_SCALE=10x1000000`). Its numbers carry no seeded defects or desk cases.
+ */
+export function makeScaleAccount(sysId: string, authToken: string, count: number, perNumber: number): Account {
+  const numbers = Array.from({ length: count }, (_, i) => ({ ...makeNumber(1000 + i, 1000), baseTotal: perNumber }))
+  return { sysId, authToken, numbers, byNumber: new Map(numbers.map((n) => [n.number, n])) }
+}
+
 export const DEMO_CREDENTIALS = { sysId: 'sim-demo', authToken: 'sim-demo-token-7f3a' }
 export const LARGE_CREDENTIALS = { sysId: 'sim-large', authToken: 'sim-large-token-9c1d' }
+export const SCALE_CREDENTIALS = { sysId: 'sim-scale', authToken: 'sim-scale-token-4e8b' }
 
 export interface MessageRecord {
   system_id: number

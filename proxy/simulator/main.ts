@@ -10,8 +10,15 @@ const port = Number(process.argv[2] ?? process.env.SIM_PORT ?? 4011)
 const extra = process.env.SIM_EXTRA_ACCOUNT?.split(':')
 // SIM_DIALECT=plain answers as a second, independently written upstream would (dialect.ts).
 const dialect = process.env.SIM_DIALECT === 'plain' ? 'plain' : 'reference'
+// SIM_SCALE=NxM adds an account (SCALE_CREDENTIALS) of N numbers with M messages each.
+const scale = /^(\d{1,3})x(\d{1,8})$/.exec(process.env.SIM_SCALE ?? '')
+if (process.env.SIM_SCALE && !scale) {
+  console.error('SIM_SCALE must look like 10x1000000: how many numbers, and the messages of each')
+  process.exit(2)
+}
 const sim = createSimulator({
   dialect,
+  ...(scale ? { scale: { numbers: Number(scale[1]), perNumber: Number(scale[2]) } } : {}),
   extraAccounts: extra?.[0] && extra[1] ? [{ sysId: extra[0], authToken: extra[1] }] : [],
   control: process.env.SIMULATOR_CONTROL === '1',
 })

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEMO_CREDENTIALS, LARGE_CREDENTIALS } from './dataset.ts'
+import { DEMO_CREDENTIALS, LARGE_CREDENTIALS, SCALE_CREDENTIALS } from './dataset.ts'
 import { extraTid, REMOVAL_WORDINGS } from './quirks.ts'
 import { createSimulator } from './simulator.ts'
 
@@ -78,6 +78,33 @@ describe('the simulator speaks the API with its quirks', () => {
   it('offers a 10,000-number account under its own credentials', async () => {
     const all = (await op('allownednumbers', {}, LARGE_CREDENTIALS)).json.data as unknown[]
     expect(all).toHaveLength(10_000)
+  })
+
+  it('offers, when asked, an account of several large histories, each its own number and each whole', async () => {
+    const scaled = createSimulator({ scale: { numbers: 3, perNumber: 250_000 } })
+    const s = await scaled.listen(0)
+    try {
+      const ask = async (path: string, fields: Record<string, string>) => {
+        const res = await fetch(`${s.url}/api/${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ ...fields, sys_id: SCALE_CREDENTIALS.sysId, auth_token: SCALE_CREDENTIALS.authToken }),
+        })
+        return (await res.json()) as Record<string, unknown>
+      }
+      const all = (await ask('allownednumbers', {})).data as Array<{ number: string; tid: string }>
+      expect(new Set(all.map((n) => n.number)).size).toBe(3)
+      for (const n of all) {
+        const last = await ask('smshistory', { number: n.number, tid: n.tid, history_start: '249999', history_end: '250005' })
+        expect(last.total_message_count).toBe(250_000)
+        expect(last.messages).toHaveLength(2)
+      }
+      // The demo account is served unchanged beside it.
+      expect(((await op('allownednumbers', {})).json.data as unknown[]).length).toBe(60)
+    } finally {
+      s.server.closeAllConnections()
+      s.server.close()
+    }
   })
 
   it('checks the credentials it is sent', async () => {

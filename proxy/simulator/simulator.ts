@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { isOperation } from '../../contract/api.ts'
 import { control } from './control.ts'
 import type { Dialect } from './dialect.ts'
-import { DEMO_CREDENTIALS, LARGE_CREDENTIALS, makeAccount, type Account } from './dataset.ts'
+import { DEMO_CREDENTIALS, LARGE_CREDENTIALS, SCALE_CREDENTIALS, makeAccount, makeScaleAccount, type Account } from './dataset.ts'
 import { send } from './faults.ts'
 import { MEDIA_FILES } from './media.ts'
 import { operation, type SimState } from './operations.ts'
@@ -22,6 +22,8 @@ export type { RecordedRequest } from './operations.ts'
 export interface SimulatorOptions {
   /** Size of the large account (10,000 by default). */
   largeCount?: number
+  /** An account of several large histories under SCALE_CREDENTIALS (the scale bench); none by default. */
+  scale?: { numbers: number; perNumber: number }
   /** More accounts with the demo dataset under other credentials (tests plant sentinel tokens this way). */
   extraAccounts?: Array<{ sysId: string; authToken: string }>
   /** Open the /__sim/* control doors (tests only). Off by default; SIMULATOR_CONTROL=1 opens them in main.ts. */
@@ -42,6 +44,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     makeAccount(DEMO_CREDENTIALS.sysId, DEMO_CREDENTIALS.authToken, 60),
     makeAccount(LARGE_CREDENTIALS.sysId, LARGE_CREDENTIALS.authToken, options.largeCount ?? 10_000),
     ...(options.extraAccounts ?? []).map((a) => makeAccount(a.sysId, a.authToken, 60)),
+    ...(options.scale
+      ? [makeScaleAccount(SCALE_CREDENTIALS.sysId, SCALE_CREDENTIALS.authToken, options.scale.numbers, options.scale.perNumber)]
+      : []),
   ]
   const state: SimState = {
     faults: [],

@@ -97,7 +97,8 @@ test.describe('the support desk', () => {
 
     // Export: one row per waiting customer, in the same order.
     const { name, text } = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV' }).click())
-    expect(name).toMatch(/^switchboard-needs-reply-\d+-\d{4}-\d{2}-\d{2}\.csv$/)
+    // contract/file-name.ts: the report, the number, the row count, and the day if it fits in 60 characters.
+    expect(name).toMatch(new RegExp(`^switchboard-needs-reply-${DESK.number}-${expected.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv$`))
     const csv = parseCsv(text)
     expect(csv[0]).toEqual(['customer', 'number', 'waiting_since', 'waited_minutes', 'unanswered', 'last_inbound_at', 'last_inbound_text'])
     expect(csv.slice(1).map((r) => r[0])).toEqual(expected.map((e) => e.party))
@@ -151,7 +152,9 @@ test.describe('the support desk', () => {
     for (const s of sent) await expect(evidence).toContainText(s.message.body)
     await expect(evidence.getByText('refused by the carrier')).toHaveCount(sent.filter((s) => s.failed).length)
     const out = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV: every send after opt-out' }).click())
-    expect(out.name).toMatch(new RegExp(`^switchboard-sent-after-opt-out-${DESK.number}-\\d{4}-\\d{2}-\\d{2}\\.csv$`))
+    expect(out.name).toMatch(
+      new RegExp(`^switchboard-sent-after-opt-out-${DESK.number}-${sent.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv$`),
+    )
     const evidenceCsv = parseCsv(out.text)
     expect(
       evidenceCsv
@@ -167,7 +170,9 @@ test.describe('the support desk', () => {
         .sort(),
     ).toEqual(sent.map((s) => `${s.optOut.body} → ${s.message.body}`).sort())
     const ledgerOut = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV: the opt-out ledger' }).click())
-    expect(ledgerOut.name).toMatch(new RegExp(`^switchboard-opt-outs-${DESK.number}-all-\\d{4}-\\d{2}-\\d{2}\\.csv$`))
+    expect(ledgerOut.name).toMatch(
+      new RegExp(`^switchboard-opt-outs-${DESK.number}-all-${ledger.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv$`),
+    )
     const ledgerCsv = parseCsv(ledgerOut.text)
     expect(ledgerCsv[0]).toEqual(['number', 'customer', 'state', 'opted_out_since', 'sent_after_opt_out', 'history'])
     expect(

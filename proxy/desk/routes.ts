@@ -88,12 +88,16 @@ async function queueRows(
   threshold: number,
   at: Date,
   limit: number,
-  after: Pick<QueueRow, 'waiting_since' | 'number' | 'party'> | null = null,
+  batch: { after: Pick<QueueRow, 'waiting_since' | 'number' | 'party'> | null } | null = null,
 ) {
   const due = new Date(at.getTime() - threshold * 60_000)
+  const after = batch?.after ?? null
+  // The page's total comes with its rows; an export's batches leave it out, since a window count
+  // would read every remaining row of the queue for each batch.
+  const total = batch ? '0' : 'count(*) OVER ()::int'
   const r = await db.query<QueueRow>(
     `SELECT t.number, t.party, t.waiting_since, t.unanswered, t.last_inbound_at, t.last_inbound_ordinal, ${BODY} AS body,
-            h.handled_at, h.handled_by, count(*) OVER ()::int AS total
+            h.handled_at, h.handled_by, ${total} AS total
        FROM desk_threads t
        JOIN index_messages m ON m.number = t.number AND m.ordinal = t.last_inbound_ordinal
        LEFT JOIN desk_handled h ON h.number = t.number AND h.party = t.party
@@ -160,7 +164,7 @@ async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse,
     name,
     rows,
     QUEUE_CSV_HEADER,
-    (after) => queueRows(db, number, threshold, at, DESK_EXPORT.batch, after),
+    (after) => queueRows(db, number, threshold, at, DESK_EXPORT.batch, { after }),
     (x) => [
       x.party,
       x.number,

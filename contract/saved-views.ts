@@ -19,6 +19,8 @@ export const VIEW_PATHS = {
   create: '/api/views',
   /** POST {id, name} → {view}: the owner renames. */
   rename: '/api/views/rename',
+  /** POST {id, shared} → {view}: the owner shares it with the team (true) or makes it private (false). */
+  share: '/api/views/share',
   /** POST {id} → {deleted: true}: the owner deletes. */
   delete: '/api/views/delete',
   /** POST {id} → {view}: marks the view opened now by the caller (its new matches start from here). */
@@ -46,7 +48,7 @@ export interface SavedView {
   id: string
   name: string
   owner: string
-  /** The caller owns it (may rename and delete it). */
+  /** The caller owns it (may rename, share or unshare, and delete it). */
   mine: boolean
   shared: boolean
   /** The Search page's query string without `?` (no from/to when `range` is set). */

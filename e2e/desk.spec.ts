@@ -51,6 +51,31 @@ const handled = new Map<string, Date>()
 const queueNow = () =>
   needsReplyQueue(MESSAGES, 15 * 60_000, Date.now(), new Map([...handled].map(([party, at]) => [`${partyKey(DESK.number)}|${party}`, at])))
 
+/**
+ * The quiet-hours day chart's bars, from the rule: one per customer-local day from the first
+ * quiet-hour send to the last (days between with none count as bars of 0), and the days with any.
+ */
+function quietDays(): { span: number; withSends: number } {
+  const days = [...new Set(quietHourSends(MESSAGES).map((q) => q.local.day))].sort()
+  const first = Date.parse(`${days[0]}T00:00:00Z`)
+  const last = Date.parse(`${days[days.length - 1]}T00:00:00Z`)
+  return { span: Math.round((last - first) / 86_400_000) + 1, withSends: days.length }
+}
+
+/** The day chart of the quiet-hours page, drawn: its canvas shows and uPlot has drawn `points` days. */
+async function quietChartDrawn(page: Page) {
+  const { span, withSends } = quietDays()
+  expect(withSends).toBeGreaterThan(1)
+  const chart = page.getByRole('img', { name: new RegExp(`^Bar chart of quiet-hour sends per customer-local day .* ${span} days\\.`) })
+  await expect(chart.locator('canvas')).toBeVisible()
+  await expect(chart).toHaveAttribute('data-points', String(span))
+  // The table below it holds the same figures, one row per day with sends.
+  await expect(page.getByRole('table', { name: /Quiet-hour sends by day/ }).locator('tbody tr')).toHaveCount(withSends)
+  const box = (await chart.boundingBox())!
+  expect(box.width).toBeGreaterThan(250)
+  expect(box.x + box.width).toBeLessThanOrEqual(page.viewportSize()!.width)
+}
+
 /** The page never scrolls sideways: wide tables scroll inside their own region. */
 async function noPageScroll(page: Page) {
   const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }))
@@ -97,7 +122,8 @@ test.describe('the support desk', () => {
 
     // Export: one row per waiting customer, in the same order.
     const { name, text } = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV' }).click())
-    expect(name).toMatch(/^switchboard-needs-reply-\d+-\d{4}-\d{2}-\d{2}\.csv$/)
+    // contract/file-name.ts: the report, the number, the row count, and the day if it fits in 60 characters.
+    expect(name).toMatch(new RegExp(`^switchboard-needs-reply-${DESK.number}-${expected.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv$`))
     const csv = parseCsv(text)
     expect(csv[0]).toEqual(['customer', 'number', 'waiting_since', 'waited_minutes', 'unanswered', 'last_inbound_at', 'last_inbound_text'])
     expect(csv.slice(1).map((r) => r[0])).toEqual(expected.map((e) => e.party))
@@ -151,7 +177,9 @@ test.describe('the support desk', () => {
     for (const s of sent) await expect(evidence).toContainText(s.message.body)
     await expect(evidence.getByText('refused by the carrier')).toHaveCount(sent.filter((s) => s.failed).length)
     const out = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV: every send after opt-out' }).click())
-    expect(out.name).toMatch(new RegExp(`^switchboard-sent-after-opt-out-${DESK.number}-\\d{4}-\\d{2}-\\d{2}\\.csv$`))
+    expect(out.name).toMatch(
+      new RegExp(`^switchboard-sent-after-opt-out-${DESK.number}-${sent.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv$`),
+    )
     const evidenceCsv = parseCsv(out.text)
     expect(
       evidenceCsv
@@ -167,7 +195,9 @@ test.describe('the support desk', () => {
         .sort(),
     ).toEqual(sent.map((s) => `${s.optOut.body} → ${s.message.body}`).sort())
     const ledgerOut = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV: the opt-out ledger' }).click())
-    expect(ledgerOut.name).toMatch(new RegExp(`^switchboard-opt-outs-${DESK.number}-all-\\d{4}-\\d{2}-\\d{2}\\.csv$`))
+    expect(ledgerOut.name).toMatch(
+      new RegExp(`^switchboard-opt-outs-${DESK.number}-all-${ledger.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv$`),
+    )
     const ledgerCsv = parseCsv(ledgerOut.text)
     expect(ledgerCsv[0]).toEqual(['number', 'customer', 'state', 'opted_out_since', 'sent_after_opt_out', 'history'])
     expect(
@@ -200,6 +230,7 @@ test.describe('the support desk', () => {
     await expect(page.getByRole('table', { name: /Quiet-hour sends by day/ }).locator('tbody tr')).toHaveCount(
       new Set(quiet.map((q) => q.local.day)).size,
     )
+    await quietChartDrawn(page)
     await page.screenshot({ path: '/tmp/desk-quiet-1400.png', fullPage: true })
     expect(await axeViolations(page)).toEqual([])
 
@@ -261,12 +292,60 @@ test.describe('the support desk', () => {
     await expect(page.getByRole('table', { name: /Quiet-hour sends, newest first/ }).locator('tbody tr')).toHaveCount(
       quietHourSends(MESSAGES).length,
     )
+    await quietChartDrawn(page)
     await page.screenshot({ path: '/tmp/desk-quiet-390.png', fullPage: true })
     await noPageScroll(page)
     await page.goto(`/desk/segments?number=${DESK.number}`)
     await expect(page.getByRole('table', { name: /Segments per day/ })).toBeVisible()
     await page.screenshot({ path: '/tmp/desk-segments-390.png', fullPage: true })
     await noPageScroll(page)
+  })
+
+  test('quiet hours in the dark theme: the day chart draws in the dark palette at 1400 and 390 px', async ({ page }) => {
+    await page.emulateMedia({ colorScheme: 'dark' })
+    for (const width of [1400, 390]) {
+      await page.setViewportSize({ width, height: 900 })
+      await page.goto(`/desk/quiet-hours?number=${DESK.number}`)
+      await expect(page.locator('html')).toHaveClass(/\bdark\b/)
+      await quietChartDrawn(page)
+      // The canvas cannot be read by axe: the bars' and the axis's colours against the chart's background, as the browser resolves them.
+      const m = await page.evaluate(() => {
+        const probe = document.createElement('canvas').getContext('2d')!
+        const rgb = (css: string) => {
+          probe.clearRect(0, 0, 1, 1)
+          probe.fillStyle = css
+          probe.fillRect(0, 0, 1, 1)
+          return [...probe.getImageData(0, 0, 1, 1).data].slice(0, 3)
+        }
+        const lum = (c: number[]) => {
+          const l = c.map((v) => (v / 255 <= 0.04045 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4))
+          return 0.2126 * l[0]! + 0.7152 * l[1]! + 0.0722 * l[2]!
+        }
+        const ratio = (a: number[], b: number[]) => {
+          const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p)
+          return (x! + 0.05) / (y! + 0.05)
+        }
+        const figure = document.querySelector('figure')!
+        let el: Element | null = figure
+        let bg = 'rgb(255, 255, 255)'
+        for (; el; el = el.parentElement) {
+          const c = getComputedStyle(el).backgroundColor
+          if (c && c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') {
+            bg = c
+            break
+          }
+        }
+        const swatch = getComputedStyle(figure.querySelector('figcaption span[aria-hidden="true"]')!).backgroundColor
+        const axis = getComputedStyle(document.documentElement).getPropertyValue('--color-slate-700').trim()
+        return { background: lum(rgb(bg)), bars: ratio(rgb(swatch), rgb(bg)), axis: ratio(rgb(axis), rgb(bg)) }
+      })
+      expect(m.background).toBeLessThan(0.1)
+      expect(m.bars).toBeGreaterThanOrEqual(3)
+      expect(m.axis).toBeGreaterThanOrEqual(4.5)
+      await page.screenshot({ path: `/tmp/desk-quiet-dark-${width}.png`, fullPage: true })
+      await noPageScroll(page)
+      expect(await axeViolations(page)).toEqual([])
+    }
   })
 
   test('an admin sets the team threshold; the queue follows it, and a bad value is refused naming the field', async ({ page }) => {

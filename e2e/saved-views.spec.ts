@@ -13,7 +13,7 @@ import { startProxy, startSimulator, type Proc } from './stack'
  * own, the index on, its own simulator whose messages the spec adds): save a search with "last 7
  * days", see it in the navigation after a reload, new messages counted, the count back to none
  * once opened; the shared view counted for a teammate who never opened it, and only its owner
- * renames and deletes it. Expected counts come from the simulator's rules (messageAt).
+ * renames, shares or makes private, and deletes it. Expected counts come from the simulator's rules (messageAt).
  */
 
 const PORT = 4560
@@ -188,7 +188,7 @@ test('a viewer saves "last 7 days", sees new matches counted in the navigation, 
     await wes.getByRole('button', { name: 'Manage' }).click()
     const manage = wes.getByRole('region', { name: 'Manage saved views' })
     await expect(manage).toContainText('shared by vic')
-    await expect(manage.getByRole('button', { name: /Rename|Delete/ })).toHaveCount(0)
+    await expect(manage.getByRole('button', { name: /Rename|Delete|Share|Make private/ })).toHaveCount(0)
     await theirs.click()
     await expect(wes).toHaveURL(/\/search\?numbers=/)
     await expect(theirs).toContainText('no new matches')
@@ -231,7 +231,13 @@ test('at phone width the views wrap under the header, and a private view is save
   await page.getByRole('button', { name: 'Manage' }).click()
   const manage = page.getByRole('region', { name: 'Manage saved views' })
   await expect(manage).toContainText('only you; today')
+  // The owner shares it with the team after saving, and takes it back.
+  await manage.getByRole('button', { name: 'Share with team: Inbound today' }).click()
+  await expect(manage).toContainText('shared with the team; today')
   expect(await axeViolations(page)).toEqual([])
+  await manage.getByRole('button', { name: 'Make private: Inbound today' }).click()
+  await expect(manage).toContainText('only you; today')
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
   await manage.getByRole('button', { name: 'Delete Inbound today' }).click()
   await manage.getByRole('button', { name: 'Yes, delete' }).click()
   await expect(page.getByRole('navigation', { name: 'Saved views' })).toHaveCount(0)

@@ -7,7 +7,7 @@
 //   passwd NAME                     set a new password (ends the user's sessions)
 //   role NAME admin|viewer          change the role
 //   disable NAME / enable NAME      stop / allow sign-in (disabling ends sessions)
-//   remove NAME                     delete the user (and their sessions)
+//   remove NAME                     delete the user (and their sessions and saved views, shared ones too)
 //   list                            list users
 //
 // Passwords are read from the terminal without echo, or from standard input when it is not a
@@ -37,7 +37,7 @@ const USAGE = `Usage: npm run users -- <command>
   role NAME admin|viewer         change a user's role
   disable NAME                   stop a user signing in; ends their sessions
   enable NAME                    allow a disabled user to sign in again
-  remove NAME                    delete a user
+  remove NAME                    delete a user and their saved views (shared ones too)
   list                           list the users
   verify-log                     recompute the access log's hash chain; exit 1 if an entry was changed or removed`
 
@@ -109,8 +109,15 @@ function saying(req: ControlRequest, answer: Extract<ControlAnswer, { ok: true }
       return [`${name} can no longer sign in; their sessions have ended.`]
     case 'enable':
       return [`${name} can sign in again.`]
-    case 'remove':
-      return [`Removed ${name}.`]
+    case 'remove': {
+      const views = answer.removed ? answer.removed.privateViews + answer.removed.sharedViews : 0
+      const shared = answer.removed?.sharedViews ?? 0
+      return [
+        views === 0
+          ? `Removed ${name}.`
+          : `Removed ${name} and their ${views} saved view${views === 1 ? '' : 's'}${shared ? ` (${shared} shared with the team)` : ''}.`,
+      ]
+    }
   }
 }
 

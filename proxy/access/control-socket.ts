@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Role } from '../http-types.ts'
 import type { Db } from '../db/types.ts'
 import type { Rooms } from '../rooms.ts'
-import { addUser, changeUser, checkName, checkRole, listUsers, removeUser, UserError, type UserRow } from './users.ts'
+import { addUser, changeUser, checkName, checkRole, listUsers, removeUser, UserError, type RemovedUser, type UserRow } from './users.ts'
 
 /**
  * User management beside a running server. An embedded PGlite directory belongs to one process:
@@ -32,7 +32,7 @@ export interface ControlRequest {
 }
 
 export type ControlAnswer =
-  | { ok: true; users?: UserRow[]; user?: UserRow }
+  | { ok: true; users?: UserRow[]; user?: UserRow; removed?: RemovedUser }
   | { ok: false; error: { code: UserError['code'] | 'failed'; field?: string; message: string } }
 
 /** The change's record for the access log: what changed, never the password. */
@@ -72,9 +72,9 @@ export async function performCommand(db: Db, req: ControlRequest, audit: Control
         return { ok: true, user }
       }
       case 'remove': {
-        await removeUser(db, name)
-        await audit(actor, 'user.remove', { user: name })
-        return { ok: true }
+        const removed = await removeUser(db, name)
+        await audit(actor, 'user.remove', { user: name, ...removed })
+        return { ok: true, removed }
       }
     }
   } catch (err) {

@@ -54,9 +54,9 @@ const removeUserRoute =
   async (req, res, url, ctx, params) => {
     noQuery(url)
     const target = params.name ?? ''
-    await removeUser(d.db, target)
-    auditAs(d, req, ctx)('user.remove', { user: normaliseName(target) })
-    sendJson(res, 200, { removed: normaliseName(target) })
+    const gone = await removeUser(d.db, target)
+    auditAs(d, req, ctx)('user.remove', { user: normaliseName(target), ...gone })
+    sendJson(res, 200, { removed: normaliseName(target), ...gone })
   }
 
 const changeUserRoute =

@@ -147,12 +147,24 @@ export async function changeUser(
   })
 }
 
+/** What went with a removed user: their saved views, private and shared. */
+export interface RemovedUser {
+  privateViews: number
+  sharedViews: number
+}
+
+/**
+ * Removes a user with their sessions and every saved view they own, the shared ones too: a view
+ * has one owner who alone may change it, and nobody is left to take it over (the command line's
+ * caller is an operating-system user, not a team member), so a shared view going with its owner
+ * is the one outcome both doors give alike. The caller logs the counts.
+ */
 export async function removeUser(
   db: { transaction: <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T> },
   rawName: string,
-): Promise<void> {
+): Promise<RemovedUser> {
   const name = checkName(rawName)
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const current = await tx.query<DbUser>('SELECT name, role, disabled, created_at, updated_at FROM users WHERE name = $1 FOR UPDATE', [
       name,
     ])
@@ -161,6 +173,12 @@ export async function removeUser(
     if (user.role === 'admin' && !user.disabled) await refuseLastAdmin(tx, name, 'remove')
     // Sessions go with the user (ON DELETE CASCADE); the access log keeps the name as text.
     await tx.query('DELETE FROM users WHERE name = $1', [name])
+    // Views name their owner as text (no foreign key: header and local identities have no row).
+    const views = await tx.query<{ shared: boolean }>('DELETE FROM saved_views WHERE owner = $1 RETURNING shared', [name])
+    // When they opened others' views: a new user given the name later starts with no history.
+    await tx.query('DELETE FROM saved_view_opens WHERE user_name = $1', [name])
+    const shared = views.rows.filter((v) => v.shared).length
+    return { privateViews: views.rows.length - shared, sharedViews: shared }
   })
 }
 

@@ -30,6 +30,8 @@ const account = makeAccount(DEMO_CREDENTIALS.sysId, DEMO_CREDENTIALS.authToken, 
 const DESK = account.numbers[DESK_INDEX]!
 const SYNCED = [account.numbers[0]!, DESK]
 const AT = new Date(END_MS).toISOString()
+/** The server's day of an export taken now (UTC), as the export's file name ends. */
+const today = () => new Date().toISOString().slice(0, 10)
 
 type Msg = DeskMessage & { number: string; party: string; ordinal: number; body: string }
 
@@ -331,21 +333,58 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(await queue()).not.toContain(DESK_PARTIES.wait5m)
   })
 
-  it('exports the whole queue as CSV, in the order of the queue, and logs the export', async () => {
-    const q = `at=${AT}&number=${DESK.number}`
-    const json = await get(`/api/desk/needs-reply?${q}&limit=500`)
-    const r = await call(port(), 'GET', `/api/desk/needs-reply/export?${q}`)
-    expect(r.status, r.text).toBe(200)
-    expect(r.headers['content-type']).toBe('text/csv; charset=utf-8')
-    expect(r.headers['content-disposition']).toMatch(/^attachment; filename="switchboard-needs-reply-\d+-2026-11-20\.csv"$/)
-    expect(r.text.startsWith('\uFEFFcustomer,number,waiting_since,waited_minutes,unanswered,last_inbound_at,last_inbound_text\r\n')).toBe(
-      true,
+  /** The export.done entries of one desk report, oldest first. */
+  const exportsDone = async (what: string) => {
+    await rooms.access.flush()
+    const r = await rooms.db.query<{ details: Record<string, unknown> }>(
+      `SELECT details FROM access_log WHERE action = 'export.done' AND details->>'what' = $1 ORDER BY id`,
+      [what],
     )
-    const lines = r.text.slice(1).trimEnd().split('\r\n').slice(1)
-    expect(lines.map((l) => l.split(',')[0])).toEqual(json.rows.map((x) => x.party))
-    expect(lines.length).toBeGreaterThan(0)
+    return r.rows.map((x) => x.details)
+  }
+
+  it('exports the whole queue as CSV in keyset batches, in the order of the queue, named and logged with its row count', async () => {
+    // Batches of 3 rows: the queue below crosses several keyset boundaries.
+    DESK_EXPORT.batch = 3
+    try {
+      for (const [q, scope] of [
+        [`at=${AT}&number=${DESK.number}`, DESK.number],
+        [`at=${AT}&thresholdMinutes=0`, 'all-numbers'],
+      ] as const) {
+        const json = await get(`/api/desk/needs-reply?${q}&limit=500`)
+        const total = json.total as number
+        expect(total).toBeGreaterThan(DESK_EXPORT.batch)
+        expect(json.rows).toHaveLength(total)
+        const r = await call(port(), 'GET', `/api/desk/needs-reply/export?${q}`)
+        expect(r.status, r.text).toBe(200)
+        expect(r.headers['content-type']).toBe('text/csv; charset=utf-8')
+        // contract/file-name.ts's shape: report, scope, rows, and the day the queue was judged at.
+        expect(r.headers['content-disposition']).toBe(
+          `attachment; filename="switchboard-needs-reply-${scope}-${total}-rows-2026-11-20.csv"`,
+        )
+        expect(r.headers['x-row-count']).toBe(String(total))
+        const rows = parseCsv(r.text)
+        expect(rows[0]).toEqual([
+          'customer',
+          'number',
+          'waiting_since',
+          'waited_minutes',
+          'unanswered',
+          'last_inbound_at',
+          'last_inbound_text',
+        ])
+        expect(rows.slice(1).map((x) => [x[0], x[1], x[2], x[6]])).toEqual(
+          json.rows.map((x) => [x.party, x.number, x.since, (x.lastInbound as { body: string }).body]),
+        )
+        const done = (await exportsDone('desk.needs-reply')).at(-1)
+        expect(done).toMatchObject({ format: 'csv', rows: rows.length - 1, complete: true })
+        expect(done?.number).toBe(scope === 'all-numbers' ? undefined : DESK.number)
+      }
+    } finally {
+      DESK_EXPORT.batch = 1000
+    }
     const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'desk.needs-reply.export'`)
-    expect(log.rows[0]!.n).toBe(1)
+    expect(log.rows[0]!.n).toBe(2)
   })
 
   it('exports every send after opt-out with both messages, and the whole ledger, in batches, guarded, and logged', async () => {
@@ -386,7 +425,8 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     DESK_EXPORT.batch = 3
     try {
       const all_ = await csv('/api/desk/sent-after-opt-out/export')
-      expect(all_.name).toMatch(/^attachment; filename="switchboard-sent-after-opt-out-all-numbers-\d{4}-\d{2}-\d{2}\.csv"$/)
+      // contract/file-name.ts keeps names to 60 characters: the day is the first thing to go.
+      expect(all_.name).toBe(`attachment; filename="switchboard-sent-after-opt-out-all-numbers-${sent.length}-rows.csv"`)
       expect(all_.header).toEqual([
         'number',
         'customer',
@@ -448,9 +488,8 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
         expect(out.rows.reduce((a, r) => a + Number(r[4]), 0)).toBe(expected.reduce((a, e) => a + e.sentAfter.length, 0))
       }
       const deskLedger = await csv(`/api/desk/opt-outs/export?number=${DESK.number}`)
-      expect(deskLedger.name).toMatch(
-        new RegExp(`^attachment; filename="switchboard-opt-outs-${DESK.number}-all-\\d{4}-\\d{2}-\\d{2}\\.csv"$`),
-      )
+      const deskRows = ledger.filter((e) => partyKey(e.number) === DESK.number).length
+      expect(deskLedger.name).toBe(`attachment; filename="switchboard-opt-outs-${DESK.number}-all-${deskRows}-rows-${today()}.csv"`)
       const stopStart = deskLedger.rows.find((r) => r[1] === DESK_PARTIES.stopStart)!
       expect(stopStart[2]).toBe('opted-in')
       expect(stopStart[5]!.split('; ')).toHaveLength(2)
@@ -470,6 +509,20 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = $1`, [action])
       expect(log.rows[0]!.n, action).toBe(n)
     }
+    // Each export's second entry: the rows that went out, which are the rows the rules expect.
+    const ledgerOf = (state: string) => ledger.filter((e) => state === 'all' || (state === 'opted-out') === e.optedOut)
+    expect((await exportsDone('desk.sent-after-opt-out')).map((d) => [d.number ?? null, d.party ?? null, d.rows, d.complete])).toEqual([
+      [null, null, sent.length, true],
+      // The customer as typed, (917) 555-…: its digits without the 1.
+      [DESK.number, DESK_PARTIES.stopThenPromo.slice(1), 1, true],
+      [DESK.number, null, sent.filter(({ e }) => partyKey(e.number) === DESK.number).length, true],
+    ])
+    expect((await exportsDone('desk.opt-outs')).map((d) => [d.number ?? null, d.state, d.rows, d.complete])).toEqual([
+      [null, 'all', ledgerOf('all').length, true],
+      [null, 'opted-out', ledgerOf('opted-out').length, true],
+      [null, 'opted-in', ledgerOf('opted-in').length, true],
+      [DESK.number, 'all', ledgerOf('all').filter((e) => partyKey(e.number) === DESK.number).length, true],
+    ])
     for (const [path, field] of [
       ['/api/desk/sent-after-opt-out/export?party=abc', 'party'],
       ['/api/desk/sent-after-opt-out/export?number=12', 'number'],

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DEFAULT_THRESHOLD_MS } from '../../contract/desk/needs-reply.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
-import { BOM, csvCell, csvRow } from '../../contract/csv.ts'
+import { BOM, csvRow } from '../../contract/csv.ts'
+import { fitFileName } from '../../contract/file-name.ts'
 import { readJsonBody, SECURITY_HEADERS, sendJson } from '../http.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { dateParam, digitsParam, limitParam, numberParam, readParams } from '../index/params.ts'
@@ -76,21 +77,49 @@ type QueueRow = {
   total: number
 }
 
-/** The waiting threads due at `at`, longest wait first (the queue page and its export). */
-async function queueRows(db: Db, number: string | null, threshold: number, at: Date, limit: number) {
+/**
+ * The waiting threads due at `at`, longest wait first (the queue page and its export), from just
+ * after `after` (the last row of the batch before: keyset over the order, so the export reads the
+ * queue in batches however long it is).
+ */
+async function queueRows(
+  db: Db,
+  number: string | null,
+  threshold: number,
+  at: Date,
+  limit: number,
+  batch: { after: Pick<QueueRow, 'waiting_since' | 'number' | 'party'> | null } | null = null,
+) {
   const due = new Date(at.getTime() - threshold * 60_000)
+  const after = batch?.after ?? null
+  // The page's total comes with its rows; an export's batches leave it out, since a window count
+  // would read every remaining row of the queue for each batch.
+  const total = batch ? '0' : 'count(*) OVER ()::int'
   const r = await db.query<QueueRow>(
     `SELECT t.number, t.party, t.waiting_since, t.unanswered, t.last_inbound_at, t.last_inbound_ordinal, ${BODY} AS body,
-            h.handled_at, h.handled_by, count(*) OVER ()::int AS total
+            h.handled_at, h.handled_by, ${total} AS total
        FROM desk_threads t
        JOIN index_messages m ON m.number = t.number AND m.ordinal = t.last_inbound_ordinal
        LEFT JOIN desk_handled h ON h.number = t.number AND h.party = t.party
       WHERE t.waiting_since IS NOT NULL AND t.waiting_since <= $1 AND ($2::text IS NULL OR t.number = $2)
+        AND ($4::timestamptz IS NULL OR (t.waiting_since >= $4 AND (t.waiting_since, t.number, t.party) > ($4, $5, $6)))
       ORDER BY t.waiting_since, t.number, t.party
       LIMIT $3`,
-    [due, number, limit],
+    [due, number, limit, after?.waiting_since ?? null, after?.number ?? null, after?.party ?? null],
   )
   return r.rows
+}
+
+/** How many threads are due at `at` (the export's row count, for its header and file name). */
+async function queueCount(db: Db, number: string | null, threshold: number, at: Date): Promise<number> {
+  const due = new Date(at.getTime() - threshold * 60_000)
+  const r = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM desk_threads t
+       JOIN index_messages m ON m.number = t.number AND m.ordinal = t.last_inbound_ordinal
+      WHERE t.waiting_since IS NOT NULL AND t.waiting_since <= $1 AND ($2::text IS NULL OR t.number = $2)`,
+    [due, number],
+  )
+  return r.rows[0]?.n ?? 0
 }
 
 async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
@@ -117,21 +146,26 @@ async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: 
   })
 }
 
-/** A queue is one row per waiting thread: far below this, which only bounds a runaway answer. */
-const EXPORT_MAX_ROWS = 100_000
 const QUEUE_CSV_HEADER = ['customer', 'number', 'waiting_since', 'waited_minutes', 'unanswered', 'last_inbound_at', 'last_inbound_text']
 
-/** The whole queue as CSV (the page shows the longest waits only), every cell through contract/csv's guard. */
+/** The whole queue as CSV (the page shows the longest waits only), in keyset batches, every cell through contract/csv's guard. */
 async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
   const p = readParams(url, ['number', 'thresholdMinutes', 'at'])
   const number = optionalNumber(p)
   const threshold = await thresholdParam(p, db)
   const at = atParam(p)
-  const rows = await queueRows(db, number, threshold, at, EXPORT_MAX_ROWS)
-  await ctx.logRead({ ...(number ? { number } : {}), thresholdMinutes: threshold, rows: rows.length, export: 'csv' })
-  const lines = [
+  const rows = await queueCount(db, number, threshold, at)
+  const what = { ...(number ? { number } : {}), thresholdMinutes: threshold }
+  await ctx.logRead({ ...what, rows, export: 'csv' })
+  // Dated by the instant the queue is judged at (now, unless the request names another).
+  const name = deskFileName('needs-reply', [number ?? 'all-numbers'], rows, at)
+  await streamCsv<QueueRow>(
+    res,
+    name,
+    rows,
     QUEUE_CSV_HEADER,
-    ...rows.map((x) => [
+    (after) => queueRows(db, number, threshold, at, DESK_EXPORT.batch, { after }),
+    (x) => [
       x.party,
       x.number,
       iso(x.waiting_since),
@@ -139,15 +173,9 @@ async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse,
       x.unanswered,
       iso(x.last_inbound_at),
       x.body ?? '',
-    ]),
-  ].map((r) => r.map(csvCell).join(','))
-  res.writeHead(200, {
-    ...SECURITY_HEADERS,
-    'content-type': 'text/csv; charset=utf-8',
-    'content-disposition': `attachment; filename="switchboard-needs-reply-${number ?? 'all-numbers'}-${at.toISOString().slice(0, 10)}.csv"`,
-    'cache-control': 'no-store',
-  })
-  res.end(`${BOM}${lines.join('\r\n')}\r\n`)
+    ],
+    (result) => exportDone(ctx, 'desk.needs-reply', what, result),
+  )
 }
 
 async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
@@ -321,6 +349,8 @@ export const DESK_EXPORT = { batch: 1000 }
  * Streams a CSV download: the header, then batches from `next` (called with the last row of the
  * batch before, null first) until one comes back short, waiting for the socket to drain and
  * stopping when the client goes away. Every cell goes through contract/csv's formula guard.
+ * `done` hears the rows written and whether the client took them all, also when a batch fails
+ * (then what went out before it), so the access log says how far an export got.
  */
 async function streamCsv<T>(
   res: ServerResponse,
@@ -329,6 +359,7 @@ async function streamCsv<T>(
   header: readonly string[],
   next: (after: T | null) => Promise<T[]>,
   cells: (row: T) => readonly unknown[],
+  done: (result: { rows: number; complete: boolean }) => void,
 ): Promise<void> {
   let gone = false
   res.on('close', () => {
@@ -353,18 +384,40 @@ async function streamCsv<T>(
       res.on('close', done)
     })
   }
-  await write(BOM + csvRow(header))
-  let last: T | null = null
-  for (;;) {
-    const batch = await next(last)
-    if (batch.length) await write(batch.map((r) => csvRow(cells(r))).join(''))
-    if (batch.length < DESK_EXPORT.batch || gone) break
-    last = batch[batch.length - 1]!
+  let written = 0
+  let failed = false
+  try {
+    await write(BOM + csvRow(header))
+    let last: T | null = null
+    for (;;) {
+      const batch = await next(last)
+      if (batch.length) await write(batch.map((r) => csvRow(cells(r))).join(''))
+      if (!gone) written += batch.length
+      if (batch.length < DESK_EXPORT.batch || gone) break
+      last = batch[batch.length - 1]!
+    }
+  } catch (err) {
+    failed = true
+    throw err
+  } finally {
+    done({ rows: written, complete: !gone && !failed })
   }
   res.end()
 }
 
-const exportDay = () => new Date().toISOString().slice(0, 10)
+/** `switchboard-needs-reply-18323232323-12-rows-2026-11-24.csv`: contract/file-name.ts's shape, as the index export names its files. */
+export function deskFileName(report: string, filters: string[], rows: number, now = new Date()): string {
+  return fitFileName({ scope: report, filters, rows, ext: 'csv', date: now })
+}
+
+/**
+ * The export's second access-log entry, as the index export writes it: what was asked for and
+ * how many rows went out, and whether the client took them all (the read entry before it holds
+ * the count there was to send).
+ */
+function exportDone(ctx: RequestContext, what: string, filters: Record<string, unknown>, result: { rows: number; complete: boolean }) {
+  ctx.audit('export.done', { what, ...filters, format: 'csv', rows: result.rows, complete: result.complete })
+}
 
 const SENT_CSV_HEADER = [
   'number',
@@ -391,8 +444,9 @@ async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, 
   const keys = party ? partyKeys(party) : null
   const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_sent_after s WHERE ${SENT_WHERE}`, [number, keys])
   const rows = total.rows[0]?.n ?? 0
-  await ctx.logRead({ ...(number ? { number } : {}), ...(party ? { party } : {}), rows, export: 'csv' })
-  const name = `switchboard-sent-after-opt-out-${number ?? 'all-numbers'}${party ? `-${party}` : ''}-${exportDay()}.csv`
+  const what = { ...(number ? { number } : {}), ...(party ? { party } : {}) }
+  await ctx.logRead({ ...what, rows, export: 'csv' })
+  const name = deskFileName('sent-after-opt-out', [number ?? 'all-numbers', ...(party ? [`party-${party}`] : [])], rows)
   await streamCsv<SentRow>(
     res,
     name,
@@ -428,6 +482,7 @@ async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, 
       x.opt_ordinal,
       x.ordinal,
     ],
+    (result) => exportDone(ctx, 'desk.sent-after-opt-out', what, result),
   )
 }
 
@@ -440,8 +495,9 @@ async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, ur
   const state = stateParam(p)
   const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_threads WHERE ${LEDGER_WHERE}`, [number, state])
   const rows = total.rows[0]?.n ?? 0
-  await ctx.logRead({ ...(number ? { number } : {}), state, rows, export: 'csv' })
-  const name = `switchboard-opt-outs-${number ?? 'all-numbers'}-${state}-${exportDay()}.csv`
+  const what = { ...(number ? { number } : {}), state }
+  await ctx.logRead({ ...what, rows, export: 'csv' })
+  const name = deskFileName('opt-outs', [number ?? 'all-numbers', state], rows)
   await streamCsv<OptRow>(
     res,
     name,
@@ -465,6 +521,7 @@ async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, ur
       x.sent_after,
       x.opt_history.map((h) => `${h.state} ${iso(h.date)}`).join('; '),
     ],
+    (result) => exportDone(ctx, 'desk.opt-outs', what, result),
   )
 }
 

@@ -336,6 +336,19 @@ export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
     sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
   }
 
+  const share: ViewHandler = async (req, res, url, ctx) => {
+    readQuery(url, [])
+    const body = await bodyWith(req, ['id', 'shared'])
+    const id = idField(body.id)
+    if (typeof body.shared !== 'boolean') throw invalid('shared', 'shared must be true (the whole team sees it) or false (only you).')
+    const me = owner(ctx)
+    await ownView(db, id, me, body.shared ? 'share' : 'make private')
+    await db.query(`UPDATE saved_views SET shared = $2, updated_at = now() WHERE id = $1::bigint`, [id, body.shared])
+    // Teammates' marks of when they opened it stay: shared again, their counts go on from there.
+    ctx.audit('view.share', { view: id, shared: body.shared })
+    sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
+  }
+
   const remove: ViewHandler = async (req, res, url, ctx) => {
     readQuery(url, [])
     const id = idField((await bodyWith(req, ['id'])).id)
@@ -363,6 +376,7 @@ export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
     { method: 'GET', path: VIEW_PATHS.counts, access: 'signed-in', reads: 'views.counts', run: counts },
     { method: 'POST', path: VIEW_PATHS.create, access: 'signed-in', reads: null, run: create },
     { method: 'POST', path: VIEW_PATHS.rename, access: 'signed-in', reads: null, run: rename },
+    { method: 'POST', path: VIEW_PATHS.share, access: 'signed-in', reads: null, run: share },
     { method: 'POST', path: VIEW_PATHS.delete, access: 'signed-in', reads: null, run: remove },
     { method: 'POST', path: VIEW_PATHS.open, access: 'signed-in', reads: null, run: open },
   ]

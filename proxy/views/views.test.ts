@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
+import { run as usersCommand } from '../../scripts/users.mts'
+import { withControlSocket } from '../access/control-socket.ts'
 import { addUser } from '../access/users.ts'
 import { call, cookieFrom, TEST_SCRYPT } from '../access/test-stack.ts'
 import { parseConfig } from '../config.ts'
@@ -72,12 +74,21 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
     const cfg = roomsConfigIssues(env, config).config!
     running = await start(config, {
       rooms: async (forwarder) => {
-        rooms = await openRooms(cfg, { forwarder, log: () => {}, now: () => NOW })
+        // On PGlite the command line reaches this server through its control socket, as beside `npm start`.
+        rooms = await withControlSocket(
+          await openRooms(cfg, { forwarder, log: () => {}, now: () => NOW }),
+          cluster ? null : join(dir, 'data'),
+          () => {},
+        )
         return rooms
       },
     })
-    for (const name of ['vic', 'wes']) {
-      await addUser(rooms.db, { name, role: 'viewer', password: PASSWORD }, { now: new Date(NOW), scrypt: TEST_SCRYPT })
+    for (const [name, role] of [
+      ['vic', 'viewer'],
+      ['wes', 'viewer'],
+      ['ada', 'admin'],
+    ] as const) {
+      await addUser(rooms.db, { name, role, password: PASSWORD }, { now: new Date(NOW), scrypt: TEST_SCRYPT })
       const r = await call(port(), 'POST', '/api/auth/signin', { json: { name, password: PASSWORD } })
       expect(r.status).toBe(200)
       cookies[name] = cookieFrom(r)
@@ -95,6 +106,7 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
   }, 60_000)
 
   const port = () => Number(new URL(running.url).port)
+  const cliEnv = () => (cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: join(dir, 'data'), DATABASE_URL: '' })
   const as = (who: string, method: string, path: string, json?: unknown) =>
     call(port(), method, path, { headers: { cookie: cookies[who]! }, ...(json === undefined ? {} : { json }) })
   type View = { id: string; name: string; owner: string; mine: boolean; shared: boolean; newMatches: number | null; query: string }
@@ -276,4 +288,106 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
       await new Promise<void>((ok) => server.close(() => ok()))
     }
   })
+  it('lets the owner alone share a view or make it private, and logs each change', async () => {
+    const made = await as('vic', 'POST', '/api/views', { name: 'Switching', query, shared: false })
+    expect(made.status, made.text).toBe(201)
+    const id = (made.json().view as View).id
+    const seenBy = async (who: string) => (await list(who)).some((v) => v.id === id)
+    expect(await seenBy('wes')).toBe(false)
+
+    const shared = await as('vic', 'POST', '/api/views/share', { id, shared: true })
+    expect(shared.status, shared.text).toBe(200)
+    expect(shared.json().view).toMatchObject({ id, shared: true, mine: true })
+    expect(await seenBy('wes')).toBe(true)
+    // Someone else may neither unshare it nor share their way into a private one.
+    const refused = await as('wes', 'POST', '/api/views/share', { id, shared: false })
+    expect([refused.status, refused.json().error?.field]).toEqual([403, 'id'])
+    expect(refused.json().error?.message).toContain('Only its owner, vic, may make private')
+    for (const [body, field] of [
+      [{ id }, 'shared'],
+      [{ id, shared: 'no' }, 'shared'],
+      [{ id: 'x', shared: true }, 'id'],
+      [{ id, shared: true, owner: 'wes' }, 'owner'],
+    ] as const) {
+      const bad = await as('vic', 'POST', '/api/views/share', body)
+      expect([bad.status, bad.json().error?.field], JSON.stringify(body)).toEqual([400, field])
+    }
+
+    const unshared = await as('vic', 'POST', '/api/views/share', { id, shared: false })
+    expect(unshared.json().view).toMatchObject({ id, shared: false })
+    expect(await seenBy('wes')).toBe(false)
+    expect(await seenBy('vic')).toBe(true)
+    const hidden = await as('wes', 'POST', '/api/views/share', { id, shared: true })
+    expect([hidden.status, hidden.json().error?.field]).toEqual([404, 'id'])
+
+    await rooms.access.flush()
+    const log = await rooms.db.query<{ actor: string; details: { view: string; shared: boolean } }>(
+      `SELECT actor, details FROM access_log WHERE action = 'view.share' ORDER BY id`,
+    )
+    expect(log.rows.map((r) => [r.actor, r.details.view, r.details.shared])).toEqual([
+      ['vic', id, true],
+      ['vic', id, false],
+    ])
+  })
+
+  /** Each owner's views by sharing, from the table (what removal must take away). */
+  const viewsOf = async (name: string) => {
+    const r = await rooms.db.query<{ shared: boolean; n: number }>(
+      'SELECT shared, count(*)::int AS n FROM saved_views WHERE owner = $1 GROUP BY shared',
+      [name],
+    )
+    return { privateViews: r.rows.find((x) => !x.shared)?.n ?? 0, sharedViews: r.rows.find((x) => x.shared)?.n ?? 0 }
+  }
+  const opensBy = async (name: string) =>
+    (await rooms.db.query<{ n: number }>('SELECT count(*)::int AS n FROM saved_view_opens WHERE user_name = $1', [name])).rows[0]!.n
+
+  it('removes a user’s views, private and shared, over HTTP and from the command line', async () => {
+    // Each has a private and a shared view, and has opened the other's shared one.
+    for (const who of ['vic', 'wes']) {
+      for (const shared of [false, true]) {
+        const r = await as(who, 'POST', '/api/views', { name: `${who} ${shared ? 'team' : 'own'}`, query, shared })
+        expect(r.status, r.text).toBe(201)
+      }
+    }
+    for (const [who, other] of [
+      ['vic', 'wes'],
+      ['wes', 'vic'],
+    ] as const) {
+      const theirs = (await list(who)).find((v) => v.name === `${other} team`)!
+      expect((await as(who, 'POST', '/api/views/open', { id: theirs.id })).status).toBe(200)
+    }
+    const vicHad = await viewsOf('vic')
+    const wesHad = await viewsOf('wes')
+    expect(vicHad.privateViews).toBeGreaterThan(0)
+    expect(vicHad.sharedViews).toBeGreaterThan(0)
+    expect(wesHad).toEqual({ privateViews: 1, sharedViews: 1 })
+    expect(await opensBy('vic')).toBeGreaterThan(0)
+
+    // Over HTTP, by an admin.
+    const ada = await call(port(), 'POST', '/api/auth/signin', { json: { name: 'ada', password: PASSWORD } })
+    const removed = await call(port(), 'DELETE', '/api/auth/users/vic', { headers: { cookie: cookieFrom(ada) } })
+    expect(removed.status, removed.text).toBe(200)
+    expect(removed.json()).toEqual({ removed: 'vic', ...vicHad })
+    expect(await viewsOf('vic')).toEqual({ privateViews: 0, sharedViews: 0 })
+    expect(await opensBy('vic')).toBe(0)
+    expect((await list('wes')).map((v) => v.owner)).toEqual(['wes', 'wes'])
+
+    // From the command line (on PGlite through the running server's socket, on PostgreSQL directly).
+    const said: string[] = []
+    await usersCommand(['remove', 'wes'], cliEnv(), (line) => said.push(line))
+    expect(said).toEqual(['Removed wes and their 2 saved views (1 shared with the team).'])
+    expect(await viewsOf('wes')).toEqual({ privateViews: 0, sharedViews: 0 })
+    expect(await opensBy('wes')).toBe(0)
+    const left = await rooms.db.query<{ owner: string }>('SELECT DISTINCT owner FROM saved_views ORDER BY owner')
+    expect(left.rows.map((r) => r.owner)).toEqual(['local'])
+
+    await rooms.access.flush()
+    const log = await rooms.db.query<{ actor: string; details: Record<string, unknown> }>(
+      `SELECT actor, details FROM access_log WHERE action = 'user.remove' ORDER BY id`,
+    )
+    expect(log.rows.map((r) => [r.actor.startsWith('cli:') ? 'cli' : r.actor, r.details])).toEqual([
+      ['ada', { user: 'vic', ...vicHad }],
+      ['cli', { user: 'wes', ...wesHad }],
+    ])
+  }, 120_000)
 })

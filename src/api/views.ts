@@ -61,6 +61,11 @@ export async function renameView(id: string, name: string): Promise<SavedView> {
   return parseWire(oneWire, await postJson(VIEW_PATHS.rename, { id, name }), WHO).view
 }
 
+/** The owner shares the view with the team (true) or keeps it to themselves (false). */
+export async function shareView(id: string, shared: boolean): Promise<SavedView> {
+  return parseWire(oneWire, await postJson(VIEW_PATHS.share, { id, shared }), WHO).view
+}
+
 export async function deleteView(id: string): Promise<void> {
   await postJson(VIEW_PATHS.delete, { id })
 }

@@ -180,6 +180,7 @@ function UserRow({ user, isSelf, onChanged }: { user: User; isSelf: boolean; onC
             </button>
             {confirmRemove ? (
               <>
+                <span className="text-slate-700">Their saved views go too, shared ones included.</span>
                 <button
                   type="button"
                   className="btn border-red-700 text-red-800"

@@ -11,7 +11,7 @@ import { formatPhone } from '../../lib/phone'
 import type { ChartsSearch } from '../../lib/route-params'
 import { Link, navigate, useSetParams } from '../../lib/router'
 import { RANGES, rangeSpan, toSeries, type Series } from './series'
-import { UPlotChart } from './uplot-chart'
+import { UPlotChart } from '../../components/uplot-chart'
 
 /**
  * Messages per day (in and out) and the failure rate, per number or account-wide, over the

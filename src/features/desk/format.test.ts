@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { formatWait, optStateWords, parseThreshold } from './format.ts'
+import { formatWait, optStateWords, parseThreshold, quietDaySeries } from './format.ts'
 
 test('waits are written in the largest two units', () => {
   expect(formatWait(30_000)).toBe('under a minute')
@@ -21,4 +21,16 @@ test('a threshold is whole minutes from 0 to a year, and a bad one names the fie
 test('opt states in words', () => {
   expect(optStateWords('opt-out')).toBe('Opted out')
   expect(optStateWords('opt-in')).toBe('Opted back in')
+})
+
+test('the quiet-hours chart has every day from the first to the last send, the days between empty', () => {
+  const s = quietDaySeries([
+    { day: '2026-02-27', quiet: 2 },
+    { day: '2026-03-02', quiet: 5 },
+  ])
+  // 27 and 28 February, then 1 and 2 March: four days, 2026 not being a leap year.
+  expect(s.x).toEqual([0, 1, 2, 3].map((i) => Date.UTC(2026, 1, 27 + i) / 1000))
+  expect(s.quiet).toEqual([2, null, null, 5])
+  expect(quietDaySeries([{ day: '2026-11-20', quiet: 1 }])).toEqual({ x: [Date.UTC(2026, 10, 20) / 1000], quiet: [1] })
+  expect(quietDaySeries([])).toEqual({ x: [], quiet: [] })
 })

@@ -25,3 +25,24 @@ export function optStateWords(state: string): string {
 
 /** An ISO instant from the desk's answers as milliseconds, for the date formatters (null stays null). */
 export const msOf = (iso: string | null): number | null => (iso ? Date.parse(iso) : null)
+
+const DAY_MS = 86_400_000
+
+/**
+ * Every day from the first to the last with a quiet-hour send, the days without one as null, so the
+ * bars stand evenly on the time axis and a quiet stretch shows as a gap. Each x is the customer's
+ * day written as that date's UTC midnight, in seconds (what the chart's axis reads back).
+ */
+export function quietDaySeries(days: ReadonlyArray<{ day: string; quiet: number }>): { x: number[]; quiet: Array<number | null> } {
+  const by = new Map(days.map((d) => [Date.parse(`${d.day}T00:00:00Z`), d.quiet]))
+  const keys = [...by.keys()].filter((k) => !Number.isNaN(k))
+  if (keys.length === 0) return { x: [], quiet: [] }
+  const x: number[] = []
+  const quiet: Array<number | null> = []
+  for (let ms = Math.min(...keys), last = Math.max(...keys); ms <= last; ms += DAY_MS) {
+    x.push(ms / 1000)
+    // A day with none draws no bar (not a hairline at 0); it still holds its place on the axis.
+    quiet.push(by.get(ms) || null)
+  }
+  return { x, quiet }
+}

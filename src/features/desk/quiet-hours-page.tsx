@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query'
+import { useMemo } from 'react'
 import { quietHoursQuery, type QuietHours } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
 import { CustomerLink } from '../../components/customer-link'
@@ -6,6 +7,7 @@ import { DayField } from '../../components/day-field'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { BodyText } from '../../components/message/message-parts'
 import { ExportButtons } from '../../components/export-buttons'
+import { UPlotChart } from '../../components/uplot-chart'
 import { formatCount } from '../../lib/count'
 import { exactUtc, formatDate, isoUtc, zoneLabel, type Zone } from '../../lib/dates'
 import { paths } from '../../lib/paths'
@@ -13,7 +15,7 @@ import { formatPhone } from '../../lib/phone'
 import type { DeskNumberSearch } from '../../lib/route-params'
 import { Link, useSetParams } from '../../lib/router'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th } from './desk-parts'
-import { msOf } from './format'
+import { msOf, quietDaySeries } from './format'
 
 /** Sends to North American customers outside 8:00–21:00 in the customer's own time, per number and day. */
 export function QuietHoursPage({ search, admin }: { search: DeskNumberSearch; admin: boolean | null }) {
@@ -97,14 +99,25 @@ function Report({ search }: { search: DeskNumberSearch }) {
   )
 }
 
-/** The day chart as a table: each customer-local day with its quiet sends and a bar for scale. */
+/** The day chart, with its figures as a table below it: each customer-local day with its quiet sends. */
 function DayTable({ d }: { d: QuietHours }) {
   const max = Math.max(1, ...d.days.map((x) => x.quiet))
+  const chart = useMemo(() => quietDaySeries(d.days), [d.days])
+  const bars = useMemo(() => [{ label: 'Sends in quiet hours', values: chart.quiet, color: 'var(--color-amber-700)', bars: true }], [chart])
   return (
     <section aria-labelledby="quiet-days-heading" className="mt-4">
       <h2 id="quiet-days-heading" className="text-lg font-semibold">
         Quiet-hour sends by day (the customer’s local day)
       </h2>
+      <div className="mt-2 rounded border border-slate-200 bg-white p-3">
+        <UPlotChart
+          label={`Bar chart of quiet-hour sends per customer-local day from ${formatPhone(d.number)}, ${chart.x.length} ${chart.x.length === 1 ? 'day' : 'days'}`}
+          x={chart.x}
+          series={bars}
+          yLabel="Sends"
+          fromZero
+        />
+      </div>
       <TableRegion label="Quiet-hour sends by day (scrolls sideways)">
         <table className="w-full border-collapse text-sm">
           <caption className="sr-only">Quiet-hour sends by day, the customer’s local day</caption>

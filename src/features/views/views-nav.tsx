@@ -3,14 +3,25 @@ import { useState, type FormEvent, type MouseEvent } from 'react'
 import { RANGE_LABELS, VIEW_NAME_MAX } from '../../../contract/saved-views'
 import { toApiError } from '../../api/errors'
 import { useMe } from '../../api/me'
-import { deleteView, openView, renameView, viewCountsQuery, viewHref, viewsQuery, VIEWS_KEY, type SavedView } from '../../api/views'
+import {
+  deleteView,
+  openView,
+  renameView,
+  shareView,
+  viewCountsQuery,
+  viewHref,
+  viewsQuery,
+  VIEWS_KEY,
+  type SavedView,
+} from '../../api/views'
 import { formatCount } from '../../lib/count'
 import { navigate, useLocationString } from '../../lib/router'
 
 /**
  * The saved views in the navigation, each with the matches the index stored since you last
  * opened it. Opening one marks it opened (its count starts again) and shows the Search page with
- * its relative dates worked out now. Your own views can be renamed and deleted under "Manage".
+ * its relative dates worked out now. Your own views can be renamed, shared or made private, and
+ * deleted under "Manage".
  */
 export function SavedViewsNav() {
   const me = useMe().data
@@ -145,6 +156,15 @@ function ManageRow({ view, onChanged }: { view: SavedView; onChanged: () => void
         <>
           <button type="button" className="btn" aria-label={`Rename ${view.name}`} onClick={() => setMode('rename')}>
             Rename
+          </button>
+          <button
+            type="button"
+            className="btn"
+            disabled={busy}
+            aria-label={view.shared ? `Make private: ${view.name}` : `Share with team: ${view.name}`}
+            onClick={() => void act(() => shareView(view.id, !view.shared))}
+          >
+            {view.shared ? 'Make private' : 'Share with team'}
           </button>
           <button type="button" className="btn" aria-label={`Delete ${view.name}`} onClick={() => setMode('delete')}>
             Delete

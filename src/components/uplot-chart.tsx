@@ -3,8 +3,8 @@ import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
 
 /**
- * A uPlot chart (about 50 KB, canvas, fast with a year of days). It is imported only by the
- * charts page, which is itself loaded on demand, so the library never reaches the entry chunk.
+ * A uPlot chart (about 50 KB, canvas, fast with a year of days). It is imported only by pages
+ * loaded on demand (charts, quiet hours), so the library never reaches the entry chunk.
  * The canvas is a picture for sighted users; the figures are in the table next to it.
  */
 /** A canvas cannot read CSS variables: colours given as `var(--name)` are resolved for the theme in force. */
@@ -21,6 +21,11 @@ function subscribeTheme(onChange: () => void) {
 }
 const themeClass = () => document.documentElement.className
 
+/** Bars of 70 % of a day's width, at most 40 px (a few days over a wide chart stay bars, not blocks). */
+const BARS = uPlot.paths.bars?.({ size: [0.7, 40] })
+const HALF_DAY_S = 43_200
+const DAY_INCRS = [1, 2, 7, 14, 28, 56, 91, 182, 364, 728].map((d) => d * 86_400)
+
 export function UPlotChart({
   label,
   x,
@@ -31,7 +36,8 @@ export function UPlotChart({
 }: {
   label: string
   x: number[]
-  series: Array<{ label: string; values: Array<number | null>; color: string; dash?: number[] }>
+  /** `bars`: one bar per x (a count per day) instead of a line between the points. */
+  series: Array<{ label: string; values: Array<number | null>; color: string; dash?: number[]; bars?: boolean }>
   yLabel: string
   /** The y axis starts at 0, so day-to-day noise on a small rate does not read as spikes. */
   fromZero?: boolean
@@ -40,6 +46,7 @@ export function UPlotChart({
 }) {
   const box = useRef<HTMLDivElement>(null)
   const theme = useSyncExternalStore(subscribeTheme, themeClass)
+  const bars = series.some((s) => s.bars)
   useEffect(() => {
     const el = box.current
     if (!el) return
@@ -60,11 +67,30 @@ export function UPlotChart({
         // the axis reads it back in UTC so it names that date, not the browser's local instant of
         // it (the day before, west of Greenwich).
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-        scales: { x: { time: true }, ...(fromZero ? { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } } : {}) },
-        axes: [axis(), { ...axis(), label: yLabel, size: 60 }],
-        // The y scale's floor, once drawn, for a reader (and a test) that cannot see the canvas.
-        hooks: { draw: [(u) => void (el.dataset.yMin = String(u.scales.y?.min ?? ''))] },
-        series: [{}, ...series.map((s) => ({ label: s.label, stroke: resolve(s.color), width: 2, dash: s.dash, spanGaps: false }))],
+        scales: {
+          // Bars stand on days: half a day either side keeps the first and last whole.
+          x: bars ? { time: true, range: (_u, min, max) => [min - HALF_DAY_S, max + HALF_DAY_S] } : { time: true },
+          ...(fromZero ? { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } } : {}),
+        },
+        // Bars are per day: ticks on whole days (not 12am / 12pm over a short span).
+        axes: [bars ? { ...axis(), incrs: DAY_INCRS } : axis(), { ...axis(), label: yLabel, size: 60 }],
+        // The y scale's floor and the points drawn, once drawn, for a reader (and a test) that cannot see the canvas.
+        hooks: {
+          draw: [
+            (u) => {
+              el.dataset.yMin = String(u.scales.y?.min ?? '')
+              el.dataset.points = String(u.data[0]?.length ?? 0)
+            },
+          ],
+        },
+        series: [
+          {},
+          ...series.map((s) =>
+            s.bars
+              ? { label: s.label, stroke: resolve(s.color), fill: resolve(s.color), width: 1, paths: BARS, points: { show: false } }
+              : { label: s.label, stroke: resolve(s.color), width: 2, dash: s.dash, spanGaps: false },
+          ),
+        ],
       },
       [x, ...series.map((s) => s.values)],
       el,
@@ -81,7 +107,7 @@ export function UPlotChart({
       resize.disconnect()
       plot.destroy()
     }
-  }, [x, series, yLabel, theme, fromZero, onPick])
+  }, [x, series, yLabel, theme, fromZero, onPick, bars])
   return (
     <figure className="m-0">
       <div ref={box} role="img" aria-label={`${label}. The same figures are in the table that follows.`} className="w-full" />
@@ -90,7 +116,7 @@ export function UPlotChart({
           <span key={s.label} className="flex items-center gap-1">
             <span
               aria-hidden="true"
-              className="inline-block h-0.5 w-6"
+              className={s.bars ? 'inline-block h-3 w-3 rounded-sm' : 'inline-block h-0.5 w-6'}
               style={{ background: s.color, borderTop: s.dash ? `2px dashed ${s.color}` : undefined }}
             />
             {s.label}

@@ -1,6 +1,7 @@
 import { fitFileName } from '../../contract/file-name.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
+import type { ExportProgress } from '../../contract/index-api.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { SECURITY_HEADERS, sendError } from '../http.ts'
 import { messageCsvHeader } from '../../contract/message-csv.ts'
@@ -309,6 +310,14 @@ export interface ExportOptions {
   /** The concurrency limits and who asks (the principal's name); without a gate, no limit. */
   gate?: ExportGate
   who?: string
+  /** The export's progress record (export-progress.ts), when the browser gave it an id: updated per batch, ended once; its signal is Cancel. */
+  job?: ExportJobHooks
+}
+
+export interface ExportJobHooks {
+  signal: AbortSignal
+  update: (patch: Partial<ExportProgress>) => void
+  end: (how: { state: 'done' } | { state: 'cancelled'; by: 'you' | 'browser' } | { state: 'failed'; error: ProxyError['body'] }) => void
 }
 
 export async function streamExport(db: Db, req: IncomingMessage, res: ServerResponse, o: ExportOptions): Promise<void> {
@@ -319,35 +328,64 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
   } catch (err) {
     if (!(err instanceof ExportRefused)) throw err
     o.log(`index: export refused for ${o.who ?? 'someone'}: ${o.gate?.running()} running`)
+    o.job?.end({ state: 'failed', error: err.body })
     return sendError(res, err, { 'retry-after': String(err.retryAfterS) })
   }
   try {
     await exportRows(db, req, res, o, slot)
+  } catch (err) {
+    // The tray learns why in the one envelope; the answer itself is the app's (an envelope before
+    // the first byte, a cut connection after it).
+    o.job?.end({
+      state: 'failed',
+      error:
+        err instanceof ProxyError
+          ? err.body
+          : { kind: 'server_error', message: 'The export failed on the server; the cause is in its log.' },
+    })
+    throw err
   } finally {
     slot?.leave()
   }
 }
 
-/** The response as a sink: writes that wait for the client (back-pressure) and know when it has left. */
+/**
+ * The response as a sink: writes that wait for the client (back-pressure), count the bytes, and
+ * know when it has left or the export was cancelled (which cuts the connection: a download the
+ * browser owns then ends unfinished instead of looking complete).
+ */
 interface Sink {
   write: (chunk: string) => Promise<void>
   gone: () => boolean
+  bytes: () => number
   /** Stops listening for the client leaving. */
   detach: () => void
 }
 
-function sinkOf(req: IncomingMessage, res: ServerResponse): Sink {
+function sinkOf(req: IncomingMessage, res: ServerResponse, cancel?: AbortSignal): Sink {
   let gone = false
+  let bytes = 0
   const onClose = () => {
     gone = true
   }
+  const onCancel = () => {
+    gone = true
+    res.destroy()
+  }
   res.on('close', onClose)
   req.on('aborted', onClose)
+  if (cancel?.aborted) onCancel()
+  else cancel?.addEventListener('abort', onCancel, { once: true })
   return {
     gone: () => gone,
-    detach: () => res.off('close', onClose),
+    bytes: () => bytes,
+    detach: () => {
+      res.off('close', onClose)
+      cancel?.removeEventListener('abort', onCancel)
+    },
     write: async (chunk) => {
       if (gone) return
+      bytes += Buffer.byteLength(chunk)
       if (!res.write(chunk)) {
         await new Promise<void>((resolve) => {
           const done = () => {
@@ -462,6 +500,7 @@ async function writeCsv(
     if (out) await write(out)
     count.rows += batch.length
     slot?.progress(count.rows, total)
+    o.job?.update({ rows: count.rows, bytes: sink.bytes() })
     if (batch.length < csvBatch) break
     batch.row(batch.length - 1, t)
     cursor = { date: new Date(Number(t[6])).toISOString(), number: t[0]!, ordinal: Number(t[3]) }
@@ -525,6 +564,7 @@ async function writeNdjson(
     count.rows += batch.length
     slot?.progress(count.rows, total)
     await write(out)
+    o.job?.update({ rows: count.rows, bytes: sink.bytes() })
     if (batch.length < ndjsonBatch) break
     const last = batch[batch.length - 1]!
     cursor = { date: new Date(Number(last[6])).toISOString(), number: last[0]!, ordinal: Number(last[3]) }
@@ -542,7 +582,8 @@ async function exportRows(
   const total = await countMatches(db, o.filters)
   const name = exportFileName(o.filters, o.params, total, o.format === 'csv' ? 'csv' : 'ndjson')
   await o.logStart({ what: Object.fromEntries(o.params), format: o.format, total })
-  const out = sinkOf(req, res)
+  o.job?.update({ total, fileName: name })
+  const out = sinkOf(req, res, o.job?.signal)
   res.writeHead(200, {
     ...SECURITY_HEADERS,
     'content-type': o.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
@@ -558,8 +599,12 @@ async function exportRows(
     o.audit('export.done', { what: Object.fromEntries(o.params), format: o.format, rows: count.rows, complete: !out.gone() })
   }
   if (out.gone()) {
-    o.log(`index: export stopped by the client after ${count.rows} rows`)
+    const cancelled = o.job?.signal.aborted === true
+    o.log(`index: export ${cancelled ? 'cancelled' : 'stopped by the client'} after ${count.rows} rows`)
+    o.job?.end({ state: 'cancelled', by: cancelled ? 'you' : 'browser' })
     return
   }
   res.end()
+  o.job?.update({ rows: count.rows, bytes: out.bytes() })
+  o.job?.end({ state: 'done' })
 }

@@ -99,7 +99,13 @@ const progressWire = z.object({
   fileName: z.nullable(z.string()),
   cancelledBy: z.optional(z.enum(['you', 'browser'])),
   error: z.optional(
-    z.looseObject({ kind: z.enum(ERROR_KINDS), message: z.string(), field: z.optional(z.string()), cause: z.optional(z.string()) }),
+    z.looseObject({
+      kind: z.enum(ERROR_KINDS),
+      message: z.string(),
+      field: z.optional(z.string()),
+      cause: z.optional(z.string()),
+      retryAfterMs: z.optional(z.number()),
+    }),
   ),
 })
 
@@ -228,7 +234,10 @@ async function download(id: number) {
     else if (p.state === 'cancelled') update(id, { phase: 'cancelled', by: p.cancelledBy ?? 'you' })
     else {
       const e = p.error ?? { kind: 'server_error' as const, message: 'The export stopped on the server.' }
-      update(id, { phase: 'failed', reason: reasonOf(new ApiError(e.kind, e.message, 0, { field: e.field, cause: e.cause })) })
+      const err = new ApiError(e.kind, e.message, 0, { field: e.field, cause: e.cause, retryAfterMs: e.retryAfterMs })
+      // Refused for the server's own limits (429 with a time to come back): its message says all,
+      // and the kind's title (an upstream that took too long) would not be true of it.
+      update(id, { phase: 'failed', reason: err.extra.retryAfterMs !== undefined ? err.message : reasonOf(err) })
     }
     return
   }

@@ -54,6 +54,8 @@ export interface ExportProgress {
   bytes: number
   total: number | null
   fileName: string | null
+  /** What it exports, in the access log's words (contract/vocabulary.ts); null until it has started. */
+  action?: 'history.export' | 'search.export'
   startedAt: string
   /** State cancelled: by the person (Cancel in the tray), or by the browser (its downloads list, a dropped connection). */
   cancelledBy?: 'you' | 'browser'

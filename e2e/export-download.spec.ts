@@ -2,6 +2,7 @@ import { parse } from 'csv-parse/sync'
 import { readFile, stat } from 'node:fs/promises'
 import type { CDPSession } from '@playwright/test'
 import { END_MS, makeAccount, messageAt, DEMO_CREDENTIALS } from '../proxy/simulator/dataset'
+import { FILE_NAME_MAX } from '../contract/file-name'
 import { neutralise } from '../proxy/index/csv'
 import { expect, test } from './fixtures'
 import { NUMBERS, startOwnProxy } from './helpers'
@@ -126,8 +127,8 @@ test(`an export of ${EXPECTED.toLocaleString('en-US')} rows goes to the download
   expect(bytes).toBeGreaterThan(20_000_000)
   expect(peak - before).toBeLessThan(bytes / 8)
   expect(after - before).toBeLessThan(bytes / 20)
-  expect(download.suggestedFilename()).toMatch(new RegExp(`^switchboard-${MILLION.number}-.*${EXPECTED}-rows.*\\.csv$`))
-  expect(download.suggestedFilename().length).toBeLessThanOrEqual(60)
+  expect(download.suggestedFilename()).toMatch(new RegExp(`^switchboard-search-${MILLION.number}-.*${EXPECTED}-rows.*\\.csv$`))
+  expect(download.suggestedFilename().length).toBeLessThanOrEqual(FILE_NAME_MAX)
 
   // Every row is the simulator's message of that ordinal, and the ordinals are the span's.
   const rows = parse(await readFile(path), { bom: true, columns: true }) as Array<Record<string, string>>

@@ -262,7 +262,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(r.json()).toMatchObject({ number: DESK.number, party: p, handledBy: 'local' })
     const body = await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}&limit=500`)
     expect(body.rows.map((x) => x.party)).not.toContain(p)
-    const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'desk.handled'`)
+    const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'needs-reply.handled'`)
     expect(log.rows[0]!.n).toBe(1)
     const missing = await call(port(), 'POST', '/api/desk/handled', { json: { number: DESK.number, party: '12025550000' } })
     expect(missing.status).toBe(404)
@@ -293,16 +293,20 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
   })
 
   it('logs every read under its action', async () => {
-    const actions = await rooms.db.query<{ action: string }>(`SELECT DISTINCT action FROM access_log WHERE action LIKE 'desk.%'`)
+    const desk = ['needs-reply', 'opt-outs', 'sent-after-opt-out', 'customer', 'quiet-hours', 'segments']
+    const actions = await rooms.db.query<{ action: string }>(
+      `SELECT DISTINCT action FROM access_log WHERE split_part(action, '.', 1) = ANY ($1::text[]) AND action NOT LIKE '%.export'`,
+      [desk],
+    )
     expect(actions.rows.map((a) => a.action).sort()).toEqual(
       [
-        'desk.customer',
-        'desk.handled',
-        'desk.needs-reply',
-        'desk.opt-outs',
-        'desk.quiet-hours',
-        'desk.segments',
-        'desk.sent-after-opt-out',
+        'customer.view',
+        'needs-reply.handled',
+        'needs-reply.view',
+        'opt-outs.view',
+        'quiet-hours.view',
+        'segments.view',
+        'sent-after-opt-out.view',
       ].sort(),
     )
   })
@@ -344,7 +348,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     const lines = r.text.slice(1).trimEnd().split('\r\n').slice(1)
     expect(lines.map((l) => l.split(',')[0])).toEqual(json.rows.map((x) => x.party))
     expect(lines.length).toBeGreaterThan(0)
-    const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'desk.needs-reply.export'`)
+    const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'needs-reply.export'`)
     expect(log.rows[0]!.n).toBe(1)
   })
 
@@ -464,8 +468,8 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       ])
     }
     for (const [action, n] of [
-      ['desk.sent-after-opt-out.export', 3],
-      ['desk.opt-outs.export', 4],
+      ['sent-after-opt-out.export', 3],
+      ['opt-outs.export', 4],
     ] as const) {
       const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = $1`, [action])
       expect(log.rows[0]!.n, action).toBe(n)

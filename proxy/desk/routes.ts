@@ -176,7 +176,7 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
     [number, party, by],
   )
   await refreshDesk(db, number, [party])
-  ctx.audit('desk.handled', { number, party })
+  ctx.audit('needs-reply.handled', { number, party })
   sendJson(res, 200, { number, party, handledAt: iso(r.rows[0]!.handled_at), handledBy: by })
 }
 
@@ -200,7 +200,7 @@ async function saveSettingsRoute(req: IncomingMessage, res: ServerResponse, url:
      ON CONFLICT (id) DO UPDATE SET threshold_minutes = $1, updated_at = now(), updated_by = $2`,
     [v, by],
   )
-  ctx.audit('desk.settings', { thresholdMinutes: v })
+  ctx.audit('needs-reply.settings', { thresholdMinutes: v })
   sendJson(res, 200, await teamThreshold(db))
 }
 
@@ -635,28 +635,28 @@ async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, url: UR
 type DeskHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) => Promise<void>
 
 const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler }> = [
-  { method: 'GET', path: '/api/desk/needs-reply', access: 'signed-in', reads: 'desk.needs-reply', run: needsReplyRoute },
+  { method: 'GET', path: '/api/desk/needs-reply', access: 'signed-in', reads: 'needs-reply.view', run: needsReplyRoute },
   {
     method: 'GET',
     path: '/api/desk/needs-reply/export',
     access: 'signed-in',
-    reads: 'desk.needs-reply.export',
+    reads: 'needs-reply.export',
     run: needsReplyExportRoute,
   },
   { method: 'POST', path: '/api/desk/handled', access: 'signed-in', reads: null, run: handledRoute },
-  { method: 'GET', path: '/api/desk/opt-outs', access: 'signed-in', reads: 'desk.opt-outs', run: optOutsRoute },
-  { method: 'GET', path: '/api/desk/opt-outs/export', access: 'signed-in', reads: 'desk.opt-outs.export', run: optOutsExportRoute },
-  { method: 'GET', path: '/api/desk/sent-after-opt-out', access: 'signed-in', reads: 'desk.sent-after-opt-out', run: sentAfterRoute },
+  { method: 'GET', path: '/api/desk/opt-outs', access: 'signed-in', reads: 'opt-outs.view', run: optOutsRoute },
+  { method: 'GET', path: '/api/desk/opt-outs/export', access: 'signed-in', reads: 'opt-outs.export', run: optOutsExportRoute },
+  { method: 'GET', path: '/api/desk/sent-after-opt-out', access: 'signed-in', reads: 'sent-after-opt-out.view', run: sentAfterRoute },
   {
     method: 'GET',
     path: '/api/desk/sent-after-opt-out/export',
     access: 'signed-in',
-    reads: 'desk.sent-after-opt-out.export',
+    reads: 'sent-after-opt-out.export',
     run: sentAfterExportRoute,
   },
-  { method: 'GET', path: '/api/desk/customer', access: 'signed-in', reads: 'desk.customer', run: customerRoute },
-  { method: 'GET', path: '/api/desk/quiet-hours', access: 'signed-in', reads: 'desk.quiet-hours', run: quietHoursRoute },
-  { method: 'GET', path: '/api/desk/segments', access: 'signed-in', reads: 'desk.segments', run: segmentsRoute },
+  { method: 'GET', path: '/api/desk/customer', access: 'signed-in', reads: 'customer.view', run: customerRoute },
+  { method: 'GET', path: '/api/desk/quiet-hours', access: 'signed-in', reads: 'quiet-hours.view', run: quietHoursRoute },
+  { method: 'GET', path: '/api/desk/segments', access: 'signed-in', reads: 'segments.view', run: segmentsRoute },
   { method: 'GET', path: '/api/desk/settings', access: 'signed-in', reads: null, run: settingsRoute },
   { method: 'POST', path: '/api/desk/settings', access: 'admin', reads: null, run: saveSettingsRoute },
 ]

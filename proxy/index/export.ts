@@ -1,4 +1,5 @@
 import { fitFileName } from '../../contract/file-name.ts'
+import type { Action } from '../../contract/vocabulary.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
 import type { ExportProgress } from '../../contract/index-api.ts'
@@ -194,7 +195,24 @@ export function dateCellsCsv(tz: string): (ms: number) => string {
 /** The day of a `from`/`to` parameter (a day, or an instant whose UTC day stands for it). */
 const dayOf = (v: string) => (/^\d{4}-\d{2}-\d{2}/.exec(v)?.[0] ?? v).slice(0, 10)
 
-/** `switchboard-18323232323-text-refund-error-1204-rows-2026-11-21.csv`, at most 60 characters (contract/file-name.ts). */
+/** What an index export is, in the contract's vocabulary: one number's whole history, or search results. */
+export type ExportAction = 'history.export' | 'search.export'
+
+export function exportActionOf(f: Filters): ExportAction {
+  const whole =
+    f.numbers?.length === 1 &&
+    !f.q &&
+    !f.party &&
+    !f.direction &&
+    !f.status &&
+    f.media === null &&
+    !f.from &&
+    !f.toExclusive &&
+    !f.toInclusive
+  return whole ? 'history.export' : 'search.export'
+}
+
+/** `switchboard-search-18323232323-text-refund-error-1204-rows-2026-11-21.csv`, at most 64 characters (contract/file-name.ts). */
 export function exportFileName(f: Filters, params: Map<string, string>, rows: number, ext: string, now = new Date()): string {
   const filters: string[] = []
   if (f.q) filters.push(`text-${f.q.slice(0, 40)}`)
@@ -205,8 +223,8 @@ export function exportFileName(f: Filters, params: Map<string, string>, rows: nu
   const from = params.get('from')
   const to = params.get('to')
   if (from || to) filters.push(`${from ? dayOf(from) : 'start'}-to-${to ? dayOf(to) : 'now'}`)
-  const scope = f.numbers ? (f.numbers.length === 1 ? f.numbers[0]! : `${f.numbers.length}-numbers`) : 'all-numbers'
-  return fitFileName({ scope, filters, rows, ext, date: now })
+  const scope = f.numbers ? (f.numbers.length === 1 ? f.numbers[0]! : `${f.numbers.length}-numbers`) : 'all'
+  return fitFileName({ subject: exportActionOf(f) === 'history.export' ? 'history' : 'search', scope, filters, rows, ext, date: now })
 }
 
 /**
@@ -302,8 +320,8 @@ export interface ExportOptions {
   format: 'csv' | 'ndjson'
   tz: string
   /** Records the export's start durably (its filters and row count) before the first byte goes out. */
-  logStart: (details: Record<string, unknown>) => Promise<void>
-  audit: (action: string, details: Record<string, unknown>) => void
+  logStart: (details: Record<string, unknown>, action: ExportAction) => Promise<void>
+  audit: (action: Action, details: Record<string, unknown>) => void
   log: (line: string) => void
   /** Rows per keyset batch (tests use small ones to cross batch boundaries); default BATCH or NDJSON_BATCH. */
   batch?: number
@@ -581,8 +599,9 @@ async function exportRows(
   await resolveParties(db, o.filters)
   const total = await countMatches(db, o.filters)
   const name = exportFileName(o.filters, o.params, total, o.format === 'csv' ? 'csv' : 'ndjson')
-  await o.logStart({ what: Object.fromEntries(o.params), format: o.format, total })
-  o.job?.update({ total, fileName: name })
+  const action = exportActionOf(o.filters)
+  await o.logStart({ what: Object.fromEntries(o.params), format: o.format, total }, action)
+  o.job?.update({ total, fileName: name, action })
   const out = sinkOf(req, res, o.job?.signal)
   res.writeHead(200, {
     ...SECURITY_HEADERS,
@@ -596,7 +615,7 @@ async function exportRows(
     await (o.format === 'csv' ? writeCsv : writeNdjson)(db, o, out, slot, total, count)
   } finally {
     out.detach()
-    o.audit('export.done', { what: Object.fromEntries(o.params), format: o.format, rows: count.rows, complete: !out.gone() })
+    o.audit(`${action}.done`, { what: Object.fromEntries(o.params), format: o.format, rows: count.rows, complete: !out.gone() })
   }
   if (out.gone()) {
     const cancelled = o.job?.signal.aborted === true

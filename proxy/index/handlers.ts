@@ -289,7 +289,7 @@ export async function exportMessages(room: IndexRoom, req: IncomingMessage, res:
       params: p,
       format,
       tz,
-      logStart: (d) => ctx.logRead(d),
+      logStart: (d, action) => ctx.logRead(d, action),
       audit: ctx.audit,
       log,
       gate: exportGate,
@@ -324,7 +324,7 @@ export async function exportCancel(room: IndexRoom, req: IncomingMessage, res: S
   for (const k of Object.keys(body)) if (k !== 'job') throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send job.`)
   if (typeof body.job !== 'string' || !JOB_ID.test(body.job)) throw invalid('job', 'job is required: the id the export was started with.')
   const record = room.exports.cancel(ctx.principal?.name ?? '', body.job)
-  ctx.audit('export.cancel', { job: body.job, rows: record.rows })
+  ctx.audit(`${record.action ?? 'search.export'}.cancel`, { job: body.job, rows: record.rows })
   sendJson(res, 200, record)
 }
 
@@ -347,7 +347,7 @@ export async function forget(room: IndexRoom, req: IncomingMessage, res: ServerR
   // A running sync would write rows back after the delete: stop it first.
   await syncer.stop(number ?? undefined)
   const forgotten = await forgetMessages(db, number)
-  ctx.audit('forget', number ? { number, messages: forgotten } : { all: true, messages: forgotten })
+  ctx.audit('index.forget', number ? { number, messages: forgotten } : { all: true, messages: forgotten })
   log(`index: forgot ${forgotten} messages (${number ?? 'all numbers'})`)
   sendJson(res, 200, { forgotten })
 }

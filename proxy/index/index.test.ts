@@ -666,7 +666,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       const r = await fetch(`${apiUrl}/api/index/export?numbers=${n7}&format=csv&tz=Europe/Paris`)
       expect(r.status).toBe(200)
       expect(r.headers.get('content-disposition')).toMatch(
-        new RegExp(`attachment; filename="switchboard-${n7}-24-rows-\\d{4}-\\d{2}-\\d{2}\\.csv"`),
+        new RegExp(`attachment; filename="switchboard-history-${n7}-24-rows-\\d{4}-\\d{2}-\\d{2}\\.csv"`),
       )
       const bytes = Buffer.from(await r.arrayBuffer())
       expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]) // the BOM
@@ -691,7 +691,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       // 2026-11-20 is winter time in Paris: UTC+1.
       const utc = Date.parse(rows[0]!.date_utc!)
       expect(rows[0]!['date_local (Europe/Paris)']).toBe(new Date(utc + 3_600_000).toISOString().slice(0, 19).replace('T', ' '))
-      expect(audits.some(([a, d]) => a === 'export.done' && d.rows === 24)).toBe(true)
+      expect(audits.some(([a, d]) => a === 'history.export.done' && d.rows === 24)).toBe(true)
 
       const filtered = await fetch(`${apiUrl}/api/index/export?q=appointment&numbers=${num(0).number}&format=ndjson`)
       expect(filtered.headers.get('content-disposition')).toMatch(/text-appointment-\d+-rows/)
@@ -958,7 +958,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
         'SELECT (SELECT count(*) FROM index_messages) + (SELECT count(*) FROM index_daily) + (SELECT count(*) FROM index_quarter_hours) + (SELECT count(*) FROM index_parties) + (SELECT count(*) FROM index_bodies) + (SELECT count(*) FROM index_body_counts) AS n',
       )
       expect(Number(left.rows[0]!.n)).toBe(0)
-      expect(audits.some(([a]) => a === 'forget')).toBe(true)
+      expect(audits.some(([a]) => a === 'index.forget')).toBe(true)
     })
   })
 })

@@ -10,6 +10,8 @@
  * full ISO timestamp.
  */
 
+import type { ErrorBody } from './api.ts'
+
 export const INDEX_PATHS = {
   /** GET {number?, summary?: 'true'} → IndexStatus (one number's record and freshness; or no per-number list) */
   status: '/api/index/status',
@@ -27,11 +29,38 @@ export const INDEX_PATHS = {
   message: '/api/index/message',
   /** GET {number, date: YYYY-MM-DD (a UTC day) or an ISO instant} → LocateResult: the newest message at or before the end of that day, or at or before that instant */
   locate: '/api/index/locate',
-  /** GET SearchParams & {format: 'csv'|'ndjson', tz?: IANA zone} → streamed file (Content-Disposition names it) */
+  /**
+   * GET SearchParams & {format: 'csv'|'ndjson', tz?: IANA zone, job?: an id the browser chose} →
+   * streamed file (Content-Disposition: attachment names it), for the browser's download manager.
+   */
   export: '/api/index/export',
+  /** GET {job} → ExportProgress: how far the caller's export with that id has come, or how it ended */
+  exportProgress: '/api/index/export/progress',
+  /** POST {job} → ExportProgress: stops the caller's export (the download ends unfinished) */
+  exportCancel: '/api/index/export/cancel',
   /** POST {number?: string, all?: boolean} → {forgotten: number} */
   forget: '/api/index/forget',
 } as const
+
+/**
+ * One export's progress as the server streams it. `rows`/`bytes` count what was written to the
+ * connection; `total` is the count of matches taken when it started (null until then);
+ * `error` (state failed) is the one envelope's body.
+ */
+export interface ExportProgress {
+  job: string
+  state: 'running' | 'done' | 'cancelled' | 'failed'
+  rows: number
+  bytes: number
+  total: number | null
+  fileName: string | null
+  /** What it exports, in the access log's words (contract/vocabulary.ts); null until it has started. */
+  action?: 'history.export' | 'search.export'
+  startedAt: string
+  /** State cancelled: by the person (Cancel in the tray), or by the browser (its downloads list, a dropped connection). */
+  cancelledBy?: 'you' | 'browser'
+  error?: ErrorBody
+}
 
 export type SyncState = 'never' | 'queued' | 'syncing' | 'idle' | 'paused' | 'error'
 

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { fileStem, subjectOf } from '../contract/vocabulary'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -286,15 +287,15 @@ test.describe('team access (ACCESS=password)', () => {
     expect(rows[0]).toEqual(['at', 'user', 'via', 'address', 'action', 'number', 'party', 'details'])
     expect(rows.slice(1).some((r) => r[1] === 'vic' && r[4] === 'history.view' && r[5] === NUMBERS.big.number)).toBe(true)
 
-    // The export itself is in the log, as alice's.
-    await page.goto(`${BASE}/admin/access-log?action=export`)
+    // The export itself is in the log, as alice's, under the subject its file is named by.
+    await page.goto(`${BASE}/admin/access-log?action=access-log.export`)
     const first = page
       .getByRole('table', { name: /Access log entries/ })
       .getByRole('row')
       .nth(1)
     await expect(first).toContainText('alice')
-    await expect(first).toContainText('export')
-    await expect(first).toContainText('access-log')
+    await expect(first).toContainText('Access log: exported access-log.export')
+    expect(name.startsWith(`${fileStem(subjectOf('access-log.export'))}-`)).toBe(true)
     // No password ever reaches the log.
     const all = await page.evaluate(async () => await (await fetch('/api/auth/access-log?limit=500')).text())
     for (const secret of [ALICE.password, VIC.password, 'not the password!']) expect(all).not.toContain(secret)

@@ -51,7 +51,7 @@ for (const width of [1400, 390]) {
       const download = await saved
       expect(parseCsv(await readFile(await download.path(), 'utf8')).length - 1).toBe(5_000)
       expect(download.suggestedFilename().length).toBeLessThanOrEqual(60)
-      await expect(tray).toContainText(/Saved 5,000 rows \([\d.]+ (KB|MB)\) as /)
+      await expect(tray).toContainText(/Saved 5,000 rows \([\d.]+ (KB|MB)\) to your browser's downloads as /)
       await shot('export-saved')
       await tray.getByRole('button', { name: 'Dismiss' }).click()
       // No sync runs: the header shows no indicator (the one it shows while a sync runs is step 4's).

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AccessLevel, Role } from '../contract/roles.ts'
+import type { Action } from '../contract/vocabulary.ts'
 
 /**
  * The seams between the server's rooms. app.ts owns the checks every request passes (path,
@@ -25,14 +26,14 @@ export interface RequestContext {
   /** The client's address (the socket's, or the trusted proxy's forwarded one). */
   address: string
   /** Append one access-log entry for an action that is not a read (sign-in, sync, forget). Never throws. */
-  audit: (action: string, details: Record<string, unknown>) => void
+  audit: (action: Action, details: Record<string, unknown>) => void
   /**
    * Records what this answer shows of customer data (number, party, range or filters), durably,
    * under the route's declared action (or `action`). A read route must await it before its
    * answer starts; the app refuses to send a 2xx that was not recorded. It rejects when the entry
    * cannot be written, and the read then fails closed.
    */
-  logRead: (details: Record<string, unknown>, action?: string) => Promise<void>
+  logRead: (details: Record<string, unknown>, action?: Action) => Promise<void>
 }
 
 /**
@@ -59,8 +60,8 @@ export interface RouteSpec {
   path: string
   /** Who may call it (contract/roles.ts). */
   access: AccessLevel
-  /** The access-log action its answer records because it shows customer data, or null when it shows none. */
-  reads: string | null
+  /** The access-log action its answer records because it shows customer data (contract/vocabulary.ts), or null when it shows none. */
+  reads: Action | null
   /** A GET that also answers HEAD. */
   head?: boolean
   handle: RouteHandler

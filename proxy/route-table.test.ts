@@ -64,7 +64,7 @@ const SAMPLE: Record<string, { query?: string; form?: string; json?: unknown }> 
   'GET /api/index/stats': { query: `number=${HISTORY.number}` },
   'GET /api/index/message': { query: `number=${HISTORY.number}&ordinal=1` },
   'GET /api/index/locate': { query: `number=${HISTORY.number}&date=2030-01-01` },
-  'GET /api/index/export': { query: `numbers=${HISTORY.number}` },
+  'GET /api/index/export': { query: `numbers=${HISTORY.number}&direction=inbound` },
   'GET /api/desk/needs-reply': { query: 'thresholdMinutes=0' },
   'GET /api/desk/needs-reply/export': { query: 'thresholdMinutes=0' },
   'GET /api/desk/opt-outs': { query: `number=${HISTORY.number}` },

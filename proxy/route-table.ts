@@ -1,4 +1,5 @@
 import type { AccessLevel } from '../contract/roles.ts'
+import { isAction } from '../contract/vocabulary.ts'
 import type { RouteSpec } from './http-types.ts'
 
 /**
@@ -16,7 +17,7 @@ export function checkRouteTable(routes: readonly RouteSpec[]): void {
     if (seen.has(key)) throw new Error(`route ${key} is declared twice`)
     seen.add(key)
     if (!LEVELS.includes(r.access)) throw new Error(`route ${key} declares no access level`)
-    if (r.reads !== null && !/^[a-z][a-z.-]*$/.test(r.reads)) throw new Error(`route ${key}: reads names an access-log action`)
+    if (r.reads !== null && !isAction(r.reads)) throw new Error(`route ${key}: reads names an access-log action of contract/vocabulary.ts`)
     if (!r.path.startsWith('/api/')) throw new Error(`route ${r.path}: paths start with /api/`)
     for (const p of r.path.split('/').slice(1))
       if (p === '' || (p.startsWith(':') && !/^:[a-z]+$/.test(p)) || (!p.startsWith(':') && !/^[a-z0-9-]+$/.test(p)))

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Action } from '../contract/vocabulary.ts'
 import type { AccessGate, RouteSpec } from './http-types.ts'
 import { sendJson } from './http.ts'
 import { canonicalPathProblem } from './checks.ts'
@@ -11,7 +12,7 @@ describe('the router', () => {
   it('refuses a table that declares a route twice or a read with no action name', () => {
     const r: RouteSpec = { method: 'GET', path: '/api/x', access: 'public', reads: null, handle: ok }
     expect(() => checkRouteTable([r, r])).toThrow(/declared twice/)
-    expect(() => checkRouteTable([{ ...r, reads: 'Not An Action' }])).toThrow(/access-log action/)
+    expect(() => checkRouteTable([{ ...r, reads: 'Not An Action' as Action }])).toThrow(/access-log action/)
     expect(() => checkRouteTable([{ ...r, path: '/api/X' }])).toThrow(/lower-case/)
   })
 
@@ -74,12 +75,12 @@ describe('a read route fails closed', () => {
   }
   const routes: RouteSpec[] = [
     // A handler that forgets to record its read.
-    { method: 'GET', path: '/api/forgetful', access: 'signed-in', reads: 'test.read', handle: ok },
+    { method: 'GET', path: '/api/forgetful', access: 'signed-in', reads: 'message.view', handle: ok },
     {
       method: 'GET',
       path: '/api/careful',
       access: 'signed-in',
-      reads: 'test.read',
+      reads: 'message.view',
       handle: async (req, res, url, ctx) => {
         await ctx.logRead({ what: 'x' })
         return ok(req, res, url, ctx, {})

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { currentAction, namesOf } from '../../contract/vocabulary.ts'
 import { csvCell } from '../../contract/csv.ts'
 import type { Db, Queryable } from '../db/types.ts'
 
@@ -372,7 +373,11 @@ export async function listEntries(
   // A read of several numbers stores them joined with commas: the filter finds each of them.
   if (f.number) add("(number = ? OR (strpos(number, ',') > 0 AND ? = ANY (string_to_array(number, ','))))", f.number)
   if (f.party) add('party = ?', f.party)
-  if (f.action) add('action = ?', f.action)
+  if (f.action) {
+    // An action of the vocabulary finds the entries written under its former names too.
+    const now = currentAction(f.action)
+    add('action = ANY (?::text[])', now ? namesOf(now) : [f.action])
+  }
   if (f.from) add('at >= ?', f.from)
   if (f.to) add('at < ?', f.to)
   if (after) {

@@ -275,8 +275,8 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     // Reading the log is itself a logged read (it names customer numbers): filter those out here.
     all.entries = all.entries.filter((e) => e.action !== 'access-log.view')
     expect(all.entries.map((e) => `${e.actor} ${e.action}`)).toEqual([
-      'alice export.done',
-      'alice export',
+      'alice access-log.export.done',
+      'alice access-log.export',
       'alice signin.ok',
       'vic history.view',
       'vic signin.ok',

@@ -46,7 +46,7 @@ function logFilters(q: Map<string, string>): LogFilters {
   if (party) f.party = party
   const action = textFilter(q, 'action', 60)
   if (action) {
-    if (!/^[a-z][a-z._-]*$/.test(action)) throw invalid('action', 'action must be an action name such as signin.ok or history.view.')
+    if (!/^[a-z][a-z._-]*$/.test(action)) throw invalid('action', 'action must be an action name such as signin.ok or search.export.')
     f.action = action
   }
   const from = dateFilter(q, 'from')
@@ -122,13 +122,13 @@ const accessLogExport =
         })
     } while (cursor && !aborted)
     res.end()
-    auditAs(d, req, ctx)('export.done', { what: 'access-log', rows, complete: !aborted, filters: filtersRecord(q) })
+    auditAs(d, req, ctx)('access-log.export.done', { what: 'access-log', rows, complete: !aborted, filters: filtersRecord(q) })
   }
 
 /** Admins only: the log shows which customer numbers and parties were read, so reading it is a logged read too. */
 export const accessLogRoutes = (d: RouteDeps): RouteSpec[] => [
   { method: 'GET', path: '/api/auth/access-log', access: 'admin', reads: 'access-log.view', handle: accessLogList(d) },
-  { method: 'GET', path: '/api/auth/access-log/export', access: 'admin', reads: 'export', handle: accessLogExport(d) },
+  { method: 'GET', path: '/api/auth/access-log/export', access: 'admin', reads: 'access-log.export', handle: accessLogExport(d) },
   // The chain's verdict names entries by number only: no customer data.
   { method: 'GET', path: '/api/auth/access-log/verify', access: 'admin', reads: null, handle: accessLogVerify(d) },
 ]

@@ -174,7 +174,7 @@ async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse,
       iso(x.last_inbound_at),
       x.body ?? '',
     ],
-    (result) => exportDone(ctx, 'desk.needs-reply', what, result),
+    (result) => exportDone(ctx, 'needs-reply', what, result),
   )
 }
 
@@ -204,7 +204,7 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
     [number, party, by],
   )
   await refreshDesk(db, number, [party])
-  ctx.audit('desk.handled', { number, party })
+  ctx.audit('needs-reply.handled', { number, party })
   sendJson(res, 200, { number, party, handledAt: iso(r.rows[0]!.handled_at), handledBy: by })
 }
 
@@ -228,7 +228,7 @@ async function saveSettingsRoute(req: IncomingMessage, res: ServerResponse, url:
      ON CONFLICT (id) DO UPDATE SET threshold_minutes = $1, updated_at = now(), updated_by = $2`,
     [v, by],
   )
-  ctx.audit('desk.settings', { thresholdMinutes: v })
+  ctx.audit('needs-reply.settings', { thresholdMinutes: v })
   sendJson(res, 200, await teamThreshold(db))
 }
 
@@ -406,8 +406,10 @@ async function streamCsv<T>(
 }
 
 /** `switchboard-needs-reply-18323232323-12-rows-2026-11-24.csv`: contract/file-name.ts's shape, as the index export names its files. */
-export function deskFileName(report: string, filters: string[], rows: number, now = new Date()): string {
-  return fitFileName({ scope: report, filters, rows, ext: 'csv', date: now })
+type DeskReport = 'needs-reply' | 'opt-outs' | 'sent-after-opt-out'
+
+export function deskFileName(report: DeskReport, [scope = 'all-numbers', ...filters]: string[], rows: number, now = new Date()): string {
+  return fitFileName({ subject: report, scope, filters, rows, ext: 'csv', date: now })
 }
 
 /**
@@ -415,8 +417,13 @@ export function deskFileName(report: string, filters: string[], rows: number, no
  * how many rows went out, and whether the client took them all (the read entry before it holds
  * the count there was to send).
  */
-function exportDone(ctx: RequestContext, what: string, filters: Record<string, unknown>, result: { rows: number; complete: boolean }) {
-  ctx.audit('export.done', { what, ...filters, format: 'csv', rows: result.rows, complete: result.complete })
+function exportDone(
+  ctx: RequestContext,
+  report: DeskReport,
+  filters: Record<string, unknown>,
+  result: { rows: number; complete: boolean },
+) {
+  ctx.audit(`${report}.export.done`, { ...filters, format: 'csv', rows: result.rows, complete: result.complete })
 }
 
 const SENT_CSV_HEADER = [
@@ -482,7 +489,7 @@ async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, 
       x.opt_ordinal,
       x.ordinal,
     ],
-    (result) => exportDone(ctx, 'desk.sent-after-opt-out', what, result),
+    (result) => exportDone(ctx, 'sent-after-opt-out', what, result),
   )
 }
 
@@ -521,7 +528,7 @@ async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, ur
       x.sent_after,
       x.opt_history.map((h) => `${h.state} ${iso(h.date)}`).join('; '),
     ],
-    (result) => exportDone(ctx, 'desk.opt-outs', what, result),
+    (result) => exportDone(ctx, 'opt-outs', what, result),
   )
 }
 
@@ -692,28 +699,28 @@ async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, url: UR
 type DeskHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) => Promise<void>
 
 const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler }> = [
-  { method: 'GET', path: '/api/desk/needs-reply', access: 'signed-in', reads: 'desk.needs-reply', run: needsReplyRoute },
+  { method: 'GET', path: '/api/desk/needs-reply', access: 'signed-in', reads: 'needs-reply.view', run: needsReplyRoute },
   {
     method: 'GET',
     path: '/api/desk/needs-reply/export',
     access: 'signed-in',
-    reads: 'desk.needs-reply.export',
+    reads: 'needs-reply.export',
     run: needsReplyExportRoute,
   },
   { method: 'POST', path: '/api/desk/handled', access: 'signed-in', reads: null, run: handledRoute },
-  { method: 'GET', path: '/api/desk/opt-outs', access: 'signed-in', reads: 'desk.opt-outs', run: optOutsRoute },
-  { method: 'GET', path: '/api/desk/opt-outs/export', access: 'signed-in', reads: 'desk.opt-outs.export', run: optOutsExportRoute },
-  { method: 'GET', path: '/api/desk/sent-after-opt-out', access: 'signed-in', reads: 'desk.sent-after-opt-out', run: sentAfterRoute },
+  { method: 'GET', path: '/api/desk/opt-outs', access: 'signed-in', reads: 'opt-outs.view', run: optOutsRoute },
+  { method: 'GET', path: '/api/desk/opt-outs/export', access: 'signed-in', reads: 'opt-outs.export', run: optOutsExportRoute },
+  { method: 'GET', path: '/api/desk/sent-after-opt-out', access: 'signed-in', reads: 'sent-after-opt-out.view', run: sentAfterRoute },
   {
     method: 'GET',
     path: '/api/desk/sent-after-opt-out/export',
     access: 'signed-in',
-    reads: 'desk.sent-after-opt-out.export',
+    reads: 'sent-after-opt-out.export',
     run: sentAfterExportRoute,
   },
-  { method: 'GET', path: '/api/desk/customer', access: 'signed-in', reads: 'desk.customer', run: customerRoute },
-  { method: 'GET', path: '/api/desk/quiet-hours', access: 'signed-in', reads: 'desk.quiet-hours', run: quietHoursRoute },
-  { method: 'GET', path: '/api/desk/segments', access: 'signed-in', reads: 'desk.segments', run: segmentsRoute },
+  { method: 'GET', path: '/api/desk/customer', access: 'signed-in', reads: 'customer.view', run: customerRoute },
+  { method: 'GET', path: '/api/desk/quiet-hours', access: 'signed-in', reads: 'quiet-hours.view', run: quietHoursRoute },
+  { method: 'GET', path: '/api/desk/segments', access: 'signed-in', reads: 'segments.view', run: segmentsRoute },
   { method: 'GET', path: '/api/desk/settings', access: 'signed-in', reads: null, run: settingsRoute },
   { method: 'POST', path: '/api/desk/settings', access: 'admin', reads: null, run: saveSettingsRoute },
 ]

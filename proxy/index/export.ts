@@ -1,6 +1,8 @@
 import { fitFileName } from '../../contract/file-name.ts'
+import type { Action } from '../../contract/vocabulary.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
+import type { ExportProgress } from '../../contract/index-api.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { SECURITY_HEADERS, sendError } from '../http.ts'
 import { messageCsvHeader } from '../../contract/message-csv.ts'
@@ -193,7 +195,24 @@ export function dateCellsCsv(tz: string): (ms: number) => string {
 /** The day of a `from`/`to` parameter (a day, or an instant whose UTC day stands for it). */
 const dayOf = (v: string) => (/^\d{4}-\d{2}-\d{2}/.exec(v)?.[0] ?? v).slice(0, 10)
 
-/** `switchboard-18323232323-text-refund-error-1204-rows-2026-11-21.csv`, at most 60 characters (contract/file-name.ts). */
+/** What an index export is, in the contract's vocabulary: one number's whole history, or search results. */
+export type ExportAction = 'history.export' | 'search.export'
+
+export function exportActionOf(f: Filters): ExportAction {
+  const whole =
+    f.numbers?.length === 1 &&
+    !f.q &&
+    !f.party &&
+    !f.direction &&
+    !f.status &&
+    f.media === null &&
+    !f.from &&
+    !f.toExclusive &&
+    !f.toInclusive
+  return whole ? 'history.export' : 'search.export'
+}
+
+/** `switchboard-search-18323232323-text-refund-error-1204-rows-2026-11-21.csv`, at most 64 characters (contract/file-name.ts). */
 export function exportFileName(f: Filters, params: Map<string, string>, rows: number, ext: string, now = new Date()): string {
   const filters: string[] = []
   if (f.q) filters.push(`text-${f.q.slice(0, 40)}`)
@@ -204,8 +223,8 @@ export function exportFileName(f: Filters, params: Map<string, string>, rows: nu
   const from = params.get('from')
   const to = params.get('to')
   if (from || to) filters.push(`${from ? dayOf(from) : 'start'}-to-${to ? dayOf(to) : 'now'}`)
-  const scope = f.numbers ? (f.numbers.length === 1 ? f.numbers[0]! : `${f.numbers.length}-numbers`) : 'all-numbers'
-  return fitFileName({ scope, filters, rows, ext, date: now })
+  const scope = f.numbers ? (f.numbers.length === 1 ? f.numbers[0]! : `${f.numbers.length}-numbers`) : 'all'
+  return fitFileName({ subject: exportActionOf(f) === 'history.export' ? 'history' : 'search', scope, filters, rows, ext, date: now })
 }
 
 /**
@@ -301,14 +320,22 @@ export interface ExportOptions {
   format: 'csv' | 'ndjson'
   tz: string
   /** Records the export's start durably (its filters and row count) before the first byte goes out. */
-  logStart: (details: Record<string, unknown>) => Promise<void>
-  audit: (action: string, details: Record<string, unknown>) => void
+  logStart: (details: Record<string, unknown>, action: ExportAction) => Promise<void>
+  audit: (action: Action, details: Record<string, unknown>) => void
   log: (line: string) => void
   /** Rows per keyset batch (tests use small ones to cross batch boundaries); default BATCH or NDJSON_BATCH. */
   batch?: number
   /** The concurrency limits and who asks (the principal's name); without a gate, no limit. */
   gate?: ExportGate
   who?: string
+  /** The export's progress record (export-progress.ts), when the browser gave it an id: updated per batch, ended once; its signal is Cancel. */
+  job?: ExportJobHooks
+}
+
+export interface ExportJobHooks {
+  signal: AbortSignal
+  update: (patch: Partial<ExportProgress>) => void
+  end: (how: { state: 'done' } | { state: 'cancelled'; by: 'you' | 'browser' } | { state: 'failed'; error: ProxyError['body'] }) => void
 }
 
 export async function streamExport(db: Db, req: IncomingMessage, res: ServerResponse, o: ExportOptions): Promise<void> {
@@ -319,35 +346,64 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
   } catch (err) {
     if (!(err instanceof ExportRefused)) throw err
     o.log(`index: export refused for ${o.who ?? 'someone'}: ${o.gate?.running()} running`)
+    o.job?.end({ state: 'failed', error: err.body })
     return sendError(res, err, { 'retry-after': String(err.retryAfterS) })
   }
   try {
     await exportRows(db, req, res, o, slot)
+  } catch (err) {
+    // The tray learns why in the one envelope; the answer itself is the app's (an envelope before
+    // the first byte, a cut connection after it).
+    o.job?.end({
+      state: 'failed',
+      error:
+        err instanceof ProxyError
+          ? err.body
+          : { kind: 'server_error', message: 'The export failed on the server; the cause is in its log.' },
+    })
+    throw err
   } finally {
     slot?.leave()
   }
 }
 
-/** The response as a sink: writes that wait for the client (back-pressure) and know when it has left. */
+/**
+ * The response as a sink: writes that wait for the client (back-pressure), count the bytes, and
+ * know when it has left or the export was cancelled (which cuts the connection: a download the
+ * browser owns then ends unfinished instead of looking complete).
+ */
 interface Sink {
   write: (chunk: string) => Promise<void>
   gone: () => boolean
+  bytes: () => number
   /** Stops listening for the client leaving. */
   detach: () => void
 }
 
-function sinkOf(req: IncomingMessage, res: ServerResponse): Sink {
+function sinkOf(req: IncomingMessage, res: ServerResponse, cancel?: AbortSignal): Sink {
   let gone = false
+  let bytes = 0
   const onClose = () => {
     gone = true
   }
+  const onCancel = () => {
+    gone = true
+    res.destroy()
+  }
   res.on('close', onClose)
   req.on('aborted', onClose)
+  if (cancel?.aborted) onCancel()
+  else cancel?.addEventListener('abort', onCancel, { once: true })
   return {
     gone: () => gone,
-    detach: () => res.off('close', onClose),
+    bytes: () => bytes,
+    detach: () => {
+      res.off('close', onClose)
+      cancel?.removeEventListener('abort', onCancel)
+    },
     write: async (chunk) => {
       if (gone) return
+      bytes += Buffer.byteLength(chunk)
       if (!res.write(chunk)) {
         await new Promise<void>((resolve) => {
           const done = () => {
@@ -462,6 +518,7 @@ async function writeCsv(
     if (out) await write(out)
     count.rows += batch.length
     slot?.progress(count.rows, total)
+    o.job?.update({ rows: count.rows, bytes: sink.bytes() })
     if (batch.length < csvBatch) break
     batch.row(batch.length - 1, t)
     cursor = { date: new Date(Number(t[6])).toISOString(), number: t[0]!, ordinal: Number(t[3]) }
@@ -525,6 +582,7 @@ async function writeNdjson(
     count.rows += batch.length
     slot?.progress(count.rows, total)
     await write(out)
+    o.job?.update({ rows: count.rows, bytes: sink.bytes() })
     if (batch.length < ndjsonBatch) break
     const last = batch[batch.length - 1]!
     cursor = { date: new Date(Number(last[6])).toISOString(), number: last[0]!, ordinal: Number(last[3]) }
@@ -541,8 +599,10 @@ async function exportRows(
   await resolveParties(db, o.filters)
   const total = await countMatches(db, o.filters)
   const name = exportFileName(o.filters, o.params, total, o.format === 'csv' ? 'csv' : 'ndjson')
-  await o.logStart({ what: Object.fromEntries(o.params), format: o.format, total })
-  const out = sinkOf(req, res)
+  const action = exportActionOf(o.filters)
+  await o.logStart({ what: Object.fromEntries(o.params), format: o.format, total }, action)
+  o.job?.update({ total, fileName: name, action })
+  const out = sinkOf(req, res, o.job?.signal)
   res.writeHead(200, {
     ...SECURITY_HEADERS,
     'content-type': o.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
@@ -555,11 +615,15 @@ async function exportRows(
     await (o.format === 'csv' ? writeCsv : writeNdjson)(db, o, out, slot, total, count)
   } finally {
     out.detach()
-    o.audit('export.done', { what: Object.fromEntries(o.params), format: o.format, rows: count.rows, complete: !out.gone() })
+    o.audit(`${action}.done`, { what: Object.fromEntries(o.params), format: o.format, rows: count.rows, complete: !out.gone() })
   }
   if (out.gone()) {
-    o.log(`index: export stopped by the client after ${count.rows} rows`)
+    const cancelled = o.job?.signal.aborted === true
+    o.log(`index: export ${cancelled ? 'cancelled' : 'stopped by the client'} after ${count.rows} rows`)
+    o.job?.end({ state: 'cancelled', by: cancelled ? 'you' : 'browser' })
     return
   }
   res.end()
+  o.job?.update({ rows: count.rows, bytes: out.bytes() })
+  o.job?.end({ state: 'done' })
 }

@@ -13,6 +13,7 @@ import { ProxyError, invalid } from '../errors.ts'
 import { readJsonBody, sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
 import { streamExport, type ExportGate } from './export.ts'
+import { JOB_ID, type ExportTracker } from './export-progress.ts'
 import {
   dateParam,
   decodeCursor,
@@ -57,6 +58,8 @@ export interface IndexRoom {
   syncer: Syncer
   /** Limits index exports per person and in total. */
   exportGate: ExportGate
+  /** Each export's progress by the id the browser gave it, for the tray (the file goes to the download manager). */
+  exports: ExportTracker
   count: ReturnType<typeof createCountCache>
   log: (line: string) => void
   /** Whether this server indexes the whole account on its own (INDEX_AUTO_SYNC). */
@@ -262,24 +265,67 @@ export async function locate(room: IndexRoom, _req: IncomingMessage, res: Server
   sendJson(res, 200, body)
 }
 
+/** `job`: the browser's id for this export, so the tray can ask how far it has come and cancel it. */
+function jobParam(p: Map<string, string>): string | null {
+  const job = p.get('job')
+  if (job === undefined) return null
+  if (!JOB_ID.test(job)) throw invalid('job', 'job must be 8 to 64 letters, digits, "-" or "_".')
+  return job
+}
+
 export async function exportMessages(room: IndexRoom, req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
   const { bulk, exportGate, log } = room
-  const p = readParams(url, [...SEARCH_PARAMS, 'format', 'tz'])
-  const f = parseFilters(p)
-  const format = p.get('format') ?? 'csv'
-  if (format !== 'csv' && format !== 'ndjson') throw invalid('format', 'format must be csv or ndjson.')
-  const tz = p.get('tz') ?? 'UTC'
-  await streamExport(bulk, req, res, {
-    filters: f,
-    params: p,
-    format,
-    tz,
-    logStart: (d) => ctx.logRead(d),
-    audit: ctx.audit,
-    log,
-    gate: exportGate,
-    who: ctx.principal?.name ?? '',
-  })
+  const who = ctx.principal?.name ?? ''
+  const p = readParams(url, [...SEARCH_PARAMS, 'format', 'tz', 'job'])
+  const jobId = jobParam(p)
+  const job = jobId === null ? undefined : room.exports.begin(who, jobId)
+  try {
+    const f = parseFilters(p)
+    const format = p.get('format') ?? 'csv'
+    if (format !== 'csv' && format !== 'ndjson') throw invalid('format', 'format must be csv or ndjson.')
+    const tz = p.get('tz') ?? 'UTC'
+    await streamExport(bulk, req, res, {
+      filters: f,
+      params: p,
+      format,
+      tz,
+      logStart: (d, action) => ctx.logRead(d, action),
+      audit: ctx.audit,
+      log,
+      gate: exportGate,
+      who,
+      job,
+    })
+  } catch (err) {
+    // A refusal before the stream (a bad filter, an unknown zone) reaches the tray as well as the
+    // download, which the browser shows only as "failed". streamExport ends the record itself
+    // for what it runs into; a second end is ignored.
+    job?.end({
+      state: 'failed',
+      error:
+        err instanceof ProxyError
+          ? err.body
+          : { kind: 'server_error', message: 'The export failed on the server; the cause is in its log.' },
+    })
+    throw err
+  }
+}
+
+export async function exportProgress(room: IndexRoom, _req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
+  const p = readParams(url, ['job'])
+  const job = jobParam(p)
+  if (job === null) throw invalid('job', 'job is required: the id the export was started with.')
+  sendJson(res, 200, room.exports.get(ctx.principal?.name ?? '', job))
+}
+
+export async function exportCancel(room: IndexRoom, req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
+  readParams(url, [])
+  const body = await readJsonBody(req)
+  for (const k of Object.keys(body)) if (k !== 'job') throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send job.`)
+  if (typeof body.job !== 'string' || !JOB_ID.test(body.job)) throw invalid('job', 'job is required: the id the export was started with.')
+  const record = room.exports.cancel(ctx.principal?.name ?? '', body.job)
+  ctx.audit(`${record.action ?? 'search.export'}.cancel`, { job: body.job, rows: record.rows })
+  sendJson(res, 200, record)
 }
 
 export async function forget(room: IndexRoom, req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
@@ -301,7 +347,7 @@ export async function forget(room: IndexRoom, req: IncomingMessage, res: ServerR
   // A running sync would write rows back after the delete: stop it first.
   await syncer.stop(number ?? undefined)
   const forgotten = await forgetMessages(db, number)
-  ctx.audit('forget', number ? { number, messages: forgotten } : { all: true, messages: forgotten })
+  ctx.audit('index.forget', number ? { number, messages: forgotten } : { all: true, messages: forgotten })
   log(`index: forgot ${forgotten} messages (${number ?? 'all numbers'})`)
   sendJson(res, 200, { forgotten })
 }
@@ -317,5 +363,7 @@ export const HANDLERS = {
   message,
   locate,
   export: exportMessages,
+  exportProgress,
+  exportCancel,
   forget,
 } satisfies Record<string, (room: IndexRoom, req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) => Promise<void>>

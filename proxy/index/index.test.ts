@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import { parse as parseCsv } from 'csv-parse/sync'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { IndexStatus, SearchResult, StatsResult, ThreadResult } from '../../contract/index-api.ts'
+import type { ExportProgress, IndexStatus, SearchResult, StatsResult, ThreadResult } from '../../contract/index-api.ts'
 import type { OpenedDb } from '../db/open.ts'
 import { ENGINES, useEngines } from '../db/test-engines.ts'
 import { createForwarder, type Forwarder } from '../forward.ts'
@@ -17,6 +17,7 @@ import { createSimulator, type Simulator } from '../simulator/simulator.ts'
 import { parseIndexConfig } from './config.ts'
 import { neutralise } from './csv.ts'
 import { streamExport } from './export.ts'
+import { createExportTracker } from './export-progress.ts'
 import { apiDateToIso } from './parse.ts'
 import { parseFilters } from './params.ts'
 import { createIndex, type MessageIndex } from './routes.ts'
@@ -665,7 +666,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       const r = await fetch(`${apiUrl}/api/index/export?numbers=${n7}&format=csv&tz=Europe/Paris`)
       expect(r.status).toBe(200)
       expect(r.headers.get('content-disposition')).toMatch(
-        new RegExp(`attachment; filename="switchboard-${n7}-24-rows-\\d{4}-\\d{2}-\\d{2}\\.csv"`),
+        new RegExp(`attachment; filename="switchboard-history-${n7}-24-rows-\\d{4}-\\d{2}-\\d{2}\\.csv"`),
       )
       const bytes = Buffer.from(await r.arrayBuffer())
       expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]) // the BOM
@@ -690,7 +691,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       // 2026-11-20 is winter time in Paris: UTC+1.
       const utc = Date.parse(rows[0]!.date_utc!)
       expect(rows[0]!['date_local (Europe/Paris)']).toBe(new Date(utc + 3_600_000).toISOString().slice(0, 19).replace('T', ' '))
-      expect(audits.some(([a, d]) => a === 'export.done' && d.rows === 24)).toBe(true)
+      expect(audits.some(([a, d]) => a === 'history.export.done' && d.rows === 24)).toBe(true)
 
       const filtered = await fetch(`${apiUrl}/api/index/export?q=appointment&numbers=${num(0).number}&format=ndjson`)
       expect(filtered.headers.get('content-disposition')).toMatch(/text-appointment-\d+-rows/)
@@ -772,6 +773,74 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       // Newest first, every row once.
       expect(new Set(rows.map((r) => r.ordinal)).size).toBe(rows.length)
       for (let k = 1; k < rows.length; k++) expect(rows[k - 1]!.date_utc! >= rows[k]!.date_utc!).toBe(true)
+    })
+
+    it('keeps a progress record per export id: rows and bytes as written, the file name, how it ended', async () => {
+      const n0 = num(0).number
+      const job = `test-${engine}-done`
+      const r = await fetch(`${apiUrl}/api/index/export?numbers=${n0}&format=csv&job=${job}`)
+      const bytes = Buffer.from(await r.arrayBuffer())
+      const rows = parseCsv(bytes.subarray(3).toString('utf8'), { columns: true }) as unknown[]
+      const p = await get<ExportProgress>(`/api/index/export/progress?job=${job}`)
+      expect(p.status).toBe(200)
+      expect(p.body).toMatchObject({ job, state: 'done', rows: rows.length, total: rows.length, bytes: bytes.length })
+      expect(r.headers.get('content-disposition')).toBe(`attachment; filename="${p.body.fileName}"`)
+      // An id nobody started, or not an id at all.
+      expect((await get(`/api/index/export/progress?job=never-started`)).status).toBe(404)
+      const bad = await get<{ error: { field: string } }>('/api/index/export/progress?job=a%20b')
+      expect([bad.status, bad.body.error.field]).toEqual([400, 'job'])
+
+      // Refused before the first byte: the record says why, in the envelope, naming the field.
+      const refused = `test-${engine}-refused`
+      expect((await fetch(`${apiUrl}/api/index/export?tz=Mars/Olympus&job=${refused}`)).status).toBe(400)
+      const why = await get<ExportProgress>(`/api/index/export/progress?job=${refused}`)
+      expect(why.body).toMatchObject({ state: 'failed', error: { kind: 'invalid_request', field: 'tz' } })
+
+      // Cancelling an export that has ended changes nothing.
+      const c = await fetch(`${apiUrl}/api/index/export/cancel`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ job }),
+      })
+      expect(c.status).toBe(200)
+      expect(((await c.json()) as ExportProgress).state).toBe('done')
+    })
+
+    it('stops reading the database when an export is cancelled, and cuts the response', async () => {
+      const tracker = createExportTracker()
+      const hooks = tracker.begin('ada', 'cancel-me-1')
+      const out = new Collect()
+      const params = new Map([['numbers', num(0).number]])
+      const updates: number[] = []
+      await streamExport(db, new EventEmitter() as IncomingMessage, out as unknown as ServerResponse, {
+        filters: parseFilters(params),
+        params,
+        format: 'csv',
+        tz: 'UTC',
+        logStart: async () => {},
+        audit: () => {},
+        log: () => {},
+        batch: 100,
+        job: {
+          ...hooks,
+          update: (patch) => {
+            hooks.update(patch)
+            if (patch.rows !== undefined) {
+              updates.push(patch.rows)
+              // Cancel as the second batch is written: what the tray's Cancel does.
+              if (patch.rows === 200) tracker.cancel('ada', 'cancel-me-1')
+            }
+          },
+        },
+      })
+      const record = tracker.get('ada', 'cancel-me-1')
+      expect(record).toMatchObject({ state: 'cancelled', cancelledBy: 'you', rows: 200, total: 2345 })
+      // No batch after the cancel was read or written, and the response was destroyed, not ended.
+      expect(updates).toEqual([100, 200])
+      expect(out.destroyed).toBe(true)
+      expect(parseCsv(out.text().slice(1), { columns: true })).toHaveLength(200)
+      // Another person's id is not theirs to read or cancel.
+      expect(() => tracker.get('vic', 'cancel-me-1')).toThrow(/no export by that id/)
     })
 
     it('exports upstream texts holding the separators of its text batches exactly', async () => {
@@ -889,7 +958,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
         'SELECT (SELECT count(*) FROM index_messages) + (SELECT count(*) FROM index_daily) + (SELECT count(*) FROM index_quarter_hours) + (SELECT count(*) FROM index_parties) + (SELECT count(*) FROM index_bodies) + (SELECT count(*) FROM index_body_counts) AS n',
       )
       expect(Number(left.rows[0]!.n)).toBe(0)
-      expect(audits.some(([a]) => a === 'forget')).toBe(true)
+      expect(audits.some(([a]) => a === 'index.forget')).toBe(true)
     })
   })
 })

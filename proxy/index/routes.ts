@@ -6,6 +6,7 @@ import type { Forwarder } from '../forward.ts'
 import type { RouteSpec } from '../http-types.ts'
 import type { IndexConfig } from './config.ts'
 import { createExportGate } from './export.ts'
+import { createExportTracker } from './export-progress.ts'
 import { HANDLERS, type IndexRoom } from './handlers.ts'
 import { createCountCache } from './queries.ts'
 import { createRateMeter } from './rate-meter.ts'
@@ -45,13 +46,16 @@ export interface MessageIndex {
 const INDEX_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle' | 'path'> & { key: keyof typeof INDEX_PATHS }> = [
   { key: 'status', method: 'GET', access: 'signed-in', reads: null },
   { key: 'sync', method: 'POST', access: 'signed-in', reads: null },
-  { key: 'search', method: 'GET', access: 'signed-in', reads: 'search' },
+  { key: 'search', method: 'GET', access: 'signed-in', reads: 'search.view' },
   { key: 'thread', method: 'GET', access: 'signed-in', reads: 'thread.view' },
   { key: 'parties', method: 'GET', access: 'signed-in', reads: 'parties.view' },
   { key: 'stats', method: 'GET', access: 'signed-in', reads: 'stats.view' },
   { key: 'message', method: 'GET', access: 'signed-in', reads: 'message.view' },
-  { key: 'locate', method: 'GET', access: 'signed-in', reads: 'locate' },
-  { key: 'export', method: 'GET', access: 'admin', reads: 'export' },
+  { key: 'locate', method: 'GET', access: 'signed-in', reads: 'history.locate' },
+  { key: 'export', method: 'GET', access: 'admin', reads: 'search.export' },
+  // Counts and the file's name for the caller's own export (its filters were logged when it started).
+  { key: 'exportProgress', method: 'GET', access: 'admin', reads: null },
+  { key: 'exportCancel', method: 'POST', access: 'admin', reads: null },
   { key: 'forget', method: 'POST', access: 'admin', reads: null },
 ]
 
@@ -124,6 +128,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     syncer,
     count: createCountCache(),
     exportGate,
+    exports: createExportTracker(),
     log,
     autoSync: cfg.autoSync,
     rate: createRateMeter(() => syncer.progress.messages),

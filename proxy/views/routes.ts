@@ -373,7 +373,7 @@ export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
 
   const ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: ViewHandler }> = [
     { method: 'GET', path: VIEW_PATHS.list, access: 'signed-in', reads: null, run: list },
-    { method: 'GET', path: VIEW_PATHS.counts, access: 'signed-in', reads: 'views.counts', run: counts },
+    { method: 'GET', path: VIEW_PATHS.counts, access: 'signed-in', reads: 'view.counts', run: counts },
     { method: 'POST', path: VIEW_PATHS.create, access: 'signed-in', reads: null, run: create },
     { method: 'POST', path: VIEW_PATHS.rename, access: 'signed-in', reads: null, run: rename },
     { method: 'POST', path: VIEW_PATHS.share, access: 'signed-in', reads: null, run: share },

@@ -230,8 +230,8 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
       `SELECT actor, action FROM access_log WHERE action LIKE 'view%' ORDER BY id`,
     )
     const actions = log.rows.map((e) => `${e.actor} ${e.action}`)
-    expect(actions).toContain('wes views.counts')
-    expect(actions).toContain('vic views.counts')
+    expect(actions).toContain('wes view.counts')
+    expect(actions).toContain('vic view.counts')
     expect(actions.some((a) => a.endsWith('views.list'))).toBe(false)
     expect(actions.filter((a) => / view\.(create|rename|delete)$/.test(a))).toEqual([
       'vic view.create',

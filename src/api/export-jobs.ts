@@ -1,5 +1,8 @@
-import { toApiError, ERROR_WORDS } from './errors'
-import { getStream } from './client'
+import * as z from 'zod/mini'
+import { ERROR_KINDS } from '../../contract/api'
+import { INDEX_PATHS } from '../../contract/index-api'
+import { ApiError, isRetryable, toApiError, ERROR_WORDS } from './errors'
+import { apiUrl, getJson, parseWire, postJson } from './client'
 import { addJob, getJobs, removeJob, update } from './export-store'
 import { startSync } from './index-admin'
 import { fetchNumberStatus } from './index-status'
@@ -8,21 +11,28 @@ import { fetchNumberStatus } from './index-status'
  * Streamed exports (the index's /api/index/export) as jobs that outlive the page that started
  * them: the tray in the layout shows each job's progress (rows written, of how many) and Cancel.
  *
- * The body is read with a stream reader and folded into a Blob every few megabytes, so the JS
- * heap holds at most one fold's worth of chunks; the browser keeps large Blobs in its own blob
- * store (on disk in Chromium past its memory quota). When a job finishes on the page that
- * started it, the file is saved at once; if the user has moved on, the tray offers "Save"
- * instead, so no file ever downloads by surprise. Closing the tab aborts the fetch.
+ * The file never passes through the page: the export is a plain GET link (the session's cookie
+ * goes with it, the server checks Sec-Fetch-Site and Origin as for every /api call) handed to the
+ * browser's own download manager, which writes it to disk as it arrives, a million rows or ten.
+ * The page learns how far it has come from the server, which keeps a record per export under an
+ * id the page chose (`job`): rows and bytes written, of how many, and how it ended, a failure in
+ * the one error envelope. Cancel asks the server to stop: it stops reading and cuts the response,
+ * so the browser's copy ends unfinished rather than looking whole.
  *
  * A whole-history export of a number still being indexed first waits for its sync (asking for
  * one if none runs), showing the sync's progress in the tray, so the file holds every message
- * rather than what happened to be indexed when the button was pressed.
+ * rather than what happened to be indexed when the button was pressed. If the user has left the
+ * page that started it by then, the tray offers the download instead of starting it unasked.
  */
 
-const controllers = new Map<number, AbortController>()
+/** Per job: the wait's abort (before the download starts), and the server's id for the export. */
+const running = new Map<number, { controller: AbortController; job: string; url: string | null }>()
 let nextId = 1
 
-const FOLD_BYTES = 4 * 1024 * 1024
+/** How often the tray asks the server how far a download has come. */
+const POLL_MS = 700
+/** How long the server may not know a job yet: the browser starts the download request on its own time. */
+const START_GRACE_MS = 20_000
 /** How often a waiting export asks how far the number's sync has come. */
 export const WAIT_POLL_MS = 1_500
 
@@ -80,58 +90,40 @@ async function waitForSync(id: number, target: { number: string; tid: string; to
   }
 }
 
-/** A file name from Content-Disposition (`filename*=UTF-8''…` first, then `filename="…"`). */
-export function dispositionName(header: string | null): string | null {
-  if (!header) return null
-  const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(header)
-  if (star?.[1]) {
-    try {
-      return decodeURIComponent(star[1].trim())
-    } catch {
-      /* fall through to the plain name */
-    }
-  }
-  const plain = /filename\s*=\s*"([^"]*)"|filename\s*=\s*([^;]+)/i.exec(header)
-  const name = (plain?.[1] ?? plain?.[2] ?? '').trim()
-  // Only a plain file name: no path separators or control characters from a header.
-  return name && !/[\\/\u0000-\u001f]/.test(name) ? name : null
-}
+const progressWire = z.object({
+  job: z.string(),
+  state: z.enum(['running', 'done', 'cancelled', 'failed']),
+  rows: z.number(),
+  bytes: z.number(),
+  total: z.nullable(z.number()),
+  fileName: z.nullable(z.string()),
+  cancelledBy: z.optional(z.enum(['you', 'browser'])),
+  error: z.optional(
+    z.looseObject({
+      kind: z.enum(ERROR_KINDS),
+      message: z.string(),
+      field: z.optional(z.string()),
+      cause: z.optional(z.string()),
+      retryAfterMs: z.optional(z.number()),
+    }),
+  ),
+})
 
-/**
- * Counts CSV records in a stream of text chunks: line breaks outside quotes, so a message body
- * with a newline is one record, not two. The header line is not a row.
- */
-export function csvRowCounter() {
-  let quoted = false
-  let breaks = 0
-  let pendingText = false
-  return {
-    push(text: string) {
-      for (let i = 0; i < text.length; i++) {
-        const c = text.charCodeAt(i)
-        if (c === 34) quoted = !quoted
-        else if (c === 10 && !quoted) {
-          breaks++
-          pendingText = false
-          continue
-        }
-        if (c !== 13 && c !== 10) pendingText = true
-      }
-    },
-    /** Records after the header (a last line with no final newline counts too). */
-    rows: () => Math.max(0, breaks + (pendingText ? 1 : 0) - 1),
-  }
-}
+/** The tray's words for an error: the kind's title, then the server's own account of it. */
+const reasonOf = (e: ApiError) => `${ERROR_WORDS[e.kind].title}: ${e.extra.cause ?? e.message}`
 
-export function saveBlob(blob: Blob, name: string) {
-  const url = URL.createObjectURL(blob)
+/** A job id the server accepts (8 to 64 of [A-Za-z0-9_-]) and no one can guess. */
+const newJobId = () => crypto.randomUUID()
+
+/** Hands a URL of our own to the browser's download manager (Content-Disposition names the file). */
+function openDownload(url: string) {
   const a = document.createElement('a')
   a.href = url
-  a.download = name
+  a.download = ''
+  a.hidden = true
   document.body.append(a)
   a.click()
   a.remove()
-  setTimeout(() => URL.revokeObjectURL(url), 10_000)
 }
 
 export function startExport(opts: {
@@ -145,7 +137,8 @@ export function startExport(opts: {
 }): number {
   const id = nextId++
   const controller = new AbortController()
-  controllers.set(id, controller)
+  const job = newJobId()
+  running.set(id, { controller, job, url: null })
   const origin = window.location.pathname + window.location.search
   addJob({
     id,
@@ -167,85 +160,121 @@ async function run(
   opts: {
     path: string
     params: Record<string, string | number | undefined>
-    total: number | null
     waitForSync?: { number: string; tid: string; total?: number }
   },
   controller: AbortController,
   origin: string,
 ) {
-  const counter = csvRowCounter()
-  let folded = new Blob([])
-  let parts: BlobPart[] = []
-  let partBytes = 0
-  let bytes = 0
-  let lastEmit = 0
+  const entry = running.get(id)
+  if (!entry) return
+  entry.url = apiUrl(opts.path, { ...opts.params, job: entry.job })
   try {
     if (opts.waitForSync) {
       await waitForSync(id, opts.waitForSync, controller.signal)
+      // Left the page meanwhile: the tray offers the download rather than starting it unasked.
+      if (window.location.pathname + window.location.search !== origin) {
+        update(id, { phase: 'ready', secondsLeft: null })
+        return
+      }
       update(id, { phase: 'running', secondsLeft: null })
     }
-    const res = await getStream(opts.path, opts.params, controller.signal)
-    const name = dispositionName(res.headers.get('content-disposition'))
-    const type = res.headers.get('content-type') ?? 'text/csv;charset=utf-8'
-    const announced = Number(res.headers.get('x-total-count') ?? NaN)
-    const total = Number.isFinite(announced) ? announced : opts.total
-    const streamStart = performance.now()
-    update(id, { ...(name ? { fileName: name } : {}), ...(Number.isFinite(announced) ? { total: announced } : {}) })
-    if (!res.body) throw new Error('The export answered with no body.')
-    const reader = res.body.getReader()
-    const decoder = new TextDecoder()
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      // A fetch body's chunks are plain ArrayBuffer views; the DOM typing allows shared buffers.
-      parts.push(value)
-      partBytes += value.byteLength
-      bytes += value.byteLength
-      counter.push(decoder.decode(value, { stream: true }))
-      if (partBytes >= FOLD_BYTES) {
-        folded = new Blob([folded, ...parts])
-        parts = []
-        partBytes = 0
-      }
-      const now = performance.now()
-      if (now - lastEmit > 150) {
-        lastEmit = now
-        const rows = counter.rows()
-        update(id, { rows, bytes, secondsLeft: total === null ? null : timeLeft(rows, total - rows, now - streamStart) })
-      }
-    }
-    const blob = new Blob([folded, ...parts], { type })
-    parts = []
-    const job = getJobs().find((j) => j.id === id)
-    if (!job) return
-    const here = window.location.pathname + window.location.search === origin
-    if (here) {
-      saveBlob(blob, job.fileName)
-      update(id, { rows: counter.rows(), bytes, secondsLeft: 0, phase: 'saved' })
-    } else update(id, { rows: counter.rows(), bytes, secondsLeft: 0, phase: 'ready', blob })
+    await download(id)
   } catch (err) {
-    if (controller.signal.aborted) update(id, { phase: 'cancelled' })
-    else {
-      const e = toApiError(err)
-      update(id, { phase: 'failed', reason: `${ERROR_WORDS[e.kind].title}: ${e.extra.cause ?? e.message}` })
-    }
-  } finally {
-    controllers.delete(id)
+    fail(id, err, controller.signal)
   }
 }
 
-export function cancelExport(id: number) {
-  controllers.get(id)?.abort()
+function fail(id: number, err: unknown, signal: AbortSignal) {
+  if (signal.aborted) update(id, { phase: 'cancelled', by: 'you' })
+  else update(id, { phase: 'failed', reason: reasonOf(toApiError(err)) })
+  running.delete(id)
 }
 
+/** Starts the download and follows it on the server until it ends. */
+async function download(id: number) {
+  const entry = running.get(id)
+  if (!entry?.url) return
+  const { controller, job } = entry
+  openDownload(entry.url)
+  const asked = performance.now()
+  let firstRowsAt: number | null = null
+  let firstRows = 0
+  let misses = 0
+  for (;;) {
+    await sleep(POLL_MS, controller.signal)
+    let p: z.infer<typeof progressWire>
+    try {
+      p = parseWire(progressWire, await getJson(INDEX_PATHS.exportProgress, { job }, controller.signal), 'The Switchboard server')
+    } catch (err) {
+      // The download's request may not have reached the server yet.
+      if (err instanceof ApiError && err.kind === 'not_found' && performance.now() - asked < START_GRACE_MS) continue
+      // A lost poll says nothing about the download itself: a few in a row are let pass.
+      if (isRetryable(err) && ++misses < 4) continue
+      if (err instanceof ApiError && err.kind === 'not_found')
+        throw new ApiError('server_error', 'The browser did not start the download (nothing reached the server). Try again.', 0)
+      throw err
+    }
+    misses = 0
+    const now = performance.now()
+    if (firstRowsAt === null && p.rows > 0) {
+      firstRowsAt = now
+      firstRows = p.rows
+    }
+    const secondsLeft = p.total === null || firstRowsAt === null ? null : timeLeft(p.rows - firstRows, p.total - p.rows, now - firstRowsAt)
+    update(id, {
+      rows: p.rows,
+      bytes: p.bytes,
+      secondsLeft,
+      ...(p.total !== null ? { total: p.total } : {}),
+      ...(p.fileName ? { fileName: p.fileName } : {}),
+    })
+    if (p.state === 'running') continue
+    running.delete(id)
+    if (p.state === 'done') update(id, { phase: 'saved', secondsLeft: 0 })
+    else if (p.state === 'cancelled') update(id, { phase: 'cancelled', by: p.cancelledBy ?? 'you' })
+    else {
+      const e = p.error ?? { kind: 'server_error' as const, message: 'The export stopped on the server.' }
+      const err = new ApiError(e.kind, e.message, 0, { field: e.field, cause: e.cause, retryAfterMs: e.retryAfterMs })
+      // Refused for the server's own limits (429 with a time to come back): its message says all,
+      // and the kind's title (an upstream that took too long) would not be true of it.
+      update(id, { phase: 'failed', reason: err.extra.retryAfterMs !== undefined ? err.message : reasonOf(err) })
+    }
+    return
+  }
+}
+
+/**
+ * Cancel: before the download starts, the wait stops here; once it runs, the server is asked to
+ * stop (it cuts the download) and the job follows its record to "cancelled".
+ */
+export function cancelExport(id: number) {
+  const entry = running.get(id)
+  const job = getJobs().find((j) => j.id === id)
+  if (!entry || !job) return
+  if (job.phase !== 'running') {
+    entry.controller.abort()
+    if (job.phase === 'ready') fail(id, null, entry.controller.signal)
+    return
+  }
+  postJson(INDEX_PATHS.exportCancel, { job: entry.job }).catch((err: unknown) => {
+    // Not known there yet (the request is still on its way): stop following it here.
+    if (err instanceof ApiError && err.kind === 'not_found') {
+      entry.controller.abort()
+      fail(id, err, entry.controller.signal)
+    } else update(id, { phase: 'failed', reason: `Could not cancel. ${reasonOf(toApiError(err))}` })
+  })
+}
+
+/** The download offered after a wait that ended on another page. */
 export function saveExport(id: number) {
   const job = getJobs().find((j) => j.id === id)
   if (job?.phase !== 'ready') return
-  saveBlob(job.blob, job.fileName)
-  update(id, { phase: 'saved' })
+  update(id, { phase: 'running' })
+  void download(id).catch((err: unknown) => fail(id, err, running.get(id)?.controller.signal ?? new AbortController().signal))
 }
 
 export function dismissExport(id: number) {
-  controllers.get(id)?.abort()
+  running.get(id)?.controller.abort()
+  running.delete(id)
   removeJob(id)
 }

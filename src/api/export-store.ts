@@ -2,7 +2,7 @@ import { useSyncExternalStore } from 'react'
 
 /**
  * The export jobs' state, on its own so the layout can know whether to show the tray without
- * loading the tray or the streaming code (src/api/export-jobs.ts) into the entry chunk.
+ * loading the tray or the export code (src/api/export-jobs.ts) into the entry chunk.
  */
 export type ExportJob = {
   id: number
@@ -20,9 +20,12 @@ export type ExportJob = {
   | { phase: 'running' }
   /** Before streaming: the number is still being indexed, and the export waits for the whole history. */
   | { phase: 'waiting'; indexed: number; of: number | null }
-  | { phase: 'ready'; blob: Blob }
+  /** The wait ended after the user left the page that started it: the download is offered, not started. */
+  | { phase: 'ready' }
+  /** The server sent the whole file to the browser's download manager. */
   | { phase: 'saved' }
-  | { phase: 'cancelled' }
+  /** Stopped by the person (Cancel) or by the browser (its downloads list, a dropped connection). */
+  | { phase: 'cancelled'; by: 'you' | 'browser' }
   | { phase: 'failed'; reason: string }
 )
 

@@ -41,8 +41,23 @@ describe('the export tray', () => {
     expect(screen.getByText('12,000 of 60,000 rows written · 3.4 MB · about 4 min left')).toBeTruthy()
     act(() => update(1, { phase: 'saved', rows: 60_000, bytes: 17_000_000, secondsLeft: 0 }))
     expect(screen.getByRole('status').textContent).toBe(
-      'Saved 60,000 rows (17 MB) as switchboard-history-18323232323-all-60000-messages.csv.',
+      "Saved 60,000 rows (17 MB) to your browser's downloads as switchboard-history-18323232323-all-60000-messages.csv.",
     )
+  })
+
+  it('says who stopped an export, and why one failed, in the one error wording', () => {
+    addJob(job({ rows: 12_000, phase: 'cancelled', by: 'you' } as Partial<ExportJob>))
+    addJob(job({ id: 2, rows: 3_000, phase: 'cancelled', by: 'browser' } as Partial<ExportJob>))
+    addJob(job({ id: 3, rows: 0, phase: 'failed', reason: 'The messaging service took too long to answer: busy' } as Partial<ExportJob>))
+    render(<ExportTray />)
+    const texts = screen.getAllByRole('status').map((s) => s.textContent)
+    expect(texts).toEqual([
+      'Cancelled after 12,000 rows. The download stopped unfinished: no complete file was saved.',
+      'The browser stopped the download after 3,000 rows (cancelled in its downloads list, or the connection dropped). No complete file was saved.',
+      'Stopped after 0 rows. The messaging service took too long to answer: busy',
+    ])
+    expect(screen.queryByRole('button', { name: 'Cancel export' })).toBeNull()
+    expect(screen.getAllByRole('button', { name: 'Dismiss' })).toHaveLength(3)
   })
 
   it('folds to one line saying how many are running, out of the way of the table, and opens again', () => {

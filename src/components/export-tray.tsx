@@ -6,8 +6,9 @@ import { formatBytes, formatCount, formatDuration } from '../lib/count'
 /**
  * Every streamed export, in a tray that lives in the layout: it stays through navigation, shows
  * rows written of how many, the size so far and the time left (or, for a whole history still
- * being indexed, how far its sync has come), and offers Cancel while running and Save when a job finished after
- * the user left the page that started it. Not printed. It floats over the page's corner, where a
+ * being indexed, how far its sync has come), and offers Cancel while running. The file itself is
+ * the browser's download (src/api/export-jobs.ts); the tray reports the server's side of it, and
+ * offers the download when a wait for indexing ended after the user left the page. Not printed. It floats over the page's corner, where a
  * table's last column may be: "Hide" folds it to one line that still says how many are running.
  */
 export function ExportTray() {
@@ -67,14 +68,20 @@ export function ExportTray() {
                   {formatCount(j.rows)} {j.total !== null ? `of ${formatCount(j.total)} ` : ''}rows written · {formatBytes(j.bytes)}
                   {j.secondsLeft !== null && j.secondsLeft > 0 ? ` · ${formatDuration(j.secondsLeft)} left` : ''}
                 </p>
+                <p className="text-slate-700">Saving into your browser&apos;s downloads as it arrives.</p>
               </>
             ) : (
               <p role="status" className="tabular-nums">
-                {j.phase === 'saved' ? `Saved ${formatCount(j.rows)} rows (${formatBytes(j.bytes)}) as ${j.fileName}.` : null}
-                {j.phase === 'ready'
-                  ? `Finished: ${formatCount(j.rows)} rows (${formatBytes(j.bytes)}), ready to save as ${j.fileName}.`
+                {j.phase === 'saved'
+                  ? `Saved ${formatCount(j.rows)} rows (${formatBytes(j.bytes)}) to your browser's downloads as ${j.fileName}.`
                   : null}
-                {j.phase === 'cancelled' ? `Cancelled after ${formatCount(j.rows)} rows. Nothing was saved.` : null}
+                {j.phase === 'ready' ? 'The number is wholly indexed: the export is ready to download.' : null}
+                {j.phase === 'cancelled' && j.by === 'you'
+                  ? `Cancelled after ${formatCount(j.rows)} rows. The download stopped unfinished: no complete file was saved.`
+                  : null}
+                {j.phase === 'cancelled' && j.by === 'browser'
+                  ? `The browser stopped the download after ${formatCount(j.rows)} rows (cancelled in its downloads list, or the connection dropped). No complete file was saved.`
+                  : null}
                 {j.phase === 'failed' ? `Stopped after ${formatCount(j.rows)} rows. ${j.reason}` : null}
               </p>
             )}
@@ -86,7 +93,7 @@ export function ExportTray() {
               ) : null}
               {j.phase === 'ready' ? (
                 <button type="button" className="btn" onClick={() => saveExport(j.id)}>
-                  Save {j.fileName}
+                  Download {j.fileName}
                 </button>
               ) : null}
               {j.phase !== 'running' && j.phase !== 'waiting' ? (

@@ -2,28 +2,17 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { accessLogExportUrl, accessLogQuery, accessLogVerifyQuery, type AccessLogEntry, type LogFilters } from '../../api/access'
 import { useLocation, useSetParams } from '../../lib/router'
+import { ACTIONS, actionWords } from '../../../contract/vocabulary'
 import { Problem, problemText } from './problem'
 
 /**
  * The access log, for admins: who read what, when and from where. Filters live in the URL (a
  * filtered view can be shared and reloaded); pages are keyset-paged ("Show older entries"); the
- * export is a plain link to the server's CSV of the same filters.
+ * export is a plain link to the server's CSV of the same filters. Actions are named and worded
+ * by contract/vocabulary.ts, as the server records them and export files are named.
  */
 
 const FILTERS = ['user', 'number', 'party', 'action', 'from', 'to'] as const
-const ACTIONS = [
-  'signin.ok',
-  'signin.fail',
-  'signout',
-  'history.view',
-  'thread.view',
-  'search',
-  'export',
-  'forget',
-  'user.add',
-  'user.change',
-  'user.remove',
-]
 
 function filtersFrom(params: URLSearchParams): LogFilters {
   const f: LogFilters = {}
@@ -135,7 +124,9 @@ export function AccessLogPage() {
                 <td className="py-1.5 pr-3 break-all">{e.actor}</td>
                 <td className="py-1.5 pr-3">{e.via}</td>
                 <td className="py-1.5 pr-3 break-all">{e.address}</td>
-                <td className="py-1.5 pr-3 whitespace-nowrap">{e.action}</td>
+                <td className="py-1.5 pr-3">
+                  {actionWords(e.action)} <code className="text-xs whitespace-nowrap text-slate-700">{e.action}</code>
+                </td>
                 <td className="py-1.5 pr-3">{e.number ?? ''}</td>
                 <td className="py-1.5 pr-3">{e.party ?? ''}</td>
                 <td className="py-1.5 pr-3 break-all text-slate-700">{detailsText(e)}</td>
@@ -184,7 +175,7 @@ function FilterForm({ initial, onApply }: { initial: LogFilters; onApply: (f: Lo
           <option value="">any</option>
           {ACTIONS.map((a) => (
             <option key={a} value={a}>
-              {a}
+              {actionWords(a)} ({a})
             </option>
           ))}
         </select>

@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react'
+import { fitFileName } from '../../../contract/file-name'
 import { INDEX_PATHS } from '../../../contract/index-api'
 import { ERROR_WORDS, toApiError } from '../../api/errors'
 import { startExport } from '../../api/export-jobs'
@@ -61,7 +62,7 @@ export function ExportAll({
               path: INDEX_PATHS.export,
               params: { numbers: number, format: 'csv', tz: zoneName(zone) },
               label: `History of ${formatPhone(number)}`,
-              fileName: `switchboard-history-${number}-all-${goal}-messages.csv`,
+              fileName: fitFileName({ subject: 'history', scope: number, filters: [], rows: goal, ext: 'csv' }),
               total: goal,
               ...(index.complete ? {} : { waitForSync: { number, tid, total } }),
             })

@@ -80,8 +80,8 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
   const span = search.from || search.to ? `${search.from || 'the start'} to ${search.to || 'today'}` : null
   // The server names the file (Content-Disposition) the same way; this is the name until it answers.
   const fileName = fitFileName({
-    scope:
-      search.numbers.length === 1 ? (search.numbers[0] ?? '') : search.numbers.length ? `${search.numbers.length} numbers` : 'all numbers',
+    subject: 'search',
+    scope: search.numbers.length === 1 ? (search.numbers[0] ?? '') : search.numbers.length ? `${search.numbers.length} numbers` : 'all',
     filters: [
       ...filters.filter((f) => !f.startsWith('numbers ')),
       search.from || search.to ? `${search.from || 'start'} to ${search.to || 'now'}` : '',

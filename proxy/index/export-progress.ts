@@ -1,0 +1,107 @@
+import type { ExportProgress } from '../../contract/index-api.ts'
+import { ProxyError } from '../errors.ts'
+import type { ExportJobHooks } from './export.ts'
+
+/**
+ * Where each running index export stands, by the id the browser gave it (`job`). The file itself
+ * goes to the browser's own download manager (a plain GET with Content-Disposition: attachment),
+ * which writes it to disk as it arrives and tells the page nothing; the tray asks here instead:
+ * rows and bytes written, of how many, and how it ended (its error in the one envelope). Cancel
+ * comes here too, since the page cannot stop a download the browser owns: it aborts the walk and
+ * cuts the response, so the browser's copy ends unfinished rather than looking whole.
+ *
+ * Records belong to the person who started the export (another person's id answers 404, the same
+ * as an unknown one) and live in this process: behind several servers the tray's questions must
+ * reach the server that streams (sticky sessions), as the download itself does.
+ */
+
+/** A finished record is kept this long for the tray's last look. */
+const KEEP_MS = 10 * 60_000
+/** At most this many records (oldest finished ones go first); a stream of ids cannot grow the map without end. */
+const MAX_RECORDS = 1_000
+
+export const JOB_ID = /^[A-Za-z0-9_-]{8,64}$/
+
+interface Entry {
+  who: string
+  record: ExportProgress
+  controller: AbortController
+  endedAt: number | null
+}
+
+export interface ExportTracker {
+  /** A record for a new export; the signal aborts when the person cancels it. */
+  begin: (who: string, job: string) => ExportJobHooks
+  get: (who: string, job: string) => ExportProgress
+  cancel: (who: string, job: string) => ExportProgress
+  size: () => number
+}
+
+type Ending = Parameters<ExportJobHooks['end']>[0]
+
+const unknownJob = () =>
+  new ProxyError(404, {
+    kind: 'not_found',
+    field: 'job',
+    message: 'This server has no export by that id for you: it has not started, or it ended more than ten minutes ago.',
+  })
+
+export function createExportTracker(now: () => number = Date.now): ExportTracker {
+  const entries = new Map<string, Entry>()
+  const key = (who: string, job: string) => `${who}\u0000${job}`
+  const prune = () => {
+    const t = now()
+    for (const [k, e] of entries) if (e.endedAt !== null && t - e.endedAt > KEEP_MS) entries.delete(k)
+    if (entries.size < MAX_RECORDS) return
+    const ended = [...entries].filter(([, e]) => e.endedAt !== null).sort((a, b) => a[1].endedAt! - b[1].endedAt!)
+    for (const [k] of ended.slice(0, entries.size - MAX_RECORDS + 1)) entries.delete(k)
+  }
+  const find = (who: string, job: string) => {
+    const e = entries.get(key(who, job))
+    if (!e) throw unknownJob()
+    return e
+  }
+  return {
+    size: () => entries.size,
+    begin: (who, job) => {
+      prune()
+      const k = key(who, job)
+      const prior = entries.get(k)
+      // One id, one export: a second request under a running id (a reload of the link) is refused
+      // rather than mixing two streams' counts in one record.
+      if (prior && prior.endedAt === null)
+        throw new ProxyError(409, { kind: 'invalid_request', field: 'job', message: 'An export with this job id is already running.' })
+      const entry: Entry = {
+        who,
+        controller: new AbortController(),
+        endedAt: null,
+        record: { job, state: 'running', rows: 0, bytes: 0, total: null, fileName: null, startedAt: new Date(now()).toISOString() },
+      }
+      entries.set(k, entry)
+      return {
+        signal: entry.controller.signal,
+        update: (patch) => {
+          if (entry.endedAt === null) entry.record = { ...entry.record, ...patch }
+        },
+        end: (how: Ending) => {
+          if (entry.endedAt !== null) return
+          entry.endedAt = now()
+          // A cancel asked for wins over whatever the cut connection made of the end.
+          entry.record = entry.controller.signal.aborted
+            ? { ...entry.record, state: 'cancelled', cancelledBy: 'you' }
+            : how.state === 'cancelled'
+              ? { ...entry.record, state: 'cancelled', cancelledBy: how.by }
+              : how.state === 'failed'
+                ? { ...entry.record, state: 'failed', error: how.error }
+                : { ...entry.record, state: 'done' }
+        },
+      }
+    },
+    get: (who, job) => find(who, job).record,
+    cancel: (who, job) => {
+      const e = find(who, job)
+      if (e.endedAt === null) e.controller.abort()
+      return e.record
+    },
+  }
+}

@@ -3,13 +3,13 @@
  * message index group (bench/index.mts, both engines) and the support desk group
  * (bench/desk-queries.mts, both engines) run one after the other in their own processes, so
  * none's memory or JIT state colours another's figures.
- * BENCH_ONLY=numbers,history,layout,pages,proxy,simulator,export,index,desk picks groups.
- * BENCH_ONLY=scale runs the ten-million-message PostgreSQL run (bench/scale.mts); it takes most
- * of an hour and about 11 GB of disk, so only when asked for.
+ * BENCH_ONLY=numbers,numbers-throttled,history,layout,pages,proxy,simulator,export,index,desk picks groups.
+ * BENCH_ONLY=scale runs the ten-million-message PostgreSQL run (bench/scale.mts); it takes a
+ * quarter of an hour or more and about 9 GiB of disk, so only when asked for.
  */
 import { spawnSync } from 'node:child_process'
 
-const all = ['numbers', 'history', 'layout', 'pages', 'proxy', 'simulator', 'export', 'index', 'desk']
+const all = ['numbers', 'numbers-throttled', 'history', 'layout', 'pages', 'proxy', 'simulator', 'export', 'index', 'desk']
 const asked = ['scale']
 const only = (process.env.BENCH_ONLY ?? all.join(',')).split(',').map((s) => s.trim())
 const unknown = only.filter((g) => !all.includes(g) && !asked.includes(g))

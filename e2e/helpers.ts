@@ -38,6 +38,13 @@ export const NUMBERS = {
   hostile: { number: '18004840451', tid: 'YJXGKLS07714' },
 }
 
+/**
+ * How long the @scale tests wait for the million-message history to be indexed. It took 2.4
+ * minutes on a 2-core machine, 5.2 with other work loading it; this bounds a stuck sync so a
+ * failing `npm run test:scale` ends in minutes, not hours.
+ */
+export const MILLION_INDEX_MS = 10 * 60_000
+
 export const historyUrl = (n: { number: string; tid: string }, extra = '') => `/numbers/${n.number}?tid=${n.tid}${extra ? `&${extra}` : ''}`
 
 /** The app's own origin in the running test's e2e stack (for the index's JSON API from the test process). */

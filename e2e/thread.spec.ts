@@ -1,6 +1,6 @@
 import { axeViolations } from './axe'
 import { expect, test } from './fixtures'
-import { NUMBERS, historyUrl, indexNumber } from './helpers'
+import { MILLION_INDEX_MS, NUMBERS, historyUrl, indexNumber } from './helpers'
 
 test.describe('whole threads from the index', () => {
   test('"Other party" opens the whole thread: header with party, count and span; opens at the newest; older load on scroll-up without a jump', async ({
@@ -69,8 +69,8 @@ test.describe('whole threads from the index', () => {
 
   test("the 1,000,000-message history's thread with one party", { tag: '@scale' }, async ({ page }) => {
     // Needs the whole million indexed: minutes on this machine, so it is `npm run test:scale`'s.
-    test.setTimeout(30 * 60_000)
-    await indexNumber(NUMBERS.million, 28 * 60_000)
+    test.setTimeout(MILLION_INDEX_MS + 2 * 60_000)
+    await indexNumber(NUMBERS.million, MILLION_INDEX_MS)
     await page.goto(`/numbers/${NUMBERS.million.number}/thread?tid=${NUMBERS.million.tid}`)
     const list = page.getByRole('navigation', { name: /Parties/ })
     await list.getByRole('link').first().click()

@@ -6,14 +6,16 @@ import { localTime, DEFAULT_WINDOW } from '../../contract/desk/quiet-hours.ts'
 import type { Db, Queryable } from '../db/types.ts'
 
 /**
- * Keeps the desk tables (migration 200) in step with index_messages. Per-message facts are
- * computed once per new message; a thread's state is recomputed only for the parties a batch
- * touched, from indexed reads of that thread (its last reply, what came after it, its opt-out
- * messages and the sends inside an opt-out period), never from a scan of the whole number. The
- * rules are contract/desk's; the SQL here only selects the messages those rules look at.
+ * Keeps the desk in step with index_messages. A message's own facts (direction class, opt-out
+ * keyword, encoding and segments, quiet hour) are columns of its index_messages row (migration
+ * 320), computed from the record before it is stored and written by the same COPY or INSERT; the
+ * per-day quiet counts move by the batch's own rows. A thread's state (needs reply, opt-out
+ * periods, sends after opt-out) depends on order, so it is recomputed per party a batch touched,
+ * from indexed reads of that thread, never from a scan of the whole number. The rules are
+ * contract/desk's; the SQL here only selects the messages those rules look at.
  */
 
-/** New messages are read and classified this many at a time (memory stays bounded on a 1M number). */
+/** Messages without facts are read and classified this many at a time (memory stays bounded on a 1M number). */
 const CHUNK = 5_000
 /** Evidence rows kept per opt-out period: a party opted out long ago and sent to daily stays bounded. */
 export const MAX_SENT_AFTER_PER_PERIOD = 10_000
@@ -28,133 +30,90 @@ export interface RefreshResult {
   threads: number
 }
 
-/** A stored message as the desk's per-message rules read it (index_messages' columns). */
+/** A message as the desk's per-message rules read it. */
 export type DeskSource = {
-  ordinal: number
   party: string
-  date: Date
+  date: Date | string
   direction: string | null
   body: string | null
-  status_code: number | null
 }
 
-function directionOf(raw: string | null): 'inbound' | 'outbound' | null {
+/** What the desk rules say about one message on its own: index_messages' desk_* columns. */
+export interface DeskFacts {
+  /** true inbound, false outbound, null any other direction. */
+  inbound: boolean | null
+  opt: Exclude<OptKind, 'none'> | null
+  segments: number
+  /** The characters that forced UCS-2; null for GSM-7. */
+  forcing: string[] | null
+  /** Segments the forcing characters added; null when none. */
+  extra: number | null
+  /** Outbound to a party whose zone is known: the recipient's local day (YYYY-MM-DD) and whether it was a quiet hour. */
+  localDay: string | null
+  quiet: boolean | null
+}
+
+function directionOf(raw: string | null): boolean | null {
   const d = raw?.trim().toLowerCase()
-  return d === 'inbound' || d === 'outbound' ? d : null
+  return d === 'inbound' ? true : d === 'outbound' ? false : null
 }
 
-type BodyFacts = { cost: ReturnType<typeof encodingCost>; opt: OptKind | null }
+type BodyFacts = { cost: ReturnType<typeof encodingCost>; forcing: string[] | null; opt: OptKind | null }
 
 /**
- * The facts that depend on the body alone, once per distinct body of a batch: bodies repeat
- * (templates, auto-replies), and classifying is most of the per-message work.
+ * Computes messages' facts; one per batch (or chunk), since bodies repeat (templates,
+ * auto-replies) and classifying a body is most of the per-message work.
  */
-function bodyFacts(memo: Map<string, BodyFacts>, body: string, inbound: boolean): BodyFacts {
-  let f = memo.get(body)
-  if (!f) memo.set(body, (f = { cost: encodingCost(body), opt: null }))
-  if (inbound && f.opt === null) f.opt = classifyOptOut(body).kind
-  return f
-}
-
-/** One array per desk_messages column after number: ordinal, party, date, direction, failed, opt kind, encoding, segments, forcing, extra, local day, quiet. */
-type FactCols = [
-  number[],
-  string[],
-  Date[],
-  Array<string | null>,
-  boolean[],
-  string[],
-  string[],
-  number[],
-  string[],
-  number[],
-  Array<string | null>,
-  Array<boolean | null>,
-]
-
-/** The INSERT_FACTS parameters for a number's rows ($2 onwards). */
-function factColumns(rows: readonly DeskSource[], touched: Set<string>): FactCols {
+export function deskFacts(): (m: DeskSource) => DeskFacts {
   const memo = new Map<string, BodyFacts>()
-  const n = rows.length
-  const cols = {
-    o: new Array<number>(n),
-    p: new Array<string>(n),
-    d: new Array<Date>(n),
-    dir: new Array<string | null>(n),
-    f: new Array<boolean>(n),
-    k: new Array<string>(n),
-    e: new Array<string>(n),
-    s: new Array<number>(n),
-    fc: new Array<string>(n),
-    x: new Array<number>(n),
-    ld: new Array<string | null>(n),
-    q: new Array<boolean | null>(n),
+  return (m) => {
+    const inbound = directionOf(m.direction)
+    const body = m.body ?? ''
+    let b = memo.get(body)
+    if (!b) {
+      const cost = encodingCost(body)
+      memo.set(body, (b = { cost, forcing: cost.forcedBy.length > 0 ? cost.forcedBy.map((c) => c.char) : null, opt: null }))
+    }
+    if (inbound === true && b.opt === null) b.opt = classifyOptOut(body).kind
+    const local = inbound === false ? localTime(m.party, m.date) : null
+    const opt = inbound === true ? b.opt! : 'none'
+    return {
+      inbound,
+      opt: opt === 'none' ? null : opt,
+      segments: b.cost.segments,
+      forcing: b.forcing,
+      extra: b.cost.extraSegments === 0 ? null : b.cost.extraSegments,
+      localDay: local?.day ?? null,
+      quiet: local ? local.hour < DEFAULT_WINDOW.start || local.hour >= DEFAULT_WINDOW.end : null,
+    }
   }
-  for (let i = 0; i < n; i++) {
-    const r = rows[i]!
-    const direction = directionOf(r.direction)
-    const b = bodyFacts(memo, r.body ?? '', direction === 'inbound')
-    const forced = b.cost.forcedBy.length > 0
-    const local = direction === 'outbound' ? localTime(r.party, r.date) : null
-    touched.add(r.party)
-    cols.o[i] = r.ordinal
-    cols.p[i] = r.party
-    cols.d[i] = r.date
-    cols.dir[i] = direction
-    cols.f[i] = typeof r.status_code === 'number' && r.status_code >= 400
-    cols.k[i] = direction === 'inbound' ? b.opt! : 'none'
-    cols.e[i] = forced ? 'UCS-2' : 'GSM-7'
-    cols.s[i] = b.cost.segments
-    cols.fc[i] = forced ? b.cost.forcedBy.map((c) => c.char).join('\x1f') : ''
-    cols.x[i] = b.cost.extraSegments
-    cols.ld[i] = local?.day ?? null
-    cols.q[i] = local ? local.hour < DEFAULT_WINDOW.start || local.hour >= DEFAULT_WINDOW.end : null
-  }
-  return [cols.o, cols.p, cols.d, cols.dir, cols.f, cols.k, cols.e, cols.s, cols.fc, cols.x, cols.ld, cols.q]
 }
-
-const INSERT_FACTS = `
-INSERT INTO desk_messages (number, ordinal, party, date, direction, failed, opt_kind, encoding, segments, forcing, extra_segments, local_day, quiet)
-SELECT $1, u.o, u.p, u.d, u.dir, u.f, u.k, u.e, u.s, CASE WHEN u.fc = '' THEN NULL ELSE string_to_array(u.fc, E'\\x1f') END, u.x, u.ld, u.q
-FROM unnest($2::int[], $3::text[], $4::timestamptz[], $5::text[], $6::bool[], $7::text[], $8::text[], $9::int[], $10::text[], $11::int[], $12::date[], $13::bool[])
-  AS u(o, p, d, dir, f, k, e, s, fc, x, ld, q)
-ON CONFLICT (number, ordinal) DO UPDATE SET party = EXCLUDED.party, date = EXCLUDED.date, direction = EXCLUDED.direction,
-  failed = EXCLUDED.failed, opt_kind = EXCLUDED.opt_kind, encoding = EXCLUDED.encoding, segments = EXCLUDED.segments,
-  forcing = EXCLUDED.forcing, extra_segments = EXCLUDED.extra_segments, local_day = EXCLUDED.local_day, quiet = EXCLUDED.quiet`
 
 const MARK_DIRTY = 'INSERT INTO desk_dirty (number, party) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING'
 
+/** A message just stored with its facts (index_messages' desk_* columns). */
+export type DeskStored = { party: string; date: Date | string; facts: DeskFacts | null }
+
 /**
- * The sync's store step, inside its transaction: the facts of the messages it just stored, from
- * the rows it holds (nothing is read back), and their threads marked for the recompute that
- * follows the sync (flushDesk) or comes with the first desk read. The per-batch cost is the
- * batch's own: no thread is re-read while a long history is being walked.
+ * The sync's store step, inside its transaction, after the rows went in with their facts: the
+ * per-day quiet counts move by exactly these rows (the caller passes only rows it inserted), and
+ * their threads are marked for the recompute that follows the sync (flushDesk) or comes with the
+ * first desk read. Nothing is read back: the per-batch cost is the batch's own.
  */
-export async function storeDeskFacts(tx: Queryable, number: string, rows: readonly DeskSource[], fresh = false): Promise<void> {
+export async function storeDeskFacts(tx: Queryable, number: string, rows: readonly DeskStored[]): Promise<void> {
   if (rows.length === 0) return
-  // One row per ordinal, the first (as the index's own insert keeps it): an upsert may not touch a row twice.
-  const seen = new Set<number>()
-  let min = Infinity
-  let max = 0
-  const unique = rows.filter((r) => {
-    if (seen.has(r.ordinal)) return false
-    seen.add(r.ordinal)
-    if (r.ordinal < min) min = r.ordinal
-    if (r.ordinal > max) max = r.ordinal
-    return true
-  })
   const touched = new Set<string>()
-  const cols = factColumns(unique, touched)
-  // PGlite loads CSV through COPY about twice as fast as unnest(); COPY cannot update, so only
-  // when the rows are new to the index (`fresh`) and the desk holds none in their range.
-  let copy = false
-  if (fresh && canCopy(tx)) {
-    const held = await tx.query('SELECT 1 FROM desk_messages WHERE number = $1 AND ordinal BETWEEN $2 AND $3 LIMIT 1', [number, min, max])
-    copy = held.rows.length === 0
+  const delta: QuietDelta = new Map()
+  for (const r of rows) {
+    touched.add(r.party)
+    const f = r.facts
+    if (f?.inbound === false) countQuiet(delta, dayOf(r.date), f.localDay, f.quiet, 1)
   }
-  await writeFacts(tx, number, cols, copy)
+  await applyQuiet(tx, number, delta)
   await tx.query(MARK_DIRTY, [number, [...touched]])
 }
+
+const dayOf = (d: Date | string) => (typeof d === 'string' ? new Date(d) : d).toISOString().slice(0, 10)
 
 /** Per UTC day and recipient-local day: outbound, unknown zone, quiet (desk_quiet_days' counts). */
 type QuietDelta = Map<string, [number, number, number]>
@@ -188,98 +147,55 @@ async function applyQuiet(tx: Queryable, number: string, delta: QuietDelta): Pro
     )
 }
 
-/** What a deleted desk row takes out of desk_quiet_days. */
-const QUIET_RETURNING = `to_char(date AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, to_char(local_day, 'YYYY-MM-DD') AS local_day, direction, quiet`
-type QuietRow = { day: string; local_day: string | null; direction: string | null; quiet: boolean | null }
+/** Fills the facts of rows stored without them ($2 the ordinals, then one array per desk_* column). */
+const FILL_FACTS = `
+UPDATE index_messages m
+   SET desk_inbound = u.i, desk_opt = u.k, desk_segments = u.s, desk_forcing = string_to_array(u.fc, E'\\x1f'),
+       desk_extra = u.x, desk_local_day = u.ld, desk_quiet = u.q
+  FROM unnest($2::int[], $3::bool[], $4::text[], $5::int[], $6::text[], $7::int[], $8::date[], $9::bool[]) AS u(o, i, k, s, fc, x, ld, q)
+ WHERE m.number = $1 AND m.ordinal = u.o AND m.desk_segments IS NULL`
 
-/**
- * Writes facts (factColumns' arrays) and keeps desk_quiet_days in step: rows the desk already
- * holds for these ordinals are taken out first (their counts with them), so a message that
- * changed is never counted twice. `copy`: the rows are known to be new (COPY, no delete).
- */
-async function writeFacts(tx: Queryable, number: string, cols: FactCols, copy: boolean): Promise<void> {
-  const [o, , d, dir, , , , , , , ld, q] = cols
-  const delta: QuietDelta = new Map()
-  if (copy && canCopy(tx)) await tx.copyFrom(COPY_FACTS, factsCsv(number, cols))
-  else {
-    const old = await tx.query<QuietRow>(
-      `DELETE FROM desk_messages WHERE number = $1 AND ordinal = ANY($2::int[]) RETURNING ${QUIET_RETURNING}`,
-      [number, o],
-    )
-    for (const r of old.rows) if (r.direction === 'outbound') countQuiet(delta, r.day, r.local_day, r.quiet, -1)
-    await tx.query(INSERT_FACTS, [number, ...cols])
-  }
-  for (let i = 0; i < o.length; i++) if (dir[i] === 'outbound') countQuiet(delta, d[i]!.toISOString().slice(0, 10), ld[i]!, q[i]!, 1)
-  await applyQuiet(tx, number, delta)
-}
+type TodoRow = { ordinal: number; party: string; date: Date; direction: string | null; body: string | null }
 
-interface CopyCapable {
-  copyFrom: (sql: string, data: string) => Promise<void>
-}
-const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCapable>).copyFrom === 'function'
-
-const COPY_FACTS = `COPY desk_messages (number, ordinal, party, date, direction, failed, opt_kind, encoding, segments, forcing, extra_segments, local_day, quiet)
-  FROM '/dev/blob' WITH (FORMAT csv)`
-
-/** CSV quoting with every string quoted, so an unquoted empty field is NULL. */
-const cq = (v: string) => `"${v.includes('"') ? v.replace(/"/g, '""') : v}"`
-const tf = (v: boolean | null) => (v === null ? '' : v ? 't' : 'f')
-
-/** factColumns' arrays as COPY's CSV, one line per message (forcing as an array literal). */
-function factsCsv(number: string, cols: FactCols): string {
-  const [o, p, d, dir, f, k, e, s, fc, x, ld, q] = cols
-  const head = cq(number)
-  let out = ''
-  for (let i = 0; i < o.length; i++) {
-    const forcing = fc[i]
-      ? `{${fc[i]!.split('\x1f')
-          .map((c) => `"${c.replace(/[\\"]/g, '\\$&')}"`)
-          .join(',')}}`
-      : null
-    out += `${head},${o[i]},${cq(p[i]!)},${d[i]!.toISOString()},${dir[i] === null ? '' : cq(dir[i]!)},${tf(f[i]!)},${cq(k[i]!)},${cq(e[i]!)},${s[i]},${forcing === null ? '' : cq(forcing)},${x[i]},${ld[i] ?? ''},${tf(q[i]!)}\n`
-  }
-  return out
-}
-
-/** Facts for the number's messages that have none yet (or whose message changed); returns the parties touched. */
+/** Facts for the number's messages that have none yet (stored while the desk was off); adds their parties to `touched`. */
 async function addFacts(tx: Queryable, number: string, range: OrdinalRange | null, touched: Set<string>): Promise<number> {
   let done = 0
   let after = range ? range.min - 1 : 0
   const max = range ? range.max : 2_147_483_647
   for (let guard = 0; guard < 100_000; guard++) {
-    const r = await tx.query<DeskSource>(
-      `SELECT m.ordinal, m.party_digits AS party, m.date, m.direction, COALESCE(m.body, b.body) AS body, m.status_code
+    const r = await tx.query<TodoRow>(
+      `SELECT m.ordinal, m.party_digits AS party, m.date, m.direction, COALESCE(m.body, b.body) AS body
          FROM index_messages m
          LEFT JOIN index_bodies b ON m.body IS NULL AND b.id = m.body_id
-         LEFT JOIN desk_messages d ON d.number = m.number AND d.ordinal = m.ordinal AND d.date = m.date AND d.party = m.party_digits
-        WHERE m.number = $1 AND m.ordinal > $2 AND m.ordinal <= $3 AND d.ordinal IS NULL
+        WHERE m.number = $1 AND m.ordinal > $2 AND m.ordinal <= $3 AND m.desk_segments IS NULL
         ORDER BY m.ordinal LIMIT ${CHUNK}`,
       [number, after, max],
     )
     if (r.rows.length === 0) break
-    await writeFacts(tx, number, factColumns(r.rows, touched), false)
+    const factsOf = deskFacts()
+    const facts = r.rows.map(factsOf)
+    await tx.query(FILL_FACTS, [
+      number,
+      r.rows.map((x) => x.ordinal),
+      facts.map((f) => f.inbound),
+      facts.map((f) => f.opt),
+      facts.map((f) => f.segments),
+      facts.map((f) => (f.forcing ? f.forcing.join('\x1f') : null)),
+      facts.map((f) => f.extra),
+      facts.map((f) => f.localDay),
+      facts.map((f) => f.quiet),
+    ])
+    await storeDeskFacts(
+      tx,
+      number,
+      r.rows.map((x, i) => ({ party: x.party, date: x.date, facts: facts[i]! })),
+    )
+    for (const x of r.rows) touched.add(x.party)
     done += r.rows.length
     after = r.rows[r.rows.length - 1]!.ordinal
     if (r.rows.length < CHUNK) break
   }
   return done
-}
-
-/** Drops facts whose message is gone (a re-walk or forget); returns the parties touched. */
-async function dropStale(tx: Queryable, number: string, range: OrdinalRange | null, touched: Set<string>): Promise<void> {
-  const r = await tx.query<QuietRow & { party: string }>(
-    `DELETE FROM desk_messages d
-      WHERE d.number = $1 AND d.ordinal BETWEEN $2 AND $3
-        AND NOT EXISTS (SELECT 1 FROM index_messages m WHERE m.number = d.number AND m.ordinal = d.ordinal AND m.date = d.date AND m.party_digits = d.party)
-      RETURNING d.party, ${QUIET_RETURNING}`,
-    [number, range?.min ?? 0, range?.max ?? 2_147_483_647],
-  )
-  const delta: QuietDelta = new Map()
-  for (const row of r.rows) {
-    touched.add(row.party)
-    if (row.direction === 'outbound') countQuiet(delta, row.day, row.local_day, row.quiet, -1)
-  }
-  await applyQuiet(tx, number, delta)
 }
 
 type ThreadFacts = {
@@ -298,8 +214,9 @@ type ThreadFacts = {
 
 /**
  * Each party's counts, last inbound, last delivered reply and unanswered messages, each from the
- * thread index. Unanswered is needs-reply.ts over SQL: inbound messages after the last delivered
- * reply and after the last "mark handled" (at or before it counts as answered), opt-outs left out.
+ * thread index (index_messages_thread). Unanswered is needs-reply.ts over SQL: inbound messages
+ * after the last delivered reply and after the last "mark handled" (at or before it counts as
+ * answered), opt-outs left out. Rows without facts yet (desk_segments NULL) are not the desk's.
  */
 const THREAD_FACTS = `
 SELECT p.party, c.first_at, c.last_at, c.inbound, c.outbound, c.failed,
@@ -307,21 +224,23 @@ SELECT p.party, c.first_at, c.last_at, c.inbound, c.outbound, c.failed,
        u.since AS waiting_since, u.n AS unanswered
   FROM unnest($2::text[]) AS p(party)
   LEFT JOIN (
-    SELECT party, min(date) AS first_at, max(date) AS last_at,
-           count(*) FILTER (WHERE direction = 'inbound')::int AS inbound,
-           count(*) FILTER (WHERE direction = 'outbound')::int AS outbound,
-           count(*) FILTER (WHERE failed)::int AS failed
-      FROM desk_messages WHERE number = $1 AND party = ANY($2::text[]) GROUP BY party) c ON c.party = p.party
+    SELECT party_digits AS party, min(date) AS first_at, max(date) AS last_at,
+           count(*) FILTER (WHERE desk_inbound)::int AS inbound,
+           count(*) FILTER (WHERE NOT desk_inbound)::int AS outbound,
+           count(*) FILTER (WHERE status_code >= 400)::int AS failed
+      FROM index_messages WHERE number = $1 AND party_digits = ANY($2::text[]) AND desk_segments IS NOT NULL GROUP BY party_digits) c
+    ON c.party = p.party
   LEFT JOIN LATERAL (
-    SELECT ordinal, date FROM desk_messages WHERE number = $1 AND party = p.party AND direction = 'inbound'
+    SELECT ordinal, date FROM index_messages WHERE number = $1 AND party_digits = p.party AND desk_inbound
      ORDER BY date DESC, ordinal DESC LIMIT 1) li ON true
   LEFT JOIN LATERAL (
-    SELECT ordinal, date FROM desk_messages WHERE number = $1 AND party = p.party AND direction = 'outbound' AND NOT failed
+    SELECT ordinal, date FROM index_messages
+     WHERE number = $1 AND party_digits = p.party AND NOT desk_inbound AND (status_code IS NULL OR status_code < 400)
      ORDER BY date DESC, ordinal DESC LIMIT 1) lr ON true
   LEFT JOIN desk_handled h ON h.number = $1 AND h.party = p.party
   LEFT JOIN LATERAL (
-    SELECT min(date) AS since, count(*)::int AS n FROM desk_messages
-     WHERE number = $1 AND party = p.party AND direction = 'inbound' AND opt_kind <> 'opt-out'
+    SELECT min(date) AS since, count(*)::int AS n FROM index_messages
+     WHERE number = $1 AND party_digits = p.party AND desk_inbound AND desk_opt IS DISTINCT FROM 'opt-out'
        AND (lr.date IS NULL OR (date, ordinal) > (lr.date, lr.ordinal))
        AND (h.handled_at IS NULL OR date > h.handled_at)) u ON true`
 
@@ -346,9 +265,9 @@ WITH per AS (
 ), sends AS (
   SELECT per.party, s.ordinal, s.date, s.failed, per.so, per.sd, s.k
     FROM per CROSS JOIN LATERAL (
-      SELECT d.ordinal, d.date, d.failed, row_number() OVER (ORDER BY d.date, d.ordinal) AS k
-        FROM desk_messages d
-       WHERE d.number = $1 AND d.party = per.party AND d.direction = 'outbound'
+      SELECT d.ordinal, d.date, COALESCE(d.status_code >= 400, false) AS failed, row_number() OVER (ORDER BY d.date, d.ordinal) AS k
+        FROM index_messages d
+       WHERE d.number = $1 AND d.party_digits = per.party AND NOT d.desk_inbound
          AND d.date >= per.sd AND (d.date, d.ordinal) > (per.sd, per.so)
          AND (per.ed IS NULL OR (d.date <= per.ed AND (d.date, d.ordinal) < (per.ed, per.eo)))
        ORDER BY d.date, d.ordinal
@@ -362,8 +281,8 @@ RETURNING party`
 async function refreshThreads(tx: Queryable, number: string, parties: string[]): Promise<void> {
   const facts = await tx.query<ThreadFacts>(THREAD_FACTS, [number, parties])
   const ev = await tx.query<Ev>(
-    `SELECT party, ordinal, date, opt_kind FROM desk_messages
-      WHERE number = $1 AND party = ANY($2::text[]) AND opt_kind <> 'none' AND direction = 'inbound' ORDER BY party, date, ordinal`,
+    `SELECT party_digits AS party, ordinal, date, desk_opt AS opt_kind FROM index_messages
+      WHERE number = $1 AND party_digits = ANY($2::text[]) AND desk_opt IS NOT NULL ORDER BY party_digits, date, ordinal`,
     [number, parties],
   )
   const events = new Map<string, Marked[]>()
@@ -459,11 +378,12 @@ export const THREAD_REFRESH_MS = 2_000
 const lastThreads = new WeakMap<Db, Map<string, number>>()
 
 /**
- * Brings the desk tables up to date for one number: facts for its new messages, then the state
- * of the parties they (or `parties`) belong to. `ordinals` narrows the look for new messages to
- * the range a batch just stored (the sync knows it), and lets the thread recompute wait (see
- * THREAD_REFRESH_MS); without it the whole number is compared and every touched thread is
- * recomputed now, which is what a start-up catch-up and "mark handled" need.
+ * Brings the desk up to date for one number: facts for its messages stored without them, then
+ * the state of the parties they (or `parties`) belong to. `ordinals` narrows the look for such
+ * messages to a range and lets the thread recompute wait (see THREAD_REFRESH_MS); without it the
+ * whole number is looked at (through index_messages_desk_todo, which holds only rows without
+ * facts) and every touched thread is recomputed now, which is what a start-up catch-up and
+ * "mark handled" need.
  */
 export async function refreshDesk(db: Db, number: string, parties?: readonly string[], ordinals?: OrdinalRange): Promise<RefreshResult> {
   let last = lastThreads.get(db)
@@ -475,7 +395,6 @@ export async function refreshDesk(db: Db, number: string, parties?: readonly str
     await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [DESK_LOCK_CLASS, number])
     const touched = new Set<string>(parties ?? [])
     const range = ordinals ?? null
-    await dropStale(tx, number, range, touched)
     const messages = await addFacts(tx, number, range, touched)
     if (defer) {
       if (touched.size > 0) await tx.query(MARK_DIRTY, [number, [...touched]])
@@ -512,10 +431,11 @@ export async function flushDesk(db: Db, numbers: readonly string[] | null = null
 
 /**
  * Deletes what the desk holds for a number (or every number): customer data derived from its
- * messages. Forget and a re-walk's wipe call it in their own transaction, beside their deletes.
+ * messages. Forget and a re-walk's wipe call it in their own transaction, beside their deletes
+ * of the messages (whose desk_* columns go with them; desk_messages is a view over them).
  */
 export async function forgetDesk(tx: Queryable, number: string | null): Promise<void> {
-  for (const table of ['desk_messages', 'desk_quiet_days', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled'])
+  for (const table of ['desk_quiet_days', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled'])
     await tx.query(`DELETE FROM ${table} WHERE $1::text IS NULL OR number = $1`, [number])
 }
 
@@ -530,12 +450,12 @@ export async function refreshAllDesk(db: Db, log: (line: string) => void = () =>
       WHERE number NOT IN (SELECT number FROM index_numbers WHERE indexed > 0)`,
   )
   for (const { number } of gone.rows) await db.transaction((tx) => forgetDesk(tx, number))
-  // Only numbers whose desk lags their index (a count per number, not a per-message comparison),
-  // so a start over a large index that is up to date costs one grouped count.
+  // Only numbers with messages lacking facts (index_messages_desk_todo holds just those rows) or
+  // threads left to recompute, so a start over a large index that is up to date reads no message.
   const nums = await db.query<{ number: string }>(
     `SELECT n.number FROM index_numbers n
-       LEFT JOIN (SELECT number, count(*)::int AS c FROM desk_messages GROUP BY number) d ON d.number = n.number
-      WHERE n.indexed > 0 AND (n.indexed <> COALESCE(d.c, 0) OR EXISTS (SELECT 1 FROM desk_dirty x WHERE x.number = n.number))
+      WHERE n.indexed > 0 AND (EXISTS (SELECT 1 FROM index_messages m WHERE m.number = n.number AND m.desk_segments IS NULL)
+                               OR EXISTS (SELECT 1 FROM desk_dirty x WHERE x.number = n.number))
       ORDER BY n.number`,
   )
   const total: RefreshResult = { messages: 0, threads: 0 }

@@ -92,28 +92,60 @@ export function deskFacts(): (m: DeskSource) => DeskFacts {
 const MARK_DIRTY = 'INSERT INTO desk_dirty (number, party) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING'
 
 /** A message just stored with its facts (index_messages' desk_* columns). */
-export type DeskStored = { party: string; date: Date | string; facts: DeskFacts | null }
+export type DeskStored = { party: string; date: Date | string; failed: boolean; facts: DeskFacts | null }
+
+/** Adds a batch's per-party counts to desk_threads (a thread's first message creates its row). */
+const THREAD_COUNTS = `
+INSERT INTO desk_threads AS t (number, party, first_at, last_at, inbound, outbound, failed)
+SELECT $1, u.* FROM unnest($2::text[], $3::timestamptz[], $4::timestamptz[], $5::int[], $6::int[], $7::int[])
+  AS u(party, first_at, last_at, inbound, outbound, failed)
+ON CONFLICT (number, party) DO UPDATE SET first_at = LEAST(t.first_at, EXCLUDED.first_at), last_at = GREATEST(t.last_at, EXCLUDED.last_at),
+  inbound = t.inbound + EXCLUDED.inbound, outbound = t.outbound + EXCLUDED.outbound, failed = t.failed + EXCLUDED.failed`
+
+/** Per party: first and last date (ms), inbound, outbound, failed. */
+type PartyCounts = [number, number, number, number, number]
 
 /**
  * The sync's store step, inside its transaction, after the rows went in with their facts: the
- * per-day quiet counts move by exactly these rows (the caller passes only rows it inserted), and
- * their threads are marked for the recompute that follows the sync (flushDesk) or comes with the
- * first desk read. Nothing is read back: the per-batch cost is the batch's own.
+ * counts that need no order (each thread's first and last contact, messages in, out and failed,
+ * and the per-day quiet counts) move by exactly these rows (the caller passes only rows it
+ * inserted), and their threads are marked for the recompute of what does need order (waiting
+ * since, opt-out state), which follows the sync (flushDesk) or comes with the first desk read.
+ * Nothing is read back: the per-batch cost is the batch's own.
  */
 export async function storeDeskFacts(tx: Queryable, number: string, rows: readonly DeskStored[]): Promise<void> {
-  if (rows.length === 0) return
-  const touched = new Set<string>()
+  const counts = new Map<string, PartyCounts>()
   const delta: QuietDelta = new Map()
   for (const r of rows) {
-    touched.add(r.party)
     const f = r.facts
-    if (f?.inbound === false) countQuiet(delta, dayOf(r.date), f.localDay, f.quiet, 1)
+    if (!f) continue
+    const ms = typeof r.date === 'string' ? Date.parse(r.date) : r.date.getTime()
+    let c = counts.get(r.party)
+    if (!c) counts.set(r.party, (c = [ms, ms, 0, 0, 0]))
+    if (ms < c[0]) c[0] = ms
+    if (ms > c[1]) c[1] = ms
+    if (f.inbound === true) c[2]++
+    else if (f.inbound === false) {
+      c[3]++
+      countQuiet(delta, new Date(ms).toISOString().slice(0, 10), f.localDay, f.quiet, 1)
+    }
+    if (r.failed) c[4]++
   }
+  if (counts.size === 0) return
+  // One lock order with flushDesk (desk_dirty, then desk_threads by party), so the two never deadlock.
+  const e = [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  await tx.query(MARK_DIRTY, [number, e.map(([p]) => p)])
+  await tx.query(THREAD_COUNTS, [
+    number,
+    e.map(([p]) => p),
+    e.map(([, c]) => new Date(c[0])),
+    e.map(([, c]) => new Date(c[1])),
+    e.map(([, c]) => c[2]),
+    e.map(([, c]) => c[3]),
+    e.map(([, c]) => c[4]),
+  ])
   await applyQuiet(tx, number, delta)
-  await tx.query(MARK_DIRTY, [number, [...touched]])
 }
-
-const dayOf = (d: Date | string) => (typeof d === 'string' ? new Date(d) : d).toISOString().slice(0, 10)
 
 /** Per UTC day and recipient-local day: outbound, unknown zone, quiet (desk_quiet_days' counts). */
 type QuietDelta = Map<string, [number, number, number]>
@@ -155,7 +187,7 @@ UPDATE index_messages m
   FROM unnest($2::int[], $3::bool[], $4::text[], $5::int[], $6::text[], $7::int[], $8::date[], $9::bool[]) AS u(o, i, k, s, fc, x, ld, q)
  WHERE m.number = $1 AND m.ordinal = u.o AND m.desk_segments IS NULL`
 
-type TodoRow = { ordinal: number; party: string; date: Date; direction: string | null; body: string | null }
+type TodoRow = { ordinal: number; party: string; date: Date; direction: string | null; body: string | null; failed: boolean }
 
 /** Facts for the number's messages that have none yet (stored while the desk was off); adds their parties to `touched`. */
 async function addFacts(tx: Queryable, number: string, range: OrdinalRange | null, touched: Set<string>): Promise<number> {
@@ -164,7 +196,8 @@ async function addFacts(tx: Queryable, number: string, range: OrdinalRange | nul
   const max = range ? range.max : 2_147_483_647
   for (let guard = 0; guard < 100_000; guard++) {
     const r = await tx.query<TodoRow>(
-      `SELECT m.ordinal, m.party_digits AS party, m.date, m.direction, COALESCE(m.body, b.body) AS body
+      `SELECT m.ordinal, m.party_digits AS party, m.date, m.direction, COALESCE(m.body, b.body) AS body,
+              COALESCE(m.status_code >= 400, false) AS failed
          FROM index_messages m
          LEFT JOIN index_bodies b ON m.body IS NULL AND b.id = m.body_id
         WHERE m.number = $1 AND m.ordinal > $2 AND m.ordinal <= $3 AND m.desk_segments IS NULL
@@ -188,7 +221,7 @@ async function addFacts(tx: Queryable, number: string, range: OrdinalRange | nul
     await storeDeskFacts(
       tx,
       number,
-      r.rows.map((x, i) => ({ party: x.party, date: x.date, facts: facts[i]! })),
+      r.rows.map((x, i) => ({ party: x.party, date: x.date, failed: x.failed, facts: facts[i]! })),
     )
     for (const x of r.rows) touched.add(x.party)
     done += r.rows.length
@@ -200,11 +233,6 @@ async function addFacts(tx: Queryable, number: string, range: OrdinalRange | nul
 
 type ThreadFacts = {
   party: string
-  first_at: Date | null
-  last_at: Date | null
-  inbound: number
-  outbound: number
-  failed: number
   last_inbound_ordinal: number | null
   last_inbound_at: Date | null
   last_reply_at: Date | null
@@ -213,23 +241,16 @@ type ThreadFacts = {
 }
 
 /**
- * Each party's counts, last inbound, last delivered reply and unanswered messages, each from the
- * thread index (index_messages_thread). Unanswered is needs-reply.ts over SQL: inbound messages
- * after the last delivered reply and after the last "mark handled" (at or before it counts as
- * answered), opt-outs left out. Rows without facts yet (desk_segments NULL) are not the desk's.
+ * The order-dependent state of each thread that has messages (a desk_threads row, which the store
+ * step creates): last inbound, last delivered reply and unanswered messages, each from the thread
+ * index (index_messages_thread), reading only the thread's newest messages. Unanswered is
+ * needs-reply.ts over SQL: inbound messages after the last delivered reply and after the last
+ * "mark handled" (at or before it counts as answered), opt-outs left out.
  */
 const THREAD_FACTS = `
-SELECT p.party, c.first_at, c.last_at, c.inbound, c.outbound, c.failed,
-       li.ordinal AS last_inbound_ordinal, li.date AS last_inbound_at, lr.date AS last_reply_at,
+SELECT p.party, li.ordinal AS last_inbound_ordinal, li.date AS last_inbound_at, lr.date AS last_reply_at,
        u.since AS waiting_since, u.n AS unanswered
-  FROM unnest($2::text[]) AS p(party)
-  LEFT JOIN (
-    SELECT party_digits AS party, min(date) AS first_at, max(date) AS last_at,
-           count(*) FILTER (WHERE desk_inbound)::int AS inbound,
-           count(*) FILTER (WHERE NOT desk_inbound)::int AS outbound,
-           count(*) FILTER (WHERE status_code >= 400)::int AS failed
-      FROM index_messages WHERE number = $1 AND party_digits = ANY($2::text[]) AND desk_segments IS NOT NULL GROUP BY party_digits) c
-    ON c.party = p.party
+  FROM desk_threads p
   LEFT JOIN LATERAL (
     SELECT ordinal, date FROM index_messages WHERE number = $1 AND party_digits = p.party AND desk_inbound
      ORDER BY date DESC, ordinal DESC LIMIT 1) li ON true
@@ -242,7 +263,8 @@ SELECT p.party, c.first_at, c.last_at, c.inbound, c.outbound, c.failed,
     SELECT min(date) AS since, count(*)::int AS n FROM index_messages
      WHERE number = $1 AND party_digits = p.party AND desk_inbound AND desk_opt IS DISTINCT FROM 'opt-out'
        AND (lr.date IS NULL OR (date, ordinal) > (lr.date, lr.ordinal))
-       AND (h.handled_at IS NULL OR date > h.handled_at)) u ON true`
+       AND (h.handled_at IS NULL OR date > h.handled_at)) u ON true
+ WHERE p.number = $1 AND p.party = ANY($2::text[])`
 
 type Ev = {
   party: string
@@ -281,8 +303,13 @@ RETURNING party`
 async function refreshThreads(tx: Queryable, number: string, parties: string[]): Promise<void> {
   const facts = await tx.query<ThreadFacts>(THREAD_FACTS, [number, parties])
   const ev = await tx.query<Ev>(
-    `SELECT party_digits AS party, ordinal, date, desk_opt AS opt_kind FROM index_messages
-      WHERE number = $1 AND party_digits = ANY($2::text[]) AND desk_opt IS NOT NULL ORDER BY party_digits, date, ordinal`,
+    // Only the opt messages that differ from the one before (a repeated STOP while out changes
+    // nothing for optOutState), so a party who says STOP every day sends few rows here.
+    `SELECT party, ordinal, date, opt_kind FROM (
+       SELECT party_digits AS party, ordinal, date, desk_opt AS opt_kind,
+              lag(desk_opt) OVER (PARTITION BY party_digits ORDER BY date, ordinal) AS prev
+         FROM index_messages WHERE number = $1 AND party_digits = ANY($2::text[]) AND desk_opt IS NOT NULL) e
+      WHERE prev IS DISTINCT FROM opt_kind ORDER BY party, date, ordinal`,
     [number, parties],
   )
   const events = new Map<string, Marked[]>()
@@ -294,7 +321,7 @@ async function refreshThreads(tx: Queryable, number: string, parties: string[]):
   }
   // Opt-out periods from optOutState over each party's opt-out and opt-in messages (a few per thread).
   const per = { party: [] as string[], so: [] as number[], sd: [] as Date[], ed: [] as Array<Date | null>, eo: [] as number[] }
-  const rows = facts.rows.filter((t) => t.first_at)
+  const rows = facts.rows
   const states = new Map(rows.map((t) => [t.party, optOutState(events.get(t.party) ?? [])]))
   for (const [party, state] of states) {
     const h = state.history
@@ -315,8 +342,6 @@ async function refreshThreads(tx: Queryable, number: string, parties: string[]):
     const r = await tx.query<{ party: string }>(SENT_AFTER, [number, per.party, per.so, per.sd, per.ed, per.eo, CONFIRMATION_WINDOW_MS])
     for (const { party } of r.rows) sent.set(party, (sent.get(party) ?? 0) + 1)
   }
-  const gone = facts.rows.filter((t) => !t.first_at).map((t) => t.party)
-  if (gone.length > 0) await tx.query('DELETE FROM desk_threads WHERE number = $1 AND party = ANY($2::text[])', [number, gone])
   if (rows.length === 0) return
   const col = <T>(f: (t: ThreadFacts) => T) => rows.map(f)
   const since = (t: ThreadFacts) => (states.get(t.party)?.since as Marked | null | undefined) ?? null
@@ -329,24 +354,15 @@ async function refreshThreads(tx: Queryable, number: string, parties: string[]):
       })),
     )
   await tx.query(
-    `INSERT INTO desk_threads (number, party, first_at, last_at, inbound, outbound, failed, last_inbound_ordinal, last_inbound_at,
-                               last_reply_at, waiting_since, unanswered, opted_out, opt_out_ordinal, opted_out_at, opt_history, sent_after)
-     SELECT $1, u.* FROM unnest($2::text[], $3::timestamptz[], $4::timestamptz[], $5::int[], $6::int[], $7::int[], $8::int[], $9::timestamptz[],
-                                $10::timestamptz[], $11::timestamptz[], $12::int[], $13::bool[], $14::int[], $15::timestamptz[], $16::jsonb[], $17::int[])
-       AS u(party, first_at, last_at, inbound, outbound, failed, lio, lia, lra, ws, un, oo, ooo, ooa, oh, sa)
-     ON CONFLICT (number, party) DO UPDATE SET first_at = EXCLUDED.first_at, last_at = EXCLUDED.last_at, inbound = EXCLUDED.inbound,
-       outbound = EXCLUDED.outbound, failed = EXCLUDED.failed, last_inbound_ordinal = EXCLUDED.last_inbound_ordinal,
-       last_inbound_at = EXCLUDED.last_inbound_at, last_reply_at = EXCLUDED.last_reply_at, waiting_since = EXCLUDED.waiting_since,
-       unanswered = EXCLUDED.unanswered, opted_out = EXCLUDED.opted_out, opt_out_ordinal = EXCLUDED.opt_out_ordinal,
-       opted_out_at = EXCLUDED.opted_out_at, opt_history = EXCLUDED.opt_history, sent_after = EXCLUDED.sent_after`,
+    `UPDATE desk_threads t SET last_inbound_ordinal = u.lio, last_inbound_at = u.lia, last_reply_at = u.lra, waiting_since = u.ws,
+       unanswered = u.un, opted_out = u.oo, opt_out_ordinal = u.ooo, opted_out_at = u.ooa, opt_history = u.oh, sent_after = u.sa
+       FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[], $7::int[], $8::bool[], $9::int[],
+                   $10::timestamptz[], $11::jsonb[], $12::int[])
+         AS u(party, lio, lia, lra, ws, un, oo, ooo, ooa, oh, sa)
+      WHERE t.number = $1 AND t.party = u.party`,
     [
       number,
       col((t) => t.party),
-      col((t) => t.first_at),
-      col((t) => t.last_at),
-      col((t) => t.inbound),
-      col((t) => t.outbound),
-      col((t) => t.failed),
       col((t) => t.last_inbound_ordinal),
       col((t) => t.last_inbound_at),
       col((t) => t.last_reply_at),

@@ -79,7 +79,12 @@ async function storeRows(job: Job, page: Page, placed: Placed[], cp: Checkpoint 
   })
 }
 
-const deskStored = (m: StoredMessage) => ({ party: m.r.partyDigits, date: m.date, facts: m.desk })
+const deskStored = (m: StoredMessage) => ({
+  party: m.r.partyDigits,
+  date: m.date,
+  failed: m.r.statusCode !== null && m.r.statusCode >= 400,
+  facts: m.desk,
+})
 
 /** Each row's stored date: its own, or a neighbour's when its GMTdate did not parse (kept raw in date_raw). */
 function datesOf(page: Page, placed: Placed[]): string[] {

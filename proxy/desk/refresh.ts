@@ -262,7 +262,7 @@ SELECT p.party, li.ordinal AS last_inbound_ordinal, li.date AS last_inbound_at, 
   LEFT JOIN LATERAL (
     SELECT min(date) AS since, count(*)::int AS n FROM index_messages
      WHERE number = $1 AND party_digits = p.party AND desk_inbound AND desk_opt IS DISTINCT FROM 'opt-out'
-       AND (lr.date IS NULL OR (date, ordinal) > (lr.date, lr.ordinal))
+       AND date >= COALESCE(lr.date, '-infinity') AND (lr.date IS NULL OR (date, ordinal) > (lr.date, lr.ordinal))
        AND (h.handled_at IS NULL OR date > h.handled_at)) u ON true
  WHERE p.number = $1 AND p.party = ANY($2::text[])`
 
@@ -397,9 +397,8 @@ const lastThreads = new WeakMap<Db, Map<string, number>>()
  * Brings the desk up to date for one number: facts for its messages stored without them, then
  * the state of the parties they (or `parties`) belong to. `ordinals` narrows the look for such
  * messages to a range and lets the thread recompute wait (see THREAD_REFRESH_MS); without it the
- * whole number is looked at (through index_messages_desk_todo, which holds only rows without
- * facts) and every touched thread is recomputed now, which is what a start-up catch-up and
- * "mark handled" need.
+ * whole number is looked at when it is marked desk_behind, and every touched thread is
+ * recomputed now, which is what a start-up catch-up and "mark handled" need.
  */
 export async function refreshDesk(db: Db, number: string, parties?: readonly string[], ordinals?: OrdinalRange): Promise<RefreshResult> {
   let last = lastThreads.get(db)
@@ -411,7 +410,10 @@ export async function refreshDesk(db: Db, number: string, parties?: readonly str
     await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [DESK_LOCK_CLASS, number])
     const touched = new Set<string>(parties ?? [])
     const range = ordinals ?? null
-    const messages = await addFacts(tx, number, range, touched)
+    // Without a range, the whole number is looked at only when a sync stored rows without facts.
+    const behind = await tx.query<{ b: boolean }>('SELECT desk_behind AS b FROM index_numbers WHERE number = $1', [number])
+    const messages = range || behind.rows[0]?.b ? await addFacts(tx, number, range, touched) : 0
+    if (!range && behind.rows[0]?.b) await tx.query('UPDATE index_numbers SET desk_behind = false WHERE number = $1', [number])
     if (defer) {
       if (touched.size > 0) await tx.query(MARK_DIRTY, [number, [...touched]])
       return { messages, threads: 0 }
@@ -466,12 +468,11 @@ export async function refreshAllDesk(db: Db, log: (line: string) => void = () =>
       WHERE number NOT IN (SELECT number FROM index_numbers WHERE indexed > 0)`,
   )
   for (const { number } of gone.rows) await db.transaction((tx) => forgetDesk(tx, number))
-  // Only numbers with messages lacking facts (index_messages_desk_todo holds just those rows) or
-  // threads left to recompute, so a start over a large index that is up to date reads no message.
+  // Only numbers with messages stored without facts (desk_behind) or threads left to recompute,
+  // so a start over a large index that is up to date reads no message.
   const nums = await db.query<{ number: string }>(
     `SELECT n.number FROM index_numbers n
-      WHERE n.indexed > 0 AND (EXISTS (SELECT 1 FROM index_messages m WHERE m.number = n.number AND m.desk_segments IS NULL)
-                               OR EXISTS (SELECT 1 FROM desk_dirty x WHERE x.number = n.number))
+      WHERE n.indexed > 0 AND (n.desk_behind OR EXISTS (SELECT 1 FROM desk_dirty x WHERE x.number = n.number))
       ORDER BY n.number`,
   )
   const total: RefreshResult = { messages: 0, threads: 0 }

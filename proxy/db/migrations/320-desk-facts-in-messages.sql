@@ -5,7 +5,9 @@
 -- with its old columns, so its readers are unchanged.
 --
 -- NULL desk_segments means "no facts yet" (stored while the desk was off, or before this
--- migration): refreshDesk finds those rows through index_messages_desk_todo and fills them.
+-- migration): index_numbers.desk_behind says which numbers hold such rows, and refreshDesk fills
+-- them. A flag rather than a partial index over those rows: such an index would cost a sync
+-- without the desk an entry per row, and a bulk load a scan of the table to rebuild it.
 ALTER TABLE index_messages
   -- true inbound, false outbound, NULL any other direction (shown, never counted).
   ADD COLUMN desk_inbound   boolean,
@@ -33,6 +35,10 @@ UPDATE index_messages m
 
 DROP TABLE desk_messages;
 
+ALTER TABLE index_numbers ADD COLUMN desk_behind boolean NOT NULL DEFAULT false;
+UPDATE index_numbers n SET desk_behind = true
+ WHERE EXISTS (SELECT 1 FROM index_messages m WHERE m.number = n.number AND m.desk_segments IS NULL);
+
 CREATE VIEW desk_messages AS
 SELECT number, ordinal, party_digits AS party, date,
        CASE desk_inbound WHEN true THEN 'inbound' WHEN false THEN 'outbound' END AS direction,
@@ -49,7 +55,6 @@ SELECT number, ordinal, party_digits AS party, date,
 
 -- The thread index (index_messages_thread) serves the desk's per-thread reads; these two are
 -- partial and small: opt-out and opt-in messages, and quiet-hour sends (the report pages them
--- newest first). The third holds only rows without facts (none once the desk has caught up).
+-- newest first).
 CREATE INDEX index_messages_desk_opt ON index_messages (number, party_digits, date) WHERE desk_opt IS NOT NULL;
 CREATE INDEX index_messages_desk_quiet ON index_messages (number, date DESC, ordinal DESC) WHERE desk_quiet;
-CREATE INDEX index_messages_desk_todo ON index_messages (number, ordinal) WHERE desk_segments IS NULL;

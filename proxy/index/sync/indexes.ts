@@ -21,15 +21,15 @@ export const SECONDARY_NAMES = [
 ]
 
 /**
- * The support desk's partial indexes on index_messages (migration 320): small (opt-out messages,
- * quiet-hour sends, rows still without facts), but a bulk load drops and builds them with the rest.
+ * The support desk's partial indexes on index_messages (migration 320). A bulk load keeps them:
+ * they hold a small share of the rows (opt-out messages, quiet-hour sends), so keeping them row
+ * by row costs less than building them, which would read the whole table once each.
  */
 export const DESK_INDEXES = [
   'CREATE INDEX IF NOT EXISTS index_messages_desk_opt ON index_messages (number, party_digits, date) WHERE desk_opt IS NOT NULL',
   'CREATE INDEX IF NOT EXISTS index_messages_desk_quiet ON index_messages (number, date DESC, ordinal DESC) WHERE desk_quiet',
-  'CREATE INDEX IF NOT EXISTS index_messages_desk_todo ON index_messages (number, ordinal) WHERE desk_segments IS NULL',
 ]
-const DESK_NAMES = ['index_messages_desk_opt', 'index_messages_desk_quiet', 'index_messages_desk_todo']
+const DESK_NAMES = ['index_messages_desk_opt', 'index_messages_desk_quiet']
 const ALL_NAMES = [...SECONDARY_NAMES, ...DESK_NAMES]
 
 /** Re-creates any secondary index that is missing (after a bulk load, or one cut short by a crash). */
@@ -48,12 +48,12 @@ export async function ensureIndexes(db: Db, log: (line: string) => void = () => 
   log(`index: secondary indexes built in ${Date.now() - started} ms`)
 }
 
-/** Drops the secondary indexes (the desk's too) for a bulk load; false when another session is using the table. */
+/** Drops the secondary indexes (not the desk's) for a bulk load; false when another session is using the table. */
 export async function dropIndexes(db: Db): Promise<boolean> {
   return db
     .transaction(async (tx) => {
       await tx.query(`SET LOCAL lock_timeout = '2s'`)
-      for (const name of ALL_NAMES) await tx.query(`DROP INDEX IF EXISTS ${name}`)
+      for (const name of SECONDARY_NAMES) await tx.query(`DROP INDEX IF EXISTS ${name}`)
       return true
     })
     .catch(() => false)

@@ -69,7 +69,9 @@ async function insertWithFacts(q: Queryable, batch: typeof messages): Promise<Se
   await storeDeskFacts(
     q,
     DESK.number,
-    batch.flatMap((m, i) => (got.has(m.ordinal) ? [{ party: m.party, date: m.date, failed: (m.statusCode ?? 0) >= 400, facts: facts[i]! }] : [])),
+    batch.flatMap((m, i) =>
+      got.has(m.ordinal) ? [{ party: m.party, date: m.date, failed: (m.statusCode ?? 0) >= 400, facts: facts[i]! }] : [],
+    ),
   )
   return got
 }

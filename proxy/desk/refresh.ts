@@ -94,8 +94,19 @@ const MARK_DIRTY = 'INSERT INTO desk_dirty (number, party) SELECT $1, unnest($2:
 /** A message just stored with its facts (index_messages' desk_* columns). */
 export type DeskStored = { party: string; date: Date | string; failed: boolean; facts: DeskFacts | null }
 
-/** Adds a batch's per-party counts to desk_threads (a thread's first message creates its row). */
-const THREAD_COUNTS = `
+/**
+ * Adds a batch's per-party counts to desk_threads (a thread's first message creates its row) and
+ * its sends to desk_quiet_days ($8 onwards, as QUIET_UPSERT's), in one statement: one round trip
+ * per stored batch.
+ */
+const BATCH_COUNTS = `
+WITH q AS (
+  INSERT INTO desk_quiet_days AS t (number, day, local_day, outbound, unknown, quiet)
+  SELECT $1, u.day, u.ld, u.o, u.n, u.q FROM unnest($8::date[], $9::date[], $10::int[], $11::int[], $12::int[]) AS u(day, ld, o, n, q)
+  ON CONFLICT (number, day, local_day) DO UPDATE SET outbound = t.outbound + EXCLUDED.outbound, unknown = t.unknown + EXCLUDED.unknown,
+    quiet = t.quiet + EXCLUDED.quiet
+  RETURNING 1
+)
 INSERT INTO desk_threads AS t (number, party, first_at, last_at, inbound, outbound, failed)
 SELECT $1, u.* FROM unnest($2::text[], $3::timestamptz[], $4::timestamptz[], $5::int[], $6::int[], $7::int[])
   AS u(party, first_at, last_at, inbound, outbound, failed)
@@ -127,7 +138,7 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
     if (f.inbound === true) c[2]++
     else if (f.inbound === false) {
       c[3]++
-      countQuiet(delta, new Date(ms).toISOString().slice(0, 10), f.localDay, f.quiet, 1)
+      countQuiet(delta, new Date(ms).toISOString().slice(0, 10), f.localDay, f.quiet)
     }
     if (r.failed) c[4]++
   }
@@ -135,7 +146,9 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
   // One lock order with flushDesk (desk_dirty, then desk_threads by party), so the two never deadlock.
   const e = [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   await tx.query(MARK_DIRTY, [number, e.map(([p]) => p)])
-  await tx.query(THREAD_COUNTS, [
+  // Only additions here, so no day can be left empty (applyQuiet's delete is not needed).
+  const quiet = [...delta]
+  await tx.query(BATCH_COUNTS, [
     number,
     e.map(([p]) => p),
     e.map(([, c]) => new Date(c[0])),
@@ -143,40 +156,24 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
     e.map(([, c]) => c[2]),
     e.map(([, c]) => c[3]),
     e.map(([, c]) => c[4]),
+    quiet.map(([k]) => k.slice(0, 10)),
+    quiet.map(([k]) => k.slice(11)),
+    quiet.map(([, c]) => c[0]),
+    quiet.map(([, c]) => c[1]),
+    quiet.map(([, c]) => c[2]),
   ])
-  await applyQuiet(tx, number, delta)
 }
 
 /** Per UTC day and recipient-local day: outbound, unknown zone, quiet (desk_quiet_days' counts). */
 type QuietDelta = Map<string, [number, number, number]>
 
-function countQuiet(delta: QuietDelta, day: string, localDay: string | null, quiet: boolean | null, sign: 1 | -1): void {
+function countQuiet(delta: QuietDelta, day: string, localDay: string | null, quiet: boolean | null): void {
   const key = `${day}|${localDay ?? day}`
   let c = delta.get(key)
   if (!c) delta.set(key, (c = [0, 0, 0]))
-  c[0] += sign
-  if (quiet === null) c[1] += sign
-  else if (quiet) c[2] += sign
-}
-
-const QUIET_UPSERT = `
-INSERT INTO desk_quiet_days AS t (number, day, local_day, outbound, unknown, quiet)
-SELECT $1, u.day, u.ld, u.o, u.n, u.q FROM unnest($2::date[], $3::date[], $4::int[], $5::int[], $6::int[]) AS u(day, ld, o, n, q)
-ON CONFLICT (number, day, local_day) DO UPDATE SET outbound = t.outbound + EXCLUDED.outbound, unknown = t.unknown + EXCLUDED.unknown,
-  quiet = t.quiet + EXCLUDED.quiet`
-
-/** Adds the counts' changes to desk_quiet_days; a day left with no sends loses its row (as a recount would). */
-async function applyQuiet(tx: Queryable, number: string, delta: QuietDelta): Promise<void> {
-  const e = [...delta].filter(([, c]) => c[0] !== 0 || c[1] !== 0 || c[2] !== 0)
-  if (e.length === 0) return
-  const day = e.map(([k]) => k.slice(0, 10))
-  const ld = e.map(([k]) => k.slice(11))
-  await tx.query(QUIET_UPSERT, [number, day, ld, e.map(([, c]) => c[0]), e.map(([, c]) => c[1]), e.map(([, c]) => c[2])])
-  if (e.some(([, c]) => c[0] < 0))
-    await tx.query(
-      `DELETE FROM desk_quiet_days WHERE number = $1 AND outbound = 0 AND (day, local_day) IN (SELECT * FROM unnest($2::date[], $3::date[]))`,
-      [number, day, ld],
-    )
+  c[0]++
+  if (quiet === null) c[1]++
+  else if (quiet) c[2]++
 }
 
 /** Fills the facts of rows stored without them ($2 the ordinals, then one array per desk_* column). */

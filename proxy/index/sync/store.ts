@@ -59,7 +59,8 @@ async function storeRows(job: Job, page: Page, placed: Placed[], cp: Checkpoint 
       await rollUp(tx, job.number, stored)
       if (job.ctx.desk) await storeDeskFacts(tx, job.number, stored.map(deskStored))
       // Rows without the desk's facts: refreshDesk fills them when the desk is next brought up to date.
-      else if (stored.length > 0) await tx.query('UPDATE index_numbers SET desk_behind = true WHERE number = $1 AND NOT desk_behind', [job.number])
+      else if (stored.length > 0)
+        await tx.query('UPDATE index_numbers SET desk_behind = true WHERE number = $1 AND NOT desk_behind', [job.number])
     }
     const top = placed.reduce((m, x) => Math.max(m, x.ordinal), 0)
     await tx.query(NUMBER_AFTER_STORE_SQL, [

@@ -2,7 +2,8 @@ import { encodingCost } from '../../contract/desk/encoding-cost.ts'
 import { type DeskMessage } from '../../contract/desk/messages.ts'
 import { CONFIRMATION_WINDOW_MS, optOutState } from '../../contract/desk/opt-out-ledger.ts'
 import { classifyOptOut, type OptKind } from '../../contract/desk/opt-out.ts'
-import { localTime, DEFAULT_WINDOW } from '../../contract/desk/quiet-hours.ts'
+import { zoneOf } from '../../contract/desk/area-codes.ts'
+import { DEFAULT_WINDOW, offsetMinutes } from '../../contract/desk/quiet-hours.ts'
 import type { Db, Queryable } from '../db/types.ts'
 
 /**
@@ -66,6 +67,21 @@ type BodyFacts = { cost: ReturnType<typeof encodingCost>; forcing: string[] | nu
  */
 export function deskFacts(): (m: DeskSource) => DeskFacts {
   const memo = new Map<string, BodyFacts>()
+  // localTime's arithmetic with its look-ups kept for the batch: a party's zone, a day's name.
+  const zones = new Map<string, string | null>()
+  const dayNames = new Map<number, string>()
+  const local = (party: string, date: Date | string): { day: string; hour: number } | null => {
+    let zone = zones.get(party)
+    if (zone === undefined) zones.set(party, (zone = zoneOf(party)))
+    if (zone === null) return null
+    const ms = typeof date === 'string' ? Date.parse(date) : date.getTime()
+    if (!Number.isFinite(ms)) throw new RangeError(`date: not a valid date: ${String(date)}`)
+    const at = ms + offsetMinutes(zone, ms) * 60_000
+    const dayIndex = Math.floor(at / 86_400_000)
+    let day = dayNames.get(dayIndex)
+    if (day === undefined) dayNames.set(dayIndex, (day = new Date(dayIndex * 86_400_000).toISOString().slice(0, 10)))
+    return { day, hour: Math.floor((at - dayIndex * 86_400_000) / 3_600_000) }
+  }
   return (m) => {
     const inbound = directionOf(m.direction)
     const body = m.body ?? ''
@@ -75,7 +91,7 @@ export function deskFacts(): (m: DeskSource) => DeskFacts {
       memo.set(body, (b = { cost, forcing: cost.forcedBy.length > 0 ? cost.forcedBy.map((c) => c.char) : null, opt: null }))
     }
     if (inbound === true && b.opt === null) b.opt = classifyOptOut(body).kind
-    const local = inbound === false ? localTime(m.party, m.date) : null
+    const lt = inbound === false ? local(m.party, m.date) : null
     const opt = inbound === true ? b.opt! : 'none'
     return {
       inbound,
@@ -83,8 +99,8 @@ export function deskFacts(): (m: DeskSource) => DeskFacts {
       segments: b.cost.segments,
       forcing: b.forcing,
       extra: b.cost.extraSegments === 0 ? null : b.cost.extraSegments,
-      localDay: local?.day ?? null,
-      quiet: local ? local.hour < DEFAULT_WINDOW.start || local.hour >= DEFAULT_WINDOW.end : null,
+      localDay: lt?.day ?? null,
+      quiet: lt ? lt.hour < DEFAULT_WINDOW.start || lt.hour >= DEFAULT_WINDOW.end : null,
     }
   }
 }

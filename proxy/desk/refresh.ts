@@ -294,7 +294,7 @@ type Marked = DeskMessage & { ordinal: number }
  * when it came within the confirmation window. Each period reads its first sends in order from
  * the thread index and stops at the cap, however long the period.
  */
-const SENT_AFTER_WANT = `
+const SENT_AFTER = `
 WITH per AS (
   SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[]) AS u(party, so, sd, ed, eo)
 ), sends AS (
@@ -307,29 +307,11 @@ WITH per AS (
          AND (per.ed IS NULL OR (d.date <= per.ed AND (d.date, d.ordinal) < (per.ed, per.eo)))
        ORDER BY d.date, d.ordinal
        LIMIT ${MAX_SENT_AFTER_PER_PERIOD}) s
-), want AS (
-  SELECT party, ordinal, date, so AS opt_ordinal, round(extract(epoch FROM date - sd) * 1000)::bigint AS after_ms, failed FROM sends
-   WHERE NOT (k = 1 AND extract(epoch FROM date - sd) * 1000 <= $7) AND k <= ${MAX_SENT_AFTER_PER_PERIOD}
-)`
-
-/**
- * The evidence changes by difference, not by rewrite: a catch-up that adds one send to a thread
- * opted out long ago leaves its 10,000 rows (and their three index entries each) alone. First
- * the rows of these parties that are no longer wanted as they are ($8 the parties)...
- */
-const SENT_AFTER_DROP = `${SENT_AFTER_WANT}
-DELETE FROM desk_sent_after s
- WHERE s.number = $1 AND s.party = ANY($8::text[])
-   AND NOT EXISTS (SELECT 1 FROM want w WHERE w.ordinal = s.ordinal AND w.party = s.party AND w.date = s.date
-                     AND w.opt_ordinal = s.opt_ordinal AND w.after_ms = s.after_ms AND w.failed = s.failed)`
-
-/** ...then the wanted rows not there yet (those left are equal to theirs); the answer counts each party's. */
-const SENT_AFTER_ADD = `${SENT_AFTER_WANT}, ins AS (
-  INSERT INTO desk_sent_after (number, party, ordinal, date, opt_ordinal, after_ms, failed)
-  SELECT $1, party, ordinal, date, opt_ordinal, after_ms, failed FROM want
-  ON CONFLICT (number, ordinal) DO NOTHING
 )
-SELECT party, count(*)::int AS n FROM want GROUP BY party`
+INSERT INTO desk_sent_after (number, party, ordinal, date, opt_ordinal, after_ms, failed)
+SELECT $1, party, ordinal, date, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed FROM sends
+ WHERE NOT (k = 1 AND extract(epoch FROM date - sd) * 1000 <= $7) AND k <= ${MAX_SENT_AFTER_PER_PERIOD}
+RETURNING party`
 
 async function refreshThreads(tx: Queryable, number: string, parties: string[]): Promise<void> {
   const facts = await tx.query<ThreadFacts>(THREAD_FACTS, [number, parties])
@@ -367,12 +349,11 @@ async function refreshThreads(tx: Queryable, number: string, parties: string[]):
       per.eo.push(to?.ordinal ?? 0)
     }
   }
-  const periods = [number, per.party, per.so, per.sd, per.ed, per.eo, CONFIRMATION_WINDOW_MS]
-  await tx.query(SENT_AFTER_DROP, [...periods, parties])
+  await tx.query('DELETE FROM desk_sent_after WHERE number = $1 AND party = ANY($2::text[])', [number, parties])
   const sent = new Map<string, number>()
   if (per.party.length > 0) {
-    const r = await tx.query<{ party: string; n: number }>(SENT_AFTER_ADD, periods)
-    for (const { party, n } of r.rows) sent.set(party, n)
+    const r = await tx.query<{ party: string }>(SENT_AFTER, [number, per.party, per.so, per.sd, per.ed, per.eo, CONFIRMATION_WINDOW_MS])
+    for (const { party } of r.rows) sent.set(party, (sent.get(party) ?? 0) + 1)
   }
   if (rows.length === 0) return
   const col = <T>(f: (t: ThreadFacts) => T) => rows.map(f)

@@ -560,7 +560,13 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
   it('catches up from empty desk tables with refreshAllDesk, then finds nothing lagging', async () => {
     const n0 = account.numbers[0]!
     const before = await get(`/api/desk/opt-outs?number=${n0.number}&limit=500`)
-    await rooms.db.query('TRUNCATE desk_messages, desk_quiet_days, desk_threads, desk_sent_after, desk_dirty')
+    // The index as stored while the desk was off: messages without their desk facts, no desk rows.
+    await rooms.db.query(
+      `UPDATE index_messages SET desk_inbound = NULL, desk_opt = NULL, desk_segments = NULL, desk_forcing = NULL,
+         desk_extra = NULL, desk_local_day = NULL, desk_quiet = NULL`,
+    )
+    await rooms.db.query('UPDATE index_numbers SET desk_behind = true')
+    await rooms.db.query('TRUNCATE desk_quiet_days, desk_threads, desk_sent_after, desk_dirty')
     expect(await refreshAllDesk(rooms.db)).toMatchObject({ messages: n0.baseTotal })
     expect(await get(`/api/desk/opt-outs?number=${n0.number}&limit=500`)).toEqual(before)
     expect(await refreshAllDesk(rooms.db)).toEqual({ messages: 0, threads: 0 })

@@ -7,14 +7,15 @@ import { statusCode } from '../index/parse.ts'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/dataset.ts'
 import { DESK_INDEX } from '../simulator/desk-cases.ts'
 import type { Queryable } from '../db/types.ts'
-import { flushDesk, refreshAllDesk, refreshDesk, storeDeskFacts } from './refresh.ts'
+import { deskFacts, flushDesk, refreshAllDesk, refreshDesk, storeDeskFacts } from './refresh.ts'
 
 /**
  * The desk's SQL on both engines (PGlite and a real PostgreSQL): the desk number's messages,
  * stored newest batch first as a full walk stores them, must leave the thread states and the
  * sends after opt-out that contract/desk computes over the same messages, whether the facts come
- * from refreshDesk reading the index back or from the sync's store step (storeDeskFacts); and
- * the store step's tables must equal a catch-up from empty tables, row for row.
+ * from refreshDesk reading the index back or are written with the rows by the sync's store step
+ * (then storeDeskFacts); and the store step's tables must equal a catch-up from messages stored
+ * without facts, row for row.
  */
 
 const engines = useEngines()
@@ -37,6 +38,44 @@ const INSERT_MESSAGES = `INSERT INTO index_messages (number, ordinal, fetched_ti
   SELECT $1, u.o, 'T', u.d, u.p, u.dir, u.b, u.s FROM unnest($2::int[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::int[]) AS u(o, d, p, dir, b, s)
   ON CONFLICT (number, ordinal) DO NOTHING`
 
+/** As storeBatch writes rows: each with its desk facts; returns the ordinals that went in (a stored one is skipped). */
+const INSERT_WITH_FACTS = `INSERT INTO index_messages (number, ordinal, fetched_tid, date, party_digits, direction, body, status_code,
+    desk_inbound, desk_opt, desk_segments, desk_forcing, desk_extra, desk_local_day, desk_quiet)
+  SELECT $1, u.o, 'T', u.d, u.p, u.dir, u.b, u.s, u.i, u.k, u.sg, string_to_array(u.fc, E'\\x1f'), u.x, u.ld, u.q
+    FROM unnest($2::int[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::int[],
+                $8::bool[], $9::text[], $10::int[], $11::text[], $12::int[], $13::date[], $14::bool[])
+      AS u(o, d, p, dir, b, s, i, k, sg, fc, x, ld, q)
+  ON CONFLICT (number, ordinal) DO NOTHING RETURNING ordinal`
+
+async function insertWithFacts(q: Queryable, batch: typeof messages): Promise<Set<number>> {
+  const facts = batch.map(deskFacts())
+  const r = await q.query<{ ordinal: number }>(INSERT_WITH_FACTS, [
+    DESK.number,
+    batch.map((m) => m.ordinal),
+    batch.map((m) => m.date),
+    batch.map((m) => m.party),
+    batch.map((m) => m.direction),
+    batch.map((m) => m.body),
+    batch.map((m) => m.statusCode),
+    facts.map((f) => f.inbound),
+    facts.map((f) => f.opt),
+    facts.map((f) => f.segments),
+    facts.map((f) => f.forcing?.join('\x1f') ?? null),
+    facts.map((f) => f.extra),
+    facts.map((f) => f.localDay),
+    facts.map((f) => f.quiet),
+  ])
+  const got = new Set(r.rows.map((x) => x.ordinal))
+  await storeDeskFacts(
+    q,
+    DESK.number,
+    batch.flatMap((m, i) =>
+      got.has(m.ordinal) ? [{ party: m.party, date: m.date, failed: (m.statusCode ?? 0) >= 400, facts: facts[i]! }] : [],
+    ),
+  )
+  return got
+}
+
 async function insertMessages(q: Queryable, batch: typeof messages) {
   await q.query(INSERT_MESSAGES, [
     DESK.number,
@@ -48,6 +87,10 @@ async function insertMessages(q: Queryable, batch: typeof messages) {
     batch.map((m) => m.statusCode),
   ])
 }
+
+/** The index as the desk left it off: messages stored without facts. */
+const CLEAR_FACTS = `UPDATE index_messages SET desk_inbound = NULL, desk_opt = NULL, desk_segments = NULL, desk_forcing = NULL,
+  desk_extra = NULL, desk_local_day = NULL, desk_quiet = NULL`
 
 /** Every desk table in a stable order, dates as ISO text (what a row-for-row comparison needs). */
 async function deskTables(q: Queryable) {
@@ -70,27 +113,11 @@ describe.each(ENGINES)('the store step on %s', (engine) => {
     const BATCH = 40
     for (let hi = messages.length; hi > 0; hi -= BATCH) {
       const batch = messages.slice(Math.max(0, hi - BATCH), hi)
-      // As storeBatch does: the rows and their facts in one transaction; PGlite takes COPY for fresh rows.
-      await db.transaction(async (tx) => {
-        await insertMessages(tx, batch)
-        await storeDeskFacts(
-          tx,
-          DESK.number,
-          batch.map((m) => ({ ...m, date: new Date(m.date), status_code: m.statusCode })),
-          true,
-        )
-      })
+      // As storeBatch does: the rows with their facts, then the batch's counts, in one transaction.
+      expect((await db.transaction((tx) => insertWithFacts(tx, batch))).size).toBe(batch.length)
     }
-    // A batch stored again (a catch-up overlapping what is stored) takes the upsert and changes nothing.
-    const again = messages.slice(0, BATCH)
-    await db.transaction((tx) =>
-      storeDeskFacts(
-        tx,
-        DESK.number,
-        again.map((m) => ({ ...m, date: new Date(m.date), status_code: m.statusCode })),
-        true,
-      ),
-    )
+    // A batch stored again (a catch-up overlapping what is stored) inserts nothing and changes nothing.
+    expect((await db.transaction((tx) => insertWithFacts(tx, messages.slice(0, BATCH)))).size).toBe(0)
     const dirty = await db.query<{ n: number }>('SELECT count(DISTINCT party)::int AS n FROM desk_dirty')
     expect(dirty.rows[0]!.n).toBe(new Set(messages.map((m) => m.party)).size)
     expect(await flushDesk(db, [DESK.number])).toBe(dirty.rows[0]!.n)
@@ -103,7 +130,10 @@ describe.each(ENGINES)('the store step on %s', (engine) => {
       [DESK.number, messages.length],
     )
     expect(kept.quietDays.length).toBeGreaterThan(0)
-    await db.query('TRUNCATE desk_messages, desk_quiet_days, desk_threads, desk_sent_after, desk_dirty')
+    await db.query(CLEAR_FACTS)
+    await db.query('UPDATE index_numbers SET desk_behind = true')
+    await db.query('TRUNCATE desk_quiet_days, desk_threads, desk_sent_after, desk_dirty')
+    expect(await deskTables(db)).toMatchObject({ messages: [], threads: [], quietDays: [] })
     expect(await refreshAllDesk(db)).toMatchObject({ messages: messages.length })
     expect(await deskTables(db)).toEqual(kept)
   }, 120_000)

@@ -1,3 +1,4 @@
+import type { DeskFacts } from '../desk/refresh.ts'
 import type { PageRecord } from './parse.ts'
 
 /**
@@ -14,14 +15,26 @@ export interface StoredMessage {
   /** The record's date, or a neighbour's when its GMTdate did not parse (kept raw in date_raw). */
   date: string
   bodyId: number | null
+  /** The support desk's facts about the message (null while the desk is off: filled later by refreshDesk). */
+  desk: DeskFacts | null
 }
 
 interface Column {
   name: string
   /** PostgreSQL element type of the unnest() array. */
-  type: 'int' | 'text' | 'bool' | 'timestamptz'
+  type: 'int' | 'text' | 'bool' | 'timestamptz' | 'date'
   value: (m: StoredMessage) => string | number | boolean | null
+  /** The INSERT's expression over the unnest() column `v.<name>`, when it is not the value itself. */
+  select?: string
+  /** COPY's CSV field, when it is not the value written as CSV (already quoted; null for NULL). */
+  csv?: (m: StoredMessage) => string | null
 }
+
+/** A text[] value as one unnest() element (text[][] cannot be unnested row by row): joined by a separator no character list holds. */
+const SEP = '\x1f'
+/** COPY's CSV field of a text[] value: an array literal, quoted. */
+const arrayCsv = (a: readonly string[] | null | undefined) =>
+  a ? cq(`{${a.map((c) => `"${c.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`) : null
 
 export const MESSAGE_COLUMNS: readonly Column[] = [
   { name: 'ordinal', type: 'int', value: (m) => m.ordinal },
@@ -39,6 +52,20 @@ export const MESSAGE_COLUMNS: readonly Column[] = [
   { name: 'status', type: 'text', value: (m) => m.r.status },
   { name: 'status_code', type: 'int', value: (m) => m.r.statusCode },
   { name: 'body_id', type: 'int', value: (m) => m.bodyId },
+  // The desk's per-message facts (migration 320), written with the row so nothing is read back.
+  { name: 'desk_inbound', type: 'bool', value: (m) => m.desk?.inbound ?? null },
+  { name: 'desk_opt', type: 'text', value: (m) => m.desk?.opt ?? null },
+  { name: 'desk_segments', type: 'int', value: (m) => m.desk?.segments ?? null },
+  {
+    name: 'desk_forcing',
+    type: 'text',
+    value: (m) => m.desk?.forcing?.join(SEP) ?? null,
+    select: `string_to_array(v.desk_forcing, E'\\x1f')`,
+    csv: (m) => arrayCsv(m.desk?.forcing),
+  },
+  { name: 'desk_extra', type: 'int', value: (m) => m.desk?.extra ?? null },
+  { name: 'desk_local_day', type: 'date', value: (m) => m.desk?.localDay ?? null },
+  { name: 'desk_quiet', type: 'bool', value: (m) => m.desk?.quiet ?? null },
 ]
 
 const names = MESSAGE_COLUMNS.map((c) => c.name)
@@ -52,7 +79,7 @@ const BATCH_COLUMNS = ['number', 'fetched_tid']
 export const INSERT_SQL = `
 WITH ins AS (
   INSERT INTO index_messages (${[...BATCH_COLUMNS, ...names].join(', ')})
-  SELECT $1, $2, ${names.map((n) => `v.${n}`).join(', ')}
+  SELECT $1, $2, ${MESSAGE_COLUMNS.map((c) => c.select ?? `v.${c.name}`).join(', ')}
   FROM unnest(${MESSAGE_COLUMNS.map((c, i) => `$${i + 4}::${c.type}[]`).join(', ')}) AS v(${names.join(', ')})
   ON CONFLICT (number, ordinal) DO NOTHING
   RETURNING ordinal
@@ -76,7 +103,7 @@ export function copyCsv(number: string, fetchedTid: string, rows: readonly Store
   let out = ''
   for (const m of rows) {
     let line = head
-    for (const c of MESSAGE_COLUMNS) line += `,${csvValue(c.value(m))}`
+    for (const c of MESSAGE_COLUMNS) line += `,${c.csv ? (c.csv(m) ?? '') : csvValue(c.value(m))}`
     out += `${line}\n`
   }
   return out

@@ -21,22 +21,21 @@ export const SECONDARY_NAMES = [
 ]
 
 /**
- * The support desk's per-message indexes (migrations 200 and 201), which the store step fills beside
- * index_messages: kept row by row they cost about twice the rows' own insert, so a bulk load
- * drops and builds them with the index's own.
+ * The support desk's partial indexes on index_messages (migration 320). A bulk load keeps them:
+ * they hold a small share of the rows (opt-out messages, quiet-hour sends), so keeping them row
+ * by row costs less than building them, which would read the whole table once each.
  */
 export const DESK_INDEXES = [
-  'CREATE INDEX IF NOT EXISTS desk_messages_thread ON desk_messages (number, party, date DESC, ordinal DESC)',
-  `CREATE INDEX IF NOT EXISTS desk_messages_opt ON desk_messages (number, party, date) WHERE opt_kind <> 'none'`,
-  'CREATE INDEX IF NOT EXISTS desk_messages_quiet ON desk_messages (number, date DESC, ordinal DESC) WHERE quiet',
+  'CREATE INDEX IF NOT EXISTS index_messages_desk_opt ON index_messages (number, party_digits, date) WHERE desk_opt IS NOT NULL',
+  'CREATE INDEX IF NOT EXISTS index_messages_desk_quiet ON index_messages (number, date DESC, ordinal DESC) WHERE desk_quiet',
 ]
-const DESK_NAMES = ['desk_messages_thread', 'desk_messages_opt', 'desk_messages_quiet']
+const DESK_NAMES = ['index_messages_desk_opt', 'index_messages_desk_quiet']
 const ALL_NAMES = [...SECONDARY_NAMES, ...DESK_NAMES]
 
 /** Re-creates any secondary index that is missing (after a bulk load, or one cut short by a crash). */
 export async function ensureIndexes(db: Db, log: (line: string) => void = () => {}): Promise<void> {
   const r = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM pg_indexes WHERE tablename IN ('index_messages', 'desk_messages') AND indexname = ANY($1::text[])`,
+    `SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = 'index_messages' AND indexname = ANY($1::text[])`,
     [ALL_NAMES],
   )
   if ((r.rows[0]?.n ?? 0) === ALL_NAMES.length) return
@@ -49,12 +48,12 @@ export async function ensureIndexes(db: Db, log: (line: string) => void = () => 
   log(`index: secondary indexes built in ${Date.now() - started} ms`)
 }
 
-/** Drops the secondary indexes (the desk's too) for a bulk load; false when another session is using the table. */
+/** Drops the secondary indexes (not the desk's) for a bulk load; false when another session is using the table. */
 export async function dropIndexes(db: Db): Promise<boolean> {
   return db
     .transaction(async (tx) => {
       await tx.query(`SET LOCAL lock_timeout = '2s'`)
-      for (const name of ALL_NAMES) await tx.query(`DROP INDEX IF EXISTS ${name}`)
+      for (const name of SECONDARY_NAMES) await tx.query(`DROP INDEX IF EXISTS ${name}`)
       return true
     })
     .catch(() => false)

@@ -36,7 +36,9 @@ export async function syncNumber(ctx: SyncContext, number: string, signal: Abort
   try {
     const result = await withTids(ctx, row, controller.signal)
     if (lost) return 'aborted'
-    if (ctx.desk && !controller.signal.aborted) await settleDesk(ctx, number, result.ok ? result.value : 0)
+    // Statistics first (PGlite has no autovacuum): the desk's recompute plans over them too.
+    if (result.ok && result.value > VACUUM_AFTER) await vacuum(ctx)
+    if (ctx.desk && !controller.signal.aborted) await settleDesk(ctx, number)
     return await finish(ctx, number, result, started)
   } finally {
     stopBeat()
@@ -116,7 +118,6 @@ async function walkOnce(job: Job, row: NumberRow, hold: BulkHold): Promise<Resul
 /** Records the outcome and lets go of the lease. */
 async function finish(ctx: SyncContext, number: string, result: Result<number>, started: number): Promise<Outcome> {
   if (result.ok) {
-    if (result.value > VACUUM_AFTER) await vacuum(ctx)
     await release(ctx, number, 'idle', null, true)
     ctx.log(`index: ${number}: synced, ${result.value} new messages in ${Date.now() - started} ms`)
     return 'done'
@@ -137,11 +138,8 @@ async function finish(ctx: SyncContext, number: string, result: Result<number>, 
  * after every batch (a thread's state reads all of it). A failure leaves them marked: the next
  * desk read or start recomputes them, and the sync's own outcome stands.
  */
-async function settleDesk(ctx: SyncContext, number: string, stored: number): Promise<void> {
+async function settleDesk(ctx: SyncContext, number: string): Promise<void> {
   const started = performance.now()
-  // Fresh statistics first: the recompute and the desk's reads plan over them (PGlite has no autovacuum).
-  if (stored > VACUUM_AFTER)
-    await ctx.db.query('ANALYZE desk_messages').catch((e: unknown) => ctx.log(`desk: analyze failed: ${String(e)}`))
   await flushDesk(ctx.db, [number]).catch((err: unknown) =>
     ctx.log(`desk: ${number}: could not recompute the threads this sync touched: ${err instanceof Error ? err.message : String(err)}`),
   )

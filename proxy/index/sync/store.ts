@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/types.ts'
-import { forgetDesk, storeDeskFacts } from '../../desk/refresh.ts'
+import { deskFacts, forgetDesk, storeDeskFacts, type DeskFacts } from '../../desk/refresh.ts'
 import { COPY_SQL, copyCsv, INSERT_SQL, insertParams, type StoredMessage } from '../columns.ts'
 import type { Page, PageRecord } from '../parse.ts'
 import { BODY_COUNTS_SQL, BODY_IDS_SQL, DAILY_SQL, NUMBER_AFTER_STORE_SQL, PARTIES_SQL, QUARTER_SQL } from './sql.ts'
@@ -37,11 +37,13 @@ export async function storeBatch(job: Job, page: Page, placed: Placed[], cp: Che
 
 async function storeRows(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh: boolean): Promise<number> {
   const { db } = job.ctx
+  // The desk's facts come from the records alone: computed before the transaction, written with the rows.
+  const facts = job.ctx.desk ? factsFor(page, placed) : null
   return db.transaction(async (tx) => {
     let inserted = 0
     if (placed.length > 0) {
       if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '60s'`)
-      const rows = await withBodies(tx, page, placed)
+      const rows = await withBodies(tx, page, placed, facts)
       let got: Set<number> | null = null
       if (fresh && canCopy(tx)) {
         // PGlite loads CSV through COPY about 2.5× faster than unnest() of parameter arrays.
@@ -55,7 +57,10 @@ async function storeRows(job: Job, page: Page, placed: Placed[], cp: Checkpoint 
       // `got` lists the rows that went in only when some were skipped; none at all also comes back as null.
       const stored = got ? rows.filter((m) => got.has(m.ordinal)) : inserted === rows.length ? rows : []
       await rollUp(tx, job.number, stored)
-      if (job.ctx.desk) await storeDeskFacts(tx, job.number, stored.map(deskSource), fresh)
+      if (job.ctx.desk) await storeDeskFacts(tx, job.number, stored.map(deskStored))
+      // Rows without the desk's facts: refreshDesk fills them when the desk is next brought up to date.
+      else if (stored.length > 0)
+        await tx.query('UPDATE index_numbers SET desk_behind = true WHERE number = $1 AND NOT desk_behind', [job.number])
     }
     const top = placed.reduce((m, x) => Math.max(m, x.ordinal), 0)
     await tx.query(NUMBER_AFTER_STORE_SQL, [
@@ -77,28 +82,44 @@ async function storeRows(job: Job, page: Page, placed: Placed[], cp: Checkpoint 
   })
 }
 
-const deskSource = (m: StoredMessage) => ({
-  ordinal: m.ordinal,
+const deskStored = (m: StoredMessage) => ({
   party: m.r.partyDigits,
-  date: new Date(m.date),
-  direction: m.r.direction,
-  body: m.r.body,
-  status_code: m.r.statusCode,
+  date: m.date,
+  failed: m.r.statusCode !== null && m.r.statusCode >= 400,
+  facts: m.desk,
 })
 
-/** Dates (a neighbour's for an unreadable one) and body ids (adding new bodies) for the rows. */
-async function withBodies(tx: Queryable, page: Page, placed: Placed[]): Promise<StoredMessage[]> {
+/** Each row's stored date: its own, or a neighbour's when its GMTdate did not parse (kept raw in date_raw). */
+function datesOf(page: Page, placed: Placed[]): string[] {
+  let fallback = page.newestAt ?? '1970-01-01T00:00:00Z'
+  return placed.map(({ r }) => {
+    if (r.date) fallback = r.date
+    return r.date ?? fallback
+  })
+}
+
+function factsFor(page: Page, placed: Placed[]): DeskFacts[] {
+  const of = deskFacts()
+  const dates = datesOf(page, placed)
+  return placed.map(({ r }, i) => of({ party: r.partyDigits, date: dates[i]!, direction: r.direction, body: r.body }))
+}
+
+/** Dates, body ids (adding new bodies) and the desk's facts (when kept) for the rows. */
+async function withBodies(tx: Queryable, page: Page, placed: Placed[], facts: DeskFacts[] | null): Promise<StoredMessage[]> {
   const distinct = [...new Set(placed.map((x) => x.r.body).filter((b): b is string => b !== null))]
   const bodyIds = new Map<string, number>()
   if (distinct.length > 0) {
     const ids = await tx.query<{ k: number; id: number }>(BODY_IDS_SQL, [distinct])
     for (const { k, id } of ids.rows) bodyIds.set(distinct[k - 1]!, id)
   }
-  let fallback = page.newestAt ?? '1970-01-01T00:00:00Z'
-  return placed.map(({ ordinal, r }) => {
-    if (r.date) fallback = r.date
-    return { ordinal, r, date: r.date ?? fallback, bodyId: r.body === null ? null : (bodyIds.get(r.body) ?? null) }
-  })
+  const dates = datesOf(page, placed)
+  return placed.map(({ ordinal, r }, i) => ({
+    ordinal,
+    r,
+    date: dates[i]!,
+    bodyId: r.body === null ? null : (bodyIds.get(r.body) ?? null),
+    desk: facts?.[i] ?? null,
+  }))
 }
 
 /** The daily, quarter-hour, party and body roll-ups of exactly the rows stored, in the same transaction. */

@@ -126,15 +126,22 @@ export async function freshness(
 
 /**
  * The freshness of `scope`, read in the same statement as what a search needs besides: the
- * data version (the count cache's key, as dataVersion) and the messages indexed for the scope
- * (the unfiltered count). One statement instead of three: on PGlite every statement is a turn
- * on the one connection.
+ * data version (the count cache's key, as dataVersion), the messages indexed for the scope
+ * (the unfiltered count) and, given `resolve`, its text and digit look-ups (as resolveParties,
+ * in place). One statement instead of four or five: on PGlite every statement is a turn on the
+ * one connection.
  */
 export async function freshnessAndVersion(
   db: Queryable,
   scope: string[] | null,
+  /** Filters whose text and partial digits are resolved (as resolveParties) in the same statement. */
+  resolve?: Filters,
 ): Promise<{ freshness: Freshness & { syncingCount: number; incompleteCount: number }; version: string; scopeIndexed: number }> {
+  const q = resolve?.q ? likeContains(resolve.q) : null
+  const party = resolve?.party ? likeContains(resolve.party) : null
   const r = await db.query<{
+    body_ids: number[] | null
+    parties: string[] | null
     known: number
     complete: number
     up_to: Date | string | null
@@ -164,11 +171,25 @@ export async function freshnessAndVersion(
             (SELECT array_agg(u.x ORDER BY u.k) FROM unnest($1::text[]) WITH ORDINALITY u(x, k)
               WHERE NOT EXISTS (SELECT 1 FROM index_numbers n WHERE n.number = u.x)) AS unknown,
             ${VERSION_SQL} AS version,
-            COALESCE(sum(indexed) FILTER (WHERE in_scope), 0)::int AS scope_indexed
+            COALESCE(sum(indexed) FILTER (WHERE in_scope), 0)::int AS scope_indexed,
+            -- As resolveParties: the ids of the distinct bodies holding the text, the distinct
+            -- parties holding the digits (one more than the most listed: too many to list).
+            (SELECT array_agg(b.id) FROM (SELECT id FROM index_bodies WHERE $2::text IS NOT NULL AND body ILIKE $2 ESCAPE '\\'
+              LIMIT ${MAX_BODIES + 1}) b) AS body_ids,
+            (SELECT array_agg(p.party) FROM (SELECT DISTINCT party FROM index_parties WHERE $3::text IS NOT NULL AND party LIKE $3 ESCAPE '\\'
+              AND ($1::text[] IS NULL OR number = ANY($1::text[])) LIMIT ${MAX_PARTIES + 1}) p) AS parties
      FROM s`,
-    [scope],
+    [scope, q, party],
   )
   const x = r.rows[0]
+  if (resolve?.q) {
+    const ids = x?.body_ids ?? []
+    resolve.bodyIds = ids.length > MAX_BODIES ? null : ids
+  }
+  if (resolve?.party) {
+    const found = x?.parties ?? []
+    resolve.parties = found.length > MAX_PARTIES ? null : found
+  }
   // Numbers asked about that the index has never seen are not indexed at all: say so.
   const unknown = x?.unknown ?? []
   const incomplete = [...(x?.incomplete ?? []), ...unknown].slice(0, FRESHNESS_LIST_MAX)

@@ -106,6 +106,52 @@ describe.each(ENGINES)('Db on %s', (engine) => {
       .catch(() => {})
     expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM t_iso')).rows[0]!.n).toBe(3)
   })
+
+  it('runs a batch in one transaction: SET LOCAL reaches the next statement, an error rolls all of it back', async () => {
+    await db.query('CREATE TABLE t_batch (k int PRIMARY KEY)')
+    const out = await db.batch!([
+      { sql: 'SET LOCAL enable_seqscan = off' },
+      { sql: 'INSERT INTO t_batch VALUES ($1), ($2)', params: [1, 2] },
+      { sql: "SELECT current_setting('enable_seqscan') AS s, count(*)::int AS n FROM t_batch" },
+    ])
+    expect(out).toHaveLength(3)
+    expect(out[2]!.rows).toEqual([{ s: 'off', n: 2 }])
+    // LOCAL: the setting ended with the batch.
+    expect((await db.query<{ s: string }>("SELECT current_setting('enable_seqscan') AS s")).rows).toEqual([{ s: 'on' }])
+    const failed = await db.batch!([{ sql: 'INSERT INTO t_batch VALUES (3)' }, { sql: 'INSERT INTO t_batch VALUES (1)' }]).catch(
+      (e: unknown) => e as Error & { code?: string },
+    )
+    expect((failed as { code?: string }).code).toBe('23505')
+    expect((await db.query<{ k: number }>('SELECT k FROM t_batch ORDER BY k')).rows).toEqual([{ k: 1 }, { k: 2 }])
+  })
+
+  it('answers statements sent at once each with its own rows, and a transaction among them runs alone', async () => {
+    await db.query('CREATE TABLE t_many (k int)')
+    const reads = Array.from({ length: 40 }, (_, i) => db.query<{ i: number }>('SELECT $1::int AS i', [i]))
+    let inside = false
+    const seen: boolean[] = []
+    const tx = db.transaction(async (t) => {
+      inside = true
+      await t.query('INSERT INTO t_many VALUES (1)')
+      await sleep(100)
+      await t.query('INSERT INTO t_many VALUES (2)')
+      inside = false
+    })
+    const after = Array.from({ length: 20 }, () =>
+      db.query<{ n: number }>('SELECT count(*)::int AS n FROM t_many').then((r) => {
+        seen.push(inside)
+        return r.rows[0]!.n
+      }),
+    )
+    expect((await Promise.all(reads)).map((r) => r.rows[0]!.i)).toEqual(Array.from({ length: 40 }, (_, i) => i))
+    await tx
+    const counts = await Promise.all(after)
+    if (engine === 'pglite') {
+      // Queued behind the transaction: none ran inside it, each saw its commit.
+      expect(seen.every((x) => !x)).toBe(true)
+      expect(counts.every((n) => n === 2)).toBe(true)
+    } else expect(counts.every((n) => n === 0 || n === 2)).toBe(true)
+  })
 })
 
 describe('PGlite in its worker', () => {

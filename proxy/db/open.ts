@@ -157,6 +157,22 @@ async function openPostgres(databaseUrl: string, opts: OpenDbOptions): Promise<O
         client.release()
       }
     },
+    batch: async (statements) => {
+      const client = await pool.connect()
+      try {
+        await client.query('BEGIN')
+        const out: Array<{ rows: Record<string, unknown>[] }> = []
+        for (const st of statements)
+          out.push({ rows: (await client.query(st.sql, st.params ? [...st.params] : undefined)).rows as Record<string, unknown>[] })
+        await client.query('COMMIT')
+        return out
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw err
+      } finally {
+        client.release()
+      }
+    },
     withConnection: async (fn) => {
       const client = await pool.connect()
       let broken = false

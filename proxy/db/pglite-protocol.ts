@@ -9,6 +9,8 @@ import type { PGliteOptions } from '@electric-sql/pglite'
 export type Request =
   | { id: number; op: 'query'; sql: string; params?: unknown[]; blob?: string }
   | { id: number; op: 'exec'; sql: string }
+  /** Statements run in order in one transaction of their own; the reply's `results` has each one's rows. */
+  | { id: number; op: 'batch'; statements: Array<{ sql: string; params?: unknown[] }> }
   /** Opens a transaction: every later statement runs in it until 'end'. */
   | { id: number; op: 'begin' }
   | { id: number; op: 'end'; commit: boolean }
@@ -29,7 +31,9 @@ export interface WireError {
   where?: string
 }
 
-export type Reply = { id: number; ok: true; rows?: Array<Record<string, unknown>> } | { id: number; ok: false; error: WireError }
+export type Reply =
+  | { id: number; ok: true; rows?: Array<Record<string, unknown>>; results?: Array<Array<Record<string, unknown>>> }
+  | { id: number; ok: false; error: WireError }
 
 /** The worker's first message: PGlite is open, or why it could not be. */
 export type Ready = { ready: true } | { ready: false; error: WireError }

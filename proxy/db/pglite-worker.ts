@@ -25,6 +25,15 @@ async function handle(lite: PGlite, m: Request): Promise<Reply> {
       const r = await q.query<Record<string, unknown>>(m.sql, m.params, m.blob !== undefined ? { blob: new Blob([m.blob]) } : undefined)
       return { id: m.id, ok: true, rows: r.rows }
     }
+    case 'batch': {
+      if (tx) throw new Error('A batch runs in a transaction of its own, not inside an open one.')
+      const results = await lite.transaction(async (t) => {
+        const out: Array<Array<Record<string, unknown>>> = []
+        for (const st of m.statements) out.push((await t.query<Record<string, unknown>>(st.sql, st.params)).rows)
+        return out
+      })
+      return { id: m.id, ok: true, results }
+    }
     case 'exec':
       await (tx?.handle ?? lite).exec(m.sql)
       return { id: m.id, ok: true }

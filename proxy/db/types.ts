@@ -24,6 +24,12 @@ export interface Db extends Queryable {
    * locks and cursors need the same connection throughout). PGlite has only one.
    */
   withConnection<T>(fn: (conn: Queryable) => Promise<T>): Promise<T>
+  /**
+   * Runs `statements` in order in one transaction and gives each one's rows: a transaction whose
+   * statements do not depend on one another's answers (a SET LOCAL before a read). On PGlite it
+   * is one message to the worker and one turn on the connection instead of a turn per statement.
+   */
+  batch?: (statements: ReadonlyArray<{ sql: string; params?: readonly unknown[] }>) => Promise<Array<{ rows: Record<string, unknown>[] }>>
   close(): Promise<void>
   /**
    * The same database with its statements in `lane` (closing either handle closes both).

@@ -28,13 +28,13 @@ import {
 import {
   forget as forgetMessages,
   freshness,
+  freshnessAndVersion,
   indexedCount,
   locate as locateMessage,
   messageAt,
   numberStatuses,
   parties as partiesOf,
   positionBases,
-  resolveParties,
   searchPage,
   stats as statsOf,
   threadPage,
@@ -140,34 +140,17 @@ export async function search(room: IndexRoom, _req: IncomingMessage, res: Server
   const f = parseFilters(p)
   const cursor = decodeCursor(p.get('cursor'))
   const limit = limitParam(p)
-  await resolveParties(db, f)
-  const total = await count(db, f)
+  // Freshness, the data version, the scope's total and the text and digit look-ups: one statement.
+  const { freshness: fresh, version, scopeIndexed } = await freshnessAndVersion(db, f.numbers, f)
+  const total = await count(db, f, version)
   // A text filter matching at least one row in a thousand: the newest page is found sooner by
   // walking the date index than by fetching and sorting every match.
-  const walkDates =
-    !!f.q &&
-    total * 1000 >=
-      (await count(db, {
-        ...f,
-        q: null,
-        party: null,
-        parties: null,
-        direction: null,
-        status: null,
-        media: null,
-        from: null,
-        toExclusive: null,
-        toInclusive: null,
-      }))
-  const [page, fresh] = await Promise.all([searchPage(db, f, cursor, limit, walkDates), freshness(db, f.numbers)])
+  const walkDates = !!f.q && total * 1000 >= scopeIndexed
+  const page = await searchPage(db, f, cursor, limit, walkDates)
   await ctx.logRead({ ...Object.fromEntries(p), rows: page.rows.length })
-  const bases = await positionBases(
-    db,
-    page.rows.map((r) => r.number),
-  )
   const body: SearchResult = {
     total,
-    rows: page.rows.map((r) => toMessage(r, bases.get(r.number) ?? r.ordinal)),
+    rows: page.rows.map((r) => toMessage(r, r.position_base ?? r.ordinal)),
     nextCursor: page.nextCursor,
     freshness: fresh,
     tookMs: Math.round((performance.now() - started) * 10) / 10,
@@ -185,14 +168,13 @@ export async function thread(room: IndexRoom, _req: IncomingMessage, res: Server
   const limit = limitParam(p)
   const t = await threadPage(db, number, party, before, at ? at.endExclusive : null, limit)
   await ctx.logRead({ number, party, rows: t.rows.length, ...(at ? { at: p.get('at') } : {}) })
-  const bases = await positionBases(db, [number])
   const body: ThreadResult = {
     number,
     party,
     total: t.total,
     firstDate: t.firstDate,
     lastDate: t.lastDate,
-    rows: t.rows.map((r) => toMessage(r, bases.get(number) ?? r.ordinal)),
+    rows: t.rows.map((r) => toMessage(r, r.position_base ?? r.ordinal)),
     nextCursor: t.nextCursor,
     freshness: await freshness(db, [number]),
   }

@@ -67,6 +67,8 @@ export interface MessageRow extends Record<string, unknown> {
   media_url: string | null
   status: string | null
   status_code: number | null
+  /** The number's position base (see positionBases), where the query read it alongside the row. */
+  position_base?: number | null
 }
 
 /** `2026-11-21T12:04:00Z`: seconds precision, as the upstream's dates have. */
@@ -101,6 +103,10 @@ export function toMessage(r: MessageRow, positionBase: number): IndexedMessage &
   }
 }
 
+/** A row's number's position base (as positionBases), as a scalar subquery over alias `a`. */
+const BASE_OF = (a: string) =>
+  `(SELECT GREATEST(COALESCE(n.upstream_total, 0), n.top_ordinal) FROM index_numbers n WHERE n.number = ${a}.number)`
+
 /** Per number: the total the upstream pages against, so ordinals become positions. */
 export async function positionBases(db: Queryable, numbers: string[]): Promise<Map<string, number>> {
   if (numbers.length === 0) return new Map()
@@ -115,7 +121,27 @@ export async function freshness(
   db: Queryable,
   scope: string[] | null,
 ): Promise<Freshness & { syncingCount: number; incompleteCount: number }> {
+  return (await freshnessAndVersion(db, scope)).freshness
+}
+
+/**
+ * The freshness of `scope`, read in the same statement as what a search needs besides: the
+ * data version (the count cache's key, as dataVersion), the messages indexed for the scope
+ * (the unfiltered count) and, given `resolve`, its text and digit look-ups (as resolveParties,
+ * in place). One statement instead of four or five: on PGlite every statement is a turn on the
+ * one connection.
+ */
+export async function freshnessAndVersion(
+  db: Queryable,
+  scope: string[] | null,
+  /** Filters whose text and partial digits are resolved (as resolveParties) in the same statement. */
+  resolve?: Filters,
+): Promise<{ freshness: Freshness & { syncingCount: number; incompleteCount: number }; version: string; scopeIndexed: number }> {
+  const q = resolve?.q ? likeContains(resolve.q) : null
+  const party = resolve?.party ? likeContains(resolve.party) : null
   const r = await db.query<{
+    body_ids: number[] | null
+    parties: string[] | null
     known: number
     complete: number
     up_to: Date | string | null
@@ -123,9 +149,12 @@ export async function freshness(
     syncing_count: number
     incomplete: string[] | null
     incomplete_count: number
+    unknown: string[] | null
+    version: string
+    scope_indexed: number
   }>(
     `WITH s AS (
-       SELECT number, state, last_synced_at,
+       SELECT number, state, last_synced_at, indexed, finished_at,
               -- A number that left the account is never reported fresh.
               (full_done AND top_ordinal >= COALESCE(upstream_total, 0) AND removed_at IS NULL) AS complete,
               ($1::text[] IS NULL OR number = ANY($1::text[])) AS in_scope
@@ -137,27 +166,45 @@ export async function freshness(
             (array_agg(number ORDER BY number) FILTER (WHERE state IN ('queued', 'syncing')))[1:${FRESHNESS_LIST_MAX}] AS syncing,
             count(*) FILTER (WHERE state IN ('queued', 'syncing'))::int AS syncing_count,
             (array_agg(number ORDER BY number) FILTER (WHERE in_scope AND NOT complete))[1:${FRESHNESS_LIST_MAX}] AS incomplete,
-            count(*) FILTER (WHERE in_scope AND NOT complete)::int AS incomplete_count
+            count(*) FILTER (WHERE in_scope AND NOT complete)::int AS incomplete_count,
+            -- Numbers asked about that the index has never seen, in the order asked.
+            (SELECT array_agg(u.x ORDER BY u.k) FROM unnest($1::text[]) WITH ORDINALITY u(x, k)
+              WHERE NOT EXISTS (SELECT 1 FROM index_numbers n WHERE n.number = u.x)) AS unknown,
+            ${VERSION_SQL} AS version,
+            COALESCE(sum(indexed) FILTER (WHERE in_scope), 0)::int AS scope_indexed,
+            -- As resolveParties: the ids of the distinct bodies holding the text, the distinct
+            -- parties holding the digits (one more than the most listed: too many to list).
+            (SELECT array_agg(b.id) FROM (SELECT id FROM index_bodies WHERE $2::text IS NOT NULL AND body ILIKE $2 ESCAPE '\\'
+              LIMIT ${MAX_BODIES + 1}) b) AS body_ids,
+            (SELECT array_agg(p.party) FROM (SELECT DISTINCT party FROM index_parties WHERE $3::text IS NOT NULL AND party LIKE $3 ESCAPE '\\'
+              AND ($1::text[] IS NULL OR number = ANY($1::text[])) LIMIT ${MAX_PARTIES + 1}) p) AS parties
      FROM s`,
-    [scope],
+    [scope, q, party],
   )
   const x = r.rows[0]
-  // Numbers asked about that the index has never seen are not indexed at all: say so.
-  const known = new Set<string>()
-  if (scope) {
-    const k = await db.query<{ number: string }>('SELECT number FROM index_numbers WHERE number = ANY($1::text[])', [scope])
-    for (const row of k.rows) known.add(row.number)
+  if (resolve?.q) {
+    const ids = x?.body_ids ?? []
+    resolve.bodyIds = ids.length > MAX_BODIES ? null : ids
   }
-  const unknown = scope ? scope.filter((n) => !known.has(n)) : []
+  if (resolve?.party) {
+    const found = x?.parties ?? []
+    resolve.parties = found.length > MAX_PARTIES ? null : found
+  }
+  // Numbers asked about that the index has never seen are not indexed at all: say so.
+  const unknown = x?.unknown ?? []
   const incomplete = [...(x?.incomplete ?? []), ...unknown].slice(0, FRESHNESS_LIST_MAX)
   return {
-    numbersKnown: x?.known ?? 0,
-    numbersComplete: x?.complete ?? 0,
-    syncing: x?.syncing ?? [],
-    incomplete,
-    indexedUpTo: isoOf(x?.up_to ?? null),
-    syncingCount: x?.syncing_count ?? 0,
-    incompleteCount: (x?.incomplete_count ?? 0) + unknown.length,
+    freshness: {
+      numbersKnown: x?.known ?? 0,
+      numbersComplete: x?.complete ?? 0,
+      syncing: x?.syncing ?? [],
+      incomplete,
+      indexedUpTo: isoOf(x?.up_to ?? null),
+      syncingCount: x?.syncing_count ?? 0,
+      incompleteCount: (x?.incomplete_count ?? 0) + unknown.length,
+    },
+    version: x?.version ?? '',
+    scopeIndexed: x?.scope_indexed ?? 0,
   }
 }
 
@@ -275,11 +322,12 @@ export async function countMatches(db: Queryable, f: Filters): Promise<number> {
   return r.rows[0]?.n ?? 0
 }
 
+/** What the index holds, in one string over index_numbers: any sync page or forget changes it. */
+const VERSION_SQL = `COALESCE(sum(indexed), 0) || ':' || count(*) || ':' || COALESCE(max(finished_at)::text, '')`
+
 /** What the index holds, in one string: any sync page or forget changes it (count cache key). */
 export async function dataVersion(db: Queryable): Promise<string> {
-  const r = await db.query<{ v: string }>(
-    `SELECT COALESCE(sum(indexed), 0) || ':' || count(*) || ':' || COALESCE(max(finished_at)::text, '') AS v FROM index_numbers`,
-  )
+  const r = await db.query<{ v: string }>(`SELECT ${VERSION_SQL} AS v FROM index_numbers`)
   return r.rows[0]?.v ?? ''
 }
 
@@ -289,8 +337,9 @@ export async function dataVersion(db: Queryable): Promise<string> {
  */
 export function createCountCache(max = 500) {
   const cache = new Map<string, number>()
-  return async (db: Queryable, f: Filters): Promise<number> => {
-    const key = `${await dataVersion(db)}|${JSON.stringify(f)}`
+  /** `version`: dataVersion read by the caller just before (freshnessAndVersion), saving a statement. */
+  return async (db: Queryable, f: Filters, version?: string): Promise<number> => {
+    const key = `${version ?? (await dataVersion(db))}|${JSON.stringify(f)}`
     const hit = cache.get(key)
     if (hit !== undefined) {
       cache.delete(key)
@@ -332,16 +381,22 @@ export async function searchPage(
   const w = whereOf(f, params)
   if (cursor) w.push(keyset(f, cursor, params))
   params.push(limit + 1)
-  const sql = `SELECT ${COLS} FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''}
-     ORDER BY m.date DESC, m.number DESC, m.ordinal DESC LIMIT $${params.length}`
+  // The page's position bases come with it (one statement, and the same snapshot as the rows);
+  // they are looked up for the page's rows only, after the limit.
+  const sql = `SELECT p.*, ${BASE_OF('p')} AS position_base FROM (
+       SELECT ${COLS} FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''}
+       ORDER BY m.date DESC, m.number DESC, m.ordinal DESC LIMIT $${params.length}) p
+     ORDER BY p.date DESC, p.number DESC, p.ordinal DESC`
+  const walk = ['SET LOCAL enable_bitmapscan = off', 'SET LOCAL enable_seqscan = off']
   const r =
-    walkDates && 'transaction' in db
-      ? await db.transaction(async (tx) => {
-          await tx.query('SET LOCAL enable_bitmapscan = off')
-          await tx.query('SET LOCAL enable_seqscan = off')
-          return tx.query<MessageRow>(sql, params)
-        })
-      : await db.query<MessageRow>(sql, params)
+    walkDates && 'batch' in db && db.batch
+      ? { rows: (await db.batch([...walk.map((sql) => ({ sql })), { sql, params }]))[2]!.rows as MessageRow[] }
+      : walkDates && 'transaction' in db
+        ? await db.transaction(async (tx) => {
+            for (const st of walk) await tx.query(st)
+            return tx.query<MessageRow>(sql, params)
+          })
+        : await db.query<MessageRow>(sql, params)
   const rows = r.rows.slice(0, limit)
   const last = rows[rows.length - 1]
   const nextCursor =
@@ -530,12 +585,11 @@ export async function threadPage(
   limit: number,
 ): Promise<{ total: number; firstDate: string | null; lastDate: string | null; rows: MessageRow[]; nextCursor: string | null }> {
   const variants = partyVariants(party)
-  const meta = await db.query<{ total: number; last: Date | null }>(
-    'SELECT COALESCE(sum(count), 0)::int AS total, max(last_date) AS last FROM index_parties WHERE number = $1 AND party = ANY($2::text[])',
-    [number, variants],
-  )
-  const first = await db.query<{ date: Date }>(
-    'SELECT m.date FROM index_messages m WHERE m.number = $1 AND m.party_digits = ANY($2::text[]) ORDER BY m.date ASC, m.ordinal ASC LIMIT 1',
+  // The roll-up's total and newest date and the oldest message, in one statement.
+  const meta = await db.query<{ total: number; last: Date | null; first: Date | null }>(
+    `SELECT COALESCE(sum(count), 0)::int AS total, max(last_date) AS last,
+            (SELECT m.date FROM index_messages m WHERE m.number = $1 AND m.party_digits = ANY($2::text[]) ORDER BY m.date ASC, m.ordinal ASC LIMIT 1) AS first
+     FROM index_parties WHERE number = $1 AND party = ANY($2::text[])`,
     [number, variants],
   )
   const params: unknown[] = [number, variants]
@@ -550,14 +604,16 @@ export async function threadPage(
   }
   params.push(limit + 1)
   const r = await db.query<MessageRow>(
-    `SELECT ${COLS} FROM index_messages m WHERE ${w.join(' AND ')} ORDER BY m.date DESC, m.ordinal DESC LIMIT $${params.length}`,
+    `SELECT p.*, ${BASE_OF('p')} AS position_base FROM (
+       SELECT ${COLS} FROM index_messages m WHERE ${w.join(' AND ')} ORDER BY m.date DESC, m.ordinal DESC LIMIT $${params.length}) p
+     ORDER BY p.date DESC, p.ordinal DESC`,
     params,
   )
   const rows = r.rows.slice(0, limit)
   const last = rows[rows.length - 1]
   return {
     total: meta.rows[0]?.total ?? 0,
-    firstDate: isoOf(first.rows[0]?.date ?? null),
+    firstDate: isoOf(meta.rows[0]?.first ?? null),
     lastDate: isoOf(meta.rows[0]?.last ?? null),
     rows,
     nextCursor: r.rows.length > limit && last ? encodeCursor({ date: cursorDate(last.date), number, ordinal: last.ordinal }) : null,

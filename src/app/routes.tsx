@@ -7,7 +7,7 @@ import {
   type AsyncRouteComponent,
   type ErrorComponentProps,
 } from '@tanstack/react-router'
-import type { ReactNode } from 'react'
+import type { ComponentType, ReactNode } from 'react'
 import { ORDINAL, PAGES } from '../../contract/pages'
 import { ErrorAlert } from '../components/alert'
 import { TableSkeleton } from '../components/empty-state'
@@ -30,6 +30,7 @@ import {
   stripDefaults,
   threadSearch,
 } from '../lib/route-params'
+import { usePhoneLibrary } from '../lib/phone'
 import { ForAdmins, Layout, NotFound, usePageAccess } from './layout'
 
 /**
@@ -72,10 +73,16 @@ function failed(what: string) {
 /**
  * A route component that renders a page loaded on demand, carrying that page's `preload`: the
  * router loads the page's code before it renders the route (and on intent, before the click), so
- * the route renders the page at once instead of suspending on it.
+ * the route renders the page at once instead of suspending on it. It also renders the page again
+ * when libphonenumber lands: the router does not re-render a page when the layout does, and a
+ * number the page took from its URL (a history whose answer is an error) is then formatted.
  */
-function onDemand<P>(page: AsyncRouteComponent<P>, render: () => ReactNode): AsyncRouteComponent<Record<string, never>> {
-  return Object.assign(() => render(), { preload: page.preload })
+function onDemand<P>(page: AsyncRouteComponent<P>, Route: ComponentType): AsyncRouteComponent<Record<string, never>> {
+  function PageRoute() {
+    usePhoneLibrary()
+    return <Route />
+  }
+  return Object.assign(PageRoute, { preload: page.preload })
 }
 
 /** Export controls: null while the server has not said who is signed in (neither the control nor its explanation shows). */
@@ -105,6 +112,7 @@ const numbersRoute = createRoute({
   validateSearch: searchValidator(numbersSearch),
   search: { middlewares: [stripDefaults(numbersSearch)] },
   component: function NumbersRoute() {
+    usePhoneLibrary()
     return <NumbersPage search={numbersRoute.useSearch()} />
   },
   pendingComponent: pending('the numbers'),
@@ -151,7 +159,7 @@ const messageRoute = createRoute({
       ORDINAL.test(ordinal) ? { number, ordinal: Number(ordinal) } : false,
     stringify: ({ number, ordinal }: { number: string; ordinal: number }) => ({ number, ordinal: String(ordinal) }),
   },
-  component: onDemand(MessagePage, () => <MessageRoute />),
+  component: onDemand(MessagePage, MessageRoute),
   pendingComponent: pending('the message'),
   errorComponent: failed('the message'),
 })
@@ -188,7 +196,7 @@ const chartsRoute = createRoute({
 const indexRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: PAGES.index.path,
-  component: IndexPage,
+  component: onDemand(IndexPage, IndexPage),
   pendingComponent: pending('the index'),
   errorComponent: failed('the index'),
 })

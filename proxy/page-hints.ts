@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { LAZY_PAGE_MODULES, matchRoute } from '../contract/routes.ts'
+import { matchPage, PAGES } from '../contract/pages.ts'
 
 /**
  * The first page's code, named in the app shell's `Link` header: a history opened from a link
@@ -8,8 +8,8 @@ import { LAZY_PAGE_MODULES, matchRoute } from '../contract/routes.ts'
  * arrived, been evaluated and rendered once (a whole round trip and more on a phone's link).
  * Chromium reads `rel=modulepreload` in a Link header as it does in the HTML; the later
  * `import()` takes the preloaded module, with no second request. The names come from Vite's
- * build manifest (dist/.vite/manifest.json, `build.manifest` in vite.config.ts); the routes and
- * their pages from contract/routes.ts. The numbers list is in the entry chunk: no header.
+ * build manifest (dist/.vite/manifest.json, `build.manifest` in vite.config.ts); the pages, their
+ * paths and modules from contract/pages.ts, the table the browser's route tree is built from. The numbers list is in the entry chunk: no header.
  */
 
 interface ManifestChunk {
@@ -32,7 +32,8 @@ export function pageHints(manifest: Manifest): Map<string, string> {
   const inHtml = new Set<string>()
   for (const [key, chunk] of Object.entries(manifest)) if (chunk.isEntry) closure(key, inHtml)
   const hints = new Map<string, string>()
-  for (const [route, module] of Object.entries(LAZY_PAGE_MODULES)) {
+  for (const [route, page] of Object.entries(PAGES)) {
+    const module = 'module' in page ? page.module : undefined
     if (!module || !manifest[module]) continue
     // The page's own chunk first, then what it imports; only JavaScript (a page's CSS, the charts
     // page's alone, is left to Vite's loader).
@@ -65,5 +66,6 @@ export function readPageHints(distDir: string, log: (line: string) => void): Map
 export function hintFor(hints: Map<string, string>, url: string | undefined): string | undefined {
   if (!hints.size || !url) return undefined
   const q = url.indexOf('?')
-  return hints.get(matchRoute(q === -1 ? url : url.slice(0, q)).name)
+  const page = matchPage(q === -1 ? url : url.slice(0, q))
+  return page === null ? undefined : hints.get(page)
 }

@@ -1,22 +1,43 @@
+import { RouterProvider, type AnyRoute } from '@tanstack/react-router'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
-import { App, firstPageModule, preloadPages } from './app/app'
+import { preloadTray } from './app/layout'
 import { whenQuiet } from './app/preload'
 import { Providers, createQueryClient } from './app/providers'
+import { createAppRouter, onDemandRoutes } from './app/routes'
+import { phoneFormatting } from './lib/phone'
 import './index.css'
 
 const client = createQueryClient()
-whenQuiet(client, preloadPages)
+const router = createAppRouter()
+
+/**
+ * The other pages' code, the export tray and libphonenumber, fetched once the first page has its
+ * data and the browser is idle: a first visit to a page then renders with no loading round,
+ * without competing with the first page.
+ */
+whenQuiet(client, router, () => {
+  void phoneFormatting()
+  void preloadTray().catch(() => undefined)
+  for (const route of onDemandRoutes) void router.loadRouteChunk(route)?.catch(() => undefined)
+})
+
 const render = () =>
   createRoot(document.getElementById('root')!).render(
     <StrictMode>
       <Providers client={client}>
-        <App />
+        <RouterProvider router={router} />
       </Providers>
     </StrictMode>,
   )
-// A page loaded on demand is awaited (at most 2 s; a failed load is the page's error boundary's
-// to show) so that React's first render is the page, not "Loading…".
-const first = firstPageModule(window.location.pathname)
-if (first) void Promise.race([first.catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]).then(render)
-else render()
+
+// The first page's code is awaited (at most 2 s; a failed load is the page's error component's to
+// show) so that React's first render is the page, not its pending state. The server's Link header
+// has usually fetched it beside the entry (proxy/page-hints.ts).
+const routes: Record<string, AnyRoute> = router.routesById
+const first = router.matchRoutes(router.latestLocation).flatMap((m: { routeId: string }) => {
+  const route = routes[m.routeId]
+  const loading = route && router.loadRouteChunk(route)
+  return loading ? [loading] : []
+})
+void Promise.race([Promise.all(first).catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]).then(render)

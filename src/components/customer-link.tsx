@@ -1,7 +1,6 @@
 import type { ReactNode } from 'react'
-import { paths } from '../lib/paths'
 import { formatPhone } from '../lib/phone'
-import { Link } from '../lib/router'
+import { Link } from '@tanstack/react-router'
 
 /**
  * A party, as a link to their customer page (everything about them across every number). Every
@@ -12,7 +11,8 @@ export function CustomerLink({ party, children, className }: { party: string; ch
   if (!digits) return <>{children ?? formatPhone(party)}</>
   return (
     <Link
-      href={paths.customer(digits)}
+      to="/desk/customer"
+      search={{ party: digits }}
       className={className ?? 'inline-flex min-h-6 items-center text-blue-800 underline'}
       // Named for where it goes when its text is the bare number; given words name themselves.
       aria-label={children === undefined ? `Customer ${formatPhone(party)}: everything across every number` : undefined}
@@ -32,7 +32,8 @@ export function CustomerIconLink({ party }: { party: string | null }) {
   if (!digits) return null
   return (
     <Link
-      href={paths.customer(digits)}
+      to="/desk/customer"
+      search={{ party: digits }}
       className="ml-1 inline-flex h-6 w-6 items-center justify-center rounded align-middle text-blue-800 hover:bg-blue-50 print:hidden"
       aria-label={`Customer ${formatPhone(party)}: everything across every number`}
       title="Everything about this customer, across every number"

@@ -1,6 +1,5 @@
-import { paths } from '../lib/paths'
 import { formatPhone } from '../lib/phone'
-import { Link } from '../lib/router'
+import { Link } from '@tanstack/react-router'
 
 /**
  * For the numbers page's search box: when what was typed looks like a phone number (7 or more
@@ -12,7 +11,7 @@ export function FindMessagesOffer({ typed, isOwnNumber }: { typed: string; isOwn
   if (digits.length < 7 || digits.length > 15 || isOwnNumber(digits)) return null
   return (
     <p className="mt-1 text-sm">
-      <Link href={paths.search({ party: digits })} className="text-blue-800 underline">
+      <Link to="/search" search={{ party: digits }} className="text-blue-800 underline">
         Find messages with {formatPhone(digits)}
       </Link>
     </p>

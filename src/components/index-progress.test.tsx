@@ -2,6 +2,7 @@
 import { cleanup, render, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { IndexProgress } from '../api/index-status.ts'
+import { TestRouter } from '../lib/test-router.tsx'
 import { IndexingIndicator, OverallProgress } from './index-progress.tsx'
 
 afterEach(cleanup)
@@ -18,7 +19,7 @@ const running: IndexProgress = {
 
 describe('the header indicator', () => {
   it('shows numbers done of the account with a progress bar and a link to the Index page while indexing runs', () => {
-    render(<IndexingIndicator progress={running} />)
+    render(<IndexingIndicator progress={running} />, { wrapper: TestRouter })
     const bar = screen.getByRole('progressbar', { name: 'Indexing the account' })
     expect(bar.getAttribute('aria-valuenow')).toBe('20')
     expect(bar.getAttribute('aria-valuetext')).toBe('12 of 60 numbers')
@@ -27,7 +28,9 @@ describe('the header indicator', () => {
   })
 
   it("fills by numbers, not by messages whose totals are not all known yet, and claims no figure before the account's numbers are", () => {
-    const { rerender } = render(<IndexingIndicator progress={{ ...running, numbersDone: 1, messages: 5_000, messagesTotal: 5_000 }} />)
+    const { rerender } = render(<IndexingIndicator progress={{ ...running, numbersDone: 1, messages: 5_000, messagesTotal: 5_000 }} />, {
+      wrapper: TestRouter,
+    })
     expect(screen.getByRole('progressbar', { name: 'Indexing the account' }).getAttribute('aria-valuenow')).toBe('1')
     rerender(<IndexingIndicator progress={{ ...running, numbersTotal: 0, numbersDone: 0, messages: 0, messagesTotal: 0 }} />)
     const bar = screen.getByRole('progressbar', { name: 'Indexing the account' })
@@ -36,7 +39,9 @@ describe('the header indicator', () => {
   })
 
   it('is gone when indexing is done, and when the server says nothing about it', () => {
-    const { container, rerender } = render(<IndexingIndicator progress={{ ...running, running: false, numbersDone: 60 }} />)
+    const { container, rerender } = render(<IndexingIndicator progress={{ ...running, running: false, numbersDone: 60 }} />, {
+      wrapper: TestRouter,
+    })
     expect(container.innerHTML).toBe('')
     rerender(<IndexingIndicator progress={null} />)
     expect(container.innerHTML).toBe('')

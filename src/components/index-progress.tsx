@@ -1,7 +1,6 @@
 import type { IndexProgress } from '../api/index-status'
 import { formatCount, formatDuration } from '../lib/count'
-import { paths } from '../lib/paths'
-import { Link } from '../lib/router'
+import { Link } from '@tanstack/react-router'
 
 /**
  * Share of the account's numbers done, 0–100, whole; null before the account's numbers are known.
@@ -35,7 +34,7 @@ export function IndexingIndicator({ progress }: { progress: IndexProgress | null
         {/* A bar of unknown length would claim a figure it does not have: none is drawn until one is known. */}
         {pct !== null ? <span className="absolute inset-y-0 left-0 bg-blue-700" style={{ width: `${pct}%` }} /> : null}
       </span>
-      <Link href={paths.index()} className="text-blue-800 underline-offset-2 hover:underline">
+      <Link to="/index" className="text-blue-800 underline-offset-2 hover:underline">
         Indexing {formatCount(progress.numbersDone)}/{formatCount(progress.numbersTotal)}
         <span className="sr-only"> numbers: progress on the Index page</span>
       </Link>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { historySearch, isDay, parseSearch, searchSearch } from './route-params'
+import { historySearch, isDay, parseSearch, parseSearchString, searchSearch, searchValidator, stringifySearch } from './route-params'
 
 describe('route params', () => {
   it('falls back field by field', () => {
@@ -19,5 +19,19 @@ describe('route params', () => {
   it('knows real days', () => {
     expect(isDay('2024-02-29')).toBe(true)
     expect(isDay('2023-02-29')).toBe(false)
+  })
+  it('reads the URL as plain words and writes typed values back as the same words', () => {
+    expect(parseSearchString('?tid=1&tid=2&numbers=1,2&q=a+b')).toEqual({ tid: '1', numbers: '1,2', q: 'a b' })
+    expect(stringifySearch({ tid: 'ABC', page: 2, numbers: ['1832', '1555'], asked: { first: 1, last: 50 }, mark: null, q: '' })).toBe(
+      '?tid=ABC&page=2&numbers=1832,1555&asked=1-50',
+    )
+    expect(stringifySearch({ mark: null, numbers: [] })).toBe('')
+  })
+  it("validates a link's typed values and an address bar's strings alike", () => {
+    const validate = searchValidator(historySearch)
+    const typed = validate({ tid: 'ABC', page: 3, asked: { first: 101, last: 150 }, dir: null } as never)
+    const fromUrl = validate(parseSearchString('?tid=ABC&page=3&asked=101-150') as never)
+    expect(typed).toEqual(fromUrl)
+    expect(typed).toMatchObject({ page: 3, asked: { first: 101, last: 150 }, dir: null })
   })
 })

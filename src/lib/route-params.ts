@@ -1,11 +1,17 @@
+import type { SearchMiddleware, SearchSchemaInput } from '@tanstack/react-router'
 import * as z from 'zod/mini'
 import { isRealDay } from '../../contract/upstream-values'
 
 /**
- * One schema per route for its query string, parsed once where the route is matched
- * (contract/routes.ts) and handed to the page as typed props. A bad value never reaches a
- * component: each field falls back to its default on its own (`page=abc` → 1, `size=7` → 50),
- * so one bad parameter does not throw away the rest of a shared link.
+ * One schema per route for its query string: the route tree (src/app/routes.tsx) hands each to
+ * TanStack Router's `validateSearch`, so a page gets typed search values and a bad value never
+ * reaches a component: each field falls back to its default on its own (`page=abc` → 1,
+ * `size=7` → 50), so one bad parameter does not throw away the rest of a shared link.
+ *
+ * The URL keeps plain words (`?tid=X&page=2&numbers=1832,1555`), not the router's default JSON
+ * encoding: every link already shared, bookmarked or saved as a view keeps working. The router
+ * reads a query string into strings (`parseSearchString`) and writes typed values back as words
+ * (`stringifySearch`); each schema reads those strings.
  */
 
 const text = z.catch(z._default(z.string(), ''), '')
@@ -172,10 +178,74 @@ export const deskNumberSearch = z.object({ number: digits, from: day, to: day, t
 export type DeskNumberSearch = z.output<typeof deskNumberSearch>
 
 export const signInSearch = z.object({ next: text })
+export type SignInSearch = z.output<typeof signInSearch>
 
-/** URLSearchParams → a plain object (the first value of each key) → the route's schema. */
-export function parseSearch<T extends z.ZodMiniType>(schema: T, params: URLSearchParams): z.output<T> {
+/** The numbers list: tab, filter text, audit chips, sort and hidden columns, as the page reads them. */
+export const numbersSearch = z.object({ tab: text, q: text, audit: text, severity: text, sort: text, hide: text })
+export type NumbersSearch = z.output<typeof numbersSearch>
+
+/** The access log's filters, each free text the server checks. */
+export const accessLogSearch = z.object({ user: text, number: text, party: text, action: text, from: text, to: text })
+export type AccessLogSearch = z.output<typeof accessLogSearch>
+
+/** A value in the URL's words: `null`, `undefined` and '' mean "not set" (the default). */
+function word(v: unknown): string | undefined {
+  if (v === null || v === undefined || v === '') return undefined
+  if (Array.isArray(v)) return v.length ? v.map(String).join(',') : undefined
+  if (typeof v === 'object') {
+    // A record range (`asked`) is written as it is read: `first-last`.
+    const r = v as { first?: unknown; last?: unknown }
+    return typeof r.first === 'number' && typeof r.last === 'number' ? `${r.first}-${r.last}` : undefined
+  }
+  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined
+}
+
+/** Typed values or URL strings → URL strings, so one schema reads both a link's values and an address bar. */
+function words(input: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(input)) {
+    const w = word(v)
+    if (w !== undefined) out[k] = w
+  }
+  return out
+}
+
+/** What a link or a navigation may pass: any field, `null` for "back to its default". */
+export type SearchInput<T> = { [K in keyof T]?: T[K] | null }
+
+/** A route's `validateSearch`: links pass typed values (all optional), pages receive the full typed search. */
+export function searchValidator<T extends z.ZodMiniType<Record<string, unknown>>>(schema: T) {
+  return (input: SearchInput<z.output<T>> & SearchSchemaInput): z.output<T> => schema.parse(words(input as Record<string, unknown>))
+}
+
+/**
+ * Leaves defaults out of the URL (`page=1`, `view=log`, `tz=local`): links stay as short as the
+ * ones already shared, and one page has one address.
+ */
+export function stripDefaults<T extends z.ZodMiniType<Record<string, unknown>>>(schema: T): SearchMiddleware<z.output<T>> {
+  const defaults = schema.parse({})
+  return ({ search, next }) => {
+    const result = { ...next(search) } as Record<string, unknown>
+    for (const [k, v] of Object.entries(defaults)) if (word(result[k]) === word(v)) delete result[k]
+    return result as z.output<T>
+  }
+}
+
+/** The router's reading of `?a=1&b=x`: plain strings, the first value of each key (as URLSearchParams.get). */
+export function parseSearchString(searchStr: string): Record<string, string> {
   const raw: Record<string, string> = {}
-  for (const [k, v] of params) if (!(k in raw)) raw[k] = v
-  return schema.parse(raw)
+  for (const [k, v] of new URLSearchParams(searchStr)) if (!(k in raw)) raw[k] = v
+  return raw
+}
+
+/** The router's writing of a search object: words, unset values left out. */
+export function stringifySearch(search: Record<string, unknown>): string {
+  const qs = new URLSearchParams(words(search)).toString()
+  // Commas stay commas (`severity=problem,look`): legal in a query (RFC 3986 sub-delims), read back the same, and a shared link stays legible.
+  return qs ? `?${qs.replace(/%2C/gi, ',')}` : ''
+}
+
+/** A query string read through a route's schema, as the router reads it (tests, and code that reads a URL it did not route). */
+export function parseSearch<T extends z.ZodMiniType>(schema: T, params: URLSearchParams): z.output<T> {
+  return schema.parse(parseSearchString(params.toString()))
 }

@@ -1,6 +1,5 @@
 import type { Message } from '../../api/history'
-import { paths } from '../../lib/paths'
-import { Link } from '../../lib/router'
+import { Link } from '@tanstack/react-router'
 import { BodyText, DateText, MediaPreview } from './message-parts'
 import { StatusBadge } from './status-badge'
 
@@ -23,7 +22,12 @@ export function MessageBubble({ m, number, ordinal, tid }: { m: Message; number:
         <DateText ms={m.dateMs} raw={m.date} />
         <StatusBadge status={m.status} />
         {ordinal !== null ? (
-          <Link href={paths.message(number, ordinal, { tid })} className="text-blue-800 underline print:hidden">
+          <Link
+            to="/numbers/$number/messages/$ordinal"
+            params={{ number, ordinal }}
+            search={{ tid }}
+            className="text-blue-800 underline print:hidden"
+          >
             Details<span className="sr-only"> of this message</span>
           </Link>
         ) : null}

@@ -1,15 +1,28 @@
 import { createContext, useContext } from 'react'
 import type { Message } from '../../api/history'
 import type { Zone } from '../../lib/dates'
+import type { MessageSearch, SearchInput, ThreadSearch } from '../../lib/route-params'
+
+/** A link to a thread page, as values the route tree types. */
+export interface ThreadLink {
+  number: string
+  search: SearchInput<ThreadSearch>
+}
+/** A link to a message page. */
+export interface MessageLink {
+  number: string
+  ordinal: number
+  search: SearchInput<MessageSearch>
+}
 
 /** What cells need from the page without making the column definitions unstable. */
 export interface HistoryDisplay {
   zone: Zone
   openMedia: (url: string, alt: string, opener: HTMLElement) => void
   /** Where a row's "Other party" links: its whole thread (null: no link, e.g. index off). */
-  threadHref?: (m: Message) => string | null
+  threadLink?: (m: Message) => ThreadLink | null
   /** The row's own message page. */
-  messageHref?: (m: Message) => string | null
+  messageLink?: (m: Message) => MessageLink | null
   /** A record position to mark (from search, go to date, the message page). */
   marked?: number | null
   /** Text to highlight in bodies (search). */

@@ -1,8 +1,9 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { accessLogExportUrl, accessLogQuery, accessLogVerifyQuery, type AccessLogEntry, type LogFilters } from '../../api/access'
-import { useLocation, useSetParams } from '../../lib/router'
 import { ACTIONS, actionWords } from '../../../contract/vocabulary'
+import { useSetParams } from '../../lib/navigation'
+import type { AccessLogSearch } from '../../lib/route-params'
 import { Problem, problemText } from './problem'
 
 /**
@@ -14,10 +15,10 @@ import { Problem, problemText } from './problem'
 
 const FILTERS = ['user', 'number', 'party', 'action', 'from', 'to'] as const
 
-function filtersFrom(params: URLSearchParams): LogFilters {
+function filtersFrom(search: AccessLogSearch): LogFilters {
   const f: LogFilters = {}
   for (const k of FILTERS) {
-    const v = params.get(k)?.trim()
+    const v = search[k].trim()
     if (v) f[k] = v
   }
   return f
@@ -55,10 +56,9 @@ function ChainStatus() {
   )
 }
 
-export function AccessLogPage() {
-  const { params } = useLocation()
-  const filters = filtersFrom(params)
-  const setParams = useSetParams()
+export function AccessLogPage({ search }: { search: AccessLogSearch }) {
+  const filters = filtersFrom(search)
+  const setParams = useSetParams('/admin/access-log')
   const log = useInfiniteQuery(accessLogQuery(filters))
   const entries = log.data?.pages.flatMap((p) => p.entries) ?? []
 
@@ -70,7 +70,7 @@ export function AccessLogPage() {
       </p>
       <ChainStatus />
       <FilterForm
-        key={params.toString()}
+        key={JSON.stringify(search)}
         initial={filters}
         onApply={(f) => setParams(Object.fromEntries(FILTERS.map((k) => [k, f[k] ?? null])))}
       />

@@ -2,7 +2,9 @@ import { useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { meQuery, signIn, useMe } from '../../api/access'
 import { ApiError } from '../../api/errors'
-import { Link, navigate, useLocation } from '../../lib/router'
+import { useNavigate } from '@tanstack/react-router'
+import type { MouseEvent } from 'react'
+import type { SignInSearch } from '../../lib/route-params'
 import { Problem, problemText } from './problem'
 
 /** Where to go after signing in: only a path on this site (never `//evil.example` or `/\evil`). */
@@ -12,6 +14,21 @@ export function safeNext(next: string | null): string {
   return next
 }
 
+/** "Continue" to where sign-in was asked from: any path on this site, so an href, not a typed route. */
+function ContinueLink({ next }: { next: string }) {
+  const navigate = useNavigate()
+  const open = (e: MouseEvent<HTMLAnchorElement>) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return
+    e.preventDefault()
+    void navigate({ href: next })
+  }
+  return (
+    <a href={next} onClick={open}>
+      Continue
+    </a>
+  )
+}
+
 function words(err: unknown): string {
   if (err instanceof ApiError && err.status === 401)
     return 'That name and password do not match a user who may sign in. Check both and try again.'
@@ -19,9 +36,9 @@ function words(err: unknown): string {
   return problemText(err)
 }
 
-export function SignInPage() {
-  const { params } = useLocation()
-  const next = safeNext(params.get('next'))
+export function SignInPage({ search }: { search: SignInSearch }) {
+  const next = safeNext(search.next)
+  const navigate = useNavigate()
   const me = useMe()
   const client = useQueryClient()
   const [name, setName] = useState('')
@@ -38,7 +55,7 @@ export function SignInPage() {
       // Nothing another user (or nobody) loaded may be shown to this one.
       client.clear()
       client.setQueryData(meQuery().queryKey, who)
-      navigate(next, { replace: true })
+      await navigate({ href: next, replace: true })
     } catch (err) {
       setError(err)
       setPassword('')
@@ -56,7 +73,7 @@ export function SignInPage() {
           {mode === 'local'
             ? 'This Switchboard has no sign-in: it answers on this computer only (ACCESS=local).'
             : 'Sign-in is handled by your organisation’s single sign-on; there is no password here.'}{' '}
-          <Link href={next}>Continue</Link>.
+          <ContinueLink next={next} />.
         </p>
       </section>
     )
@@ -66,7 +83,7 @@ export function SignInPage() {
       <h1 className="text-xl font-semibold">Sign in</h1>
       {me.data?.user ? (
         <p className="mt-2 text-sm">
-          You are signed in as <strong>{me.data.user.name}</strong>. <Link href={next}>Continue</Link>, or sign in as someone else.
+          You are signed in as <strong>{me.data.user.name}</strong>. <ContinueLink next={next} />, or sign in as someone else.
         </p>
       ) : (
         <p className="mt-2 text-sm text-slate-700">This Switchboard holds customer conversations; sign in to read them.</p>

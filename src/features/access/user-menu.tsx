@@ -1,8 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { signOut, useMe } from '../../api/access'
-import { paths } from '../../lib/paths'
-import { Link, navigate } from '../../lib/router'
+import { Link, useNavigate } from '@tanstack/react-router'
 
 /**
  * Who is signed in, their role, and Sign out. Nothing in local mode (nobody signs in); no Sign
@@ -13,10 +12,11 @@ export function UserMenu() {
   const client = useQueryClient()
   const [pending, setPending] = useState(false)
   const [failed, setFailed] = useState(false)
+  const navigate = useNavigate()
   if (!me || me.mode === 'local') return null
   if (!me.user)
     return me.mode === 'password' ? (
-      <Link href={paths.signIn()} className="text-sm text-slate-700 underline">
+      <Link to="/signin" className="text-sm text-slate-700 underline">
         Sign in
       </Link>
     ) : null
@@ -28,7 +28,7 @@ export function UserMenu() {
       await signOut()
       // Nothing the signed-out user loaded stays in memory for the next person at this screen.
       client.clear()
-      navigate(paths.signIn(), { replace: true })
+      await navigate({ to: '/signin', replace: true })
     } catch {
       setFailed(true)
     } finally {

@@ -6,10 +6,10 @@ import { IndexOffAlert } from '../../components/index-off-alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { formatCount } from '../../lib/count'
 import { zoneLabel, zoneName, type Zone } from '../../lib/dates'
-import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
-import type { ChartsSearch } from '../../lib/route-params'
-import { Link, navigate, useSetParams } from '../../lib/router'
+import type { ChartsSearch, SearchInput, SearchSearch } from '../../lib/route-params'
+import { Link, useNavigate } from '@tanstack/react-router'
+import { useSetParams } from '../../lib/navigation'
 import { RANGES, rangeSpan, toSeries, type Series } from './series'
 import { UPlotChart } from '../../components/uplot-chart'
 
@@ -19,7 +19,8 @@ import { UPlotChart } from '../../components/uplot-chart'
  * opened from here finds the messages counted. Each chart has a table of the same figures.
  */
 export function ChartsPage({ search }: { search: ChartsSearch }) {
-  const setParams = useSetParams()
+  const setParams = useSetParams('/charts')
+  const navigate = useNavigate()
   const index = useIndexStatus()
   const zone = search.tz
   const span = useMemo(() => rangeSpan(search.range, zone), [search.range, zone])
@@ -43,22 +44,22 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
     [series],
   )
   const dayLink = useCallback(
-    (i: number, failedOnly: boolean) => (series ? daySearchPath(series, i, span.bucket, number, failedOnly, zone) : null),
+    (i: number, failedOnly: boolean) => (series ? daySearch(series, i, span.bucket, number, failedOnly, zone) : null),
     [series, span.bucket, number, zone],
   )
   const openVolumeDay = useCallback(
     (i: number) => {
-      const to = dayLink(i, false)
-      if (to) navigate(to)
+      const search = dayLink(i, false)
+      if (search) void navigate({ to: '/search', search })
     },
-    [dayLink],
+    [dayLink, navigate],
   )
   const openFailedDay = useCallback(
     (i: number) => {
-      const to = dayLink(i, true)
-      if (to) navigate(to)
+      const search = dayLink(i, true)
+      if (search) void navigate({ to: '/search', search })
     },
-    [dayLink],
+    [dayLink, navigate],
   )
   const failure = useMemo(
     () => (series ? [{ label: 'Failure rate (%)', values: series.failureRate, color: 'var(--color-red-700)' }] : []),
@@ -159,21 +160,21 @@ function zoneDays(zone: Zone): string {
 }
 
 /**
- * Search over the messages of one bucket (a day, or the week from that day, of the shown zone),
+ * The Search page's query for the messages of one bucket (a day, or the week from that day, of the shown zone),
  * in that zone as the bucket was counted; failed ones only for the failure chart.
  */
-export function daySearchPath(
+export function daySearch(
   series: Series,
   i: number,
   bucket: 'day' | 'week',
   number: string | null,
   failedOnly: boolean,
   zone: Zone,
-): string | null {
+): SearchInput<SearchSearch> | null {
   const from = series.days[i]
   if (!from) return null
   const to = bucket === 'day' ? from : new Date(Date.parse(`${from}T00:00:00Z`) + 6 * 86_400_000).toISOString().slice(0, 10)
-  return paths.search({ from, to, tz: zone === 'utc' ? 'utc' : null, numbers: number, status: failedOnly ? 'error' : null })
+  return { from, to, tz: zone, numbers: number ? [number] : null, status: failedOnly ? 'error' : null }
 }
 
 function FiguresTable({
@@ -185,7 +186,7 @@ function FiguresTable({
   series: Series
   unit: string
   who: string
-  link: (i: number, failedOnly: boolean) => string | null
+  link: (i: number, failedOnly: boolean) => SearchInput<SearchSearch> | null
 }) {
   const totals = series.inbound.reduce(
     (a, v, i) => ({ i: a.i + v, o: a.o + (series.outbound[i] ?? 0), f: a.f + (series.failed[i] ?? 0) }),
@@ -229,7 +230,12 @@ function FiguresTable({
             {series.days.map((d, i) => (
               <tr key={d} className="border-t border-slate-200">
                 <th scope="row" className="px-2 py-1 text-left font-normal tabular-nums">
-                  <Link href={link(i, false) ?? '#'} className="text-blue-800 underline" aria-label={`${d}: open its messages`}>
+                  <Link
+                    to="/search"
+                    search={link(i, false) ?? {}}
+                    className="text-blue-800 underline"
+                    aria-label={`${d}: open its messages`}
+                  >
                     {d}
                   </Link>
                 </th>
@@ -238,7 +244,8 @@ function FiguresTable({
                 <td className="px-2 py-1 text-right tabular-nums">
                   {series.failed[i] ? (
                     <Link
-                      href={link(i, true) ?? '#'}
+                      to="/search"
+                      search={link(i, true) ?? {}}
                       className="text-blue-800 underline"
                       aria-label={`${formatCount(series.failed[i] ?? 0)} failed on ${d}: open them`}
                     >

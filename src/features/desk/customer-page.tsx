@@ -5,10 +5,10 @@ import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { formatCount } from '../../lib/count'
 import { exactUtc, formatDate, zoneLabel, type Zone } from '../../lib/dates'
-import { paths } from '../../lib/paths'
 import { formatPhone, partyFromInput } from '../../lib/phone'
 import type { CustomerSearch } from '../../lib/route-params'
-import { Link, useSetParams } from '../../lib/router'
+import { Link } from '@tanstack/react-router'
+import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, TableRegion, td, th, useTidOf } from './desk-parts'
 import { formatWait, msOf } from './format'
 
@@ -41,7 +41,7 @@ export function CustomerPage({ search, admin }: { search: CustomerSearch; admin:
 }
 
 function CustomerBox({ party, zone }: { party: string; zone: Zone }) {
-  const setParams = useSetParams()
+  const setParams = useSetParams('/desk/customer')
   const [text, setText] = useState(party ? formatPhone(party) : '')
   const [problem, setProblem] = useState<string | null>(null)
   return (
@@ -105,7 +105,7 @@ function CustomerView({ party, zone }: { party: string; zone: Zone }) {
       <EmptyState title={`No indexed conversation with ${formatPhone(party)}`}>
         <p>No number of the account has a message to or from this customer in the message index.</p>
         <p className="mt-1">
-          <Link href={paths.search({ party })} className="text-blue-800 underline">
+          <Link to="/search" search={{ party }} className="text-blue-800 underline">
             Search all messages for this number
           </Link>{' '}
           (it also finds it inside message text).
@@ -191,7 +191,9 @@ function Threads({ c, zone }: { c: Customer; zone: Zone }) {
               <tr key={t.number} className="border-t border-slate-200">
                 <td className={`${td} whitespace-nowrap`}>
                   <Link
-                    href={paths.thread(t.number, tidOf(t.number), t.party, { tz: zone === 'utc' ? 'utc' : null })}
+                    to="/numbers/$number/thread"
+                    params={{ number: t.number }}
+                    search={{ tid: tidOf(t.number), party: t.party, tz: zone }}
                     className="text-blue-800 underline"
                     aria-label={`Thread on ${formatPhone(t.number)}`}
                   >
@@ -217,7 +219,8 @@ function Threads({ c, zone }: { c: Customer; zone: Zone }) {
                   )}
                   {t.sentAfter > 0 ? (
                     <Link
-                      href={paths.optOuts({ number: t.number, party: t.party })}
+                      to="/desk/opt-outs"
+                      search={{ number: t.number, party: t.party }}
                       className="flex min-h-6 items-center text-xs text-blue-800 underline"
                     >
                       {formatCount(t.sentAfter)} sent after opt-out

@@ -5,6 +5,7 @@ import type { ReactNode } from 'react'
 import { afterEach, describe, expect, test } from 'vitest'
 import { deskKeys, DESK_MAX_ROWS, needsReplyQuery, optOutsQuery, sentAfterQuery, type NeedsReply } from '../../api/desk'
 import { ApiError } from '../../api/errors'
+import { TestRouter } from '../../lib/test-router'
 import { indexKeys, parseStatus } from '../../api/index-status'
 import { CustomerPage } from './customer-page'
 import { NeedsReplyPage } from './needs-reply-page'
@@ -29,7 +30,7 @@ function client(seed: (qc: QueryClient) => void) {
 }
 
 function renderWith(ui: ReactNode, seed: (qc: QueryClient) => void) {
-  return render(<QueryClientProvider client={client(seed)}>{ui}</QueryClientProvider>)
+  return render(<QueryClientProvider client={client(seed)}>{ui}</QueryClientProvider>, { wrapper: TestRouter })
 }
 
 const status = (indexed: number, state = 'idle', enabled = true) =>

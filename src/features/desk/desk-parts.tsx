@@ -4,28 +4,27 @@ import { startSync } from '../../api/index-admin'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { IndexOffAlert } from '../../components/index-off-alert'
 import { formatCount } from '../../lib/count'
-import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
-import { Link } from '../../lib/router'
+import { Link } from '@tanstack/react-router'
 
 export type DeskPage = 'needs-reply' | 'opt-outs' | 'customer' | 'quiet-hours' | 'segments'
 
-const DESK_PAGES: ReadonlyArray<[DeskPage, string, () => string]> = [
-  ['needs-reply', 'Needs reply', () => paths.needsReply()],
-  ['opt-outs', 'Opt-outs', () => paths.optOuts()],
-  ['customer', 'Customer', () => paths.customer()],
-  ['quiet-hours', 'Quiet hours', () => paths.quietHours()],
-  ['segments', 'Encoding & segments', () => paths.segments()],
-]
+const DESK_PAGES = [
+  ['needs-reply', 'Needs reply', '/desk/needs-reply'],
+  ['opt-outs', 'Opt-outs', '/desk/opt-outs'],
+  ['customer', 'Customer', '/desk/customer'],
+  ['quiet-hours', 'Quiet hours', '/desk/quiet-hours'],
+  ['segments', 'Encoding & segments', '/desk/segments'],
+] as const satisfies ReadonlyArray<readonly [DeskPage, string, string]>
 
 /** The desk's own pages, one link each, the current one marked. */
 export function DeskNav({ current }: { current: DeskPage }) {
   return (
     <nav aria-label="Support desk" className="mb-3 flex flex-wrap gap-x-4 gap-y-1 border-b border-slate-200 pb-2 text-sm print:hidden">
-      {DESK_PAGES.map(([page, label, href]) => (
+      {DESK_PAGES.map(([page, label, to]) => (
         <Link
           key={page}
-          href={href()}
+          to={to}
           aria-current={page === current ? 'page' : undefined}
           className="text-slate-700 underline-offset-2 hover:underline aria-[current=page]:font-semibold"
         >

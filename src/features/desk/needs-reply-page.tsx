@@ -15,10 +15,10 @@ import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { BodyText } from '../../components/message/message-parts'
 import { formatCount } from '../../lib/count'
 import { exactUtc, formatDate, zoneLabel } from '../../lib/dates'
-import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
 import type { NeedsReplySearch } from '../../lib/route-params'
-import { Link, useSetParams } from '../../lib/router'
+import { Link } from '@tanstack/react-router'
+import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th, useTidOf } from './desk-parts'
 import { formatWait, parseThreshold, msOf } from './format'
 
@@ -28,7 +28,7 @@ import { formatWait, parseThreshold, msOf } from './format'
  * them off by itself; "Mark handled" does it for a reply by phone or email.
  */
 export function NeedsReplyPage({ search, admin }: { search: NeedsReplySearch; admin: boolean | null }) {
-  const setParams = useSetParams()
+  const setParams = useSetParams('/desk/needs-reply')
   return (
     <section aria-labelledby="needs-reply-heading">
       <DeskNav current="needs-reply" />
@@ -229,10 +229,9 @@ function Queue({ search }: { search: NeedsReplySearch }) {
                   <td className={`${td} whitespace-nowrap`}>
                     <CustomerLink party={e.party} />
                     <Link
-                      href={paths.thread(e.number, tidOf(e.number), e.party, {
-                        at: e.lastInbound.ordinal ?? null,
-                        tz: zone === 'utc' ? 'utc' : null,
-                      })}
+                      to="/numbers/$number/thread"
+                      params={{ number: e.number }}
+                      search={{ tid: tidOf(e.number), party: e.party, at: e.lastInbound.ordinal ?? null, tz: zone }}
                       className="flex min-h-6 items-center text-xs text-blue-800 underline"
                     >
                       Open the thread

@@ -6,10 +6,10 @@ import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { BodyText } from '../../components/message/message-parts'
 import { formatCount } from '../../lib/count'
 import { exactUtc, formatDate, zoneLabel, type Zone } from '../../lib/dates'
-import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
 import type { OptOutsSearch } from '../../lib/route-params'
-import { Link, useSetParams } from '../../lib/router'
+import { Link } from '@tanstack/react-router'
+import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NOT_LEGAL_ADVICE, NumberSelect, TableRegion, td, th } from './desk-parts'
 import { formatWait, optStateWords, msOf } from './format'
 
@@ -18,7 +18,7 @@ import { formatWait, optStateWords, msOf } from './format'
  * the key report: what we sent them after they opted out and before they opted back in.
  */
 export function OptOutsPage({ search, admin }: { search: OptOutsSearch; admin: boolean | null }) {
-  const setParams = useSetParams()
+  const setParams = useSetParams('/desk/opt-outs')
   return (
     <section aria-labelledby="opt-outs-heading">
       <DeskNav current="opt-outs" />
@@ -39,7 +39,12 @@ export function OptOutsPage({ search, admin }: { search: OptOutsSearch; admin: b
           <select
             className="input"
             value={search.state}
-            onChange={(e) => setParams({ state: e.target.value === 'all' ? null : e.target.value }, { replace: true })}
+            onChange={(e) =>
+              setParams(
+                { state: e.target.value === 'opted-out' || e.target.value === 'opted-in' ? e.target.value : null },
+                { replace: true },
+              )
+            }
           >
             <option value="all">All</option>
             <option value="opted-out">Still opted out</option>
@@ -135,7 +140,7 @@ function Ledger({ search }: { search: OptOutsSearch }) {
 }
 
 function LedgerRow({ r, zone }: { r: OptRow; zone: Zone }) {
-  const setParams = useSetParams()
+  const setParams = useSetParams('/desk/opt-outs')
   return (
     <tr className="border-t border-slate-200">
       <td className={`${td} whitespace-nowrap`}>
@@ -177,7 +182,7 @@ function LedgerRow({ r, zone }: { r: OptRow; zone: Zone }) {
 function SentAfter({ search }: { search: OptOutsSearch }) {
   const number = search.number || null
   const party = search.party || null
-  const setParams = useSetParams()
+  const setParams = useSetParams('/desk/opt-outs')
   const q = useQuery(sentAfterQuery(number, party))
   const zone = search.tz
   return (
@@ -261,14 +266,21 @@ function SentRow({ r, zone }: { r: SentAfterRow; zone: Zone }) {
       </td>
       <td className={`${td} whitespace-nowrap`}>{formatPhone(r.number)}</td>
       <td className={`${td} min-w-40`}>
-        <Link href={paths.message(r.number, r.optOut.ordinal, { tz: zone === 'utc' ? 'utc' : null })} className="text-blue-800 underline">
+        <Link
+          to="/numbers/$number/messages/$ordinal"
+          params={{ number: r.number, ordinal: r.optOut.ordinal }}
+          search={{ tz: zone }}
+          className="text-blue-800 underline"
+        >
           {formatDate(msOf(r.optOut.date), zone)}
         </Link>
         <BodyText body={r.optOut.body} />
       </td>
       <td className={`${td} min-w-48`}>
         <Link
-          href={paths.message(r.number, r.message.ordinal, { tz: zone === 'utc' ? 'utc' : null })}
+          to="/numbers/$number/messages/$ordinal"
+          params={{ number: r.number, ordinal: r.message.ordinal }}
+          search={{ tz: zone }}
           className="text-blue-800 underline"
           title={exactUtc(msOf(r.message.date))}
         >

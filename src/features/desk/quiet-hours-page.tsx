@@ -10,16 +10,16 @@ import { ExportButtons } from '../../components/export-buttons'
 import { UPlotChart } from '../../components/uplot-chart'
 import { formatCount } from '../../lib/count'
 import { exactUtc, formatDate, isoUtc, zoneLabel, type Zone } from '../../lib/dates'
-import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
 import type { DeskNumberSearch } from '../../lib/route-params'
-import { Link, useSetParams } from '../../lib/router'
+import { Link } from '@tanstack/react-router'
+import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th } from './desk-parts'
 import { msOf, quietDaySeries } from './format'
 
 /** Sends to North American customers outside 8:00–21:00 in the customer's own time, per number and day. */
 export function QuietHoursPage({ search, admin }: { search: DeskNumberSearch; admin: boolean | null }) {
-  const setParams = useSetParams()
+  const setParams = useSetParams('/desk/quiet-hours')
   return (
     <section aria-labelledby="quiet-heading">
       <DeskNav current="quiet-hours" />
@@ -181,7 +181,9 @@ function Sends({ d, zone }: { d: QuietHours; zone: Zone }) {
               <tr key={r.ordinal} className="border-t border-slate-200">
                 <td className={`${td} whitespace-nowrap`} title={exactUtc(msOf(r.date))}>
                   <Link
-                    href={paths.message(d.number, r.ordinal, { tz: zone === 'utc' ? 'utc' : null })}
+                    to="/numbers/$number/messages/$ordinal"
+                    params={{ number: d.number, ordinal: r.ordinal }}
+                    search={{ tz: zone }}
                     className="text-blue-800 underline"
                   >
                     {formatDate(msOf(r.date), zone)}

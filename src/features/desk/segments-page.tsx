@@ -7,7 +7,7 @@ import { ExportButtons } from '../../components/export-buttons'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
 import type { DeskNumberSearch } from '../../lib/route-params'
-import { useSetParams } from '../../lib/router'
+import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th } from './desk-parts'
 
 /** A character named so it can be read: the glyph, and its code point (a curly quote looks like a straight one). */
@@ -18,7 +18,7 @@ export function charName(c: string): string {
 
 /** Per number: how many SMS segments each day cost, and which characters forced the costlier UCS-2 encoding. */
 export function SegmentsPage({ search, admin }: { search: DeskNumberSearch; admin: boolean | null }) {
-  const setParams = useSetParams()
+  const setParams = useSetParams('/desk/segments')
   return (
     <section aria-labelledby="segments-heading">
       <DeskNav current="segments" />

@@ -9,7 +9,7 @@ import { useHistoryDisplay } from '../../components/message/display-context'
 import { formatCount } from '../../lib/count'
 import { isoInZone, isoUtc, zoneName, type Zone } from '../../lib/dates'
 import { messageCsvCells, messageCsvHeader } from '../../../contract/message-csv'
-import { Link } from '../../lib/router'
+import { Link } from '@tanstack/react-router'
 
 const helper = createColumnHelper<Features, Message>()
 
@@ -114,14 +114,20 @@ export function messageRow(m: Message, zone: Zone, scope: ExportScope): unknown[
 
 /** The record number, linking to the message's own page; the marked record says so in words. */
 function PositionCell({ m }: { m: Message }) {
-  const { messageHref, marked } = useHistoryDisplay()
-  const href = messageHref?.(m) ?? null
+  const { messageLink, marked } = useHistoryDisplay()
+  const link = messageLink?.(m) ?? null
   const text = formatCount(m.position)
   const isMarked = marked === m.position
   return (
     <span className="tabular-nums text-slate-700" data-marked={isMarked ? 'true' : undefined}>
-      {href ? (
-        <Link href={href} className="text-blue-800 underline" aria-label={`Record ${text}: details`}>
+      {link ? (
+        <Link
+          to="/numbers/$number/messages/$ordinal"
+          params={{ number: link.number, ordinal: link.ordinal }}
+          search={link.search}
+          className="text-blue-800 underline"
+          aria-label={`Record ${text}: details`}
+        >
           {text}
         </Link>
       ) : (
@@ -134,9 +140,9 @@ function PositionCell({ m }: { m: Message }) {
 
 /** The other party, linking to the whole thread with them when the index can show it. */
 function PartyCell({ m }: { m: Message }) {
-  const { threadHref } = useHistoryDisplay()
-  const href = m.phone ? (threadHref?.(m) ?? null) : null
-  if (!href)
+  const { threadLink } = useHistoryDisplay()
+  const link = m.phone ? (threadLink?.(m) ?? null) : null
+  if (!link)
     return (
       <>
         <PhoneText raw={m.phone} />
@@ -145,7 +151,13 @@ function PartyCell({ m }: { m: Message }) {
     )
   return (
     <>
-      <Link href={href} className="text-blue-800 underline" title="Open the whole thread">
+      <Link
+        to="/numbers/$number/thread"
+        params={{ number: link.number }}
+        search={link.search}
+        className="text-blue-800 underline"
+        title="Open the whole thread"
+      >
         <PhoneText raw={m.phone} />
       </Link>
       <CustomerIconLink party={m.phone} />

@@ -1,5 +1,5 @@
 import type { HistorySearch } from '../../lib/route-params'
-import type { useSetParams } from '../../lib/router'
+import type { SetParams } from '../../lib/navigation'
 import { filtersActive, type MessageFilters } from './filters'
 
 /** Filters over the loaded page (the upstream has no server-side filtering). */
@@ -10,7 +10,7 @@ export function FiltersBar({
   loaded,
 }: {
   filters: MessageFilters
-  setParams: ReturnType<typeof useSetParams>
+  setParams: SetParams<'/numbers/$number'>
   shown: number
   loaded: number
 }) {
@@ -63,7 +63,7 @@ export function filtersOf(s: HistorySearch): MessageFilters {
 }
 
 /** A labelled select whose first option, All, clears the filter (null in the URL). */
-function FilterSelect({
+function FilterSelect<T extends string>({
   label,
   value,
   options,
@@ -72,14 +72,14 @@ function FilterSelect({
 }: {
   label: string
   value: string
-  options: string[]
-  names?: Record<string, string>
-  onChange: (v: string | null) => void
+  options: readonly T[]
+  names?: Partial<Record<T, string>>
+  onChange: (v: T | null) => void
 }) {
   return (
     <label className="flex flex-col text-sm">
       {label}
-      <select className="input" value={value} onChange={(e) => onChange(e.target.value === 'all' ? null : e.target.value)}>
+      <select className="input" value={value} onChange={(e) => onChange(options.find((o) => o === e.target.value) ?? null)}>
         <option value="all">All</option>
         {options.map((o) => (
           <option key={o} value={o}>

@@ -13,11 +13,11 @@ import { PrintHeader } from '../../components/print-header'
 import { Tabs } from '../../components/tabs'
 import { formatCount } from '../../lib/count'
 import { formatDate, zoneLabel } from '../../lib/dates'
-import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
 import { pageCount, pageSizesFor, rangeText } from '../../lib/range'
 import type { HistorySearch } from '../../lib/route-params'
-import { Link, useSetParams } from '../../lib/router'
+import { Link } from '@tanstack/react-router'
+import { useSetParams } from '../../lib/navigation'
 import { exportHeader, HISTORY_COLUMNS, HISTORY_SORTABLE, messageRow } from './columns'
 import { ConversationView } from './conversation-view'
 import { Envelope } from './envelope'
@@ -38,7 +38,7 @@ const messageRowId = (m: Message) => m.key
 const ROW_ESTIMATE = 72
 
 export function HistoryPage({ number, search, canExportAll }: { number: string; search: HistorySearch; canExportAll: boolean | null }) {
-  const setParams = useSetParams()
+  const setParams = useSetParams('/numbers/$number')
   const meta = useMeta()
   const index = useIndexStatus()
   const facts = index.byNumber.get(number)
@@ -57,10 +57,8 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
       zone,
       openMedia: (url, alt, opener) => setMedia({ url, alt, opener }),
       marked,
-      threadHref: index.available
-        ? (m) => (m.phone ? paths.thread(number, tid, m.phone, { tz: zone === 'utc' ? 'utc' : null }) : null)
-        : undefined,
-      messageHref: (m) => (shown ? paths.message(number, shown.total - m.position + 1, { tid, tz: zone === 'utc' ? 'utc' : null }) : null),
+      threadLink: index.available ? (m) => (m.phone ? { number, search: { tid, party: m.phone, tz: zone } } : null) : undefined,
+      messageLink: (m) => (shown ? { number, ordinal: shown.total - m.position + 1, search: { tid, tz: zone } } : null),
     }),
     [zone, marked, index.available, number, tid, shown],
   )
@@ -124,7 +122,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
         <div role="alert" className="my-3 rounded border border-red-300 bg-red-50 p-3 text-red-900">
           <p className="font-semibold">This link is missing the number&apos;s tid.</p>
           <p className="text-sm">
-            Open the number from the <Link href="/">numbers list</Link> to get a complete link.
+            Open the number from the <Link to="/">numbers list</Link> to get a complete link.
           </p>
         </div>
       </section>
@@ -135,7 +133,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
       <section aria-labelledby="history-heading">
         <PrintHeader title={`Message history of ${formatted}`} number={number} span={span} zone={zoneLabel(zone)} />
         <p className="text-sm print:hidden">
-          <Link href="/" className="text-blue-800 underline">
+          <Link to="/" className="text-blue-800 underline">
             ← All numbers
           </Link>
         </p>
@@ -174,10 +172,10 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
             label="History view"
             panelId="history-panel"
           />
-          <Link href={paths.search({ numbers: number })} className="text-sm text-blue-800 underline">
+          <Link to="/search" search={{ numbers: [number] }} className="text-sm text-blue-800 underline">
             Search this number
           </Link>
-          <Link href={paths.charts({ number })} className="text-sm text-blue-800 underline">
+          <Link to="/charts" search={{ number }} className="text-sm text-blue-800 underline">
             Charts
           </Link>
           <button type="button" className="btn ml-auto" onClick={h.refresh} disabled={result.isFetching}>

@@ -7,9 +7,8 @@ import { MessageBubble } from '../../components/message/bubble'
 import { useHistoryDisplay } from '../../components/message/display-context'
 import { formatCount } from '../../lib/count'
 import { formatDay } from '../../lib/dates'
-import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
-import { Link } from '../../lib/router'
+import { Link } from '@tanstack/react-router'
 import { wholeHistoryIndexed } from './index-facts'
 
 /** Parties listed at once; the thread page filters the rest. */
@@ -123,7 +122,7 @@ export function IndexedConversations({
             {list.length > PARTIES_SHOWN ? (
               <p className="text-xs text-slate-700">
                 The {formatCount(PARTIES_SHOWN)} busiest of {formatCount(list.length)}: the{' '}
-                <Link href={paths.thread(number, tid, '')} className="text-blue-800 underline">
+                <Link to="/numbers/$number/thread" params={{ number }} search={{ tid }} className="text-blue-800 underline">
                   thread page
                 </Link>{' '}
                 filters them all.
@@ -164,7 +163,7 @@ function WholeThread({
       <p className="mb-2 text-sm">
         {head ? `The whole thread: ${formatCount(head.total)} ${head.total === 1 ? 'message' : 'messages'}` : 'Loading the thread…'}
         {head && rows.length < head.total ? `, the newest ${formatCount(rows.length)} loaded` : ''}.{' '}
-        <Link href={paths.thread(number, tid, party, { tz: zone === 'utc' ? 'utc' : null })} className="text-blue-800 underline">
+        <Link to="/numbers/$number/thread" params={{ number }} search={{ tid, party, tz: zone }} className="text-blue-800 underline">
           Open the thread page with {who}
         </Link>{' '}
         to go to a date or print it.

@@ -1,8 +1,7 @@
 import { useState } from 'react'
 import { pageCount, rangeText } from '../../lib/range'
 import { formatCount } from '../../lib/count'
-import { historySearch, parseSearch } from '../../lib/route-params'
-import { useLocation } from '../../lib/router'
+import { useSearch } from '@tanstack/react-router'
 
 export function Pager({
   page,
@@ -33,7 +32,7 @@ export function Pager({
   const [jump, setJump] = useState('')
   const last = pages ?? page
   // A link refitted to this server's page cap (use-history-page.ts) says so while its records are on screen.
-  const { asked } = parseSearch(historySearch, useLocation().params)
+  const asked = useSearch({ strict: false, select: (s) => s.asked ?? null })
   const refitted = asked !== null && start >= asked.first && start <= asked.last ? asked : null
   return (
     <>

@@ -4,7 +4,7 @@ import { historyKeys, historyPrefetchQuery, historyQuery, reportShown, type Hist
 import { metaQuery } from '../../api/meta'
 import type { HistorySearch } from '../../lib/route-params'
 import { pageCount, pageRange, refitLink } from '../../lib/range'
-import { useSetParams } from '../../lib/router'
+import { useSetParams } from '../../lib/navigation'
 
 /**
  * The paged history's data: the page asked for by the URL, the previous page kept on screen
@@ -15,7 +15,7 @@ import { useSetParams } from '../../lib/router'
  */
 export function useHistoryPage(number: string, search: HistorySearch, cap: number) {
   const queryClient = useQueryClient()
-  const setParams = useSetParams()
+  const setParams = useSetParams('/numbers/$number')
   const { tid } = search
   // The cap decides which records a link's page names, so nothing is asked for before it is
   // known (a failed /api/meta leaves the default, as useMeta does).
@@ -41,10 +41,7 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
   const { asked } = fitted
   useEffect(() => {
     if (!capKnown || !asked) return
-    setParams(
-      { size: size === 50 ? null : size, page: fitted.page <= 1 ? null : fitted.page, asked: `${asked.first}-${asked.last}` },
-      { replace: true },
-    )
+    setParams({ size: size === 50 ? null : size, page: fitted.page <= 1 ? null : fitted.page, asked }, { replace: true })
   }, [capKnown, asked, size, fitted.page, setParams])
   const fresh = result.data && !result.isPlaceholderData ? result.data : undefined
   if (fresh && fresh !== shown) setShown(fresh)

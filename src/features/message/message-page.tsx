@@ -14,10 +14,10 @@ import { BodyText, directionLabel, MediaPreview } from '../../components/message
 import { StatusBadge } from '../../components/message/status-badge'
 import { formatCount } from '../../lib/count'
 import { formatDate, isoUtc, zoneLabel } from '../../lib/dates'
-import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
 import type { MessageSearch } from '../../lib/route-params'
-import { Link, useSetParams } from '../../lib/router'
+import { Link } from '@tanstack/react-router'
+import { useSetParams } from '../../lib/navigation'
 import { statusText } from '../../lib/status'
 
 const HISTORY_PAGE_SIZE = 50
@@ -28,7 +28,7 @@ const HISTORY_PAGE_SIZE = 50
  * turns the ordinal into today's record position, and that one record is fetched.
  */
 export function MessagePage({ number, ordinal, search }: { number: string; ordinal: number; search: MessageSearch }) {
-  const setParams = useSetParams()
+  const setParams = useSetParams('/numbers/$number/messages/$ordinal')
   const index = useIndexStatus()
   const facts = index.byNumber.get(number)
   // The index answers only when it holds the whole history; otherwise the upstream does.
@@ -56,7 +56,7 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
     <HistoryDisplayContext.Provider value={display}>
       <section aria-labelledby="message-heading">
         <p className="text-sm print:hidden">
-          <Link href={paths.history(number, tid)} className="text-blue-800 underline">
+          <Link to="/numbers/$number" params={{ number }} search={{ tid }} className="text-blue-800 underline">
             ← History of {formatPhone(number)}
           </Link>
         </p>
@@ -81,7 +81,7 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
           <div role="alert" className="my-3 rounded border border-red-300 bg-red-50 p-3 text-red-900">
             <p className="font-semibold">This link is missing the number&apos;s tid, and the message index does not hold this number.</p>
             <p className="text-sm">
-              Open the message from the <Link href="/">numbers list</Link> to get a complete link.
+              Open the message from the <Link to="/">numbers list</Link> to get a complete link.
             </p>
           </div>
         ) : null}
@@ -118,7 +118,9 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
                   {formatPhone(m.phone)} <span className="font-mono text-xs">{m.phone}</span>{' '}
                   {index.available ? (
                     <Link
-                      href={paths.thread(number, tid, m.phone, { tz: zone === 'utc' ? 'utc' : null, at: ordinal })}
+                      to="/numbers/$number/thread"
+                      params={{ number }}
+                      search={{ tid, party: m.phone, tz: zone, at: ordinal }}
                       className="text-blue-800 underline print:hidden"
                     >
                       Whole thread with {formatPhone(m.phone)}
@@ -160,11 +162,9 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
                   Record {formatCount(pos)} of {formatCount(total)} (newest first), page {formatCount(Math.ceil(pos / HISTORY_PAGE_SIZE))}{' '}
                   of {HISTORY_PAGE_SIZE} rows.{' '}
                   <Link
-                    href={paths.history(number, tid, {
-                      page: Math.ceil(pos / HISTORY_PAGE_SIZE) <= 1 ? null : Math.ceil(pos / HISTORY_PAGE_SIZE),
-                      mark: pos,
-                      tz: zone === 'utc' ? 'utc' : null,
-                    })}
+                    to="/numbers/$number"
+                    params={{ number }}
+                    search={{ tid, page: Math.ceil(pos / HISTORY_PAGE_SIZE), mark: pos, tz: zone }}
                     className="text-blue-800 underline"
                   >
                     Show it in the history

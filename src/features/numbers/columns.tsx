@@ -1,6 +1,5 @@
 import { createColumnHelper } from '@tanstack/react-table'
-import { historyPath } from '../../lib/paths'
-import { Link } from '../../lib/router'
+import { Link } from '@tanstack/react-router'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
 import { columnIds, type Features } from '../../components/data-table/features'
@@ -24,7 +23,9 @@ const numberCol = helper.accessor((r) => r.owned.number, {
   cell: ({ row }) => (
     <>
       <Link
-        href={historyPath(row.original.owned.number, row.original.owned.tid)}
+        to="/numbers/$number"
+        params={{ number: row.original.owned.number }}
+        search={{ tid: row.original.owned.tid }}
         className="block w-fit font-medium text-blue-800 underline-offset-2 hover:underline"
       >
         {formatPhone(row.original.owned.number)}

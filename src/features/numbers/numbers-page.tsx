@@ -4,7 +4,8 @@ import { useDeferredValue, useMemo } from 'react'
 import { useAfterPaint } from '../../lib/after-paint'
 import { useIndexStatus } from '../../api/index-status'
 import { numbersQuery, type NumberTab, type OwnedNumber } from '../../api/numbers'
-import { useLocation, useSetParams } from '../../lib/router'
+import { useSetParams } from '../../lib/navigation'
+import type { NumbersSearch } from '../../lib/route-params'
 import { ErrorAlert } from '../../components/alert'
 import { ColumnToggles } from '../../components/data-table/column-toggles'
 import { VirtualTable } from '../../components/data-table/virtual-table'
@@ -35,7 +36,7 @@ const TABS = [
 
 const TAB_NAME: Record<NumberTab, string> = { all: 'all', local: 'local', tollfree: 'toll-free' }
 
-function readTab(v: string | null): NumberTab {
+function readTab(v: string): NumberTab {
   return v === 'local' || v === 'tollfree' ? v : 'all'
 }
 
@@ -44,13 +45,12 @@ const rowId = (r: NumberRow) => numberRowId(r.owned)
 /** Up to this many numbers the audit runs with the first rows: 10–15 ms per 10,000 (src/lib/after-paint.ts), so 3 ms at most here. */
 const AUDIT_INLINE_MAX = 2000
 
-export function NumbersPage() {
-  const { params } = useLocation()
-  const setParams = useSetParams()
-  const tab = readTab(params.get('tab'))
-  const query = params.get('q') ?? ''
-  const auditParam = params.get('audit')
-  const severityParam = params.get('severity')
+export function NumbersPage({ search }: { search: NumbersSearch }) {
+  const setParams = useSetParams('/')
+  const tab = readTab(search.tab)
+  const query = search.q
+  const auditParam = search.audit || null
+  const severityParam = search.severity || null
   // Memoised on the URL strings, like the table state below: a new array each render would re-filter every row.
   const auditSel = useMemo(() => parseAuditSelection(severityParam, auditParam), [severityParam, auditParam])
   const audit = auditSel.length > 0 ? auditSel : null
@@ -59,9 +59,9 @@ export function NumbersPage() {
   const columnIds: readonly string[] = tab === 'all' ? COLUMN_IDS_ALL : COLUMN_IDS_TYPED
   // Table state is memoised on the URL strings, not on the (new every render) params object:
   // a fresh sorting array each render would re-sort 10,000 rows and re-render every cell.
-  const sortParam = params.get('sort')
+  const sortParam = search.sort || null
   const sorting = useMemo(() => parseSort(sortParam, columnIds), [sortParam, columnIds])
-  const hideParam = params.get('hide') ?? ''
+  const hideParam = search.hide
   const hidden = useMemo(() => new Set(hideParam.split(',').filter((id) => id && id !== 'number')), [hideParam])
   const columnVisibility = useMemo<ColumnVisibilityState>(() => Object.fromEntries([...hidden].map((id) => [id, false])), [hidden])
 
@@ -103,7 +103,7 @@ export function NumbersPage() {
 
   const changeTab = (next: NumberTab) => {
     // Keep search and sort where they still make sense: the country column exists only on All.
-    const sort = params.get('sort')
+    const sort = search.sort
     setParams({ tab: next === 'all' ? null : next, sort: next !== 'all' && sort?.startsWith('country.') ? null : sort })
   }
 

@@ -6,8 +6,7 @@ import { useHistoryDisplay } from '../../components/message/display-context'
 import { DateText, directionLabel, MessageCell, PhoneText } from '../../components/message/message-parts'
 import { StatusBadge } from '../../components/message/status-badge'
 import { formatCount } from '../../lib/count'
-import { paths } from '../../lib/paths'
-import { Link } from '../../lib/router'
+import { Link } from '@tanstack/react-router'
 
 const helper = createColumnHelper<Features, IndexedRow>()
 
@@ -72,14 +71,16 @@ export const SEARCH_COLUMNS = helper.columns([
 
 function ResultLinks({ m }: { m: IndexedRow }) {
   const { zone } = useHistoryDisplay()
-  const tz = zone === 'utc' ? 'utc' : null
+  const tz = zone
   const tid = m.tid ?? ''
   const page = Math.ceil(m.position / HISTORY_PAGE_SIZE)
   return (
     <ul className="flex flex-col text-xs">
       <li>
         <Link
-          href={paths.history(m.number, tid, { page: page <= 1 ? null : page, mark: m.position, tz })}
+          to="/numbers/$number"
+          params={{ number: m.number }}
+          search={{ tid, page, mark: m.position, tz }}
           className="inline-block min-h-6 py-1 text-blue-800 underline"
           aria-label={`In history: record ${m.position} of ${m.number}`}
         >
@@ -89,7 +90,9 @@ function ResultLinks({ m }: { m: IndexedRow }) {
       {m.phone ? (
         <li>
           <Link
-            href={paths.thread(m.number, tid, m.phone, { tz, at: m.ordinal })}
+            to="/numbers/$number/thread"
+            params={{ number: m.number }}
+            search={{ tid, party: m.phone, tz, at: m.ordinal }}
             className="inline-block min-h-6 py-1 text-blue-800 underline"
             aria-label={`Thread with ${m.phone}`}
           >
@@ -99,7 +102,9 @@ function ResultLinks({ m }: { m: IndexedRow }) {
       ) : null}
       <li>
         <Link
-          href={paths.message(m.number, m.ordinal, { tid, tz })}
+          to="/numbers/$number/messages/$ordinal"
+          params={{ number: m.number, ordinal: m.ordinal }}
+          search={{ tid, tz }}
           className="inline-block min-h-6 py-1 text-blue-800 underline"
           aria-label={`Details of record ${formatCount(m.position)}`}
         >

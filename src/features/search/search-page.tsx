@@ -17,7 +17,7 @@ import { formatCount } from '../../lib/count'
 import { dayRangeInZone, zoneLabel, zoneName } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import type { SearchSearch } from '../../lib/route-params'
-import { useSetParams } from '../../lib/router'
+import { useSetParams } from '../../lib/navigation'
 import { SEARCH_COLUMNS } from './columns'
 import { SearchCoverage } from './coverage'
 import { emptyResultOffersIndexing, NoMatches } from './no-matches'
@@ -53,7 +53,7 @@ function describeFilters(s: SearchSearch): string[] {
 }
 
 export function SearchPage({ search, canExport }: { search: SearchSearch; canExport: boolean | null }) {
-  const setParams = useSetParams()
+  const setParams = useSetParams('/search')
   const client = useQueryClient()
   const index = useIndexStatus()
   const params = useMemo(() => toSearchParams(search), [search])
@@ -161,9 +161,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
                 onChange={(e) =>
                   setParams(
                     {
-                      numbers: Array.from(e.target.selectedOptions)
-                        .map((o) => o.value)
-                        .join(','),
+                      numbers: Array.from(e.target.selectedOptions).map((o) => o.value),
                     },
                     { replace: true },
                   )

@@ -11,10 +11,10 @@ import { MediaViewer } from '../../components/message/media-viewer'
 import { PrintHeader } from '../../components/print-header'
 import { formatCount } from '../../lib/count'
 import { formatDate, formatDay, zoneLabel } from '../../lib/dates'
-import { paths } from '../../lib/paths'
 import { formatPhone } from '../../lib/phone'
 import type { ThreadSearch } from '../../lib/route-params'
-import { Link, useSetParams } from '../../lib/router'
+import { Link } from '@tanstack/react-router'
+import { useSetParams } from '../../lib/navigation'
 
 /**
  * The whole thread with one party, from the index, across the full history. It opens at the
@@ -23,7 +23,7 @@ import { Link, useSetParams } from '../../lib/router'
  * bottom, so nothing jumps when older rows arrive.
  */
 export function ThreadPage({ number, search }: { number: string; search: ThreadSearch }) {
-  const setParams = useSetParams()
+  const setParams = useSetParams('/numbers/$number/thread')
   const index = useIndexStatus()
   const { tid, party, tz: zone, at } = search
   const heading = useRef<HTMLHeadingElement>(null)
@@ -37,7 +37,7 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
     <HistoryDisplayContext.Provider value={display}>
       <section aria-labelledby="thread-heading">
         <p className="text-sm print:hidden">
-          <Link href={paths.history(number, tid)} className="text-blue-800 underline">
+          <Link to="/numbers/$number" params={{ number }} search={{ tid }} className="text-blue-800 underline">
             ← History of {formatPhone(number)}
           </Link>
         </p>
@@ -56,7 +56,12 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
             <IndexOffAlert error={index.error} where="the whole thread" />
             <p className="text-sm">
               Without the index, the{' '}
-              <Link href={paths.history(number, tid, { view: 'conversation', party })} className="text-blue-800 underline">
+              <Link
+                to="/numbers/$number"
+                params={{ number }}
+                search={{ tid, view: 'conversation', party }}
+                className="text-blue-800 underline"
+              >
                 conversations view of the history
               </Link>{' '}
               shows threads within the loaded records only.
@@ -119,7 +124,9 @@ function PartyList({ number, tid, selected, zone }: { number: string; tid: strin
         {parties.slice(0, 500).map((p) => (
           <li key={p.party}>
             <Link
-              href={paths.thread(number, tid, p.party, { tz: zone === 'utc' ? 'utc' : null })}
+              to="/numbers/$number/thread"
+              params={{ number }}
+              search={{ tid, party: p.party, tz: zone }}
               aria-current={p.party === selected ? 'page' : undefined}
               className={`flex justify-between px-2 py-1.5 text-sm ${p.party === selected ? 'bg-blue-800 text-white' : 'hover:bg-slate-100'}`}
             >

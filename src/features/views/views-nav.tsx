@@ -15,7 +15,7 @@ import {
   type SavedView,
 } from '../../api/views'
 import { formatCount } from '../../lib/count'
-import { navigate, useLocationString } from '../../lib/router'
+import { useNavigate, useRouter, useRouterState } from '@tanstack/react-router'
 
 /**
  * The saved views in the navigation, each with the matches the index stored since you last
@@ -30,7 +30,9 @@ export function SavedViewsNav() {
   // Counted (and logged) only when there is something to count.
   const counts = useQuery({ ...viewCountsQuery(), enabled: signedIn && Boolean(views.data?.length) })
   const client = useQueryClient()
-  const here = useLocationString()
+  const here = useRouterState({ select: (s) => s.location.href })
+  const router = useRouter()
+  const navigate = useNavigate()
   const [managing, setManaging] = useState(false)
   if (!signedIn || !views.data?.length) return null
 
@@ -39,8 +41,7 @@ export function SavedViewsNav() {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return
     e.preventDefault()
     // The range is worked out at the click, not when the list was drawn (a page left open past midnight).
-    navigate(viewHref(v))
-    window.scrollTo(0, 0)
+    void navigate({ href: viewHref(v) })
     void openView(v.id)
       .then(refresh)
       .catch(() => undefined)
@@ -52,13 +53,15 @@ export function SavedViewsNav() {
         <span className="font-semibold text-slate-700">Saved views</span>
         {views.data.map((v) => {
           const href = viewHref(v)
+          // The address the router would show for it (defaults left out, commas kept), to compare with this one.
+          const shownAs = router.buildLocation({ href } as never).href
           const fresh = counts.data?.get(v.id) ?? null
           return (
             <a
               key={v.id}
               href={href}
               onClick={(e) => open(e, v)}
-              aria-current={here === href ? 'page' : undefined}
+              aria-current={here === shownAs ? 'page' : undefined}
               className="text-slate-700 underline-offset-2 hover:underline aria-[current=page]:font-semibold"
             >
               {v.name}

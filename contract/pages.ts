@@ -1,0 +1,55 @@
+/**
+ * Every page of the browser app: its path (TanStack Router's syntax, `$name` for a segment) and,
+ * when it loads on demand, its module (a path from the repository's root, as Vite's build
+ * manifest names it). The route tree (src/app/routes.tsx) takes each path from here, and a test
+ * checks it imports each module lazily; the server reads the same table to name the first page's
+ * chunks in the app shell's Link header (proxy/page-hints.ts), which cannot import the tree
+ * itself (it is React code).
+ */
+export const PAGES = {
+  numbers: { path: '/' },
+  history: { path: '/numbers/$number', module: 'src/features/history/history-page.tsx' },
+  thread: { path: '/numbers/$number/thread', module: 'src/features/thread/thread-page.tsx' },
+  message: { path: '/numbers/$number/messages/$ordinal', module: 'src/features/message/message-page.tsx' },
+  search: { path: '/search', module: 'src/features/search/search-page.tsx' },
+  charts: { path: '/charts', module: 'src/features/charts/charts-page.tsx' },
+  index: { path: '/index', module: 'src/features/index-admin/index-page.tsx' },
+  signin: { path: '/signin', module: 'src/features/access/sign-in-page.tsx' },
+  users: { path: '/admin/users', module: 'src/features/access/users-page.tsx' },
+  'access-log': { path: '/admin/access-log', module: 'src/features/access/access-log-page.tsx' },
+  'needs-reply': { path: '/desk/needs-reply', module: 'src/features/desk/needs-reply-page.tsx' },
+  'opt-outs': { path: '/desk/opt-outs', module: 'src/features/desk/opt-outs-page.tsx' },
+  customer: { path: '/desk/customer', module: 'src/features/desk/customer-page.tsx' },
+  'quiet-hours': { path: '/desk/quiet-hours', module: 'src/features/desk/quiet-hours-page.tsx' },
+  segments: { path: '/desk/segments', module: 'src/features/desk/segments-page.tsx' },
+} as const satisfies Record<string, { path: string; module?: string }>
+
+export type PageName = keyof typeof PAGES
+
+/** A message's ordinal in a path: 1 to 15 digits (oldest = 1). */
+export const ORDINAL = /^\d{1,15}$/
+
+/**
+ * The page at this path, for the server, which cannot run the route tree: a literal segment
+ * matches itself, `$name` one segment that decodes (and `$ordinal` digits only); a trailing
+ * slash is allowed. The route tree matches the same paths; a test holds the two together.
+ */
+export function matchPage(pathname: string): PageName | null {
+  const parts = pathname.replace(/\/+$/, '').split('/').slice(1)
+  for (const [name, page] of Object.entries(PAGES) as [PageName, { path: string }][]) {
+    const pattern = page.path === '/' ? [] : page.path.split('/').slice(1)
+    if (pattern.length === parts.length && pattern.every((seg, i) => segmentMatches(seg, parts[i] ?? ''))) return name
+  }
+  return null
+}
+
+function segmentMatches(pattern: string, raw: string): boolean {
+  if (!pattern.startsWith('$')) return pattern === raw
+  if (raw === '') return false
+  try {
+    const value = decodeURIComponent(raw)
+    return pattern === '$ordinal' ? ORDINAL.test(value) : true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,176 @@
+import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router'
+import { lazy, Suspense, useEffect } from 'react'
+import { PAGES, type PageName } from '../../contract/pages'
+import { setSessionLostHandler } from '../api/client'
+import { useExportJobs } from '../api/export-store'
+import { accessOf, useMe, type Access } from '../api/me'
+import { ThemeToggle } from '../components/theme-toggle'
+import { usePhoneLibrary } from '../lib/phone'
+
+const loadTray = () => import('../components/export-tray')
+const ExportTray = lazy(() => loadTray().then((m) => ({ default: m.ExportTray })))
+/** The export tray's code, for the quiet-time preload (main.tsx). */
+export const preloadTray = () => loadTray().then(() => undefined)
+// Shell parts the first paint does without load after it: the entry chunk stays within its budget.
+const SavedViewsNav = lazy(() => import('../features/views/views-nav').then((m) => ({ default: m.SavedViewsNav })))
+const HeaderIndexing = lazy(() => import('./header-indexing').then((m) => ({ default: m.HeaderIndexing })))
+const NeedsReplyCount = lazy(() => import('./needs-reply-count').then((m) => ({ default: m.NeedsReplyCount })))
+const UserMenu = lazy(() => import('../features/access/user-menu').then((m) => ({ default: m.UserMenu })))
+
+const DESK_PAGES: ReadonlySet<PageName | null> = new Set(['opt-outs', 'customer', 'quiet-hours', 'segments'])
+const NUMBER_PAGES: ReadonlySet<PageName | null> = new Set(['numbers', 'history', 'thread', 'message'])
+
+/** The page the router shows, by its name in contract/pages.ts (null on the not-found page). */
+function useCurrentPage(): PageName | null {
+  const routeId = useRouterState({ select: (s) => s.matches[s.matches.length - 1]?.routeId })
+  for (const [name, page] of Object.entries(PAGES) as [PageName, { path: string }][]) if (page.path === routeId) return name
+  return null
+}
+
+/**
+ * Who the pages are shown to. 'unknown' only while the server has not said who is signed in;
+ * when it could not say, pages offer what a viewer gets: the safe reading. Never admin on a guess.
+ */
+export function usePageAccess(): Access {
+  const meQ = useMe()
+  if (meQ.isPending) return 'unknown'
+  const access = accessOf(meQ.data)
+  return access === 'unknown' ? 'viewer' : access
+}
+
+const NAV_LINK = 'text-sm text-slate-700 underline-offset-2 hover:underline aria-[current=page]:font-semibold'
+/** The router marks an exact match as current itself; the rest (a history under Numbers) is said here. */
+const navProps = (current: boolean) => ({
+  className: NAV_LINK,
+  'aria-current': current ? ('page' as const) : undefined,
+  activeOptions: { exact: true, includeSearch: false },
+  activeProps: {},
+})
+
+/** The shell around every page: header, navigation, the page (`Outlet`), the export tray. */
+export function Layout() {
+  const page = useCurrentPage()
+  const navigate = useNavigate()
+  const meQ = useMe()
+  const me = meQ.data
+  // A number formatted before libphonenumber was here is written again once it is (lib/phone.ts).
+  usePhoneLibrary()
+  // The tray (and the streaming code behind it) loads with the first export.
+  const exporting = useExportJobs().length > 0
+  const isAdmin = accessOf(me) === 'admin'
+
+  // Our own server said the session is gone: sign in, then come back here.
+  useEffect(() => {
+    setSessionLostHandler(() => {
+      const here = window.location.pathname + window.location.search
+      if (window.location.pathname !== '/signin') void navigate({ to: '/signin', search: { next: here }, replace: true })
+    })
+    return () => setSessionLostHandler(null)
+  }, [navigate])
+
+  return (
+    <div className="min-h-screen">
+      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:bg-white focus:p-2">
+        Skip to content
+      </a>
+      <header className="border-b border-slate-200 bg-white print:hidden">
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-4 px-4 py-3">
+          <Link to="/" className="text-lg font-bold text-blue-800" activeProps={{}}>
+            Switchboard
+          </Link>
+          <nav aria-label="Main" className="flex flex-wrap gap-4">
+            <Link to="/" {...navProps(NUMBER_PAGES.has(page))}>
+              Numbers
+            </Link>
+            <Link to="/search" {...navProps(page === 'search')}>
+              Search
+            </Link>
+            <Link to="/charts" {...navProps(page === 'charts')}>
+              Charts
+            </Link>
+            <NeedsReplyNavLink current={page === 'needs-reply'} signedIn={!!me && (me.mode === 'local' || me.user !== null)} />
+            <Link to="/desk/opt-outs" {...navProps(DESK_PAGES.has(page))}>
+              Desk
+            </Link>
+            <Link to="/index" {...navProps(page === 'index')}>
+              Index
+            </Link>
+            {/* Admin pages only once the server has said so: "not loaded yet" is not admin. */}
+            {isAdmin && me && me.mode !== 'local' ? (
+              <>
+                <Link to="/admin/users" {...navProps(page === 'users')}>
+                  Users
+                </Link>
+                <Link to="/admin/access-log" {...navProps(page === 'access-log')}>
+                  Access log
+                </Link>
+              </>
+            ) : null}
+          </nav>
+          <div className="ml-auto flex items-center gap-3">
+            <Suspense fallback={null}>
+              <HeaderIndexing />
+            </Suspense>
+            <ThemeToggle />
+            {/* Nothing to show in local mode: its code is not even fetched there. */}
+            {me && me.mode !== 'local' ? (
+              <Suspense fallback={null}>
+                <UserMenu />
+              </Suspense>
+            ) : null}
+          </div>
+        </div>
+        <Suspense fallback={null}>
+          <SavedViewsNav />
+        </Suspense>
+      </header>
+      <main id="main" className="mx-auto max-w-7xl px-4 py-4" tabIndex={-1}>
+        <Outlet />
+      </main>
+      {exporting ? (
+        <Suspense fallback={null}>
+          <ExportTray />
+        </Suspense>
+      ) : null}
+    </div>
+  )
+}
+
+/** "Needs reply" with the number of customers waiting (its code loads after the first paint). */
+function NeedsReplyNavLink({ current, signedIn }: { current: boolean; signedIn: boolean }) {
+  return (
+    <Link to="/desk/needs-reply" {...navProps(current)}>
+      Needs reply
+      <Suspense fallback={null}>
+        <NeedsReplyCount signedIn={signedIn} />
+      </Suspense>
+    </Link>
+  )
+}
+
+/** An admin page opened by someone who is not (yet known to be) an admin: say so, not "not found". */
+export function ForAdmins({ access, what }: { access: Access; what: string }) {
+  if (access === 'unknown') return <p role="status">Checking who is signed in…</p>
+  return (
+    <section aria-labelledby="for-admins-heading">
+      <h1 id="for-admins-heading" className="text-xl font-semibold">
+        {what} is for admins
+      </h1>
+      <p className="mt-2">
+        You are signed in as a viewer, so this page is not open to you. An admin of your team can open it, or make you an admin.{' '}
+        <Link to="/">Go to the numbers list</Link>.
+      </p>
+    </section>
+  )
+}
+
+export function NotFound() {
+  return (
+    <section>
+      <h1 className="text-xl font-semibold">Page not found</h1>
+      <p className="mt-2">
+        There is nothing at this address. <Link to="/">Go to the numbers list</Link>.
+      </p>
+    </section>
+  )
+}

@@ -1,0 +1,24 @@
+import { useQuery } from '@tanstack/react-query'
+import { needsReplyQuery } from '../api/desk'
+import { useIndexStatus } from '../api/index-status'
+import { formatCount } from '../lib/count'
+
+/**
+ * The number of customers waiting, beside "Needs reply" in the navigation: asked for once the
+ * index is known to be on and someone is signed in (a count is a read of customer data, logged
+ * like any other). Its own chunk: the desk's API code is not in the entry.
+ */
+export function NeedsReplyCount({ signedIn }: { signedIn: boolean }) {
+  const index = useIndexStatus()
+  // Asked again when the window regains focus, not on a timer: each ask is an access-log entry.
+  const q = useQuery({ ...needsReplyQuery(null, 1), enabled: signedIn && index.available, refetchInterval: false })
+  const total = q.data?.total
+  if (total === undefined) return null
+  return (
+    <span className="ml-1 rounded-full bg-amber-100 px-1.5 text-xs font-semibold text-amber-950 tabular-nums">
+      <span className="sr-only">: </span>
+      {formatCount(total)}
+      <span className="sr-only"> waiting</span>
+    </span>
+  )
+}

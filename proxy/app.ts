@@ -1,6 +1,7 @@
 import { createServer, METHODS, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { fastify, type FastifyInstance, type FastifyRequest, type onRequestAsyncHookHandler } from 'fastify'
+import { fastify, type FastifyInstance, type FastifyRequest, type FastifySchema, type onRequestAsyncHookHandler } from 'fastify'
+import { validatorCompiler } from 'fastify-type-provider-zod'
 import { allows } from '../contract/roles.ts'
 import { operationRoutes } from './api.ts'
 import { allowedHostnamesFor, canonicalPathProblem, hostProblem, MAX_TARGET_CHARS, originProblem, targetProblem } from './checks.ts'
@@ -8,8 +9,9 @@ import type { Config } from './config.ts'
 import { ProxyError } from './errors.ts'
 import type { Forwarder } from './forward.ts'
 import type { AccessGate, Principal, RequestContext, RouteSpec } from './http-types.ts'
-import { sendError, sendJson } from './http.ts'
+import { readJsonBody, sendError, sendJson } from './http.ts'
 import { allowedByPath, checkRouteTable, methodsOf, paramsFor } from './route-table.ts'
+import { isValidationFailure, NO_PARAMS, parseQueryString, schemaProblem } from './schema.ts'
 import { createStatic } from './static.ts'
 
 /**
@@ -118,8 +120,8 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     access: 'public',
     reads: null,
     head: true,
-    handle: async (_req, res, url) => {
-      if (url.search) throw new ProxyError(400, { kind: 'invalid_request', field: 'query', message: '/api/meta takes no parameters.' })
+    schema: NO_PARAMS,
+    handle: async (_req, res) => {
       sendJson(res, 200, { historyPageCap: config.historyPageCap, timeZone: 'UTC', ...deps.meta?.() })
     },
   }
@@ -159,6 +161,9 @@ export function createApp(config: Config, deps: AppDeps): Handler {
   function fromFramework(err: unknown): ProxyError | undefined {
     const e = err as { code?: unknown; statusCode?: unknown } | null
     if (typeof e?.code !== 'string' || !e.code.startsWith('FST_')) return undefined
+    // A Content-Type header that is not a media type at all: refused as a body in any other type is.
+    if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+      return new ProxyError(415, { kind: 'invalid_request', field: 'content-type', message: 'The Content-Type header is not a media type.' })
     const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 400
     const refused = new ProxyError(status, {
       kind: 'invalid_request',
@@ -179,7 +184,13 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     // answered as usual rather than with Fastify's own 503 body, which is not the envelope.
     return503OnClosing: false,
     forceCloseConnections: true,
-    routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: MAX_TARGET_CHARS, caseSensitive: true },
+    routerOptions: {
+      ignoreTrailingSlash: false,
+      ignoreDuplicateSlashes: false,
+      maxParamLength: MAX_TARGET_CHARS,
+      caseSensitive: true,
+      querystringParser: parseQueryString,
+    },
     serverFactory: (fastifyHandler) => {
       const server: Server = createServer(
         {
@@ -219,9 +230,14 @@ export function createApp(config: Config, deps: AppDeps): Handler {
       socket.destroy()
     },
   })
-  // The handlers read their own bodies (one set of limits and codings, http.ts's readBody), so
-  // Fastify is told no method carries a body for it to parse.
-  for (const m of ALL_METHODS) app.addHttpMethod(m, { hasBody: false, overrideExisting: true })
+  // Bodies are read by http.ts (one set of limits and codings), in a row's preValidation when it
+  // declares one, else by its handler: Fastify's own parsers are replaced by one that reads
+  // nothing. POST and DELETE carry bodies, so Fastify validates a row's body schema on them.
+  for (const m of ALL_METHODS) app.addHttpMethod(m, { hasBody: m === 'POST' || m === 'DELETE', overrideExisting: true })
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined))
+  // Each row's zod schemas are checked by zod itself; a failure reaches the error handler below.
+  app.setValidatorCompiler(validatorCompiler)
 
   // The request target, the Host header and, for /api, the canonical path and where the request comes from.
   app.addHook('onRequest', async (request) => {
@@ -297,11 +313,19 @@ export function createApp(config: Config, deps: AppDeps): Handler {
   // One Fastify route per row of the table.
   for (const spec of routes) {
     const config: RouteConfig = { spec, pattern: spec.path }
-    app.route({
+    const schema: FastifySchema = spec.schema
+    app.route<{ Params: Record<string, string>; Body: unknown; Querystring: unknown }, RouteConfig>({
       method: methodsOf(spec),
       url: spec.path,
       config,
+      schema,
       onRequest: access(spec),
+      // Before validation: the path's `:name` values as sent (not the router's decoding), and a
+      // declared body, read with the one set of limits and codings (413, 415, invalid JSON).
+      preValidation: async (request) => {
+        request.params = paramsFor(spec.path, pathOf(request.raw.url ?? '/')) ?? {}
+        if (spec.schema.body) request.body = await (spec.readBody ?? readJsonBody)(request.raw)
+      },
       handler: (request, reply) => {
         // The row's handler answers on the raw response itself (streams, compression, the envelope).
         reply.hijack()
@@ -309,11 +333,11 @@ export function createApp(config: Config, deps: AppDeps): Handler {
         const res = reply.raw
         const rawUrl = req.url ?? '/'
         const state = states.get(req) ?? { principal: null, logged: false }
-        const params = paramsFor(spec.path, pathOf(rawUrl)) ?? {}
+        const input = { query: request.query, body: request.body, params: request.params }
         try {
           // The URL base is fixed, never the Host header; the path was matched as sent.
           spec
-            .handle(req, res, new URL(rawUrl, 'http://localhost'), contextFor(request, spec, state), params)
+            .handle(req, res, new URL(rawUrl, 'http://localhost'), contextFor(request, spec, state), input)
             .catch((err: unknown) => fail(req, res, err))
         } catch (err) {
           fail(req, res, err)
@@ -354,6 +378,9 @@ export function createApp(config: Config, deps: AppDeps): Handler {
 
   app.setErrorHandler((err, request, reply) => {
     reply.hijack()
+    // A row's schema refused the request: the envelope's 400, naming the field.
+    if (isValidationFailure(err))
+      return fail(request.raw, reply.raw, schemaProblem(err, err.validationContext === 'body' ? request.body : request.query))
     fail(request.raw, reply.raw, err)
   })
 

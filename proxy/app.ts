@@ -163,7 +163,11 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     if (typeof e?.code !== 'string' || !e.code.startsWith('FST_')) return undefined
     // A Content-Type header that is not a media type at all: refused as a body in any other type is.
     if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
-      return new ProxyError(415, { kind: 'invalid_request', field: 'content-type', message: 'The Content-Type header is not a media type.' })
+      return new ProxyError(415, {
+        kind: 'invalid_request',
+        field: 'content-type',
+        message: 'The Content-Type header is not a media type.',
+      })
     const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 400
     const refused = new ProxyError(status, {
       kind: 'invalid_request',

@@ -113,7 +113,7 @@ async function handleOperation(
 /** A page's range as the browser reports it shown: the history operation's own fields and rules. */
 const shownBody = (pageCap: number) =>
   jsonBody(
-    { number: z.unknown(), tid: z.unknown(), start: z.unknown(), end: z.unknown() },
+    { number: z.unknown().optional(), tid: z.unknown().optional(), start: z.unknown().optional(), end: z.unknown().optional() },
     (name) => `Unknown field ${name}: send number, tid, start and end.`,
   ).transform(
     checked((body: Record<string, unknown>) => {

@@ -73,13 +73,16 @@ export function jsonBody<S extends z.ZodRawShape>(shape: S, unknown: (name: stri
  * at that field. A query name sent twice arrives as an array and is refused as a repeat.
  */
 export function param<T>(read: (value: string | undefined) => T) {
-  return z.unknown().transform((v, ctx) => {
-    if (v !== undefined && typeof v !== 'string') {
-      ctx.addIssue({ code: 'custom', message: 'was sent more than once or is not text.' })
-      return z.NEVER
-    }
-    return checked(read)(v, ctx)
-  })
+  return z
+    .unknown()
+    .optional()
+    .transform((v, ctx) => {
+      if (v !== undefined && typeof v !== 'string') {
+        ctx.addIssue({ code: 'custom', message: 'was sent more than once or is not text.' })
+        return z.NEVER
+      }
+      return checked(read)(v, ctx)
+    })
 }
 
 /**

@@ -53,7 +53,10 @@ const NEW_USER = z.looseObject({}).transform(
 /** A change: at least one of role, password (checked against the user's name by changeUser) and disabled. */
 const USER_CHANGE = jsonBody(
   {
-    role: z.unknown().transform(checked(userCheck((raw) => (raw === undefined ? undefined : checkRole(raw))))),
+    role: z
+      .unknown()
+      .optional()
+      .transform(checked(userCheck((raw) => (raw === undefined ? undefined : checkRole(raw))))),
     password: z.string({ error: 'password must be a string.' }).optional(),
     disabled: z.boolean({ error: 'disabled must be true or false.' }).optional(),
   },

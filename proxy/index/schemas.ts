@@ -108,7 +108,7 @@ const TID = /^[A-Za-z0-9_-]{1,64}$/
 
 /** A sync of one number (its tid needed when the index has not seen it) or of all. */
 export const SYNC_BODY = jsonBody(
-  { number: z.unknown(), tid: z.unknown(), all: z.unknown() },
+  { number: z.unknown().optional(), tid: z.unknown().optional(), all: z.unknown().optional() },
   (name) => `Unknown field "${name}": send number (and tid) or all.`,
 ).transform(
   checked((body): { all: true } | { all: false; number: string; tid?: string } => {
@@ -129,7 +129,7 @@ export const SYNC_BODY = jsonBody(
 
 /** Forget one number's messages, or all. */
 export const FORGET_BODY = jsonBody(
-  { number: z.unknown(), all: z.unknown() },
+  { number: z.unknown().optional(), all: z.unknown().optional() },
   (name) => `Unknown field "${name}": send number or all.`,
 ).transform(
   checked((body): string | null => {

@@ -1,11 +1,11 @@
-import type { IncomingMessage } from 'node:http'
 import { invalid } from '../errors.ts'
 import { z } from 'zod'
-import { route, type RequestContext, type RouteHandler, type RouteSpec } from '../http-types.ts'
+import { route, type RouteHandler, type RouteSpec } from '../http-types.ts'
 import { SECURITY_HEADERS, sendJson } from '../http.ts'
 import { checked, NO_PARAMS, param, query } from '../schema.ts'
 import { csvCell } from '../../contract/csv.ts'
 import { CSV_HEADER, csvLine, decodeCursor, encodeCursor, listEntries, verifyLog, type LogFilters } from './access-log.ts'
+import { auditAs } from './route-helpers.ts'
 import type { RouteDeps } from './routes.ts'
 
 /** The access log's routes: the list (a logged read: it shows which customers were read), its CSV, the chain's verdict. */
@@ -85,9 +85,6 @@ const LIST_QUERY = query({
 }).transform(checked((q) => ({ ...q, ...logFilters(q) })))
 
 const EXPORT_QUERY = query(FILTERS).transform(checked(logFilters))
-
-const auditAs = (d: RouteDeps, req: IncomingMessage, ctx: RequestContext) => (action: string, details: Record<string, unknown>) =>
-  d.audit(ctx.principal, d.addressOf(req), action, details)
 
 const accessLogList =
   (d: RouteDeps): RouteHandler<z.output<typeof LIST_QUERY>> =>

@@ -5,6 +5,7 @@ import { route, type AccessGate, type Principal, type RouteSpec } from '../http-
 import { sendJson } from '../http.ts'
 import { NO_PARAMS, NO_QUERY } from '../schema.ts'
 import type { AccessConfig } from './config.ts'
+import { secureFor } from './route-helpers.ts'
 import type { LimitRules } from './limits.ts'
 import { accessLogRoutes } from './log-routes.ts'
 import type { ScryptParams } from './passwords.ts'
@@ -43,7 +44,6 @@ export interface RouteDeps {
 
 export function createAuthRoutes(d: RouteDeps): RouteSpec[] {
   const { cfg, db } = d
-  const secureFor = (req: IncomingMessage) => ({ secure: cfg.trustProxy || Boolean((req.socket as { encrypted?: boolean }).encrypted) })
 
   const signIn = createSignIn(d)
 
@@ -54,7 +54,12 @@ export function createAuthRoutes(d: RouteDeps): RouteSpec[] {
       await deleteSession(db, id)
       if (user) d.record(user.name, 'password', d.addressOf(req), 'signout', {})
     }
-    sendJson(res, 200, { mode: cfg.mode, user: null }, cfg.mode === 'password' ? { 'set-cookie': clearSessionCookie(secureFor(req)) } : {})
+    sendJson(
+      res,
+      200,
+      { mode: cfg.mode, user: null },
+      cfg.mode === 'password' ? { 'set-cookie': clearSessionCookie(secureFor(cfg, req)) } : {},
+    )
   }
 
   async function me(req: IncomingMessage, res: ServerResponse) {

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { ProxyError } from '../errors.ts'
 import { sendError, sendJson } from '../http.ts'
 import type { AccessConfig } from './config.ts'
+import { secureFor } from './route-helpers.ts'
 import { admitAttempt, createCheckGate, recordSuccess, type LimitRules } from './limits.ts'
 import { PASSWORD_MAX, verifyPassword } from './passwords.ts'
 import { createSession, deleteSession, sessionCookie, sessionSetCookie, type SessionTimes } from './sessions.ts'
@@ -43,7 +44,6 @@ function tooMany(res: ServerResponse, field: string, message: string, retryAfter
 export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerResponse, body: SignInBody) => Promise<void> {
   const { cfg, db } = d
   const gate = createCheckGate(d.limits.checks)
-  const secureFor = (req: IncomingMessage) => ({ secure: cfg.trustProxy || Boolean((req.socket as { encrypted?: boolean }).encrypted) })
 
   /** Counts the attempt, then (if admitted) checks the password: the part that holds a turn. */
   async function attempt(rawName: string, key: string, password: string, address: string) {
@@ -99,7 +99,7 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
       res,
       200,
       { mode: cfg.mode, user: { name: user.name, role: user.role } },
-      { 'set-cookie': sessionSetCookie(session.id, secureFor(req)) },
+      { 'set-cookie': sessionSetCookie(session.id, secureFor(cfg, req)) },
     )
   }
 }

@@ -1,9 +1,9 @@
-import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'
 import { ProxyError, invalid } from '../errors.ts'
-import { route, type RequestContext, type RouteHandler, type RouteSpec } from '../http-types.ts'
+import { route, type RouteHandler, type RouteSpec } from '../http-types.ts'
 import { sendJson } from '../http.ts'
 import { checked, jsonBody, NO_PARAMS, NO_QUERY } from '../schema.ts'
+import { auditAs } from './route-helpers.ts'
 import type { RouteDeps } from './routes.ts'
 import {
   addUser,
@@ -26,9 +26,6 @@ function fromUserError(err: UserError): ProxyError {
     return new ProxyError(409, { kind: 'invalid_request', field: err.field, message: err.message })
   return invalid(err.field, err.message)
 }
-
-const auditAs = (d: RouteDeps, req: IncomingMessage, ctx: RequestContext) => (action: string, details: Record<string, unknown>) =>
-  d.audit(ctx.principal, d.addressOf(req), action, details)
 
 /** A users.ts check as a schema's: its UserError is the envelope's 400 naming the field. */
 const userCheck =

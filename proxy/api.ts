@@ -1,20 +1,27 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { OPERATIONS, type Operation } from '../contract/api.ts'
+import { z } from 'zod'
+import { checkParams, OPERATIONS, type Operation } from '../contract/api.ts'
 import type { Config } from './config.ts'
 import { ProxyError, invalid } from './errors.ts'
 import type { Forwarder } from './forward.ts'
-import type { RequestContext, RouteSpec } from './http-types.ts'
-import { parseJsonText, readBody, readJsonBody, safeFieldName, sendJson, sendJsonText } from './http.ts'
-import { validate, type Fields } from './validate.ts'
+import { route, type RequestContext, type RouteSpec } from './http-types.ts'
+import { parseJsonText, readBody, safeFieldName, sendJson, sendJsonText } from './http.ts'
+import { checked, jsonBody, query } from './schema.ts'
 
 /**
- * The three upstream operations: read the browser's fields, validate them, forward them with
- * the account's credentials and pass the upstream's JSON through byte for byte.
+ * The three upstream operations: read the browser's fields, validate them by the wire
+ * contract's rules (contract/api.ts `checkParams`: each message names the field), forward them
+ * with the account's credentials and pass the upstream's JSON through byte for byte. Only the
+ * operation's own parameters are forwarded; credentials and anything else the browser sent are
+ * dropped (the proxy attaches its own, see forward.ts).
  */
 
+/** A form's or a JSON object's fields, each name with every value it was sent with. */
+export type Fields = Record<string, string[]>
+
 export function parseFields(body: Buffer, contentType: string): Fields {
-  const fields: Fields = new Map()
-  const add = (k: string, v: string) => fields.set(k, [...(fields.get(k) ?? []), v])
+  const fields: Fields = Object.create(null) as Fields
+  const add = (k: string, v: string) => (fields[k] = [...(fields[k] ?? []), v])
   const type = contentType.split(';')[0]?.trim().toLowerCase() ?? ''
   if (body.length === 0) return fields
   if (type === 'application/x-www-form-urlencoded') {
@@ -38,6 +45,19 @@ export function parseFields(body: Buffer, contentType: string): Fields {
   })
 }
 
+/** An operation's fields by the contract's rules: its own parameters, in the contract's order. */
+const operationFields = (op: Operation, pageCap: number) =>
+  z.record(z.string(), z.array(z.string())).transform(
+    checked((fields: Fields) => {
+      const result = checkParams(op, (name) => fields[name], pageCap)
+      if (!result.ok) throw invalid(result.field, result.message)
+      return result.params
+    }),
+  )
+
+/** The upstream operations take their parameters in the body only, so nothing rides along unseen. */
+const BODY_ONLY = query({}, { unknown: (name) => `${name}: send parameters in the POST body, not the query string.` })
+
 /**
  * The upstream operations' rows of the route table. Only a page of history shows customer data
  * (bodies, parties, media links); the numbers lists are the account's own numbers. A history
@@ -49,31 +69,28 @@ export function operationRoutes(
   forwarder: Forwarder,
   onHistoryServed?: (number: string, tid: string) => void,
 ): RouteSpec[] {
-  const route = (op: Operation): RouteSpec => ({
-    method: 'POST',
-    path: `/api/${op}`,
-    access: 'signed-in',
-    reads: op === 'smshistory' ? 'history.view' : null,
-    handle: (req, res, url, ctx) => handleOperation(config, forwarder, req, res, url, ctx, op, onHistoryServed),
-  })
-  return [...OPERATIONS.map(route), historyShownRoute(config)]
+  const row = (op: Operation): RouteSpec =>
+    route({
+      method: 'POST',
+      path: `/api/${op}`,
+      access: 'signed-in',
+      reads: op === 'smshistory' ? 'history.view' : null,
+      schema: { querystring: BODY_ONLY, body: operationFields(op, config.historyPageCap) },
+      readBody: async (req) => parseFields(await readBody(req), String(req.headers['content-type'] ?? '')),
+      handle: (req, res, _url, ctx, { body }) => handleOperation(forwarder, req, res, ctx, op, body, onHistoryServed),
+    })
+  return [...OPERATIONS.map(row), historyShownRoute(config)]
 }
 
 async function handleOperation(
-  config: Config,
   forwarder: Forwarder,
   req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
   ctx: RequestContext,
   op: Operation,
+  params: Array<[string, string]>,
   onHistoryServed?: (number: string, tid: string) => void,
 ): Promise<void> {
-  // The upstream operations take their parameters in the body only, so nothing rides along unseen.
-  if (url.search) throw invalid('query', 'Send parameters in the POST body, not the query string.')
-  const body = await readBody(req)
-  const fields = parseFields(body, String(req.headers['content-type'] ?? ''))
-  const params = validate(op, fields, config.historyPageCap)
   const controller = new AbortController()
   res.on('close', () => {
     if (!res.writableFinished) controller.abort()
@@ -93,31 +110,42 @@ async function handleOperation(
   sendJsonText(res, 200, result.body)
 }
 
+/** A page's range as the browser reports it shown: the history operation's own fields and rules. */
+const shownBody = (pageCap: number) =>
+  jsonBody(
+    { number: z.unknown().optional(), tid: z.unknown().optional(), start: z.unknown().optional(), end: z.unknown().optional() },
+    (name) => `Unknown field ${name}: send number, tid, start and end.`,
+  ).transform(
+    checked((body: Record<string, unknown>) => {
+      const given: Fields = {}
+      for (const [name, value] of [
+        ['number', body.number],
+        ['tid', body.tid],
+        ['history_start', body.start],
+        ['history_end', body.end],
+      ] as const)
+        if (typeof value === 'string' || typeof value === 'number') given[name] = [String(value)]
+      const result = checkParams('smshistory', (name) => given[name], pageCap)
+      if (!result.ok) throw invalid(result.field, result.message)
+      const p = Object.fromEntries(result.params)
+      return { number: p.number ?? '', tid: p.tid ?? '', start: Number(p.history_start), end: Number(p.history_end) }
+    }),
+  )
+
 /** The browser showed a page it had fetched ahead: that is when it was read. */
 function historyShownRoute(config: Config): RouteSpec {
-  return {
+  return route({
     method: 'POST',
     path: '/api/history/shown',
     access: 'signed-in',
     reads: 'history.view',
-    handle: async (req, res, url, ctx) => {
-      if (url.search) throw invalid('query', 'Send the fields in the JSON body.')
-      const body = await readJsonBody(req)
-      for (const k of Object.keys(body))
-        if (!['number', 'tid', 'start', 'end'].includes(k))
-          throw invalid(safeFieldName(k), `Unknown field ${safeFieldName(k)}: send number, tid, start and end.`)
-      const fields: Fields = new Map(
-        Object.entries({
-          number: body.number,
-          tid: body.tid,
-          history_start: body.start,
-          history_end: body.end,
-        }).map(([k, v]) => [k, typeof v === 'string' || typeof v === 'number' ? [String(v)] : []]),
-      )
-      for (const [k, v] of fields) if (v.length === 0) fields.delete(k)
-      const p = Object.fromEntries(validate('smshistory', fields, config.historyPageCap))
-      await ctx.logRead({ number: p.number, tid: p.tid, start: Number(p.history_start), end: Number(p.history_end), prefetched: true })
+    schema: {
+      querystring: query({}, { unknown: (name) => `${name}: send the fields in the JSON body.` }),
+      body: shownBody(config.historyPageCap),
+    },
+    handle: async (_req, res, _url, ctx, { body }) => {
+      await ctx.logRead({ ...body, prefetched: true })
       sendJson(res, 200, { recorded: true })
     },
-  }
+  })
 }

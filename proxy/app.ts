@@ -1,6 +1,7 @@
 import { createServer, METHODS, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { fastify, type FastifyInstance, type FastifyRequest, type onRequestAsyncHookHandler } from 'fastify'
+import { fastify, type FastifyInstance, type FastifyRequest, type FastifySchema, type onRequestAsyncHookHandler } from 'fastify'
+import { validatorCompiler } from 'fastify-type-provider-zod'
 import { allows } from '../contract/roles.ts'
 import { operationRoutes } from './api.ts'
 import { allowedHostnamesFor, canonicalPathProblem, hostProblem, MAX_TARGET_CHARS, originProblem, targetProblem } from './checks.ts'
@@ -8,8 +9,9 @@ import type { Config } from './config.ts'
 import { ProxyError } from './errors.ts'
 import type { Forwarder } from './forward.ts'
 import type { AccessGate, Principal, RequestContext, RouteSpec } from './http-types.ts'
-import { sendError, sendJson } from './http.ts'
+import { readJsonBody, sendError, sendJson } from './http.ts'
 import { allowedByPath, checkRouteTable, methodsOf, paramsFor } from './route-table.ts'
+import { isValidationFailure, NO_PARAMS, parseQueryString, schemaProblem } from './schema.ts'
 import { createStatic } from './static.ts'
 
 /**
@@ -107,6 +109,160 @@ function requireLoggedRead(res: ServerResponse, route: RouteSpec, state: Request
   }) as ServerResponse['writeHead']
 }
 
+/** Fastify's own refusals (a URL its router cannot decode, a parameter over its length), in the project's words. */
+function fromFramework(err: unknown): ProxyError | undefined {
+  const e = err as { code?: unknown; statusCode?: unknown } | null
+  if (typeof e?.code !== 'string' || !e.code.startsWith('FST_')) return undefined
+  // A Content-Type header that is not a media type at all: refused as a body in any other type is.
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return new ProxyError(415, {
+      kind: 'invalid_request',
+      field: 'content-type',
+      message: 'The Content-Type header is not a media type.',
+    })
+  const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 400
+  const refused = new ProxyError(status, {
+    kind: 'invalid_request',
+    field: 'path',
+    message: 'Bad request: the server could not read it.',
+  })
+  closeAfter.add(refused)
+  return refused
+}
+
+/** Node's own answers to a request it could not parse (400, 431 headers too large, 408 too slow), with the envelope. */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (err.code !== 'ECONNRESET' && socket.writable && !pending?.headersSent) {
+    const [status, reason, message] =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request took too long to arrive.']
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
+          : [400, 'Bad Request', 'The request is not valid HTTP.']
+    const body = JSON.stringify({ error: { kind: 'invalid_request', message } })
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy()
+}
+
+/** What a row's handler is told of its request: who, from where, and how to log what it shows. */
+function contextFor(
+  request: FastifyRequest,
+  spec: RouteSpec,
+  state: RequestState,
+  gate: AccessGate | undefined,
+  logFailure: (line: string) => void,
+): RequestContext {
+  const req = request.raw
+  const { principal } = state
+  // Behind a trusted reverse proxy the gate knows the real client's address; else the socket's.
+  const address = gate?.clientAddress?.(req) ?? req.socket.remoteAddress ?? ''
+  return {
+    principal,
+    address,
+    audit: (action, details) => {
+      try {
+        gate?.audit(principal, address, action, details)
+      } catch (err) {
+        logFailure(`audit ${action} failed: ${causeOf(err)}`)
+      }
+    },
+    logRead: async (details, action) => {
+      const name = action ?? spec.reads
+      if (!name) throw new Error(`${spec.method} ${spec.path} declares no read`)
+      if (gate) {
+        try {
+          await gate.recordRead(principal, address, name, details)
+        } catch (err) {
+          logFailure(`access log: could not record ${name}: ${causeOf(err)}`)
+          throw new ProxyError(503, {
+            kind: 'server_error',
+            message: 'The access log could not record this read, so it was refused. Try again; if it persists, tell an admin.',
+          })
+        }
+      }
+      state.logged = true
+    },
+  }
+}
+
+/** A declared path with a method its rows do not take: 405 naming the ones they do. */
+function addMethodNotAllowed(app: FastifyInstance, routes: readonly RouteSpec[]): void {
+  for (const [path, allow] of allowedByPath(routes)) {
+    const others = ALL_METHODS.filter((m) => !allow.includes(m))
+    const config: RouteConfig = { allow, pattern: path }
+    app.route({
+      method: others,
+      url: path,
+      config,
+      handler: (request, reply) => {
+        reply.hijack()
+        request.raw.resume()
+        sendError(
+          reply.raw,
+          new ProxyError(405, { kind: 'invalid_request', field: 'method', message: `Use ${allow.join(' or ')} for ${path.slice(0, 80)}.` }),
+          { allow: allow.join(', ') },
+        )
+      },
+    })
+  }
+}
+
+const notFound = (path: string) =>
+  new ProxyError(404, { kind: 'not_found', field: 'path', message: `There is no API at ${path.slice(0, 80)}.` })
+
+/** The request target, the Host header and, for /api, the canonical path and where the request comes from. */
+const checkRequest =
+  (allowedHostnames: ReturnType<typeof allowedHostnamesFor>): onRequestAsyncHookHandler =>
+  async (request) => {
+    const req = request.raw
+    const rawUrl = req.url ?? '/'
+    const problem = targetProblem(rawUrl) ?? hostProblem(req)
+    if (problem) {
+      closeAfter.add(problem)
+      throw problem
+    }
+    const path = pathOf(rawUrl)
+    if (!isApi(path)) return
+    const refused = canonicalPathProblem(path) ?? originProblem(req, allowedHostnames)
+    if (refused) throw refused
+    // The route that runs is the path that was sent: the framework's router ends a path at `#`.
+    const route = request.routeOptions.config as Partial<RouteConfig>
+    if (route.pattern !== undefined && !paramsFor(route.pattern, path)) throw notFound(path)
+  }
+
+/** The row's access level, enforced before its handler runs. */
+const access =
+  (spec: RouteSpec, gate: AccessGate | undefined, states: WeakMap<IncomingMessage, RequestState>): onRequestAsyncHookHandler =>
+  async (request, reply) => {
+    const req = request.raw
+    const principal = gate ? await gate.identify(req) : LOCAL_ADMIN
+    if (!allows(principal?.role ?? null, spec.access)) {
+      req.resume()
+      if (!principal) throw new ProxyError(401, { kind: 'unauthorized', field: 'session', message: 'Sign in first.' })
+      throw new ProxyError(403, { kind: 'forbidden', message: 'Only an admin may do this.' })
+    }
+    const state: RequestState = { principal, logged: false }
+    states.set(req, state)
+    if (spec.reads) requireLoggedRead(reply.raw, spec, state)
+  }
+
+/**
+ * Bodies are read by http.ts (one set of limits and codings), in a row's preValidation when it
+ * declares one, else by its handler: Fastify's own parsers are replaced by one that reads
+ * nothing. POST and DELETE carry bodies, so Fastify validates a row's body schema on them; each
+ * row's zod schemas are checked by zod itself, and a failure reaches the one error handler.
+ */
+function readRowsBodies(app: FastifyInstance): void {
+  for (const m of ALL_METHODS) app.addHttpMethod(m, { hasBody: m === 'POST' || m === 'DELETE', overrideExisting: true })
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined))
+  app.setValidatorCompiler(validatorCompiler)
+}
+
 export function createApp(config: Config, deps: AppDeps): Handler {
   const { forwarder, log, gate } = deps
   const logFailure = log ?? ((line: string) => console.error(line))
@@ -118,8 +274,8 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     access: 'public',
     reads: null,
     head: true,
-    handle: async (_req, res, url) => {
-      if (url.search) throw new ProxyError(400, { kind: 'invalid_request', field: 'query', message: '/api/meta takes no parameters.' })
+    schema: NO_PARAMS,
+    handle: async (_req, res) => {
       sendJson(res, 200, { historyPageCap: config.historyPageCap, timeZone: 'UTC', ...deps.meta?.() })
     },
   }
@@ -155,20 +311,6 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     sendError(res, new ProxyError(500, { kind: 'server_error', message: 'The server failed unexpectedly; the cause is in its log.' }))
   }
 
-  /** Fastify's own refusals (a URL its router cannot decode, a parameter over its length), in the project's words. */
-  function fromFramework(err: unknown): ProxyError | undefined {
-    const e = err as { code?: unknown; statusCode?: unknown } | null
-    if (typeof e?.code !== 'string' || !e.code.startsWith('FST_')) return undefined
-    const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 400
-    const refused = new ProxyError(status, {
-      kind: 'invalid_request',
-      field: 'path',
-      message: 'Bad request: the server could not read it.',
-    })
-    closeAfter.add(refused)
-    return refused
-  }
-
   let routing: ((req: IncomingMessage, res: ServerResponse) => void) | undefined
   const app = fastify({
     logger: false,
@@ -179,7 +321,13 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     // answered as usual rather than with Fastify's own 503 body, which is not the envelope.
     return503OnClosing: false,
     forceCloseConnections: true,
-    routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: MAX_TARGET_CHARS, caseSensitive: true },
+    routerOptions: {
+      ignoreTrailingSlash: false,
+      ignoreDuplicateSlashes: false,
+      maxParamLength: MAX_TARGET_CHARS,
+      caseSensitive: true,
+      querystringParser: parseQueryString,
+    },
     serverFactory: (fastifyHandler) => {
       const server: Server = createServer(
         {
@@ -202,106 +350,28 @@ export function createApp(config: Config, deps: AppDeps): Handler {
       fail(request.raw, reply.raw, problem ?? err)
     },
     // Node's own answers to a request it could not parse (400, 431 headers too large, 408 too slow), with the envelope.
-    clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => {
-      const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
-      if (err.code !== 'ECONNRESET' && socket.writable && !pending?.headersSent) {
-        const [status, reason, message] =
-          err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-            ? [408, 'Request Timeout', 'The request took too long to arrive.']
-            : err.code === 'HPE_HEADER_OVERFLOW'
-              ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
-              : [400, 'Bad Request', 'The request is not valid HTTP.']
-        const body = JSON.stringify({ error: { kind: 'invalid_request', message } })
-        socket.end(
-          `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-        )
-      }
-      socket.destroy()
-    },
+    clientErrorHandler: answerClientError,
   })
-  // The handlers read their own bodies (one set of limits and codings, http.ts's readBody), so
-  // Fastify is told no method carries a body for it to parse.
-  for (const m of ALL_METHODS) app.addHttpMethod(m, { hasBody: false, overrideExisting: true })
+  readRowsBodies(app)
 
-  // The request target, the Host header and, for /api, the canonical path and where the request comes from.
-  app.addHook('onRequest', async (request) => {
-    const req = request.raw
-    const rawUrl = req.url ?? '/'
-    const problem = targetProblem(rawUrl) ?? hostProblem(req)
-    if (problem) {
-      closeAfter.add(problem)
-      throw problem
-    }
-    const path = pathOf(rawUrl)
-    if (!isApi(path)) return
-    const refused = canonicalPathProblem(path) ?? originProblem(req, allowedHostnames)
-    if (refused) throw refused
-    // The route that runs is the path that was sent: the framework's router ends a path at `#`.
-    const route = request.routeOptions.config as Partial<RouteConfig>
-    if (route.pattern !== undefined && !paramsFor(route.pattern, path)) throw notFound(path)
-  })
-
-  const notFound = (path: string) =>
-    new ProxyError(404, { kind: 'not_found', field: 'path', message: `There is no API at ${path.slice(0, 80)}.` })
-
-  /** The row's access level, enforced before its handler runs. */
-  const access =
-    (spec: RouteSpec): onRequestAsyncHookHandler =>
-    async (request, reply) => {
-      const req = request.raw
-      const principal = gate ? await gate.identify(req) : LOCAL_ADMIN
-      if (!allows(principal?.role ?? null, spec.access)) {
-        req.resume()
-        if (!principal) throw new ProxyError(401, { kind: 'unauthorized', field: 'session', message: 'Sign in first.' })
-        throw new ProxyError(403, { kind: 'forbidden', message: 'Only an admin may do this.' })
-      }
-      const state: RequestState = { principal, logged: false }
-      states.set(req, state)
-      if (spec.reads) requireLoggedRead(reply.raw, spec, state)
-    }
-
-  function contextFor(request: FastifyRequest, spec: RouteSpec, state: RequestState): RequestContext {
-    const req = request.raw
-    const { principal } = state
-    // Behind a trusted reverse proxy the gate knows the real client's address; else the socket's.
-    const address = gate?.clientAddress?.(req) ?? req.socket.remoteAddress ?? ''
-    return {
-      principal,
-      address,
-      audit: (action, details) => {
-        try {
-          gate?.audit(principal, address, action, details)
-        } catch (err) {
-          logFailure(`audit ${action} failed: ${causeOf(err)}`)
-        }
-      },
-      logRead: async (details, action) => {
-        const name = action ?? spec.reads
-        if (!name) throw new Error(`${spec.method} ${spec.path} declares no read`)
-        if (gate) {
-          try {
-            await gate.recordRead(principal, address, name, details)
-          } catch (err) {
-            logFailure(`access log: could not record ${name}: ${causeOf(err)}`)
-            throw new ProxyError(503, {
-              kind: 'server_error',
-              message: 'The access log could not record this read, so it was refused. Try again; if it persists, tell an admin.',
-            })
-          }
-        }
-        state.logged = true
-      },
-    }
-  }
+  app.addHook('onRequest', checkRequest(allowedHostnames))
 
   // One Fastify route per row of the table.
   for (const spec of routes) {
     const config: RouteConfig = { spec, pattern: spec.path }
-    app.route({
+    const schema: FastifySchema = spec.schema
+    app.route<{ Params: Record<string, string>; Body: unknown; Querystring: unknown }, RouteConfig>({
       method: methodsOf(spec),
       url: spec.path,
       config,
-      onRequest: access(spec),
+      schema,
+      onRequest: access(spec, gate, states),
+      // Before validation: the path's `:name` values as sent (not the router's decoding), and a
+      // declared body, read with the one set of limits and codings (413, 415, invalid JSON).
+      preValidation: async (request) => {
+        request.params = paramsFor(spec.path, pathOf(request.raw.url ?? '/')) ?? {}
+        if (spec.schema.body) request.body = await (spec.readBody ?? readJsonBody)(request.raw)
+      },
       handler: (request, reply) => {
         // The row's handler answers on the raw response itself (streams, compression, the envelope).
         reply.hijack()
@@ -309,11 +379,11 @@ export function createApp(config: Config, deps: AppDeps): Handler {
         const res = reply.raw
         const rawUrl = req.url ?? '/'
         const state = states.get(req) ?? { principal: null, logged: false }
-        const params = paramsFor(spec.path, pathOf(rawUrl)) ?? {}
+        const input = { query: request.query, body: request.body, params: request.params }
         try {
           // The URL base is fixed, never the Host header; the path was matched as sent.
           spec
-            .handle(req, res, new URL(rawUrl, 'http://localhost'), contextFor(request, spec, state), params)
+            .handle(req, res, new URL(rawUrl, 'http://localhost'), contextFor(request, spec, state, gate, logFailure), input)
             .catch((err: unknown) => fail(req, res, err))
         } catch (err) {
           fail(req, res, err)
@@ -322,25 +392,7 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     })
   }
 
-  // A declared path with a method its rows do not take: 405 naming the ones they do.
-  for (const [path, allow] of allowedByPath(routes)) {
-    const others = ALL_METHODS.filter((m) => !allow.includes(m))
-    const config: RouteConfig = { allow, pattern: path }
-    app.route({
-      method: others,
-      url: path,
-      config,
-      handler: (request, reply) => {
-        reply.hijack()
-        request.raw.resume()
-        sendError(
-          reply.raw,
-          new ProxyError(405, { kind: 'invalid_request', field: 'method', message: `Use ${allow.join(' or ')} for ${path.slice(0, 80)}.` }),
-          { allow: allow.join(', ') },
-        )
-      },
-    })
-  }
+  addMethodNotAllowed(app, routes)
 
   app.setNotFoundHandler((request, reply) => {
     reply.hijack()
@@ -354,6 +406,9 @@ export function createApp(config: Config, deps: AppDeps): Handler {
 
   app.setErrorHandler((err, request, reply) => {
     reply.hijack()
+    // A row's schema refused the request: the envelope's 400, naming the field.
+    if (isValidationFailure(err))
+      return fail(request.raw, reply.raw, schemaProblem(err, err.validationContext === 'body' ? request.body : request.query))
     fail(request.raw, reply.raw, err)
   })
 

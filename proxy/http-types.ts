@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AccessLevel, Role } from '../contract/roles.ts'
 import type { Action } from '../contract/vocabulary.ts'
+import type { z } from 'zod'
+import type { RouteInput, RouteSchema } from './schema.ts'
 
 /**
  * The seams between the server's rooms. app.ts owns the checks every request passes (path,
@@ -37,17 +39,18 @@ export interface RequestContext {
 }
 
 /**
- * A route's handler. `url` is the checked, parsed request target; `params` holds a `:name`
- * path segment, decoded. It answers the request (errors as the envelope, by throwing a
- * ProxyError) and resolves when it has; any other rejection becomes one 500 envelope and one
- * log line (or a closed connection if the answer had begun).
+ * A route's handler. `url` is the checked request target; `input` holds the query, body and
+ * `:name` path segments its row's schema declared, already validated and parsed. It answers
+ * the request (errors as the envelope, by throwing a ProxyError) and resolves when it has; any
+ * other rejection becomes one 500 envelope and one log line (or a closed connection if the
+ * answer had begun).
  */
-export type RouteHandler = (
+export type RouteHandler<Q = unknown, B = unknown, P = unknown> = (
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
   ctx: RequestContext,
-  params: Readonly<Record<string, string>>,
+  input: RouteInput<Q, B, P>,
 ) => Promise<void>
 
 /**
@@ -64,7 +67,25 @@ export interface RouteSpec {
   reads: Action | null
   /** A GET that also answers HEAD. */
   head?: boolean
+  /** What the request may carry (schema.ts): Fastify validates it before `handle` runs. */
+  schema: RouteSchema
+  /** How a declared body is read off the wire (default: a JSON object, http.ts readJsonBody). */
+  readBody?: (req: IncomingMessage) => Promise<unknown>
   handle: RouteHandler
+}
+
+/** A row as a room writes it: its handler typed by its own schema. */
+export type TypedRoute<Q, B, P> = Omit<RouteSpec, 'schema' | 'handle'> & {
+  schema: { querystring: z.ZodType<Q>; body?: z.ZodType<B>; params?: z.ZodType<P> }
+  handle: RouteHandler<Q, B, P>
+}
+
+/**
+ * A row of the table from a typed one. The app runs `handle` only with what `schema` parsed
+ * (Fastify validates before the handler), which is the one place that type is asserted.
+ */
+export function route<Q, B = undefined, P = undefined>(spec: TypedRoute<Q, B, P>): RouteSpec {
+  return { ...spec, handle: (req, res, url, ctx, input) => spec.handle(req, res, url, ctx, input as RouteInput<Q, B, P>) }
 }
 
 /**

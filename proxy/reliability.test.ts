@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AccessGate, Principal, RouteSpec } from './http-types.ts'
 import { sendJson } from './http.ts'
-import { SENTINEL_TOKEN, openFds, proxyFor, sendRaw, simStack, stubUpstream } from './test-helpers.ts'
+import { ANY_QUERY, SENTINEL_TOKEN, openFds, proxyFor, sendRaw, simStack, stubUpstream } from './test-helpers.ts'
 
 /**
  * Issue 11's reproducers, each against the real server (server.ts's start()) on the real
@@ -323,7 +323,14 @@ describe('errors an operator can act on', () => {
 })
 
 describe('never crash: a throw anywhere in a request path', () => {
-  const route = (path: string, handle: RouteSpec['handle']): RouteSpec => ({ method: 'GET', path, access: 'public', reads: null, handle })
+  const route = (path: string, handle: RouteSpec['handle']): RouteSpec => ({
+    method: 'GET',
+    path,
+    access: 'public',
+    reads: null,
+    schema: ANY_QUERY,
+    handle,
+  })
   const boom: RouteSpec[] = [
     route('/api/boom/sync', () => {
       throw new TypeError('sync failure in a handler')
@@ -386,6 +393,7 @@ describe('seams for the other rooms', () => {
         path: '/api/auth/me',
         access: 'public',
         reads: null,
+        schema: ANY_QUERY,
         handle: async (_req, res, url, ctx) => sendJson(res, 200, { name: ctx.principal?.name ?? null, q: url.searchParams.get('q') }),
       },
       {
@@ -393,6 +401,7 @@ describe('seams for the other rooms', () => {
         path: '/api/auth/users',
         access: 'admin',
         reads: null,
+        schema: ANY_QUERY,
         handle: async (_req, res, url, ctx) => sendJson(res, 200, { name: ctx.principal?.name ?? null, q: url.searchParams.get('q') }),
       },
     ],
@@ -404,6 +413,7 @@ describe('seams for the other rooms', () => {
     path: '/api/index/search',
     access: 'admin',
     reads: null,
+    schema: ANY_QUERY,
     handle: async (_req, res, url) => sendJson(res, 200, { path: url.pathname, q: url.searchParams.get('q') }),
   }
   let proxy: Awaited<ReturnType<typeof proxyFor>>

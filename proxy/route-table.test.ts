@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { allows, type Role } from '../contract/roles.ts'
 import { call, cookieFrom, HISTORY } from './access/test-stack.ts'
 import { addUser } from './access/users.ts'
@@ -52,6 +53,18 @@ export function spellings(path: string): string[] {
     encoded,
     encoded.replace(/%([0-9a-f]{2})/, (_m, h: string) => `%${h.toUpperCase()}`),
   ].map((p) => p + param)
+}
+
+/** A valid body for each route that declares one and is not a read route, so only its query can be wrong. */
+const BODY: Record<string, { query?: string; form?: string; json?: unknown }> = {
+  'POST /api/allownednumbers': { form: '' },
+  'POST /api/ownednumbers': { form: 'number_type=local' },
+  'POST /api/auth/signin': { json: { name: 'ada', password: PASSWORD } },
+  'POST /api/auth/users': { json: { name: 'newbie', role: 'viewer', password: 'Lantern-Orchard-Briskly-42' } },
+  'POST /api/auth/users/:name': { json: { disabled: false } },
+  'POST /api/index/sync': { json: { all: true } },
+  'POST /api/index/forget': { json: { all: true } },
+  'POST /api/index/export/cancel': { json: { job: 'tray-job-0001' } },
 }
 
 /** A request each read route answers with data for, so its entry can be looked for. */
@@ -231,6 +244,45 @@ describe('the route table', () => {
     expect(shown.status).toBe(200)
     expect(await entries()).toEqual(['history.prefetch', 'history.view'])
   })
+
+  it('declares for every route its method, path, who may call it, what it reads and a schema of what it takes', () => {
+    for (const r of running.routes) {
+      const what = `${r.method} ${r.path}`
+      expect(['GET', 'POST', 'DELETE'], what).toContain(r.method)
+      expect(r.path, what).toMatch(/^\/api\//)
+      expect(['public', 'signed-in', 'admin'], what).toContain(r.access)
+      expect('reads' in r && (r.reads === null || typeof r.reads === 'string'), what).toBe(true)
+      // Every row declares its query string: NO_QUERY/NO_PARAMS is the explicit "takes no parameters".
+      expect(r.schema.querystring, what).toBeInstanceOf(z.ZodType)
+      expect(r.schema.querystring.safeParse({ 'no-such-parameter': 'x' }).success, what).toBe(false)
+      for (const part of [r.schema.body, r.schema.params]) if (part !== undefined) expect(part, what).toBeInstanceOf(z.ZodType)
+    }
+  })
+
+  it('refuses an unknown and a repeated parameter on every route with the envelope naming the field', async () => {
+    const role = (r: RouteSpec): Role | null => (r.access === 'public' ? null : 'admin')
+    for (const route of running.routes) {
+      const key = `${route.method} ${route.path}`
+      // A request the route would otherwise take, so the parameter is the only thing wrong with it.
+      const sample = BODY[key] ?? SAMPLE[key] ?? {}
+      const unknown = await send(route, concrete(route.path), role(route), {
+        ...sample,
+        query: [sample.query, 'no-such-parameter=1'].filter(Boolean).join('&'),
+      })
+      const what = `${key}: ${unknown.status} ${unknown.text.slice(0, 200)}`
+      expect(unknown.status, what).toBe(400)
+      expect(unknown.json().error, what).toMatchObject({ kind: 'invalid_request', field: 'no-such-parameter' })
+      expect(unknown.json().error?.message, what).toContain('no-such-parameter')
+      // A name the route takes, sent twice.
+      const q = route.schema.querystring
+      const shape = q instanceof z.ZodObject ? q.shape : q instanceof z.ZodPipe && q.in instanceof z.ZodObject ? q.in.shape : {}
+      const name = Object.keys(shape)[0]
+      if (!name) continue
+      const twice = await send(route, concrete(route.path), role(route), { ...sample, query: `${name}=1&${name}=2` })
+      expect(twice.status, `${key} ${name} twice`).toBe(400)
+      expect(twice.json().error, `${key} ${name} twice`).toMatchObject({ field: name, message: `${name} was sent more than once.` })
+    }
+  }, 120_000)
 
   it('lets only an admin forget, under the exact path only', async () => {
     const forget = running.routes.find((r) => r.path === '/api/index/forget')!

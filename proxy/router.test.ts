@@ -4,13 +4,13 @@ import type { AccessGate, RouteSpec } from './http-types.ts'
 import { sendJson } from './http.ts'
 import { canonicalPathProblem } from './checks.ts'
 import { checkRouteTable } from './route-table.ts'
-import { proxyFor, sendRaw, simStack, stubUpstream } from './test-helpers.ts'
+import { ANY_QUERY, proxyFor, sendRaw, simStack, stubUpstream } from './test-helpers.ts'
 
 const ok: RouteSpec['handle'] = async (_req, res) => sendJson(res, 200, { ok: true })
 
 describe('the router', () => {
   it('refuses a table that declares a route twice or a read with no action name', () => {
-    const r: RouteSpec = { method: 'GET', path: '/api/x', access: 'public', reads: null, handle: ok }
+    const r: RouteSpec = { method: 'GET', path: '/api/x', access: 'public', reads: null, schema: ANY_QUERY, handle: ok }
     expect(() => checkRouteTable([r, r])).toThrow(/declared twice/)
     expect(() => checkRouteTable([{ ...r, reads: 'Not An Action' as Action }])).toThrow(/access-log action/)
     expect(() => checkRouteTable([{ ...r, path: '/api/X' }])).toThrow(/lower-case/)
@@ -19,7 +19,7 @@ describe('the router', () => {
   describe('on the server', () => {
     let up: Awaited<ReturnType<typeof stubUpstream>>
     let proxy: Awaited<ReturnType<typeof proxyFor>>
-    const named: RouteSpec['handle'] = async (_req, res, _url, _ctx, params) => sendJson(res, 200, { params })
+    const named: RouteSpec['handle'] = async (_req, res, _url, _ctx, { params }) => sendJson(res, 200, { params })
     beforeAll(async () => {
       up = await stubUpstream((_q, res) => res.end('{}'))
       proxy = await proxyFor(
@@ -27,9 +27,9 @@ describe('the router', () => {
         {},
         {
           routes: [
-            { method: 'GET', path: '/api/u', access: 'public', reads: null, handle: ok },
-            { method: 'POST', path: '/api/u/:name', access: 'public', reads: null, handle: named },
-            { method: 'POST', path: '/api/u/all', access: 'public', reads: null, handle: ok },
+            { method: 'GET', path: '/api/u', access: 'public', reads: null, schema: ANY_QUERY, handle: ok },
+            { method: 'POST', path: '/api/u/:name', access: 'public', reads: null, schema: ANY_QUERY, handle: named },
+            { method: 'POST', path: '/api/u/all', access: 'public', reads: null, schema: ANY_QUERY, handle: ok },
           ],
         },
       )
@@ -75,15 +75,16 @@ describe('a read route fails closed', () => {
   }
   const routes: RouteSpec[] = [
     // A handler that forgets to record its read.
-    { method: 'GET', path: '/api/forgetful', access: 'signed-in', reads: 'message.view', handle: ok },
+    { method: 'GET', path: '/api/forgetful', access: 'signed-in', reads: 'message.view', schema: ANY_QUERY, handle: ok },
     {
       method: 'GET',
       path: '/api/careful',
       access: 'signed-in',
       reads: 'message.view',
+      schema: ANY_QUERY,
       handle: async (req, res, url, ctx) => {
         await ctx.logRead({ what: 'x' })
-        return ok(req, res, url, ctx, {})
+        return ok(req, res, url, ctx, { query: {}, body: undefined, params: {} })
       },
     },
   ]

@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { readdirSync } from 'node:fs'
 import { connect, type AddressInfo } from 'node:net'
@@ -5,8 +6,12 @@ import { createApp, type AppDeps } from './app.ts'
 import { parseConfig } from './config.ts'
 import { createForwarder } from './forward.ts'
 import type { AccessGate, Principal } from './http-types.ts'
+import type { RouteSchema } from './schema.ts'
 
 /** A recording stub upstream: every request it receives, and a programmable answer. */
+/** A test route's schema that takes any query parameters (the route under test reads them itself). */
+export const ANY_QUERY: RouteSchema = { querystring: z.record(z.string(), z.unknown()) }
+
 export interface Recorded {
   method: string
   url: string

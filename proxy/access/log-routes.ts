@@ -1,9 +1,11 @@
-import type { IncomingMessage } from 'node:http'
 import { invalid } from '../errors.ts'
-import type { RequestContext, RouteSpec } from '../http-types.ts'
-import { readQuery, SECURITY_HEADERS, sendJson } from '../http.ts'
+import { z } from 'zod'
+import { route, type RouteHandler, type RouteSpec } from '../http-types.ts'
+import { SECURITY_HEADERS, sendJson } from '../http.ts'
+import { checked, NO_PARAMS, param, query } from '../schema.ts'
 import { csvCell } from '../../contract/csv.ts'
 import { CSV_HEADER, csvLine, decodeCursor, encodeCursor, listEntries, verifyLog, type LogFilters } from './access-log.ts'
+import { auditAs } from './route-helpers.ts'
 import type { RouteDeps } from './routes.ts'
 
 /** The access log's routes: the list (a logged read: it shows which customers were read), its CSV, the chain's verdict. */
@@ -11,91 +13,101 @@ import type { RouteDeps } from './routes.ts'
 const LIST_LIMIT_MAX = 500
 const EXPORT_BATCH = 500
 
-/** Query parameters: only the known ones, each at most once, trimmed. */
-const queryParams = (url: URL, known: readonly string[]) => readQuery(url, known, { trim: true })
-
 const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/
 
-function textFilter(q: Map<string, string>, field: string, max: number): string | undefined {
-  const v = q.get(field)
-  if (v === undefined || v === '') return undefined
+/** A text filter, trimmed; empty is no filter. */
+const textValue = (field: string, max: number) => (raw: string | undefined) => {
+  const v = raw?.trim()
+  if (!v) return undefined
   if (v.length > max || !PRINTABLE.test(v)) throw invalid(field, `${field} must be at most ${max} printable characters.`)
   return v
 }
+const textFilter = (field: string, max: number) => param(textValue(field, max))
 
 /** YYYY-MM-DD (a whole UTC day; `to` inclusive) or a full ISO timestamp, as in contract/index-api.ts. */
-function dateFilter(q: Map<string, string>, field: 'from' | 'to'): Date | undefined {
-  const v = q.get(field)
-  if (v === undefined || v === '') return undefined
-  const day = /^\d{4}-\d{2}-\d{2}$/.test(v)
-  const ms = day ? Date.parse(`${v}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T/.test(v) ? Date.parse(v) : NaN
-  if (!Number.isFinite(ms) || (day && new Date(ms).toISOString().slice(0, 10) !== v))
-    throw invalid(field, `${field} must be a date (YYYY-MM-DD) or an ISO 8601 timestamp.`)
-  return new Date(day && field === 'to' ? ms + 86_400_000 : ms)
+const dateFilter = (field: 'from' | 'to') =>
+  param((raw) => {
+    const v = raw?.trim()
+    if (!v) return undefined
+    const day = /^\d{4}-\d{2}-\d{2}$/.test(v)
+    const ms = day ? Date.parse(`${v}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T/.test(v) ? Date.parse(v) : NaN
+    if (!Number.isFinite(ms) || (day && new Date(ms).toISOString().slice(0, 10) !== v))
+      throw invalid(field, `${field} must be a date (YYYY-MM-DD) or an ISO 8601 timestamp.`)
+    return { text: v, date: new Date(day && field === 'to' ? ms + 86_400_000 : ms) }
+  })
+
+const FILTERS = {
+  user: textFilter('user', 320),
+  number: textFilter('number', 64),
+  party: textFilter('party', 64),
+  action: param((raw) => {
+    const v = textValue('action', 60)(raw)
+    if (v !== undefined && !/^[a-z][a-z._-]*$/.test(v))
+      throw invalid('action', 'action must be an action name such as signin.ok or search.export.')
+    return v
+  }),
+  from: dateFilter('from'),
+  to: dateFilter('to'),
 }
 
-const FILTER_KEYS = ['user', 'number', 'party', 'action', 'from', 'to'] as const
+type FilterFields = z.output<z.ZodObject<typeof FILTERS>>
 
-function logFilters(q: Map<string, string>): LogFilters {
-  const f: LogFilters = {}
-  const user = textFilter(q, 'user', 320)
-  if (user) f.user = user.toLowerCase()
-  const number = textFilter(q, 'number', 64)
-  if (number) f.number = number
-  const party = textFilter(q, 'party', 64)
-  if (party) f.party = party
-  const action = textFilter(q, 'action', 60)
-  if (action) {
-    if (!/^[a-z][a-z._-]*$/.test(action)) throw invalid('action', 'action must be an action name such as signin.ok or search.export.')
-    f.action = action
-  }
-  const from = dateFilter(q, 'from')
-  if (from) f.from = from
-  const to = dateFilter(q, 'to')
-  if (to) f.to = to
-  if (f.from && f.to && f.from >= f.to) throw invalid('to', 'to must be after from.')
-  return f
+/** The filters for the query, and as written (for the access log's own record of an export or a read). */
+function logFilters(q: FilterFields): { filters: LogFilters; record: Record<string, string> } {
+  const filters: LogFilters = {}
+  if (q.user) filters.user = q.user.toLowerCase()
+  if (q.number) filters.number = q.number
+  if (q.party) filters.party = q.party
+  if (q.action) filters.action = q.action
+  if (q.from) filters.from = q.from.date
+  if (q.to) filters.to = q.to.date
+  if (filters.from && filters.to && filters.from >= filters.to) throw invalid('to', 'to must be after from.')
+  const written = { ...q, from: q.from?.text, to: q.to?.text }
+  const record = Object.fromEntries(Object.entries(written).filter((e): e is [string, string] => typeof e[1] === 'string'))
+  return { filters, record }
 }
 
-/** The filters as written, for the access log's own record of an export or a read. */
-const filtersRecord = (q: Map<string, string>) => Object.fromEntries(FILTER_KEYS.flatMap((k) => (q.get(k) ? [[k, q.get(k)]] : [])))
+const LIST_QUERY = query({
+  ...FILTERS,
+  limit: param((raw) => {
+    const text = raw?.trim() || '100'
+    if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > LIST_LIMIT_MAX)
+      throw invalid('limit', `limit must be a whole number from 1 to ${LIST_LIMIT_MAX}.`)
+    return Number(text)
+  }),
+  cursor: param((raw) => {
+    const text = raw?.trim()
+    if (!text) return null
+    const cursor = decodeCursor(text)
+    if (!cursor) throw invalid('cursor', 'cursor is not one this server gave out.')
+    return cursor
+  }),
+}).transform(checked((q) => ({ ...q, ...logFilters(q) })))
 
-const auditAs = (d: RouteDeps, req: IncomingMessage, ctx: RequestContext) => (action: string, details: Record<string, unknown>) =>
-  d.audit(ctx.principal, d.addressOf(req), action, details)
+const EXPORT_QUERY = query(FILTERS).transform(checked(logFilters))
 
 const accessLogList =
-  (d: RouteDeps): RouteSpec['handle'] =>
-  async (_req, res, url, ctx) => {
+  (d: RouteDeps): RouteHandler<z.output<typeof LIST_QUERY>> =>
+  async (_req, res, _url, ctx, { query: q }) => {
     await d.flushLog()
-    const q = queryParams(url, [...FILTER_KEYS, 'limit', 'cursor'])
-    const filters = logFilters(q)
-    const limitText = q.get('limit') || '100'
-    if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > LIST_LIMIT_MAX)
-      throw invalid('limit', `limit must be a whole number from 1 to ${LIST_LIMIT_MAX}.`)
-    const cursorText = q.get('cursor')
-    const cursor = cursorText ? decodeCursor(cursorText) : null
-    if (cursorText && !cursor) throw invalid('cursor', 'cursor is not one this server gave out.')
-    const page = await listEntries(d.db, filters, Number(limitText), cursor)
-    await ctx.logRead({ filters: filtersRecord(q), rows: page.entries.length })
+    const page = await listEntries(d.db, q.filters, q.limit, q.cursor)
+    await ctx.logRead({ filters: q.record, rows: page.entries.length })
     sendJson(res, 200, { entries: page.entries, nextCursor: page.next ? encodeCursor(page.next) : null })
   }
 
 const accessLogVerify =
   (d: RouteDeps): RouteSpec['handle'] =>
-  async (_req, res, url) => {
-    queryParams(url, [])
+  async (_req, res) => {
     await d.flushLog()
     sendJson(res, 200, await verifyLog(d.db))
   }
 
 const accessLogExport =
-  (d: RouteDeps): RouteSpec['handle'] =>
-  async (req, res, url, ctx) => {
+  (d: RouteDeps): RouteHandler<z.output<typeof EXPORT_QUERY>> =>
+  async (req, res, _url, ctx, { query: { filters, record } }) => {
     await d.flushLog()
-    const q = queryParams(url, [...FILTER_KEYS])
-    const filters = logFilters(q)
     const day = new Date(d.now()).toISOString().slice(0, 10)
-    await ctx.logRead({ what: 'access-log', filters: filtersRecord(q) })
+    await ctx.logRead({ what: 'access-log', filters: record })
     res.writeHead(200, {
       ...SECURITY_HEADERS,
       'content-type': 'text/csv; charset=utf-8',
@@ -122,13 +134,34 @@ const accessLogExport =
         })
     } while (cursor && !aborted)
     res.end()
-    auditAs(d, req, ctx)('access-log.export.done', { what: 'access-log', rows, complete: !aborted, filters: filtersRecord(q) })
+    auditAs(d, req, ctx)('access-log.export.done', { what: 'access-log', rows, complete: !aborted, filters: record })
   }
 
 /** Admins only: the log shows which customer numbers and parties were read, so reading it is a logged read too. */
 export const accessLogRoutes = (d: RouteDeps): RouteSpec[] => [
-  { method: 'GET', path: '/api/auth/access-log', access: 'admin', reads: 'access-log.view', handle: accessLogList(d) },
-  { method: 'GET', path: '/api/auth/access-log/export', access: 'admin', reads: 'access-log.export', handle: accessLogExport(d) },
+  route({
+    method: 'GET',
+    path: '/api/auth/access-log',
+    access: 'admin',
+    reads: 'access-log.view',
+    schema: { querystring: LIST_QUERY },
+    handle: accessLogList(d),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/auth/access-log/export',
+    access: 'admin',
+    reads: 'access-log.export',
+    schema: { querystring: EXPORT_QUERY },
+    handle: accessLogExport(d),
+  }),
   // The chain's verdict names entries by number only: no customer data.
-  { method: 'GET', path: '/api/auth/access-log/verify', access: 'admin', reads: null, handle: accessLogVerify(d) },
+  route({
+    method: 'GET',
+    path: '/api/auth/access-log/verify',
+    access: 'admin',
+    reads: null,
+    schema: NO_PARAMS,
+    handle: accessLogVerify(d),
+  }),
 ]

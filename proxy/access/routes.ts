@@ -1,12 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
-import type { AccessGate, Principal, RouteSpec } from '../http-types.ts'
-import { readQuery, sendJson } from '../http.ts'
+import { ProxyError } from '../errors.ts'
+import { route, type AccessGate, type Principal, type RouteSpec } from '../http-types.ts'
+import { sendJson } from '../http.ts'
+import { NO_PARAMS, NO_QUERY } from '../schema.ts'
 import type { AccessConfig } from './config.ts'
+import { secureFor } from './route-helpers.ts'
 import type { LimitRules } from './limits.ts'
 import { accessLogRoutes } from './log-routes.ts'
 import type { ScryptParams } from './passwords.ts'
-import { createSignIn } from './signin.ts'
+import { createSignIn, SIGNIN_BODY } from './signin.ts'
 import { clearSessionCookie, deleteSession, lookupSession, sessionCookie, type SessionTimes } from './sessions.ts'
 import { userRoutes } from './user-routes.ts'
 
@@ -41,7 +44,6 @@ export interface RouteDeps {
 
 export function createAuthRoutes(d: RouteDeps): RouteSpec[] {
   const { cfg, db } = d
-  const secureFor = (req: IncomingMessage) => ({ secure: cfg.trustProxy || Boolean((req.socket as { encrypted?: boolean }).encrypted) })
 
   const signIn = createSignIn(d)
 
@@ -52,7 +54,12 @@ export function createAuthRoutes(d: RouteDeps): RouteSpec[] {
       await deleteSession(db, id)
       if (user) d.record(user.name, 'password', d.addressOf(req), 'signout', {})
     }
-    sendJson(res, 200, { mode: cfg.mode, user: null }, cfg.mode === 'password' ? { 'set-cookie': clearSessionCookie(secureFor(req)) } : {})
+    sendJson(
+      res,
+      200,
+      { mode: cfg.mode, user: null },
+      cfg.mode === 'password' ? { 'set-cookie': clearSessionCookie(secureFor(cfg, req)) } : {},
+    )
   }
 
   async function me(req: IncomingMessage, res: ServerResponse) {
@@ -60,24 +67,37 @@ export function createAuthRoutes(d: RouteDeps): RouteSpec[] {
     sendJson(res, 200, { mode: cfg.mode, user: p ? { name: p.name, role: p.role } : null })
   }
 
-  const noQuery = (url: URL) => readQuery(url, [], { trim: true })
+  const noSignIn = () =>
+    new ProxyError(404, { kind: 'not_found', field: 'path', message: `There is no sign-in form with ACCESS=${cfg.mode}.` })
   // Sign-in, sign-out and "who am I" answer anyone; users and the access log only admins.
   return [
-    {
-      method: 'POST',
-      path: '/api/auth/signin',
-      access: 'public',
-      reads: null,
-      handle: (req, res, url) => (noQuery(url), signIn(req, res)),
-    },
-    {
+    cfg.mode === 'password'
+      ? route({
+          method: 'POST',
+          path: '/api/auth/signin',
+          access: 'public',
+          reads: null,
+          schema: { querystring: NO_QUERY, body: SIGNIN_BODY },
+          handle: (req, res, _url, _ctx, { body }) => signIn(req, res, body),
+        })
+      : // Without passwords the form is not there, whatever is sent to it.
+        route({
+          method: 'POST',
+          path: '/api/auth/signin',
+          access: 'public',
+          reads: null,
+          schema: NO_PARAMS,
+          handle: () => Promise.reject(noSignIn()),
+        }),
+    route({
       method: 'POST',
       path: '/api/auth/signout',
       access: 'public',
       reads: null,
-      handle: (req, res, url) => (noQuery(url), signOut(req, res)),
-    },
-    { method: 'GET', path: '/api/auth/me', access: 'public', reads: null, handle: (req, res, url) => (noQuery(url), me(req, res)) },
+      schema: NO_PARAMS,
+      handle: (req, res) => signOut(req, res),
+    }),
+    route({ method: 'GET', path: '/api/auth/me', access: 'public', reads: null, schema: NO_PARAMS, handle: (req, res) => me(req, res) }),
     ...userRoutes(d),
     ...accessLogRoutes(d),
   ]

@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
-import { ProxyError, invalid } from '../errors.ts'
-import { readJsonBody, sendError, sendJson } from '../http.ts'
+import { z } from 'zod'
+import { ProxyError } from '../errors.ts'
+import { sendError, sendJson } from '../http.ts'
 import type { AccessConfig } from './config.ts'
+import { secureFor } from './route-helpers.ts'
 import { admitAttempt, createCheckGate, recordSuccess, type LimitRules } from './limits.ts'
 import { PASSWORD_MAX, verifyPassword } from './passwords.ts'
 import { createSession, deleteSession, sessionCookie, sessionSetCookie, type SessionTimes } from './sessions.ts'
@@ -22,12 +24,16 @@ export interface SignInDeps {
   onPasswordCheck?: () => void
 }
 
-function stringField(body: Record<string, unknown>, field: string, max: number): string {
-  const v = body[field]
-  if (typeof v !== 'string' || v === '') throw invalid(field, `${field} is required.`)
-  if (v.length > max) throw invalid(field, `${field} must be at most ${max} characters.`)
-  return v
-}
+/** A required, bounded string field of the sign-in form. */
+const credential = (field: string, max: number) =>
+  z
+    .string({ error: `${field} is required.` })
+    .min(1, `${field} is required.`)
+    .max(max, `${field} must be at most ${max} characters.`)
+
+/** The sign-in form; other fields are ignored. */
+export const SIGNIN_BODY = z.object({ name: credential('name', 320), password: credential('password', PASSWORD_MAX * 4) })
+export type SignInBody = z.output<typeof SIGNIN_BODY>
 
 function tooMany(res: ServerResponse, field: string, message: string, retryAfterMs: number): void {
   sendError(res, new ProxyError(429, { kind: 'unauthorized', field, message, retryAfterMs }), {
@@ -35,10 +41,9 @@ function tooMany(res: ServerResponse, field: string, message: string, retryAfter
   })
 }
 
-export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerResponse, body: SignInBody) => Promise<void> {
   const { cfg, db } = d
   const gate = createCheckGate(d.limits.checks)
-  const secureFor = (req: IncomingMessage) => ({ secure: cfg.trustProxy || Boolean((req.socket as { encrypted?: boolean }).encrypted) })
 
   /** Counts the attempt, then (if admitted) checks the password: the part that holds a turn. */
   async function attempt(rawName: string, key: string, password: string, address: string) {
@@ -57,12 +62,8 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
     return { ok, user, name }
   }
 
-  return async function signIn(req, res) {
-    if (cfg.mode !== 'password')
-      throw new ProxyError(404, { kind: 'not_found', field: 'path', message: `There is no sign-in form with ACCESS=${cfg.mode}.` })
-    const body = await readJsonBody(req)
-    const rawName = stringField(body, 'name', 320)
-    const password = stringField(body, 'password', PASSWORD_MAX * 4)
+  return async function signIn(req, res, body) {
+    const { name: rawName, password } = body
     const address = d.addressOf(req)
     const key = normaliseName(rawName).slice(0, 100)
     // A turn first (memory only): a flood is turned away before any database or hashing work.
@@ -98,7 +99,7 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
       res,
       200,
       { mode: cfg.mode, user: { name: user.name, role: user.role } },
-      { 'set-cookie': sessionSetCookie(session.id, secureFor(req)) },
+      { 'set-cookie': sessionSetCookie(session.id, secureFor(cfg, req)) },
     )
   }
 }

@@ -1,7 +1,9 @@
-import type { IncomingMessage } from 'node:http'
+import { z } from 'zod'
 import { ProxyError, invalid } from '../errors.ts'
-import type { RequestContext, RouteSpec } from '../http-types.ts'
-import { readJsonBody, readQuery, sendJson } from '../http.ts'
+import { route, type RouteHandler, type RouteSpec } from '../http-types.ts'
+import { sendJson } from '../http.ts'
+import { checked, jsonBody, NO_PARAMS, NO_QUERY } from '../schema.ts'
+import { auditAs } from './route-helpers.ts'
 import type { RouteDeps } from './routes.ts'
 import {
   addUser,
@@ -25,88 +27,112 @@ function fromUserError(err: UserError): ProxyError {
   return invalid(err.field, err.message)
 }
 
-/** These routes take no query parameters. */
-const noQuery = (url: URL) => readQuery(url, [], { trim: true })
-
-const auditAs = (d: RouteDeps, req: IncomingMessage, ctx: RequestContext) => (action: string, details: Record<string, unknown>) =>
-  d.audit(ctx.principal, d.addressOf(req), action, details)
-
-const listUsersRoute =
-  (d: RouteDeps): RouteSpec['handle'] =>
-  async (_req, res, url) => {
-    noQuery(url)
-    sendJson(res, 200, { users: await listUsers(d.db) })
-  }
-
-const addUserRoute =
-  (d: RouteDeps): RouteSpec['handle'] =>
-  async (req, res, url, ctx) => {
-    noQuery(url)
-    const body = await readJsonBody(req)
-    const input = { name: checkName(body.name), role: checkRole(body.role), password: checkPassword(body.password) }
-    const user = await addUser(d.db, input, { now: new Date(d.now()), scrypt: d.scrypt })
-    auditAs(d, req, ctx)('user.add', { user: user.name, role: user.role })
-    sendJson(res, 201, { user })
-  }
-
-const removeUserRoute =
-  (d: RouteDeps): RouteSpec['handle'] =>
-  async (req, res, url, ctx, params) => {
-    noQuery(url)
-    const target = params.name ?? ''
-    const gone = await removeUser(d.db, target)
-    auditAs(d, req, ctx)('user.remove', { user: normaliseName(target), ...gone })
-    sendJson(res, 200, { removed: normaliseName(target), ...gone })
-  }
-
-const changeUserRoute =
-  (d: RouteDeps): RouteSpec['handle'] =>
-  async (req, res, url, ctx, params) => {
-    noQuery(url)
-    const target = params.name ?? ''
-    const body = await readJsonBody(req)
-    for (const k of Object.keys(body))
-      if (!['role', 'password', 'disabled'].includes(k))
-        throw invalid(k.slice(0, 40), `Unknown field ${k.slice(0, 40)}; send role, password or disabled.`)
-    const change: UserChange = {}
-    if (body.role !== undefined) change.role = checkRole(body.role)
-    if (body.password !== undefined) {
-      if (typeof body.password !== 'string') throw invalid('password', 'password must be a string.')
-      change.password = body.password
+/** A users.ts check as a schema's: its UserError is the envelope's 400 naming the field. */
+const userCheck =
+  <T>(check: (raw: unknown) => T) =>
+  (raw: unknown): T => {
+    try {
+      return check(raw)
+    } catch (err) {
+      throw err instanceof UserError ? fromUserError(err) : err
     }
-    if (body.disabled !== undefined) {
-      if (typeof body.disabled !== 'boolean') throw invalid('disabled', 'disabled must be true or false.')
-      change.disabled = body.disabled
-    }
-    if (Object.keys(change).length === 0) throw invalid('body', 'Send at least one of role, password or disabled.')
-    const user = await changeUser(d.db, target, change, { now: new Date(d.now()), scrypt: d.scrypt })
-    auditAs(
-      d,
-      req,
-      ctx,
-    )('user.change', {
-      user: user.name,
-      ...(change.role ? { role: change.role } : {}),
-      ...(change.password !== undefined ? { passwordReset: true } : {}),
-      ...(change.disabled !== undefined ? { disabled: change.disabled } : {}),
-    })
-    sendJson(res, 200, { user })
   }
+
+/** A new user: name, role and password by users.ts's rules; other fields are ignored. */
+const NEW_USER = z.looseObject({}).transform(
+  checked((body: Record<string, unknown>) => ({
+    name: userCheck(checkName)(body.name),
+    role: userCheck(checkRole)(body.role),
+    password: userCheck((raw) => checkPassword(raw))(body.password),
+  })),
+)
+
+/** A change: at least one of role, password (checked against the user's name by changeUser) and disabled. */
+const USER_CHANGE = jsonBody(
+  {
+    role: z
+      .unknown()
+      .optional()
+      .transform(checked(userCheck((raw) => (raw === undefined ? undefined : checkRole(raw))))),
+    password: z.string({ error: 'password must be a string.' }).optional(),
+    disabled: z.boolean({ error: 'disabled must be true or false.' }).optional(),
+  },
+  (name) => `Unknown field ${name}; send role, password or disabled.`,
+).refine((c) => c.role !== undefined || c.password !== undefined || c.disabled !== undefined, {
+  message: 'Send at least one of role, password or disabled.',
+  path: ['body'],
+})
+
+/** The user a path names. */
+const USER_PATH = z.object({ name: z.string() })
 
 /** A UserError from users.ts is the envelope's 404, 409 or 400. */
 const userErrors =
-  (fn: RouteSpec['handle']): RouteSpec['handle'] =>
-  async (req, res, url, ctx, params) => {
+  <Q, B, P>(fn: RouteHandler<Q, B, P>): RouteHandler<Q, B, P> =>
+  async (req, res, url, ctx, input) => {
     try {
-      await fn(req, res, url, ctx, params)
+      await fn(req, res, url, ctx, input)
     } catch (err) {
       throw err instanceof UserError ? fromUserError(err) : err
     }
   }
 
 export const userRoutes = (d: RouteDeps): RouteSpec[] => [
-  { method: 'GET', path: '/api/auth/users', access: 'admin', reads: null, handle: userErrors(listUsersRoute(d)) },
-  { method: 'POST', path: '/api/auth/users', access: 'admin', reads: null, handle: userErrors(addUserRoute(d)) },
-  { method: 'POST', path: '/api/auth/users/:name', access: 'admin', reads: null, handle: userErrors(changeUserRoute(d)) },
-  { method: 'DELETE', path: '/api/auth/users/:name', access: 'admin', reads: null, handle: userErrors(removeUserRoute(d)) },
+  route({
+    method: 'GET',
+    path: '/api/auth/users',
+    access: 'admin',
+    reads: null,
+    schema: NO_PARAMS,
+    handle: async (_req, res) => sendJson(res, 200, { users: await listUsers(d.db) }),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/auth/users',
+    access: 'admin',
+    reads: null,
+    schema: { querystring: NO_QUERY, body: NEW_USER },
+    handle: userErrors(async (req, res, _url, ctx, { body }) => {
+      const user = await addUser(d.db, body, { now: new Date(d.now()), scrypt: d.scrypt })
+      auditAs(d, req, ctx)('user.add', { user: user.name, role: user.role })
+      sendJson(res, 201, { user })
+    }),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/auth/users/:name',
+    access: 'admin',
+    reads: null,
+    schema: { querystring: NO_QUERY, body: USER_CHANGE, params: USER_PATH },
+    handle: userErrors(async (req, res, _url, ctx, { body, params }) => {
+      const change: UserChange = {}
+      if (body.role !== undefined) change.role = body.role
+      if (body.password !== undefined) change.password = body.password
+      if (body.disabled !== undefined) change.disabled = body.disabled
+      const user = await changeUser(d.db, params.name, change, { now: new Date(d.now()), scrypt: d.scrypt })
+      auditAs(
+        d,
+        req,
+        ctx,
+      )('user.change', {
+        user: user.name,
+        ...(change.role ? { role: change.role } : {}),
+        ...(change.password !== undefined ? { passwordReset: true } : {}),
+        ...(change.disabled !== undefined ? { disabled: change.disabled } : {}),
+      })
+      sendJson(res, 200, { user })
+    }),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/auth/users/:name',
+    access: 'admin',
+    reads: null,
+    schema: { querystring: NO_QUERY, params: USER_PATH },
+    handle: userErrors(async (req, res, _url, ctx, { params }) => {
+      const gone = await removeUser(d.db, params.name)
+      auditAs(d, req, ctx)('user.remove', { user: normaliseName(params.name), ...gone })
+      sendJson(res, 200, { removed: normaliseName(params.name), ...gone })
+    }),
+  }),
 ]

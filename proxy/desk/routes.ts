@@ -6,6 +6,7 @@ import { BOM, csvRow } from '../../contract/csv.ts'
 import { fitFileName } from '../../contract/file-name.ts'
 import { readJsonBody, SECURITY_HEADERS, sendJson } from '../http.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
+import { names, NO_QUERY } from '../schema.ts'
 import { dateParam, digitsParam, limitParam, numberParam, readParams } from '../index/params.ts'
 import { flushDesk, refreshDesk } from './refresh.ts'
 
@@ -699,30 +700,81 @@ async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, url: UR
 type DeskHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) => Promise<void>
 
 const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler }> = [
-  { method: 'GET', path: '/api/desk/needs-reply', access: 'signed-in', reads: 'needs-reply.view', run: needsReplyRoute },
+  {
+    method: 'GET',
+    path: '/api/desk/needs-reply',
+    access: 'signed-in',
+    reads: 'needs-reply.view',
+    schema: { querystring: names('number', 'thresholdMinutes', 'at', 'limit') },
+    run: needsReplyRoute,
+  },
   {
     method: 'GET',
     path: '/api/desk/needs-reply/export',
     access: 'signed-in',
     reads: 'needs-reply.export',
+    schema: { querystring: names('number', 'thresholdMinutes', 'at') },
     run: needsReplyExportRoute,
   },
-  { method: 'POST', path: '/api/desk/handled', access: 'signed-in', reads: null, run: handledRoute },
-  { method: 'GET', path: '/api/desk/opt-outs', access: 'signed-in', reads: 'opt-outs.view', run: optOutsRoute },
-  { method: 'GET', path: '/api/desk/opt-outs/export', access: 'signed-in', reads: 'opt-outs.export', run: optOutsExportRoute },
-  { method: 'GET', path: '/api/desk/sent-after-opt-out', access: 'signed-in', reads: 'sent-after-opt-out.view', run: sentAfterRoute },
+  { method: 'POST', path: '/api/desk/handled', access: 'signed-in', reads: null, schema: { querystring: NO_QUERY }, run: handledRoute },
+  {
+    method: 'GET',
+    path: '/api/desk/opt-outs',
+    access: 'signed-in',
+    reads: 'opt-outs.view',
+    schema: { querystring: names('number', 'state', 'limit', 'offset') },
+    run: optOutsRoute,
+  },
+  {
+    method: 'GET',
+    path: '/api/desk/opt-outs/export',
+    access: 'signed-in',
+    reads: 'opt-outs.export',
+    schema: { querystring: names('number', 'state') },
+    run: optOutsExportRoute,
+  },
+  {
+    method: 'GET',
+    path: '/api/desk/sent-after-opt-out',
+    access: 'signed-in',
+    reads: 'sent-after-opt-out.view',
+    schema: { querystring: names('number', 'party', 'limit', 'offset') },
+    run: sentAfterRoute,
+  },
   {
     method: 'GET',
     path: '/api/desk/sent-after-opt-out/export',
     access: 'signed-in',
     reads: 'sent-after-opt-out.export',
+    schema: { querystring: names('number', 'party') },
     run: sentAfterExportRoute,
   },
-  { method: 'GET', path: '/api/desk/customer', access: 'signed-in', reads: 'customer.view', run: customerRoute },
-  { method: 'GET', path: '/api/desk/quiet-hours', access: 'signed-in', reads: 'quiet-hours.view', run: quietHoursRoute },
-  { method: 'GET', path: '/api/desk/segments', access: 'signed-in', reads: 'segments.view', run: segmentsRoute },
-  { method: 'GET', path: '/api/desk/settings', access: 'signed-in', reads: null, run: settingsRoute },
-  { method: 'POST', path: '/api/desk/settings', access: 'admin', reads: null, run: saveSettingsRoute },
+  {
+    method: 'GET',
+    path: '/api/desk/customer',
+    access: 'signed-in',
+    reads: 'customer.view',
+    schema: { querystring: names('party') },
+    run: customerRoute,
+  },
+  {
+    method: 'GET',
+    path: '/api/desk/quiet-hours',
+    access: 'signed-in',
+    reads: 'quiet-hours.view',
+    schema: { querystring: names('number', 'from', 'to', 'limit') },
+    run: quietHoursRoute,
+  },
+  {
+    method: 'GET',
+    path: '/api/desk/segments',
+    access: 'signed-in',
+    reads: 'segments.view',
+    schema: { querystring: names('number', 'from', 'to') },
+    run: segmentsRoute,
+  },
+  { method: 'GET', path: '/api/desk/settings', access: 'signed-in', reads: null, schema: { querystring: NO_QUERY }, run: settingsRoute },
+  { method: 'POST', path: '/api/desk/settings', access: 'admin', reads: null, schema: { querystring: NO_QUERY }, run: saveSettingsRoute },
 ]
 
 /** The desk's rows of the route table, over the index's database (null with INDEX=off: every route answers 503). */

@@ -9,22 +9,27 @@ import type {
   ThreadResult,
 } from '../../contract/index-api.ts'
 import type { Db } from '../db/types.ts'
+import type { z } from 'zod'
 import { ProxyError, invalid } from '../errors.ts'
-import { readJsonBody, sendJson } from '../http.ts'
+import { sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
+import type { NO_QUERY, RouteInput } from '../schema.ts'
 import { streamExport, type ExportGate } from './export.ts'
-import { JOB_ID, type ExportTracker } from './export-progress.ts'
-import {
-  dateParam,
-  decodeCursor,
-  digitsParam,
-  limitParam,
-  numberParam,
-  parseFilters,
-  readParams,
-  SEARCH_PARAMS,
-  zoneParam,
-} from './params.ts'
+import { type ExportTracker } from './export-progress.ts'
+import type {
+  EXPORT_CANCEL_BODY,
+  EXPORT_PROGRESS_QUERY,
+  EXPORT_QUERY,
+  FORGET_BODY,
+  LOCATE_QUERY,
+  MESSAGE_QUERY,
+  PARTIES_QUERY,
+  SEARCH_QUERY,
+  STATS_QUERY,
+  STATUS_QUERY,
+  SYNC_BODY,
+  THREAD_QUERY,
+} from './schemas.ts'
 import {
   forget as forgetMessages,
   freshness,
@@ -45,8 +50,8 @@ import type { RateMeter } from './rate-meter.ts'
 import { overallProgress, type Syncer } from './sync.ts'
 
 /**
- * The index's route handlers, one per path of contract/index-api.ts. Each reads and checks its
- * parameters (params.ts), asks queries.ts, records what it shows (`ctx.logRead`, before the
+ * The index's route handlers, one per path of contract/index-api.ts. Each starts from its
+ * parameters as its schema parsed them (schemas.ts), asks queries.ts, records what it shows (`ctx.logRead`, before the
  * answer: the route table enforces it) and answers. What they share is the room: the database,
  * the syncer, the count cache and the log.
  */
@@ -94,37 +99,27 @@ async function progressNow(db: Db, rate: RateMeter) {
   return p.running ? p : { ...p, ratePerSecond: null, secondsLeft: null }
 }
 
-export async function status(room: IndexRoom, _req: IncomingMessage, res: ServerResponse, url: URL) {
-  const p = readParams(url, ['number', 'summary'])
-  const number = p.has('number') ? numberParam(p) : undefined
-  const summary = p.get('summary') ?? 'false'
-  if (summary !== 'true' && summary !== 'false') throw invalid('summary', 'summary must be true or false.')
-  if (summary === 'true' && number) throw invalid('summary', 'Send either number or summary=true, not both.')
-  sendJson(res, 200, await indexStatus(room, { number, summary: summary === 'true' }))
+/** An index handler: the room, the raw request and response, and what its row's schema parsed. */
+export type Handler<Q, B = undefined> = (
+  room: IndexRoom,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: RequestContext,
+  input: RouteInput<z.output<Q>, B extends z.ZodType ? z.output<B> : undefined, undefined>,
+) => Promise<void>
+
+export const status: Handler<typeof STATUS_QUERY> = async (room, _req, res, _url, _ctx, { query: { number, summary } }) => {
+  sendJson(res, 200, await indexStatus(room, { number, summary }))
 }
 
-export async function sync(room: IndexRoom, req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
+export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _req, res, _url, ctx, { body }) => {
   const { db, syncer } = room
-  readParams(url, [])
-  const body = await readJsonBody(req)
-  for (const k of Object.keys(body))
-    if (!['number', 'tid', 'all'].includes(k))
-      throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number (and tid) or all.`)
-  if (body.all !== undefined && typeof body.all !== 'boolean') throw invalid('all', 'all must be true or false.')
-  if (body.all === true) {
-    if (body.number !== undefined) throw invalid('number', 'Send either number or all, not both.')
+  if (body.all) {
     const n = await syncer.syncAll()
     ctx.audit('index.sync', { all: true, numbers: n })
   } else {
-    if (typeof body.number !== 'string') throw invalid('number', 'number is required (or all: true).')
-    const number = body.number.replace(/^\+/, '')
-    if (!/^\d{6,15}$/.test(number)) throw invalid('number', 'number must be an account number: 6 to 15 digits.')
-    let tid: string | undefined
-    if (body.tid !== undefined) {
-      if (typeof body.tid !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(body.tid))
-        throw invalid('tid', "tid must be the number's identifier (letters and digits).")
-      tid = body.tid
-    }
+    const { number, tid } = body
     const known = await db.query('SELECT 1 FROM index_numbers WHERE number = $1', [number])
     if (known.rows.length === 0 && tid === undefined) throw invalid('tid', 'tid is required for a number the index has not seen yet.')
     await syncer.request({ number, tid })
@@ -133,13 +128,10 @@ export async function sync(room: IndexRoom, req: IncomingMessage, res: ServerRes
   sendJson(res, 202, await indexStatus(room))
 }
 
-export async function search(room: IndexRoom, _req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
+export const search: Handler<typeof SEARCH_QUERY> = async (room, _req, res, _url, ctx, { query }) => {
   const { db, count } = room
   const started = performance.now()
-  const p = readParams(url, [...SEARCH_PARAMS, 'cursor', 'limit', 'tz'])
-  const f = parseFilters(p)
-  const cursor = decodeCursor(p.get('cursor'))
-  const limit = limitParam(p)
+  const { filters: f, cursor, limit } = query
   // Freshness, the data version, the scope's total and the text and digit look-ups: one statement.
   const { freshness: fresh, version, scopeIndexed } = await freshnessAndVersion(db, f.numbers, f)
   const total = await count(db, f, version)
@@ -147,7 +139,7 @@ export async function search(room: IndexRoom, _req: IncomingMessage, res: Server
   // walking the date index than by fetching and sorting every match.
   const walkDates = !!f.q && total * 1000 >= scopeIndexed
   const page = await searchPage(db, f, cursor, limit, walkDates)
-  await ctx.logRead({ ...Object.fromEntries(p), rows: page.rows.length })
+  await ctx.logRead({ ...query.sent, rows: page.rows.length })
   const body: SearchResult = {
     total,
     rows: page.rows.map((r) => toMessage(r, r.position_base ?? r.ordinal)),
@@ -158,16 +150,11 @@ export async function search(room: IndexRoom, _req: IncomingMessage, res: Server
   sendJson(res, 200, body)
 }
 
-export async function thread(room: IndexRoom, _req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
+export const thread: Handler<typeof THREAD_QUERY> = async (room, _req, res, _url, ctx, { query }) => {
   const { db } = room
-  const p = readParams(url, ['number', 'party', 'before', 'at', 'limit'])
-  const number = numberParam(p)
-  const party = digitsParam(p, 'party', true)!
-  const before = decodeCursor(p.get('before'), 'before')
-  const at = dateParam(p, 'at')
-  const limit = limitParam(p)
+  const { number, party, before, at, limit } = query
   const t = await threadPage(db, number, party, before, at ? at.endExclusive : null, limit)
-  await ctx.logRead({ number, party, rows: t.rows.length, ...(at ? { at: p.get('at') } : {}) })
+  await ctx.logRead({ number, party, rows: t.rows.length, ...(at ? { at: at.text } : {}) })
   const body: ThreadResult = {
     number,
     party,
@@ -181,27 +168,15 @@ export async function thread(room: IndexRoom, _req: IncomingMessage, res: Server
   sendJson(res, 200, body)
 }
 
-export async function parties(room: IndexRoom, _req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
+export const parties: Handler<typeof PARTIES_QUERY> = async (room, _req, res, _url, ctx, { query: { number, party, limit } }) => {
   const { db } = room
-  const p = readParams(url, ['number', 'party', 'limit'])
-  const number = numberParam(p)
-  const party = digitsParam(p, 'party', false)
-  const limit = limitParam(p, 500)
   const body: PartiesResult = { number, parties: await partiesOf(db, number, party, limit), freshness: await freshness(db, [number]) }
   await ctx.logRead({ number, ...(party ? { party } : {}), rows: body.parties.length })
   sendJson(res, 200, body)
 }
 
-export async function stats(room: IndexRoom, _req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
+export const stats: Handler<typeof STATS_QUERY> = async (room, _req, res, url, ctx, { query: { number, bucket, from, to, tz } }) => {
   const { db } = room
-  const p = readParams(url, ['number', 'bucket', 'from', 'to', 'tz'])
-  const number = p.has('number') ? numberParam(p) : null
-  const tz = zoneParam(p)
-  const bucket = p.get('bucket') ?? 'day'
-  if (bucket !== 'day' && bucket !== 'week') throw invalid('bucket', 'bucket must be day or week.')
-  const from = dateParam(p, 'from')
-  const to = dateParam(p, 'to')
-  if (from && to && from.start >= to.endExclusive) throw invalid('to', 'to must not be before from.')
   const body: StatsResult = {
     number,
     bucket,
@@ -209,19 +184,15 @@ export async function stats(room: IndexRoom, _req: IncomingMessage, res: ServerR
     buckets: await statsOf(db, number, bucket, from?.start ?? null, to?.endExclusive ?? null, tz),
     freshness: await freshness(db, number ? [number] : null),
   }
-  await ctx.logRead({ ...Object.fromEntries(p) })
+  await ctx.logRead(Object.fromEntries(url.searchParams))
   sendJson(res, 200, body)
 }
 
-export async function message(room: IndexRoom, _req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
+export const message: Handler<typeof MESSAGE_QUERY> = async (room, _req, res, _url, ctx, { query: { number, ordinal } }) => {
   const { db } = room
-  const p = readParams(url, ['number', 'ordinal'])
-  const number = numberParam(p)
-  const o = p.get('ordinal') ?? ''
-  if (!/^\d{1,9}$/.test(o) || Number(o) < 1) throw invalid('ordinal', 'ordinal must be a whole number from 1 (the oldest message).')
-  const row = await messageAt(db, number, Number(o))
-  if (!row) throw new ProxyError(404, { kind: 'not_found', message: `The index holds no message ${o} for ${number}.` })
-  await ctx.logRead({ number, ordinal: Number(o), party: row.party })
+  const row = await messageAt(db, number, ordinal)
+  if (!row) throw new ProxyError(404, { kind: 'not_found', message: `The index holds no message ${ordinal} for ${number}.` })
+  await ctx.logRead({ number, ordinal, party: row.party })
   const bases = await positionBases(db, [number])
   const body: MessageResult = {
     message: toMessage(row, bases.get(number) ?? row.ordinal),
@@ -231,13 +202,10 @@ export async function message(room: IndexRoom, _req: IncomingMessage, res: Serve
   sendJson(res, 200, body)
 }
 
-export async function locate(room: IndexRoom, _req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
+export const locate: Handler<typeof LOCATE_QUERY> = async (room, _req, res, _url, ctx, { query: { number, date } }) => {
   const { db } = room
-  const p = readParams(url, ['number', 'date'])
-  const number = numberParam(p)
-  const day = dateParam(p, 'date', true)!
-  const row = await locateMessage(db, number, day.endExclusive)
-  await ctx.logRead({ number, date: p.get('date'), ...(row ? { ordinal: row.ordinal, party: row.party } : {}) })
+  const row = await locateMessage(db, number, date.day?.endExclusive ?? '')
+  await ctx.logRead({ number, date: date.text, ...(row ? { ordinal: row.ordinal, party: row.party } : {}) })
   const bases = await positionBases(db, [number])
   const body: LocateResult = {
     message: row ? toMessage(row, bases.get(number) ?? row.ordinal) : null,
@@ -247,30 +215,13 @@ export async function locate(room: IndexRoom, _req: IncomingMessage, res: Server
   sendJson(res, 200, body)
 }
 
-/** `job`: the browser's id for this export, so the tray can ask how far it has come and cancel it. */
-function jobParam(p: Map<string, string>): string | null {
-  const job = p.get('job')
-  if (job === undefined) return null
-  if (!JOB_ID.test(job)) throw invalid('job', 'job must be 8 to 64 letters, digits, "-" or "_".')
-  return job
-}
-
-export async function exportMessages(room: IndexRoom, req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
+export const exportMessages: Handler<typeof EXPORT_QUERY> = async (room, req, res, _url, ctx, { query }) => {
   const { bulk, exportGate, log } = room
   const who = ctx.principal?.name ?? ''
-  const p = readParams(url, [...SEARCH_PARAMS, 'format', 'tz', 'job'])
-  const jobId = jobParam(p)
-  const job = jobId === null ? undefined : room.exports.begin(who, jobId)
+  const job = query.job === undefined ? undefined : room.exports.begin(who, query.job)
   try {
-    const f = parseFilters(p)
-    const format = p.get('format') ?? 'csv'
-    if (format !== 'csv' && format !== 'ndjson') throw invalid('format', 'format must be csv or ndjson.')
-    const tz = p.get('tz') ?? 'UTC'
     await streamExport(bulk, req, res, {
-      filters: f,
-      params: p,
-      format,
-      tz,
+      ...query.read(),
       logStart: (d, action) => ctx.logRead(d, action),
       audit: ctx.audit,
       log,
@@ -293,39 +244,18 @@ export async function exportMessages(room: IndexRoom, req: IncomingMessage, res:
   }
 }
 
-export async function exportProgress(room: IndexRoom, _req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
-  const p = readParams(url, ['job'])
-  const job = jobParam(p)
-  if (job === null) throw invalid('job', 'job is required: the id the export was started with.')
-  sendJson(res, 200, room.exports.get(ctx.principal?.name ?? '', job))
+export const exportProgress: Handler<typeof EXPORT_PROGRESS_QUERY> = async (room, _req, res, _url, ctx, { query }) => {
+  sendJson(res, 200, room.exports.get(ctx.principal?.name ?? '', query.job))
 }
 
-export async function exportCancel(room: IndexRoom, req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
-  readParams(url, [])
-  const body = await readJsonBody(req)
-  for (const k of Object.keys(body)) if (k !== 'job') throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send job.`)
-  if (typeof body.job !== 'string' || !JOB_ID.test(body.job)) throw invalid('job', 'job is required: the id the export was started with.')
+export const exportCancel: Handler<typeof NO_QUERY, typeof EXPORT_CANCEL_BODY> = async (room, _req, res, _url, ctx, { body }) => {
   const record = room.exports.cancel(ctx.principal?.name ?? '', body.job)
   ctx.audit(`${record.action ?? 'search.export'}.cancel`, { job: body.job, rows: record.rows })
   sendJson(res, 200, record)
 }
 
-export async function forget(room: IndexRoom, req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) {
+export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room, _req, res, _url, ctx, { body: number }) => {
   const { db, syncer, log } = room
-  readParams(url, [])
-  const body = await readJsonBody(req)
-  for (const k of Object.keys(body))
-    if (!['number', 'all'].includes(k)) throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number or all.`)
-  let number: string | null
-  if (body.all === true) {
-    if (body.number !== undefined) throw invalid('number', 'Send either number or all, not both.')
-    number = null
-  } else {
-    if (body.all !== undefined && body.all !== false) throw invalid('all', 'all must be true or false.')
-    if (typeof body.number !== 'string' || !/^\+?\d{6,15}$/.test(body.number))
-      throw invalid('number', 'number is required (6 to 15 digits), or all: true.')
-    number = body.number.replace(/^\+/, '')
-  }
   // A running sync would write rows back after the delete: stop it first.
   await syncer.stop(number ?? undefined)
   const forgotten = await forgetMessages(db, number)
@@ -333,19 +263,3 @@ export async function forget(room: IndexRoom, req: IncomingMessage, res: ServerR
   log(`index: forgot ${forgotten} messages (${number ?? 'all numbers'})`)
   sendJson(res, 200, { forgotten })
 }
-
-/** The handler of each index path. */
-export const HANDLERS = {
-  status,
-  sync,
-  search,
-  thread,
-  parties,
-  stats,
-  message,
-  locate,
-  export: exportMessages,
-  exportProgress,
-  exportCancel,
-  forget,
-} satisfies Record<string, (room: IndexRoom, req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) => Promise<void>>

@@ -41,10 +41,15 @@ export interface Cursor {
   ordinal: number
 }
 
-/** Reads each allowed parameter at most once; unknown names and repeats are refused. */
+/** Reads each allowed parameter at most once; unknown names and repeats are refused (the desk's routes). */
 export const readParams = (url: URL, allowed: readonly string[]) => readQuery(url, allowed)
 
-function textParam(p: Map<string, string>, name: string, max: number): string | null {
+/** What a parameter reader looks values up in: a Map of the query, or the parsed query string. */
+export interface Params {
+  get(name: string): string | undefined
+}
+
+function textParam(p: Params, name: string, max: number): string | null {
   const v = p.get(name)
   if (v === undefined || v === '') return null
   if (v.includes('\u0000')) throw invalid(name, `${name} must not contain NUL characters.`)
@@ -52,8 +57,12 @@ function textParam(p: Map<string, string>, name: string, max: number): string | 
   return v
 }
 
-export function digitsParam(p: Map<string, string>, name: string, required: boolean): string | null {
-  const v = textParam(p, name, 64)
+export function digitsParam(p: Params, name: string, required: boolean): string | null {
+  return digitsValue(name, p.get(name), required)
+}
+
+export function digitsValue(name: string, value: string | undefined, required: boolean): string | null {
+  const v = textParam(new Map(value === undefined ? [] : [[name, value]]), name, 64)
   if (v === null) {
     if (required) throw invalid(name, `${name} is required.`)
     return null
@@ -64,8 +73,11 @@ export function digitsParam(p: Map<string, string>, name: string, required: bool
   return digits
 }
 
-export function numberParam(p: Map<string, string>, name = 'number'): string {
-  const v = p.get(name)
+export function numberParam(p: Params, name = 'number'): string {
+  return numberValue(name, p.get(name))
+}
+
+export function numberValue(name: string, v: string | undefined): string {
   if (v === undefined || v === '') throw invalid(name, `${name} is required.`)
   const digits = v.replace(/^\+/, '')
   if (!/^\d{6,15}$/.test(digits)) throw invalid(name, `${name} must be an account number: 6 to 15 digits.`)
@@ -75,12 +87,17 @@ export function numberParam(p: Map<string, string>, name = 'number'): string {
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
 
 /** `YYYY-MM-DD` (a whole UTC day) or a full ISO timestamp; returns [start, end-exclusive]. */
-export function dateParam(
-  p: Map<string, string>,
-  name: string,
-  required = false,
-): { start: string; endExclusive: string; isDay: boolean } | null {
-  const v = p.get(name)
+export function dateParam(p: Params, name: string, required = false): DateValue | null {
+  return dateValue(name, p.get(name), required)
+}
+
+export interface DateValue {
+  start: string
+  endExclusive: string
+  isDay: boolean
+}
+
+export function dateValue(name: string, v: string | undefined, required = false): DateValue | null {
   if (v === undefined || v === '') {
     if (required) throw invalid(name, `${name} is required (YYYY-MM-DD).`)
     return null
@@ -99,8 +116,11 @@ export function dateParam(
   throw invalid(name, `${name} must be a date (YYYY-MM-DD) or an ISO 8601 timestamp with a zone (2026-11-21T12:04:00Z).`)
 }
 
-export function limitParam(p: Map<string, string>, def = DEFAULT_LIMIT): number {
-  const v = p.get('limit')
+export function limitParam(p: Params, def = DEFAULT_LIMIT): number {
+  return limitValue(p.get('limit'), def)
+}
+
+export function limitValue(v: string | undefined, def = DEFAULT_LIMIT): number {
   if (v === undefined || v === '') return def
   if (!/^\d{1,4}$/.test(v) || Number(v) < 1 || Number(v) > MAX_LIMIT)
     throw invalid('limit', `limit must be a whole number from 1 to ${MAX_LIMIT}.`)
@@ -109,7 +129,7 @@ export function limitParam(p: Map<string, string>, def = DEFAULT_LIMIT): number 
 
 export const SEARCH_PARAMS = ['q', 'party', 'direction', 'status', 'media', 'from', 'to', 'numbers'] as const
 
-export function parseFilters(p: Map<string, string>): Filters {
+export function parseFilters(p: Params): Filters {
   const q = textParam(p, 'q', MAX_Q)
   const party = digitsParam(p, 'party', false)
   const dir = p.get('direction')
@@ -203,8 +223,7 @@ export function decodeCursor(v: string | undefined, field = 'cursor'): Cursor | 
  * An IANA zone name (`tz`), or null when absent. Intl must know it, and it must be a name, not
  * an offset: PostgreSQL reads "+05:30" as POSIX (sign reversed), so offsets are refused.
  */
-export function zoneParam(p: Map<string, string>, name = 'tz'): string | null {
-  const v = p.get(name)
+export function zoneValue(name: string, v: string | undefined): string | null {
   if (v === undefined || v === '') return null
   let known = false
   if (v.length <= 64 && /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(v)) {

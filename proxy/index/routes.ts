@@ -1,15 +1,32 @@
+import type { z } from 'zod'
 import { INDEX_PATHS } from '../../contract/index-api.ts'
 import { openDb } from '../db/open.ts'
 import { background, type Db } from '../db/types.ts'
 import { ProxyError } from '../errors.ts'
 import type { Forwarder } from '../forward.ts'
-import type { RouteSpec } from '../http-types.ts'
+import { route, type RouteSpec } from '../http-types.ts'
+import { NO_QUERY } from '../schema.ts'
 import type { IndexConfig } from './config.ts'
 import { createExportGate } from './export.ts'
 import { createExportTracker } from './export-progress.ts'
-import { HANDLERS, type IndexRoom } from './handlers.ts'
+import * as handlers from './handlers.ts'
+import type { Handler, IndexRoom } from './handlers.ts'
 import { createCountCache } from './queries.ts'
 import { createRateMeter } from './rate-meter.ts'
+import {
+  EXPORT_CANCEL_BODY,
+  EXPORT_PROGRESS_QUERY,
+  EXPORT_QUERY,
+  FORGET_BODY,
+  LOCATE_QUERY,
+  MESSAGE_QUERY,
+  PARTIES_QUERY,
+  SEARCH_QUERY,
+  STATS_QUERY,
+  STATUS_QUERY,
+  SYNC_BODY,
+  THREAD_QUERY,
+} from './schemas.ts'
 import { createSyncer, ensureIndexes, type Syncer } from './sync.ts'
 
 /**
@@ -38,30 +55,119 @@ export interface MessageIndex {
   syncer: Syncer | null
 }
 
-/**
- * The index's rows of the route table: who may call each path and which access-log action its
- * answer records. Whole-history and search-result exports and forgetting are an admin's; viewers
- * export the rows on screen, which the browser writes itself.
- */
-const INDEX_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle' | 'path'> & { key: keyof typeof INDEX_PATHS }> = [
-  { key: 'status', method: 'GET', access: 'signed-in', reads: null },
-  { key: 'sync', method: 'POST', access: 'signed-in', reads: null },
-  { key: 'search', method: 'GET', access: 'signed-in', reads: 'search.view' },
-  { key: 'thread', method: 'GET', access: 'signed-in', reads: 'thread.view' },
-  { key: 'parties', method: 'GET', access: 'signed-in', reads: 'parties.view' },
-  { key: 'stats', method: 'GET', access: 'signed-in', reads: 'stats.view' },
-  { key: 'message', method: 'GET', access: 'signed-in', reads: 'message.view' },
-  { key: 'locate', method: 'GET', access: 'signed-in', reads: 'history.locate' },
-  { key: 'export', method: 'GET', access: 'admin', reads: 'search.export' },
-  // Counts and the file's name for the caller's own export (its filters were logged when it started).
-  { key: 'exportProgress', method: 'GET', access: 'admin', reads: null },
-  { key: 'exportCancel', method: 'POST', access: 'admin', reads: null },
-  { key: 'forget', method: 'POST', access: 'admin', reads: null },
-]
-
-function indexRoutes(handlerFor: (key: keyof typeof INDEX_PATHS) => RouteSpec['handle']): RouteSpec[] {
-  return INDEX_ROUTES.map(({ key, ...r }) => ({ ...r, path: INDEX_PATHS[key], handle: handlerFor(key) }))
+/** One row of the index's table: the handler runs over the room, or answers 503 with INDEX=off. */
+function row<Q extends z.ZodType, B extends z.ZodType | undefined = undefined>(r: {
+  key: keyof typeof INDEX_PATHS
+  method: RouteSpec['method']
+  access: RouteSpec['access']
+  reads: RouteSpec['reads']
+  schema: { querystring: Q; body?: B }
+  run: Handler<Q, B>
+}): (room: IndexRoom | null) => RouteSpec {
+  return (room) =>
+    route({
+      method: r.method,
+      path: INDEX_PATHS[r.key],
+      access: r.access,
+      reads: r.reads,
+      schema: r.schema,
+      handle: (req, res, url, ctx, input) => {
+        if (!room) throw new ProxyError(503, { kind: 'index_off', message: OFF_MESSAGE })
+        return r.run(room, req, res, url, ctx, input as Parameters<Handler<Q, B>>[5])
+      },
+    })
 }
+
+/**
+ * The index's rows of the route table: who may call each path, what it takes, and which
+ * access-log action its answer records. Whole-history and search-result exports and forgetting
+ * are an admin's; viewers export the rows on screen, which the browser writes itself.
+ */
+const INDEX_ROUTES = [
+  row({ key: 'status', method: 'GET', access: 'signed-in', reads: null, schema: { querystring: STATUS_QUERY }, run: handlers.status }),
+  row({
+    key: 'sync',
+    method: 'POST',
+    access: 'signed-in',
+    reads: null,
+    schema: { querystring: NO_QUERY, body: SYNC_BODY },
+    run: handlers.sync,
+  }),
+  row({
+    key: 'search',
+    method: 'GET',
+    access: 'signed-in',
+    reads: 'search.view',
+    schema: { querystring: SEARCH_QUERY },
+    run: handlers.search,
+  }),
+  row({
+    key: 'thread',
+    method: 'GET',
+    access: 'signed-in',
+    reads: 'thread.view',
+    schema: { querystring: THREAD_QUERY },
+    run: handlers.thread,
+  }),
+  row({
+    key: 'parties',
+    method: 'GET',
+    access: 'signed-in',
+    reads: 'parties.view',
+    schema: { querystring: PARTIES_QUERY },
+    run: handlers.parties,
+  }),
+  row({ key: 'stats', method: 'GET', access: 'signed-in', reads: 'stats.view', schema: { querystring: STATS_QUERY }, run: handlers.stats }),
+  row({
+    key: 'message',
+    method: 'GET',
+    access: 'signed-in',
+    reads: 'message.view',
+    schema: { querystring: MESSAGE_QUERY },
+    run: handlers.message,
+  }),
+  row({
+    key: 'locate',
+    method: 'GET',
+    access: 'signed-in',
+    reads: 'history.locate',
+    schema: { querystring: LOCATE_QUERY },
+    run: handlers.locate,
+  }),
+  row({
+    key: 'export',
+    method: 'GET',
+    access: 'admin',
+    reads: 'search.export',
+    schema: { querystring: EXPORT_QUERY },
+    run: handlers.exportMessages,
+  }),
+  // Counts and the file's name for the caller's own export (its filters were logged when it started).
+  row({
+    key: 'exportProgress',
+    method: 'GET',
+    access: 'admin',
+    reads: null,
+    schema: { querystring: EXPORT_PROGRESS_QUERY },
+    run: handlers.exportProgress,
+  }),
+  row({
+    key: 'exportCancel',
+    method: 'POST',
+    access: 'admin',
+    reads: null,
+    schema: { querystring: NO_QUERY, body: EXPORT_CANCEL_BODY },
+    run: handlers.exportCancel,
+  }),
+  row({
+    key: 'forget',
+    method: 'POST',
+    access: 'admin',
+    reads: null,
+    schema: { querystring: NO_QUERY, body: FORGET_BODY },
+    run: handlers.forget,
+  }),
+]
 
 const OFF_MESSAGE = 'The message index is off (INDEX=off); search needs it.'
 /** A number's history view refreshes its sync at most this often. */
@@ -70,11 +176,8 @@ const VIEW_REFRESH_MS = 5_000
 export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<MessageIndex> {
   const log = deps.log ?? (() => {})
   if (!cfg.enabled) {
-    const off = async () => {
-      throw new ProxyError(503, { kind: 'index_off', message: OFF_MESSAGE })
-    }
     return {
-      routes: indexRoutes(() => off),
+      routes: INDEX_ROUTES.map((r) => r(null)),
       onHistoryViewed: () => {},
       meta: () => ({ index: { enabled: false } }),
       close: async () => {},
@@ -135,7 +238,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   }
 
   return {
-    routes: indexRoutes((key) => (req, res, url, ctx) => HANDLERS[key](room, req, res, url, ctx)),
+    routes: INDEX_ROUTES.map((r) => r(room)),
     onHistoryViewed: (number: string, tid: string) => {
       const n = number.replace(/^\+/, '')
       if (!/^\d{6,15}$/.test(n) || !/^[A-Za-z0-9_-]{1,64}$/.test(tid)) return

@@ -1,8 +1,10 @@
 import { pipeline } from 'node:stream/promises'
 import { ProxyError, invalid } from '../errors.ts'
 import type { Config } from '../config.ts'
-import type { RouteSpec, RouteHandler } from '../http-types.ts'
+import type { z } from 'zod'
+import { route, type RouteSpec, type RouteHandler } from '../http-types.ts'
 import { SECURITY_HEADERS } from '../http.ts'
+import { param, query } from '../schema.ts'
 import { fetchMedia, type Resolver } from './fetch.ts'
 
 /**
@@ -66,12 +68,8 @@ export function trustedHosts(upstreamBaseUrl: string, allowed: readonly string[]
 }
 
 /** The one `url` parameter, checked: absolute http(s), no credentials, bounded. */
-function targetOf(url: URL): URL {
-  for (const name of new Set(url.searchParams.keys()))
-    if (name !== 'url') throw invalid(name.slice(0, 40), `Unknown parameter ${name.slice(0, 40)}; /api/media takes only url.`)
-  const values = url.searchParams.getAll('url')
-  if (values.length > 1) throw invalid('url', 'url was sent more than once.')
-  const raw = values[0]?.trim() ?? ''
+function targetOf(value: string | undefined): URL {
+  const raw = value?.trim() ?? ''
   if (!raw) throw invalid('url', 'url is required: the media address to fetch.')
   if (raw.length > MAX_URL_CHARS) throw invalid('url', `url may hold at most ${MAX_URL_CHARS} characters.`)
   let target: URL
@@ -102,7 +100,9 @@ function disposition(kind: 'inline' | 'attachment', url: URL): string {
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`
 }
 
-export function createMediaHandler(options: MediaOptions): RouteHandler {
+const MEDIA_QUERY = query({ url: param(targetOf) }, { unknown: (name) => `Unknown parameter ${name}; /api/media takes only url.` })
+
+function createMediaHandler(options: MediaOptions): RouteHandler<z.output<typeof MEDIA_QUERY>> {
   const trusted = trustedHosts(options.upstreamBaseUrl, options.allowedHosts)
   const fetchOptions = {
     maxBytes: options.maxBytes,
@@ -112,9 +112,8 @@ export function createMediaHandler(options: MediaOptions): RouteHandler {
     accepts,
     resolve: options.resolve,
   }
-  return async function handleMedia(req, res, url, ctx) {
+  return async function handleMedia(req, res, _url, ctx, { query: { url: target } }) {
     req.resume()
-    const target = targetOf(url)
     const media = await fetchMedia(target, fetchOptions)
     // The host only: a media URL's path and query often carry an access token.
     try {
@@ -148,11 +147,16 @@ export function createMediaHandler(options: MediaOptions): RouteHandler {
 }
 
 /** The route as the app mounts it: the upstream's host (simulator or API_BASE_URL) plus the MEDIA_* variables. */
-export const mediaRoute = (config: Config, upstreamBaseUrl: string): RouteSpec => ({
-  method: 'GET',
-  path: '/api/media',
-  // A message's media is customer data: any signed-in reader, and each view is logged.
-  access: 'signed-in',
-  reads: 'media.view',
-  handle: createMediaHandler({ upstreamBaseUrl, ...config.media }),
-})
+export const mediaRoute = (config: Config, upstreamBaseUrl: string): RouteSpec => createMediaRoute({ upstreamBaseUrl, ...config.media })
+
+/** The media route over these options. */
+export const createMediaRoute = (options: MediaOptions): RouteSpec =>
+  route({
+    method: 'GET',
+    path: '/api/media',
+    // A message's media is customer data: any signed-in reader, and each view is logged.
+    access: 'signed-in',
+    reads: 'media.view',
+    schema: { querystring: MEDIA_QUERY },
+    handle: createMediaHandler(options),
+  })

@@ -2,11 +2,11 @@ import { lookup } from 'node:dns/promises'
 import { createServer, get, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { AccessGate, Principal, RouteSpec } from '../http-types.ts'
+import type { AccessGate, Principal } from '../http-types.ts'
 import { MEDIA_FILES } from '../simulator/media.ts'
 import { proxyFor, raw, simStack } from '../test-helpers.ts'
 import type { Resolver } from './fetch.ts'
-import { createMediaHandler, type MediaOptions } from './handler.ts'
+import { createMediaRoute, type MediaOptions } from './handler.ts'
 
 /**
  * /api/media over real HTTP: a media server on loopback (what a stranger's link could point
@@ -121,8 +121,7 @@ async function appWith(options: Partial<MediaOptions> = {}) {
     audit: (_p, _a, action, details) => audits.push({ action, details }),
     recordRead: async (_p, _a, action, details) => void audits.push({ action, details }),
   }
-  const handle = createMediaHandler({ upstreamBaseUrl: upstream.url, allowedHosts: [], maxBytes: MAX, timeoutMs: 1_000, ...options })
-  const route: RouteSpec = { method: 'GET', path: '/api/media', access: 'signed-in', reads: 'media.view', handle }
+  const route = createMediaRoute({ upstreamBaseUrl: upstream.url, allowedHosts: [], maxBytes: MAX, timeoutMs: 1_000, ...options })
   const app = await proxyFor(upstream.url, {}, { routes: [route], gate })
   const get = (target: string, headers: Record<string, string> = {}) =>
     raw(app.port, { method: 'GET', path: `/api/media?url=${encodeURIComponent(target)}`, headers: { cookie: 'sb_session=ok', ...headers } })

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingMessage } from 'node:http'
 import {
   RELATIVE_RANGES,
   SEARCH_KEYS,
@@ -18,6 +18,7 @@ import type { Db, Queryable } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { readJsonBody, readQuery, safeFieldName, sendJson } from '../http.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
+import { names, NO_PARAMS } from '../schema.ts'
 import { parseFilters, type Filters } from '../index/params.ts'
 import { countMatches, dataVersion, resolveParties, whereOf } from '../index/queries.ts'
 
@@ -224,13 +225,7 @@ function createCache(max = 500) {
   }
 }
 
-type ViewHandler = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
-  ctx: RequestContext,
-  params: Readonly<Record<string, string>>,
-) => Promise<void>
+type ViewHandler = RouteSpec['handle']
 
 export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
   const now = deps.now ?? Date.now
@@ -372,13 +367,20 @@ export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
   }
 
   const ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: ViewHandler }> = [
-    { method: 'GET', path: VIEW_PATHS.list, access: 'signed-in', reads: null, run: list },
-    { method: 'GET', path: VIEW_PATHS.counts, access: 'signed-in', reads: 'view.counts', run: counts },
-    { method: 'POST', path: VIEW_PATHS.create, access: 'signed-in', reads: null, run: create },
-    { method: 'POST', path: VIEW_PATHS.rename, access: 'signed-in', reads: null, run: rename },
-    { method: 'POST', path: VIEW_PATHS.share, access: 'signed-in', reads: null, run: share },
-    { method: 'POST', path: VIEW_PATHS.delete, access: 'signed-in', reads: null, run: remove },
-    { method: 'POST', path: VIEW_PATHS.open, access: 'signed-in', reads: null, run: open },
+    { method: 'GET', path: VIEW_PATHS.list, access: 'signed-in', reads: null, schema: NO_PARAMS, run: list },
+    {
+      method: 'GET',
+      path: VIEW_PATHS.counts,
+      access: 'signed-in',
+      reads: 'view.counts',
+      schema: { querystring: names('tz') },
+      run: counts,
+    },
+    { method: 'POST', path: VIEW_PATHS.create, access: 'signed-in', reads: null, schema: NO_PARAMS, run: create },
+    { method: 'POST', path: VIEW_PATHS.rename, access: 'signed-in', reads: null, schema: NO_PARAMS, run: rename },
+    { method: 'POST', path: VIEW_PATHS.share, access: 'signed-in', reads: null, schema: NO_PARAMS, run: share },
+    { method: 'POST', path: VIEW_PATHS.delete, access: 'signed-in', reads: null, schema: NO_PARAMS, run: remove },
+    { method: 'POST', path: VIEW_PATHS.open, access: 'signed-in', reads: null, schema: NO_PARAMS, run: open },
   ]
   return ROUTES.map(({ run, ...r }) => ({ ...r, handle: run }))
 }

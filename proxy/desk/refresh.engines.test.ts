@@ -7,7 +7,7 @@ import { statusCode } from '../index/parse.ts'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/dataset.ts'
 import { DESK_INDEX } from '../simulator/desk-cases.ts'
 import type { Queryable } from '../db/types.ts'
-import { deskFacts, flushDesk, refreshAllDesk, refreshDesk, storeDeskFacts } from './refresh.ts'
+import { deskFacts, flushDesk, MAX_SENT_AFTER_PER_PERIOD, refreshAllDesk, refreshDesk, storeDeskFacts } from './refresh.ts'
 
 /**
  * The desk's SQL on both engines (PGlite and a real PostgreSQL): the desk number's messages,
@@ -180,5 +180,53 @@ describe.each(ENGINES)('refreshDesk on %s', (engine) => {
     await flushDesk(db)
     await expectRules(db)
     expect(partyKey(DESK.number)).toBe(DESK.number)
+  }, 120_000)
+})
+
+describe.each(ENGINES)('sends after opt-out on %s', (engine) => {
+  it('counts every one however many follow one opt-out, and keeps the first of the period as evidence', async () => {
+    const db = await engines.open(engine)
+    const number = '15550009999'
+    const party = '15550001111'
+    const start = Date.parse('2030-01-01T00:00:00Z')
+    // An opt-out, then more sends than any page or batch holds, one a minute.
+    const SENDS = 12_345
+    const thread = Array.from({ length: SENDS + 1 }, (_, i) => ({
+      number,
+      party,
+      direction: i === 0 ? 'inbound' : 'outbound',
+      date: new Date(start + i * 60_000).toISOString(),
+      ordinal: i + 1,
+      body: i === 0 ? 'STOP' : `Reminder ${i}`,
+      statusCode: 200,
+    }))
+    await db.query(INSERT_MESSAGES.replace("'T'", "'T2'"), [
+      number,
+      thread.map((m) => m.ordinal),
+      thread.map((m) => m.date),
+      thread.map((m) => m.party),
+      thread.map((m) => m.direction),
+      thread.map((m) => m.body),
+      thread.map((m) => m.statusCode),
+    ])
+    // As the sync does after storing the rows; the thread itself is refreshed now or by the flush.
+    await refreshDesk(db, number, undefined, { min: 1, max: SENDS + 1 })
+    await flushDesk(db, [number])
+    const [entry] = optOutLedger(thread)
+    // The rules' own count: every send but one inside the confirmation window.
+    expect(entry!.sentAfter.length).toBeGreaterThan(10_000)
+    const t = await db.query<{ sent_after: number }>('SELECT sent_after FROM desk_threads WHERE number = $1 AND party = $2', [
+      number,
+      party,
+    ])
+    expect(t.rows[0]!.sent_after).toBe(entry!.sentAfter.length)
+    // Evidence: the rules' sends whose place in the period (every message after the opt-out is a
+    // send here, so the k-th send is ordinal k + 1) is within MAX_SENT_AFTER_PER_PERIOD.
+    const expected = entry!.sentAfter
+      .map((x) => (x.message as (typeof thread)[number]).ordinal)
+      .filter((o) => o - 1 <= MAX_SENT_AFTER_PER_PERIOD)
+    const kept = await db.query<{ ordinal: number }>('SELECT ordinal FROM desk_sent_after WHERE number = $1 ORDER BY ordinal', [number])
+    expect(kept.rows.map((r) => r.ordinal)).toEqual(expected)
+    expect(expected.length).toBeLessThan(entry!.sentAfter.length)
   }, 120_000)
 })

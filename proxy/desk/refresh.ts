@@ -18,7 +18,11 @@ import type { Db, Queryable } from '../db/types.ts'
 
 /** Messages without facts are read and classified this many at a time (memory stays bounded on a 1M number). */
 const CHUNK = 5_000
-/** Evidence rows kept per opt-out period: a party opted out long ago and sent to daily stays bounded. */
+/**
+ * Evidence rows kept per opt-out period, so a thread's recompute writes a bounded number of rows
+ * (a party opted out long ago and sent to daily). The count past it is still exact: the thread's
+ * sent_after counts every send, and the report says when a period's list stops here.
+ */
 export const MAX_SENT_AFTER_PER_PERIOD = 10_000
 
 /** Arbitrary constant: the advisory-lock namespace of desk refreshes (one per number at a time). */
@@ -291,8 +295,9 @@ type Marked = DeskMessage & { ordinal: number }
 /**
  * Sends after opt-out, as sentAfterOptOut decides, in SQL: the outbound messages inside each
  * opt-out period (after the opt-out, before the opt-in that ends it), except the first of them
- * when it came within the confirmation window. Each period reads its first sends in order from
- * the thread index and stops at the cap, however long the period.
+ * when it came within the confirmation window. Each period reads its sends in order from the
+ * thread index; the first MAX_SENT_AFTER_PER_PERIOD are kept as evidence, and every one is
+ * counted (only the count per party comes back to JavaScript).
  */
 const SENT_AFTER = `
 WITH per AS (
@@ -304,14 +309,14 @@ WITH per AS (
         FROM index_messages d
        WHERE d.number = $1 AND d.party_digits = per.party AND NOT d.desk_inbound
          AND d.date >= per.sd AND (d.date, d.ordinal) > (per.sd, per.so)
-         AND (per.ed IS NULL OR (d.date <= per.ed AND (d.date, d.ordinal) < (per.ed, per.eo)))
-       ORDER BY d.date, d.ordinal
-       LIMIT ${MAX_SENT_AFTER_PER_PERIOD}) s
+         AND (per.ed IS NULL OR (d.date <= per.ed AND (d.date, d.ordinal) < (per.ed, per.eo)))) s
+   WHERE NOT (s.k = 1 AND extract(epoch FROM s.date - per.sd) * 1000 <= $7)
+), kept AS (
+  INSERT INTO desk_sent_after (number, party, ordinal, date, opt_ordinal, after_ms, failed)
+  SELECT $1, party, ordinal, date, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed FROM sends
+   WHERE k <= ${MAX_SENT_AFTER_PER_PERIOD}
 )
-INSERT INTO desk_sent_after (number, party, ordinal, date, opt_ordinal, after_ms, failed)
-SELECT $1, party, ordinal, date, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed FROM sends
- WHERE NOT (k = 1 AND extract(epoch FROM date - sd) * 1000 <= $7) AND k <= ${MAX_SENT_AFTER_PER_PERIOD}
-RETURNING party`
+SELECT party, count(*)::int AS n FROM sends GROUP BY party`
 
 async function refreshThreads(tx: Queryable, number: string, parties: string[]): Promise<void> {
   const facts = await tx.query<ThreadFacts>(THREAD_FACTS, [number, parties])
@@ -352,8 +357,16 @@ async function refreshThreads(tx: Queryable, number: string, parties: string[]):
   await tx.query('DELETE FROM desk_sent_after WHERE number = $1 AND party = ANY($2::text[])', [number, parties])
   const sent = new Map<string, number>()
   if (per.party.length > 0) {
-    const r = await tx.query<{ party: string }>(SENT_AFTER, [number, per.party, per.so, per.sd, per.ed, per.eo, CONFIRMATION_WINDOW_MS])
-    for (const { party } of r.rows) sent.set(party, (sent.get(party) ?? 0) + 1)
+    const r = await tx.query<{ party: string; n: number }>(SENT_AFTER, [
+      number,
+      per.party,
+      per.so,
+      per.sd,
+      per.ed,
+      per.eo,
+      CONFIRMATION_WINDOW_MS,
+    ])
+    for (const { party, n } of r.rows) sent.set(party, n)
   }
   if (rows.length === 0) return
   const col = <T>(f: (t: ThreadFacts) => T) => rows.map(f)

@@ -8,7 +8,7 @@ import { readJsonBody, SECURITY_HEADERS, sendJson } from '../http.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_QUERY } from '../schema.ts'
 import { dateParam, digitsParam, limitParam, numberParam, readParams } from '../index/params.ts'
-import { flushDesk, refreshDesk } from './refresh.ts'
+import { flushDesk, MAX_SENT_AFTER_PER_PERIOD, refreshDesk } from './refresh.ts'
 
 /**
  * The support desk's routes: reads of the desk tables that refreshDesk keeps during sync. Every
@@ -305,6 +305,14 @@ type SentRow = {
 }
 
 const SENT_WHERE = `($1::text IS NULL OR s.number = $1) AND ($2::text[] IS NULL OR s.party = ANY($2::text[]))`
+/**
+ * Every send after opt-out in scope (each thread's sent_after counts them all) and the ones kept
+ * as evidence (refresh.ts keeps the first MAX_SENT_AFTER_PER_PERIOD of each opt-out period).
+ */
+const SENT_COUNTS = `SELECT
+  (SELECT COALESCE(sum(t.sent_after), 0)::int FROM desk_threads t
+    WHERE ($1::text IS NULL OR t.number = $1) AND ($2::text[] IS NULL OR t.party = ANY($2::text[]))) AS sent,
+  (SELECT count(*)::int FROM desk_sent_after s WHERE ${SENT_WHERE}) AS listed`
 const OPT_BODY = `COALESCE(o.body, (SELECT b.body FROM index_bodies b WHERE b.id = o.body_id))`
 
 async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
@@ -326,10 +334,12 @@ async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: U
       ORDER BY s.date DESC, s.number, s.ordinal DESC`,
     [number, keys, limit, offset],
   )
-  const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_sent_after s WHERE ${where}`, [number, keys])
+  const counts = await db.query<{ sent: number; listed: number }>(SENT_COUNTS, [number, keys])
   await ctx.logRead({ ...(number ? { number } : {}), ...(party ? { party } : {}), rows: r.rows.length })
   sendJson(res, 200, {
-    total: total.rows[0]?.n ?? 0,
+    total: counts.rows[0]?.sent ?? 0,
+    listed: counts.rows[0]?.listed ?? 0,
+    perPeriod: MAX_SENT_AFTER_PER_PERIOD,
     rows: r.rows.map((x) => ({
       number: x.number,
       party: x.party,
@@ -442,8 +452,9 @@ const SENT_CSV_HEADER = [
 ]
 
 /**
- * Every send after an opt-out, with both messages, newest first as on the page: keyset batches
- * over desk_sent_after's date index (date DESC, number, ordinal DESC), with no cap.
+ * Every send kept as evidence (the first MAX_SENT_AFTER_PER_PERIOD of each opt-out period), with
+ * both messages, newest first as on the page: keyset batches over desk_sent_after's date index
+ * (date DESC, number, ordinal DESC).
  */
 async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
   const p = readParams(url, ['number', 'party'])

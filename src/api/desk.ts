@@ -145,7 +145,7 @@ const sentRowWire = z.looseObject({
   optOut: z.looseObject({ ordinal: z.number(), date: optText, body: optText }),
   afterMs: count,
 })
-const sentAfterWire = z.looseObject({ total: count, rows: z.array(sentRowWire) })
+const sentAfterWire = z.looseObject({ total: count, listed: count, perPeriod: count, rows: z.array(sentRowWire) })
 export type SentAfter = z.output<typeof sentAfterWire>
 export type SentAfterRow = z.output<typeof sentRowWire>
 

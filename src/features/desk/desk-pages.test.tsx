@@ -201,6 +201,8 @@ describe('Opt-outs', () => {
       })
       qc.setQueryData(sentAfterQuery(NUMBER, null).queryKey, {
         total: 2,
+        listed: 2,
+        perPeriod: 10_000,
         rows: [1, 2].map((i) => ({
           number: NUMBER,
           party: '17025550105',
@@ -231,6 +233,37 @@ describe('Opt-outs', () => {
     expect(screen.getByRole('link', { name: 'Export CSV: the opt-out ledger' }).getAttribute('href')).toBe(
       `/api/desk/opt-outs/export?number=${NUMBER}`,
     )
+    expect(screen.queryByText(/are counted; the evidence lists the first/)).toBeNull()
+  })
+
+  test('a period longer than the evidence keeps: every send counted, and what the list and the export hold said', () => {
+    const s = { number: NUMBER, state: 'all' as const, party: '', tz: 'utc' as const }
+    renderWith(<OptOutsPage search={s} admin={false} />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+      qc.setQueryData(optOutsQuery(NUMBER, 'all').queryKey, { optedOut: 1, optedBackIn: 0, sentAfter: 12_344, total: 0, rows: [] })
+      qc.setQueryData(sentAfterQuery(NUMBER, null).queryKey, {
+        total: 12_344,
+        listed: 9_999,
+        perPeriod: 10_000,
+        rows: [
+          {
+            number: NUMBER,
+            party: '17025550105',
+            message: { ordinal: 12_346, date: '2026-11-17T12:00:00.000Z', body: 'promo', status: '200', failed: false },
+            optOut: { ordinal: 1, date: '2026-11-15T12:00:00.000Z', body: 'STOP' },
+            afterMs: 2 * 86_400_000,
+          },
+        ],
+      })
+    })
+    expect(screen.getByText('12,344 messages sent after opt-out')).toBeTruthy()
+    expect(screen.getByText('1 newest of 9,999 shown. Choose a number to narrow them.')).toBeTruthy()
+    expect(
+      screen.getByText(
+        'All 12,344 are counted; the evidence lists the first 10,000 sends of each opt-out period (9,999 in all), and the export holds those.',
+      ),
+    ).toBeTruthy()
+    expect(screen.getByRole('link', { name: 'Export CSV: the listed sends after opt-out' })).toBeTruthy()
   })
 
   test('nobody opted out: said plainly, with no evidence table', () => {
@@ -238,7 +271,7 @@ describe('Opt-outs', () => {
     renderWith(<OptOutsPage search={s} admin={false} />, (qc) => {
       qc.setQueryData(indexKeys.status(), status(10))
       qc.setQueryData(optOutsQuery(null, 'all').queryKey, { optedOut: 0, optedBackIn: 0, sentAfter: 0, total: 0, rows: [] })
-      qc.setQueryData(sentAfterQuery(null, null).queryKey, { total: 0, rows: [] })
+      qc.setQueryData(sentAfterQuery(null, null).queryKey, { total: 0, listed: 0, perPeriod: 10_000, rows: [] })
     })
     expect(screen.getByText('Nobody has opted out')).toBeTruthy()
     expect(screen.getByText('Nothing was sent after an opt-out')).toBeTruthy()

@@ -198,7 +198,14 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
         ) : null}
         {q.data && q.data.rows.length > 0 ? (
           <div className="ml-auto print:hidden">
-            <a className="btn" href={sentAfterExportUrl(number, party)} download aria-label="Export CSV: every send after opt-out">
+            <a
+              className="btn"
+              href={sentAfterExportUrl(number, party)}
+              download
+              aria-label={
+                q.data.total > q.data.listed ? 'Export CSV: the listed sends after opt-out' : 'Export CSV: every send after opt-out'
+              }
+            >
               Export CSV
             </a>
           </div>
@@ -247,9 +254,15 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
               </tbody>
             </table>
           </TableRegion>
-          {q.data.total > q.data.rows.length ? (
+          {q.data.listed > q.data.rows.length ? (
             <p className="mt-2 text-sm text-slate-700">
-              {formatCount(q.data.rows.length)} newest of {formatCount(q.data.total)} shown. Choose a number to narrow them.
+              {formatCount(q.data.rows.length)} newest of {formatCount(q.data.listed)} shown. Choose a number to narrow them.
+            </p>
+          ) : null}
+          {q.data.total > q.data.listed ? (
+            <p className="mt-2 text-sm text-slate-700">
+              All {formatCount(q.data.total)} are counted; the evidence lists the first {formatCount(q.data.perPeriod)} sends of each
+              opt-out period ({formatCount(q.data.listed)} in all), and the export holds those.
             </p>
           ) : null}
         </>

@@ -11,6 +11,7 @@ import {
   verifyLog,
   type NewEntry,
 } from './access-log.ts'
+import type { Queryable } from '../db/types.ts'
 import { createLogWriter } from './log-writer.ts'
 
 const engines = useEngines()
@@ -102,5 +103,32 @@ describe.each(ENGINES)('access log on %s', (engine) => {
     expect((await verifyLog(db)).problem).toMatchObject({ seq: '9', kind: 'head' })
     await db.query('DELETE FROM access_log WHERE seq = 5')
     expect((await verifyLog(db)).problem).toMatchObject({ seq: '5', kind: 'missing' })
+  }, 60_000)
+
+  test('entries appended while the chain is verified are no break; an entry written past the head is one', async () => {
+    const db = await engines.open(engine)
+    await appendEntries(db, [entry({ actor: 'u1' }), entry({ actor: 'u2' }), entry({ actor: 'u3' })])
+    // Two reads logged by other requests right after the verify has read the head: on a busy
+    // server they land between its statements.
+    let appended = false
+    const busy: Queryable = {
+      query: async (sql, params) => {
+        const r = await db.query(sql, params)
+        if (!appended && sql.includes('access_log_head')) {
+          appended = true
+          await appendEntries(db, [entry({ actor: 'u4' }), entry({ actor: 'u5' })])
+        }
+        return r as never
+      },
+    }
+    expect(await verifyLog(busy)).toMatchObject({ intact: true, first: '1', last: '3' })
+    expect(appended).toBe(true)
+    expect(await verifyLog(db)).toMatchObject({ intact: true, first: '1', last: '5' })
+    // Someone with database access adds an entry after the head without moving it.
+    await db.query(
+      `INSERT INTO access_log (at, actor, via, address, action, details, seq, prev_hash, hash)
+       VALUES (now(), 'mallory', 'password', '10.0.0.9', 'thread.view', '{}'::jsonb, 9, 'x', 'y')`,
+    )
+    expect((await verifyLog(db)).problem).toMatchObject({ seq: '9', kind: 'unchained' })
   }, 60_000)
 })

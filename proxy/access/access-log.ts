@@ -488,10 +488,13 @@ export async function verifyLog(db: Queryable): Promise<LogVerdict> {
   let checked = 0
   const firstSeq = String(expected)
   let after = 0n
+  const headSeq = BigInt(headRow.seq)
+  // The chain as the head read above records it: entries appended while this runs (each with the
+  // head's update, in one transaction) lie past it and are looked at after the walk.
   for (;;) {
     const r = await db.query<DbEntry & { prev_hash: string; hash: string }>(
-      `SELECT ${ENTRY_COLUMNS}, prev_hash, hash FROM access_log WHERE seq > $1 ORDER BY seq LIMIT ${VERIFY_BATCH}`,
-      [String(after)],
+      `SELECT ${ENTRY_COLUMNS}, prev_hash, hash FROM access_log WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT ${VERIFY_BATCH}`,
+      [String(after), String(headSeq)],
     )
     for (const row of r.rows) {
       const seq = BigInt(row.seq!)
@@ -523,8 +526,24 @@ export async function verifyLog(db: Queryable): Promise<LogVerdict> {
     after = BigInt(r.rows[r.rows.length - 1]!.seq!)
   }
   const last = expected - 1n
-  const headSeq = BigInt(headRow.seq)
   const range = checked ? { first: firstSeq, last: String(last) } : { first: null, last: null }
+  // Past the head: only entries appended since it was read. The highest one is read before the
+  // head again, so a legitimate append can only raise the head above it; an entry above the head
+  // now was written outside the chain.
+  const above = await db.query<{ seq: string | number | null }>('SELECT max(seq) AS seq FROM access_log WHERE seq > $1', [String(headSeq)])
+  const aboveSeq = above.rows[0]?.seq
+  if (aboveSeq !== null && aboveSeq !== undefined) {
+    const now = (await db.query<HeadRow>('SELECT seq, hash FROM access_log_head WHERE one')).rows[0]
+    if (!now || BigInt(now.seq) < BigInt(aboveSeq))
+      return fail(
+        String(aboveSeq),
+        'unchained',
+        `Entry ${aboveSeq} lies past the chain head (${now?.seq ?? 'missing'}): it was added outside the log.`,
+        range.first,
+        range.last,
+        checked,
+      )
+  }
   if (headSeq !== last || (checked > 0 && headRow.hash !== prev))
     return fail(
       String(last + 1n),

@@ -35,8 +35,33 @@ describe("the Search page's coverage line", () => {
         onStart={async () => {}}
       />,
     )
-    expect(screen.getByText(/^12 of 60 numbers indexed, up to .*; 3 numbers still indexing: results may be incomplete\.$/)).toBeTruthy()
+    expect(
+      screen.getByText(
+        /^12 of 60 numbers indexed, up to .*; 3 numbers not fully indexed, 1 of them indexing now: results may be incomplete\.$/,
+      ),
+    ).toBeTruthy()
     expect(screen.queryByRole('button', { name: 'Index all numbers' })).toBeNull()
+  })
+
+  it('says "still indexing" only of numbers queued or syncing, never of one whose sync failed', () => {
+    const line = (f: Partial<Freshness>) => {
+      cleanup()
+      render(
+        <SearchCoverage
+          freshness={{ ...fresh, numbersComplete: 58, ...f }}
+          progress={{ ...done, numbersDone: 58 }}
+          autoSync={true}
+          accountListed={true}
+          zone="utc"
+          onStart={async () => {}}
+        />,
+      )
+      return screen.getByText(/^58 of 60 numbers indexed/).textContent
+    }
+    expect(line({ incomplete: ['1', '2'], syncing: ['1', '2'] })).toMatch(/; 2 numbers still indexing: results may be incomplete\.$/)
+    // Both stopped short (a failed or cancelled sync): nothing is indexing them.
+    expect(line({ incomplete: ['1', '2'], syncing: [] })).toMatch(/; 2 numbers not fully indexed: results may be incomplete\.$/)
+    expect(line({ incomplete: ['1'], syncing: [] })).toMatch(/; 1 number not fully indexed: results may be incomplete\.$/)
   })
 
   it('offers to start indexing when the server does not index on its own, and says it started', async () => {

@@ -3,13 +3,23 @@ import type { Freshness, IndexProgress } from '../../api/index-status'
 import { formatCount } from '../../lib/count'
 import { formatDate } from '../../lib/dates'
 
-/** "17 of 17 numbers indexed, up to 12:04" and, while some are not, how many are still to come. */
+/**
+ * "17 of 17 numbers indexed, up to 12:04" and, while some are not, how many: still indexing
+ * when their sync is queued or running, else not fully indexed (a sync that stopped short or
+ * failed is not indexing).
+ */
 export function coverageText(f: Freshness, zone: 'local' | 'utc'): string {
   const upTo = f.indexedUpTo ? `, up to ${formatDate(Date.parse(f.indexedUpTo), zone)}` : ''
+  const syncing = new Set(f.syncing)
+  const short = f.incomplete.length
+  const now = f.incomplete.filter((n) => syncing.has(n)).length
+  const numbers = (n: number) => `${formatCount(n)} ${n === 1 ? 'number' : 'numbers'}`
   const still =
-    f.incomplete.length > 0
-      ? `; ${formatCount(f.incomplete.length)} ${f.incomplete.length === 1 ? 'number' : 'numbers'} still indexing: results may be incomplete`
-      : ''
+    short === 0
+      ? ''
+      : now === short
+        ? `; ${numbers(short)} still indexing: results may be incomplete`
+        : `; ${numbers(short)} not fully indexed${now > 0 ? `, ${formatCount(now)} of them indexing now` : ''}: results may be incomplete`
   return `${formatCount(f.numbersComplete)} of ${formatCount(f.numbersKnown)} numbers indexed${upTo}${still}.`
 }
 

@@ -27,6 +27,8 @@ interface Entry {
   record: ExportProgress
   controller: AbortController
   endedAt: number | null
+  /** Cancelled before its request arrived: the request, when it comes, is refused. */
+  cancelledEarly?: boolean
 }
 
 export interface ExportTracker {
@@ -71,6 +73,9 @@ export function createExportTracker(now: () => number = Date.now): ExportTracker
       // rather than mixing two streams' counts in one record.
       if (prior && prior.endedAt === null)
         throw new ProxyError(409, { kind: 'invalid_request', field: 'job', message: 'An export with this job id is already running.' })
+      // The person cancelled while the browser's request was still on its way: no file is written.
+      if (prior?.cancelledEarly)
+        throw new ProxyError(409, { kind: 'invalid_request', field: 'job', message: 'This export was cancelled before it started.' })
       const entry: Entry = {
         who,
         controller: new AbortController(),
@@ -99,9 +104,29 @@ export function createExportTracker(now: () => number = Date.now): ExportTracker
     },
     get: (who, job) => find(who, job).record,
     cancel: (who, job) => {
-      const e = find(who, job)
-      if (e.endedAt === null) e.controller.abort()
-      return e.record
+      const k = key(who, job)
+      const e = entries.get(k)
+      if (e) {
+        if (e.endedAt === null) e.controller.abort()
+        return e.record
+      }
+      // Not begun here yet (the download's request is still on its way): remembered as cancelled,
+      // so that request is refused when it arrives instead of writing the whole file.
+      prune()
+      const controller = new AbortController()
+      controller.abort()
+      const record: ExportProgress = {
+        job,
+        state: 'cancelled',
+        cancelledBy: 'you',
+        rows: 0,
+        bytes: 0,
+        total: null,
+        fileName: null,
+        startedAt: new Date(now()).toISOString(),
+      }
+      entries.set(k, { who, controller, endedAt: now(), cancelledEarly: true, record })
+      return record
     },
   }
 }

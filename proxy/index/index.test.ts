@@ -804,6 +804,21 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       })
       expect(c.status).toBe(200)
       expect(((await c.json()) as ExportProgress).state).toBe('done')
+
+      // Cancelled while the download's request is still on its way: that request, when it
+      // arrives, is refused, so the browser writes no file the person cancelled.
+      const early = `test-${engine}-early`
+      const pre = await fetch(`${apiUrl}/api/index/export/cancel`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ job: early }),
+      })
+      expect(pre.status).toBe(200)
+      expect(await pre.json()).toMatchObject({ job: early, state: 'cancelled', cancelledBy: 'you', rows: 0 })
+      const late = await fetch(`${apiUrl}/api/index/export?numbers=${n0}&format=csv&job=${early}`)
+      expect(late.status).toBe(409)
+      expect(await late.json()).toMatchObject({ error: { field: 'job', message: 'This export was cancelled before it started.' } })
+      expect((await get<ExportProgress>(`/api/index/export/progress?job=${early}`)).body).toMatchObject({ state: 'cancelled', rows: 0 })
     })
 
     it('stops reading the database when an export is cancelled, and cuts the response', async () => {

@@ -257,7 +257,8 @@ export function cancelExport(id: number) {
     return
   }
   postJson(INDEX_PATHS.exportCancel, { job: entry.job }).catch((err: unknown) => {
-    // Not known there yet (the request is still on its way): stop following it here.
+    // The server forgot it (restarted, or the record aged out): stop following it here. A cancel
+    // before the download's request arrives is remembered there, and that request refused.
     if (err instanceof ApiError && err.kind === 'not_found') {
       entry.controller.abort()
       fail(id, err, entry.controller.signal)

@@ -263,11 +263,8 @@ function readRowsBodies(app: FastifyInstance): void {
   app.setValidatorCompiler(validatorCompiler)
 }
 
-export function createApp(config: Config, deps: AppDeps): Handler {
-  const { forwarder, log, gate } = deps
-  const logFailure = log ?? ((line: string) => console.error(line))
-  const serveStatic = deps.staticDir ? createStatic(deps.staticDir, logFailure) : undefined
-  const allowedHostnames = allowedHostnamesFor(config.host, config.allowedHosts)
+/** The one route table: /api/meta, the upstream operations, then each room's rows; checked before Fastify sees it. */
+function routeTable(config: Config, deps: AppDeps): readonly RouteSpec[] {
   const metaRoute: RouteSpec = {
     method: 'GET',
     path: '/api/meta',
@@ -281,18 +278,24 @@ export function createApp(config: Config, deps: AppDeps): Handler {
   }
   const routes: readonly RouteSpec[] = [
     metaRoute,
-    ...operationRoutes(config, forwarder, deps.onHistoryServed),
+    ...operationRoutes(config, deps.forwarder, deps.onHistoryServed),
     ...(deps.routes ?? []),
-    ...(gate?.routes ?? []),
+    ...(deps.gate?.routes ?? []),
   ]
   checkRouteTable(routes)
+  return routes
+}
 
-  /** What went wrong on a response, for its log line (the error's kind and cause, never a body). */
+type Fail = (req: IncomingMessage, res: ServerResponse, err: unknown) => void
+
+/**
+ * The one error boundary: every refusal and failure, from a hook, a handler or Fastify itself,
+ * leaves through `fail` as the envelope. `notes` keeps what went wrong on a response for its
+ * log line (the error's kind and cause, never a body).
+ */
+function errorBoundary(log: AppDeps['log'], logFailure: (line: string) => void): { fail: Fail; notes: WeakMap<ServerResponse, string> } {
   const notes = new WeakMap<ServerResponse, string>()
-  const states = new WeakMap<IncomingMessage, RequestState>()
-
-  /** The one error boundary: every refusal and failure, from a hook, a handler or Fastify itself, leaves here as the envelope. */
-  function fail(req: IncomingMessage, res: ServerResponse, err: unknown) {
+  const fail: Fail = (req, res, err) => {
     const known = asProxyError(err) ?? fromFramework(err)
     if (known) {
       if (known.body.cause) notes.set(res, `${known.body.kind}: ${known.body.cause}`)
@@ -310,9 +313,20 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     if (!log) logFailure(line)
     sendError(res, new ProxyError(500, { kind: 'server_error', message: 'The server failed unexpectedly; the cause is in its log.' }))
   }
+  return { fail, notes }
+}
 
-  let routing: ((req: IncomingMessage, res: ServerResponse) => void) | undefined
-  const app = fastify({
+/**
+ * The Fastify instance on a Node server of our own: every request enters through `handle`
+ * (which logs it and waits for readiness), and `onRouting` receives Fastify's own handler.
+ */
+function createFastify(
+  deps: AppDeps,
+  fail: Fail,
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  onRouting: (routing: (req: IncomingMessage, res: ServerResponse) => void) => void,
+): FastifyInstance {
+  return fastify({
     logger: false,
     // The table's routes answer exactly what they declare: HEAD only where a row says so, a path
     // as sent (no trailing-slash or duplicate-slash folding), a parameter as long as a target.
@@ -336,10 +350,10 @@ export function createApp(config: Config, deps: AppDeps): Handler {
           requestTimeout: 30_000,
           connectionsCheckingInterval: Math.min(1_000, deps.headersTimeoutMs ?? 1_000),
         },
-        (req, res) => handler(req, res),
+        handle,
       )
       server.keepAliveTimeout = 5_000
-      routing = fastifyHandler
+      onRouting(fastifyHandler)
       return server
     },
     // The router could not take the URL (a percent-escape that does not decode): the target check says why.
@@ -352,48 +366,54 @@ export function createApp(config: Config, deps: AppDeps): Handler {
     // Node's own answers to a request it could not parse (400, 431 headers too large, 408 too slow), with the envelope.
     clientErrorHandler: answerClientError,
   })
-  readRowsBodies(app)
+}
 
-  app.addHook('onRequest', checkRequest(allowedHostnames))
+/** What a row's Fastify route needs besides its row. */
+interface RowDeps {
+  gate: AccessGate | undefined
+  states: WeakMap<IncomingMessage, RequestState>
+  logFailure: (line: string) => void
+  fail: Fail
+}
 
-  // One Fastify route per row of the table.
-  for (const spec of routes) {
-    const config: RouteConfig = { spec, pattern: spec.path }
-    const schema: FastifySchema = spec.schema
-    app.route<{ Params: Record<string, string>; Body: unknown; Querystring: unknown }, RouteConfig>({
-      method: methodsOf(spec),
-      url: spec.path,
-      config,
-      schema,
-      onRequest: access(spec, gate, states),
-      // Before validation: the path's `:name` values as sent (not the router's decoding), and a
-      // declared body, read with the one set of limits and codings (413, 415, invalid JSON).
-      preValidation: async (request) => {
-        request.params = paramsFor(spec.path, pathOf(request.raw.url ?? '/')) ?? {}
-        if (spec.schema.body) request.body = await (spec.readBody ?? readJsonBody)(request.raw)
-      },
-      handler: (request, reply) => {
-        // The row's handler answers on the raw response itself (streams, compression, the envelope).
-        reply.hijack()
-        const req = request.raw
-        const res = reply.raw
-        const rawUrl = req.url ?? '/'
-        const state = states.get(req) ?? { principal: null, logged: false }
-        const input = { query: request.query, body: request.body, params: request.params }
-        try {
-          // The URL base is fixed, never the Host header; the path was matched as sent.
-          spec
-            .handle(req, res, new URL(rawUrl, 'http://localhost'), contextFor(request, spec, state, gate, logFailure), input)
-            .catch((err: unknown) => fail(req, res, err))
-        } catch (err) {
-          fail(req, res, err)
-        }
-      },
-    })
-  }
+/** One Fastify route for one row of the table. */
+function addRow(app: FastifyInstance, spec: RouteSpec, { gate, states, logFailure, fail }: RowDeps): void {
+  const config: RouteConfig = { spec, pattern: spec.path }
+  const schema: FastifySchema = spec.schema
+  app.route<{ Params: Record<string, string>; Body: unknown; Querystring: unknown }, RouteConfig>({
+    method: methodsOf(spec),
+    url: spec.path,
+    config,
+    schema,
+    onRequest: access(spec, gate, states),
+    // Before validation: the path's `:name` values as sent (not the router's decoding), and a
+    // declared body, read with the one set of limits and codings (413, 415, invalid JSON).
+    preValidation: async (request) => {
+      request.params = paramsFor(spec.path, pathOf(request.raw.url ?? '/')) ?? {}
+      if (spec.schema.body) request.body = await (spec.readBody ?? readJsonBody)(request.raw)
+    },
+    handler: (request, reply) => {
+      // The row's handler answers on the raw response itself (streams, compression, the envelope).
+      reply.hijack()
+      const req = request.raw
+      const res = reply.raw
+      const rawUrl = req.url ?? '/'
+      const state = states.get(req) ?? { principal: null, logged: false }
+      const input = { query: request.query, body: request.body, params: request.params }
+      try {
+        // The URL base is fixed, never the Host header; the path was matched as sent.
+        spec
+          .handle(req, res, new URL(rawUrl, 'http://localhost'), contextFor(request, spec, state, gate, logFailure), input)
+          .catch((err: unknown) => fail(req, res, err))
+      } catch (err) {
+        fail(req, res, err)
+      }
+    },
+  })
+}
 
-  addMethodNotAllowed(app, routes)
-
+/** What no row takes (an unknown /api path, the SPA's files) and what a schema or hook refused. */
+function addFallbacks(app: FastifyInstance, serveStatic: ReturnType<typeof createStatic> | undefined, fail: Fail): void {
   app.setNotFoundHandler((request, reply) => {
     reply.hijack()
     const req = request.raw
@@ -411,6 +431,45 @@ export function createApp(config: Config, deps: AppDeps): Handler {
       return fail(request.raw, reply.raw, schemaProblem(err, err.validationContext === 'body' ? request.body : request.query))
     fail(request.raw, reply.raw, err)
   })
+}
+
+/** The request's log line once its answer is sent: method, path and status only (bodies carry customer data). */
+function logWhenFinished(req: IncomingMessage, res: ServerResponse, log: (line: string) => void, notes: WeakMap<ServerResponse, string>) {
+  const started = performance.now()
+  const rawUrl = req.url ?? '/'
+  res.on('finish', () => {
+    const note = notes.get(res)
+    try {
+      log(
+        `${loggable(req.method ?? '', 16)} ${loggable(pathOf(rawUrl))} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms${note ? ` (${note})` : ''}`,
+      )
+    } catch {
+      // A failing log sink (a closed pipe) must not take the server down from inside an event handler.
+    }
+  })
+}
+
+export function createApp(config: Config, deps: AppDeps): Handler {
+  const { log, gate } = deps
+  const logFailure = log ?? ((line: string) => console.error(line))
+  const serveStatic = deps.staticDir ? createStatic(deps.staticDir, logFailure) : undefined
+  const allowedHostnames = allowedHostnamesFor(config.host, config.allowedHosts)
+  const routes = routeTable(config, deps)
+  const { fail, notes } = errorBoundary(log, logFailure)
+  const states = new WeakMap<IncomingMessage, RequestState>()
+
+  let routing: ((req: IncomingMessage, res: ServerResponse) => void) | undefined
+  const app = createFastify(
+    deps,
+    fail,
+    (req, res) => handler(req, res),
+    (r) => (routing = r),
+  )
+  readRowsBodies(app)
+  app.addHook('onRequest', checkRequest(allowedHostnames))
+  for (const spec of routes) addRow(app, spec, { gate, states, logFailure, fail })
+  addMethodNotAllowed(app, routes)
+  addFallbacks(app, serveStatic, fail)
 
   let ready = false
   const readying = Promise.resolve(app.ready()).then(() => {
@@ -420,21 +479,8 @@ export function createApp(config: Config, deps: AppDeps): Handler {
   readying.catch(() => undefined)
 
   const handler = (req: IncomingMessage, res: ServerResponse, next?: () => void) => {
-    const started = performance.now()
-    const rawUrl = req.url ?? '/'
-    if (next && !serveStatic && !isApi(pathOf(rawUrl))) return next()
-    res.on('finish', () => {
-      // Method, path and status only: bodies carry customer data and the response never holds credentials.
-      if (!log) return
-      const note = notes.get(res)
-      try {
-        log(
-          `${loggable(req.method ?? '', 16)} ${loggable(pathOf(rawUrl))} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms${note ? ` (${note})` : ''}`,
-        )
-      } catch {
-        // A failing log sink (a closed pipe) must not take the server down from inside an event handler.
-      }
-    })
+    if (next && !serveStatic && !isApi(pathOf(req.url ?? '/'))) return next()
+    if (log) logWhenFinished(req, res, log, notes)
     if (ready && routing) return routing(req, res)
     readying.then(
       () => routing?.(req, res),

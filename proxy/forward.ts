@@ -1,4 +1,4 @@
-import { Pool, errors as undiciErrors } from 'undici'
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici'
 import type { Operation } from '../contract/api.ts'
 import { listedNumbers, listingHolds, type ListedNumber } from '../contract/owned-numbers.ts'
 import { ProxyError } from './errors.ts'
@@ -104,10 +104,21 @@ export interface Forwarder {
 /** How long the account's listing is trusted when deciding "no such number". */
 const LISTING_TTL_MS = 30_000
 
-export function createForwarder(upstream: { baseUrl: string; sysId: string; authToken: string }, timeoutMs: number): Forwarder {
+/** What every request to one upstream shares: where it goes, how long it may take, what it must never show. */
+interface Upstream {
+  pool: Pool
+  basePath: string
+  /** `host:port`, for causes an operator can act on. */
+  where: string
+  sysId: string
+  authToken: string
+  timeoutMs: number
+  /** Credentials scrubbed and length bounded: every upstream word that reaches a client passes here. */
+  clean: (s: string) => string
+}
+
+function openUpstream(upstream: { baseUrl: string; sysId: string; authToken: string }, timeoutMs: number): Upstream {
   const base = new URL(upstream.baseUrl)
-  const where = `${base.hostname}:${base.port || (base.protocol === 'https:' ? '443' : '80')}`
-  const basePath = base.pathname.replace(/\/+$/, '')
   const pool = new Pool(base.origin, {
     connections: 64,
     pipelining: 1,
@@ -117,7 +128,224 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
     bodyTimeout: timeoutMs,
   })
   const secrets = [upstream.authToken, upstream.sysId]
-  const clean = (s: string) => scrub(s, secrets).slice(0, MAX_MESSAGE_CHARS)
+  return {
+    pool,
+    basePath: base.pathname.replace(/\/+$/, ''),
+    where: `${base.hostname}:${base.port || (base.protocol === 'https:' ? '443' : '80')}`,
+    sysId: upstream.sysId,
+    authToken: upstream.authToken,
+    timeoutMs,
+    clean: (s: string) => scrub(s, secrets).slice(0, MAX_MESSAGE_CHARS),
+  }
+}
+
+/** Set once the request's own deadline fired, so an abort is told apart from the client leaving. */
+interface Deadline {
+  aborted: boolean
+}
+
+type UpstreamResponse = Dispatcher.ResponseData
+
+/** Send the form with the credentials attached; a failure to get an answer becomes 504 or 502. */
+async function sendForm(u: Upstream, op: Operation, fields: Array<[string, string]>, signal: AbortSignal, deadline: Deadline) {
+  const form = new URLSearchParams(fields)
+  // Credentials are attached here and only here (spec §5: they travel as body fields).
+  form.set('sys_id', u.sysId)
+  form.set('auth_token', u.authToken)
+  try {
+    return await u.pool.request({
+      path: `${u.basePath}/api/${op}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: form.toString(),
+      signal,
+      // undici's request() never follows redirects: a 3xx is reported below, not chased.
+    })
+  } catch (err) {
+    if (
+      deadline.aborted ||
+      err instanceof undiciErrors.HeadersTimeoutError ||
+      err instanceof undiciErrors.BodyTimeoutError ||
+      err instanceof undiciErrors.ConnectTimeoutError
+    ) {
+      const cause = deadline.aborted ? `${u.where} did not answer within ${u.timeoutMs / 1000} s` : describeFailure(err, u.where)
+      throw new ProxyError(504, {
+        kind: 'timeout',
+        message: `The messaging service did not answer within ${u.timeoutMs / 1000} s.`,
+        cause: u.clean(cause),
+      })
+    }
+    throw new ProxyError(502, {
+      kind: 'unreachable',
+      message: 'The messaging service could not be reached.',
+      cause: u.clean(describeFailure(err, u.where)),
+    })
+  }
+}
+
+/** The answer's body as text, bounded by MAX_UPSTREAM_BYTES; a cut or stalled body becomes 504 or 502. */
+async function readText(u: Upstream, res: UpstreamResponse, deadline: Deadline): Promise<string> {
+  try {
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length
+      if (size > MAX_UPSTREAM_BYTES) {
+        res.body.destroy()
+        throw new ProxyError(502, {
+          kind: 'bad_response',
+          message: 'The messaging service answered with an oversized response.',
+          upstreamStatus: res.statusCode,
+        })
+      }
+      chunks.push(chunk as Buffer)
+    }
+    return Buffer.concat(chunks).toString('utf8')
+  } catch (err) {
+    if (err instanceof ProxyError) throw err
+    if (deadline.aborted || err instanceof undiciErrors.BodyTimeoutError)
+      throw new ProxyError(504, {
+        kind: 'timeout',
+        message: `The messaging service did not finish answering within ${u.timeoutMs / 1000} s.`,
+        cause: u.clean(`${u.where} stopped sending its answer part-way`),
+      })
+    throw new ProxyError(502, {
+      kind: 'unreachable',
+      message: 'The connection to the messaging service broke mid-answer.',
+      upstreamStatus: res.statusCode,
+      cause: u.clean(describeFailure(err, u.where)),
+    })
+  }
+}
+
+/** The body as JSON, when it is JSON at all. */
+function parseJson(text: string): { parsed: boolean; json?: unknown } {
+  if (!text.trim()) return { parsed: false }
+  try {
+    return { parsed: true, json: JSON.parse(text) }
+  } catch {
+    return { parsed: false }
+  }
+}
+
+/** An HTTP status that is not success, as the envelope's refusal (undefined for 2xx). */
+function statusFailure(u: Upstream, status: number, said: string | undefined, retryAfter: string | string[] | undefined) {
+  const upstreamStatus = status
+  if (status === 401 || status === 403)
+    return new ProxyError(401, {
+      kind: 'unauthorized',
+      message: u.clean(
+        `${said ? `The messaging service rejected the account credentials: ${said}` : 'The messaging service rejected the account credentials.'} Check API_SYS_ID and API_AUTH_TOKEN.`,
+      ),
+      upstreamStatus,
+    })
+  if (status >= 300 && status < 400)
+    return new ProxyError(502, {
+      kind: 'bad_response',
+      message: `The messaging service answered with a redirect (HTTP ${status}); redirects are not followed.`,
+      upstreamStatus,
+    })
+  if (status >= 500) {
+    const after = retryAfterMs(retryAfter)
+    return new ProxyError(502, {
+      kind: 'unreachable',
+      message: `The messaging service is failing (HTTP ${status}).`,
+      upstreamStatus,
+      cause: `${u.where} answered HTTP ${status}`,
+      ...(after !== undefined ? { retryAfterMs: after } : {}),
+    })
+  }
+  if (status >= 400)
+    return new ProxyError(502, {
+      kind: 'upstream_rejected',
+      message: u.clean(
+        said ? `The messaging service refused the request: ${said}` : `The messaging service refused the request (HTTP ${status}).`,
+      ),
+      upstreamStatus,
+    })
+  return undefined
+}
+
+/** A 2xx body that is not the spec's JSON object with success "1", as the envelope's refusal (undefined when it is). */
+function bodyFailure(u: Upstream, text: string, parsed: boolean, json: unknown, said: string | undefined, upstreamStatus: number) {
+  if (!text.trim())
+    return new ProxyError(502, { kind: 'bad_response', message: 'The messaging service answered with an empty body.', upstreamStatus })
+  if (!parsed) {
+    const looksHtml = /^\s*</.test(text)
+    return new ProxyError(502, {
+      kind: 'bad_response',
+      message: looksHtml
+        ? 'The messaging service answered with a web page instead of data.'
+        : 'The messaging service answered with malformed JSON.',
+      upstreamStatus,
+    })
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    return new ProxyError(502, {
+      kind: 'bad_response',
+      message: 'The messaging service answered with JSON that is not an object.',
+      upstreamStatus,
+    })
+  const success = (json as Record<string, unknown>).success
+  // Spec §4: success is the string "1". Anything else is a refusal, with the upstream's words kept.
+  if (success !== '1' && success !== 1)
+    return new ProxyError(502, {
+      kind: 'upstream_rejected',
+      message: u.clean(
+        said ? `The messaging service refused the request: ${said}` : 'The messaging service refused the request without saying why.',
+      ),
+      upstreamStatus,
+    })
+  return undefined
+}
+
+/** One request upstream, its answer read and judged: the upstream's JSON on success, else a ProxyError. */
+async function attempt(
+  u: Upstream,
+  op: Operation,
+  fields: Array<[string, string]>,
+  signal: AbortSignal,
+  deadline: Deadline,
+): Promise<ForwardResult> {
+  const res = await sendForm(u, op, fields, signal, deadline)
+  const text = await readText(u, res, deadline)
+  const { parsed, json } = parseJson(text)
+  const said = parsed ? upstreamMessage(json) : undefined
+  const refused =
+    statusFailure(u, res.statusCode, said, res.headers['retry-after']) ?? bodyFailure(u, text, parsed, json, said, res.statusCode)
+  if (refused) throw refused
+  return { body: Buffer.from(text, 'utf8') }
+}
+
+/** `attempt` under the request's deadline, abandoned too when the client that asked goes away. */
+async function forwardOnce(
+  u: Upstream,
+  op: Operation,
+  fields: Array<[string, string]>,
+  clientSignal?: AbortSignal,
+): Promise<ForwardResult> {
+  // One controller and one timer per request. AbortSignal.timeout plus AbortSignal.any were
+  // measurably slower: `npm run bench` p99 added latency at concurrency 10 went from
+  // 2.5–2.9 ms to 1.0–1.6 ms (two paired runs) when they were replaced.
+  const controller = new AbortController()
+  const deadline: Deadline = { aborted: false }
+  const timer = setTimeout(() => {
+    deadline.aborted = true
+    controller.abort()
+  }, u.timeoutMs)
+  const onClientGone = () => controller.abort()
+  clientSignal?.addEventListener('abort', onClientGone, { once: true })
+  const signal = controller.signal
+  try {
+    return await attempt(u, op, fields, signal, deadline)
+  } finally {
+    clearTimeout(timer)
+    clientSignal?.removeEventListener('abort', onClientGone)
+  }
+}
+
+export function createForwarder(upstream: { baseUrl: string; sysId: string; authToken: string }, timeoutMs: number): Forwarder {
+  const u = openUpstream(upstream, timeoutMs)
 
   /**
    * The account's own listing, read at most every LISTING_TTL_MS: what decides whether a refused
@@ -129,7 +357,7 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
     const fresh = listing && performance.now() - listing.at < LISTING_TTL_MS
     if (fresh && listingHolds(listing!.numbers, number, tid)) return true
     try {
-      const { body } = await forwardOnce('allownednumbers', [], signal)
+      const { body } = await forwardOnce(u, 'allownednumbers', [], signal)
       listing = { at: performance.now(), numbers: listedNumbers(JSON.parse(body.toString('utf8'))) }
     } catch {
       return null
@@ -144,7 +372,7 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
    */
   async function forward(op: Operation, fields: Array<[string, string]>, clientSignal?: AbortSignal): Promise<ForwardResult> {
     try {
-      return await forwardOnce(op, fields, clientSignal)
+      return await forwardOnce(u, op, fields, clientSignal)
     } catch (err) {
       if (op !== 'smshistory' || !(err instanceof ProxyError) || err.body.kind !== 'upstream_rejected') throw err
       const field = (name: string) => fields.find(([k]) => k === name)?.[1] ?? ''
@@ -158,177 +386,5 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
     }
   }
 
-  async function forwardOnce(op: Operation, fields: Array<[string, string]>, clientSignal?: AbortSignal): Promise<ForwardResult> {
-    // One controller and one timer per request. AbortSignal.timeout plus AbortSignal.any were
-    // measurably slower: `npm run bench` p99 added latency at concurrency 10 went from
-    // 2.5–2.9 ms to 1.0–1.6 ms (two paired runs) when they were replaced.
-    const controller = new AbortController()
-    const deadline = { aborted: false }
-    const timer = setTimeout(() => {
-      deadline.aborted = true
-      controller.abort()
-    }, timeoutMs)
-    const onClientGone = () => controller.abort()
-    clientSignal?.addEventListener('abort', onClientGone, { once: true })
-    const signal = controller.signal
-    try {
-      return await attempt(op, fields, signal, deadline)
-    } finally {
-      clearTimeout(timer)
-      clientSignal?.removeEventListener('abort', onClientGone)
-    }
-  }
-
-  async function attempt(
-    op: Operation,
-    fields: Array<[string, string]>,
-    signal: AbortSignal,
-    deadline: { aborted: boolean },
-  ): Promise<ForwardResult> {
-    const form = new URLSearchParams(fields)
-    // Credentials are attached here and only here (spec §5: they travel as body fields).
-    form.set('sys_id', upstream.sysId)
-    form.set('auth_token', upstream.authToken)
-    let res
-    try {
-      res = await pool.request({
-        path: `${basePath}/api/${op}`,
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        body: form.toString(),
-        signal,
-        // undici's request() never follows redirects: a 3xx is reported below, not chased.
-      })
-    } catch (err) {
-      if (
-        deadline.aborted ||
-        err instanceof undiciErrors.HeadersTimeoutError ||
-        err instanceof undiciErrors.BodyTimeoutError ||
-        err instanceof undiciErrors.ConnectTimeoutError
-      ) {
-        const cause = deadline.aborted ? `${where} did not answer within ${timeoutMs / 1000} s` : describeFailure(err, where)
-        throw new ProxyError(504, {
-          kind: 'timeout',
-          message: `The messaging service did not answer within ${timeoutMs / 1000} s.`,
-          cause: clean(cause),
-        })
-      }
-      throw new ProxyError(502, {
-        kind: 'unreachable',
-        message: 'The messaging service could not be reached.',
-        cause: clean(describeFailure(err, where)),
-      })
-    }
-
-    let text: string
-    try {
-      const chunks: Buffer[] = []
-      let size = 0
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length
-        if (size > MAX_UPSTREAM_BYTES) {
-          res.body.destroy()
-          throw new ProxyError(502, {
-            kind: 'bad_response',
-            message: 'The messaging service answered with an oversized response.',
-            upstreamStatus: res.statusCode,
-          })
-        }
-        chunks.push(chunk as Buffer)
-      }
-      text = Buffer.concat(chunks).toString('utf8')
-    } catch (err) {
-      if (err instanceof ProxyError) throw err
-      if (deadline.aborted || err instanceof undiciErrors.BodyTimeoutError)
-        throw new ProxyError(504, {
-          kind: 'timeout',
-          message: `The messaging service did not finish answering within ${timeoutMs / 1000} s.`,
-          cause: clean(`${where} stopped sending its answer part-way`),
-        })
-      throw new ProxyError(502, {
-        kind: 'unreachable',
-        message: 'The connection to the messaging service broke mid-answer.',
-        upstreamStatus: res.statusCode,
-        cause: clean(describeFailure(err, where)),
-      })
-    }
-
-    const status = res.statusCode
-    let json: unknown
-    let parsed = false
-    if (text.trim()) {
-      try {
-        json = JSON.parse(text)
-        parsed = true
-      } catch {
-        /* handled below */
-      }
-    }
-    const said = parsed ? upstreamMessage(json) : undefined
-    const upstreamStatus = status
-
-    if (status === 401 || status === 403)
-      throw new ProxyError(401, {
-        kind: 'unauthorized',
-        message: clean(
-          `${said ? `The messaging service rejected the account credentials: ${said}` : 'The messaging service rejected the account credentials.'} Check API_SYS_ID and API_AUTH_TOKEN.`,
-        ),
-        upstreamStatus,
-      })
-    if (status >= 300 && status < 400)
-      throw new ProxyError(502, {
-        kind: 'bad_response',
-        message: `The messaging service answered with a redirect (HTTP ${status}); redirects are not followed.`,
-        upstreamStatus,
-      })
-    if (status >= 500) {
-      const after = retryAfterMs(res.headers['retry-after'])
-      throw new ProxyError(502, {
-        kind: 'unreachable',
-        message: `The messaging service is failing (HTTP ${status}).`,
-        upstreamStatus,
-        cause: `${where} answered HTTP ${status}`,
-        ...(after !== undefined ? { retryAfterMs: after } : {}),
-      })
-    }
-    if (status >= 400)
-      throw new ProxyError(502, {
-        kind: 'upstream_rejected',
-        message: clean(
-          said ? `The messaging service refused the request: ${said}` : `The messaging service refused the request (HTTP ${status}).`,
-        ),
-        upstreamStatus,
-      })
-    if (!text.trim())
-      throw new ProxyError(502, { kind: 'bad_response', message: 'The messaging service answered with an empty body.', upstreamStatus })
-    if (!parsed) {
-      const looksHtml = /^\s*</.test(text)
-      throw new ProxyError(502, {
-        kind: 'bad_response',
-        message: looksHtml
-          ? 'The messaging service answered with a web page instead of data.'
-          : 'The messaging service answered with malformed JSON.',
-        upstreamStatus,
-      })
-    }
-    if (!json || typeof json !== 'object' || Array.isArray(json))
-      throw new ProxyError(502, {
-        kind: 'bad_response',
-        message: 'The messaging service answered with JSON that is not an object.',
-        upstreamStatus,
-      })
-    const success = (json as Record<string, unknown>).success
-    // Spec §4: success is the string "1". Anything else is a refusal, with the upstream's words kept.
-    if (success !== '1' && success !== 1)
-      throw new ProxyError(502, {
-        kind: 'upstream_rejected',
-        message: clean(
-          said ? `The messaging service refused the request: ${said}` : 'The messaging service refused the request without saying why.',
-        ),
-        upstreamStatus,
-      })
-    return { body: Buffer.from(text, 'utf8') }
-  }
-
-  return { forward, close: () => pool.close() }
+  return { forward, close: () => u.pool.close() }
 }

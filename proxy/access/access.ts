@@ -8,7 +8,7 @@ import { DEFAULT_LIMITS, purgeLimits, type LimitRules } from './limits.ts'
 import { createDummyCheck, DEFAULT_SCRYPT, type ScryptParams } from './passwords.ts'
 import { createLogWriter } from './log-writer.ts'
 import { createAuthRoutes } from './routes.ts'
-import { lookupSession, purgeSessions, sessionCookie } from './sessions.ts'
+import { lookupSession, purgeSessions, sessionCookie, type SessionTimes } from './sessions.ts'
 
 /**
  * Team access: the AccessGate app.ts consults for every /api/* request, and the
@@ -71,43 +71,41 @@ const DAY_MS = 86_400_000
 /** An identity header value worth believing: one value, printable, of sane length (emails, logins). */
 const IDENTITY = /^[^\s,;\u0000-\u001f\u007f]{1,320}$/
 
-export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
-  const { db } = deps
-  const log = deps.log ?? ((line: string) => console.error(line))
-  const now = deps.now ?? Date.now
-  const scrypt = deps.scrypt ?? DEFAULT_SCRYPT
-  const limits = deps.limits ?? DEFAULT_LIMITS
-  const times = { idleMs: cfg.sessionIdleMs, maxMs: cfg.sessionMaxMs }
-  const dummyCheck = createDummyCheck(scrypt)
-  const pending = new Set<Promise<void>>()
-
-  const addressOf = (req: IncomingMessage) => clientAddress(req, cfg)
-
-  async function identify(req: IncomingMessage): Promise<Principal | null> {
-    if (cfg.mode === 'local') return LOCAL_PRINCIPAL
-    if (cfg.mode === 'header') {
-      // Only the socket's own address counts here: X-Forwarded-For is written by the client.
-      const peer = req.socket.remoteAddress ?? ''
-      if (!cfg.trustedProxies.has(peer) || !cfg.authHeader) return null
-      const value = req.headers[cfg.authHeader]
-      if (typeof value !== 'string') return null
-      const name = value.trim().toLowerCase()
-      if (!IDENTITY.test(name)) return null
-      return { name, role: cfg.admins.has(name) ? 'admin' : 'viewer', via: 'header' }
-    }
-    const id = sessionCookie(req)
-    if (!id) return null
-    const user = await lookupSession(db, id, now(), times)
-    return user ? { name: user.name, role: user.role, via: 'password', sessionId: user.sessionId } : null
+/**
+ * Who a request comes from, by the mode: the local admin; the single-sign-on header, believed
+ * only from a trusted proxy's socket; or the session its cookie names.
+ */
+async function identifyRequest(
+  req: IncomingMessage,
+  cfg: AccessConfig,
+  db: Db,
+  now: () => number,
+  times: SessionTimes,
+): Promise<Principal | null> {
+  if (cfg.mode === 'local') return LOCAL_PRINCIPAL
+  if (cfg.mode === 'header') {
+    // Only the socket's own address counts here: X-Forwarded-For is written by the client.
+    const peer = req.socket.remoteAddress ?? ''
+    if (!cfg.trustedProxies.has(peer) || !cfg.authHeader) return null
+    const value = req.headers[cfg.authHeader]
+    if (typeof value !== 'string') return null
+    const name = value.trim().toLowerCase()
+    if (!IDENTITY.test(name)) return null
+    return { name, role: cfg.admins.has(name) ? 'admin' : 'viewer', via: 'header' }
   }
+  const id = sessionCookie(req)
+  if (!id) return null
+  const user = await lookupSession(db, id, now(), times)
+  return user ? { name: user.name, role: user.role, via: 'password', sessionId: user.sessionId } : null
+}
 
-  /**
-   * Every entry goes through one durable writer (group commit, see log-writer.ts). Reads await
-   * their entry (`recordRead`) so it is committed before the answer is sent; other events
-   * (sign-in, user changes) are fire-and-forget through the same writer, and a failure there is
-   * a log line, never a failed request.
-   */
-  const writer = createLogWriter(db)
+/**
+ * Every entry goes through one durable writer (group commit, see log-writer.ts). Reads await
+ * their entry (`recordRead`) so it is committed before the answer is sent; other events
+ * (sign-in, user changes) are fire-and-forget through the same writer, and a failure there is
+ * a log line, never a failed request.
+ */
+function logEntries(writer: ReturnType<typeof createLogWriter>, now: () => number, log: (line: string) => void) {
   const entryOf = (principal: Principal | null, address: string, action: string, details: Record<string, unknown>): NewEntry => ({
     at: new Date(now()),
     actor: principal?.name ?? '(nobody)',
@@ -134,6 +132,39 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
   const completeExport: Access['completeExport'] = (principal, address, started, result, details = {}) =>
     writer.write(entryOf(principal, address, 'export.done', { ...details, export: started, rows: result.rows, complete: result.complete }))
 
+  return { record, audit, recordRead, completeExport }
+}
+
+/** The retention purge: access-log entries past their days, expired sessions, old sign-in failures. A failure is a log line. */
+async function purgeRetained(db: Db, cfg: AccessConfig, times: SessionTimes, limits: LimitRules, log: (line: string) => void, t: number) {
+  try {
+    const chained = await chainUnchained(db)
+    if (chained) log(`access: ${chained} access-log entries written before the hash chain were chained`)
+    const entries = await purgeAccessLog(db, cfg.accessLogRetainDays, t)
+    const sessions = await purgeSessions(db, t, times)
+    await purgeLimits(db, t, limits)
+    if (entries || sessions)
+      log(`access: purged ${entries} access-log entries older than ${cfg.accessLogRetainDays} days, ${sessions} expired sessions`)
+  } catch (err) {
+    log(`access: the retention purge failed: ${err instanceof Error ? err.message : String(err)}`)
+  }
+}
+
+export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
+  const { db } = deps
+  const log = deps.log ?? ((line: string) => console.error(line))
+  const now = deps.now ?? Date.now
+  const scrypt = deps.scrypt ?? DEFAULT_SCRYPT
+  const limits = deps.limits ?? DEFAULT_LIMITS
+  const times: SessionTimes = { idleMs: cfg.sessionIdleMs, maxMs: cfg.sessionMaxMs }
+  const dummyCheck = createDummyCheck(scrypt)
+  const pending = new Set<Promise<void>>()
+
+  const addressOf = (req: IncomingMessage) => clientAddress(req, cfg)
+  const identify = (req: IncomingMessage) => identifyRequest(req, cfg, db, now, times)
+  const writer = createLogWriter(db)
+  const { record, audit, recordRead, completeExport } = logEntries(writer, now, log)
+
   async function flushLog(): Promise<void> {
     await writer.flush()
     while (pending.size) await Promise.all([...pending])
@@ -158,21 +189,7 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
     onPasswordCheck: deps.onPasswordCheck,
   })
 
-  async function purge(): Promise<void> {
-    const t = now()
-    try {
-      const chained = await chainUnchained(db)
-      if (chained) log(`access: ${chained} access-log entries written before the hash chain were chained`)
-      const entries = await purgeAccessLog(db, cfg.accessLogRetainDays, t)
-      const sessions = await purgeSessions(db, t, times)
-      await purgeLimits(db, t, limits)
-      if (entries || sessions)
-        log(`access: purged ${entries} access-log entries older than ${cfg.accessLogRetainDays} days, ${sessions} expired sessions`)
-    } catch (err) {
-      log(`access: the retention purge failed: ${err instanceof Error ? err.message : String(err)}`)
-    }
-  }
-
+  const purge = () => purgeRetained(db, cfg, times, limits, log, now())
   const started = purge()
   pending.add(started)
   void started.finally(() => pending.delete(started))

@@ -47,11 +47,6 @@ interface Unit {
 }
 
 /**
- * The worker's file beside this one: .js once compiled; .ts under tsx and vitest, where a
- * bootstrap registers tsx's loader in the worker first (on Node 20 the process's own
- * `--import tsx` does not reach a worker's entry module).
- */
-/**
  * PGlite's WebAssembly, compiled once per process: a worker is a fresh isolate and would compile
  * its 9 MB again on every open (seconds); a compiled Module posted to it shares the code.
  */
@@ -71,6 +66,11 @@ function wasmModules() {
   return compiled
 }
 
+/**
+ * The worker's file beside this one: .js once compiled; .ts under tsx and vitest, where a
+ * bootstrap registers tsx's loader in the worker first (on Node 20 the process's own
+ * `--import tsx` does not reach a worker's entry module).
+ */
 function spawnWorker(init: WorkerInit): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: init })
   const entry = new URL('./pglite-worker.ts', import.meta.url).href
@@ -165,13 +165,9 @@ function createLanes(queueTimeoutMs: number) {
   }
 }
 
-export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<ScriptDb> {
-  const worker = spawnWorker({ dataDir: opts.dataDir, ...(await wasmModules()) })
-  let broken: Error | null = null
-  const pending = new Map<number, { resolve: (reply: Extract<Reply, { ok: true }>) => void; reject: (e: Error) => void }>()
-  let nextId = 1
-
-  await new Promise<void>((resolve, reject) => {
+/** Resolves once the worker has opened PGlite; rejects with why it could not (the worker then ends). */
+function whenReady(worker: Worker): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const onError = (err: Error) => reject(err)
     const onExit = (code: number) => reject(new Error(`The database worker stopped while opening (exit code ${code}).`))
     worker.once('error', onError)
@@ -186,13 +182,36 @@ export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<Scrip
       }
     })
   })
+}
 
-  const lanes = createLanes(opts.queueTimeoutMs ?? 0)
+/** A request to the worker before it is given its id. */
+type Body = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never
+type Ok = Extract<Reply, { ok: true }>
+
+/** Requests to the worker and their replies, matched by id. */
+interface Channel {
+  sendFor: (body: Body) => Promise<Ok>
+  /** The reply's rows. */
+  send: (body: Body) => Promise<Array<Record<string, unknown>>>
+  /** Why nothing more can be sent (the worker failed or stopped, or the database was closed), else null. */
+  broken: () => Error | null
+  /** From now on every send fails: the database is closed. */
+  markClosed: () => void
+}
+
+/**
+ * The channel to an opened worker. When the worker fails or stops, every request awaiting its
+ * reply fails, every later one too, and `onBroken` is told (the lanes fail what they hold).
+ */
+function openChannel(worker: Worker, log: ((line: string) => void) | undefined, onBroken: (err: Error) => void): Channel {
+  let broken: Error | null = null
+  const pending = new Map<number, { resolve: (reply: Ok) => void; reject: (e: Error) => void }>()
+  let nextId = 1
   const failAll = (err: Error) => {
     broken = err
     for (const p of pending.values()) p.reject(err)
     pending.clear()
-    lanes.failAll(err)
+    onBroken(err)
   }
   worker.on('message', (m: Reply) => {
     const p = pending.get(m.id)
@@ -202,15 +221,13 @@ export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<Scrip
     else p.reject(fromWire(m.error))
   })
   worker.on('error', (err) => {
-    opts.log?.(`database: the PGlite worker failed: ${err.message}`)
+    log?.(`database: the PGlite worker failed: ${err.message}`)
     failAll(new Error(`The database worker failed: ${err.message}`))
   })
   worker.on('exit', (code) => {
     if (!broken) failAll(new Error(`The database worker stopped (exit code ${code}).`))
   })
-
-  type Body = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never
-  const sendFor = (body: Body): Promise<Extract<Reply, { ok: true }>> => {
+  const sendFor = (body: Body): Promise<Ok> => {
     if (broken) return Promise.reject(broken)
     const id = nextId++
     return new Promise((resolve, reject) => {
@@ -218,87 +235,110 @@ export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<Scrip
       worker.postMessage({ ...body, id } as Request)
     })
   }
-  const send = async (body: Body): Promise<Array<Record<string, unknown>>> => (await sendFor(body)).rows ?? []
-
-  const schedule = lanes.schedule
-
-  const runner = (scope: () => boolean): ScriptRunner => {
-    const check = () => {
-      if (!scope()) throw new Error('This transaction is over: run statements on the handle passed to transaction().')
-    }
-    return {
-      query: async <R extends Record<string, unknown>>(sql: string, params?: readonly unknown[]) => {
-        check()
-        return { rows: (await send({ op: 'query', sql, params: params ? [...params] : undefined })) as R[] }
-      },
-      exec: async (sql: string) => {
-        check()
-        await send({ op: 'exec', sql })
-      },
-      copyFrom: async (sql: string, data: string) => {
-        check()
-        await send({ op: 'query', sql, params: [], blob: data })
-      },
-    }
-  }
-
-  const facade = (lane: Lane): ScriptDb => {
-    const direct = runner(() => true)
-    const db: ScriptDb = {
-      engine: 'pglite',
-      query: (sql, params) => schedule(lane, () => direct.query(sql, params)),
-      // A transaction of its own inside the worker (PGlite runs it alone): it may go in flight
-      // beside single statements, never inside an open transaction (that one is exclusive).
-      batch: (statements) =>
-        schedule(lane, async () => {
-          const reply = await sendFor({
-            op: 'batch',
-            statements: statements.map((st) => ({ sql: st.sql, params: st.params ? [...st.params] : undefined })),
-          })
-          return (reply.results ?? []).map((rows) => ({ rows }))
-        }),
-      transaction: (fn) =>
-        schedule(
-          lane,
-          async () => {
-            await send({ op: 'begin' })
-            let open = true
-            try {
-              const out = await fn(runner(() => open))
-              open = false
-              await send({ op: 'end', commit: true })
-              return out
-            } catch (err) {
-              if (open) {
-                open = false
-                await send({ op: 'end', commit: false }).catch(() => {})
-              }
-              throw err
-            }
-          },
-          true,
-        ),
-      // PGlite has one session: statements of `fn` take their turns like any others.
-      withConnection: (fn) => fn(db),
-      close,
-      lane: (l) => (l === lane ? db : facades[l]),
-    }
-    return db
-  }
-
-  let closed: Promise<void> | null = null
-  async function close(): Promise<void> {
-    closed ??= (async () => {
-      // Accepted work finishes; nothing new is taken.
-      await lanes.drain()
-      if (!broken) await send({ op: 'close' }).catch(() => {})
+  return {
+    sendFor,
+    send: async (body) => (await sendFor(body)).rows ?? [],
+    broken: () => broken,
+    markClosed: () => {
       broken ??= new Error('The database is closed.')
+    },
+  }
+}
+
+/** Statements sent straight to the worker, refused once `scope` says their transaction is over. */
+function runner(channel: Channel, scope: () => boolean): ScriptRunner {
+  const check = () => {
+    if (!scope()) throw new Error('This transaction is over: run statements on the handle passed to transaction().')
+  }
+  return {
+    query: async <R extends Record<string, unknown>>(sql: string, params?: readonly unknown[]) => {
+      check()
+      return { rows: (await channel.send({ op: 'query', sql, params: params ? [...params] : undefined })) as R[] }
+    },
+    exec: async (sql: string) => {
+      check()
+      await channel.send({ op: 'exec', sql })
+    },
+    copyFrom: async (sql: string, data: string) => {
+      check()
+      await channel.send({ op: 'query', sql, params: [], blob: data })
+    },
+  }
+}
+
+/** `fn` in a transaction of the worker's: committed when it returns, rolled back when it throws. */
+async function inTransaction<T>(channel: Channel, fn: (tx: ScriptRunner) => Promise<T>): Promise<T> {
+  await channel.send({ op: 'begin' })
+  let open = true
+  try {
+    const out = await fn(runner(channel, () => open))
+    open = false
+    await channel.send({ op: 'end', commit: true })
+    return out
+  } catch (err) {
+    if (open) {
+      open = false
+      await channel.send({ op: 'end', commit: false }).catch(() => {})
+    }
+    throw err
+  }
+}
+
+/** What each lane's Db shares: the lanes, the channel, closing, and the other lane's Db. */
+interface FacadeDeps {
+  lanes: ReturnType<typeof createLanes>
+  channel: Channel
+  close: () => Promise<void>
+  other: (lane: Lane) => ScriptDb
+}
+
+/** The Db whose every unit waits in `lane`. */
+function facade(lane: Lane, { lanes, channel, close, other }: FacadeDeps): ScriptDb {
+  const { schedule } = lanes
+  const direct = runner(channel, () => true)
+  const db: ScriptDb = {
+    engine: 'pglite',
+    query: (sql, params) => schedule(lane, () => direct.query(sql, params)),
+    // A transaction of its own inside the worker (PGlite runs it alone): it may go in flight
+    // beside single statements, never inside an open transaction (that one is exclusive).
+    batch: (statements) =>
+      schedule(lane, async () => {
+        const reply = await channel.sendFor({
+          op: 'batch',
+          statements: statements.map((st) => ({ sql: st.sql, params: st.params ? [...st.params] : undefined })),
+        })
+        return (reply.results ?? []).map((rows) => ({ rows }))
+      }),
+    transaction: (fn) => schedule(lane, () => inTransaction(channel, fn), true),
+    // PGlite has one session: statements of `fn` take their turns like any others.
+    withConnection: (fn) => fn(db),
+    close,
+    lane: (l) => (l === lane ? db : other(l)),
+  }
+  return db
+}
+
+/** Closing, once however often it is called: accepted work finishes, nothing new is taken, the worker ends. */
+function closer(worker: Worker, lanes: ReturnType<typeof createLanes>, channel: Channel): () => Promise<void> {
+  let closed: Promise<void> | null = null
+  return () => {
+    closed ??= (async () => {
+      await lanes.drain()
+      if (!channel.broken()) await channel.send({ op: 'close' }).catch(() => {})
+      channel.markClosed()
       await worker.terminate()
     })()
     return closed
   }
+}
 
-  const facades: Record<Lane, ScriptDb> = { interactive: facade('interactive'), background: facade('background') }
+export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<ScriptDb> {
+  const worker = spawnWorker({ dataDir: opts.dataDir, ...(await wasmModules()) })
+  await whenReady(worker)
+  const lanes = createLanes(opts.queueTimeoutMs ?? 0)
+  const channel = openChannel(worker, opts.log, lanes.failAll)
+  const deps: FacadeDeps = { lanes, channel, close: closer(worker, lanes, channel), other: (l) => facades[l] }
+  const facades: Record<Lane, ScriptDb> = { interactive: facade('interactive', deps), background: facade('background', deps) }
   return facades.interactive
 }
 

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
   RELATIVE_RANGES,
   SEARCH_KEYS,
@@ -225,162 +225,178 @@ function createCache(max = 500) {
   }
 }
 
-type ViewHandler = RouteSpec['handle']
+/** What the handlers share besides the database: the options, resolved, and the counts' cache. */
+interface RouteDeps {
+  indexOn: boolean
+  now: () => number
+  cache: ReturnType<typeof createCache>
+}
+
+type ViewHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, deps: RouteDeps) => Promise<void>
+
+/** The views the caller may see: their own first, then the ones others share. */
+const visibleRows = (db: Db, me: string) =>
+  db.query<ViewRow>(
+    `SELECT ${VIEW_COLUMNS} FROM saved_views v LEFT JOIN saved_view_opens o ON o.view_id = v.id AND o.user_name = $1
+      WHERE v.owner = $1 OR v.shared ORDER BY (v.owner = $1) DESC, lower(v.name), v.id LIMIT ${LIST_MAX}`,
+    [me],
+  )
+
+const listRoute: ViewHandler = async (_req, res, url, ctx, db) => {
+  readQuery(url, [])
+  const me = owner(ctx)
+  sendJson(res, 200, { views: (await visibleRows(db, me)).rows.map((r) => toView(r, me)) })
+}
+
+/** One view's new matches, from the cache while the index is unchanged; null when too broad to count in the bound. */
+async function countOf(db: Db, row: ViewRow, version: string, tz: string, deps: RouteDeps): Promise<number | null> {
+  const f = viewFilters(parseViewQuery(row.query, row.range), row.range, deps.now(), tz)
+  const key = `${version}|${JSON.stringify(f)}|${row.opened_at ? new Date(row.opened_at).toISOString() : ''}`
+  const cached = deps.cache.get(key)
+  if (cached !== undefined) return cached
+  try {
+    const count = await newMatches(db, f, row.opened_at ? new Date(row.opened_at) : null)
+    deps.cache.set(key, count)
+    return count
+  } catch (err) {
+    // A count too broad for the statement bound is "not counted", not a failed navigation.
+    if ((err as { code?: unknown } | null)?.code !== '57014') throw err
+    return null
+  }
+}
+
+const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
+  const p = readQuery(url, ['tz'])
+  const tz = p.get('tz') || 'UTC'
+  if (!isTimeZone(tz)) throw invalid('tz', 'tz must be an IANA time zone such as Europe/Paris or UTC.')
+  const me = owner(ctx)
+  const rows = (await visibleRows(db, me)).rows
+  const version = deps.indexOn ? await dataVersion(db) : ''
+  const out: Array<{ id: string; newMatches: number | null }> = []
+  let counted = 0
+  for (const row of rows) {
+    let count: number | null = null
+    if (deps.indexOn && counted < MAX_COUNTED) {
+      counted++
+      count = await countOf(db, row, version, tz, deps)
+    }
+    out.push({ id: row.id, newMatches: count })
+  }
+  await ctx.logRead({ views: rows.length, counted, tz })
+  sendJson(res, 200, { counts: out })
+}
+
+/** A new view of the owner's, within their limit and under a name of theirs not yet taken. */
+async function insertView(db: Db, me: string, v: { name: string; shared: boolean; query: string; range: RelativeRange | null }) {
+  try {
+    return await db.transaction(async (tx) => {
+      const mine = await tx.query<{ n: number; taken: boolean }>(
+        `SELECT count(*)::int AS n, COALESCE(bool_or(lower(name) = lower($2)), false) AS taken FROM saved_views WHERE owner = $1`,
+        [me, v.name],
+      )
+      if (mine.rows[0]?.taken) throw duplicate(v.name)
+      if ((mine.rows[0]?.n ?? 0) >= VIEWS_PER_OWNER)
+        throw invalid('name', `You have ${VIEWS_PER_OWNER} saved views, the most one person may keep: delete one first.`)
+      const ins = await tx.query<{ id: string }>(
+        `INSERT INTO saved_views (owner, name, shared, query, range) VALUES ($1, $2, $3, $4, $5) RETURNING id::text AS id`,
+        [me, v.name, v.shared, v.query, v.range],
+      )
+      const id = ins.rows[0]!.id
+      // Saving is seeing: the owner's new matches start now.
+      await tx.query(`INSERT INTO saved_view_opens (view_id, user_name, opened_at) VALUES ($1::bigint, $2, now())`, [id, me])
+      return visible(tx, id, me)
+    })
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicate(v.name)
+    throw err
+  }
+}
+
+const createRoute: ViewHandler = async (req, res, url, ctx, db) => {
+  readQuery(url, [])
+  const body = await bodyWith(req, ['name', 'shared', 'query', 'range'])
+  const name = nameField(body.name)
+  if (body.shared !== undefined && typeof body.shared !== 'boolean')
+    throw invalid('shared', 'shared must be true (the whole team sees it) or false (only you).')
+  const shared = body.shared === true
+  const range = rangeField(body.range)
+  const { query } = parseViewQuery(body.query, range)
+  const me = owner(ctx)
+  const row = await insertView(db, me, { name, shared, query, range })
+  ctx.audit('view.create', { view: row.id, shared })
+  sendJson(res, 201, { view: toView(row, me) })
+}
+
+const renameRoute: ViewHandler = async (req, res, url, ctx, db) => {
+  readQuery(url, [])
+  const body = await bodyWith(req, ['id', 'name'])
+  const id = idField(body.id)
+  const name = nameField(body.name)
+  const me = owner(ctx)
+  await ownView(db, id, me, 'rename')
+  try {
+    await db.query(`UPDATE saved_views SET name = $2, updated_at = now() WHERE id = $1::bigint`, [id, name])
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicate(name)
+    throw err
+  }
+  ctx.audit('view.rename', { view: id })
+  sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
+}
+
+const shareRoute: ViewHandler = async (req, res, url, ctx, db) => {
+  readQuery(url, [])
+  const body = await bodyWith(req, ['id', 'shared'])
+  const id = idField(body.id)
+  if (typeof body.shared !== 'boolean') throw invalid('shared', 'shared must be true (the whole team sees it) or false (only you).')
+  const me = owner(ctx)
+  await ownView(db, id, me, body.shared ? 'share' : 'make private')
+  await db.query(`UPDATE saved_views SET shared = $2, updated_at = now() WHERE id = $1::bigint`, [id, body.shared])
+  // Teammates' marks of when they opened it stay: shared again, their counts go on from there.
+  ctx.audit('view.share', { view: id, shared: body.shared })
+  sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
+}
+
+const removeRoute: ViewHandler = async (req, res, url, ctx, db) => {
+  readQuery(url, [])
+  const id = idField((await bodyWith(req, ['id'])).id)
+  await ownView(db, id, owner(ctx), 'delete')
+  await db.query(`DELETE FROM saved_views WHERE id = $1::bigint`, [id])
+  ctx.audit('view.delete', { view: id })
+  sendJson(res, 200, { deleted: true })
+}
+
+const openRoute: ViewHandler = async (req, res, url, ctx, db) => {
+  readQuery(url, [])
+  const id = idField((await bodyWith(req, ['id'])).id)
+  const me = owner(ctx)
+  await visible(db, id, me)
+  await db.query(
+    `INSERT INTO saved_view_opens (view_id, user_name, opened_at) VALUES ($1::bigint, $2, now())
+     ON CONFLICT (view_id, user_name) DO UPDATE SET opened_at = excluded.opened_at`,
+    [id, me],
+  )
+  sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
+}
+
+const VIEW_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: ViewHandler }> = [
+  { method: 'GET', path: VIEW_PATHS.list, access: 'signed-in', reads: null, schema: NO_PARAMS, run: listRoute },
+  {
+    method: 'GET',
+    path: VIEW_PATHS.counts,
+    access: 'signed-in',
+    reads: 'view.counts',
+    schema: { querystring: names('tz') },
+    run: countsRoute,
+  },
+  { method: 'POST', path: VIEW_PATHS.create, access: 'signed-in', reads: null, schema: NO_PARAMS, run: createRoute },
+  { method: 'POST', path: VIEW_PATHS.rename, access: 'signed-in', reads: null, schema: NO_PARAMS, run: renameRoute },
+  { method: 'POST', path: VIEW_PATHS.share, access: 'signed-in', reads: null, schema: NO_PARAMS, run: shareRoute },
+  { method: 'POST', path: VIEW_PATHS.delete, access: 'signed-in', reads: null, schema: NO_PARAMS, run: removeRoute },
+  { method: 'POST', path: VIEW_PATHS.open, access: 'signed-in', reads: null, schema: NO_PARAMS, run: openRoute },
+]
 
 export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
-  const now = deps.now ?? Date.now
-  const cache = createCache()
-
-  /** The views the caller may see: their own first, then the ones others share. */
-  const visibleRows = (me: string) =>
-    db.query<ViewRow>(
-      `SELECT ${VIEW_COLUMNS} FROM saved_views v LEFT JOIN saved_view_opens o ON o.view_id = v.id AND o.user_name = $1
-        WHERE v.owner = $1 OR v.shared ORDER BY (v.owner = $1) DESC, lower(v.name), v.id LIMIT ${LIST_MAX}`,
-      [me],
-    )
-
-  const list: ViewHandler = async (_req, res, url, ctx) => {
-    readQuery(url, [])
-    const me = owner(ctx)
-    sendJson(res, 200, { views: (await visibleRows(me)).rows.map((r) => toView(r, me)) })
-  }
-
-  const counts: ViewHandler = async (_req, res, url, ctx) => {
-    const p = readQuery(url, ['tz'])
-    const tz = p.get('tz') || 'UTC'
-    if (!isTimeZone(tz)) throw invalid('tz', 'tz must be an IANA time zone such as Europe/Paris or UTC.')
-    const me = owner(ctx)
-    const rows = (await visibleRows(me)).rows
-    const version = deps.indexOn ? await dataVersion(db) : ''
-    const out: Array<{ id: string; newMatches: number | null }> = []
-    let counted = 0
-    for (const row of rows) {
-      let count: number | null = null
-      if (deps.indexOn && counted < MAX_COUNTED) {
-        counted++
-        const f = viewFilters(parseViewQuery(row.query, row.range), row.range, now(), tz)
-        const key = `${version}|${JSON.stringify(f)}|${row.opened_at ? new Date(row.opened_at).toISOString() : ''}`
-        count = cache.get(key) ?? null
-        if (count === null) {
-          try {
-            count = await newMatches(db, f, row.opened_at ? new Date(row.opened_at) : null)
-            cache.set(key, count)
-          } catch (err) {
-            // A count too broad for the statement bound is "not counted", not a failed navigation.
-            if ((err as { code?: unknown } | null)?.code !== '57014') throw err
-          }
-        }
-      }
-      out.push({ id: row.id, newMatches: count })
-    }
-    await ctx.logRead({ views: rows.length, counted, tz })
-    sendJson(res, 200, { counts: out })
-  }
-
-  const create: ViewHandler = async (req, res, url, ctx) => {
-    readQuery(url, [])
-    const body = await bodyWith(req, ['name', 'shared', 'query', 'range'])
-    const name = nameField(body.name)
-    if (body.shared !== undefined && typeof body.shared !== 'boolean')
-      throw invalid('shared', 'shared must be true (the whole team sees it) or false (only you).')
-    const shared = body.shared === true
-    const range = rangeField(body.range)
-    const { query } = parseViewQuery(body.query, range)
-    const me = owner(ctx)
-    let row: ViewRow
-    try {
-      row = await db.transaction(async (tx) => {
-        const mine = await tx.query<{ n: number; taken: boolean }>(
-          `SELECT count(*)::int AS n, COALESCE(bool_or(lower(name) = lower($2)), false) AS taken FROM saved_views WHERE owner = $1`,
-          [me, name],
-        )
-        if (mine.rows[0]?.taken) throw duplicate(name)
-        if ((mine.rows[0]?.n ?? 0) >= VIEWS_PER_OWNER)
-          throw invalid('name', `You have ${VIEWS_PER_OWNER} saved views, the most one person may keep: delete one first.`)
-        const ins = await tx.query<{ id: string }>(
-          `INSERT INTO saved_views (owner, name, shared, query, range) VALUES ($1, $2, $3, $4, $5) RETURNING id::text AS id`,
-          [me, name, shared, query, range],
-        )
-        const id = ins.rows[0]!.id
-        // Saving is seeing: the owner's new matches start now.
-        await tx.query(`INSERT INTO saved_view_opens (view_id, user_name, opened_at) VALUES ($1::bigint, $2, now())`, [id, me])
-        return visible(tx, id, me)
-      })
-    } catch (err) {
-      if (isUniqueViolation(err)) throw duplicate(name)
-      throw err
-    }
-    ctx.audit('view.create', { view: row.id, shared })
-    sendJson(res, 201, { view: toView(row, me) })
-  }
-
-  const rename: ViewHandler = async (req, res, url, ctx) => {
-    readQuery(url, [])
-    const body = await bodyWith(req, ['id', 'name'])
-    const id = idField(body.id)
-    const name = nameField(body.name)
-    const me = owner(ctx)
-    await ownView(db, id, me, 'rename')
-    try {
-      await db.query(`UPDATE saved_views SET name = $2, updated_at = now() WHERE id = $1::bigint`, [id, name])
-    } catch (err) {
-      if (isUniqueViolation(err)) throw duplicate(name)
-      throw err
-    }
-    ctx.audit('view.rename', { view: id })
-    sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
-  }
-
-  const share: ViewHandler = async (req, res, url, ctx) => {
-    readQuery(url, [])
-    const body = await bodyWith(req, ['id', 'shared'])
-    const id = idField(body.id)
-    if (typeof body.shared !== 'boolean') throw invalid('shared', 'shared must be true (the whole team sees it) or false (only you).')
-    const me = owner(ctx)
-    await ownView(db, id, me, body.shared ? 'share' : 'make private')
-    await db.query(`UPDATE saved_views SET shared = $2, updated_at = now() WHERE id = $1::bigint`, [id, body.shared])
-    // Teammates' marks of when they opened it stay: shared again, their counts go on from there.
-    ctx.audit('view.share', { view: id, shared: body.shared })
-    sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
-  }
-
-  const remove: ViewHandler = async (req, res, url, ctx) => {
-    readQuery(url, [])
-    const id = idField((await bodyWith(req, ['id'])).id)
-    await ownView(db, id, owner(ctx), 'delete')
-    await db.query(`DELETE FROM saved_views WHERE id = $1::bigint`, [id])
-    ctx.audit('view.delete', { view: id })
-    sendJson(res, 200, { deleted: true })
-  }
-
-  const open: ViewHandler = async (req, res, url, ctx) => {
-    readQuery(url, [])
-    const id = idField((await bodyWith(req, ['id'])).id)
-    const me = owner(ctx)
-    await visible(db, id, me)
-    await db.query(
-      `INSERT INTO saved_view_opens (view_id, user_name, opened_at) VALUES ($1::bigint, $2, now())
-       ON CONFLICT (view_id, user_name) DO UPDATE SET opened_at = excluded.opened_at`,
-      [id, me],
-    )
-    sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
-  }
-
-  const ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: ViewHandler }> = [
-    { method: 'GET', path: VIEW_PATHS.list, access: 'signed-in', reads: null, schema: NO_PARAMS, run: list },
-    {
-      method: 'GET',
-      path: VIEW_PATHS.counts,
-      access: 'signed-in',
-      reads: 'view.counts',
-      schema: { querystring: names('tz') },
-      run: counts,
-    },
-    { method: 'POST', path: VIEW_PATHS.create, access: 'signed-in', reads: null, schema: NO_PARAMS, run: create },
-    { method: 'POST', path: VIEW_PATHS.rename, access: 'signed-in', reads: null, schema: NO_PARAMS, run: rename },
-    { method: 'POST', path: VIEW_PATHS.share, access: 'signed-in', reads: null, schema: NO_PARAMS, run: share },
-    { method: 'POST', path: VIEW_PATHS.delete, access: 'signed-in', reads: null, schema: NO_PARAMS, run: remove },
-    { method: 'POST', path: VIEW_PATHS.open, access: 'signed-in', reads: null, schema: NO_PARAMS, run: open },
-  ]
-  return ROUTES.map(({ run, ...r }) => ({ ...r, handle: run }))
+  const routeDeps: RouteDeps = { indexOn: deps.indexOn, now: deps.now ?? Date.now, cache: createCache() }
+  return VIEW_ROUTES.map(({ run, ...r }) => ({ ...r, handle: (req, res, url, ctx) => run(req, res, url, ctx, db, routeDeps) }))
 }

@@ -46,7 +46,13 @@ export function IndexedConversations({
   onParty: (phone: string) => void
 }) {
   const complete = wholeHistoryIndexed(facts)
-  const parties = useQuery({ ...partiesQuery(number), refetchInterval: complete ? false : SYNC_POLL_MS })
+  const held = facts?.indexed ?? 0
+  const parties = useQuery({
+    ...partiesQuery(number),
+    // Polled while the number is indexing, and while the index says it holds messages but no
+    // party came back: read just as a re-walk wiped the number (its upstream total went down).
+    refetchInterval: (q) => (!complete || (held > 0 && q.state.data?.parties.length === 0) ? SYNC_POLL_MS : false),
+  })
   // The poll stops once the sync is done, and its last answer may predate the last stored batch:
   // whenever the index's count of this number moves, read the parties again.
   const indexed = facts?.indexed

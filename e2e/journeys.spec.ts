@@ -239,6 +239,15 @@ test.describe('nothing clipped, nothing broken mid-word', () => {
         .map((w) => w[0])
     })
     expect(broken).toEqual([])
+    // Scrolled to the end, the page's last content clears the tray: nothing stays behind it.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight))
+    const tray = page.getByRole('region', { name: 'Exports' })
+    await expect(async () => {
+      const trayTop = (await tray.boundingBox())!.y
+      const lastBottom = await page.evaluate(() => document.querySelector('main')!.getBoundingClientRect().bottom)
+      expect(lastBottom).toBeLessThanOrEqual(trayTop)
+    }).toPass({ timeout: 5_000 })
+    await page.screenshot({ path: test.info().outputPath('tray-390.png') })
   })
 })
 

@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useLayoutEffect, useRef, useState } from 'react'
 import { cancelExport, dismissExport, saveExport } from '../api/export-jobs'
 import { useExportJobs } from '../api/export-store'
 import { formatBytes, formatCount, formatDuration } from '../lib/count'
@@ -8,16 +8,20 @@ import { formatBytes, formatCount, formatDuration } from '../lib/count'
  * rows written of how many, the size so far and the time left (or, for a whole history still
  * being indexed, how far its sync has come), and offers Cancel while running. The file itself is
  * the browser's download (src/api/export-jobs.ts); the tray reports the server's side of it, and
- * offers the download when a wait for indexing ended after the user left the page. Not printed. It floats over the page's corner, where a
- * table's last column may be: "Hide" folds it to one line that still says how many are running.
+ * offers the download when a wait for indexing ended after the user left the page. Not printed.
+ * It floats over the page's corner, so the page gets as much room at its end as the tray takes
+ * (on a phone, where it spans the width, nothing stays behind it); "Hide" folds it to one line
+ * that still says how many are running.
  */
 export function ExportTray() {
   const jobs = useExportJobs()
   const [folded, setFolded] = useState(false)
+  const tray = useRoomBelow(jobs.length > 0)
   if (jobs.length === 0) return null
   const running = jobs.filter((j) => j.phase === 'running' || j.phase === 'waiting').length
   return (
     <section
+      ref={tray}
       aria-label="Exports"
       className={`fixed right-3 bottom-3 z-40 max-w-[calc(100vw-1.5rem)] rounded border border-slate-300 bg-white text-sm shadow-lg print:hidden ${folded ? 'px-3 py-1.5' : 'w-96 p-3'}`}
     >
@@ -107,4 +111,25 @@ export function ExportTray() {
       </ul>
     </section>
   )
+}
+
+/** Pads the page's end by the tray's height (and its gap) while it shows, so the page scrolls clear of it. */
+function useRoomBelow(shown: boolean) {
+  const ref = useRef<HTMLElement>(null)
+  useLayoutEffect(() => {
+    const el = ref.current
+    if (!shown || !el) return
+    const body = document.body
+    const fit = () => {
+      body.style.paddingBottom = `${Math.ceil(el.getBoundingClientRect().height) + 24}px`
+    }
+    fit()
+    const watch = new ResizeObserver(fit)
+    watch.observe(el)
+    return () => {
+      watch.disconnect()
+      body.style.paddingBottom = ''
+    }
+  }, [shown])
+  return ref
 }

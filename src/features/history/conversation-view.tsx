@@ -51,7 +51,16 @@ export function ConversationView({
   ...props
 }: ConversationProps & { indexAvailable: boolean; facts: NumberIndexStatus | undefined }) {
   if (indexAvailable)
-    return <IndexedConversations number={props.number} tid={props.tid} party={props.party} facts={facts} onParty={props.onParty} />
+    return (
+      <IndexedConversations
+        number={props.number}
+        tid={props.tid}
+        party={props.party}
+        facts={facts}
+        upstreamTotal={props.total}
+        onParty={props.onParty}
+      />
+    )
   return <LoadedConversations {...props} />
 }
 

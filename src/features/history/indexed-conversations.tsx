@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
 import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react'
-import { partiesQuery, threadQuery, type IndexedRow, type NumberIndexStatus } from '../../api/index-api'
+import { indexStatusQuery, partiesQuery, threadQuery, type IndexedRow, type NumberIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { MessageBubble } from '../../components/message/bubble'
@@ -37,15 +37,22 @@ export function IndexedConversations({
   tid,
   party,
   facts,
+  upstreamTotal,
   onParty,
 }: {
   number: string
   tid: string
   party: string | null
   facts: NumberIndexStatus | undefined
+  /** The upstream's total in the history answer this page holds. */
+  upstreamTotal: number
   onParty: (phone: string) => void
 }) {
   const complete = wholeHistoryIndexed(facts)
+  // Serving the history makes the server bring this number's index up to date; while the index
+  // still knows another upstream total (messages came, or went and it walks again), look again.
+  const behind = !!facts && facts.state !== 'error' && facts.upstreamTotal !== null && facts.upstreamTotal !== upstreamTotal
+  useQuery({ ...indexStatusQuery(), refetchInterval: behind ? SYNC_POLL_MS : false })
   const held = facts?.indexed ?? 0
   const parties = useQuery({
     ...partiesQuery(number),

@@ -15,8 +15,7 @@ import { renderCell } from './cell'
 import { ScrollRegion } from './scroll-region'
 import { cardLabel, features, type CardRole, type Features } from './features'
 import { tableMinWidth, useMedia, usePrinting } from './layout'
-import { useFixedRows } from './use-fixed-rows'
-import { useMeasuredRows } from './use-measured-rows'
+import { useRowWindow } from './use-row-window'
 
 /**
  * A semantic, virtualised table. The caller hands over every row, already filtered and sorted;
@@ -25,9 +24,6 @@ import { useMeasuredRows } from './use-measured-rows'
  * row sits in the whole set (WAI-ARIA table pattern). The virtualizer and the table live here,
  * the lowest component, so scrolling re-renders nothing above it.
  */
-const INITIAL_RECT =
-  typeof window === 'undefined' ? { width: 0, height: 0 } : { width: window.innerWidth, height: Math.round(window.innerHeight * 0.7) }
-
 export interface VirtualTableProps<TData extends RowData> {
   rows: readonly TData[]
   // Column value types differ per column; the table only needs their shared shape.
@@ -79,46 +75,16 @@ export function VirtualTable<TData extends RowData>({
   const compact = useMedia(COMPACT_QUERY) && !printing
   // Cards grow with their content (URLs and bodies wrap), so they are measured like history rows.
   const measured = dynamic || cards
-  // Rows of one known height (the numbers table) need only arithmetic; rows that grow with
-  // their content (message bodies, thumbnails) are measured by TanStack Virtual. Printing
-  // renders every row: a transcript has no window.
-  const fixed = useFixedRows({
-    enabled: !measured && !printing,
-    count: rows.length,
-    rowHeight: estimateRowHeight,
-    overscan: OVERSCAN,
-    scrollRef,
-    initialHeight: INITIAL_RECT.height,
-  })
-  const measuredRows = useMeasuredRows({
-    enabled: measured && !printing,
-    count: rows.length,
+  const { first, last, top, bottom, measure } = useRowWindow({
+    rows,
+    getRowId,
+    measured,
+    printing,
     estimateSize: cards ? estimateCardHeight : estimateRowHeight,
-    // Measured rows are cached by row id, so a page swap does not reuse another row's height.
-    getItemKey: (i) => {
-      const r = rows[i]
-      return r === undefined ? i : getRowId(r)
-    },
-    overscan: OVERSCAN,
+    rowHeight: estimateRowHeight,
     scrollRef,
-    initialRect: INITIAL_RECT,
   })
-  const view = measured ? measuredRows : fixed
-  const first = printing ? 0 : view.first
-  const last = printing ? rows.length - 1 : view.last
-  const top = printing ? 0 : view.top
-  const bottom = printing ? 0 : view.bottom
-  // On paper the identifiers give their width to the messages (the transcript names every message by date).
-  const visibility = useMemo(
-    () =>
-      printing
-        ? {
-            ...columnVisibility,
-            ...Object.fromEntries(columns.filter((c) => c.meta?.card === 'details' && c.id).map((c) => [c.id!, false])),
-          }
-        : columnVisibility,
-    [printing, columnVisibility, columns],
-  )
+  const visibility = usePrintVisibility(printing, columnVisibility, columns)
   const table = useTable(
     {
       features,
@@ -157,7 +123,7 @@ export function VirtualTable<TData extends RowData>({
         loading={loading}
         height={height}
         scrollRef={scrollRef}
-        measure={measuredRows.measure}
+        measure={measure}
         baseId={baseId}
       />
     )
@@ -186,33 +152,19 @@ export function VirtualTable<TData extends RowData>({
           ))}
         </thead>
         <tbody>
-          {loading ? (
-            <tr>
-              <td colSpan={leafCount} className="p-0">
-                <TableSkeleton label={loading} />
-              </td>
-            </tr>
-          ) : null}
-          {top > 0 && (
-            <tr aria-hidden="true">
-              <td colSpan={leafCount} style={{ height: top, padding: 0, border: 0 }} />
-            </tr>
-          )}
+          {loading ? <LoadingRow label={loading} colSpan={leafCount} /> : null}
+          {top > 0 && <SpacerRow height={top} colSpan={leafCount} />}
           {tableRows.map((row, i) => (
             <BodyRow
               key={row.id}
               row={row}
               index={first + i}
-              measure={dynamic ? measuredRows.measure : undefined}
+              measure={dynamic ? measure : undefined}
               height={dynamic ? undefined : estimateRowHeight}
               compact={compact}
             />
           ))}
-          {bottom > 0 && (
-            <tr aria-hidden="true">
-              <td colSpan={leafCount} style={{ height: bottom, padding: 0, border: 0 }} />
-            </tr>
-          )}
+          {bottom > 0 && <SpacerRow height={bottom} colSpan={leafCount} />}
         </tbody>
       </table>
     </ScrollRegion>
@@ -296,7 +248,42 @@ function BodyRow<TData extends RowData>({
   )
 }
 
-const OVERSCAN = 8
+/** On paper the identifiers give their width to the messages (the transcript names every message by date). */
+function usePrintVisibility<TData extends RowData>(
+  printing: boolean,
+  columnVisibility: ColumnVisibilityState,
+  columns: VirtualTableProps<TData>['columns'],
+): ColumnVisibilityState {
+  return useMemo(
+    () =>
+      printing
+        ? {
+            ...columnVisibility,
+            ...Object.fromEntries(columns.filter((c) => c.meta?.card === 'details' && c.id).map((c) => [c.id!, false])),
+          }
+        : columnVisibility,
+    [printing, columnVisibility, columns],
+  )
+}
+
+/** Stands for the rows above or below the window, so the scroll height is the whole set's. */
+function SpacerRow({ height, colSpan }: { height: number; colSpan: number }) {
+  return (
+    <tr aria-hidden="true">
+      <td colSpan={colSpan} style={{ height, padding: 0, border: 0 }} />
+    </tr>
+  )
+}
+
+function LoadingRow({ label, colSpan }: { label: string; colSpan: number }) {
+  return (
+    <tr>
+      <td colSpan={colSpan} className="p-0">
+        <TableSkeleton label={label} />
+      </td>
+    </tr>
+  )
+}
 
 const NO_HIDDEN: ColumnVisibilityState = {}
 // Sort and visibility are controlled by the caller (from the URL): no store subscription needed.

@@ -3,6 +3,8 @@ import type { HistoryPage, Message } from '../../api/history'
 import type { SortingState } from '@tanstack/react-table'
 import { sortToParam } from '../../components/data-table/features'
 import { VirtualTable } from '../../components/data-table/virtual-table'
+// Rows that grow with their content are measured from the first render: the engine comes with this page's chunk.
+import '../../components/data-table/measured-table'
 import { EmptyState } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
 import { zoneLabel, type Zone } from '../../lib/dates'

@@ -1,6 +1,8 @@
 import type { IndexedRow, NumberIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
 import { VirtualTable } from '../../components/data-table/virtual-table'
+// Rows that grow with their content are measured from the first render: the engine comes with this page's chunk.
+import '../../components/data-table/measured-table'
 import { TableSkeleton } from '../../components/empty-state'
 import { formatCount } from '../../lib/count'
 import { SEARCH_COLUMNS } from './columns'

@@ -5,20 +5,27 @@ import { preloadTray } from './app/layout'
 import { whenQuiet } from './app/preload'
 import { Providers, createQueryClient } from './app/providers'
 import { createAppRouter, onDemandRoutes } from './app/routes'
+import { loadMeasuredRows } from './components/data-table/measured-engine'
+import { CARDS_QUERY } from './components/data-table/virtual-table'
 import { phoneFormatting } from './lib/phone'
 import './index.css'
+
+// A narrow screen shows the numbers as cards, which are measured: that engine is fetched now,
+// beside the numbers themselves, rather than when the first card is about to render.
+if (matchMedia(CARDS_QUERY).matches) loadMeasuredRows().catch(() => undefined)
 
 const client = createQueryClient()
 const router = createAppRouter()
 
 /**
- * The other pages' code, the export tray and libphonenumber, fetched once the first page has its
- * data and the browser is idle: a first visit to a page then renders with no loading round,
- * without competing with the first page.
+ * The other pages' code, the export tray, the measuring row engine and libphonenumber, fetched
+ * once the first page has its data and the browser is idle: a first visit to a page then renders
+ * with no loading round, without competing with the first page.
  */
 whenQuiet(client, router, () => {
   void phoneFormatting()
   void preloadTray().catch(() => undefined)
+  loadMeasuredRows().catch(() => undefined)
   for (const route of onDemandRoutes) void router.loadRouteChunk(route)?.catch(() => undefined)
 })
 

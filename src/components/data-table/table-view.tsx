@@ -1,0 +1,293 @@
+import {
+  useTable,
+  type ColumnDef,
+  type ColumnVisibilityState,
+  type Header,
+  type Row,
+  type RowData,
+  type SortingState,
+  type Updater,
+} from '@tanstack/react-table'
+import { useId, useMemo, type ReactNode, type RefObject } from 'react'
+import { TableSkeleton } from '../empty-state'
+import { CardList } from './card-list'
+import { renderCell } from './cell'
+import { ScrollRegion } from './scroll-region'
+import { cardLabel, features, type CardRole, type Features } from './features'
+import { tableMinWidth } from './layout'
+import type { RowWindow } from './use-fixed-rows'
+
+export interface VirtualTableProps<TData extends RowData> {
+  rows: readonly TData[]
+  // Column value types differ per column; the table only needs their shared shape.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  columns: Array<ColumnDef<Features, TData, any>>
+  getRowId: (row: TData) => string
+  sorting: SortingState
+  onSortingChange: (next: SortingState) => void
+  columnVisibility?: ColumnVisibilityState
+  label: string
+  estimateRowHeight: number
+  height?: string
+  dynamic?: boolean
+  /**
+   * While the rows are on their way: the headers are shown and the body holds a skeleton with
+   * this label. The table is then already mounted when the data lands, so the first rows are
+   * an update of a warm component, not a mount of the whole table (see README, Performance).
+   */
+  loading?: string
+  /** Estimated height of a row shown as a card (narrow screens); cards are measured once shown. */
+  estimateCardHeight?: number
+}
+
+/** How the table is shown: on paper, as cards (narrow screens), with `details` columns folded. */
+export interface TableMode {
+  printing: boolean
+  cards: boolean
+  compact: boolean
+}
+
+/** The props with their defaults filled in, and the mode: what each row engine hands on to TableView. */
+export type EngineProps<TData extends RowData> = Required<Omit<VirtualTableProps<TData>, 'loading'>> &
+  Pick<VirtualTableProps<TData>, 'loading'> &
+  TableMode
+
+const FOLDED_WIDTH = '6rem'
+
+/**
+ * The table (or, on a narrow screen, the card list) over the rows a row engine put in the window:
+ * every row when printing (a transcript has no window). `measure` is the measuring engine's ref
+ * callback, for rows that grow with their content; without it rows have their fixed height.
+ */
+export function TableView<TData extends RowData>({
+  rows,
+  columns,
+  getRowId,
+  sorting,
+  onSortingChange,
+  columnVisibility,
+  label,
+  estimateRowHeight,
+  height,
+  dynamic,
+  loading,
+  printing,
+  cards,
+  compact,
+  window: view,
+  measure,
+  scrollRef,
+}: EngineProps<TData> & {
+  window: RowWindow
+  measure: ((el: Element | null) => void) | undefined
+  scrollRef: RefObject<HTMLDivElement | null>
+}) {
+  const baseId = useId()
+  const first = printing ? 0 : view.first
+  const last = printing ? rows.length - 1 : view.last
+  const top = printing ? 0 : view.top
+  const bottom = printing ? 0 : view.bottom
+  const visibility = usePrintVisibility(printing, columnVisibility, columns)
+  const table = useTable(
+    {
+      features,
+      columns,
+      data: rows.slice(first, last + 1),
+      getRowId,
+      state: { sorting, columnVisibility: visibility },
+      onSortingChange: (u: Updater<SortingState>) => onSortingChange(typeof u === 'function' ? u(sorting) : u),
+      manualSorting: true,
+      enableSortingRemoval: true,
+    },
+    selectNothing,
+  )
+  const tableRows = table.getRowModel().rows
+  const headerGroups = table.getHeaderGroups()
+  const leaves = headerGroups[0]?.headers ?? []
+  const leafCount = leaves.length || 1
+  const widthOf = (meta: { card?: CardRole; width?: string } | undefined) =>
+    compact && meta?.card === 'details' ? FOLDED_WIDTH : meta?.width
+  const minWidth = tableMinWidth(
+    leaves.map((h) => ({ width: widthOf(h.column.columnDef.meta), minWidth: h.column.columnDef.meta?.minWidth })),
+  )
+
+  if (cards)
+    return (
+      <CardList
+        rows={tableRows}
+        first={first}
+        total={rows.length}
+        top={top}
+        bottom={bottom}
+        leaves={leaves}
+        sorting={sorting}
+        onSortingChange={onSortingChange}
+        label={label}
+        loading={loading}
+        height={height}
+        scrollRef={scrollRef}
+        measure={measure ?? noMeasure}
+        baseId={baseId}
+      />
+    )
+
+  return (
+    <ScrollRegion ref={scrollRef} label={label} height={height}>
+      <table
+        className="w-full table-fixed border-collapse text-sm"
+        style={{ minWidth }}
+        aria-label={label}
+        aria-rowcount={loading ? undefined : rows.length + 1}
+        aria-busy={loading ? true : undefined}
+      >
+        <colgroup>
+          {leaves.map((h) => (
+            <col key={h.id} data-col={h.column.id} style={{ width: widthOf(h.column.columnDef.meta) }} />
+          ))}
+        </colgroup>
+        <thead className="sticky top-0 z-10 bg-slate-100">
+          {headerGroups.map((group) => (
+            <tr key={group.id} aria-rowindex={1}>
+              {group.headers.map((header) => (
+                <HeaderCell key={header.id} header={header} title={<table.FlexRender header={header} />} />
+              ))}
+            </tr>
+          ))}
+        </thead>
+        <tbody>
+          {loading ? <LoadingRow label={loading} colSpan={leafCount} /> : null}
+          {top > 0 && <SpacerRow height={top} colSpan={leafCount} />}
+          {tableRows.map((row, i) => (
+            <BodyRow
+              key={row.id}
+              row={row}
+              index={first + i}
+              measure={dynamic ? measure : undefined}
+              height={dynamic ? undefined : estimateRowHeight}
+              compact={compact}
+            />
+          ))}
+          {bottom > 0 && <SpacerRow height={bottom} colSpan={leafCount} />}
+        </tbody>
+      </table>
+    </ScrollRegion>
+  )
+}
+
+/** A column header: a sort button where the column sorts, and aria-sort saying how it is sorted. */
+function HeaderCell<TData extends RowData>({ header, title }: { header: Header<Features, TData, unknown>; title: ReactNode }) {
+  const sorted = header.column.getIsSorted()
+  const canSort = header.column.getCanSort()
+  return (
+    <th
+      scope="col"
+      className="border-b border-slate-300 px-2 py-2 text-left font-semibold text-slate-800"
+      aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : canSort ? 'none' : undefined}
+    >
+      {canSort ? (
+        <button
+          type="button"
+          className="inline-flex min-h-6 items-center gap-1 rounded hover:underline"
+          onClick={header.column.getToggleSortingHandler()}
+        >
+          {title}
+          <span aria-hidden="true" className="text-slate-600 print:hidden">
+            {sorted === 'asc' ? '▲' : sorted === 'desc' ? '▼' : '↕'}
+          </span>
+        </button>
+      ) : (
+        title
+      )}
+    </th>
+  )
+}
+
+/**
+ * One rendered row at its place in the whole set (aria-rowindex counts the header row as 1).
+ * `measure` is the virtualizer's, for rows that grow with their content; else the row has its fixed height.
+ * In a compact layout `details` columns fold into a disclosure, so the message body gets the room.
+ */
+function BodyRow<TData extends RowData>({
+  row,
+  index,
+  measure,
+  height,
+  compact,
+}: {
+  row: Row<Features, TData>
+  index: number
+  measure: ((el: Element | null) => void) | undefined
+  height: number | undefined
+  compact: boolean
+}) {
+  return (
+    <tr
+      data-index={index}
+      ref={measure}
+      aria-rowindex={index + 2}
+      className="border-b border-slate-100 align-top hover:bg-blue-50/40"
+      style={height === undefined ? undefined : { height }}
+    >
+      {row.getVisibleCells().map((cell) => (
+        <td
+          key={cell.id}
+          data-col={cell.column.id}
+          className={`overflow-hidden px-2 py-1.5 break-words ${cell.column.columnDef.meta?.cellClass ?? ''}`}
+        >
+          {compact && cell.column.columnDef.meta?.card === 'details' ? (
+            <details>
+              <summary className="min-h-6 cursor-pointer text-xs text-blue-800">
+                Show
+                <span className="sr-only"> {cardLabel(cell.column.columnDef)}</span>
+              </summary>
+              {renderCell(cell)}
+            </details>
+          ) : (
+            renderCell(cell)
+          )}
+        </td>
+      ))}
+    </tr>
+  )
+}
+
+/** On paper the identifiers give their width to the messages (the transcript names every message by date). */
+function usePrintVisibility<TData extends RowData>(
+  printing: boolean,
+  columnVisibility: ColumnVisibilityState,
+  columns: VirtualTableProps<TData>['columns'],
+): ColumnVisibilityState {
+  return useMemo(
+    () =>
+      printing
+        ? {
+            ...columnVisibility,
+            ...Object.fromEntries(columns.filter((c) => c.meta?.card === 'details' && c.id).map((c) => [c.id!, false])),
+          }
+        : columnVisibility,
+    [printing, columnVisibility, columns],
+  )
+}
+
+/** Stands for the rows above or below the window, so the scroll height is the whole set's. */
+function SpacerRow({ height, colSpan }: { height: number; colSpan: number }) {
+  return (
+    <tr aria-hidden="true">
+      <td colSpan={colSpan} style={{ height, padding: 0, border: 0 }} />
+    </tr>
+  )
+}
+
+function LoadingRow({ label, colSpan }: { label: string; colSpan: number }) {
+  return (
+    <tr>
+      <td colSpan={colSpan} className="p-0">
+        <TableSkeleton label={label} />
+      </td>
+    </tr>
+  )
+}
+
+const noMeasure = () => undefined
+// Sort and visibility are controlled by the caller (from the URL): no store subscription needed.
+const selectNothing = () => null

@@ -1,0 +1,61 @@
+import type { Zone } from '../../lib/dates'
+import type { SetParams } from '../../lib/navigation'
+import { pageSizesFor } from '../../lib/range'
+import { GoToDate } from './go-to-date'
+import { Pager } from './pager'
+import type { useHistoryPage } from './use-history-page'
+
+/** The pager over the history's pages and the look-up that jumps to a date. */
+export function HistoryPaging({
+  number,
+  tid,
+  zone,
+  h,
+  cap,
+  indexed,
+  checking,
+  setParams,
+}: {
+  number: string
+  tid: string
+  zone: Zone
+  h: ReturnType<typeof useHistoryPage>
+  cap: number
+  indexed: boolean
+  checking: boolean
+  setParams: SetParams<'/numbers/$number'>
+}) {
+  const { result, page, size, start, end, total } = h
+  return (
+    <div className="flex flex-wrap items-end justify-between gap-2 print:hidden">
+      <Pager
+        page={page}
+        size={size}
+        sizes={pageSizesFor(cap)}
+        total={total}
+        start={start}
+        end={end}
+        busy={result.isFetching}
+        failed={result.isError && !result.isFetching}
+        onPage={h.goPage}
+        onSize={h.goSize}
+      />
+      <GoToDate
+        number={number}
+        tid={tid}
+        total={total}
+        zone={zone}
+        indexed={indexed}
+        checking={checking}
+        onFound={(position) =>
+          setParams({
+            page: Math.ceil(position / size) <= 1 ? null : Math.ceil(position / size),
+            mark: position,
+            past: null,
+            view: null,
+          })
+        }
+      />
+    </div>
+  )
+}

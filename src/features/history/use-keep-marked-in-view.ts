@@ -1,0 +1,44 @@
+import { useEffect, useRef } from 'react'
+
+/**
+ * Bring the marked record into view: the rows are windowed, so scroll near its estimated offset
+ * first, then centre the rendered row once it exists. Returns the ref for the box around the table.
+ */
+export function useKeepMarkedInView(markIndex: number, rowEstimate: number) {
+  const tableBox = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    if (markIndex < 0) return
+    const root = tableBox.current
+    const box = root?.querySelector<HTMLElement>('[role="region"]')
+    if (box) box.scrollTop = Math.max(0, markIndex * rowEstimate - box.clientHeight / 2)
+    // Measured rows change height as they render, which moves the marked row again: keep it
+    // centred until it has held still for a few frames, and stop at once if the reader scrolls.
+    let frames = 0
+    let still = 0
+    let raf = 0
+    let stopped = false
+    const stop = () => {
+      stopped = true
+    }
+    const tick = () => {
+      if (stopped || frames++ > 90) return
+      const el = root?.querySelector<HTMLElement>('[data-marked="true"]')
+      const r = el?.getBoundingClientRect()
+      const b = box?.getBoundingClientRect()
+      const inView = !!r && !!b && r.top >= Math.max(0, b.top) && r.bottom <= Math.min(window.innerHeight, b.bottom)
+      if (el && !inView) {
+        el.scrollIntoView({ block: 'center' })
+        still = 0
+      } else if (el && ++still > 5) return
+      raf = requestAnimationFrame(tick)
+    }
+    raf = requestAnimationFrame(tick)
+    const events = ['wheel', 'touchstart', 'keydown', 'pointerdown'] as const
+    for (const e of events) window.addEventListener(e, stop, { passive: true, once: true })
+    return () => {
+      cancelAnimationFrame(raf)
+      for (const e of events) window.removeEventListener(e, stop)
+    }
+  }, [markIndex, rowEstimate])
+  return tableBox
+}

@@ -1,0 +1,54 @@
+import type { IndexStatus } from '../../api/index-api'
+import type { Role } from '../../api/me'
+import { formatCount } from '../../lib/count'
+import { formatDate, zoneLabel } from '../../lib/dates'
+import { isoMs } from './iso-ms'
+import type { IndexActions } from './use-index-actions'
+
+/** How much of the account is indexed, on which engine, and the actions over every number. */
+export function IndexSummary({
+  status,
+  role,
+  actions,
+}: {
+  status: IndexStatus | undefined
+  role: Role | undefined
+  actions: IndexActions
+}) {
+  const { busy, confirming, setConfirming, indexAll, forget } = actions
+  const f = status?.freshness
+  const numbers = status?.numbers ?? []
+  return (
+    <div className="mt-3 flex flex-wrap items-center gap-3">
+      <p className="text-sm">
+        {formatCount(f?.numbersComplete ?? 0)} of {formatCount(f?.numbersKnown ?? 0)} numbers fully indexed
+        {f?.indexedUpTo ? `, up to ${formatDate(isoMs(f.indexedUpTo), 'local')} (${zoneLabel('local')})` : ''}
+        {f && f.syncing.length > 0 ? `; ${formatCount(f.syncing.length)} syncing` : ''}. Engine:{' '}
+        {status?.engine === 'postgres' ? 'PostgreSQL server' : 'PGlite (embedded)'}.
+      </p>
+      <button type="button" className="btn print:hidden" onClick={() => void indexAll()} disabled={busy}>
+        Index all numbers
+      </button>
+      {role === 'admin' ? (
+        confirming === '*' ? (
+          <span className="flex items-center gap-2">
+            <span className="text-sm">Delete every indexed message of every number?</span>
+            <button type="button" className="btn border-red-700 text-red-800" onClick={() => void forget(null)} disabled={busy}>
+              Forget everything
+            </button>
+            <button type="button" className="btn" onClick={() => setConfirming(null)}>
+              Cancel
+            </button>
+          </span>
+        ) : (
+          <button type="button" className="btn print:hidden" onClick={() => setConfirming('*')} disabled={busy || numbers.length === 0}>
+            Forget all…
+          </button>
+        )
+      ) : role === 'viewer' ? (
+        // The missing control says who has it, as the missing exports do.
+        <p className="text-sm text-slate-700">Forgetting indexed messages is for admins: ask one of your team&rsquo;s admins.</p>
+      ) : null}
+    </div>
+  )
+}

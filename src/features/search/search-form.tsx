@@ -1,0 +1,144 @@
+import { useCallback } from 'react'
+import type { NumberIndexStatus } from '../../api/index-api'
+import { DayField } from '../../components/day-field'
+import { zoneLabel } from '../../lib/dates'
+import type { SetParams } from '../../lib/navigation'
+import { formatPhone } from '../../lib/phone'
+import type { SearchSearch } from '../../lib/route-params'
+import { useDebouncedParam } from './use-debounced-param'
+
+type Props = { search: SearchSearch; numbers: readonly NumberIndexStatus[]; setParams: SetParams<'/search'> }
+
+/** The search's words and filters, every one of them in the URL. */
+export function SearchForm({ search, numbers, setParams }: Props) {
+  const commitQ = useCallback((v: string) => setParams({ q: v }, { replace: true }), [setParams])
+  const [q, setQ] = useDebouncedParam(search.q, commitQ)
+  return (
+    <form
+      role="search"
+      aria-label="Message search"
+      className="mt-2 flex flex-col gap-2 rounded border border-slate-200 bg-white p-3 print:hidden"
+      onSubmit={(e) => e.preventDefault()}
+    >
+      <label className="flex flex-col text-sm">
+        Search all messages (text in the message)
+        <input
+          type="search"
+          className="input w-full max-w-xl"
+          value={q}
+          onChange={(e) => setQ(e.target.value)}
+          placeholder="Words in the message"
+          autoFocus
+        />
+      </label>
+      <SearchFilters search={search} numbers={numbers} setParams={setParams} />
+      <p className="text-xs text-slate-700">No numbers picked means all numbers. From and To are whole days in {zoneLabel(search.tz)}.</p>
+    </form>
+  )
+}
+
+function SearchFilters({ search, numbers, setParams }: Props) {
+  const zone = search.tz
+  const commitParty = useCallback((v: string) => setParams({ party: v.replace(/\D/g, '') }, { replace: true }), [setParams])
+  const [party, setParty] = useDebouncedParam(search.party, commitParty)
+  return (
+    <div className="flex flex-wrap items-end gap-3 text-sm">
+      <label className="flex flex-col">
+        Other party
+        <input
+          type="search"
+          className="input w-44"
+          inputMode="tel"
+          value={party}
+          onChange={(e) => setParty(e.target.value)}
+          placeholder="Any formatting"
+        />
+      </label>
+      <Choice
+        label="Direction"
+        value={search.dir}
+        options={{ inbound: 'Inbound', outbound: 'Outbound' }}
+        onChange={(v) => setParams({ dir: v }, { replace: true })}
+      />
+      <Choice
+        label="Status"
+        value={search.status}
+        options={{ success: 'Success', error: 'Error', other: 'Other' }}
+        onChange={(v) => setParams({ status: v }, { replace: true })}
+      />
+      <Choice
+        label="Media"
+        value={search.media}
+        options={{ yes: 'Has media', no: 'No media' }}
+        onChange={(v) => setParams({ media: v }, { replace: true })}
+      />
+      <DayField label="From (day)" value={search.from} onCommit={(v) => setParams({ from: v }, { replace: true })} />
+      <DayField label="To (day, included)" value={search.to} onCommit={(v) => setParams({ to: v }, { replace: true })} />
+      <label className="flex flex-col">
+        Numbers
+        <select
+          multiple
+          className="input h-20 min-w-44"
+          value={search.numbers}
+          onChange={(e) =>
+            setParams(
+              {
+                numbers: Array.from(e.target.selectedOptions).map((o) => o.value),
+              },
+              { replace: true },
+            )
+          }
+        >
+          {numbers.map((n) => (
+            <option key={n.number} value={n.number}>
+              {formatPhone(n.number)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button
+        type="button"
+        className="btn"
+        onClick={() =>
+          setParams({ q: null, party: null, dir: null, status: null, media: null, from: null, to: null, numbers: null }, { replace: true })
+        }
+      >
+        Clear all
+      </button>
+      <button
+        type="button"
+        className="btn"
+        aria-pressed={zone === 'utc'}
+        onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}
+      >
+        Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
+      </button>
+    </div>
+  )
+}
+
+function Choice<T extends string>({
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  label: string
+  value: T | null
+  options: Record<T, string>
+  onChange: (v: T | null) => void
+}) {
+  return (
+    <label className="flex flex-col">
+      {label}
+      <select className="input" value={value ?? 'all'} onChange={(e) => onChange(e.target.value === 'all' ? null : (e.target.value as T))}>
+        <option value="all">All</option>
+        {(Object.keys(options) as T[]).map((k) => (
+          <option key={k} value={k}>
+            {options[k]}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}

@@ -1,0 +1,76 @@
+import type { IndexedRow, NumberIndexStatus } from '../../api/index-api'
+import { ErrorAlert } from '../../components/alert'
+import { VirtualTable } from '../../components/data-table/virtual-table'
+// Rows that grow with their content are measured from the first render: the engine comes with this page's chunk.
+import '../../components/data-table/measured-table'
+import { TableSkeleton } from '../../components/empty-state'
+import { formatCount } from '../../lib/count'
+import { SEARCH_COLUMNS } from './columns'
+import { NoMatches } from './no-matches'
+import type { SearchResults } from './use-search-results'
+
+const rowId = (m: IndexedRow) => m.key
+const NO_SORT: [] = []
+
+/** The matches: a failure kept beside what loaded, the empty result's advice, or the table and "show more". */
+export function SearchResultsTable({
+  found,
+  q,
+  scope,
+  canExport,
+  onSearchParty,
+  onIndexing,
+}: {
+  found: SearchResults
+  q: string
+  scope: NumberIndexStatus[]
+  canExport: boolean | null
+  onSearchParty: (digits: string) => void
+  onIndexing: () => void
+}) {
+  const { result, rows, total } = found
+  return (
+    <>
+      {result.isError ? (
+        <ErrorAlert
+          error={result.error}
+          onRetry={() => void result.refetch()}
+          retrying={result.isFetching}
+          keptData={rows.length > 0}
+          where="search results"
+        />
+      ) : null}
+      {total === 0 ? (
+        <NoMatches q={q} scope={scope} admin={canExport} onSearchParty={onSearchParty} onIndexing={onIndexing} />
+      ) : rows.length > 0 ? (
+        <>
+          <VirtualTable
+            rows={rows}
+            columns={SEARCH_COLUMNS}
+            getRowId={rowId}
+            sorting={NO_SORT}
+            onSortingChange={() => undefined}
+            label={`Search results, ${formatCount(rows.length)} of ${formatCount(total ?? rows.length)} shown`}
+            estimateRowHeight={72}
+            dynamic
+            height="64vh"
+          />
+          {result.hasNextPage ? (
+            <button
+              type="button"
+              className="btn mt-2 print:hidden"
+              onClick={() => void result.fetchNextPage()}
+              disabled={result.isFetchingNextPage}
+            >
+              {result.isFetchingNextPage
+                ? 'Loading more…'
+                : `Show more results (${formatCount(rows.length)} of ${formatCount(total ?? 0)} shown)`}
+            </button>
+          ) : null}
+        </>
+      ) : result.isPending ? (
+        <TableSkeleton label="Searching" />
+      ) : null}
+    </>
+  )
+}

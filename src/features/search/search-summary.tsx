@@ -1,0 +1,105 @@
+import { useQueryClient } from '@tanstack/react-query'
+import { fitFileName } from '../../../contract/file-name'
+import { INDEX_PATHS, type SearchParams } from '../../../contract/index-api'
+import { startExport } from '../../api/export-jobs'
+import { indexKeys, type IndexStatus, type NumberIndexStatus } from '../../api/index-api'
+import { startSync } from '../../api/index-admin'
+import { formatCount } from '../../lib/count'
+import { zoneLabel, zoneName } from '../../lib/dates'
+import type { SearchSearch } from '../../lib/route-params'
+import { SearchCoverage } from './coverage'
+import { emptyResultOffersIndexing } from './no-matches'
+import type { SearchResults } from './use-search-results'
+
+/** Above the results: how many matched, how much of the account the index covers, and the export. */
+export function SearchSummary({
+  found,
+  status,
+  scope,
+  search,
+  params,
+  filters,
+  canExport,
+}: {
+  found: SearchResults
+  status: IndexStatus | null | undefined
+  scope: NumberIndexStatus[]
+  search: SearchSearch
+  params: SearchParams
+  filters: string[]
+  canExport: boolean | null
+}) {
+  const client = useQueryClient()
+  const { result, first, total } = found
+  const zone = search.tz
+  return (
+    <div className="mt-3 flex flex-wrap items-center gap-3">
+      <p role="status" className="text-base font-semibold tabular-nums" aria-live="polite">
+        {total === null ? 'Searching…' : `${formatCount(total)} ${total === 1 ? 'match' : 'matches'}`}
+        {result.isFetching && total !== null ? <span className="ml-2 text-sm font-normal text-slate-700">(updating…)</span> : null}
+      </p>
+      {first ? (
+        <SearchCoverage
+          freshness={first.freshness}
+          progress={status?.progress ?? null}
+          autoSync={status?.autoSync ?? null}
+          accountListed={status?.accountListed ?? null}
+          zone={zone}
+          // With nothing indexed and no match, the empty result below makes the same offer to admins.
+          canOffer={!(total === 0 && emptyResultOffersIndexing(scope, canExport))}
+          onStart={async () => {
+            await startSync({ all: true })
+            await client.invalidateQueries({ queryKey: indexKeys.all })
+          }}
+        />
+      ) : null}
+      <p className="text-sm text-slate-700">Newest first. Dates in {zoneLabel(zone)}.</p>
+      {canExport && total !== null && total > 0 ? (
+        <ExportMatches search={search} params={params} filters={filters} total={total} />
+      ) : canExport === false && total !== null && total > 0 ? (
+        <p className="ml-auto text-sm text-slate-700 print:hidden">Exporting search results is for admins.</p>
+      ) : null}
+    </div>
+  )
+}
+
+function ExportMatches({
+  search,
+  params,
+  filters,
+  total,
+}: {
+  search: SearchSearch
+  params: SearchParams
+  filters: string[]
+  total: number
+}) {
+  // The server names the file (Content-Disposition) the same way; this is the name until it answers.
+  const fileName = fitFileName({
+    subject: 'search',
+    scope: search.numbers.length === 1 ? (search.numbers[0] ?? '') : search.numbers.length ? `${search.numbers.length} numbers` : 'all',
+    filters: [
+      ...filters.filter((f) => !f.startsWith('numbers ')),
+      search.from || search.to ? `${search.from || 'start'} to ${search.to || 'now'}` : '',
+    ],
+    rows: total,
+    ext: 'csv',
+  })
+  return (
+    <button
+      type="button"
+      className="btn ml-auto print:hidden"
+      onClick={() =>
+        startExport({
+          path: INDEX_PATHS.export,
+          params: { ...params, format: 'csv', tz: zoneName(search.tz) },
+          label: `Search: ${filters.join(', ') || 'all messages'} (${formatCount(total)} matches)`,
+          fileName,
+          total,
+        })
+      }
+    >
+      Export all {formatCount(total)} matches as CSV
+    </button>
+  )
+}

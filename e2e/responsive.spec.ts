@@ -109,6 +109,34 @@ test.describe('narrow screens', () => {
     expect(raw).toEqual([...raw].sort().reverse())
   })
 
+  test("a history's first screen shows a message; the number's details, the date look-up and the filters fold", async ({ page }) => {
+    await page.goto(historyUrl(NUMBERS.big))
+    const list = page.getByRole('list', { name: /Messages/ })
+    const first = list.getByRole('article').first()
+    await expect(first).toBeVisible()
+    // Its top is on the first screen, without scrolling.
+    expect((await first.boundingBox())!.y).toBeLessThan(844)
+    for (const name of [/^Number details · 2,345 messages$/, 'Go to a date', 'Filter the loaded page']) {
+      const fold = page.locator('summary').filter({ hasText: name })
+      await expect(fold).toBeVisible()
+      await expect(fold.locator('..')).not.toHaveAttribute('open')
+    }
+    // Opened from the keyboard, each holds what it folds.
+    await page.locator('summary').filter({ hasText: 'Filter the loaded page' }).focus()
+    await page.keyboard.press('Enter')
+    await expect(page.getByRole('combobox', { name: 'Direction' })).toBeVisible()
+    await page.getByRole('combobox', { name: 'Direction' }).selectOption('inbound')
+    await expect(page.locator('summary').filter({ hasText: 'Filter the loaded page (on)' })).toBeVisible()
+    // A link that carries a filter opens with the fold open.
+    await page.reload()
+    await expect(page.getByRole('combobox', { name: 'Direction' })).toHaveValue('inbound')
+    await page
+      .locator('summary')
+      .filter({ hasText: /^Number details/ })
+      .click()
+    await expect(page.getByText(NUMBERS.big.tid, { exact: true })).toBeVisible()
+  })
+
   test('controls wrap and every target is at least 24 × 24', async ({ page }) => {
     await page.goto('/')
     await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()

@@ -13,6 +13,7 @@ import { rangeText } from '../../lib/range'
 import { exportHeader, HISTORY_COLUMNS, messageRow } from './columns'
 import { filtersActive, type MessageFilters } from './filters'
 import { FiltersBar } from './filters-bar'
+import { PhoneFold } from './phone-fold'
 
 const messageRowId = (m: Message) => m.key
 
@@ -43,7 +44,9 @@ export function HistoryLog({
   const exportRange = shown.messages.length > 0 ? `records-${shown.start}-${shown.start + shown.messages.length - 1}` : 'empty'
   return (
     <>
-      <FiltersBar filters={filters} setParams={setParams} shown={visible.length} loaded={shown.messages.length} />
+      <PhoneFold summary={filtersActive(filters) ? 'Filter the loaded page (on)' : 'Filter the loaded page'} open={filtersActive(filters)}>
+        <FiltersBar filters={filters} setParams={setParams} shown={visible.length} loaded={shown.messages.length} />
+      </PhoneFold>
       <p className="mt-1 text-sm text-slate-700">Dates in {zoneLabel(zone)}.</p>
       <div className="my-2 flex justify-end print:hidden">
         <ExportButtons

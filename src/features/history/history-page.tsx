@@ -15,6 +15,7 @@ import { ConversationView } from './conversation-view'
 import { Envelope } from './envelope'
 import { HistoryLog } from './history-log'
 import { HistoryPaging } from './history-paging'
+import { PhoneFold } from './phone-fold'
 import { DriftNotice, MissingTid, PastEndNotice } from './history-notices'
 import { HistoryToolbar } from './history-toolbar'
 import { useHistoryDisplay } from './use-history-display'
@@ -63,7 +64,9 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
         <h1 id="history-heading" className="mt-1 text-xl font-semibold">
           History of {formatted}
         </h1>
-        <Envelope page={shown} number={number} tid={tid} zone={zone} />
+        <PhoneFold summary={`Number details${shown ? ` · ${formatCount(shown.total)} messages` : ''}`}>
+          <Envelope page={shown} number={number} tid={tid} zone={zone} />
+        </PhoneFold>
         <PastEndNotice past={search.past} total={total} size={size} />
         <DriftNotice drifted={h.drifted} onNewest={h.goNewest} />
         <HistoryToolbar number={number} view={view} zone={zone} fetching={result.isFetching} onRefresh={h.refresh} setParams={setParams} />
@@ -77,6 +80,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
             cap={meta.historyPageCap}
             indexed={indexed}
             checking={index.loading}
+            marked={!!search.mark}
             setParams={setParams}
           />
           {result.isError ? (

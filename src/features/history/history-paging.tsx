@@ -3,6 +3,7 @@ import type { SetParams } from '../../lib/navigation'
 import { pageSizesFor } from '../../lib/range'
 import { GoToDate } from './go-to-date'
 import { Pager } from './pager'
+import { PhoneFold } from './phone-fold'
 import type { useHistoryPage } from './use-history-page'
 
 /** The pager over the history's pages and the look-up that jumps to a date. */
@@ -14,6 +15,7 @@ export function HistoryPaging({
   cap,
   indexed,
   checking,
+  marked,
   setParams,
 }: {
   number: string
@@ -23,6 +25,8 @@ export function HistoryPaging({
   cap: number
   indexed: boolean
   checking: boolean
+  /** A looked-up date's message is marked: the look-up is in use. */
+  marked: boolean
   setParams: SetParams<'/numbers/$number'>
 }) {
   const { result, page, size, start, end, total } = h
@@ -40,22 +44,24 @@ export function HistoryPaging({
         onPage={h.goPage}
         onSize={h.goSize}
       />
-      <GoToDate
-        number={number}
-        tid={tid}
-        total={total}
-        zone={zone}
-        indexed={indexed}
-        checking={checking}
-        onFound={(position) =>
-          setParams({
-            page: Math.ceil(position / size) <= 1 ? null : Math.ceil(position / size),
-            mark: position,
-            past: null,
-            view: null,
-          })
-        }
-      />
+      <PhoneFold summary="Go to a date" open={marked}>
+        <GoToDate
+          number={number}
+          tid={tid}
+          total={total}
+          zone={zone}
+          indexed={indexed}
+          checking={checking}
+          onFound={(position) =>
+            setParams({
+              page: Math.ceil(position / size) <= 1 ? null : Math.ceil(position / size),
+              mark: position,
+              past: null,
+              view: null,
+            })
+          }
+        />
+      </PhoneFold>
     </div>
   )
 }

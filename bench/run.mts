@@ -665,6 +665,9 @@ async function main() {
           API_AUTH_TOKEN: LARGE_CREDENTIALS.authToken,
           LOG_REQUESTS: '0',
           DATA_DIR: dataDir('large'),
+          // Idle means idle: the server does not index the 10,000-number account on its own
+          // while the figures are taken (the proxy group starts the sync it measures against).
+          INDEX_AUTO_SYNC: 'off',
         }),
       )
     }

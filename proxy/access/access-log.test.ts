@@ -13,6 +13,7 @@ import {
 } from './access-log.ts'
 import type { Queryable } from '../db/types.ts'
 import { createLogWriter } from './log-writer.ts'
+import { ENGINES as STACK_ENGINES } from './test-stack.ts'
 
 const engines = useEngines()
 const T0 = Date.parse('2026-06-01T09:00:00Z')
@@ -130,5 +131,34 @@ describe.each(ENGINES)('access log on %s', (engine) => {
        VALUES (now(), 'mallory', 'password', '10.0.0.9', 'thread.view', '{}'::jsonb, 9, 'x', 'y')`,
     )
     expect((await verifyLog(db)).problem).toMatchObject({ seq: '9', kind: 'unchained' })
+  }, 60_000)
+})
+
+describe('the chain with two servers on one PostgreSQL', () => {
+  const postgres = STACK_ENGINES.find((e) => e.name === 'postgres')!
+  test('both append at once, each from the head it last wrote: every entry lands once, in one unbroken chain', async () => {
+    const opened = await postgres.open()
+    const second = await opened.another!()
+    try {
+      const a = opened.db
+      const b = second
+      // Each server learns the head by writing once; then they race, so each one's known head is
+      // stale most of the time and its statement must find that out.
+      await appendEntries(a, [entry({ actor: 'a0' })])
+      await appendEntries(b, [entry({ actor: 'b0' })])
+      const writes = Array.from({ length: 60 }, (_, i) =>
+        appendEntries(i % 2 ? a : b, [entry({ actor: `w${i}` }), ...(i % 3 === 0 ? [entry({ actor: `w${i}x` })] : [])]),
+      )
+      const seqs = (await Promise.all(writes)).flat()
+      expect(new Set(seqs).size).toBe(seqs.length)
+      expect(await verifyLog(a)).toMatchObject({ intact: true, first: '1', last: String(seqs.length + 2) })
+      const actors = await a.query<{ actor: string }>('SELECT actor FROM access_log ORDER BY seq')
+      expect(actors.rows.map((r) => r.actor).sort()).toEqual(
+        ['a0', 'b0', ...Array.from({ length: 60 }, (_, i) => [`w${i}`, ...(i % 3 === 0 ? [`w${i}x`] : [])]).flat()].sort(),
+      )
+    } finally {
+      await second.close()
+      await opened.close()
+    }
   }, 60_000)
 })

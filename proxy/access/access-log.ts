@@ -200,39 +200,77 @@ async function lockHead(tx: Queryable): Promise<{ seq: bigint; hash: string }> {
   return { seq: BigInt(head.seq), hash: head.hash }
 }
 
-/** Numbers, hashes and inserts rows after the head; the caller holds the transaction. Returns their seqs. */
-async function appendRows(tx: Queryable, rows: readonly Row[]): Promise<string[]> {
-  const head = await lockHead(tx)
+/** The rows numbered and hashed after `head`: the INSERT's values and what the head becomes. */
+function chained(head: { seq: bigint; hash: string }, rows: readonly Row[], casts: boolean) {
   let seq = head.seq
   let prev = head.hash
   const values: unknown[] = []
   const tuples: string[] = []
   const seqs: string[] = []
+  // In an INSERT … VALUES the columns give the types; in a SELECT over VALUES each value says its own.
+  const TYPES = ['timestamptz', 'text', 'text', 'text', 'text', 'text', 'text', 'jsonb', 'bigint', 'text', 'text']
   for (const r of rows) {
     seq += 1n
     const hash = entryHash(prev, String(seq), r)
     const b = values.length
-    tuples.push(`(${Array.from({ length: 11 }, (_, i) => `$${b + i + 1}${i === 7 ? '::jsonb' : ''}`).join(', ')})`)
+    tuples.push(`(${TYPES.map((t, i) => `$${b + i + 1}${casts || t === 'jsonb' ? `::${t}` : ''}`).join(', ')})`)
     values.push(r.at, r.actor, r.via, r.address, r.action, r.number, r.party, JSON.stringify(r.details), String(seq), prev, hash)
     seqs.push(String(seq))
     prev = hash
   }
-  await tx.query(
-    `INSERT INTO access_log (at, actor, via, address, action, number, party, details, seq, prev_hash, hash) VALUES ${tuples.join(', ')}`,
-    values,
-  )
-  await tx.query('UPDATE access_log_head SET seq = $1, hash = $2 WHERE one', [String(seq), prev])
-  return seqs
+  return { values, tuples, seqs, next: { seq, hash: prev } }
 }
 
+const LOG_COLUMNS = 'at, actor, via, address, action, number, party, details, seq, prev_hash, hash'
+
+/** Numbers, hashes and inserts rows after the head; the caller holds the transaction. Returns their seqs. */
+async function appendRows(tx: Queryable, rows: readonly Row[]): Promise<string[]> {
+  const c = chained(await lockHead(tx), rows, false)
+  await tx.query(`INSERT INTO access_log (${LOG_COLUMNS}) VALUES ${c.tuples.join(', ')}`, c.values)
+  await tx.query('UPDATE access_log_head SET seq = $1, hash = $2 WHERE one', [String(c.next.seq), c.next.hash])
+  return c.seqs
+}
+
+/** The head this process last wrote, per database: a guess the append statement checks. */
+const knownHeads = new WeakMap<Db, { seq: bigint; hash: string }>()
+
 /**
- * Several entries in one transaction, in one place of the chain. Resolves with their entry
- * numbers (seq) once committed; rejects, writing none of them, if any one is refused.
+ * Several entries in one place of the chain, in one statement: the head moves from the one this
+ * process last wrote only if it is still there (so another writer, on another server or a purge,
+ * makes it insert nothing), and the entries go in only if it moved. Resolves with their entry
+ * numbers (seq) once committed; rejects, writing none of them, if any one is refused. A head
+ * that moved is read again; after a few misses the writer takes the head's lock instead.
  */
 export async function appendEntries(db: Db, entries: readonly NewEntry[]): Promise<string[]> {
   if (entries.length === 0) return []
   const rows = entries.map(rowOf)
-  return db.transaction((tx) => appendRows(tx, rows))
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const head = knownHeads.get(db) ?? (await readHead(db))
+    const c = chained(head, rows, true)
+    const n = c.values.length
+    const r = await db.query<{ seq: string | number }>(
+      `WITH moved AS (
+         UPDATE access_log_head SET seq = $${n + 1}, hash = $${n + 2} WHERE one AND seq = $${n + 3} AND hash = $${n + 4} RETURNING 1)
+       INSERT INTO access_log (${LOG_COLUMNS})
+       SELECT * FROM (VALUES ${c.tuples.join(', ')}) AS v(${LOG_COLUMNS}) WHERE EXISTS (SELECT 1 FROM moved)
+       RETURNING seq`,
+      [...c.values, String(c.next.seq), c.next.hash, String(head.seq), head.hash],
+    )
+    if (r.rows.length === rows.length) {
+      knownHeads.set(db, c.next)
+      return c.seqs
+    }
+    knownHeads.delete(db)
+  }
+  const seqs = await db.transaction((tx) => appendRows(tx, rows))
+  knownHeads.delete(db)
+  return seqs
+}
+
+async function readHead(db: Queryable): Promise<{ seq: bigint; hash: string }> {
+  const head = (await db.query<HeadRow>('SELECT seq, hash FROM access_log_head WHERE one')).rows[0]
+  if (!head) throw new Error('access_log_head has no row: the chain cannot be extended (was it deleted?)')
+  return { seq: BigInt(head.seq), hash: head.hash }
 }
 
 export async function insertEntry(db: Db, e: NewEntry): Promise<string> {

@@ -60,8 +60,9 @@ export function checkParams(op: Operation, read: (name: string) => readonly stri
     params.push([name, rule.kind === 'position' ? String(Number(value)) : value])
   }
   if (op === 'smshistory') {
-    const start = Number(params[2]![1])
-    const end = Number(params[3]![1])
+    const read = (name: string) => Number(params.find(([n]) => n === name)?.[1])
+    const start = read('history_start')
+    const end = read('history_end')
     if (end < start) return { ok: false, field: 'history_end', message: 'history_end must not be less than history_start.' }
     if (end - start + 1 > pageCap)
       return {

@@ -24,8 +24,18 @@ export function neutralise(value: string): string {
     .join('')
 }
 
+/** A cell's value as text: nothing for null, a plain object (a log entry's details) as JSON, never "[object Object]". */
+function plainText(value: unknown): string {
+  if (value === null || value === undefined) return ''
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value)
+  if (value instanceof Date) return String(value)
+  // A symbol or a function is no cell value.
+  return typeof value === 'object' ? JSON.stringify(value) : ''
+}
+
 export function csvCell(value: unknown): string {
-  const text = value === null || value === undefined ? '' : neutralise(String(value))
+  const text = neutralise(plainText(value))
   return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 

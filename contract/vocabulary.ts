@@ -154,7 +154,8 @@ export function namesOf(action: Action): string[] {
 export function actionWords(name: string): string {
   const a = currentAction(name)
   if (a === null) return name
-  const parts = ACTION_PARTS.find(([s, v]) => joined(s, v) === a)!
+  const parts = ACTION_PARTS.find(([s, v]) => joined(s, v) === a)
+  if (!parts) return name
   const [subject, verb] = parts
   return verb === null ? SUBJECTS[subject] : `${SUBJECTS[subject]}: ${VERBS[verb]}`
 }

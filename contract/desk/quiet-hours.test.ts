@@ -125,9 +125,9 @@ describe('local time and quiet hours', () => {
         minute: 'numeric',
       })
       for (let ms = Date.UTC(2024, 0, 1); ms < Date.UTC(2027, 0, 1); ms += 105 * 60_000) {
-        const parts: Record<string, number> = {}
-        for (const p of f.formatToParts(ms)) if (p.type !== 'literal') parts[p.type] = Number(p.value)
-        const direct = (Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!) - ms) / 60_000
+        const parts = { year: 0, month: 0, day: 0, hour: 0, minute: 0 }
+        for (const p of f.formatToParts(ms)) if (p.type in parts) parts[p.type as keyof typeof parts] = Number(p.value)
+        const direct = (Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute) - ms) / 60_000
         expect(offsetMinutes(zone, ms), `${zone} ${new Date(ms).toISOString()}`).toBe(direct)
         checked++
       }

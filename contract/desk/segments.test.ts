@@ -73,8 +73,8 @@ describe('segment details', () => {
 })
 
 describe('segmentInfo properties', () => {
-  const basic = [...'@£$¥èéùìòÇØøÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCXYZÄÖÑÜ§¿abcxyzäöñüà\n']
-  const bmp = [...'ыжЖ’“”…–—á中文']
+  const basic = Array.from('@£$¥èéùìòÇØøÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCXYZÄÖÑÜ§¿abcxyzäöñüà\n')
+  const bmp = Array.from('ыжЖ’“”…–—á中文')
 
   it('counts a body of basic-table characters as 160 single, 153 concatenated', () => {
     fc.assert(

@@ -136,7 +136,7 @@ export const accessLogQuery = (filters: LogFilters) =>
 /** A plain link: the browser downloads the CSV with its own cookie, nothing held in memory. */
 export function accessLogExportUrl(filters: LogFilters): string {
   const p = new URLSearchParams()
-  for (const [k, v] of Object.entries(filters)) if (v) p.set(k, v)
+  for (const [k, v] of Object.entries(filters) as Array<[string, string | undefined]>) if (v) p.set(k, v)
   const s = p.toString()
   return s ? `${AUTH_PATHS.accessLogExport}?${s}` : AUTH_PATHS.accessLogExport
 }

@@ -43,7 +43,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
       'abort',
       () => {
         clearTimeout(t)
-        reject(signal.reason)
+        // fail() reads the signal, not the reason: any Error will do.
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'))
       },
       { once: true },
     )
@@ -271,7 +272,9 @@ export function saveExport(id: number) {
   const job = getJobs().find((j) => j.id === id)
   if (job?.phase !== 'ready') return
   update(id, { phase: 'running' })
-  void download(id).catch((err: unknown) => fail(id, err, running.get(id)?.controller.signal ?? new AbortController().signal))
+  void download(id).catch((err: unknown) => {
+    fail(id, err, running.get(id)?.controller.signal ?? new AbortController().signal)
+  })
 }
 
 export function dismissExport(id: number) {

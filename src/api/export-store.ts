@@ -31,7 +31,11 @@ export type ExportJob = {
 
 let jobs: ExportJob[] = []
 const listeners = new Set<() => void>()
-const emit = () => listeners.forEach((l) => l())
+const emit = () => {
+  listeners.forEach((l) => {
+    l()
+  })
+}
 export const update = (id: number, patch: Partial<ExportJob>) => {
   jobs = jobs.map((j) => (j.id === id ? ({ ...j, ...patch } as ExportJob) : j))
   emit()

@@ -49,8 +49,7 @@ describe('normaliseHistory', () => {
   })
   it('turns a response missing messages into a bad_response ApiError naming the field', () => {
     const { messages: _drop, ...rest } = envelope
-    void _drop
-    expect(() => normaliseHistory(rest, 1, 10)).toThrowError(ApiError)
+    expect(() => normaliseHistory(rest, 1, 10)).toThrow(ApiError)
     try {
       normaliseHistory(rest, 1, 10)
     } catch (e) {

@@ -13,7 +13,7 @@ describe('normaliseNumbers', () => {
       tid: '42',
       type: null,
     })
-    expect(() => normaliseNumbers({ success: '1', data: [{ tid: 'A' }] })).toThrowError(/data\.0\.number/)
+    expect(() => normaliseNumbers({ success: '1', data: [{ tid: 'A' }] })).toThrow(/data\.0\.number/)
     expect(() =>
       normaliseNumbers({
         success: '1',
@@ -22,10 +22,10 @@ describe('normaliseNumbers', () => {
           { number: '2', tid: 'B', webhook: { x: 1 } },
         ],
       }),
-    ).toThrowError(/data\.1\.webhook/)
-    expect(() => normaliseNumbers({ success: '1', data: ['x'] })).toThrowError(ApiError)
+    ).toThrow(/data\.1\.webhook/)
+    expect(() => normaliseNumbers({ success: '1', data: ['x'] })).toThrow(ApiError)
   })
   it('rejects success other than "1"', () => {
-    expect(() => normaliseNumbers({ success: '0', data: [] })).toThrowError(ApiError)
+    expect(() => normaliseNumbers({ success: '0', data: [] })).toThrow(ApiError)
   })
 })

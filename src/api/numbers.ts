@@ -85,7 +85,10 @@ export function normaliseNumbers(json: unknown): OwnedNumber[] {
   // The common record is six strings, checked by one predicate over the array, no copy. Array
   // every() with a small callback is the fastest form on cold code (0.8 ms for 10,000 records in
   // Chromium here, against 2.5 ms for the same checks written as a loop). Anything else is fixed.
-  if (!data.every(isPlainRecord)) data.forEach((r, i) => void (isPlainRecord(r) || (data[i] = fixRecord(r, i))))
+  if (!data.every(isPlainRecord))
+    data.forEach((r, i) => {
+      if (!isPlainRecord(r)) data[i] = fixRecord(r, i)
+    })
   return data as OwnedNumber[]
 }
 

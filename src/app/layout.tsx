@@ -65,7 +65,9 @@ export function Layout() {
       const here = window.location.pathname + window.location.search
       if (window.location.pathname !== '/signin') void navigate({ to: '/signin', search: { next: here }, replace: true })
     })
-    return () => setSessionLostHandler(null)
+    return () => {
+      setSessionLostHandler(null)
+    }
   }, [navigate])
 
   return (

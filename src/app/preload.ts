@@ -7,7 +7,8 @@ import type { AppRouter } from './routes'
  * Checked every half second while queries fetch; after 20 s it runs regardless.
  */
 export function whenQuiet(client: QueryClient, router: AppRouter, work: () => void): void {
-  const idle = (f: () => void) => (window.requestIdleCallback ? window.requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 200))
+  // Safari has no requestIdleCallback (its DOM types say every browser does).
+  const idle = (f: () => void) => ('requestIdleCallback' in window ? window.requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 200))
   const until = Date.now() + 20_000
   const attempt = () =>
     idle(() => {

@@ -16,7 +16,7 @@ export function createQueryClient() {
     defaultOptions: {
       queries: {
         retry: (failures, err) => failures < 2 && isRetryable(err),
-        retryDelay: (attempt, err) => Math.min((err as ApiError | undefined)?.extra?.retryAfterMs ?? 400 * 3 ** attempt, 5000),
+        retryDelay: (attempt, err) => Math.min((err as ApiError | undefined)?.extra.retryAfterMs ?? 400 * 3 ** attempt, 5000),
         refetchOnWindowFocus: false,
       },
     },
@@ -43,7 +43,13 @@ class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | 
         <div role="alert" className="rounded border border-red-300 bg-red-50 p-4 text-red-900">
           <h1 className="text-lg font-semibold">Something went wrong in this page</h1>
           <p className="mt-1 text-sm">The page hit an unexpected error. Nothing was changed on the account.</p>
-          <button type="button" className="btn mt-3" onClick={() => window.location.reload()}>
+          <button
+            type="button"
+            className="btn mt-3"
+            onClick={() => {
+              window.location.reload()
+            }}
+          >
             Reload the page
           </button>
         </div>

@@ -13,7 +13,11 @@ export function useAfterPaint<T>(value: T): T | undefined {
     let timer: ReturnType<typeof setTimeout> | undefined
     const frame = requestAnimationFrame(() => {
       // rAF callbacks run just before the frame's paint; the timeout is the first task after it.
-      timer = setTimeout(() => startTransition(() => setLate(() => value)), 0)
+      timer = setTimeout(() => {
+        startTransition(() => {
+          setLate(() => value)
+        })
+      }, 0)
     })
     return () => {
       cancelAnimationFrame(frame)

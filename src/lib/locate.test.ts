@@ -8,7 +8,7 @@ describe('firstPositionBefore', () => {
     // Newest first, one record a minute.
     const dateOf = (p: number) => 2_000_000_000_000 - p * 60_000
     const limit = dateOf(123_456) + 1
-    const r = await firstPositionBefore(total, limit, async (p) => dateOf(p))
+    const r = await firstPositionBefore(total, limit, (p) => Promise.resolve(dateOf(p)))
     expect(r.position).toBe(123_456)
     expect(r.probes).toBeLessThanOrEqual(21)
   })
@@ -23,7 +23,7 @@ describe('firstPositionBefore', () => {
           let d = 1000
           for (const s of steps) dates.push((d -= s))
           const expected = dates.findIndex((x) => x < 1000 - limit * 10)
-          const r = await firstPositionBefore(dates.length, 1000 - limit * 10, async (p) => dates[p - 1] ?? null)
+          const r = await firstPositionBefore(dates.length, 1000 - limit * 10, (p) => Promise.resolve(dates[p - 1] ?? null))
           expect(r.position).toBe(expected < 0 ? null : expected + 1)
         },
       ),

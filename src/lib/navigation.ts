@@ -16,6 +16,8 @@ export type SearchOf<P extends PagePath> = RouteById<Tree, P>['types']['fullSear
 export function useSetParams<P extends PagePath>(from: P) {
   const navigate = useNavigate()
   return useCallback(
+    // A page with no query (its search schema is empty) takes `{}`: that is the type meant here.
+    // eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type
     (patch: SearchInput<SearchOf<P>>, opts: { replace?: boolean } = {}) => {
       // One cast, here: the router types `search` per destination, and `from` is generic; callers are typed by `patch`.
       void navigate({

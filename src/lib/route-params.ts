@@ -215,7 +215,7 @@ export type SearchInput<T> = { [K in keyof T]?: T[K] | null }
 
 /** A route's `validateSearch`: links pass typed values (all optional), pages receive the full typed search. */
 export function searchValidator<T extends z.ZodMiniType<Record<string, unknown>>>(schema: T) {
-  return (input: SearchInput<z.output<T>> & SearchSchemaInput): z.output<T> => schema.parse(words(input as Record<string, unknown>))
+  return (input: SearchInput<z.output<T>> & SearchSchemaInput): z.output<T> => schema.parse(words(input))
 }
 
 /**
@@ -225,8 +225,8 @@ export function searchValidator<T extends z.ZodMiniType<Record<string, unknown>>
 export function stripDefaults<T extends z.ZodMiniType<Record<string, unknown>>>(schema: T): SearchMiddleware<z.output<T>> {
   const defaults = schema.parse({})
   return ({ search, next }) => {
-    const result = { ...next(search) } as Record<string, unknown>
-    for (const [k, v] of Object.entries(defaults)) if (word(result[k]) === word(v)) delete result[k]
+    const given = next(search) as Record<string, unknown>
+    const result = Object.fromEntries(Object.entries(given).filter(([k, v]) => !(k in defaults) || word(v) !== word(defaults[k])))
     return result as z.output<T>
   }
 }

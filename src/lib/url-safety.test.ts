@@ -54,8 +54,10 @@ describe('isPrivateHost', () => {
     '[::1]',
     'fe80::1',
     'fd00::1',
-  ])('%s is private', (h) => expect(isPrivateHost(h)).toBe(true))
-  it.each(['example.com', '8.8.8.8', '172.32.0.1', '11.0.0.1', 'localhost.example.com'])('%s is public', (h) =>
-    expect(isPrivateHost(h)).toBe(false),
-  )
+  ])('%s is private', (h) => {
+    expect(isPrivateHost(h)).toBe(true)
+  })
+  it.each(['example.com', '8.8.8.8', '172.32.0.1', '11.0.0.1', 'localhost.example.com'])('%s is public', (h) => {
+    expect(isPrivateHost(h)).toBe(false)
+  })
 })

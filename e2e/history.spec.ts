@@ -137,7 +137,9 @@ test.describe('message history', () => {
     const table = page.getByRole('table', { name: /Messages/ })
     await expect(table).toContainText('<script>window.__pwned = 1</script>')
     await expect(table).toContainText('<img src=x onerror="window.__pwned = 2">')
-    await page.getByRole('checkbox', { name: 'Has media' }).check()
+    // URL-bound: clicked, then awaited (see the uncheck below).
+    await page.getByRole('checkbox', { name: 'Has media' }).click()
+    await expect(page.getByRole('checkbox', { name: 'Has media' })).toBeChecked()
     await expect(table.getByText('Unsafe media link, not opened')).toHaveCount(7)
     await expect(table.getByRole('button', { name: /Open Picture message photo-1\.png/ })).toHaveCount(1)
     const bad = await page.evaluate(() =>

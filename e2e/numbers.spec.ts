@@ -212,7 +212,9 @@ test.describe('owned numbers', () => {
     await header.getByRole('button').click()
     await expect(header).toHaveAttribute('aria-sort', 'descending')
     await page.getByText('Columns', { exact: true }).click()
-    await page.getByRole('checkbox', { name: 'tid' }).uncheck()
+    // The columns shown are URL-bound (committed in a transition): clicked, then awaited.
+    await page.getByRole('checkbox', { name: 'tid' }).click()
+    await expect(page.getByRole('checkbox', { name: 'tid' })).not.toBeChecked()
     await expect(page.getByRole('columnheader', { name: /tid/ })).toHaveCount(0)
 
     const onScreen = await rowTexts(page, /Owned numbers/, 0, 'span')
@@ -249,14 +251,15 @@ test.describe('owned numbers', () => {
 
   test('tab, search, sort, audit filter and hidden columns survive reload and back/forward', async ({ page }) => {
     await page.goto('/')
+    // Each step lands in the URL before the next, as a person sees each take effect.
     await page.getByRole('tab', { name: 'Local' }).click()
-    await page.getByRole('searchbox', { name: /Search/ }).fill('hooks')
-    await page.getByRole('columnheader', { name: /Type/ }).getByRole('button').click()
-    await page.getByText('Columns', { exact: true }).click()
-    await page.getByRole('checkbox', { name: 'Webhook' }).uncheck()
     await expect(page).toHaveURL(/tab=local/)
+    await page.getByRole('searchbox', { name: /Search/ }).fill('hooks')
     await expect(page).toHaveURL(/q=hooks/)
+    await page.getByRole('columnheader', { name: /Type/ }).getByRole('button').click()
     await expect(page).toHaveURL(/sort=type\.asc/)
+    await page.getByText('Columns', { exact: true }).click()
+    await page.getByRole('checkbox', { name: 'Webhook' }).click()
     await expect(page).toHaveURL(/hide=webhook/)
     await page.reload()
     await expect(page.getByRole('tab', { name: 'Local' })).toHaveAttribute('aria-selected', 'true')

@@ -20,6 +20,7 @@ const FIRST_STACK_FILES = [
   '**/search.spec.ts',
   '**/charts.spec.ts',
   '**/theme.spec.ts',
+  '**/index-progress.spec.ts',
 ]
 const executablePath = findChromium()
 // Journeys over the million-message history (minutes of indexing) carry the @scale tag: they run

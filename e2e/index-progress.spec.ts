@@ -9,8 +9,8 @@ import { startSimulator } from './stack'
  * held to 6 requests a second of 100 records), so a sync lasts long enough to be seen: a number's
  * 5,000 messages take 10 to 20 s, the account (with its million-message number) far longer.
  */
-const SIM_PORT = 4481
-const APP_PORT = 4480
+const SIM_PORT = 4477
+const APP_PORT = 4476
 
 for (const width of [1400, 390]) {
   test(`at ${width} px: the whole history exported while it syncs, its conversations from the index, then the account indexed from Search with progress in the header and on the Index page`, async ({

@@ -1,7 +1,7 @@
 // `npm test`: typecheck, lint, unit tests, build, browser tests; then how long each phase took
 // and one plain summary line `N passed, N failed` counting every test and check. On a 2-core
 // machine the single-threaded steps run two or three at a time: typecheck, lint and the format
-// check together, then the unit tests (one vitest worker) beside the build.
+// check together, then the unit tests (two vitest workers) beside the build.
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'

@@ -710,7 +710,34 @@ async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, url: UR
 
 type DeskHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) => Promise<void>
 
-const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler }> = [
+/**
+ * A sync's lease counts as live for this long after its last heartbeat. Leases default to 30 s
+ * and are renewed every third of that; a longer wait here only means a dead server's threads wait
+ * a little longer for a read to recompute them.
+ */
+const LIVE_LEASE_SECONDS = 60
+
+/**
+ * Recomputes the threads a sync left marked, except those of numbers whose sync is still running:
+ * that sync recomputes them when it ends (proxy/index/sync/number.ts), once. Recomputing them on
+ * every read instead made each read during a bulk load recompute threads of 100,000+ messages that
+ * the next batch marks again: tens of seconds per read, for state the sync was about to replace.
+ */
+async function flushSettled(db: Db): Promise<void> {
+  const r = await db.query<{ number: string }>(
+    `SELECT DISTINCT d.number FROM desk_dirty d LEFT JOIN index_numbers n ON n.number = d.number
+      WHERE n.locked_by IS NULL OR n.locked_at IS NULL OR n.locked_at < now() - make_interval(secs => $1::double precision)`,
+    [LIVE_LEASE_SECONDS],
+  )
+  if (r.rows.length > 0)
+    await flushDesk(
+      db,
+      r.rows.map((x) => x.number),
+    )
+}
+
+/** `threads`: the route reads a thread's ordered state (waiting, opt-out periods), which a sync's batches defer. */
+const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler; threads?: true }> = [
   {
     method: 'GET',
     path: '/api/desk/needs-reply',
@@ -718,6 +745,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler 
     reads: 'needs-reply.view',
     schema: { querystring: names('number', 'thresholdMinutes', 'at', 'limit') },
     run: needsReplyRoute,
+    threads: true,
   },
   {
     method: 'GET',
@@ -726,6 +754,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler 
     reads: 'needs-reply.export',
     schema: { querystring: names('number', 'thresholdMinutes', 'at') },
     run: needsReplyExportRoute,
+    threads: true,
   },
   { method: 'POST', path: '/api/desk/handled', access: 'signed-in', reads: null, schema: { querystring: NO_QUERY }, run: handledRoute },
   {
@@ -735,6 +764,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler 
     reads: 'opt-outs.view',
     schema: { querystring: names('number', 'state', 'limit', 'offset') },
     run: optOutsRoute,
+    threads: true,
   },
   {
     method: 'GET',
@@ -743,6 +773,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler 
     reads: 'opt-outs.export',
     schema: { querystring: names('number', 'state') },
     run: optOutsExportRoute,
+    threads: true,
   },
   {
     method: 'GET',
@@ -751,6 +782,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler 
     reads: 'sent-after-opt-out.view',
     schema: { querystring: names('number', 'party', 'limit', 'offset') },
     run: sentAfterRoute,
+    threads: true,
   },
   {
     method: 'GET',
@@ -759,6 +791,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler 
     reads: 'sent-after-opt-out.export',
     schema: { querystring: names('number', 'party') },
     run: sentAfterExportRoute,
+    threads: true,
   },
   {
     method: 'GET',
@@ -767,6 +800,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler 
     reads: 'customer.view',
     schema: { querystring: names('party') },
     run: customerRoute,
+    threads: true,
   },
   {
     method: 'GET',
@@ -790,12 +824,12 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler 
 
 /** The desk's rows of the route table, over the index's database (null with INDEX=off: every route answers 503). */
 export function deskRoutes(db: Db | null): RouteSpec[] {
-  return DESK_ROUTES.map(({ run, ...r }) => ({
+  return DESK_ROUTES.map(({ run, threads, ...r }) => ({
     ...r,
     handle: async (req, res, url, ctx) => {
       if (!db) throw new ProxyError(503, { kind: 'index_off', message: 'The message index is off (INDEX=off); the desk needs it.' })
-      // Threads a sync batch left for later are recomputed before anything is read.
-      await flushDesk(db)
+      // Threads a finished (or dead) sync left for later are recomputed before they are read.
+      if (threads) await flushSettled(db)
       await run(req, res, url, ctx, db)
     },
   }))

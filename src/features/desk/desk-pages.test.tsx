@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import type { ReactNode } from 'react'
 import { afterEach, describe, expect, test } from 'vitest'
 import { deskKeys, DESK_MAX_ROWS, needsReplyQuery, optOutsQuery, sentAfterQuery, type NeedsReply } from '../../api/desk'
@@ -74,6 +74,30 @@ describe('Needs reply', () => {
     })
     expect(screen.getByText('Indexing has started: no messages are indexed yet')).toBeTruthy()
     expect(screen.queryByRole('button', { name: 'Index all numbers' })).toBeNull()
+  })
+
+  test('a number still indexing: the page says its waits come when it finishes, and asks again once it has', async () => {
+    // Queries off, so the invalidation is seen without the refetch it would start (no server here).
+    const qc = new QueryClient({ defaultOptions: { queries: { enabled: false, retry: false, staleTime: Infinity } } })
+    qc.setQueryData(indexKeys.status(), status(10, 'syncing'))
+    qc.setQueryData(deskKeys.settings(), settings)
+    qc.setQueryData(needsReplyQuery(null).queryKey, queue([]))
+    render(
+      <QueryClientProvider client={qc}>
+        <NeedsReplyPage search={search} admin={false} />
+      </QueryClientProvider>,
+      { wrapper: TestRouter },
+    )
+    const note = screen.getByText(/is under way/)
+    expect(note.textContent).toBe(
+      'Indexing (512) 947-4129 is under way: its threads are brought up to date when it finishes, and this page updates then.',
+    )
+    expect(qc.getQueryState(needsReplyQuery(null).queryKey)?.isInvalidated).toBe(false)
+    act(() => {
+      qc.setQueryData(indexKeys.status(), status(12, 'idle'))
+    })
+    await waitFor(() => expect(screen.queryByText(/is under way/)).toBeNull())
+    expect(qc.getQueryState(needsReplyQuery(null).queryKey)?.isInvalidated).toBe(true)
   })
 
   test('the index off: its words, not an empty queue', () => {

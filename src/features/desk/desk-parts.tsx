@@ -1,4 +1,6 @@
-import { useState, type ReactNode } from 'react'
+import { useQueryClient } from '@tanstack/react-query'
+import { useEffect, useRef, useState, type ReactNode } from 'react'
+import { deskKeys } from '../../api/desk'
 import { useIndexStatus, type NumberIndexStatus } from '../../api/index-api'
 import { startSync } from '../../api/index-admin'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
@@ -67,7 +69,37 @@ export function DeskIndexGate({ admin, what, children }: { admin: boolean | null
   const numbers = index.status?.numbers ?? []
   const indexed = numbers.reduce((a, n) => a + n.indexed, 0)
   if (indexed === 0) return <NothingIndexed admin={admin} numbers={numbers} onIndexing={() => void index.refetch()} what={what} />
-  return <>{children}</>
+  return (
+    <>
+      <IndexingNote numbers={numbers} />
+      {children}
+    </>
+  )
+}
+
+/**
+ * While numbers are being indexed, says so: a number's waits and opt-out states are worked out
+ * when its indexing finishes (the server leaves them to the sync), so until then this page shows
+ * them as the number's last finished sync left them. Each time a number finishes, the desk's
+ * answers are asked again.
+ */
+function IndexingNote({ numbers }: { numbers: readonly NumberIndexStatus[] }) {
+  const queryClient = useQueryClient()
+  const busy = numbers.filter((n) => n.state === 'syncing' || n.state === 'queued')
+  const seen = useRef(busy.length)
+  useEffect(() => {
+    if (busy.length < seen.current) void queryClient.invalidateQueries({ queryKey: deskKeys.all })
+    seen.current = busy.length
+  }, [busy.length, queryClient])
+  if (busy.length === 0) return null
+  const first = busy[0]!
+  return (
+    <p role="status" className="mb-2 text-sm text-slate-700">
+      {busy.length === 1
+        ? `Indexing ${formatPhone(first.number)} is under way: its threads are brought up to date when it finishes, and this page updates then.`
+        : `Indexing ${formatCount(busy.length)} numbers is under way: their threads are brought up to date as each finishes, and this page updates then.`}
+    </p>
+  )
 }
 
 export function NothingIndexed({

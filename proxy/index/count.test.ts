@@ -332,6 +332,18 @@ describe.each(ENGINES)('search counts from the roll-ups on %s', (engine) => {
     expect(await countCapped(db, { ...f }, 50)).toEqual({ total: 50, capped: true })
     expect(await countCapped(db, { ...f }, exact)).toEqual({ total: exact, capped: false })
     expect(await countCapped(db, { ...f }, exact - 1)).toEqual({ total: exact - 1, capped: true })
+    // With a range, the count walks the date index (the planner told so, in a transaction or a batch): the same answers.
+    const ranged = parseFilters(
+      new Map([
+        ['media', 'yes'],
+        ['direction', 'outbound'],
+        ['from', '2026-03-01T23:59:59Z'],
+      ]),
+    )
+    const inRange = await plainCount(ranged)
+    expect(inRange).toBeGreaterThan(10)
+    expect(await countCapped(db, { ...ranged })).toEqual({ total: inRange, capped: false })
+    expect(await countCapped(db, { ...ranged }, 10)).toEqual({ total: 10, capped: true })
     // The same filter through the route: under the server's cap, exact.
     const r = (await (await fetch(`${apiUrl}/api/index/search?media=yes&limit=1`)).json()) as SearchResult
     expect(r).toMatchObject({ total: exact, totalCapped: false })

@@ -326,16 +326,18 @@ export interface SearchCount {
  * matches and says so, so a broad filter no roll-up can serve (media over every number, a
  * direction with a status) still answers within the search's budget.
  */
-export async function countCapped(db: Queryable, f: Filters, cap = COUNT_CAP): Promise<SearchCount> {
+export async function countCapped(db: Queryable | Db, f: Filters, cap = COUNT_CAP): Promise<SearchCount> {
   const fast = await rollUpCount(db, f)
   if (fast !== null) return { total: fast, capped: false }
   const params: unknown[] = []
   const w = whereOf(f, params)
   params.push(cap + 1)
-  const r = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM index_messages m WHERE ${w.join(' AND ')} LIMIT $${params.length}) x`,
-    params,
-  )
+  const sql = `SELECT count(*)::int AS n FROM (SELECT 1 FROM index_messages m WHERE ${w.join(' AND ')} LIMIT $${params.length}) x`
+  // A date range with no text or digits to look up: PostgreSQL's planner scans the whole table
+  // once the range holds a few percent of it, where walking the range in the date index (or a
+  // number's) reads only the range: three to four times faster over 2,000,000 messages.
+  const walk = !f.q && !f.party && (f.from !== null || f.toExclusive !== null || f.toInclusive !== null)
+  const r = walk ? await walkingDates<{ n: number }>(db, sql, params) : await db.query<{ n: number }>(sql, params)
   const n = r.rows[0]?.n ?? 0
   return n > cap ? { total: cap, capped: true } : { total: n, capped: false }
 }
@@ -467,7 +469,7 @@ export async function dataVersion(db: Queryable): Promise<string> {
 export function createCountCache(max = 500) {
   const cache = new Map<string, SearchCount>()
   /** `version`: dataVersion read by the caller just before (freshnessAndVersion), saving a statement. */
-  return async (db: Queryable, f: Filters, version?: string): Promise<SearchCount> => {
+  return async (db: Queryable | Db, f: Filters, version?: string): Promise<SearchCount> => {
     const key = `${version ?? (await dataVersion(db))}|${JSON.stringify(f)}`
     const hit = cache.get(key)
     if (hit !== undefined) {
@@ -493,6 +495,21 @@ function keyset(f: Filters, cursor: Cursor, params: unknown[]): string {
   return `(m.date, m.number, m.ordinal) < ($${n - 2}::timestamptz, $${n - 1}::text, $${n}::int)`
 }
 
+/**
+ * Runs a read with the planner told to walk an index (the date index, or a number's) rather than
+ * scan the table or build a bitmap: in one transaction, or one batch on PGlite.
+ */
+async function walkingDates<R extends Record<string, unknown>>(db: Queryable | Db, sql: string, params: unknown[]): Promise<{ rows: R[] }> {
+  const walk = ['SET LOCAL enable_bitmapscan = off', 'SET LOCAL enable_seqscan = off']
+  if ('batch' in db && db.batch) return { rows: (await db.batch([...walk.map((sql) => ({ sql })), { sql, params }]))[2]!.rows as R[] }
+  if ('transaction' in db)
+    return db.transaction(async (tx) => {
+      for (const st of walk) await tx.query(st)
+      return tx.query<R>(sql, params)
+    })
+  return db.query<R>(sql, params)
+}
+
 /** One page newest first, keyset over (date, number, ordinal). Call resolveParties first. */
 export async function searchPage(
   db: Queryable | Db,
@@ -516,16 +533,7 @@ export async function searchPage(
        SELECT ${COLS} FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''}
        ORDER BY m.date DESC, m.number DESC, m.ordinal DESC LIMIT $${params.length}) p
      ORDER BY p.date DESC, p.number DESC, p.ordinal DESC`
-  const walk = ['SET LOCAL enable_bitmapscan = off', 'SET LOCAL enable_seqscan = off']
-  const r =
-    walkDates && 'batch' in db && db.batch
-      ? { rows: (await db.batch([...walk.map((sql) => ({ sql })), { sql, params }]))[2]!.rows as MessageRow[] }
-      : walkDates && 'transaction' in db
-        ? await db.transaction(async (tx) => {
-            for (const st of walk) await tx.query(st)
-            return tx.query<MessageRow>(sql, params)
-          })
-        : await db.query<MessageRow>(sql, params)
+  const r = walkDates ? await walkingDates<MessageRow>(db, sql, params) : await db.query<MessageRow>(sql, params)
   const rows = r.rows.slice(0, limit)
   const last = rows[rows.length - 1]
   const nextCursor =

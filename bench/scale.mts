@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
+import { COUNT_CAP } from '../proxy/index/queries.ts'
 import { median, percentile } from './stats.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -50,7 +51,7 @@ interface ChildResult {
   indexed: number
   dbBytes: number
   tableBytes: number
-  searches: Record<string, { tookMs: number[]; counts: number[] }>
+  searches: Record<string, { tookMs: number[]; counts: number[]; capped: number }>
   thread: number[]
   stats: number[]
   failures: string[]
@@ -140,6 +141,13 @@ async function child() {
     ).rows
     // Distinct queries, so no answer is served from a cache the first time it is asked.
     const words = ['appointment', 'shipped', 'Sunday', 'code', 'call me', 'cancel', 'Track', 'confirmed', 'blank line', 'STOP']
+    /** 30 days ending `k` half-months before the newest day, with the query `of(k)`. */
+    const within30 = (of: (k: number) => string, shift = 0) =>
+      Array.from({ length: Math.min(READS, 20) }, (_, k) => {
+        const to = new Date(Date.parse(`${newestDay}T00:00:00Z`) - (k * 15 + shift) * 86_400_000).toISOString().slice(0, 10)
+        const from = new Date(Date.parse(`${to}T00:00:00Z`) - 30 * 86_400_000).toISOString().slice(0, 10)
+        return `${of(k)}&from=${from}&to=${to}`
+      })
     const searchSets: Array<[string, string[]]> = [
       ['search: a word, every number', words.slice(0, READS).map((w) => `q=${encodeURIComponent(w)}`)],
       [
@@ -150,26 +158,25 @@ async function child() {
         }),
       ],
       ['search: one party, every number', parties.slice(0, READS).map((p) => `party=${p.party}`)],
-      [
-        'search: status within 30 days',
-        Array.from({ length: Math.min(READS, 20) }, (_, k) => {
-          const to = new Date(Date.parse(`${newestDay}T00:00:00Z`) - k * 15 * 86_400_000).toISOString().slice(0, 10)
-          const from = new Date(Date.parse(`${to}T00:00:00Z`) - 30 * 86_400_000).toISOString().slice(0, 10)
-          return `status=${k % 2 ? 'success' : 'error'}&from=${from}&to=${to}`
-        }),
-      ],
+      ['search: status within 30 days', within30((k) => `status=${k % 2 ? 'success' : 'error'}`)],
+      // Filters the roll-ups do not count (failures are not kept per direction; media not at all):
+      // counted among the messages, up to COUNT_CAP.
+      ['search: outbound with a status, 30 days', within30((k) => `direction=outbound&status=${k % 2 ? 'success' : 'error'}`, 7)],
+      ['search: with media within 30 days', within30(() => 'media=yes', 3)],
     ]
     const searches: ChildResult['searches'] = {}
     for (const [name, qs] of searchSets) {
       const tookMs: number[] = []
       const counts: number[] = []
+      let capped = 0
       for (const q of qs) {
-        const r = await getJson<{ tookMs: number; total: number }>(`/api/index/search?${q}&limit=100`)
+        const r = await getJson<{ tookMs: number; total: number; totalCapped: boolean }>(`/api/index/search?${q}&limit=100`)
         if (!r) continue
         tookMs.push(r.tookMs)
         counts.push(r.total)
+        if (r.totalCapped) capped++
       }
-      searches[name] = { tookMs, counts }
+      searches[name] = { tookMs, counts, capped }
     }
     const wall = async (paths: string[]) => {
       const ms: number[] = []
@@ -273,7 +280,7 @@ async function main() {
         value: percentile(s.tookMs, 95),
         unit: 'ms',
         budget: '≤ 100 ms',
-        note: `median ${median(s.tookMs).toFixed(1)} ms over ${s.tookMs.length} distinct queries; matches ${Math.min(...s.counts).toLocaleString('en-US')}–${Math.max(...s.counts).toLocaleString('en-US')}`,
+        note: `median ${median(s.tookMs).toFixed(1)} ms over ${s.tookMs.length} distinct queries; matches ${Math.min(...s.counts).toLocaleString('en-US')}–${Math.max(...s.counts).toLocaleString('en-US')}${s.capped ? ` (${s.capped} counted only to ${COUNT_CAP.toLocaleString('en-US')}: "more than")` : ''}`,
       })
     push({
       name: 'thread: first 100 with one party (round trip)',

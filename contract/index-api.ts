@@ -163,8 +163,13 @@ export interface IndexedMessage {
 }
 
 export interface SearchResult {
-  /** Exact count of all matches of the query. */
+  /**
+   * Count of all matches of the query: exact, unless `totalCapped`, when counting stopped there
+   * (a broad filter no roll-up counts) and more than `total` messages match.
+   */
   total: number
+  /** `total` is a lower bound: more than `total` match. */
+  totalCapped: boolean
   rows: IndexedMessage[]
   /** Opaque keyset cursor for the next (older) page; null at the end. */
   nextCursor: string | null

@@ -134,7 +134,7 @@ export const search: Handler<typeof SEARCH_QUERY> = async (room, _req, res, _url
   const { filters: f, cursor, limit } = query
   // Freshness, the data version, the scope's total and the text and digit look-ups: one statement.
   const { freshness: fresh, version, scopeIndexed } = await freshnessAndVersion(db, f.numbers, f)
-  const total = await count(db, f, version)
+  const { total, capped } = await count(db, f, version)
   // A text filter matching at least one row in a thousand: the newest page is found sooner by
   // walking the date index than by fetching and sorting every match.
   const walkDates = !!f.q && total * 1000 >= scopeIndexed
@@ -142,6 +142,7 @@ export const search: Handler<typeof SEARCH_QUERY> = async (room, _req, res, _url
   await ctx.logRead({ ...query.sent, rows: page.rows.length })
   const body: SearchResult = {
     total,
+    totalCapped: capped,
     rows: page.rows.map((r) => toMessage(r, r.position_base ?? r.ordinal)),
     nextCursor: page.nextCursor,
     freshness: fresh,

@@ -20,6 +20,13 @@ export function likeContains(text: string): string {
 // ---------------------------------------------------------------------------------------------
 // SQL
 
+/**
+ * A status the search calls "other": neither a success (2xx) nor a failure (400 and up). The
+ * partial index index_messages_status_other (migration 330) has this predicate, written the same
+ * way so the planner proves it; the roll-ups count successes as all rows less failures less these.
+ */
+const OTHER_STATUS = '(m.status_code IS NULL OR m.status_code < 200 OR m.status_code BETWEEN 300 AND 399)'
+
 /** Builds the WHERE conditions of a filter set; values go to `params` ($n placeholders). */
 export function whereOf(f: Filters, params: unknown[]): string[] {
   const w: string[] = []
@@ -40,7 +47,7 @@ export function whereOf(f: Filters, params: unknown[]): string[] {
   if (f.direction === 'inbound') w.push(`m.direction IS DISTINCT FROM 'outbound'`)
   if (f.status?.kind === 'success') w.push('m.status_code BETWEEN 200 AND 299')
   if (f.status?.kind === 'error') w.push('m.status_code >= 400')
-  if (f.status?.kind === 'other') w.push('(m.status_code IS NULL OR m.status_code < 200 OR m.status_code BETWEEN 300 AND 399)')
+  if (f.status?.kind === 'other') w.push(OTHER_STATUS)
   if (f.status?.kind === 'code') w.push(`m.status_code = ${add(f.status.code)}`)
   if (f.media !== null) w.push(`m.mms = ${add(f.media)}`)
   if (f.from) w.push(`m.date >= ${add(f.from)}::timestamptz`)
@@ -290,10 +297,86 @@ export async function resolveParties(db: Queryable, f: Filters): Promise<boolean
 const onlyScope = (f: Filters) => !f.q && !f.direction && !f.status && f.media === null && !f.from && !f.toExclusive && !f.toInclusive
 
 /**
- * Exact count. Roll-ups answer when they can (the numbers table for no filter, the parties table
- * for a party filter); otherwise a COUNT. Call resolveParties first.
+ * Exact count. Roll-ups answer when they can (see rollUpCount); otherwise a COUNT over the
+ * messages, whose cost grows with the matches. Call resolveParties first.
  */
 export async function countMatches(db: Queryable, f: Filters): Promise<number> {
+  const fast = await rollUpCount(db, f)
+  if (fast !== null) return fast
+  const params: unknown[] = []
+  const w = whereOf(f, params)
+  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_messages m WHERE ${w.join(' AND ')}`, params)
+  return r.rows[0]?.n ?? 0
+}
+
+/**
+ * Where counting stops for a filter no roll-up answers: at about 0.5 ms per thousand rows
+ * counted, 100,000 fits a search's 100 ms budget with the page beside it.
+ */
+export const COUNT_CAP = 100_000
+
+/** A search's count: exact, or (`capped`) a lower bound: more than `total` messages match. */
+export interface SearchCount {
+  total: number
+  capped: boolean
+}
+
+/**
+ * The search's count: exact whenever a roll-up answers; otherwise the COUNT stops after `cap`
+ * matches and says so, so a broad filter no roll-up can serve (media over every number, a
+ * direction with a status) still answers within the search's budget.
+ */
+export async function countCapped(db: Queryable | Db, f: Filters, cap = COUNT_CAP): Promise<SearchCount> {
+  const fast = await rollUpCount(db, f)
+  if (fast !== null) return { total: fast, capped: false }
+  const params: unknown[] = []
+  const w = whereOf(f, params)
+  params.push(cap + 1)
+  const sql = `SELECT count(*)::int AS n FROM (SELECT 1 FROM index_messages m WHERE ${w.join(' AND ')} LIMIT $${params.length}) x`
+  // A date range with no text or digits to look up: PostgreSQL's planner scans the whole table
+  // once the range holds a few percent of it, where walking the range in the date index (or a
+  // number's) reads only the range: three to four times faster over 2,000,000 messages.
+  const walk = !f.q && !f.party && (f.from !== null || f.toExclusive !== null || f.toInclusive !== null)
+  const r = walk ? await walkingDates<{ n: number }>(db, sql, params) : await db.query<{ n: number }>(sql, params)
+  const n = r.rows[0]?.n ?? 0
+  return n > cap ? { total: cap, capped: true } : { total: n, capped: false }
+}
+
+/** The quarter-hour roll-up's slot and the daily roll-up's day (UTC), in milliseconds. */
+const QUARTER_MS = 15 * 60_000
+const DAY_MS = 86_400_000
+const isoMs = (ms: number) => new Date(ms).toISOString()
+const dayOf = (ms: number) => isoMs(ms).slice(0, 10)
+
+/**
+ * What a roll-up row sums to for a filter, or null when the roll-ups cannot tell: they keep
+ * inbound, outbound and failed (status ≥ 400) per number and slot, the search's own
+ * definitions (direction 'outbound', else inbound; failure = the 'error' status). Failures are
+ * not kept per direction, so a status with a direction is not theirs; a success is a row that is
+ * neither a failure nor an "other" status, and the others (rare: the upstream documents only
+ * 200 and 400) are counted from their partial index and taken off.
+ */
+function rollUpMeasure(f: Filters): { sum: string; lessOther: boolean } | null {
+  if (f.q || f.party || f.media !== null) return null
+  const kind = f.status?.kind ?? null
+  if (kind === null)
+    return { sum: f.direction === 'outbound' ? 'outbound' : f.direction === 'inbound' ? 'inbound' : 'inbound + outbound', lessOther: false }
+  if (f.direction !== null) return null
+  if (kind === 'error') return { sum: 'failed', lessOther: false }
+  if (kind === 'success') return { sum: 'inbound + outbound - failed', lessOther: true }
+  return null
+}
+
+/**
+ * An exact count from the roll-ups kept in the same transaction as the rows, or null when none
+ * applies. The numbers table answers for a scope alone, the parties table for digits, the
+ * per-body counts for text. Numbers, dates, a direction and a success/error status are summed
+ * from index_daily for the whole UTC days of the range and index_quarter_hours for the whole
+ * quarter hours beside them; the parts of the range that are not whole quarter hours (a `from`
+ * or `to` with minutes or seconds) are counted among the messages, a quarter hour at most at
+ * each end. A range shorter than two quarter hours is left to the COUNT.
+ */
+export async function rollUpCount(db: Queryable, f: Filters): Promise<number | null> {
   if (onlyScope(f) && !f.party) {
     const r = await db.query<{ n: number }>(
       'SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text[] IS NULL OR number = ANY($1::text[])',
@@ -309,6 +392,7 @@ export async function countMatches(db: Queryable, f: Filters): Promise<number> {
     return r.rows[0]?.n ?? 0
   }
   if (f.q && f.bodyIds?.length === 0) return 0
+  if (f.party && f.parties?.length === 0) return 0
   if (f.q && f.bodyIds && !f.party && onlyScope({ ...f, q: null })) {
     const r = await db.query<{ n: number }>(
       'SELECT COALESCE(sum(count), 0)::int AS n FROM index_body_counts WHERE body_id = ANY($1::int[]) AND ($2::text[] IS NULL OR number = ANY($2::text[]))',
@@ -316,9 +400,56 @@ export async function countMatches(db: Queryable, f: Filters): Promise<number> {
     )
     return r.rows[0]?.n ?? 0
   }
+  const measure = rollUpMeasure(f)
+  if (!measure) return null
+  const hiText = f.toExclusive ?? f.toInclusive
+  const lo = f.from ? Date.parse(f.from) : null
+  const hi = hiText ? Date.parse(hiText) : null
+  // The whole quarter hours of the range: [loQ, hiQ), either end open.
+  const loQ = lo === null ? null : Math.ceil(lo / QUARTER_MS) * QUARTER_MS
+  const hiQ = hi === null ? null : Math.floor(hi / QUARTER_MS) * QUARTER_MS
+  if (loQ !== null && hiQ !== null && loQ >= hiQ) return null
+  // The whole UTC days among them: [loD, hiD), when there is one.
+  const loD = loQ === null ? null : Math.ceil(loQ / DAY_MS) * DAY_MS
+  const hiD = hiQ === null ? null : Math.floor(hiQ / DAY_MS) * DAY_MS
+  const days = loD === null || hiD === null || loD < hiD
+
   const params: unknown[] = []
-  const w = whereOf(f, params)
-  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_messages m WHERE ${w.join(' AND ')}`, params)
+  const add = (v: unknown) => {
+    params.push(v)
+    return `$${params.length}`
+  }
+  const scope = (col: string) =>
+    f.numbers === null ? [] : f.numbers.length === 1 ? [`${col} = ${add(f.numbers[0])}::text`] : [`${col} = ANY(${add(f.numbers)}::text[])`]
+  const all = (w: string[]) => (w.length ? w.join(' AND ') : 'true')
+  const parts: string[] = []
+  const sumOf = (table: string, w: string[]) => parts.push(`(SELECT COALESCE(sum(${measure.sum}), 0) FROM ${table} WHERE ${all(w)})`)
+  const slots = (from: number | null, to: number | null) => {
+    const w = scope('number')
+    if (from !== null) w.push(`slot >= ${add(isoMs(from))}::timestamptz`)
+    if (to !== null) w.push(`slot < ${add(isoMs(to))}::timestamptz`)
+    sumOf('index_quarter_hours', w)
+  }
+  if (days) {
+    const w = scope('number')
+    if (loD !== null) w.push(`day >= ${add(dayOf(loD))}::date`)
+    if (hiD !== null) w.push(`day < ${add(dayOf(hiD))}::date`)
+    sumOf('index_daily', w)
+    if (loQ !== null && loD !== null && loQ < loD) slots(loQ, loD)
+    if (hiQ !== null && hiD !== null && hiD < hiQ) slots(hiD, hiQ)
+  } else slots(loQ, hiQ)
+  // The ends of the range that are not whole quarter hours, counted as the search filters them.
+  const edge = (cond: string) => parts.push(`(SELECT count(*) FROM index_messages m WHERE ${all([...whereOf(f, params), cond])})`)
+  if (lo !== null && loQ !== null && lo < loQ) edge(`m.date < ${add(isoMs(loQ))}::timestamptz`)
+  if (hi !== null && hiQ !== null && (hi > hiQ || f.toInclusive)) edge(`m.date >= ${add(isoMs(hiQ))}::timestamptz`)
+  let sql = parts.join(' + ')
+  if (measure.lessOther) {
+    const w = [...scope('m.number'), OTHER_STATUS]
+    if (loQ !== null) w.push(`m.date >= ${add(isoMs(loQ))}::timestamptz`)
+    if (hiQ !== null) w.push(`m.date < ${add(isoMs(hiQ))}::timestamptz`)
+    sql = `${sql} - (SELECT count(*) FROM index_messages m WHERE ${all(w)})`
+  }
+  const r = await db.query<{ n: number }>(`SELECT (${sql})::int AS n`, params)
   return r.rows[0]?.n ?? 0
 }
 
@@ -332,13 +463,13 @@ export async function dataVersion(db: Queryable): Promise<string> {
 }
 
 /**
- * Exact counts of recent queries while the data is unchanged: paging through a result (every
- * page carries the total) and re-running a search cost one count, not one per page.
+ * The search counts (countCapped) of recent queries while the data is unchanged: paging through
+ * a result (every page carries the total) and re-running a search cost one count, not one per page.
  */
 export function createCountCache(max = 500) {
-  const cache = new Map<string, number>()
+  const cache = new Map<string, SearchCount>()
   /** `version`: dataVersion read by the caller just before (freshnessAndVersion), saving a statement. */
-  return async (db: Queryable, f: Filters, version?: string): Promise<number> => {
+  return async (db: Queryable | Db, f: Filters, version?: string): Promise<SearchCount> => {
     const key = `${version ?? (await dataVersion(db))}|${JSON.stringify(f)}`
     const hit = cache.get(key)
     if (hit !== undefined) {
@@ -346,7 +477,7 @@ export function createCountCache(max = 500) {
       cache.set(key, hit)
       return hit
     }
-    const n = await countMatches(db, f)
+    const n = await countCapped(db, f)
     cache.set(key, n)
     if (cache.size > max) cache.delete(cache.keys().next().value!)
     return n
@@ -362,6 +493,21 @@ function keyset(f: Filters, cursor: Cursor, params: unknown[]): string {
   params.push(cursor.date, cursor.number, cursor.ordinal)
   const n = params.length
   return `(m.date, m.number, m.ordinal) < ($${n - 2}::timestamptz, $${n - 1}::text, $${n}::int)`
+}
+
+/**
+ * Runs a read with the planner told to walk an index (the date index, or a number's) rather than
+ * scan the table or build a bitmap: in one transaction, or one batch on PGlite.
+ */
+async function walkingDates<R extends Record<string, unknown>>(db: Queryable | Db, sql: string, params: unknown[]): Promise<{ rows: R[] }> {
+  const walk = ['SET LOCAL enable_bitmapscan = off', 'SET LOCAL enable_seqscan = off']
+  if ('batch' in db && db.batch) return { rows: (await db.batch([...walk.map((sql) => ({ sql })), { sql, params }]))[2]!.rows as R[] }
+  if ('transaction' in db)
+    return db.transaction(async (tx) => {
+      for (const st of walk) await tx.query(st)
+      return tx.query<R>(sql, params)
+    })
+  return db.query<R>(sql, params)
 }
 
 /** One page newest first, keyset over (date, number, ordinal). Call resolveParties first. */
@@ -387,16 +533,7 @@ export async function searchPage(
        SELECT ${COLS} FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''}
        ORDER BY m.date DESC, m.number DESC, m.ordinal DESC LIMIT $${params.length}) p
      ORDER BY p.date DESC, p.number DESC, p.ordinal DESC`
-  const walk = ['SET LOCAL enable_bitmapscan = off', 'SET LOCAL enable_seqscan = off']
-  const r =
-    walkDates && 'batch' in db && db.batch
-      ? { rows: (await db.batch([...walk.map((sql) => ({ sql })), { sql, params }]))[2]!.rows as MessageRow[] }
-      : walkDates && 'transaction' in db
-        ? await db.transaction(async (tx) => {
-            for (const st of walk) await tx.query(st)
-            return tx.query<MessageRow>(sql, params)
-          })
-        : await db.query<MessageRow>(sql, params)
+  const r = walkDates ? await walkingDates<MessageRow>(db, sql, params) : await db.query<MessageRow>(sql, params)
   const rows = r.rows.slice(0, limit)
   const last = rows[rows.length - 1]
   const nextCursor =

@@ -61,6 +61,8 @@ export function toRow(m: z.output<typeof indexedWire>): IndexedRow {
 
 const searchWire = z.looseObject({
   total: count,
+  // More than `total` match: the server stopped counting there (a filter its roll-ups cannot count).
+  totalCapped: z.catch(z.boolean(), false),
   rows: z.array(indexedWire),
   nextCursor: nullableText,
   freshness: freshnessWire,
@@ -74,7 +76,14 @@ export const searchQuery = (p: SearchParams) =>
     queryKey: indexKeys.search(p),
     queryFn: async ({ signal, pageParam }) => {
       const w = parseWire(searchWire, await getJson(INDEX_PATHS.search, { ...p, cursor: pageParam, limit: SEARCH_PAGE }, signal), WHO)
-      return { total: w.total, rows: w.rows.map(toRow), nextCursor: w.nextCursor, freshness: w.freshness, tookMs: w.tookMs }
+      return {
+        total: w.total,
+        totalCapped: w.totalCapped,
+        rows: w.rows.map(toRow),
+        nextCursor: w.nextCursor,
+        freshness: w.freshness,
+        tookMs: w.tookMs,
+      }
     },
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,

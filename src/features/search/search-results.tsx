@@ -6,6 +6,7 @@ import '../../components/data-table/measured-table'
 import { TableSkeleton } from '../../components/empty-state'
 import { formatCount } from '../../lib/count'
 import { SEARCH_COLUMNS } from './columns'
+import { matchCount } from './match-count'
 import { NoMatches } from './no-matches'
 import type { SearchResults } from './use-search-results'
 
@@ -28,7 +29,9 @@ export function SearchResultsTable({
   onSearchParty: (digits: string) => void
   onIndexing: () => void
 }) {
-  const { result, rows, total } = found
+  const { result, rows, total, capped } = found
+  // Of how many: the exact count, or what the server could say of a count it stopped.
+  const of = total === null ? formatCount(rows.length) : matchCount(total, capped)
   return (
     <>
       {result.isError ? (
@@ -50,7 +53,7 @@ export function SearchResultsTable({
             getRowId={rowId}
             sorting={NO_SORT}
             onSortingChange={() => undefined}
-            label={`Search results, ${formatCount(rows.length)} of ${formatCount(total ?? rows.length)} shown`}
+            label={`Search results, ${formatCount(rows.length)} of ${of} shown`}
             estimateRowHeight={72}
             dynamic
             height="64vh"
@@ -62,9 +65,7 @@ export function SearchResultsTable({
               onClick={() => void result.fetchNextPage()}
               disabled={result.isFetchingNextPage}
             >
-              {result.isFetchingNextPage
-                ? 'Loading more…'
-                : `Show more results (${formatCount(rows.length)} of ${formatCount(total ?? 0)} shown)`}
+              {result.isFetchingNextPage ? 'Loading more…' : `Show more results (${formatCount(rows.length)} of ${of} shown)`}
             </button>
           ) : null}
         </>

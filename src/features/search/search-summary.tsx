@@ -8,6 +8,7 @@ import { formatCount } from '../../lib/count'
 import { zoneLabel, zoneName } from '../../lib/dates'
 import type { SearchSearch } from '../../lib/route-params'
 import { SearchCoverage } from './coverage'
+import { matchCount, matchesLine } from './match-count'
 import { emptyResultOffersIndexing } from './no-matches'
 import type { SearchResults } from './use-search-results'
 
@@ -30,12 +31,12 @@ export function SearchSummary({
   canExport: boolean | null
 }) {
   const client = useQueryClient()
-  const { result, first, total } = found
+  const { result, first, total, capped } = found
   const zone = search.tz
   return (
     <div className="mt-3 flex flex-wrap items-center gap-3">
       <p role="status" className="text-base font-semibold tabular-nums" aria-live="polite">
-        {total === null ? 'Searching…' : `${formatCount(total)} ${total === 1 ? 'match' : 'matches'}`}
+        {total === null ? 'Searching…' : matchesLine(total, capped)}
         {result.isFetching && total !== null ? <span className="ml-2 text-sm font-normal text-slate-700">(updating…)</span> : null}
       </p>
       {first ? (
@@ -55,7 +56,7 @@ export function SearchSummary({
       ) : null}
       <p className="text-sm text-slate-700">Newest first. Dates in {zoneLabel(zone)}.</p>
       {canExport && total !== null && total > 0 ? (
-        <ExportMatches search={search} params={params} filters={filters} total={total} />
+        <ExportMatches search={search} params={params} filters={filters} total={total} capped={capped} />
       ) : canExport === false && total !== null && total > 0 ? (
         <p className="ml-auto text-sm text-slate-700 print:hidden">Exporting search results is for admins.</p>
       ) : null}
@@ -68,11 +69,14 @@ function ExportMatches({
   params,
   filters,
   total,
+  capped,
 }: {
   search: SearchSearch
   params: SearchParams
   filters: string[]
   total: number
+  /** `total` is a lower bound: the file's size is not known until the export counts it. */
+  capped: boolean
 }) {
   // The server names the file (Content-Disposition) the same way; this is the name until it answers.
   const fileName = fitFileName({
@@ -82,7 +86,7 @@ function ExportMatches({
       ...filters.filter((f) => !f.startsWith('numbers ')),
       search.from || search.to ? `${search.from || 'start'} to ${search.to || 'now'}` : '',
     ],
-    rows: total,
+    rows: capped ? null : total,
     ext: 'csv',
   })
   return (
@@ -93,13 +97,13 @@ function ExportMatches({
         startExport({
           path: INDEX_PATHS.export,
           params: { ...params, format: 'csv', tz: zoneName(search.tz) },
-          label: `Search: ${filters.join(', ') || 'all messages'} (${formatCount(total)} matches)`,
+          label: `Search: ${filters.join(', ') || 'all messages'} (${matchCount(total, capped)} matches)`,
           fileName,
-          total,
+          total: capped ? null : total,
         })
       }
     >
-      Export all {formatCount(total)} matches as CSV
+      {capped ? `Export all matches as CSV (more than ${formatCount(total)})` : `Export all ${formatCount(total)} matches as CSV`}
     </button>
   )
 }

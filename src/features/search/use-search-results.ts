@@ -8,7 +8,7 @@ export function useSearchResults(params: SearchParams, enabled: boolean) {
   const result = useInfiniteQuery({ ...searchQuery(params), enabled, placeholderData: keepPreviousData })
   const rows = useMemo(() => result.data?.pages.flatMap((p) => p.rows) ?? [], [result.data])
   const first = result.data?.pages[0]
-  return { result, rows, first, total: first?.total ?? null }
+  return { result, rows, first, total: first?.total ?? null, capped: first?.totalCapped ?? false }
 }
 
 export type SearchResults = ReturnType<typeof useSearchResults>

@@ -11,6 +11,7 @@ import { formatPhone } from '../../lib/phone'
 import type { MessageSearch } from '../../lib/route-params'
 import { MessageDetails } from './message-details'
 import { useMessage } from './use-message'
+import { ZoneToggle } from '../../components/zone-toggle'
 
 /**
  * One message, by its ordinal (1 = the number's oldest message; stable as new messages arrive).
@@ -40,14 +41,7 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
         <p className="text-sm text-slate-700">
           Records count from the newest (1), as on the History page; this page&apos;s address names the message as number{' '}
           {formatCount(ordinal)} from the oldest, which stays the same as new messages arrive. Dates in {zoneLabel(zone)}.{' '}
-          <button
-            type="button"
-            className="btn print:hidden"
-            aria-pressed={zone === 'utc'}
-            onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}
-          >
-            Switch to {zone === 'utc' ? 'local time' : 'UTC'}
-          </button>
+          <ZoneToggle zone={zone} short className="btn print:hidden" onChange={(tz) => setParams({ tz }, { replace: true })} />
         </p>
         {!indexed && !index.loading && tid === '' ? (
           <div role="alert" className="my-3 rounded border border-red-300 bg-red-50 p-3 text-red-900">

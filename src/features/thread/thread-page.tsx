@@ -15,6 +15,7 @@ import { formatPhone } from '../../lib/phone'
 import type { ThreadSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
+import { ZoneToggle } from '../../components/zone-toggle'
 
 /**
  * The whole thread with one party, from the index, across the full history. It opens at the
@@ -78,14 +79,7 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
           </div>
         )}
         <div className="mt-2 print:hidden">
-          <button
-            type="button"
-            className="btn"
-            aria-pressed={zone === 'utc'}
-            onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}
-          >
-            Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
-          </button>
+          <ZoneToggle zone={zone} onChange={(tz) => setParams({ tz }, { replace: true })} />
         </div>
         <MediaViewer media={media} onClose={() => setMedia(null)} />
       </section>

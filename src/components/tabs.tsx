@@ -52,7 +52,9 @@ export function Tabs<T extends string>({
             onClick={() => {
               pick(t.id)
             }}
-            onKeyDown={(e) => onKey(e, i)}
+            onKeyDown={(e) => {
+              onKey(e, i)
+            }}
             className={`-mb-px rounded-t border px-4 py-2 text-sm font-medium ${selected ? 'border-slate-300 border-b-white bg-white text-blue-800' : 'border-transparent text-slate-700 hover:text-slate-900'}`}
           >
             {t.label}

@@ -181,7 +181,7 @@ export function TableView<TData extends RowData>({
 }
 
 /** A column header: a sort button where the column sorts, and aria-sort saying how it is sorted. */
-function HeaderCell<TData extends RowData>({ header, title }: { header: Header<Features, TData, unknown>; title: ReactNode }) {
+function HeaderCell<TData extends RowData>({ header, title }: { header: Header<Features, TData>; title: ReactNode }) {
   const sorted = header.column.getIsSorted()
   const canSort = header.column.getCanSort()
   return (
@@ -268,7 +268,7 @@ function usePrintVisibility<TData extends RowData>(
       printing
         ? {
             ...columnVisibility,
-            ...Object.fromEntries(columns.filter((c) => c.meta?.card === 'details' && c.id).map((c) => [c.id!, false])),
+            ...Object.fromEntries(columns.flatMap((c) => (c.meta?.card === 'details' && c.id ? [[c.id, false]] : []))),
           }
         : columnVisibility,
     [printing, columnVisibility, columns],

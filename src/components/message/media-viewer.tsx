@@ -24,7 +24,7 @@ export function MediaViewer({ media, onClose }: { media: { url: string; alt: str
         opener?.focus()
       }}
       onClick={(e) => {
-        if (e.target === ref.current) ref.current?.close()
+        if (e.target === ref.current) ref.current.close()
       }}
     >
       {media ? (

@@ -10,6 +10,7 @@ const STRICT = [
   'src/lib/**/*.{ts,tsx}',
   'src/api/**/*.{ts,tsx}',
   'src/components/**/*.{ts,tsx}',
+  'src/features/**/*.{ts,tsx}',
 ]
 
 export default tseslint.config(

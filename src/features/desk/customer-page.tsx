@@ -68,7 +68,9 @@ function CustomerBox({ party, zone }: { party: string; zone: Zone }) {
           inputMode="tel"
           className="input w-72 max-w-full"
           value={text}
-          onChange={(e) => setText(e.target.value)}
+          onChange={(e) => {
+            setText(e.target.value)
+          }}
           placeholder="(917) 555-0101 or +44 20 7183 8750"
           aria-invalid={problem ? true : undefined}
           aria-describedby={problem ? 'customer-problem' : undefined}

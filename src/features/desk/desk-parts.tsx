@@ -112,7 +112,9 @@ export function NothingIndexed({
                   setStarting('started')
                   onIndexing()
                 },
-                () => setStarting('failed'),
+                () => {
+                  setStarting('failed')
+                },
               )
             }}
           >

@@ -113,7 +113,9 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
               className="input w-32"
               inputMode="numeric"
               value={text}
-              onChange={(e) => setText(e.target.value)}
+              onChange={(e) => {
+                setText(e.target.value)
+              }}
               aria-invalid={problem ? true : undefined}
               aria-describedby={problem ? 'threshold-problem' : undefined}
               autoFocus
@@ -122,7 +124,13 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
           <button type="submit" className="btn btn-primary" disabled={save.isPending}>
             {save.isPending ? 'Saving…' : 'Save threshold'}
           </button>
-          <button type="button" className="btn" onClick={() => setEditing(false)}>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
+              setEditing(false)
+            }}
+          >
             Cancel
           </button>
           {problem ? (

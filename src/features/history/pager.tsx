@@ -62,16 +62,34 @@ export function Pager({
           {busy ? <span className="sr-only"> (loading)</span> : null}
         </p>
         <div className="flex gap-1">
-          <button type="button" className="btn" onClick={() => onPage(1)} disabled={page <= 1} aria-label="First page">
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
+              onPage(1)
+            }}
+            disabled={page <= 1}
+            aria-label="First page"
+          >
             «
           </button>
-          <button type="button" className="btn" onClick={() => onPage(page - 1)} disabled={page <= 1} aria-label="Previous page">
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
+              onPage(page - 1)
+            }}
+            disabled={page <= 1}
+            aria-label="Previous page"
+          >
             ‹
           </button>
           <button
             type="button"
             className="btn"
-            onClick={() => onPage(page + 1)}
+            onClick={() => {
+              onPage(page + 1)
+            }}
             disabled={pages !== null && page >= pages}
             aria-label="Next page"
           >
@@ -80,7 +98,9 @@ export function Pager({
           <button
             type="button"
             className="btn"
-            onClick={() => onPage(last)}
+            onClick={() => {
+              onPage(last)
+            }}
             disabled={pages === null || page >= pages}
             aria-label="Last page"
           >
@@ -103,7 +123,9 @@ export function Pager({
               inputMode="numeric"
               pattern="[0-9]*"
               value={jump}
-              onChange={(e) => setJump(e.target.value)}
+              onChange={(e) => {
+                setJump(e.target.value)
+              }}
               placeholder={String(page)}
             />
           </label>

@@ -22,12 +22,20 @@ export function useHistoryDisplay(opts: {
   const display = useMemo<HistoryDisplay>(
     () => ({
       zone,
-      openMedia: (url, alt, opener) => setMedia({ url, alt, opener }),
+      openMedia: (url, alt, opener) => {
+        setMedia({ url, alt, opener })
+      },
       marked,
       threadLink: indexAvailable ? (m) => (m.phone ? { number, search: { tid, party: m.phone, tz: zone } } : null) : undefined,
       messageLink: (m) => (shown ? { number, ordinal: shown.total - m.position + 1, search: { tid, tz: zone } } : null),
     }),
     [zone, marked, indexAvailable, number, tid, shown],
   )
-  return { display, media, closeMedia: () => setMedia(null) }
+  return {
+    display,
+    media,
+    closeMedia: () => {
+      setMedia(null)
+    },
+  }
 }

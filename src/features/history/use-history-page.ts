@@ -31,7 +31,7 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
   const known = shown?.total ?? null
   const pages = known === null ? null : pageCount(known, size)
   const pastEnd = pages !== null && fitted.page > pages
-  const page = pastEnd && pages !== null ? pages : fitted.page
+  const page = pastEnd ? pages : fitted.page
   const { start, end } = pageRange(page, size, known)
 
   const result = useQuery({ ...historyQuery(number, tid, start, end), enabled: tid !== '' && capKnown, placeholderData: keepPreviousData })
@@ -54,7 +54,7 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
   // A link past the last page lands on the last page, and the URL says where it came from so
   // the page can say so (and a reload does not ask for the nonsense range again).
   useEffect(() => {
-    if (pastEnd && pages !== null) void setParams({ page: pages <= 1 ? null : pages, past: search.page, mark: null }, { replace: true })
+    if (pastEnd) void setParams({ page: pages <= 1 ? null : pages, past: search.page, mark: null }, { replace: true })
   }, [pastEnd, pages, search.page, setParams])
 
   // Prefetch the next page so "Next page" swaps rows at once.
@@ -62,7 +62,8 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
     if (!fresh || tid === '') return
     if (page < pageCount(fresh.total, size)) {
       const next = pageRange(page + 1, size, fresh.total)
-      void queryClient.prefetchQuery(historyPrefetchQuery(number, tid, next.start, next.end))
+      // A prefetch that fails costs nothing: the page shows its own error if it is opened.
+      queryClient.query(historyPrefetchQuery(number, tid, next.start, next.end)).catch(() => undefined)
     }
   }, [fresh, page, size, number, tid, queryClient])
 

@@ -23,7 +23,15 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
   const { tz: zone } = search
   const { index, indexed, tid, m, upstreamTotal, total, error, pos, outOfRange, retry } = useMessage(number, ordinal, search.tid)
   const [media, setMedia] = useState<{ url: string; alt: string; opener: HTMLElement } | null>(null)
-  const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia: (url, alt, opener) => setMedia({ url, alt, opener }) }), [zone])
+  const display = useMemo<HistoryDisplay>(
+    () => ({
+      zone,
+      openMedia: (url, alt, opener) => {
+        setMedia({ url, alt, opener })
+      },
+    }),
+    [zone],
+  )
 
   return (
     <HistoryDisplayContext.Provider value={display}>
@@ -72,7 +80,12 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
             threadLinks={index.available}
           />
         ) : null}
-        <MediaViewer media={media} onClose={() => setMedia(null)} />
+        <MediaViewer
+          media={media}
+          onClose={() => {
+            setMedia(null)
+          }}
+        />
       </section>
     </HistoryDisplayContext.Provider>
   )

@@ -68,7 +68,9 @@ export function AuditSummary({
               type="button"
               disabled={!audit}
               aria-pressed={pressed.includes(c)}
-              onClick={() => onFilter(c)}
+              onClick={() => {
+                onFilter(c)
+              }}
               className={`inline-flex min-h-8 items-center gap-1 rounded border px-2 py-1 text-sm disabled:cursor-wait ${pressed.includes(c) ? PRESSED : CLASS_STYLE[c]}`}
             >
               <span className="font-semibold">{CLASS_FILTER_LABEL[c]}</span>
@@ -78,7 +80,13 @@ export function AuditSummary({
         ))}
         {pressed.length ? (
           <li>
-            <button type="button" className="btn min-h-8" onClick={() => onFilter(null)}>
+            <button
+              type="button"
+              className="btn min-h-8"
+              onClick={() => {
+                onFilter(null)
+              }}
+            >
               {pressed.length > 1 ? 'Clear audit filters' : 'Clear audit filter'}
             </button>
           </li>
@@ -99,7 +107,9 @@ export function AuditSummary({
                       <button
                         type="button"
                         aria-pressed={pressed.includes(key)}
-                        onClick={() => onFilter(key)}
+                        onClick={() => {
+                          onFilter(key)
+                        }}
                         className={`rounded border px-2 py-1 text-left text-sm ${pressed.includes(key) ? PRESSED : CLASS_STYLE[sev]}`}
                       >
                         <span className="font-semibold">

@@ -56,7 +56,7 @@ export function NumbersPage({ search }: { search: NumbersSearch }) {
   const changeTab = (next: NumberTab) => {
     // Keep search and sort where they still make sense: the country column exists only on All.
     const sort = search.sort
-    return setParams({ tab: next === 'all' ? null : next, sort: next !== 'all' && sort?.startsWith('country.') ? null : sort })
+    return setParams({ tab: next === 'all' ? null : next, sort: next !== 'all' && sort.startsWith('country.') ? null : sort })
   }
 
   // Exactly what is on screen: the filtered, sorted rows and the shown columns, in order.

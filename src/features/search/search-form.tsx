@@ -20,7 +20,9 @@ export function SearchForm({ search, numbers, setParams }: Props) {
       role="search"
       aria-label="Message search"
       className="mt-2 flex flex-col gap-2 rounded border border-slate-200 bg-white p-3 print:hidden"
-      onSubmit={(e) => e.preventDefault()}
+      onSubmit={(e) => {
+        e.preventDefault()
+      }}
     >
       <label className="flex flex-col text-sm">
         Search all messages (text in the message)
@@ -28,7 +30,9 @@ export function SearchForm({ search, numbers, setParams }: Props) {
           type="search"
           className="input w-full max-w-xl"
           value={q}
-          onChange={(e) => setQ(e.target.value)}
+          onChange={(e) => {
+            setQ(e.target.value)
+          }}
           placeholder="Words in the message"
           autoFocus
         />
@@ -55,7 +59,9 @@ function SearchFilters({ search, numbers, setParams }: Props) {
           className="input w-44"
           inputMode="tel"
           value={party}
-          onChange={(e) => setParty(e.target.value)}
+          onChange={(e) => {
+            setParty(e.target.value)
+          }}
           placeholder="Any formatting"
         />
       </label>

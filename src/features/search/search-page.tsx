@@ -52,7 +52,13 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
   const zone = search.tz
   const [media, setMedia] = useState<{ url: string; alt: string; opener: HTMLElement } | null>(null)
   const display = useMemo<HistoryDisplay>(
-    () => ({ zone, openMedia: (url, alt, opener) => setMedia({ url, alt, opener }), highlight: search.q }),
+    () => ({
+      zone,
+      openMedia: (url, alt, opener) => {
+        setMedia({ url, alt, opener })
+      },
+      highlight: search.q,
+    }),
     [zone, search.q],
   )
   const filters = describeFilters(search)
@@ -99,7 +105,12 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
             />
           </>
         )}
-        <MediaViewer media={media} onClose={() => setMedia(null)} />
+        <MediaViewer
+          media={media}
+          onClose={() => {
+            setMedia(null)
+          }}
+        />
       </section>
     </HistoryDisplayContext.Provider>
   )

@@ -15,7 +15,9 @@ export function useDebouncedParam(urlValue: string, commit: (v: string) => unkno
   useEffect(() => {
     if (text === urlValue) return
     const t = setTimeout(() => commit(text), ms)
-    return () => clearTimeout(t)
+    return () => {
+      clearTimeout(t)
+    }
   }, [text, urlValue, commit, ms])
   return [text, setText] as const
 }

@@ -32,7 +32,15 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
   // here and a keyboard user's next Tab is inside the page.
   useEffect(() => heading.current?.focus(), [number, party])
   const [media, setMedia] = useState<{ url: string; alt: string; opener: HTMLElement } | null>(null)
-  const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia: (url, alt, opener) => setMedia({ url, alt, opener }) }), [zone])
+  const display = useMemo<HistoryDisplay>(
+    () => ({
+      zone,
+      openMedia: (url, alt, opener) => {
+        setMedia({ url, alt, opener })
+      },
+    }),
+    [zone],
+  )
 
   return (
     <HistoryDisplayContext.Provider value={display}>
@@ -81,7 +89,12 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
         <div className="mt-2 print:hidden">
           <ZoneToggle zone={zone} onChange={(tz) => setParams({ tz }, { replace: true })} />
         </div>
-        <MediaViewer media={media} onClose={() => setMedia(null)} />
+        <MediaViewer
+          media={media}
+          onClose={() => {
+            setMedia(null)
+          }}
+        />
       </section>
     </HistoryDisplayContext.Provider>
   )
@@ -108,7 +121,9 @@ function PartyList({ number, tid, selected, zone }: { number: string; tid: strin
           className="input"
           inputMode="tel"
           value={filter}
-          onChange={(e) => setFilter(e.target.value)}
+          onChange={(e) => {
+            setFilter(e.target.value)
+          }}
           placeholder="Digits of a phone"
         />
       </label>

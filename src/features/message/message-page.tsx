@@ -1,9 +1,9 @@
 import { Link } from '@tanstack/react-router'
-import { useMemo, useState } from 'react'
+import { useMemo } from 'react'
 import { ErrorAlert } from '../../components/alert'
 import { TableSkeleton } from '../../components/empty-state'
 import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
-import { MediaViewer } from '../../components/message/media-viewer'
+import { MediaViewer, useMediaViewer } from '../../components/message/media-viewer'
 import { formatCount } from '../../lib/count'
 import { zoneLabel } from '../../lib/dates'
 import { useSetParams } from '../../lib/navigation'
@@ -22,16 +22,8 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
   const setParams = useSetParams('/numbers/$number/messages/$ordinal')
   const { tz: zone } = search
   const { index, indexed, tid, m, upstreamTotal, total, error, pos, outOfRange, retry } = useMessage(number, ordinal, search.tid)
-  const [media, setMedia] = useState<{ url: string; alt: string; opener: HTMLElement } | null>(null)
-  const display = useMemo<HistoryDisplay>(
-    () => ({
-      zone,
-      openMedia: (url, alt, opener) => {
-        setMedia({ url, alt, opener })
-      },
-    }),
-    [zone],
-  )
+  const { media, open: openMedia, close: closeMedia } = useMediaViewer()
+  const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia }), [zone, openMedia])
 
   return (
     <HistoryDisplayContext.Provider value={display}>
@@ -80,12 +72,7 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
             threadLinks={index.available}
           />
         ) : null}
-        <MediaViewer
-          media={media}
-          onClose={() => {
-            setMedia(null)
-          }}
-        />
+        <MediaViewer media={media} onClose={closeMedia} />
       </section>
     </HistoryDisplayContext.Provider>
   )

@@ -7,7 +7,7 @@ import { IndexOffAlert } from '../../components/index-off-alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { MessageBubble } from '../../components/message/bubble'
 import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
-import { MediaViewer } from '../../components/message/media-viewer'
+import { MediaViewer, useMediaViewer } from '../../components/message/media-viewer'
 import { PrintHeader } from '../../components/print-header'
 import { formatCount } from '../../lib/count'
 import { formatDate, formatDay, zoneLabel } from '../../lib/dates'
@@ -31,16 +31,8 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
   // A page opened by a link puts focus on its heading, not on <body>: a screen reader starts
   // here and a keyboard user's next Tab is inside the page.
   useEffect(() => heading.current?.focus(), [number, party])
-  const [media, setMedia] = useState<{ url: string; alt: string; opener: HTMLElement } | null>(null)
-  const display = useMemo<HistoryDisplay>(
-    () => ({
-      zone,
-      openMedia: (url, alt, opener) => {
-        setMedia({ url, alt, opener })
-      },
-    }),
-    [zone],
-  )
+  const { media, open: openMedia, close: closeMedia } = useMediaViewer()
+  const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia }), [zone, openMedia])
 
   return (
     <HistoryDisplayContext.Provider value={display}>
@@ -89,12 +81,7 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
         <div className="mt-2 print:hidden">
           <ZoneToggle zone={zone} onChange={(tz) => setParams({ tz }, { replace: true })} />
         </div>
-        <MediaViewer
-          media={media}
-          onClose={() => {
-            setMedia(null)
-          }}
-        />
+        <MediaViewer media={media} onClose={closeMedia} />
       </section>
     </HistoryDisplayContext.Provider>
   )

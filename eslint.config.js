@@ -4,7 +4,14 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 /** Under typescript-eslint's strictest typed set: the shared contract first, then directory by directory. */
-const STRICT = ['contract/**/*.ts', 'src/app/**/*.{ts,tsx}', 'src/lib/**/*.{ts,tsx}', 'src/api/**/*.{ts,tsx}']
+const STRICT = [
+  'contract/**/*.ts',
+  'src/app/**/*.{ts,tsx}',
+  'src/lib/**/*.{ts,tsx}',
+  'src/api/**/*.{ts,tsx}',
+  'src/components/**/*.{ts,tsx}',
+  'src/features/**/*.{ts,tsx}',
+]
 
 export default tseslint.config(
   { ignores: ['dist', 'build', 'node_modules', '.test-results', '.bench', 'test-results', '.switchboard-data'] },

@@ -8,7 +8,9 @@ export function CopyText({ value, label, display }: { value: string | null; labe
     try {
       await navigator.clipboard.writeText(value)
       setCopied(true)
-      setTimeout(() => setCopied(false), 1500)
+      setTimeout(() => {
+        setCopied(false)
+      }, 1500)
     } catch {
       setCopied(false)
     }

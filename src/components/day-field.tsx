@@ -60,7 +60,9 @@ export function DayField({
               onCommit('')
             }
           }}
-          onBlur={() => setTold(true)}
+          onBlur={() => {
+            setTold(true)
+          }}
         />
       </label>
       {told && unfinished ? (

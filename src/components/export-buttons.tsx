@@ -14,7 +14,9 @@ export function download(name: string, text: string, type: string) {
   document.body.append(a)
   a.click()
   a.remove()
-  setTimeout(() => URL.revokeObjectURL(url), 1000)
+  setTimeout(() => {
+    URL.revokeObjectURL(url)
+  }, 1000)
 }
 
 /** `Export CSV` and `Export JSON` of exactly what the caller says is on screen. The CSV code loads on first use. */

@@ -25,7 +25,7 @@ const job = (patch: Partial<ExportJob>): ExportJob =>
 
 describe('the export tray', () => {
   it('while a whole history waits for its sync, shows how far the sync has come and the time left, with Cancel', () => {
-    addJob(job({ phase: 'waiting', indexed: 20_000, of: 60_000, secondsLeft: 90 } as Partial<ExportJob>))
+    addJob(job({ phase: 'waiting', indexed: 20_000, of: 60_000, secondsLeft: 90 }))
     render(<ExportTray />)
     const item = screen.getByRole('listitem', { name: 'Export: History of (832) 323-2323' })
     expect(item.textContent).toContain('Waiting for this number to be indexed: 20,000 of 60,000 messages so far, about 2 min left')
@@ -39,16 +39,18 @@ describe('the export tray', () => {
     addJob(job({ rows: 12_000, bytes: 3_400_000, secondsLeft: 240 }))
     render(<ExportTray />)
     expect(screen.getByText('12,000 of 60,000 rows written · 3.4 MB · about 4 min left')).toBeTruthy()
-    act(() => update(1, { phase: 'saved', rows: 60_000, bytes: 17_000_000, secondsLeft: 0 }))
+    act(() => {
+      update(1, { phase: 'saved', rows: 60_000, bytes: 17_000_000, secondsLeft: 0 })
+    })
     expect(screen.getByRole('status').textContent).toBe(
       "Saved 60,000 rows (17 MB) to your browser's downloads as switchboard-history-18323232323-all-60000-messages.csv.",
     )
   })
 
   it('says who stopped an export, and why one failed, in the one error wording', () => {
-    addJob(job({ rows: 12_000, phase: 'cancelled', by: 'you' } as Partial<ExportJob>))
-    addJob(job({ id: 2, rows: 3_000, phase: 'cancelled', by: 'browser' } as Partial<ExportJob>))
-    addJob(job({ id: 3, rows: 0, phase: 'failed', reason: 'The messaging service took too long to answer: busy' } as Partial<ExportJob>))
+    addJob(job({ rows: 12_000, phase: 'cancelled', by: 'you' }))
+    addJob(job({ id: 2, rows: 3_000, phase: 'cancelled', by: 'browser' }))
+    addJob(job({ id: 3, rows: 0, phase: 'failed', reason: 'The messaging service took too long to answer: busy' }))
     render(<ExportTray />)
     const texts = screen.getAllByRole('status').map((s) => s.textContent)
     expect(texts).toEqual([
@@ -64,12 +66,16 @@ describe('the export tray', () => {
     addJob(job({ rows: 12_000, bytes: 3_400_000, secondsLeft: 240 }))
     render(<ExportTray />)
     const tray = screen.getByRole('region', { name: 'Exports' })
-    act(() => within(tray).getByRole('button', { name: 'Hide exports' }).click())
+    act(() => {
+      within(tray).getByRole('button', { name: 'Hide exports' }).click()
+    })
     expect(screen.queryByRole('listitem')).toBeNull()
     expect(within(tray).getByRole('heading').textContent).toBe('Exports · 1 running')
     const show = within(tray).getByRole('button', { name: 'Show exports' })
     expect(show.getAttribute('aria-expanded')).toBe('false')
-    act(() => show.click())
+    act(() => {
+      show.click()
+    })
     expect(screen.getByRole('listitem', { name: 'Export: History of (832) 323-2323' })).toBeTruthy()
   })
 })

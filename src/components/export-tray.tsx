@@ -32,7 +32,14 @@ export function ExportTray() {
             <span className="font-normal text-slate-700"> · {running > 0 ? `${formatCount(running)} running` : 'done'}</span>
           ) : null}
         </h2>
-        <button type="button" className="btn" aria-expanded={!folded} onClick={() => setFolded(!folded)}>
+        <button
+          type="button"
+          className="btn"
+          aria-expanded={!folded}
+          onClick={() => {
+            setFolded(!folded)
+          }}
+        >
           {folded ? 'Show' : 'Hide'}
           <span className="sr-only"> exports</span>
         </button>
@@ -91,17 +98,35 @@ export function ExportTray() {
             )}
             <div className="mt-1 flex gap-2">
               {j.phase === 'running' || j.phase === 'waiting' ? (
-                <button type="button" className="btn" onClick={() => cancelExport(j.id)}>
+                <button
+                  type="button"
+                  className="btn"
+                  onClick={() => {
+                    cancelExport(j.id)
+                  }}
+                >
                   Cancel export
                 </button>
               ) : null}
               {j.phase === 'ready' ? (
-                <button type="button" className="btn" onClick={() => saveExport(j.id)}>
+                <button
+                  type="button"
+                  className="btn"
+                  onClick={() => {
+                    saveExport(j.id)
+                  }}
+                >
                   Download {j.fileName}
                 </button>
               ) : null}
               {j.phase !== 'running' && j.phase !== 'waiting' ? (
-                <button type="button" className="btn" onClick={() => dismissExport(j.id)}>
+                <button
+                  type="button"
+                  className="btn"
+                  onClick={() => {
+                    dismissExport(j.id)
+                  }}
+                >
                   Dismiss
                 </button>
               ) : null}

@@ -1,6 +1,10 @@
 import { useRef, type KeyboardEvent } from 'react'
+import { useUrlBound } from '../lib/use-url-bound'
 
-/** WAI-ARIA tabs with automatic activation: arrows, Home and End move and select. */
+/**
+ * WAI-ARIA tabs with automatic activation: arrows, Home and End move and select. The tab picked
+ * shows as selected at once, before the URL that holds it commits (useUrlBound).
+ */
 export function Tabs<T extends string>({
   tabs,
   value,
@@ -10,10 +14,11 @@ export function Tabs<T extends string>({
 }: {
   tabs: ReadonlyArray<{ id: T; label: string }>
   value: T
-  onChange: (id: T) => void
+  onChange: (id: T) => unknown
   label: string
   panelId: string
 }) {
+  const [shown, pick] = useUrlBound(value, onChange)
   const refs = useRef<Array<HTMLButtonElement | null>>([])
   const onKey = (e: KeyboardEvent, index: number) => {
     let next = -1
@@ -25,13 +30,13 @@ export function Tabs<T extends string>({
     e.preventDefault()
     const tab = tabs[next]
     if (!tab) return
-    onChange(tab.id)
+    pick(tab.id)
     refs.current[next]?.focus()
   }
   return (
     <div role="tablist" aria-label={label} className="flex gap-1 border-b border-slate-300">
       {tabs.map((t, i) => {
-        const selected = t.id === value
+        const selected = t.id === shown
         return (
           <button
             key={t.id}
@@ -44,8 +49,12 @@ export function Tabs<T extends string>({
             aria-selected={selected}
             aria-controls={panelId}
             tabIndex={selected ? 0 : -1}
-            onClick={() => onChange(t.id)}
-            onKeyDown={(e) => onKey(e, i)}
+            onClick={() => {
+              pick(t.id)
+            }}
+            onKeyDown={(e) => {
+              onKey(e, i)
+            }}
             className={`-mb-px rounded-t border px-4 py-2 text-sm font-medium ${selected ? 'border-slate-300 border-b-white bg-white text-blue-800' : 'border-transparent text-slate-700 hover:text-slate-900'}`}
           >
             {t.label}

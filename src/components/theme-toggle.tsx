@@ -9,7 +9,9 @@ export function ThemeToggle() {
       <select
         className="input min-h-6 py-1"
         value={pref}
-        onChange={(e) => setPref(THEME_CHOICES.find((c) => c.value === e.target.value)?.value ?? 'system')}
+        onChange={(e) => {
+          setPref(THEME_CHOICES.find((c) => c.value === e.target.value)?.value ?? 'system')
+        }}
       >
         {THEME_CHOICES.map((c) => (
           <option key={c.value} value={c.value}>

@@ -17,7 +17,9 @@ function resolve(color: string): string {
 function subscribeTheme(onChange: () => void) {
   const observer = new MutationObserver(onChange)
   observer.observe(document.documentElement, { attributes: true, attributeFilter: ['class'] })
-  return () => observer.disconnect()
+  return () => {
+    observer.disconnect()
+  }
 }
 const themeClass = () => document.documentElement.className
 
@@ -79,7 +81,7 @@ export function UPlotChart({
           draw: [
             (u) => {
               el.dataset.yMin = String(u.scales.y?.min ?? '')
-              el.dataset.points = String(u.data[0]?.length ?? 0)
+              el.dataset.points = String(u.data[0].length)
             },
           ],
         },
@@ -101,7 +103,9 @@ export function UPlotChart({
     }
     plot.over.addEventListener('click', pick)
     if (onPick) plot.over.style.cursor = 'pointer'
-    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(280, el.clientWidth), height: 260 }))
+    const resize = new ResizeObserver(() => {
+      plot.setSize({ width: Math.max(280, el.clientWidth), height: 260 })
+    })
     resize.observe(el)
     return () => {
       resize.disconnect()

@@ -11,7 +11,8 @@ export type SearchOf<P extends PagePath> = RouteById<Tree, P>['types']['fullSear
 /**
  * Patch the current page's query: fields typed by the page's schema, `null` puts one back to its
  * default (and out of the URL). Push by default so back/forward walk the views; the scroll stays
- * where it is (a filter or a page of rows is not a new page).
+ * where it is (a filter or a page of rows is not a new page). The promise settles when the
+ * navigation has rendered or was cancelled (what `useUrlBound` holds a control's pick for).
  */
 export function useSetParams<P extends PagePath>(from: P) {
   const navigate = useNavigate()
@@ -20,7 +21,7 @@ export function useSetParams<P extends PagePath>(from: P) {
     // eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type
     (patch: SearchInput<SearchOf<P>>, opts: { replace?: boolean } = {}) => {
       // One cast, here: the router types `search` per destination, and `from` is generic; callers are typed by `patch`.
-      void navigate({
+      return navigate({
         from,
         to: '.',
         search: (prev: Record<string, unknown>) => ({ ...prev, ...patch }),

@@ -11,7 +11,7 @@ export interface CardListProps<TData extends RowData> {
   total: number
   top: number
   bottom: number
-  leaves: Array<Header<Features, TData, unknown>>
+  leaves: Array<Header<Features, TData>>
   sorting: SortingState
   onSortingChange: (next: SortingState) => void
   label: string
@@ -57,14 +57,14 @@ export function CardList<TData extends RowData>({
             id={sortId}
             className="input min-h-6"
             value={sortValue}
-            onChange={(e) =>
+            onChange={(e) => {
               onSortingChange(
                 parseSort(
                   e.target.value,
                   sortable.map((h) => h.column.id),
                 ),
               )
-            }
+            }}
           >
             <option value="">Default order</option>
             {sortable.flatMap((h) => {
@@ -88,13 +88,13 @@ export function CardList<TData extends RowData>({
           {rows.map((row, i) => {
             const index = first + i
             const cells = row.getVisibleCells()
-            const role = (c: Cell<Features, TData, unknown>): CardRole => c.column.columnDef.meta?.card ?? 'field'
+            const role = (c: Cell<Features, TData>): CardRole => c.column.columnDef.meta?.card ?? 'field'
             const titleId = `${baseId}-card-${index}`
-            const name = (c: Cell<Features, TData, unknown>) => cardLabel(c.column.columnDef)
+            const name = (c: Cell<Features, TData>) => cardLabel(c.column.columnDef)
             const details = cells.filter((c) => role(c) === 'details')
             const metas = cells.filter((c) => role(c) === 'meta')
             const fields = cells.filter((c) => role(c) === 'body' || role(c) === 'field')
-            const cls = (c: Cell<Features, TData, unknown>) => `min-w-0 break-words ${c.column.columnDef.meta?.cellClass ?? ''}`
+            const cls = (c: Cell<Features, TData>) => `min-w-0 break-words ${c.column.columnDef.meta?.cellClass ?? ''}`
             return (
               <li
                 key={row.id}

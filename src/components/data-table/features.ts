@@ -143,16 +143,12 @@ export function sortRows<T>(rows: readonly T[], sorting: SortingState, columns: 
   const meta = s ? columns.find((c) => c.id === s.id)?.meta : undefined
   const value = meta?.sortValue ?? meta?.exportValue
   if (!s || !value) return rows
-  const keys = rows.map((r) => {
-    const v = value(r)
-    return typeof v === 'string' ? v.toLowerCase() : v
+  // Each row's key is read once, and ties keep the rows' order.
+  const keyed = rows.map((row, i) => {
+    const v = value(row)
+    return { row, i, key: typeof v === 'string' ? v.toLowerCase() : v }
   })
-  const order = rows.map((_, i) => i)
   const dir = s.desc ? -1 : 1
-  order.sort((a, b) => {
-    const ka = keys[a]!
-    const kb = keys[b]!
-    return ka < kb ? -dir : ka > kb ? dir : a - b
-  })
-  return order.map((i) => rows[i]!)
+  keyed.sort((a, b) => (a.key < b.key ? -dir : a.key > b.key ? dir : a.i - b.i))
+  return keyed.map((k) => k.row)
 }

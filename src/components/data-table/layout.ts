@@ -12,7 +12,9 @@ export function useMedia(query: string): boolean {
       if (typeof matchMedia !== 'function') return () => {}
       const mq = matchMedia(query)
       mq.addEventListener('change', onChange)
-      return () => mq.removeEventListener('change', onChange)
+      return () => {
+        mq.removeEventListener('change', onChange)
+      }
     },
     () => typeof matchMedia === 'function' && matchMedia(query).matches,
     () => false,
@@ -29,9 +31,18 @@ export function usePrinting(): boolean {
   const [printing, setPrinting] = useState(() => typeof matchMedia === 'function' && matchMedia('print').matches)
   useEffect(() => {
     const mq = matchMedia('print')
-    const on = () => flushSync(() => setPrinting(true))
-    const off = () => setPrinting(mq.matches)
-    const onMedia = () => (mq.matches ? on() : off())
+    const on = () => {
+      flushSync(() => {
+        setPrinting(true)
+      })
+    }
+    const off = () => {
+      setPrinting(mq.matches)
+    }
+    const onMedia = () => {
+      if (mq.matches) on()
+      else off()
+    }
     window.addEventListener('beforeprint', on)
     window.addEventListener('afterprint', off)
     mq.addEventListener('change', onMedia)

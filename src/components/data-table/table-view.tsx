@@ -16,6 +16,7 @@ import { ScrollRegion } from './scroll-region'
 import { cardLabel, features, type CardRole, type Features } from './features'
 import { tableMinWidth } from './layout'
 import type { RowWindow } from './use-fixed-rows'
+import { useUrlBound } from '../../lib/use-url-bound'
 
 export interface VirtualTableProps<TData extends RowData> {
   rows: readonly TData[]
@@ -23,8 +24,9 @@ export interface VirtualTableProps<TData extends RowData> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   columns: Array<ColumnDef<Features, TData, any>>
   getRowId: (row: TData) => string
+  /** The sort as the URL has it (the rows come sorted so); a header's click shows its new sort at once. */
   sorting: SortingState
-  onSortingChange: (next: SortingState) => void
+  onSortingChange: (next: SortingState) => unknown
   columnVisibility?: ColumnVisibilityState
   label: string
   estimateRowHeight: number
@@ -88,14 +90,18 @@ export function TableView<TData extends RowData>({
   const top = printing ? 0 : view.top
   const bottom = printing ? 0 : view.bottom
   const visibility = usePrintVisibility(printing, columnVisibility, columns)
+  // The headers (and the cards' sort select) show a pick at once; the rows follow when the URL commits.
+  const [shownSorting, pickSorting] = useUrlBound(sorting, onSortingChange)
   const table = useTable(
     {
       features,
       columns,
       data: rows.slice(first, last + 1),
       getRowId,
-      state: { sorting, columnVisibility: visibility },
-      onSortingChange: (u: Updater<SortingState>) => onSortingChange(typeof u === 'function' ? u(sorting) : u),
+      state: { sorting: shownSorting, columnVisibility: visibility },
+      onSortingChange: (u: Updater<SortingState>) => {
+        pickSorting(typeof u === 'function' ? u(shownSorting) : u)
+      },
       manualSorting: true,
       enableSortingRemoval: true,
     },
@@ -120,8 +126,8 @@ export function TableView<TData extends RowData>({
         top={top}
         bottom={bottom}
         leaves={leaves}
-        sorting={sorting}
-        onSortingChange={onSortingChange}
+        sorting={shownSorting}
+        onSortingChange={pickSorting}
         label={label}
         loading={loading}
         height={height}
@@ -175,7 +181,7 @@ export function TableView<TData extends RowData>({
 }
 
 /** A column header: a sort button where the column sorts, and aria-sort saying how it is sorted. */
-function HeaderCell<TData extends RowData>({ header, title }: { header: Header<Features, TData, unknown>; title: ReactNode }) {
+function HeaderCell<TData extends RowData>({ header, title }: { header: Header<Features, TData>; title: ReactNode }) {
   const sorted = header.column.getIsSorted()
   const canSort = header.column.getCanSort()
   return (
@@ -262,7 +268,7 @@ function usePrintVisibility<TData extends RowData>(
       printing
         ? {
             ...columnVisibility,
-            ...Object.fromEntries(columns.filter((c) => c.meta?.card === 'details' && c.id).map((c) => [c.id!, false])),
+            ...Object.fromEntries(columns.flatMap((c) => (c.meta?.card === 'details' && c.id ? [[c.id, false]] : []))),
           }
         : columnVisibility,
     [printing, columnVisibility, columns],

@@ -65,12 +65,15 @@ function observeRectWithoutLayout(instance: Virtualizer<HTMLElement, Element>, c
   const el = instance.scrollElement
   if (!el || typeof ResizeObserver === 'undefined') return undefined
   const observer = new ResizeObserver(([entry]) => {
-    const box = entry?.borderBoxSize?.[0]
+    // The DOM types say every browser has borderBoxSize; Safari before 15.4 has not (contentRect below).
+    const box = entry && 'borderBoxSize' in entry ? entry.borderBoxSize[0] : undefined
     if (box) cb({ width: Math.round(box.inlineSize), height: Math.round(box.blockSize) })
     else if (entry) cb({ width: Math.round(entry.contentRect.width), height: Math.round(entry.contentRect.height) })
   })
   observer.observe(el)
-  return () => observer.disconnect()
+  return () => {
+    observer.disconnect()
+  }
 }
 
 const mounted = new WeakSet<Element>()

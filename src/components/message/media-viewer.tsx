@@ -1,11 +1,30 @@
-import { useEffect, useRef } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
+
+/** An image the viewer shows, and the thumbnail that opened it (focus goes back there). */
+export interface ShownMedia {
+  url: string
+  alt: string
+  opener: HTMLElement
+}
+
+/** A page's viewer: what it shows (null: closed), and open and close that stay the same across renders (cells take `open`). */
+export function useMediaViewer() {
+  const [media, setMedia] = useState<ShownMedia | null>(null)
+  const open = useCallback((url: string, alt: string, opener: HTMLElement) => {
+    setMedia({ url, alt, opener })
+  }, [])
+  const close = useCallback(() => {
+    setMedia(null)
+  }, [])
+  return { media, open, close }
+}
 
 /**
  * The full-size image in a modal <dialog>: the browser traps focus and closes it on Escape;
  * we return focus to the thumbnail that opened it (WAI-ARIA dialog pattern). `media.url` is
  * the server's /api/media address, never the media's own host.
  */
-export function MediaViewer({ media, onClose }: { media: { url: string; alt: string; opener: HTMLElement } | null; onClose: () => void }) {
+export function MediaViewer({ media, onClose }: { media: ShownMedia | null; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null)
   useEffect(() => {
     const d = ref.current
@@ -24,7 +43,7 @@ export function MediaViewer({ media, onClose }: { media: { url: string; alt: str
         opener?.focus()
       }}
       onClick={(e) => {
-        if (e.target === ref.current) ref.current?.close()
+        if (e.target === ref.current) ref.current.close()
       }}
     >
       {media ? (

@@ -58,7 +58,9 @@ export function BodyText({ body }: { body: string | null }) {
           type="button"
           className="mt-0.5 text-xs text-blue-800 underline print:hidden"
           aria-expanded={open}
-          onClick={() => setOpen((o) => !o)}
+          onClick={() => {
+            setOpen((o) => !o)
+          }}
         >
           {open ? 'Show less' : `Show more (${formatCount(body.length)} characters)`}
         </button>
@@ -119,7 +121,9 @@ export function MediaPreview({ url, from, inline = false }: { url: string | null
         type="button"
         className="block rounded border border-slate-300 p-0.5 hover:border-blue-700"
         aria-label={`Open ${alt}`}
-        onClick={(e) => openMedia(src, alt, e.currentTarget)}
+        onClick={(e) => {
+          openMedia(src, alt, e.currentTarget)
+        }}
       >
         <img
           src={src}
@@ -127,7 +131,9 @@ export function MediaPreview({ url, from, inline = false }: { url: string | null
           loading="lazy"
           decoding="async"
           referrerPolicy="no-referrer"
-          onError={() => setFailed(true)}
+          onError={() => {
+            setFailed(true)
+          }}
           className={`object-cover ${inline ? 'h-32 w-40' : 'h-16 w-20'}`}
         />
       </button>

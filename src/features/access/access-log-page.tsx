@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState, type SubmitEvent } from 'react'
 import { accessLogExportUrl, accessLogQuery, accessLogVerifyQuery, type AccessLogEntry, type LogFilters } from '../../api/access'
 import { ACTIONS, actionWords } from '../../../contract/vocabulary'
 import { useSetParams } from '../../lib/navigation'
@@ -147,8 +147,10 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
 
 function FilterForm({ initial, onApply }: { initial: LogFilters; onApply: (f: LogFilters) => void }) {
   const [f, setF] = useState<LogFilters>(initial)
-  const set = (k: keyof LogFilters, v: string) => setF((old) => ({ ...old, [k]: v }))
-  const submit = (e: FormEvent) => {
+  const set = (k: keyof LogFilters, v: string) => {
+    setF((old) => ({ ...old, [k]: v }))
+  }
+  const submit = (e: SubmitEvent) => {
     e.preventDefault()
     const clean: LogFilters = {}
     for (const k of FILTERS) if (f[k]?.trim()) clean[k] = f[k].trim()
@@ -157,7 +159,14 @@ function FilterForm({ initial, onApply }: { initial: LogFilters; onApply: (f: Lo
   const field = (k: 'user' | 'number' | 'party', label: string) => (
     <label className="flex flex-col gap-1 text-sm font-medium">
       {label}
-      <input className="input" value={f[k] ?? ''} onChange={(e) => set(k, e.target.value)} maxLength={k === 'user' ? 320 : 64} />
+      <input
+        className="input"
+        value={f[k] ?? ''}
+        onChange={(e) => {
+          set(k, e.target.value)
+        }}
+        maxLength={k === 'user' ? 320 : 64}
+      />
     </label>
   )
   return (
@@ -171,7 +180,13 @@ function FilterForm({ initial, onApply }: { initial: LogFilters; onApply: (f: Lo
       {field('party', 'Party')}
       <label className="flex flex-col gap-1 text-sm font-medium">
         Action
-        <select className="input" value={f.action ?? ''} onChange={(e) => set('action', e.target.value)}>
+        <select
+          className="input"
+          value={f.action ?? ''}
+          onChange={(e) => {
+            set('action', e.target.value)
+          }}
+        >
           <option value="">any</option>
           {ACTIONS.map((a) => (
             <option key={a} value={a}>
@@ -182,11 +197,25 @@ function FilterForm({ initial, onApply }: { initial: LogFilters; onApply: (f: Lo
       </label>
       <label className="flex flex-col gap-1 text-sm font-medium">
         From (UTC day)
-        <input className="input" type="date" value={f.from ?? ''} onChange={(e) => set('from', e.target.value)} />
+        <input
+          className="input"
+          type="date"
+          value={f.from ?? ''}
+          onChange={(e) => {
+            set('from', e.target.value)
+          }}
+        />
       </label>
       <label className="flex flex-col gap-1 text-sm font-medium">
         To (UTC day, inclusive)
-        <input className="input" type="date" value={f.to ?? ''} onChange={(e) => set('to', e.target.value)} />
+        <input
+          className="input"
+          type="date"
+          value={f.to ?? ''}
+          onChange={(e) => {
+            set('to', e.target.value)
+          }}
+        />
       </label>
       <button type="submit" className="btn-primary">
         Apply filters

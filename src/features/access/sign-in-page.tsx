@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState, type SubmitEvent } from 'react'
 import { meQuery, signIn, useMe } from '../../api/access'
 import { ApiError } from '../../api/errors'
 import { useNavigate } from '@tanstack/react-router'
@@ -46,7 +46,7 @@ export function SignInPage({ search }: { search: SignInSearch }) {
   const [pending, setPending] = useState(false)
   const [error, setError] = useState<unknown>(null)
 
-  const submit = async (e: FormEvent) => {
+  const submit = async (e: SubmitEvent) => {
     e.preventDefault()
     setPending(true)
     setError(null)
@@ -98,7 +98,9 @@ export function SignInPage({ search }: { search: SignInSearch }) {
             autoComplete="username"
             required
             value={name}
-            onChange={(e) => setName(e.target.value)}
+            onChange={(e) => {
+              setName(e.target.value)
+            }}
             maxLength={320}
           />
         </label>
@@ -111,7 +113,9 @@ export function SignInPage({ search }: { search: SignInSearch }) {
             autoComplete="current-password"
             required
             value={password}
-            onChange={(e) => setPassword(e.target.value)}
+            onChange={(e) => {
+              setPassword(e.target.value)
+            }}
           />
         </label>
         <div>

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState, type SubmitEvent } from 'react'
 import { addUser, changeUser, removeUser, useMe, usersQuery, type Role, type User } from '../../api/access'
 import { Problem, problemText } from './problem'
 
@@ -90,7 +90,7 @@ function AddUserForm({ onAdded }: { onAdded: (u: User) => void }) {
       onAdded(u)
     },
   })
-  const submit = (e: FormEvent) => {
+  const submit = (e: SubmitEvent) => {
     e.preventDefault()
     add.mutate({ name, role, password })
   }
@@ -98,11 +98,26 @@ function AddUserForm({ onAdded }: { onAdded: (u: User) => void }) {
     <form onSubmit={submit} aria-label="Add a user" className="mt-3 flex flex-wrap items-end gap-3 rounded border border-slate-200 p-3">
       <label className="flex flex-col gap-1 text-sm font-medium">
         New user’s name
-        <input className="input" value={name} onChange={(e) => setName(e.target.value)} required maxLength={64} autoComplete="off" />
+        <input
+          className="input"
+          value={name}
+          onChange={(e) => {
+            setName(e.target.value)
+          }}
+          required
+          maxLength={64}
+          autoComplete="off"
+        />
       </label>
       <label className="flex flex-col gap-1 text-sm font-medium">
         Role
-        <select className="input" value={role} onChange={(e) => setRole(e.target.value === 'admin' ? 'admin' : 'viewer')}>
+        <select
+          className="input"
+          value={role}
+          onChange={(e) => {
+            setRole(e.target.value === 'admin' ? 'admin' : 'viewer')
+          }}
+        >
           <option value="viewer">viewer</option>
           <option value="admin">admin</option>
         </select>
@@ -113,7 +128,9 @@ function AddUserForm({ onAdded }: { onAdded: (u: User) => void }) {
           className="input"
           type="password"
           value={password}
-          onChange={(e) => setPassword(e.target.value)}
+          onChange={(e) => {
+            setPassword(e.target.value)
+          }}
           required
           autoComplete="new-password"
         />
@@ -145,7 +162,12 @@ function UserRow({ user, isSelf, onChanged }: { user: User; isSelf: boolean; onC
       else onChanged(`${user.name} is now ${c.role}.`)
     },
   })
-  const remove = useMutation({ mutationFn: () => removeUser(user.name), onSuccess: () => onChanged(`Removed ${user.name}.`) })
+  const remove = useMutation({
+    mutationFn: () => removeUser(user.name),
+    onSuccess: () => {
+      onChanged(`Removed ${user.name}.`)
+    },
+  })
   const error = change.error ?? remove.error
 
   return (
@@ -161,7 +183,9 @@ function UserRow({ user, isSelf, onChanged }: { user: User; isSelf: boolean; onC
             aria-label={`Role of ${user.name}`}
             value={user.role}
             disabled={change.isPending}
-            onChange={(e) => change.mutate({ role: e.target.value === 'admin' ? 'admin' : 'viewer' })}
+            onChange={(e) => {
+              change.mutate({ role: e.target.value === 'admin' ? 'admin' : 'viewer' })
+            }}
           >
             <option value="viewer">viewer</option>
             <option value="admin">admin</option>
@@ -171,10 +195,24 @@ function UserRow({ user, isSelf, onChanged }: { user: User; isSelf: boolean; onC
         <td className="py-2 pr-3 whitespace-nowrap">{user.createdAt.slice(0, 10)}</td>
         <td className="py-2 pr-3">
           <div className="flex flex-wrap gap-2">
-            <button type="button" className="btn" aria-expanded={resetting} onClick={() => setResetting((v) => !v)}>
+            <button
+              type="button"
+              className="btn"
+              aria-expanded={resetting}
+              onClick={() => {
+                setResetting((v) => !v)
+              }}
+            >
               Reset password<span className="sr-only"> of {user.name}</span>
             </button>
-            <button type="button" className="btn" disabled={change.isPending} onClick={() => change.mutate({ disabled: !user.disabled })}>
+            <button
+              type="button"
+              className="btn"
+              disabled={change.isPending}
+              onClick={() => {
+                change.mutate({ disabled: !user.disabled })
+              }}
+            >
               {user.disabled ? 'Enable' : 'Disable'}
               <span className="sr-only"> {user.name}</span>
             </button>
@@ -185,16 +223,30 @@ function UserRow({ user, isSelf, onChanged }: { user: User; isSelf: boolean; onC
                   type="button"
                   className="btn border-red-700 text-red-800"
                   disabled={remove.isPending}
-                  onClick={() => remove.mutate()}
+                  onClick={() => {
+                    remove.mutate()
+                  }}
                 >
                   Confirm removal of {user.name}
                 </button>
-                <button type="button" className="btn" onClick={() => setConfirmRemove(false)}>
+                <button
+                  type="button"
+                  className="btn"
+                  onClick={() => {
+                    setConfirmRemove(false)
+                  }}
+                >
                   Keep<span className="sr-only"> {user.name}</span>
                 </button>
               </>
             ) : (
-              <button type="button" className="btn" onClick={() => setConfirmRemove(true)}>
+              <button
+                type="button"
+                className="btn"
+                onClick={() => {
+                  setConfirmRemove(true)
+                }}
+              >
                 Remove<span className="sr-only"> {user.name}</span>
               </button>
             )}
@@ -214,7 +266,9 @@ function UserRow({ user, isSelf, onChanged }: { user: User; isSelf: boolean; onC
                   className="input"
                   type="password"
                   value={password}
-                  onChange={(e) => setPassword(e.target.value)}
+                  onChange={(e) => {
+                    setPassword(e.target.value)
+                  }}
                   required
                   autoComplete="new-password"
                 />

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useCallback, useMemo } from 'react'
-import { statsQuery, useIndexStatus } from '../../api/index-api'
+import { statsQuery, useIndexStatus, type NumberIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
 import { IndexOffAlert } from '../../components/index-off-alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
@@ -10,8 +10,55 @@ import { formatPhone } from '../../lib/phone'
 import type { ChartsSearch, SearchInput, SearchSearch } from '../../lib/route-params'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
+import { useUrlBound } from '../../lib/use-url-bound'
 import { RANGES, rangeSpan, toSeries, type Series } from './series'
 import { UPlotChart } from '../../components/uplot-chart'
+import { NumberOptions } from '../../components/number-options'
+
+const NO_NUMBERS: readonly NumberIndexStatus[] = []
+
+/** The number and the range, both in the URL; a pick shows at once (useUrlBound), before the charts under it redraw. */
+function ChartFilters({ search, numbers }: { search: ChartsSearch; numbers: readonly NumberIndexStatus[] }) {
+  const setParams = useSetParams('/charts')
+  const [number, setNumber] = useUrlBound(search.number, (n: string) => setParams({ number: n || null }, { replace: true }))
+  const [range, setRange] = useUrlBound(search.range, (r: ChartsSearch['range']) =>
+    setParams({ range: r === '90d' ? null : r }, { replace: true }),
+  )
+  return (
+    <div className="mt-2 flex flex-wrap items-end gap-4 print:hidden">
+      <label className="flex flex-col text-sm">
+        Number
+        <select
+          className="input"
+          value={number}
+          onChange={(e) => {
+            setNumber(e.target.value)
+          }}
+        >
+          <option value="">All numbers (account-wide)</option>
+          <NumberOptions numbers={numbers} />
+        </select>
+      </label>
+      <fieldset className="flex flex-wrap items-center gap-2 text-sm">
+        <legend className="mb-1">Range</legend>
+        {RANGES.map((r) => (
+          <label key={r.id} className="flex items-center gap-1">
+            <input
+              type="radio"
+              name="range"
+              value={r.id}
+              checked={range === r.id}
+              onChange={() => {
+                setRange(r.id)
+              }}
+            />
+            {r.label}
+          </label>
+        ))}
+      </fieldset>
+    </div>
+  )
+}
 
 /**
  * Messages per day (in and out) and the failure rate, per number or account-wide, over the
@@ -19,7 +66,6 @@ import { UPlotChart } from '../../components/uplot-chart'
  * opened from here finds the messages counted. Each chart has a table of the same figures.
  */
 export function ChartsPage({ search }: { search: ChartsSearch }) {
-  const setParams = useSetParams('/charts')
   const navigate = useNavigate()
   const index = useIndexStatus()
   const zone = search.tz
@@ -71,38 +117,7 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
       <h1 id="charts-heading" className="text-xl font-semibold">
         Charts: {who}
       </h1>
-      <div className="mt-2 flex flex-wrap items-end gap-4 print:hidden">
-        <label className="flex flex-col text-sm">
-          Number
-          <select
-            className="input"
-            value={search.number}
-            onChange={(e) => setParams({ number: e.target.value || null }, { replace: true })}
-          >
-            <option value="">All numbers (account-wide)</option>
-            {(index.status?.numbers ?? []).map((n) => (
-              <option key={n.number} value={n.number}>
-                {formatPhone(n.number)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <fieldset className="flex flex-wrap items-center gap-2 text-sm">
-          <legend className="mb-1">Range</legend>
-          {RANGES.map((r) => (
-            <label key={r.id} className="flex items-center gap-1">
-              <input
-                type="radio"
-                name="range"
-                value={r.id}
-                checked={search.range === r.id}
-                onChange={() => setParams({ range: r.id === '90d' ? null : r.id }, { replace: true })}
-              />
-              {r.label}
-            </label>
-          ))}
-        </fieldset>
-      </div>
+      <ChartFilters search={search} numbers={index.status?.numbers ?? NO_NUMBERS} />
       <p className="mt-1 text-sm text-slate-700">
         Days are {zoneDays(zone)}
         {span.from ? `, ${span.from} to ${span.to}` : ', the whole indexed history'}, per {unit}

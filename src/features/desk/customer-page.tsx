@@ -4,13 +4,14 @@ import { customerQuery, type Customer } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { formatCount } from '../../lib/count'
-import { exactUtc, formatDate, zoneLabel, type Zone } from '../../lib/dates'
+import { exactUtc, formatDate, type Zone } from '../../lib/dates'
 import { formatPhone, partyFromInput } from '../../lib/phone'
 import type { CustomerSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, TableRegion, td, th, useTidOf } from './desk-parts'
 import { formatWait, msOf } from './format'
+import { ZoneToggle } from '../../components/zone-toggle'
 
 /** One customer across every number: who they talked with, when, how much, failures, opt-outs, whether they wait. */
 export function CustomerPage({ search, admin }: { search: CustomerSearch; admin: boolean | null }) {
@@ -55,7 +56,7 @@ function CustomerBox({ party, zone }: { party: string; zone: Zone }) {
           if ('error' in r) setProblem(r.error)
           else {
             setProblem(null)
-            setParams({ party: r.digits })
+            void setParams({ party: r.digits })
           }
         })
       }}
@@ -67,7 +68,9 @@ function CustomerBox({ party, zone }: { party: string; zone: Zone }) {
           inputMode="tel"
           className="input w-72 max-w-full"
           value={text}
-          onChange={(e) => setText(e.target.value)}
+          onChange={(e) => {
+            setText(e.target.value)
+          }}
           placeholder="(917) 555-0101 or +44 20 7183 8750"
           aria-invalid={problem ? true : undefined}
           aria-describedby={problem ? 'customer-problem' : undefined}
@@ -77,14 +80,7 @@ function CustomerBox({ party, zone }: { party: string; zone: Zone }) {
       <button type="submit" className="btn btn-primary">
         Open customer
       </button>
-      <button
-        type="button"
-        className="btn"
-        aria-pressed={zone === 'utc'}
-        onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}
-      >
-        Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
-      </button>
+      <ZoneToggle zone={zone} onChange={(tz) => setParams({ tz }, { replace: true })} />
       {problem ? (
         <p id="customer-problem" role="alert" className="w-full text-sm text-red-800">
           {problem}

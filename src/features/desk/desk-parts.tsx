@@ -6,8 +6,9 @@ import { startSync } from '../../api/index-admin'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { IndexOffAlert } from '../../components/index-off-alert'
 import { formatCount } from '../../lib/count'
-import { formatPhone } from '../../lib/phone'
+import { useUrlBound } from '../../lib/use-url-bound'
 import { Link } from '@tanstack/react-router'
+import { NumberOptions } from '../../components/number-options'
 
 export type DeskPage = 'needs-reply' | 'opt-outs' | 'customer' | 'quiet-hours' | 'segments'
 
@@ -143,7 +144,9 @@ export function NothingIndexed({
                   setStarting('started')
                   onIndexing()
                 },
-                () => setStarting('failed'),
+                () => {
+                  setStarting('failed')
+                },
               )
             }}
           >
@@ -166,22 +169,26 @@ export function NumberSelect({
   label = 'Number',
 }: {
   value: string
-  onChange: (number: string) => void
+  /** The URL's number changed (a pick shows at once, useUrlBound). */
+  onChange: (number: string) => unknown
   allowAll: boolean
   label?: string
 }) {
+  const [shown, pick] = useUrlBound(value, onChange)
   const index = useIndexStatus()
   const numbers = (index.status?.numbers ?? []).filter((n) => n.indexed > 0 || n.number === value)
   return (
     <label className="flex flex-col text-sm">
       {label}
-      <select className="input min-w-48" value={value} onChange={(e) => onChange(e.target.value)}>
+      <select
+        className="input min-w-48"
+        value={shown}
+        onChange={(e) => {
+          pick(e.target.value)
+        }}
+      >
         {allowAll ? <option value="">All numbers</option> : <option value="">Choose a number…</option>}
-        {numbers.map((n) => (
-          <option key={n.number} value={n.number}>
-            {formatPhone(n.number)}
-          </option>
-        ))}
+        <NumberOptions numbers={numbers} />
       </select>
     </label>
   )

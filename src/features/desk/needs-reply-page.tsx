@@ -14,13 +14,14 @@ import { CustomerLink } from '../../components/customer-link'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { BodyText } from '../../components/message/message-parts'
 import { formatCount } from '../../lib/count'
-import { exactUtc, formatDate, zoneLabel } from '../../lib/dates'
+import { exactUtc, formatDate } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import type { NeedsReplySearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th, useTidOf } from './desk-parts'
 import { formatWait, parseThreshold, msOf } from './format'
+import { ZoneToggle } from '../../components/zone-toggle'
 
 /**
  * Who is waiting for us: every customer whose last messages have had no reply on that number for
@@ -41,14 +42,7 @@ export function NeedsReplyPage({ search, admin }: { search: NeedsReplySearch; ad
       </p>
       <div className="mt-3 flex flex-wrap items-end gap-3">
         <NumberSelect value={search.number} allowAll onChange={(n) => setParams({ number: n || null }, { replace: true })} />
-        <button
-          type="button"
-          className="btn"
-          aria-pressed={search.tz === 'utc'}
-          onClick={() => setParams({ tz: search.tz === 'utc' ? null : 'utc' }, { replace: true })}
-        >
-          Times in {zoneLabel(search.tz)} — switch to {search.tz === 'utc' ? 'local time' : 'UTC'}
-        </button>
+        <ZoneToggle zone={search.tz} onChange={(tz) => setParams({ tz }, { replace: true })} />
       </div>
       <ThresholdLine admin={admin} />
       <DeskIndexGate admin={admin} what="needs-reply queue">
@@ -119,7 +113,9 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
               className="input w-32"
               inputMode="numeric"
               value={text}
-              onChange={(e) => setText(e.target.value)}
+              onChange={(e) => {
+                setText(e.target.value)
+              }}
               aria-invalid={problem ? true : undefined}
               aria-describedby={problem ? 'threshold-problem' : undefined}
               autoFocus
@@ -128,7 +124,13 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
           <button type="submit" className="btn btn-primary" disabled={save.isPending}>
             {save.isPending ? 'Saving…' : 'Save threshold'}
           </button>
-          <button type="button" className="btn" onClick={() => setEditing(false)}>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
+              setEditing(false)
+            }}
+          >
             Cancel
           </button>
           {problem ? (

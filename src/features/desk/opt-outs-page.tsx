@@ -5,13 +5,15 @@ import { CustomerLink } from '../../components/customer-link'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { BodyText } from '../../components/message/message-parts'
 import { formatCount } from '../../lib/count'
-import { exactUtc, formatDate, zoneLabel, type Zone } from '../../lib/dates'
+import { exactUtc, formatDate, type Zone } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import type { OptOutsSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NOT_LEGAL_ADVICE, NumberSelect, TableRegion, td, th } from './desk-parts'
 import { formatWait, optStateWords, msOf } from './format'
+import { ZoneToggle } from '../../components/zone-toggle'
+import { useUrlBound } from '../../lib/use-url-bound'
 
 /**
  * Who told us to stop, per number and customer, with each opt-out and opt-back-in in order; and
@@ -34,31 +36,8 @@ export function OptOutsPage({ search, admin }: { search: OptOutsSearch; admin: b
       </p>
       <div className="mt-3 flex flex-wrap items-end gap-3">
         <NumberSelect value={search.number} allowAll onChange={(n) => setParams({ number: n || null, party: null }, { replace: true })} />
-        <label className="flex flex-col text-sm">
-          State now
-          <select
-            className="input"
-            value={search.state}
-            onChange={(e) =>
-              setParams(
-                { state: e.target.value === 'opted-out' || e.target.value === 'opted-in' ? e.target.value : null },
-                { replace: true },
-              )
-            }
-          >
-            <option value="all">All</option>
-            <option value="opted-out">Still opted out</option>
-            <option value="opted-in">Opted back in</option>
-          </select>
-        </label>
-        <button
-          type="button"
-          className="btn"
-          aria-pressed={search.tz === 'utc'}
-          onClick={() => setParams({ tz: search.tz === 'utc' ? null : 'utc' }, { replace: true })}
-        >
-          Times in {zoneLabel(search.tz)} — switch to {search.tz === 'utc' ? 'local time' : 'UTC'}
-        </button>
+        <StateSelect value={search.state} onChange={(state) => setParams({ state }, { replace: true })} />
+        <ZoneToggle zone={search.tz} onChange={(tz) => setParams({ tz }, { replace: true })} />
       </div>
       <DeskIndexGate admin={admin} what="opt-out ledger">
         <SentAfter search={search} />
@@ -304,5 +283,33 @@ function SentRow({ r, zone }: { r: SentAfterRow; zone: Zone }) {
         <BodyText body={r.message.body} />
       </td>
     </tr>
+  )
+}
+
+/** Which customers to list, by their state now; a pick shows at once (useUrlBound). */
+function StateSelect({
+  value,
+  onChange,
+}: {
+  value: OptOutsSearch['state']
+  onChange: (state: 'opted-out' | 'opted-in' | null) => unknown
+}) {
+  const [state, setState] = useUrlBound(value, (v) => onChange(v === 'all' ? null : v))
+  return (
+    <label className="flex flex-col text-sm">
+      State now
+      <select
+        className="input"
+        value={state}
+        onChange={(e) => {
+          const v = e.target.value
+          setState(v === 'opted-out' || v === 'opted-in' ? v : 'all')
+        }}
+      >
+        <option value="all">All</option>
+        <option value="opted-out">Still opted out</option>
+        <option value="opted-in">Opted back in</option>
+      </select>
+    </label>
   )
 }

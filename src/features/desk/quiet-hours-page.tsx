@@ -9,13 +9,14 @@ import { BodyText } from '../../components/message/message-parts'
 import { ExportButtons } from '../../components/export-buttons'
 import { UPlotChart } from '../../components/uplot-chart'
 import { formatCount } from '../../lib/count'
-import { exactUtc, formatDate, isoUtc, zoneLabel, type Zone } from '../../lib/dates'
+import { exactUtc, formatDate, isoUtc, type Zone } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import type { DeskNumberSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th } from './desk-parts'
 import { msOf, quietDaySeries } from './format'
+import { ZoneToggle } from '../../components/zone-toggle'
 
 /** Sends to North American customers outside 8:00–21:00 in the customer's own time, per number and day. */
 export function QuietHoursPage({ search, admin }: { search: DeskNumberSearch; admin: boolean | null }) {
@@ -39,14 +40,7 @@ export function QuietHoursPage({ search, admin }: { search: DeskNumberSearch; ad
         <NumberSelect value={search.number} allowAll={false} onChange={(n) => setParams({ number: n || null }, { replace: true })} />
         <DayField label="From (day, UTC)" value={search.from} onCommit={(v) => setParams({ from: v }, { replace: true })} />
         <DayField label="To (day, UTC, included)" value={search.to} onCommit={(v) => setParams({ to: v }, { replace: true })} />
-        <button
-          type="button"
-          className="btn"
-          aria-pressed={search.tz === 'utc'}
-          onClick={() => setParams({ tz: search.tz === 'utc' ? null : 'utc' }, { replace: true })}
-        >
-          Times in {zoneLabel(search.tz)} — switch to {search.tz === 'utc' ? 'local time' : 'UTC'}
-        </button>
+        <ZoneToggle zone={search.tz} onChange={(tz) => setParams({ tz }, { replace: true })} />
       </div>
       <DeskIndexGate admin={admin} what="quiet-hours report">
         {search.number ? (

@@ -9,10 +9,11 @@ import { formatPhone } from '../../lib/phone'
 import type { DeskNumberSearch } from '../../lib/route-params'
 import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th } from './desk-parts'
+import { codePointName } from '../../lib/code-points'
 
 /** A character named so it can be read: the glyph, and its code point (a curly quote looks like a straight one). */
 export function charName(c: string): string {
-  const cps = Array.from(c).map((x) => `U+${x.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`)
+  const cps = Array.from(c, codePointName)
   return cps.join(' ')
 }
 

@@ -126,7 +126,9 @@ function LoadedConversations({ number, tid, page, size, total, more, party, onMo
               id={`party-${p.phone || 'none'}`}
               role="option"
               aria-selected={p === selected}
-              onClick={() => onParty(p.phone)}
+              onClick={() => {
+                onParty(p.phone)
+              }}
               className={`flex cursor-pointer justify-between px-2 py-1.5 text-sm ${p === selected ? 'bg-blue-800 text-white' : 'hover:bg-slate-100'}`}
             >
               <span>{p.phone ? formatPhone(p.phone) : 'Unknown party'}</span>
@@ -145,7 +147,14 @@ function LoadedConversations({ number, tid, page, size, total, more, party, onMo
           This view covers the loaded records only: whole threads need the message index, which is off on this server.
         </p>
         {lastLoaded < pages ? (
-          <button type="button" className="btn mb-2" onClick={() => onMore(more + 1)} disabled={pending}>
+          <button
+            type="button"
+            className="btn mb-2"
+            onClick={() => {
+              onMore(more + 1)
+            }}
+            disabled={pending}
+          >
             {pending ? 'Loading older…' : 'Load older'}
           </button>
         ) : (
@@ -163,7 +172,7 @@ function LoadedConversations({ number, tid, page, size, total, more, party, onMo
           {thread.map((m, i) => {
             const prev = thread[i - 1]
             const day = m.dateMs !== null ? formatDay(m.dateMs, zone) : null
-            const newDay = day !== null && (prev?.dateMs === null || prev === undefined || formatDay(prev.dateMs ?? 0, zone) !== day)
+            const newDay = day !== null && (prev === undefined || prev.dateMs === null || formatDay(prev.dateMs, zone) !== day)
             const out = (m.direction ?? '').toLowerCase() === 'outbound'
             return (
               <li key={m.key} className="flex flex-col">

@@ -1,5 +1,6 @@
 import type { HistorySearch } from '../../lib/route-params'
 import type { SetParams } from '../../lib/navigation'
+import { useUrlBound } from '../../lib/use-url-bound'
 import { filtersActive, type MessageFilters } from './filters'
 
 /** Filters over the loaded page (the upstream has no server-side filtering). */
@@ -14,6 +15,7 @@ export function FiltersBar({
   shown: number
   loaded: number
 }) {
+  const [media, setMedia] = useUrlBound(filters.media, (on) => setParams({ media: on ? '1' : null }, { replace: true }))
   return (
     <fieldset className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-2 print:hidden">
       <legend className="px-1 text-sm font-semibold">Filter the loaded page</legend>
@@ -33,8 +35,10 @@ export function FiltersBar({
       <label className="flex items-center gap-1 text-sm">
         <input
           type="checkbox"
-          checked={filters.media}
-          onChange={(e) => setParams({ media: e.target.checked ? '1' : null }, { replace: true })}
+          checked={media}
+          onChange={(e) => {
+            setMedia(e.target.checked)
+          }}
         />
         Has media
       </label>
@@ -62,7 +66,7 @@ export function filtersOf(s: HistorySearch): MessageFilters {
   return { direction: s.dir ?? 'all', status: s.status ?? 'all', media: s.media === '1', q: s.mq }
 }
 
-/** A labelled select whose first option, All, clears the filter (null in the URL). */
+/** A labelled select whose first option, All, clears the filter (null in the URL); a pick shows at once (useUrlBound). */
 function FilterSelect<T extends string>({
   label,
   value,
@@ -74,12 +78,19 @@ function FilterSelect<T extends string>({
   value: string
   options: readonly T[]
   names?: Partial<Record<T, string>>
-  onChange: (v: T | null) => void
+  onChange: (v: T | null) => unknown
 }) {
+  const [shown, pick] = useUrlBound(value, (v: string) => onChange(options.find((o) => o === v) ?? null))
   return (
     <label className="flex flex-col text-sm">
       {label}
-      <select className="input" value={value} onChange={(e) => onChange(options.find((o) => o === e.target.value) ?? null)}>
+      <select
+        className="input"
+        value={shown}
+        onChange={(e) => {
+          pick(e.target.value)
+        }}
+      >
         <option value="all">All</option>
         {options.map((o) => (
           <option key={o} value={o}>

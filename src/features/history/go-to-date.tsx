@@ -36,7 +36,8 @@ export function GoToDate({
   const abort = useRef<AbortController | null>(null)
 
   const go = async () => {
-    if (!isWholeDay(day) || total === null) {
+    const limit = isWholeDay(day) ? endOfDay(day, zone) : null
+    if (limit === null || total === null) {
       setState({ phase: 'failed', text: 'Type the whole date (day, month and four-digit year) or pick one.' })
       return
     }
@@ -44,7 +45,6 @@ export function GoToDate({
     const controller = new AbortController()
     abort.current = controller
     setState({ phase: 'busy', probes: 0 })
-    const limit = endOfDay(day, zone)!
     const dayName = formatDay(limit - 1, zone)
     try {
       let position: number | null = null
@@ -97,7 +97,15 @@ export function GoToDate({
     >
       <label className="flex flex-col">
         Go to date
-        <input type="date" className="input" value={day} onChange={(e) => setDay(e.target.value)} aria-describedby="go-to-date-note" />
+        <input
+          type="date"
+          className="input"
+          value={day}
+          onChange={(e) => {
+            setDay(e.target.value)
+          }}
+          aria-describedby="go-to-date-note"
+        />
       </label>
       <button type="submit" className="btn" disabled={state.phase === 'busy' || total === null}>
         {state.phase === 'busy' ? 'Finding…' : 'Show that day'}

@@ -1,8 +1,9 @@
 import { Link } from '@tanstack/react-router'
 import { Tabs } from '../../components/tabs'
-import { zoneLabel, type Zone } from '../../lib/dates'
+import type { Zone } from '../../lib/dates'
 import type { SetParams } from '../../lib/navigation'
 import type { HistorySearch } from '../../lib/route-params'
+import { ZoneToggle } from '../../components/zone-toggle'
 
 const VIEWS = [
   { id: 'log', label: 'Log' },
@@ -43,14 +44,7 @@ export function HistoryToolbar({
       <button type="button" className="btn ml-auto" onClick={onRefresh} disabled={fetching}>
         {fetching ? 'Refreshing…' : 'Refresh'}
       </button>
-      <button
-        type="button"
-        className="btn"
-        aria-pressed={zone === 'utc'}
-        onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}
-      >
-        Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
-      </button>
+      <ZoneToggle zone={zone} onChange={(tz) => setParams({ tz }, { replace: true })} />
     </div>
   )
 }

@@ -122,7 +122,9 @@ export function IndexedConversations({
                   id={`party-${p.party || 'none'}`}
                   role="option"
                   aria-selected={p === selected}
-                  onClick={() => onParty(p.party)}
+                  onClick={() => {
+                    onParty(p.party)
+                  }}
                   className={`flex cursor-pointer justify-between px-2 py-1.5 text-sm ${p === selected ? 'bg-blue-800 text-white' : 'hover:bg-slate-100'}`}
                 >
                   <span>{p.party ? formatPhone(p.party) : 'Unknown party'}</span>

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { pageCount, rangeText } from '../../lib/range'
 import { formatCount } from '../../lib/count'
+import { useUrlBound } from '../../lib/use-url-bound'
 import { useSearch } from '@tanstack/react-router'
 
 export function Pager({
@@ -26,8 +27,10 @@ export function Pager({
   /** The page could not be loaded: no "Loading…" or "of …" promises beside the error. */
   failed?: boolean
   onPage: (page: number) => void
-  onSize: (size: number) => void
+  /** The URL's page size changed (a pick shows at once, useUrlBound). */
+  onSize: (size: number) => unknown
 }) {
+  const [shownSize, pickSize] = useUrlBound(size, onSize)
   const pages = total === null ? null : pageCount(total, size)
   const [jump, setJump] = useState('')
   const last = pages ?? page
@@ -40,7 +43,13 @@ export function Pager({
       <nav aria-label="Pagination" className="flex flex-wrap items-center gap-2 py-2">
         <label className="flex items-center gap-1 text-sm">
           Rows per page
-          <select className="input" value={size} onChange={(e) => onSize(Number(e.target.value))}>
+          <select
+            className="input"
+            value={shownSize}
+            onChange={(e) => {
+              pickSize(Number(e.target.value))
+            }}
+          >
             {sizes.map((s) => (
               <option key={s} value={s}>
                 {s}
@@ -53,16 +62,34 @@ export function Pager({
           {busy ? <span className="sr-only"> (loading)</span> : null}
         </p>
         <div className="flex gap-1">
-          <button type="button" className="btn" onClick={() => onPage(1)} disabled={page <= 1} aria-label="First page">
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
+              onPage(1)
+            }}
+            disabled={page <= 1}
+            aria-label="First page"
+          >
             «
           </button>
-          <button type="button" className="btn" onClick={() => onPage(page - 1)} disabled={page <= 1} aria-label="Previous page">
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
+              onPage(page - 1)
+            }}
+            disabled={page <= 1}
+            aria-label="Previous page"
+          >
             ‹
           </button>
           <button
             type="button"
             className="btn"
-            onClick={() => onPage(page + 1)}
+            onClick={() => {
+              onPage(page + 1)
+            }}
             disabled={pages !== null && page >= pages}
             aria-label="Next page"
           >
@@ -71,7 +98,9 @@ export function Pager({
           <button
             type="button"
             className="btn"
-            onClick={() => onPage(last)}
+            onClick={() => {
+              onPage(last)
+            }}
             disabled={pages === null || page >= pages}
             aria-label="Last page"
           >
@@ -94,7 +123,9 @@ export function Pager({
               inputMode="numeric"
               pattern="[0-9]*"
               value={jump}
-              onChange={(e) => setJump(e.target.value)}
+              onChange={(e) => {
+                setJump(e.target.value)
+              }}
               placeholder={String(page)}
             />
           </label>

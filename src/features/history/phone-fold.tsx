@@ -21,7 +21,13 @@ export function PhoneFold({ summary, open: inUse = false, children }: { summary:
   }
   if (!narrow) return <>{children}</>
   return (
-    <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)} className="mt-2 rounded border border-slate-200 bg-white text-sm">
+    <details
+      open={open}
+      onToggle={(e) => {
+        setOpen(e.currentTarget.open)
+      }}
+      className="mt-2 rounded border border-slate-200 bg-white text-sm"
+    >
       <summary className="cursor-pointer px-3 py-2 font-medium">{summary}</summary>
       <div className="px-1 pb-2">{children}</div>
     </details>

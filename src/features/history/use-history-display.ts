@@ -1,9 +1,8 @@
-import { useMemo, useState } from 'react'
+import { useMemo } from 'react'
 import type { HistoryPage } from '../../api/history'
 import type { HistoryDisplay } from '../../components/message/display-context'
 import type { Zone } from '../../lib/dates'
-
-type Media = { url: string; alt: string; opener: HTMLElement }
+import { useMediaViewer } from '../../components/message/media-viewer'
 
 /**
  * What every message row of the history needs from the page (zone, the marked record, links to
@@ -18,16 +17,20 @@ export function useHistoryDisplay(opts: {
   shown: HistoryPage | undefined
 }) {
   const { number, tid, zone, marked, indexAvailable, shown } = opts
-  const [media, setMedia] = useState<Media | null>(null)
+  const { media, open: openMedia, close: closeMedia } = useMediaViewer()
   const display = useMemo<HistoryDisplay>(
     () => ({
       zone,
-      openMedia: (url, alt, opener) => setMedia({ url, alt, opener }),
+      openMedia,
       marked,
       threadLink: indexAvailable ? (m) => (m.phone ? { number, search: { tid, party: m.phone, tz: zone } } : null) : undefined,
       messageLink: (m) => (shown ? { number, ordinal: shown.total - m.position + 1, search: { tid, tz: zone } } : null),
     }),
-    [zone, marked, indexAvailable, number, tid, shown],
+    [zone, openMedia, marked, indexAvailable, number, tid, shown],
   )
-  return { display, media, closeMedia: () => setMedia(null) }
+  return {
+    display,
+    media,
+    closeMedia,
+  }
 }

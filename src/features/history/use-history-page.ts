@@ -31,7 +31,7 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
   const known = shown?.total ?? null
   const pages = known === null ? null : pageCount(known, size)
   const pastEnd = pages !== null && fitted.page > pages
-  const page = pastEnd && pages !== null ? pages : fitted.page
+  const page = pastEnd ? pages : fitted.page
   const { start, end } = pageRange(page, size, known)
 
   const result = useQuery({ ...historyQuery(number, tid, start, end), enabled: tid !== '' && capKnown, placeholderData: keepPreviousData })
@@ -41,7 +41,7 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
   const { asked } = fitted
   useEffect(() => {
     if (!capKnown || !asked) return
-    setParams({ size: size === 50 ? null : size, page: fitted.page <= 1 ? null : fitted.page, asked }, { replace: true })
+    void setParams({ size: size === 50 ? null : size, page: fitted.page <= 1 ? null : fitted.page, asked }, { replace: true })
   }, [capKnown, asked, size, fitted.page, setParams])
   const fresh = result.data && !result.isPlaceholderData ? result.data : undefined
   if (fresh && fresh !== shown) setShown(fresh)
@@ -54,7 +54,7 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
   // A link past the last page lands on the last page, and the URL says where it came from so
   // the page can say so (and a reload does not ask for the nonsense range again).
   useEffect(() => {
-    if (pastEnd && pages !== null) setParams({ page: pages <= 1 ? null : pages, past: search.page, mark: null }, { replace: true })
+    if (pastEnd) void setParams({ page: pages <= 1 ? null : pages, past: search.page, mark: null }, { replace: true })
   }, [pastEnd, pages, search.page, setParams])
 
   // Prefetch the next page so "Next page" swaps rows at once.
@@ -62,7 +62,8 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
     if (!fresh || tid === '') return
     if (page < pageCount(fresh.total, size)) {
       const next = pageRange(page + 1, size, fresh.total)
-      void queryClient.prefetchQuery(historyPrefetchQuery(number, tid, next.start, next.end))
+      // A prefetch that fails costs nothing: the page shows its own error if it is opened.
+      queryClient.query(historyPrefetchQuery(number, tid, next.start, next.end)).catch(() => undefined)
     }
   }, [fresh, page, size, number, tid, queryClient])
 
@@ -86,12 +87,12 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
     goSize: (s: number) => {
       // Keep the first record in view: the new page is the one that contains it.
       const p = Math.floor((start - 1) / s) + 1
-      setParams({ size: s === 50 ? null : s, page: p <= 1 ? null : p, more: null, past: null, asked: null })
+      return setParams({ size: s === 50 ? null : s, page: p <= 1 ? null : p, more: null, past: null, asked: null })
     },
     goNewest: () => {
       queryClient.removeQueries({ queryKey: historyKeys.number(tid, number) })
       setAnchor(undefined)
-      setParams({ page: null, more: null, past: null, mark: null, asked: null })
+      void setParams({ page: null, more: null, past: null, mark: null, asked: null })
     },
     refresh: () => {
       setAnchor(undefined)

@@ -36,12 +36,25 @@ export function IndexSummary({
             <button type="button" className="btn border-red-700 text-red-800" onClick={() => void forget(null)} disabled={busy}>
               Forget everything
             </button>
-            <button type="button" className="btn" onClick={() => setConfirming(null)}>
+            <button
+              type="button"
+              className="btn"
+              onClick={() => {
+                setConfirming(null)
+              }}
+            >
               Cancel
             </button>
           </span>
         ) : (
-          <button type="button" className="btn print:hidden" onClick={() => setConfirming('*')} disabled={busy || numbers.length === 0}>
+          <button
+            type="button"
+            className="btn print:hidden"
+            onClick={() => {
+              setConfirming('*')
+            }}
+            disabled={busy || numbers.length === 0}
+          >
             Forget all…
           </button>
         )

@@ -103,7 +103,13 @@ function IndexedNumberRow({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdm
                 <button type="button" className="btn border-red-700 text-red-800" onClick={() => void forget(n.number)} disabled={busy}>
                   Delete {formatCount(n.indexed)} messages
                 </button>
-                <button type="button" className="btn" onClick={() => setConfirming(null)}>
+                <button
+                  type="button"
+                  className="btn"
+                  onClick={() => {
+                    setConfirming(null)
+                  }}
+                >
                   Cancel
                 </button>
               </>
@@ -111,7 +117,9 @@ function IndexedNumberRow({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdm
               <button
                 type="button"
                 className="btn"
-                onClick={() => setConfirming(n.number)}
+                onClick={() => {
+                  setConfirming(n.number)
+                }}
                 disabled={busy}
                 aria-label={`Forget…: ${formatPhone(n.number)}`}
               >

@@ -10,6 +10,7 @@ import { formatCount } from '../../lib/count'
 import { formatDate, isoUtc, type Zone } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { statusText } from '../../lib/status'
+import { codePointName } from '../../lib/code-points'
 
 const HISTORY_PAGE_SIZE = 50
 
@@ -141,7 +142,7 @@ function EncodingText({ body }: { body: string | null }) {
             <span key={c}>
               {i > 0 ? ', ' : ''}
               <span className="rounded border border-slate-300 px-1 font-mono">{c}</span>{' '}
-              <span className="font-mono">U+{c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}</span>
+              <span className="font-mono">{codePointName(c)}</span>
             </span>
           ))}
         </span>

@@ -1,9 +1,9 @@
 import { Link } from '@tanstack/react-router'
-import { useMemo, useState } from 'react'
+import { useMemo } from 'react'
 import { ErrorAlert } from '../../components/alert'
 import { TableSkeleton } from '../../components/empty-state'
 import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
-import { MediaViewer } from '../../components/message/media-viewer'
+import { MediaViewer, useMediaViewer } from '../../components/message/media-viewer'
 import { formatCount } from '../../lib/count'
 import { zoneLabel } from '../../lib/dates'
 import { useSetParams } from '../../lib/navigation'
@@ -11,6 +11,7 @@ import { formatPhone } from '../../lib/phone'
 import type { MessageSearch } from '../../lib/route-params'
 import { MessageDetails } from './message-details'
 import { useMessage } from './use-message'
+import { ZoneToggle } from '../../components/zone-toggle'
 
 /**
  * One message, by its ordinal (1 = the number's oldest message; stable as new messages arrive).
@@ -21,8 +22,8 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
   const setParams = useSetParams('/numbers/$number/messages/$ordinal')
   const { tz: zone } = search
   const { index, indexed, tid, m, upstreamTotal, total, error, pos, outOfRange, retry } = useMessage(number, ordinal, search.tid)
-  const [media, setMedia] = useState<{ url: string; alt: string; opener: HTMLElement } | null>(null)
-  const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia: (url, alt, opener) => setMedia({ url, alt, opener }) }), [zone])
+  const { media, open: openMedia, close: closeMedia } = useMediaViewer()
+  const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia }), [zone, openMedia])
 
   return (
     <HistoryDisplayContext.Provider value={display}>
@@ -40,14 +41,7 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
         <p className="text-sm text-slate-700">
           Records count from the newest (1), as on the History page; this page&apos;s address names the message as number{' '}
           {formatCount(ordinal)} from the oldest, which stays the same as new messages arrive. Dates in {zoneLabel(zone)}.{' '}
-          <button
-            type="button"
-            className="btn print:hidden"
-            aria-pressed={zone === 'utc'}
-            onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}
-          >
-            Switch to {zone === 'utc' ? 'local time' : 'UTC'}
-          </button>
+          <ZoneToggle zone={zone} short className="btn print:hidden" onChange={(tz) => setParams({ tz }, { replace: true })} />
         </p>
         {!indexed && !index.loading && tid === '' ? (
           <div role="alert" className="my-3 rounded border border-red-300 bg-red-50 p-3 text-red-900">
@@ -78,7 +72,7 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
             threadLinks={index.available}
           />
         ) : null}
-        <MediaViewer media={media} onClose={() => setMedia(null)} />
+        <MediaViewer media={media} onClose={closeMedia} />
       </section>
     </HistoryDisplayContext.Provider>
   )

@@ -5,11 +5,13 @@ import {
   findingSentence,
   SEVERITY_LABEL,
   severityOf,
+  toggleAudit,
   type AuditFilter,
   type AuditResult,
   type UrlTarget,
 } from './audit'
 import { formatCount } from '../../lib/count'
+import { useUrlBound } from '../../lib/use-url-bound'
 
 const CLASS_STYLE = {
   problem: 'border-red-700 bg-red-50 text-red-900 hover:bg-red-100',
@@ -30,14 +32,20 @@ export function AuditSummary({
   audit,
   total,
   active,
-  onFilter,
+  onChange,
 }: {
   audit: AuditResult | null
   total: number | null
+  /** The chips pressed, as the URL has them. */
   active: readonly AuditFilter[]
-  /** A chip pressed or released (null: release them all). */
-  onFilter: (f: AuditFilter | null) => void
+  /** The chips pressed after a press or a release (empty: none). */
+  onChange: (next: readonly AuditFilter[]) => unknown
 }) {
+  // A press shows at once (useUrlBound); the next selection is made from what is shown, so quick presses add up.
+  const [pressed, setPressed] = useUrlBound(active, onChange)
+  const onFilter = (f: AuditFilter | null) => {
+    setPressed(f === null ? [] : toggleAudit(pressed, f))
+  }
   const findings = audit ? [...audit.counts.entries()].sort((a, b) => severityRank(a[0]) - severityRank(b[0]) || b[1] - a[1]) : []
   return (
     <section aria-labelledby="audit-heading" className="my-3 rounded border border-slate-200 bg-white p-3" data-print="hide">
@@ -59,19 +67,27 @@ export function AuditSummary({
             <button
               type="button"
               disabled={!audit}
-              aria-pressed={active.includes(c)}
-              onClick={() => onFilter(c)}
-              className={`inline-flex min-h-8 items-center gap-1 rounded border px-2 py-1 text-sm disabled:cursor-wait ${active.includes(c) ? PRESSED : CLASS_STYLE[c]}`}
+              aria-pressed={pressed.includes(c)}
+              onClick={() => {
+                onFilter(c)
+              }}
+              className={`inline-flex min-h-8 items-center gap-1 rounded border px-2 py-1 text-sm disabled:cursor-wait ${pressed.includes(c) ? PRESSED : CLASS_STYLE[c]}`}
             >
               <span className="font-semibold">{CLASS_FILTER_LABEL[c]}</span>
               <span className="inline-block min-w-[6ch] text-left tabular-nums">· {audit ? formatCount(audit.classes[c]) : '…'}</span>
             </button>
           </li>
         ))}
-        {active.length ? (
+        {pressed.length ? (
           <li>
-            <button type="button" className="btn min-h-8" onClick={() => onFilter(null)}>
-              {active.length > 1 ? 'Clear audit filters' : 'Clear audit filter'}
+            <button
+              type="button"
+              className="btn min-h-8"
+              onClick={() => {
+                onFilter(null)
+              }}
+            >
+              {pressed.length > 1 ? 'Clear audit filters' : 'Clear audit filter'}
             </button>
           </li>
         ) : null}
@@ -90,9 +106,11 @@ export function AuditSummary({
                     <li key={key}>
                       <button
                         type="button"
-                        aria-pressed={active.includes(key)}
-                        onClick={() => onFilter(key)}
-                        className={`rounded border px-2 py-1 text-left text-sm ${active.includes(key) ? PRESSED : CLASS_STYLE[sev]}`}
+                        aria-pressed={pressed.includes(key)}
+                        onClick={() => {
+                          onFilter(key)
+                        }}
+                        className={`rounded border px-2 py-1 text-left text-sm ${pressed.includes(key) ? PRESSED : CLASS_STYLE[sev]}`}
                       >
                         <span className="font-semibold">
                           {SEVERITY_LABEL[sev]}: {auditLabel(key)}

@@ -8,7 +8,7 @@ import { VirtualTable } from '../../components/data-table/virtual-table'
 import { columnLabel, exportTable, parseSort, sortToParam } from '../../components/data-table/features'
 import { ExportButtons } from '../../components/export-buttons'
 import { Tabs } from '../../components/tabs'
-import { auditSelectionParams, parseAuditSelection, toggleAudit, type AuditFilter } from './audit'
+import { auditSelectionParams, parseAuditSelection, type AuditFilter } from './audit'
 import { AuditSummary } from './audit-summary'
 import { COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMNS_ALL, COLUMNS_TYPED } from './columns'
 import { numberRowId, type NumberRow } from './number-rows'
@@ -48,7 +48,7 @@ export function NumbersPage({ search }: { search: NumbersSearch }) {
   // a fresh sorting array each render would re-sort 10,000 rows and re-render every cell.
   const sortParam = search.sort || null
   const sorting = useMemo(() => parseSort(sortParam, columnIds), [sortParam, columnIds])
-  const { hidden, columnVisibility, toggleColumn } = useHiddenColumns(search.hide, setParams)
+  const { hidden, columnVisibility, setHidden } = useHiddenColumns(search.hide, setParams)
 
   const { result, data, audited, auditResult, rows } = useNumbersRows({ tab, query, auditSel, sorting, columns })
   const visibleIds = columnIds.filter((id) => !hidden.has(id))
@@ -56,7 +56,7 @@ export function NumbersPage({ search }: { search: NumbersSearch }) {
   const changeTab = (next: NumberTab) => {
     // Keep search and sort where they still make sense: the country column exists only on All.
     const sort = search.sort
-    setParams({ tab: next === 'all' ? null : next, sort: next !== 'all' && sort?.startsWith('country.') ? null : sort })
+    return setParams({ tab: next === 'all' ? null : next, sort: next !== 'all' && sort.startsWith('country.') ? null : sort })
   }
 
   // Exactly what is on screen: the filtered, sorted rows and the shown columns, in order.
@@ -80,7 +80,7 @@ export function NumbersPage({ search }: { search: NumbersSearch }) {
           query={query}
           numbers={data}
           audit={audit}
-          onShowAll={() => setAudit([])}
+          onShowAll={() => void setAudit([])}
           setParams={setParams}
           actions={
             <>
@@ -90,7 +90,7 @@ export function NumbersPage({ search }: { search: NumbersSearch }) {
               <ColumnToggles
                 columns={columns.flatMap((c) => (c.id && c.enableHiding !== false ? [{ id: c.id, label: columnLabel(c) }] : []))}
                 hidden={hidden}
-                onToggle={toggleColumn}
+                onChange={setHidden}
               />
               <ExportButtons
                 getData={getExport}
@@ -110,12 +110,7 @@ export function NumbersPage({ search }: { search: NumbersSearch }) {
 
         {/* There from the first paint, loading included, at its final height: the rows below never move when the data or the audit lands. */}
         {result.isPending || (data && data.length > 0) ? (
-          <AuditSummary
-            audit={auditResult}
-            total={data ? data.length : null}
-            active={auditSel}
-            onFilter={(f) => setAudit(f === null ? [] : toggleAudit(auditSel, f))}
-          />
+          <AuditSummary audit={auditResult} total={data ? data.length : null} active={auditSel} onChange={setAudit} />
         ) : null}
         {/* The table is mounted while loading (headers and a skeleton body), so the data's arrival only adds rows. */}
         {result.isPending || (data && shown > 0) ? (

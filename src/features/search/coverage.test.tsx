@@ -73,8 +73,9 @@ describe("the Search page's coverage line", () => {
         autoSync={false}
         accountListed={false}
         zone="utc"
-        onStart={async () => {
+        onStart={() => {
           calls.push('start')
+          return Promise.resolve()
         }}
       />,
     )

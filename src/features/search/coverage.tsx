@@ -74,8 +74,12 @@ export function SearchCoverage({
             onClick={() => {
               setStarting('busy')
               onStart().then(
-                () => setStarting('started'),
-                () => setStarting('failed'),
+                () => {
+                  setStarting('started')
+                },
+                () => {
+                  setStarting('failed')
+                },
               )
             }}
           >

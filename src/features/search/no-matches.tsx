@@ -46,7 +46,13 @@ export function NoMatches({
     return (
       <EmptyState title={`No message text contains “${q.trim()}”`}>
         <p>That looks like a phone number, and this box searches the words of messages.</p>
-        <button type="button" className="btn mt-2" onClick={() => onSearchParty(phone)}>
+        <button
+          type="button"
+          className="btn mt-2"
+          onClick={() => {
+            onSearchParty(phone)
+          }}
+        >
           Search by other party instead? ({formatPhone(phone)})
         </button>
       </EmptyState>
@@ -85,7 +91,9 @@ export function NoMatches({
                     setStarting('started')
                     onIndexing()
                   },
-                  () => setStarting('failed'),
+                  () => {
+                    setStarting('failed')
+                  },
                 )
               }}
             >

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query'
-import { useId, useState, type FormEvent } from 'react'
+import { useId, useState, type SubmitEvent } from 'react'
 import { RANGE_LABELS, RELATIVE_RANGES, VIEW_NAME_MAX, type RelativeRange } from '../../../contract/saved-views'
 import { toApiError } from '../../api/errors'
 import { createView, VIEWS_KEY } from '../../api/views'
@@ -39,7 +39,7 @@ export function SaveView({ search }: { search: SearchSearch }) {
   const [saved, setSaved] = useState<string | null>(null)
   const fixedDays = search.from || search.to ? `${search.from || 'the start'} to ${search.to || 'today'}` : 'any date'
 
-  async function submit(e: FormEvent) {
+  async function submit(e: SubmitEvent) {
     e.preventDefault()
     setBusy(true)
     setError(null)
@@ -91,14 +91,22 @@ export function SaveView({ search }: { search: SearchSearch }) {
               value={name}
               maxLength={VIEW_NAME_MAX}
               required
-              onChange={(e) => setName(e.target.value)}
+              onChange={(e) => {
+                setName(e.target.value)
+              }}
               aria-invalid={error?.field === 'name' || undefined}
               aria-describedby={error ? `${id}-error` : undefined}
             />
           </label>
           <label className="flex flex-col">
             Dates
-            <select className="input" value={dates} onChange={(e) => setDates(e.target.value as Dates)}>
+            <select
+              className="input"
+              value={dates}
+              onChange={(e) => {
+                setDates(e.target.value as Dates)
+              }}
+            >
               <option value="fixed">As on this page ({fixedDays})</option>
               {RELATIVE_RANGES.map((r) => (
                 <option key={r} value={r}>
@@ -111,11 +119,25 @@ export function SaveView({ search }: { search: SearchSearch }) {
             <legend>Who can see it</legend>
             <div className="flex gap-3">
               <label className="flex items-center gap-1">
-                <input type="radio" name={`${id}-who`} checked={!shared} onChange={() => setShared(false)} />
+                <input
+                  type="radio"
+                  name={`${id}-who`}
+                  checked={!shared}
+                  onChange={() => {
+                    setShared(false)
+                  }}
+                />
                 Only me
               </label>
               <label className="flex items-center gap-1">
-                <input type="radio" name={`${id}-who`} checked={shared} onChange={() => setShared(true)} />
+                <input
+                  type="radio"
+                  name={`${id}-who`}
+                  checked={shared}
+                  onChange={() => {
+                    setShared(true)
+                  }}
+                />
                 Everyone on the team
               </label>
             </div>

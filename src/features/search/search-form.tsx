@@ -3,9 +3,11 @@ import type { NumberIndexStatus } from '../../api/index-api'
 import { DayField } from '../../components/day-field'
 import { zoneLabel } from '../../lib/dates'
 import type { SetParams } from '../../lib/navigation'
-import { formatPhone } from '../../lib/phone'
 import type { SearchSearch } from '../../lib/route-params'
+import { useUrlBound } from '../../lib/use-url-bound'
 import { useDebouncedParam } from './use-debounced-param'
+import { ZoneToggle } from '../../components/zone-toggle'
+import { NumberOptions } from '../../components/number-options'
 
 type Props = { search: SearchSearch; numbers: readonly NumberIndexStatus[]; setParams: SetParams<'/search'> }
 
@@ -18,7 +20,9 @@ export function SearchForm({ search, numbers, setParams }: Props) {
       role="search"
       aria-label="Message search"
       className="mt-2 flex flex-col gap-2 rounded border border-slate-200 bg-white p-3 print:hidden"
-      onSubmit={(e) => e.preventDefault()}
+      onSubmit={(e) => {
+        e.preventDefault()
+      }}
     >
       <label className="flex flex-col text-sm">
         Search all messages (text in the message)
@@ -26,7 +30,9 @@ export function SearchForm({ search, numbers, setParams }: Props) {
           type="search"
           className="input w-full max-w-xl"
           value={q}
-          onChange={(e) => setQ(e.target.value)}
+          onChange={(e) => {
+            setQ(e.target.value)
+          }}
           placeholder="Words in the message"
           autoFocus
         />
@@ -41,6 +47,9 @@ function SearchFilters({ search, numbers, setParams }: Props) {
   const zone = search.tz
   const commitParty = useCallback((v: string) => setParams({ party: v.replace(/\D/g, '') }, { replace: true }), [setParams])
   const [party, setParty] = useDebouncedParam(search.party, commitParty)
+  const [picked, setPicked] = useUrlBound(search.numbers, (numbers: readonly string[]) =>
+    setParams({ numbers: [...numbers] }, { replace: true }),
+  )
   return (
     <div className="flex flex-wrap items-end gap-3 text-sm">
       <label className="flex flex-col">
@@ -50,7 +59,9 @@ function SearchFilters({ search, numbers, setParams }: Props) {
           className="input w-44"
           inputMode="tel"
           value={party}
-          onChange={(e) => setParty(e.target.value)}
+          onChange={(e) => {
+            setParty(e.target.value)
+          }}
           placeholder="Any formatting"
         />
       </label>
@@ -79,21 +90,12 @@ function SearchFilters({ search, numbers, setParams }: Props) {
         <select
           multiple
           className="input h-20 min-w-44"
-          value={search.numbers}
-          onChange={(e) =>
-            setParams(
-              {
-                numbers: Array.from(e.target.selectedOptions).map((o) => o.value),
-              },
-              { replace: true },
-            )
-          }
+          value={picked}
+          onChange={(e) => {
+            setPicked(Array.from(e.target.selectedOptions).map((o) => o.value))
+          }}
         >
-          {numbers.map((n) => (
-            <option key={n.number} value={n.number}>
-              {formatPhone(n.number)}
-            </option>
-          ))}
+          <NumberOptions numbers={numbers} />
         </select>
       </label>
       <button
@@ -105,18 +107,12 @@ function SearchFilters({ search, numbers, setParams }: Props) {
       >
         Clear all
       </button>
-      <button
-        type="button"
-        className="btn"
-        aria-pressed={zone === 'utc'}
-        onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}
-      >
-        Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
-      </button>
+      <ZoneToggle zone={zone} onChange={(tz) => setParams({ tz }, { replace: true })} />
     </div>
   )
 }
 
+/** A labelled select whose first option, All, clears the filter; a pick shows at once (useUrlBound). */
 function Choice<T extends string>({
   label,
   value,
@@ -126,12 +122,19 @@ function Choice<T extends string>({
   label: string
   value: T | null
   options: Record<T, string>
-  onChange: (v: T | null) => void
+  onChange: (v: T | null) => unknown
 }) {
+  const [shown, pick] = useUrlBound(value, onChange)
   return (
     <label className="flex flex-col">
       {label}
-      <select className="input" value={value ?? 'all'} onChange={(e) => onChange(e.target.value === 'all' ? null : (e.target.value as T))}>
+      <select
+        className="input"
+        value={shown ?? 'all'}
+        onChange={(e) => {
+          pick(e.target.value === 'all' ? null : (e.target.value as T))
+        }}
+      >
         <option value="all">All</option>
         {(Object.keys(options) as T[]).map((k) => (
           <option key={k} value={k}>

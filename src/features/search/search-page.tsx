@@ -1,10 +1,10 @@
-import { useMemo, useState } from 'react'
+import { useMemo } from 'react'
 import type { SearchParams } from '../../../contract/index-api'
 import { useIndexStatus } from '../../api/index-api'
 import { IndexOffAlert } from '../../components/index-off-alert'
 import { TableSkeleton } from '../../components/empty-state'
 import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
-import { MediaViewer } from '../../components/message/media-viewer'
+import { MediaViewer, useMediaViewer } from '../../components/message/media-viewer'
 import { PrintHeader } from '../../components/print-header'
 import { dayRangeInZone, zoneLabel } from '../../lib/dates'
 import type { SearchSearch } from '../../lib/route-params'
@@ -50,10 +50,14 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
   )
   const found = useSearchResults(params, index.available)
   const zone = search.tz
-  const [media, setMedia] = useState<{ url: string; alt: string; opener: HTMLElement } | null>(null)
+  const { media, open: openMedia, close: closeMedia } = useMediaViewer()
   const display = useMemo<HistoryDisplay>(
-    () => ({ zone, openMedia: (url, alt, opener) => setMedia({ url, alt, opener }), highlight: search.q }),
-    [zone, search.q],
+    () => ({
+      zone,
+      openMedia,
+      highlight: search.q,
+    }),
+    [zone, openMedia, search.q],
   )
   const filters = describeFilters(search)
   const span = search.from || search.to ? `${search.from || 'the start'} to ${search.to || 'today'}` : null
@@ -99,7 +103,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
             />
           </>
         )}
-        <MediaViewer media={media} onClose={() => setMedia(null)} />
+        <MediaViewer media={media} onClose={closeMedia} />
       </section>
     </HistoryDisplayContext.Provider>
   )

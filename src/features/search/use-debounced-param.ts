@@ -5,7 +5,7 @@ import { useEffect, useState } from 'react'
  * query) after `ms` of quiet. When the URL changes from outside (back/forward, a link), the box
  * follows it.
  */
-export function useDebouncedParam(urlValue: string, commit: (v: string) => void, ms = 250) {
+export function useDebouncedParam(urlValue: string, commit: (v: string) => unknown, ms = 250) {
   const [text, setText] = useState(urlValue)
   const [seen, setSeen] = useState(urlValue)
   if (urlValue !== seen) {
@@ -15,7 +15,9 @@ export function useDebouncedParam(urlValue: string, commit: (v: string) => void,
   useEffect(() => {
     if (text === urlValue) return
     const t = setTimeout(() => commit(text), ms)
-    return () => clearTimeout(t)
+    return () => {
+      clearTimeout(t)
+    }
   }, [text, urlValue, commit, ms])
   return [text, setText] as const
 }

@@ -7,7 +7,7 @@ import { IndexOffAlert } from '../../components/index-off-alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { MessageBubble } from '../../components/message/bubble'
 import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
-import { MediaViewer } from '../../components/message/media-viewer'
+import { MediaViewer, useMediaViewer } from '../../components/message/media-viewer'
 import { PrintHeader } from '../../components/print-header'
 import { formatCount } from '../../lib/count'
 import { formatDate, formatDay, zoneLabel } from '../../lib/dates'
@@ -15,6 +15,7 @@ import { formatPhone } from '../../lib/phone'
 import type { ThreadSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
+import { ZoneToggle } from '../../components/zone-toggle'
 
 /**
  * The whole thread with one party, from the index, across the full history. It opens at the
@@ -30,8 +31,8 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
   // A page opened by a link puts focus on its heading, not on <body>: a screen reader starts
   // here and a keyboard user's next Tab is inside the page.
   useEffect(() => heading.current?.focus(), [number, party])
-  const [media, setMedia] = useState<{ url: string; alt: string; opener: HTMLElement } | null>(null)
-  const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia: (url, alt, opener) => setMedia({ url, alt, opener }) }), [zone])
+  const { media, open: openMedia, close: closeMedia } = useMediaViewer()
+  const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia }), [zone, openMedia])
 
   return (
     <HistoryDisplayContext.Provider value={display}>
@@ -78,16 +79,9 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
           </div>
         )}
         <div className="mt-2 print:hidden">
-          <button
-            type="button"
-            className="btn"
-            aria-pressed={zone === 'utc'}
-            onClick={() => setParams({ tz: zone === 'utc' ? null : 'utc' }, { replace: true })}
-          >
-            Times in {zoneLabel(zone)} — switch to {zone === 'utc' ? 'local time' : 'UTC'}
-          </button>
+          <ZoneToggle zone={zone} onChange={(tz) => setParams({ tz }, { replace: true })} />
         </div>
-        <MediaViewer media={media} onClose={() => setMedia(null)} />
+        <MediaViewer media={media} onClose={closeMedia} />
       </section>
     </HistoryDisplayContext.Provider>
   )
@@ -114,7 +108,9 @@ function PartyList({ number, tid, selected, zone }: { number: string; tid: strin
           className="input"
           inputMode="tel"
           value={filter}
-          onChange={(e) => setFilter(e.target.value)}
+          onChange={(e) => {
+            setFilter(e.target.value)
+          }}
           placeholder="Digits of a phone"
         />
       </label>

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent, type MouseEvent } from 'react'
+import { useState, type SubmitEvent, type MouseEvent } from 'react'
 import { RANGE_LABELS, VIEW_NAME_MAX } from '../../../contract/saved-views'
 import { toApiError } from '../../api/errors'
 import { useMe } from '../../api/me'
@@ -60,7 +60,9 @@ export function SavedViewsNav() {
             <a
               key={v.id}
               href={href}
-              onClick={(e) => open(e, v)}
+              onClick={(e) => {
+                open(e, v)
+              }}
               aria-current={here === shownAs ? 'page' : undefined}
               className="text-slate-700 underline-offset-2 hover:underline aria-[current=page]:font-semibold"
             >
@@ -81,7 +83,9 @@ export function SavedViewsNav() {
           className="text-slate-700 underline underline-offset-2"
           aria-expanded={managing}
           aria-controls="saved-views-manage"
-          onClick={() => setManaging(!managing)}
+          onClick={() => {
+            setManaging(!managing)
+          }}
         >
           Manage
         </button>
@@ -123,7 +127,7 @@ function ManageRow({ view, onChanged }: { view: SavedView; onChanged: () => void
       setBusy(false)
     }
   }
-  const rename = (e: FormEvent) => {
+  const rename = (e: SubmitEvent) => {
     e.preventDefault()
     void act(() => renameView(view.id, name))
   }
@@ -139,13 +143,21 @@ function ManageRow({ view, onChanged }: { view: SavedView; onChanged: () => void
               value={name}
               maxLength={VIEW_NAME_MAX}
               required
-              onChange={(e) => setName(e.target.value)}
+              onChange={(e) => {
+                setName(e.target.value)
+              }}
             />
           </label>
           <button type="submit" className="btn" disabled={busy}>
             Save name
           </button>
-          <button type="button" className="btn" onClick={() => setMode('show')}>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
+              setMode('show')
+            }}
+          >
             Cancel
           </button>
         </form>
@@ -157,7 +169,14 @@ function ManageRow({ view, onChanged }: { view: SavedView; onChanged: () => void
       )}
       {view.mine && mode === 'show' ? (
         <>
-          <button type="button" className="btn" aria-label={`Rename ${view.name}`} onClick={() => setMode('rename')}>
+          <button
+            type="button"
+            className="btn"
+            aria-label={`Rename ${view.name}`}
+            onClick={() => {
+              setMode('rename')
+            }}
+          >
             Rename
           </button>
           <button
@@ -169,7 +188,14 @@ function ManageRow({ view, onChanged }: { view: SavedView; onChanged: () => void
           >
             {view.shared ? 'Make private' : 'Share with team'}
           </button>
-          <button type="button" className="btn" aria-label={`Delete ${view.name}`} onClick={() => setMode('delete')}>
+          <button
+            type="button"
+            className="btn"
+            aria-label={`Delete ${view.name}`}
+            onClick={() => {
+              setMode('delete')
+            }}
+          >
             Delete
           </button>
         </>
@@ -180,7 +206,13 @@ function ManageRow({ view, onChanged }: { view: SavedView; onChanged: () => void
           <button type="button" className="btn" disabled={busy} onClick={() => void act(() => deleteView(view.id))}>
             Yes, delete
           </button>
-          <button type="button" className="btn" onClick={() => setMode('show')}>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
+              setMode('show')
+            }}
+          >
             Keep it
           </button>
         </span>

@@ -96,7 +96,9 @@ describe('Needs reply', () => {
     act(() => {
       qc.setQueryData(indexKeys.status(), status(12, 'idle'))
     })
-    await waitFor(() => expect(screen.queryByText(/is under way/)).toBeNull())
+    await waitFor(() => {
+      expect(screen.queryByText(/is under way/)).toBeNull()
+    })
     expect(qc.getQueryState(needsReplyQuery(null).queryKey)?.isInvalidated).toBe(true)
   })
 

@@ -6,6 +6,7 @@ import { startSync } from '../../api/index-admin'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { IndexOffAlert } from '../../components/index-off-alert'
 import { formatCount } from '../../lib/count'
+import { formatPhone } from '../../lib/phone'
 import { useUrlBound } from '../../lib/use-url-bound'
 import { Link } from '@tanstack/react-router'
 import { NumberOptions } from '../../components/number-options'
@@ -92,8 +93,8 @@ function IndexingNote({ numbers }: { numbers: readonly NumberIndexStatus[] }) {
     if (busy.length < seen.current) void queryClient.invalidateQueries({ queryKey: deskKeys.all })
     seen.current = busy.length
   }, [busy.length, queryClient])
-  if (busy.length === 0) return null
-  const first = busy[0]!
+  const [first] = busy
+  if (!first) return null
   return (
     <p role="status" className="mb-2 text-sm text-slate-700">
       {busy.length === 1

@@ -21,6 +21,7 @@ const FIRST_STACK_FILES = [
   '**/charts.spec.ts',
   '**/theme.spec.ts',
   '**/index-progress.spec.ts',
+  '**/code-load.spec.ts',
 ]
 const executablePath = findChromium()
 // Journeys over the million-message history (minutes of indexing) carry the @scale tag: they run

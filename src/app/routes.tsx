@@ -9,7 +9,7 @@ import {
 } from '@tanstack/react-router'
 import type { ComponentType, ReactNode } from 'react'
 import { ORDINAL, PAGES } from '../../contract/pages'
-import { ErrorAlert } from '../components/alert'
+import { CodeLoadAlert, ErrorAlert } from '../components/alert'
 import { TableSkeleton } from '../components/empty-state'
 import { NumbersPage } from '../features/numbers/numbers-page'
 import {
@@ -30,6 +30,7 @@ import {
   stripDefaults,
   threadSearch,
 } from '../lib/route-params'
+import { isModuleLoadError } from '../lib/module-load'
 import { usePhoneLibrary } from '../lib/phone'
 import { ForAdmins, Layout, NotFound, usePageAccess } from './layout'
 
@@ -57,6 +58,7 @@ function pending(what: string) {
 function failed(what: string) {
   return function PageError({ error, reset }: ErrorComponentProps) {
     const router = useRouter()
+    if (isModuleLoadError(error)) return <CodeLoadAlert where={what} />
     return (
       <ErrorAlert
         error={error}

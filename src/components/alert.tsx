@@ -41,3 +41,29 @@ export function ErrorAlert({
     </div>
   )
 }
+
+/**
+ * A page whose code did not load (src/lib/module-load.ts): said as what it is, not as an error of
+ * the messaging service, with the one thing that helps.
+ */
+export function CodeLoadAlert({ where }: { where: string }) {
+  return (
+    <div role="alert" className="my-3 rounded border border-red-300 bg-red-50 p-3 text-red-900" data-error-kind="code_load">
+      <p className="font-semibold">
+        The page could not be loaded<span className="font-normal"> while opening {where}</span>
+      </p>
+      <p className="mt-0.5 text-sm">
+        Switchboard may have been updated since this tab was opened, or the connection to it dropped. Reloading gets the current version.
+      </p>
+      <button
+        type="button"
+        className="btn mt-2 print:hidden"
+        onClick={() => {
+          window.location.reload()
+        }}
+      >
+        Reload the page
+      </button>
+    </div>
+  )
+}

@@ -91,20 +91,39 @@ export function insertParams(number: string, fetchedTid: string, rows: readonly 
   return [number, fetchedTid, rows.length, ...MESSAGE_COLUMNS.map((c) => rows.map(c.value))]
 }
 
-export const COPY_SQL = `COPY index_messages (${[...BATCH_COLUMNS, ...names].join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`
+/**
+ * COPY's columns: body_id last, so a row's CSV line can be made before the transaction (while the
+ * previous batch is being stored) and its body id, known only once the batch's bodies are looked
+ * up inside the transaction, appended then.
+ */
+const COPY_COLUMNS = MESSAGE_COLUMNS.filter((c) => c.name !== 'body_id')
+export const COPY_SQL = `COPY index_messages (${[...BATCH_COLUMNS, ...COPY_COLUMNS.map((c) => c.name), 'body_id'].join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`
 
 /** COPY's CSV: strings always quoted (so "" is an empty string and an unquoted empty is NULL). */
 const cq = (v: string) => `"${v.includes('"') ? v.replace(/"/g, '""') : v}"`
 const csvValue = (v: string | number | boolean | null) => (v === null ? '' : typeof v === 'string' ? cq(v) : String(v))
+/** Each COPY column's CSV field, one function per column, chosen once (body_id, the one column that reads bodyId, is not among them). */
+const FIELDS: ReadonlyArray<(m: PendingMessage) => string> = COPY_COLUMNS.map((c) => {
+  const { csv, value } = c
+  return csv ? (m: PendingMessage) => csv(m as StoredMessage) ?? '' : (m: PendingMessage) => csvValue(value(m as StoredMessage))
+})
 
-/** COPY_SQL's data for a batch. */
-export function copyCsv(number: string, fetchedTid: string, rows: readonly StoredMessage[]): string {
-  const head = `${cq(number)},${cq(fetchedTid)}`
+/** A row before its body id is known. */
+export type PendingMessage = Omit<StoredMessage, 'bodyId'>
+
+/** A row's CSV line for COPY_SQL up to its body id (no comma or newline after it). */
+export function copyLine(head: string, m: PendingMessage): string {
+  let line = head
+  for (const f of FIELDS) line += `,${f(m)}`
+  return line
+}
+
+/** The head every line of a batch starts with (number, fetched tid). */
+export const copyHead = (number: string, fetchedTid: string) => `${cq(number)},${cq(fetchedTid)}`
+
+/** COPY_SQL's data: each line (copyLine) with its row's body id. */
+export function copyCsv(lines: readonly string[], bodyIds: ReadonlyArray<number | null>): string {
   let out = ''
-  for (const m of rows) {
-    let line = head
-    for (const c of MESSAGE_COLUMNS) line += `,${c.csv ? (c.csv(m) ?? '') : csvValue(c.value(m))}`
-    out += `${line}\n`
-  }
+  for (let i = 0; i < lines.length; i++) out += `${lines[i]!},${bodyIds[i] ?? ''}\n`
   return out
 }

@@ -103,16 +103,13 @@ export const COPY_SQL = `COPY index_messages (${[...BATCH_COLUMNS, ...COPY_COLUM
 const cq = (v: string) => `"${v.includes('"') ? v.replace(/"/g, '""') : v}"`
 const csvValue = (v: string | number | boolean | null) => (v === null ? '' : typeof v === 'string' ? cq(v) : String(v))
 /** Each COPY column's CSV field, one function per column, chosen once (body_id, the one column that reads bodyId, is not among them). */
-const FIELDS: ReadonlyArray<(m: PendingMessage) => string> = COPY_COLUMNS.map((c) => {
+const FIELDS: ReadonlyArray<(m: StoredMessage) => string> = COPY_COLUMNS.map((c) => {
   const { csv, value } = c
-  return csv ? (m: PendingMessage) => csv(m as StoredMessage) ?? '' : (m: PendingMessage) => csvValue(value(m as StoredMessage))
+  return csv ? (m: StoredMessage) => csv(m) ?? '' : (m: StoredMessage) => csvValue(value(m))
 })
 
-/** A row before its body id is known. */
-export type PendingMessage = Omit<StoredMessage, 'bodyId'>
-
-/** A row's CSV line for COPY_SQL up to its body id (no comma or newline after it). */
-export function copyLine(head: string, m: PendingMessage): string {
+/** A row's CSV line for COPY_SQL up to its body id (no comma or newline after it): made before the body id is known. */
+export function copyLine(head: string, m: StoredMessage): string {
   let line = head
   for (const f of FIELDS) line += `,${f(m)}`
   return line

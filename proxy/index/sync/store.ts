@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/types.ts'
 import { deskFacts, forgetDesk, storeDeskFacts } from '../../desk/refresh.ts'
-import { COPY_SQL, copyCsv, copyHead, copyLine, INSERT_SQL, insertParams, type PendingMessage, type StoredMessage } from '../columns.ts'
+import { COPY_SQL, copyCsv, copyHead, copyLine, INSERT_SQL, insertParams, type StoredMessage } from '../columns.ts'
 import type { Page, PageRecord } from '../parse.ts'
 import { BODY_COUNTS_SQL, BODY_IDS_SQL, DAILY_SQL, NUMBER_AFTER_STORE_SQL, PARTIES_SQL, QUARTER_SQL } from './sql.ts'
 import type { Job, NumberRow } from './types.ts'
@@ -33,7 +33,8 @@ const QUARTER_MS = 15 * 60_000
 export interface Prepared {
   page: Page
   cp: Checkpoint | null
-  rows: PendingMessage[]
+  /** The rows, their body ids still null (the store looks them up inside its transaction). */
+  rows: StoredMessage[]
   /** COPY lines (copyLine) when the rows are known to be absent and the engine loads by COPY; else null. */
   lines: string[] | null
 }
@@ -53,9 +54,9 @@ export function prepareBatch(job: Job, page: Page, placed: Placed[], cp: Checkpo
   const dates = datesOf(page, placed)
   // The desk's facts come from the records alone: computed before the transaction, written with the rows.
   const of = job.ctx.desk ? deskFacts() : null
-  const rows = placed.map(({ ordinal, r }, i): PendingMessage => {
+  const rows = placed.map(({ ordinal, r }, i): StoredMessage => {
     const date = dates[i]!
-    return { ordinal, r, date, desk: of ? of({ party: r.partyDigits, date, direction: r.direction, body: r.body }) : null }
+    return { ordinal, r, date, bodyId: null, desk: of ? of({ party: r.partyDigits, date, direction: r.direction, body: r.body }) : null }
   })
   let lines: string[] | null = null
   if (fresh && job.ctx.db.engine === 'pglite' && rows.length > 0) {
@@ -134,15 +135,16 @@ function datesOf(page: Page, placed: Placed[]): string[] {
   })
 }
 
-/** Body ids for the rows (adding new bodies). */
-async function withBodies(tx: Queryable, pending: PendingMessage[]): Promise<StoredMessage[]> {
-  const distinct = [...new Set(pending.map((x) => x.r.body).filter((b): b is string => b !== null))]
+/** Sets the rows' body ids (adding new bodies). */
+async function withBodies(tx: Queryable, rows: StoredMessage[]): Promise<StoredMessage[]> {
+  const distinct = [...new Set(rows.map((x) => x.r.body).filter((b): b is string => b !== null))]
   const bodyIds = new Map<string, number>()
   if (distinct.length > 0) {
     const ids = await tx.query<{ k: number; id: number }>(BODY_IDS_SQL, [distinct])
     for (const { k, id } of ids.rows) bodyIds.set(distinct[k - 1]!, id)
   }
-  return pending.map((m) => ({ ...m, bodyId: m.r.body === null ? null : (bodyIds.get(m.r.body) ?? null) }))
+  for (const m of rows) m.bodyId = m.r.body === null ? null : (bodyIds.get(m.r.body) ?? null)
+  return rows
 }
 
 /** The daily, quarter-hour, party and body roll-ups of exactly the rows stored, in the same transaction. */

@@ -92,9 +92,8 @@ export function insertParams(number: string, fetchedTid: string, rows: readonly 
 }
 
 /**
- * COPY's columns: body_id last, so a row's CSV line can be made before the transaction (while the
- * previous batch is being stored) and its body id, known only once the batch's bodies are looked
- * up inside the transaction, appended then.
+ * COPY's columns: body_id last, so a row's CSV line can be made before the transaction and its
+ * body id, known only once the batch's bodies are looked up inside it, appended then.
  */
 const COPY_COLUMNS = MESSAGE_COLUMNS.filter((c) => c.name !== 'body_id')
 export const COPY_SQL = `COPY index_messages (${[...BATCH_COLUMNS, ...COPY_COLUMNS.map((c) => c.name), 'body_id'].join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`
@@ -110,9 +109,8 @@ const FIELDS: ReadonlyArray<(m: StoredMessage) => string> = COPY_COLUMNS.map((c)
 
 /**
  * A row's CSV line for COPY_SQL up to its body id (no comma or newline after it): made before the
- * body id is known. Joined from an array, so the line is one flat string: a line built by `+=`
- * is a tree of small strings, and a prepared batch lives long enough (until the batch before it
- * is stored) for those trees to reach V8's old generation.
+ * body id is known. Joined from an array, so the line is one flat string: a line built by `+=` is
+ * a tree of small strings, kept alive until the batch is stored.
  */
 export function copyLine(head: string, m: StoredMessage): string {
   const fields = new Array<string>(FIELDS.length + 1)

@@ -371,7 +371,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     return deskTables(number)
   }
 
-  it('keeps the desk during a bulk walk (each batch prepared while the one before is stored) as a rebuild from the rows gives: fresh, resumed after a stop, and after a catch-up', async () => {
+  it('keeps the desk during a bulk walk (COPY, rows prepared before their transaction) as a rebuild from the rows gives: fresh, resumed after a stop, and after a catch-up', async () => {
     const desk = num(DESK_INDEX)
     const opts = { bulkMin: 100, storeRows: 40, pageCap: 20, concurrency: 1 }
     // The reference: the history stored with the desk off, its desk then built from the rows.

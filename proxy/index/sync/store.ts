@@ -26,11 +26,11 @@ const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCa
 const QUARTER_MS = 15 * 60_000
 
 /**
- * A batch made ready to store without the database: each row's date and desk facts (when kept)
- * and, for a COPY, its CSV line up to the body id. A full walk prepares the next batch while the
- * database stores the one before (PGlite runs on its own thread).
+ * A batch made ready before its transaction: each row's date and desk facts (when kept) and, for
+ * a COPY, its CSV line up to the body id. Made outside the transaction, so that the transaction
+ * holds PGlite's one connection only for the database's own work.
  */
-export interface Prepared {
+interface Prepared {
   page: Page
   cp: Checkpoint | null
   /** The rows, their body ids still null (the store looks them up inside its transaction). */
@@ -50,7 +50,7 @@ export async function storeBatch(job: Job, page: Page, placed: Placed[], cp: Che
 }
 
 /** The work of a batch that needs no database (see Prepared). */
-export function prepareBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh: boolean): Prepared {
+function prepareBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh: boolean): Prepared {
   const dates = datesOf(page, placed)
   // The desk's facts come from the records alone: computed before the transaction, written with the rows.
   const of = job.ctx.desk ? deskFacts() : null
@@ -67,7 +67,7 @@ export function prepareBatch(job: Job, page: Page, placed: Placed[], cp: Checkpo
 }
 
 /** Stores a prepared batch (see storeBatch). */
-export async function storePrepared(job: Job, prep: Prepared): Promise<number> {
+async function storePrepared(job: Job, prep: Prepared): Promise<number> {
   const { db } = job.ctx
   const { page, cp } = prep
   return db.transaction(async (tx) => {

@@ -1,7 +1,7 @@
 import { identity, type Page } from '../parse.ts'
 import { pageResult } from './fetch.ts'
 import { dropIndexes } from './indexes.ts'
-import { prepareBatch, storeBatch, storePrepared, type Checkpoint, type Placed } from './store.ts'
+import { storeBatch, type Checkpoint, type Placed } from './store.ts'
 import { ok, stopped, type Job, type NumberRow, type Result } from './types.ts'
 
 /**
@@ -47,10 +47,6 @@ interface Walk {
   topStored: number
   stalls: number
   inserted: number
-  /** The batch being stored while the walk fetches and prepares the next (at most one at a time). */
-  storing: Promise<void> | null
-  /** Why that store failed, once it has. */
-  storeFailed: { error: unknown } | null
 }
 
 /** Returns the rows inserted, or why the walk stopped (what it fetched before is kept). */
@@ -63,22 +59,13 @@ export async function fullWalk(job: Job, row: NumberRow, hold: BulkHold): Promis
     const got = await w.pending
     job.ctx.stats.waitMs += performance.now() - waitStart
     if (!got.ok) {
-      await flush(w)
-        .then(() => settle(w))
-        .catch((e: unknown) => job.ctx.log(`index: ${job.number}: could not store the last pages: ${String(e)}`))
+      await flush(w).catch((e: unknown) => job.ctx.log(`index: ${job.number}: could not store the last pages: ${String(e)}`))
       return got
     }
-    const step = await onPage(w, got.value).catch(async (e: unknown) => {
-      await settle(w).catch(() => {})
-      throw e
-    })
-    if (!step.ok || step.value) {
-      await settle(w)
-      return step.ok ? ok(w.inserted) : step
-    }
+    const step = await onPage(w, got.value)
+    if (!step.ok || step.value) return step.ok ? ok(w.inserted) : step
     if (job.signal.aborted) {
       await flush(w)
-      await settle(w)
       return stopped('aborted', 'stopped')
     }
   }
@@ -107,8 +94,6 @@ function startWalk(job: Job, row: NumberRow, hold: BulkHold): Walk {
     topStored: row.top_ordinal,
     stalls: 0,
     inserted: 0,
-    storing: null,
-    storeFailed: null,
   }
 }
 
@@ -139,7 +124,6 @@ async function onPage(w: Walk, page: Page): Promise<Result<boolean>> {
   if (order) return order
   if (page.total === 0 || (!Number.isFinite(w.next) && page.records.length === 0)) {
     // An empty history is a complete one.
-    await settle(w)
     await storeBatch(job, page, [], { next: 0, total: page.total, check: null })
     return ok(true)
   }
@@ -231,41 +215,16 @@ async function advance(w: Walk, page: Page, rows: Placed[]): Promise<void> {
   w.bufferPage = page
   w.bufferCp = { next, total: w.totalKnown, check }
   if (w.buffer.length >= w.job.ctx.storeRows || next <= 0) await flush(w)
-  if (next <= 0) await settle(w)
   w.next = next
   w.check = check
 }
 
-/**
- * The batch goes in with the checkpoint of its last page: a crash loses at most a batch (and the
- * one before it, if that was still being stored). The batch is prepared here, while the one
- * before is still being stored, and its store starts once that one has committed: checkpoints
- * commit in the walk's order, and a failed store stops the walk at the next flush or settle.
- */
+/** The batch goes in with the checkpoint of its last page: a crash loses at most a batch. */
 async function flush(w: Walk): Promise<void> {
   if (!w.bufferPage) return
-  const prep = prepareBatch(w.job, w.bufferPage, w.buffer, w.bufferCp, true)
+  const storeStart = performance.now()
+  w.inserted += await storeBatch(w.job, w.bufferPage, w.buffer, w.bufferCp, true)
   w.buffer = []
   w.bufferPage = null
-  await settle(w)
-  const storeStart = performance.now()
-  w.storing = storePrepared(w.job, prep).then(
-    (n) => {
-      w.inserted += n
-      w.job.ctx.stats.storeMs += performance.now() - storeStart
-    },
-    (error: unknown) => {
-      w.storeFailed = { error }
-    },
-  )
-}
-
-/** Waits for the batch being stored; throws what its store threw. */
-async function settle(w: Walk): Promise<void> {
-  const storing = w.storing
-  w.storing = null
-  if (storing) await storing
-  const failed = w.storeFailed
-  w.storeFailed = null
-  if (failed) throw failed.error
+  w.job.ctx.stats.storeMs += performance.now() - storeStart
 }

@@ -393,7 +393,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(await indexNames()).toEqual(expect.arrayContaining(SECONDARY))
     expect(await deskTables(desk.number)).toEqual(reference)
 
-    // A walk stopped mid-way (batches stored, one perhaps in flight), then resumed.
+    // A walk stopped mid-way (some batches stored with their counts), then resumed.
     await forget(db, null)
     let first: ReturnType<typeof createSyncer> | null = null
     const killer = hooked(fw, (n) => {

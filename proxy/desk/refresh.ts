@@ -292,31 +292,50 @@ type Ev = {
 
 type Marked = DeskMessage & { ordinal: number }
 
+/** The opt-out periods of a recompute ($2–$6, one element per period), numbered by position `i`. */
+const PERIODS = `per AS (
+  SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[]) WITH ORDINALITY AS u(party, so, sd, ed, eo, i)
+)`
+/** The sends of a period (after the opt-out, before the opt-in that ends it), as a condition on `d` and `per`. */
+const IN_PERIOD = `d.number = $1 AND d.party_digits = per.party AND NOT d.desk_inbound
+         AND d.date >= per.sd AND (d.date, d.ordinal) > (per.sd, per.so)
+         AND (per.ed IS NULL OR (d.date <= per.ed AND (d.date, d.ordinal) < (per.ed, per.eo)))`
+
 /**
  * Sends after opt-out, as sentAfterOptOut decides, in SQL: the outbound messages inside each
- * opt-out period (after the opt-out, before the opt-in that ends it), except the first of them
- * when it came within the confirmation window. Each period reads its sends in order from the
- * thread index; the first MAX_SENT_AFTER_PER_PERIOD are kept as evidence, and every one is
- * counted (only the count per party comes back to JavaScript).
+ * opt-out period, except the first of them when it came within the confirmation window ($7).
+ * Each period reads its first MAX_SENT_AFTER_PER_PERIOD sends in order from the thread index and
+ * keeps them as evidence; the answer says, per period, whether its first send was that allowed
+ * confirmation. The count of every send comes from SENT_COUNT.
  */
-const SENT_AFTER = `
-WITH per AS (
-  SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[]) AS u(party, so, sd, ed, eo)
-), sends AS (
-  SELECT per.party, s.ordinal, s.date, s.failed, per.so, per.sd, s.k
+const SENT_EVIDENCE = `
+WITH ${PERIODS}, sends AS (
+  SELECT per.i, per.party, s.ordinal, s.date, s.failed, per.so, per.sd, s.k,
+         s.k = 1 AND extract(epoch FROM s.date - per.sd) * 1000 <= $7 AS confirmation
     FROM per CROSS JOIN LATERAL (
-      SELECT d.ordinal, d.date, COALESCE(d.status_code >= 400, false) AS failed, row_number() OVER (ORDER BY d.date, d.ordinal) AS k
-        FROM index_messages d
-       WHERE d.number = $1 AND d.party_digits = per.party AND NOT d.desk_inbound
-         AND d.date >= per.sd AND (d.date, d.ordinal) > (per.sd, per.so)
-         AND (per.ed IS NULL OR (d.date <= per.ed AND (d.date, d.ordinal) < (per.ed, per.eo)))) s
-   WHERE NOT (s.k = 1 AND extract(epoch FROM s.date - per.sd) * 1000 <= $7)
+      SELECT f.ordinal, f.date, f.failed, row_number() OVER (ORDER BY f.date, f.ordinal) AS k FROM (
+        SELECT d.ordinal, d.date, COALESCE(d.status_code >= 400, false) AS failed FROM index_messages d
+         WHERE ${IN_PERIOD}
+         ORDER BY d.date, d.ordinal LIMIT ${MAX_SENT_AFTER_PER_PERIOD}) f) s
 ), kept AS (
   INSERT INTO desk_sent_after (number, party, ordinal, date, opt_ordinal, after_ms, failed)
-  SELECT $1, party, ordinal, date, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed FROM sends
-   WHERE k <= ${MAX_SENT_AFTER_PER_PERIOD}
+  SELECT $1, party, ordinal, date, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed FROM sends WHERE NOT confirmation
 )
-SELECT party, count(*)::int AS n FROM sends GROUP BY party`
+SELECT i::int AS i FROM sends WHERE confirmation`
+
+/**
+ * Every send in each period, counted. A plain join rather than one look-up per period: when the
+ * periods cover much of the number (a fresh walk recomputes every thread, and a party opted out
+ * long ago may have been sent to daily since), the planner reads the number's rows once and
+ * hashes the periods, instead of visiting each thread's rows through the thread index (on a
+ * million-message number that read most of the table once per party). For a few short threads it
+ * still takes the thread index.
+ */
+const SENT_COUNT = `
+WITH ${PERIODS}
+SELECT per.i::int AS i, count(*)::int AS n FROM per JOIN index_messages d ON d.party_digits = per.party
+ WHERE ${IN_PERIOD}
+ GROUP BY per.i`
 
 async function refreshThreads(tx: Queryable, number: string, parties: string[]): Promise<void> {
   const facts = await tx.query<ThreadFacts>(THREAD_FACTS, [number, parties])
@@ -357,16 +376,15 @@ async function refreshThreads(tx: Queryable, number: string, parties: string[]):
   await tx.query('DELETE FROM desk_sent_after WHERE number = $1 AND party = ANY($2::text[])', [number, parties])
   const sent = new Map<string, number>()
   if (per.party.length > 0) {
-    const r = await tx.query<{ party: string; n: number }>(SENT_AFTER, [
-      number,
-      per.party,
-      per.so,
-      per.sd,
-      per.ed,
-      per.eo,
-      CONFIRMATION_WINDOW_MS,
-    ])
-    for (const { party, n } of r.rows) sent.set(party, n)
+    const periods = [number, per.party, per.so, per.sd, per.ed, per.eo]
+    const confirmations = await tx.query<{ i: number }>(SENT_EVIDENCE, [...periods, CONFIRMATION_WINDOW_MS])
+    const counts = await tx.query<{ i: number; n: number }>(SENT_COUNT, periods)
+    const n = new Map(counts.rows.map((c) => [c.i, c.n]))
+    for (const { i } of confirmations.rows) n.set(i, (n.get(i) ?? 1) - 1)
+    for (const [i, c] of n) {
+      const party = per.party[i - 1]!
+      sent.set(party, (sent.get(party) ?? 0) + c)
+    }
   }
   if (rows.length === 0) return
   const col = <T>(f: (t: ThreadFacts) => T) => rows.map(f)

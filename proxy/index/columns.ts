@@ -91,20 +91,41 @@ export function insertParams(number: string, fetchedTid: string, rows: readonly 
   return [number, fetchedTid, rows.length, ...MESSAGE_COLUMNS.map((c) => rows.map(c.value))]
 }
 
-export const COPY_SQL = `COPY index_messages (${[...BATCH_COLUMNS, ...names].join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`
+/**
+ * COPY's columns: body_id last, so a row's CSV line can be made before the transaction and its
+ * body id, known only once the batch's bodies are looked up inside it, appended then.
+ */
+const COPY_COLUMNS = MESSAGE_COLUMNS.filter((c) => c.name !== 'body_id')
+export const COPY_SQL = `COPY index_messages (${[...BATCH_COLUMNS, ...COPY_COLUMNS.map((c) => c.name), 'body_id'].join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`
 
 /** COPY's CSV: strings always quoted (so "" is an empty string and an unquoted empty is NULL). */
 const cq = (v: string) => `"${v.includes('"') ? v.replace(/"/g, '""') : v}"`
 const csvValue = (v: string | number | boolean | null) => (v === null ? '' : typeof v === 'string' ? cq(v) : String(v))
+/** Each COPY column's CSV field, one function per column, chosen once (body_id, the one column that reads bodyId, is not among them). */
+const FIELDS: ReadonlyArray<(m: StoredMessage) => string> = COPY_COLUMNS.map((c) => {
+  const { csv, value } = c
+  return csv ? (m: StoredMessage) => csv(m) ?? '' : (m: StoredMessage) => csvValue(value(m))
+})
 
-/** COPY_SQL's data for a batch. */
-export function copyCsv(number: string, fetchedTid: string, rows: readonly StoredMessage[]): string {
-  const head = `${cq(number)},${cq(fetchedTid)}`
-  let out = ''
-  for (const m of rows) {
-    let line = head
-    for (const c of MESSAGE_COLUMNS) line += `,${c.csv ? (c.csv(m) ?? '') : csvValue(c.value(m))}`
-    out += `${line}\n`
-  }
-  return out
+/**
+ * A row's CSV line for COPY_SQL up to its body id (no comma or newline after it): made before the
+ * body id is known. Joined from an array, so the line is one flat string: a line built by `+=` is
+ * a tree of small strings, kept alive until the batch is stored.
+ */
+export function copyLine(head: string, m: StoredMessage): string {
+  const fields = new Array<string>(FIELDS.length + 1)
+  fields[0] = head
+  for (let i = 0; i < FIELDS.length; i++) fields[i + 1] = FIELDS[i]!(m)
+  return fields.join(',')
+}
+
+/** The head every line of a batch starts with (number, fetched tid). */
+export const copyHead = (number: string, fetchedTid: string) => `${cq(number)},${cq(fetchedTid)}`
+
+/** COPY_SQL's data: each line (copyLine) with its row's body id. */
+export function copyCsv(lines: readonly string[], bodyIds: ReadonlyArray<number | null>): string {
+  const out = new Array<string>(lines.length + 1)
+  for (let i = 0; i < lines.length; i++) out[i] = `${lines[i]!},${bodyIds[i] ?? ''}`
+  out[lines.length] = ''
+  return out.join('\n')
 }

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OpenedDb } from '../db/open.ts'
 import { ENGINES, useEngines } from '../db/test-engines.ts'
 import { createForwarder, type Forwarder } from '../forward.ts'
+import { refreshAllDesk } from '../desk/refresh.ts'
 import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
+import { DESK_INDEX } from '../simulator/desk-cases.ts'
 import { extraTid, REMOVAL_WORDINGS, type RemovalWording } from '../simulator/quirks.ts'
 import { createSimulator, type Simulator } from '../simulator/simulator.ts'
 import { parseIndexConfig, parseIndexConfigResult } from './config.ts'
@@ -340,6 +342,82 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
       },
       60_000,
     )
+
+  /** A number's desk tables in a stable order, dates as ISO text (a row-for-row comparison). */
+  const deskTables = async (number: string) => {
+    const rows = async (sql: string) => JSON.parse(JSON.stringify((await db.query(sql, [number])).rows)) as unknown[]
+    return {
+      messages: await rows('SELECT * FROM desk_messages WHERE number = $1 ORDER BY ordinal'),
+      threads: await rows('SELECT * FROM desk_threads WHERE number = $1 ORDER BY party'),
+      sentAfter: await rows('SELECT * FROM desk_sent_after WHERE number = $1 ORDER BY ordinal'),
+      quietDays: await rows(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, to_char(local_day, 'YYYY-MM-DD') AS local_day, outbound, unknown, quiet
+           FROM desk_quiet_days WHERE number = $1 ORDER BY day, local_day`,
+      ),
+      dirty: await rows('SELECT party FROM desk_dirty WHERE number = $1 ORDER BY party'),
+    }
+  }
+  /** The same number's desk rebuilt from its stored rows alone: facts cleared, tables emptied, refreshAllDesk (which reads the rows back). */
+  const rebuiltDesk = async (number: string) => {
+    await db.query(
+      `UPDATE index_messages SET desk_inbound = NULL, desk_opt = NULL, desk_segments = NULL, desk_forcing = NULL, desk_extra = NULL,
+         desk_local_day = NULL, desk_quiet = NULL WHERE number = $1`,
+      [number],
+    )
+    for (const t of ['desk_threads', 'desk_sent_after', 'desk_quiet_days', 'desk_dirty'])
+      await db.query(`DELETE FROM ${t} WHERE number = $1`, [number])
+    await db.query('UPDATE index_numbers SET desk_behind = true WHERE number = $1', [number])
+    await refreshAllDesk(db)
+    return deskTables(number)
+  }
+
+  it('keeps the desk during a bulk walk (COPY, rows prepared before their transaction) as a rebuild from the rows gives: fresh, resumed after a stop, and after a catch-up', async () => {
+    const desk = num(DESK_INDEX)
+    const opts = { bulkMin: 100, storeRows: 40, pageCap: 20, concurrency: 1 }
+    // The reference: the history stored with the desk off, its desk then built from the rows.
+    await forget(db, null)
+    await syncNow(DESK_INDEX, fw, { ...opts, desk: false })
+    expect((await deskTables(desk.number)).threads).toEqual([])
+    await refreshAllDesk(db)
+    const reference = await deskTables(desk.number)
+    const total = (await db.query<{ n: number }>('SELECT indexed AS n FROM index_numbers WHERE number = $1', [desk.number])).rows[0]!.n
+    expect(total).toBeGreaterThan(4 * opts.storeRows)
+    expect(reference.messages).toHaveLength(total)
+    expect(reference.sentAfter.length).toBeGreaterThan(0)
+    expect(reference.quietDays.length).toBeGreaterThan(0)
+    expect(reference.dirty).toEqual([])
+
+    // A fresh bulk walk keeping the desk.
+    await forget(db, null)
+    await syncNow(DESK_INDEX, fw, opts)
+    expect(await indexNames()).toEqual(expect.arrayContaining(SECONDARY))
+    expect(await deskTables(desk.number)).toEqual(reference)
+
+    // A walk stopped mid-way (some batches stored with their counts), then resumed.
+    await forget(db, null)
+    let first: ReturnType<typeof createSyncer> | null = null
+    const killer = hooked(fw, (n) => {
+      if (n === 4) void first?.close()
+    })
+    first = syncer(killer, opts)
+    await first.request({ number: desk.number, tid: desk.tid })
+    await first.idle()
+    const mid = await db.query<{ full_done: boolean; indexed: number }>('SELECT full_done, indexed FROM index_numbers WHERE number = $1', [
+      desk.number,
+    ])
+    expect(mid.rows[0]!.full_done).toBe(false)
+    expect(mid.rows[0]!.indexed).toBeGreaterThan(0)
+    await syncNow(DESK_INDEX, fw, opts)
+    expect(await deskTables(desk.number)).toEqual(reference)
+
+    // New messages stored by the catch-up (row by row, INSERT): the desk equals a rebuild from the rows.
+    await control(simUrl, '/__sim/messages', { number: desk.number, add: 40 })
+    await syncNow(DESK_INDEX, fw, opts)
+    const caughtUp = await deskTables(desk.number)
+    expect(caughtUp.messages).toHaveLength(total + 40)
+    expect(await rebuiltDesk(desk.number)).toEqual(caughtUp)
+    sim.state.added.delete(desk.number)
+  }, 120_000)
 
   it('takes over a number left syncing by a dead server once its lease expires', async () => {
     await forgetAll(5)

@@ -21,12 +21,12 @@ export const SECONDARY_NAMES = [
 ]
 
 /**
- * The support desk's partial indexes on index_messages (migration 320). A bulk load keeps them:
+ * The support desk's partial indexes on index_messages (migrations 320 and 335). A bulk load keeps them:
  * they hold a small share of the rows (opt-out messages, quiet-hour sends), so keeping them row
  * by row costs less than building them, which would read the whole table once each.
  */
 export const DESK_INDEXES = [
-  'CREATE INDEX IF NOT EXISTS index_messages_desk_opt ON index_messages (number, party_digits, date) WHERE desk_opt IS NOT NULL',
+  'CREATE INDEX IF NOT EXISTS index_messages_desk_opt ON index_messages (number, party_digits, date, ordinal) INCLUDE (desk_opt) WHERE desk_opt IS NOT NULL',
   'CREATE INDEX IF NOT EXISTS index_messages_desk_quiet ON index_messages (number, date DESC, ordinal DESC) WHERE desk_quiet',
 ]
 const DESK_NAMES = ['index_messages_desk_opt', 'index_messages_desk_quiet']

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/types.ts'
-import { deskFacts, forgetDesk, storeDeskFacts, type DeskFacts } from '../../desk/refresh.ts'
-import { COPY_SQL, copyCsv, INSERT_SQL, insertParams, type StoredMessage } from '../columns.ts'
+import { deskFacts, forgetDesk, storeDeskFacts } from '../../desk/refresh.ts'
+import { COPY_SQL, copyCsv, copyHead, copyLine, INSERT_SQL, insertParams, type StoredMessage } from '../columns.ts'
 import type { Page, PageRecord } from '../parse.ts'
 import { BODY_COUNTS_SQL, BODY_IDS_SQL, DAILY_SQL, NUMBER_AFTER_STORE_SQL, PARTIES_SQL, QUARTER_SQL } from './sql.ts'
 import type { Job, NumberRow } from './types.ts'
@@ -26,28 +26,65 @@ const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCa
 const QUARTER_MS = 15 * 60_000
 
 /**
+ * A batch made ready before its transaction: each row's date and desk facts (when kept) and, for
+ * a COPY, its CSV line up to the body id. Made outside the transaction, so that the transaction
+ * holds PGlite's one connection only for the database's own work.
+ */
+interface Prepared {
+  page: Page
+  cp: Checkpoint | null
+  /** The rows, their body ids still null (the store looks them up inside its transaction). */
+  rows: StoredMessage[]
+  /** COPY lines (copyLine) when the rows are known to be absent and the engine loads by COPY; else null. */
+  lines: string[] | null
+}
+
+/**
  * Stores records and the number's new checkpoint in one transaction: the rows, the daily
  * roll-up, the party counts, the support desk's per-message facts and the counters move
  * together. `fresh`: the rows are known to be absent (a full walk below its checkpoint), so
  * PGlite may load them with COPY. Returns the number of rows inserted.
  */
 export async function storeBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh = false): Promise<number> {
-  return storeRows(job, page, placed, cp, fresh)
+  return storePrepared(job, prepareBatch(job, page, placed, cp, fresh))
 }
 
-async function storeRows(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh: boolean): Promise<number> {
-  const { db } = job.ctx
+/** The work of a batch that needs no database (see Prepared). */
+function prepareBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh: boolean): Prepared {
+  const dates = datesOf(page, placed)
   // The desk's facts come from the records alone: computed before the transaction, written with the rows.
-  const facts = job.ctx.desk ? factsFor(page, placed) : null
+  const of = job.ctx.desk ? deskFacts() : null
+  const rows = placed.map(({ ordinal, r }, i): StoredMessage => {
+    const date = dates[i]!
+    return { ordinal, r, date, bodyId: null, desk: of ? of({ party: r.partyDigits, date, direction: r.direction, body: r.body }) : null }
+  })
+  let lines: string[] | null = null
+  if (fresh && job.ctx.db.engine === 'pglite' && rows.length > 0) {
+    const head = copyHead(job.number, job.tid)
+    lines = rows.map((m) => copyLine(head, m))
+  }
+  return { page, cp, rows, lines }
+}
+
+/** Stores a prepared batch (see storeBatch). */
+async function storePrepared(job: Job, prep: Prepared): Promise<number> {
+  const { db } = job.ctx
+  const { page, cp } = prep
   return db.transaction(async (tx) => {
     let inserted = 0
-    if (placed.length > 0) {
+    if (prep.rows.length > 0) {
       if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '60s'`)
-      const rows = await withBodies(tx, page, placed, facts)
+      const rows = await withBodies(tx, prep.rows)
       let got: Set<number> | null = null
-      if (fresh && canCopy(tx)) {
+      if (prep.lines && canCopy(tx)) {
         // PGlite loads CSV through COPY about 2.5× faster than unnest() of parameter arrays.
-        await tx.copyFrom(COPY_SQL, copyCsv(job.number, job.tid, rows))
+        await tx.copyFrom(
+          COPY_SQL,
+          copyCsv(
+            prep.lines,
+            rows.map((m) => m.bodyId),
+          ),
+        )
         inserted = rows.length
       } else {
         const res = await tx.query<{ n: number; got: number[] | null }>(INSERT_SQL, insertParams(job.number, job.tid, rows))
@@ -62,7 +99,7 @@ async function storeRows(job: Job, page: Page, placed: Placed[], cp: Checkpoint 
       else if (stored.length > 0)
         await tx.query('UPDATE index_numbers SET desk_behind = true WHERE number = $1 AND NOT desk_behind', [job.number])
     }
-    const top = placed.reduce((m, x) => Math.max(m, x.ordinal), 0)
+    const top = prep.rows.reduce((m, x) => Math.max(m, x.ordinal), 0)
     await tx.query(NUMBER_AFTER_STORE_SQL, [
       job.number,
       inserted,
@@ -98,28 +135,16 @@ function datesOf(page: Page, placed: Placed[]): string[] {
   })
 }
 
-function factsFor(page: Page, placed: Placed[]): DeskFacts[] {
-  const of = deskFacts()
-  const dates = datesOf(page, placed)
-  return placed.map(({ r }, i) => of({ party: r.partyDigits, date: dates[i]!, direction: r.direction, body: r.body }))
-}
-
-/** Dates, body ids (adding new bodies) and the desk's facts (when kept) for the rows. */
-async function withBodies(tx: Queryable, page: Page, placed: Placed[], facts: DeskFacts[] | null): Promise<StoredMessage[]> {
-  const distinct = [...new Set(placed.map((x) => x.r.body).filter((b): b is string => b !== null))]
+/** Sets the rows' body ids (adding new bodies). */
+async function withBodies(tx: Queryable, rows: StoredMessage[]): Promise<StoredMessage[]> {
+  const distinct = [...new Set(rows.map((x) => x.r.body).filter((b): b is string => b !== null))]
   const bodyIds = new Map<string, number>()
   if (distinct.length > 0) {
     const ids = await tx.query<{ k: number; id: number }>(BODY_IDS_SQL, [distinct])
     for (const { k, id } of ids.rows) bodyIds.set(distinct[k - 1]!, id)
   }
-  const dates = datesOf(page, placed)
-  return placed.map(({ ordinal, r }, i) => ({
-    ordinal,
-    r,
-    date: dates[i]!,
-    bodyId: r.body === null ? null : (bodyIds.get(r.body) ?? null),
-    desk: facts?.[i] ?? null,
-  }))
+  for (const m of rows) m.bodyId = m.r.body === null ? null : (bodyIds.get(m.r.body) ?? null)
+  return rows
 }
 
 /** The daily, quarter-hour, party and body roll-ups of exactly the rows stored, in the same transaction. */

@@ -12,6 +12,7 @@ import { createForwarder } from '../forward.ts'
 import { parseIndexConfig } from '../index/config.ts'
 import { createExportGate, ExportRefused } from '../index/export.ts'
 import { createIndex } from '../index/routes.ts'
+import { dropIndexes, ensureIndexes, SECONDARY_NAMES } from '../index/sync/indexes.ts'
 import { acquireDataDirLock, LOCK_FILE, readLockHolder } from './lock.ts'
 import { openDb, type OpenedDb } from './open.ts'
 import { ENGINES, useEngines } from './test-engines.ts'
@@ -155,6 +156,42 @@ describe.each(ENGINES)('Db on %s', (engine) => {
 })
 
 describe('PGlite in its worker', () => {
+  it('builds the missing indexes one transaction each, so requests read between two builds', async () => {
+    const db = await openDb({ dataDir: join(tempDir(), 'data') })
+    try {
+      const bg = db.lane!('background')
+      await bg.query(
+        `INSERT INTO index_messages (number, ordinal, fetched_tid, date, party_digits, direction)
+         SELECT '15550000001', g, 'TID1', now() - make_interval(secs => g), '1555' || (g % 500)::text, CASE WHEN g % 2 = 0 THEN 'inbound' ELSE 'outbound' END
+           FROM generate_series(1, 20000) g`,
+      )
+      expect(await dropIndexes(bg)).toBe(true)
+      const present = async () =>
+        (
+          await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = 'index_messages' AND indexname = ANY($1::text[])`,
+            [SECONDARY_NAMES],
+          )
+        ).rows[0]!.n
+      expect(await present()).toBe(0)
+      const lines: string[] = []
+      let done = false
+      const building = ensureIndexes(bg, (l) => lines.push(l)).finally(() => (done = true))
+      // A request's read always waiting in the queue: between two builds it takes its turn.
+      const seen: number[] = []
+      while (!done) seen.push(await present())
+      await building
+      expect(await present()).toBe(SECONDARY_NAMES.length)
+      expect(
+        seen.some((n) => n > 0 && n < SECONDARY_NAMES.length),
+        `indexes seen by the reads: ${seen.join(', ')}`,
+      ).toBe(true)
+      expect(lines).toEqual([expect.stringMatching(/^index: 5 missing indexes built in \d+ ms$/)])
+    } finally {
+      await db.close()
+    }
+  }, 120_000)
+
   it('puts interactive statements before waiting background ones, and bounds their wait with 57014', async () => {
     const db = await openDb({ dataDir: join(tempDir(), 'data'), statementTimeoutMs: 400 })
     try {

@@ -40,6 +40,7 @@ export interface LogWriter {
 }
 
 export interface LogWriterOptions {
+  /** Group commit: how long a write waits for others (default 0). Journal: how long entries stay in it before they are put in the database (default 50 ms). */
   gatherMs?: number
   maxBatch?: number
   /** The journal file (PGlite only: see log-journal.ts); without it every entry is committed before it resolves. */
@@ -127,11 +128,15 @@ function groupCommit(db: Db, opts: LogWriterOptions): LogWriter {
   }
 }
 
+/** Journaled entries go into the database this long after the first of them (flush: at once). */
+const PUT_IN_AFTER_MS = 50
+
 /** After a failed attempt to put journaled entries in the database, the next one waits this long. */
 const RETRY_MS = 1000
 
 function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
   const maxBatch = opts.maxBatch ?? 500
+  const putInAfterMs = opts.gatherMs ?? PUT_IN_AFTER_MS
   const log = opts.log ?? (() => {})
   /** The chain's head as this process has written it (journal included); null until read. */
   let head: { seq: bigint; hash: string } | null = null
@@ -202,8 +207,13 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
 
   /** Puts the journaled entries in the database, batch by batch, until none is left; then empties the journal. */
   async function putIn(): Promise<void> {
-    // Entries placed in the same turn of the event loop go in together.
-    await Promise.resolve()
+    // The entries are safe in the journal: waiting a little puts many in with one message to the
+    // worker, where a message per read woke it for every request and took the CPU from this thread.
+    await new Promise<void>((resolve) => {
+      wake = resolve
+      setTimeout(resolve, putInAfterMs).unref()
+    })
+    wake = null
     try {
       while (unflushed.length && !closed) {
         const batch = unflushed.slice(0, maxBatch)

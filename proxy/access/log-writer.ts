@@ -40,7 +40,7 @@ export interface LogWriter {
 }
 
 export interface LogWriterOptions {
-  /** Group commit: how long a write waits for others (default 0). Journal: how long entries stay in it before they are put in the database (default 50 ms). */
+  /** Group commit: how long a write waits for others (default 0). Journal: how long entries stay in it before they are put in the database (default 0). */
   gatherMs?: number
   maxBatch?: number
   /** The journal file (PGlite only: see log-journal.ts); without it every entry is committed before it resolves. */
@@ -128,8 +128,8 @@ function groupCommit(db: Db, opts: LogWriterOptions): LogWriter {
   }
 }
 
-/** Journaled entries go into the database this long after the first of them (flush: at once). */
-const PUT_IN_AFTER_MS = 50
+/** Journaled entries go into the database this long after the first of them (flush: at once); 0 is the same turn. */
+const PUT_IN_AFTER_MS = 0
 
 /** After a failed attempt to put journaled entries in the database, the next one waits this long. */
 const RETRY_MS = 1000
@@ -207,12 +207,17 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
 
   /** Puts the journaled entries in the database, batch by batch, until none is left; then empties the journal. */
   async function putIn(): Promise<void> {
-    // The entries are safe in the journal: waiting a little puts many in with one message to the
-    // worker, where a message per read woke it for every request and took the CPU from this thread.
-    await new Promise<void>((resolve) => {
-      wake = resolve
-      setTimeout(resolve, putInAfterMs).unref()
-    })
+    // Entries placed in the same turn go in together, and what arrives while they go in, next. At
+    // once rather than after a pause: a reader on this process then finds a read's entry in the
+    // table as soon as its answer has come, as with a commit (the insert is queued first). A pause
+    // (gatherMs) sends fewer messages to the worker at c=1; on the shared machine its effect could
+    // not be told from the noise.
+    if (putInAfterMs > 0)
+      await new Promise<void>((resolve) => {
+        wake = resolve
+        setTimeout(resolve, putInAfterMs).unref()
+      })
+    else await Promise.resolve()
     wake = null
     try {
       while (unflushed.length && !closed) {

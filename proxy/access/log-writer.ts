@@ -169,6 +169,7 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
     } finally {
       if (written !== bytes.length) ftruncateSync(fd, size)
     }
+    if (written !== bytes.length) throw new Error(`access log: the journal took ${written} of ${bytes.length} bytes (disk full?)`)
     size += bytes.length
     head = { seq: c.seq, hash: c.hash }
     unflushed.push(c)
@@ -271,7 +272,9 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
       }
       return new Promise<string>((resolve, reject) => {
         waiting.push({ row, resolve, reject })
-        if (!head && !paused) open()
+        if (paused) return
+        if (head) placeWaiting()
+        else open()
       })
     },
     flush,

@@ -133,7 +133,7 @@ function partyOf(d: Record<string, unknown>): string | null {
 }
 
 /** An entry as it is written and as it is hashed. */
-interface Row {
+export interface Row {
   at: Date
   actor: string
   via: string
@@ -142,6 +142,20 @@ interface Row {
   number: string | null
   party: string | null
   details: Record<string, unknown>
+}
+
+/** The table's `via` values (its CHECK constraint). */
+const VIAS = new Set(['local', 'password', 'header', 'anonymous', 'system'])
+
+/**
+ * An entry as it will be stored, refused here if the database would refuse it: an entry that
+ * takes its place in the chain before it reaches the database (the journal) must be one the
+ * database takes. Everything else rowOf cleans (NUL, lone surrogates, jsonb-safe details).
+ */
+export function storableRow(e: NewEntry): Row {
+  const row = rowOf(e)
+  if (!VIAS.has(row.via)) throw new Error(`access log: "${cleanText(row.via, 20)}" is not a way in (via): the entry was not written`)
+  return row
 }
 
 function rowOf(e: NewEntry): Row {
@@ -200,25 +214,50 @@ async function lockHead(tx: Queryable): Promise<{ seq: bigint; hash: string }> {
   return { seq: BigInt(head.seq), hash: head.hash }
 }
 
-/** The rows numbered and hashed after `head`: the INSERT's values and what the head becomes. */
-function chained(head: { seq: bigint; hash: string }, rows: readonly Row[], casts: boolean) {
+/** An entry with its place in the chain: its number, the hash before it and its own. */
+export interface ChainedRow {
+  seq: bigint
+  prev: string
+  hash: string
+  row: Row
+}
+
+/** `rows` numbered and hashed after `head`, in order. */
+export function chainRows(head: { seq: bigint; hash: string }, rows: readonly Row[]): ChainedRow[] {
   let seq = head.seq
   let prev = head.hash
+  return rows.map((row) => {
+    seq += 1n
+    const hash = entryHash(prev, String(seq), row)
+    const c = { seq, prev, hash, row }
+    prev = hash
+    return c
+  })
+}
+
+/** The INSERT's tuples and values for entries already placed in the chain. */
+function insertValues(entries: readonly ChainedRow[], casts: boolean) {
   const values: unknown[] = []
   const tuples: string[] = []
-  const seqs: string[] = []
   // In an INSERT … VALUES the columns give the types; in a SELECT over VALUES each value says its own.
   const TYPES = ['timestamptz', 'text', 'text', 'text', 'text', 'text', 'text', 'jsonb', 'bigint', 'text', 'text']
-  for (const r of rows) {
-    seq += 1n
-    const hash = entryHash(prev, String(seq), r)
+  for (const { seq, prev, hash, row: r } of entries) {
     const b = values.length
     tuples.push(`(${TYPES.map((t, i) => `$${b + i + 1}${casts || t === 'jsonb' ? `::${t}` : ''}`).join(', ')})`)
     values.push(r.at, r.actor, r.via, r.address, r.action, r.number, r.party, JSON.stringify(r.details), String(seq), prev, hash)
-    seqs.push(String(seq))
-    prev = hash
   }
-  return { values, tuples, seqs, next: { seq, hash: prev } }
+  return { values, tuples }
+}
+
+/** The rows numbered and hashed after `head`: the INSERT's values and what the head becomes. */
+function chained(head: { seq: bigint; hash: string }, rows: readonly Row[], casts: boolean) {
+  const entries = chainRows(head, rows)
+  const last = entries[entries.length - 1]
+  return {
+    ...insertValues(entries, casts),
+    seqs: entries.map((e) => String(e.seq)),
+    next: last ? { seq: last.seq, hash: last.hash } : head,
+  }
 }
 
 const LOG_COLUMNS = 'at, actor, via, address, action, number, party, details, seq, prev_hash, hash'
@@ -235,30 +274,44 @@ async function appendRows(tx: Queryable, rows: readonly Row[]): Promise<string[]
 const knownHeads = new WeakMap<Db, { seq: bigint; hash: string }>()
 
 /**
- * Several entries in one place of the chain, in one statement: the head moves from the one this
- * process last wrote only if it is still there (so another writer, on another server or a purge,
- * makes it insert nothing), and the entries go in only if it moved. Resolves with their entry
- * numbers (seq) once committed; rejects, writing none of them, if any one is refused. A head
- * that moved is read again; after a few misses the writer takes the head's lock instead.
+ * Entries already placed in the chain (consecutive, the first one's `prev` the head it follows),
+ * in one statement: the head moves from the one before the first entry to the last entry only
+ * if it is still there (another writer, on another server or a purge, makes it insert nothing),
+ * and the entries go in only if it moved. True once they are committed; false if the head was
+ * elsewhere (nothing written).
+ */
+export async function insertChained(db: Queryable, entries: readonly ChainedRow[]): Promise<boolean> {
+  const first = entries[0]
+  const last = entries[entries.length - 1]
+  if (!first || !last) return true
+  const c = insertValues(entries, true)
+  const n = c.values.length
+  const r = await db.query<{ seq: string | number }>(
+    `WITH moved AS (
+       UPDATE access_log_head SET seq = $${n + 1}, hash = $${n + 2} WHERE one AND seq = $${n + 3} AND hash = $${n + 4} RETURNING 1)
+     INSERT INTO access_log (${LOG_COLUMNS})
+     SELECT * FROM (VALUES ${c.tuples.join(', ')}) AS v(${LOG_COLUMNS}) WHERE EXISTS (SELECT 1 FROM moved)
+     RETURNING seq`,
+    [...c.values, String(last.seq), last.hash, String(first.seq - 1n), first.prev],
+  )
+  return r.rows.length === entries.length
+}
+
+/**
+ * Several entries in one place of the chain, in one statement (see insertChained), from the
+ * head this process last wrote. Resolves with their entry numbers (seq) once committed; rejects,
+ * writing none of them, if any one is refused. A head that moved is read again; after a few
+ * misses the writer takes the head's lock instead.
  */
 export async function appendEntries(db: Db, entries: readonly NewEntry[]): Promise<string[]> {
   if (entries.length === 0) return []
   const rows = entries.map(rowOf)
   for (let attempt = 0; attempt < 3; attempt++) {
-    const head = knownHeads.get(db) ?? (await readHead(db))
-    const c = chained(head, rows, true)
-    const n = c.values.length
-    const r = await db.query<{ seq: string | number }>(
-      `WITH moved AS (
-         UPDATE access_log_head SET seq = $${n + 1}, hash = $${n + 2} WHERE one AND seq = $${n + 3} AND hash = $${n + 4} RETURNING 1)
-       INSERT INTO access_log (${LOG_COLUMNS})
-       SELECT * FROM (VALUES ${c.tuples.join(', ')}) AS v(${LOG_COLUMNS}) WHERE EXISTS (SELECT 1 FROM moved)
-       RETURNING seq`,
-      [...c.values, String(c.next.seq), c.next.hash, String(head.seq), head.hash],
-    )
-    if (r.rows.length === rows.length) {
-      knownHeads.set(db, c.next)
-      return c.seqs
+    const placed = chainRows(knownHeads.get(db) ?? (await readHead(db)), rows)
+    if (await insertChained(db, placed)) {
+      const last = placed[placed.length - 1]!
+      knownHeads.set(db, { seq: last.seq, hash: last.hash })
+      return placed.map((e) => String(e.seq))
     }
     knownHeads.delete(db)
   }
@@ -267,7 +320,7 @@ export async function appendEntries(db: Db, entries: readonly NewEntry[]): Promi
   return seqs
 }
 
-async function readHead(db: Queryable): Promise<{ seq: bigint; hash: string }> {
+export async function readHead(db: Queryable): Promise<{ seq: bigint; hash: string }> {
   const head = (await db.query<HeadRow>('SELECT seq, hash FROM access_log_head WHERE one')).rows[0]
   if (!head) throw new Error('access_log_head has no row: the chain cannot be extended (was it deleted?)')
   return { seq: BigInt(head.seq), hash: head.hash }

@@ -1,5 +1,7 @@
+import { mkdirSync, rmdirSync } from 'node:fs'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import type { OpenedDb } from '../db/open.ts'
+import { journalPathOf } from './log-journal.ts'
 import { addUser, changeUser, listUsers } from './users.ts'
 import { call, clearAccessTables, cookieFrom, ENGINES, HISTORY, startStack, TEST_SCRYPT, type Stack } from './test-stack.ts'
 
@@ -418,7 +420,10 @@ describe.each(ENGINES)('team access on $name', (engine) => {
 
   test('a read whose entry cannot be written is refused (fail closed), and the next read is served once it can', async () => {
     const s = await open({})
-    await db.query('ALTER TABLE access_log RENAME TO access_log_away')
+    // Where a read's entry is first written: PGlite's journal file, PostgreSQL's table.
+    const journal = journalPathOf(db)
+    if (journal) mkdirSync(journal)
+    else await db.query('ALTER TABLE access_log RENAME TO access_log_away')
     try {
       const refused = await history(s, '')
       expect(refused.status).toBe(503)
@@ -426,10 +431,29 @@ describe.each(ENGINES)('team access on $name', (engine) => {
       expect(refused.text).not.toContain('messages')
       expect(s.logs.some((l) => /access log: could not record history.view/.test(l))).toBe(true)
     } finally {
-      await db.query('ALTER TABLE access_log_away RENAME TO access_log')
+      if (journal) rmdirSync(journal)
+      else await db.query('ALTER TABLE access_log_away RENAME TO access_log')
     }
     expect((await history(s, '')).status).toBe(200)
   })
+
+  test.runIf(engine.name === 'pglite')(
+    'with the table out of reach a journaled read is served, and its entry joins the chain once the table is back',
+    async () => {
+      const s = await open({})
+      await db.query('ALTER TABLE access_log RENAME TO access_log_away')
+      try {
+        expect((await history(s, '')).status).toBe(200)
+        await expect(s.access.flush()).rejects.toThrow(/access_log/)
+      } finally {
+        await db.query('ALTER TABLE access_log_away RENAME TO access_log')
+      }
+      await s.access.flush()
+      const rows = await db.query<{ action: string }>('SELECT action FROM access_log ORDER BY seq')
+      expect(rows.rows.map((r) => r.action)).toEqual(['history.view'])
+      expect(await s.access.verifyLog()).toMatchObject({ intact: true, first: '1', last: '1' })
+    },
+  )
 
   test('the users store refuses to disable the last admin directly too', async () => {
     await expect(changeUser(db, 'alice', { disabled: true }, { scrypt: TEST_SCRYPT })).rejects.toThrow(/last enabled admin/)

@@ -6,7 +6,8 @@ import { clientAddress } from './address.ts'
 import { normaliseAddress, type AccessConfig } from './config.ts'
 import { DEFAULT_LIMITS, purgeLimits, type LimitRules } from './limits.ts'
 import { createDummyCheck, DEFAULT_SCRYPT, type ScryptParams } from './passwords.ts'
-import { createLogWriter } from './log-writer.ts'
+import { journalPathOf } from './log-journal.ts'
+import { createLogWriter, type LogWriter } from './log-writer.ts'
 import { createAuthRoutes } from './routes.ts'
 import { lookupSession, purgeSessions, sessionCookie, type SessionTimes } from './sessions.ts'
 
@@ -105,7 +106,7 @@ async function identifyRequest(
  * (sign-in, user changes) are fire-and-forget through the same writer, and a failure there is
  * a log line, never a failed request.
  */
-function logEntries(writer: ReturnType<typeof createLogWriter>, now: () => number, log: (line: string) => void) {
+function logEntries(writer: LogWriter, now: () => number, log: (line: string) => void) {
   const entryOf = (principal: Principal | null, address: string, action: string, details: Record<string, unknown>): NewEntry => ({
     at: new Date(now()),
     actor: principal?.name ?? '(nobody)',
@@ -136,11 +137,22 @@ function logEntries(writer: ReturnType<typeof createLogWriter>, now: () => numbe
 }
 
 /** The retention purge: access-log entries past their days, expired sessions, old sign-in failures. A failure is a log line. */
-async function purgeRetained(db: Db, cfg: AccessConfig, times: SessionTimes, limits: LimitRules, log: (line: string) => void, t: number) {
+async function purgeRetained(
+  db: Db,
+  writer: LogWriter,
+  cfg: AccessConfig,
+  times: SessionTimes,
+  limits: LimitRules,
+  log: (line: string) => void,
+  t: number,
+) {
   try {
-    const chained = await chainUnchained(db)
+    // Both move the chain's head themselves: no entry takes a place meanwhile.
+    const { chained, entries } = await writer.exclusive(async () => ({
+      chained: await chainUnchained(db),
+      entries: await purgeAccessLog(db, cfg.accessLogRetainDays, t),
+    }))
     if (chained) log(`access: ${chained} access-log entries written before the hash chain were chained`)
-    const entries = await purgeAccessLog(db, cfg.accessLogRetainDays, t)
     const sessions = await purgeSessions(db, t, times)
     await purgeLimits(db, t, limits)
     if (entries || sessions)
@@ -162,7 +174,8 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
 
   const addressOf = (req: IncomingMessage) => clientAddress(req, cfg)
   const identify = (req: IncomingMessage) => identifyRequest(req, cfg, db, now, times)
-  const writer = createLogWriter(db)
+  // PGlite: entries are journaled in the data directory before a read is answered (log-journal.ts).
+  const writer = createLogWriter(db, { journal: journalPathOf(db), log })
   const { record, audit, recordRead, completeExport } = logEntries(writer, now, log)
 
   async function flushLog(): Promise<void> {
@@ -189,7 +202,7 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
     onPasswordCheck: deps.onPasswordCheck,
   })
 
-  const purge = () => purgeRetained(db, cfg, times, limits, log, now())
+  const purge = () => purgeRetained(db, writer, cfg, times, limits, log, now())
   const started = purge()
   pending.add(started)
   void started.finally(() => pending.delete(started))
@@ -211,6 +224,7 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
     close: async () => {
       clearInterval(timer)
       await flushLog()
+      await writer.close()
     },
   }
 }

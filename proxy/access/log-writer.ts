@@ -1,13 +1,21 @@
+import { closeSync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs'
 import type { Db } from '../db/types.ts'
-import { appendEntries, type NewEntry } from './access-log.ts'
+import { appendEntries, chainRows, insertChained, readHead, storableRow, type ChainedRow, type NewEntry, type Row } from './access-log.ts'
+import { journalLine, replayJournal } from './log-journal.ts'
 
 /**
- * The access log's one writer: group commit. Entries that arrive while a write is under way (or
- * within `gatherMs`) go in the next transaction together, and each caller's promise settles
- * when its own entry is committed, so a read can wait for its entry before answering. When a
- * batch is refused, its entries are retried one by one: one bad entry never takes another's
- * with it, and only the caller whose entry cannot be written sees the rejection. No wait is
- * added before the first write (gatherMs 0): entries group while a write is under way.
+ * The access log's one writer. Each caller's promise settles once its own entry is recorded, so
+ * a read can wait for its entry before answering. Two ways, by engine:
+ *
+ * - PostgreSQL (servers may share the chain): group commit. Entries that arrive while a write is
+ *   under way (or within `gatherMs`) go in the next statement together, each caller answered
+ *   when the statement holding its entry has committed. When a batch is refused, its entries are
+ *   retried one by one: one bad entry never takes another's with it.
+ * - PGlite with a journal (one process owns the chain; see log-journal.ts): the entry is numbered,
+ *   hashed and appended to the journal file before its promise resolves, and the entries go into
+ *   the database together just after, in one statement per batch. A read then costs a write()
+ *   on this thread instead of a round trip to the database worker, and never waits behind the
+ *   index's sync there.
  */
 
 interface Waiting {
@@ -17,18 +25,41 @@ interface Waiting {
 }
 
 export interface LogWriter {
-  /** Resolves with the entry's number in the chain once it is committed. */
+  /** Resolves with the entry's number in the chain once it is recorded. */
   write: (entry: NewEntry) => Promise<string>
-  /** Resolves when everything written so far has settled. */
+  /** Resolves when everything written so far is in the database (rejects if it cannot be put there now). */
   flush: () => Promise<void>
+  /**
+   * Runs `fn` with everything written so far in the database and no entry placed in the chain
+   * until it ends: for work that moves the chain's head itself (the retention purge, chaining
+   * old entries). Entries written meanwhile wait and follow it.
+   */
+  exclusive: <T>(fn: () => Promise<T>) => Promise<T>
+  /** Flushes, and lets go of the journal. */
+  close: () => Promise<void>
 }
 
-export function createLogWriter(db: Db, opts: { gatherMs?: number; maxBatch?: number } = {}): LogWriter {
+export interface LogWriterOptions {
+  /** Group commit: how long a write waits for others (default 0). Journal: how long entries stay in it before they are put in the database (default 0). */
+  gatherMs?: number
+  maxBatch?: number
+  /** The journal file (PGlite only: see log-journal.ts); without it every entry is committed before it resolves. */
+  journal?: string
+  log?: (line: string) => void
+}
+
+export function createLogWriter(db: Db, opts: LogWriterOptions = {}): LogWriter {
+  return opts.journal ? journaled(db, opts.journal, opts) : groupCommit(db, opts)
+}
+
+function groupCommit(db: Db, opts: LogWriterOptions): LogWriter {
   const gatherMs = opts.gatherMs ?? 0
   const maxBatch = opts.maxBatch ?? 500
   let queue: Waiting[] = []
   let running: Promise<void> | null = null
   let timer: ReturnType<typeof setTimeout> | null = null
+  /** Exclusive work under way: entries wait in the queue until it ends. */
+  let paused = false
 
   async function commit(batch: Waiting[]): Promise<void> {
     try {
@@ -57,7 +88,7 @@ export function createLogWriter(db: Db, opts: { gatherMs?: number; maxBatch?: nu
   function start(): void {
     if (timer) clearTimeout(timer)
     timer = null
-    if (running || queue.length === 0) return
+    if (running || paused || queue.length === 0) return
     const batch = queue.slice(0, maxBatch)
     queue = queue.slice(batch.length)
     running = commit(batch).finally(() => {
@@ -67,6 +98,12 @@ export function createLogWriter(db: Db, opts: { gatherMs?: number; maxBatch?: nu
     })
   }
 
+  const flush = async () => {
+    for (let i = 0; i < 1_000_000 && (running || (queue.length && !paused)); i++) {
+      start()
+      if (running) await running
+    }
+  }
   return {
     write: (entry) =>
       new Promise<string>((resolve, reject) => {
@@ -75,10 +112,206 @@ export function createLogWriter(db: Db, opts: { gatherMs?: number; maxBatch?: nu
         if (queue.length >= maxBatch) start()
         else timer ??= setTimeout(start, gatherMs)
       }),
-    flush: async () => {
-      for (let i = 0; i < 1_000_000 && (running || queue.length); i++) {
+    flush,
+    exclusive: async (fn) => {
+      while (paused) await new Promise((resolve) => setTimeout(resolve, 10))
+      await flush()
+      paused = true
+      try {
+        return await fn()
+      } finally {
+        paused = false
         start()
-        if (running) await running
+      }
+    },
+    close: flush,
+  }
+}
+
+/** Journaled entries go into the database this long after the first of them (flush: at once); 0 is the same turn. */
+const PUT_IN_AFTER_MS = 0
+
+/** After a failed attempt to put journaled entries in the database, the next one waits this long. */
+const RETRY_MS = 1000
+
+function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
+  const maxBatch = opts.maxBatch ?? 500
+  const putInAfterMs = opts.gatherMs ?? PUT_IN_AFTER_MS
+  const log = opts.log ?? (() => {})
+  /** The chain's head as this process has written it (journal included); null until read. */
+  let head: { seq: bigint; hash: string } | null = null
+  let opening: Promise<void> | null = null
+  let fd: number | null = null
+  /** Bytes in the journal: a write cut short is cut back to here. */
+  let size = 0
+  /** Journaled, not yet in the database, in chain order. */
+  const unflushed: ChainedRow[] = []
+  /** Entries waiting for a place: the head is being read, or exclusive work runs. */
+  const waiting: Array<{ row: Row; resolve: (seq: string) => void; reject: (err: unknown) => void }> = []
+  let paused: Promise<unknown> | null = null
+  let flushing: Promise<void> | null = null
+  let lastError: unknown = null
+  /** Failed attempts so far: a flush reports only those made after it was asked for. */
+  let failures = 0
+  /** Ends the wait before the next attempt (a flush asks for one at once). */
+  let wake: (() => void) | null = null
+  let replayed = false
+  let closed = false
+
+  /** Numbers, hashes and journals one entry; throws (placing nothing) if the journal cannot take it. */
+  function place(row: Row): string {
+    const c = chainRows(head!, [row])[0]!
+    const bytes = Buffer.from(journalLine(c))
+    fd ??= openSync(path, 'a', 0o600)
+    let written = 0
+    try {
+      written = writeSync(fd, bytes)
+    } finally {
+      if (written !== bytes.length) ftruncateSync(fd, size)
+    }
+    if (written !== bytes.length) throw new Error(`access log: the journal took ${written} of ${bytes.length} bytes (disk full?)`)
+    size += bytes.length
+    head = { seq: c.seq, hash: c.hash }
+    unflushed.push(c)
+    flushing ??= putIn()
+    return String(c.seq)
+  }
+
+  function placeWaiting(): void {
+    while (head && !paused && waiting.length) {
+      const w = waiting.shift()!
+      try {
+        w.resolve(place(w.row))
+      } catch (err) {
+        w.reject(err)
+      }
+    }
+  }
+
+  /**
+   * Reads the chain's head from the database; the first time, a journal left by a process that
+   * stopped goes in first (this one's own journal is empty then: nothing is placed before).
+   */
+  function open(): void {
+    opening ??= (async () => {
+      if (!replayed) await replayJournal(db, path, log)
+      replayed = true
+      head = await readHead(db)
+    })().then(
+      () => placeWaiting(),
+      (err: unknown) => {
+        opening = null
+        for (const w of waiting.splice(0)) w.reject(err)
+      },
+    )
+  }
+
+  /** Puts the journaled entries in the database, batch by batch, until none is left; then empties the journal. */
+  async function putIn(): Promise<void> {
+    // Entries placed in the same turn go in together, and what arrives while they go in, next. At
+    // once rather than after a pause: a reader on this process then finds a read's entry in the
+    // table as soon as its answer has come, as with a commit (the insert is queued first). A pause
+    // (gatherMs) sends fewer messages to the worker at c=1; on the shared machine its effect could
+    // not be told from the noise.
+    if (putInAfterMs > 0)
+      await new Promise<void>((resolve) => {
+        wake = resolve
+        setTimeout(resolve, putInAfterMs).unref()
+      })
+    else await Promise.resolve()
+    wake = null
+    try {
+      while (unflushed.length && !closed) {
+        const batch = unflushed.slice(0, maxBatch)
+        try {
+          if (!(await insertChained(db, batch)))
+            throw new Error(`the chain's head in the database is not entry ${batch[0]!.seq - 1n}: something else wrote to it`)
+          unflushed.splice(0, batch.length)
+          lastError = null
+        } catch (err) {
+          if (!lastError) log(`access log: journaled entries could not be put in the database yet: ${String(err)}`)
+          lastError = err
+          failures++
+          await new Promise<void>((resolve) => {
+            wake = resolve
+            setTimeout(resolve, RETRY_MS).unref()
+          })
+          wake = null
+        }
+      }
+      // Everything journaled is in the database; nothing can be written between this check and the truncate.
+      if (fd !== null && size > 0 && unflushed.length === 0) {
+        ftruncateSync(fd, 0)
+        size = 0
+      }
+    } finally {
+      flushing = null
+    }
+  }
+
+  const flush = async (): Promise<void> => {
+    // Entries waiting for the head to be read are written too (not those behind exclusive work: it flushes first).
+    if (waiting.length && !paused && opening) await opening
+    const before = failures
+    wake?.()
+    for (let i = 0; i < 1_000_000 && flushing; i++) {
+      // A caller who needs the entries now hears why they are not there, rather than waiting on retries.
+      if (failures > before) throw lastError instanceof Error ? lastError : new Error(String(lastError))
+      await Promise.race([flushing, new Promise((resolve) => setTimeout(resolve, RETRY_MS / 4))])
+    }
+  }
+
+  return {
+    write: (entry) => {
+      let row: Row
+      try {
+        row = storableRow(entry)
+        if (head && !paused && waiting.length === 0) return Promise.resolve(place(row))
+      } catch (err) {
+        return Promise.reject(err)
+      }
+      return new Promise<string>((resolve, reject) => {
+        waiting.push({ row, resolve, reject })
+        if (paused) return
+        if (head) placeWaiting()
+        else open()
+      })
+    },
+    flush,
+    exclusive: async (fn) => {
+      while (paused) await paused.catch(() => {})
+      const run = (async () => {
+        if (!head) {
+          open()
+          await opening
+        }
+        await flush()
+        try {
+          return await fn()
+        } finally {
+          // `fn` moved the head in the database: entries waiting take their places after it.
+          head = null
+          opening = null
+        }
+      })()
+      paused = run
+      try {
+        return await run
+      } finally {
+        paused = null
+        if (waiting.length) open()
+      }
+    },
+    close: async () => {
+      try {
+        await flush()
+      } finally {
+        closed = true
+      }
+      if (fd !== null) {
+        closeSync(fd)
+        fd = null
+        if (size === 0) unlinkSync(path)
       }
     },
   }

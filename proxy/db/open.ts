@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import pg from 'pg'
+import { journalPathOf, replayJournal } from '../access/log-journal.ts'
 import { acquireDataDirLock } from './lock.ts'
 import { migrate, type MigratableDb, type ScriptRunner } from './migrate.ts'
 import { openPgliteWorker, type ScriptDb } from './pglite-client.ts'
@@ -199,6 +200,10 @@ export async function openDb(opts: OpenDbOptions): Promise<OpenedDb> {
   if (opts.migrate !== false) {
     try {
       await migrate(db, { log: opts.log })
+      // Access-log entries a PGlite server journaled and did not put in before it stopped: in
+      // before anyone (the command line too) reads or extends the chain.
+      const journal = journalPathOf(db)
+      if (journal) await replayJournal(db, journal, opts.log)
     } catch (err) {
       await db.close().catch(() => {})
       throw err

@@ -1,0 +1,201 @@
+import { spawnSync } from 'node:child_process'
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, test } from 'vitest'
+import { ENGINES, useEngines } from '../db/test-engines.ts'
+import { openDb } from '../db/open.ts'
+import { background, type Queryable } from '../db/types.ts'
+import { purgeAccessLog, verifyLog, type NewEntry } from './access-log.ts'
+import { JOURNAL_FILE, journalPathOf } from './log-journal.ts'
+import { createLogWriter } from './log-writer.ts'
+
+const engines = useEngines()
+const T0 = Date.parse('2026-06-01T09:00:00Z')
+const entry = (actor: string, over: Partial<NewEntry> = {}): NewEntry => ({
+  at: new Date(T0),
+  actor,
+  via: 'password',
+  address: '127.0.0.1',
+  action: 'history.view',
+  details: { number: '18323232323', start: 1, end: 10 },
+  ...over,
+})
+
+/** Write transactions committed so far: each takes a transaction id, and so does this read of it. */
+const xids = async (db: Queryable) => Number((await db.query<{ x: string }>('SELECT txid_current()::text AS x')).rows[0]!.x)
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'sb-journal-'))
+  dirs.push(d)
+  return d
+}
+
+describe.each(ENGINES)('the access-log writer on %s', (engine) => {
+  test('40 reads at once: 40 entries in one unbroken chain, in fewer transactions than entries', async () => {
+    const db = await engines.open(engine)
+    // A journal on PGlite (as the server does), group commit on PostgreSQL.
+    const w = createLogWriter(db, { journal: journalPathOf(db) })
+    await w.write(entry('first'))
+    await w.flush()
+    const before = await xids(db)
+    const seqs = await Promise.all(Array.from({ length: 40 }, (_, i) => w.write(entry(`u${i}`))))
+    await w.flush()
+    const transactions = (await xids(db)) - before - 1
+    expect(new Set(seqs).size).toBe(40)
+    expect(seqs.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 2))
+    expect(transactions).toBeGreaterThan(0)
+    expect(transactions).toBeLessThan(40)
+    expect(await verifyLog(db)).toMatchObject({ intact: true, first: '1', last: '41' })
+    await w.close()
+  }, 60_000)
+
+  test('an entry the database would refuse fails its own caller only', async () => {
+    const db = await engines.open(engine)
+    const w = createLogWriter(db, { journal: journalPathOf(db) })
+    const results = await Promise.allSettled([w.write(entry('a')), w.write(entry('b', { via: 'not-a-via' })), w.write(entry('c'))])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    await w.flush()
+    const rows = await db.query<{ actor: string }>('SELECT actor FROM access_log ORDER BY seq')
+    expect(rows.rows.map((r) => r.actor)).toEqual(['a', 'c'])
+    expect((await verifyLog(db)).message).toBe('Log intact: entries 1–2 verified.')
+    await w.close()
+  }, 60_000)
+
+  test('the retention purge runs alone: entries written meanwhile follow its checkpoint in the chain', async () => {
+    const db = await engines.open(engine)
+    const w = createLogWriter(db, { journal: journalPathOf(db) })
+    for (let i = 0; i < 5; i++) await w.write(entry(`old${i}`, { at: new Date(T0 + i * 86_400_000) }))
+    let purged = 0
+    const during: Array<Promise<string>> = []
+    await w.exclusive(async () => {
+      for (let i = 0; i < 3; i++) during.push(w.write(entry(`during${i}`, { at: new Date(T0 + 6 * 86_400_000) })))
+      purged = await purgeAccessLog(db, 3, T0 + 6 * 86_400_000)
+    })
+    expect(purged).toBe(3)
+    // Entries 1–5, the checkpoint 6, then the three written while the purge ran.
+    expect((await Promise.all(during)).map(Number)).toEqual([7, 8, 9])
+    await w.flush()
+    expect(await verifyLog(db)).toMatchObject({ intact: true, first: '4', last: '9' })
+    await w.close()
+  }, 60_000)
+})
+
+describe('the journal (PGlite)', () => {
+  test('a read waits for no sync transaction: its entry is journaled while one holds the database', async () => {
+    const db = await engines.open('pglite')
+    const w = createLogWriter(db, { journal: journalPathOf(db) })
+    await w.write(entry('warm'))
+    await w.flush()
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let syncEnded = false
+    let inside!: () => void
+    const started = new Promise<void>((resolve) => (inside = resolve))
+    // A sync batch's transaction, held open until the read below has its entry (or 10 s pass).
+    const sync = background(db).transaction(async (tx) => {
+      await tx.query('SELECT count(*) FROM access_log')
+      inside()
+      await Promise.race([held, new Promise((resolve) => setTimeout(resolve, 10_000))])
+    })
+    void sync.then(() => (syncEnded = true))
+    await started
+    const seq = await w.write(entry('reader'))
+    const endedFirst = syncEnded
+    release()
+    await sync
+    expect(seq).toBe('2')
+    expect(endedFirst).toBe(false)
+    await w.flush()
+    expect(await verifyLog(db)).toMatchObject({ intact: true, last: '2' })
+    await w.close()
+  }, 60_000)
+
+  test('entries journaled by a process killed before they reached the database are put in when it is opened again', async () => {
+    const dataDir = join(tempDir(), 'data')
+    const first = await openDb({ dataDir })
+    await first.query('ALTER TABLE access_log RENAME TO access_log_away')
+    await first.close()
+    // A server whose table is out of reach journals three reads (each answered once journaled) and dies.
+    const child = `
+      const { openDb } = await import(${JSON.stringify(new URL('../db/open.ts', import.meta.url).href)})
+      const { createLogWriter } = await import(${JSON.stringify(new URL('./log-writer.ts', import.meta.url).href)})
+      const { journalPathOf } = await import(${JSON.stringify(new URL('./log-journal.ts', import.meta.url).href)})
+      const db = await openDb({ dataDir: ${JSON.stringify(dataDir)}, migrate: false })
+      const w = createLogWriter(db, { journal: journalPathOf(db) })
+      const at = new Date(${T0})
+      const e = (actor) => ({ at, actor, via: 'password', address: '127.0.0.1', action: 'history.view', details: { number: '18323232323' } })
+      const seqs = await Promise.all([w.write(e('r1')), w.write(e('r2')), w.write(e('r3'))])
+      process.stdout.write(seqs.join(','))
+      process.kill(process.pid, 'SIGKILL')
+    `
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child], { encoding: 'utf8', timeout: 60_000 })
+    expect(run.signal).toBe('SIGKILL')
+    expect(run.stdout).toBe('1,2,3')
+    const journal = join(dataDir, JOURNAL_FILE)
+    expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(3)
+    // The machine stopped in the middle of a fourth line: that read was never answered.
+    appendFileSync(journal, '{"seq":"4","prev":"ab')
+    const repair = await openDb({ dataDir, migrate: false })
+    await repair.query('ALTER TABLE access_log_away RENAME TO access_log')
+    await repair.close()
+
+    const lines: string[] = []
+    const db = await openDb({ dataDir, log: (l) => lines.push(l) })
+    try {
+      expect(lines).toContain('access log: 3 journaled entries put in the database')
+      expect(existsSync(journal)).toBe(false)
+      const rows = await db.query<{ actor: string; seq: string | number }>('SELECT actor, seq FROM access_log ORDER BY seq')
+      expect(rows.rows.map((r) => `${r.seq}:${r.actor}`)).toEqual(['1:r1', '2:r2', '3:r3'])
+      expect(await verifyLog(db)).toMatchObject({ intact: true, first: '1', last: '3' })
+      // The chain goes on from there.
+      const w = createLogWriter(db, { journal: journalPathOf(db) })
+      expect(await w.write(entry('next'))).toBe('4')
+      await w.close()
+      expect(await verifyLog(db)).toMatchObject({ intact: true, last: '4' })
+    } finally {
+      await db.close()
+    }
+  }, 120_000)
+
+  test('a journal edited so that it no longer continues the chain is kept aside, not put in', async () => {
+    const dataDir = join(tempDir(), 'data')
+    const db = await openDb({ dataDir })
+    const path = journalPathOf(db)!
+    const w = createLogWriter(db, { journal: path })
+    await w.write(entry('kept'))
+    await w.close()
+    const forged = {
+      seq: '2',
+      prev: 'f'.repeat(64),
+      hash: 'e'.repeat(64),
+      row: {
+        at: new Date(T0).toISOString(),
+        actor: 'mallory',
+        via: 'password',
+        address: '',
+        action: 'x',
+        number: null,
+        party: null,
+        details: {},
+      },
+    }
+    appendFileSync(path, `${JSON.stringify(forged)}\n`)
+    await db.close()
+    const lines: string[] = []
+    const again = await openDb({ dataDir, log: (l) => lines.push(l) })
+    try {
+      expect(lines.some((l) => /not played to its end \(entry 2 does not follow entry 1/.test(l))).toBe(true)
+      expect(existsSync(path)).toBe(false)
+      const rows = await again.query<{ actor: string }>('SELECT actor FROM access_log ORDER BY seq')
+      expect(rows.rows.map((r) => r.actor)).toEqual(['kept'])
+      expect((await verifyLog(again)).intact).toBe(true)
+    } finally {
+      await again.close()
+    }
+  }, 60_000)
+})

@@ -350,28 +350,33 @@ const dayOf = (ms: number) => isoMs(ms).slice(0, 10)
 
 /**
  * What a roll-up row sums to for a filter, or null when the roll-ups cannot tell: they keep
- * inbound, outbound and failed (status ≥ 400) per number and slot, the search's own
- * definitions (direction 'outbound', else inbound; failure = the 'error' status). Failures are
- * not kept per direction, so a status with a direction is not theirs; a success is a row that is
- * neither a failure nor an "other" status, and the others (rare: the upstream documents only
- * 200 and 400) are counted from their partial index and taken off.
+ * inbound, outbound, failed (status ≥ 400), outbound failed and with-media counts per number and
+ * slot, by the search's own definitions (direction 'outbound', else inbound; failure = the
+ * 'error' status; media = mms). Media is kept alone, so media with a direction or a status is
+ * not theirs. A success is a row that is neither a failure nor an "other" status, and the others
+ * (rare: the upstream documents only 200 and 400) are counted from their partial index and
+ * taken off.
  */
 function rollUpMeasure(f: Filters): { sum: string; lessOther: boolean } | null {
-  if (f.q || f.party || f.media !== null) return null
+  if (f.q || f.party) return null
   const kind = f.status?.kind ?? null
-  if (kind === null)
-    return { sum: f.direction === 'outbound' ? 'outbound' : f.direction === 'inbound' ? 'inbound' : 'inbound + outbound', lessOther: false }
-  if (f.direction !== null) return null
-  if (kind === 'error') return { sum: 'failed', lessOther: false }
-  if (kind === 'success') return { sum: 'inbound + outbound - failed', lessOther: true }
+  const all = f.direction === 'outbound' ? 'outbound' : f.direction === 'inbound' ? 'inbound' : '(inbound + outbound)'
+  if (f.media !== null) {
+    if (kind !== null || f.direction !== null) return null
+    return { sum: f.media ? 'mms' : `${all} - mms`, lessOther: false }
+  }
+  if (kind === null) return { sum: all, lessOther: false }
+  const failed = f.direction === 'outbound' ? 'failed_out' : f.direction === 'inbound' ? '(failed - failed_out)' : 'failed'
+  if (kind === 'error') return { sum: failed, lessOther: false }
+  if (kind === 'success') return { sum: `${all} - ${failed}`, lessOther: true }
   return null
 }
 
 /**
  * An exact count from the roll-ups kept in the same transaction as the rows, or null when none
  * applies. The numbers table answers for a scope alone, the parties table for digits, the
- * per-body counts for text. Numbers, dates, a direction and a success/error status are summed
- * from index_daily for the whole UTC days of the range and index_quarter_hours for the whole
+ * per-body counts for text. Numbers, dates, a direction, a success/error status and media
+ * (rollUpMeasure says which together) are summed from index_daily for the whole UTC days of the range and index_quarter_hours for the whole
  * quarter hours beside them; the parts of the range that are not whole quarter hours (a `from`
  * or `to` with minutes or seconds) are counted among the messages, a quarter hour at most at
  * each end. A range shorter than two quarter hours is left to the COUNT.
@@ -445,6 +450,8 @@ export async function rollUpCount(db: Queryable, f: Filters): Promise<number | n
   let sql = parts.join(' + ')
   if (measure.lessOther) {
     const w = [...scope('m.number'), OTHER_STATUS]
+    if (f.direction === 'outbound') w.push(`m.direction = 'outbound'`)
+    if (f.direction === 'inbound') w.push(`m.direction IS DISTINCT FROM 'outbound'`)
     if (loQ !== null) w.push(`m.date >= ${add(isoMs(loQ))}::timestamptz`)
     if (hiQ !== null) w.push(`m.date < ${add(isoMs(hiQ))}::timestamptz`)
     sql = `${sql} - (SELECT count(*) FROM index_messages m WHERE ${all(w)})`

@@ -3,26 +3,30 @@
  * roll-ups kept with every batch, body ids, and the number's counters and checkpoint.
  */
 
-/** The daily roll-up, added to (a batch's few days, summed in JavaScript from the rows stored). */
+/** The daily roll-up, added to (a batch's few days, summed in JavaScript from the rows stored): messages in and out, failures, outbound failures and messages with media. */
 export const DAILY_SQL = `
-INSERT INTO index_daily (number, day, inbound, outbound, failed)
-SELECT $1, d, i, o, f FROM unnest($2::date[], $3::int[], $4::int[], $5::int[]) AS u(d, i, o, f)
+INSERT INTO index_daily (number, day, inbound, outbound, failed, failed_out, mms)
+SELECT $1, d, i, o, f, fo, mm FROM unnest($2::date[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[]) AS u(d, i, o, f, fo, mm)
 ON CONFLICT (number, day) DO UPDATE SET
   inbound = index_daily.inbound + EXCLUDED.inbound,
   outbound = index_daily.outbound + EXCLUDED.outbound,
-  failed = index_daily.failed + EXCLUDED.failed`
+  failed = index_daily.failed + EXCLUDED.failed,
+  failed_out = index_daily.failed_out + EXCLUDED.failed_out,
+  mms = index_daily.mms + EXCLUDED.mms`
 
 /**
  * The quarter-hour roll-up (UTC slots), added to beside the daily one: the days of any zone are
  * whole sets of slots, so the charts count the shown zone's days from it.
  */
 export const QUARTER_SQL = `
-INSERT INTO index_quarter_hours (number, slot, inbound, outbound, failed)
-SELECT $1, s, i, o, f FROM unnest($2::timestamptz[], $3::int[], $4::int[], $5::int[]) AS u(s, i, o, f)
+INSERT INTO index_quarter_hours (number, slot, inbound, outbound, failed, failed_out, mms)
+SELECT $1, s, i, o, f, fo, mm FROM unnest($2::timestamptz[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[]) AS u(s, i, o, f, fo, mm)
 ON CONFLICT (number, slot) DO UPDATE SET
   inbound = index_quarter_hours.inbound + EXCLUDED.inbound,
   outbound = index_quarter_hours.outbound + EXCLUDED.outbound,
-  failed = index_quarter_hours.failed + EXCLUDED.failed`
+  failed = index_quarter_hours.failed + EXCLUDED.failed,
+  failed_out = index_quarter_hours.failed_out + EXCLUDED.failed_out,
+  mms = index_quarter_hours.mms + EXCLUDED.mms`
 
 /**
  * The ids of a batch's distinct bodies ($1, answered by position k, 1-based), adding the new

@@ -147,28 +147,35 @@ async function withBodies(tx: Queryable, rows: StoredMessage[]): Promise<StoredM
   return rows
 }
 
+/** A roll-up slot's counts: inbound (any direction but 'outbound'), outbound, failed (status 400 and up), outbound failed, with media. */
+type Tally = [number, number, number, number, number]
+
+function tally(t: Tally, m: StoredMessage): void {
+  const out = m.r.direction === 'outbound'
+  const failed = m.r.statusCode !== null && m.r.statusCode >= 400
+  t[out ? 1 : 0]++
+  if (failed) t[2]++
+  if (failed && out) t[3]++
+  if (m.r.mms) t[4]++
+}
+
 /** The daily, quarter-hour, party and body roll-ups of exactly the rows stored, in the same transaction. */
 async function rollUp(tx: Queryable, number: string, rows: StoredMessage[]): Promise<void> {
-  const days = new Map<string, [number, number, number]>()
-  const slots = new Map<number, [number, number, number]>()
+  // Per day and per quarter hour: in, out, failed, outbound failed, with media (sql.ts DAILY_SQL).
+  const days = new Map<string, Tally>()
+  const slots = new Map<number, Tally>()
   const parties = new Map<string, [number, string]>()
   const bodyCounts = new Map<number, number>()
   for (const m of rows) {
     if (m.bodyId !== null) bodyCounts.set(m.bodyId, (bodyCounts.get(m.bodyId) ?? 0) + 1)
     const day = m.date.slice(0, 10)
     let d = days.get(day)
-    if (!d) days.set(day, (d = [0, 0, 0]))
-    if (m.r.direction === 'outbound') d[1]++
-    else d[0]++
+    if (!d) days.set(day, (d = [0, 0, 0, 0, 0]))
     const slot = Math.floor(Date.parse(m.date) / QUARTER_MS) * QUARTER_MS
     let q = slots.get(slot)
-    if (!q) slots.set(slot, (q = [0, 0, 0]))
-    if (m.r.direction === 'outbound') q[1]++
-    else q[0]++
-    if (m.r.statusCode !== null && m.r.statusCode >= 400) {
-      d[2]++
-      q[2]++
-    }
+    if (!q) slots.set(slot, (q = [0, 0, 0, 0, 0]))
+    tally(d, m)
+    tally(q, m)
     const p = parties.get(m.r.partyDigits)
     if (!p) parties.set(m.r.partyDigits, [1, m.date])
     else {
@@ -176,19 +183,14 @@ async function rollUp(tx: Queryable, number: string, rows: StoredMessage[]): Pro
       if (m.date > p[1]) p[1] = m.date
     }
   }
+  const columns = (e: Array<[unknown, Tally]>) => [0, 1, 2, 3, 4].map((k) => e.map(([, v]) => v[k]))
   if (days.size > 0) {
     const e = [...days.entries()]
-    await tx.query(DAILY_SQL, [number, e.map(([k]) => k), e.map(([, v]) => v[0]), e.map(([, v]) => v[1]), e.map(([, v]) => v[2])])
+    await tx.query(DAILY_SQL, [number, e.map(([k]) => k), ...columns(e)])
   }
   if (slots.size > 0) {
     const e = [...slots.entries()]
-    await tx.query(QUARTER_SQL, [
-      number,
-      e.map(([k]) => new Date(k).toISOString()),
-      e.map(([, v]) => v[0]),
-      e.map(([, v]) => v[1]),
-      e.map(([, v]) => v[2]),
-    ])
+    await tx.query(QUARTER_SQL, [number, e.map(([k]) => new Date(k).toISOString()), ...columns(e)])
   }
   if (parties.size > 0) {
     const e = [...parties.entries()]

@@ -6,10 +6,10 @@ import { z } from 'zod'
 import { allows, type Role } from '../contract/roles.ts'
 import { call, cookieFrom, HISTORY } from './access/test-stack.ts'
 import { addUser } from './access/users.ts'
-import { parseConfig } from './config.ts'
 import type { RouteSpec } from './http-types.ts'
-import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
-import { start, type Running } from './server.ts'
+import type { Rooms } from './rooms.ts'
+import type { Running } from './server.ts'
+import { startWithRooms } from './test-helpers.ts'
 
 /**
  * Generated from the route table the server really answers: every route × {signed out, viewer,
@@ -112,16 +112,7 @@ describe('the route table', () => {
       SYNC_RATE: '0',
       INDEX_AUTO_SYNC: 'off',
     }
-    const config = parseConfig(env)
-    const roomsCfg = roomsConfigIssues(env, config)
-    if (!roomsCfg.config) throw new Error(roomsCfg.issues.join('\n'))
-    const cfg = roomsCfg.config
-    running = await start(config, {
-      rooms: async (forwarder) => {
-        rooms = await openRooms(cfg, { forwarder, log: () => {} })
-        return rooms
-      },
-    })
+    ;({ running, rooms } = await startWithRooms(env))
     const now = new Date()
     await addUser(rooms.db, { name: 'ada', role: 'admin', password: PASSWORD }, { now })
     await addUser(rooms.db, { name: 'vic', role: 'viewer', password: PASSWORD }, { now })

@@ -5,6 +5,8 @@ import { connect, type AddressInfo } from 'node:net'
 import { createApp, type AppDeps } from './app.ts'
 import { parseConfig } from './config.ts'
 import { createForwarder } from './forward.ts'
+import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
+import { start, type Running } from './server.ts'
 import type { AccessGate, Principal } from './http-types.ts'
 import type { RouteSchema } from './schema.ts'
 
@@ -245,4 +247,21 @@ export function recordingGate(
       entries.push([action, details])
     },
   }
+}
+
+/**
+ * The real server (proxy/server.ts's start) composed from `env` as `npm start` composes it, with
+ * its rooms (index, desk, access) handed back for tests that look into the database beside HTTP.
+ */
+export async function startWithRooms(env: Record<string, string>): Promise<{ running: Running; rooms: Rooms }> {
+  const config = parseConfig(env)
+  const roomsCfg = roomsConfigIssues(env, config)
+  if (!roomsCfg.config) throw new Error(roomsCfg.issues.join('\n'))
+  const cfg = roomsCfg.config
+  let opened: Rooms | null = null
+  const running = await start(config, {
+    rooms: async (forwarder) => (opened = await openRooms(cfg, { forwarder, log: () => {} })),
+  })
+  if (!opened) throw new Error('the server started without opening its rooms')
+  return { running, rooms: opened }
 }

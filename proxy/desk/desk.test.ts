@@ -9,10 +9,10 @@ import { optOutLedger } from '../../contract/desk/opt-out-ledger.ts'
 import { quietHourSends } from '../../contract/desk/quiet-hours.ts'
 import { segmentInfo } from '../../contract/desk/segments.ts'
 import { call } from '../access/test-stack.ts'
-import { parseConfig } from '../config.ts'
 import { statusCode } from '../index/parse.ts'
-import { openRooms, roomsConfigIssues, type Rooms } from '../rooms.ts'
-import { start, type Running } from '../server.ts'
+import type { Rooms } from '../rooms.ts'
+import type { Running } from '../server.ts'
+import { startWithRooms } from '../test-helpers.ts'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt, type NumberProfile } from '../simulator/dataset.ts'
 import { DESK_INDEX, DESK_PARTIES, deskCases } from '../simulator/desk-cases.ts'
 import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
@@ -106,16 +106,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       INDEX_AUTO_SYNC: 'off',
       ...(cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: join(dir, 'data') }),
     }
-    const config = parseConfig(env)
-    const roomsCfg = roomsConfigIssues(env, config)
-    if (!roomsCfg.config) throw new Error(roomsCfg.issues.join('\n'))
-    const cfg = roomsCfg.config
-    running = await start(config, {
-      rooms: async (forwarder) => {
-        rooms = await openRooms(cfg, { forwarder, log: () => {} })
-        return rooms
-      },
-    })
+    ;({ running, rooms } = await startWithRooms(env))
     for (const p of SYNCED) await rooms.index.syncer!.request({ number: p.number, tid: p.tid })
     await rooms.index.syncer!.idle()
     // Number 0 is left to the sync's own store step, which refreshes the desk after each batch:

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { END_MS, DEMO_CREDENTIALS, makeAccount } from '../simulator/dataset.ts'
 import { DESK_INDEX, DESK_PARTIES } from '../simulator/desk-cases.ts'
 import { call } from '../access/test-stack.ts'
-import { parseConfig } from '../config.ts'
-import { openRooms, roomsConfigIssues, type Rooms } from '../rooms.ts'
-import { start, type Running } from '../server.ts'
+import type { Rooms } from '../rooms.ts'
+import type { Running } from '../server.ts'
+import { startWithRooms } from '../test-helpers.ts'
 import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
 
 /**
@@ -63,16 +63,7 @@ describe.each(['pglite', 'postgres'] as const)('desk reads and a running sync on
       INDEX_AUTO_SYNC: 'off',
       ...(cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: join(dir, 'data') }),
     }
-    const config = parseConfig(env)
-    const roomsCfg = roomsConfigIssues(env, config)
-    if (!roomsCfg.config) throw new Error(roomsCfg.issues.join('\n'))
-    const cfg = roomsCfg.config
-    running = await start(config, {
-      rooms: async (forwarder) => {
-        rooms = await openRooms(cfg, { forwarder, log: () => {} })
-        return rooms
-      },
-    })
+    ;({ running, rooms } = await startWithRooms(env))
     await rooms.index.syncer!.request({ number: DESK.number, tid: DESK.tid })
     await rooms.index.syncer!.idle()
   }, 120_000)

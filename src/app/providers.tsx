@@ -1,6 +1,7 @@
 import { notifyManager, QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { Component, type ReactNode } from 'react'
 import { isRetryable, type ApiError } from '../api/errors'
+import { ReloadButton } from '../components/alert'
 
 /**
  * Retry policy: transport failures and 5xx (`unreachable`) are retried with backoff, at most
@@ -43,15 +44,7 @@ class ErrorBoundary extends Component<{ children: ReactNode }, { error: Error | 
         <div role="alert" className="rounded border border-red-300 bg-red-50 p-4 text-red-900">
           <h1 className="text-lg font-semibold">Something went wrong in this page</h1>
           <p className="mt-1 text-sm">The page hit an unexpected error. Nothing was changed on the account.</p>
-          <button
-            type="button"
-            className="btn mt-3"
-            onClick={() => {
-              window.location.reload()
-            }}
-          >
-            Reload the page
-          </button>
+          <ReloadButton className="mt-3" />
         </div>
       </main>
     )

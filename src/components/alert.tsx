@@ -55,15 +55,22 @@ export function CodeLoadAlert({ where }: { where: string }) {
       <p className="mt-0.5 text-sm">
         Switchboard may have been updated since this tab was opened, or the connection to it dropped. Reloading gets the current version.
       </p>
-      <button
-        type="button"
-        className="btn mt-2 print:hidden"
-        onClick={() => {
-          window.location.reload()
-        }}
-      >
-        Reload the page
-      </button>
+      <ReloadButton className="mt-2" />
     </div>
+  )
+}
+
+/** "Reload the page": where only a fresh copy of the app can help. */
+export function ReloadButton({ className }: { className: string }) {
+  return (
+    <button
+      type="button"
+      className={`btn print:hidden ${className}`}
+      onClick={() => {
+        window.location.reload()
+      }}
+    >
+      Reload the page
+    </button>
   )
 }

@@ -104,6 +104,10 @@ export function TableView<TData extends RowData>({
       },
       manualSorting: true,
       enableSortingRemoval: true,
+      // A header's first click sorts ascending unless its column says otherwise (numbers, dates: newest
+      // or most first). Never guessed from the rows in view: TanStack samples them, and while they are
+      // on their way (a filter just typed, a window not yet measured) it guessed descending.
+      sortDescFirst: false,
     },
     selectNothing,
   )

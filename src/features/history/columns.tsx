@@ -23,12 +23,14 @@ export const HISTORY_COLUMNS = helper.columns([
   helper.accessor('position', {
     id: 'position',
     header: '#',
+    sortDescFirst: true,
     meta: { card: 'meta', cardLabel: 'Record', width: '4.5rem', sortValue: (m) => m.position },
     cell: ({ row }) => <PositionCell m={row.original} />,
   }),
   helper.accessor(dateValue, {
     id: 'date',
     header: 'Date',
+    sortDescFirst: true,
     meta: { card: 'title', width: '12.5rem', sortValue: dateValue },
     cell: ({ row }) => <DateText ms={row.original.dateMs} raw={row.original.date} />,
   }),

@@ -76,6 +76,7 @@ const indexedCount = (r: NumberRow) => r.index?.indexed ?? -1
 const messagesCol = helper.accessor(indexedCount, {
   id: 'messages',
   header: 'Messages',
+  sortDescFirst: true,
   meta: {
     card: 'meta',
     cardLabel: 'Messages indexed',
@@ -117,6 +118,7 @@ const findingCount = (r: NumberRow) => (r.findings ? r.findings.reduce((sum, f) 
 const auditCol = helper.accessor(findingCount, {
   id: 'audit',
   header: 'Audit',
+  sortDescFirst: true,
   meta: {
     card: 'body',
     width: '17rem',

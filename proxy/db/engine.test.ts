@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -15,6 +15,7 @@ import { createIndex } from '../index/routes.ts'
 import { dropIndexes, ensureIndexes, SECONDARY_NAMES } from '../index/sync/indexes.ts'
 import { acquireDataDirLock, LOCK_FILE, readLockHolder } from './lock.ts'
 import { openDb, type OpenedDb } from './open.ts'
+import { DB_THREAD_NICE } from './pglite-protocol.ts'
 import { ENGINES, useEngines } from './test-engines.ts'
 
 /**
@@ -156,6 +157,25 @@ describe.each(ENGINES)('Db on %s', (engine) => {
 })
 
 describe('PGlite in its worker', () => {
+  it.runIf(process.platform === 'linux')('runs at nice 10 in its own thread while the server’s thread keeps nice 0', async () => {
+    // /proc/self/task/<tid>/stat: field 19 is the thread's nice value (after the ")" ending the name, field 3 is the 1st).
+    const nices = () =>
+      readdirSync('/proc/self/task').map((tid) => {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+        return { tid: Number(tid), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }
+      })
+    const before = nices().filter((t) => t.nice === DB_THREAD_NICE).length
+    const db = await openDb({ dataDir: join(tempDir(), 'data') })
+    try {
+      await db.query('SELECT 1')
+      const after = nices()
+      expect(after.filter((t) => t.nice === DB_THREAD_NICE)).toHaveLength(before + 1)
+      expect(after.find((t) => t.tid === process.pid)?.nice).toBe(0)
+    } finally {
+      await db.close()
+    }
+  })
+
   it('builds the missing indexes one transaction each, so requests read between two builds', async () => {
     const db = await openDb({ dataDir: join(tempDir(), 'data') })
     try {

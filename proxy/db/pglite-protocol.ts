@@ -41,6 +41,9 @@ export type Ready = { ready: true } | { ready: false; error: WireError }
 /** WebAssembly.Module, named through PGlite's own options (the server's lib has no WebAssembly types). */
 export type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>
 
+/** The PGlite thread's nice value on Linux (the server's thread keeps 0): see pglite-worker.ts. */
+export const DB_THREAD_NICE = 10
+
 export interface WorkerInit {
   dataDir: string
   /** Compiled once by the server's thread and shared (see pglite-client.ts). */

@@ -1,7 +1,8 @@
+import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite, type Transaction } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
-import { toWire, type Ready, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts'
+import { DB_THREAD_NICE, toWire, type Ready, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts'
 
 /**
  * The thread that owns PGlite. PGlite's work is synchronous WebAssembly: here it holds this
@@ -12,6 +13,21 @@ import { toWire, type Ready, type Reply, type Request, type WorkerInit } from '.
 const port = parentPort
 if (!port) throw new Error('pglite-worker.ts runs as a worker thread (see pglite-client.ts).')
 const { dataDir, pgliteWasmModule, initdbWasmModule } = workerData as WorkerInit
+
+/*
+ * This thread runs at a lower CPU priority than the server's (nice 10 against 0). On two cores an
+ * export's or a search's statements here and the HTTP thread's answers compete; the HTTP thread's
+ * work is short and someone waits on it (a page, a probe), so the kernel runs it first, and this
+ * thread still takes every cycle the server's thread leaves. On Linux a nice value is per thread
+ * (setpriority with pid 0 sets the calling thread's); elsewhere it would slow the whole process.
+ */
+if (process.platform === 'linux') {
+  try {
+    setPriority(0, DB_THREAD_NICE)
+  } catch {
+    // Not allowed here (a sandbox): the thread keeps the server's priority, which is only slower under load.
+  }
+}
 
 /** The open transaction's handle and how to end it (PGlite's transaction() owns BEGIN/COMMIT). */
 let tx: { handle: Transaction; end: (commit: boolean) => void; done: Promise<void> } | null = null

@@ -46,24 +46,62 @@ interface Prepared {
  * PGlite may load them with COPY. Returns the number of rows inserted.
  */
 export async function storeBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh = false): Promise<number> {
-  return storePrepared(job, prepareBatch(job, page, placed, cp, fresh))
+  return storePrepared(job, await prepareBatch(job, page, placed, cp, fresh))
 }
 
-/** The work of a batch that needs no database (see Prepared). */
-function prepareBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh: boolean): Prepared {
+/**
+ * Rows prepared, or sent to PostgreSQL, between two turns of the event loop. A batch is thousands
+ * of rows; in one stretch its facts, COPY lines or parameter arrays held the server's thread for
+ * tens of milliseconds, and every request waiting on that thread with it.
+ */
+export const ROWS_PER_TURN = 1000
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/** The work of a batch that needs no database (see Prepared), a slice of rows per turn of the event loop. */
+async function prepareBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh: boolean): Promise<Prepared> {
   const dates = datesOf(page, placed)
   // The desk's facts come from the records alone: computed before the transaction, written with the rows.
   const of = job.ctx.desk ? deskFacts() : null
-  const rows = placed.map(({ ordinal, r }, i): StoredMessage => {
+  const copy = fresh && job.ctx.db.engine === 'pglite' && placed.length > 0
+  const head = copy ? copyHead(job.number, job.tid) : ''
+  const rows = new Array<StoredMessage>(placed.length)
+  const lines = copy ? new Array<string>(placed.length) : null
+  for (let i = 0; i < placed.length; i++) {
+    if (i > 0 && i % ROWS_PER_TURN === 0) await nextTurn()
+    const { ordinal, r } = placed[i]!
     const date = dates[i]!
-    return { ordinal, r, date, bodyId: null, desk: of ? of({ party: r.partyDigits, date, direction: r.direction, body: r.body }) : null }
-  })
-  let lines: string[] | null = null
-  if (fresh && job.ctx.db.engine === 'pglite' && rows.length > 0) {
-    const head = copyHead(job.number, job.tid)
-    lines = rows.map((m) => copyLine(head, m))
+    const m: StoredMessage = {
+      ordinal,
+      r,
+      date,
+      bodyId: null,
+      desk: of ? of({ party: r.partyDigits, date, direction: r.direction, body: r.body }) : null,
+    }
+    rows[i] = m
+    if (lines) lines[i] = copyLine(head, m)
   }
   return { page, cp, rows, lines }
+}
+
+/**
+ * INSERT_SQL a slice of rows per statement (see ROWS_PER_TURN: the driver encodes each
+ * statement's arrays in one stretch). Returns how many went in and, when some were already
+ * there, which ordinals did.
+ */
+async function insertSlices(tx: Queryable, job: Job, rows: StoredMessage[]): Promise<{ inserted: number; got: Set<number> | null }> {
+  let inserted = 0
+  let got: Set<number> | null = null
+  for (let i = 0; i < rows.length; i += ROWS_PER_TURN) {
+    const slice = rows.slice(i, i + ROWS_PER_TURN)
+    const res = await tx.query<{ n: number; got: number[] | null }>(INSERT_SQL, insertParams(job.number, job.tid, slice))
+    const n = res.rows[0]?.n ?? 0
+    inserted += n
+    // `got` comes back only when some of the slice were skipped (and as null when all were).
+    const some = res.rows[0]?.got ?? (n === slice.length ? slice.map((m) => m.ordinal) : [])
+    if (n < slice.length && got === null) got = new Set(rows.slice(0, i).map((m) => m.ordinal))
+    if (got) for (const o of some) got.add(o)
+  }
+  return { inserted, got }
 }
 
 /** Stores a prepared batch (see storeBatch). */
@@ -86,13 +124,9 @@ async function storePrepared(job: Job, prep: Prepared): Promise<number> {
           ),
         )
         inserted = rows.length
-      } else {
-        const res = await tx.query<{ n: number; got: number[] | null }>(INSERT_SQL, insertParams(job.number, job.tid, rows))
-        inserted = res.rows[0]?.n ?? 0
-        got = res.rows[0]?.got ? new Set(res.rows[0].got) : null
-      }
-      // `got` lists the rows that went in only when some were skipped; none at all also comes back as null.
-      const stored = got ? rows.filter((m) => got.has(m.ordinal)) : inserted === rows.length ? rows : []
+      } else ({ inserted, got } = await insertSlices(tx, job, rows))
+      // `got` lists the rows that went in only when some were skipped.
+      const stored = got ? rows.filter((m) => got.has(m.ordinal)) : rows
       await rollUp(tx, job.number, stored)
       if (job.ctx.desk) await storeDeskFacts(tx, job.number, stored.map(deskStored))
       // Rows without the desk's facts: refreshDesk fills them when the desk is next brought up to date.

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest'
+import type { OpenedDb } from '../../db/open.ts'
+import { ENGINES, useEngines } from '../../db/test-engines.ts'
+import type { Page, PageRecord } from '../parse.ts'
+import { ROWS_PER_TURN, storeBatch, type Placed } from './store.ts'
+import type { Job, SyncContext } from './types.ts'
+
+const engines = useEngines()
+const NUMBER = '15550001234'
+
+function jobOn(db: OpenedDb): Job {
+  const ctx = {
+    db,
+    desk: true,
+    stats: { requests: 0, waitMs: 0, storeMs: 0, vacuumMs: 0, deskMs: 0 },
+    progress: { messages: 0, since: null },
+  } as unknown as SyncContext // storeBatch reads only these
+  return { ctx, number: NUMBER, tid: 'TID1', signal: new AbortController().signal }
+}
+
+const record = (ordinal: number): PageRecord => ({
+  tid: 'TID1',
+  systemId: `S${ordinal}`,
+  messageId: `M${ordinal}`,
+  date: new Date(Date.UTC(2026, 0, 1) + ordinal * 60_000).toISOString(),
+  dateRaw: null,
+  phone: `+1555000${String(ordinal % 7).padStart(4, '0')}`,
+  partyDigits: `1555000${String(ordinal % 7).padStart(4, '0')}`,
+  direction: ordinal % 2 ? 'inbound' : 'outbound',
+  body: ordinal % 11 ? `message ${ordinal % 13}` : 'STOP',
+  mms: false,
+  mediaUrl: null,
+  status: ordinal % 5 ? '200 delivered' : '480 failed',
+  statusCode: ordinal % 5 ? 200 : 480,
+})
+const placed = (ordinals: number[]): Placed[] => ordinals.map((ordinal) => ({ ordinal, r: record(ordinal) }))
+const page = (total: number): Page => ({ total, newestId: null, newestAt: null, createdRaw: null, optin: null, records: [] })
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
+
+describe.each(ENGINES)('storeBatch on %s', (engine) => {
+  it('stores a batch of several slices, counting only the rows that were not there yet, in the roll-ups too', async () => {
+    const db = await engines.open(engine)
+    await db.query(`INSERT INTO index_numbers (number, tid, state) VALUES ($1, 'TID1', 'idle')`, [NUMBER])
+    const job = jobOn(db)
+    const N = 2 * ROWS_PER_TURN + 500
+    // Already stored: none in the first slice, one in the second and one in the last.
+    const before = [ROWS_PER_TURN + 17, 2 * ROWS_PER_TURN + 3]
+    expect(await storeBatch(job, page(N), placed(before), null)).toBe(2)
+    expect(await storeBatch(job, page(N), placed(range(1, N)), null)).toBe(N - 2)
+    const counts = await db.query<{ messages: number; daily: number; parties: number; threads: number }>(
+      `SELECT (SELECT count(*)::int FROM index_messages WHERE number = $1) AS messages,
+              (SELECT sum(inbound + outbound)::int FROM index_daily WHERE number = $1) AS daily,
+              (SELECT sum(count)::int FROM index_parties WHERE number = $1) AS parties,
+              (SELECT sum(inbound + outbound)::int FROM desk_threads WHERE number = $1) AS threads`,
+      [NUMBER],
+    )
+    expect(counts.rows[0]).toEqual({ messages: N, daily: N, parties: N, threads: N })
+    // Stored again whole: nothing goes in and no count moves.
+    expect(await storeBatch(job, page(N), placed(range(1, N)), null)).toBe(0)
+    const again = await db.query<{ daily: number }>('SELECT sum(inbound + outbound)::int AS daily FROM index_daily WHERE number = $1', [
+      NUMBER,
+    ])
+    expect(again.rows[0]!.daily).toBe(N)
+  }, 60_000)
+
+  it('lets the event loop turn while it prepares a batch, before its transaction starts', async () => {
+    const db = await engines.open(engine)
+    await db.query(`INSERT INTO index_numbers (number, tid, state) VALUES ($1, 'TID1', 'idle')`, [NUMBER])
+    const job = jobOn(db)
+    let turns = 0
+    let running = true
+    const tick = () => {
+      turns++
+      if (running) setImmediate(tick)
+    }
+    setImmediate(tick)
+    let turnsAtTransaction = -1
+    const transaction = db.transaction.bind(db)
+    job.ctx.db = Object.assign(Object.create(db) as OpenedDb, {
+      transaction: ((fn: Parameters<OpenedDb['transaction']>[0]) => {
+        turnsAtTransaction = turns
+        return transaction(fn)
+      }) as OpenedDb['transaction'],
+    })
+    const n = 5 * ROWS_PER_TURN
+    try {
+      expect(await storeBatch(job, page(n), placed(range(1, n)), { next: 0, total: n, check: null }, true)).toBe(n)
+    } finally {
+      running = false
+    }
+    // One slice of rows per turn: the four slices after the first each waited for a turn.
+    expect(turnsAtTransaction).toBeGreaterThanOrEqual(4)
+  }, 60_000)
+})

@@ -52,9 +52,10 @@ export const test = base.extend<{ sim: SimControl; page: Page }>({
       const url = msg.location().url
       if (/Failed to load resource/.test(msg.text()) && (/\/api\//.test(url) || /\/media\/missing/.test(url))) return
       // A test's own server (not the shared one) stopped while its page was still open: the app's
-      // idle fetch of the other pages' chunks finds no one there. The shared server must serve every asset.
+      // idle fetch of the other pages' chunks finds no one there (refused), or is cut off by the
+      // stop (reset). The shared server must serve every asset.
       if (
-        /ERR_CONNECTION_REFUSED/.test(msg.text()) &&
+        /ERR_CONNECTION_(REFUSED|RESET)/.test(msg.text()) &&
         /\/assets\//.test(url) &&
         new URL(url).port !== new URL(base.info().project.use.baseURL ?? url).port
       )

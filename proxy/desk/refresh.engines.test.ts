@@ -230,3 +230,36 @@ describe.each(ENGINES)('sends after opt-out on %s', (engine) => {
     expect(expected.length).toBeLessThan(entry!.sentAfter.length)
   }, 120_000)
 })
+
+describe.each(ENGINES)('the quiet-day counts on %s', (engine) => {
+  it('count a send to a party without a zone under its UTC day, beside sends whose local day is that day', async () => {
+    const db = await engines.open(engine)
+    const number = '15550008888'
+    const sends = [
+      // New York, 15:00 local on 2 June: same local day as the UTC day, not quiet.
+      { party: '12125550123', date: '2030-06-02T19:00:00Z' },
+      // Los Angeles, 22:30 local on 1 June: the day before, quiet.
+      { party: '13105550123', date: '2030-06-02T05:30:00Z' },
+      // Not North American: no zone, counted under the UTC day.
+      { party: '447700900123', date: '2030-06-02T10:00:00Z' },
+      { party: '447700900124', date: '2030-06-02T11:00:00Z' },
+    ]
+    const of = deskFacts()
+    await db.transaction((tx) =>
+      storeDeskFacts(
+        tx,
+        number,
+        sends.map((s) => ({ ...s, failed: false, facts: of({ ...s, direction: 'outbound', body: 'Reminder' }) })),
+      ),
+    )
+    const days = await db.query<{ day: string; local_day: string; outbound: number; unknown: number; quiet: number }>(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, to_char(local_day, 'YYYY-MM-DD') AS local_day, outbound, unknown, quiet
+         FROM desk_quiet_days WHERE number = $1 ORDER BY day, local_day`,
+      [number],
+    )
+    expect(days.rows).toEqual([
+      { day: '2030-06-02', local_day: '2030-06-01', outbound: 1, unknown: 0, quiet: 1 },
+      { day: '2030-06-02', local_day: '2030-06-02', outbound: 3, unknown: 2, quiet: 0 },
+    ])
+  }, 60_000)
+})

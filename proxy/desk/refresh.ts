@@ -3,7 +3,7 @@ import { type DeskMessage } from '../../contract/desk/messages.ts'
 import { CONFIRMATION_WINDOW_MS, optOutState } from '../../contract/desk/opt-out-ledger.ts'
 import { classifyOptOut, type OptKind } from '../../contract/desk/opt-out.ts'
 import { zoneOf } from '../../contract/desk/area-codes.ts'
-import { DEFAULT_WINDOW, offsetMinutes } from '../../contract/desk/quiet-hours.ts'
+import { DEFAULT_WINDOW, offsetMinutes, wholeDayOffset } from '../../contract/desk/quiet-hours.ts'
 import type { Db, Queryable } from '../db/types.ts'
 
 /**
@@ -63,39 +63,53 @@ function directionOf(raw: string | null): boolean | null {
   return d === 'inbound' ? true : d === 'outbound' ? false : null
 }
 
-type BodyFacts = { cost: ReturnType<typeof encodingCost>; forcing: string[] | null; opt: OptKind | null }
+/** A body's facts, and the facts objects made from them (shared by the messages they describe: never changed). */
+type BodyFacts = {
+  cost: ReturnType<typeof encodingCost>
+  forcing: string[] | null
+  opt: OptKind | null
+  /** By direction class when no local time applies (inbound, other, outbound to an unknown zone). */
+  plain: Map<boolean | null, DeskFacts>
+  /** Outbound with a local time: by local day, then quiet. */
+  sends: Map<string, [DeskFacts | null, DeskFacts | null]>
+}
+
+/** A zone's whole-day offsets by UTC day (wholeDayOffset), kept for one deskFacts. */
+type ZoneDays = { zone: string; days: Map<number, number | null> }
 
 /**
- * Computes messages' facts; one per batch (or chunk), since bodies repeat (templates,
- * auto-replies) and classifying a body is most of the per-message work.
+ * Computes messages' facts; one per batch (or chunk). Everything a message's facts depend on
+ * repeats across a batch: bodies (templates, auto-replies; classifying a body is most of the
+ * work), direction words, parties and their zones, days and their offsets. Each is worked out
+ * once here and looked up per message, so a million-message sync spends its time storing.
  */
 export function deskFacts(): (m: DeskSource) => DeskFacts {
   const memo = new Map<string, BodyFacts>()
-  // localTime's arithmetic with its look-ups kept for the batch: a party's zone, a day's name.
-  const zones = new Map<string, string | null>()
+  const directions = new Map<string | null, boolean | null>()
+  const zones = new Map<string, ZoneDays | null>()
+  const zoneDays = new Map<string, ZoneDays>()
   const dayNames = new Map<number, string>()
+  /** localTime's arithmetic (quiet-hours.ts) with the look-ups above. */
   const local = (party: string, date: Date | string): { day: string; hour: number } | null => {
-    let zone = zones.get(party)
-    if (zone === undefined) zones.set(party, (zone = zoneOf(party)))
-    if (zone === null) return null
+    let z = zones.get(party)
+    if (z === undefined) {
+      const zone = zoneOf(party)
+      if (zone !== null && !zoneDays.has(zone)) zoneDays.set(zone, { zone, days: new Map() })
+      zones.set(party, (z = zone === null ? null : zoneDays.get(zone)!))
+    }
+    if (z === null) return null
     const ms = typeof date === 'string' ? Date.parse(date) : date.getTime()
     if (!Number.isFinite(ms)) throw new RangeError(`date: not a valid date: ${String(date)}`)
-    const at = ms + offsetMinutes(zone, ms) * 60_000
+    const utcDay = Math.floor(ms / 86_400_000)
+    let whole = z.days.get(utcDay)
+    if (whole === undefined) z.days.set(utcDay, (whole = wholeDayOffset(z.zone, utcDay)))
+    const at = ms + (whole ?? offsetMinutes(z.zone, ms)) * 60_000
     const dayIndex = Math.floor(at / 86_400_000)
     let day = dayNames.get(dayIndex)
     if (day === undefined) dayNames.set(dayIndex, (day = new Date(dayIndex * 86_400_000).toISOString().slice(0, 10)))
     return { day, hour: Math.floor((at - dayIndex * 86_400_000) / 3_600_000) }
   }
-  return (m) => {
-    const inbound = directionOf(m.direction)
-    const body = m.body ?? ''
-    let b = memo.get(body)
-    if (!b) {
-      const cost = encodingCost(body)
-      memo.set(body, (b = { cost, forcing: cost.forcedBy.length > 0 ? cost.forcedBy.map((c) => c.char) : null, opt: null }))
-    }
-    if (inbound === true && b.opt === null) b.opt = classifyOptOut(body).kind
-    const lt = inbound === false ? local(m.party, m.date) : null
+  const make = (b: BodyFacts, inbound: boolean | null, lt: { day: string; hour: number } | null): DeskFacts => {
     const opt = inbound === true ? b.opt! : 'none'
     return {
       inbound,
@@ -106,6 +120,28 @@ export function deskFacts(): (m: DeskSource) => DeskFacts {
       localDay: lt?.day ?? null,
       quiet: lt ? lt.hour < DEFAULT_WINDOW.start || lt.hour >= DEFAULT_WINDOW.end : null,
     }
+  }
+  return (m) => {
+    let inbound = directions.get(m.direction)
+    if (inbound === undefined) directions.set(m.direction, (inbound = directionOf(m.direction)))
+    const body = m.body ?? ''
+    let b = memo.get(body)
+    if (!b) {
+      const cost = encodingCost(body)
+      const forcing = cost.forcedBy.length > 0 ? cost.forcedBy.map((c) => c.char) : null
+      memo.set(body, (b = { cost, forcing, opt: null, plain: new Map(), sends: new Map() }))
+    }
+    if (inbound === true && b.opt === null) b.opt = classifyOptOut(body).kind
+    const lt = inbound === false ? local(m.party, m.date) : null
+    if (!lt) {
+      let f = b.plain.get(inbound)
+      if (!f) b.plain.set(inbound, (f = make(b, inbound, null)))
+      return f
+    }
+    let pair = b.sends.get(lt.day)
+    if (!pair) b.sends.set(lt.day, (pair = [null, null]))
+    const k = lt.hour < DEFAULT_WINDOW.start || lt.hour >= DEFAULT_WINDOW.end ? 1 : 0
+    return (pair[k] ??= make(b, false, lt))
   }
 }
 
@@ -146,7 +182,7 @@ type PartyCounts = [number, number, number, number, number]
  */
 export async function storeDeskFacts(tx: Queryable, number: string, rows: readonly DeskStored[]): Promise<void> {
   const counts = new Map<string, PartyCounts>()
-  const delta: QuietDelta = new Map()
+  const quiet = new QuietDays()
   for (const r of rows) {
     const f = r.facts
     if (!f) continue
@@ -158,7 +194,7 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
     if (f.inbound === true) c[2]++
     else if (f.inbound === false) {
       c[3]++
-      countQuiet(delta, new Date(ms).toISOString().slice(0, 10), f.localDay, f.quiet)
+      quiet.count(ms, f.localDay, f.quiet)
     }
     if (r.failed) c[4]++
   }
@@ -167,7 +203,7 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
   const e = [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   await tx.query(MARK_DIRTY, [number, e.map(([p]) => p)])
   // Only additions here, so no day can be left empty (applyQuiet's delete is not needed).
-  const quiet = [...delta]
+  const q = quiet.columns()
   await tx.query(BATCH_COUNTS, [
     number,
     e.map(([p]) => p),
@@ -176,24 +212,53 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
     e.map(([, c]) => c[2]),
     e.map(([, c]) => c[3]),
     e.map(([, c]) => c[4]),
-    quiet.map(([k]) => k.slice(0, 10)),
-    quiet.map(([k]) => k.slice(11)),
-    quiet.map(([, c]) => c[0]),
-    quiet.map(([, c]) => c[1]),
-    quiet.map(([, c]) => c[2]),
+    q.day,
+    q.localDay,
+    q.outbound,
+    q.unknown,
+    q.quiet,
   ])
 }
 
-/** Per UTC day and recipient-local day: outbound, unknown zone, quiet (desk_quiet_days' counts). */
-type QuietDelta = Map<string, [number, number, number]>
-
-function countQuiet(delta: QuietDelta, day: string, localDay: string | null, quiet: boolean | null): void {
-  const key = `${day}|${localDay ?? day}`
-  let c = delta.get(key)
-  if (!c) delta.set(key, (c = [0, 0, 0]))
-  c[0]++
-  if (quiet === null) c[1]++
-  else if (quiet) c[2]++
+/**
+ * A batch's sends per UTC day and recipient-local day (desk_quiet_days' counts: outbound, unknown
+ * zone, quiet). Keyed by the UTC day's number and then the local day, so a send costs two map
+ * look-ups and no string is made for it.
+ */
+class QuietDays {
+  private readonly byDay = new Map<number, Map<string | null, [number, number, number]>>()
+  count(ms: number, localDay: string | null, quiet: boolean | null): void {
+    const day = Math.floor(ms / 86_400_000)
+    let locals = this.byDay.get(day)
+    if (!locals) this.byDay.set(day, (locals = new Map()))
+    let c = locals.get(localDay)
+    if (!c) locals.set(localDay, (c = [0, 0, 0]))
+    c[0]++
+    if (quiet === null) c[1]++
+    else if (quiet) c[2]++
+  }
+  /** One array per column; a send without a local day counts under its UTC day (one row per pair of days). */
+  columns() {
+    const out = { day: [] as string[], localDay: [] as string[], outbound: [] as number[], unknown: [] as number[], quiet: [] as number[] }
+    for (const [day, locals] of this.byDay) {
+      const name = new Date(day * 86_400_000).toISOString().slice(0, 10)
+      const none = locals.get(null)
+      if (none) {
+        locals.delete(null)
+        const same = locals.get(name)
+        if (same) for (let i = 0; i < 3; i++) same[i]! += none[i]!
+        else locals.set(name, none)
+      }
+      for (const [localDay, c] of locals) {
+        out.day.push(name)
+        out.localDay.push(localDay ?? name)
+        out.outbound.push(c[0])
+        out.unknown.push(c[1])
+        out.quiet.push(c[2])
+      }
+    }
+    return out
+  }
 }
 
 /** Fills the facts of rows stored without them ($2 the ordinals, then one array per desk_* column). */

@@ -33,8 +33,18 @@ interface Column {
 /** A text[] value as one unnest() element (text[][] cannot be unnested row by row): joined by a separator no character list holds. */
 const SEP = '\x1f'
 /** COPY's CSV field of a text[] value: an array literal, quoted. */
-const arrayCsv = (a: readonly string[] | null | undefined) =>
-  a ? cq(`{${a.map((c) => `"${c.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`) : null
+const arrayLiteral = (a: readonly string[]) => cq(`{${a.map((c) => `"${c.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`)
+/**
+ * The desk's forcing characters are one array per distinct body (deskFacts shares it between the
+ * messages with that body), so its literal is made once per array, not once per message.
+ */
+const literals = new WeakMap<readonly string[], string>()
+const arrayCsv = (a: readonly string[] | null | undefined) => {
+  if (!a) return null
+  let v = literals.get(a)
+  if (v === undefined) literals.set(a, (v = arrayLiteral(a)))
+  return v
+}
 
 export const MESSAGE_COLUMNS: readonly Column[] = [
   { name: 'ordinal', type: 'int', value: (m) => m.ordinal },

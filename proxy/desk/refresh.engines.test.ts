@@ -263,3 +263,60 @@ describe.each(ENGINES)('the quiet-day counts on %s', (engine) => {
     ])
   }, 60_000)
 })
+
+describe.each(ENGINES)('sends after opt-out in long threads on %s', (engine) => {
+  it('counts them as the rules do whether the opt-out is near the start or the end of a thread, or a period is closed', async () => {
+    const db = await engines.open(engine)
+    const number = '15550007777'
+    const start = Date.parse('2031-03-01T00:00:00Z')
+    // Three threads, their messages interleaved a minute apart: an opt-out near the start of a long
+    // thread, one near its end, and a short thread whose first opt-out period an opt-in closes.
+    const plan: Array<{ party: string; size: number; opt: Record<number, string> }> = [
+      { party: '12125550101', size: 3000, opt: { 9: 'STOP' } },
+      { party: '12125550102', size: 3000, opt: { 2990: 'Stop texting me' } },
+      { party: '12125550103', size: 240, opt: { 40: 'STOP', 90: 'START', 150: 'UNSUBSCRIBE' } },
+    ]
+    const thread = plan.flatMap((p, t) =>
+      Array.from({ length: p.size }, (_, k) => ({
+        party: p.party,
+        at: start + (k * plan.length + t) * 60_000,
+        opt: p.opt[k] ?? null,
+        direction: p.opt[k] || k % 3 === 0 ? 'inbound' : 'outbound',
+      })),
+    )
+    thread.sort((a, b) => a.at - b.at)
+    const messages = thread.map((m, i) => ({
+      number,
+      party: m.party,
+      direction: m.direction,
+      date: new Date(m.at).toISOString(),
+      ordinal: i + 1,
+      body: m.opt ?? (m.direction === 'inbound' ? 'ok' : `Reminder ${i}`),
+      statusCode: 200,
+    }))
+    await db.query(INSERT_MESSAGES.replace("'T'", "'T3'"), [
+      number,
+      messages.map((m) => m.ordinal),
+      messages.map((m) => m.date),
+      messages.map((m) => m.party),
+      messages.map((m) => m.direction),
+      messages.map((m) => m.body),
+      messages.map((m) => m.statusCode),
+    ])
+    await db.query(
+      `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ($1, 'T3', $2, $2, 'idle', true)`,
+      [number, messages.length],
+    )
+    await refreshDesk(db, number, undefined, { min: 1, max: messages.length })
+    await flushDesk(db, [number])
+    const ledger = optOutLedger(messages)
+    expect(ledger.map((e) => e.sentAfter.length).every((n) => n > 0)).toBe(true)
+    const t = await db.query<{ party: string; sent_after: number }>(
+      `SELECT party, sent_after FROM desk_threads WHERE number = $1 AND opt_history <> '[]' ORDER BY party`,
+      [number],
+    )
+    expect(t.rows.map((r) => [r.party, r.sent_after])).toEqual(
+      ledger.map((e) => [e.party, e.sentAfter.length]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    )
+  }, 120_000)
+})

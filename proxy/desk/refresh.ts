@@ -320,6 +320,11 @@ type ThreadFacts = {
   last_reply_at: Date | null
   waiting_since: Date | null
   unanswered: number
+  /** The thread's counts and first and last contact (desk_threads, kept with every stored batch). */
+  outbound: number
+  messages: number
+  first_at: Date | null
+  last_at: Date | null
 }
 
 /**
@@ -331,7 +336,7 @@ type ThreadFacts = {
  */
 const THREAD_FACTS = `
 SELECT p.party, li.ordinal AS last_inbound_ordinal, li.date AS last_inbound_at, lr.date AS last_reply_at,
-       u.since AS waiting_since, u.n AS unanswered
+       u.since AS waiting_since, u.n AS unanswered, p.outbound, p.inbound + p.outbound AS messages, p.first_at, p.last_at
   FROM desk_threads p
   LEFT JOIN LATERAL (
     SELECT ordinal, date FROM index_messages WHERE number = $1 AND party_digits = p.party AND desk_inbound
@@ -402,6 +407,89 @@ SELECT per.i::int AS i, count(*)::int AS n FROM per JOIN index_messages d ON d.p
  WHERE ${IN_PERIOD}
  GROUP BY per.i`
 
+/**
+ * The sends of open periods (an opt-out with no opt-in after it; a thread has one at most), each
+ * counted from the thread index on the side of the opt-out that holds fewer of the thread's
+ * messages ($5: true counts the sends up to the opt-out, which the caller takes from the thread's
+ * outbound count; false counts the sends after it). An opt-out near either end of a long thread
+ * then reads a few rows, where SENT_COUNT reads every message of the number.
+ */
+const OPEN_COUNT = `
+WITH per AS (SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::bool[]) WITH ORDINALITY AS u(party, so, sd, upto, i))
+SELECT per.i::int AS i, c.n FROM per CROSS JOIN LATERAL (
+  SELECT count(*)::int AS n FROM index_messages d
+   WHERE d.number = $1 AND d.party_digits = per.party AND NOT d.desk_inbound AND d.date <= per.sd AND (d.date, d.ordinal) <= (per.sd, per.so)) c
+ WHERE per.upto
+UNION ALL
+SELECT per.i::int AS i, c.n FROM per CROSS JOIN LATERAL (
+  SELECT count(*)::int AS n FROM index_messages d
+   WHERE d.number = $1 AND d.party_digits = per.party AND NOT d.desk_inbound AND d.date >= per.sd AND (d.date, d.ordinal) > (per.sd, per.so)) c
+ WHERE NOT per.upto`
+
+/**
+ * A row read through the thread index costs several times a row of the plain join's pass over the
+ * number (a table page visited per row rather than pages read in order): the open periods are
+ * counted through the index only while the rows it would read, estimated from the opt-out's date
+ * within the thread, stay under this share of the number's messages.
+ */
+const INDEX_COUNT_SHARE = 1 / 8
+
+type Periods = { party: string[]; so: number[]; sd: Date[]; ed: Array<Date | null>; eo: number[] }
+
+/** Sends in each period (by position, 1-based): open periods by OPEN_COUNT when that reads little, the rest by SENT_COUNT. */
+async function countSends(
+  tx: Queryable,
+  number: string,
+  per: Periods,
+  threads: ReadonlyMap<string, ThreadFacts>,
+): Promise<Map<number, number>> {
+  const n = new Map<number, number>()
+  const open: Array<{ i: number; upto: boolean; outbound: number }> = []
+  let reads = 0
+  for (let k = 0; k < per.party.length; k++) {
+    const t = threads.get(per.party[k]!)
+    if (per.ed[k] !== null || !t?.first_at || !t.last_at) continue
+    const first = new Date(t.first_at).getTime()
+    const span = new Date(t.last_at).getTime() - first
+    const before = span > 0 ? Math.min(1, Math.max(0, (per.sd[k]!.getTime() - first) / span)) : 0
+    open.push({ i: k + 1, upto: before <= 0.5, outbound: t.outbound })
+    reads += t.messages * Math.min(before, 1 - before)
+  }
+  if (open.length > 0) {
+    const held = await tx.query<{ n: number }>('SELECT indexed AS n FROM index_numbers WHERE number = $1', [number])
+    if (reads > (held.rows[0]?.n ?? 0) * INDEX_COUNT_SHARE) open.length = 0
+  }
+  if (open.length > 0) {
+    const pick = <T>(a: readonly T[]) => open.map((o) => a[o.i - 1]!)
+    const counted = await tx.query<{ i: number; n: number }>(OPEN_COUNT, [
+      number,
+      pick(per.party),
+      pick(per.so),
+      pick(per.sd),
+      open.map((o) => o.upto),
+    ])
+    for (const c of counted.rows) {
+      const o = open[c.i - 1]!
+      n.set(o.i, o.upto ? o.outbound - c.n : c.n)
+    }
+  }
+  // The periods left (closed, or open ones too long to count through the index): one join.
+  const rest = per.party.map((_, k) => k + 1).filter((i) => !n.has(i))
+  if (rest.length > 0) {
+    const pick = <T>(a: readonly T[]) => rest.map((i) => a[i - 1]!)
+    const counted = await tx.query<{ i: number; n: number }>(SENT_COUNT, [
+      number,
+      pick(per.party),
+      pick(per.so),
+      pick(per.sd),
+      pick(per.ed),
+      pick(per.eo),
+    ])
+    for (const c of counted.rows) n.set(rest[c.i - 1]!, c.n)
+  }
+  return n
+}
+
 async function refreshThreads(tx: Queryable, number: string, parties: string[]): Promise<void> {
   const facts = await tx.query<ThreadFacts>(THREAD_FACTS, [number, parties])
   const ev = await tx.query<Ev>(
@@ -422,7 +510,7 @@ async function refreshThreads(tx: Queryable, number: string, parties: string[]):
     else events.set(e.party, [m])
   }
   // Opt-out periods from optOutState over each party's opt-out and opt-in messages (a few per thread).
-  const per = { party: [] as string[], so: [] as number[], sd: [] as Date[], ed: [] as Array<Date | null>, eo: [] as number[] }
+  const per: Periods = { party: [], so: [], sd: [], ed: [], eo: [] }
   const rows = facts.rows
   const states = new Map(rows.map((t) => [t.party, optOutState(events.get(t.party) ?? [])]))
   for (const [party, state] of states) {
@@ -443,8 +531,7 @@ async function refreshThreads(tx: Queryable, number: string, parties: string[]):
   if (per.party.length > 0) {
     const periods = [number, per.party, per.so, per.sd, per.ed, per.eo]
     const confirmations = await tx.query<{ i: number }>(SENT_EVIDENCE, [...periods, CONFIRMATION_WINDOW_MS])
-    const counts = await tx.query<{ i: number; n: number }>(SENT_COUNT, periods)
-    const n = new Map(counts.rows.map((c) => [c.i, c.n]))
+    const n = await countSends(tx, number, per, new Map(facts.rows.map((t) => [t.party, t])))
     for (const { i } of confirmations.rows) n.set(i, (n.get(i) ?? 1) - 1)
     for (const [i, c] of n) {
       const party = per.party[i - 1]!

@@ -38,7 +38,8 @@ export interface RefreshResult {
 /** A message as the desk's per-message rules read it. */
 export type DeskSource = {
   party: string
-  date: Date | string
+  /** A date, its ISO text, or its milliseconds since the epoch (the sync parses each date once). */
+  date: Date | string | number
   direction: string | null
   body: string | null
 }
@@ -90,7 +91,7 @@ export function deskFacts(): (m: DeskSource) => DeskFacts {
   const zoneDays = new Map<string, ZoneDays>()
   const dayNames = new Map<number, string>()
   /** localTime's arithmetic (quiet-hours.ts) with the look-ups above. */
-  const local = (party: string, date: Date | string): { day: string; hour: number } | null => {
+  const local = (party: string, date: Date | string | number): { day: string; hour: number } | null => {
     let z = zones.get(party)
     if (z === undefined) {
       const zone = zoneOf(party)
@@ -98,7 +99,7 @@ export function deskFacts(): (m: DeskSource) => DeskFacts {
       zones.set(party, (z = zone === null ? null : zoneDays.get(zone)!))
     }
     if (z === null) return null
-    const ms = typeof date === 'string' ? Date.parse(date) : date.getTime()
+    const ms = toMs(date)
     if (!Number.isFinite(ms)) throw new RangeError(`date: not a valid date: ${String(date)}`)
     const utcDay = Math.floor(ms / 86_400_000)
     let whole = z.days.get(utcDay)
@@ -148,7 +149,10 @@ export function deskFacts(): (m: DeskSource) => DeskFacts {
 const MARK_DIRTY = 'INSERT INTO desk_dirty (number, party) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING'
 
 /** A message just stored with its facts (index_messages' desk_* columns). */
-export type DeskStored = { party: string; date: Date | string; failed: boolean; facts: DeskFacts | null }
+export type DeskStored = { party: string; date: Date | string | number; failed: boolean; facts: DeskFacts | null }
+
+const toMs = (date: Date | string | number) =>
+  typeof date === 'number' ? date : typeof date === 'string' ? Date.parse(date) : date.getTime()
 
 /**
  * Adds a batch's per-party counts to desk_threads (a thread's first message creates its row) and
@@ -186,7 +190,7 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
   for (const r of rows) {
     const f = r.facts
     if (!f) continue
-    const ms = typeof r.date === 'string' ? Date.parse(r.date) : r.date.getTime()
+    const ms = toMs(r.date)
     let c = counts.get(r.party)
     if (!c) counts.set(r.party, (c = [ms, ms, 0, 0, 0]))
     if (ms < c[0]) c[0] = ms

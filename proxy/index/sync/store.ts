@@ -56,7 +56,15 @@ function prepareBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | n
   const of = job.ctx.desk ? deskFacts() : null
   const rows = placed.map(({ ordinal, r }, i): StoredMessage => {
     const date = dates[i]!
-    return { ordinal, r, date, bodyId: null, desk: of ? of({ party: r.partyDigits, date, direction: r.direction, body: r.body }) : null }
+    const ms = Date.parse(date)
+    return {
+      ordinal,
+      r,
+      date,
+      ms,
+      bodyId: null,
+      desk: of ? of({ party: r.partyDigits, date: ms, direction: r.direction, body: r.body }) : null,
+    }
   })
   let lines: string[] | null = null
   if (fresh && job.ctx.db.engine === 'pglite' && rows.length > 0) {
@@ -121,7 +129,7 @@ async function storePrepared(job: Job, prep: Prepared): Promise<number> {
 
 const deskStored = (m: StoredMessage) => ({
   party: m.r.partyDigits,
-  date: m.date,
+  date: m.ms,
   failed: m.r.statusCode !== null && m.r.statusCode >= 400,
   facts: m.desk,
 })
@@ -171,7 +179,7 @@ async function rollUp(tx: Queryable, number: string, rows: StoredMessage[]): Pro
     const day = m.date.slice(0, 10)
     let d = days.get(day)
     if (!d) days.set(day, (d = [0, 0, 0, 0, 0]))
-    const slot = Math.floor(Date.parse(m.date) / QUARTER_MS) * QUARTER_MS
+    const slot = Math.floor(m.ms / QUARTER_MS) * QUARTER_MS
     let q = slots.get(slot)
     if (!q) slots.set(slot, (q = [0, 0, 0, 0, 0]))
     tally(d, m)

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { partyKey } from '../../contract/desk/messages.ts'
 import { needsReplyQueue } from '../../contract/desk/needs-reply.ts'
@@ -319,4 +321,38 @@ describe.each(ENGINES)('sends after opt-out in long threads on %s', (engine) => 
       ledger.map((e) => [e.party, e.sentAfter.length]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     )
   }, 120_000)
+})
+
+describe.each(ENGINES)('migration 350 on %s', (engine) => {
+  it('keys desk_sent_after by number, party and ordinal, keeps its rows, and leaves one index beside the key', async () => {
+    const db = await engines.open(engine)
+    // desk_sent_after as it stood before the migration, with rows in it.
+    await db.query('ALTER TABLE desk_sent_after DROP CONSTRAINT desk_sent_after_pkey')
+    await db.query('ALTER TABLE desk_sent_after ADD CONSTRAINT desk_sent_after_pkey PRIMARY KEY (number, ordinal)')
+    await db.query('CREATE INDEX desk_sent_after_party ON desk_sent_after (number, party)')
+    const row = (o: number, party: string) => ['15550006666', o, party, new Date(Date.UTC(2031, 0, 1, 0, o)), 1, o * 60_000, o % 2 === 0]
+    const insert = `INSERT INTO desk_sent_after (number, ordinal, party, date, opt_ordinal, after_ms, failed) VALUES ($1, $2, $3, $4, $5, $6, $7)`
+    for (const [o, party] of [
+      [3, '12125550101'],
+      [5, '12125550102'],
+      [8, '12125550101'],
+    ] as const)
+      await db.query(insert, row(o, party))
+    const before = await db.query('SELECT * FROM desk_sent_after ORDER BY number, ordinal')
+    const migration = readFileSync(fileURLToPath(new URL('../db/migrations/350-desk-sent-after-key.sql', import.meta.url)), 'utf8')
+    for (const sql of migration
+      .replace(/^--.*$/gm, '')
+      .split(';')
+      .map((x) => x.trim())
+      .filter(Boolean))
+      await db.query(sql)
+    expect((await db.query('SELECT * FROM desk_sent_after ORDER BY number, ordinal')).rows).toEqual(before.rows)
+    const indexes = await db.query<{ indexname: string; indexdef: string }>(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'desk_sent_after' ORDER BY indexname`,
+    )
+    expect(indexes.rows.map((x) => x.indexname)).toEqual(['desk_sent_after_date', 'desk_sent_after_pkey'])
+    expect(indexes.rows[1]!.indexdef).toMatch(/\(number, party, ordinal\)/)
+    // Still one row per message.
+    await expect(db.query(insert, row(5, '12125550102'))).rejects.toMatchObject({ code: '23505' })
+  }, 60_000)
 })

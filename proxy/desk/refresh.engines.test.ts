@@ -9,6 +9,7 @@ import { statusCode } from '../index/parse.ts'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/dataset.ts'
 import { DESK_INDEX } from '../simulator/desk-cases.ts'
 import type { Queryable } from '../db/types.ts'
+import { BODY_IDS_SQL } from '../index/sync/sql.ts'
 import { deskFacts, flushDesk, MAX_SENT_AFTER_PER_PERIOD, refreshAllDesk, refreshDesk, storeDeskFacts } from './refresh.ts'
 
 /**
@@ -354,5 +355,82 @@ describe.each(ENGINES)('migration 350 on %s', (engine) => {
     expect(indexes.rows[1]!.indexdef).toMatch(/\(number, party, ordinal\)/)
     // Still one row per message.
     await expect(db.query(insert, row(5, '12125550102'))).rejects.toMatchObject({ code: '23505' })
+  }, 60_000)
+})
+
+describe.each(ENGINES)('body facts (migration 360) on %s', (engine) => {
+  it("desk_messages reads a body's forcing characters and extra segments from index_bodies, a row's own copy first", async () => {
+    const db = await engines.open(engine)
+    const number = '15550005555'
+    const body = (text: string, forcing: string[] | null, extra: number | null) =>
+      db
+        .query<{ id: number }>('INSERT INTO index_bodies (body, desk_forcing, desk_extra) VALUES ($1, $2, $3) RETURNING id', [
+          text,
+          forcing,
+          extra,
+        ])
+        .then((r) => r.rows[0]!.id)
+    const curly = await body('It\u2019s ready', ['\u2019'], 0)
+    const emoji = await body('\u{1F44D}'.repeat(40), ['\u{1F44D}'], 1)
+    const plain = await body('ok', null, 0)
+    const unknown = await body('not classified yet', null, null)
+    const rows: Array<[number, number | null, string[] | null, number | null]> = [
+      [1, curly, null, null], // written by a sync since migration 360: the body's facts
+      [2, emoji, null, null],
+      [3, plain, null, null],
+      [4, emoji, ['x'], 2], // written before it (or by a catch-up): the row's own
+      [5, unknown, null, null],
+      [6, null, null, null], // no body
+    ]
+    for (const [o, id, forcing, extra] of rows)
+      await db.query(
+        `INSERT INTO index_messages (number, ordinal, fetched_tid, date, party_digits, direction, body_id, desk_inbound, desk_segments, desk_forcing, desk_extra)
+         VALUES ($1, $2, 'T', '2031-01-01T00:00:00Z', '12125550100', 'outbound', $3, false, 1, $4, $5)`,
+        [number, o, id, forcing, extra],
+      )
+    const view = await db.query<{ ordinal: number; encoding: string; forcing: string[] | null; extra_segments: number }>(
+      'SELECT ordinal, encoding, forcing, extra_segments FROM desk_messages WHERE number = $1 ORDER BY ordinal',
+      [number],
+    )
+    expect(view.rows).toEqual([
+      { ordinal: 1, encoding: 'UCS-2', forcing: ['\u2019'], extra_segments: 0 },
+      { ordinal: 2, encoding: 'UCS-2', forcing: ['\u{1F44D}'], extra_segments: 1 },
+      { ordinal: 3, encoding: 'GSM-7', forcing: null, extra_segments: 0 },
+      { ordinal: 4, encoding: 'UCS-2', forcing: ['x'], extra_segments: 2 },
+      { ordinal: 5, encoding: 'GSM-7', forcing: null, extra_segments: 0 },
+      { ordinal: 6, encoding: 'GSM-7', forcing: null, extra_segments: 0 },
+    ])
+  }, 60_000)
+
+  it('gives a body its facts when a sync with the desk stores it, and one stored while the desk was off when it comes again', async () => {
+    const db = await engines.open(engine)
+    const texts = ['Caf\u00e9 \u201cspecial\u201d', 'desk test plain']
+    const facts = () => texts.map((t) => deskFacts()({ party: '', date: 0, direction: 'outbound', body: t }))
+    const ids = async (desk: boolean) =>
+      (
+        await db.transaction((tx) =>
+          tx.query<{ k: number; id: number }>(BODY_IDS_SQL, [
+            texts,
+            desk ? facts().map((f) => f.forcing?.join('\x1f') ?? null) : null,
+            desk ? facts().map((f) => f.extra ?? 0) : null,
+          ]),
+        )
+      ).rows
+    const kept = () =>
+      db.query<{ body: string; desk_forcing: string[] | null; desk_extra: number | null }>(
+        'SELECT body, desk_forcing, desk_extra FROM index_bodies WHERE body = ANY($1::text[]) ORDER BY id',
+        [texts],
+      )
+    // Stored while the desk was off: no facts yet.
+    const first = await ids(false)
+    expect((await kept()).rows).toEqual(texts.map((body) => ({ body, desk_forcing: null, desk_extra: null })))
+    // Stored again with the desk: the same ids, now with the facts.
+    expect(await ids(true)).toEqual(first)
+    const [curly, plain] = facts()
+    expect(curly!.forcing).toEqual(['\u201c', '\u201d'])
+    expect((await kept()).rows).toEqual([
+      { body: texts[0], desk_forcing: curly!.forcing, desk_extra: curly!.extra ?? 0 },
+      { body: texts[1], desk_forcing: null, desk_extra: plain!.extra ?? 0 },
+    ])
   }, 60_000)
 })

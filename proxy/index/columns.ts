@@ -32,22 +32,6 @@ interface Column {
   csv?: (m: StoredMessage) => string | null
 }
 
-/** A text[] value as one unnest() element (text[][] cannot be unnested row by row): joined by a separator no character list holds. */
-const SEP = '\x1f'
-/** COPY's CSV field of a text[] value: an array literal, quoted. */
-const arrayLiteral = (a: readonly string[]) => cq(`{${a.map((c) => `"${c.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`)
-/**
- * The desk's forcing characters are one array per distinct body (deskFacts shares it between the
- * messages with that body), so its literal is made once per array, not once per message.
- */
-const literals = new WeakMap<readonly string[], string>()
-const arrayCsv = (a: readonly string[] | null | undefined) => {
-  if (!a) return null
-  let v = literals.get(a)
-  if (v === undefined) literals.set(a, (v = arrayLiteral(a)))
-  return v
-}
-
 export const MESSAGE_COLUMNS: readonly Column[] = [
   { name: 'ordinal', type: 'int', value: (m) => m.ordinal },
   { name: 'tid', type: 'text', value: (m) => m.r.tid },
@@ -68,14 +52,7 @@ export const MESSAGE_COLUMNS: readonly Column[] = [
   { name: 'desk_inbound', type: 'bool', value: (m) => m.desk?.inbound ?? null },
   { name: 'desk_opt', type: 'text', value: (m) => m.desk?.opt ?? null },
   { name: 'desk_segments', type: 'int', value: (m) => m.desk?.segments ?? null },
-  {
-    name: 'desk_forcing',
-    type: 'text',
-    value: (m) => m.desk?.forcing?.join(SEP) ?? null,
-    select: `string_to_array(v.desk_forcing, E'\\x1f')`,
-    csv: (m) => arrayCsv(m.desk?.forcing),
-  },
-  { name: 'desk_extra', type: 'int', value: (m) => m.desk?.extra ?? null },
+  // The forcing characters and extra segments depend on the body alone: index_bodies keeps them (migration 360).
   { name: 'desk_local_day', type: 'date', value: (m) => m.desk?.localDay ?? null },
   { name: 'desk_quiet', type: 'bool', value: (m) => m.desk?.quiet ?? null },
 ]

@@ -143,12 +143,23 @@ function datesOf(page: Page, placed: Placed[]): string[] {
   })
 }
 
-/** Sets the rows' body ids (adding new bodies). */
+/**
+ * Sets the rows' body ids (adding new bodies). With the desk's facts, each body's own (forcing
+ * characters, extra segments) go with it into index_bodies (migration 360), not into every row.
+ */
 async function withBodies(tx: Queryable, rows: StoredMessage[]): Promise<StoredMessage[]> {
-  const distinct = [...new Set(rows.map((x) => x.r.body).filter((b): b is string => b !== null))]
+  const first = new Map<string, StoredMessage>()
+  for (const m of rows) if (m.r.body !== null && !first.has(m.r.body)) first.set(m.r.body, m)
+  const distinct = [...first.keys()]
   const bodyIds = new Map<string, number>()
   if (distinct.length > 0) {
-    const ids = await tx.query<{ k: number; id: number }>(BODY_IDS_SQL, [distinct])
+    const facts = [...first.values()].map((m) => m.desk)
+    const desk = facts.every((f) => f !== null)
+    const ids = await tx.query<{ k: number; id: number }>(BODY_IDS_SQL, [
+      distinct,
+      desk ? facts.map((f) => f?.forcing?.join('\x1f') ?? null) : null,
+      desk ? facts.map((f) => f?.extra ?? 0) : null,
+    ])
     for (const { k, id } of ids.rows) bodyIds.set(distinct[k - 1]!, id)
   }
   for (const m of rows) m.bodyId = m.r.body === null ? null : (bodyIds.get(m.r.body) ?? null)

@@ -55,10 +55,17 @@ const offsets = new Map<string, number>()
 const MAX_CACHED = 50_000
 
 export function offsetMinutes(zone: string, ms: number): number {
-  // Most UTC days hold no change at all: when a day's first and last slots agree, every slot
-  // between them does (no zone here changes twice in a day), so one entry serves the whole day
-  // and a history spread thinly over years asks Intl twice a day instead of once a message.
-  const day = Math.floor(ms / DAY_MS)
+  return wholeDayOffset(zone, Math.floor(ms / DAY_MS)) ?? slotOffset(zone, ms)
+}
+
+/**
+ * The zone's offset on UTC day `day` (days since 1970-01-01) when it holds all that day, null
+ * when it changes that day (then offsetMinutes finds the slot's). Most UTC days hold no change
+ * at all: when a day's first and last slots agree, every slot between them does (no zone here
+ * changes twice in a day), so one entry serves the whole day and a history spread thinly over
+ * years asks Intl twice a day instead of once a message.
+ */
+export function wholeDayOffset(zone: string, day: number): number | null {
   const dayKey = `${zone}|d${day}`
   let whole = days.get(dayKey)
   if (whole === undefined) {
@@ -67,7 +74,7 @@ export function offsetMinutes(zone: string, ms: number): number {
     if (days.size >= MAX_CACHED) days.clear()
     days.set(dayKey, whole)
   }
-  return whole ?? slotOffset(zone, ms)
+  return whole
 }
 
 const DAY_MS = 86_400_000

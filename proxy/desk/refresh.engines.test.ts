@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { partyKey } from '../../contract/desk/messages.ts'
 import { needsReplyQueue } from '../../contract/desk/needs-reply.ts'
@@ -7,6 +9,7 @@ import { statusCode } from '../index/parse.ts'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/dataset.ts'
 import { DESK_INDEX } from '../simulator/desk-cases.ts'
 import type { Queryable } from '../db/types.ts'
+import { BODY_IDS_SQL } from '../index/sync/sql.ts'
 import { deskFacts, flushDesk, MAX_SENT_AFTER_PER_PERIOD, refreshAllDesk, refreshDesk, storeDeskFacts } from './refresh.ts'
 
 /**
@@ -229,4 +232,205 @@ describe.each(ENGINES)('sends after opt-out on %s', (engine) => {
     expect(kept.rows.map((r) => r.ordinal)).toEqual(expected)
     expect(expected.length).toBeLessThan(entry!.sentAfter.length)
   }, 120_000)
+})
+
+describe.each(ENGINES)('the quiet-day counts on %s', (engine) => {
+  it('count a send to a party without a zone under its UTC day, beside sends whose local day is that day', async () => {
+    const db = await engines.open(engine)
+    const number = '15550008888'
+    const sends = [
+      // New York, 15:00 local on 2 June: same local day as the UTC day, not quiet.
+      { party: '12125550123', date: '2030-06-02T19:00:00Z' },
+      // Los Angeles, 22:30 local on 1 June: the day before, quiet.
+      { party: '13105550123', date: '2030-06-02T05:30:00Z' },
+      // Not North American: no zone, counted under the UTC day.
+      { party: '447700900123', date: '2030-06-02T10:00:00Z' },
+      { party: '447700900124', date: '2030-06-02T11:00:00Z' },
+    ]
+    const of = deskFacts()
+    await db.transaction((tx) =>
+      storeDeskFacts(
+        tx,
+        number,
+        sends.map((s) => ({ ...s, failed: false, facts: of({ ...s, direction: 'outbound', body: 'Reminder' }) })),
+      ),
+    )
+    const days = await db.query<{ day: string; local_day: string; outbound: number; unknown: number; quiet: number }>(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, to_char(local_day, 'YYYY-MM-DD') AS local_day, outbound, unknown, quiet
+         FROM desk_quiet_days WHERE number = $1 ORDER BY day, local_day`,
+      [number],
+    )
+    expect(days.rows).toEqual([
+      { day: '2030-06-02', local_day: '2030-06-01', outbound: 1, unknown: 0, quiet: 1 },
+      { day: '2030-06-02', local_day: '2030-06-02', outbound: 3, unknown: 2, quiet: 0 },
+    ])
+  }, 60_000)
+})
+
+describe.each(ENGINES)('sends after opt-out in long threads on %s', (engine) => {
+  it('counts them as the rules do whether the opt-out is near the start or the end of a thread, or a period is closed', async () => {
+    const db = await engines.open(engine)
+    const number = '15550007777'
+    const start = Date.parse('2031-03-01T00:00:00Z')
+    // Three threads, their messages interleaved a minute apart: an opt-out near the start of a long
+    // thread, one near its end, and a short thread whose first opt-out period an opt-in closes.
+    const plan: Array<{ party: string; size: number; opt: Record<number, string> }> = [
+      { party: '12125550101', size: 3000, opt: { 9: 'STOP' } },
+      { party: '12125550102', size: 3000, opt: { 2990: 'Stop texting me' } },
+      { party: '12125550103', size: 240, opt: { 40: 'STOP', 90: 'START', 150: 'UNSUBSCRIBE' } },
+    ]
+    const thread = plan.flatMap((p, t) =>
+      Array.from({ length: p.size }, (_, k) => ({
+        party: p.party,
+        at: start + (k * plan.length + t) * 60_000,
+        opt: p.opt[k] ?? null,
+        direction: p.opt[k] || k % 3 === 0 ? 'inbound' : 'outbound',
+      })),
+    )
+    thread.sort((a, b) => a.at - b.at)
+    const messages = thread.map((m, i) => ({
+      number,
+      party: m.party,
+      direction: m.direction,
+      date: new Date(m.at).toISOString(),
+      ordinal: i + 1,
+      body: m.opt ?? (m.direction === 'inbound' ? 'ok' : `Reminder ${i}`),
+      statusCode: 200,
+    }))
+    await db.query(INSERT_MESSAGES.replace("'T'", "'T3'"), [
+      number,
+      messages.map((m) => m.ordinal),
+      messages.map((m) => m.date),
+      messages.map((m) => m.party),
+      messages.map((m) => m.direction),
+      messages.map((m) => m.body),
+      messages.map((m) => m.statusCode),
+    ])
+    await db.query(
+      `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ($1, 'T3', $2, $2, 'idle', true)`,
+      [number, messages.length],
+    )
+    await refreshDesk(db, number, undefined, { min: 1, max: messages.length })
+    await flushDesk(db, [number])
+    const ledger = optOutLedger(messages)
+    expect(ledger.map((e) => e.sentAfter.length).every((n) => n > 0)).toBe(true)
+    const t = await db.query<{ party: string; sent_after: number }>(
+      `SELECT party, sent_after FROM desk_threads WHERE number = $1 AND opt_history <> '[]' ORDER BY party`,
+      [number],
+    )
+    expect(t.rows.map((r) => [r.party, r.sent_after])).toEqual(
+      ledger.map((e) => [e.party, e.sentAfter.length]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    )
+  }, 120_000)
+})
+
+describe.each(ENGINES)('migration 350 on %s', (engine) => {
+  it('keys desk_sent_after by number, party and ordinal, keeps its rows, and leaves one index beside the key', async () => {
+    const db = await engines.open(engine)
+    // desk_sent_after as it stood before the migration, with rows in it.
+    await db.query('ALTER TABLE desk_sent_after DROP CONSTRAINT desk_sent_after_pkey')
+    await db.query('ALTER TABLE desk_sent_after ADD CONSTRAINT desk_sent_after_pkey PRIMARY KEY (number, ordinal)')
+    await db.query('CREATE INDEX desk_sent_after_party ON desk_sent_after (number, party)')
+    const row = (o: number, party: string) => ['15550006666', o, party, new Date(Date.UTC(2031, 0, 1, 0, o)), 1, o * 60_000, o % 2 === 0]
+    const insert = `INSERT INTO desk_sent_after (number, ordinal, party, date, opt_ordinal, after_ms, failed) VALUES ($1, $2, $3, $4, $5, $6, $7)`
+    for (const [o, party] of [
+      [3, '12125550101'],
+      [5, '12125550102'],
+      [8, '12125550101'],
+    ] as const)
+      await db.query(insert, row(o, party))
+    const before = await db.query('SELECT * FROM desk_sent_after ORDER BY number, ordinal')
+    const migration = readFileSync(fileURLToPath(new URL('../db/migrations/350-desk-sent-after-key.sql', import.meta.url)), 'utf8')
+    for (const sql of migration
+      .replace(/^--.*$/gm, '')
+      .split(';')
+      .map((x) => x.trim())
+      .filter(Boolean))
+      await db.query(sql)
+    expect((await db.query('SELECT * FROM desk_sent_after ORDER BY number, ordinal')).rows).toEqual(before.rows)
+    const indexes = await db.query<{ indexname: string; indexdef: string }>(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'desk_sent_after' ORDER BY indexname`,
+    )
+    expect(indexes.rows.map((x) => x.indexname)).toEqual(['desk_sent_after_date', 'desk_sent_after_pkey'])
+    expect(indexes.rows[1]!.indexdef).toMatch(/\(number, party, ordinal\)/)
+    // Still one row per message.
+    await expect(db.query(insert, row(5, '12125550102'))).rejects.toMatchObject({ code: '23505' })
+  }, 60_000)
+})
+
+describe.each(ENGINES)('body facts (migration 360) on %s', (engine) => {
+  it("desk_messages reads a body's forcing characters and extra segments from index_bodies, a row's own copy first", async () => {
+    const db = await engines.open(engine)
+    const number = '15550005555'
+    const body = (text: string, forcing: string[] | null, extra: number | null) =>
+      db
+        .query<{ id: number }>('INSERT INTO index_bodies (body, desk_forcing, desk_extra) VALUES ($1, $2, $3) RETURNING id', [
+          text,
+          forcing,
+          extra,
+        ])
+        .then((r) => r.rows[0]!.id)
+    const curly = await body('It\u2019s ready', ['\u2019'], 0)
+    const emoji = await body('\u{1F44D}'.repeat(40), ['\u{1F44D}'], 1)
+    const plain = await body('ok', null, 0)
+    const unknown = await body('not classified yet', null, null)
+    const rows: Array<[number, number | null, string[] | null, number | null]> = [
+      [1, curly, null, null], // written by a sync since migration 360: the body's facts
+      [2, emoji, null, null],
+      [3, plain, null, null],
+      [4, emoji, ['x'], 2], // written before it (or by a catch-up): the row's own
+      [5, unknown, null, null],
+      [6, null, null, null], // no body
+    ]
+    for (const [o, id, forcing, extra] of rows)
+      await db.query(
+        `INSERT INTO index_messages (number, ordinal, fetched_tid, date, party_digits, direction, body_id, desk_inbound, desk_segments, desk_forcing, desk_extra)
+         VALUES ($1, $2, 'T', '2031-01-01T00:00:00Z', '12125550100', 'outbound', $3, false, 1, $4, $5)`,
+        [number, o, id, forcing, extra],
+      )
+    const view = await db.query<{ ordinal: number; encoding: string; forcing: string[] | null; extra_segments: number }>(
+      'SELECT ordinal, encoding, forcing, extra_segments FROM desk_messages WHERE number = $1 ORDER BY ordinal',
+      [number],
+    )
+    expect(view.rows).toEqual([
+      { ordinal: 1, encoding: 'UCS-2', forcing: ['\u2019'], extra_segments: 0 },
+      { ordinal: 2, encoding: 'UCS-2', forcing: ['\u{1F44D}'], extra_segments: 1 },
+      { ordinal: 3, encoding: 'GSM-7', forcing: null, extra_segments: 0 },
+      { ordinal: 4, encoding: 'UCS-2', forcing: ['x'], extra_segments: 2 },
+      { ordinal: 5, encoding: 'GSM-7', forcing: null, extra_segments: 0 },
+      { ordinal: 6, encoding: 'GSM-7', forcing: null, extra_segments: 0 },
+    ])
+  }, 60_000)
+
+  it('gives a body its facts when a sync with the desk stores it, and one stored while the desk was off when it comes again', async () => {
+    const db = await engines.open(engine)
+    const texts = ['Caf\u00e9 \u201cspecial\u201d', 'desk test plain']
+    const facts = () => texts.map((t) => deskFacts()({ party: '', date: 0, direction: 'outbound', body: t }))
+    const ids = async (desk: boolean) =>
+      (
+        await db.transaction((tx) =>
+          tx.query<{ k: number; id: number }>(BODY_IDS_SQL, [
+            texts,
+            desk ? facts().map((f) => f.forcing?.join('\x1f') ?? null) : null,
+            desk ? facts().map((f) => f.extra ?? 0) : null,
+          ]),
+        )
+      ).rows
+    const kept = () =>
+      db.query<{ body: string; desk_forcing: string[] | null; desk_extra: number | null }>(
+        'SELECT body, desk_forcing, desk_extra FROM index_bodies WHERE body = ANY($1::text[]) ORDER BY id',
+        [texts],
+      )
+    // Stored while the desk was off: no facts yet.
+    const first = await ids(false)
+    expect((await kept()).rows).toEqual(texts.map((body) => ({ body, desk_forcing: null, desk_extra: null })))
+    // Stored again with the desk: the same ids, now with the facts.
+    expect(await ids(true)).toEqual(first)
+    const [curly, plain] = facts()
+    expect(curly!.forcing).toEqual(['\u201c', '\u201d'])
+    expect((await kept()).rows).toEqual([
+      { body: texts[0], desk_forcing: curly!.forcing, desk_extra: curly!.extra ?? 0 },
+      { body: texts[1], desk_forcing: null, desk_extra: plain!.extra ?? 0 },
+    ])
+  }, 60_000)
 })

@@ -3,7 +3,7 @@ import { type DeskMessage } from '../../contract/desk/messages.ts'
 import { CONFIRMATION_WINDOW_MS, optOutState } from '../../contract/desk/opt-out-ledger.ts'
 import { classifyOptOut, type OptKind } from '../../contract/desk/opt-out.ts'
 import { zoneOf } from '../../contract/desk/area-codes.ts'
-import { DEFAULT_WINDOW, offsetMinutes } from '../../contract/desk/quiet-hours.ts'
+import { DEFAULT_WINDOW, offsetMinutes, wholeDayOffset } from '../../contract/desk/quiet-hours.ts'
 import type { Db, Queryable } from '../db/types.ts'
 
 /**
@@ -38,7 +38,8 @@ export interface RefreshResult {
 /** A message as the desk's per-message rules read it. */
 export type DeskSource = {
   party: string
-  date: Date | string
+  /** A date, its ISO text, or its milliseconds since the epoch (the sync parses each date once). */
+  date: Date | string | number
   direction: string | null
   body: string | null
 }
@@ -63,39 +64,53 @@ function directionOf(raw: string | null): boolean | null {
   return d === 'inbound' ? true : d === 'outbound' ? false : null
 }
 
-type BodyFacts = { cost: ReturnType<typeof encodingCost>; forcing: string[] | null; opt: OptKind | null }
+/** A body's facts, and the facts objects made from them (shared by the messages they describe: never changed). */
+type BodyFacts = {
+  cost: ReturnType<typeof encodingCost>
+  forcing: string[] | null
+  opt: OptKind | null
+  /** By direction class when no local time applies (inbound, other, outbound to an unknown zone). */
+  plain: Map<boolean | null, DeskFacts>
+  /** Outbound with a local time: by local day, then quiet. */
+  sends: Map<string, [DeskFacts | null, DeskFacts | null]>
+}
+
+/** A zone's whole-day offsets by UTC day (wholeDayOffset), kept for one deskFacts. */
+type ZoneDays = { zone: string; days: Map<number, number | null> }
 
 /**
- * Computes messages' facts; one per batch (or chunk), since bodies repeat (templates,
- * auto-replies) and classifying a body is most of the per-message work.
+ * Computes messages' facts; one per batch (or chunk). Everything a message's facts depend on
+ * repeats across a batch: bodies (templates, auto-replies; classifying a body is most of the
+ * work), direction words, parties and their zones, days and their offsets. Each is worked out
+ * once here and looked up per message, so a million-message sync spends its time storing.
  */
 export function deskFacts(): (m: DeskSource) => DeskFacts {
   const memo = new Map<string, BodyFacts>()
-  // localTime's arithmetic with its look-ups kept for the batch: a party's zone, a day's name.
-  const zones = new Map<string, string | null>()
+  const directions = new Map<string | null, boolean | null>()
+  const zones = new Map<string, ZoneDays | null>()
+  const zoneDays = new Map<string, ZoneDays>()
   const dayNames = new Map<number, string>()
-  const local = (party: string, date: Date | string): { day: string; hour: number } | null => {
-    let zone = zones.get(party)
-    if (zone === undefined) zones.set(party, (zone = zoneOf(party)))
-    if (zone === null) return null
-    const ms = typeof date === 'string' ? Date.parse(date) : date.getTime()
+  /** localTime's arithmetic (quiet-hours.ts) with the look-ups above. */
+  const local = (party: string, date: Date | string | number): { day: string; hour: number } | null => {
+    let z = zones.get(party)
+    if (z === undefined) {
+      const zone = zoneOf(party)
+      if (zone !== null && !zoneDays.has(zone)) zoneDays.set(zone, { zone, days: new Map() })
+      zones.set(party, (z = zone === null ? null : zoneDays.get(zone)!))
+    }
+    if (z === null) return null
+    const ms = toMs(date)
     if (!Number.isFinite(ms)) throw new RangeError(`date: not a valid date: ${String(date)}`)
-    const at = ms + offsetMinutes(zone, ms) * 60_000
+    const utcDay = Math.floor(ms / 86_400_000)
+    let whole = z.days.get(utcDay)
+    if (whole === undefined) z.days.set(utcDay, (whole = wholeDayOffset(z.zone, utcDay)))
+    const at = ms + (whole ?? offsetMinutes(z.zone, ms)) * 60_000
     const dayIndex = Math.floor(at / 86_400_000)
     let day = dayNames.get(dayIndex)
     if (day === undefined) dayNames.set(dayIndex, (day = new Date(dayIndex * 86_400_000).toISOString().slice(0, 10)))
     return { day, hour: Math.floor((at - dayIndex * 86_400_000) / 3_600_000) }
   }
-  return (m) => {
-    const inbound = directionOf(m.direction)
-    const body = m.body ?? ''
-    let b = memo.get(body)
-    if (!b) {
-      const cost = encodingCost(body)
-      memo.set(body, (b = { cost, forcing: cost.forcedBy.length > 0 ? cost.forcedBy.map((c) => c.char) : null, opt: null }))
-    }
-    if (inbound === true && b.opt === null) b.opt = classifyOptOut(body).kind
-    const lt = inbound === false ? local(m.party, m.date) : null
+  const make = (b: BodyFacts, inbound: boolean | null, lt: { day: string; hour: number } | null): DeskFacts => {
     const opt = inbound === true ? b.opt! : 'none'
     return {
       inbound,
@@ -107,12 +122,37 @@ export function deskFacts(): (m: DeskSource) => DeskFacts {
       quiet: lt ? lt.hour < DEFAULT_WINDOW.start || lt.hour >= DEFAULT_WINDOW.end : null,
     }
   }
+  return (m) => {
+    let inbound = directions.get(m.direction)
+    if (inbound === undefined) directions.set(m.direction, (inbound = directionOf(m.direction)))
+    const body = m.body ?? ''
+    let b = memo.get(body)
+    if (!b) {
+      const cost = encodingCost(body)
+      const forcing = cost.forcedBy.length > 0 ? cost.forcedBy.map((c) => c.char) : null
+      memo.set(body, (b = { cost, forcing, opt: null, plain: new Map(), sends: new Map() }))
+    }
+    if (inbound === true && b.opt === null) b.opt = classifyOptOut(body).kind
+    const lt = inbound === false ? local(m.party, m.date) : null
+    if (!lt) {
+      let f = b.plain.get(inbound)
+      if (!f) b.plain.set(inbound, (f = make(b, inbound, null)))
+      return f
+    }
+    let pair = b.sends.get(lt.day)
+    if (!pair) b.sends.set(lt.day, (pair = [null, null]))
+    const k = lt.hour < DEFAULT_WINDOW.start || lt.hour >= DEFAULT_WINDOW.end ? 1 : 0
+    return (pair[k] ??= make(b, false, lt))
+  }
 }
 
 const MARK_DIRTY = 'INSERT INTO desk_dirty (number, party) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING'
 
 /** A message just stored with its facts (index_messages' desk_* columns). */
-export type DeskStored = { party: string; date: Date | string; failed: boolean; facts: DeskFacts | null }
+export type DeskStored = { party: string; date: Date | string | number; failed: boolean; facts: DeskFacts | null }
+
+const toMs = (date: Date | string | number) =>
+  typeof date === 'number' ? date : typeof date === 'string' ? Date.parse(date) : date.getTime()
 
 /**
  * Adds a batch's per-party counts to desk_threads (a thread's first message creates its row) and
@@ -146,11 +186,11 @@ type PartyCounts = [number, number, number, number, number]
  */
 export async function storeDeskFacts(tx: Queryable, number: string, rows: readonly DeskStored[]): Promise<void> {
   const counts = new Map<string, PartyCounts>()
-  const delta: QuietDelta = new Map()
+  const quiet = new QuietDays()
   for (const r of rows) {
     const f = r.facts
     if (!f) continue
-    const ms = typeof r.date === 'string' ? Date.parse(r.date) : r.date.getTime()
+    const ms = toMs(r.date)
     let c = counts.get(r.party)
     if (!c) counts.set(r.party, (c = [ms, ms, 0, 0, 0]))
     if (ms < c[0]) c[0] = ms
@@ -158,7 +198,7 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
     if (f.inbound === true) c[2]++
     else if (f.inbound === false) {
       c[3]++
-      countQuiet(delta, new Date(ms).toISOString().slice(0, 10), f.localDay, f.quiet)
+      quiet.count(ms, f.localDay, f.quiet)
     }
     if (r.failed) c[4]++
   }
@@ -167,7 +207,7 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
   const e = [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   await tx.query(MARK_DIRTY, [number, e.map(([p]) => p)])
   // Only additions here, so no day can be left empty (applyQuiet's delete is not needed).
-  const quiet = [...delta]
+  const q = quiet.columns()
   await tx.query(BATCH_COUNTS, [
     number,
     e.map(([p]) => p),
@@ -176,24 +216,53 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
     e.map(([, c]) => c[2]),
     e.map(([, c]) => c[3]),
     e.map(([, c]) => c[4]),
-    quiet.map(([k]) => k.slice(0, 10)),
-    quiet.map(([k]) => k.slice(11)),
-    quiet.map(([, c]) => c[0]),
-    quiet.map(([, c]) => c[1]),
-    quiet.map(([, c]) => c[2]),
+    q.day,
+    q.localDay,
+    q.outbound,
+    q.unknown,
+    q.quiet,
   ])
 }
 
-/** Per UTC day and recipient-local day: outbound, unknown zone, quiet (desk_quiet_days' counts). */
-type QuietDelta = Map<string, [number, number, number]>
-
-function countQuiet(delta: QuietDelta, day: string, localDay: string | null, quiet: boolean | null): void {
-  const key = `${day}|${localDay ?? day}`
-  let c = delta.get(key)
-  if (!c) delta.set(key, (c = [0, 0, 0]))
-  c[0]++
-  if (quiet === null) c[1]++
-  else if (quiet) c[2]++
+/**
+ * A batch's sends per UTC day and recipient-local day (desk_quiet_days' counts: outbound, unknown
+ * zone, quiet). Keyed by the UTC day's number and then the local day, so a send costs two map
+ * look-ups and no string is made for it.
+ */
+class QuietDays {
+  private readonly byDay = new Map<number, Map<string | null, [number, number, number]>>()
+  count(ms: number, localDay: string | null, quiet: boolean | null): void {
+    const day = Math.floor(ms / 86_400_000)
+    let locals = this.byDay.get(day)
+    if (!locals) this.byDay.set(day, (locals = new Map()))
+    let c = locals.get(localDay)
+    if (!c) locals.set(localDay, (c = [0, 0, 0]))
+    c[0]++
+    if (quiet === null) c[1]++
+    else if (quiet) c[2]++
+  }
+  /** One array per column; a send without a local day counts under its UTC day (one row per pair of days). */
+  columns() {
+    const out = { day: [] as string[], localDay: [] as string[], outbound: [] as number[], unknown: [] as number[], quiet: [] as number[] }
+    for (const [day, locals] of this.byDay) {
+      const name = new Date(day * 86_400_000).toISOString().slice(0, 10)
+      const none = locals.get(null)
+      if (none) {
+        locals.delete(null)
+        const same = locals.get(name)
+        if (same) for (let i = 0; i < 3; i++) same[i]! += none[i]!
+        else locals.set(name, none)
+      }
+      for (const [localDay, c] of locals) {
+        out.day.push(name)
+        out.localDay.push(localDay ?? name)
+        out.outbound.push(c[0])
+        out.unknown.push(c[1])
+        out.quiet.push(c[2])
+      }
+    }
+    return out
+  }
 }
 
 /** Fills the facts of rows stored without them ($2 the ordinals, then one array per desk_* column). */
@@ -255,6 +324,11 @@ type ThreadFacts = {
   last_reply_at: Date | null
   waiting_since: Date | null
   unanswered: number
+  /** The thread's counts and first and last contact (desk_threads, kept with every stored batch). */
+  outbound: number
+  messages: number
+  first_at: Date | null
+  last_at: Date | null
 }
 
 /**
@@ -266,7 +340,7 @@ type ThreadFacts = {
  */
 const THREAD_FACTS = `
 SELECT p.party, li.ordinal AS last_inbound_ordinal, li.date AS last_inbound_at, lr.date AS last_reply_at,
-       u.since AS waiting_since, u.n AS unanswered
+       u.since AS waiting_since, u.n AS unanswered, p.outbound, p.inbound + p.outbound AS messages, p.first_at, p.last_at
   FROM desk_threads p
   LEFT JOIN LATERAL (
     SELECT ordinal, date FROM index_messages WHERE number = $1 AND party_digits = p.party AND desk_inbound
@@ -337,6 +411,89 @@ SELECT per.i::int AS i, count(*)::int AS n FROM per JOIN index_messages d ON d.p
  WHERE ${IN_PERIOD}
  GROUP BY per.i`
 
+/**
+ * The sends of open periods (an opt-out with no opt-in after it; a thread has one at most), each
+ * counted from the thread index on the side of the opt-out that holds fewer of the thread's
+ * messages ($5: true counts the sends up to the opt-out, which the caller takes from the thread's
+ * outbound count; false counts the sends after it). An opt-out near either end of a long thread
+ * then reads a few rows, where SENT_COUNT reads every message of the number.
+ */
+const OPEN_COUNT = `
+WITH per AS (SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::bool[]) WITH ORDINALITY AS u(party, so, sd, upto, i))
+SELECT per.i::int AS i, c.n FROM per CROSS JOIN LATERAL (
+  SELECT count(*)::int AS n FROM index_messages d
+   WHERE d.number = $1 AND d.party_digits = per.party AND NOT d.desk_inbound AND d.date <= per.sd AND (d.date, d.ordinal) <= (per.sd, per.so)) c
+ WHERE per.upto
+UNION ALL
+SELECT per.i::int AS i, c.n FROM per CROSS JOIN LATERAL (
+  SELECT count(*)::int AS n FROM index_messages d
+   WHERE d.number = $1 AND d.party_digits = per.party AND NOT d.desk_inbound AND d.date >= per.sd AND (d.date, d.ordinal) > (per.sd, per.so)) c
+ WHERE NOT per.upto`
+
+/**
+ * A row read through the thread index costs several times a row of the plain join's pass over the
+ * number (a table page visited per row rather than pages read in order): the open periods are
+ * counted through the index only while the rows it would read, estimated from the opt-out's date
+ * within the thread, stay under this share of the number's messages.
+ */
+const INDEX_COUNT_SHARE = 1 / 8
+
+type Periods = { party: string[]; so: number[]; sd: Date[]; ed: Array<Date | null>; eo: number[] }
+
+/** Sends in each period (by position, 1-based): open periods by OPEN_COUNT when that reads little, the rest by SENT_COUNT. */
+async function countSends(
+  tx: Queryable,
+  number: string,
+  per: Periods,
+  threads: ReadonlyMap<string, ThreadFacts>,
+): Promise<Map<number, number>> {
+  const n = new Map<number, number>()
+  const open: Array<{ i: number; upto: boolean; outbound: number }> = []
+  let reads = 0
+  for (let k = 0; k < per.party.length; k++) {
+    const t = threads.get(per.party[k]!)
+    if (per.ed[k] !== null || !t?.first_at || !t.last_at) continue
+    const first = new Date(t.first_at).getTime()
+    const span = new Date(t.last_at).getTime() - first
+    const before = span > 0 ? Math.min(1, Math.max(0, (per.sd[k]!.getTime() - first) / span)) : 0
+    open.push({ i: k + 1, upto: before <= 0.5, outbound: t.outbound })
+    reads += t.messages * Math.min(before, 1 - before)
+  }
+  if (open.length > 0) {
+    const held = await tx.query<{ n: number }>('SELECT indexed AS n FROM index_numbers WHERE number = $1', [number])
+    if (reads > (held.rows[0]?.n ?? 0) * INDEX_COUNT_SHARE) open.length = 0
+  }
+  if (open.length > 0) {
+    const pick = <T>(a: readonly T[]) => open.map((o) => a[o.i - 1]!)
+    const counted = await tx.query<{ i: number; n: number }>(OPEN_COUNT, [
+      number,
+      pick(per.party),
+      pick(per.so),
+      pick(per.sd),
+      open.map((o) => o.upto),
+    ])
+    for (const c of counted.rows) {
+      const o = open[c.i - 1]!
+      n.set(o.i, o.upto ? o.outbound - c.n : c.n)
+    }
+  }
+  // The periods left (closed, or open ones too long to count through the index): one join.
+  const rest = per.party.map((_, k) => k + 1).filter((i) => !n.has(i))
+  if (rest.length > 0) {
+    const pick = <T>(a: readonly T[]) => rest.map((i) => a[i - 1]!)
+    const counted = await tx.query<{ i: number; n: number }>(SENT_COUNT, [
+      number,
+      pick(per.party),
+      pick(per.so),
+      pick(per.sd),
+      pick(per.ed),
+      pick(per.eo),
+    ])
+    for (const c of counted.rows) n.set(rest[c.i - 1]!, c.n)
+  }
+  return n
+}
+
 async function refreshThreads(tx: Queryable, number: string, parties: string[]): Promise<void> {
   const facts = await tx.query<ThreadFacts>(THREAD_FACTS, [number, parties])
   const ev = await tx.query<Ev>(
@@ -357,7 +514,7 @@ async function refreshThreads(tx: Queryable, number: string, parties: string[]):
     else events.set(e.party, [m])
   }
   // Opt-out periods from optOutState over each party's opt-out and opt-in messages (a few per thread).
-  const per = { party: [] as string[], so: [] as number[], sd: [] as Date[], ed: [] as Array<Date | null>, eo: [] as number[] }
+  const per: Periods = { party: [], so: [], sd: [], ed: [], eo: [] }
   const rows = facts.rows
   const states = new Map(rows.map((t) => [t.party, optOutState(events.get(t.party) ?? [])]))
   for (const [party, state] of states) {
@@ -378,8 +535,7 @@ async function refreshThreads(tx: Queryable, number: string, parties: string[]):
   if (per.party.length > 0) {
     const periods = [number, per.party, per.so, per.sd, per.ed, per.eo]
     const confirmations = await tx.query<{ i: number }>(SENT_EVIDENCE, [...periods, CONFIRMATION_WINDOW_MS])
-    const counts = await tx.query<{ i: number; n: number }>(SENT_COUNT, periods)
-    const n = new Map(counts.rows.map((c) => [c.i, c.n]))
+    const n = await countSends(tx, number, per, new Map(facts.rows.map((t) => [t.party, t])))
     for (const { i } of confirmations.rows) n.set(i, (n.get(i) ?? 1) - 1)
     for (const [i, c] of n) {
       const party = per.party[i - 1]!

@@ -14,6 +14,8 @@ export interface StoredMessage {
   r: PageRecord
   /** The record's date, or a neighbour's when its GMTdate did not parse (kept raw in date_raw). */
   date: string
+  /** `date` in milliseconds since the epoch, parsed once for the roll-ups and the desk. */
+  ms: number
   bodyId: number | null
   /** The support desk's facts about the message (null while the desk is off: filled later by refreshDesk). */
   desk: DeskFacts | null
@@ -29,12 +31,6 @@ interface Column {
   /** COPY's CSV field, when it is not the value written as CSV (already quoted; null for NULL). */
   csv?: (m: StoredMessage) => string | null
 }
-
-/** A text[] value as one unnest() element (text[][] cannot be unnested row by row): joined by a separator no character list holds. */
-const SEP = '\x1f'
-/** COPY's CSV field of a text[] value: an array literal, quoted. */
-const arrayCsv = (a: readonly string[] | null | undefined) =>
-  a ? cq(`{${a.map((c) => `"${c.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`) : null
 
 export const MESSAGE_COLUMNS: readonly Column[] = [
   { name: 'ordinal', type: 'int', value: (m) => m.ordinal },
@@ -56,14 +52,7 @@ export const MESSAGE_COLUMNS: readonly Column[] = [
   { name: 'desk_inbound', type: 'bool', value: (m) => m.desk?.inbound ?? null },
   { name: 'desk_opt', type: 'text', value: (m) => m.desk?.opt ?? null },
   { name: 'desk_segments', type: 'int', value: (m) => m.desk?.segments ?? null },
-  {
-    name: 'desk_forcing',
-    type: 'text',
-    value: (m) => m.desk?.forcing?.join(SEP) ?? null,
-    select: `string_to_array(v.desk_forcing, E'\\x1f')`,
-    csv: (m) => arrayCsv(m.desk?.forcing),
-  },
-  { name: 'desk_extra', type: 'int', value: (m) => m.desk?.extra ?? null },
+  // The forcing characters and extra segments depend on the body alone: index_bodies keeps them (migration 360).
   { name: 'desk_local_day', type: 'date', value: (m) => m.desk?.localDay ?? null },
   { name: 'desk_quiet', type: 'bool', value: (m) => m.desk?.quiet ?? null },
 ]
@@ -100,11 +89,20 @@ export const COPY_SQL = `COPY index_messages (${[...BATCH_COLUMNS, ...COPY_COLUM
 
 /** COPY's CSV: strings always quoted (so "" is an empty string and an unquoted empty is NULL). */
 const cq = (v: string) => `"${v.includes('"') ? v.replace(/"/g, '""') : v}"`
-const csvValue = (v: string | number | boolean | null) => (v === null ? '' : typeof v === 'string' ? cq(v) : String(v))
+const csvValue = (v: string | number | boolean | null) =>
+  v === null ? '' : typeof v === 'string' ? cq(v) : v === true ? 't' : v === false ? 'f' : String(v)
+/**
+ * A date or timestamp goes unquoted: its text (ISO 8601, made by the parser or the desk) holds no
+ * comma, quote or line break, and an empty field is not a date either, so nothing needs telling
+ * apart. Every byte of a line is copied into PGlite and parsed there, a million times a full sync.
+ */
+const dateCsv = (v: string | number | boolean | null) => (v === null ? '' : String(v))
 /** Each COPY column's CSV field, one function per column, chosen once (body_id, the one column that reads bodyId, is not among them). */
 const FIELDS: ReadonlyArray<(m: StoredMessage) => string> = COPY_COLUMNS.map((c) => {
   const { csv, value } = c
-  return csv ? (m: StoredMessage) => csv(m) ?? '' : (m: StoredMessage) => csvValue(value(m))
+  if (csv) return (m: StoredMessage) => csv(m) ?? ''
+  const write = c.type === 'date' || c.type === 'timestamptz' ? dateCsv : csvValue
+  return (m: StoredMessage) => write(value(m))
 })
 
 /**

@@ -31,15 +31,23 @@ ON CONFLICT (number, slot) DO UPDATE SET
 /**
  * The ids of a batch's distinct bodies ($1, answered by position k, 1-based), adding the new
  * ones. Two syncs on one PostgreSQL may add the same body at once: the copies are harmless (see
- * migration 002), and the lowest id is used from then on.
+ * migration 002), and the lowest id is used from then on. With the desk's facts ($2 the forcing
+ * characters joined by U+001F, $3 the extra segments; null arrays while the desk is off) a new
+ * body gets them, and a known body that has none yet (added while the desk was off) is given them.
  */
 export const BODY_IDS_SQL = `
-WITH input AS (SELECT b, k FROM unnest($1::text[]) WITH ORDINALITY AS u(b, k)),
+WITH input AS (SELECT b, f, x, k FROM unnest($1::text[], $2::text[], $3::int[]) WITH ORDINALITY AS u(b, f, x, k)),
 found AS (
   SELECT i.k, min(x.id) AS id FROM input i JOIN index_bodies x ON md5(x.body) = md5(i.b) AND x.body = i.b GROUP BY i.k
 ),
+filled AS (
+  UPDATE index_bodies x SET desk_forcing = string_to_array(i.f, E'\\x1f'), desk_extra = i.x
+    FROM found f JOIN input i ON i.k = f.k
+   WHERE x.id = f.id AND x.desk_extra IS NULL AND i.x IS NOT NULL
+),
 added AS (
-  INSERT INTO index_bodies (body) SELECT i.b FROM input i WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.k = i.k) ORDER BY i.k
+  INSERT INTO index_bodies (body, desk_forcing, desk_extra)
+  SELECT i.b, string_to_array(i.f, E'\\x1f'), i.x FROM input i WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.k = i.k) ORDER BY i.k
   RETURNING id, body
 )
 SELECT k::int AS k, id FROM found

@@ -70,12 +70,14 @@ async function prepareBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoi
     if (i > 0 && i % ROWS_PER_TURN === 0) await nextTurn()
     const { ordinal, r } = placed[i]!
     const date = dates[i]!
+    const ms = Date.parse(date)
     const m: StoredMessage = {
       ordinal,
       r,
       date,
+      ms,
       bodyId: null,
-      desk: of ? of({ party: r.partyDigits, date, direction: r.direction, body: r.body }) : null,
+      desk: of ? of({ party: r.partyDigits, date: ms, direction: r.direction, body: r.body }) : null,
     }
     rows[i] = m
     if (lines) lines[i] = copyLine(head, m)
@@ -155,7 +157,7 @@ async function storePrepared(job: Job, prep: Prepared): Promise<number> {
 
 const deskStored = (m: StoredMessage) => ({
   party: m.r.partyDigits,
-  date: m.date,
+  date: m.ms,
   failed: m.r.statusCode !== null && m.r.statusCode >= 400,
   facts: m.desk,
 })
@@ -169,12 +171,23 @@ function datesOf(page: Page, placed: Placed[]): string[] {
   })
 }
 
-/** Sets the rows' body ids (adding new bodies). */
+/**
+ * Sets the rows' body ids (adding new bodies). With the desk's facts, each body's own (forcing
+ * characters, extra segments) go with it into index_bodies (migration 360), not into every row.
+ */
 async function withBodies(tx: Queryable, rows: StoredMessage[]): Promise<StoredMessage[]> {
-  const distinct = [...new Set(rows.map((x) => x.r.body).filter((b): b is string => b !== null))]
+  const first = new Map<string, StoredMessage>()
+  for (const m of rows) if (m.r.body !== null && !first.has(m.r.body)) first.set(m.r.body, m)
+  const distinct = [...first.keys()]
   const bodyIds = new Map<string, number>()
   if (distinct.length > 0) {
-    const ids = await tx.query<{ k: number; id: number }>(BODY_IDS_SQL, [distinct])
+    const facts = [...first.values()].map((m) => m.desk)
+    const desk = facts.every((f) => f !== null)
+    const ids = await tx.query<{ k: number; id: number }>(BODY_IDS_SQL, [
+      distinct,
+      desk ? facts.map((f) => f?.forcing?.join('\x1f') ?? null) : null,
+      desk ? facts.map((f) => f?.extra ?? 0) : null,
+    ])
     for (const { k, id } of ids.rows) bodyIds.set(distinct[k - 1]!, id)
   }
   for (const m of rows) m.bodyId = m.r.body === null ? null : (bodyIds.get(m.r.body) ?? null)
@@ -205,7 +218,7 @@ async function rollUp(tx: Queryable, number: string, rows: StoredMessage[]): Pro
     const day = m.date.slice(0, 10)
     let d = days.get(day)
     if (!d) days.set(day, (d = [0, 0, 0, 0, 0]))
-    const slot = Math.floor(Date.parse(m.date) / QUARTER_MS) * QUARTER_MS
+    const slot = Math.floor(m.ms / QUARTER_MS) * QUARTER_MS
     let q = slots.get(slot)
     if (!q) slots.set(slot, (q = [0, 0, 0, 0, 0]))
     tally(d, m)

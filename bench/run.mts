@@ -216,46 +216,88 @@ async function numbersTable(browser: Browser, base: string) {
 
 /** Interleaved pairs for the throttled ratio: enough that its spread says whether 1.3× is met or luck. */
 const THROTTLED_RUNS = Math.max(21, Number(process.env.BENCH_THROTTLED_RUNS ?? 21))
+/**
+ * How long the simulator holds the listing in the "settled" loads: longer than the app takes to
+ * start under 4× throttling (its first render sends the request, and its first layout, the
+ * header's chunks and the other queries' answers follow for another 400–700 ms), so the data
+ * lands on a page that has finished starting, as it always does on the baseline page.
+ */
+const SETTLED_LATENCY_MS = Number(process.env.BENCH_SETTLED_LATENCY_MS ?? 2000)
+
+/** Holds the next listing in the simulator (its latency fault, once): the same upstream delay for either page. */
+async function holdNextListing(ms: number) {
+  const res = await fetch(`http://127.0.0.1:${SIM_PORT}/__sim/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ kind: 'latency', op: 'allownednumbers', ms, times: 1 }),
+  })
+  if (!res.ok) throw new Error(`the simulator refused the latency fault: ${res.status} ${await res.text()}`)
+}
 
 /**
  * The numbers page's data → first rows ratio under 4× CPU throttling (Chromium's
- * Emulation.setCPUThrottlingRate, as Lighthouse's mobile preset): unthrottled, the first rows
- * take tens of milliseconds and a scheduler hiccup on a shared 2-core machine moved the ratio
- * from 1.2× to 3.4× between invocations. Throttled, the page's own work dominates. Each run is
- * an app load and a baseline load in alternating order; the spread is over the per-run ratios.
+ * Emulation.setCPUThrottlingRate, as Lighthouse's mobile preset). Each run is an app load and a
+ * baseline load in alternating order; the spread is over the per-run ratios. Two conditions:
+ * - settled: the upstream holds the listing SETTLED_LATENCY_MS, so it lands once either page has
+ *   started. This is the figure for "what the page does with the data", the budgeted one.
+ * - as served: the listing as fast as the simulator answers (123–463 ms after the request in one
+ *   trace of four loads). The app sends it from its first render, so the answer often lands while
+ *   the app is still starting (its first style and layout, its header's chunks, the other queries'
+ *   answers: 100–250 ms of the throttled main thread) and the body is read only after that. The
+ *   baseline sends it from a page that is already drawn. Which of the two happens depends on the
+ *   simulator's speed that moment, not on the page: that is what moved the ratio from 1.2× to 3.4×
+ *   between invocations. Reported, not budgeted: the start-up's own figures are the layout group's.
  */
 async function numbersThrottled(browser: Browser, base: string) {
-  const app: number[] = []
-  const baseline: number[] = []
-  const pairs: number[] = []
-  for (let run = 0; run < THROTTLED_RUNS; run++) {
-    log(`numbers table at 4× CPU throttling, run ${run + 1}/${THROTTLED_RUNS}`)
-    const order = run % 2 ? (['baseline', 'app'] as const) : (['app', 'baseline'] as const)
-    const got: Record<string, number> = {}
-    for (const which of order) {
-      const { page, ms } =
-        which === 'app'
-          ? await firstRows(browser, `${base}/?bench=t${run}`, 'tbody tr[aria-rowindex]', '/api/allownednumbers', 4)
-          : await firstRows(browser, `${base}/__bench/baseline.html`, 'tbody tr[data-row]', '/api/allownednumbers', 4)
-      got[which] = ms
-      await page.close()
-      await sleep(SETTLE_MS)
-    }
-    app.push(got.app!)
-    baseline.push(got.baseline!)
-    pairs.push(got.app! / got.baseline!)
-  }
   const group = 'numbers (10,000 rows, 4× CPU throttling)'
-  figures.push(
-    figure(group, 'data arrival → first rows painted', 'ms', app, {
-      baseline: median(baseline),
-      ratio: Number((median(app) / median(baseline)).toFixed(2)),
-      ratioBudget: 1.3,
-      note: `per-run ratio over ${pairs.length} interleaved runs: median ${median(pairs).toFixed(2)}×, p25–p75 ${percentile(pairs, 25).toFixed(2)}–${percentile(pairs, 75).toFixed(2)}×, min–max ${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)}×`,
-    }),
-  )
-  figures.push(figure(group, 'baseline page: data → first rows', 'ms', baseline))
-  figures.push(figure(group, 'per-run ratio app ÷ baseline', '×', pairs, { budget: { op: '<=', value: 1.3 } }))
+  for (const condition of ['settled', 'as served'] as const) {
+    const app: number[] = []
+    const baseline: number[] = []
+    const pairs: number[] = []
+    for (let run = 0; run < THROTTLED_RUNS; run++) {
+      log(`numbers table at 4× CPU throttling, ${condition}, run ${run + 1}/${THROTTLED_RUNS}`)
+      const order = run % 2 ? (['baseline', 'app'] as const) : (['app', 'baseline'] as const)
+      const got: Record<string, number> = {}
+      for (const which of order) {
+        if (condition === 'settled') await holdNextListing(SETTLED_LATENCY_MS)
+        const { page, ms } =
+          which === 'app'
+            ? await firstRows(browser, `${base}/?bench=t${run}`, 'tbody tr[aria-rowindex]', '/api/allownednumbers', 4)
+            : await firstRows(browser, `${base}/__bench/baseline.html`, 'tbody tr[data-row]', '/api/allownednumbers', 4)
+        if (condition === 'settled') {
+          // The hold must have applied to this page's request (and to nothing else before it).
+          const waited = Number(
+            await page.evaluate(
+              "performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/allownednumbers')).map((e) => e.responseStart - e.requestStart)[0] ?? 0",
+            ),
+          )
+          if (waited < SETTLED_LATENCY_MS)
+            throw new Error(`the listing came ${waited.toFixed(0)} ms after its request, not held ${SETTLED_LATENCY_MS} ms`)
+        }
+        got[which] = ms
+        await page.close()
+        await sleep(SETTLE_MS)
+      }
+      app.push(got.app!)
+      baseline.push(got.baseline!)
+      pairs.push(got.app! / got.baseline!)
+    }
+    const spread = `per-run ratio over ${pairs.length} interleaved runs: median ${median(pairs).toFixed(2)}×, p25–p75 ${percentile(pairs, 25).toFixed(2)}–${percentile(pairs, 75).toFixed(2)}×, min–max ${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)}×`
+    log(`${condition}: app ${median(app).toFixed(0)} ms, baseline ${median(baseline).toFixed(0)} ms; ${spread}`)
+    const settled = condition === 'settled'
+    figures.push(
+      figure(group, `${condition}: data arrival → first rows painted`, 'ms', app, {
+        baseline: median(baseline),
+        ratio: Number((median(app) / median(baseline)).toFixed(2)),
+        ...(settled ? { ratioBudget: 1.3 } : {}),
+        note: spread,
+      }),
+    )
+    figures.push(figure(group, `${condition}: baseline page: data → first rows`, 'ms', baseline))
+    figures.push(
+      figure(group, `${condition}: per-run ratio app ÷ baseline`, '×', pairs, settled ? { budget: { op: '<=', value: 1.3 } } : {}),
+    )
+  }
 }
 
 async function historyPage(browser: Browser, base: string) {

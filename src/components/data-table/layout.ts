@@ -9,16 +9,30 @@ import { flushSync } from 'react-dom'
 export function useMedia(query: string): boolean {
   return useSyncExternalStore(
     (onChange) => {
-      if (typeof matchMedia !== 'function') return () => {}
-      const mq = matchMedia(query)
+      const mq = mediaList(query)
+      if (!mq) return () => {}
       mq.addEventListener('change', onChange)
       return () => {
         mq.removeEventListener('change', onChange)
       }
     },
-    () => typeof matchMedia === 'function' && matchMedia(query).matches,
+    () => mediaList(query)?.matches ?? false,
     () => false,
   )
+}
+
+/**
+ * One MediaQueryList per query, kept: React reads the snapshot several times per render and
+ * commit, and each matchMedia() call built a new list and evaluated the query again (on the
+ * numbers page's first rows, a few milliseconds of a throttled phone's main thread). A kept list's
+ * `matches` follows the viewport as it changes.
+ */
+const mediaLists = new Map<string, MediaQueryList>()
+function mediaList(query: string): MediaQueryList | null {
+  if (typeof matchMedia !== 'function') return null
+  let mq = mediaLists.get(query)
+  if (!mq) mediaLists.set(query, (mq = matchMedia(query)))
+  return mq
 }
 
 /**

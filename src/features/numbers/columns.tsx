@@ -1,9 +1,9 @@
 import { createColumnHelper } from '@tanstack/react-table'
-import { Link } from '@tanstack/react-router'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
 import { columnIds, type Features } from '../../components/data-table/features'
 import { AUDIT_KEYS, auditLabel, joinAnd, listedTwiceText, SEVERITY_LABEL, severityOf } from './audit'
+import { HistoryLink } from './history-link'
 import type { NumberRow } from './number-rows'
 
 const helper = createColumnHelper<Features, NumberRow>()
@@ -22,14 +22,13 @@ const numberCol = helper.accessor((r) => r.owned.number, {
   meta: { card: 'title', width: '10.5rem', exportValue: (r) => r.owned.number, sortValue: (r) => r.owned.number.padStart(15, '0') },
   cell: ({ row }) => (
     <>
-      <Link
-        to="/numbers/$number"
-        params={{ number: row.original.owned.number }}
-        search={{ tid: row.original.owned.tid }}
+      <HistoryLink
+        number={row.original.owned.number}
+        tid={row.original.owned.tid}
         className="block w-fit font-medium text-blue-800 underline-offset-2 hover:underline"
       >
         {formatPhone(row.original.owned.number)}
-      </Link>
+      </HistoryLink>
       <span className="block font-mono text-xs text-slate-600 select-all">{row.original.owned.number}</span>
     </>
   ),

@@ -381,6 +381,12 @@ const IN_PERIOD = `d.number = $1 AND d.party_digits = per.party AND NOT d.desk_i
  * Each period reads its first MAX_SENT_AFTER_PER_PERIOD sends in order from the thread index and
  * keeps them as evidence; the answer says, per period, whether its first send was that allowed
  * confirmation. The count of every send comes from SENT_COUNT.
+ *
+ * The threads' ($8) evidence rows are brought to that list rather than deleted and written again:
+ * rows no longer in it go, new ones go in, and a row already there is written only when one of
+ * its values changed. A catch-up of a busy number recomputes each touched thread, and a thread
+ * with an old opt-out has its full 10,000 rows unchanged; writing them again took most of the
+ * catch-up (about 0.6 s for 7 such threads on PostgreSQL).
  */
 const SENT_EVIDENCE = `
 WITH ${PERIODS}, sends AS (
@@ -391,9 +397,18 @@ WITH ${PERIODS}, sends AS (
         SELECT d.ordinal, d.date, COALESCE(d.status_code >= 400, false) AS failed FROM index_messages d
          WHERE ${IN_PERIOD}
          ORDER BY d.date, d.ordinal LIMIT ${MAX_SENT_AFTER_PER_PERIOD}) f) s
+), keep AS (
+  SELECT party, ordinal, date, so AS opt_ordinal, round(extract(epoch FROM date - sd) * 1000)::bigint AS after_ms, failed
+    FROM sends WHERE NOT confirmation
+), gone AS (
+  DELETE FROM desk_sent_after x WHERE x.number = $1 AND x.party = ANY($8::text[])
+     AND NOT EXISTS (SELECT 1 FROM keep k WHERE k.party = x.party AND k.ordinal = x.ordinal)
 ), kept AS (
-  INSERT INTO desk_sent_after (number, party, ordinal, date, opt_ordinal, after_ms, failed)
-  SELECT $1, party, ordinal, date, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed FROM sends WHERE NOT confirmation
+  INSERT INTO desk_sent_after AS x (number, party, ordinal, date, opt_ordinal, after_ms, failed)
+  SELECT $1, party, ordinal, date, opt_ordinal, after_ms, failed FROM keep
+  ON CONFLICT (number, party, ordinal) DO UPDATE
+     SET date = EXCLUDED.date, opt_ordinal = EXCLUDED.opt_ordinal, after_ms = EXCLUDED.after_ms, failed = EXCLUDED.failed
+   WHERE (x.date, x.opt_ordinal, x.after_ms, x.failed) IS DISTINCT FROM (EXCLUDED.date, EXCLUDED.opt_ordinal, EXCLUDED.after_ms, EXCLUDED.failed)
 )
 SELECT i::int AS i FROM sends WHERE confirmation`
 
@@ -530,11 +545,11 @@ async function refreshThreads(tx: Queryable, number: string, parties: string[]):
       per.eo.push(to?.ordinal ?? 0)
     }
   }
-  await tx.query('DELETE FROM desk_sent_after WHERE number = $1 AND party = ANY($2::text[])', [number, parties])
   const sent = new Map<string, number>()
-  if (per.party.length > 0) {
+  if (per.party.length === 0) await tx.query('DELETE FROM desk_sent_after WHERE number = $1 AND party = ANY($2::text[])', [number, parties])
+  else {
     const periods = [number, per.party, per.so, per.sd, per.ed, per.eo]
-    const confirmations = await tx.query<{ i: number }>(SENT_EVIDENCE, [...periods, CONFIRMATION_WINDOW_MS])
+    const confirmations = await tx.query<{ i: number }>(SENT_EVIDENCE, [...periods, CONFIRMATION_WINDOW_MS, parties])
     const n = await countSends(tx, number, per, new Map(facts.rows.map((t) => [t.party, t])))
     for (const { i } of confirmations.rows) n.set(i, (n.get(i) ?? 1) - 1)
     for (const [i, c] of n) {

@@ -39,6 +39,8 @@ const RUNS = Number(process.env.BENCH_INDEX_RUNS ?? 25)
 const SEED_ROWS = Number(process.env.BENCH_INDEX_ROWS ?? 0)
 /** BENCH_INDEX_SYNC_ONLY=1: only the full sync's figures (and the baseline), a bounded run. */
 const SYNC_ONLY = process.env.BENCH_INDEX_SYNC_ONLY === '1'
+/** BENCH_PROF=dir: the server and simulator write V8 CPU profiles (every thread, PGlite's too) there. */
+const PROF = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []
 
 // ── the server side (a child process): the index behind a plain HTTP server ─────────────────
 async function serve() {
@@ -153,7 +155,7 @@ function startProc(
 ): Promise<{ child: ChildProcess; match: RegExpExecArray; ms: number }> {
   const t0 = performance.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    const child = spawn(process.execPath, [...PROF, '--import', 'tsx', ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -422,7 +424,7 @@ async function main() {
             state: string
             indexed: number
             error: string | null
-            split: { waitMs: number; storeMs: number; vacuumMs: number }
+            split: { waitMs: number; prepareMs: number; overlappedBatches: number; storeMs: number; vacuumMs: number }
           }>(`${serverUrl}/__bench/sync?number=${big.number}&tid=${big.tid}`),
         )
         const sync = syncing.result
@@ -433,7 +435,7 @@ async function main() {
           value: sync.ms / 1000,
           unit: 's',
           budget: engine === 'pglite' ? '≤ 30 s' : '',
-          note: `${sync.requests} requests; server CPU ${(sync.cpuMs / 1000).toFixed(1)} s; waiting for pages ${(sync.split.waitMs / 1000).toFixed(1)} s, storing ${(sync.split.storeMs / 1000).toFixed(1)} s, vacuum ${(sync.split.vacuumMs / 1000).toFixed(1)} s, the rest building indexes`,
+          note: `${sync.requests} requests; server CPU ${(sync.cpuMs / 1000).toFixed(1)} s; waiting for pages ${(sync.split.waitMs / 1000).toFixed(1)} s, preparing ${(sync.split.prepareMs / 1000).toFixed(1)} s (${sync.split.overlappedBatches} batches beside a store), storing ${(sync.split.storeMs / 1000).toFixed(1)} s, vacuum ${(sync.split.vacuumMs / 1000).toFixed(1)} s, the rest building indexes`,
         })
         push({ engine, name: 'full sync rows per second', value: 1_000_000 / (sync.ms / 1000), unit: 'rows/s' })
         loopRows(engine, 'the 1,000,000-message sync', syncing, push)

@@ -159,6 +159,20 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     })
   })
 
+  it("prepares a walk's next batch while the one before is stored, and ends exact", async () => {
+    await forgetAll(5)
+    const s = syncer(fw, { storeRows: 200, pageCap: 100, concurrency: 1 })
+    try {
+      await s.request({ number: num(5).number, tid: num(5).tid })
+      await s.idle()
+      // 25 batches: the pages are asked for ahead, so the next batch is ready while a store runs.
+      expect(s.stats.overlappedBatches).toBeGreaterThan(0)
+    } finally {
+      await s.close()
+    }
+    await expectExact(5, upstreamTotal(5))
+  }, 60_000)
+
   it('orders by position and identity: a skewed clock does not stop the sync', async () => {
     await forgetAll(3)
     await control(simUrl, '/__sim/quirks', { skewedClock: true })

@@ -75,7 +75,7 @@ function contextOf(opts: SyncOptions): SyncContext {
     leaseMs: opts.leaseMs ?? LEASE_MS,
     owner: randomUUID(),
     limit: createLimiter(opts.rate),
-    stats: { requests: 0, waitMs: 0, storeMs: 0, vacuumMs: 0, deskMs: 0 },
+    stats: { requests: 0, waitMs: 0, prepareMs: 0, storeMs: 0, overlappedBatches: 0, vacuumMs: 0, deskMs: 0 },
     progress: { messages: 0, since: null },
     bulk: { loads: 0 },
     desk: opts.desk ?? true,

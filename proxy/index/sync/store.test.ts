@@ -12,7 +12,7 @@ function jobOn(db: OpenedDb): Job {
   const ctx = {
     db,
     desk: true,
-    stats: { requests: 0, waitMs: 0, storeMs: 0, vacuumMs: 0, deskMs: 0 },
+    stats: { requests: 0, waitMs: 0, prepareMs: 0, storeMs: 0, overlappedBatches: 0, vacuumMs: 0, deskMs: 0 },
     progress: { messages: 0, since: null },
   } as unknown as SyncContext // storeBatch reads only these
   return { ctx, number: NUMBER, tid: 'TID1', signal: new AbortController().signal }

@@ -30,7 +30,7 @@ const QUARTER_MS = 15 * 60_000
  * a COPY, its CSV line up to the body id. Made outside the transaction, so that the transaction
  * holds PGlite's one connection only for the database's own work.
  */
-interface Prepared {
+export interface Prepared {
   page: Page
   cp: Checkpoint | null
   /** The rows, their body ids still null (the store looks them up inside its transaction). */
@@ -58,7 +58,7 @@ export const ROWS_PER_TURN = 1000
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** The work of a batch that needs no database (see Prepared), a slice of rows per turn of the event loop. */
-async function prepareBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh: boolean): Promise<Prepared> {
+export async function prepareBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh: boolean): Promise<Prepared> {
   const dates = datesOf(page, placed)
   // The desk's facts come from the records alone: computed before the transaction, written with the rows.
   const of = job.ctx.desk ? deskFacts() : null
@@ -107,7 +107,7 @@ async function insertSlices(tx: Queryable, job: Job, rows: StoredMessage[]): Pro
 }
 
 /** Stores a prepared batch (see storeBatch). */
-async function storePrepared(job: Job, prep: Prepared): Promise<number> {
+export async function storePrepared(job: Job, prep: Prepared): Promise<number> {
   const { db } = job.ctx
   const { page, cp } = prep
   return db.transaction(async (tx) => {

@@ -31,11 +31,17 @@ export interface SyncRequest {
   tid?: string
 }
 
-/** Where a sync's time goes (bench): waiting for pages (fetch + parse), storing them, vacuuming, the desk's thread recompute. */
+/**
+ * Where a sync's time goes (bench): waiting for pages (fetch + parse), preparing batches, storing
+ * them, vacuuming, the desk's thread recompute. A full walk prepares a batch while the one before
+ * is stored (overlappedBatches counts those), so preparing and storing overlap.
+ */
 export interface SyncStats {
   requests: number
   waitMs: number
+  prepareMs: number
   storeMs: number
+  overlappedBatches: number
   vacuumMs: number
   deskMs: number
 }

@@ -1,7 +1,7 @@
 import { identity, type Page } from '../parse.ts'
 import { pageResult } from './fetch.ts'
 import { dropIndexes } from './indexes.ts'
-import { storeBatch, type Checkpoint, type Placed } from './store.ts'
+import { prepareBatch, storeBatch, storePrepared, type Checkpoint, type Placed } from './store.ts'
 import { ok, stopped, type Job, type NumberRow, type Result } from './types.ts'
 
 /**
@@ -15,7 +15,13 @@ import { ok, stopped, type Job, type NumberRow, type Result } from './types.ts'
  * band of messages that arrived during the walk is fetched at the end by the catch-up.
  *
  * The walk checkpoints (lowest ordinal stored, total last seen, identity of the overlap record)
- * in the same transaction as its rows, so a crash loses at most one batch of work.
+ * in the same transaction as its rows, so a crash loses at most two batches of work (the one
+ * being stored and the one being prepared).
+ *
+ * Storing is pipelined: while one batch's transaction runs (on PGlite, in the database's own
+ * thread), the next batch is made ready on the server's thread (its desk facts and COPY lines),
+ * so the two threads work at once instead of by turns. Batches still go in one at a time, in
+ * order, so checkpoints only ever move down.
  */
 
 /** Pages asked for ahead: the upstream prepares them while this server parses and stores. */
@@ -47,22 +53,39 @@ interface Walk {
   topStored: number
   stalls: number
   inserted: number
+  /** The batch being stored, if any (see flush); it rejects with its store's error. */
+  storing: Promise<void> | null
+  /** Whether that store is still running (not only waiting to be drained). */
+  storeRunning: boolean
 }
 
 /** Returns the rows inserted, or why the walk stopped (what it fetched before is kept). */
 export async function fullWalk(job: Job, row: NumberRow, hold: BulkHold): Promise<Result<number>> {
   const w = startWalk(job, row, hold)
   if (w.next <= 0) return ok(0)
+  try {
+    return await walkPages(w)
+  } finally {
+    // Whatever ended the walk, the batch in flight is stored (or its error thrown) before it returns.
+    await drain(w)
+  }
+}
+
+async function walkPages(w: Walk): Promise<Result<number>> {
+  const { job } = w
   w.pending = pageAt(w, w.pendingStart)
   for (;;) {
     const waitStart = performance.now()
     const got = await w.pending
     job.ctx.stats.waitMs += performance.now() - waitStart
     if (!got.ok) {
-      await flush(w).catch((e: unknown) => job.ctx.log(`index: ${job.number}: could not store the last pages: ${String(e)}`))
+      await flush(w)
+        .then(() => drain(w))
+        .catch((e: unknown) => job.ctx.log(`index: ${job.number}: could not store the last pages: ${String(e)}`))
       return got
     }
     const step = await onPage(w, got.value)
+    if (step.ok && step.value) await drain(w)
     if (!step.ok || step.value) return step.ok ? ok(w.inserted) : step
     if (job.signal.aborted) {
       await flush(w)
@@ -94,6 +117,8 @@ function startWalk(job: Job, row: NumberRow, hold: BulkHold): Walk {
     topStored: row.top_ordinal,
     stalls: 0,
     inserted: 0,
+    storing: null,
+    storeRunning: false,
   }
 }
 
@@ -124,6 +149,7 @@ async function onPage(w: Walk, page: Page): Promise<Result<boolean>> {
   if (order) return order
   if (page.total === 0 || (!Number.isFinite(w.next) && page.records.length === 0)) {
     // An empty history is a complete one.
+    await drain(w)
     await storeBatch(job, page, [], { next: 0, total: page.total, check: null })
     return ok(true)
   }
@@ -219,12 +245,40 @@ async function advance(w: Walk, page: Page, rows: Placed[]): Promise<void> {
   w.check = check
 }
 
-/** The batch goes in with the checkpoint of its last page: a crash loses at most a batch. */
+/**
+ * The batch goes in with the checkpoint of its last page. It is prepared while the previous
+ * batch is still being stored, and its own store starts once that one has ended; the walk goes
+ * on without waiting for it (drain does).
+ */
 async function flush(w: Walk): Promise<void> {
   if (!w.bufferPage) return
-  const storeStart = performance.now()
-  w.inserted += await storeBatch(w.job, w.bufferPage, w.buffer, w.bufferCp, true)
+  const { job } = w
+  const [page, rows, cp] = [w.bufferPage, w.buffer, w.bufferCp]
   w.buffer = []
   w.bufferPage = null
-  w.job.ctx.stats.storeMs += performance.now() - storeStart
+  const overlapped = w.storeRunning
+  const prepStart = performance.now()
+  const prepared = await prepareBatch(job, page, rows, cp, true)
+  job.ctx.stats.prepareMs += performance.now() - prepStart
+  if (overlapped) job.ctx.stats.overlappedBatches += 1
+  await drain(w)
+  const storeStart = performance.now()
+  w.storeRunning = true
+  const storing = storePrepared(job, prepared)
+    .then((n) => {
+      w.inserted += n
+      job.ctx.stats.storeMs += performance.now() - storeStart
+    })
+    .finally(() => (w.storeRunning = false))
+  // Observed here so that a failure in flight is never an unhandled rejection; drain throws it.
+  storing.catch(() => {})
+  w.storing = storing
+}
+
+/** Waits for the batch being stored, if any; throws its error. */
+async function drain(w: Walk): Promise<void> {
+  const storing = w.storing
+  if (!storing) return
+  w.storing = null
+  await storing
 }

@@ -166,8 +166,8 @@ function createLanes(queueTimeoutMs: number) {
 }
 
 /** Resolves once the worker has opened PGlite; rejects with why it could not (the worker then ends). */
-function whenReady(worker: Worker): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+function whenReady(worker: Worker): Promise<{ fastCopy: boolean }> {
+  return new Promise<{ fastCopy: boolean }>((resolve, reject) => {
     const onError = (err: Error) => reject(err)
     const onExit = (code: number) => reject(new Error(`The database worker stopped while opening (exit code ${code}).`))
     worker.once('error', onError)
@@ -175,7 +175,7 @@ function whenReady(worker: Worker): Promise<void> {
     worker.once('message', (m: Ready) => {
       worker.off('error', onError)
       worker.off('exit', onExit)
-      if (m.ready) resolve()
+      if (m.ready) resolve({ fastCopy: m.fastCopy })
       else {
         void worker.terminate()
         reject(fromWire(m.error))
@@ -232,7 +232,9 @@ function openChannel(worker: Worker, log: ((line: string) => void) | undefined, 
     const id = nextId++
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject })
-      worker.postMessage({ ...body, id } as Request)
+      // A COPY's bytes move to the worker (transferred) rather than being cloned.
+      const blob = body.op === 'query' ? body.blob : undefined
+      worker.postMessage({ ...body, id } as Request, blob ? [blob.buffer as ArrayBuffer] : [])
     })
   }
   return {
@@ -244,6 +246,8 @@ function openChannel(worker: Worker, log: ((line: string) => void) | undefined, 
     },
   }
 }
+
+const utf8 = new TextEncoder()
 
 /** Statements sent straight to the worker, refused once `scope` says their transaction is over. */
 function runner(channel: Channel, scope: () => boolean): ScriptRunner {
@@ -261,7 +265,8 @@ function runner(channel: Channel, scope: () => boolean): ScriptRunner {
     },
     copyFrom: async (sql: string, data: string) => {
       check()
-      await channel.send({ op: 'query', sql, params: [], blob: data })
+      // Encoded here: the server's thread has time to spare during a sync, PGlite's thread has none.
+      await channel.send({ op: 'query', sql, params: [], blob: utf8.encode(data) })
     },
   }
 }
@@ -334,7 +339,11 @@ function closer(worker: Worker, lanes: ReturnType<typeof createLanes>, channel: 
 
 export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<ScriptDb> {
   const worker = spawnWorker({ dataDir: opts.dataDir, ...(await wasmModules()) })
-  await whenReady(worker)
+  const { fastCopy } = await whenReady(worker)
+  if (!fastCopy)
+    opts.log?.(
+      "database: this PGlite's /dev/blob device is not the one pglite-worker.ts knows; COPY reads its data byte by byte (slower, still correct)",
+    )
   const lanes = createLanes(opts.queueTimeoutMs ?? 0)
   const channel = openChannel(worker, opts.log, lanes.failAll)
   const deps: FacadeDeps = { lanes, channel, close: closer(worker, lanes, channel), other: (l) => facades[l] }

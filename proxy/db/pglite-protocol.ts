@@ -7,7 +7,8 @@ import type { PGliteOptions } from '@electric-sql/pglite'
  */
 
 export type Request =
-  | { id: number; op: 'query'; sql: string; params?: unknown[]; blob?: string }
+  /** `blob`: the bytes a COPY … FROM '/dev/blob' reads, UTF-8 encoded on the server's thread and transferred, not copied. */
+  | { id: number; op: 'query'; sql: string; params?: unknown[]; blob?: Uint8Array<ArrayBuffer> }
   | { id: number; op: 'exec'; sql: string }
   /** Statements run in order in one transaction of their own; the reply's `results` has each one's rows. */
   | { id: number; op: 'batch'; statements: Array<{ sql: string; params?: unknown[] }> }
@@ -36,7 +37,8 @@ export type Reply =
   | { id: number; ok: false; error: WireError }
 
 /** The worker's first message: PGlite is open, or why it could not be. */
-export type Ready = { ready: true } | { ready: false; error: WireError }
+/** `fastCopy`: the worker reads COPY's bytes with its own block copy (pglite-worker.ts fastBlobReads). */
+export type Ready = { ready: true; fastCopy: boolean } | { ready: false; error: WireError }
 
 /** WebAssembly.Module, named through PGlite's own options (the server's lib has no WebAssembly types). */
 export type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>

@@ -42,11 +42,14 @@ export const MESSAGE_COLUMNS: readonly Column[] = [
   { name: 'phone', type: 'text', value: (m) => m.r.phone },
   { name: 'party_digits', type: 'text', value: (m) => m.r.partyDigits },
   { name: 'direction', type: 'text', value: (m) => m.r.direction },
-  { name: 'body', type: 'text', value: (m) => m.r.body },
   { name: 'mms', type: 'bool', value: (m) => m.r.mms },
   { name: 'media_url', type: 'text', value: (m) => m.r.mediaUrl },
   { name: 'status', type: 'text', value: (m) => m.r.status },
   { name: 'status_code', type: 'int', value: (m) => m.r.statusCode },
+  // The text itself is kept once per distinct body, in index_bodies (migration 002): the row has
+  // its id, and its own body column stays NULL (readers take COALESCE(body, the id's text)). Half
+  // a million-message history's bytes were copies of a dozen texts, written, parsed and scanned
+  // with every row.
   { name: 'body_id', type: 'int', value: (m) => m.bodyId },
   // The desk's per-message facts (migration 320), written with the row so nothing is read back.
   { name: 'desk_inbound', type: 'bool', value: (m) => m.desk?.inbound ?? null },

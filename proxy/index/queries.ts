@@ -56,7 +56,12 @@ export function whereOf(f: Filters, params: unknown[]): string[] {
   return w
 }
 
-const COLS = `m.number, m.fetched_tid, m.tid, m.ordinal, m.system_id, m.message_id, m.date, m.date_raw, m.phone, m.direction, m.body, m.mms, m.media_url, m.status, m.status_code`
+/**
+ * A message's text: index_bodies' by body_id (the sync stores each distinct text once there and
+ * none in the message row); the row's own for rows written before that (or with no body id).
+ */
+export const BODY_OF = (m: string) => `COALESCE(${m}.body, (SELECT b.body FROM index_bodies b WHERE b.id = ${m}.body_id))`
+const COLS = `m.number, m.fetched_tid, m.tid, m.ordinal, m.system_id, m.message_id, m.date, m.date_raw, m.phone, m.direction, ${BODY_OF('m')} AS body, m.mms, m.media_url, m.status, m.status_code`
 
 export interface MessageRow extends Record<string, unknown> {
   number: string

@@ -63,6 +63,22 @@ describe.each(ENGINES)('storeBatch on %s', (engine) => {
     expect(again.rows[0]!.daily).toBe(N)
   }, 60_000)
 
+  it("writes a walk's batch (newest first, as pages come) in ascending ordinals, with each record's own values", async () => {
+    const db = await engines.open(engine)
+    await db.query(`INSERT INTO index_numbers (number, tid, state) VALUES ($1, 'TID1', 'idle')`, [NUMBER])
+    const job = jobOn(db)
+    const n = 1200
+    const walkOrder = range(1, n).reverse()
+    expect(await storeBatch(job, page(n), placed(walkOrder), { next: 0, total: n, check: null }, true)).toBe(n)
+    // Physical order (ctid) of a fresh table is the order the rows went in.
+    const r = await db.query<{ ordinal: number; system_id: string; date: Date }>(
+      'SELECT ordinal, system_id, date FROM index_messages WHERE number = $1 ORDER BY ctid',
+      [NUMBER],
+    )
+    expect(r.rows.map((x) => x.ordinal)).toEqual(range(1, n))
+    expect(r.rows.every((x) => x.system_id === `S${x.ordinal}` && x.date.toISOString() === record(x.ordinal).date)).toBe(true)
+  }, 60_000)
+
   it('lets the event loop turn while it prepares a batch, before its transaction starts', async () => {
     const db = await engines.open(engine)
     await db.query(`INSERT INTO index_numbers (number, tid, state) VALUES ($1, 'TID1', 'idle')`, [NUMBER])

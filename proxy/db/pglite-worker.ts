@@ -40,7 +40,7 @@ async function handle(lite: PGlite, m: Request): Promise<Reply> {
       const q = tx?.handle ?? lite
       copyBytes = m.blob ?? null
       try {
-        const r = await q.query<Record<string, unknown>>(m.sql, m.params, m.blob !== undefined ? { blob: new Blob([m.blob]) } : undefined)
+        const r = await q.query<Record<string, unknown>>(m.sql, m.params, m.blob !== undefined ? { blob: blobOf(m.blob) } : undefined)
         return { id: m.id, ok: true, rows: r.rows }
       } finally {
         copyBytes = null
@@ -95,8 +95,21 @@ async function handle(lite: PGlite, m: Request): Promise<Reply> {
   }
 }
 
+/**
+ * The COPY's bytes as the Blob PGlite asks for. PGlite only calls arrayBuffer() on it (and with
+ * the fast reads below uses that only for the data's length): a real Blob would copy the bytes
+ * into native memory and back out again for every batch.
+ */
+function blobOf(bytes: Uint8Array<ArrayBuffer>): Blob {
+  if (!fastCopy) return new Blob([bytes])
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer
+  return { arrayBuffer: () => Promise.resolve(whole), size: whole.byteLength } as unknown as Blob
+}
+
 /** The bytes of the COPY being run, for the /dev/blob reads below. */
 let copyBytes: Uint8Array | null = null
+/** Whether fastBlobReads took over the device's reads. */
+let fastCopy = false
 
 /** Emscripten's device read: `buffer` is the module's heap (an Int8Array), `offset` where to write. */
 type BlobRead = (stream: unknown, buffer: Int8Array | Uint8Array, offset: number, length: number, position: number) => number
@@ -151,7 +164,8 @@ async function main() {
       (err: unknown) => port!.postMessage({ id: m.id, ok: false, error: toWire(err) } satisfies Reply),
     )
   })
-  port!.postMessage({ ready: true, fastCopy: fastBlobReads(lite) } satisfies Ready)
+  fastCopy = fastBlobReads(lite)
+  port!.postMessage({ ready: true, fastCopy } satisfies Ready)
 }
 
 void main()

@@ -42,7 +42,7 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
 /** A transaction handle that can also run a multi-statement script (a migration file). */
 export interface ScriptRunner extends Queryable {
   exec(sql: string): Promise<void>
-  /** PGlite only: COPY … FROM '/dev/blob' with `data` as the file. */
+  /** In a transaction: COPY … FROM '/dev/blob' with `data` as the file (on a PostgreSQL server, as its standard input: pg-copy.ts). */
   copyFrom?: (sql: string, data: string) => Promise<void>
 }
 

@@ -4,6 +4,7 @@ import pg from 'pg'
 import { journalPathOf, replayJournal } from '../access/log-journal.ts'
 import { acquireDataDirLock } from './lock.ts'
 import { migrate, type MigratableDb, type ScriptRunner } from './migrate.ts'
+import { copyFromStdin } from './pg-copy.ts'
 import { openPgliteWorker, type ScriptDb } from './pglite-client.ts'
 import type { Lane } from './types.ts'
 
@@ -131,6 +132,8 @@ async function openPostgres(databaseUrl: string, opts: OpenDbOptions): Promise<O
       // The simple protocol (no parameters) runs a multi-statement script.
       await c.query(sql)
     },
+    // On one connection only (a transaction's): a pool would run the COPY on whichever it picks.
+    ...(c instanceof pg.Pool ? {} : { copyFrom: (sql: string, data: string) => copyFromStdin(c, sql, data) }),
   })
   const main = wrapClient(pool)
   let location = 'PostgreSQL server'

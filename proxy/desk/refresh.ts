@@ -395,12 +395,18 @@ const IN_PERIOD = `d.number = $1 AND d.party_digits = per.party AND NOT d.desk_i
  * opt-out has its full 10,000 rows unchanged; writing them again took most of the catch-up.
  *
  * Threads are of two kinds here. Those read in full ($8): every period from its start, every row
- * of the thread compared. Those whose new messages are all dated $12 or later ($11; see
- * desk_dirty.since): a period that starts before $12 had the same sends before $12 at the last
- * recompute, so its list then and now agree on every send before $12 (the same place in the
- * period, the same values); only rows dated $12 or later can be wrong. Such a period is read from
- * $9 ($12, or NULL to read it from its start) with $10 its sends before that point, which place
- * the sends read within the list; a period whose list ends before $12 is not passed at all.
+ * of the thread compared. Those whose new messages are all dated at or after a known date ($11,
+ * with that date in $12; see desk_dirty.since): a period that starts before that date had the
+ * same sends before it at the last recompute, so its list then and now agree on every send before
+ * it (the same place in the period, the same values), and only the thread's rows dated at or
+ * after it can be wrong. Such a period is read from $9 (that date, or NULL to read it from its
+ * start), $10 being its sends before that point, which place the sends read within the list; a
+ * period whose list ends before that date is not passed at all.
+ *
+ * The rows to delete are the stored ones EXCEPT the list's, a set operation that PostgreSQL
+ * answers by hashing or sorting: with NOT EXISTS, on tables without statistics yet, it chose a
+ * nested loop that scanned the whole list once per stored row (10,000 by 10,000 ran past the
+ * statement timeout), and NOT IN is hashed only while the list is estimated to fit in work_mem.
  */
 const SENT_EVIDENCE = `
 WITH per AS (
@@ -418,11 +424,13 @@ WITH per AS (
   SELECT party, ordinal, date, so AS opt_ordinal, round(extract(epoch FROM date - sd) * 1000)::bigint AS after_ms, failed
     FROM sends WHERE NOT confirmation AND k <= ${MAX_SENT_AFTER_PER_PERIOD}
 ), gone AS (
-  DELETE FROM desk_sent_after x WHERE x.number = $1 AND x.party = ANY($8::text[])
-     AND NOT EXISTS (SELECT 1 FROM keep k WHERE k.party = x.party AND k.ordinal = x.ordinal)
-), gone_since AS (
-  DELETE FROM desk_sent_after x WHERE x.number = $1 AND x.party = ANY($11::text[]) AND x.date >= $12
-     AND NOT EXISTS (SELECT 1 FROM keep k WHERE k.party = x.party AND k.ordinal = x.ordinal)
+  DELETE FROM desk_sent_after x USING (
+    SELECT y.party, y.ordinal FROM desk_sent_after y WHERE y.number = $1 AND y.party = ANY($8::text[])
+    UNION ALL
+    SELECT y.party, y.ordinal FROM unnest($11::text[], $12::timestamptz[]) AS p(party, since)
+      JOIN desk_sent_after y ON y.number = $1 AND y.party = p.party AND y.date >= p.since
+    EXCEPT SELECT party, ordinal FROM keep) g
+   WHERE x.number = $1 AND x.party = g.party AND x.ordinal = g.ordinal
 ), kept AS (
   INSERT INTO desk_sent_after AS x (number, party, ordinal, date, opt_ordinal, after_ms, failed)
   SELECT $1, party, ordinal, date, opt_ordinal, after_ms, failed FROM keep
@@ -433,17 +441,20 @@ WITH per AS (
 SELECT i::int AS i FROM sends WHERE confirmation`
 
 /**
- * For periods that start before $7 (their threads' new messages are dated $7 or later): the sends
- * dated $7 or later (counted up to MAX_SENT_AFTER_PER_PERIOD; the rest of the period's sends
- * come before $7), and whether the period's first send is the allowed confirmation ($8). Both
- * read a few rows of the thread index when the new messages are recent.
+ * For periods that start before their thread's new messages ($7: the earliest date among them):
+ * the period's sends dated at or after it (counted up to MAX_SENT_AFTER_PER_PERIOD; the rest of
+ * the period's sends come before it), and whether the period's first send is the allowed
+ * confirmation ($8). Both read a few rows of the thread index when the new messages are recent.
  */
 const SENT_SINCE = `
-WITH ${PERIODS}
+WITH per AS (
+  SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::timestamptz[])
+    WITH ORDINALITY AS u(party, so, sd, ed, eo, since, i)
+)
 SELECT per.i::int AS i, t.n AS since, COALESCE(extract(epoch FROM f.date - per.sd) * 1000 <= $8, false) AS confirmation
   FROM per
   CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM (
-    SELECT 1 FROM index_messages d WHERE ${IN_PERIOD} AND d.date >= $7 LIMIT ${MAX_SENT_AFTER_PER_PERIOD}) x) t
+    SELECT 1 FROM index_messages d WHERE ${IN_PERIOD} AND d.date >= per.since LIMIT ${MAX_SENT_AFTER_PER_PERIOD}) x) t
   LEFT JOIN LATERAL (
     SELECT d.date FROM index_messages d WHERE ${IN_PERIOD} ORDER BY d.date, d.ordinal LIMIT 1) f ON true`
 
@@ -560,38 +571,34 @@ async function keepEvidence(
 ): Promise<Set<number>> {
   const known = parties.filter((p) => since.get(p) instanceof Date)
   const full = parties.filter((p) => !(since.get(p) instanceof Date))
-  // One date for these threads: a date earlier than a thread's own is as true of it.
-  const from = known.length === 0 ? null : new Date(Math.min(...known.map((p) => since.get(p)!.getTime())))
   // Per period: where its read starts (null: at the period's start) and its sends before that
   // point (null: its whole list comes before it, nothing to read).
   const fr: Array<Date | null> = per.party.map(() => null)
   const before: Array<number | null> = per.party.map(() => 0)
   const confirmed = new Set<number>()
-  if (from) {
-    const kept = new Set(known)
-    const ks = per.party.map((_, k) => k).filter((k) => kept.has(per.party[k]!) && per.sd[k]!.getTime() < from.getTime())
-    if (ks.length > 0) {
-      const pick = <T>(a: readonly T[]) => ks.map((k) => a[k]!)
-      const r = await tx.query<{ i: number; since: number; confirmation: boolean }>(SENT_SINCE, [
-        number,
-        pick(per.party),
-        pick(per.so),
-        pick(per.sd),
-        pick(per.ed),
-        pick(per.eo),
-        from,
-        CONFIRMATION_WINDOW_MS,
-      ])
-      for (const row of r.rows) {
-        // As many sends since as a list holds: the count stopped there; read the period from its start.
-        if (row.since >= MAX_SENT_AFTER_PER_PERIOD) continue
-        const k = ks[row.i - 1]!
-        const c = (sends.get(k + 1) ?? 0) - row.since
-        fr[k] = from
-        before[k] = c >= MAX_SENT_AFTER_PER_PERIOD ? null : c
-        // The first send came before `from`: the read below does not see it.
-        if (c > 0 && row.confirmation) confirmed.add(k + 1)
-      }
+  const dateOf = (k: number) => since.get(per.party[k]!) ?? null
+  const ks = per.party.map((_, k) => k).filter((k) => dateOf(k) !== null && per.sd[k]!.getTime() < dateOf(k)!.getTime())
+  if (ks.length > 0) {
+    const pick = <T>(a: readonly T[]) => ks.map((k) => a[k]!)
+    const r = await tx.query<{ i: number; since: number; confirmation: boolean }>(SENT_SINCE, [
+      number,
+      pick(per.party),
+      pick(per.so),
+      pick(per.sd),
+      pick(per.ed),
+      pick(per.eo),
+      ks.map(dateOf),
+      CONFIRMATION_WINDOW_MS,
+    ])
+    for (const row of r.rows) {
+      // As many sends since as a list holds: the count stopped there; read the period from its start.
+      if (row.since >= MAX_SENT_AFTER_PER_PERIOD) continue
+      const k = ks[row.i - 1]!
+      const c = (sends.get(k + 1) ?? 0) - row.since
+      fr[k] = dateOf(k)
+      before[k] = c >= MAX_SENT_AFTER_PER_PERIOD ? null : c
+      // The first send came before that date: the read below does not see it.
+      if (c > 0 && row.confirmation) confirmed.add(k + 1)
     }
   }
   const read = per.party.map((_, k) => k).filter((k) => before[k] !== null)
@@ -608,7 +615,7 @@ async function keepEvidence(
     pick(fr),
     pick(before),
     known,
-    from,
+    known.map((p) => since.get(p)!),
   ])
   for (const { i } of r.rows) confirmed.add(read[i - 1]! + 1)
   return confirmed

@@ -4,3 +4,6 @@
 -- being read again, which is most of a catch-up's recompute on a thread with an old opt-out.
 -- NULL (rows marked before this column, or marked without dates): the thread is read in full.
 ALTER TABLE desk_dirty ADD COLUMN since timestamptz;
+-- The recompute then compares only a thread's evidence rows dated at or after that date: read
+-- by thread and date, instead of visiting every row of the thread (10,000 per full list).
+CREATE INDEX desk_sent_after_thread_date ON desk_sent_after (number, party, date);

@@ -441,9 +441,16 @@ WITH per AS (
 SELECT i::int AS i FROM sends WHERE confirmation`
 
 /**
+ * The sends counted at most, per period, to learn how many come before a thread's new messages.
+ * A thread whose messages are all new (a full sync) is read from its start anyway, and so is one
+ * that gained more sends than this: counting stops here rather than read those sends twice.
+ */
+const SINCE_COUNT_CAP = 1_000
+
+/**
  * For periods that start before their thread's new messages ($7: the earliest date among them):
- * the period's sends dated at or after it (counted up to MAX_SENT_AFTER_PER_PERIOD; the rest of
- * the period's sends come before it), and whether the period's first send is the allowed
+ * the period's sends dated at or after it (counted up to SINCE_COUNT_CAP; the rest of the
+ * period's sends come before it), and whether the period's first send is the allowed
  * confirmation ($8). Both read a few rows of the thread index when the new messages are recent.
  */
 const SENT_SINCE = `
@@ -454,7 +461,7 @@ WITH per AS (
 SELECT per.i::int AS i, t.n AS since, COALESCE(extract(epoch FROM f.date - per.sd) * 1000 <= $8, false) AS confirmation
   FROM per
   CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM (
-    SELECT 1 FROM index_messages d WHERE ${IN_PERIOD} AND d.date >= per.since LIMIT ${MAX_SENT_AFTER_PER_PERIOD}) x) t
+    SELECT 1 FROM index_messages d WHERE ${IN_PERIOD} AND d.date >= per.since LIMIT ${SINCE_COUNT_CAP}) x) t
   LEFT JOIN LATERAL (
     SELECT d.date FROM index_messages d WHERE ${IN_PERIOD} ORDER BY d.date, d.ordinal LIMIT 1) f ON true`
 
@@ -591,8 +598,8 @@ async function keepEvidence(
       CONFIRMATION_WINDOW_MS,
     ])
     for (const row of r.rows) {
-      // As many sends since as a list holds: the count stopped there; read the period from its start.
-      if (row.since >= MAX_SENT_AFTER_PER_PERIOD) continue
+      // The count stopped at its cap: read the period from its start.
+      if (row.since >= SINCE_COUNT_CAP) continue
       const k = ks[row.i - 1]!
       const c = (sends.get(k + 1) ?? 0) - row.since
       // Not a count the two reads agree on (they run in one transaction, so never expected): read it all.
@@ -751,8 +758,9 @@ export async function refreshDesk(db: Db, number: string, parties?: readonly str
     const messages = range || behind.rows[0]?.b ? await addFacts(tx, number, range, touched) : 0
     if (!range && behind.rows[0]?.b) await tx.query('UPDATE index_numbers SET desk_behind = false WHERE number = $1', [number])
     // The parties given are recomputed in full (what changed in their threads is not known here);
-    // addFacts marked the threads of the messages it filled, with their dates.
-    const named = [...new Set(parties ?? [])]
+    // addFacts marked the threads of the messages it filled, with their dates. Sorted: the store
+    // step's lock order.
+    const named = [...new Set(parties ?? [])].sort()
     if (defer) {
       if (named.length > 0) await tx.query(MARK_DIRTY, [number, named, named.map(() => null)])
       return { messages, threads: 0 }

@@ -146,7 +146,14 @@ export function deskFacts(): (m: DeskSource) => DeskFacts {
   }
 }
 
-const MARK_DIRTY = 'INSERT INTO desk_dirty (number, party) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING'
+/**
+ * Marks threads for recompute ($2 parties, each once) with the earliest date of the messages that
+ * marked them ($3; NULL: unknown, the recompute reads the thread in full). A thread marked again
+ * keeps the earlier date, and NULL once either is NULL; the row is written only when that moves it.
+ */
+const MARK_DIRTY = `INSERT INTO desk_dirty AS x (number, party, since) SELECT $1, u.p, u.s FROM unnest($2::text[], $3::timestamptz[]) AS u(p, s)
+ON CONFLICT (number, party) DO UPDATE SET since = EXCLUDED.since
+ WHERE x.since IS NOT NULL AND (EXCLUDED.since IS NULL OR EXCLUDED.since < x.since)`
 
 /** A message just stored with its facts (index_messages' desk_* columns). */
 export type DeskStored = { party: string; date: Date | string | number; failed: boolean; facts: DeskFacts | null }
@@ -205,7 +212,7 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
   if (counts.size === 0) return
   // One lock order with flushDesk (desk_dirty, then desk_threads by party), so the two never deadlock.
   const e = [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  await tx.query(MARK_DIRTY, [number, e.map(([p]) => p)])
+  await tx.query(MARK_DIRTY, [number, e.map(([p]) => p), e.map(([, c]) => new Date(c[0]))])
   // Only additions here, so no day can be left empty (applyQuiet's delete is not needed).
   const q = quiet.columns()
   await tx.query(BATCH_COUNTS, [
@@ -378,31 +385,52 @@ const IN_PERIOD = `d.number = $1 AND d.party_digits = per.party AND NOT d.desk_i
 /**
  * Sends after opt-out, as sentAfterOptOut decides, in SQL: the outbound messages inside each
  * opt-out period, except the first of them when it came within the confirmation window ($7).
- * Each period reads its first MAX_SENT_AFTER_PER_PERIOD sends in order from the thread index and
- * keeps them as evidence; the answer says, per period, whether its first send was that allowed
- * confirmation. The count of every send comes from SENT_COUNT.
+ * Each period's first MAX_SENT_AFTER_PER_PERIOD sends are kept as evidence, read in order from
+ * the thread index; the answer says, per period, whether its first send was that allowed
+ * confirmation. The count of every send comes from countSends.
  *
- * The threads' ($8) evidence rows are brought to that list rather than deleted and written again:
- * rows no longer in it go, new ones go in, and a row already there is written only when one of
- * its values changed. A catch-up of a busy number recomputes each touched thread, and a thread
- * with an old opt-out has its full 10,000 rows unchanged; writing them again took most of the
- * catch-up (about 0.6 s for 7 such threads on PostgreSQL).
+ * The evidence rows are brought to that list rather than deleted and written again: rows no
+ * longer in it go, new ones go in, and a row already there is written only when one of its values
+ * changed. A catch-up of a busy number recomputes each touched thread, and a thread with an old
+ * opt-out has its full 10,000 rows unchanged; writing them again took most of the catch-up.
+ *
+ * Threads are of two kinds here. Those read in full ($8): every period from its start, every row
+ * of the thread compared. Those whose new messages are all dated at or after a known date ($11,
+ * with that date in $12; see desk_dirty.since): a period that starts before that date had the
+ * same sends before it at the last recompute, so its list then and now agree on every send before
+ * it (the same place in the period, the same values), and only the thread's rows dated at or
+ * after it can be wrong. Such a period is read from $9 (that date, or NULL to read it from its
+ * start), $10 being its sends before that point, which place the sends read within the list; a
+ * period whose list ends before that date is not passed at all.
+ *
+ * The rows to delete are the stored ones EXCEPT the list's, a set operation that PostgreSQL
+ * answers by hashing or sorting: with NOT EXISTS, on tables without statistics yet, it chose a
+ * nested loop that scanned the whole list once per stored row (10,000 by 10,000 ran past the
+ * statement timeout), and NOT IN is hashed only while the list is estimated to fit in work_mem.
  */
 const SENT_EVIDENCE = `
-WITH ${PERIODS}, sends AS (
-  SELECT per.i, per.party, s.ordinal, s.date, s.failed, per.so, per.sd, s.k,
-         s.k = 1 AND extract(epoch FROM s.date - per.sd) * 1000 <= $7 AS confirmation
+WITH per AS (
+  SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $9::timestamptz[], $10::int[])
+    WITH ORDINALITY AS u(party, so, sd, ed, eo, fr, c, i)
+), sends AS (
+  SELECT per.i, per.party, s.ordinal, s.date, s.failed, per.so, per.sd, per.c + s.k AS k,
+         per.c + s.k = 1 AND extract(epoch FROM s.date - per.sd) * 1000 <= $7 AS confirmation
     FROM per CROSS JOIN LATERAL (
       SELECT f.ordinal, f.date, f.failed, row_number() OVER (ORDER BY f.date, f.ordinal) AS k FROM (
         SELECT d.ordinal, d.date, COALESCE(d.status_code >= 400, false) AS failed FROM index_messages d
-         WHERE ${IN_PERIOD}
+         WHERE ${IN_PERIOD} AND d.date >= COALESCE(per.fr, per.sd)
          ORDER BY d.date, d.ordinal LIMIT ${MAX_SENT_AFTER_PER_PERIOD}) f) s
 ), keep AS (
   SELECT party, ordinal, date, so AS opt_ordinal, round(extract(epoch FROM date - sd) * 1000)::bigint AS after_ms, failed
-    FROM sends WHERE NOT confirmation
+    FROM sends WHERE NOT confirmation AND k <= ${MAX_SENT_AFTER_PER_PERIOD}
 ), gone AS (
-  DELETE FROM desk_sent_after x WHERE x.number = $1 AND x.party = ANY($8::text[])
-     AND NOT EXISTS (SELECT 1 FROM keep k WHERE k.party = x.party AND k.ordinal = x.ordinal)
+  DELETE FROM desk_sent_after x USING (
+    SELECT y.party, y.ordinal FROM desk_sent_after y WHERE y.number = $1 AND y.party = ANY($8::text[])
+    UNION ALL
+    SELECT y.party, y.ordinal FROM unnest($11::text[], $12::timestamptz[]) AS p(party, since)
+      JOIN desk_sent_after y ON y.number = $1 AND y.party = p.party AND y.date >= p.since
+    EXCEPT SELECT party, ordinal FROM keep) g
+   WHERE x.number = $1 AND x.party = g.party AND x.ordinal = g.ordinal
 ), kept AS (
   INSERT INTO desk_sent_after AS x (number, party, ordinal, date, opt_ordinal, after_ms, failed)
   SELECT $1, party, ordinal, date, opt_ordinal, after_ms, failed FROM keep
@@ -411,6 +439,31 @@ WITH ${PERIODS}, sends AS (
    WHERE (x.date, x.opt_ordinal, x.after_ms, x.failed) IS DISTINCT FROM (EXCLUDED.date, EXCLUDED.opt_ordinal, EXCLUDED.after_ms, EXCLUDED.failed)
 )
 SELECT i::int AS i FROM sends WHERE confirmation`
+
+/**
+ * The sends counted at most, per period, to learn how many come before a thread's new messages.
+ * A thread whose messages are all new (a full sync) is read from its start anyway, and so is one
+ * that gained more sends than this: counting stops here rather than read those sends twice.
+ */
+const SINCE_COUNT_CAP = 1_000
+
+/**
+ * For periods that start before their thread's new messages ($7: the earliest date among them):
+ * the period's sends dated at or after it (counted up to SINCE_COUNT_CAP; the rest of the
+ * period's sends come before it), and whether the period's first send is the allowed
+ * confirmation ($8). Both read a few rows of the thread index when the new messages are recent.
+ */
+const SENT_SINCE = `
+WITH per AS (
+  SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::timestamptz[])
+    WITH ORDINALITY AS u(party, so, sd, ed, eo, since, i)
+)
+SELECT per.i::int AS i, t.n AS since, COALESCE(extract(epoch FROM f.date - per.sd) * 1000 <= $8, false) AS confirmation
+  FROM per
+  CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM (
+    SELECT 1 FROM index_messages d WHERE ${IN_PERIOD} AND d.date >= per.since LIMIT ${SINCE_COUNT_CAP}) x) t
+  LEFT JOIN LATERAL (
+    SELECT d.date FROM index_messages d WHERE ${IN_PERIOD} ORDER BY d.date, d.ordinal LIMIT 1) f ON true`
 
 /**
  * Every send in each period, counted. A plain join rather than one look-up per period: when the
@@ -509,7 +562,84 @@ async function countSends(
   return n
 }
 
-async function refreshThreads(tx: Queryable, number: string, parties: string[]): Promise<void> {
+/**
+ * Brings the threads' evidence rows to their periods' lists (SENT_EVIDENCE) and returns the
+ * periods (by position, 1-based) whose first send is the allowed confirmation. `sends`: every send
+ * of each period (countSends). `since`: per party, the earliest date of the messages new since
+ * its last recompute (desk_dirty.since), or null when not known (the thread is read in full).
+ */
+async function keepEvidence(
+  tx: Queryable,
+  number: string,
+  parties: readonly string[],
+  per: Periods,
+  sends: ReadonlyMap<number, number>,
+  since: ReadonlyMap<string, Date | null>,
+): Promise<Set<number>> {
+  const known = parties.filter((p) => since.get(p) instanceof Date)
+  const full = parties.filter((p) => !(since.get(p) instanceof Date))
+  // Per period: where its read starts (null: at the period's start) and its sends before that
+  // point (null: its whole list comes before it, nothing to read).
+  const fr: Array<Date | null> = per.party.map(() => null)
+  const before: Array<number | null> = per.party.map(() => 0)
+  const confirmed = new Set<number>()
+  const dateOf = (k: number) => since.get(per.party[k]!) ?? null
+  const ks = per.party.map((_, k) => k).filter((k) => dateOf(k) !== null && per.sd[k]!.getTime() < dateOf(k)!.getTime())
+  if (ks.length > 0) {
+    const pick = <T>(a: readonly T[]) => ks.map((k) => a[k]!)
+    const r = await tx.query<{ i: number; since: number; confirmation: boolean }>(SENT_SINCE, [
+      number,
+      pick(per.party),
+      pick(per.so),
+      pick(per.sd),
+      pick(per.ed),
+      pick(per.eo),
+      ks.map(dateOf),
+      CONFIRMATION_WINDOW_MS,
+    ])
+    for (const row of r.rows) {
+      // The count stopped at its cap: read the period from its start.
+      if (row.since >= SINCE_COUNT_CAP) continue
+      const k = ks[row.i - 1]!
+      const c = (sends.get(k + 1) ?? 0) - row.since
+      // Not a count the two reads agree on (they run in one transaction, so never expected): read it all.
+      if (c < 0) continue
+      fr[k] = dateOf(k)
+      before[k] = c >= MAX_SENT_AFTER_PER_PERIOD ? null : c
+      // The first send came before that date: the read below does not see it.
+      if (c > 0 && row.confirmation) confirmed.add(k + 1)
+    }
+  }
+  const read = per.party.map((_, k) => k).filter((k) => before[k] !== null)
+  const pick = <T>(a: readonly T[]) => read.map((k) => a[k]!)
+  const r = await tx.query<{ i: number }>(SENT_EVIDENCE, [
+    number,
+    pick(per.party),
+    pick(per.so),
+    pick(per.sd),
+    pick(per.ed),
+    pick(per.eo),
+    CONFIRMATION_WINDOW_MS,
+    full,
+    pick(fr),
+    pick(before),
+    known,
+    known.map((p) => since.get(p)!),
+  ])
+  for (const { i } of r.rows) confirmed.add(read[i - 1]! + 1)
+  return confirmed
+}
+
+/**
+ * Recomputes the threads of `parties`; `dirtySince` gives, per party, the earliest date of its
+ * messages new since its last recompute (absent or null: not known, the thread is read in full).
+ */
+async function refreshThreads(
+  tx: Queryable,
+  number: string,
+  parties: string[],
+  dirtySince: ReadonlyMap<string, Date | null> = new Map(),
+): Promise<void> {
   const facts = await tx.query<ThreadFacts>(THREAD_FACTS, [number, parties])
   const ev = await tx.query<Ev>(
     // Only the opt messages that differ from the one before (a repeated STOP while out changes
@@ -548,10 +678,8 @@ async function refreshThreads(tx: Queryable, number: string, parties: string[]):
   const sent = new Map<string, number>()
   if (per.party.length === 0) await tx.query('DELETE FROM desk_sent_after WHERE number = $1 AND party = ANY($2::text[])', [number, parties])
   else {
-    const periods = [number, per.party, per.so, per.sd, per.ed, per.eo]
-    const confirmations = await tx.query<{ i: number }>(SENT_EVIDENCE, [...periods, CONFIRMATION_WINDOW_MS, parties])
     const n = await countSends(tx, number, per, new Map(facts.rows.map((t) => [t.party, t])))
-    for (const { i } of confirmations.rows) n.set(i, (n.get(i) ?? 1) - 1)
+    for (const i of await keepEvidence(tx, number, parties, per, n, dirtySince)) n.set(i, (n.get(i) ?? 1) - 1)
     for (const [i, c] of n) {
       const party = per.party[i - 1]!
       sent.set(party, (sent.get(party) ?? 0) + c)
@@ -629,19 +757,36 @@ export async function refreshDesk(db: Db, number: string, parties?: readonly str
     const behind = await tx.query<{ b: boolean }>('SELECT desk_behind AS b FROM index_numbers WHERE number = $1', [number])
     const messages = range || behind.rows[0]?.b ? await addFacts(tx, number, range, touched) : 0
     if (!range && behind.rows[0]?.b) await tx.query('UPDATE index_numbers SET desk_behind = false WHERE number = $1', [number])
+    // The parties given are recomputed in full (what changed in their threads is not known here);
+    // addFacts marked the threads of the messages it filled, with their dates. Sorted: the store
+    // step's lock order.
+    const named = [...new Set(parties ?? [])].sort()
     if (defer) {
-      if (touched.size > 0) await tx.query(MARK_DIRTY, [number, [...touched]])
+      if (named.length > 0) await tx.query(MARK_DIRTY, [number, named, named.map(() => null)])
       return { messages, threads: 0 }
     }
-    const dirty = await tx.query<{ party: string }>('DELETE FROM desk_dirty WHERE number = $1 RETURNING party', [number])
-    for (const { party } of dirty.rows) touched.add(party)
-    const list = [...touched]
-    for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500))
+    const since = await takeDirty(tx, number)
+    for (const party of named) since.set(party, null)
+    for (const party of touched) if (!since.has(party)) since.set(party, null)
+    const list = [...since.keys()]
+    for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500), since)
     return { messages, threads: list.length }
   })
   if (!defer) last.set(number, now)
   if (last.size > 50_000) last.clear()
   return result
+}
+
+/**
+ * Takes a number's threads marked for recompute: each with the earliest date of its new messages
+ * (null: not known), a millisecond earlier, since a stored date finer than the milliseconds it was
+ * marked with may lie just before it.
+ */
+async function takeDirty(tx: Queryable, number: string): Promise<Map<string, Date | null>> {
+  const dirty = await tx.query<{ party: string; since: Date | null }>('DELETE FROM desk_dirty WHERE number = $1 RETURNING party, since', [
+    number,
+  ])
+  return new Map(dirty.rows.map((d) => [d.party, d.since === null ? null : new Date(new Date(d.since).getTime() - 1)]))
 }
 
 /** Recomputes the threads a deferred refresh left (all numbers, or the given ones): a desk read calls it first. */
@@ -654,9 +799,9 @@ export async function flushDesk(db: Db, numbers: readonly string[] | null = null
   for (const { number } of r.rows)
     threads += await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [DESK_LOCK_CLASS, number])
-      const dirty = await tx.query<{ party: string }>('DELETE FROM desk_dirty WHERE number = $1 RETURNING party', [number])
-      const list = dirty.rows.map((d) => d.party)
-      for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500))
+      const since = await takeDirty(tx, number)
+      const list = [...since.keys()]
+      for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500), since)
       return list.length
     })
   return threads

@@ -187,23 +187,24 @@ describe.each(ENGINES)('the recompute after catch-ups with full evidence lists o
     // Party t's k-th minute (its own second within the minute, so no two messages share a date);
     // +30 s puts a message between two stored ones of its thread.
     const at = (t: number, k: number, skew = 0) => start + k * 60_000 + t * 7_000 + skew
-    type Plan = { t: number; k: number; skew?: number; body?: string; out?: boolean }
+    // With a body: an inbound message with that text; without: a send.
+    type Plan = { t: number; k: number; skew?: number; body?: string }
     const party = (t: number) => `1212555020${t}`
     const all: typeof messages = []
     const add = (plan: Plan[]) => {
       const batch = plan
         .map((p) => ({ ...p, ms: at(p.t, p.k, p.skew) }))
         .sort((a, b) => a.ms - b.ms)
-        .map((p) => ({
+        .map((p, i) => ({
           number,
           party: party(p.t),
-          direction: p.out === false || p.body ? 'inbound' : 'outbound',
+          direction: p.body ? 'inbound' : 'outbound',
           date: new Date(p.ms).toISOString(),
-          ordinal: all.length + 1,
+          // New messages take the next ordinals, whatever their dates.
+          ordinal: all.length + i + 1,
           body: p.body ?? `Reminder ${p.k}`,
           statusCode: p.k % 97 === 0 ? 500 : 200,
         }))
-      batch.forEach((m, i) => (m.ordinal = all.length + i + 1))
       all.push(...batch)
       return batch
     }

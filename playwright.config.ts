@@ -80,6 +80,9 @@ export default defineConfig({
     },
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,
+    // SIGTERM, so the stack closes and removes its data directory (a SIGKILL, the default, left
+    // one behind per stack per run: a gigabyte and more after the scale journeys).
+    gracefulShutdown: { signal: 'SIGTERM' as const, timeout: 10_000 },
     stdout: 'ignore',
     stderr: 'pipe',
   })),

@@ -124,13 +124,32 @@ function pump(q: Queue) {
 async function syncAll(q: Queue): Promise<number> {
   const listing = await listAccount(q.ctx)
   await recordListing(q.ctx, listing)
-  for (const n of listing.keys()) await request(q, { number: n })
+  await requestMany(q, [...listing.keys()])
   return listing.size
 }
 
 async function requestDue(q: Queue): Promise<void> {
   if (q.closed) return
-  for (const number of await dueNumbers(q.ctx)) await request(q, { number })
+  await requestMany(q, await dueNumbers(q.ctx))
+}
+
+/**
+ * Queues many numbers (as request, without tids) with one statement. The first ones start syncing
+ * at once, and on PGlite their transactions then take the one connection by turns: a statement
+ * per number waited for a turn each, and "index all" on 60 numbers answered after seconds.
+ */
+async function requestMany(q: Queue, numbers: readonly string[]): Promise<void> {
+  if (q.closed) return
+  const todo = [...new Set(numbers)].filter((n) => NUMBER_RE.test(n) && !q.queued.has(n) && !q.running.has(n))
+  if (todo.length === 0) return
+  // 'syncing' may belong to another server: leave its state alone (its lease says whose it is).
+  await q.ctx.db.query(`UPDATE index_numbers SET state = 'queued' WHERE number = ANY($1::text[]) AND state <> 'syncing'`, [todo])
+  for (const n of todo) {
+    if (q.queued.has(n) || q.running.has(n)) continue
+    q.queued.add(n)
+    q.queue.push(n)
+  }
+  pump(q)
 }
 
 async function stop(q: Queue, number?: string): Promise<void> {

@@ -53,9 +53,9 @@ export const test = base.extend<{ sim: SimControl; page: Page }>({
       if (/Failed to load resource/.test(msg.text()) && (/\/api\//.test(url) || /\/media\/missing/.test(url))) return
       // A test's own server (not the shared one) stopped while its page was still open: the app's
       // idle fetch of the other pages' chunks finds no one there (refused), or is cut off by the
-      // stop (reset). The shared server must serve every asset.
+      // stop (reset, or a socket not connected yet). The shared server must serve every asset.
       if (
-        /ERR_CONNECTION_(REFUSED|RESET)/.test(msg.text()) &&
+        /ERR_(CONNECTION_(REFUSED|RESET)|SOCKET_NOT_CONNECTED)/.test(msg.text()) &&
         /\/assets\//.test(url) &&
         new URL(url).port !== new URL(base.info().project.use.baseURL ?? url).port
       )

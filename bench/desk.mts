@@ -2,11 +2,12 @@
  * The support desk's pure rules, measured: opt-out precision and recall on the labelled corpus
  * (the figures the README quotes), segment counts against the hand-worked corpus, and how many
  * bodies a second each classifier handles (sync runs both on every message it stores).
- * Run: node --import tsx bench/desk.mts. Not wired into bench/main.mts: the lead decides where it goes.
+ * Run: `BENCH_ONLY=desk-rules npm run bench` (part of every `npm run bench`). Exits 1 when a
+ * score falls under the floors the corpus test holds (contract/desk/opt-out.test.ts).
  */
 import { classifyOptOut } from '../contract/desk/opt-out.ts'
 import { OPT_OUT_CORPUS } from '../contract/desk/opt-out-corpus.ts'
-import { formatScore, scoreCorpus } from '../contract/desk/opt-out-score.ts'
+import { formatScore, missedFloors, scoreCorpus } from '../contract/desk/opt-out-score.ts'
 import { SEGMENT_CORPUS } from '../contract/desk/segment-corpus.ts'
 import { segmentInfo } from '../contract/desk/segments.ts'
 import { localTime } from '../contract/desk/quiet-hours.ts'
@@ -22,6 +23,9 @@ const agree = SEGMENT_CORPUS.filter((c) => {
   return s.encoding === c.encoding && s.units === c.units && s.segments === c.segments
 }).length
 console.log(`\nSegments: ${agree}/${SEGMENT_CORPUS.length} corpus messages agree with the hand-worked values (Twilio calculator rules)`)
+const missed = missedFloors(score)
+if (missed.length) console.log(`\nUnder the floors: ${missed.join('; ')}`)
+if (missed.length || agree !== SEGMENT_CORPUS.length) process.exitCode = 1
 
 /** Calls per second over the corpus bodies, repeated for about half a second. */
 function rate(name: string, bodies: string[], fn: (b: string) => unknown): void {

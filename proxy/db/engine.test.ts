@@ -187,24 +187,28 @@ describe.each(ENGINES)('Db on %s', (engine) => {
 })
 
 describe('PGlite in its worker', () => {
-  it.runIf(process.platform === 'linux')('runs at nice 10 in its own thread while the server’s thread keeps nice 0', async () => {
-    // /proc/self/task/<tid>/stat: field 19 is the thread's nice value (after the ")" ending the name, field 3 is the 1st).
-    const nices = () =>
-      readdirSync('/proc/self/task').map((tid) => {
-        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
-        return { tid: Number(tid), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }
-      })
-    const before = nices().filter((t) => t.nice === DB_THREAD_NICE).length
-    const db = await openDb({ dataDir: join(tempDir(), 'data') })
-    try {
-      await db.query('SELECT 1')
-      const after = nices()
-      expect(after.filter((t) => t.nice === DB_THREAD_NICE)).toHaveLength(before + 1)
-      expect(after.find((t) => t.tid === process.pid)?.nice).toBe(0)
-    } finally {
-      await db.close()
-    }
-  })
+  it.runIf(process.platform === 'linux')(
+    'runs at nice 10 in its own thread while the server’s thread keeps nice 0',
+    async () => {
+      // /proc/self/task/<tid>/stat: field 19 is the thread's nice value (after the ")" ending the name, field 3 is the 1st).
+      const nices = () =>
+        readdirSync('/proc/self/task').map((tid) => {
+          const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+          return { tid: Number(tid), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }
+        })
+      const before = nices().filter((t) => t.nice === DB_THREAD_NICE).length
+      const db = await openDb({ dataDir: join(tempDir(), 'data') })
+      try {
+        await db.query('SELECT 1')
+        const after = nices()
+        expect(after.filter((t) => t.nice === DB_THREAD_NICE)).toHaveLength(before + 1)
+        expect(after.find((t) => t.tid === process.pid)?.nice).toBe(0)
+      } finally {
+        await db.close()
+      }
+    },
+    120_000,
+  )
 
   it("reads COPY's data with the worker's own /dev/blob reads (this PGlite's device is the one it knows)", async () => {
     const lines: string[] = []

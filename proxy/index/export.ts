@@ -269,7 +269,7 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
   try {
     const place = slot?.place()
     if (slot && place) {
-      o.log(`index: export for ${who || 'someone'} waits, ${place.position} in line`)
+      o.log(`index: export for ${who || 'someone'} waits in line, place ${place.position}`)
       o.job?.queued(slot.place)
       const waited = await turnOf(req, res, slot.turn, o.job?.signal)
       if (waited !== 'turn') {

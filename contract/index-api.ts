@@ -49,7 +49,8 @@ export const INDEX_PATHS = {
  */
 export interface ExportProgress {
   job: string
-  state: 'running' | 'done' | 'cancelled' | 'failed'
+  /** `queued`: waiting for one of the server's export slots (EXPORTS_MAX, EXPORTS_PER_USER); it starts by itself. */
+  state: 'queued' | 'running' | 'done' | 'cancelled' | 'failed'
   rows: number
   bytes: number
   total: number | null
@@ -57,6 +58,8 @@ export interface ExportProgress {
   /** What it exports, in the access log's words (contract/vocabulary.ts); null until it has started. */
   action?: 'history.export' | 'search.export'
   startedAt: string
+  /** State queued: 1 is next in line; the seconds until it should start, from the running exports' pace (null until they have one). */
+  queue?: { position: number; startsInS: number | null }
   /** State cancelled: by the person (Cancel in the tray), or by the browser (its downloads list, a dropped connection). */
   cancelledBy?: 'you' | 'browser'
   error?: ErrorBody

@@ -10,7 +10,6 @@ import { createApp } from '../app.ts'
 import { parseConfig } from '../config.ts'
 import { createForwarder } from '../forward.ts'
 import { parseIndexConfig } from '../index/config.ts'
-import { createExportGate, ExportRefused } from '../index/export.ts'
 import { createIndex } from '../index/routes.ts'
 import { dropIndexes, ensureIndexes, SECONDARY_NAMES } from '../index/sync/indexes.ts'
 import { acquireDataDirLock, LOCK_FILE, readLockHolder } from './lock.ts'
@@ -334,7 +333,8 @@ describe('PGlite in its worker', () => {
     )
     // As the sync does after a bulk load: the planner needs the table's statistics.
     await db.query('VACUUM (ANALYZE) index_messages')
-    const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', EXPORTS_PER_USER: '1' }), {
+    // No queue (EXPORTS_QUEUE=0): a second export is refused at once rather than waiting for the first.
+    const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', EXPORTS_PER_USER: '1', EXPORTS_QUEUE: '0' }), {
       db,
       forwarder: createForwarder({ baseUrl: 'http://127.0.0.1:9', sysId: 'x', authToken: 'y' }, 1000),
     })
@@ -404,36 +404,16 @@ describe('PGlite in its worker', () => {
 })
 
 describe('export limits', () => {
-  it("refuses past the per-person and total limits, with a wait from the running exports' pace", () => {
-    let now = 0
-    const gate = createExportGate({ perUser: 1, total: 2 }, () => now)
-    const a = gate.enter('ana')
-    expect(() => gate.enter('ana')).toThrow(/You already have 1 export running.*EXPORTS_PER_USER.*about 10 s/)
-    const b = gate.enter('bo')
-    // Half of ana's rows in 20 s: about 20 s left; bo's a quarter in 10 s: about 30 s left.
-    now = 20_000
-    a.progress(500, 1000)
-    b.progress(250, 1000)
-    let refused: ExportRefused | null = null
-    try {
-      gate.enter('cy')
-    } catch (err) {
-      refused = err as ExportRefused
-    }
-    expect(refused).toBeInstanceOf(ExportRefused)
-    expect(refused!.status).toBe(429)
-    expect(refused!.retryAfterS).toBe(20)
-    expect(refused!.message).toMatch(/2 exports are running on this server.*EXPORTS_MAX.*about 20 s/)
-    a.leave()
-    gate.enter('cy').leave()
-    expect(gate.running()).toBe(1)
-  })
-
   it('reads its limits from the environment, each problem naming its variable', () => {
     expect(parseIndexConfig({}).exportsPerUser).toBe(2)
-    expect(parseIndexConfig({ EXPORTS_PER_USER: '3', EXPORTS_MAX: '6' })).toMatchObject({ exportsPerUser: 3, exportsMax: 6 })
-    expect(() => parseIndexConfig({ EXPORTS_PER_USER: '0', EXPORTS_MAX: 'lots' })).toThrow(
-      /EXPORTS_PER_USER must be between 1 and 100.*EXPORTS_MAX must be a whole number/,
+    expect(parseIndexConfig({}).exportsQueue).toBe(20)
+    expect(parseIndexConfig({ EXPORTS_PER_USER: '3', EXPORTS_MAX: '6', EXPORTS_QUEUE: '0' })).toMatchObject({
+      exportsPerUser: 3,
+      exportsMax: 6,
+      exportsQueue: 0,
+    })
+    expect(() => parseIndexConfig({ EXPORTS_PER_USER: '0', EXPORTS_MAX: 'lots', EXPORTS_QUEUE: '-1' })).toThrow(
+      /EXPORTS_PER_USER must be between 1 and 100.*EXPORTS_MAX must be a whole number.*EXPORTS_QUEUE must be a whole number/,
     )
     expect(() => parseIndexConfig({ EXPORTS_PER_USER: '5', EXPORTS_MAX: '2' })).toThrow(
       /EXPORTS_PER_USER \(5\) must not exceed EXPORTS_MAX \(2\)/,

@@ -19,9 +19,11 @@ export interface IndexConfig {
   syncIntervalS: number
   /** Records per history request (the server's HISTORY_PAGE_CAP). */
   pageCap: number
-  /** Index exports one person may run at once, and the server at once (more answer 429). */
+  /** Index exports one person may run at once, and the server at once (more wait in line). */
   exportsPerUser: number
   exportsMax: number
+  /** Exports that may wait for a slot (more answer 429); 0 refuses at once, as without a queue. */
+  exportsQueue: number
   /** Index every number of the account in the background when the index has never listed it. */
   autoSync: boolean
 }
@@ -55,6 +57,7 @@ const schema = z.object({
   HISTORY_PAGE_CAP: whole('HISTORY_PAGE_CAP', 1, 100_000).default(1000),
   EXPORTS_PER_USER: whole('EXPORTS_PER_USER', 1, 100).default(2),
   EXPORTS_MAX: whole('EXPORTS_MAX', 1, 1000).default(4),
+  EXPORTS_QUEUE: whole('EXPORTS_QUEUE', 0, 10_000).default(20),
   INDEX_AUTO_SYNC: z.enum(['on', 'off'], { message: 'INDEX_AUTO_SYNC must be on or off' }).default('on'),
 })
 
@@ -100,6 +103,7 @@ export function parseIndexConfigResult(env: Record<string, string | undefined>):
       pageCap: e.HISTORY_PAGE_CAP,
       exportsPerUser: e.EXPORTS_PER_USER,
       exportsMax: e.EXPORTS_MAX,
+      exportsQueue: e.EXPORTS_QUEUE,
       autoSync: e.INDEX_AUTO_SYNC === 'on',
     },
     issues: [],

@@ -1,12 +1,14 @@
 import type { ExportProgress } from '../../contract/index-api.ts'
 import { ProxyError } from '../errors.ts'
 import type { ExportJobHooks } from './export.ts'
+import type { QueuePlace } from './export-gate.ts'
 
 /**
  * Where each running index export stands, by the id the browser gave it (`job`). The file itself
  * goes to the browser's own download manager (a plain GET with Content-Disposition: attachment),
  * which writes it to disk as it arrives and tells the page nothing; the tray asks here instead:
- * rows and bytes written, of how many, and how it ended (its error in the one envelope). Cancel
+ * whether it still waits for a slot (its place in line and when it should start), rows and bytes
+ * written, of how many, and how it ended (its error in the one envelope). Cancel
  * comes here too, since the page cannot stop a download the browser owns: it aborts the walk and
  * cuts the response, so the browser's copy ends unfinished rather than looking whole.
  *
@@ -29,6 +31,8 @@ interface Entry {
   endedAt: number | null
   /** Cancelled before its request arrived: the request, when it comes, is refused. */
   cancelledEarly?: boolean
+  /** While it waits in the gate's queue: its place, read afresh on each look (others leave, paces change). */
+  place?: () => QueuePlace | null
 }
 
 export interface ExportTracker {
@@ -86,11 +90,19 @@ export function createExportTracker(now: () => number = Date.now): ExportTracker
       return {
         signal: entry.controller.signal,
         update: (patch) => {
-          if (entry.endedAt === null) entry.record = { ...entry.record, ...patch }
+          if (entry.endedAt !== null) return
+          if (patch.state !== undefined && patch.state !== 'queued') delete entry.place
+          entry.record = { ...entry.record, ...patch }
+        },
+        queued: (place) => {
+          if (entry.endedAt !== null) return
+          entry.place = place
+          entry.record = { ...entry.record, state: 'queued' }
         },
         end: (how: Ending) => {
           if (entry.endedAt !== null) return
           entry.endedAt = now()
+          delete entry.place
           // A cancel asked for wins over whatever the cut connection made of the end.
           entry.record = entry.controller.signal.aborted
             ? { ...entry.record, state: 'cancelled', cancelledBy: 'you' }
@@ -102,13 +114,18 @@ export function createExportTracker(now: () => number = Date.now): ExportTracker
         },
       }
     },
-    get: (who, job) => find(who, job).record,
+    get: (who, job) => {
+      const e = find(who, job)
+      const place = e.place?.()
+      return place ? { ...e.record, queue: place } : e.record
+    },
     cancel: (who, job) => {
       const k = key(who, job)
       const e = entries.get(k)
       if (e) {
         if (e.endedAt === null) e.controller.abort()
-        return e.record
+        // A waiting export stops at once (it has sent nothing): the answer says so before its record ends.
+        return e.record.state === 'queued' ? { ...e.record, state: 'cancelled', cancelledBy: 'you' } : e.record
       }
       // Not begun here yet (the download's request is still on its way): remembered as cancelled,
       // so that request is refused when it arrives instead of writing the whole file.

@@ -7,6 +7,7 @@ import { ProxyError, invalid } from '../errors.ts'
 import { SECURITY_HEADERS, sendError } from '../http.ts'
 import { messageCsvHeader } from '../../contract/message-csv.ts'
 import { BOM, csvCell, csvRow } from './csv.ts'
+import { ExportRefused, type ExportGate, type ExportTicket, type QueuePlace } from './export-gate.ts'
 import type { Cursor, Filters } from './params.ts'
 import { bodiesById, countMatches, exportBatch, exportBatchText, positionBases, resolveParties } from './queries.ts'
 
@@ -227,93 +228,6 @@ export function exportFileName(f: Filters, params: Map<string, string>, rows: nu
   return fitFileName({ subject: exportActionOf(f) === 'history.export' ? 'history' : 'search', scope, filters, rows, ext, date: now })
 }
 
-/**
- * How many exports run at once: per person and in total. An export holds a database connection
- * (PGlite's only one, in turns) for as long as it streams, so a few people downloading whole
- * histories must not crowd out everyone's searches. Over a limit the request is refused with
- * 429 and Retry-After: the soonest the running exports in its way should finish, from their pace.
- */
-export interface ExportGate {
-  /** A slot for `who`, or an ExportRefused (429) saying why not and when to try again. */
-  enter: (who: string) => ExportSlot
-  running: () => number
-}
-
-export interface ExportSlot {
-  /** Rows known so far: `total` once counted, `written` as they go (for the estimate). */
-  progress: (written: number, total: number) => void
-  leave: () => void
-}
-
-/** 429: the contract has no "busy" kind; `timeout` is the one whose remedy is "try again later". */
-export class ExportRefused extends ProxyError {
-  constructor(
-    message: string,
-    readonly retryAfterS: number,
-  ) {
-    super(429, { kind: 'timeout', message, retryAfterMs: retryAfterS * 1000 })
-  }
-}
-
-interface Running {
-  who: string
-  started: number
-  written: number
-  total: number
-}
-
-/** Retry-After when nothing is known yet of a running export's pace (s). */
-const UNKNOWN_PACE_S = 10
-const MAX_RETRY_S = 600
-
-export function createExportGate(limits: { perUser: number; total: number }, now: () => number = Date.now): ExportGate {
-  const running = new Set<Running>()
-  /** Seconds until the soonest of `those` should end, by its own pace so far. */
-  const soonest = (those: Running[]): number => {
-    let best = Infinity
-    for (const r of those) {
-      const elapsed = now() - r.started
-      if (r.written <= 0 || r.total <= 0 || elapsed <= 0) continue
-      best = Math.min(best, (((r.total - r.written) / r.written) * elapsed) / 1000)
-    }
-    return Number.isFinite(best) ? Math.min(MAX_RETRY_S, Math.max(1, Math.ceil(best))) : UNKNOWN_PACE_S
-  }
-  const refuse = (message: string, seconds: number) => new ExportRefused(message, seconds)
-  return {
-    running: () => running.size,
-    enter: (who) => {
-      const mine = [...running].filter((r) => r.who === who)
-      if (mine.length >= limits.perUser) {
-        const s = soonest(mine)
-        throw refuse(
-          `You already have ${mine.length} export${mine.length === 1 ? '' : 's'} running, the most one person may run at once (EXPORTS_PER_USER). ` +
-            `The soonest should finish in about ${s} s: try again then.`,
-          s,
-        )
-      }
-      if (running.size >= limits.total) {
-        const s = soonest([...running])
-        throw refuse(
-          `${running.size} exports are running on this server, the most it runs at once (EXPORTS_MAX), so searches stay fast. ` +
-            `The soonest should finish in about ${s} s: try again then.`,
-          s,
-        )
-      }
-      const r: Running = { who, started: now(), written: 0, total: 0 }
-      running.add(r)
-      return {
-        progress: (written, total) => {
-          r.written = written
-          r.total = total
-        },
-        leave: () => {
-          running.delete(r)
-        },
-      }
-    },
-  }
-}
-
 export interface ExportOptions {
   filters: Filters
   params: Map<string, string>
@@ -335,21 +249,42 @@ export interface ExportOptions {
 export interface ExportJobHooks {
   signal: AbortSignal
   update: (patch: Partial<ExportProgress>) => void
+  /** The export waits in the gate's queue: the record reads its place from `place` until it runs. */
+  queued: (place: () => QueuePlace | null) => void
   end: (how: { state: 'done' } | { state: 'cancelled'; by: 'you' | 'browser' } | { state: 'failed'; error: ProxyError['body'] }) => void
 }
 
 export async function streamExport(db: Db, req: IncomingMessage, res: ServerResponse, o: ExportOptions): Promise<void> {
   zoneOffset(o.tz) // refuses an unknown zone before anything is sent
-  let slot: ExportSlot | undefined
+  const who = o.who ?? ''
+  let slot: ExportTicket | undefined
   try {
-    slot = o.gate?.enter(o.who ?? '')
+    slot = o.gate?.enter(who)
   } catch (err) {
     if (!(err instanceof ExportRefused)) throw err
-    o.log(`index: export refused for ${o.who ?? 'someone'}: ${o.gate?.running()} running`)
+    o.log(`index: export refused for ${who || 'someone'}: ${o.gate?.running()} running, ${o.gate?.waiting()} waiting`)
     o.job?.end({ state: 'failed', error: err.body })
     return sendError(res, err, { 'retry-after': String(err.retryAfterS) })
   }
   try {
+    const place = slot?.place()
+    if (slot && place) {
+      o.log(`index: export for ${who || 'someone'} waits in line, place ${place.position}`)
+      o.job?.queued(slot.place)
+      const waited = await turnOf(req, res, slot.turn, o.job?.signal)
+      if (waited !== 'turn') {
+        o.log(`index: export for ${who || 'someone'} ${waited === 'cancelled' ? 'cancelled' : 'left by the client'} while waiting`)
+        o.job?.end({ state: 'cancelled', by: waited === 'cancelled' ? 'you' : 'browser' })
+        // Nothing was sent yet: the browser's download ends without a file.
+        if (waited === 'cancelled')
+          sendError(
+            res,
+            new ProxyError(409, { kind: 'invalid_request', field: 'job', message: 'This export was cancelled before it started.' }),
+          )
+        return
+      }
+      o.job?.update({ state: 'running' })
+    }
     await exportRows(db, req, res, o, slot)
   } catch (err) {
     // The tray learns why in the one envelope; the answer itself is the app's (an envelope before
@@ -363,8 +298,33 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
     })
     throw err
   } finally {
+    // Frees the slot, or the place in line of one that never ran.
     slot?.leave()
   }
+}
+
+/**
+ * Until a waiting export's turn comes, or the person cancels it, or the client goes away (a
+ * closed tab, the browser's downloads list): whichever is first. The request holds no database
+ * connection meanwhile, only its socket.
+ */
+function turnOf(req: IncomingMessage, res: ServerResponse, turn: Promise<void>, cancel?: AbortSignal) {
+  return new Promise<'turn' | 'cancelled' | 'gone'>((resolve) => {
+    const done = (why: 'turn' | 'cancelled' | 'gone') => {
+      res.off('close', onGone)
+      req.off('aborted', onGone)
+      cancel?.removeEventListener('abort', onCancel)
+      resolve(why)
+    }
+    const onGone = () => done('gone')
+    const onCancel = () => done('cancelled')
+    if (cancel?.aborted) return done('cancelled')
+    if (res.destroyed) return done('gone')
+    res.on('close', onGone)
+    req.on('aborted', onGone)
+    cancel?.addEventListener('abort', onCancel, { once: true })
+    void turn.then(() => done('turn'))
+  })
 }
 
 /**
@@ -381,7 +341,8 @@ interface Sink {
 }
 
 function sinkOf(req: IncomingMessage, res: ServerResponse, cancel?: AbortSignal): Sink {
-  let gone = false
+  // A client that left before this (while the export waited or counted) has already had its 'close'.
+  let gone = res.destroyed
   let bytes = 0
   const onClose = () => {
     gone = true
@@ -466,7 +427,7 @@ async function writeCsv(
   db: Db,
   o: ExportOptions,
   sink: Sink,
-  slot: ExportSlot | undefined,
+  slot: ExportTicket | undefined,
   total: number,
   count: { rows: number },
 ): Promise<void> {
@@ -530,7 +491,7 @@ async function writeNdjson(
   db: Db,
   o: ExportOptions,
   sink: Sink,
-  slot: ExportSlot | undefined,
+  slot: ExportTicket | undefined,
   total: number,
   count: { rows: number },
 ): Promise<void> {
@@ -594,7 +555,7 @@ async function exportRows(
   req: IncomingMessage,
   res: ServerResponse,
   o: ExportOptions,
-  slot: ExportSlot | undefined,
+  slot: ExportTicket | undefined,
 ): Promise<void> {
   await resolveParties(db, o.filters)
   const total = await countMatches(db, o.filters)

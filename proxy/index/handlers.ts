@@ -14,7 +14,8 @@ import { ProxyError, invalid } from '../errors.ts'
 import { sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
 import type { NO_QUERY, RouteInput } from '../schema.ts'
-import { streamExport, type ExportGate } from './export.ts'
+import { streamExport } from './export.ts'
+import type { ExportGate } from './export-gate.ts'
 import { type ExportTracker } from './export-progress.ts'
 import type {
   EXPORT_CANCEL_BODY,
@@ -61,7 +62,7 @@ export interface IndexRoom {
   /** The same database for bulk work (exports): its statements wait while requests' are queued. */
   bulk: Db
   syncer: Syncer
-  /** Limits index exports per person and in total. */
+  /** Limits index exports per person and in total; more wait in its queue. */
   exportGate: ExportGate
   /** Each export's progress by the id the browser gave it, for the tray (the file goes to the download manager). */
   exports: ExportTracker

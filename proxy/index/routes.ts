@@ -7,7 +7,7 @@ import type { Forwarder } from '../forward.ts'
 import { route, type RouteSpec } from '../http-types.ts'
 import { NO_QUERY } from '../schema.ts'
 import type { IndexConfig } from './config.ts'
-import { createExportGate } from './export.ts'
+import { createExportGate } from './export-gate.ts'
 import { createExportTracker } from './export-progress.ts'
 import * as handlers from './handlers.ts'
 import type { Handler, IndexRoom } from './handlers.ts'
@@ -191,7 +191,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   const location = 'location' in db && typeof db.location === 'string' ? db.location : db.engine
   // Sync, index builds and exports wait while requests' statements are queued (PGlite's lanes).
   const bulk = background(db)
-  const exportGate = createExportGate({ perUser: cfg.exportsPerUser, total: cfg.exportsMax })
+  const exportGate = createExportGate({ perUser: cfg.exportsPerUser, total: cfg.exportsMax, queue: cfg.exportsQueue })
   const syncer = createSyncer({
     db: bulk,
     forwarder: deps.forwarder,

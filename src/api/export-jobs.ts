@@ -17,7 +17,9 @@ import { fetchNumberStatus } from './index-status'
  * The page learns how far it has come from the server, which keeps a record per export under an
  * id the page chose (`job`): rows and bytes written, of how many, and how it ended, a failure in
  * the one error envelope. Cancel asks the server to stop: it stops reading and cuts the response,
- * so the browser's copy ends unfinished rather than looking whole.
+ * so the browser's copy ends unfinished rather than looking whole. When the server already runs
+ * as many exports as it allows, it holds the download's request in line and the record says
+ * where: the tray shows the place and when it should start, then the progress as usual.
  *
  * A whole-history export of a number still being indexed first waits for its sync (asking for
  * one if none runs), showing the sync's progress in the tray, so the file holds every message
@@ -93,11 +95,12 @@ async function waitForSync(id: number, target: { number: string; tid: string; to
 
 const progressWire = z.object({
   job: z.string(),
-  state: z.enum(['running', 'done', 'cancelled', 'failed']),
+  state: z.enum(['queued', 'running', 'done', 'cancelled', 'failed']),
   rows: z.number(),
   bytes: z.number(),
   total: z.nullable(z.number()),
   fileName: z.nullable(z.string()),
+  queue: z.optional(z.object({ position: z.number(), startsInS: z.nullable(z.number()) })),
   cancelledBy: z.optional(z.enum(['you', 'browser'])),
   error: z.optional(
     z.looseObject({
@@ -216,6 +219,12 @@ async function download(id: number) {
       throw err
     }
     misses = 0
+    // Waiting for a slot on the server (its limits on exports at once): the download's request is
+    // held there until its turn, and the tray says where it stands in line.
+    if (p.state === 'queued') {
+      update(id, { phase: 'queued', position: p.queue?.position ?? 1, startsInS: p.queue?.startsInS ?? null, secondsLeft: null })
+      continue
+    }
     const now = performance.now()
     if (firstRowsAt === null && p.rows > 0) {
       firstRowsAt = now
@@ -223,6 +232,7 @@ async function download(id: number) {
     }
     const secondsLeft = p.total === null || firstRowsAt === null ? null : timeLeft(p.rows - firstRows, p.total - p.rows, now - firstRowsAt)
     update(id, {
+      ...(p.state === 'running' ? { phase: 'running' as const } : {}),
       rows: p.rows,
       bytes: p.bytes,
       secondsLeft,
@@ -245,14 +255,15 @@ async function download(id: number) {
 }
 
 /**
- * Cancel: before the download starts, the wait stops here; once it runs, the server is asked to
- * stop (it cuts the download) and the job follows its record to "cancelled".
+ * Cancel: before the download starts, the wait stops here; once it is queued or runs on the
+ * server, the server is asked to stop (it takes it out of line, or cuts the download) and the job
+ * follows its record to "cancelled".
  */
 export function cancelExport(id: number) {
   const entry = running.get(id)
   const job = getJobs().find((j) => j.id === id)
   if (!entry || !job) return
-  if (job.phase !== 'running') {
+  if (job.phase !== 'running' && job.phase !== 'queued') {
     entry.controller.abort()
     if (job.phase === 'ready') fail(id, null, entry.controller.signal)
     return

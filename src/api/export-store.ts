@@ -18,6 +18,8 @@ export type ExportJob = {
   secondsLeft: number | null
 } & (
   | { phase: 'running' }
+  /** The server runs only so many exports at once: this one waits its turn there (1 = next) and starts by itself. */
+  | { phase: 'queued'; position: number; startsInS: number | null }
   /** Before streaming: the number is still being indexed, and the export waits for the whole history. */
   | { phase: 'waiting'; indexed: number; of: number | null }
   /** The wait ended after the user left the page that started it: the download is offered, not started. */

@@ -35,6 +35,33 @@ describe('the export tray', () => {
     expect(within(item).queryByRole('button', { name: 'Dismiss' })).toBeNull()
   })
 
+  it('while waiting for a slot on the server, says its place in line and when it starts, with Cancel, then shows progress', () => {
+    addJob(job({ phase: 'queued', position: 2, startsInS: 38 }))
+    render(<ExportTray />)
+    const item = screen.getByRole('listitem', { name: 'Export: History of (832) 323-2323' })
+    expect(item.textContent).toContain('Queued — 2nd in line, starts in about 40 s.')
+    // No bar while it waits: nothing is being written yet.
+    expect(within(item).queryByRole('progressbar')).toBeNull()
+    expect(within(item).getByRole('button', { name: 'Cancel export' })).toBeTruthy()
+    expect(within(item).queryByRole('button', { name: 'Dismiss' })).toBeNull()
+    act(() => {
+      update(1, { phase: 'queued', position: 1, startsInS: null })
+    })
+    expect(item.textContent).toContain('Queued — 1st in line, starts when an export ahead of it ends.')
+    act(() => {
+      within(screen.getByRole('region', { name: 'Exports' }))
+        .getByRole('button', { name: 'Hide exports' })
+        .click()
+    })
+    expect(screen.getByRole('heading').textContent).toBe('Exports · 1 queued')
+    act(() => {
+      screen.getByRole('button', { name: 'Show exports' }).click()
+      update(1, { phase: 'running', rows: 1_000, secondsLeft: null })
+    })
+    expect(screen.getByText('1,000 of 60,000 rows written · 0 B')).toBeTruthy()
+    expect(screen.getByRole('progressbar', { name: 'Progress of History of (832) 323-2323' })).toBeTruthy()
+  })
+
   it('while streaming, shows rows of the total, the size so far and the time left', () => {
     addJob(job({ rows: 12_000, bytes: 3_400_000, secondsLeft: 240 }))
     render(<ExportTray />)

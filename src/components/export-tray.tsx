@@ -1,12 +1,13 @@
 import { useLayoutEffect, useRef, useState } from 'react'
 import { cancelExport, dismissExport, saveExport } from '../api/export-jobs'
-import { useExportJobs } from '../api/export-store'
-import { formatBytes, formatCount, formatDuration } from '../lib/count'
+import { useExportJobs, type ExportJob } from '../api/export-store'
+import { formatBytes, formatCount, formatDuration, formatOrdinal, formatWait } from '../lib/count'
 
 /**
  * Every streamed export, in a tray that lives in the layout: it stays through navigation, shows
  * rows written of how many, the size so far and the time left (or, for a whole history still
- * being indexed, how far its sync has come), and offers Cancel while running. The file itself is
+ * being indexed, how far its sync has come; or, waiting for a slot on the server, its place in
+ * line and when it should start), and offers Cancel while running. The file itself is
  * the browser's download (src/api/export-jobs.ts); the tray reports the server's side of it, and
  * offers the download when a wait for indexing ended after the user left the page. Not printed.
  * It floats over the page's corner, so the page gets as much room at its end as the tray takes
@@ -19,6 +20,9 @@ export function ExportTray() {
   const tray = useRoomBelow(jobs.length > 0)
   if (jobs.length === 0) return null
   const running = jobs.filter((j) => j.phase === 'running' || j.phase === 'waiting').length
+  const queued = jobs.filter((j) => j.phase === 'queued').length
+  const active = (j: ExportJob) => j.phase === 'running' || j.phase === 'waiting' || j.phase === 'queued'
+  const summary = [running > 0 ? `${formatCount(running)} running` : '', queued > 0 ? `${formatCount(queued)} queued` : ''].filter(Boolean)
   return (
     <section
       ref={tray}
@@ -28,9 +32,7 @@ export function ExportTray() {
       <div className="flex items-center justify-between gap-3">
         <h2 className="font-semibold">
           Exports
-          {folded ? (
-            <span className="font-normal text-slate-700"> · {running > 0 ? `${formatCount(running)} running` : 'done'}</span>
-          ) : null}
+          {folded ? <span className="font-normal text-slate-700"> · {summary.length > 0 ? summary.join(', ') : 'done'}</span> : null}
         </h2>
         <button
           type="button"
@@ -67,6 +69,14 @@ export function ExportTray() {
                   . The file then holds every message.
                 </p>
               </>
+            ) : j.phase === 'queued' ? (
+              <>
+                <p aria-live="polite">
+                  Queued — {formatOrdinal(j.position)} in line,{' '}
+                  {j.startsInS !== null ? `starts in ${formatWait(j.startsInS)}` : 'starts when an export ahead of it ends'}.
+                </p>
+                <p className="text-slate-700">The server runs a few exports at a time; this one starts by itself.</p>
+              </>
             ) : j.phase === 'running' ? (
               <>
                 <progress
@@ -97,7 +107,7 @@ export function ExportTray() {
               </p>
             )}
             <div className="mt-1 flex gap-2">
-              {j.phase === 'running' || j.phase === 'waiting' ? (
+              {active(j) ? (
                 <button
                   type="button"
                   className="btn"
@@ -119,7 +129,7 @@ export function ExportTray() {
                   Download {j.fileName}
                 </button>
               ) : null}
-              {j.phase !== 'running' && j.phase !== 'waiting' ? (
+              {!active(j) ? (
                 <button
                   type="button"
                   className="btn"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatBytes, formatCount, formatDuration } from './count'
+import { formatBytes, formatCount, formatDuration, formatOrdinal, formatWait } from './count'
 
 describe('formatCount', () => {
   it('matches en-US grouping for the counts the app shows', () => {
@@ -23,6 +23,38 @@ describe('formatDuration', () => {
     expect(formatDuration(3900)).toBe('about 1 h 5 min')
     expect(formatDuration(3 * 86_400)).toBe('about 3 days')
     expect(formatDuration(Number.NaN)).toBe('unknown')
+  })
+})
+
+describe('formatWait', () => {
+  it('says a short wait in seconds, to the nearest 5, and a longer one as a duration', () => {
+    expect(formatWait(3)).toBe('a few seconds')
+    expect(formatWait(12)).toBe('about 10 s')
+    expect(formatWait(38)).toBe('about 40 s')
+    expect(formatWait(57)).toBe('about 55 s')
+    expect(formatWait(59)).toBe('about 1 min')
+    expect(formatWait(150)).toBe('about 3 min')
+    expect(formatWait(Number.NaN)).toBe('unknown')
+  })
+})
+
+describe('formatOrdinal', () => {
+  it('writes English ordinals, the teens included', () => {
+    expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 1002].map(formatOrdinal)).toEqual([
+      '1st',
+      '2nd',
+      '3rd',
+      '4th',
+      '11th',
+      '12th',
+      '13th',
+      '21st',
+      '22nd',
+      '23rd',
+      '101st',
+      '111th',
+      '1,002nd',
+    ])
   })
 })
 

@@ -27,6 +27,25 @@ export function formatDuration(seconds: number): string {
   return m === 0 ? `about ${h} h` : `about ${h} h ${m} min`
 }
 
+/**
+ * `about 40 s`, `a few seconds`, `about 3 min`: how long until something starts. A wait in line
+ * is short and watched as it shrinks, so under a minute it is said in seconds (to the nearest 5,
+ * as an estimate deserves); longer ones as formatDuration says them.
+ */
+export function formatWait(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return 'unknown'
+  if (seconds < 10) return 'a few seconds'
+  if (seconds < 58) return `about ${Math.round(seconds / 5) * 5} s`
+  return formatDuration(Math.max(60, seconds))
+}
+
+/** `1st`, `2nd`, `3rd`, `11th`, `22nd`: an English ordinal. */
+export function formatOrdinal(n: number): string {
+  const tens = Math.abs(n) % 100
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][Math.abs(n) % 10] ?? 'th')
+  return `${formatCount(n)}${suffix}`
+}
+
 /** `840 KB`, `12.4 MB`: a file size in decimal units, as browsers' download lists write it. */
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes < 0) return 'unknown size'

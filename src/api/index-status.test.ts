@@ -19,6 +19,8 @@ const reference = z.catch(
       lastSyncedAt: z.catch(optText, null),
       error: nullableText,
       progress: z.catch(z.nullable(z.object({ done: z.number(), total: z.number() })), null),
+      removed: z.catch(z.boolean(), false),
+      otherTids: z.catch(z.array(z.string()), []),
     }),
   ),
   [],
@@ -48,6 +50,10 @@ const record = fc.record(
     error: field(fc.string()),
     progress: field(fc.record({ done: fc.oneof(fc.nat(), anyValue), total: fc.oneof(fc.nat(), anyValue), extra: fc.option(fc.string()) })),
     fullyIndexed: field(fc.boolean()),
+    removed: field(fc.boolean()),
+    otherTids: field(
+      fc.array(fc.oneof({ weight: 9, arbitrary: fc.string({ maxLength: 6 }) }, { weight: 1, arbitrary: anyValue }), { maxLength: 3 }),
+    ),
   },
   { requiredKeys: [] },
 )
@@ -77,6 +83,8 @@ describe('normaliseStatusNumbers', () => {
       error: null,
       progress: null,
       fullyIndexed: true,
+      removed: false,
+      otherTids: ['PUHMGWS98302'],
     }
     expect(normaliseStatusNumbers([{ ...r }])).toEqual([r])
     expect(normaliseStatusNumbers([{ ...r }, { tid: 'no number' }])).toEqual([])

@@ -31,7 +31,13 @@ export type Freshness = z.output<typeof freshnessWire>
  * The contract's shape, read tolerantly: a state this client does not know stays text, and
  * fields a newer server adds are kept.
  */
-export type NumberIndexStatus = Omit<WireNumberIndexStatus, 'state'> & { state: string; [extra: string]: unknown }
+export type NumberIndexStatus = Omit<WireNumberIndexStatus, 'state' | 'removed' | 'otherTids'> & {
+  state: string
+  /** False when a server leaves it out (one that predates it): nothing is said rather than guessed. */
+  removed: boolean
+  otherTids: string[]
+  [extra: string]: unknown
+}
 
 /**
  * The envelope is zod's; the per-number records (one per number of the account: 10,000 on a
@@ -76,8 +82,8 @@ const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : i
 
 /**
  * Each number's status, normalised in place (the array is fresh from JSON.parse and ours alone):
- * a field of the wrong type takes its default (no tid '', state 'never', counts 0, the rest
- * null); a record that is not an object or has no text `number` makes the whole list empty, as
+ * a field of the wrong type takes its default (no tid '', state 'never', counts 0, not removed,
+ * no other tids, the rest null); a record that is not an object or has no text `number` makes the whole list empty, as
  * a caught zod array would.
  */
 export function normaliseStatusNumbers(list: unknown[]): NumberIndexStatus[] {
@@ -91,6 +97,8 @@ export function normaliseStatusNumbers(list: unknown[]): NumberIndexStatus[] {
     r.oldestDate = textOrNull(r.oldestDate)
     r.lastSyncedAt = textOrNull(r.lastSyncedAt)
     r.error = textOrNull(r.error)
+    if (typeof r.removed !== 'boolean') r.removed = false
+    if (!Array.isArray(r.otherTids) || !r.otherTids.every((t) => typeof t === 'string')) r.otherTids = []
     const p = r.progress
     r.progress = isRecord(p) && isNumber(p.done) && isNumber(p.total) ? { done: p.done, total: p.total } : null
   }

@@ -2,6 +2,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
 import { useState, type SubmitEvent } from 'react'
 import { accessLogExportUrl, accessLogQuery, accessLogVerifyQuery, type AccessLogEntry, type LogFilters } from '../../api/access'
 import { ACTIONS, actionWords } from '../../../contract/vocabulary'
+import { CustomerIconLink } from '../../components/customer-link'
 import { useSetParams } from '../../lib/navigation'
 import type { AccessLogSearch } from '../../lib/route-params'
 import { Problem, problemText } from './problem'
@@ -128,7 +129,11 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
                   {actionWords(e.action)} <code className="text-xs whitespace-nowrap text-slate-700">{e.action}</code>
                 </td>
                 <td className="py-1.5 pr-3">{e.number ?? ''}</td>
-                <td className="py-1.5 pr-3">{e.party ?? ''}</td>
+                <td className="py-1.5 pr-3">
+                  {/* The party as recorded (the log's own words), with the way to everything about them. */}
+                  {e.party ?? ''}
+                  <CustomerIconLink party={e.party} />
+                </td>
                 <td className="py-1.5 pr-3 break-all text-slate-700">{detailsText(e)}</td>
               </tr>
             ))}

@@ -3,6 +3,7 @@ import { useMemo, useRef, type KeyboardEvent } from 'react'
 import { historyQuery, type Message } from '../../api/history'
 import type { NumberIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
+import { CustomerLink } from '../../components/customer-link'
 import { formatDay } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { pageCount, pageRange, rangeText } from '../../lib/range'
@@ -143,6 +144,12 @@ function LoadedConversations({ number, tid, page, size, total, more, party, onMo
         aria-label={selected ? `Conversation with ${formatPhone(selected.phone)}` : 'Conversation'}
         className="rounded border border-slate-200 bg-white p-3"
       >
+        {/* As with the index on: the listbox's options cannot hold links, so the chosen party's customer page is here. */}
+        {selected && /\d/.test(selected.phone) ? (
+          <p className="mb-2 text-sm">
+            <CustomerLink party={selected.phone}>Everything about {formatPhone(selected.phone)}, across every number</CustomerLink>
+          </p>
+        ) : null}
         <p className="mb-2 text-sm text-slate-700">
           This view covers the loaded records only: whole threads need the message index, which is off on this server.
         </p>

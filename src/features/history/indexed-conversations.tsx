@@ -2,6 +2,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
 import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react'
 import { indexStatusQuery, partiesQuery, threadQuery, type IndexedRow, type NumberIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
+import { CustomerLink } from '../../components/customer-link'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { MessageBubble } from '../../components/message/bubble'
 import { useHistoryDisplay } from '../../components/message/display-context'
@@ -183,6 +184,13 @@ function WholeThread({
         </Link>{' '}
         to go to a date or print it.
       </p>
+      {/* The party's options in the list beside cannot hold a link of their own (a listbox owns options only), so the
+          customer page is offered here, for whichever party is chosen. */}
+      {/\d/.test(party) ? (
+        <p className="mb-2 text-sm">
+          <CustomerLink party={party}>Everything about {who}, across every number</CustomerLink>
+        </p>
+      ) : null}
       {q.isError ? (
         <ErrorAlert
           error={q.error}

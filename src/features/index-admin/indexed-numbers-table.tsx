@@ -14,6 +14,21 @@ const STATE_WORDS: Record<string, string> = {
   error: 'Stopped by an error',
 }
 
+/**
+ * The state in words. A number the account no longer lists is said to be so whatever its last
+ * sync left ('idle' when the listing dropped it): the periodic sync passes it by and the index
+ * never reports it fresh, so "Up to date" would claim what nobody keeps.
+ */
+function stateText(n: NumberIndexStatus): string {
+  if (n.removed) return 'Removed from the account'
+  return STATE_WORDS[n.state] ?? n.state
+}
+
+/** "A", "A and B", "A, B and C". */
+function listed(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`
+}
+
 /** One row per number the index knows: its state, what it holds, and its sync and forget buttons. */
 export function IndexedNumbersTable({
   numbers,
@@ -67,7 +82,7 @@ function IndexedNumberRow({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdm
         {formatPhone(n.number)}
       </th>
       <td className="p-2">
-        {STATE_WORDS[n.state] ?? n.state}
+        {n.removed ? <span className="font-semibold text-amber-950">{stateText(n)}</span> : stateText(n)}
         {n.progress ? (
           <progress
             className="ml-2 align-middle"
@@ -79,6 +94,21 @@ function IndexedNumberRow({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdm
           </progress>
         ) : null}
         {n.error ? <p className="text-xs text-red-800">{n.error}</p> : null}
+        {n.removed ? (
+          <p className="text-xs text-slate-700">
+            The account&apos;s list of numbers no longer has it. What is indexed stays here until forgotten.
+          </p>
+        ) : null}
+        {n.otherTids.length > 0 ? (
+          // The numbers page's audit finding, in its words: which tid the index syncs under, and the rest.
+          <p className="mt-1 text-xs text-amber-950">
+            <span className="font-semibold">
+              Worth a look: listed {n.otherTids.length === 1 ? 'twice' : `${n.otherTids.length + 1} times`}.
+            </span>{' '}
+            Indexed under tid {n.tid || '(none)'}; the account also lists it with {n.otherTids.length === 1 ? 'tid' : 'tids'}{' '}
+            {listed(n.otherTids)}.
+          </p>
+        ) : null}
       </td>
       <td className="p-2 text-right tabular-nums">
         {formatCount(n.indexed)}

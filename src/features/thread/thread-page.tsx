@@ -2,7 +2,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { partiesQuery, threadQuery, useIndexStatus, type IndexedRow } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
-import { CustomerLink } from '../../components/customer-link'
+import { CustomerIconLink, CustomerLink } from '../../components/customer-link'
 import { IndexOffAlert } from '../../components/index-off-alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { MessageBubble } from '../../components/message/bubble'
@@ -118,19 +118,21 @@ function PartyList({ number, tid, selected, zone }: { number: string; tid: strin
       {/* On a phone the list sits above the thread: a fixed height, so the thread below does not move when the parties arrive. */}
       <ul className="mt-1 h-48 overflow-auto rounded border border-slate-200 bg-white md:h-auto md:max-h-[60vh]">
         {parties.slice(0, 500).map((p) => (
-          <li key={p.party}>
+          // The party's customer page beside its thread link, not inside it: two links, each with its own name.
+          <li key={p.party} className="flex items-center pr-1">
             <Link
               to="/numbers/$number/thread"
               params={{ number }}
               search={{ tid, party: p.party, tz: zone }}
               aria-current={p.party === selected ? 'page' : undefined}
-              className={`flex justify-between px-2 py-1.5 text-sm ${p.party === selected ? 'bg-blue-800 text-white' : 'hover:bg-slate-100'}`}
+              className={`flex min-w-0 flex-1 justify-between px-2 py-1.5 text-sm ${p.party === selected ? 'bg-blue-800 text-white' : 'hover:bg-slate-100'}`}
             >
               <span>{formatPhone(p.party)}</span>
               <span className="tabular-nums">
                 {formatCount(p.count)} <span className="sr-only">messages</span>
               </span>
             </Link>
+            <CustomerIconLink party={p.party} />
           </li>
         ))}
       </ul>

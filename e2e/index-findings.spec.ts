@@ -1,0 +1,71 @@
+import { axeViolations } from './axe'
+import { expect, test } from './fixtures'
+import { NUMBERS, startOwnProxy } from './helpers'
+import { startSimulator } from './stack'
+
+/**
+ * What the account's listing says about a number, on the Index page: listed under two tids (a
+ * finding naming both), and gone from the account after it was indexed ("Removed from the
+ * account", no longer "Up to date"). A simulator and server of their own: the quirks change the
+ * account's listing, which the shared stack's other specs read.
+ */
+test('the index page names a number listed twice and one removed from the account', async ({ page }) => {
+  test.setTimeout(180_000)
+  const simPort = 4483
+  const sim = await startSimulator(simPort)
+  const quirks = async (q: Record<string, unknown>) => {
+    const res = await fetch(`http://127.0.0.1:${simPort}/__sim/quirks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(q),
+    })
+    expect(res.ok, await res.text()).toBe(true)
+  }
+  const proxy = await startOwnProxy(4482, {
+    API_BASE_URL: `http://127.0.0.1:${simPort}`,
+    API_SYS_ID: 'sim-demo',
+    API_AUTH_TOKEN: 'sim-demo-token-7f3a',
+  }).catch(async (err: unknown) => {
+    await sim.stop()
+    throw err
+  })
+  try {
+    await quirks({ listedTwice: [NUMBERS.one.number] })
+    await page.goto(`${proxy.url}/index`)
+    await page.getByRole('button', { name: 'Index all numbers' }).click()
+    const table = page.getByRole('table', { name: 'Indexed numbers' })
+    await expect.poll(() => table.getByRole('row').count(), { timeout: 60_000 }).toBe(61)
+
+    // Listed twice: one row, its finding in words naming the tid it is indexed under and the other.
+    const twice = table.getByRole('row', { name: /\(514\) 790-1725/ })
+    const finding = twice.locator('p').filter({ hasText: /^Worth a look: listed twice\./ })
+    await expect(finding).toHaveText(/^Worth a look: listed twice\. Indexed under tid \S+; the account also lists it with tid \S+\.$/)
+    const [, kept, other] = /tid (\S+);.* tid (\S+)\.$/.exec((await finding.textContent()) ?? '') ?? []
+    expect([kept, other]).toContain(NUMBERS.one.tid)
+    expect(kept).not.toBe(other)
+
+    // Indexed, then gone from the account's listing: the next listing marks it, whatever its sync left.
+    const gone = table.getByRole('row', { name: /\(855\) 200-9444/ })
+    await expect(gone).toContainText('Up to date', { timeout: 90_000 })
+    await quirks({ removed: [NUMBERS.dozens.number] })
+    await page.getByRole('button', { name: 'Index all numbers' }).click()
+    await expect(gone).toContainText('Removed from the account')
+    await expect(gone).not.toContainText('Up to date')
+    await expect(gone).toContainText('What is indexed stays here until forgotten.')
+    expect(await axeViolations(page)).toEqual([])
+
+    await page.setViewportSize({ width: 1280, height: 900 })
+    await gone.scrollIntoViewIfNeeded()
+    await page.screenshot({ path: '/tmp/index-removed-1280.png' })
+    await twice.scrollIntoViewIfNeeded()
+    await page.screenshot({ path: '/tmp/index-twice-1280.png' })
+    await page.setViewportSize({ width: 390, height: 844 })
+    await twice.scrollIntoViewIfNeeded()
+    await page.screenshot({ path: '/tmp/index-twice-390.png' })
+    await gone.scrollIntoViewIfNeeded()
+    await page.screenshot({ path: '/tmp/index-removed-390.png' })
+  } finally {
+    await proxy.stop()
+    await sim.stop()
+  }
+})

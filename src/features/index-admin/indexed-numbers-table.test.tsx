@@ -1,0 +1,62 @@
+// @vitest-environment happy-dom
+import { cleanup, render, screen, within } from '@testing-library/react'
+import { afterEach, expect, test } from 'vitest'
+import { parseStatus } from '../../api/index-status'
+import { formatPhone } from '../../lib/phone'
+import { IndexedNumbersTable } from './indexed-numbers-table'
+import type { IndexActions } from './use-index-actions'
+
+afterEach(cleanup)
+
+const actions: IndexActions = {
+  busy: false,
+  error: null,
+  notice: '',
+  confirming: null,
+  setConfirming: () => undefined,
+  indexAll: () => Promise.resolve(),
+  syncOne: () => Promise.resolve(),
+  forget: () => Promise.resolve(),
+}
+
+const base = { state: 'idle', indexed: 36, upstreamTotal: 36, lastSyncedAt: '2026-11-22T07:10:51Z' }
+const FINE = '18323232323'
+const GONE = '18552009444'
+const TWICE = '14158074499'
+
+function renderTable(numbers: unknown[]) {
+  const status = parseStatus({ enabled: true, numbers })
+  render(<IndexedNumbersTable numbers={status.numbers} isAdmin actions={actions} />)
+  const table = screen.getByRole('table', { name: 'Indexed numbers' })
+  return (number: string) => within(table).getByRole('row', { name: new RegExp(formatPhone(number).replace(/[()+]/g, '\\$&')) })
+}
+
+test('a number the account no longer lists reads "Removed from the account", in words, not "Up to date"', () => {
+  const row = renderTable([
+    { number: FINE, tid: 'A1', ...base },
+    { number: GONE, tid: 'B1', ...base, removed: true },
+  ])
+  expect(row(FINE).textContent).toContain('Up to date')
+  const state = within(row(GONE)).getAllByRole('cell')[0]!
+  expect(state.textContent).toContain('Removed from the account')
+  expect(state.textContent).toContain('What is indexed stays here until forgotten.')
+  expect(state.textContent).not.toContain('Up to date')
+})
+
+test('a number the account lists under two tids is a finding naming the tid it is indexed under and the other', () => {
+  const row = renderTable([
+    { number: FINE, tid: 'A1', ...base, otherTids: [] },
+    { number: TWICE, tid: 'PUHMGWS98301', ...base, otherTids: ['XTRA77'] },
+  ])
+  expect(row(FINE).textContent).not.toContain('Worth a look')
+  expect(within(row(TWICE)).getAllByRole('cell')[0]!.textContent).toContain(
+    'Worth a look: listed twice. Indexed under tid PUHMGWS98301; the account also lists it with tid XTRA77.',
+  )
+})
+
+test('three tids: counted, and both others named', () => {
+  const row = renderTable([{ number: TWICE, tid: 'T1', ...base, otherTids: ['T2', 'T3'] }])
+  expect(row(TWICE).textContent).toContain(
+    'Worth a look: listed 3 times. Indexed under tid T1; the account also lists it with tids T2 and T3.',
+  )
+})

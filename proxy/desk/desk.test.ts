@@ -625,7 +625,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect((await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}`)).rows).toEqual([])
     expect((await get(`/api/desk/sent-after-opt-out?number=${DESK.number}`)).rows).toEqual([])
     await rooms.db.transaction((tx) => forgetDesk(tx, DESK.number))
-    for (const table of ['desk_messages', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled']) {
+    for (const table of ['desk_messages', 'desk_segment_days', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled']) {
       const left = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE number = $1`, [DESK.number])
       expect(left.rows[0]!.n, table).toBe(0)
     }
@@ -642,7 +642,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
          desk_extra = NULL, desk_local_day = NULL, desk_quiet = NULL`,
     )
     await rooms.db.query('UPDATE index_numbers SET desk_behind = true')
-    await rooms.db.query('TRUNCATE desk_quiet_days, desk_threads, desk_sent_after, desk_dirty')
+    await rooms.db.query('TRUNCATE desk_quiet_days, desk_segment_days, desk_threads, desk_sent_after, desk_dirty')
     expect(await refreshAllDesk(rooms.db)).toMatchObject({ messages: n0.baseTotal })
     expect(await get(`/api/desk/opt-outs?number=${n0.number}&limit=500`)).toEqual(before)
     expect(await refreshAllDesk(rooms.db)).toEqual({ messages: 0, threads: 0 })

@@ -617,6 +617,11 @@ function rangeParams(p: Map<string, string>) {
   return { from: from?.start ?? null, to: to?.endExclusive ?? null }
 }
 
+/** A range bound that falls on a UTC midnight (or none): the per-day roll-ups answer for it. */
+const isWholeDay = (x: string | null) => x === null || Date.parse(x) % 86_400_000 === 0
+
+type SegmentDay = { day: string; messages: number; segments: number; ucs2: number; extra: number }
+
 async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
   const p = readParams(url, ['number', 'from', 'to', 'limit'])
   const number = numberParam(p)
@@ -625,8 +630,7 @@ async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse, url: 
   const args = [number, from, to]
   // Whole UTC days (a day parameter, or none) sum the per-day counts; a bound inside a day
   // counts that stretch's sends one by one.
-  const wholeDay = (x: string | null) => x === null || Date.parse(x) % 86_400_000 === 0
-  const byDay = wholeDay(from) && wholeDay(to)
+  const byDay = isWholeDay(from) && isWholeDay(to)
   const range = `number = $1 AND number IN (${HELD}) AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3)`
   const dayRange = `number = $1 AND number IN (${HELD}) AND ($2::date IS NULL OR day >= $2) AND ($3::date IS NULL OR day < $3)`
   const dayArgs = [number, from?.slice(0, 10) ?? null, to?.slice(0, 10) ?? null]
@@ -732,12 +736,22 @@ async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, url: UR
   const { from, to } = rangeParams(p)
   const args = [number, from, to]
   const range = `number = $1 AND number IN (${HELD}) AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3)`
-  const days = await db.query<{ day: string; messages: number; segments: number; ucs2: number; extra: number }>(
-    `SELECT to_char(date AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS messages, sum(segments)::int AS segments,
-            count(*) FILTER (WHERE encoding = 'UCS-2')::int AS ucs2, sum(extra_segments)::int AS extra
-       FROM desk_messages WHERE ${range} GROUP BY 1 ORDER BY 1`,
-    args,
-  )
+  // Whole UTC days (a day parameter, or none) read the per-day counts the sync keeps
+  // (desk_segment_days); a bound inside a day counts that stretch's messages one by one.
+  const days =
+    isWholeDay(from) && isWholeDay(to)
+      ? await db.query<SegmentDay>(
+          `SELECT to_char(day, 'YYYY-MM-DD') AS day, messages, segments, ucs2, extra FROM desk_segment_days
+          WHERE number = $1 AND number IN (${HELD}) AND ($2::date IS NULL OR day >= $2) AND ($3::date IS NULL OR day < $3)
+          ORDER BY day`,
+          [number, from?.slice(0, 10) ?? null, to?.slice(0, 10) ?? null],
+        )
+      : await db.query<SegmentDay>(
+          `SELECT to_char(date AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS messages, sum(segments)::int AS segments,
+                count(*) FILTER (WHERE encoding = 'UCS-2')::int AS ucs2, sum(extra_segments)::int AS extra
+           FROM desk_messages WHERE ${range} GROUP BY 1 ORDER BY 1`,
+          args,
+        )
   // costlyCharacters over SQL: each message's extra segments shared equally among its forcing characters.
   const chars = await db.query<{ char: string; messages: number; extra: number }>(
     `SELECT c AS char, count(*)::int AS messages, sum(extra_segments::float8 / cardinality(forcing)) AS extra

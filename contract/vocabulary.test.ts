@@ -60,6 +60,7 @@ describe('one vocabulary', () => {
         'switchboard-history',
         'switchboard-needs-reply',
         'switchboard-opt-outs',
+        'switchboard-quiet-hours',
         'switchboard-search',
         'switchboard-sent-after-opt-out',
       ].sort(),

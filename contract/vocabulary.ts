@@ -101,6 +101,8 @@ const ACTION_PARTS = [
   ['sent-after-opt-out', 'export.done'],
   ['customer', 'view'],
   ['quiet-hours', 'view'],
+  ['quiet-hours', 'export'],
+  ['quiet-hours', 'export.done'],
   ['segments', 'view'],
 ] as const satisfies ReadonlyArray<readonly [Subject, Verb | null]>
 

@@ -233,6 +233,15 @@ test.describe('the support desk', () => {
     await quietChartDrawn(page)
     await page.screenshot({ path: '/tmp/desk-quiet-1400.png', fullPage: true })
     expect(await axeViolations(page)).toEqual([])
+    // Export, from the server: every quiet-hour send, newest first, each on its customer's local day.
+    const quietOut = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV' }).click())
+    expect(quietOut.name).toMatch(new RegExp(`^switchboard-quiet-hours-${DESK.number}-${quiet.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv$`))
+    const quietCsv = parseCsv(quietOut.text)
+    expect(quietCsv[0]).toEqual(['number', 'customer', 'sent_at', 'customer_local_day', 'text', 'ordinal'])
+    const newestFirst = [...quiet].sort((a, b) => (b.message as Msg).ordinal - (a.message as Msg).ordinal)
+    expect(quietCsv.slice(1).map((r) => [r[1], r[3], Number(r[5])])).toEqual(
+      newestFirst.map((q) => [(q.message as Msg).party, q.local.day, (q.message as Msg).ordinal]),
+    )
 
     // Segments: the curly apostrophe of the scripted UCS-2 message is among the costly characters.
     const info = segmentInfo(UCS2_BODY)

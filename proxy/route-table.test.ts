@@ -86,6 +86,7 @@ const SAMPLE: Record<string, { query?: string; form?: string; json?: unknown }> 
   'GET /api/desk/sent-after-opt-out/export': { query: `number=${HISTORY.number}` },
   'GET /api/desk/customer': { query: 'party=%PARTY%' },
   'GET /api/desk/quiet-hours': { query: `number=${HISTORY.number}` },
+  'GET /api/desk/quiet-hours/export': { query: `number=${HISTORY.number}` },
   'GET /api/desk/segments': { query: `number=${HISTORY.number}` },
   'GET /api/media': { query: 'url=%MEDIA%' },
   'GET /api/views/counts': { query: 'tz=UTC' },

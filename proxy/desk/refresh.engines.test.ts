@@ -106,6 +106,9 @@ async function deskTables(q: Queryable) {
       `SELECT number, to_char(day, 'YYYY-MM-DD') AS day, to_char(local_day, 'YYYY-MM-DD') AS local_day, outbound, unknown, quiet
          FROM desk_quiet_days ORDER BY number, day, local_day`,
     ),
+    segmentDays: await rows(
+      `SELECT number, to_char(day, 'YYYY-MM-DD') AS day, messages, segments, ucs2, extra FROM desk_segment_days ORDER BY number, day`,
+    ),
     dirty: await rows('SELECT * FROM desk_dirty ORDER BY number, party'),
   }
 }
@@ -135,8 +138,9 @@ describe.each(ENGINES)('the store step on %s', (engine) => {
     expect(kept.quietDays.length).toBeGreaterThan(0)
     await db.query(CLEAR_FACTS)
     await db.query('UPDATE index_numbers SET desk_behind = true')
-    await db.query('TRUNCATE desk_quiet_days, desk_threads, desk_sent_after, desk_dirty')
-    expect(await deskTables(db)).toMatchObject({ messages: [], threads: [], quietDays: [] })
+    expect(kept.segmentDays.length).toBeGreaterThan(0)
+    await db.query('TRUNCATE desk_quiet_days, desk_segment_days, desk_threads, desk_sent_after, desk_dirty')
+    expect(await deskTables(db)).toMatchObject({ messages: [], threads: [], quietDays: [], segmentDays: [] })
     expect(await refreshAllDesk(db)).toMatchObject({ messages: messages.length })
     expect(await deskTables(db)).toEqual(kept)
   }, 120_000)

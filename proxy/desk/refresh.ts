@@ -10,7 +10,7 @@ import type { Db, Queryable } from '../db/types.ts'
  * Keeps the desk in step with index_messages. A message's own facts (direction class, opt-out
  * keyword, encoding and segments, quiet hour) are columns of its index_messages row (migration
  * 320), computed from the record before it is stored and written by the same COPY or INSERT; the
- * per-day quiet counts move by the batch's own rows. A thread's state (needs reply, opt-out
+ * per-day quiet and segment counts move by the batch's own rows. A thread's state (needs reply, opt-out
  * periods, sends after opt-out) depends on order, so it is recomputed per party a batch touched,
  * from indexed reads of that thread, never from a scan of the whole number. The rules are
  * contract/desk's; the SQL here only selects the messages those rules look at.
@@ -162,9 +162,9 @@ const toMs = (date: Date | string | number) =>
   typeof date === 'number' ? date : typeof date === 'string' ? Date.parse(date) : date.getTime()
 
 /**
- * Adds a batch's per-party counts to desk_threads (a thread's first message creates its row) and
- * its sends to desk_quiet_days ($8 onwards, as QUIET_UPSERT's), in one statement: one round trip
- * per stored batch.
+ * Adds a batch's per-party counts to desk_threads (a thread's first message creates its row), its
+ * sends to desk_quiet_days ($8 to $12) and its messages' segments per UTC day to desk_segment_days
+ * ($13 to $17), in one statement: one round trip per stored batch.
  */
 const BATCH_COUNTS = `
 WITH q AS (
@@ -172,6 +172,12 @@ WITH q AS (
   SELECT $1, u.day, u.ld, u.o, u.n, u.q FROM unnest($8::date[], $9::date[], $10::int[], $11::int[], $12::int[]) AS u(day, ld, o, n, q)
   ON CONFLICT (number, day, local_day) DO UPDATE SET outbound = t.outbound + EXCLUDED.outbound, unknown = t.unknown + EXCLUDED.unknown,
     quiet = t.quiet + EXCLUDED.quiet
+  RETURNING 1
+), s AS (
+  INSERT INTO desk_segment_days AS t (number, day, messages, segments, ucs2, extra)
+  SELECT $1, u.* FROM unnest($13::date[], $14::int[], $15::int[], $16::int[], $17::int[]) AS u(day, messages, segments, ucs2, extra)
+  ON CONFLICT (number, day) DO UPDATE SET messages = t.messages + EXCLUDED.messages, segments = t.segments + EXCLUDED.segments,
+    ucs2 = t.ucs2 + EXCLUDED.ucs2, extra = t.extra + EXCLUDED.extra
   RETURNING 1
 )
 INSERT INTO desk_threads AS t (number, party, first_at, last_at, inbound, outbound, failed)
@@ -186,7 +192,7 @@ type PartyCounts = [number, number, number, number, number]
 /**
  * The sync's store step, inside its transaction, after the rows went in with their facts: the
  * counts that need no order (each thread's first and last contact, messages in, out and failed,
- * and the per-day quiet counts) move by exactly these rows (the caller passes only rows it
+ * and the per-day quiet and segment counts) move by exactly these rows (the caller passes only rows it
  * inserted), and their threads are marked for the recompute of what does need order (waiting
  * since, opt-out state), which follows the sync (flushDesk) or comes with the first desk read.
  * Nothing is read back: the per-batch cost is the batch's own.
@@ -194,10 +200,12 @@ type PartyCounts = [number, number, number, number, number]
 export async function storeDeskFacts(tx: Queryable, number: string, rows: readonly DeskStored[]): Promise<void> {
   const counts = new Map<string, PartyCounts>()
   const quiet = new QuietDays()
+  const segments = new SegmentDays()
   for (const r of rows) {
     const f = r.facts
     if (!f) continue
     const ms = toMs(r.date)
+    segments.count(ms, f)
     let c = counts.get(r.party)
     if (!c) counts.set(r.party, (c = [ms, ms, 0, 0, 0]))
     if (ms < c[0]) c[0] = ms
@@ -215,6 +223,7 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
   await tx.query(MARK_DIRTY, [number, e.map(([p]) => p), e.map(([, c]) => new Date(c[0]))])
   // Only additions here, so no day can be left empty (applyQuiet's delete is not needed).
   const q = quiet.columns()
+  const sg = segments.columns()
   await tx.query(BATCH_COUNTS, [
     number,
     e.map(([p]) => p),
@@ -228,7 +237,41 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
     q.outbound,
     q.unknown,
     q.quiet,
+    sg.day,
+    sg.messages,
+    sg.segments,
+    sg.ucs2,
+    sg.extra,
   ])
+}
+
+/**
+ * A batch's messages per UTC day (desk_segment_days' counts: messages, segments, UCS-2 messages,
+ * segments UCS-2 added), as desk_messages reads them from the same facts: UCS-2 when characters
+ * forced it, extra 0 when none.
+ */
+class SegmentDays {
+  private readonly byDay = new Map<number, [number, number, number, number]>()
+  count(ms: number, f: DeskFacts): void {
+    const day = Math.floor(ms / 86_400_000)
+    let c = this.byDay.get(day)
+    if (!c) this.byDay.set(day, (c = [0, 0, 0, 0]))
+    c[0]++
+    c[1] += f.segments
+    if (f.forcing) c[2]++
+    c[3] += f.extra ?? 0
+  }
+  columns() {
+    const out = { day: [] as string[], messages: [] as number[], segments: [] as number[], ucs2: [] as number[], extra: [] as number[] }
+    for (const [day, c] of this.byDay) {
+      out.day.push(new Date(day * 86_400_000).toISOString().slice(0, 10))
+      out.messages.push(c[0])
+      out.segments.push(c[1])
+      out.ucs2.push(c[2])
+      out.extra.push(c[3])
+    }
+    return out
+  }
 }
 
 /**
@@ -813,7 +856,7 @@ export async function flushDesk(db: Db, numbers: readonly string[] | null = null
  * of the messages (whose desk_* columns go with them; desk_messages is a view over them).
  */
 export async function forgetDesk(tx: Queryable, number: string | null): Promise<void> {
-  for (const table of ['desk_quiet_days', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled'])
+  for (const table of ['desk_quiet_days', 'desk_segment_days', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled'])
     await tx.query(`DELETE FROM ${table} WHERE $1::text IS NULL OR number = $1`, [number])
 }
 

@@ -417,7 +417,7 @@ async function streamCsv<T>(
 }
 
 /** `switchboard-needs-reply-18323232323-12-rows-2026-11-24.csv`: contract/file-name.ts's shape, as the index export names its files. */
-type DeskReport = 'needs-reply' | 'opt-outs' | 'sent-after-opt-out'
+type DeskReport = 'needs-reply' | 'opt-outs' | 'sent-after-opt-out' | 'quiet-hours'
 
 export function deskFileName(report: DeskReport, [scope = 'all-numbers', ...filters]: string[], rows: number, now = new Date()): string {
   return fitFileName({ subject: report, scope, filters, rows, ext: 'csv', date: now })
@@ -617,6 +617,11 @@ function rangeParams(p: Map<string, string>) {
   return { from: from?.start ?? null, to: to?.endExclusive ?? null }
 }
 
+/** A range bound that falls on a UTC midnight (or none): the per-day roll-ups answer for it. */
+const isWholeDay = (x: string | null) => x === null || Date.parse(x) % 86_400_000 === 0
+
+type SegmentDay = { day: string; messages: number; segments: number; ucs2: number; extra: number }
+
 async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
   const p = readParams(url, ['number', 'from', 'to', 'limit'])
   const number = numberParam(p)
@@ -625,8 +630,7 @@ async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse, url: 
   const args = [number, from, to]
   // Whole UTC days (a day parameter, or none) sum the per-day counts; a bound inside a day
   // counts that stretch's sends one by one.
-  const wholeDay = (x: string | null) => x === null || Date.parse(x) % 86_400_000 === 0
-  const byDay = wholeDay(from) && wholeDay(to)
+  const byDay = isWholeDay(from) && isWholeDay(to)
   const range = `number = $1 AND number IN (${HELD}) AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3)`
   const dayRange = `number = $1 AND number IN (${HELD}) AND ($2::date IS NULL OR day >= $2) AND ($3::date IS NULL OR day < $3)`
   const dayArgs = [number, from?.slice(0, 10) ?? null, to?.slice(0, 10) ?? null]
@@ -651,19 +655,8 @@ async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse, url: 
           WHERE ${range} AND direction = 'outbound'`,
         args,
       )
-  // The page is cut from the desk's rows first; only its rows visit the messages for their text
-  // (the store step writes a message and its desk row in one transaction, forget deletes both).
-  const rows = await db.query<{ ordinal: number; party: string; date: Date; local_day: string; body: string | null }>(
-    `WITH page AS MATERIALIZED (
-       SELECT d.number, d.ordinal, d.party, d.date, d.local_day FROM desk_messages d
-        WHERE d.number = $1 AND ($2::timestamptz IS NULL OR d.date >= $2) AND ($3::timestamptz IS NULL OR d.date < $3) AND d.quiet
-        ORDER BY d.date DESC, d.ordinal DESC LIMIT $4)
-     SELECT d.ordinal, d.party, d.date, to_char(d.local_day, 'YYYY-MM-DD') AS local_day, ${BODY} AS body
-       FROM page d JOIN index_messages m ON m.number = d.number AND m.ordinal = d.ordinal
-      ORDER BY d.date DESC, d.ordinal DESC`,
-    [...args, limit],
-  )
-  await ctx.logRead({ number, ...(from ? { from: p.get('from') } : {}), ...(to ? { to: p.get('to') } : {}), rows: rows.rows.length })
+  const rows = await quietRows(db, number, from, to, limit)
+  await ctx.logRead({ number, ...(from ? { from: p.get('from') } : {}), ...(to ? { to: p.get('to') } : {}), rows: rows.length })
   sendJson(res, 200, {
     number,
     window: { start: 8, end: 21 },
@@ -672,8 +665,69 @@ async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse, url: 
     unknownZone: totals.rows[0]?.unknown ?? 0,
     quiet: days.rows.reduce((a, d) => a + d.quiet, 0),
     days: days.rows,
-    rows: rows.rows.map((x) => ({ ordinal: x.ordinal, party: x.party, date: iso(x.date), localDay: x.local_day, body: x.body })),
+    rows: rows.map((x) => ({ ordinal: x.ordinal, party: x.party, date: iso(x.date), localDay: x.local_day, body: x.body })),
   })
+}
+
+type QuietRow = { ordinal: number; party: string; date: Date; local_day: string | null; body: string | null }
+
+/**
+ * The quiet-hour sends of one number in a range, newest first, from just after `after` (keyset
+ * over the partial index index_messages_desk_quiet: number, date DESC, ordinal DESC). The page
+ * reads its first rows; the export reads them all, batch by batch.
+ */
+async function quietRows(
+  db: Db,
+  number: string,
+  from: string | null,
+  to: string | null,
+  limit: number,
+  after: Pick<QuietRow, 'date' | 'ordinal'> | null = null,
+) {
+  // The page is cut from the desk's rows first; only its rows visit the messages for their text
+  // (the store step writes a message and its desk row in one transaction, forget deletes both).
+  const r = await db.query<QuietRow>(
+    `WITH page AS MATERIALIZED (
+       SELECT d.number, d.ordinal, d.party, d.date, d.local_day FROM desk_messages d
+        WHERE d.number = $1 AND ($2::timestamptz IS NULL OR d.date >= $2) AND ($3::timestamptz IS NULL OR d.date < $3) AND d.quiet
+          AND ($5::timestamptz IS NULL OR (d.date <= $5 AND (d.date, d.ordinal) < ($5, $6::int)))
+        ORDER BY d.date DESC, d.ordinal DESC LIMIT $4)
+     SELECT d.ordinal, d.party, d.date, to_char(d.local_day, 'YYYY-MM-DD') AS local_day, ${BODY} AS body
+       FROM page d JOIN index_messages m ON m.number = d.number AND m.ordinal = d.ordinal
+      ORDER BY d.date DESC, d.ordinal DESC`,
+    [number, from, to, limit, after?.date ?? null, after?.ordinal ?? null],
+  )
+  return r.rows
+}
+
+const QUIET_CSV_HEADER = ['number', 'customer', 'sent_at', 'customer_local_day', 'text', 'ordinal']
+
+/**
+ * Every quiet-hour send of a number in the page's range (the page lists the newest 500), newest
+ * first, in keyset batches, every cell through contract/csv's guard.
+ */
+async function quietHoursExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['number', 'from', 'to'])
+  const number = numberParam(p)
+  const { from, to } = rangeParams(p)
+  const total = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM desk_messages
+      WHERE number = $1 AND number IN (${HELD}) AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3) AND quiet`,
+    [number, from, to],
+  )
+  const rows = total.rows[0]?.n ?? 0
+  const what = { number, ...(from ? { from: p.get('from') } : {}), ...(to ? { to: p.get('to') } : {}) }
+  await ctx.logRead({ ...what, rows, export: 'csv' })
+  const name = deskFileName('quiet-hours', [number, ...(from ? [`from-${p.get('from')}`] : []), ...(to ? [`to-${p.get('to')}`] : [])], rows)
+  await streamCsv<QuietRow>(
+    res,
+    name,
+    rows,
+    QUIET_CSV_HEADER,
+    (after) => quietRows(db, number, from, to, DESK_EXPORT.batch, after),
+    (x) => [number, x.party, iso(x.date), x.local_day ?? '', x.body ?? '', x.ordinal],
+    (result) => exportDone(ctx, 'quiet-hours', what, result),
+  )
 }
 
 async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
@@ -682,12 +736,22 @@ async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, url: UR
   const { from, to } = rangeParams(p)
   const args = [number, from, to]
   const range = `number = $1 AND number IN (${HELD}) AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3)`
-  const days = await db.query<{ day: string; messages: number; segments: number; ucs2: number; extra: number }>(
-    `SELECT to_char(date AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS messages, sum(segments)::int AS segments,
-            count(*) FILTER (WHERE encoding = 'UCS-2')::int AS ucs2, sum(extra_segments)::int AS extra
-       FROM desk_messages WHERE ${range} GROUP BY 1 ORDER BY 1`,
-    args,
-  )
+  // Whole UTC days (a day parameter, or none) read the per-day counts the sync keeps
+  // (desk_segment_days); a bound inside a day counts that stretch's messages one by one.
+  const days =
+    isWholeDay(from) && isWholeDay(to)
+      ? await db.query<SegmentDay>(
+          `SELECT to_char(day, 'YYYY-MM-DD') AS day, messages, segments, ucs2, extra FROM desk_segment_days
+          WHERE number = $1 AND number IN (${HELD}) AND ($2::date IS NULL OR day >= $2) AND ($3::date IS NULL OR day < $3)
+          ORDER BY day`,
+          [number, from?.slice(0, 10) ?? null, to?.slice(0, 10) ?? null],
+        )
+      : await db.query<SegmentDay>(
+          `SELECT to_char(date AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS messages, sum(segments)::int AS segments,
+                count(*) FILTER (WHERE encoding = 'UCS-2')::int AS ucs2, sum(extra_segments)::int AS extra
+           FROM desk_messages WHERE ${range} GROUP BY 1 ORDER BY 1`,
+          args,
+        )
   // costlyCharacters over SQL: each message's extra segments shared equally among its forcing characters.
   const chars = await db.query<{ char: string; messages: number; extra: number }>(
     `SELECT c AS char, count(*)::int AS messages, sum(extra_segments::float8 / cardinality(forcing)) AS extra
@@ -809,6 +873,14 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     reads: 'quiet-hours.view',
     schema: { querystring: names('number', 'from', 'to', 'limit') },
     run: quietHoursRoute,
+  },
+  {
+    method: 'GET',
+    path: '/api/desk/quiet-hours/export',
+    access: 'signed-in',
+    reads: 'quiet-hours.export',
+    schema: { querystring: names('number', 'from', 'to') },
+    run: quietHoursExportRoute,
   },
   {
     method: 'GET',

@@ -368,6 +368,9 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
         `SELECT to_char(day, 'YYYY-MM-DD') AS day, to_char(local_day, 'YYYY-MM-DD') AS local_day, outbound, unknown, quiet
            FROM desk_quiet_days WHERE number = $1 ORDER BY day, local_day`,
       ),
+      segmentDays: await rows(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, messages, segments, ucs2, extra FROM desk_segment_days WHERE number = $1 ORDER BY day`,
+      ),
       dirty: await rows('SELECT party FROM desk_dirty WHERE number = $1 ORDER BY party'),
     }
   }
@@ -378,7 +381,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
          desk_local_day = NULL, desk_quiet = NULL WHERE number = $1`,
       [number],
     )
-    for (const t of ['desk_threads', 'desk_sent_after', 'desk_quiet_days', 'desk_dirty'])
+    for (const t of ['desk_threads', 'desk_sent_after', 'desk_quiet_days', 'desk_segment_days', 'desk_dirty'])
       await db.query(`DELETE FROM ${t} WHERE number = $1`, [number])
     await db.query('UPDATE index_numbers SET desk_behind = true WHERE number = $1', [number])
     await refreshAllDesk(db)
@@ -400,6 +403,14 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(reference.sentAfter.length).toBeGreaterThan(0)
     expect(reference.quietDays.length).toBeGreaterThan(0)
     expect(reference.dirty).toEqual([])
+    // The per-day segment counts, kept by the batches, are what grouping every message gives.
+    const grouped = await db.query(
+      `SELECT to_char(date AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS messages, sum(segments)::int AS segments,
+              count(*) FILTER (WHERE encoding = 'UCS-2')::int AS ucs2, sum(extra_segments)::int AS extra
+         FROM desk_messages WHERE number = $1 GROUP BY 1 ORDER BY 1`,
+      [desk.number],
+    )
+    expect(reference.segmentDays).toEqual(grouped.rows)
 
     // A fresh bulk walk keeping the desk.
     await forget(db, null)

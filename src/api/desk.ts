@@ -18,6 +18,7 @@ export const DESK_PATHS = {
   sentAfterExport: '/api/desk/sent-after-opt-out/export',
   customer: '/api/desk/customer',
   quietHours: '/api/desk/quiet-hours',
+  quietHoursExport: '/api/desk/quiet-hours/export',
   segments: '/api/desk/segments',
   settings: '/api/desk/settings',
 } as const
@@ -224,6 +225,9 @@ export const quietHoursQuery = (number: string, from: string, to: string) =>
     staleTime: 30_000,
     retry: false,
   })
+
+/** Every quiet-hour send of the number in the range, as CSV from the server (the page lists the newest DESK_MAX_ROWS); a plain download link. */
+export const quietHoursExportUrl = (number: string, from: string, to: string) => apiUrl(DESK_PATHS.quietHoursExport, { number, from, to })
 
 const segmentsWire = z.looseObject({
   number: z.string(),

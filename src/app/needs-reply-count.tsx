@@ -10,8 +10,10 @@ import { formatCount } from '../lib/count'
  */
 export function NeedsReplyCount({ signedIn }: { signedIn: boolean }) {
   const index = useIndexStatus()
-  // Asked again when the window regains focus, not on a timer: each ask is an access-log entry.
-  const q = useQuery({ ...needsReplyQuery(null, 1), enabled: signedIn && index.available, refetchInterval: false })
+  // Asked again every minute (needsReplyQuery's interval): a support lead leaves the page open and
+  // expects the count to follow the queue. Each ask is an access-log entry, so a hidden window
+  // does not ask (TanStack Query's refetchIntervalInBackground stays false); it asks on return.
+  const q = useQuery({ ...needsReplyQuery(null, 1), enabled: signedIn && index.available })
   const total = q.data?.total
   if (total === undefined) return null
   return (

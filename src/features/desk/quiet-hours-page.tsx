@@ -1,15 +1,14 @@
 import { useQuery } from '@tanstack/react-query'
 import { useMemo } from 'react'
-import { quietHoursQuery, type QuietHours } from '../../api/desk'
+import { quietHoursExportUrl, quietHoursQuery, type QuietHours } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
 import { CustomerLink } from '../../components/customer-link'
 import { DayField } from '../../components/day-field'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { BodyText } from '../../components/message/message-parts'
-import { ExportButtons } from '../../components/export-buttons'
 import { UPlotChart } from '../../components/uplot-chart'
 import { formatCount } from '../../lib/count'
-import { exactUtc, formatDate, isoUtc, type Zone } from '../../lib/dates'
+import { exactUtc, formatDate, type Zone } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import type { DeskNumberSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
@@ -65,15 +64,12 @@ function Report({ search }: { search: DeskNumberSearch }) {
           {formatCount(d.quiet)} of {formatCount(d.outbound)} sends from {formatPhone(d.number)} were in quiet hours
           {d.unknownZone ? ` (${formatCount(d.unknownZone)} could not be placed in a zone)` : ''}
         </p>
-        {d.rows.length > 0 ? (
+        {d.quiet > 0 ? (
           <div className="ml-auto print:hidden">
-            <ExportButtons
-              nameParts={['quiet-hours', d.number, search.from, search.to]}
-              getData={() => ({
-                header: ['number', 'customer', 'sent_at', 'customer_local_day', 'text'],
-                rows: d.rows.map((r) => [d.number, r.party, isoUtc(msOf(r.date)), r.localDay ?? '', r.body ?? '']),
-              })}
-            />
+            {/* From the server: every quiet-hour send in the range, not only the rows listed below. */}
+            <a className="btn" href={quietHoursExportUrl(d.number, search.from, search.to)} download>
+              Export CSV
+            </a>
           </div>
         ) : null}
       </div>
@@ -196,7 +192,8 @@ function Sends({ d, zone }: { d: QuietHours; zone: Zone }) {
       </TableRegion>
       {d.quiet > d.rows.length ? (
         <p className="mt-2 text-sm text-slate-700">
-          The {formatCount(d.rows.length)} newest of {formatCount(d.quiet)} are listed; narrow the days to see older ones.
+          The {formatCount(d.rows.length)} newest of {formatCount(d.quiet)} are listed; narrow the days to see older ones, or export them
+          all (Export CSV).
         </p>
       ) : null}
     </section>

@@ -493,4 +493,87 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await s.close()
     await expectExact(5, 5000)
   })
+
+  it('renews a live lease: a sync lasting several lease periods keeps its number, and another server is refused it', async () => {
+    await forgetAll(4)
+    const leaseMs = 800
+    // About 23 pages at 8 requests a second: some 2.8 s, over three lease periods.
+    const counted = hooked(fw, () => {})
+    const s = syncer(counted, { leaseMs, rate: 8, pageCap: 20, storeRows: 100, concurrency: 1 })
+    // The other server competes until a few pages before the end (it would take the number, rightly,
+    // once this sync let go of it).
+    const competing = () => counted.count() < 18
+    const otherDb = engine === 'postgres' ? await engines.reopen(db) : db
+    const otherLog: string[] = []
+    const other = createSyncer({ db: otherDb, forwarder: fw, pageCap: 100, concurrency: 1, rate: 0, leaseMs, log: (l) => otherLog.push(l) })
+    const started = Date.now()
+    let done = false
+    await s.request({ number: num(4).number, tid: num(4).tid })
+    const finished = s.idle().then(() => (done = true))
+    const holders = new Set<string | null>()
+    try {
+      while (!done && competing()) {
+        const r = await db.query<{ locked_by: string | null; state: string }>(
+          'SELECT locked_by, state FROM index_numbers WHERE number = $1',
+          [num(4).number],
+        )
+        if (r.rows[0]!.state === 'syncing') holders.add(r.rows[0]!.locked_by)
+        // The other server asks for the number, and looks for expired leases, all along.
+        await other.request({ number: num(4).number })
+        await other.resumePending()
+        await other.idle()
+        await new Promise((ok) => setTimeout(ok, 100))
+      }
+      await finished
+    } finally {
+      await s.close()
+      await other.close()
+    }
+    // One holder throughout, renewed by its heartbeat; the other server never fetched a page.
+    expect(holders.size).toBe(1)
+    expect([...holders][0]).not.toBeNull()
+    expect(otherLog.filter((l) => /holds this number; skipped/.test(l)).length).toBeGreaterThan(3)
+    expect(other.stats.requests).toBe(0)
+    expect(other.progress.messages).toBe(0)
+    // The rate makes the sync last over three lease periods: without renewals it would have lost the number.
+    expect(Date.now() - started).toBeGreaterThan(3 * leaseMs)
+    await expectExact(4, upstreamTotal(4))
+  }, 60_000)
+
+  it('stops a sync whose lease another server took: no more pages or writes, and the taker ends exact', async () => {
+    await forgetAll(4)
+    const leaseMs = 600
+    const stealing = hooked(fw, async (n) => {
+      // As a server that found the lease expired (this one stalled) would: the number is its own now.
+      if (n === 6)
+        await db.query(`UPDATE index_numbers SET locked_by = 'other-server', locked_at = now() WHERE number = $1`, [num(4).number])
+    })
+    const s = syncer(stealing, { leaseMs, rate: 8, pageCap: 20, storeRows: 100, concurrency: 1 })
+    await s.request({ number: num(4).number, tid: num(4).tid })
+    await s.idle()
+    await s.close()
+    const asked = stealing.count()
+    const row = async () =>
+      (
+        await db.query<{ locked_by: string | null; state: string; full_done: boolean; indexed: number }>(
+          'SELECT locked_by, state, full_done, indexed FROM index_numbers WHERE number = $1',
+          [num(4).number],
+        )
+      ).rows[0]!
+    const after = await row()
+    // Stopped within a heartbeat or two of the loss (the pages already asked for ahead still
+    // arrive), far short of the 22 or so pages of the whole history, and the taker's lease left alone.
+    expect(asked).toBeLessThan(6 + 8)
+    expect(after).toMatchObject({ locked_by: 'other-server', state: 'syncing', full_done: false })
+    expect(after.indexed).toBeLessThan(420)
+    await new Promise((ok) => setTimeout(ok, 2 * leaseMs))
+    expect(stealing.count()).toBe(asked)
+    expect((await row()).indexed).toBe(after.indexed)
+    // The taker (here, once its lease expired unrenewed, any server) resumes from the checkpoint.
+    const taker = createSyncer({ db, forwarder: fw, pageCap: 20, concurrency: 1, rate: 0, leaseMs: 200 })
+    await taker.resumePending()
+    await taker.idle()
+    await taker.close()
+    await expectExact(4, upstreamTotal(4))
+  }, 60_000)
 })

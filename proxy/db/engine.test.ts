@@ -496,3 +496,72 @@ describe('one process per data directory', () => {
     acquireDataDirLock(dir).release()
   })
 })
+
+/** The server as it runs (the index's routes on the app) over `db`, on a free port. */
+async function serveIndex(db: OpenedDb): Promise<{ url: string; close: () => Promise<void> }> {
+  const forwarder = createForwarder({ baseUrl: 'http://127.0.0.1:9', sysId: 'x', authToken: 'y' }, 1000)
+  const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', INDEX_AUTO_SYNC: 'off' }), { db, forwarder })
+  const config = parseConfig({ API_BASE_URL: 'http://127.0.0.1:9', API_SYS_ID: 'x', API_AUTH_TOKEN: 'y', PORT: '0', LOG_REQUESTS: '0' })
+  const app = createApp(config, { forwarder, routes: index.routes, meta: index.meta, log: () => {} })
+  const server: Server = createServer((req, res) => app(req, res))
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((ok) => server.close(() => ok()))
+      await index.close()
+    },
+  }
+}
+
+describe('PostgreSQL bounds', () => {
+  it('stops a read past the statement timeout and answers 503 timeout in the envelope; the server keeps answering', async () => {
+    const db = await engines.open('postgres', { statementTimeoutMs: 300 })
+    await db.query(
+      `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ('15550000001', 'T1', 1, 1, 'idle', true)`,
+    )
+    const served = await serveIndex(db)
+    const search = `${served.url}/api/index/search?numbers=15550000001&q=hello`
+    try {
+      expect((await fetch(search)).status).toBe(200)
+      // Another session holds the numbers table, which every search reads first: the read waits on
+      // its lock past the bound, as a read too broad for its indexes would run past it.
+      const holder = await engines.reopen(db)
+      let release!: () => void
+      const released = new Promise<void>((ok) => (release = ok))
+      let locked!: () => void
+      const isLocked = new Promise<void>((ok) => (locked = ok))
+      const holding = holder.transaction(async (tx) => {
+        await tx.query('SET LOCAL statement_timeout = 0')
+        await tx.query('LOCK TABLE index_numbers IN ACCESS EXCLUSIVE MODE')
+        locked()
+        await released
+      })
+      await isLocked
+      try {
+        const started = performance.now()
+        const r = await fetch(search)
+        const took = performance.now() - started
+        expect(r.status).toBe(503)
+        const body = (await r.json()) as { error: { kind: string; message: string } }
+        expect(body.error.kind).toBe('timeout')
+        expect(body.error.message).toMatch(/took too long.*Narrow it/)
+        // Stopped by the bound (300 ms for each statement), not after the lock was let go.
+        expect(took).toBeGreaterThanOrEqual(250)
+        expect(took).toBeLessThan(5_000)
+        // Meanwhile the server answers what does not need the held table.
+        expect((await fetch(`${served.url}/api/meta`)).status).toBe(200)
+      } finally {
+        release()
+        await holding
+      }
+      // The pool's connections are usable again: the same search answers.
+      const again = await fetch(search)
+      expect(again.status).toBe(200)
+      expect(((await again.json()) as { freshness: { numbersKnown: number } }).freshness.numbersKnown).toBe(1)
+    } finally {
+      await served.close()
+    }
+  }, 120_000)
+})

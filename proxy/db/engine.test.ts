@@ -564,4 +564,39 @@ describe('PostgreSQL bounds', () => {
       await served.close()
     }
   }, 120_000)
+
+  it('keeps connections for requests while background work holds its whole share of the pool', async () => {
+    // A pool of 4: the background lane may hold 2 (half), requests keep the other 2.
+    const db = await engines.open('postgres', { poolSize: 4 })
+    const bg = db.lane!('background')
+    const sleepers = async () =>
+      (
+        await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND state = 'active' AND query LIKE 'SELECT pg_sleep(1.5)%'`,
+        )
+      ).rows[0]!.n
+    // More background work than its share, as a sync of several numbers and an export would be:
+    // transactions and single statements, each holding a connection for 1.5 s.
+    const started = performance.now()
+    const work = [
+      ...Array.from({ length: 3 }, () => bg.transaction((tx) => tx.query('SELECT pg_sleep(1.5)'))),
+      ...Array.from({ length: 3 }, () => bg.query('SELECT pg_sleep(1.5)')),
+    ]
+    let seen = 0
+    while (seen < 2 && performance.now() - started < 10_000) seen = await sleepers()
+    expect(seen).toBe(2)
+    // The share is held: requests' reads, two at a time, are answered at once.
+    const waits: number[] = []
+    for (let round = 0; round < 3; round++) {
+      const t = performance.now()
+      await Promise.all([db.query('SELECT 1'), db.query('SELECT count(*) FROM index_numbers')])
+      waits.push(performance.now() - t)
+      expect(await sleepers()).toBeLessThanOrEqual(2)
+    }
+    expect(Math.max(...waits), `reads waited ${waits.map((w) => w.toFixed(0)).join(', ')} ms`).toBeLessThan(750)
+    await Promise.all(work)
+    // Two at a time: the six took three rounds of 1.5 s.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(4_400)
+  }, 120_000)
 })

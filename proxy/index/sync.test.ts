@@ -112,7 +112,8 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 10_000)
     numbers = (JSON.parse((await fw.forward('allownednumbers', [])).body.toString()) as { data: Listed[] }).data
     db = await engines.open(engine)
-  }, 60_000)
+    // Creating a PGlite directory (initdb and the migrations) took over a minute on a loaded machine.
+  }, 120_000)
 
   afterAll(async () => {
     for (const d of reopened) await d.close().catch(() => {})

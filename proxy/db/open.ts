@@ -32,6 +32,11 @@ export interface OpenDbOptions {
   statementTimeoutMs?: number
   /** Pool size for a server (default 10). */
   poolSize?: number
+  /**
+   * Connections of that pool the background lane (the sync, index builds, exports) may hold at
+   * once; the others stay for requests. Default half the pool, always leaving requests one.
+   */
+  backgroundConnections?: number
   /** Apply migrations (default true). */
   migrate?: boolean
 }
@@ -110,10 +115,31 @@ const types = {
   }) as typeof pg.types.getTypeParser,
 }
 
+/**
+ * At most `size` holders at once, the others waiting in arrival order. The background lane's
+ * share of a PostgreSQL pool: what it does not hold stays free for requests.
+ */
+function createGate(size: number) {
+  let held = 0
+  const waiting: Array<() => void> = []
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (held < size) held++
+    else await new Promise<void>((ok) => waiting.push(ok)) // the slot is handed over, `held` unchanged
+    try {
+      return await fn()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else held--
+    }
+  }
+}
+
 async function openPostgres(databaseUrl: string, opts: OpenDbOptions): Promise<OpenedDb> {
+  const poolSize = opts.poolSize ?? 10
   const pool = new pg.Pool({
     connectionString: databaseUrl,
-    max: opts.poolSize ?? 10,
+    max: poolSize,
     // Every statement on every connection is bounded; longer writes raise it with SET LOCAL.
     statement_timeout: opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
     connectionTimeoutMillis: 10_000,
@@ -143,55 +169,71 @@ async function openPostgres(databaseUrl: string, opts: OpenDbOptions): Promise<O
   } catch {
     /* keep the generic label: never log a URL that may hold a password */
   }
-  return {
+  let ended: Promise<void> | null = null
+  const close = () => (ended ??= pool.end())
+  /** Every use of a connection by `lane`'s handle goes through `enter`. */
+  const handle = (enter: <T>(fn: () => Promise<T>) => Promise<T>): OpenedDb => ({
     engine: 'postgres',
     location,
-    query: main.query,
-    transaction: async (fn) => {
-      const client = await pool.connect()
-      try {
-        await client.query('BEGIN')
-        const out = await fn(wrapClient(client))
-        await client.query('COMMIT')
-        return out
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {})
-        throw err
-      } finally {
-        client.release()
-      }
-    },
-    batch: async (statements) => {
-      const client = await pool.connect()
-      try {
-        await client.query('BEGIN')
-        const out: Array<{ rows: Record<string, unknown>[] }> = []
-        for (const st of statements)
-          out.push({ rows: (await client.query(st.sql, st.params ? [...st.params] : undefined)).rows as Record<string, unknown>[] })
-        await client.query('COMMIT')
-        return out
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {})
-        throw err
-      } finally {
-        client.release()
-      }
-    },
-    withConnection: async (fn) => {
-      const client = await pool.connect()
-      let broken = false
-      try {
-        return await fn(wrapClient(client))
-      } catch (err) {
-        // A connection that failed mid-use may hold session state (locks): do not reuse it.
-        broken = true
-        throw err
-      } finally {
-        client.release(broken)
-      }
-    },
-    close: () => pool.end(),
+    query: (sql, params) => enter(() => main.query(sql, params)),
+    transaction: (fn) =>
+      enter(async () => {
+        const client = await pool.connect()
+        try {
+          await client.query('BEGIN')
+          const out = await fn(wrapClient(client))
+          await client.query('COMMIT')
+          return out
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => {})
+          throw err
+        } finally {
+          client.release()
+        }
+      }),
+    batch: (statements) =>
+      enter(async () => {
+        const client = await pool.connect()
+        try {
+          await client.query('BEGIN')
+          const out: Array<{ rows: Record<string, unknown>[] }> = []
+          for (const st of statements)
+            out.push({ rows: (await client.query(st.sql, st.params ? [...st.params] : undefined)).rows as Record<string, unknown>[] })
+          await client.query('COMMIT')
+          return out
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => {})
+          throw err
+        } finally {
+          client.release()
+        }
+      }),
+    withConnection: (fn) =>
+      enter(async () => {
+        const client = await pool.connect()
+        let broken = false
+        try {
+          return await fn(wrapClient(client))
+        } catch (err) {
+          // A connection that failed mid-use may hold session state (locks): do not reuse it.
+          broken = true
+          throw err
+        } finally {
+          client.release(broken)
+        }
+      }),
+    close,
+    lane: (l) => handles[l],
+  })
+  // One pool, and the background lane (sync, index builds, exports) holds at most its share of
+  // it: however much of that work is running, requests find connections left. PGlite's lanes
+  // order the one connection's turns for the same reason.
+  const share = Math.max(1, Math.min(poolSize - 1, opts.backgroundConnections ?? Math.ceil(poolSize / 2)))
+  const handles: Record<Lane, OpenedDb> = {
+    interactive: handle((fn) => fn()),
+    background: handle(createGate(share)),
   }
+  return handles.interactive
 }
 
 export const isPostgresUrl = (url: string | undefined): url is string => !!url && /^postgres(?:ql)?:\/\//i.test(url)

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll } from 'vitest'
 import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
-import { openDb, type OpenedDb } from './open.ts'
+import { openDb, type OpenDbOptions, type OpenedDb } from './open.ts'
 
 /**
  * Both engines for a test file: PGlite in a temporary directory, and a real PostgreSQL server
@@ -20,9 +20,11 @@ import { openDb, type OpenedDb } from './open.ts'
 export const ENGINES = ['pglite', 'postgres'] as const
 export type Engine = (typeof ENGINES)[number]
 
+export type EngineOptions = Pick<OpenDbOptions, 'statementTimeoutMs' | 'poolSize'>
+
 export interface EngineHandle {
-  /** A fresh, migrated database on that engine. */
-  open: (engine: Engine) => Promise<OpenedDb>
+  /** A fresh, migrated database on that engine (`options` as openDb takes them: bounds, pool size). */
+  open: (engine: Engine, options?: EngineOptions) => Promise<OpenedDb>
   /** Another connection to a database opened by `open` (a second server on one PostgreSQL). */
   reopen: (db: OpenedDb) => Promise<OpenedDb>
 }
@@ -45,12 +47,12 @@ export function useEngines(): EngineHandle {
   }, 60_000)
 
   return {
-    open: async (engine) => {
+    open: async (engine, options = {}) => {
       let db: OpenedDb
       if (engine === 'pglite') {
         const dir = mkdtempSync(join(tmpdir(), 'switchboard-pglite-'))
         dirs.push(dir)
-        db = await openDb({ dataDir: join(dir, 'data') })
+        db = await openDb({ ...options, dataDir: join(dir, 'data') })
       } else {
         if (!cluster) throw new Error('The PostgreSQL cluster did not start (see beforeAll).')
         const name = `t${process.pid}_${++counter}`
@@ -62,7 +64,7 @@ export function useEngines(): EngineHandle {
           await admin.end()
         }
         const url = cluster.url.replace(/\/postgres$/, `/${name}`)
-        db = await openDb({ databaseUrl: url })
+        db = await openDb({ ...options, databaseUrl: url })
         urls.set(db, url)
       }
       dbs.push(db)

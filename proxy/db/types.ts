@@ -9,9 +9,10 @@ export interface Queryable {
 }
 
 /**
- * Which queue a statement waits in where the engine has one connection (PGlite): requests are
- * interactive; the index's sync, bulk loads and exports are background and wait while
- * interactive statements are queued.
+ * Which lane a statement goes in: requests are interactive; the index's sync, bulk loads and
+ * exports are background. On PGlite (one connection) background statements wait while
+ * interactive ones are queued; on PostgreSQL the background lane holds at most its share of the
+ * pool, so requests always find connections.
  */
 export type Lane = 'interactive' | 'background'
 
@@ -33,7 +34,7 @@ export interface Db extends Queryable {
   close(): Promise<void>
   /**
    * The same database with its statements in `lane` (closing either handle closes both).
-   * Absent where the engine needs no lanes (a PostgreSQL pool runs statements side by side).
+   * Absent where a Db has no lanes (a test's stand-in).
    */
   lane?: (lane: Lane) => Db
 }

@@ -189,7 +189,8 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   const ownDb = !deps.db
   const db = deps.db ?? (await openDb({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl ?? undefined, log }))
   const location = 'location' in db && typeof db.location === 'string' ? db.location : db.engine
-  // Sync, index builds and exports wait while requests' statements are queued (PGlite's lanes).
+  // Sync, index builds and exports go in the background lane: on PGlite they wait while requests'
+  // statements are queued, on PostgreSQL they hold at most their share of the pool.
   const bulk = background(db)
   const exportGate = createExportGate({ perUser: cfg.exportsPerUser, total: cfg.exportsMax, queue: cfg.exportsQueue })
   const syncer = createSyncer({

@@ -171,43 +171,35 @@ async function openPostgres(databaseUrl: string, opts: OpenDbOptions): Promise<O
   }
   let ended: Promise<void> | null = null
   const close = () => (ended ??= pool.end())
+  /** `fn` in one transaction on one connection of the pool; rolled back when it throws. */
+  const inTransaction = async <T>(fn: (tx: ScriptRunner) => Promise<T>): Promise<T> => {
+    const client = await pool.connect()
+    try {
+      await client.query('BEGIN')
+      const out = await fn(wrapClient(client))
+      await client.query('COMMIT')
+      return out
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {})
+      throw err
+    } finally {
+      client.release()
+    }
+  }
   /** Every use of a connection by `lane`'s handle goes through `enter`. */
   const handle = (enter: <T>(fn: () => Promise<T>) => Promise<T>): OpenedDb => ({
     engine: 'postgres',
     location,
     query: (sql, params) => enter(() => main.query(sql, params)),
-    transaction: (fn) =>
-      enter(async () => {
-        const client = await pool.connect()
-        try {
-          await client.query('BEGIN')
-          const out = await fn(wrapClient(client))
-          await client.query('COMMIT')
-          return out
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => {})
-          throw err
-        } finally {
-          client.release()
-        }
-      }),
+    transaction: (fn) => enter(() => inTransaction(fn)),
     batch: (statements) =>
-      enter(async () => {
-        const client = await pool.connect()
-        try {
-          await client.query('BEGIN')
+      enter(() =>
+        inTransaction(async (tx) => {
           const out: Array<{ rows: Record<string, unknown>[] }> = []
-          for (const st of statements)
-            out.push({ rows: (await client.query(st.sql, st.params ? [...st.params] : undefined)).rows as Record<string, unknown>[] })
-          await client.query('COMMIT')
+          for (const st of statements) out.push(await tx.query(st.sql, st.params))
           return out
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => {})
-          throw err
-        } finally {
-          client.release()
-        }
-      }),
+        }),
+      ),
     withConnection: (fn) =>
       enter(async () => {
         const client = await pool.connect()

@@ -16,12 +16,16 @@ export type Outcome = 'done' | 'held' | 'missing' | Stop['kind']
 
 /** Syncs one number under its lease: full walk (or its resumption) then catch-up. */
 export async function syncNumber(ctx: SyncContext, number: string, signal: AbortSignal): Promise<Outcome> {
-  const row = await loadNumber(ctx.db, number)
-  if (!row) return 'missing'
   if (!(await acquire(ctx, number))) {
+    if (!(await loadNumber(ctx.db, number))) return 'missing'
     ctx.log(`index: ${number}: another server (or sync) holds this number; skipped`)
     return 'held'
   }
+  // Read under the lease, not before it: a server taking the number over could otherwise miss
+  // the checkpoint its last holder stored meanwhile, and resume above it (a COPY of rows already
+  // there fails the batch on the primary key).
+  const row = await loadNumber(ctx.db, number)
+  if (!row) return 'missing'
   ctx.progress.since ??= Date.now()
   // The sync stops on the caller's signal, or when this server lost its lease to another.
   const controller = new AbortController()

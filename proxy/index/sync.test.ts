@@ -588,4 +588,45 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await taker.close()
     await expectExact(4, upstreamTotal(4))
   }, 60_000)
+
+  it('fences a sync whose lease was taken before its heartbeat noticed: not one row written after the takeover', async () => {
+    await forgetAll(4)
+    // What the number held when another server took it over, read once the takeover committed.
+    const held = async () =>
+      (
+        await db.query(
+          `SELECT (SELECT count(*)::int FROM index_messages WHERE number = $1) AS messages,
+                  (SELECT COALESCE(sum(inbound + outbound), 0)::int FROM index_daily WHERE number = $1) AS daily,
+                  n.indexed, n.top_ordinal, n.cp_next, n.cp_check, n.upstream_total, n.locked_by, n.state, n.error
+           FROM index_numbers n WHERE n.number = $1`,
+          [num(4).number],
+        )
+      ).rows[0]
+    let atTakeover: unknown = null
+    const stealing = hooked(fw, async (n) => {
+      if (n === 6) {
+        await db.query(`UPDATE index_numbers SET locked_by = 'other-server', locked_at = now() WHERE number = $1`, [num(4).number])
+        atTakeover = await held()
+      }
+    })
+    // A lease of a minute: its heartbeat (every 20 s) never runs in this sync, so only the fence
+    // in the store's transaction can stop the old server's writes.
+    const log: string[] = []
+    const s = syncer(stealing, { leaseMs: 60_000, rate: 8, pageCap: 20, storeRows: 60, concurrency: 1, log: (l) => log.push(l) })
+    await s.request({ number: num(4).number, tid: num(4).tid })
+    await s.idle()
+    await s.close()
+    expect(atTakeover).toMatchObject({ locked_by: 'other-server', state: 'syncing' })
+    expect(await held()).toEqual(atTakeover)
+    // Its first batch after the takeover was refused, and the sync stopped there, quietly.
+    expect(log.some((l) => /took this number over; stopped/.test(l))).toBe(true)
+    expect(stealing.count()).toBeLessThan(6 + 8)
+    // The taker (any server, once the lease it holds here expires unrenewed) ends exact.
+    await db.query(`UPDATE index_numbers SET locked_at = now() - interval '1 hour' WHERE number = $1`, [num(4).number])
+    const taker = createSyncer({ db, forwarder: fw, pageCap: 20, concurrency: 1, rate: 0, leaseMs: 200 })
+    await taker.resumePending()
+    await taker.idle()
+    await taker.close()
+    await expectExact(4, upstreamTotal(4))
+  }, 60_000)
 })

@@ -7,6 +7,21 @@ import type { SyncContext } from './types.ts'
  * number over. One UPDATE claims it, so two servers on one PostgreSQL cannot both win.
  */
 
+/**
+ * This server no longer holds the number's lease (another took it over after it expired): thrown
+ * by a fenced write, inside its transaction, so that the transaction rolls back whole. The sync
+ * stops as it does when its heartbeat finds the lease gone, writing nothing over the taker's row.
+ * The fencing is graphile-worker's: completing a job checks locked_by in the same statement.
+ */
+export class LeaseLost extends Error {
+  readonly number: string
+  constructor(number: string) {
+    super(`${number}: another server took this number's sync lease over`)
+    this.name = 'LeaseLost'
+    this.number = number
+  }
+}
+
 /** Claims the number for this syncer and marks it syncing; false when a live lease is someone else's. */
 export async function acquire(ctx: SyncContext, number: string): Promise<boolean> {
   const r = await ctx.db.query<{ number: string }>(
@@ -41,17 +56,19 @@ export function heartbeat(ctx: SyncContext, number: string, lost: () => void): (
   }
 }
 
-/** Ends the sync: the final state, and the lease let go, in one statement (only if still ours). */
-export async function release(ctx: SyncContext, number: string, state: string, error: string | null, done: boolean): Promise<void> {
-  await ctx.db.query(
+/** Ends the sync: the final state, and the lease let go, in one statement (only if still ours); false when it was not. */
+export async function release(ctx: SyncContext, number: string, state: string, error: string | null, done: boolean): Promise<boolean> {
+  const r = await ctx.db.query(
     `UPDATE index_numbers SET state = $3, error = $4, locked_by = NULL, locked_at = NULL,
        finished_at = CASE WHEN $5::boolean THEN now() ELSE finished_at END,
        last_synced_at = CASE WHEN $5::boolean THEN now() ELSE last_synced_at END,
        progress_done = CASE WHEN $5::boolean THEN indexed ELSE progress_done END,
        progress_total = CASE WHEN $5::boolean THEN upstream_total ELSE progress_total END
-     WHERE number = $1 AND locked_by = $2`,
+     WHERE number = $1 AND locked_by = $2
+     RETURNING number`,
     [number, ctx.owner, state, error, done],
   )
+  return r.rows.length > 0
 }
 
 /** Numbers queued, or left syncing under an expired lease (a dead server's), not removed from the account. */

@@ -1,7 +1,7 @@
 import { flushDesk } from '../../desk/refresh.ts'
 import { catchUp } from './catch-up.ts'
 import { ensureIndexes } from './indexes.ts'
-import { acquire, heartbeat, release } from './leases.ts'
+import { acquire, heartbeat, LeaseLost, release } from './leases.ts'
 import { loadNumber, wipe } from './store.ts'
 import { ok, stopped, type Job, type NumberRow, type Result, type Stop, type SyncContext } from './types.ts'
 import { fullWalk, type BulkHold } from './walk.ts'
@@ -16,12 +16,16 @@ export type Outcome = 'done' | 'held' | 'missing' | Stop['kind']
 
 /** Syncs one number under its lease: full walk (or its resumption) then catch-up. */
 export async function syncNumber(ctx: SyncContext, number: string, signal: AbortSignal): Promise<Outcome> {
-  const row = await loadNumber(ctx.db, number)
-  if (!row) return 'missing'
   if (!(await acquire(ctx, number))) {
+    if (!(await loadNumber(ctx.db, number))) return 'missing'
     ctx.log(`index: ${number}: another server (or sync) holds this number; skipped`)
     return 'held'
   }
+  // Read under the lease, not before it: a server taking the number over could otherwise miss
+  // the checkpoint its last holder stored meanwhile, and resume above it (a COPY of rows already
+  // there fails the batch on the primary key).
+  const row = await loadNumber(ctx.db, number)
+  if (!row) return 'missing'
   ctx.progress.since ??= Date.now()
   // The sync stops on the caller's signal, or when this server lost its lease to another.
   const controller = new AbortController()
@@ -40,6 +44,12 @@ export async function syncNumber(ctx: SyncContext, number: string, signal: Abort
     if (result.ok && result.value > VACUUM_AFTER) await vacuum(ctx)
     if (ctx.desk && !controller.signal.aborted) await settleDesk(ctx, number)
     return await finish(ctx, number, result, started)
+  } catch (err) {
+    // A fenced write found the lease gone before the heartbeat did: stopped the same way.
+    if (!(err instanceof LeaseLost)) throw err
+    controller.abort()
+    ctx.log(`index: ${number}: another server took this number over; stopped`)
+    return 'aborted'
   } finally {
     stopBeat()
     signal.removeEventListener('abort', onAbort)
@@ -54,12 +64,13 @@ async function withTids(ctx: SyncContext, row: NumberRow, signal: AbortSignal): 
     result = await walkAndCatchUp({ ctx, number: row.number, tid, signal }, row)
     if (result.ok) {
       // The tid that worked becomes the number's own; the others stay listed beside it.
-      if (tid !== row.tid)
-        await ctx.db.query('UPDATE index_numbers SET tid = $2, other_tids = $3 WHERE number = $1', [
-          row.number,
-          tid,
-          tids.filter((t) => t !== tid),
-        ])
+      if (tid !== row.tid) {
+        const r = await ctx.db.query(
+          'UPDATE index_numbers SET tid = $2, other_tids = $3 WHERE number = $1 AND locked_by = $4 RETURNING number',
+          [row.number, tid, tids.filter((t) => t !== tid), ctx.owner],
+        )
+        if (r.rows.length === 0) throw new LeaseLost(row.number)
+      }
       break
     }
     if (result.stop.kind !== 'gone' && result.stop.kind !== 'pause') break
@@ -127,8 +138,10 @@ async function finish(ctx: SyncContext, number: string, result: Result<number>, 
   if (kind === 'aborted') await release(ctx, number, 'queued', null, false)
   else {
     ctx.log(`index: ${number}: ${message}`)
-    await release(ctx, number, kind === 'pause' || kind === 'gone' ? 'paused' : 'error', message, false)
-    if (kind === 'gone') await ctx.db.query('UPDATE index_numbers SET removed_at = COALESCE(removed_at, now()) WHERE number = $1', [number])
+    const released = await release(ctx, number, kind === 'pause' || kind === 'gone' ? 'paused' : 'error', message, false)
+    // Only what this server found while it held the number: a taker's sync says for itself.
+    if (kind === 'gone' && released)
+      await ctx.db.query('UPDATE index_numbers SET removed_at = COALESCE(removed_at, now()) WHERE number = $1', [number])
   }
   return kind
 }

@@ -70,6 +70,11 @@ ON CONFLICT (number, party) DO UPDATE SET
  * The number's counters and envelope after a batch ($2 inserted, $3 highest ordinal, $4–$8 the
  * page's envelope) and, when $9, the full walk's checkpoint ($10 next, $11 total, $12 check):
  * the walk is done once nothing is left below its checkpoint.
+ *
+ * Fenced by the lease ($13, this syncer's owner): no row comes back once another server has
+ * taken the number over, and the store then rolls the whole batch back. The row lock this takes
+ * orders the batch against a takeover: an acquire that comes after it waits for the commit and
+ * then reads the checkpoint this batch wrote; one that came before it leaves locked_by changed.
  */
 export const NUMBER_AFTER_STORE_SQL = `
 UPDATE index_numbers SET
@@ -80,4 +85,5 @@ UPDATE index_numbers SET
   cp_total = CASE WHEN $9::boolean THEN $11::int ELSE cp_total END,
   cp_check = CASE WHEN $9::boolean THEN $12::text ELSE cp_check END,
   full_done = CASE WHEN $9::boolean THEN $10::int = 0 ELSE full_done END
-WHERE number = $1`
+WHERE number = $1 AND locked_by = $13
+RETURNING number`

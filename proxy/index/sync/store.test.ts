@@ -2,19 +2,24 @@ import { describe, expect, it } from 'vitest'
 import type { OpenedDb } from '../../db/open.ts'
 import { ENGINES, useEngines } from '../../db/test-engines.ts'
 import type { Page, PageRecord } from '../parse.ts'
-import { ROWS_PER_TURN, storeBatch, type Placed } from './store.ts'
+import { LeaseLost } from './leases.ts'
+import { ROWS_PER_TURN, storeBatch, wipe, type Placed } from './store.ts'
 import type { Job, SyncContext } from './types.ts'
 
 const engines = useEngines()
 const NUMBER = '15550001234'
+const OWNER = 'this-server'
+/** The number, its lease held by this server (every store is fenced by it). */
+const LEASED = `INSERT INTO index_numbers (number, tid, state, locked_by, locked_at) VALUES ($1, 'TID1', 'syncing', '${OWNER}', now())`
 
 function jobOn(db: OpenedDb): Job {
   const ctx = {
     db,
+    owner: OWNER,
     desk: true,
     stats: { requests: 0, waitMs: 0, prepareMs: 0, storeMs: 0, overlappedBatches: 0, vacuumMs: 0, deskMs: 0 },
     progress: { messages: 0, since: null },
-  } as unknown as SyncContext // storeBatch reads only these
+  } as unknown as SyncContext // storeBatch and wipe read only these
   return { ctx, number: NUMBER, tid: 'TID1', signal: new AbortController().signal }
 }
 
@@ -40,7 +45,7 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 describe.each(ENGINES)('storeBatch on %s', (engine) => {
   it('stores a batch of several slices, counting only the rows that were not there yet, in the roll-ups too', async () => {
     const db = await engines.open(engine)
-    await db.query(`INSERT INTO index_numbers (number, tid, state) VALUES ($1, 'TID1', 'idle')`, [NUMBER])
+    await db.query(LEASED, [NUMBER])
     const job = jobOn(db)
     const N = 2 * ROWS_PER_TURN + 500
     // Already stored: none in the first slice, one in the second and one in the last.
@@ -65,7 +70,7 @@ describe.each(ENGINES)('storeBatch on %s', (engine) => {
 
   it("writes a walk's batch (newest first, as pages come) in ascending ordinals, with each record's own values", async () => {
     const db = await engines.open(engine)
-    await db.query(`INSERT INTO index_numbers (number, tid, state) VALUES ($1, 'TID1', 'idle')`, [NUMBER])
+    await db.query(LEASED, [NUMBER])
     const job = jobOn(db)
     const n = 1200
     const walkOrder = range(1, n).reverse()
@@ -79,9 +84,40 @@ describe.each(ENGINES)('storeBatch on %s', (engine) => {
     expect(r.rows.every((x) => x.system_id === `S${x.ordinal}` && x.date.toISOString() === record(x.ordinal).date)).toBe(true)
   }, 60_000)
 
+  it('writes nothing once another server holds the lease: the batch, its checkpoint and a wipe are refused whole', async () => {
+    const db = await engines.open(engine)
+    await db.query(LEASED, [NUMBER])
+    const job = jobOn(db)
+    const n = 3 * ROWS_PER_TURN
+    const held = () =>
+      db.query(
+        `SELECT (SELECT count(*)::int FROM index_messages WHERE number = $1) AS messages,
+                (SELECT COALESCE(sum(inbound + outbound), 0)::int FROM index_daily WHERE number = $1) AS daily,
+                (SELECT COALESCE(sum(inbound + outbound), 0)::int FROM desk_threads WHERE number = $1) AS threads,
+                (SELECT count(*)::int FROM index_bodies) AS bodies,
+                n.indexed, n.top_ordinal, n.cp_next, n.upstream_total, n.locked_by
+         FROM index_numbers n WHERE n.number = $1`,
+        [NUMBER],
+      )
+    // The newest half stored under the lease, then another server takes the number over.
+    expect(await storeBatch(job, page(n), placed(range(n / 2 + 1, n).reverse()), { next: n / 2, total: n, check: 'S' }, true)).toBe(n / 2)
+    await db.query(`UPDATE index_numbers SET locked_by = 'other-server', locked_at = now() WHERE number = $1`, [NUMBER])
+    const before = (await held()).rows[0]
+    expect(before).toMatchObject({ messages: n / 2, indexed: n / 2, cp_next: n / 2, locked_by: 'other-server' })
+    // By COPY (a walk's batch), by INSERT (a catch-up's), with no rows (an envelope), and a re-walk's wipe.
+    const refused = [
+      () => storeBatch(job, page(n + 5), placed(range(1, n / 2).reverse()), { next: 0, total: n + 5, check: null }, true),
+      () => storeBatch(job, page(n + 5), placed(range(n + 1, n + 5)), null),
+      () => storeBatch(job, page(n + 5), [], null),
+      () => wipe(job),
+    ]
+    for (const write of refused) await expect(write()).rejects.toBeInstanceOf(LeaseLost)
+    expect((await held()).rows[0]).toEqual(before)
+  }, 60_000)
+
   it('lets the event loop turn while it prepares a batch, before its transaction starts', async () => {
     const db = await engines.open(engine)
-    await db.query(`INSERT INTO index_numbers (number, tid, state) VALUES ($1, 'TID1', 'idle')`, [NUMBER])
+    await db.query(LEASED, [NUMBER])
     const job = jobOn(db)
     let turns = 0
     let running = true

@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/types.ts'
 import { deskFacts, forgetDesk, storeDeskFacts } from '../../desk/refresh.ts'
 import { COPY_SQL, copyCsv, copyHead, copyLine, INSERT_SQL, insertParams, type StoredMessage } from '../columns.ts'
 import type { Page, PageRecord } from '../parse.ts'
+import { LeaseLost } from './leases.ts'
 import { BODY_COUNTS_SQL, BODY_IDS_SQL, DAILY_SQL, NUMBER_AFTER_STORE_SQL, PARTIES_SQL, QUARTER_SQL } from './sql.ts'
 import type { Job, NumberRow } from './types.ts'
 
@@ -44,7 +45,8 @@ export interface Prepared {
  * roll-up, the party counts, the support desk's per-message facts and the counters move
  * together. `fresh`: the rows are known to be absent (a full walk below its checkpoint), so
  * they load with COPY (a row present after all fails the batch on the primary key rather than
- * being doubled). Returns the number of rows inserted.
+ * being doubled). Returns the number of rows inserted; throws LeaseLost, having written nothing,
+ * when this server no longer holds the number's lease.
  */
 export async function storeBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh = false): Promise<number> {
   return storePrepared(job, await prepareBatch(job, page, placed, cp, fresh))
@@ -142,7 +144,12 @@ export async function storePrepared(job: Job, prep: Prepared): Promise<number> {
         await tx.query('UPDATE index_numbers SET desk_behind = true WHERE number = $1 AND NOT desk_behind', [job.number])
     }
     const top = prep.rows.reduce((m, x) => Math.max(m, x.ordinal), 0)
-    await tx.query(NUMBER_AFTER_STORE_SQL, [
+    // The lease fence (see NUMBER_AFTER_STORE_SQL): when another server holds the number now,
+    // the throw rolls back every row above, so a server that lost its lease writes nothing. It
+    // stays the transaction's last statement, not its first: `inserted` is known only after the
+    // inserts, and forget() locks index_bodies before the number's row, so a store holding that
+    // row while it waits for index_bodies would deadlock with it.
+    const fence = await tx.query(NUMBER_AFTER_STORE_SQL, [
       job.number,
       inserted,
       top,
@@ -155,7 +162,9 @@ export async function storePrepared(job: Job, prep: Prepared): Promise<number> {
       cp?.next ?? null,
       cp?.total ?? null,
       cp?.check ?? null,
+      job.ctx.owner,
     ])
+    if (fence.rows.length === 0) throw new LeaseLost(job.number)
     job.ctx.progress.messages += inserted
     return inserted
   })
@@ -252,7 +261,7 @@ async function rollUp(tx: Queryable, number: string, rows: StoredMessage[]): Pro
   if (bodyCounts.size > 0) await tx.query(BODY_COUNTS_SQL, [number, [...bodyCounts.keys()], [...bodyCounts.values()]])
 }
 
-/** Drops what the index holds for a number (a re-walk). */
+/** Drops what the index holds for a number (a re-walk), under its lease. */
 export async function wipe(job: Job): Promise<void> {
   const { db } = job.ctx
   await db.transaction(async (tx) => {
@@ -260,10 +269,13 @@ export async function wipe(job: Job): Promise<void> {
     for (const table of ['index_messages', 'index_daily', 'index_quarter_hours', 'index_parties', 'index_body_counts'])
       await tx.query(`DELETE FROM ${table} WHERE number = $1`, [job.number])
     await forgetDesk(tx, job.number)
-    await tx.query(
-      `UPDATE index_numbers SET indexed = 0, top_ordinal = 0, full_done = false, cp_next = NULL, cp_total = NULL, cp_check = NULL, progress_done = 0 WHERE number = $1`,
-      [job.number],
+    // Fenced as a batch is (see storePrepared): a server that lost the number wipes nothing.
+    const fence = await tx.query(
+      `UPDATE index_numbers SET indexed = 0, top_ordinal = 0, full_done = false, cp_next = NULL, cp_total = NULL, cp_check = NULL, progress_done = 0
+       WHERE number = $1 AND locked_by = $2 RETURNING number`,
+      [job.number, job.ctx.owner],
     )
+    if (fence.rows.length === 0) throw new LeaseLost(job.number)
   })
 }
 

@@ -1,6 +1,7 @@
 import { identity, type Page } from '../parse.ts'
 import { pageResult } from './fetch.ts'
 import { dropIndexes } from './indexes.ts'
+import { LeaseLost } from './leases.ts'
 import { prepareBatch, storeBatch, storePrepared, type Checkpoint, type Placed } from './store.ts'
 import { ok, stopped, type Job, type NumberRow, type Result } from './types.ts'
 
@@ -81,7 +82,11 @@ async function walkPages(w: Walk): Promise<Result<number>> {
     if (!got.ok) {
       await flush(w)
         .then(() => drain(w))
-        .catch((e: unknown) => job.ctx.log(`index: ${job.number}: could not store the last pages: ${String(e)}`))
+        .catch((e: unknown) => {
+          // Not a failure to store but the end of this server's sync (see syncNumber).
+          if (e instanceof LeaseLost) throw e
+          job.ctx.log(`index: ${job.number}: could not store the last pages: ${String(e)}`)
+        })
       return got
     }
     const step = await onPage(w, got.value)

@@ -874,7 +874,10 @@ export async function forget(db: Db, number: string | null): Promise<number> {
     await tx.query(
       `UPDATE index_numbers SET indexed = 0, top_ordinal = 0, full_done = false, cp_next = NULL, cp_total = NULL, cp_check = NULL,
          state = 'never', error = NULL, upstream_total = NULL, newest_msg_id = NULL, newest_at = NULL, created_raw = NULL, optin = NULL,
-         started_at = NULL, finished_at = NULL, last_synced_at = NULL, progress_done = NULL, progress_total = NULL
+         started_at = NULL, finished_at = NULL, last_synced_at = NULL, progress_done = NULL, progress_total = NULL,
+         -- A sync of it on another server loses its lease: its next store is refused (the fence in
+         -- sync/sql.ts) rather than filling the forgotten number again.
+         locked_by = NULL, locked_at = NULL
        WHERE $1::text IS NULL OR number = $1`,
       [number],
     )

@@ -3,6 +3,7 @@ import type { OpenedDb } from '../../db/open.ts'
 import { ENGINES, useEngines } from '../../db/test-engines.ts'
 import type { Page, PageRecord } from '../parse.ts'
 import { LeaseLost } from './leases.ts'
+import { forget } from '../queries.ts'
 import { ROWS_PER_TURN, storeBatch, wipe, type Placed } from './store.ts'
 import type { Job, SyncContext } from './types.ts'
 
@@ -113,6 +114,22 @@ describe.each(ENGINES)('storeBatch on %s', (engine) => {
     ]
     for (const write of refused) await expect(write()).rejects.toBeInstanceOf(LeaseLost)
     expect((await held()).rows[0]).toEqual(before)
+  }, 60_000)
+
+  it('refuses the next batch of a sync whose number was forgotten meanwhile (forget takes the lease away)', async () => {
+    const db = await engines.open(engine)
+    await db.query(LEASED, [NUMBER])
+    const job = jobOn(db)
+    expect(await storeBatch(job, page(20), placed(range(11, 20).reverse()), { next: 10, total: 20, check: 'S' }, true)).toBe(10)
+    expect(await forget(db, NUMBER)).toBe(10)
+    await expect(
+      storeBatch(job, page(20), placed(range(1, 10).reverse()), { next: 0, total: 20, check: null }, true),
+    ).rejects.toBeInstanceOf(LeaseLost)
+    const left = await db.query(
+      'SELECT (SELECT count(*)::int FROM index_messages WHERE number = $1) AS messages, n.indexed, n.locked_by FROM index_numbers n WHERE n.number = $1',
+      [NUMBER],
+    )
+    expect(left.rows[0]).toEqual({ messages: 0, indexed: 0, locked_by: null })
   }, 60_000)
 
   it('lets the event loop turn while it prepares a batch, before its transaction starts', async () => {

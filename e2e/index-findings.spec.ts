@@ -54,16 +54,10 @@ test('the index page names a number listed twice and one removed from the accoun
     await expect(gone).toContainText('What is indexed stays here until forgotten.')
     expect(await axeViolations(page)).toEqual([])
 
-    await page.setViewportSize({ width: 1280, height: 900 })
-    await gone.scrollIntoViewIfNeeded()
-    await page.screenshot({ path: '/tmp/index-removed-1280.png' })
-    await twice.scrollIntoViewIfNeeded()
-    await page.screenshot({ path: '/tmp/index-twice-1280.png' })
+    // At a phone's width the findings stay in words inside the table's own scroll.
     await page.setViewportSize({ width: 390, height: 844 })
     await twice.scrollIntoViewIfNeeded()
-    await page.screenshot({ path: '/tmp/index-twice-390.png' })
-    await gone.scrollIntoViewIfNeeded()
-    await page.screenshot({ path: '/tmp/index-removed-390.png' })
+    await expect(finding).toBeVisible()
   } finally {
     await proxy.stop()
     await sim.stop()

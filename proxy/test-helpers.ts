@@ -1,12 +1,17 @@
 import { z } from 'zod'
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { readdirSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startCluster, type Cluster } from '../scripts/pg-cluster.mjs'
 import { connect, type AddressInfo } from 'node:net'
 import { createApp, type AppDeps } from './app.ts'
 import { parseConfig } from './config.ts'
 import { createForwarder } from './forward.ts'
 import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
 import { start, type Running } from './server.ts'
+import { DEMO_CREDENTIALS } from './simulator/dataset.ts'
+import { createSimulator } from './simulator/simulator.ts'
 import type { AccessGate, Principal } from './http-types.ts'
 import type { RouteSchema } from './schema.ts'
 
@@ -264,4 +269,46 @@ export async function startWithRooms(env: Record<string, string>): Promise<{ run
   })
   if (!opened) throw new Error('the server started without opening its rooms')
   return { running, rooms: opened }
+}
+
+/** A server with its rooms on a simulator of its own (control doors open), its index on `engine`. */
+export interface SimulatedStack {
+  running: Running
+  rooms: Rooms
+  simUrl: string
+  close: () => Promise<void>
+}
+
+/**
+ * The demo account's simulator and a server in front of it, the index on a fresh PGlite directory
+ * or a throwaway PostgreSQL cluster; nothing is synced until the test asks (SYNC_RATE 0).
+ */
+export async function startOnSimulator(engine: 'pglite' | 'postgres', prefix: string): Promise<SimulatedStack> {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const cluster: Cluster | null = engine === 'postgres' ? await startCluster() : null
+  const { server: sim, url: simUrl } = await createSimulator({ control: true }).listen(0, '127.0.0.1')
+  const { running, rooms } = await startWithRooms({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_REQUESTS: '0',
+    ACCESS: 'local',
+    API_BASE_URL: simUrl,
+    API_SYS_ID: DEMO_CREDENTIALS.sysId,
+    API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
+    SYNC_RATE: '0',
+    INDEX_AUTO_SYNC: 'off',
+    ...(cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: join(dir, 'data') }),
+  })
+  return {
+    running,
+    rooms,
+    simUrl,
+    close: async () => {
+      await running.close()
+      sim.closeAllConnections()
+      await new Promise<void>((ok) => sim.close(() => ok()))
+      cluster?.stop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
 }

@@ -1,7 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import type { Server } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { classifyOptOut } from '../../contract/desk/opt-out.ts'
 import { call } from '../access/test-stack.ts'
@@ -9,9 +5,7 @@ import { statusCode } from '../index/parse.ts'
 import type { Rooms } from '../rooms.ts'
 import type { Running } from '../server.ts'
 import { DEMO_CREDENTIALS, makeAccount, messageAt } from '../simulator/dataset.ts'
-import { createSimulator } from '../simulator/simulator.ts'
-import { startWithRooms } from '../test-helpers.ts'
-import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
+import { startOnSimulator, type SimulatedStack } from '../test-helpers.ts'
 
 /**
  * A needs-reply entry leaves the queue by itself when the reply is indexed: no "mark handled", no
@@ -52,9 +46,7 @@ function scenario() {
 }
 
 describe.each(['pglite', 'postgres'] as const)('a needs-reply entry after a reply is indexed, on %s', (engine) => {
-  let dir: string
-  let cluster: Cluster | null = null
-  let sim: Server
+  let stack: SimulatedStack | undefined
   let simUrl: string
   let running: Running
   let rooms: Rooms
@@ -91,33 +83,14 @@ describe.each(['pglite', 'postgres'] as const)('a needs-reply entry after a repl
   }
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sb-desk-reply-'))
-    if (engine === 'postgres') cluster = await startCluster()
-    const listening = await createSimulator({ control: true }).listen(0, '127.0.0.1')
-    sim = listening.server
-    simUrl = listening.url
-    ;({ running, rooms } = await startWithRooms({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_REQUESTS: '0',
-      ACCESS: 'local',
-      API_BASE_URL: simUrl,
-      API_SYS_ID: DEMO_CREDENTIALS.sysId,
-      API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
-      SYNC_RATE: '0',
-      INDEX_AUTO_SYNC: 'off',
-      ...(cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: join(dir, 'data') }),
-    }))
+    stack = await startOnSimulator(engine, 'sb-desk-reply-')
+    ;({ running, rooms, simUrl } = stack)
     await rooms.index.syncer!.request({ number: NUMBER.number, tid: NUMBER.tid })
     await rooms.index.syncer!.idle()
   }, 120_000)
 
   afterAll(async () => {
-    await running?.close()
-    sim?.closeAllConnections()
-    await new Promise<void>((ok) => (sim ? sim.close(() => ok()) : ok()))
-    cluster?.stop()
-    rmSync(dir, { recursive: true, force: true })
+    await stack?.close()
   }, 60_000)
 
   it('lists the customer once their question is indexed, and drops them once the reply is', async () => {

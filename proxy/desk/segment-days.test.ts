@@ -1,7 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import type { Server } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { segmentInfo } from '../../contract/desk/segments.ts'
@@ -10,9 +7,7 @@ import type { Rooms } from '../rooms.ts'
 import type { Running } from '../server.ts'
 import { DEMO_CREDENTIALS, makeAccount, messageAt, type NumberProfile } from '../simulator/dataset.ts'
 import { DESK_INDEX } from '../simulator/desk-cases.ts'
-import { createSimulator } from '../simulator/simulator.ts'
-import { startWithRooms } from '../test-helpers.ts'
-import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
+import { startOnSimulator, type SimulatedStack } from '../test-helpers.ts'
 import { refreshAllDesk } from './refresh.ts'
 
 /**
@@ -53,9 +48,7 @@ function truth(p: NumberProfile, added: number) {
 }
 
 describe.each(['pglite', 'postgres'] as const)('the segments roll-up on %s', (engine) => {
-  let dir: string
-  let cluster: Cluster | null = null
-  let sim: Server
+  let stack: SimulatedStack | undefined
   let simUrl: string
   let running: Running
   let rooms: Rooms
@@ -94,32 +87,13 @@ describe.each(['pglite', 'postgres'] as const)('the segments roll-up on %s', (en
   }
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sb-desk-segments-'))
-    if (engine === 'postgres') cluster = await startCluster()
-    const listening = await createSimulator({ control: true }).listen(0, '127.0.0.1')
-    sim = listening.server
-    simUrl = listening.url
-    ;({ running, rooms } = await startWithRooms({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_REQUESTS: '0',
-      ACCESS: 'local',
-      API_BASE_URL: simUrl,
-      API_SYS_ID: DEMO_CREDENTIALS.sysId,
-      API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
-      SYNC_RATE: '0',
-      INDEX_AUTO_SYNC: 'off',
-      ...(cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: join(dir, 'data') }),
-    }))
+    stack = await startOnSimulator(engine, 'sb-desk-segments-')
+    ;({ running, rooms, simUrl } = stack)
     await sync()
   }, 180_000)
 
   afterAll(async () => {
-    await running?.close()
-    sim?.closeAllConnections()
-    await new Promise<void>((ok) => (sim ? sim.close(() => ok()) : ok()))
-    cluster?.stop()
-    rmSync(dir, { recursive: true, force: true })
+    await stack?.close()
   }, 60_000)
 
   it('equals a GROUP BY from scratch after a full sync', async () => {

@@ -679,3 +679,45 @@ describe.each(ENGINES)('body facts (migration 360) on %s', (engine) => {
     ])
   }, 60_000)
 })
+
+describe('a recompute beside a store of the same number on postgres', () => {
+  it("locks the number's row after the threads, as the store does: neither waits on the other for ever", async () => {
+    const db = await engines.open('postgres', { poolSize: 4 })
+    const number = '15550004446'
+    const party = '12125550311'
+    const of = deskFacts()
+    const row = (date: string) => ({ party, date, failed: false, facts: of({ party, date, direction: 'inbound', body: 'Hello?' }) })
+    // A number whose messages went in while the desk was off (desk_behind), with a thread marked.
+    await db.query(
+      `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done, desk_behind) VALUES ($1, 'T6', 1, 1, 'idle', true, true)`,
+      [number],
+    )
+    await db.transaction((tx) => storeDeskFacts(tx, number, [row('2033-03-01T10:00:00.000Z')]))
+    // The store step: its thread marks first, the number's row in its closing fence; held open between the two.
+    let marked!: () => void
+    let fence!: () => void
+    const isMarked = new Promise<void>((ok) => (marked = ok))
+    const toFence = new Promise<void>((ok) => (fence = ok))
+    const store = db.transaction(async (tx) => {
+      await storeDeskFacts(tx, number, [row('2033-03-02T10:00:00.000Z')])
+      marked()
+      await toFence
+      await tx.query('UPDATE index_numbers SET indexed = indexed + 1 WHERE number = $1', [number])
+    })
+    await isMarked
+    const recompute = refreshDesk(db, number)
+    // The recompute waits on the store's locks (the thread mark) before going on.
+    const waiting = async () =>
+      (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)).rows[0]!.n
+    const until = Date.now() + 10_000
+    while ((await waiting()) === 0 && Date.now() < until) await new Promise((ok) => setTimeout(ok, 20))
+    expect(await waiting()).toBe(1)
+    fence()
+    // In the other order PostgreSQL found a deadlock and failed one of the two ("deadlock detected").
+    const [s, r] = await Promise.allSettled([store, recompute])
+    expect(s.status).toBe('fulfilled')
+    expect(r.status).toBe('fulfilled')
+    const after = await db.query('SELECT indexed, desk_behind FROM index_numbers WHERE number = $1', [number])
+    expect(after.rows[0]).toEqual({ indexed: 2, desk_behind: false })
+  }, 60_000)
+})

@@ -799,13 +799,19 @@ export async function refreshDesk(db: Db, number: string, parties?: readonly str
     // Without a range, the whole number is looked at only when a sync stored rows without facts.
     const behind = await tx.query<{ b: boolean }>('SELECT desk_behind AS b FROM index_numbers WHERE number = $1', [number])
     const messages = range || behind.rows[0]?.b ? await addFacts(tx, number, range, touched) : 0
-    if (!range && behind.rows[0]?.b) await tx.query('UPDATE index_numbers SET desk_behind = false WHERE number = $1', [number])
+    // The number's row is locked last, as the sync's store step locks it (desk_dirty and the desk
+    // tables first, index_numbers in its closing fence): in the other order a store of the same
+    // number on PostgreSQL deadlocked with this recompute.
+    const caughtUp = async () => {
+      if (!range && behind.rows[0]?.b) await tx.query('UPDATE index_numbers SET desk_behind = false WHERE number = $1', [number])
+    }
     // The parties given are recomputed in full (what changed in their threads is not known here);
     // addFacts marked the threads of the messages it filled, with their dates. Sorted: the store
     // step's lock order.
     const named = [...new Set(parties ?? [])].sort()
     if (defer) {
       if (named.length > 0) await tx.query(MARK_DIRTY, [number, named, named.map(() => null)])
+      await caughtUp()
       return { messages, threads: 0 }
     }
     const since = await takeDirty(tx, number)
@@ -813,6 +819,7 @@ export async function refreshDesk(db: Db, number: string, parties?: readonly str
     for (const party of touched) if (!since.has(party)) since.set(party, null)
     const list = [...since.keys()]
     for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500), since)
+    await caughtUp()
     return { messages, threads: list.length }
   })
   if (!defer) last.set(number, now)
@@ -826,9 +833,12 @@ export async function refreshDesk(db: Db, number: string, parties?: readonly str
  * marked with may lie just before it.
  */
 async function takeDirty(tx: Queryable, number: string): Promise<Map<string, Date | null>> {
-  const dirty = await tx.query<{ party: string; since: Date | null }>('DELETE FROM desk_dirty WHERE number = $1 RETURNING party, since', [
-    number,
-  ])
+  // Locked in party order, the order the store step's MARK_DIRTY locks them in, before they go.
+  const dirty = await tx.query<{ party: string; since: Date | null }>(
+    `DELETE FROM desk_dirty d USING (SELECT party FROM desk_dirty WHERE number = $1 ORDER BY party FOR UPDATE) k
+      WHERE d.number = $1 AND d.party = k.party RETURNING d.party, d.since`,
+    [number],
+  )
   return new Map(dirty.rows.map((d) => [d.party, d.since === null ? null : new Date(new Date(d.since).getTime() - 1)]))
 }
 

@@ -589,6 +589,35 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await expectExact(4, upstreamTotal(4))
   }, 60_000)
 
+  it('ends a sync whose store failed for another reason: the number shows the error and its lease goes at once', async () => {
+    await forgetAll(3)
+    // What a refused statement does mid-walk (a full disk, a constraint): every roll-up insert fails.
+    const failing = hooked(fw, async (n) => {
+      if (n !== 2) return
+      await db.query(
+        `CREATE FUNCTION test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'no space left (test)'; END $$`,
+      )
+      await db.query('CREATE TRIGGER test_refuse BEFORE INSERT OR UPDATE ON index_daily FOR EACH ROW EXECUTE FUNCTION test_refuse()')
+    })
+    try {
+      await syncNow(3, failing, { pageCap: 10, storeRows: 10, concurrency: 1, leaseMs: 60_000 })
+      const st = await db.query<{ state: string; error: string | null; locked_by: string | null }>(
+        'SELECT state, error, locked_by FROM index_numbers WHERE number = $1',
+        [num(3).number],
+      )
+      // Not left "syncing" under a live lease for a minute, and the reason is there to read.
+      expect(st.rows[0]).toMatchObject({ state: 'error', locked_by: null })
+      expect(st.rows[0]!.error).toMatch(/could not store this number: .*no space left \(test\)/)
+      expect((await freshness(db, [num(3).number])).incomplete).toEqual([num(3).number])
+    } finally {
+      await db.query('DROP TRIGGER IF EXISTS test_refuse ON index_daily')
+      await db.query('DROP FUNCTION IF EXISTS test_refuse()')
+    }
+    // Once the cause is gone, asking again ends exact.
+    await syncNow(3)
+    await expectExact(3, upstreamTotal(3))
+  }, 60_000)
+
   it('fences a sync whose lease was taken before its heartbeat noticed: not one row written after the takeover', async () => {
     await forgetAll(4)
     // What the number held when another server took it over, read once the takeover committed.

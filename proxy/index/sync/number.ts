@@ -45,8 +45,22 @@ export async function syncNumber(ctx: SyncContext, number: string, signal: Abort
     if (ctx.desk && !controller.signal.aborted) await settleDesk(ctx, number)
     return await finish(ctx, number, result, started)
   } catch (err) {
+    // Any other failure (a statement refused, the disk full) ends the sync here: the number shows
+    // the error and its lease goes at once, rather than staying "syncing" until the lease expires
+    // and the sweep starts it again, and again.
+    if (!(err instanceof LeaseLost)) {
+      const message = err instanceof Error ? err.message : String(err)
+      const stopping = controller.signal.aborted && !lost
+      await release(
+        ctx,
+        number,
+        stopping ? 'queued' : 'error',
+        stopping ? null : `The index could not store this number: ${message}`,
+        false,
+      ).catch(() => {})
+      throw err
+    }
     // A fenced write found the lease gone before the heartbeat did: stopped the same way.
-    if (!(err instanceof LeaseLost)) throw err
     controller.abort()
     ctx.log(`index: ${number}: another server took this number over; stopped`)
     return 'aborted'

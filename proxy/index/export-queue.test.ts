@@ -106,7 +106,8 @@ describe('the export queue over HTTP', () => {
       () => progress('queue-second-1'),
       (p) => p.state === 'queued',
     )
-    expect(queued).toMatchObject({ state: 'queued', rows: 0, total: null, queue: { position: 1 } })
+    // Its action is known while it waits: a cancel now is logged as the whole history's export it is.
+    expect(queued).toMatchObject({ state: 'queued', rows: 0, total: null, queue: { position: 1 }, action: 'history.export' })
     // The first has written rows of a known total by now: the wait is estimated from its pace.
     expect(queued.queue!.startsInS).toBeGreaterThanOrEqual(1)
     expect(secondHeaders).toBe(false)

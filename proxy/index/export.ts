@@ -256,6 +256,9 @@ export interface ExportJobHooks {
 
 export async function streamExport(db: Db, req: IncomingMessage, res: ServerResponse, o: ExportOptions): Promise<void> {
   zoneOffset(o.tz) // refuses an unknown zone before anything is sent
+  // Known from the filters alone, so that an export cancelled while it waits in line is logged
+  // under its own action (a whole history's export, or a search's).
+  o.job?.update({ action: exportActionOf(o.filters) })
   const who = o.who ?? ''
   let slot: ExportTicket | undefined
   try {

@@ -365,16 +365,14 @@ async function main() {
     const t0 = performance.now()
     let n = 0
     for (let start = 1; start <= 1_000_000; start += PAGE) {
-      const page = parsePage(
-        (
-          await fw.forward('smshistory', [
-            ['number', big.number],
-            ['tid', big.tid],
-            ['history_start', String(start)],
-            ['history_end', String(start + PAGE - 1)],
-          ])
-        ).body,
-      )
+      // As the sync reads a page: the forwarder's parse of it, not a second one.
+      const res = await fw.forward('smshistory', [
+        ['number', big.number],
+        ['tid', big.tid],
+        ['history_start', String(start)],
+        ['history_end', String(start + PAGE - 1)],
+      ])
+      const page = parsePage(res.body, res.json)
       n += page.records.length
     }
     return { ms: performance.now() - t0, n }

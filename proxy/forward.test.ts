@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { scrub } from './forward.ts'
+import { createForwarder, scrub } from './forward.ts'
+import { parsePage } from './index/parse.ts'
 import { SYS_ID, TOKEN, form, proxyFor, raw, stubUpstream } from './test-helpers.ts'
 
 const ok = JSON.stringify({ success: '1', data: [{ number: '18323232323', tid: 'A1', type: 'local', webhook: '', dlr: '' }] })
@@ -45,6 +46,29 @@ describe('forwarding', () => {
     expect(fields.getAll('auth_token')).toEqual([TOKEN])
     expect(fields.get('extra')).toBeNull()
     expect(Object.fromEntries([...fields].filter(([k]) => k in history))).toEqual(history)
+  })
+
+  it("hands the index the page it parsed and the bytes as they came: the sync's page equals a parse of the bytes", async () => {
+    // A page with a multi-byte body (é, an emoji) split across two chunks inside a character.
+    const page = JSON.stringify({
+      success: '1',
+      total_message_count: 1,
+      messages: [{ phone: '+1 832 323 2323', GMTdate: '2033-01-02 03:04:05', direction: 'in', body: 'Café 👋', status: 'delivered' }],
+    })
+    const bytes = Buffer.from(page, 'utf8')
+    const cut = bytes.indexOf(Buffer.from('👋')) + 2
+    const up = await stubUpstream((_req, res) => {
+      res.write(bytes.subarray(0, cut))
+      setTimeout(() => res.end(bytes.subarray(cut)), 20)
+    })
+    cleanups.push(up.close)
+    const fw = createForwarder({ baseUrl: up.url, sysId: SYS_ID, authToken: TOKEN }, 5000)
+    cleanups.push(() => fw.close())
+    const res = await fw.forward('smshistory', Object.entries(history))
+    expect(res.body.equals(bytes)).toBe(true)
+    expect(res.json).toEqual(JSON.parse(page))
+    expect(parsePage(res.body, res.json)).toEqual(parsePage(res.body))
+    expect(parsePage(res.body, res.json).records[0]!.body).toBe('Café 👋')
   })
 
   it('accepts JSON bodies from the browser and forwards form fields', async () => {

@@ -14,6 +14,12 @@ export type { Operation }
 export interface ForwardResult {
   /** The upstream's JSON, byte for byte: the proxy is transparent on success. */
   body: Buffer
+  /**
+   * The same body as parsed to check it for a refusal, when it was JSON: the index's sync reads
+   * its pages from it rather than decoding and parsing each megabyte-sized page a second time
+   * on the server's thread. Read it, do not change it.
+   */
+  json?: unknown
 }
 
 const MAX_UPSTREAM_BYTES = 64 * 1024 * 1024
@@ -184,7 +190,7 @@ async function sendForm(u: Upstream, op: Operation, fields: Array<[string, strin
 }
 
 /** The answer's body as text, bounded by MAX_UPSTREAM_BYTES; a cut or stalled body becomes 504 or 502. */
-async function readText(u: Upstream, res: UpstreamResponse, deadline: Deadline): Promise<string> {
+async function readText(u: Upstream, res: UpstreamResponse, deadline: Deadline): Promise<{ raw: Buffer; text: string }> {
   try {
     const chunks: Buffer[] = []
     let size = 0
@@ -200,7 +206,8 @@ async function readText(u: Upstream, res: UpstreamResponse, deadline: Deadline):
       }
       chunks.push(chunk as Buffer)
     }
-    return Buffer.concat(chunks).toString('utf8')
+    const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+    return { raw, text: raw.toString('utf8') }
   } catch (err) {
     if (err instanceof ProxyError) throw err
     if (deadline.aborted || err instanceof undiciErrors.BodyTimeoutError)
@@ -308,13 +315,14 @@ async function attempt(
   deadline: Deadline,
 ): Promise<ForwardResult> {
   const res = await sendForm(u, op, fields, signal, deadline)
-  const text = await readText(u, res, deadline)
+  const { raw, text } = await readText(u, res, deadline)
   const { parsed, json } = parseJson(text)
   const said = parsed ? upstreamMessage(json) : undefined
   const refused =
     statusFailure(u, res.statusCode, said, res.headers['retry-after']) ?? bodyFailure(u, text, parsed, json, said, res.statusCode)
   if (refused) throw refused
-  return { body: Buffer.from(text, 'utf8') }
+  // The bytes as they came (not the text encoded again), and the parse already done.
+  return parsed ? { body: raw, json } : { body: raw }
 }
 
 /** `attempt` under the request's deadline, abandoned too when the client that asked goes away. */

@@ -58,13 +58,14 @@ const id = (v: unknown): string | null =>
 /** Exactly three leading digits, as the browser reads them (contract/upstream-values.ts). */
 export const statusCode = (status: string | null): number | null => upstreamStatusCode(status)
 
-export function parsePage(body: Buffer | string): Page {
-  let json: unknown
-  try {
-    json = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'))
-  } catch {
-    throw new PageError('The messaging service answered a history page with malformed JSON.')
-  }
+export function parsePage(body: Buffer | string, parsed?: unknown): Page {
+  let json: unknown = parsed
+  if (json === undefined)
+    try {
+      json = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'))
+    } catch {
+      throw new PageError('The messaging service answered a history page with malformed JSON.')
+    }
   if (!json || typeof json !== 'object' || Array.isArray(json))
     throw new PageError('The messaging service answered a history page with JSON that is not an object.')
   const o = json as Record<string, unknown>

@@ -35,7 +35,8 @@ async function request(job: Job, start: number, end: number): Promise<Attempt> {
       ],
       job.signal,
     )
-    return { ok: true, value: parsePage(res.body) }
+    // The forwarder parsed the page already (to look for a refusal in it): not again.
+    return { ok: true, value: parsePage(res.body, res.json) }
   } catch (err) {
     return classify(err)
   }

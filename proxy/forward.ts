@@ -365,8 +365,8 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
     const fresh = listing && performance.now() - listing.at < LISTING_TTL_MS
     if (fresh && listingHolds(listing!.numbers, number, tid)) return true
     try {
-      const { body } = await forwardOnce(u, 'allownednumbers', [], signal)
-      listing = { at: performance.now(), numbers: listedNumbers(JSON.parse(body.toString('utf8'))) }
+      const { body, json } = await forwardOnce(u, 'allownednumbers', [], signal)
+      listing = { at: performance.now(), numbers: listedNumbers(json ?? JSON.parse(body.toString('utf8'))) }
     } catch {
       return null
     }

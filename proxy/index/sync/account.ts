@@ -5,7 +5,7 @@ import { NUMBER_RE } from './types.ts'
 export async function listAccount(ctx: SyncContext): Promise<Map<string, string[]>> {
   const res = await ctx.forwarder.forward('allownednumbers', [])
   ctx.stats.requests += 1
-  const json = JSON.parse(res.body.toString('utf8')) as { data?: unknown }
+  const json = (res.json ?? JSON.parse(res.body.toString('utf8'))) as { data?: unknown }
   const list = Array.isArray(json.data) ? json.data : []
   const tids = new Map<string, string[]>()
   for (const item of list) {

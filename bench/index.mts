@@ -17,7 +17,8 @@
  * BENCH_INDEX_ENGINES=pglite (or postgres) limits the run to one engine. BENCH_INDEX_ROWS=N
  * skips the sync and measures only the export and the concurrent searches over N synthetic rows
  * (a quick run while developing); BENCH_INDEX_LOAD_S sets the searches' duration (default 20);
- * BENCH_INDEX_SYNC_ONLY=1 stops each engine after the full sync's figures.
+ * BENCH_INDEX_SYNC_ONLY=1 stops each engine after the full sync's figures. BENCH_PG_SOCKET=1
+ * connects to PostgreSQL over its Unix socket instead of TCP on loopback.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -378,7 +379,7 @@ async function main() {
     return { ms: performance.now() - t0, n }
   }
 
-  let cluster: { url: string; stop: () => void } | null = null
+  let cluster: { url: string; socketUrl: string; stop: () => void } | null = null
   try {
     for (const engine of engines) {
       console.log(`\n${engine}:`)
@@ -387,7 +388,8 @@ async function main() {
       if (engine === 'postgres') {
         const { startCluster } = await import('../scripts/pg-cluster.mjs')
         cluster = await startCluster()
-        env = { ...env, DATABASE_URL: cluster.url }
+        // BENCH_PG_SOCKET=1: over PostgreSQL's Unix socket, as a server on the same machine would connect.
+        env = { ...env, DATABASE_URL: process.env.BENCH_PG_SOCKET === '1' ? cluster.socketUrl : cluster.url }
       }
       await fetch(`${simUrl}/__sim/reset`, { method: 'POST' })
       let server: Proc | null = null

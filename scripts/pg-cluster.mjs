@@ -58,7 +58,7 @@ function runPg(bin, args) {
 }
 
 /**
- * Starts a cluster. Returns { url, dir, port, stop }. `stop()` is idempotent and removes the
+ * Starts a cluster. Returns { url, socketUrl, dir, port, stop }. `stop()` is idempotent and removes the
  * directory. fsync is off: the data is thrown away with the directory.
  */
 export async function startCluster(opts = {}) {
@@ -97,7 +97,9 @@ export async function startCluster(opts = {}) {
           'start',
         ])
         started = true
-        return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dir, port, stop }
+        // socketUrl: the same server over its Unix socket (in `dir`), as a server on the same machine would connect.
+        const socketUrl = `postgres://postgres@localhost:${port}/postgres?host=${encodeURIComponent(dir)}`
+        return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, socketUrl, dir, port, stop }
       } catch (err) {
         // Another process may have taken the port between probe and start: try another.
         if (attempt >= 2 || opts.port) throw err

@@ -599,15 +599,19 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
       )
       await db.query('CREATE TRIGGER test_refuse BEFORE INSERT OR UPDATE ON index_daily FOR EACH ROW EXECUTE FUNCTION test_refuse()')
     })
+    const log: string[] = []
     try {
-      await syncNow(3, failing, { pageCap: 10, storeRows: 10, concurrency: 1, leaseMs: 60_000 })
+      await syncNow(3, failing, { pageCap: 10, storeRows: 10, concurrency: 1, leaseMs: 60_000, log: (l) => log.push(l) })
       const st = await db.query<{ state: string; error: string | null; locked_by: string | null }>(
         'SELECT state, error, locked_by FROM index_numbers WHERE number = $1',
         [num(3).number],
       )
       // Not left "syncing" under a live lease for a minute, and the reason is there to read.
       expect(st.rows[0]).toMatchObject({ state: 'error', locked_by: null })
-      expect(st.rows[0]!.error).toMatch(/could not store this number: .*no space left \(test\)/)
+      // The page says what happened and where to look (the database's own words can quote values); the log has them.
+      expect(st.rows[0]!.error).toMatch(/could not store this number's messages: the database refused a statement \(SQLSTATE P0001\)/)
+      expect(st.rows[0]!.error).not.toMatch(/no space left/)
+      expect(log.some((l) => l.includes(num(3).number) && l.includes('no space left (test)'))).toBe(true)
       expect((await freshness(db, [num(3).number])).incomplete).toEqual([num(3).number])
     } finally {
       await db.query('DROP TRIGGER IF EXISTS test_refuse ON index_daily')

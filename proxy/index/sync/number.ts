@@ -48,16 +48,11 @@ export async function syncNumber(ctx: SyncContext, number: string, signal: Abort
     // Any other failure (a statement refused, the disk full) ends the sync here: the number shows
     // the error and its lease goes at once, rather than staying "syncing" until the lease expires
     // and the sweep starts it again, and again.
+    // The row says what happened in general terms (a database's words can quote the values it
+    // refused); the server's log, where the queue writes the error, has them.
     if (!(err instanceof LeaseLost)) {
-      const message = err instanceof Error ? err.message : String(err)
       const stopping = controller.signal.aborted && !lost
-      await release(
-        ctx,
-        number,
-        stopping ? 'queued' : 'error',
-        stopping ? null : `The index could not store this number: ${message}`,
-        false,
-      ).catch(() => {})
+      await release(ctx, number, stopping ? 'queued' : 'error', stopping ? null : storeFailure(err), false).catch(() => {})
       throw err
     }
     // A fenced write found the lease gone before the heartbeat did: stopped the same way.
@@ -138,6 +133,13 @@ async function walkOnce(job: Job, row: NumberRow, hold: BulkHold): Promise<Resul
   }
   const caught = await catchUp(job, current)
   return caught.ok ? ok(inserted + caught.value) : caught
+}
+
+/** What the Index page shows for a sync stopped by an unexpected error: its SQLSTATE when the database gave one. */
+function storeFailure(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code
+  const sqlState = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? ` (SQLSTATE ${code})` : ''
+  return `The index could not store this number's messages: the database refused a statement${sqlState}. The server's log says why; sync the number again once that is mended.`
 }
 
 /** Records the outcome and lets go of the lease. */

@@ -19,14 +19,15 @@ test.describe('owned numbers', () => {
     // The table (its skeleton) shows before the request lands: wait for the log rather than read it once.
     const sent = async () => (await sim.requests()).requests.map((r) => [r.path, r.fields.number_type?.[0]])
     await expect.poll(sent).toEqual([['/api/ownednumbers', 'local']])
-    const localTypes = await rowTexts(page, /Owned numbers, local/, 1)
-    expect(new Set(localTypes)).toEqual(new Set(['Local']))
+    // The answer is drawn a moment after the simulator logs the request: poll the rows too.
+    const types = async (name: RegExp) => new Set(await rowTexts(page, name, 1))
+    await expect.poll(() => types(/Owned numbers, local/)).toEqual(new Set(['Local']))
 
     await sim.clearRequests()
     await page.getByRole('tab', { name: 'Toll-free' }).click()
     await expect(page.getByRole('table', table(/Owned numbers, toll-free/))).toBeVisible()
     await expect.poll(sent).toEqual([['/api/ownednumbers', 'tollfree']])
-    expect(new Set(await rowTexts(page, /toll-free/, 1))).toEqual(new Set(['Toll-free']))
+    await expect.poll(() => types(/toll-free/)).toEqual(new Set(['Toll-free']))
     await expect(page.getByRole('columnheader', { name: /Country/ })).toHaveCount(0)
     await expect(page.getByRole('table', table(/toll-free/))).not.toContainText('undefined')
   })

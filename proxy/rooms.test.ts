@@ -11,6 +11,7 @@ import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
 import { start, type Running } from './server.ts'
 import { DEMO_CREDENTIALS } from './simulator/dataset.ts'
 import { createSimulator } from './simulator/simulator.ts'
+import { freshPgliteDir } from './db/pglite-template.ts'
 
 /**
  * The rooms as the server composes them (proxy/rooms.ts): one database for the index and team
@@ -48,6 +49,7 @@ describe('rooms on one database, behind the app', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sb-rooms-'))
+    await freshPgliteDir(join(dir, 'data'))
     const sim = createSimulator()
     const upstream = await sim.listen(0, '127.0.0.1')
     simClose = async () => {

@@ -10,6 +10,7 @@ import type { RouteSpec } from './http-types.ts'
 import type { Rooms } from './rooms.ts'
 import type { Running } from './server.ts'
 import { startWithRooms } from './test-helpers.ts'
+import { freshPgliteDir } from './db/pglite-template.ts'
 
 /**
  * Generated from the route table the server really answers: every route × {signed out, viewer,
@@ -104,6 +105,7 @@ describe('the route table', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sb-routes-'))
+    await freshPgliteDir(join(dir, 'data'))
     const env = {
       PORT: '0',
       HOST: '127.0.0.1',

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { startCluster, type Cluster } from '../scripts/pg-cluster.mjs'
 import { connect, type AddressInfo } from 'node:net'
 import { createApp, type AppDeps } from './app.ts'
+import { freshPgliteDir } from './db/pglite-template.ts'
 import { parseConfig } from './config.ts'
 import { createForwarder } from './forward.ts'
 import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
@@ -281,11 +282,13 @@ export interface SimulatedStack {
 
 /**
  * The demo account's simulator and a server in front of it, the index on a fresh PGlite directory
+ * (copied from the migrated template, pglite-template.ts)
  * or a throwaway PostgreSQL cluster; nothing is synced until the test asks (SYNC_RATE 0).
  */
 export async function startOnSimulator(engine: 'pglite' | 'postgres', prefix: string): Promise<SimulatedStack> {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   const cluster: Cluster | null = engine === 'postgres' ? await startCluster() : null
+  if (!cluster) await freshPgliteDir(join(dir, 'data'))
   const { server: sim, url: simUrl } = await createSimulator({ control: true }).listen(0, '127.0.0.1')
   const { running, rooms } = await startWithRooms({
     PORT: '0',

@@ -9,6 +9,7 @@ import { background, type Queryable } from '../db/types.ts'
 import { purgeAccessLog, verifyLog, type NewEntry } from './access-log.ts'
 import { JOURNAL_FILE, journalPathOf } from './log-journal.ts'
 import { createLogWriter } from './log-writer.ts'
+import { freshPgliteDir } from '../db/pglite-template.ts'
 
 const engines = useEngines()
 const T0 = Date.parse('2026-06-01T09:00:00Z')
@@ -117,6 +118,7 @@ describe('the journal (PGlite)', () => {
 
   test('entries journaled by a process killed before they reached the database are put in when it is opened again', async () => {
     const dataDir = join(tempDir(), 'data')
+    await freshPgliteDir(dataDir)
     const first = await openDb({ dataDir })
     await first.query('ALTER TABLE access_log RENAME TO access_log_away')
     await first.close()
@@ -164,6 +166,7 @@ describe('the journal (PGlite)', () => {
 
   test('a journal edited so that it no longer continues the chain is kept aside, not put in', async () => {
     const dataDir = join(tempDir(), 'data')
+    await freshPgliteDir(dataDir)
     const db = await openDb({ dataDir })
     const path = journalPathOf(db)!
     const w = createLogWriter(db, { journal: path })

@@ -12,6 +12,7 @@ import { createSimulator } from '../simulator/simulator.ts'
 import { createAccess, type Access, type AccessDeps } from './access.ts'
 import { accessConfigFrom } from './config.ts'
 import type { ScryptParams } from './passwords.ts'
+import { freshPgliteDir } from '../db/pglite-template.ts'
 
 /**
  * Test plumbing for team access: both database engines (PGlite in a temp dir, and a throwaway
@@ -38,6 +39,7 @@ export const ENGINES: Engine[] = [
     name: 'pglite',
     open: async () => {
       const dir = mkdtempSync(join(tmpdir(), 'sb-access-'))
+      await freshPgliteDir(join(dir, 'data'))
       const db = await openDb({ dataDir: join(dir, 'data') })
       return {
         db,

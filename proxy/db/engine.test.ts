@@ -15,6 +15,7 @@ import { dropIndexes, ensureIndexes, SECONDARY_NAMES } from '../index/sync/index
 import { acquireDataDirLock, LOCK_FILE, readLockHolder } from './lock.ts'
 import { openDb, type OpenedDb } from './open.ts'
 import { DB_THREAD_NICE } from './pglite-protocol.ts'
+import { freshPgliteDir } from './pglite-template.ts'
 import { ENGINES, useEngines } from './test-engines.ts'
 
 /**
@@ -33,6 +34,12 @@ afterAll(() => {
 const tempDir = () => {
   const d = mkdtempSync(join(tmpdir(), 'sb-engine-'))
   roots.push(d)
+  return d
+}
+/** A fresh, migrated PGlite directory, copied from the template (pglite-template.ts). */
+const freshDataDir = async () => {
+  const d = join(tempDir(), 'data')
+  await freshPgliteDir(d)
   return d
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -197,7 +204,7 @@ describe('PGlite in its worker', () => {
           return { tid: Number(tid), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }
         })
       const before = nices().filter((t) => t.nice === DB_THREAD_NICE).length
-      const db = await openDb({ dataDir: join(tempDir(), 'data') })
+      const db = await openDb({ dataDir: await freshDataDir() })
       try {
         await db.query('SELECT 1')
         const after = nices()
@@ -212,7 +219,7 @@ describe('PGlite in its worker', () => {
 
   it("reads COPY's data with the worker's own /dev/blob reads (this PGlite's device is the one it knows)", async () => {
     const lines: string[] = []
-    const db = await openDb({ dataDir: join(tempDir(), 'data'), log: (l) => lines.push(l) })
+    const db = await openDb({ dataDir: await freshDataDir(), log: (l) => lines.push(l) })
     try {
       await db.transaction(async (tx) => {
         await tx.query('CREATE TEMP TABLE blob_rows (k int, t text) ON COMMIT DROP')
@@ -229,7 +236,7 @@ describe('PGlite in its worker', () => {
   }, 120_000)
 
   it('builds the missing indexes one transaction each, so requests read between two builds', async () => {
-    const db = await openDb({ dataDir: join(tempDir(), 'data') })
+    const db = await openDb({ dataDir: await freshDataDir() })
     try {
       const bg = db.lane!('background')
       await bg.query(
@@ -265,7 +272,7 @@ describe('PGlite in its worker', () => {
   }, 120_000)
 
   it('puts interactive statements before waiting background ones, and bounds their wait with 57014', async () => {
-    const db = await openDb({ dataDir: join(tempDir(), 'data'), statementTimeoutMs: 400 })
+    const db = await openDb({ dataDir: await freshDataDir(), statementTimeoutMs: 400 })
     try {
       const bg = db.lane!('background')
       const order: string[] = []
@@ -318,8 +325,7 @@ describe('PGlite in its worker', () => {
   }, 240_000)
 
   it('keeps the server answering while a large export streams from PGlite', async () => {
-    const root = tempDir()
-    const db = await openDb({ dataDir: join(root, 'data') })
+    const db = await openDb({ dataDir: await freshDataDir() })
     const ROWS = Number(process.env.ENGINE_TEST_EXPORT_ROWS ?? 100_000)
     await db.query(
       `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ('15550000001', 'T1', $1, $1, 'idle', true)`,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDb, type OpenedDb } from './open.ts'
+import { freshPgliteDir } from './pglite-template.ts'
 
 /**
  * PGlite's worker keeps the statements it has seen parsed (pglite-worker.ts, preparedQuery). What
@@ -13,6 +14,7 @@ import { openDb, type OpenedDb } from './open.ts'
 const root = mkdtempSync(join(tmpdir(), 'sb-prepared-'))
 let db: OpenedDb
 beforeAll(async () => {
+  await freshPgliteDir(join(root, 'data'))
   db = await openDb({ dataDir: join(root, 'data') })
   await db.query('CREATE TABLE prep_t (id int PRIMARY KEY, name text, tags text[], at timestamptz, doc jsonb, raw bytea, big bigint)')
 }, 120_000)

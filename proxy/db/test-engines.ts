@@ -5,9 +5,11 @@ import pg from 'pg'
 import { afterAll, beforeAll } from 'vitest'
 import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
 import { openDb, type OpenDbOptions, type OpenedDb } from './open.ts'
+import { freshPgliteDir } from './pglite-template.ts'
 
 /**
- * Both engines for a test file: PGlite in a temporary directory, and a real PostgreSQL server
+ * Both engines for a test file: PGlite in a temporary directory (a copy of a migrated template:
+ * pglite-template.ts), and a real PostgreSQL server
  * (a throwaway cluster started once per test file in beforeAll, ~3 s, stopped in afterAll).
  * A file-level cluster rather than a vitest globalSetup keeps vitest.config.ts untouched and each
  * file self-contained; keep the files that use it few. Missing PostgreSQL binaries fail the file
@@ -52,6 +54,7 @@ export function useEngines(): EngineHandle {
       if (engine === 'pglite') {
         const dir = mkdtempSync(join(tmpdir(), 'switchboard-pglite-'))
         dirs.push(dir)
+        await freshPgliteDir(join(dir, 'data'))
         db = await openDb({ ...options, dataDir: join(dir, 'data') })
       } else {
         if (!cluster) throw new Error('The PostgreSQL cluster did not start (see beforeAll).')

@@ -18,6 +18,7 @@ import { DESK_INDEX, DESK_PARTIES, deskCases } from '../simulator/desk-cases.ts'
 import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
 import { forgetDesk, refreshAllDesk, refreshDesk } from './refresh.ts'
 import { DESK_EXPORT } from './routes.ts'
+import { freshPgliteDir } from '../db/pglite-template.ts'
 
 /**
  * The desk over HTTP, after a real sync of demo numbers from the embedded simulator into PGlite
@@ -97,6 +98,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sb-desk-'))
     if (engine === 'postgres') cluster = await startCluster()
+    else await freshPgliteDir(join(dir, 'data'))
     const env = {
       PORT: '0',
       HOST: '127.0.0.1',

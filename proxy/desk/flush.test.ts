@@ -9,6 +9,7 @@ import type { Rooms } from '../rooms.ts'
 import type { Running } from '../server.ts'
 import { startWithRooms } from '../test-helpers.ts'
 import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
+import { freshPgliteDir } from '../db/pglite-template.ts'
 
 /**
  * When a desk read recomputes the threads a sync's batches marked: not while that number's sync
@@ -54,6 +55,7 @@ describe.each(['pglite', 'postgres'] as const)('desk reads and a running sync on
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sb-desk-flush-'))
     if (engine === 'postgres') cluster = await startCluster()
+    else await freshPgliteDir(join(dir, 'data'))
     const env = {
       PORT: '0',
       HOST: '127.0.0.1',

@@ -11,6 +11,7 @@ import { openDb, type OpenedDb } from '../db/open.ts'
 import { createForwarder } from '../forward.ts'
 import { parseIndexConfig } from './config.ts'
 import { createIndex, type MessageIndex } from './routes.ts'
+import { freshPgliteDir } from '../db/pglite-template.ts'
 
 /**
  * The export queue over HTTP, with real exports from PGlite: a server that runs one export at a
@@ -29,6 +30,7 @@ let url: string
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'sb-export-queue-'))
+  await freshPgliteDir(join(root, 'data'))
   db = await openDb({ dataDir: join(root, 'data') })
   await db.query(
     `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ($2, 'T1', $1, $1, 'idle', true)`,

@@ -15,6 +15,7 @@ import { composeApp, start, type Running } from '../server.ts'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/dataset.ts'
 import { createSimulator } from '../simulator/simulator.ts'
 import { viewsRoutes } from './routes.ts'
+import { freshPgliteDir } from '../db/pglite-template.ts'
 
 /**
  * Saved views over HTTP on the real server (team access, the index syncing from the simulator)
@@ -54,6 +55,7 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sb-views-'))
     if (engine === 'postgres') cluster = await startCluster()
+    else await freshPgliteDir(join(dir, 'data'))
     const simulator = createSimulator({ control: true })
     const listening = await simulator.listen(0, '127.0.0.1')
     sim = listening.server

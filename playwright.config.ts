@@ -22,6 +22,7 @@ const FIRST_STACK_FILES = [
   '**/theme.spec.ts',
   '**/index-progress.spec.ts',
   '**/code-load.spec.ts',
+  '**/index-findings.spec.ts',
 ]
 const executablePath = findChromium()
 // Journeys over the million-message history (minutes of indexing) carry the @scale tag: they run

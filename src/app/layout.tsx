@@ -109,7 +109,8 @@ export function Layout() {
               </>
             ) : null}
           </nav>
-          <div className="ml-auto flex items-center gap-3">
+          {/* Wraps on a phone: the indexing indicator and the theme select side by side were wider than 320 px. */}
+          <div className="ml-auto flex max-w-full flex-wrap items-center justify-end gap-3">
             <Suspense fallback={null}>
               <HeaderIndexing />
             </Suspense>

@@ -23,6 +23,12 @@ function subscribeTheme(onChange: () => void) {
 }
 const themeClass = () => document.documentElement.className
 
+/**
+ * The narrowest a chart is drawn: a 320 px phone leaves a chart in a bordered section about 260 px
+ * (at 280 the chart widened the page past the screen).
+ */
+const MIN_WIDTH = 200
+
 /** Bars of 70 % of a day's width, at most 40 px (a few days over a wide chart stay bars, not blocks). */
 const BARS = uPlot.paths.bars?.({ size: [0.7, 40] })
 const HALF_DAY_S = 43_200
@@ -52,7 +58,7 @@ export function UPlotChart({
   useEffect(() => {
     const el = box.current
     if (!el) return
-    const width = Math.max(280, el.clientWidth)
+    const width = Math.max(MIN_WIDTH, el.clientWidth)
     // Axis text and grid in the theme's own text and rule colours (uPlot's default is black).
     const axis = () => ({
       stroke: resolve('var(--color-slate-700)'),
@@ -104,7 +110,7 @@ export function UPlotChart({
     plot.over.addEventListener('click', pick)
     if (onPick) plot.over.style.cursor = 'pointer'
     const resize = new ResizeObserver(() => {
-      plot.setSize({ width: Math.max(280, el.clientWidth), height: 260 })
+      plot.setSize({ width: Math.max(MIN_WIDTH, el.clientWidth), height: 260 })
     })
     resize.observe(el)
     return () => {

@@ -88,57 +88,66 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
       {log.error ? <Problem title="Could not load the access log" message={problemText(log.error)} /> : null}
       {log.isPending ? <p role="status">Loading the access log…</p> : null}
       {log.data ? (
-        <table className="mt-4 w-full border-collapse text-sm">
-          <caption className="sr-only">Access log entries, newest first</caption>
-          <thead>
-            <tr className="border-b border-slate-300 text-left">
-              <th scope="col" className="py-2 pr-3">
-                When
-              </th>
-              <th scope="col" className="py-2 pr-3">
-                User
-              </th>
-              <th scope="col" className="py-2 pr-3">
-                Via
-              </th>
-              <th scope="col" className="py-2 pr-3">
-                Address
-              </th>
-              <th scope="col" className="py-2 pr-3">
-                Action
-              </th>
-              <th scope="col" className="py-2 pr-3">
-                Number
-              </th>
-              <th scope="col" className="py-2 pr-3">
-                Party
-              </th>
-              <th scope="col" className="py-2 pr-3">
-                Details
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((e) => (
-              <tr key={e.id} className="border-b border-slate-200 align-top">
-                <td className="py-1.5 pr-3 whitespace-nowrap">{when(e.at)}</td>
-                <td className="py-1.5 pr-3 break-all">{e.actor}</td>
-                <td className="py-1.5 pr-3">{e.via}</td>
-                <td className="py-1.5 pr-3 break-all">{e.address}</td>
-                <td className="py-1.5 pr-3">
-                  {actionWords(e.action)} <code className="text-xs whitespace-nowrap text-slate-700">{e.action}</code>
-                </td>
-                <td className="py-1.5 pr-3">{e.number ?? ''}</td>
-                <td className="py-1.5 pr-3">
-                  {/* The party as recorded (the log's own words), with the way to everything about them. */}
-                  {e.party ?? ''}
-                  <CustomerIconLink party={e.party} />
-                </td>
-                <td className="py-1.5 pr-3 break-all text-slate-700">{detailsText(e)}</td>
+        // Wider than a phone: a region of its own scrolls sideways (Tab, then the arrow keys), so
+        // the page does not; on paper it does not clip.
+        <div
+          role="region"
+          aria-label="Access log entries (scrolls sideways)"
+          tabIndex={0}
+          className="relative mt-4 max-w-full overflow-x-auto print:overflow-visible"
+        >
+          <table className="w-full border-collapse text-sm">
+            <caption className="sr-only">Access log entries, newest first</caption>
+            <thead>
+              <tr className="border-b border-slate-300 text-left">
+                <th scope="col" className="py-2 pr-3">
+                  When
+                </th>
+                <th scope="col" className="py-2 pr-3">
+                  User
+                </th>
+                <th scope="col" className="py-2 pr-3">
+                  Via
+                </th>
+                <th scope="col" className="py-2 pr-3">
+                  Address
+                </th>
+                <th scope="col" className="py-2 pr-3">
+                  Action
+                </th>
+                <th scope="col" className="py-2 pr-3">
+                  Number
+                </th>
+                <th scope="col" className="py-2 pr-3">
+                  Party
+                </th>
+                <th scope="col" className="py-2 pr-3">
+                  Details
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {entries.map((e) => (
+                <tr key={e.id} className="border-b border-slate-200 align-top">
+                  <td className="py-1.5 pr-3 whitespace-nowrap">{when(e.at)}</td>
+                  <td className="py-1.5 pr-3 break-all">{e.actor}</td>
+                  <td className="py-1.5 pr-3">{e.via}</td>
+                  <td className="py-1.5 pr-3 break-all">{e.address}</td>
+                  <td className="py-1.5 pr-3">
+                    {actionWords(e.action)} <code className="text-xs whitespace-nowrap text-slate-700">{e.action}</code>
+                  </td>
+                  <td className="py-1.5 pr-3">{e.number ?? ''}</td>
+                  <td className="py-1.5 pr-3">
+                    {/* The party as recorded (the log's own words), with the way to everything about them. */}
+                    {e.party ?? ''}
+                    <CustomerIconLink party={e.party} />
+                  </td>
+                  <td className="py-1.5 pr-3 break-all text-slate-700">{detailsText(e)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : null}
       {log.data && entries.length === 0 ? <p className="mt-3">No entries match these filters.</p> : null}
       {log.hasNextPage ? (
@@ -183,10 +192,10 @@ function FilterForm({ initial, onApply }: { initial: LogFilters; onApply: (f: Lo
       {field('user', 'User')}
       {field('number', 'Number')}
       {field('party', 'Party')}
-      <label className="flex flex-col gap-1 text-sm font-medium">
+      <label className="flex max-w-full min-w-0 flex-col gap-1 text-sm font-medium">
         Action
         <select
-          className="input"
+          className="input max-w-full"
           value={f.action ?? ''}
           onChange={(e) => {
             set('action', e.target.value)

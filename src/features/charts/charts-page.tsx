@@ -136,7 +136,7 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
       ) : series.days.length === 0 ? (
         <EmptyState title="No indexed messages in this range" />
       ) : (
-        <div className="mt-3 grid gap-6">
+        <div className="mt-3 grid grid-cols-1 gap-6">
           <section aria-labelledby="volume-heading" className="rounded border border-slate-200 bg-white p-3">
             <h2 id="volume-heading" className="font-semibold">
               Messages per {unit}, in and out

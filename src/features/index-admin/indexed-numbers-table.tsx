@@ -40,7 +40,15 @@ export function IndexedNumbersTable({
   actions: IndexActions
 }) {
   return (
-    <div className="mt-3 overflow-x-auto">
+    // A region of its own that scrolls sideways on a phone, reached with Tab and scrolled with the
+    // arrow keys; `relative` keeps the visually hidden header inside it (positioned against the
+    // page, it widened the page past a phone's width).
+    <div
+      role="region"
+      aria-label="Indexed numbers (scrolls sideways)"
+      tabIndex={0}
+      className="relative mt-3 max-w-full overflow-x-auto print:overflow-visible"
+    >
       <table className="w-full text-sm" aria-label="Indexed numbers">
         <thead>
           <tr className="text-left">

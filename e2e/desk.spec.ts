@@ -172,6 +172,11 @@ test.describe('the support desk', () => {
     await expect(page.getByRole('status').filter({ hasText: /still opted out/ })).toHaveText(
       `${ledger.filter((e) => e.optedOut).length} still opted out, ${ledger.filter((e) => !e.optedOut).length} opted back in on ${fmt(DESK.number)}.`,
     )
+    // Each opt-out's history in words (the server's 'opted-out' was once shown as it came).
+    const ledgerTable = page.getByRole('table', { name: /^Opt-out state per number and customer/ })
+    await expect(ledgerTable.getByText(/^Opted out, /)).toHaveCount(
+      ledger.reduce((n, e) => n + e.history.filter((h) => h.state === 'opted-out').length, 0),
+    )
     const evidence = page.getByRole('table', { name: /Messages sent after opt-out/ })
     await expect(evidence.locator('tbody tr')).toHaveCount(sent.length)
     for (const s of sent) await expect(evidence).toContainText(s.message.body)

@@ -220,7 +220,7 @@ describe('Opt-outs', () => {
             party: '17025550105',
             optedOut: true,
             since: '2026-11-15T12:00:00.000Z',
-            history: [{ state: 'opt-out', ordinal: 3, date: '2026-11-15T12:00:00.000Z' }],
+            history: [{ state: 'opted-out', ordinal: 3, date: '2026-11-15T12:00:00.000Z' }],
             sentAfter: 2,
           },
         ],
@@ -245,6 +245,9 @@ describe('Opt-outs', () => {
       })
     })
     expect(screen.getByText('Not legal advice.')).toBeTruthy()
+    // The history in words, as the server states it ('opted-out'; the page once showed it raw).
+    const ledgerTable = screen.getByRole('table', { name: /^Opt-out state per number and customer/ })
+    expect(within(ledgerTable).getByText(/^Opted out, /)).toBeTruthy()
     const evidence = screen.getByRole('table', { name: /Messages sent after opt-out/ })
     expect(within(evidence).getAllByRole('row')).toHaveLength(3)
     expect(within(evidence).getAllByText('refused by the carrier')).toHaveLength(1)

@@ -18,9 +18,9 @@ test('a threshold is whole minutes from 0 to a year, and a bad one names the fie
     expect(parseThreshold(bad)).toMatchObject({ error: expect.stringMatching(/^Threshold \(minutes\)/) })
 })
 
-test('opt states in words', () => {
-  expect(optStateWords('opt-out')).toBe('Opted out')
-  expect(optStateWords('opt-in')).toBe('Opted back in')
+test("opt states in words, as the server's ledger names them", () => {
+  expect(optStateWords('opted-out')).toBe('Opted out')
+  expect(optStateWords('opted-in')).toBe('Opted back in')
 })
 
 test('the quiet-hours chart has every day from the first to the last send, the days between empty', () => {

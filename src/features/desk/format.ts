@@ -18,9 +18,9 @@ export function parseThreshold(text: string): { minutes: number } | { error: str
   return { minutes: Number(t) }
 }
 
-/** Opt-out history states in words. */
+/** Opt-out history states in words: the server's states are contract/desk/opt-out-ledger.ts's. */
 export function optStateWords(state: string): string {
-  return state === 'opt-out' ? 'Opted out' : state === 'opt-in' ? 'Opted back in' : state
+  return state === 'opted-out' ? 'Opted out' : state === 'opted-in' ? 'Opted back in' : state
 }
 
 /** An ISO instant from the desk's answers as milliseconds, for the date formatters (null stays null). */

@@ -11,6 +11,11 @@ test('a customer number typed in any format becomes the digits the index keys pa
     ['0044 20 7183 8750', '442071838750'],
     ['011 44 20 7183 8750', '442071838750'],
     ['+33 6 12 34 56 78', '33612345678'],
+    // Ten digits after a country code are not a North American number: no 1 goes in front
+    // (Singapore's +65 9876 5432 once became 16598765432, shown as (659) 876-5432).
+    ['+65 9876 5432', '6598765432'],
+    ['0065 9876 5432', '6598765432'],
+    ['+49 30 123456', '4930123456'],
   ] as const)
     expect(await partyFromInput(typed), typed).toEqual({ digits })
 })

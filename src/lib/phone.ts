@@ -143,5 +143,8 @@ export async function partyFromInput(raw: string, field = 'Customer’s number')
   const digits = parsed?.isPossible() ? parsed.number.slice(1) : digitsOf(plus)
   if (digits.length < 7 || digits.length > 15)
     return { error: `${field} must have 7 to 15 digits (a + and the country code for numbers outside North America).` }
-  return { digits: digits.length === 10 && /^[2-9]/.test(digits) ? `1${digits}` : digits }
+  // Ten digits typed without a country code are North American; after one (+, 00, 011) they are
+  // that country's number, whatever their length.
+  const northAmerican = !plus.startsWith('+') && digits.length === 10 && /^[2-9]/.test(digits)
+  return { digits: northAmerican ? `1${digits}` : digits }
 }

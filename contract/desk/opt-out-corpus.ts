@@ -286,4 +286,12 @@ export const OPT_OUT_CORPUS: readonly CorpusEntry[] = [
   ['Leave it at the door', 'none'],
   ['Leave me a voicemail', 'none'],
   ['', 'none', 'media only'],
+  // Added after a review of the classifier found them misread (so not held out): a keyword on a
+  // line of its own, and CANCEL before a word in capitals that is not the sender's name.
+  ['STOP\nSent from my iPhone', 'opt-out', 'the keyword on its own line, a signature below'],
+  ['Who is this?\nSTOP', 'opt-out', 'the keyword on its own line after a question'],
+  ['Stop\r\n\r\n-- \r\nJane Doe', 'opt-out', 'CRLF line ends and a signature'],
+  ['CANCEL APPOINTMENT', 'none', 'about the appointment, in capitals'],
+  ['CANCEL ORDER #4411', 'none', 'about an order'],
+  ['UNSUBSCRIBE ACME', 'opt-out', 'keyword followed by the sender name'],
 ]

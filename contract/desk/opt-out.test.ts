@@ -85,6 +85,20 @@ describe('classifyOptOut', () => {
     expect(classifyOptOut(undefined).kind).toBe('none')
   })
 
+  it('reads a keyword on a line of its own as a sentence of its own (a signature or a question beside it)', () => {
+    for (const text of ['STOP\nSent from my iPhone', 'Who is this?\nSTOP', 'Stop\r\n\r\n-- \r\nJane Doe', 'unsubscribe\u2028Bob'])
+      expect(classifyOptOut(text), JSON.stringify(text)).toMatchObject({ kind: 'opt-out', confidence: 'medium' })
+    for (const text of ["Don't stop\nthanks", 'See you at the end\nThanks', 'Can I cancel\nmy appointment?'])
+      expect(classifyOptOut(text).kind, JSON.stringify(text)).toBe('none')
+  })
+
+  it('takes a name in capitals after STOP or UNSUBSCRIBE only: CANCEL, END or QUIT before one is about something else', () => {
+    expect(classifyOptOut('STOP ACME').kind).toBe('opt-out')
+    expect(classifyOptOut('UNSUBSCRIBE ACME').kind).toBe('opt-out')
+    for (const text of ['CANCEL APPOINTMENT', 'CANCEL ORDER', 'END CALL', 'QUIT SMOKING'])
+      expect(classifyOptOut(text).kind, text).toBe('none')
+  })
+
   it('lets opt-out wording win over a YES in the same message', () => {
     expect(classifyOptOut('Yes, stop texting me').kind).toBe('opt-out')
   })

@@ -8,7 +8,8 @@
  * - the carrier keywords (CTIA's Messaging Principles and Best Practices; the common provider
  *   lists): STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE, OPTOUT, as the whole message
  *   give or take case, punctuation, emoji and politeness ("Stop. Thank you", "STOP please",
- *   "stop!!", "STOP ACME"), or as a sentence of its own ("STOP. Who is this?");
+ *   "stop!!", "STOP ACME"), or as a sentence or line of its own ("STOP. Who is this?", "STOP"
+ *   above a signature);
  * - the "any reasonable means" of the FCC's 2024 revocation rule (47 CFR 64.1200(a)(10)):
  *   sentences such as "stop texting me", "please remove me from this list", "don't text me
  *   anymore", "leave me alone", "I don't want these messages", "how do I unsubscribe";
@@ -16,7 +17,7 @@
  *
  * Decisions, each reflected in the labelled corpus (opt-out-corpus.ts):
  * - CANCEL alone is an opt-out (carrier rule); a sentence about something else ("cancel my
- *   appointment?", "I need to cancel") is not. "Cancel my subscription" or "cancel the texts"
+ *   appointment?", "I need to cancel", "CANCEL APPOINTMENT") is not. "Cancel my subscription" or "cancel the texts"
  *   is, since on this channel the subscription is most likely the messages.
  * - ALTO, PARAR, CANCELAR, BAJA (Spanish) and ARRÊT/ARRET (French) alone are opt-outs with low
  *   confidence: Canadian carriers require ARRET beside STOP, some US programs list ALTO, and a
@@ -121,6 +122,9 @@ function core(words: string[]): string[] {
   return out
 }
 
+/** Keywords that a sender's name in capitals may follow and still be the keyword. */
+const NAME_KEYWORDS = new Set(['stop', 'stopall', 'unsubscribe', 'unsub', 'optout', 'revoke'])
+
 type Hit = Omit<OptOutResult, 'kind'> & { kind: Exclude<OptKind, 'none'> }
 
 function keywordHit(words: string[], original: string): Hit | null {
@@ -131,9 +135,10 @@ function keywordHit(words: string[], original: string): Hit | null {
   if (translated) return { kind: 'opt-out', keyword: translated, confidence: 'low', reason: `a translated opt-out keyword: ${translated}` }
   const optIn = OPT_IN_WORDS.get(phrase)
   if (optIn) return { kind: 'opt-in', keyword: optIn, confidence: 'high', reason: `the opt-in keyword ${optIn.toUpperCase()}` }
-  // "STOP ACME": a keyword followed by the sender's name in capitals, as CTIA examples show.
+  // "STOP ACME": a keyword followed by the sender's name in capitals, as CTIA examples show. Not
+  // CANCEL, END or QUIT: in capitals they are as often about something else ("CANCEL APPOINTMENT").
   const [first, second] = words
-  if (words.length === 2 && first && second && OPT_OUT_WORDS.has(first)) {
+  if (words.length === 2 && first && second && NAME_KEYWORDS.has(first)) {
     const upper = new RegExp(`\\b${first}\\s+([A-Z][A-Z0-9&]+)\\b`, 'i').exec(original)
     const name = upper?.[1]
     if (name && name === name.toUpperCase() && name.length >= 2 && !/^(BY|IN|AT|TO|ON|FOR)$/.test(name))
@@ -256,5 +261,10 @@ export function classifyOptOut(body: string | null | undefined): OptOutResult {
   const text = normaliseText(body)
   const words = tokens(text)
   if (words.length === 0) return NONE
-  return keywordHit(core(words), body) ?? phraseHit(text) ?? sentenceHit(text) ?? NONE
+  // Line breaks end sentences too ("STOP" above a signature): normaliseText folds them into spaces.
+  const lines = body
+    .split(/\r\n|[\n\r\u2028\u2029]/)
+    .map(normaliseText)
+    .join('\n')
+  return keywordHit(core(words), body) ?? phraseHit(text) ?? sentenceHit(lines) ?? NONE
 }

@@ -10,7 +10,16 @@ import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/d
 import { DESK_INDEX } from '../simulator/desk-cases.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import { BODY_IDS_SQL } from '../index/sync/sql.ts'
-import { deskFacts, flushDesk, MAX_SENT_AFTER_PER_PERIOD, refreshAllDesk, refreshDesk, storeDeskFacts } from './refresh.ts'
+import {
+  deskFacts,
+  flushDesk,
+  MAX_SENT_AFTER_PER_PERIOD,
+  OPT_RULES_VERSION,
+  reclassifyOptOuts,
+  refreshAllDesk,
+  refreshDesk,
+  storeDeskFacts,
+} from './refresh.ts'
 
 /**
  * The desk's SQL on both engines (PGlite and a real PostgreSQL): the desk number's messages,
@@ -414,6 +423,79 @@ async function expectRules(db: Queryable) {
       .sort((a, b) => Number(a[0]) - Number(b[0])),
   )
 }
+
+describe.each(ENGINES)('facts stored under older opt-out rules on %s', (engine) => {
+  it('are classified again at the next start: the threads follow, and a start after that reads nothing', async () => {
+    const db = await engines.open(engine)
+    const number = '15550004446'
+    const t0 = Date.parse('2033-03-01T10:00:00Z')
+    const plan: Array<[party: string, direction: 'inbound' | 'outbound', body: string]> = [
+      // A: a STOP above a signature, which rules version 1 read as none; then two sends.
+      ['12125550401', 'inbound', 'STOP\nSent from my iPhone'],
+      ['12125550401', 'outbound', 'Your order shipped'],
+      ['12125550401', 'outbound', 'Rate your delivery'],
+      // B: CANCEL APPOINTMENT, which version 1 read as CANCEL and a sender's name; then a send.
+      ['12125550402', 'inbound', 'CANCEL APPOINTMENT'],
+      ['12125550402', 'outbound', 'Your appointment is cancelled'],
+      // C: a plain STOP, the same under both versions; then a send.
+      ['12125550403', 'inbound', 'STOP'],
+      ['12125550403', 'outbound', 'Last reminder'],
+    ]
+    const all = plan.map(([party, direction, body], i) => ({
+      number,
+      party,
+      direction,
+      date: new Date(t0 + i * 3_600_000).toISOString(),
+      ordinal: i + 1,
+      body,
+      statusCode: 200,
+    }))
+    await db.transaction((tx) => insertWithFacts(tx, all, number))
+    await db.query(
+      `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ($1, 'T6', $2, $2, 'idle', true)`,
+      [number, all.length],
+    )
+    // The facts as version 1 stored them, and the threads recomputed from those.
+    await db.query(`UPDATE index_messages SET desk_opt = NULL WHERE number = $1 AND ordinal = 1`, [number])
+    await db.query(`UPDATE index_messages SET desk_opt = 'opt-out' WHERE number = $1 AND ordinal = 4`, [number])
+    await db.query('UPDATE desk_rules SET opt_version = 1')
+    await flushDesk(db, [number])
+    const threads = async () =>
+      (
+        await db.query<{ party: string; opted_out: boolean; sent_after: number }>(
+          'SELECT party, opted_out, sent_after FROM desk_threads WHERE number = $1 ORDER BY party',
+          [number],
+        )
+      ).rows.map((t) => [t.party, t.opted_out, t.sent_after])
+    expect(await threads()).toEqual([
+      ['12125550401', false, 0],
+      ['12125550402', true, 1],
+      ['12125550403', true, 1],
+    ])
+
+    const lines: string[] = []
+    await refreshAllDesk(db, (l) => lines.push(l))
+    // As the rules say over the same messages now.
+    const ledger = optOutLedger(all)
+    expect(await threads()).toEqual(
+      [...new Set(all.map((m) => m.party))].sort().map((party) => {
+        const e = ledger.find((x) => x.party === party)
+        return [party, e?.optedOut ?? false, e?.sentAfter.length ?? 0]
+      }),
+    )
+    expect(await threads()).toEqual([
+      ['12125550401', true, 2],
+      ['12125550402', false, 0],
+      ['12125550403', true, 1],
+    ])
+    expect(lines).toContain(`desk: 2 messages classified again under opt-out rules version ${OPT_RULES_VERSION}`)
+    expect((await db.query<{ opt_version: number }>('SELECT opt_version FROM desk_rules')).rows).toEqual([
+      { opt_version: OPT_RULES_VERSION },
+    ])
+    // Recorded: the next start classifies nothing again.
+    expect(await reclassifyOptOuts(db)).toBe(0)
+  }, 120_000)
+})
 
 describe.each(ENGINES)('refreshDesk on %s', (engine) => {
   it('keeps the desk tables equal to the pure rules, batch by batch', async () => {

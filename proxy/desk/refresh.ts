@@ -871,10 +871,75 @@ export async function forgetDesk(tx: Queryable, number: string | null): Promise<
 }
 
 /**
- * Every number: catch up after the desk tables were created over an existing index, or after a
- * stop in the middle of a sync. Desk rows of numbers the index no longer holds go.
+ * The opt-out rules' version (contract/desk/opt-out.ts), recorded in desk_rules once the stored
+ * facts agree with it. 2: a keyword on a line of its own is one ("STOP" above a signature), and
+ * a word in capitals after CANCEL, END or QUIT is no longer taken for the sender's name.
+ */
+export const OPT_RULES_VERSION = 2
+const RECLASSIFY_CHUNK = 2_000
+
+/**
+ * Inbound messages whose stored class the rules' changes can move: a body with a line break, or
+ * one stored as an opt-out. $1, $2: the (number, ordinal) to read after.
+ */
+const RECLASSIFY_CANDIDATES = `
+SELECT m.number, m.ordinal, m.party_digits AS party, m.desk_opt AS opt, COALESCE(m.body, b.body) AS body
+  FROM index_messages m
+  LEFT JOIN index_bodies b ON m.body IS NULL AND b.id = m.body_id
+ WHERE (m.number, m.ordinal) > ($1::text, $2::int) AND m.desk_inbound AND m.desk_segments IS NOT NULL
+   AND (m.desk_opt = 'opt-out' OR COALESCE(m.body, b.body) ~ '[\n\r\u2028\u2029]')
+ ORDER BY m.number, m.ordinal LIMIT ${RECLASSIFY_CHUNK}`
+
+/**
+ * Facts stored under older opt-out rules, read again under these: each candidate message is
+ * classified again, and where its class changed, desk_opt is set and its thread marked for a
+ * recompute read in full (the per-batch counts do not depend on the class). Then desk_rules
+ * records the version, so a start over an index already at it reads nothing. Returns the
+ * messages whose class changed.
+ */
+export async function reclassifyOptOuts(db: Db, log: (line: string) => void = () => {}): Promise<number> {
+  const v = await db.query<{ opt_version: number }>('SELECT opt_version FROM desk_rules WHERE one')
+  if ((v.rows[0]?.opt_version ?? 0) >= OPT_RULES_VERSION) return 0
+  type Candidate = { number: string; ordinal: number; party: string; opt: string | null; body: string | null }
+  let changed = 0
+  let after: [string, number] = ['', 0]
+  for (let guard = 0; guard < 1_000_000; guard++) {
+    const r = await db.query<Candidate>(RECLASSIFY_CANDIDATES, after)
+    const moved = new Map<string, Candidate[]>()
+    for (const m of r.rows) {
+      const kind = classifyOptOut(m.body).kind
+      if ((kind === 'none' ? null : kind) === m.opt) continue
+      const list = moved.get(m.number) ?? []
+      list.push({ ...m, opt: kind === 'none' ? null : kind })
+      moved.set(m.number, list)
+    }
+    for (const [number, rows] of moved) {
+      const parties = [...new Set(rows.map((m) => m.party))].sort()
+      await db.transaction(async (tx) => {
+        await tx.query(
+          `UPDATE index_messages m SET desk_opt = u.k FROM unnest($2::int[], $3::text[]) AS u(o, k) WHERE m.number = $1 AND m.ordinal = u.o`,
+          [number, rows.map((m) => m.ordinal), rows.map((m) => m.opt)],
+        )
+        await tx.query(MARK_DIRTY, [number, parties, parties.map(() => null)])
+      })
+      changed += rows.length
+    }
+    const last = r.rows[r.rows.length - 1]
+    if (!last || r.rows.length < RECLASSIFY_CHUNK) break
+    after = [last.number, last.ordinal]
+  }
+  await db.query('UPDATE desk_rules SET opt_version = $1 WHERE one', [OPT_RULES_VERSION])
+  if (changed > 0) log(`desk: ${changed} messages classified again under opt-out rules version ${OPT_RULES_VERSION}`)
+  return changed
+}
+
+/**
+ * Every number: catch up after the desk tables were created over an existing index, after a
+ * stop in the middle of a sync, or after the opt-out rules changed. Desk rows of numbers the
+ * index no longer holds go.
  */
 export async function refreshAllDesk(db: Db, log: (line: string) => void = () => {}): Promise<RefreshResult> {
+  await reclassifyOptOuts(db, log)
   // Numbers the desk knows and the index no longer holds (forgotten before forget called forgetDesk).
   const gone = await db.query<{ number: string }>(
     `SELECT number FROM (SELECT DISTINCT number FROM desk_threads UNION SELECT DISTINCT number FROM desk_dirty) k

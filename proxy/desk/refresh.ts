@@ -933,9 +933,11 @@ export async function reclassifyOptOuts(db: Db, log: (line: string) => void = ()
     }
   }
   await bg.query('UPDATE desk_rules SET opt_version = $1 WHERE one', [OPT_RULES_VERSION])
-  log(
-    `desk: opt-out rules version ${OPT_RULES_VERSION}: ${read} stored messages read again, ${changed} classified differently, in ${Math.round(performance.now() - t0)} ms`,
-  )
+  // Said when there was something to read (not on a new install's first start).
+  if (read > 0)
+    log(
+      `desk: opt-out rules version ${OPT_RULES_VERSION}: ${read} stored messages read again, ${changed} classified differently, in ${Math.round(performance.now() - t0)} ms`,
+    )
   return changed
 }
 

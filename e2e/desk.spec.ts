@@ -133,6 +133,17 @@ test.describe('the support desk', () => {
     await page.getByRole('button', { name: `Mark handled: ${fmt(first.party)} on ${fmt(DESK.number)}` }).click()
     await expect(page.getByRole('status').filter({ hasText: /^Marked handled/ })).toContainText('by local')
     handled.set(first.party, new Date())
+    // Handled up to the message the queue showed (its ordinal), not to the moment of the click:
+    // the server's log entry names it.
+    const entry = await page.evaluate(
+      async () =>
+        (
+          (await (await fetch('/api/auth/access-log?action=needs-reply.handled&limit=1')).json()) as {
+            entries: Array<{ details: unknown }>
+          }
+        ).entries[0],
+    )
+    expect(entry?.details).toMatchObject({ number: DESK.number, party: first.party, through: first.lastInbound!.ordinal })
     await expect(rows).toHaveCount(queueNow().length)
     expect(queueNow().length).toBe(expected.length - 1)
 

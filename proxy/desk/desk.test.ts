@@ -263,6 +263,41 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(missing.status).toBe(404)
   })
 
+  it('marks handled up to the message shown: its ordinal is checked, stored and logged', async () => {
+    const p = DESK_PARTIES.wait2h
+    const before = await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}&limit=500`)
+    const entry = before.rows.find((x) => x.party === p)!
+    const seen = (entry.lastInbound as { ordinal: number }).ordinal
+    // Not a message from this customer (an ordinal past the history, or theirs but one we sent).
+    const outbound = await rooms.db.query<{ ordinal: number }>(
+      `SELECT ordinal FROM index_messages WHERE number = $1 AND party_digits = $2 AND NOT desk_inbound LIMIT 1`,
+      [DESK.number, p],
+    )
+    for (const through of [999_999_999, outbound.rows[0]!.ordinal]) {
+      const r = await call(port(), 'POST', '/api/desk/handled', { json: { number: DESK.number, party: p, through } })
+      expect(r.status, r.text).toBe(404)
+      expect(r.json().error).toMatchObject({ kind: 'not_found', field: 'through' })
+    }
+    for (const through of ['12', 0, 1.5, -3]) {
+      const r = await call(port(), 'POST', '/api/desk/handled', { json: { number: DESK.number, party: p, through } })
+      expect(r.status, `${JSON.stringify(through)}: ${r.text}`).toBe(400)
+      expect(r.json().error).toMatchObject({ kind: 'invalid_request', field: 'through' })
+    }
+    const r = await call(port(), 'POST', '/api/desk/handled', { json: { number: DESK.number, party: p, through: seen } })
+    expect(r.status, r.text).toBe(200)
+    const stored = await rooms.db.query<{ through_ordinal: number }>(
+      'SELECT through_ordinal FROM desk_handled WHERE number = $1 AND party = $2',
+      [DESK.number, p],
+    )
+    expect(stored.rows).toEqual([{ through_ordinal: seen }])
+    const after = await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}&limit=500`)
+    expect(after.rows.map((x) => x.party)).not.toContain(p)
+    const log = await rooms.db.query<{ details: unknown }>(
+      `SELECT details FROM access_log WHERE action = 'needs-reply.handled' ORDER BY id DESC LIMIT 1`,
+    )
+    expect(JSON.stringify(log.rows[0]!.details)).toContain(`"through":${seen}`)
+  })
+
   it('refuses bad parameters, naming the field', async () => {
     const cases: Array<[string, string, string, unknown?]> = [
       ['GET', '/api/desk/needs-reply?thresholdMinutes=abc', 'thresholdMinutes'],

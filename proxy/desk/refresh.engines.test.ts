@@ -424,6 +424,59 @@ async function expectRules(db: Queryable) {
   )
 }
 
+describe.each(ENGINES)('a thread marked handled on %s', (engine) => {
+  it('up to the message shown keeps one indexed later, though dated before the click, unanswered; by time alone it did not', async () => {
+    const db = await engines.open(engine)
+    const number = '15550004447'
+    const party = '12125550501'
+    const t0 = Date.parse('2033-04-01T12:00:00Z')
+    const msg = (ordinal: number, minutes: number, body: string) => ({
+      number,
+      party,
+      direction: 'inbound' as const,
+      date: new Date(t0 + minutes * 60_000).toISOString(),
+      ordinal,
+      body,
+      statusCode: 200,
+    })
+    const shown = msg(1, 0, 'Is my order ready?')
+    await db.transaction((tx) => insertWithFacts(tx, [shown], number))
+    await db.query(
+      `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ($1, 'T7', 1, 1, 'idle', true)`,
+      [number],
+    )
+    await flushDesk(db, [number])
+    const waiting = async () =>
+      (
+        await db.query<{ since: Date | null; n: number }>(
+          'SELECT waiting_since AS since, unanswered AS n FROM desk_threads WHERE number = $1',
+          [number],
+        )
+      ).rows.map((r) => [r.since && new Date(r.since).toISOString(), r.n])
+    expect(await waiting()).toEqual([[shown.date, 1]])
+    // Marked handled 3 minutes after the question, up to it. Then the sync brings a message sent
+    // at minute 2, before the click, that nobody saw.
+    const clicked = new Date(t0 + 3 * 60_000)
+    const mark = (through: { date: string; ordinal: number } | null) =>
+      db.query(
+        `INSERT INTO desk_handled (number, party, handled_at, handled_by, through_date, through_ordinal) VALUES ($1, $2, $3, 'ann', $4, $5)
+         ON CONFLICT (number, party) DO UPDATE SET handled_at = $3, through_date = $4, through_ordinal = $5`,
+        [number, party, clicked, through?.date ?? null, through?.ordinal ?? null],
+      )
+    await mark(shown)
+    await refreshDesk(db, number, [party])
+    expect(await waiting()).toEqual([[null, 0]])
+    const late = msg(2, 2, 'Hello? Also, can I change the address?')
+    await db.transaction((tx) => insertWithFacts(tx, [late], number))
+    await flushDesk(db, [number])
+    expect(await waiting()).toEqual([[late.date, 1]])
+    // Marked by the time alone (no message named): the late message counts as handled.
+    await mark(null)
+    await refreshDesk(db, number, [party])
+    expect(await waiting()).toEqual([[null, 0]])
+  }, 120_000)
+})
+
 describe.each(ENGINES)('facts stored under older opt-out rules on %s', (engine) => {
   it('are classified again at the next start: the threads follow, and a start after that reads nothing', async () => {
     const db = await engines.open(engine)

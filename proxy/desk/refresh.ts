@@ -404,7 +404,9 @@ SELECT p.party, li.ordinal AS last_inbound_ordinal, li.date AS last_inbound_at, 
     SELECT min(date) AS since, count(*)::int AS n FROM index_messages
      WHERE number = $1 AND party_digits = p.party AND desk_inbound AND desk_opt IS DISTINCT FROM 'opt-out'
        AND date >= COALESCE(lr.date, '-infinity') AND (lr.date IS NULL OR (date, ordinal) > (lr.date, lr.ordinal))
-       AND (h.handled_at IS NULL OR date > h.handled_at)) u ON true
+       AND (h.handled_at IS NULL
+            OR (h.through_ordinal IS NULL AND date > h.handled_at)
+            OR (h.through_ordinal IS NOT NULL AND (date, ordinal) > (h.through_date, h.through_ordinal)))) u ON true
  WHERE p.number = $1 AND p.party = ANY($2::text[])`
 
 type Ev = {

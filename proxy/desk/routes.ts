@@ -183,11 +183,18 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
   readParams(url, [])
   const body = await readJsonBody(req)
   for (const k of Object.keys(body))
-    if (k !== 'number' && k !== 'party') throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number and party.`)
+    if (k !== 'number' && k !== 'party' && k !== 'through')
+      throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number, party and through.`)
   if (typeof body.number !== 'string' || !/^\+?\d{6,15}$/.test(body.number))
     throw invalid('number', 'number is required: the account number, 6 to 15 digits.')
   if (typeof body.party !== 'string' || body.party.length > 64 || !/^\d{1,15}$/.test(body.party.replace(/\D/g, '')))
     throw invalid('party', 'party is required: the customer’s phone number (at most 15 digits).')
+  const through = body.through
+  if (through !== undefined && through !== null && (typeof through !== 'number' || !Number.isSafeInteger(through) || through < 1))
+    throw invalid(
+      'through',
+      'through, when sent, is the ordinal of the newest message from the customer that was seen: a whole number from 1.',
+    )
   const number = body.number.replace(/^\+/, '')
   const typed = body.party.replace(/\D/g, '')
   // The thread as the index keys it, whichever way the party was typed (with or without the 1).
@@ -198,14 +205,30 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
   const party = known.rows[0]?.party
   if (!party)
     throw new ProxyError(404, { kind: 'not_found', field: 'party', message: `The index holds no conversation of ${number} with ${typed}.` })
+  // Handled up to the message the person saw: one from this customer on this number.
+  let seen: { date: Date; ordinal: number } | null = null
+  if (typeof through === 'number') {
+    const m = await db.query<{ date: Date; ordinal: number }>(
+      'SELECT date, ordinal FROM index_messages WHERE number = $1 AND party_digits = $2 AND ordinal = $3 AND desk_inbound',
+      [number, party, through],
+    )
+    seen = m.rows[0] ?? null
+    if (!seen)
+      throw new ProxyError(404, {
+        kind: 'not_found',
+        field: 'through',
+        message: `The index holds no message ${through} from ${typed} on ${number}.`,
+      })
+  }
   const by = ctx.principal?.name ?? 'unknown'
   const r = await db.query<{ handled_at: Date }>(
-    `INSERT INTO desk_handled (number, party, handled_at, handled_by) VALUES ($1, $2, now(), $3)
-     ON CONFLICT (number, party) DO UPDATE SET handled_at = now(), handled_by = $3 RETURNING handled_at`,
-    [number, party, by],
+    `INSERT INTO desk_handled (number, party, handled_at, handled_by, through_date, through_ordinal) VALUES ($1, $2, now(), $3, $4, $5)
+     ON CONFLICT (number, party) DO UPDATE SET handled_at = now(), handled_by = $3, through_date = $4, through_ordinal = $5
+     RETURNING handled_at`,
+    [number, party, by, seen?.date ?? null, seen?.ordinal ?? null],
   )
   await refreshDesk(db, number, [party])
-  ctx.audit('needs-reply.handled', { number, party })
+  ctx.audit('needs-reply.handled', { number, party, ...(seen ? { through: seen.ordinal } : {}) })
   sendJson(res, 200, { number, party, handledAt: iso(r.rows[0]!.handled_at), handledBy: by })
 }
 

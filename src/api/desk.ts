@@ -85,8 +85,9 @@ export const sentAfterExportUrl = (number: string | null, party: string | null) 
 
 const handledWire = z.looseObject({ number: z.string(), party: z.string(), handledAt: optText, handledBy: optText })
 
-export async function markHandled(number: string, party: string) {
-  return parseWire(handledWire, await postJson(DESK_PATHS.handled, { number, party }), WHO)
+/** Handled up to `through`, the newest message from the customer that was shown (its ordinal), when known. */
+export async function markHandled(number: string, party: string, through: number | null = null) {
+  return parseWire(handledWire, await postJson(DESK_PATHS.handled, { number, party, ...(through ? { through } : {}) }), WHO)
 }
 
 // ---- the team's settings --------------------------------------------------------------------

@@ -156,7 +156,8 @@ function Queue({ search }: { search: NeedsReplySearch }) {
   const tidOf = useTidOf()
   const [done, setDone] = useState<string | null>(null)
   const handle = useMutation({
-    mutationFn: (e: QueueEntry) => markHandled(e.number, e.party),
+    // Up to the message shown: one from them indexed later is not marked with it.
+    mutationFn: (e: QueueEntry) => markHandled(e.number, e.party, e.lastInbound.ordinal),
     onSuccess: (r) => {
       setDone(
         `Marked handled: ${formatPhone(r.party)} on ${formatPhone(r.number)}, by ${r.handledBy ?? 'you'} at ${formatDate(msOf(r.handledAt), search.tz)}.`,

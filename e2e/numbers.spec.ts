@@ -299,7 +299,10 @@ test.describe('owned numbers', () => {
   })
 
   test('loading shows a skeleton, then the rows', async ({ page, sim }) => {
-    await sim.fault({ op: 'allownednumbers', kind: 'latency', ms: 1200, times: 1 })
+    // Every listing waits, for this test only (the fixture resets the simulator): with one slow
+    // answer, the server's own background listing could take it, or a slow first page load could
+    // outlast it, and the skeleton was never seen (a CI run).
+    await sim.fault({ op: 'allownednumbers', kind: 'latency', ms: 2500 })
     await page.goto('/')
     await expect(page.getByRole('status', { name: 'Loading numbers' })).toBeVisible()
     await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, test } from './fixtures'
 import { downloadText, historyUrl, NUMBERS, parseCsv } from './helpers'
+import { freshPgliteDir } from '../proxy/db/pglite-template.ts'
 import { startProxy, type Proc } from './stack'
 
 /**
@@ -42,15 +43,16 @@ function addUser(dataDir: string, u: { name: string; password: string; role: str
   })
 }
 
-/** A server with team access on its own data directory, the given users created first. */
+/** A server with team access on its own data directory (a fresh database: see freshDataDir in stack.ts), the given users created first. */
 async function accessServer(
   port: number,
   env: Record<string, string>,
   users: Array<typeof ALICE>,
-  script = 'proxy/server.ts',
+  script?: string,
 ): Promise<{ proc: Proc; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-e2e-access-'))
   const dataDir = join(dir, 'data')
+  await freshPgliteDir(dataDir)
   for (const u of users) await addUser(dataDir, u)
   // INDEX=off: these tests are about the doors, not the index's background sync.
   const proc = await startProxy(port, { DATA_DIR: dataDir, DATABASE_URL: '', INDEX: 'off', LOG_REQUESTS: '0', ...env }, script)

@@ -110,16 +110,16 @@ export const uiRanges = (requests: Array<{ path: string; fields: Record<string, 
 
 /**
  * A proxy of its own for tests that need another configuration (INDEX=off, a smaller
- * HISTORY_PAGE_CAP), with a fresh DATA_DIR. Opening the database can take half a minute on a
- * busy 2-core machine, so this waits longer than stack.ts's startProxy.
+ * HISTORY_PAGE_CAP): the compiled server on a fresh data directory (stack.ts: compiledServer,
+ * freshDataDir). Opening the database can take half a minute on a busy 2-core machine, so this
+ * waits longer than stack.ts's startProxy.
  */
 export async function startOwnProxy(port: number, env: Record<string, string>, readyMs = 90_000) {
   const { spawn } = await import('node:child_process')
-  const { mkdtempSync, rmSync } = await import('node:fs')
-  const { tmpdir } = await import('node:os')
-  const { join } = await import('node:path')
-  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-e2e-own-'))
-  const child = spawn(process.execPath, ['--import', 'tsx', 'proxy/server.ts'], {
+  const { rmSync } = await import('node:fs')
+  const { compiledServer, freshDataDir } = await import('./stack')
+  const dataDir = await freshDataDir('switchboard-e2e-own-')
+  const child = spawn(process.execPath, [compiledServer()], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_REQUESTS: '0', DATA_DIR: dataDir, INDEX_AUTO_SYNC: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

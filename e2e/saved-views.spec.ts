@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from '@playwright/test'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../proxy/simulator/dataset.ts'
+import { freshPgliteDir } from '../proxy/db/pglite-template.ts'
 import { axeViolations } from './axe'
 import { expect, test } from './fixtures'
 import { startProxy, startSimulator, type Proc } from './stack'
@@ -105,6 +106,7 @@ test.beforeAll(async () => {
   test.setTimeout(180_000)
   dir = mkdtempSync(join(tmpdir(), 'sb-e2e-views-'))
   const dataDir = join(dir, 'data')
+  await freshPgliteDir(dataDir)
   for (const u of [VIC, WES]) await addUser(dataDir, u)
   sim = await startSimulator(SIM_PORT)
   server = await startProxy(PORT, {

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freshPgliteDir } from '../proxy/db/pglite-template.ts'
 
 /**
  * A separate simulator + proxy pair in their own processes, for tests that stop the upstream
@@ -25,8 +26,9 @@ export async function spawnProc(
   env: Record<string, string>,
   ready: RegExp,
   stdin: 'ignore' | 'pipe' = 'ignore',
+  viaTsx = true,
 ): Promise<Proc> {
-  const argv = ['--import', 'tsx', ...args]
+  const argv = viaTsx ? ['--import', 'tsx', ...args] : args
   const spawnEnv = { ...process.env, ...env }
   const child =
     stdin === 'pipe'
@@ -69,20 +71,57 @@ export const startSimulator = (port: number, env: Record<string, string> = {}) =
   spawnProc(['proxy/simulator/main.ts', String(port)], { SIMULATOR_CONTROL: '1', ...env }, /simulator listening/)
 
 /**
- * The server (or a test composition of it, such as e2e/clock-server.ts, which reads commands on stdin),
- * on a fresh data directory unless the test names one: the default directory is one process's at a
- * time, and the two e2e stacks run tests side by side.
+ * The server as `npm start` runs it: the compiled build/server (made by `npm run build`, which
+ * `npm test` runs before the browser tests), not the TypeScript through tsx, which costs each
+ * start seconds of CPU. A build older than the server's sources is refused, naming the command.
  */
-export const startProxy = (port: number, env: Record<string, string>, script = 'proxy/server.ts') =>
+export const SERVER_JS = join(process.cwd(), 'build', 'server', 'proxy', 'server.js')
+
+function newest(path: string): number {
+  const st = statSync(path)
+  if (!st.isDirectory()) return st.mtimeMs
+  let t = 0
+  for (const entry of readdirSync(path)) t = Math.max(t, newest(join(path, entry)))
+  return t
+}
+
+export function compiledServer(): string {
+  const sources = Math.max(newest(join(process.cwd(), 'proxy')), newest(join(process.cwd(), 'contract')))
+  if (!existsSync(SERVER_JS) || statSync(SERVER_JS).mtimeMs < sources)
+    throw new Error(`${SERVER_JS} is missing or older than proxy/: run \`npm run build\` before the browser tests.`)
+  return SERVER_JS
+}
+
+/**
+ * A new data directory holding a fresh, migrated PGlite database with no rows: nothing indexed,
+ * no user, no log entry, as the server's first start leaves it. It is a copy of the tests'
+ * template (proxy/db/pglite-template.ts), which saves each extra server PGlite's initdb (4–10 s
+ * of CPU here). The e2e stacks (e2e/serve.ts) still start on an empty directory, as an install
+ * does, and so does the test of the refusal to start on 0.0.0.0.
+ */
+export async function freshDataDir(prefix = 'switchboard-e2e-proc-'): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  rmSync(dir, { recursive: true })
+  await freshPgliteDir(dir)
+  return dir
+}
+
+/**
+ * The compiled server (or a test composition of it in TypeScript, such as e2e/clock-server.ts,
+ * which reads commands on stdin), on a fresh data directory unless the test names one: the
+ * default directory is one process's at a time, and the two e2e stacks run tests side by side.
+ */
+export const startProxy = async (port: number, env: Record<string, string>, script?: string) =>
   spawnProc(
-    [script],
+    [script ?? compiledServer()],
     {
       PORT: String(port),
       HOST: '127.0.0.1',
       INDEX_AUTO_SYNC: 'off',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'switchboard-e2e-proc-')),
+      DATA_DIR: env.DATA_DIR ?? (await freshDataDir()),
       ...env,
     },
     /Switchboard on/,
-    script === 'proxy/server.ts' ? 'ignore' : 'pipe',
+    script ? 'pipe' : 'ignore',
+    script !== undefined,
   )

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { openDb } from '../db/open.ts'
+import { freshPgliteDir } from '../db/pglite-template.ts'
 import { CONTROL_SOCKET } from './control-socket.ts'
 import { verifyPassword } from './passwords.ts'
 import { call, cookieFrom } from './test-stack.ts'
@@ -122,6 +123,9 @@ describe('npm run users beside a running server on PGlite', () => {
   test('the command asks the server over its owner-only socket: the user signs in at once and is still there after a restart', async () => {
     const dataDir = join(dir, 'beside')
     const besideEnv = { ...env, DATA_DIR: dataDir }
+    // A migrated, empty database (the run above is the one on an empty directory); the server
+    // makes the directory owner-only again at every start, which the check below reads.
+    await freshPgliteDir(dataDir)
     let server = await startServer(dataDir)
     try {
       const socket = join(dataDir, CONTROL_SOCKET)

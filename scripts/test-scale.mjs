@@ -1,6 +1,8 @@
 // `npm run test:scale`: the browser journeys over the million-message history (tagged @scale in
 // e2e/), which index the whole million first and take minutes on a small machine, so `npm test`
-// leaves them out. Builds the SPA they are served, runs them, then prints `N passed, N failed`.
+// leaves them out; then the desk's recompute with full evidence lists at the real cap (60,000
+// messages per engine; `npm test` runs it with the cap at 200). Builds the SPA and the server,
+// runs them, then prints `N passed, N failed`.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -23,8 +25,8 @@ try {
   process.exit(1)
 }
 
-console.log('\n── build (SPA) ──')
-const built = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), 'spa'], { stdio: 'inherit', env })
+console.log('\n── build (SPA and server) ──')
+const built = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit', env })
 if (built.status !== 0) {
   console.log('\n0 passed, 1 failed')
   process.exit(1)
@@ -46,5 +48,25 @@ if (existsSync(pwJson)) {
 // A run that failed without a failed test (the stack did not start, no test found) still fails.
 if (run.status !== 0 && failed === 0) failed = 1
 if (passed === 0 && failed === 0) failed = 1
+
+console.log('\n── desk recompute with full evidence lists at the real cap (vitest) ──')
+const vitestJson = join(out, 'vitest.json')
+const unit = spawnSync(
+  join(root, 'node_modules', '.bin', 'vitest'),
+  [
+    'run',
+    'proxy/desk/refresh.engines.test.ts',
+    '-t',
+    'full evidence lists',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${vitestJson}`,
+  ],
+  { stdio: 'inherit', env: { ...env, DESK_FULL_EVIDENCE: '1' } },
+)
+const u = existsSync(vitestJson) ? JSON.parse(readFileSync(vitestJson, 'utf8')) : null
+passed += u?.numPassedTests ?? 0
+failed += u?.numFailedTests ?? 0
+if ((unit.status !== 0 || !u?.numPassedTests) && !u?.numFailedTests) failed += 1
 console.log(`\n${passed} passed, ${failed} failed`)
 process.exit(failed ? 1 : 0)

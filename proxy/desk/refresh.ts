@@ -25,6 +25,17 @@ const CHUNK = 5_000
  */
 export const MAX_SENT_AFTER_PER_PERIOD = 10_000
 
+/**
+ * Where a recompute's list stops: MAX_SENT_AFTER_PER_PERIOD, or a smaller cap a test passes to
+ * flushDesk so that full lists take hundreds of messages rather than tens of thousands (the same
+ * statements, the cap written into them as a literal, as the constant is).
+ */
+function evidenceCap(cap: number): number {
+  if (!Number.isSafeInteger(cap) || cap < 1 || cap > MAX_SENT_AFTER_PER_PERIOD)
+    throw new RangeError(`evidence cap must be an integer from 1 to ${MAX_SENT_AFTER_PER_PERIOD}`)
+  return cap
+}
+
 /** Arbitrary constant: the advisory-lock namespace of desk refreshes (one per number at a time). */
 const DESK_LOCK_CLASS = 73_492_102
 
@@ -453,7 +464,7 @@ const IN_PERIOD = `d.number = $1 AND d.party_digits = per.party AND NOT d.desk_i
  * nested loop that scanned the whole list once per stored row (10,000 by 10,000 ran past the
  * statement timeout), and NOT IN is hashed only while the list is estimated to fit in work_mem.
  */
-const SENT_EVIDENCE = `
+const sentEvidence = (cap: number) => `
 WITH per AS (
   SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $9::timestamptz[], $10::int[])
     WITH ORDINALITY AS u(party, so, sd, ed, eo, fr, c, i)
@@ -464,10 +475,10 @@ WITH per AS (
       SELECT f.ordinal, f.date, f.failed, row_number() OVER (ORDER BY f.date, f.ordinal) AS k FROM (
         SELECT d.ordinal, d.date, COALESCE(d.status_code >= 400, false) AS failed FROM index_messages d
          WHERE ${IN_PERIOD} AND d.date >= COALESCE(per.fr, per.sd)
-         ORDER BY d.date, d.ordinal LIMIT ${MAX_SENT_AFTER_PER_PERIOD}) f) s
+         ORDER BY d.date, d.ordinal LIMIT ${evidenceCap(cap)}) f) s
 ), keep AS (
   SELECT party, ordinal, date, so AS opt_ordinal, round(extract(epoch FROM date - sd) * 1000)::bigint AS after_ms, failed
-    FROM sends WHERE NOT confirmation AND k <= ${MAX_SENT_AFTER_PER_PERIOD}
+    FROM sends WHERE NOT confirmation AND k <= ${evidenceCap(cap)}
 ), gone AS (
   DELETE FROM desk_sent_after x USING (
     SELECT y.party, y.ordinal FROM desk_sent_after y WHERE y.number = $1 AND y.party = ANY($8::text[])
@@ -484,6 +495,7 @@ WITH per AS (
    WHERE (x.date, x.opt_ordinal, x.after_ms, x.failed) IS DISTINCT FROM (EXCLUDED.date, EXCLUDED.opt_ordinal, EXCLUDED.after_ms, EXCLUDED.failed)
 )
 SELECT i::int AS i FROM sends WHERE confirmation`
+const SENT_EVIDENCE = sentEvidence(MAX_SENT_AFTER_PER_PERIOD)
 
 /**
  * The sends counted at most, per period, to learn how many come before a thread's new messages.
@@ -620,6 +632,7 @@ async function keepEvidence(
   per: Periods,
   sends: ReadonlyMap<number, number>,
   since: ReadonlyMap<string, Date | null>,
+  cap: number,
 ): Promise<Set<number>> {
   const known = parties.filter((p) => since.get(p) instanceof Date)
   const full = parties.filter((p) => !(since.get(p) instanceof Date))
@@ -650,14 +663,14 @@ async function keepEvidence(
       // Not a count the two reads agree on (they run in one transaction, so never expected): read it all.
       if (c < 0) continue
       fr[k] = dateOf(k)
-      before[k] = c >= MAX_SENT_AFTER_PER_PERIOD ? null : c
+      before[k] = c >= cap ? null : c
       // The first send came before that date: the read below does not see it.
       if (c > 0 && row.confirmation) confirmed.add(k + 1)
     }
   }
   const read = per.party.map((_, k) => k).filter((k) => before[k] !== null)
   const pick = <T>(a: readonly T[]) => read.map((k) => a[k]!)
-  const r = await tx.query<{ i: number }>(SENT_EVIDENCE, [
+  const r = await tx.query<{ i: number }>(cap === MAX_SENT_AFTER_PER_PERIOD ? SENT_EVIDENCE : sentEvidence(cap), [
     number,
     pick(per.party),
     pick(per.so),
@@ -684,6 +697,7 @@ async function refreshThreads(
   number: string,
   parties: string[],
   dirtySince: ReadonlyMap<string, Date | null> = new Map(),
+  cap = MAX_SENT_AFTER_PER_PERIOD,
 ): Promise<void> {
   const facts = await tx.query<ThreadFacts>(THREAD_FACTS, [number, parties])
   const ev = await tx.query<Ev>(
@@ -724,7 +738,7 @@ async function refreshThreads(
   if (per.party.length === 0) await tx.query('DELETE FROM desk_sent_after WHERE number = $1 AND party = ANY($2::text[])', [number, parties])
   else {
     const n = await countSends(tx, number, per, new Map(facts.rows.map((t) => [t.party, t])))
-    for (const i of await keepEvidence(tx, number, parties, per, n, dirtySince)) n.set(i, (n.get(i) ?? 1) - 1)
+    for (const i of await keepEvidence(tx, number, parties, per, n, dirtySince, cap)) n.set(i, (n.get(i) ?? 1) - 1)
     for (const [i, c] of n) {
       const party = per.party[i - 1]!
       sent.set(party, (sent.get(party) ?? 0) + c)
@@ -844,8 +858,11 @@ async function takeDirty(tx: Queryable, number: string): Promise<Map<string, Dat
   return new Map(dirty.rows.map((d) => [d.party, d.since === null ? null : new Date(new Date(d.since).getTime() - 1)]))
 }
 
-/** Recomputes the threads a deferred refresh left (all numbers, or the given ones): a desk read calls it first. */
-export async function flushDesk(db: Db, numbers: readonly string[] | null = null): Promise<number> {
+/**
+ * Recomputes the threads a deferred refresh left (all numbers, or the given ones): a desk read
+ * calls it first. `cap`: see evidenceCap.
+ */
+export async function flushDesk(db: Db, numbers: readonly string[] | null = null, cap = MAX_SENT_AFTER_PER_PERIOD): Promise<number> {
   const r = await db.query<{ number: string }>(
     'SELECT DISTINCT number FROM desk_dirty WHERE $1::text[] IS NULL OR number = ANY($1::text[])',
     [numbers],
@@ -856,7 +873,7 @@ export async function flushDesk(db: Db, numbers: readonly string[] | null = null
       await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [DESK_LOCK_CLASS, number])
       const since = await takeDirty(tx, number)
       const list = [...since.keys()]
-      for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500), since)
+      for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500), since, cap)
       return list.length
     })
   return threads

@@ -23,6 +23,7 @@ const FIRST_STACK_FILES = [
   '**/index-progress.spec.ts',
   '**/code-load.spec.ts',
   '**/index-findings.spec.ts',
+  '**/desk.spec.ts',
 ]
 const executablePath = findChromium()
 // Journeys over the million-message history (minutes of indexing) carry the @scale tag: they run

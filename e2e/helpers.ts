@@ -110,48 +110,19 @@ export const uiRanges = (requests: Array<{ path: string; fields: Record<string, 
 
 /**
  * A proxy of its own for tests that need another configuration (INDEX=off, a smaller
- * HISTORY_PAGE_CAP): the compiled server on a fresh data directory (stack.ts: compiledServer,
- * freshDataDir). Opening the database can take half a minute on a busy 2-core machine, so this
- * waits longer than stack.ts's startProxy.
+ * HISTORY_PAGE_CAP): stack.ts's startProxy (the compiled server) on a fresh data directory of
+ * its own, removed when it stops.
  */
-export async function startOwnProxy(port: number, env: Record<string, string>, readyMs = 90_000) {
-  const { spawn } = await import('node:child_process')
+export async function startOwnProxy(port: number, env: Record<string, string>) {
   const { rmSync } = await import('node:fs')
-  const { compiledServer, freshDataDir } = await import('./stack')
+  const { freshDataDir, startProxy } = await import('./stack')
   const dataDir = await freshDataDir('switchboard-e2e-own-')
-  const child = spawn(process.execPath, [compiledServer()], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_REQUESTS: '0', DATA_DIR: dataDir, INDEX_AUTO_SYNC: 'off', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()))
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()))
-  await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`proxy did not start in ${readyMs} ms: ${out}`)), readyMs)
-    const check = () => {
-      if (/Switchboard on/.test(out)) {
-        clearTimeout(t)
-        resolve()
-      }
-    }
-    child.stdout.on('data', check)
-    child.on('exit', (code) => {
-      clearTimeout(t)
-      reject(new Error(`exited ${code}: ${out}`))
-    })
-  })
+  const proc = await startProxy(port, { LOG_REQUESTS: '0', DATA_DIR: dataDir, ...env })
   return {
     url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        const done = () => {
-          rmSync(dataDir, { recursive: true, force: true })
-          resolve()
-        }
-        if (child.exitCode !== null) return done()
-        child.once('exit', done)
-        child.kill('SIGTERM')
-        setTimeout(() => child.kill('SIGKILL'), 3000).unref()
-      }),
+    stop: async () => {
+      await proc.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
   }
 }

@@ -108,20 +108,29 @@ export async function freshDataDir(prefix = 'switchboard-e2e-proc-'): Promise<st
 
 /**
  * The compiled server (or a test composition of it in TypeScript, such as e2e/clock-server.ts,
- * which reads commands on stdin), on a fresh data directory unless the test names one: the
- * default directory is one process's at a time, and the two e2e stacks run tests side by side.
+ * which reads commands on stdin), on a fresh data directory (removed when it stops) unless the
+ * test names one: the default directory is one process's at a time, and the two e2e stacks run
+ * tests side by side.
  */
-export const startProxy = async (port: number, env: Record<string, string>, script?: string) =>
-  spawnProc(
+export async function startProxy(port: number, env: Record<string, string>, script?: string): Promise<Proc> {
+  const own = env.DATA_DIR === undefined ? await freshDataDir() : null
+  const proc = await spawnProc(
     [script ?? compiledServer()],
-    {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      INDEX_AUTO_SYNC: 'off',
-      DATA_DIR: env.DATA_DIR ?? (await freshDataDir()),
-      ...env,
-    },
+    { PORT: String(port), HOST: '127.0.0.1', INDEX_AUTO_SYNC: 'off', ...(own ? { DATA_DIR: own } : {}), ...env },
     /Switchboard on/,
     script ? 'pipe' : 'ignore',
     script !== undefined,
-  )
+  ).catch((err: unknown) => {
+    if (own) rmSync(own, { recursive: true, force: true })
+    throw err
+  })
+  if (!own) return proc
+  // A directory it made is removed when the server stops.
+  return {
+    ...proc,
+    stop: async () => {
+      await proc.stop()
+      rmSync(own, { recursive: true, force: true })
+    },
+  }
+}

@@ -263,6 +263,29 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(missing.status).toBe(404)
   })
 
+  it('marks the thread of the form typed when the index holds a party both with and without the 1', async () => {
+    // The upstream writes a party in 10 or 11 digits; a number can hold both forms as two threads.
+    const ten = '2125550199'
+    const eleven = `1${ten}`
+    for (const party of [eleven, ten])
+      await rooms.db.query('INSERT INTO desk_threads (number, party) VALUES ($1, $2)', [DESK.number, party])
+    try {
+      for (const party of [ten, eleven]) {
+        const r = await call(port(), 'POST', '/api/desk/handled', { json: { number: DESK.number, party } })
+        expect(r.status, r.text).toBe(200)
+        expect(r.json()).toMatchObject({ number: DESK.number, party })
+      }
+      const handled = await rooms.db.query<{ party: string }>(
+        'SELECT party FROM desk_handled WHERE number = $1 AND party = ANY($2::text[])',
+        [DESK.number, [ten, eleven]],
+      )
+      expect(handled.rows.map((x) => x.party).sort()).toEqual([eleven, ten])
+    } finally {
+      await rooms.db.query('DELETE FROM desk_handled WHERE number = $1 AND party = ANY($2::text[])', [DESK.number, [ten, eleven]])
+      await rooms.db.query('DELETE FROM desk_threads WHERE number = $1 AND party = ANY($2::text[])', [DESK.number, [ten, eleven]])
+    }
+  })
+
   it('marks handled up to the message shown: its ordinal is checked, stored and logged', async () => {
     const p = DESK_PARTIES.wait2h
     const before = await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}&limit=500`)

@@ -197,11 +197,12 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
     )
   const number = body.number.replace(/^\+/, '')
   const typed = body.party.replace(/\D/g, '')
-  // The thread as the index keys it, whichever way the party was typed (with or without the 1).
-  const known = await db.query<{ party: string }>('SELECT party FROM desk_threads WHERE number = $1 AND party = ANY($2::text[]) LIMIT 1', [
-    number,
-    partyKeys(typed),
-  ])
+  // The thread as the index keys it, whichever way the party was typed (with or without the 1);
+  // when the index holds both forms (two threads), the one typed.
+  const known = await db.query<{ party: string }>(
+    'SELECT party FROM desk_threads WHERE number = $1 AND party = ANY($2::text[]) ORDER BY party = $3 DESC LIMIT 1',
+    [number, partyKeys(typed), typed],
+  )
   const party = known.rows[0]?.party
   if (!party)
     throw new ProxyError(404, { kind: 'not_found', field: 'party', message: `The index holds no conversation of ${number} with ${typed}.` })

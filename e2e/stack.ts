@@ -75,7 +75,7 @@ export const startSimulator = (port: number, env: Record<string, string> = {}) =
  * `npm test` runs before the browser tests), not the TypeScript through tsx, which costs each
  * start seconds of CPU. A build older than the server's sources is refused, naming the command.
  */
-export const SERVER_JS = join(process.cwd(), 'build', 'server', 'proxy', 'server.js')
+const SERVER_JS = join(process.cwd(), 'build', 'server', 'proxy', 'server.js')
 
 function newest(path: string): number {
   const st = statSync(path)
@@ -85,7 +85,7 @@ function newest(path: string): number {
   return t
 }
 
-export function compiledServer(): string {
+function compiledServer(): string {
   const sources = Math.max(newest(join(process.cwd(), 'proxy')), newest(join(process.cwd(), 'contract')))
   if (!existsSync(SERVER_JS) || statSync(SERVER_JS).mtimeMs < sources)
     throw new Error(`${SERVER_JS} is missing or older than proxy/: run \`npm run build\` before the browser tests.`)

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -19,6 +19,7 @@ import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
 import { forgetDesk, refreshAllDesk, refreshDesk } from './refresh.ts'
 import { DESK_EXPORT } from './routes.ts'
 import { freshPgliteDir } from '../db/pglite-template.ts'
+import { MIGRATIONS_DIR, type MigratableDb } from '../db/migrate.ts'
 
 /**
  * The desk over HTTP, after a real sync of demo numbers from the embedded simulator into PGlite
@@ -152,6 +153,10 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(wait2h.waitedMs).toBe(2 * 3_600_000)
     // An opt-out leaves nobody waiting.
     expect(parties).not.toContain(DESK_PARTIES.stopThenPromo)
+    // Their question written without the leading 1, our reply with it: answered, so not waiting,
+    // under either form.
+    expect(parties).not.toContain(DESK_PARTIES.bothWaysAnswered)
+    expect(parties).not.toContain(DESK_PARTIES.bothWaysAnswered.slice(1))
   })
 
   it('counts opt-outs and sends after them as optOutLedger does, and the scripted ones as scripted', async () => {
@@ -182,6 +187,10 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(byParty(DESK_PARTIES.stopStart)).toHaveLength(0)
     expect(byParty(DESK_PARTIES.stopBy)).toHaveLength(0)
     expect(byParty(DESK_PARTIES.unsubscribeFailed).map((r) => (r.message as { failed: boolean }).failed)).toEqual([true])
+    // STOP written without the leading 1, the send after it with: one customer, reported.
+    const twoWays = byParty(DESK_PARTIES.bothWaysStop)
+    expect(twoWays.map((r) => (r.message as { body: string }).body)).toEqual(['New arrivals this week: come and see!'])
+    expect((twoWays[0]!.optOut as { body: string }).body).toBe('STOP')
 
     const opts = await get(`/api/desk/opt-outs?number=${DESK.number}&limit=500`)
     const state = (p: string) => opts.rows.find((r) => r.party === p)
@@ -263,26 +272,27 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(missing.status).toBe(404)
   })
 
-  it('marks the thread of the form typed when the index holds a party both with and without the 1', async () => {
-    // The upstream writes a party in 10 or 11 digits; a number can hold both forms as two threads.
-    const ten = '2125550199'
-    const eleven = `1${ten}`
-    for (const party of [eleven, ten])
-      await rooms.db.query('INSERT INTO desk_threads (number, party) VALUES ($1, $2)', [DESK.number, party])
+  it('marks one thread however the party is typed: a customer written both ways is one thread, keyed with the 1', async () => {
+    const key = DESK_PARTIES.bothWaysAnswered
+    const threads = await rooms.db.query<{ party: string }>(
+      'SELECT party FROM desk_threads WHERE number = $1 AND party = ANY($2::text[])',
+      [DESK.number, [key, key.slice(1)]],
+    )
+    expect(threads.rows.map((x) => x.party)).toEqual([key])
     try {
-      for (const party of [ten, eleven]) {
+      for (const party of [key.slice(1), key, `+1 (${key.slice(1, 4)}) ${key.slice(4, 7)}-${key.slice(7)}`]) {
         const r = await call(port(), 'POST', '/api/desk/handled', { json: { number: DESK.number, party } })
         expect(r.status, r.text).toBe(200)
-        expect(r.json()).toMatchObject({ number: DESK.number, party })
+        expect(r.json()).toMatchObject({ number: DESK.number, party: key })
       }
       const handled = await rooms.db.query<{ party: string }>(
         'SELECT party FROM desk_handled WHERE number = $1 AND party = ANY($2::text[])',
-        [DESK.number, [ten, eleven]],
+        [DESK.number, [key, key.slice(1)]],
       )
-      expect(handled.rows.map((x) => x.party).sort()).toEqual([eleven, ten])
+      expect(handled.rows.map((x) => x.party)).toEqual([key])
     } finally {
-      await rooms.db.query('DELETE FROM desk_handled WHERE number = $1 AND party = ANY($2::text[])', [DESK.number, [ten, eleven]])
-      await rooms.db.query('DELETE FROM desk_threads WHERE number = $1 AND party = ANY($2::text[])', [DESK.number, [ten, eleven]])
+      await rooms.db.query('DELETE FROM desk_handled WHERE number = $1 AND party = $2', [DESK.number, key])
+      await refreshDesk(rooms.db, DESK.number, [key])
     }
   })
 
@@ -673,6 +683,74 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       expect(bad.status, `${path}: ${bad.text}`).toBe(400)
       expect(bad.json().error).toMatchObject({ kind: 'invalid_request', field })
     }
+  })
+
+  it('migration 400 merges a party stored both with and without the leading 1, as a sync now stores it', async () => {
+    const db = rooms.db
+    // The routes first: a desk read recomputes the threads marked for it (desk_dirty) before answering.
+    const snapshot = async () => ({
+      queue: (await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}&limit=500`)).rows,
+      ledger: (await get(`/api/desk/opt-outs?number=${DESK.number}&limit=500`)).rows,
+      parties: (await db.query('SELECT party, count, last_date FROM index_parties WHERE number = $1 ORDER BY party', [DESK.number])).rows,
+      threads: (
+        await db.query(
+          `SELECT party, first_at, last_at, inbound, outbound, waiting_since, unanswered, opted_out, opt_history, sent_after
+             FROM desk_threads WHERE number = $1 ORDER BY party`,
+          [DESK.number],
+        )
+      ).rows,
+      evidence: (
+        await db.query('SELECT ordinal, party, opt_ordinal FROM desk_sent_after WHERE number = $1 ORDER BY ordinal', [DESK.number])
+      ).rows,
+    })
+    const keys = [DESK_PARTIES.bothWaysAnswered, DESK_PARTIES.bothWaysStop]
+    const tens = keys.map((k) => k.slice(1))
+    const want = await snapshot()
+    expect(want.threads.map((t) => t.party)).toEqual(expect.arrayContaining(keys))
+
+    // The rows as a version before the key stored them: the party as written, two threads each.
+    await db.query(
+      `UPDATE index_messages SET party_digits = regexp_replace(phone, '\\D', '', 'g') WHERE number = $1 AND regexp_replace(phone, '\\D', '', 'g') = ANY($2::text[])`,
+      [DESK.number, tens],
+    )
+    await db.query('DELETE FROM index_parties WHERE number = $1', [DESK.number])
+    await db.query(
+      'INSERT INTO index_parties (number, party, count, last_date) SELECT number, party_digits, count(*), max(date) FROM index_messages WHERE number = $1 GROUP BY 1, 2',
+      [DESK.number],
+    )
+    // Its threads as its sync step kept them: counted by the party as written (storeDeskFacts),
+    // then recomputed (the order-dependent state).
+    await db.query('DELETE FROM desk_threads WHERE number = $1 AND party = ANY($2::text[])', [DESK.number, keys])
+    await db.query(
+      `INSERT INTO desk_threads (number, party, first_at, last_at, inbound, outbound, failed)
+       SELECT number, party_digits, min(date), max(date), count(*) FILTER (WHERE desk_inbound), count(*) FILTER (WHERE NOT desk_inbound),
+              count(*) FILTER (WHERE status_code >= 400)
+         FROM index_messages WHERE number = $1 AND party_digits = ANY($2::text[]) GROUP BY 1, 2`,
+      [DESK.number, [...keys, ...tens]],
+    )
+    await refreshDesk(db, DESK.number, [...keys, ...tens])
+    const aged = await snapshot()
+    expect(aged.parties.map((p) => p.party)).toEqual(expect.arrayContaining([...keys, ...tens]))
+    // The fault the key removes: the answered customer waits under the form they wrote.
+    expect(aged.queue.map((r) => r.party)).toContain(tens[0])
+    // "Mark handled" on both forms: the later one is kept.
+    await db.query(
+      `INSERT INTO desk_handled (number, party, handled_at, handled_by) VALUES ($1, $2, '2026-01-01T00:00:00Z', 'older'), ($1, $3, '2026-02-01T00:00:00Z', 'later')`,
+      [DESK.number, keys[1], tens[1]],
+    )
+
+    const sql = readFileSync(join(MIGRATIONS_DIR, '400-party-key.sql'), 'utf8')
+    await (db as unknown as MigratableDb).transaction((tx) => tx.exec(sql))
+    const after = await snapshot()
+    expect(after).toEqual(want)
+    const handled = await db.query('SELECT party, handled_by FROM desk_handled WHERE number = $1 AND party = ANY($2::text[])', [
+      DESK.number,
+      [...keys, ...tens],
+    ])
+    expect(handled.rows).toEqual([{ party: keys[1], handled_by: 'later' }])
+    await db.query('DELETE FROM desk_handled WHERE number = $1 AND party = $2', [DESK.number, keys[1]])
+    await refreshDesk(db, DESK.number, [keys[1]!])
+    expect(await snapshot()).toEqual(want)
   })
 
   it('shows nothing of a forgotten number, and forgetDesk deletes its rows', async () => {

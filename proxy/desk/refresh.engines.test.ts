@@ -37,7 +37,8 @@ const messages = Array.from({ length: DESK.baseTotal }, (_, i) => {
   const r = messageAt(DESK, i + 1, DESK.baseTotal, 'http://sim.invalid', 0)
   return {
     number: DESK.number,
-    party: r.phone.replace(/\D/g, ''),
+    // The key the parse step stores (proxy/index/parse.ts): a party written both ways is one party.
+    party: partyKey(r.phone),
     direction: r.direction,
     date: `${r.GMTdate.replace(' ', 'T')}Z`,
     ordinal: i + 1,

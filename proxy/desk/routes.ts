@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DEFAULT_THRESHOLD_MS } from '../../contract/desk/needs-reply.ts'
+import { partyKey } from '../../contract/desk/messages.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { BOM, csvRow } from '../../contract/csv.ts'
@@ -197,12 +198,11 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
     )
   const number = body.number.replace(/^\+/, '')
   const typed = body.party.replace(/\D/g, '')
-  // The thread as the index keys it, whichever way the party was typed (with or without the 1);
-  // when the index holds both forms (two threads), the one typed.
-  const known = await db.query<{ party: string }>(
-    'SELECT party FROM desk_threads WHERE number = $1 AND party = ANY($2::text[]) ORDER BY party = $3 DESC LIMIT 1',
-    [number, partyKeys(typed), typed],
-  )
+  // The thread as the index keys it (contract/desk partyKey), whichever way the party was typed.
+  const known = await db.query<{ party: string }>('SELECT party FROM desk_threads WHERE number = $1 AND party = $2', [
+    number,
+    partyKey(typed),
+  ])
   const party = known.rows[0]?.party
   if (!party)
     throw new ProxyError(404, { kind: 'not_found', field: 'party', message: `The index holds no conversation of ${number} with ${typed}.` })

@@ -1,3 +1,4 @@
+import { partyKey } from '../../contract/desk/messages.ts'
 import { upstreamDateIso, upstreamStatusCode } from '../../contract/upstream-values.ts'
 
 /**
@@ -20,6 +21,11 @@ export interface PageRecord {
   date: string | null
   dateRaw: string | null
   phone: string | null
+  /**
+   * The party's key (contract/desk partyKey): its digits, a 10-digit North American number with
+   * its leading 1, so a customer written both ways (the field notes allow 10 or 11 digits) is one
+   * party in every thread, count and desk table. `phone` keeps what the upstream wrote.
+   */
   partyDigits: string
   direction: string | null
   body: string | null
@@ -89,7 +95,7 @@ export function parsePage(body: Buffer | string, parsed?: unknown): Page {
       date,
       dateRaw: date === null ? text(r.GMTdate) : null,
       phone,
-      partyDigits: phone ? phone.replace(/\D/g, '') : '',
+      partyDigits: phone ? partyKey(phone) : '',
       direction: text(r.direction),
       body: text(r.body),
       mms: mmsRaw === true || (typeof mmsRaw === 'string' && mmsRaw.trim().toLowerCase() === 'yes'),

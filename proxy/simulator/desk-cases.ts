@@ -4,7 +4,8 @@ import { apiDate, hash32, hex32 } from './rng.ts'
  * Scripted conversations for the support desk (contract/desk) on one demo number, so every desk
  * page has something true to show on a fresh start: customers waiting for a reply for 5 minutes
  * (not yet due at the 15-minute default), 20 minutes, 2 hours and 3 days; opt-outs with sends
- * after them; sends in the recipient's quiet hours; UCS-2 bodies. Times are relative to the
+ * after them; sends in the recipient's quiet hours; UCS-2 bodies; a customer whose messages write
+ * their number without the leading 1 while ours write it with (one customer, one thread). Times are relative to the
  * dataset's END_MS (its newest message), so "waiting" is judged as of END_MS.
  *
  * Each party below is used only here (555-01xx numbers, which the generated parties never take),
@@ -25,6 +26,8 @@ export interface DeskCase {
   direction: 'inbound' | 'outbound'
   body: string
   failed?: boolean
+  /** How the record writes the party when not as `party`: the field notes allow 10 or 11 digits. */
+  written?: string
 }
 
 /** 159 GSM-7 characters and one curly apostrophe: one segment with ', three with ’ (UCS-2, 67 a part). */
@@ -44,6 +47,9 @@ export const DESK_PARTIES = {
   quietNy: '19175550110',
   quietLa: '13105550111',
   ucs2: '17025550112',
+  // Written without the leading 1 on the customer's own messages and with it on ours: one customer.
+  bothWaysAnswered: '14155550113',
+  bothWaysStop: '15125550114',
 } as const
 
 const P = DESK_PARTIES
@@ -79,6 +85,18 @@ export const DESK_CASES: readonly DeskCase[] = [
   // UCS-2: the same 160 characters, one with a curly apostrophe.
   { before: 30 * HOUR, party: P.ucs2, direction: 'outbound', body: GSM_BODY },
   { before: 29 * HOUR, party: P.ucs2, direction: 'outbound', body: UCS2_BODY },
+  // One customer written two ways (10 digits on their messages, 11 on ours): the reply answers
+  // the question, and the send after their STOP is reported, as for any other customer.
+  {
+    before: 8 * HOUR,
+    party: P.bothWaysAnswered,
+    written: P.bothWaysAnswered.slice(1),
+    direction: 'inbound',
+    body: 'Is my order ready for pickup?',
+  },
+  { before: 7 * HOUR, party: P.bothWaysAnswered, direction: 'outbound', body: 'Yes, it is ready at the front desk.' },
+  { before: 6 * DAY, party: P.bothWaysStop, written: P.bothWaysStop.slice(1), direction: 'inbound', body: 'STOP' },
+  { before: 2 * DAY, party: P.bothWaysStop, direction: 'outbound', body: 'New arrivals this week: come and see!' },
 ]
 
 /**
@@ -150,7 +168,7 @@ export function deskSlot(
       message_id: hex32(hash32(p.number), seq),
       GMTdate: apiDate(endMs - c.before),
       tid: p.tid,
-      phone: c.party,
+      phone: c.written ?? c.party,
       direction: c.direction,
       body: c.body,
       mms: 'no',

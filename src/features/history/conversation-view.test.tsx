@@ -65,7 +65,7 @@ describe('the Conversations tab links the chosen party to their customer page', 
     for (const option of screen.getAllByRole('option')) expect(within(option).queryByRole('link')).toBeNull()
   })
 
-  test('index off: the loaded records grouped by party, the chosen one linked to their customer page', () => {
+  test('index off: the loaded records grouped by party (with or without the leading 1, one party), the chosen one linked to their customer page', () => {
     const message = (position: number, phone: string): Message => ({
       key: String(position),
       position,
@@ -93,9 +93,14 @@ describe('the Conversations tab links the chosen party to their customer page', 
         mostRecentDate: null,
         start: 1,
         end: 3,
-        messages: [message(1, ALICE), message(2, ALICE), message(3, BOB)],
+        // Alice's number written once without its leading 1, as the field notes allow: still Alice.
+        messages: [message(1, ALICE), message(2, ALICE.slice(1)), message(3, BOB)],
       })
     })
+    expect(screen.getAllByRole('option').map((o) => o.textContent)).toEqual([
+      expect.stringContaining(formatPhone(ALICE)),
+      expect.stringContaining(formatPhone(BOB)),
+    ])
     // No party in the URL: the busiest is chosen, and its customer page is offered.
     expect(screen.getByRole('option', { selected: true }).textContent).toContain(formatPhone(ALICE))
     expect(customerLink(ALICE).getAttribute('href')).toBe(`/desk/customer?party=${ALICE}`)

@@ -4,6 +4,7 @@ import { historyQuery, type Message } from '../../api/history'
 import type { NumberIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
 import { CustomerLink } from '../../components/customer-link'
+import { partyKey } from '../../../contract/desk/messages'
 import { formatDay } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { pageCount, pageRange, rangeText } from '../../lib/range'
@@ -13,21 +14,24 @@ import { StatusBadge } from '../../components/message/status-badge'
 import { IndexedConversations } from './indexed-conversations'
 
 interface Party {
+  /** The party as the first of its loaded messages writes it (shown, and the URL's `party`). */
   phone: string
   messages: Message[]
 }
 
+/** One group per customer: a number written with and without its leading 1 is one party (contract/desk partyKey), as with the index on. */
+const groupKey = (phone: string) => partyKey(phone) || phone
+
 export function groupByParty(messages: Message[]): Party[] {
-  const map = new Map<string, Message[]>()
+  const map = new Map<string, Party>()
   for (const m of messages) {
-    const key = m.phone ?? ''
-    const list = map.get(key)
-    if (list) list.push(m)
-    else map.set(key, [m])
+    const phone = m.phone ?? ''
+    const key = groupKey(phone)
+    const party = map.get(key)
+    if (party) party.messages.push(m)
+    else map.set(key, { phone, messages: [m] })
   }
-  return [...map.entries()]
-    .map(([phone, list]) => ({ phone, messages: list }))
-    .sort((a, b) => b.messages.length - a.messages.length || a.phone.localeCompare(b.phone))
+  return [...map.values()].sort((a, b) => b.messages.length - a.messages.length || a.phone.localeCompare(b.phone))
 }
 
 type ConversationProps = {
@@ -81,7 +85,7 @@ function LoadedConversations({ number, tid, page, size, total, more, party, onMo
   })
   const loaded = useMemo(() => results.flatMap((r) => r.data?.messages ?? []), [results])
   const parties = useMemo(() => groupByParty(loaded), [loaded])
-  const selected = parties.find((p) => p.phone === party) ?? parties[0]
+  const selected = parties.find((p) => party !== null && groupKey(p.phone) === groupKey(party)) ?? parties[0]
   const pending = results.some((r) => r.isFetching)
   // The first range is the page's own query: its errors are the page's alert. Only older ranges report here.
   const failed = results.slice(1).find((r) => r.isError)

@@ -113,9 +113,14 @@ test.describe('the support desk', () => {
     const rows = table.locator('tbody tr')
     await expect(rows).toHaveCount(expected.length)
     // Longest wait first, each with its last inbound text, as text.
+    // Whoever opted out after asking says not to text them (the rules' optedOut), and only they.
+    const doNotText = /Opted out: do not text them/
+    expect(expected.filter((e) => e.optedOut).length, 'the scripted cases hold a question, then STOP').toBeGreaterThanOrEqual(1)
     for (const [i, e] of expected.entries()) {
       await expect(rows.nth(i)).toContainText(fmt(e.party))
       await expect(rows.nth(i)).toContainText(e.lastInbound!.body)
+      if (e.optedOut) await expect(rows.nth(i)).toContainText(doNotText)
+      else await expect(rows.nth(i)).not.toContainText(doNotText)
     }
     await page.screenshot({ path: '/tmp/desk-needs-reply-1400.png', fullPage: true })
     expect(await axeViolations(page)).toEqual([])
@@ -125,7 +130,16 @@ test.describe('the support desk', () => {
     // contract/file-name.ts: the report, the number, the row count, and the day if it fits in 60 characters.
     expect(name).toMatch(new RegExp(`^switchboard-needs-reply-${DESK.number}-${expected.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv$`))
     const csv = parseCsv(text)
-    expect(csv[0]).toEqual(['customer', 'number', 'waiting_since', 'waited_minutes', 'unanswered', 'last_inbound_at', 'last_inbound_text'])
+    expect(csv[0]).toEqual([
+      'customer',
+      'number',
+      'waiting_since',
+      'waited_minutes',
+      'unanswered',
+      'last_inbound_at',
+      'last_inbound_text',
+      'opted_out',
+    ])
     expect(csv.slice(1).map((r) => r[0])).toEqual(expected.map((e) => e.party))
 
     // Mark handled (a phone call): who and when, and the customer leaves the queue.

@@ -11,9 +11,13 @@
  *   "mark handled" comes after their last message.
  * Messages in the same second are ordered by ordinal; a reply with the same date and no ordinal
  * counts as after.
+ * A party who asked and then opted out still waits (they asked), and the entry says they are
+ * opted out now: a text would be a send after opt-out, so the answer is a call or an email,
+ * then "mark handled".
  */
 import { type DeskMessage, byThread, chronological, isFailed, isInbound, isOutbound, partyKey, timeOf } from './messages.ts'
 import { classifyOptOut } from './opt-out.ts'
+import { optOutState } from './opt-out-ledger.ts'
 
 export const DEFAULT_THRESHOLD_MS = 15 * 60_000
 
@@ -85,6 +89,8 @@ export function needsReply<M extends DeskMessage>(
 export interface QueueEntry<M extends DeskMessage = DeskMessage> extends NeedsReply<M> {
   number: string
   party: string
+  /** Opted out on this number now (optOutState): not to be texted. */
+  optedOut: boolean
 }
 
 /**
@@ -102,7 +108,8 @@ export function needsReplyQueue<M extends DeskMessage>(
   for (const [key, thread] of byThread(messages)) {
     const state = needsReply(thread, thresholdMs, now, { handledAt: handled.get(key) ?? null })
     const head = thread[0]
-    if (state.waiting && head) entries.push({ ...state, number: partyKey(head.number), party: partyKey(head.party) })
+    if (state.waiting && head)
+      entries.push({ ...state, number: partyKey(head.number), party: partyKey(head.party), optedOut: optOutState(thread).optedOut })
   }
   return entries.sort((a, b) => b.waitedMs - a.waitedMs || a.number.localeCompare(b.number) || a.party.localeCompare(b.party))
 }

@@ -134,8 +134,8 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       const expected = needsReplyQueue(all, minutes * 60_000, END_MS)
       const body = await get(`/api/desk/needs-reply?at=${AT}&thresholdMinutes=${minutes}&limit=500`)
       expect(body.total).toBe(expected.length)
-      expect(body.rows.map((r) => [partyKey(String(r.number)), r.party, r.since, r.unanswered])).toEqual(
-        expected.map((e) => [e.number, e.party, e.since, e.unanswered]),
+      expect(body.rows.map((r) => [partyKey(String(r.number)), r.party, r.since, r.unanswered, r.optedOut])).toEqual(
+        expected.map((e) => [e.number, e.party, e.since, e.unanswered, e.optedOut]),
       )
       expect(body.rows.map((r) => (r.lastInbound as { body: string }).body)).toEqual(expected.map((e) => e.lastInbound!.body))
     }
@@ -157,6 +157,12 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     // under either form.
     expect(parties).not.toContain(DESK_PARTIES.bothWaysAnswered)
     expect(parties).not.toContain(DESK_PARTIES.bothWaysAnswered.slice(1))
+    // A question, then STOP: waiting since the question, and marked opted out (answer by call).
+    const asked = body.rows.find((r) => r.party === DESK_PARTIES.askedThenStop)!
+    expect(asked).toMatchObject({ waitedMs: 10 * 3_600_000, unanswered: 1, optedOut: true })
+    expect((asked.lastInbound as { body: string }).body).toBe('STOP')
+    for (const p of [DESK_PARTIES.wait20m, DESK_PARTIES.wait2h, DESK_PARTIES.wait3d])
+      expect(body.rows.find((r) => r.party === p)).toMatchObject({ optedOut: false })
   })
 
   it('counts opt-outs and sends after them as optOutLedger does, and the scripted ones as scripted', async () => {
@@ -436,9 +442,10 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
           'unanswered',
           'last_inbound_at',
           'last_inbound_text',
+          'opted_out',
         ])
-        expect(rows.slice(1).map((x) => [x[0], x[1], x[2], x[6]])).toEqual(
-          json.rows.map((x) => [x.party, x.number, x.since, (x.lastInbound as { body: string }).body]),
+        expect(rows.slice(1).map((x) => [x[0], x[1], x[2], x[6], x[7]])).toEqual(
+          json.rows.map((x) => [x.party, x.number, x.since, (x.lastInbound as { body: string }).body, x.optedOut ? 'yes' : 'no']),
         )
         const done = (await exportsDone('needs-reply')).at(-1)
         expect(done).toMatchObject({ format: 'csv', rows: rows.length - 1, complete: true })

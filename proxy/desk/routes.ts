@@ -76,6 +76,7 @@ type QueueRow = {
   body: string | null
   handled_at: Date | null
   handled_by: string | null
+  opted_out: boolean
   total: number
 }
 
@@ -99,7 +100,7 @@ async function queueRows(
   const total = batch ? '0' : 'count(*) OVER ()::int'
   const r = await db.query<QueueRow>(
     `SELECT t.number, t.party, t.waiting_since, t.unanswered, t.last_inbound_at, t.last_inbound_ordinal, ${BODY} AS body,
-            h.handled_at, h.handled_by, ${total} AS total
+            h.handled_at, h.handled_by, t.opted_out, ${total} AS total
        FROM desk_threads t
        JOIN index_messages m ON m.number = t.number AND m.ordinal = t.last_inbound_ordinal
        LEFT JOIN desk_handled h ON h.number = t.number AND h.party = t.party
@@ -144,11 +145,22 @@ async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: 
       unanswered: x.unanswered,
       lastInbound: { ordinal: x.last_inbound_ordinal, date: iso(x.last_inbound_at), body: x.body },
       handled: x.handled_at ? { at: iso(x.handled_at), by: x.handled_by } : null,
+      // Asked, then opted out: the answer is a call or an email, not a text.
+      optedOut: x.opted_out,
     })),
   })
 }
 
-const QUEUE_CSV_HEADER = ['customer', 'number', 'waiting_since', 'waited_minutes', 'unanswered', 'last_inbound_at', 'last_inbound_text']
+const QUEUE_CSV_HEADER = [
+  'customer',
+  'number',
+  'waiting_since',
+  'waited_minutes',
+  'unanswered',
+  'last_inbound_at',
+  'last_inbound_text',
+  'opted_out',
+]
 
 /** The whole queue as CSV (the page shows the longest waits only), in keyset batches, every cell through contract/csv's guard. */
 async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
@@ -175,6 +187,7 @@ async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse,
       x.unanswered,
       iso(x.last_inbound_at),
       x.body ?? '',
+      x.opted_out ? 'yes' : 'no',
     ],
     (result) => exportDone(ctx, 'needs-reply', what, result),
   )

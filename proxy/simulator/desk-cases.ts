@@ -5,7 +5,8 @@ import { apiDate, hash32, hex32 } from './rng.ts'
  * page has something true to show on a fresh start: customers waiting for a reply for 5 minutes
  * (not yet due at the 15-minute default), 20 minutes, 2 hours and 3 days; opt-outs with sends
  * after them; sends in the recipient's quiet hours; UCS-2 bodies; a customer whose messages write
- * their number without the leading 1 while ours write it with (one customer, one thread). Times are relative to the
+ * their number without the leading 1 while ours write it with (one customer, one thread); a
+ * customer who asked and then opted out (waiting, not to be texted). Times are relative to the
  * dataset's END_MS (its newest message), so "waiting" is judged as of END_MS.
  *
  * Each party below is used only here (555-01xx numbers, which the generated parties never take),
@@ -50,6 +51,7 @@ export const DESK_PARTIES = {
   // Written without the leading 1 on the customer's own messages and with it on ours: one customer.
   bothWaysAnswered: '14155550113',
   bothWaysStop: '15125550114',
+  askedThenStop: '12065550115',
 } as const
 
 const P = DESK_PARTIES
@@ -97,6 +99,9 @@ export const DESK_CASES: readonly DeskCase[] = [
   { before: 7 * HOUR, party: P.bothWaysAnswered, direction: 'outbound', body: 'Yes, it is ready at the front desk.' },
   { before: 6 * DAY, party: P.bothWaysStop, written: P.bothWaysStop.slice(1), direction: 'inbound', body: 'STOP' },
   { before: 2 * DAY, party: P.bothWaysStop, direction: 'outbound', body: 'New arrivals this week: come and see!' },
+  // A question, then STOP: still waiting (they asked), and opted out, so the answer is a call.
+  { before: 10 * HOUR, party: P.askedThenStop, direction: 'inbound', body: 'When does my warranty end?' },
+  { before: 9 * HOUR, party: P.askedThenStop, direction: 'inbound', body: 'STOP' },
 ]
 
 /**

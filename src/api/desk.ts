@@ -51,6 +51,8 @@ const queueRowWire = z.looseObject({
   unanswered: count,
   lastInbound: z.looseObject({ ordinal: z.catch(z.nullable(z.number()), null), date: optText, body: optText }),
   handled: z.catch(z.nullable(z.looseObject({ at: optText, by: optText })), null),
+  /** Opted out on that number now: answer by call or email, not by text. */
+  optedOut: z.catch(z.boolean(), false),
 })
 const queueWire = z.looseObject({
   at: z.string(),

@@ -137,6 +137,7 @@ describe('Needs reply', () => {
             unanswered: 2,
             lastInbound: { ordinal: 7, date: '2026-11-21T12:00:00.000Z', body: '<b>Any news</b> on my repair?' },
             handled: null,
+            optedOut: true,
           },
           {
             number: NUMBER,
@@ -146,6 +147,7 @@ describe('Needs reply', () => {
             unanswered: 1,
             lastInbound: { ordinal: 9, date: '2026-11-24T11:40:00.000Z', body: null },
             handled: { at: '2026-11-20T10:00:00.000Z', by: 'alice' },
+            optedOut: false,
           },
         ]),
       )
@@ -161,6 +163,9 @@ describe('Needs reply', () => {
     expect(within(table).getByText('2 messages unanswered')).toBeTruthy()
     expect(within(table).getByText('(no text)')).toBeTruthy()
     expect(within(table).getByText(/handled earlier by alice/)).toBeTruthy()
+    // Asked, then opted out: the row says not to text them; the other row does not.
+    expect(within(table).getAllByText(/Opted out: do not text them/)).toHaveLength(1)
+    expect(within(table).getAllByRole('row')[1]!.textContent).toMatch(/Opted out: do not text them/)
     expect(within(table).getAllByRole('button', { name: /^Mark handled: / })).toHaveLength(2)
     const customer = within(table).getByRole('link', { name: /^Customer \(469\) 555-0104/ })
     expect(customer.getAttribute('href')).toBe('/desk/customer?party=14695550104')

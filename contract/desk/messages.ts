@@ -27,6 +27,17 @@ export function partyKey(party: string): string {
   return digits.length === 10 && /^[2-9]/.test(digits) ? `1${digits}` : digits
 }
 
+/**
+ * Every way a party typed as digits may have been written or logged: the digits, and a North
+ * American number with and without its leading 1. The index stores partyKey alone; the access log
+ * keeps what each request named.
+ */
+export function partyForms(digits: string): string[] {
+  if (digits.length === 10 && /^[2-9]/.test(digits)) return [digits, `1${digits}`]
+  if (digits.length === 11 && /^1[2-9]/.test(digits)) return [digits, digits.slice(1)]
+  return [digits]
+}
+
 export function timeOf(date: Date | string | number, field = 'date'): number {
   const ms = date instanceof Date ? date.getTime() : typeof date === 'number' ? date : Date.parse(date)
   if (!Number.isFinite(ms)) throw new RangeError(`${field}: not a valid date: ${String(date)}`)

@@ -70,6 +70,23 @@ describe.each(ENGINES)('access log on %s', (engine) => {
     expect((await listEntries(db, { party: '15559990000' }, 10)).entries.map((e) => e.action)).toEqual(['export'])
   }, 60_000)
 
+  test('the party filter finds a customer however each request named them: with or without the 1, formatted or not', async () => {
+    const db = await engines.open(engine)
+    await appendEntries(db, [
+      entry({ action: 'thread.view', details: { number: '18005550100', party: '4155550113' } }),
+      entry({ action: 'customer.view', details: { party: '14155550113' } }),
+      entry({ action: 'search', details: { q: 'x', party: '555' } }),
+      entry({ action: 'thread.view', details: { number: '18005550100', party: '14155550199' } }),
+    ])
+    for (const typed of ['4155550113', '14155550113', '+1 (415) 555-0113'])
+      expect((await listEntries(db, { party: typed }, 10)).entries.map((e) => e.action).sort(), typed).toEqual([
+        'customer.view',
+        'thread.view',
+      ])
+    // A partial number names no one customer: only entries that logged that same text.
+    expect((await listEntries(db, { party: '555' }, 10)).entries.map((e) => e.action)).toEqual(['search'])
+  }, 60_000)
+
   test('the writer commits each caller’s entry; one entry the database refuses fails only its own caller', async () => {
     const db = await engines.open(engine)
     const w = createLogWriter(db)

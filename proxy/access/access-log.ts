@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { currentAction, namesOf } from '../../contract/vocabulary.ts'
 import { csvCell } from '../../contract/csv.ts'
+import { partyForms } from '../../contract/desk/messages.ts'
 import type { Db, Queryable } from '../db/types.ts'
 
 /**
@@ -447,6 +448,12 @@ const toEntry = (r: DbEntry): AccessLogEntry => ({
   details: typeof r.details === 'string' ? (JSON.parse(r.details) as Record<string, unknown>) : r.details,
 })
 
+/** The party filter's forms: the text as typed, and for a phone number its digits in every form (contract/desk partyForms). */
+function partyFilterForms(typed: string): string[] {
+  const digits = /^[\d\s()+.-]+$/.test(typed) ? typed.replace(/\D/g, '') : ''
+  return [...new Set([typed, ...(digits ? partyForms(digits) : [])])]
+}
+
 /** One keyset page, newest first over (at, id): stable while new entries arrive (no OFFSET). */
 export async function listEntries(
   db: Queryable,
@@ -463,7 +470,8 @@ export async function listEntries(
   if (f.user) add('actor = ?', f.user)
   // A read of several numbers stores them joined with commas: the filter finds each of them.
   if (f.number) add("(number = ? OR (strpos(number, ',') > 0 AND ? = ANY (string_to_array(number, ','))))", f.number)
-  if (f.party) add('party = ?', f.party)
+  // A customer is found however a request named them: as typed, as digits, with or without the 1.
+  if (f.party) add('party = ANY (?::text[])', partyFilterForms(f.party))
   if (f.action) {
     // An action of the vocabulary finds the entries written under its former names too.
     const now = currentAction(f.action)

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DEFAULT_THRESHOLD_MS } from '../../contract/desk/needs-reply.ts'
-import { partyKey } from '../../contract/desk/messages.ts'
+import { partyForms, partyKey } from '../../contract/desk/messages.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { BOM, csvRow } from '../../contract/csv.ts'
@@ -47,13 +47,6 @@ async function thresholdParam(p: Map<string, string>, db: Db): Promise<number> {
   if (!/^\d{1,6}$/.test(v) || Number(v) > MAX_THRESHOLD_MINUTES)
     throw invalid('thresholdMinutes', `thresholdMinutes must be a whole number of minutes from 0 to ${MAX_THRESHOLD_MINUTES}.`)
   return Number(v)
-}
-
-/** The candidate keys of a party typed in any format: a NANP number with and without its leading 1. */
-export function partyKeys(digits: string): string[] {
-  if (digits.length === 10 && /^[2-9]/.test(digits)) return [digits, `1${digits}`]
-  if (digits.length === 11 && digits.startsWith('1')) return [digits, digits.slice(1)]
-  return [digits]
 }
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString())
@@ -359,7 +352,7 @@ async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: U
   const limit = limitParam(p, 100)
   const offset = offsetParam(p)
   const where = SENT_WHERE
-  const keys = party ? partyKeys(party) : null
+  const keys = party ? partyForms(party) : null
   // The page is cut from desk_sent_after's own date index; only its rows visit the messages.
   const r = await db.query<SentRow>(
     `WITH page AS (SELECT * FROM desk_sent_after s WHERE ${where} ORDER BY s.date DESC, s.number, s.ordinal DESC LIMIT $3 OFFSET $4)
@@ -497,7 +490,7 @@ async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, 
   const p = readParams(url, ['number', 'party'])
   const number = optionalNumber(p)
   const party = digitsParam(p, 'party', false)
-  const keys = party ? partyKeys(party) : null
+  const keys = party ? partyForms(party) : null
   const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_sent_after s WHERE ${SENT_WHERE}`, [number, keys])
   const rows = total.rows[0]?.n ?? 0
   const what = { ...(number ? { number } : {}), ...(party ? { party } : {}) }
@@ -604,7 +597,7 @@ async function customerRoute(_req: IncomingMessage, res: ServerResponse, url: UR
     `SELECT number, party, first_at, last_at, inbound, outbound, failed, waiting_since, unanswered, opted_out, opted_out_at,
             opt_history, sent_after
        FROM desk_threads WHERE party = ANY($1::text[]) AND number IN (${HELD}) ORDER BY last_at DESC, number`,
-    [partyKeys(party)],
+    [partyForms(party)],
   )
   await ctx.logRead({ party, numbers: r.rows.length })
   const rows = r.rows

@@ -1,4 +1,5 @@
 import type { Freshness, IndexedMessage, NumberIndexStatus, StatsBucket, SyncState } from '../../contract/index-api.ts'
+import { partyForms } from '../../contract/desk/messages.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import { forgetDesk } from '../desk/refresh.ts'
 import { encodeCursor, type Cursor, type Filters } from './params.ts'
@@ -717,14 +718,6 @@ export async function bodiesById(db: Queryable, ids: number[]): Promise<Map<numb
   return new Map(r.rows.map((x) => [x.id, x.body]))
 }
 
-/** A thread: one number with one party (digits; a 10-digit NANP party also matches with its 1). */
-export function partyVariants(party: string): string[] {
-  const v = new Set([party])
-  if (party.length === 10) v.add(`1${party}`)
-  if (party.length === 11 && party.startsWith('1')) v.add(party.slice(1))
-  return [...v]
-}
-
 export async function threadPage(
   db: Queryable,
   number: string,
@@ -733,7 +726,8 @@ export async function threadPage(
   at: string | null,
   limit: number,
 ): Promise<{ total: number; firstDate: string | null; lastDate: string | null; rows: MessageRow[]; nextCursor: string | null }> {
-  const variants = partyVariants(party)
+  // One number with one party: the key the index stores (partyKey), whichever form was asked for.
+  const variants = partyForms(party)
   // The roll-up's total and newest date and the oldest message, in one statement.
   const meta = await db.query<{ total: number; last: Date | null; first: Date | null }>(
     `SELECT COALESCE(sum(count), 0)::int AS total, max(last_date) AS last,

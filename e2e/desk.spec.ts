@@ -417,6 +417,65 @@ test.describe('the support desk', () => {
     }
   })
 
+  test('the navigation count follows the queue every minute while the page is open, not while hidden, and asks on return', async ({
+    page,
+  }) => {
+    // The page's own requests for the count (limit=1, every number), seen as they leave the browser.
+    const asks: string[] = []
+    page.on('request', (r) => {
+      const url = new URL(r.url())
+      if (url.pathname === '/api/desk/needs-reply' && url.searchParams.get('limit') === '1') asks.push(r.url())
+    })
+    /** The queue's total across every number, as the server answers it now. */
+    const serverTotal = async () => ((await (await fetch(`${appUrl()}/api/desk/needs-reply?limit=1`)).json()) as { total: number }).total
+    const count = page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: /^Needs reply/ })
+      .locator('span')
+      .first()
+    await page.clock.install()
+    await page.goto('/')
+    const before = await serverTotal()
+    await expect(count).toHaveText(`: ${before} waiting`)
+    const first = asks.length
+    expect(first).toBeGreaterThanOrEqual(1)
+
+    // A phone call answers the longest wait: the server's queue is one shorter.
+    const next = queueNow()[0]!
+    const r = await fetch(`${appUrl()}/api/desk/handled`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ number: DESK.number, party: next.party }),
+    })
+    expect(r.status, await r.text()).toBe(200)
+    handled.set(next.party, new Date())
+    expect(await serverTotal()).toBe(before - 1)
+
+    // Not asked again within the minute; asked once the minute is up, and the count follows.
+    await page.clock.fastForward(59_000)
+    await page.waitForTimeout(500)
+    expect(asks.length).toBe(first)
+    await expect(count).toHaveText(`: ${before} waiting`)
+    await page.clock.fastForward(2_000)
+    await expect.poll(() => asks.length).toBe(first + 1)
+    await expect(count).toHaveText(`: ${before - 1} waiting`)
+
+    // Hidden (another tab in front): five minutes pass without an ask, each of which would be a logged read.
+    const setHidden = (hidden: boolean) =>
+      page.evaluate((h) => {
+        Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (h ? 'hidden' : 'visible') })
+        // As a browser fires it: at the document, bubbling to the window (where TanStack Query listens).
+        document.dispatchEvent(new Event('visibilitychange', { bubbles: true }))
+      }, hidden)
+    await setHidden(true)
+    await page.clock.fastForward(5 * 60_000)
+    await page.waitForTimeout(500)
+    expect(asks.length).toBe(first + 1)
+    // Back in front: asked at once, the count stale by then.
+    await setHidden(false)
+    await expect.poll(() => asks.length).toBe(first + 2)
+  })
+
   test('empty and error states say why', async ({ page }) => {
     // A customer the index has never seen.
     await page.goto('/desk/customer?party=442071838750')

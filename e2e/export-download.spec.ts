@@ -190,6 +190,24 @@ test('Cancel stops the server and the download ends unfinished; a second export 
   )
   await tray.screenshot({ path: '/tmp/export-queued-tray.png' })
 
+  // Cancelled while it waits, the server takes it out of line (its record ends cancelled by you,
+  // no row written) and logs the cancel. A person may have as many waiting as running: one.
+  await second.getByRole('button', { name: 'Cancel export' }).click()
+  await expect(second.getByRole('status')).toHaveText(/^Cancelled after 0 rows\./, { timeout: 20_000 })
+  await expect
+    .poll(async () => {
+      const log = (await (await fetch(`${proxy.url}/api/auth/access-log?action=search.export.cancel&limit=5`)).json()) as {
+        entries: unknown[]
+      }
+      return log.entries.length
+    })
+    .toBe(1)
+  await second.getByRole('button', { name: 'Dismiss' }).click()
+  await expect(tray.getByRole('listitem')).toHaveCount(1)
+  // Another takes its place in line.
+  await button.click()
+  await expect(second).toContainText(/Queued — 1st in line/, { timeout: 20_000 })
+
   const secondDownload = page.waitForEvent('download')
   await first.getByRole('button', { name: 'Cancel export' }).click()
   await expect(first.getByRole('status')).toContainText(

@@ -12,8 +12,9 @@ export function NeedsReplyCount({ signedIn }: { signedIn: boolean }) {
   const index = useIndexStatus()
   // Asked again every minute (needsReplyQuery's interval): a support lead leaves the page open and
   // expects the count to follow the queue. Each ask is an access-log entry, so a hidden window
-  // does not ask (TanStack Query's refetchIntervalInBackground stays false); it asks on return.
-  const q = useQuery({ ...needsReplyQuery(null, 1), enabled: signedIn && index.available })
+  // does not ask (TanStack Query's refetchIntervalInBackground stays false); when it shows again it
+  // asks at once if the count is older than the query's staleTime (the app turns that off elsewhere).
+  const q = useQuery({ ...needsReplyQuery(null, 1), enabled: signedIn && index.available, refetchOnWindowFocus: true })
   const total = q.data?.total
   if (total === undefined) return null
   return (

@@ -114,7 +114,7 @@ test.describe('the support desk', () => {
     await expect(rows).toHaveCount(expected.length)
     // Longest wait first, each with its last inbound text, as text.
     // Whoever opted out after asking says not to text them (the rules' optedOut), and only they.
-    const doNotText = /Opted out: do not text them/
+    const doNotText = /Opted out: do not text/
     expect(expected.filter((e) => e.optedOut).length, 'the scripted cases hold a question, then STOP').toBeGreaterThanOrEqual(1)
     for (const [i, e] of expected.entries()) {
       await expect(rows.nth(i)).toContainText(fmt(e.party))
@@ -308,6 +308,14 @@ test.describe('the support desk', () => {
       new RegExp(`^${expected.length} ${expected.length === 1 ? 'customer is' : 'customers are'} waiting`),
     )
     await expect(page.getByRole('table', { name: /Customers waiting/ }).locator('tbody tr')).toHaveCount(expected.length)
+    // "Do not text" shows without scrolling the table sideways: in the customer's own column.
+    const warned = page.getByText('Opted out: do not text', { exact: true })
+    await expect(warned).toHaveCount(expected.filter((e) => e.optedOut).length)
+    for (const w of await warned.all()) {
+      const b = (await w.boundingBox())!
+      expect(b.x).toBeGreaterThanOrEqual(0)
+      expect(b.x + b.width).toBeLessThanOrEqual(390)
+    }
     await page.screenshot({ path: '/tmp/desk-needs-reply-390.png', fullPage: true })
     await noPageScroll(page)
 

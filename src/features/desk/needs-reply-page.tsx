@@ -239,14 +239,20 @@ function Queue({ search }: { search: NeedsReplySearch }) {
                     >
                       Open the thread
                     </Link>
+                    {/* In the first column, which a phone shows without scrolling the table sideways. */}
+                    {e.optedOut ? (
+                      <span className="mt-1 block w-fit rounded border border-amber-300 bg-amber-50 px-1 text-xs font-semibold text-amber-950">
+                        Opted out: do not text
+                      </span>
+                    ) : null}
                   </td>
                   <td className={`${td} whitespace-nowrap`}>{formatPhone(e.number)}</td>
                   <td className={`${td} min-w-48`}>
                     {e.lastInbound.body ? <BodyText body={e.lastInbound.body} /> : <span className="text-slate-700 italic">(no text)</span>}
                     {e.unanswered > 1 ? <span className="block text-xs text-slate-700">{e.unanswered} messages unanswered</span> : null}
                     {e.optedOut ? (
-                      <span className="mt-1 block rounded border border-amber-300 bg-amber-50 px-1 text-xs text-amber-950">
-                        Opted out: do not text them. Answer by phone or email, then Mark handled.
+                      <span className="mt-1 block text-xs text-amber-950">
+                        They opted out: answer by phone or email, then Mark handled.
                       </span>
                     ) : null}
                   </td>

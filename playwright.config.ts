@@ -33,6 +33,7 @@ const scale = process.env.E2E_SCALE === '1'
 // directory) and every @scale test reads it, instead of two stacks indexing it side by side on
 // two cores. The plain-dialect stack runs no @scale test.
 const stacks = scale ? STACKS.slice(0, 1) : STACKS
+const stackPorts = [...stacks, ...(scale ? [] : [PLAIN_STACK])]
 
 export default defineConfig({
   testDir: 'e2e',
@@ -43,6 +44,10 @@ export default defineConfig({
   retries: 0,
   timeout: 45_000,
   expect: { timeout: 8_000 },
+  // The stacks start side by side (no `url` below, so Playwright does not wait for one before
+  // starting the next); e2e/stacks-ready.ts waits for them all.
+  globalSetup: './e2e/stacks-ready.ts',
+  metadata: { stackUrls: stackPorts.map((p) => `http://127.0.0.1:${p}/`) },
   reporter: process.env.PW_JSON_OUTPUT ? [['list'], ['json', { outputFile: process.env.PW_JSON_OUTPUT }]] : [['list']],
   outputDir: '.test-results/playwright',
   projects: [
@@ -72,16 +77,16 @@ export default defineConfig({
     trace: 'off',
     screenshot: 'off',
   },
-  webServer: [...stacks, ...(scale ? [] : [PLAIN_STACK])].map((appPort) => ({
+  webServer: stackPorts.map((appPort) => ({
     command: 'node --import tsx e2e/serve.ts',
-    url: `http://127.0.0.1:${appPort}/`,
     env: {
       E2E_PORT: String(appPort),
       E2E_SIM_PORT: String(appPort + 1),
       ...(appPort === PLAIN_STACK ? { E2E_SIM_DIALECT: 'plain' } : {}),
     },
-    reuseExistingServer: !process.env.CI,
-    timeout: 60_000,
+    // Without a `url` Playwright starts a stack even when one already runs on its port (one a
+    // developer left running with `node --import tsx e2e/serve.ts`): the new one fails to listen
+    // and exits, and the running one serves.
     // SIGTERM, so the stack closes and removes its data directory (a SIGKILL, the default, left
     // one behind per stack per run: a gigabyte and more after the scale journeys).
     gracefulShutdown: { signal: 'SIGTERM' as const, timeout: 10_000 },

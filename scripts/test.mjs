@@ -1,9 +1,8 @@
 // `npm test`: typecheck, lint, unit tests, build, browser tests; then how long each phase took
 // and one plain summary line `N passed, N failed` counting every test and check. On a 2-core
 // machine the steps run side by side so that neither core idles: typecheck, lint, the format
-// check and the build together (typed ESLint runs on one thread for about 100 s, longer than the
-// others together), then the unit tests (two vitest workers) beside the compiled server's smoke
-// test.
+// check and the build together, then the unit tests (two vitest workers) beside the rest of the
+// lint and the compiled server's smoke test, then the browser tests.
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -72,24 +71,26 @@ function check(label, ok) {
 }
 
 // The build writes dist/ and build/, which neither tsc --noEmit nor ESLint nor Prettier reads.
+// Typed ESLint runs on one thread for about 100 s, longer than the other three together: the unit
+// tests start once those three are done, beside the rest of the lint, so the second core does not idle.
 const tStatic = performance.now()
-const [typeOk, lintOk, formatOk, buildOk] = await Promise.all([
+const lint = runBeside('lint', bin('eslint'), ['.', '--max-warnings=0'])
+const [typeOk, formatOk, buildOk] = await Promise.all([
   runBeside('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']),
-  runBeside('lint', bin('eslint'), ['.', '--max-warnings=0']),
   runBeside('format (prettier --check)', bin('prettier'), ['--check', '.', '--log-level', 'warn']),
   runBeside('build (SPA and server)', process.execPath, [join(root, 'scripts', 'build.mjs')]),
 ])
-phases.push(`typecheck + lint + format + build, together: ${seconds(tStatic)} s`)
+phases.push(`typecheck + format + build, together: ${seconds(tStatic)} s`)
 check('typecheck', typeOk)
-check('lint', lintOk)
 check('format', formatOk)
 check('build', buildOk)
 
 // The unit tests do not read dist/ or build/; the smoke test of the compiled server runs beside them.
 const vitestJson = join(out, 'vitest.json')
 const tUnit = performance.now()
-const [unitOk] = await Promise.all([
+const [unitOk, lintOk] = await Promise.all([
   runBeside('unit tests (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]),
+  lint,
   (async () => {
     if (!buildOk) return
     const t0 = performance.now()
@@ -97,7 +98,8 @@ const [unitOk] = await Promise.all([
     phases.push(`compiled server smoke test: ${seconds(t0)} s (beside the unit tests)`)
   })(),
 ])
-phases.push(`unit tests + smoke test, together: ${seconds(tUnit)} s`)
+phases.push(`unit tests + the rest of the lint + smoke test, together: ${seconds(tUnit)} s`)
+check('lint', lintOk)
 if (existsSync(vitestJson)) {
   const r = JSON.parse(readFileSync(vitestJson, 'utf8'))
   passed += r.numPassedTests

@@ -122,7 +122,8 @@ async function smokeCompiledServer() {
   child.stderr.on('data', (d) => (output += d))
   try {
     const url = await new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error('no start banner within 30 s')), 30_000)
+      // Minutes, not seconds: a first start runs initdb, here beside the lint and two vitest workers.
+      const t = setTimeout(() => reject(new Error('no start banner within 120 s')), 120_000)
       child.stdout.on('data', () => {
         const m = /Switchboard on (http:\/\/\S+)/.exec(output)
         if (m) {

@@ -8,7 +8,7 @@ import { startOwnProxy } from './helpers'
  */
 test('the index page indexes every number, shows each one getting up to date, fits a phone, and forgets one', async ({ page }) => {
   test.setTimeout(180_000)
-  const proxy = await startOwnProxy(4480, { SYNC_RATE: '0' })
+  const proxy = await startOwnProxy(4480, { SYNC_RATE: '10' })
   try {
     await page.goto(`${proxy.url}/index`)
     await expect(page.getByRole('heading', { name: 'Message index' })).toBeVisible()

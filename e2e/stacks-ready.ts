@@ -1,8 +1,10 @@
 /**
  * Playwright's global setup: waits until every e2e stack answers. playwright.config.ts gives its
  * web servers no `url`, so Playwright starts them all at once instead of one after another
- * (each stack's start is seconds of CPU: PGlite's initdb and migrations on its fresh data
- * directory, the simulator's dataset); this is where the run waits for them instead.
+ * (each stack's start is seconds of CPU: opening PGlite, initdb and every migration on the plain
+ * stack's empty directory, tsx compiling the server); this is where the run waits for them instead.
+ * A port already taken makes that stack's server exit; the run then talks to whatever holds the
+ * port, as Playwright's reuseExistingServer would.
  */
 export default async function stacksReady(config: { metadata?: { stackUrls?: string[] } }): Promise<void> {
   const urls = config.metadata?.stackUrls ?? []

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { Worker } from 'node:worker_threads'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { threadId, Worker } from 'node:worker_threads'
 import type { MigratableDb, ScriptRunner } from './migrate.ts'
 import { fromWire, type Ready, type WasmModule, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts'
 import type { Lane } from './types.ts'
@@ -67,17 +69,61 @@ function wasmModules() {
 }
 
 /**
- * The worker's file beside this one: .js once compiled; .ts under tsx and vitest, where a
- * bootstrap registers tsx's loader in the worker first (on Node 20 the process's own
- * `--import tsx` does not reach a worker's entry module).
+ * The worker's file beside this one: .js once compiled (npm run build). Run from TypeScript
+ * (tsx, vitest), the worker and the one module it imports are transpiled once into
+ * node_modules/.cache, keyed by their text, and the worker runs that JavaScript. Registering
+ * tsx's loader inside every worker instead (on Node 20 the process's own `--import tsx` does not
+ * reach a worker's entry module) started a loader thread per open: about 0.3 CPU-s each, and the
+ * tests open PGlite some eighty times.
  */
 function spawnWorker(init: WorkerInit): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: init })
-  const entry = new URL('./pglite-worker.ts', import.meta.url).href
-  // tsx's ESM entry (require.resolve would give its CommonJS one, which cannot register hooks here).
-  const tsx = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href
-  const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}) })`
-  return new Worker(boot, { eval: true, workerData: init })
+  // A worker takes the process's flags; --input-type (a script run with -e) refuses a file entry.
+  const execArgv = process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type')
+  return new Worker(transpiledWorker(), { workerData: init, execArgv })
+}
+
+/** The files the worker is made of, in this directory: the worker and the protocol it imports. */
+const WORKER_SOURCES = ['pglite-worker.ts', 'pglite-protocol.ts']
+let transpiled: URL | null = null
+
+function transpiledWorker(): URL {
+  if (transpiled) return transpiled
+  const here = dirname(fileURLToPath(import.meta.url))
+  const sources = WORKER_SOURCES.map((name) => ({ name, text: readFileSync(join(here, name), 'utf8') }))
+  const hash = createHash('sha256')
+  for (const f of sources) hash.update(`${f.name}\0${f.text}\0`)
+  // Under the project's node_modules, so the worker's bare imports (@electric-sql/pglite) resolve.
+  const dir = join(here, '..', '..', 'node_modules', '.cache', 'switchboard-pglite-worker', hash.digest('hex').slice(0, 16))
+  const entry = join(dir, 'pglite-worker.js')
+  if (!existsSync(entry)) {
+    const ts = createRequire(import.meta.url)('typescript') as typeof import('typescript')
+    // Written beside, then renamed into place whole: two processes may do this at once.
+    const tmp = `${dir}.${process.pid}.${threadId}.tmp`
+    mkdirSync(tmp, { recursive: true })
+    for (const f of sources) {
+      const out = ts.transpileModule(f.text, {
+        fileName: f.name,
+        compilerOptions: {
+          module: ts.ModuleKind.ESNext,
+          target: ts.ScriptTarget.ES2023,
+          rewriteRelativeImportExtensions: true,
+          sourceMap: false,
+        },
+      })
+      writeFileSync(join(tmp, f.name.replace(/\.ts$/, '.js')), out.outputText)
+    }
+    // ESM by extension: the cache directory has no package.json saying "type": "module".
+    writeFileSync(join(tmp, 'package.json'), '{"type":"module"}\n')
+    try {
+      renameSync(tmp, dir)
+    } catch (err) {
+      rmSync(tmp, { recursive: true, force: true })
+      if (!existsSync(entry)) throw err
+    }
+  }
+  transpiled = pathToFileURL(entry)
+  return transpiled
 }
 
 export function timeoutError(waitedMs: number): Error {

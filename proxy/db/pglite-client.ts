@@ -78,9 +78,21 @@ function wasmModules() {
  */
 function spawnWorker(init: WorkerInit): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: init })
+  let entry: URL
+  try {
+    entry = transpiledWorker()
+  } catch {
+    // node_modules not writable (`npm run users` as another user than the one who installed):
+    // register tsx's loader in the worker, as before, at its cost.
+    const worker = new URL('./pglite-worker.ts', import.meta.url).href
+    // tsx's ESM entry (require.resolve would give its CommonJS one, which cannot register hooks here).
+    const tsx = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href
+    const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(worker)}) })`
+    return new Worker(boot, { eval: true, workerData: init })
+  }
   // A worker takes the process's flags; --input-type (a script run with -e) refuses a file entry.
   const execArgv = process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type')
-  return new Worker(transpiledWorker(), { workerData: init, execArgv })
+  return new Worker(entry, { workerData: init, execArgv })
 }
 
 /** The files the worker is made of, in this directory: the worker and the protocol it imports. */

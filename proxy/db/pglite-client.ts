@@ -95,8 +95,8 @@ function spawnWorker(init: WorkerInit): Worker {
   return new Worker(entry, { workerData: init, execArgv })
 }
 
-/** The files the worker is made of, in this directory: the worker and the protocol it imports. */
-const WORKER_SOURCES = ['pglite-worker.ts', 'pglite-protocol.ts']
+/** The files the worker is made of, in this directory: the worker and the modules it imports. */
+const WORKER_SOURCES = ['pglite-worker.ts', 'pglite-protocol.ts', 'pglite-rows.ts']
 let transpiled: URL | null = null
 
 function transpiledWorker(): URL {

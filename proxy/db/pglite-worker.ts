@@ -1,8 +1,9 @@
 import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
-import { parse as pgParse, PGlite, protocol, type Transaction } from '@electric-sql/pglite'
+import { PGlite, protocol, types as pgTypes, type Transaction } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { DB_THREAD_NICE, toWire, type Ready, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts'
+import { readRows } from './pglite-rows.ts'
 
 /**
  * The thread that owns PGlite. PGlite's work is synchronous WebAssembly: here it holds this
@@ -176,10 +177,26 @@ async function preparedQuery(lite: PGlite, sql: string, params: unknown[] | unde
   }
   const { name, types } = st
   const values = (params ?? []).map((v, i) => serialised(lite, v, types[i]))
-  const r = await lite.execProtocol(
+  // The answer's bytes as the backend writes them (views of its memory, so copied), read in place
+  // by readRows rather than message by message by PGlite's parser (see pglite-rows.ts).
+  const chunks: Uint8Array[] = []
+  await lite.execProtocolRawStream(
     joined([wire.bind({ statement: name, values }), wire.describe({ type: 'P' }), wire.execute({}), wire.sync()]),
+    { onRawData: (bytes) => chunks.push(bytes.slice()) },
   )
-  return (pgParse.parseResults(r.messages, lite.parsers)[0]?.rows ?? []) as Array<Record<string, unknown>>
+  const data = chunks.length === 1 ? chunks[0]! : joined(chunks)
+  const rows = readRows(data, (text, typeId) => pgTypes.parseType(text, typeId, lite.parsers))
+  if (rows) return rows
+  throw databaseError(data)
+}
+
+/** The error PGlite's execProtocol would have thrown for this answer: its own parser's DatabaseError. */
+function databaseError(data: Uint8Array): Error {
+  let found: Error | null = null
+  new protocol.Parser().parse(data, (msg) => {
+    if (!found && msg instanceof Error && msg.name === 'error') found = msg
+  })
+  return found ?? new Error('The database answered with an error it did not describe.')
 }
 
 /**

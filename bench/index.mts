@@ -184,6 +184,12 @@ async function stopProc(p: ChildProcess) {
   clearTimeout(t)
 }
 
+/** A process's CPU time so far (user + system, every thread), in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 const rssMiB = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return m ? Number(m[1]) / 1024 : Number.NaN
@@ -301,7 +307,18 @@ async function exportAndLoad(engine: string, url: string, pid: number, number: s
     ...parties.slice(0, 8).map((p) => `/api/index/thread?number=${number}&party=${p}&limit=100`),
   ]
   const seconds = Number(process.env.BENCH_INDEX_LOAD_S ?? 20)
+  const cpu0 = cpuMs(pid)
   const load = await probeDuring(url, () => concurrentRequests(url, paths, seconds, 50))
+  // The server's CPU (every thread, the database's too) per answer: on a shared 2-core machine it
+  // moves less than the answers per second, which the load generator's own CPU competes with.
+  const answers = load.result.ms.length
+  push({
+    engine,
+    name: '50 concurrent searches: server CPU per answer',
+    value: (cpuMs(pid) - cpu0) / Math.max(1, answers),
+    unit: 'ms',
+    note: `${answers} answers${engine === 'postgres' ? '; the Node process alone, not PostgreSQL’s' : ''}`,
+  })
   const refused = [...load.result.refused].map(([status, n]) => `${n}× ${status}`).join(', ')
   push({
     engine,

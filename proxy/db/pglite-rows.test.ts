@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { parse as pgParse, PGlite, protocol, types } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshPgliteDir } from './pglite-template.ts'
-import { readRows } from './pglite-rows.ts'
+import { joined, readRows } from './pglite-rows.ts'
 
 /**
  * readRows reads the worker's answers in place of PGlite's parser (pglite-rows.ts). Each
@@ -16,15 +16,6 @@ import { readRows } from './pglite-rows.ts'
 const root = mkdtempSync(join(tmpdir(), 'sb-rows-'))
 let lite: PGlite
 const wire = protocol.serialize
-const join2 = (parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
-}
 let seq = 0
 
 beforeAll(async () => {
@@ -46,12 +37,12 @@ afterAll(async () => {
 /** One statement, prepared once, executed as the worker does; read both ways. */
 async function both(sql: string, values: Array<string | null> = []) {
   const name = `t${++seq}`
-  await lite.execProtocol(join2([wire.parse({ name, text: sql, types: [] }), wire.sync()]))
-  const run = join2([wire.bind({ statement: name, values }), wire.describe({ type: 'P' }), wire.execute({}), wire.sync()])
+  await lite.execProtocol(joined([wire.parse({ name, text: sql, types: [] }), wire.sync()]))
+  const run = joined([wire.bind({ statement: name, values }), wire.describe({ type: 'P' }), wire.execute({}), wire.sync()])
   const theirs = await lite.execProtocol(run, { throwOnError: false })
   const chunks: Uint8Array[] = []
   await lite.execProtocolRawStream(run, { onRawData: (b) => chunks.push(b.slice()) })
-  const ours = readRows(join2(chunks), (text, typeId) => types.parseType(text, typeId, lite.parsers))
+  const ours = readRows(joined(chunks), (text, typeId) => types.parseType(text, typeId, lite.parsers))
   return { theirs: pgParse.parseResults(theirs.messages, lite.parsers)[0]?.rows ?? [], ours, chunks: chunks.length }
 }
 

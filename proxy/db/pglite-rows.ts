@@ -66,3 +66,14 @@ export function readRows(data: Uint8Array, parse: ParseValue): Array<Record<stri
   }
   return rows
 }
+
+/** Protocol messages (or an answer's pieces) as one array of bytes. */
+export function joined(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
+}

@@ -3,7 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite, protocol, types as pgTypes, type Transaction } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { DB_THREAD_NICE, toWire, type Ready, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts'
-import { readRows } from './pglite-rows.ts'
+import { joined, readRows } from './pglite-rows.ts'
 
 /**
  * The thread that owns PGlite. PGlite's work is synchronous WebAssembly: here it holds this
@@ -138,16 +138,6 @@ async function forgetPrepared(lite: PGlite): Promise<void> {
   if (prepared.size === 0) return
   prepared.clear()
   await lite.execProtocol(wire.query('DEALLOCATE ALL'))
-}
-
-function joined(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
 }
 
 /** As query() would serialise a parameter of type `oid` (PGlite's own serializers, else toString). */

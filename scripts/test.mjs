@@ -79,10 +79,6 @@ const [typeOk, formatOk, buildOk] = await Promise.all([
   runBeside('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']),
   runBeside('format (prettier --check)', bin('prettier'), ['--check', '.', '--log-level', 'warn']),
   runBeside('build (SPA and server)', process.execPath, [join(root, 'scripts', 'build.mjs')]),
-  // The migrated PGlite copy the tests start from, made once here: in a fresh clone vitest's
-  // workers would each make their own at once (one takes about 10 CPU-s, three 30). Not a check:
-  // if it fails, the tests that need it make it themselves and fail there, loudly.
-  runBeside('PGlite template for the tests', process.execPath, ['--import', 'tsx', join(root, 'scripts', 'pglite-template.mts')]),
 ])
 phases.push(`typecheck + format + build, together: ${seconds(tStatic)} s`)
 check('typecheck', typeOk)

@@ -54,15 +54,6 @@ function template(): Promise<string> {
   return made
 }
 
-/**
- * Makes the template if it is not there yet. `npm test` calls it (scripts/pglite-template.mts)
- * beside the typecheck, before vitest starts: otherwise each of vitest's workers, starting at
- * once in a fresh clone, misses the template and runs initdb and every migration for its own copy.
- */
-export async function ensurePgliteTemplate(): Promise<string> {
-  return template()
-}
-
 /** `dataDir` (which must not exist yet) becomes a fresh, migrated PGlite data directory. */
 export async function freshPgliteDir(dataDir: string): Promise<void> {
   if (existsSync(dataDir)) throw new Error(`${dataDir} exists: a fresh data directory is made where there is none`)

@@ -16,8 +16,10 @@ import { openDb } from './open.ts'
  * A test about the first start itself (initdb, the directory's permissions) opens an empty
  * directory instead.
  *
- * The template lives in node_modules/.cache (a fresh clone makes it on its first use). Two test
- * processes that both miss build it each under a private name; the first rename wins.
+ * The template lives in node_modules/.cache. vitest makes it once before its workers start
+ * (proxy/db/pglite-template.setup.ts): in a fresh clone its three workers otherwise each made it
+ * at once, 30 CPU-s instead of 10. Two processes that both miss build it each under a private
+ * name; the first rename wins.
  */
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -31,7 +33,8 @@ function templateKey(): string {
 
 let made: Promise<string> | null = null
 
-function template(): Promise<string> {
+/** The template's directory, made first if it is missing (vitest's globalSetup calls this once, before its workers start). */
+export function template(): Promise<string> {
   made ??= (async () => {
     const dir = join(root, 'node_modules', '.cache', 'switchboard-pglite-template', templateKey())
     if (existsSync(join(dir, 'PG_VERSION'))) return dir

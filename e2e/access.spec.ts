@@ -53,9 +53,18 @@ async function accessServer(
   const dir = mkdtempSync(join(tmpdir(), 'sb-e2e-access-'))
   const dataDir = join(dir, 'data')
   await freshPgliteDir(dataDir)
-  for (const u of users) await addUser(dataDir, u)
+  // The first user before the server starts, as on a new install (the command opens the database
+  // itself); the others once it runs, as later (the command asks the server over its socket).
+  const [first, ...later] = users
+  if (first) await addUser(dataDir, first)
   // INDEX=off: these tests are about the doors, not the index's background sync.
   const proc = await startProxy(port, { DATA_DIR: dataDir, DATABASE_URL: '', INDEX: 'off', LOG_REQUESTS: '0', ...env }, script)
+  try {
+    for (const u of later) await addUser(dataDir, u)
+  } catch (err) {
+    await proc.stop()
+    throw err
+  }
   return {
     proc,
     stop: async () => {

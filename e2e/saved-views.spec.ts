@@ -107,7 +107,9 @@ test.beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sb-e2e-views-'))
   const dataDir = join(dir, 'data')
   await freshPgliteDir(dataDir)
-  for (const u of [VIC, WES]) await addUser(dataDir, u)
+  // VIC before the server starts (the command opens the database), WES once it runs (the command
+  // asks the server over its socket, without opening PGlite a second time).
+  await addUser(dataDir, VIC)
   sim = await startSimulator(SIM_PORT)
   server = await startProxy(PORT, {
     ACCESS: 'password',
@@ -119,6 +121,7 @@ test.beforeAll(async () => {
     API_SYS_ID: DEMO_CREDENTIALS.sysId,
     API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
   })
+  await addUser(dataDir, WES)
   const dates = datesWith(0)
   const step = dates[1]! - dates[0]!
   before = Math.max(0, Math.floor((Date.now() - 4 * 3_600_000 - END_MS) / step))

@@ -28,6 +28,7 @@ import {
 import { checkName, checkPassword, checkRole, UserError } from '../proxy/access/users.ts'
 import { readDotEnv } from '../proxy/config.ts'
 import { openDb } from '../proxy/db/open.ts'
+import { baselineWasmOnly } from '../proxy/db/pglite-client.ts'
 import type { Db } from '../proxy/db/types.ts'
 import { IndexConfigError, parseIndexConfig } from '../proxy/index/config.ts'
 
@@ -205,6 +206,8 @@ export async function run(argv: string[], env: Record<string, string | undefined
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  // A command opens the database for a moment: no optimising of PGlite's code that it would not use.
+  baselineWasmOnly()
   try {
     await run(process.argv.slice(2), { ...readDotEnv(resolve(process.cwd(), '.env')), ...process.env }, (line) => console.log(line))
   } catch (err) {

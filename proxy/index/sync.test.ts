@@ -523,6 +523,15 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await s.request({ number: num(4).number, tid: num(4).tid })
     const finished = s.idle().then(() => (done = true))
     const holders = new Set<string | null>()
+    // The other server competes once this one holds the lease: before that, whichever claims it
+    // first rightly wins (in one CI run the other server's claim landed first, on its own pool).
+    const holding = Date.now() + 10_000
+    for (;;) {
+      const r = await db.query<{ locked_by: string | null }>('SELECT locked_by FROM index_numbers WHERE number = $1', [num(4).number])
+      if (r.rows[0]?.locked_by) break
+      if (Date.now() > holding) throw new Error('the first server never took the lease')
+      await new Promise((ok) => setTimeout(ok, 20))
+    }
     try {
       while (!done && competing()) {
         const r = await db.query<{ locked_by: string | null; state: string }>(

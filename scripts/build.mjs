@@ -1,4 +1,4 @@
-// `npm run build`: what ships. The SPA (Vite → dist/) and the server (tsc → build/server/,
+// `npm run build`: what ships. The SPA (Vite → dist/) and the server (TypeScript 7's tsc → build/server/,
 // plain JavaScript, SQL migrations copied beside it). Nothing here runs in the server process.
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs'
@@ -25,9 +25,16 @@ export function buildSpa() {
   run('vite build', [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'])
 }
 
+/**
+ * TypeScript 7's compiler (native, npm alias typescript-7) checks and emits: the same checker as
+ * 6.0, in a quarter of the CPU. TypeScript 6.0 stays for what needs its JavaScript API
+ * (typescript-eslint's typed rules, the PGlite worker's transpile, scripts/function-lengths.mjs).
+ */
+export const TSC = join(root, 'node_modules', 'typescript-7', 'bin', 'tsc')
+
 export function buildServer() {
   rmSync(join(root, 'build', 'server'), { recursive: true, force: true })
-  run('tsc (server)', [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.server.json'])
+  run('tsc (server)', [TSC, '-p', 'tsconfig.server.json'])
   copyAssets(join(root, 'proxy'))
   if (!existsSync(join(root, 'build', 'server', 'proxy', 'server.js'))) throw new Error('tsc did not emit build/server/proxy/server.js')
 }

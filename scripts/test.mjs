@@ -6,6 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { TSC } from './build.mjs'
 import { ensureBrowser, ensurePdfText, ensurePostgres } from './ensure-tools.mjs'
 
 const tAll = performance.now()
@@ -76,7 +77,7 @@ function check(label, ok) {
 const tStatic = performance.now()
 const lint = runBeside('lint', bin('eslint'), ['.', '--max-warnings=0'])
 const [typeOk, formatOk, buildOk] = await Promise.all([
-  runBeside('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']),
+  runBeside('typecheck', process.execPath, [TSC, '-p', 'tsconfig.json', '--noEmit']),
   runBeside('format (prettier --check)', bin('prettier'), ['--check', '.', '--log-level', 'warn']),
   runBeside('build (SPA and server)', process.execPath, [join(root, 'scripts', 'build.mjs')]),
 ])

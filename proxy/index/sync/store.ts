@@ -55,9 +55,11 @@ export async function storeBatch(job: Job, page: Page, placed: Placed[], cp: Che
 /**
  * Rows prepared, or sent to PostgreSQL, between two turns of the event loop. A batch is thousands
  * of rows; in one stretch its facts, COPY lines or parameter arrays held the server's thread for
- * tens of milliseconds, and every request waiting on that thread with it.
+ * tens of milliseconds, and every request waiting on that thread with it. 500 rather than 1,000:
+ * a slice of 1,000 took 3 to 4 ms of the thread, and with a young-generation collection landing in
+ * it, twice that (docs/performance.md).
  */
-export const ROWS_PER_TURN = 1000
+export const ROWS_PER_TURN = 500
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** The work of a batch that needs no database (see Prepared), a slice of rows per turn of the event loop. */

@@ -244,7 +244,7 @@ describe('PGlite in its worker', () => {
          SELECT '15550000001', g, 'TID1', now() - make_interval(secs => g), '1555' || (g % 500)::text, CASE WHEN g % 2 = 0 THEN 'inbound' ELSE 'outbound' END
            FROM generate_series(1, 20000) g`,
       )
-      expect(await dropIndexes(bg)).toBe(true)
+      expect(await dropIndexes(bg, false)).toBe(true)
       const present = async () =>
         (
           await db.query<{ n: number }>(

@@ -5,7 +5,7 @@
  */
 export { createSyncer } from './sync/queue.ts'
 export { OVERLAP } from './sync/catch-up.ts'
-export { ensureIndexes, SECONDARY_INDEXES } from './sync/indexes.ts'
+export { DESK_INDEXES, ensureIndexes, SECONDARY_INDEXES } from './sync/indexes.ts'
 export { INSERT_SQL } from './columns.ts'
 export { overallProgress } from './sync/progress.ts'
 export type { Syncer, SyncOptions, SyncProgress, SyncRequest, SyncStats } from './sync/types.ts'

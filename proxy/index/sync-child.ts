@@ -7,6 +7,7 @@
  * has one process at a time, so the test cannot watch the child's progress in the database.
  */
 import { isPostgresUrl, openDb } from '../db/open.ts'
+import { baselineWasmOnly } from '../db/pglite-client.ts'
 import { background } from '../db/types.ts'
 import { createForwarder } from '../forward.ts'
 import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
@@ -14,6 +15,8 @@ import { createSyncer } from './sync.ts'
 
 const [target, simUrl, number, tid] = process.argv.slice(2)
 if (!target || !simUrl || !number || !tid) throw new Error('usage: sync-child.ts DATABASE_URL|DATA_DIR SIMULATOR_URL NUMBER TID')
+// A process that lives a second or two, killed mid-walk: PGlite's code is not worth optimising here.
+if (!isPostgresUrl(target)) baselineWasmOnly()
 const db = isPostgresUrl(target) ? await openDb({ databaseUrl: target }) : await openDb({ dataDir: target })
 const fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 10_000)
 // Slow and in small batches (each with its checkpoint), so the test can kill it between any two.

@@ -66,7 +66,12 @@ export async function openRooms(
 ): Promise<Rooms> {
   const log = deps.log ?? ((line: string) => console.error(line))
   // One database for both rooms. Users, sessions and the access log live there even with INDEX=off.
-  const db = await openDb({ dataDir: cfg.index.dataDir, databaseUrl: cfg.index.databaseUrl ?? undefined, log })
+  const db = await openDb({
+    dataDir: cfg.index.dataDir,
+    databaseUrl: cfg.index.databaseUrl ?? undefined,
+    poolSize: cfg.index.databasePoolSize,
+    log,
+  })
   let index: MessageIndex | undefined
   try {
     const desk = deps.deskDuringSync ?? true

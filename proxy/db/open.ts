@@ -30,7 +30,7 @@ export interface OpenDbOptions {
    * waits for its turn (the same error, code 57014).
    */
   statementTimeoutMs?: number
-  /** Pool size for a server (default 10). */
+  /** Pool size for a server (default 4; the server passes DATABASE_POOL_SIZE). */
   poolSize?: number
   /**
    * Connections of that pool the background lane (the sync, index builds, exports) may hold at
@@ -136,7 +136,7 @@ function createGate(size: number) {
 }
 
 async function openPostgres(databaseUrl: string, opts: OpenDbOptions): Promise<OpenedDb> {
-  const poolSize = opts.poolSize ?? 10
+  const poolSize = opts.poolSize ?? 4
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: poolSize,

@@ -1004,8 +1004,10 @@ describe('INDEX=off', () => {
   })
 
   it('reports every bad variable by name', () => {
-    const bad = () => parseIndexConfig({ INDEX: 'maybe', SYNC_RATE: '-1', DATABASE_URL: 'mysql://x', SYNC_CONCURRENCY: '99' })
+    const bad = () =>
+      parseIndexConfig({ INDEX: 'maybe', SYNC_RATE: '-1', DATABASE_URL: 'mysql://x', SYNC_CONCURRENCY: '99', DATABASE_POOL_SIZE: '1' })
     expect(bad).toThrow(/INDEX must be on or off/)
+    expect(bad).toThrow(/DATABASE_POOL_SIZE must be between 2 and 100/)
     expect(bad).toThrow(/SYNC_RATE must be a whole number/)
     expect(bad).toThrow(/DATABASE_URL must be a postgres:\/\/ URL/)
     expect(bad).toThrow(/SYNC_CONCURRENCY must be between 1 and 16/)

@@ -187,7 +187,8 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   }
 
   const ownDb = !deps.db
-  const db = deps.db ?? (await openDb({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl ?? undefined, log }))
+  const db =
+    deps.db ?? (await openDb({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl ?? undefined, poolSize: cfg.databasePoolSize, log }))
   const location = 'location' in db && typeof db.location === 'string' ? db.location : db.engine
   // Sync, index builds and exports go in the background lane: on PGlite they wait while requests'
   // statements are queued, on PostgreSQL they hold at most their share of the pool.

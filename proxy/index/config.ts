@@ -53,9 +53,9 @@ const schema = z.object({
       }
     }, 'DATABASE_URL must be a postgres:// URL, e.g. postgres://user:password@db.example:5432/switchboard')
     .optional(),
-  // Small: the server's one thread answers every query. On 2 cores, 50 clients searching a
-  // million messages answered 1,956 and 1,973 a second with 4 connections against 1,835 and 1,814
-  // with 10, and /api/meta's p99 beside them 15 and 16 ms against 23 and 35 (docs/performance.md).
+  // Small: the server's one thread answers every query. On 2 cores, 50 clients searching 300,000
+  // messages answered 1,956 and 1,973 a second with 4 connections against 1,835 and 1,814 with 10,
+  // and /api/meta's p99 beside them 15 and 16 ms against 23 and 35 (docs/performance.md).
   DATABASE_POOL_SIZE: whole('DATABASE_POOL_SIZE', 2, 100).default(4),
   SYNC_CONCURRENCY: whole('SYNC_CONCURRENCY', 1, 16).default(2),
   SYNC_RATE: whole('SYNC_RATE', 0, 10_000).default(10),

@@ -1003,6 +1003,12 @@ describe('INDEX=off', () => {
     server.close()
   })
 
+  it('keeps 4 PostgreSQL connections unless DATABASE_POOL_SIZE says otherwise', () => {
+    expect(parseIndexConfig({}).databasePoolSize).toBe(4)
+    expect(parseIndexConfig({ DATABASE_POOL_SIZE: '12' }).databasePoolSize).toBe(12)
+    expect(() => parseIndexConfig({ DATABASE_POOL_SIZE: 'many' })).toThrow(/DATABASE_POOL_SIZE must be a whole number/)
+  })
+
   it('reports every bad variable by name', () => {
     const bad = () =>
       parseIndexConfig({ INDEX: 'maybe', SYNC_RATE: '-1', DATABASE_URL: 'mysql://x', SYNC_CONCURRENCY: '99', DATABASE_POOL_SIZE: '1' })

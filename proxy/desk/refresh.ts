@@ -209,6 +209,18 @@ type PartyCounts = [number, number, number, number, number]
  * Nothing is read back: the per-batch cost is the batch's own.
  */
 export async function storeDeskFacts(tx: Queryable, number: string, rows: readonly DeskStored[]): Promise<void> {
+  const counts = deskCounts(rows)
+  if (counts) await writeDeskCounts(tx, number, counts)
+}
+
+/** MARK_DIRTY's and BATCH_COUNTS' parameters after the number ($2 on), worked out from a batch's rows alone. */
+export interface DeskCounts {
+  dirty: [parties: string[], since: Date[]]
+  counts: unknown[]
+}
+
+/** storeDeskFacts' arithmetic, no database (a sync's page worker runs it too); null when no row has facts. */
+export function deskCounts(rows: readonly DeskStored[]): DeskCounts | null {
   const counts = new Map<string, PartyCounts>()
   const quiet = new QuietDays()
   const segments = new SegmentDays()
@@ -228,32 +240,41 @@ export async function storeDeskFacts(tx: Queryable, number: string, rows: readon
     }
     if (r.failed) c[4]++
   }
-  if (counts.size === 0) return
+  if (counts.size === 0) return null
   // One lock order with flushDesk (desk_dirty, then desk_threads by party), so the two never deadlock.
   const e = [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  await tx.query(MARK_DIRTY, [number, e.map(([p]) => p), e.map(([, c]) => new Date(c[0]))])
+  const parties = e.map(([p]) => p)
+  const first = e.map(([, c]) => new Date(c[0]))
   // Only additions here, so no day can be left empty (applyQuiet's delete is not needed).
   const q = quiet.columns()
   const sg = segments.columns()
-  await tx.query(BATCH_COUNTS, [
-    number,
-    e.map(([p]) => p),
-    e.map(([, c]) => new Date(c[0])),
-    e.map(([, c]) => new Date(c[1])),
-    e.map(([, c]) => c[2]),
-    e.map(([, c]) => c[3]),
-    e.map(([, c]) => c[4]),
-    q.day,
-    q.localDay,
-    q.outbound,
-    q.unknown,
-    q.quiet,
-    sg.day,
-    sg.messages,
-    sg.segments,
-    sg.ucs2,
-    sg.extra,
-  ])
+  return {
+    dirty: [parties, first],
+    counts: [
+      parties,
+      first,
+      e.map(([, c]) => new Date(c[1])),
+      e.map(([, c]) => c[2]),
+      e.map(([, c]) => c[3]),
+      e.map(([, c]) => c[4]),
+      q.day,
+      q.localDay,
+      q.outbound,
+      q.unknown,
+      q.quiet,
+      sg.day,
+      sg.messages,
+      sg.segments,
+      sg.ucs2,
+      sg.extra,
+    ],
+  }
+}
+
+/** Writes deskCounts' answer: the threads marked for recompute, then the counts, in the caller's transaction. */
+export async function writeDeskCounts(tx: Queryable, number: string, c: DeskCounts): Promise<void> {
+  await tx.query(MARK_DIRTY, [number, ...c.dirty])
+  await tx.query(BATCH_COUNTS, [number, ...c.counts])
 }
 
 /**

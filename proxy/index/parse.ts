@@ -35,12 +35,16 @@ export interface PageRecord {
   statusCode: number | null
 }
 
-export interface Page {
+/** A page's envelope: what the number's row keeps of it. */
+export interface PageMeta {
   total: number
   newestId: string | null
   newestAt: string | null
   createdRaw: string | null
   optin: string | null
+}
+
+export interface Page extends PageMeta {
   records: PageRecord[]
 }
 

@@ -1,7 +1,8 @@
 import type { Queryable } from '../../db/types.ts'
-import { deskFacts, forgetDesk, storeDeskFacts } from '../../desk/refresh.ts'
+import { deskCounts, deskFacts, forgetDesk, writeDeskCounts, type DeskCounts } from '../../desk/refresh.ts'
 import { COPY_SQL, copyCsv, copyHead, copyLine, INSERT_SQL, insertParams, type StoredMessage } from '../columns.ts'
-import type { Page, PageRecord } from '../parse.ts'
+import type { DeskFacts } from '../../desk/refresh.ts'
+import type { Page, PageMeta, PageRecord } from '../parse.ts'
 import { LeaseLost } from './leases.ts'
 import { BODY_COUNTS_SQL, BODY_IDS_SQL, DAILY_SQL, NUMBER_AFTER_STORE_SQL, PARTIES_SQL, QUARTER_SQL } from './sql.ts'
 import type { Job, NumberRow } from './types.ts'
@@ -118,6 +119,8 @@ async function insertSlices(tx: Queryable, job: Job, rows: StoredMessage[]): Pro
 
 /** Stores a prepared batch (see storeBatch). */
 export async function storePrepared(job: Job, prep: Prepared): Promise<number> {
+  // Rows known to be absent load by COPY, their roll-ups worked out before the transaction.
+  if (prep.lines) return storePayload(job, payloadOf(prep, job.ctx.desk), prep.page, prep.cp)
   const { db } = job.ctx
   const { page, cp } = prep
   return db.transaction(async (tx) => {
@@ -125,51 +128,142 @@ export async function storePrepared(job: Job, prep: Prepared): Promise<number> {
     if (prep.rows.length > 0) {
       if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '60s'`)
       const rows = await withBodies(tx, prep.rows)
-      let got: Set<number> | null = null
-      if (prep.lines && canCopy(tx)) {
-        // COPY loads CSV about 2.5× faster than unnest() of parameter arrays on PGlite (on PostgreSQL, from standard input).
-        await tx.copyFrom(
-          COPY_SQL,
-          copyCsv(
-            prep.lines,
-            rows.map((m) => m.bodyId),
-          ),
-        )
-        inserted = rows.length
-      } else ({ inserted, got } = await insertSlices(tx, job, rows))
+      let got: Set<number> | null
+      ;({ inserted, got } = await insertSlices(tx, job, rows))
       // `got` lists the rows that went in only when some were skipped.
       const stored = got ? rows.filter((m) => got.has(m.ordinal)) : rows
-      await rollUp(tx, job.number, stored)
-      if (job.ctx.desk) await storeDeskFacts(tx, job.number, stored.map(deskStored))
-      // Rows without the desk's facts: refreshDesk fills them when the desk is next brought up to date.
-      else if (stored.length > 0)
-        await tx.query('UPDATE index_numbers SET desk_behind = true WHERE number = $1 AND NOT desk_behind', [job.number])
+      await writeRollUp(
+        tx,
+        job.number,
+        rollUpOf(stored, (m) => m.bodyId),
+      )
+      if (job.ctx.desk) {
+        const counts = deskCounts(stored.map(deskStored))
+        if (counts) await writeDeskCounts(tx, job.number, counts)
+      } else if (stored.length > 0) await markDeskBehind(tx, job.number)
     }
     const top = prep.rows.reduce((m, x) => Math.max(m, x.ordinal), 0)
-    // The lease fence (see NUMBER_AFTER_STORE_SQL): when another server holds the number now,
-    // the throw rolls back every row above, so a server that lost its lease writes nothing. It
-    // stays the transaction's last statement, not its first: `inserted` is known only after the
-    // inserts, and forget() locks index_bodies before the number's row, so a store holding that
-    // row while it waits for index_bodies would deadlock with it.
-    const fence = await tx.query(NUMBER_AFTER_STORE_SQL, [
-      job.number,
-      inserted,
-      top,
-      page.total,
-      page.newestId,
-      page.newestAt,
-      page.createdRaw,
-      page.optin,
-      cp !== null,
-      cp?.next ?? null,
-      cp?.total ?? null,
-      cp?.check ?? null,
-      job.ctx.owner,
-    ])
-    if (fence.rows.length === 0) throw new LeaseLost(job.number)
-    job.ctx.progress.messages += inserted
-    return inserted
+    return fence(tx, job, page, cp, inserted, top)
   })
+}
+
+/**
+ * A batch of rows known to be absent, made ready for COPY with no database: each row's CSV line
+ * up to its body id, the batch's distinct bodies (and their desk facts), and every roll-up and
+ * desk count, with bodies counted by their place in `bodies` until the transaction knows their
+ * ids. A full walk of a large history makes these in its page worker (page-worker.ts), so the
+ * server's thread only runs the transaction; the same function makes them on the server's thread
+ * otherwise, so both ways store the same rows and counts.
+ */
+export interface CopyPayload {
+  count: number
+  /** The highest ordinal among the rows (0 when none). */
+  top: number
+  /** copyLine of each row, in ascending ordinals. */
+  lines: string[]
+  /** Each line's body: its index in `bodies`, or -1 for none. */
+  lineBody: Int32Array
+  bodies: string[]
+  /** Per body, BODY_IDS_SQL's desk columns (the forcing characters joined by \x1f, the extra segments); null without the desk. */
+  bodyForcing: Array<string | null> | null
+  bodyExtra: number[] | null
+  rollUp: RollUp
+  desk: DeskCounts | null
+}
+
+/** A prepared batch's COPY payload (see CopyPayload); `prep.lines` must be set. */
+export function payloadOf(prep: Prepared, desk: boolean): CopyPayload {
+  const { rows } = prep
+  const index = new Map<string, number>()
+  const bodies: string[] = []
+  const firstFacts: Array<DeskFacts | null> = []
+  const lineBody = new Int32Array(rows.length)
+  let top = 0
+  for (let i = 0; i < rows.length; i++) {
+    const m = rows[i]!
+    if (m.ordinal > top) top = m.ordinal
+    const body = m.r.body
+    if (body === null) {
+      lineBody[i] = -1
+      continue
+    }
+    let k = index.get(body)
+    if (k === undefined) {
+      index.set(body, (k = bodies.length))
+      bodies.push(body)
+      firstFacts.push(m.desk)
+    }
+    lineBody[i] = k
+  }
+  const withFacts = firstFacts.every((f) => f !== null)
+  return {
+    count: rows.length,
+    top,
+    lines: prep.lines ?? [],
+    lineBody,
+    bodies,
+    bodyForcing: withFacts ? firstFacts.map((f) => f?.forcing?.join('\x1f') ?? null) : null,
+    bodyExtra: withFacts ? firstFacts.map((f) => f?.extra ?? 0) : null,
+    rollUp: rollUpOf(rows, (_, i) => (lineBody[i]! < 0 ? null : lineBody[i]!)),
+    desk: desk ? deskCounts(rows.map(deskStored)) : null,
+  }
+}
+
+/** Stores a COPY payload and the number's new checkpoint in one transaction (see storeBatch). */
+export async function storePayload(job: Job, p: CopyPayload, meta: PageMeta, cp: Checkpoint | null): Promise<number> {
+  const { db } = job.ctx
+  return db.transaction(async (tx) => {
+    if (p.count > 0) {
+      if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '60s'`)
+      if (!canCopy(tx)) throw new Error('This database connection cannot COPY.')
+      const ids = await bodyIds(tx, p.bodies, p.bodyForcing, p.bodyExtra)
+      // COPY loads CSV about 2.5× faster than unnest() of parameter arrays on PGlite (on PostgreSQL, from standard input).
+      await tx.copyFrom(
+        COPY_SQL,
+        copyCsv(
+          p.lines,
+          Array.from(p.lineBody, (k) => (k < 0 ? null : ids[k]!)),
+        ),
+      )
+      await writeRollUp(tx, job.number, p.rollUp, ids)
+      if (p.desk) await writeDeskCounts(tx, job.number, p.desk)
+      else if (!job.ctx.desk) await markDeskBehind(tx, job.number)
+    }
+    return fence(tx, job, meta, cp, p.count, p.top)
+  })
+}
+
+/** Rows stored without the desk's facts: refreshDesk fills them when the desk is next brought up to date. */
+const markDeskBehind = (tx: Queryable, number: string) =>
+  tx.query('UPDATE index_numbers SET desk_behind = true WHERE number = $1 AND NOT desk_behind', [number])
+
+/**
+ * The number's counters, envelope and checkpoint after a batch, and the lease fence (see
+ * NUMBER_AFTER_STORE_SQL): when another server holds the number now, the throw rolls back every
+ * row above, so a server that lost its lease writes nothing. It stays the transaction's last
+ * statement, not its first: `inserted` is known only after the inserts, and forget() locks
+ * index_bodies before the number's row, so a store holding that row while it waits for
+ * index_bodies would deadlock with it.
+ */
+async function fence(tx: Queryable, job: Job, meta: PageMeta, cp: Checkpoint | null, inserted: number, top: number): Promise<number> {
+  const r = await tx.query(NUMBER_AFTER_STORE_SQL, [
+    job.number,
+    inserted,
+    top,
+    meta.total,
+    meta.newestId,
+    meta.newestAt,
+    meta.createdRaw,
+    meta.optin,
+    cp !== null,
+    cp?.next ?? null,
+    cp?.total ?? null,
+    cp?.check ?? null,
+    job.ctx.owner,
+  ])
+  if (r.rows.length === 0) throw new LeaseLost(job.number)
+  job.ctx.progress.messages += inserted
+  return inserted
 }
 
 const deskStored = (m: StoredMessage) => ({
@@ -196,19 +290,26 @@ async function withBodies(tx: Queryable, rows: StoredMessage[]): Promise<StoredM
   const first = new Map<string, StoredMessage>()
   for (const m of rows) if (m.r.body !== null && !first.has(m.r.body)) first.set(m.r.body, m)
   const distinct = [...first.keys()]
-  const bodyIds = new Map<string, number>()
-  if (distinct.length > 0) {
-    const facts = [...first.values()].map((m) => m.desk)
-    const desk = facts.every((f) => f !== null)
-    const ids = await tx.query<{ k: number; id: number }>(BODY_IDS_SQL, [
-      distinct,
-      desk ? facts.map((f) => f?.forcing?.join('\x1f') ?? null) : null,
-      desk ? facts.map((f) => f?.extra ?? 0) : null,
-    ])
-    for (const { k, id } of ids.rows) bodyIds.set(distinct[k - 1]!, id)
-  }
-  for (const m of rows) m.bodyId = m.r.body === null ? null : (bodyIds.get(m.r.body) ?? null)
+  const facts = [...first.values()].map((m) => m.desk)
+  const desk = facts.every((f) => f !== null)
+  const ids = await bodyIds(
+    tx,
+    distinct,
+    desk ? facts.map((f) => f?.forcing?.join('\x1f') ?? null) : null,
+    desk ? facts.map((f) => f?.extra ?? 0) : null,
+  )
+  const idOf = new Map(distinct.map((b, k) => [b, ids[k]!]))
+  for (const m of rows) m.bodyId = m.r.body === null ? null : (idOf.get(m.r.body) ?? null)
   return rows
+}
+
+/** The ids of distinct bodies, in their order, adding those not stored yet (BODY_IDS_SQL). */
+async function bodyIds(tx: Queryable, bodies: string[], forcing: Array<string | null> | null, extra: number[] | null): Promise<number[]> {
+  const ids = new Array<number>(bodies.length)
+  if (bodies.length === 0) return ids
+  const r = await tx.query<{ k: number; id: number }>(BODY_IDS_SQL, [bodies, forcing, extra])
+  for (const { k, id } of r.rows) ids[k - 1] = id
+  return ids
 }
 
 /** A roll-up slot's counts: inbound (any direction but 'outbound'), outbound, failed (status 400 and up), outbound failed, with media. */
@@ -223,15 +324,26 @@ function tally(t: Tally, m: StoredMessage): void {
   if (m.r.mms) t[4]++
 }
 
-/** The daily, quarter-hour, party and body roll-ups of exactly the rows stored, in the same transaction. */
-async function rollUp(tx: Queryable, number: string, rows: StoredMessage[]): Promise<void> {
+/** The daily, quarter-hour, party and body roll-ups of a batch's rows: each table's keys, then one array per count. */
+export interface RollUp {
+  days: [string[], ...number[][]]
+  slots: [string[], ...number[][]]
+  parties: [string[], number[], string[]]
+  /** Bodies by the caller's key (a body id, or a place in a payload's `bodies`) and their counts. */
+  bodies: [number[], number[]]
+}
+
+/** The roll-ups of exactly `rows` (the rows stored), no database; `bodyKey` names each row's body. */
+export function rollUpOf(rows: readonly StoredMessage[], bodyKey: (m: StoredMessage, i: number) => number | null): RollUp {
   // Per day and per quarter hour: in, out, failed, outbound failed, with media (sql.ts DAILY_SQL).
   const days = new Map<string, Tally>()
   const slots = new Map<number, Tally>()
   const parties = new Map<string, [number, string]>()
   const bodyCounts = new Map<number, number>()
-  for (const m of rows) {
-    if (m.bodyId !== null) bodyCounts.set(m.bodyId, (bodyCounts.get(m.bodyId) ?? 0) + 1)
+  for (let i = 0; i < rows.length; i++) {
+    const m = rows[i]!
+    const body = bodyKey(m, i)
+    if (body !== null) bodyCounts.set(body, (bodyCounts.get(body) ?? 0) + 1)
     const day = m.date.slice(0, 10)
     let d = days.get(day)
     if (!d) days.set(day, (d = [0, 0, 0, 0, 0]))
@@ -247,20 +359,25 @@ async function rollUp(tx: Queryable, number: string, rows: StoredMessage[]): Pro
       if (m.date > p[1]) p[1] = m.date
     }
   }
-  const columns = (e: Array<[unknown, Tally]>) => [0, 1, 2, 3, 4].map((k) => e.map(([, v]) => v[k]))
-  if (days.size > 0) {
-    const e = [...days.entries()]
-    await tx.query(DAILY_SQL, [number, e.map(([k]) => k), ...columns(e)])
+  const columns = (e: Array<[unknown, Tally]>) => [0, 1, 2, 3, 4].map((k) => e.map(([, v]) => v[k]!))
+  const d = [...days.entries()]
+  const q = [...slots.entries()]
+  const p = [...parties.entries()]
+  return {
+    days: [d.map(([k]) => k), ...columns(d)],
+    slots: [q.map(([k]) => new Date(k).toISOString()), ...columns(q)],
+    parties: [p.map(([k]) => k), p.map(([, v]) => v[0]), p.map(([, v]) => v[1])],
+    bodies: [[...bodyCounts.keys()], [...bodyCounts.values()]],
   }
-  if (slots.size > 0) {
-    const e = [...slots.entries()]
-    await tx.query(QUARTER_SQL, [number, e.map(([k]) => new Date(k).toISOString()), ...columns(e)])
-  }
-  if (parties.size > 0) {
-    const e = [...parties.entries()]
-    await tx.query(PARTIES_SQL, [number, e.map(([k]) => k), e.map(([, v]) => v[0]), e.map(([, v]) => v[1])])
-  }
-  if (bodyCounts.size > 0) await tx.query(BODY_COUNTS_SQL, [number, [...bodyCounts.keys()], [...bodyCounts.values()]])
+}
+
+/** Writes rollUpOf's answer in the caller's transaction; `ids` maps its body keys to body ids (none: they are ids). */
+async function writeRollUp(tx: Queryable, number: string, r: RollUp, ids?: readonly number[]): Promise<void> {
+  if (r.days[0].length > 0) await tx.query(DAILY_SQL, [number, ...r.days])
+  if (r.slots[0].length > 0) await tx.query(QUARTER_SQL, [number, ...r.slots])
+  if (r.parties[0].length > 0) await tx.query(PARTIES_SQL, [number, ...r.parties])
+  const [keys, counts] = r.bodies
+  if (keys.length > 0) await tx.query(BODY_COUNTS_SQL, [number, ids ? keys.map((k) => ids[k]!) : keys, counts])
 }
 
 /** Drops what the index holds for a number (a re-walk), under its lease. */

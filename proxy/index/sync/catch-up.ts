@@ -1,6 +1,7 @@
 import { identity, type Page, type PageRecord } from '../parse.ts'
 import { fetchPage } from './fetch.ts'
-import { storeBatch, storedIdentities, type Placed } from './store.ts'
+import type { Placed } from './prepare.ts'
+import { storeBatch, storedIdentities } from './store.ts'
 import { ok, stopped, type Job, type NumberRow, type Result } from './types.ts'
 
 /**

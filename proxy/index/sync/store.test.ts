@@ -4,7 +4,8 @@ import { ENGINES, useEngines } from '../../db/test-engines.ts'
 import type { Page, PageRecord } from '../parse.ts'
 import { LeaseLost } from './leases.ts'
 import { forget } from '../queries.ts'
-import { ROWS_PER_TURN, storeBatch, wipe, type Placed } from './store.ts'
+import { ROWS_PER_TURN, type Placed } from './prepare.ts'
+import { storeBatch, wipe } from './store.ts'
 import type { Job, SyncContext } from './types.ts'
 
 const engines = useEngines()

@@ -1,46 +1,27 @@
 import type { Queryable } from '../../db/types.ts'
-import { deskCounts, deskFacts, forgetDesk, writeDeskCounts, type DeskCounts } from '../../desk/refresh.ts'
-import { COPY_SQL, copyCsv, copyHead, copyLine, INSERT_SQL, insertParams, type StoredMessage } from '../columns.ts'
-import type { DeskFacts } from '../../desk/refresh.ts'
-import type { Page, PageMeta, PageRecord } from '../parse.ts'
+import { deskCounts, forgetDesk, writeDeskCounts } from '../../desk/refresh.ts'
+import { COPY_SQL, copyCsv, INSERT_SQL, insertParams, type StoredMessage } from '../columns.ts'
+import type { Page, PageMeta } from '../parse.ts'
 import { LeaseLost } from './leases.ts'
+import {
+  deskStored,
+  payloadOf,
+  prepareBatch,
+  rollUpOf,
+  ROWS_PER_TURN,
+  type Checkpoint,
+  type CopyPayload,
+  type Placed,
+  type Prepared,
+  type RollUp,
+} from './prepare.ts'
 import { BODY_COUNTS_SQL, BODY_IDS_SQL, DAILY_SQL, NUMBER_AFTER_STORE_SQL, PARTIES_SQL, QUARTER_SQL } from './sql.ts'
 import type { Job, NumberRow } from './types.ts'
-
-/** A record and its ordinal (1 = the number's oldest message). */
-export interface Placed {
-  ordinal: number
-  r: PageRecord
-}
-
-/** A full walk's checkpoint: every ordinal above `next` is stored; `check` is ordinal next + 1's identity. */
-export interface Checkpoint {
-  next: number
-  total: number
-  check: string | null
-}
 
 interface CopyCapable {
   copyFrom: (sql: string, data: string) => Promise<void>
 }
 const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCapable>).copyFrom === 'function'
-/** The quarter-hour roll-up's slot width: every zone's offset today is a whole number of them. */
-const QUARTER_MS = 15 * 60_000
-
-/**
- * A batch made ready before its transaction: each row's date and desk facts (when kept) and, for
- * a COPY, its CSV line up to the body id. Made outside the transaction, so that the transaction
- * holds PGlite's one connection only for the database's own work.
- */
-export interface Prepared {
-  page: Page
-  cp: Checkpoint | null
-  /** The rows, their body ids still null (the store looks them up inside its transaction). */
-  rows: StoredMessage[]
-  /** COPY lines (copyLine) when the rows are known to be absent and the engine loads by COPY; else null. */
-  lines: string[] | null
-}
-
 /**
  * Stores records and the number's new checkpoint in one transaction: the rows, the daily
  * roll-up, the party counts, the support desk's per-message facts and the counters move
@@ -50,50 +31,7 @@ export interface Prepared {
  * when this server no longer holds the number's lease.
  */
 export async function storeBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh = false): Promise<number> {
-  return storePrepared(job, await prepareBatch(job, page, placed, cp, fresh))
-}
-
-/**
- * Rows prepared, or sent to PostgreSQL, between two turns of the event loop. A batch is thousands
- * of rows; in one stretch its facts, COPY lines or parameter arrays held the server's thread for
- * tens of milliseconds, and every request waiting on that thread with it. 500 rather than 1,000:
- * a slice of 1,000 took 3 to 4 ms of the thread, and with a young-generation collection landing in
- * it, twice that (docs/performance.md).
- */
-export const ROWS_PER_TURN = 500
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
-
-/** The work of a batch that needs no database (see Prepared), a slice of rows per turn of the event loop. */
-export async function prepareBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh: boolean): Promise<Prepared> {
-  const dates = datesOf(page, placed)
-  // The desk's facts come from the records alone: computed before the transaction, written with the rows.
-  const of = job.ctx.desk ? deskFacts() : null
-  const copy = fresh && placed.length > 0
-  const head = copy ? copyHead(job.number, job.tid) : ''
-  const rows = new Array<StoredMessage>(placed.length)
-  const lines = copy ? new Array<string>(placed.length) : null
-  // Stored in ascending ordinals. A walk comes newest first; rows entering the primary key's
-  // b-tree in descending order split its leftmost page again and again, each split leaving half a
-  // page empty (54 MB against 31 MB for a million rows on PGlite, and the COPY 6 % slower).
-  const order = placed.map((_, i) => i).sort((a, b) => placed[a]!.ordinal - placed[b]!.ordinal)
-  for (let j = 0; j < order.length; j++) {
-    if (j > 0 && j % ROWS_PER_TURN === 0) await nextTurn()
-    const i = order[j]!
-    const { ordinal, r } = placed[i]!
-    const date = dates[i]!
-    const ms = Date.parse(date)
-    const m: StoredMessage = {
-      ordinal,
-      r,
-      date,
-      ms,
-      bodyId: null,
-      desk: of ? of({ party: r.partyDigits, date: ms, direction: r.direction, body: r.body }) : null,
-    }
-    rows[j] = m
-    if (lines) lines[j] = copyLine(head, m)
-  }
-  return { page, cp, rows, lines }
+  return storePrepared(job, await prepareBatch(batchOf(job), page, placed, cp, fresh))
 }
 
 /**
@@ -116,6 +54,9 @@ async function insertSlices(tx: Queryable, job: Job, rows: StoredMessage[]): Pro
   }
   return { inserted, got }
 }
+
+/** A job's number, tid and whether it keeps the desk, as prepareBatch takes them. */
+export const batchOf = (job: Job) => ({ number: job.number, tid: job.tid, desk: job.ctx.desk })
 
 /** Stores a prepared batch (see storeBatch). */
 export async function storePrepared(job: Job, prep: Prepared): Promise<number> {
@@ -145,68 +86,6 @@ export async function storePrepared(job: Job, prep: Prepared): Promise<number> {
     const top = prep.rows.reduce((m, x) => Math.max(m, x.ordinal), 0)
     return fence(tx, job, page, cp, inserted, top)
   })
-}
-
-/**
- * A batch of rows known to be absent, made ready for COPY with no database: each row's CSV line
- * up to its body id, the batch's distinct bodies (and their desk facts), and every roll-up and
- * desk count, with bodies counted by their place in `bodies` until the transaction knows their
- * ids. A full walk of a large history makes these in its page worker (page-worker.ts), so the
- * server's thread only runs the transaction; the same function makes them on the server's thread
- * otherwise, so both ways store the same rows and counts.
- */
-export interface CopyPayload {
-  count: number
-  /** The highest ordinal among the rows (0 when none). */
-  top: number
-  /** copyLine of each row, in ascending ordinals. */
-  lines: string[]
-  /** Each line's body: its index in `bodies`, or -1 for none. */
-  lineBody: Int32Array
-  bodies: string[]
-  /** Per body, BODY_IDS_SQL's desk columns (the forcing characters joined by \x1f, the extra segments); null without the desk. */
-  bodyForcing: Array<string | null> | null
-  bodyExtra: number[] | null
-  rollUp: RollUp
-  desk: DeskCounts | null
-}
-
-/** A prepared batch's COPY payload (see CopyPayload); `prep.lines` must be set. */
-export function payloadOf(prep: Prepared, desk: boolean): CopyPayload {
-  const { rows } = prep
-  const index = new Map<string, number>()
-  const bodies: string[] = []
-  const firstFacts: Array<DeskFacts | null> = []
-  const lineBody = new Int32Array(rows.length)
-  let top = 0
-  for (let i = 0; i < rows.length; i++) {
-    const m = rows[i]!
-    if (m.ordinal > top) top = m.ordinal
-    const body = m.r.body
-    if (body === null) {
-      lineBody[i] = -1
-      continue
-    }
-    let k = index.get(body)
-    if (k === undefined) {
-      index.set(body, (k = bodies.length))
-      bodies.push(body)
-      firstFacts.push(m.desk)
-    }
-    lineBody[i] = k
-  }
-  const withFacts = firstFacts.every((f) => f !== null)
-  return {
-    count: rows.length,
-    top,
-    lines: prep.lines ?? [],
-    lineBody,
-    bodies,
-    bodyForcing: withFacts ? firstFacts.map((f) => f?.forcing?.join('\x1f') ?? null) : null,
-    bodyExtra: withFacts ? firstFacts.map((f) => f?.extra ?? 0) : null,
-    rollUp: rollUpOf(rows, (_, i) => (lineBody[i]! < 0 ? null : lineBody[i]!)),
-    desk: desk ? deskCounts(rows.map(deskStored)) : null,
-  }
 }
 
 /** Stores a COPY payload and the number's new checkpoint in one transaction (see storeBatch). */
@@ -266,22 +145,6 @@ async function fence(tx: Queryable, job: Job, meta: PageMeta, cp: Checkpoint | n
   return inserted
 }
 
-const deskStored = (m: StoredMessage) => ({
-  party: m.r.partyDigits,
-  date: m.ms,
-  failed: m.r.statusCode !== null && m.r.statusCode >= 400,
-  facts: m.desk,
-})
-
-/** Each row's stored date: its own, or a neighbour's when its GMTdate did not parse (kept raw in date_raw). */
-function datesOf(page: Page, placed: Placed[]): string[] {
-  let fallback = page.newestAt ?? '1970-01-01T00:00:00Z'
-  return placed.map(({ r }) => {
-    if (r.date) fallback = r.date
-    return r.date ?? fallback
-  })
-}
-
 /**
  * Sets the rows' body ids (adding new bodies). With the desk's facts, each body's own (forcing
  * characters, extra segments) go with it into index_bodies (migration 360), not into every row.
@@ -310,65 +173,6 @@ async function bodyIds(tx: Queryable, bodies: string[], forcing: Array<string | 
   const r = await tx.query<{ k: number; id: number }>(BODY_IDS_SQL, [bodies, forcing, extra])
   for (const { k, id } of r.rows) ids[k - 1] = id
   return ids
-}
-
-/** A roll-up slot's counts: inbound (any direction but 'outbound'), outbound, failed (status 400 and up), outbound failed, with media. */
-type Tally = [number, number, number, number, number]
-
-function tally(t: Tally, m: StoredMessage): void {
-  const out = m.r.direction === 'outbound'
-  const failed = m.r.statusCode !== null && m.r.statusCode >= 400
-  t[out ? 1 : 0]++
-  if (failed) t[2]++
-  if (failed && out) t[3]++
-  if (m.r.mms) t[4]++
-}
-
-/** The daily, quarter-hour, party and body roll-ups of a batch's rows: each table's keys, then one array per count. */
-export interface RollUp {
-  days: [string[], ...number[][]]
-  slots: [string[], ...number[][]]
-  parties: [string[], number[], string[]]
-  /** Bodies by the caller's key (a body id, or a place in a payload's `bodies`) and their counts. */
-  bodies: [number[], number[]]
-}
-
-/** The roll-ups of exactly `rows` (the rows stored), no database; `bodyKey` names each row's body. */
-export function rollUpOf(rows: readonly StoredMessage[], bodyKey: (m: StoredMessage, i: number) => number | null): RollUp {
-  // Per day and per quarter hour: in, out, failed, outbound failed, with media (sql.ts DAILY_SQL).
-  const days = new Map<string, Tally>()
-  const slots = new Map<number, Tally>()
-  const parties = new Map<string, [number, string]>()
-  const bodyCounts = new Map<number, number>()
-  for (let i = 0; i < rows.length; i++) {
-    const m = rows[i]!
-    const body = bodyKey(m, i)
-    if (body !== null) bodyCounts.set(body, (bodyCounts.get(body) ?? 0) + 1)
-    const day = m.date.slice(0, 10)
-    let d = days.get(day)
-    if (!d) days.set(day, (d = [0, 0, 0, 0, 0]))
-    const slot = Math.floor(m.ms / QUARTER_MS) * QUARTER_MS
-    let q = slots.get(slot)
-    if (!q) slots.set(slot, (q = [0, 0, 0, 0, 0]))
-    tally(d, m)
-    tally(q, m)
-    const p = parties.get(m.r.partyDigits)
-    if (!p) parties.set(m.r.partyDigits, [1, m.date])
-    else {
-      p[0]++
-      if (m.date > p[1]) p[1] = m.date
-    }
-  }
-  const columns = (e: Array<[unknown, Tally]>) => [0, 1, 2, 3, 4].map((k) => e.map(([, v]) => v[k]!))
-  const d = [...days.entries()]
-  const q = [...slots.entries()]
-  const p = [...parties.entries()]
-  return {
-    days: [d.map(([k]) => k), ...columns(d)],
-    slots: [q.map(([k]) => new Date(k).toISOString()), ...columns(q)],
-    parties: [p.map(([k]) => k), p.map(([, v]) => v[0]), p.map(([, v]) => v[1])],
-    bodies: [[...bodyCounts.keys()], [...bodyCounts.values()]],
-  }
 }
 
 /** Writes rollUpOf's answer in the caller's transaction; `ids` maps its body keys to body ids (none: they are ids). */

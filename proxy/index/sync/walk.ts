@@ -2,7 +2,8 @@ import { identity, type Page } from '../parse.ts'
 import { pageResult } from './fetch.ts'
 import { dropIndexes } from './indexes.ts'
 import { LeaseLost } from './leases.ts'
-import { prepareBatch, storeBatch, storePrepared, type Checkpoint, type Placed } from './store.ts'
+import { prepareBatch, type Checkpoint, type Placed } from './prepare.ts'
+import { batchOf, storeBatch, storePrepared } from './store.ts'
 import { ok, stopped, type Job, type NumberRow, type Result } from './types.ts'
 
 /**
@@ -263,7 +264,7 @@ async function flush(w: Walk): Promise<void> {
   w.bufferPage = null
   const overlapped = w.storeRunning
   const prepStart = performance.now()
-  const prepared = await prepareBatch(job, page, rows, cp, true)
+  const prepared = await prepareBatch(batchOf(job), page, rows, cp, true)
   job.ctx.stats.prepareMs += performance.now() - prepStart
   if (overlapped) job.ctx.stats.overlappedBatches += 1
   await drain(w)

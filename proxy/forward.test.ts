@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { ProxyError } from './errors.ts'
 import { createForwarder, scrub } from './forward.ts'
 import { parsePage } from './index/parse.ts'
 import { SYS_ID, TOKEN, form, proxyFor, raw, stubUpstream } from './test-helpers.ts'
@@ -219,6 +220,38 @@ describe('"no such number" is decided from the account, not from wording', () =>
     const r = await raw(proxy.port, { path: '/api/smshistory', ...form({ ...history, history_start: '999', history_end: '1000' }) })
     expect(r.status).toBe(502)
     expect(r.json().error).toMatchObject({ kind: 'upstream_rejected', message: expect.stringMatching(/Request could not be completed/) })
+  })
+
+  it('forwardBytes hands back a 2xx answer unjudged, and judge gives it the same verdict forward does', async () => {
+    const { up } = await provider('json200')
+    const fw = createForwarder({ baseUrl: up.url, sysId: SYS_ID, authToken: TOKEN }, 5000)
+    cleanups.push(() => fw.close())
+    const held = Object.entries(history)
+    const page = await fw.forwardBytes('smshistory', held)
+    expect(page.status).toBe(200)
+    expect(JSON.parse(page.body.toString('utf8'))).toMatchObject({ success: '1', total_message_count: 0 })
+    expect(await fw.judge('smshistory', held, page.body, page.status)).toEqual(await fw.forward('smshistory', held))
+    // A refusal in a 200 answer is only bytes until judged; judged, it is what forward throws.
+    for (const fields of [Object.entries({ ...history, history_start: '999' }), Object.entries({ ...history, number: '15550001111' })]) {
+      const refused = await fw.forwardBytes('smshistory', fields)
+      expect(refused.status).toBe(200)
+      const verdict = await fw.judge('smshistory', fields, refused.body, refused.status).catch((e: unknown) => e)
+      const direct = await fw.forward('smshistory', fields).catch((e: unknown) => e)
+      expect(verdict).toBeInstanceOf(ProxyError)
+      expect((verdict as ProxyError).body).toEqual((direct as ProxyError).body)
+    }
+    expect(((await fw.judge('smshistory', held, Buffer.from('{"success":'), 200).catch((e: unknown) => e)) as ProxyError).body.kind).toBe(
+      'bad_response',
+    )
+  })
+
+  it('forwardBytes throws an HTTP refusal as forward does: 404 for a number the account does not list', async () => {
+    const { up } = await provider('http400')
+    const fw = createForwarder({ baseUrl: up.url, sysId: SYS_ID, authToken: TOKEN }, 5000)
+    cleanups.push(() => fw.close())
+    const err = await fw.forwardBytes('smshistory', Object.entries({ ...history, number: '15550001111' })).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ProxyError)
+    expect((err as ProxyError).body.kind).toBe('not_found')
   })
 
   it('keeps the refusal when the listing itself cannot be read', async () => {

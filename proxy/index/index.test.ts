@@ -81,6 +81,14 @@ function hooked(fw: Forwarder, onHistory: (n: number) => Promise<void> | void) {
       }
       return fw.forward(op, fields, signal)
     },
+    forwardBytes: async (op, fields, signal) => {
+      if (op === 'smshistory') {
+        n += 1
+        await onHistory(n)
+      }
+      return fw.forwardBytes(op, fields, signal)
+    },
+    judge: (...args) => fw.judge(...args),
     close: () => fw.close(),
     count: () => n,
   }

@@ -45,6 +45,11 @@ function hooked(fw: Forwarder, onHistory: (n: number) => Promise<void> | void) {
       if (args[0] === 'smshistory') await onHistory(++n)
       return fw.forward(...args)
     },
+    forwardBytes: async (...args: Parameters<Forwarder['forwardBytes']>) => {
+      if (args[0] === 'smshistory') await onHistory(++n)
+      return fw.forwardBytes(...args)
+    },
+    judge: (...args: Parameters<Forwarder['judge']>) => fw.judge(...args),
     close: () => fw.close(),
     count: () => n,
   }

@@ -9,6 +9,7 @@ import { threadId, Worker } from 'node:worker_threads'
 import type { MigratableDb, ScriptRunner } from './migrate.ts'
 import { fromWire, type Ready, type WasmModule, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts'
 import type { Lane } from './types.ts'
+import { tsWorker } from '../ts-worker.ts'
 
 /**
  * PGlite in a worker thread, seen from the server's thread as the Db interface. PGlite has one
@@ -97,11 +98,7 @@ function spawnWorker(init: WorkerInit): Worker {
   } catch {
     // node_modules not writable (`npm run users` as another user than the one who installed):
     // register tsx's loader in the worker, as before, at its cost.
-    const worker = new URL('./pglite-worker.ts', import.meta.url).href
-    // tsx's ESM entry (require.resolve would give its CommonJS one, which cannot register hooks here).
-    const tsx = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href
-    const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(worker)}) })`
-    return new Worker(boot, { eval: true, workerData: init })
+    return tsWorker(new URL('./pglite-worker.ts', import.meta.url), { workerData: init })
   }
   // A worker takes the process's flags; --input-type (a script run with -e) refuses a file entry.
   const execArgv = process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type')

@@ -482,6 +482,86 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     sim.state.added.delete(desk.number)
   }, 120_000)
 
+  /** Everything the index keeps of a number, bodies by their text (ids differ between two walks), dates as ISO text. */
+  const indexTables = async (number: string) => {
+    const rows = async (sql: string) => JSON.parse(JSON.stringify((await db.query(sql, [number])).rows)) as unknown[]
+    return {
+      messages: await rows(
+        `SELECT to_jsonb(m) - 'body_id' - 'indexed_at' AS m, b.body AS text FROM index_messages m LEFT JOIN index_bodies b ON b.id = m.body_id
+          WHERE m.number = $1 ORDER BY m.ordinal`,
+      ),
+      bodies: await rows(
+        `SELECT b.body, b.desk_forcing, b.desk_extra, c.count FROM index_body_counts c JOIN index_bodies b ON b.id = c.body_id
+          WHERE c.number = $1 ORDER BY b.body`,
+      ),
+      daily: await rows('SELECT * FROM index_daily WHERE number = $1 ORDER BY 2'),
+      quarters: await rows('SELECT * FROM index_quarter_hours WHERE number = $1 ORDER BY 2'),
+      parties: await rows('SELECT * FROM index_parties WHERE number = $1 ORDER BY party'),
+      number: await rows(
+        `SELECT indexed, top_ordinal, full_done, cp_next, cp_total, cp_check, upstream_total, newest_msg_id, newest_at, state, error
+           FROM index_numbers WHERE number = $1`,
+      ),
+      desk: await deskTables(number),
+    }
+  }
+
+  it("walks through the page worker as on the server's thread: every row, roll-up and desk count; stopped and resumed", async () => {
+    const desk = num(DESK_INDEX)
+    const opts = { bulkMin: 100, storeRows: 40, pageCap: 20, concurrency: 1 }
+    await forget(db, null)
+    await syncNow(DESK_INDEX, fw, { ...opts, pageWorkerMin: Number.POSITIVE_INFINITY })
+    const reference = await indexTables(desk.number)
+    expect(reference.messages.length).toBeGreaterThan(4 * opts.storeRows)
+    expect(reference.desk.sentAfter.length).toBeGreaterThan(0)
+
+    // The same walk with the worker from its second page on (pageWorkerMin 0): its pages come as bytes.
+    let bytes = 0
+    const counted: Forwarder = {
+      ...fw,
+      forwardBytes: (...args) => {
+        bytes += 1
+        return fw.forwardBytes(...args)
+      },
+    }
+    await forget(db, null)
+    await syncNow(DESK_INDEX, counted, { ...opts, pageWorkerMin: 0 })
+    expect(bytes).toBeGreaterThanOrEqual(reference.messages.length / opts.pageCap - 1)
+    expect(await indexTables(desk.number)).toEqual(reference)
+
+    // Stopped after a few batches, then resumed from the checkpoint, both through the worker.
+    await forget(db, null)
+    let first: ReturnType<typeof createSyncer> | null = null
+    const killer = hooked(fw, (n) => {
+      if (n === 5) void first?.close()
+    })
+    first = syncer(killer, { ...opts, pageWorkerMin: 0 })
+    await first.request({ number: desk.number, tid: desk.tid })
+    await first.idle()
+    const mid = await db.query<{ full_done: boolean; indexed: number }>('SELECT full_done, indexed FROM index_numbers WHERE number = $1', [
+      desk.number,
+    ])
+    expect(mid.rows[0]).toMatchObject({ full_done: false, indexed: expect.any(Number) })
+    expect(mid.rows[0]!.indexed).toBeGreaterThan(0)
+    await syncNow(DESK_INDEX, fw, { ...opts, pageWorkerMin: 0 })
+    expect(await indexTables(desk.number)).toEqual(reference)
+  }, 120_000)
+
+  describe.each([7, 50])('through the page worker, %i messages arriving per request', (rate) => {
+    it('a full walk and then a catch-up end exact', async () => {
+      await forgetAll(4)
+      await control(simUrl, '/__sim/quirks', { arrivals: { number: num(4).number, perRequest: rate } })
+      try {
+        await syncNow(4, fw, { pageWorkerMin: 0 })
+        await expectExact(4, upstreamTotal(4))
+        await control(simUrl, '/__sim/messages', { number: num(4).number, add: 130 })
+        await syncNow(4, fw, { pageWorkerMin: 0 })
+        await expectExact(4, upstreamTotal(4))
+      } finally {
+        await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+      }
+    })
+  })
+
   it('takes over a number left syncing by a dead server once its lease expires', async () => {
     await forgetAll(5)
     let first: ReturnType<typeof createSyncer> | null = null

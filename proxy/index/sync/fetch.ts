@@ -1,15 +1,56 @@
 import { ProxyError } from '../../errors.ts'
-import { PageError, parsePage, type Page } from '../parse.ts'
+import { identity, PageError, parsePage, type Page, type PageMeta, type PageRecord } from '../parse.ts'
 import { sleep } from './limiter.ts'
 import { stopped, type Job, type Result, type Stop } from './types.ts'
 
 /** One history page, positions start..end (1 = newest), with retries and back-off. */
-export async function fetchPage(job: Job, start: number, end: number): Promise<Result<Page>> {
+export function fetchPage(job: Job, start: number, end: number): Promise<Result<Page>> {
+  return withRetries(job, () => request(job, start, end))
+}
+
+/**
+ * A page as the full walk reads it: parsed on this thread (`records`), or parsed and held by the
+ * page worker (`held`, its id there), of which the walk sees only the envelope and each record's identity.
+ */
+export interface WalkPage extends PageMeta {
+  count: number
+  identityAt: (i: number) => string
+  /** Where the envelope's newest message is in the page; -1 when it is not. */
+  newestIndex: number
+  records: PageRecord[] | null
+  held: number | null
+}
+
+export const localPage = (page: Page): WalkPage => ({
+  total: page.total,
+  newestId: page.newestId,
+  newestAt: page.newestAt,
+  createdRaw: page.createdRaw,
+  optin: page.optin,
+  count: page.records.length,
+  identityAt: (i) => identity(page.records[i]!),
+  newestIndex: page.newestId === null ? -1 : page.records.findIndex((r) => r.systemId === page.newestId),
+  records: page.records,
+  held: null,
+})
+
+/** fetchPage for the full walk; through the page worker when `walk` names the walk there. */
+export function fetchWalkPage(job: Job, start: number, end: number, walk: string | null): Promise<Result<WalkPage>> {
+  return withRetries<WalkPage>(job, async () => {
+    if (walk === null) {
+      const got = await request(job, start, end)
+      return got.ok ? { ok: true, value: localPage(got.value) } : got
+    }
+    return requestHeld(job, start, end, walk)
+  })
+}
+
+async function withRetries<T>(job: Job, once: () => Promise<Attempt<T>>): Promise<Result<T>> {
   const { ctx, signal } = job
   for (let attempt = 0; ; attempt++) {
     if (!(await ctx.limit(signal))) return stopped('aborted', 'stopped')
     ctx.stats.requests += 1
-    const got = await request(job, start, end)
+    const got = await once()
     if (got.ok) return got
     if (signal.aborted) return stopped('aborted', 'stopped')
     if (got.stop) return { ok: false, stop: got.stop }
@@ -20,21 +61,21 @@ export async function fetchPage(job: Job, start: number, end: number): Promise<R
   }
 }
 
-type Attempt = { ok: true; value: Page } | { ok: false; stop?: Stop; message: string; waitMs?: number }
+/** A failed request: a refusal that retrying will not change (stop), or a failure worth a retry. */
+type Failed = { ok: false; stop?: Stop; message: string; waitMs?: number }
+type Attempt<T = Page> = { ok: true; value: T } | Failed
+
+const historyFields = (job: Job, start: number, end: number): Array<[string, string]> => [
+  ['number', job.number],
+  ['tid', job.tid],
+  ['history_start', String(start)],
+  ['history_end', String(end)],
+]
 
 /** One request: a page, a refusal that retrying will not change (stop), or a failure worth a retry. */
 async function request(job: Job, start: number, end: number): Promise<Attempt> {
   try {
-    const res = await job.ctx.forwarder.forward(
-      'smshistory',
-      [
-        ['number', job.number],
-        ['tid', job.tid],
-        ['history_start', String(start)],
-        ['history_end', String(end)],
-      ],
-      job.signal,
-    )
+    const res = await job.ctx.forwarder.forward('smshistory', historyFields(job, start, end), job.signal)
     // The forwarder parsed the page already (to look for a refusal in it): not again.
     return { ok: true, value: parsePage(res.body, res.json) }
   } catch (err) {
@@ -42,7 +83,30 @@ async function request(job: Job, start: number, end: number): Promise<Attempt> {
   }
 }
 
-function classify(err: unknown): Attempt {
+/**
+ * request, the page's bytes decoded and parsed by the page worker. Bytes that are not the spec's
+ * success object are judged by the forwarder here, as request would have (a refusal stops or
+ * retries the same way), and a page the worker cannot place fails as parsePage's would.
+ */
+async function requestHeld(job: Job, start: number, end: number, walk: string): Promise<Attempt<WalkPage>> {
+  const fields = historyFields(job, start, end)
+  const { forwarder, pages } = job.ctx
+  try {
+    const res = await forwarder.forwardBytes('smshistory', fields, job.signal)
+    const { id, parsed } = await pages.parse(walk, start, res.body)
+    if (parsed.kind === 'invalid') throw new PageError(parsed.message)
+    if (parsed.kind === 'judge') {
+      const judged = await forwarder.judge('smshistory', fields, res.body, res.status, job.signal)
+      return { ok: true, value: localPage(parsePage(judged.body, judged.json)) }
+    }
+    const { meta, ids, newestIndex } = parsed
+    return { ok: true, value: { ...meta, count: ids.length, identityAt: (i) => ids[i]!, newestIndex, records: null, held: id } }
+  } catch (err) {
+    return classify(err)
+  }
+}
+
+function classify(err: unknown): Failed {
   if (err instanceof ProxyError) {
     const { kind, message, retryAfterMs, cause } = err.body
     // A refusal will not pass by retrying: pause the number and say why.
@@ -61,8 +125,8 @@ function classify(err: unknown): Attempt {
   return { ok: false, message: err instanceof Error ? err.message : String(err) }
 }
 
-/** The whole result of a page fetch as a promise that never rejects (pages are asked for ahead). */
-export const pageResult = (job: Job, start: number, end: number): Promise<Result<Page>> =>
-  fetchPage(job, start, end).catch((err: unknown) =>
+/** The whole result of a walk's page fetch as a promise that never rejects (pages are asked for ahead). */
+export const pageResult = (job: Job, start: number, end: number, walk: string | null): Promise<Result<WalkPage>> =>
+  fetchWalkPage(job, start, end, walk).catch((err: unknown) =>
     stopped('fail', `The sync failed: ${err instanceof Error ? err.message : String(err)}`),
   )

@@ -3,6 +3,7 @@ import { listAccount, recordListing } from './account.ts'
 import { dueNumbers } from './leases.ts'
 import { createLimiter } from './limiter.ts'
 import { syncNumber } from './number.ts'
+import { pageWorker } from './pages.ts'
 import { NUMBER_RE, type SyncContext, type Syncer, type SyncOptions, type SyncRequest } from './types.ts'
 
 /** Default lease: a server that has not renewed its claim on a number for this long is presumed dead. */
@@ -48,6 +49,7 @@ export function createSyncer(opts: SyncOptions): Syncer {
       q.closed = true
       clearInterval(sweep)
       await stop(q)
+      await ctx.pages.close()
     },
   }
 }
@@ -72,6 +74,8 @@ function contextOf(opts: SyncOptions): SyncContext {
     backoffMs: opts.backoffMs ?? 500,
     bulkMin: opts.bulkMin ?? 100_000,
     storeRows: opts.storeRows ?? 5000,
+    pageWorkerMin: opts.pageWorkerMin ?? 20_000,
+    pages: pageWorker(),
     leaseMs: opts.leaseMs ?? LEASE_MS,
     owner: randomUUID(),
     limit: createLimiter(opts.rate),

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/types.ts'
 import { deskCounts, forgetDesk, writeDeskCounts } from '../../desk/refresh.ts'
 import { COPY_SQL, copyCsv, INSERT_SQL, insertParams, type StoredMessage } from '../columns.ts'
-import type { Page, PageMeta } from '../parse.ts'
+import type { PageMeta } from '../parse.ts'
 import { LeaseLost } from './leases.ts'
 import {
   deskStored,
@@ -30,7 +30,7 @@ const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCa
  * being doubled). Returns the number of rows inserted; throws LeaseLost, having written nothing,
  * when this server no longer holds the number's lease.
  */
-export async function storeBatch(job: Job, page: Page, placed: Placed[], cp: Checkpoint | null, fresh = false): Promise<number> {
+export async function storeBatch(job: Job, page: PageMeta, placed: Placed[], cp: Checkpoint | null, fresh = false): Promise<number> {
   return storePrepared(job, await prepareBatch(batchOf(job), page, placed, cp, fresh))
 }
 

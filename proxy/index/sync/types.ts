@@ -1,5 +1,6 @@
 import type { Db } from '../../db/types.ts'
 import type { Forwarder } from '../../forward.ts'
+import type { PageWorker } from './pages.ts'
 
 export interface SyncOptions {
   db: Db
@@ -19,6 +20,13 @@ export interface SyncOptions {
   bulkMin?: number
   /** Rows stored per transaction in a full walk, with its checkpoint (PGlite's COPY costs ~7 ms a call). */
   storeRows?: number
+  /**
+   * A full walk of a history at least this long has its pages parsed and its batches prepared in
+   * a worker thread (pages.ts), so the server's thread stays free for requests; default 20,000,
+   * Infinity: never. Shorter walks are done on the server's thread, where a thread's start-up
+   * would cost more than it saves.
+   */
+  pageWorkerMin?: number
   /**
    * Keep the support desk's tables (proxy/desk) with each stored batch: on unless a caller says
    * otherwise (the bench syncs without it to measure what it costs).
@@ -96,6 +104,9 @@ export interface SyncContext {
   backoffMs: number
   bulkMin: number
   storeRows: number
+  /** SyncOptions.pageWorkerMin, and the worker, started by the first walk that uses it. */
+  pageWorkerMin: number
+  pages: PageWorker
   leaseMs: number
   /** This syncer's name in the leases it holds. */
   owner: string

@@ -1,9 +1,9 @@
-import { identity, type Page } from '../parse.ts'
-import { pageResult } from './fetch.ts'
+import type { PageMeta } from '../parse.ts'
+import { pageResult, type WalkPage } from './fetch.ts'
 import { dropIndexes } from './indexes.ts'
 import { LeaseLost } from './leases.ts'
 import { prepareBatch, type Checkpoint, type Placed } from './prepare.ts'
-import { batchOf, storeBatch, storePrepared } from './store.ts'
+import { batchOf, storeBatch, storePayload, storePrepared } from './store.ts'
 import { ok, stopped, type Job, type NumberRow, type Result } from './types.ts'
 
 /**
@@ -21,9 +21,14 @@ import { ok, stopped, type Job, type NumberRow, type Result } from './types.ts'
  * being stored and the one being prepared).
  *
  * Storing is pipelined: while one batch's transaction runs (on PGlite, in the database's own
- * thread), the next batch is made ready on the server's thread (its desk facts and COPY lines),
- * so the two threads work at once instead of by turns. Batches still go in one at a time, in
- * order, so checkpoints only ever move down.
+ * thread), the next batch is made ready (its desk facts and COPY lines), so the two threads work
+ * at once instead of by turns. Batches still go in one at a time, in order, so checkpoints only
+ * ever move down.
+ *
+ * A long history (SyncOptions.pageWorkerMin) is walked with the page worker (pages.ts): once the
+ * walk knows the total, each page's bytes are decoded and parsed there, the walk sees each
+ * record's identity only, and tells the worker which records to keep; the worker makes each
+ * batch ready, so this thread fetches, decides and runs the transactions.
  */
 
 /** Pages asked for ahead: the upstream prepares them while this server parses and stores. */
@@ -36,8 +41,13 @@ export interface BulkHold {
   bulk: boolean
 }
 
+/** Numbers each walk of this process, so the page worker keeps two walks of one number apart. */
+let walks = 0
+
 interface Walk {
   job: Job
+  /** The walk's name in the page worker. */
+  id: string
   hold: BulkHold
   /** Every ordinal above `next` is stored; Infinity before the first page of a fresh walk. */
   next: number
@@ -45,12 +55,15 @@ interface Walk {
   /** Identity of ordinal next + 1, which the next page must carry. */
   check: string | null
   pendingStart: number
-  pending: Promise<Result<Page>>
-  ahead: Map<number, Promise<Result<Page>>>
+  pending: Promise<Result<WalkPage>>
+  ahead: Map<number, Promise<Result<WalkPage>>>
   /** Off once arrivals outrun the pages asked for ahead: each request then aligns on the last. */
   aheadOn: boolean
+  /** The batch being gathered: rows of pages parsed here, or how many rows the page worker holds for it. */
   buffer: Placed[]
-  bufferPage: Page | null
+  held: number
+  bufferKind: 'here' | 'worker'
+  bufferPage: PageMeta | null
   bufferCp: Checkpoint | null
   topStored: number
   stalls: number
@@ -69,7 +82,11 @@ export async function fullWalk(job: Job, row: NumberRow, hold: BulkHold): Promis
     return await walkPages(w)
   } finally {
     // Whatever ended the walk, the batch in flight is stored (or its error thrown) before it returns.
-    await drain(w)
+    try {
+      await drain(w)
+    } finally {
+      job.ctx.pages.end(w.id)
+    }
   }
 }
 
@@ -108,6 +125,7 @@ function startWalk(job: Job, row: NumberRow, hold: BulkHold): Walk {
   const check = resume ? row.cp_check : null
   return {
     job,
+    id: `${job.number}#${++walks}`,
     hold,
     next,
     totalKnown,
@@ -118,6 +136,8 @@ function startWalk(job: Job, row: NumberRow, hold: BulkHold): Walk {
     ahead: new Map(),
     aheadOn: true,
     buffer: [],
+    held: 0,
+    bufferKind: 'here',
     bufferPage: null,
     bufferCp: null,
     topStored: row.top_ordinal,
@@ -129,48 +149,67 @@ function startWalk(job: Job, row: NumberRow, hold: BulkHold): Walk {
 }
 
 /** The page at `start`, from those asked for ahead when there; asks for the next ones ahead. */
-function pageAt(w: Walk, start: number): Promise<Result<Page>> {
+function pageAt(w: Walk, start: number): Promise<Result<WalkPage>> {
   const { job } = w
   const cap = job.ctx.pageCap
   const got = w.ahead.get(start)
+  for (const [k, p] of [...w.ahead]) if (k < start) forgo(w, p)
   for (const k of [...w.ahead.keys()]) if (k <= start) w.ahead.delete(k)
-  const p = got ?? pageResult(job, start, start + cap - 1)
+  // Through the page worker once the walk knows the history is long enough (not for its first page).
+  const via = w.totalKnown >= job.ctx.pageWorkerMin ? w.id : null
+  const p = got ?? pageResult(job, start, start + cap - 1, via)
   if (!w.aheadOn || w.totalKnown <= 0) return p
   const stride = Math.max(1, cap - 1) // consecutive pages share one record (the overlap)
   for (let k = 1; k <= AHEAD; k++) {
     const s = start + k * stride
     // The page before it reaches position s: needed only while s is short of the total.
     if (s >= w.totalKnown || w.ahead.has(s)) continue
-    w.ahead.set(s, pageResult(job, s, s + cap - 1))
+    w.ahead.set(s, pageResult(job, s, s + cap - 1, via))
   }
   return p
 }
 
-/** One page in: true when the walk is complete. */
-async function onPage(w: Walk, page: Page): Promise<Result<boolean>> {
+/** A page asked for and not wanted after all: the page worker lets it go once it has it. */
+function forgo(w: Walk, p: Promise<Result<WalkPage>>): void {
+  void p.then((r) => {
+    if (r.ok && r.value.held !== null) w.job.ctx.pages.drop(w.id, r.value.held)
+  })
+}
+
+/** One page in: true when the walk is complete. A page the page worker holds is taken from (advance) or let go. */
+async function onPage(w: Walk, page: WalkPage): Promise<Result<boolean>> {
+  const taken = { done: false }
+  try {
+    return await placePage(w, page, taken)
+  } finally {
+    if (!taken.done && page.held !== null) w.job.ctx.pages.drop(w.id, page.held)
+  }
+}
+
+async function placePage(w: Walk, page: WalkPage, taken: { done: boolean }): Promise<Result<boolean>> {
   const { job } = w
   const start = w.pendingStart
   if (page.total < w.totalKnown) return stopped('rewalk', `the upstream's total went down from ${w.totalKnown} to ${page.total}`)
   const order = checkOrder(page, start)
   if (order) return order
-  if (page.total === 0 || (!Number.isFinite(w.next) && page.records.length === 0)) {
+  if (page.total === 0 || (!Number.isFinite(w.next) && page.count === 0)) {
     // An empty history is a complete one.
     await drain(w)
     await storeBatch(job, page, [], { next: 0, total: page.total, check: null })
     return ok(true)
   }
-  if (page.records.length === 0)
+  if (page.count === 0)
     return stopped(
       'fail',
       `The messaging service returned no records for positions ${start}–${start + job.ctx.pageCap - 1} of ${page.total}.`,
     )
   await maybeBulk(w, page)
-  const rows: Placed[] = page.records.map((r, i) => ({ ordinal: page.total - (start + i) + 1, r }))
-  const aligned = align(w, rows)
+  const aligned = align(w, page, start)
   if (aligned === 'stall') return stall(w, page)
   if (aligned !== 'ok') return aligned
   w.stalls = 0
-  await advance(w, page, rows)
+  taken.done = true
+  await advance(w, page, start)
   return ok(w.next <= 0)
 }
 
@@ -179,9 +218,9 @@ async function onPage(w: Walk, page: Page): Promise<Result<boolean>> {
  * ones): the envelope names the newest message, so a page that carries it anywhere but at
  * position 1 came in another order.
  */
-function checkOrder(page: Page, start: number): Result<boolean> | null {
+function checkOrder(page: WalkPage, start: number): Result<boolean> | null {
   if (page.newestId === null) return null
-  const at = page.records.findIndex((r) => r.systemId === page.newestId)
+  const at = page.newestIndex
   if (at < 0 || start + at === 1) return null
   return stopped(
     'fail',
@@ -190,7 +229,7 @@ function checkOrder(page: Page, start: number): Result<boolean> | null {
 }
 
 /** A large first walk into a small index loads without the secondary indexes, built at the end. */
-async function maybeBulk(w: Walk, page: Page): Promise<void> {
+async function maybeBulk(w: Walk, page: PageMeta): Promise<void> {
   const { ctx, number } = w.job
   if (Number.isFinite(w.next) || page.total < ctx.bulkMin || w.hold.bulk) return
   const held = await ctx.db.query<{ n: number }>('SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers')
@@ -200,20 +239,25 @@ async function maybeBulk(w: Walk, page: Page): Promise<void> {
   ctx.log(`index: ${number}: bulk load of ${page.total} messages (indexes built at the end)`)
 }
 
-/** The overlap record must be in the page with the identity it had: 'stall' when arrivals pushed it out. */
-function align(w: Walk, rows: Placed[]): 'ok' | 'stall' | { ok: false; stop: { kind: 'rewalk'; message: string } } {
+/**
+ * The overlap record (ordinal next + 1) must be in the page with the identity it had: 'stall'
+ * when arrivals pushed it out. The record at index i of a page from position `start` has
+ * ordinal total - (start + i) + 1.
+ */
+function align(w: Walk, page: WalkPage, start: number): 'ok' | 'stall' | { ok: false; stop: { kind: 'rewalk'; message: string } } {
   if (w.check === null || !Number.isFinite(w.next)) return 'ok'
-  const overlap = rows.find((x) => x.ordinal === w.next + 1)
-  if (!overlap) return 'stall'
-  if (identity(overlap.r) !== w.check) return { ok: false, stop: { kind: 'rewalk', message: `record ${w.next + 1} changed between pages` } }
+  const at = page.total - start - w.next
+  if (at < 0 || at >= page.count) return 'stall'
+  if (page.identityAt(at) !== w.check) return { ok: false, stop: { kind: 'rewalk', message: `record ${w.next + 1} changed between pages` } }
   return 'ok'
 }
 
 /** More messages arrived between requests than the page could absorb: ask again, one page at a time. */
-function stall(w: Walk, page: Page): Result<boolean> {
+function stall(w: Walk, page: PageMeta): Result<boolean> {
   if (++w.stalls > MAX_STALLS) return stopped('fail', 'The history grows faster than the index can page through it; try again later.')
   w.totalKnown = page.total
   w.aheadOn = false
+  for (const p of w.ahead.values()) forgo(w, p)
   w.ahead.clear()
   w.pendingStart = Math.max(1, w.totalKnown - w.next)
   w.pending = pageAt(w, w.pendingStart)
@@ -221,15 +265,18 @@ function stall(w: Walk, page: Page): Result<boolean> {
 }
 
 /** Takes the page's rows below the checkpoint (and any new ones above the stored top), asks for the next page. */
-async function advance(w: Walk, page: Page, rows: Placed[]): Promise<void> {
+async function advance(w: Walk, page: WalkPage, start: number): Promise<void> {
+  const { job } = w
   const walking = Number.isFinite(w.next)
-  const hi = rows[0]!.ordinal
-  const lowest = rows[rows.length - 1]!
-  const keep = walking ? rows.filter((x) => x.ordinal <= w.next) : rows
-  // Records above the walk's band (arrived during it) are correct too; storing them is free.
-  const above = walking ? rows.filter((x) => x.ordinal > w.next + 1 && x.ordinal > w.topStored) : []
-  const next = Math.min(walking ? w.next : hi, lowest.ordinal - 1)
-  const check = identity(lowest.r)
+  // Index i holds ordinal hi - i (see align): ordinals fall through the page.
+  const hi = page.total - start + 1
+  const n = page.count
+  const clamp = (i: number) => Math.min(n, Math.max(0, i))
+  // Below the checkpoint: ordinals up to next. Above the walk's band (arrived during it) and the stored top: correct too, and free to store.
+  const keep: [number, number] = walking ? [clamp(hi - w.next), n] : [0, n]
+  const above: [number, number] = walking ? [0, clamp(hi - Math.max(w.next + 1, w.topStored))] : [0, 0]
+  const next = Math.min(walking ? w.next : hi, hi - n)
+  const check = page.identityAt(n - 1)
   w.totalKnown = page.total
   if (next > 0) {
     // Ask for the next page before storing this one: the upstream works while we insert.
@@ -241,36 +288,53 @@ async function advance(w: Walk, page: Page, rows: Placed[]): Promise<void> {
   }
   // Below the checkpoint nothing is stored (it moves in the same transaction as the rows), and
   // above the stored top nothing is either: those rows load without conflict checks.
-  for (const x of above) w.buffer.push(x)
-  for (const x of keep) w.buffer.push(x)
+  const ranges = [above, keep].filter(([a, b]) => b > a)
+  const kind = page.held === null ? 'here' : 'worker'
+  // A batch is made in one place: one gathered the other way is stored first.
+  if (kind !== w.bufferKind && w.bufferPage) await flush(w)
+  w.bufferKind = kind
+  if (page.held !== null) {
+    job.ctx.pages.take(w.id, page.held, ranges)
+    for (const [a, b] of ranges) w.held += b - a
+  } else for (const [a, b] of ranges) for (let i = a; i < b; i++) w.buffer.push({ ordinal: hi - i, r: page.records![i]! })
   w.topStored = Math.max(w.topStored, hi)
   w.bufferPage = page
   w.bufferCp = { next, total: w.totalKnown, check }
-  if (w.buffer.length >= w.job.ctx.storeRows || next <= 0) await flush(w)
+  if (w.buffer.length + w.held >= job.ctx.storeRows || next <= 0) await flush(w)
   w.next = next
   w.check = check
 }
 
 /**
  * The batch goes in with the checkpoint of its last page. It is prepared while the previous
- * batch is still being stored, and its own store starts once that one has ended; the walk goes
- * on without waiting for it (drain does).
+ * batch is still being stored (here, or in the page worker), and its own store starts once that
+ * one has ended; the walk goes on without waiting for it (drain does).
  */
 async function flush(w: Walk): Promise<void> {
   if (!w.bufferPage) return
   const { job } = w
-  const [page, rows, cp] = [w.bufferPage, w.buffer, w.bufferCp]
-  w.buffer = []
+  const [meta, cp] = [w.bufferPage, w.bufferCp]
   w.bufferPage = null
   const overlapped = w.storeRunning
   const prepStart = performance.now()
-  const prepared = await prepareBatch(batchOf(job), page, rows, cp, true)
+  let store: () => Promise<number>
+  if (w.bufferKind === 'worker') {
+    const rows = w.held
+    w.held = 0
+    const payload = await job.ctx.pages.build(w.id, batchOf(job), rows)
+    store = () => storePayload(job, payload, meta, cp)
+  } else {
+    const rows = w.buffer
+    w.buffer = []
+    const prepared = await prepareBatch(batchOf(job), meta, rows, cp, true)
+    store = () => storePrepared(job, prepared)
+  }
   job.ctx.stats.prepareMs += performance.now() - prepStart
   if (overlapped) job.ctx.stats.overlappedBatches += 1
   await drain(w)
   const storeStart = performance.now()
   w.storeRunning = true
-  const storing = storePrepared(job, prepared)
+  const storing = store()
     .then((n) => {
       w.inserted += n
       job.ctx.stats.storeMs += performance.now() - storeStart

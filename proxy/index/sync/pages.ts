@@ -1,0 +1,93 @@
+import type { Worker } from 'node:worker_threads'
+import { Worker as NodeWorker } from 'node:worker_threads'
+import { tsWorker } from '../../ts-worker.ts'
+import type { FromWorker, Parsed, ToWorker } from './page-protocol.ts'
+import type { BatchOf, CopyPayload } from './prepare.ts'
+
+/**
+ * The server's side of the page worker (page-worker.ts): one thread for all of this server's
+ * full walks, started with the first walk that uses it and stopped with the syncer. A walk
+ * hands it each page's bytes, tells it which records to keep, and asks it for each batch ready
+ * to COPY. If the thread dies, what it held dies with it: the calls waiting on it fail, a later
+ * call starts a new one, and a batch that comes back short fails its walk (build checks the count),
+ * which then resumes from its last checkpoint.
+ */
+export interface PageWorker {
+  parse: (walk: string, start: number, bytes: Buffer) => Promise<{ id: number; parsed: Parsed }>
+  take: (walk: string, id: number, ranges: Array<[number, number]>) => void
+  drop: (walk: string, id: number) => void
+  /** The rows taken since the last build, as a COPY payload; rejects unless it holds exactly `rows` of them. */
+  build: (walk: string, of: BatchOf, rows: number) => Promise<CopyPayload>
+  end: (walk: string) => void
+  close: () => Promise<void>
+}
+
+type Waiting = { resolve: (m: FromWorker) => void; reject: (e: Error) => void }
+
+export function pageWorker(): PageWorker {
+  let worker: Worker | null = null
+  let nextId = 1
+  const waiting = new Map<number, Waiting>()
+
+  const fail = (why: string) => {
+    worker = null
+    const err = new Error(`The sync's page worker stopped: ${why}`)
+    for (const w of waiting.values()) w.reject(err)
+    waiting.clear()
+  }
+
+  const start = (): Worker => {
+    const here = import.meta.url
+    const w = here.endsWith('.ts') ? tsWorker(new URL('./page-worker.ts', here)) : new NodeWorker(new URL('./page-worker.js', here))
+    // It never keeps the process alive on its own; the syncer's close stops it.
+    w.unref()
+    w.on('message', (m: FromWorker) => {
+      const got = waiting.get(m.id)
+      waiting.delete(m.id)
+      got?.resolve(m)
+    })
+    w.on('error', (e) => worker === w && fail(e.message))
+    w.on('exit', (code) => worker === w && fail(`exit code ${code}`))
+    return w
+  }
+
+  const send = (m: ToWorker) => (worker ??= start()).postMessage(m)
+  const ask = (make: (id: number) => ToWorker) =>
+    new Promise<FromWorker>((resolve, reject) => {
+      const id = nextId++
+      waiting.set(id, { resolve, reject })
+      try {
+        send(make(id))
+      } catch (e) {
+        waiting.delete(id)
+        reject(e instanceof Error ? e : new Error(String(e)))
+      }
+    })
+
+  return {
+    parse: async (walk, start, bytes) => {
+      let page = 0
+      // The bytes are copied to the worker; the caller keeps its own for the forwarder's judgement.
+      const m = await ask((id) => ((page = id), { t: 'parse', walk, id, start, bytes }))
+      if ('error' in m) throw new Error(m.error)
+      if (!('parsed' in m)) throw new Error('The page worker answered a parse with something else.')
+      return { id: page, parsed: m.parsed }
+    },
+    take: (walk, id, ranges) => send({ t: 'take', walk, id, ranges }),
+    drop: (walk, id) => worker?.postMessage({ t: 'drop', walk, id } satisfies ToWorker),
+    build: async (walk, of, rows) => {
+      const m = await ask((id) => ({ t: 'build', walk, id, of }))
+      if ('error' in m) throw new Error(`The page worker could not prepare a batch: ${m.error}`)
+      if (!('payload' in m)) throw new Error('The page worker answered a build with something else.')
+      if (m.payload.count !== rows) throw new Error(`The page worker prepared ${m.payload.count} rows where ${rows} were taken.`)
+      return m.payload
+    },
+    end: (walk) => worker?.postMessage({ t: 'end', walk } satisfies ToWorker),
+    close: async () => {
+      const w = worker
+      worker = null
+      if (w) await w.terminate()
+      fail('closed')
+    },
+  }
+}

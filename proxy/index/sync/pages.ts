@@ -6,7 +6,9 @@ import type { BatchOf, CopyPayload } from './prepare.ts'
 
 /**
  * The server's side of the page worker (page-worker.ts): one thread for all of this server's
- * full walks, started with the first walk that uses it and stopped with the syncer. A walk
+ * full walks, started with the first walk that uses it and stopped IDLE_MS after the last one
+ * ends (its heap, tens of megabytes after a million-message walk, goes back to the system), or
+ * with the syncer. A walk
  * hands it each page's bytes, tells it which records to keep, and asks it for each batch ready
  * to COPY. If the thread dies, what it held dies with it: the calls waiting on it fail, a later
  * call starts a new one, and a batch that comes back short fails its walk (build checks the count),
@@ -19,15 +21,23 @@ export interface PageWorker {
   /** The rows taken since the last build, as a COPY payload; rejects unless it holds exactly `rows` of them. */
   build: (walk: string, of: BatchOf, rows: number) => Promise<CopyPayload>
   end: (walk: string) => void
+  /** Whether the thread is running (tests). */
+  alive: () => boolean
   close: () => Promise<void>
 }
 
 type Waiting = { resolve: (m: FromWorker) => void; reject: (e: Error) => void }
 
+/** How long the thread outlives the last walk that used it (walks of several numbers follow one another). */
+const IDLE_MS = 2_000
+
 export function pageWorker(): PageWorker {
   let worker: Worker | null = null
   let nextId = 1
   const waiting = new Map<number, Waiting>()
+  /** Walks that used the thread and have not ended. */
+  const walks = new Set<string>()
+  let idle: NodeJS.Timeout | null = null
 
   const fail = (why: string) => {
     worker = null
@@ -51,7 +61,18 @@ export function pageWorker(): PageWorker {
     return w
   }
 
-  const send = (m: ToWorker) => (worker ??= start()).postMessage(m)
+  const send = (m: ToWorker) => {
+    walks.add(m.walk)
+    if (idle) clearTimeout(idle)
+    idle = null
+    ;(worker ??= start()).postMessage(m)
+  }
+  const stop = async () => {
+    const w = worker
+    worker = null
+    if (w) await w.terminate()
+    fail('closed')
+  }
   const ask = (make: (id: number) => ToWorker) =>
     new Promise<FromWorker>((resolve, reject) => {
       const id = nextId++
@@ -82,12 +103,22 @@ export function pageWorker(): PageWorker {
       if (m.payload.count !== rows) throw new Error(`The page worker prepared ${m.payload.count} rows where ${rows} were taken.`)
       return m.payload
     },
-    end: (walk) => worker?.postMessage({ t: 'end', walk } satisfies ToWorker),
+    end: (walk) => {
+      if (!walks.delete(walk)) return
+      worker?.postMessage({ t: 'end', walk } satisfies ToWorker)
+      if (walks.size > 0 || idle) return
+      idle = setTimeout(() => {
+        idle = null
+        if (walks.size === 0) void stop()
+      }, IDLE_MS)
+      idle.unref()
+    },
+    alive: () => worker !== null,
     close: async () => {
-      const w = worker
-      worker = null
-      if (w) await w.terminate()
-      fail('closed')
+      if (idle) clearTimeout(idle)
+      idle = null
+      walks.clear()
+      await stop()
     },
   }
 }

@@ -85,7 +85,8 @@ export async function fullWalk(job: Job, row: NumberRow, hold: BulkHold): Promis
     try {
       await drain(w)
     } finally {
-      job.ctx.pages.end(w.id)
+      // The page worker lets the walk go once every page asked for has come back (and been held there).
+      void Promise.allSettled([w.pending, ...w.ahead.values()]).then(() => job.ctx.pages.end(w.id))
     }
   }
 }

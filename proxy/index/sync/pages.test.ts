@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { pageWorker, type PageWorker } from './pages.ts'
+
+/** The page worker on its own: a real worker thread, pages as the upstream's bytes. */
+
+const record = (n: number) => ({
+  system_id: String(1000 + n),
+  message_id: `m${n}`,
+  phone: '+1 832 323 2323',
+  GMTdate: `2033-01-0${1 + (n % 5)} 03:04:05`,
+  direction: n % 2 ? 'inbound' : 'outbound',
+  body: n % 3 ? 'Thanks!' : 'STOP',
+  status: n % 4 ? 'delivered' : '500 failed',
+})
+/** Positions start… of a history of `total` (position 1 newest, with system id 1000 + total). */
+const page = (total: number, start: number, count: number) =>
+  Buffer.from(
+    JSON.stringify({
+      success: '1',
+      total_message_count: total,
+      most_recent_msg_id: String(1000 + total),
+      messages: Array.from({ length: count }, (_, i) => record(total - (start + i) + 1)),
+    }),
+  )
+const of = { number: '18323232323', tid: 'T1', desk: true }
+
+let pw: PageWorker | null = null
+afterEach(async () => {
+  await pw?.close()
+  pw = null
+})
+
+describe('the page worker', () => {
+  it('parses a page, keeps the records it is told to, and makes them a COPY payload with their roll-ups', async () => {
+    pw = pageWorker()
+    const a = await pw.parse('w1', 1, page(10, 1, 6))
+    expect(a.parsed).toMatchObject({ kind: 'page', meta: { total: 10, newestId: '1010' }, newestIndex: 0 })
+    expect(a.parsed.kind === 'page' && a.parsed.ids).toEqual([10, 9, 8, 7, 6, 5].map((n) => `${1000 + n}|m${n}`))
+    const b = await pw.parse('w1', 6, page(10, 6, 5))
+    pw.take('w1', a.id, [[0, 6]])
+    pw.take('w1', b.id, [[1, 5]])
+    const p = await pw.build('w1', of, 10)
+    // Ascending ordinals, each line up to its body id.
+    expect(p.lines.map((l) => Number(l.split(',')[2]))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    expect(p).toMatchObject({ count: 10, top: 10 })
+    expect(new Set(p.bodies)).toEqual(new Set(['Thanks!', 'STOP']))
+    expect(p.rollUp.bodies[1].reduce((x, y) => x + y, 0)).toBe(10)
+    expect(p.desk).not.toBeNull()
+  })
+
+  it('sends back what is not a success object to be judged, and names a page it cannot place', async () => {
+    pw = pageWorker()
+    expect((await pw.parse('w1', 1, Buffer.from('{"success":"0","message":"no"}'))).parsed).toEqual({ kind: 'judge' })
+    expect((await pw.parse('w1', 1, Buffer.from('<html>'))).parsed).toEqual({ kind: 'judge' })
+    expect((await pw.parse('w1', 1, Buffer.from('{"success":"1"}'))).parsed).toMatchObject({
+      kind: 'invalid',
+      message: expect.stringMatching(/total_message_count/),
+    })
+  })
+
+  it('refuses a batch that does not hold the rows the walk took, or took from a page it does not hold', async () => {
+    pw = pageWorker()
+    const a = await pw.parse('w1', 1, page(10, 1, 5))
+    pw.take('w1', a.id, [[0, 5]])
+    await expect(pw.build('w1', of, 6)).rejects.toThrow(/prepared 5 rows where 6 were taken/)
+    pw.take('w1', 999, [[0, 5]])
+    await expect(pw.build('w1', of, 5)).rejects.toThrow(/not held/)
+  })
+
+  it('stops its thread once the last walk has ended, and starts one again for the next', async () => {
+    pw = pageWorker()
+    await pw.parse('w1', 1, page(3, 1, 3))
+    await pw.parse('w2', 1, page(3, 1, 3))
+    pw.end('w1')
+    await new Promise((r) => setTimeout(r, 2_500))
+    expect(pw.alive()).toBe(true)
+    pw.end('w2')
+    await new Promise((r) => setTimeout(r, 2_500))
+    expect(pw.alive()).toBe(false)
+    expect((await pw.parse('w3', 1, page(3, 1, 3))).parsed.kind).toBe('page')
+    expect(pw.alive()).toBe(true)
+  })
+})

@@ -37,7 +37,7 @@ const ALL_NAMES = [...SECONDARY_NAMES, ...DESK_NAMES]
 
 /**
  * Re-creates any secondary index that is missing (after a bulk load, or one cut short by a crash).
- * Each index is built in a transaction of its own: on PGlite a transaction holds the one
+ * Each index is built in a transaction of its own (two at a time on PostgreSQL): on PGlite a transaction holds the one
  * connection, so requests' reads wait for one index build at most (seconds on a million rows), not
  * for all seven (up to a minute on a loaded machine, past the reads' 30 s queue limit). A crash
  * between two builds leaves the rest missing, and the next call builds them.
@@ -51,12 +51,19 @@ export async function ensureIndexes(db: Db, log: (line: string) => void = () => 
   const missing = [...SECONDARY_INDEXES, ...DESK_INDEXES].filter((_, i) => !present.has(ALL_NAMES[i] ?? ''))
   if (missing.length === 0) return
   const started = Date.now()
-  for (const sql of missing)
-    await db.transaction(async (tx) => {
-      await tx.query(`SET LOCAL statement_timeout = 0`)
-      await tx.query(`SET LOCAL maintenance_work_mem = '128MB'`)
-      await tx.query(sql)
-    })
+  const queue = [...missing]
+  const build = async () => {
+    for (let sql = queue.shift(); sql; sql = queue.shift())
+      await db.transaction(async (tx) => {
+        await tx.query(`SET LOCAL statement_timeout = 0`)
+        await tx.query(`SET LOCAL maintenance_work_mem = '128MB'`)
+        await tx.query(sql)
+      })
+  }
+  // PostgreSQL builds two at once, on two of the background lane's connections (CREATE INDEX
+  // locks allow it): on the simulator's million, 3.0 s for the seven against 3.5 s one by one.
+  // PGlite has one connection.
+  await Promise.all(Array.from({ length: db.engine === 'postgres' ? 2 : 1 }, build))
   log(
     `index: ${missing.length === ALL_NAMES.length ? 'secondary indexes' : `${missing.length} missing indexes`} built in ${Date.now() - started} ms`,
   )

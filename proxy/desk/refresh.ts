@@ -486,18 +486,7 @@ const IN_PERIOD = `d.number = $1 AND d.party_digits = per.party AND NOT d.desk_i
  * statement timeout), and NOT IN is hashed only while the list is estimated to fit in work_mem.
  */
 const sentEvidence = (cap: number) => `
-WITH per AS (
-  SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $9::timestamptz[], $10::int[])
-    WITH ORDINALITY AS u(party, so, sd, ed, eo, fr, c, i)
-), sends AS (
-  SELECT per.i, per.party, s.ordinal, s.date, s.failed, per.so, per.sd, per.c + s.k AS k,
-         per.c + s.k = 1 AND extract(epoch FROM s.date - per.sd) * 1000 <= $7 AS confirmation
-    FROM per CROSS JOIN LATERAL (
-      SELECT f.ordinal, f.date, f.failed, row_number() OVER (ORDER BY f.date, f.ordinal) AS k FROM (
-        SELECT d.ordinal, d.date, COALESCE(d.status_code >= 400, false) AS failed FROM index_messages d
-         WHERE ${IN_PERIOD} AND d.date >= COALESCE(per.fr, per.sd)
-         ORDER BY d.date, d.ordinal LIMIT ${evidenceCap(cap)}) f) s
-), keep AS (
+WITH ${periodSends(cap, '$9', '$10')}, keep AS (
   SELECT party, ordinal, date, so AS opt_ordinal, round(extract(epoch FROM date - sd) * 1000)::bigint AS after_ms, failed
     FROM sends WHERE NOT confirmation AND k <= ${evidenceCap(cap)}
 ), gone AS (
@@ -516,7 +505,34 @@ WITH per AS (
    WHERE (x.date, x.opt_ordinal, x.after_ms, x.failed) IS DISTINCT FROM (EXCLUDED.date, EXCLUDED.opt_ordinal, EXCLUDED.after_ms, EXCLUDED.failed)
 )
 SELECT i::int AS i FROM sends WHERE confirmation`
+
+/**
+ * SENT_EVIDENCE for threads with no evidence rows stored (a number's first walk): the list goes
+ * in as it is, with nothing to compare or delete ($1 to $7 as there, then $8 and $9 as its $9 and $10).
+ */
+const sentEvidenceFresh = (cap: number) => `
+WITH ${periodSends(cap, '$8', '$9')}, kept AS (
+  INSERT INTO desk_sent_after (number, party, ordinal, date, opt_ordinal, after_ms, failed)
+  SELECT $1, party, ordinal, date, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed
+    FROM sends WHERE NOT confirmation AND k <= ${evidenceCap(cap)}
+)
+SELECT i::int AS i FROM sends WHERE confirmation`
+
+/** SENT_EVIDENCE's periods ($2–$6, then where each is read from and its sends before that) and each one's first `cap` sends in order, as `per` and `sends`. */
+const periodSends = (cap: number, from: string, before: string) => `per AS (
+  SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], ${from}::timestamptz[], ${before}::int[])
+    WITH ORDINALITY AS u(party, so, sd, ed, eo, fr, c, i)
+), sends AS (
+  SELECT per.i, per.party, s.ordinal, s.date, s.failed, per.so, per.sd, per.c + s.k AS k,
+         per.c + s.k = 1 AND extract(epoch FROM s.date - per.sd) * 1000 <= $7 AS confirmation
+    FROM per CROSS JOIN LATERAL (
+      SELECT f.ordinal, f.date, f.failed, row_number() OVER (ORDER BY f.date, f.ordinal) AS k FROM (
+        SELECT d.ordinal, d.date, COALESCE(d.status_code >= 400, false) AS failed FROM index_messages d
+         WHERE ${IN_PERIOD} AND d.date >= COALESCE(per.fr, per.sd)
+         ORDER BY d.date, d.ordinal LIMIT ${evidenceCap(cap)}) f) s
+)`
 const SENT_EVIDENCE = sentEvidence(MAX_SENT_AFTER_PER_PERIOD)
+const SENT_EVIDENCE_FRESH = sentEvidenceFresh(MAX_SENT_AFTER_PER_PERIOD)
 
 /**
  * The sends counted at most, per period, to learn how many come before a thread's new messages.
@@ -691,20 +707,20 @@ async function keepEvidence(
   }
   const read = per.party.map((_, k) => k).filter((k) => before[k] !== null)
   const pick = <T>(a: readonly T[]) => read.map((k) => a[k]!)
-  const r = await tx.query<{ i: number }>(cap === MAX_SENT_AFTER_PER_PERIOD ? SENT_EVIDENCE : sentEvidence(cap), [
-    number,
-    pick(per.party),
-    pick(per.so),
-    pick(per.sd),
-    pick(per.ed),
-    pick(per.eo),
-    CONFIRMATION_WINDOW_MS,
-    full,
-    pick(fr),
-    pick(before),
-    known,
-    known.map((p) => since.get(p)!),
-  ])
+  const stored = await tx.query('SELECT 1 FROM desk_sent_after WHERE number = $1 AND party = ANY($2::text[]) LIMIT 1', [number, parties])
+  const periods = [number, pick(per.party), pick(per.so), pick(per.sd), pick(per.ed), pick(per.eo), CONFIRMATION_WINDOW_MS]
+  const standard = cap === MAX_SENT_AFTER_PER_PERIOD
+  const r =
+    stored.rows.length === 0
+      ? await tx.query<{ i: number }>(standard ? SENT_EVIDENCE_FRESH : sentEvidenceFresh(cap), [...periods, pick(fr), pick(before)])
+      : await tx.query<{ i: number }>(standard ? SENT_EVIDENCE : sentEvidence(cap), [
+          ...periods,
+          full,
+          pick(fr),
+          pick(before),
+          known,
+          known.map((p) => since.get(p)!),
+        ])
   for (const { i } of r.rows) confirmed.add(read[i - 1]! + 1)
   return confirmed
 }

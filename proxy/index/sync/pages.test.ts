@@ -75,7 +75,9 @@ describe('the page worker', () => {
     await new Promise((r) => setTimeout(r, 2_500))
     expect(pw.alive()).toBe(true)
     pw.end('w2')
-    await new Promise((r) => setTimeout(r, 2_500))
+    // Stopped 2 s after (on a loaded machine, a little later).
+    const deadline = Date.now() + 10_000
+    while (pw.alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
     expect(pw.alive()).toBe(false)
     expect((await pw.parse('w3', 1, page(3, 1, 3))).parsed.kind).toBe('page')
     expect(pw.alive()).toBe(true)

@@ -67,11 +67,11 @@ export function pageWorker(): PageWorker {
     idle = null
     ;(worker ??= start()).postMessage(m)
   }
+  // What waits on the thread fails at once, before it is terminated: a call made meanwhile goes to a new one.
   const stop = async () => {
     const w = worker
-    worker = null
-    if (w) await w.terminate()
     fail('closed')
+    if (w) await w.terminate()
   }
   const ask = (make: (id: number) => ToWorker) =>
     new Promise<FromWorker>((resolve, reject) => {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import type { Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readLockHolder } from '../db/lock.ts'
+import type { Db, Queryable } from '../db/types.ts'
 import { openDb, type OpenedDb } from '../db/open.ts'
 import { ENGINES, useEngines } from '../db/test-engines.ts'
 import { createForwarder, type Forwarder } from '../forward.ts'
@@ -228,6 +229,75 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(await indexNames()).not.toContain('index_messages_desk_quiet')
     await syncNow(0, fw, { bulkMin: 1000 })
     await expectExact(0, 2345)
+    expect(await indexNames()).toEqual(expect.arrayContaining(SECONDARY))
+  })
+
+  it("keeps a bulk load's indexes dropped when another number's walk ends as the load starts", async () => {
+    // The interleaving that rebuilt them mid-load: the small walk's end finds no bulk load yet
+    // and goes to build the missing indexes; the big walk drops them before that look runs.
+    await forget(db, null)
+    const gate = (ms: number) => {
+      let open = () => {}
+      const p = new Promise<void>((r) => (open = r))
+      const timer = setTimeout(open, ms)
+      return { p, open: () => (clearTimeout(timer), open()) }
+    }
+    const looked = gate(5_000)
+    const dropped = gate(5_000)
+    let firstHeld = true
+    let firstLook = true
+    // The order of the statements: the last COPY of a walk's rows, the first index build.
+    let seq = 0
+    let lastCopy = 0
+    let firstBuild = 0
+    const onSql = async (sql: string) => {
+      if (sql.startsWith('COPY index_messages')) lastCopy = ++seq
+      if (sql.startsWith('CREATE INDEX') && firstBuild === 0) firstBuild = ++seq
+      if (firstHeld && sql.includes('sum(indexed)')) {
+        firstHeld = false
+        await looked.p
+      } else if (firstLook && sql.includes('FROM pg_indexes')) {
+        firstLook = false
+        looked.open()
+        await dropped.p
+      } else if (sql.startsWith('DROP INDEX')) setTimeout(dropped.open, 200)
+    }
+    // The same handle (its COPY too), its statements watched.
+    const watch = (q: Queryable & { copyFrom?: (sql: string, data: string) => Promise<void> }): Queryable =>
+      Object.assign(Object.create(q) as Queryable, {
+        query: async (sql: string, params?: readonly unknown[]) => {
+          await onSql(sql)
+          return q.query(sql, params)
+        },
+        ...(q.copyFrom
+          ? {
+              copyFrom: async (sql: string, data: string) => {
+                await onSql(sql)
+                return q.copyFrom!(sql, data)
+              },
+            }
+          : {}),
+      })
+    const watched: Db = {
+      engine: db.engine,
+      query: (sql, params) => watch(db).query(sql, params),
+      transaction: (fn) => db.transaction((tx) => fn(watch(tx))),
+      withConnection: (fn) => db.withConnection((c) => fn(watch(c))),
+      close: () => db.close(),
+    }
+    const big = num(5)
+    const s = createSyncer({ db: watched, forwarder: fw, pageCap: 20, concurrency: 2, rate: 0, bulkMin: 1000 })
+    await s.request({ number: big.number, tid: big.tid })
+    await s.request({ number: num(3).number, tid: num(3).tid })
+    await s.idle()
+    await s.close()
+    // Both gates were passed in the order that rebuilt the indexes mid-load, not by their time-outs.
+    expect(firstHeld || firstLook).toBe(false)
+    // No index was built before the bulk load's last rows went in.
+    expect(lastCopy).toBeGreaterThan(0)
+    expect(firstBuild).toBeGreaterThan(lastCopy)
+    await expectExact(5, upstreamTotal(5))
+    await expectExact(3, upstreamTotal(3))
     expect(await indexNames()).toEqual(expect.arrayContaining(SECONDARY))
   })
 

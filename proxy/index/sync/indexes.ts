@@ -40,25 +40,47 @@ const ALL_NAMES = [...SECONDARY_NAMES, ...DESK_NAMES]
  * Each index is built in a transaction of its own (two at a time on PostgreSQL): on PGlite a transaction holds the one
  * connection, so requests' reads wait for one index build at most (seconds on a million rows), not
  * for all seven (up to a minute on a loaded machine, past the reads' 30 s queue limit). A crash
- * between two builds leaves the rest missing, and the next call builds them.
+ * between two builds leaves the rest missing, and the next call builds them. `wanted`: whether to
+ * go on (a sync's caller: no bulk load of this server has started meanwhile).
+ *
+ * One call at a time per database handle: two syncs ending together both found the same indexes
+ * missing, and on PostgreSQL two sessions creating one index name at once fail one of them
+ * (SQLSTATE 23505 on the catalog). An index another server created meanwhile counts as built.
  */
-export async function ensureIndexes(db: Db, log: (line: string) => void = () => {}): Promise<void> {
+export function ensureIndexes(db: Db, log: (line: string) => void = () => {}, wanted: () => boolean = () => true): Promise<void> {
+  const mine = (ensuring.get(db) ?? Promise.resolve()).catch(() => {}).then(() => buildMissing(db, log, wanted))
+  ensuring.set(db, mine)
+  return mine
+}
+
+const ensuring = new WeakMap<Db, Promise<void>>()
+
+/** SQLSTATEs of a CREATE INDEX IF NOT EXISTS racing another session's: unique_violation (the catalog), duplicate_table. */
+const CREATED_MEANWHILE = new Set(['23505', '42P07'])
+
+async function buildMissing(db: Db, log: (line: string) => void, wanted: () => boolean): Promise<void> {
   const r = await db.query<{ indexname: string }>(
     `SELECT indexname FROM pg_indexes WHERE tablename = 'index_messages' AND indexname = ANY($1::text[])`,
     [ALL_NAMES],
   )
   const present = new Set(r.rows.map((x) => x.indexname))
   const missing = [...SECONDARY_INDEXES, ...DESK_INDEXES].filter((_, i) => !present.has(ALL_NAMES[i] ?? ''))
-  if (missing.length === 0) return
+  if (missing.length === 0 || !wanted()) return
   const started = Date.now()
   const queue = [...missing]
   const build = async () => {
-    for (let sql = queue.shift(); sql; sql = queue.shift())
-      await db.transaction(async (tx) => {
-        await tx.query(`SET LOCAL statement_timeout = 0`)
-        await tx.query(`SET LOCAL maintenance_work_mem = '128MB'`)
-        await tx.query(sql)
-      })
+    // `wanted` is asked before each build: a bulk load that started since (its indexes dropped)
+    // builds them itself when it ends.
+    for (let sql = queue.shift(); sql && wanted(); sql = queue.shift())
+      await db
+        .transaction(async (tx) => {
+          await tx.query(`SET LOCAL statement_timeout = 0`)
+          await tx.query(`SET LOCAL maintenance_work_mem = '128MB'`)
+          await tx.query(sql)
+        })
+        .catch((e: unknown) => {
+          if (!CREATED_MEANWHILE.has(String((e as { code?: unknown } | null)?.code))) throw e
+        })
   }
   // PostgreSQL builds two at once, on two of the background lane's connections (CREATE INDEX
   // locks allow it): on the simulator's million, 3.0 s for the seven against 3.5 s one by one.

@@ -110,10 +110,13 @@ async function walkAndCatchUp(job: Job, first: NumberRow): Promise<Result<number
     // next start resumes the walk, which builds them at its end).
     if (hold.bulk) {
       job.ctx.bulk.loads -= 1
-      if (job.ctx.bulk.loads === 0 && !job.signal.aborted) await ensureIndexes(job.ctx.db, job.ctx.log)
+      if (job.ctx.bulk.loads === 0 && !job.signal.aborted) await ensureIndexes(job.ctx.db, job.ctx.log, noBulkLoad(job))
     }
   }
 }
+
+/** Whether no bulk load of this server runs (one that started after the check drops the indexes and builds them at its end). */
+const noBulkLoad = (job: Job) => () => job.ctx.bulk.loads === 0
 
 async function walkOnce(job: Job, row: NumberRow, hold: BulkHold): Promise<Result<number>> {
   let inserted = 0
@@ -129,7 +132,7 @@ async function walkOnce(job: Job, row: NumberRow, hold: BulkHold): Promise<Resul
       hold.bulk = false
       job.ctx.bulk.loads -= 1
     }
-    if (job.ctx.bulk.loads === 0) await ensureIndexes(job.ctx.db, job.ctx.log)
+    if (job.ctx.bulk.loads === 0) await ensureIndexes(job.ctx.db, job.ctx.log, noBulkLoad(job))
   }
   const caught = await catchUp(job, current)
   return caught.ok ? ok(inserted + caught.value) : caught

@@ -234,9 +234,14 @@ async function maybeBulk(w: Walk, page: PageMeta): Promise<void> {
   const { ctx, number } = w.job
   if (Number.isFinite(w.next) || page.total < ctx.bulkMin || w.hold.bulk) return
   const held = await ctx.db.query<{ n: number }>('SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers')
-  if ((held.rows[0]?.n ?? 0) * 2 >= page.total || !(await dropIndexes(ctx.db, ctx.desk))) return
-  w.hold.bulk = true
+  if ((held.rows[0]?.n ?? 0) * 2 >= page.total) return
+  // Counted before the drop: a walk of another number that ends meanwhile must not build them back.
   ctx.bulk.loads += 1
+  if (!(await dropIndexes(ctx.db, ctx.desk))) {
+    ctx.bulk.loads -= 1
+    return
+  }
+  w.hold.bulk = true
   ctx.log(`index: ${number}: bulk load of ${page.total} messages (indexes built at the end)`)
 }
 

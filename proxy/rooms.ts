@@ -50,6 +50,8 @@ export interface Rooms {
   onHistoryServed: (number: string, tid: string) => void
   gate: AccessGate
   meta: () => Record<string, unknown>
+  /** The desk's catch-up with what is already indexed, started with the rooms (it never rejects). */
+  deskCaughtUp: Promise<void>
   close: () => Promise<void>
 }
 
@@ -79,10 +81,13 @@ export async function openRooms(
     const access = createAccess(cfg.access, { db, log, now: deps.now })
     const idx = index
     // The desk tables catch up with what is already indexed (new tables over an old index, or a stop mid-sync).
-    if (index.db && index.syncer && desk)
-      void refreshAllDesk(index.db, log).catch((err: unknown) =>
-        log(`desk: catch-up failed: ${err instanceof Error ? err.message : String(err)}`),
-      )
+    const deskCaughtUp =
+      index.db && index.syncer && desk
+        ? refreshAllDesk(index.db, log).then(
+            () => undefined,
+            (err: unknown) => log(`desk: catch-up failed: ${err instanceof Error ? err.message : String(err)}`),
+          )
+        : Promise.resolve()
     const gate: AccessGate = {
       identify: access.identify,
       routes: access.routes,
@@ -102,6 +107,7 @@ export async function openRooms(
       onHistoryServed: idx.onHistoryViewed,
       gate,
       meta: () => ({ ...idx.meta(), ...access.meta() }),
+      deskCaughtUp,
       close: async () => {
         await idx.close()
         await access.close()

@@ -86,6 +86,74 @@ describe.each(ENGINES)('storeBatch on %s', (engine) => {
     expect(r.rows.every((x) => x.system_id === `S${x.ordinal}` && x.date.toISOString() === record(x.ordinal).date)).toBe(true)
   }, 60_000)
 
+  it('keeps every text exactly by COPY as by INSERT: quotes, commas, line breaks, backslashes, spaces, empty and missing', async () => {
+    // COPY's CSV quotes a field only when it must (columns.ts); these values are what it must tell apart.
+    const awkward = [
+      '',
+      ' ',
+      ' lead',
+      'trail ',
+      'a,b',
+      'say "hi"',
+      '"',
+      '""',
+      'two\nlines',
+      'cr\rlf\r\n',
+      '\\.',
+      'back\\slash',
+      '\\N',
+      'NULL',
+      'ünï 😀',
+      '\t tab',
+    ]
+    const tricky = (ordinal: number): PageRecord => {
+      const v = (k: number) => awkward[(ordinal + k) % awkward.length]!
+      return {
+        ...record(ordinal),
+        tid: v(0),
+        systemId: v(1),
+        messageId: ordinal % 4 ? v(2) : null,
+        dateRaw: ordinal % 3 ? null : v(3),
+        phone: v(4),
+        direction: v(5),
+        mediaUrl: ordinal % 2 ? v(6) : null,
+        status: v(7),
+      }
+    }
+    const db = await engines.open(engine)
+    await db.query(LEASED, [NUMBER])
+    const job = jobOn(db)
+    const n = 2 * awkward.length
+    const rows = range(1, n)
+      .reverse()
+      .map((ordinal) => ({ ordinal, r: tricky(ordinal) }))
+    // The first half by COPY (a walk's fresh batch), the second by INSERT (a catch-up's).
+    expect(await storeBatch(job, page(n), rows.slice(awkward.length), { next: awkward.length, total: n, check: null }, true)).toBe(
+      awkward.length,
+    )
+    expect(await storeBatch(job, page(n), rows.slice(0, awkward.length), null)).toBe(awkward.length)
+    const got = await db.query<Record<string, string | null> & { ordinal: number }>(
+      'SELECT ordinal, tid, system_id, message_id, date_raw, phone, direction, media_url, status FROM index_messages WHERE number = $1 ORDER BY ordinal',
+      [NUMBER],
+    )
+    expect(got.rows).toEqual(
+      range(1, n).map((ordinal) => {
+        const r = tricky(ordinal)
+        return {
+          ordinal,
+          tid: r.tid,
+          system_id: r.systemId,
+          message_id: r.messageId,
+          date_raw: r.dateRaw,
+          phone: r.phone,
+          direction: r.direction,
+          media_url: r.mediaUrl,
+          status: r.status,
+        }
+      }),
+    )
+  }, 60_000)
+
   it('writes nothing once another server holds the lease: the batch, its checkpoint and a wipe are refused whole', async () => {
     const db = await engines.open(engine)
     await db.query(LEASED, [NUMBER])

@@ -9,6 +9,7 @@ import { readJsonBody, SECURITY_HEADERS, sendJson } from '../http.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_QUERY } from '../schema.ts'
 import { dateParam, digitsParam, limitParam, numberParam, readParams } from '../index/params.ts'
+import { STATUS_OF } from '../index/queries.ts'
 import { flushDesk, MAX_SENT_AFTER_PER_PERIOD, refreshDesk } from './refresh.ts'
 
 /**
@@ -58,6 +59,7 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
 const HELD = `SELECT number FROM index_numbers WHERE indexed > 0`
 
 const BODY = `COALESCE(m.body, (SELECT b.body FROM index_bodies b WHERE b.id = m.body_id))`
+const STATUS = STATUS_OF('m')
 
 type QueueRow = {
   number: string
@@ -356,7 +358,7 @@ async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: U
   // The page is cut from desk_sent_after's own date index; only its rows visit the messages.
   const r = await db.query<SentRow>(
     `WITH page AS (SELECT * FROM desk_sent_after s WHERE ${where} ORDER BY s.date DESC, s.number, s.ordinal DESC LIMIT $3 OFFSET $4)
-     SELECT s.number, s.party, s.ordinal, m.date, ${BODY} AS body, m.status, s.failed, s.after_ms,
+     SELECT s.number, s.party, s.ordinal, m.date, ${BODY} AS body, ${STATUS} AS status, s.failed, s.after_ms,
             s.opt_ordinal, o.date AS opt_date, ${OPT_BODY} AS opt_body
        FROM page s
        JOIN index_messages m ON m.number = s.number AND m.ordinal = s.ordinal
@@ -508,7 +510,7 @@ async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, 
             WHERE ${SENT_WHERE}
               AND ($3::timestamptz IS NULL OR s.date < $3 OR (s.date = $3 AND (s.number > $4 OR (s.number = $4 AND s.ordinal < $5))))
             ORDER BY s.date DESC, s.number, s.ordinal DESC LIMIT $6)
-         SELECT s.number, s.party, s.ordinal, s.date, ${BODY} AS body, m.status, s.failed, s.after_ms,
+         SELECT s.number, s.party, s.ordinal, s.date, ${BODY} AS body, ${STATUS} AS status, s.failed, s.after_ms,
                 s.opt_ordinal, o.date AS opt_date, ${OPT_BODY} AS opt_body
            FROM batch s
            JOIN index_messages m ON m.number = s.number AND m.ordinal = s.ordinal

@@ -17,6 +17,8 @@ export interface StoredMessage {
   /** `date` in milliseconds since the epoch, parsed once for the roll-ups and the desk. */
   ms: number
   bodyId: number | null
+  /** The id of the record's status text in index_statuses (migration 410), set in the transaction as bodyId is. */
+  statusId: number | null
   /** The support desk's facts about the message (null while the desk is off: filled later by refreshDesk). */
   desk: DeskFacts | null
 }
@@ -44,7 +46,8 @@ export const MESSAGE_COLUMNS: readonly Column[] = [
   { name: 'direction', type: 'text', value: (m) => m.r.direction },
   { name: 'mms', type: 'bool', value: (m) => m.r.mms },
   { name: 'media_url', type: 'text', value: (m) => m.r.mediaUrl },
-  { name: 'status', type: 'text', value: (m) => m.r.status },
+  // The status text is kept once per distinct text, in index_statuses (migration 410), as bodies are.
+  { name: 'status_id', type: 'int', value: (m) => m.statusId },
   { name: 'status_code', type: 'int', value: (m) => m.r.statusCode },
   // The text itself is kept once per distinct body, in index_bodies (migration 002): the row has
   // its id, and its own body column stays NULL (readers take COALESCE(body, the id's text)). Half
@@ -84,11 +87,12 @@ export function insertParams(number: string, fetchedTid: string, rows: readonly 
 }
 
 /**
- * COPY's columns: body_id last, so a row's CSV line can be made before the transaction and its
- * body id, known only once the batch's bodies are looked up inside it, appended then.
+ * COPY's columns: status_id and body_id last, so a row's CSV line can be made before the
+ * transaction and the two ids, known only once the batch's texts are looked up inside it,
+ * appended then.
  */
-const COPY_COLUMNS = MESSAGE_COLUMNS.filter((c) => c.name !== 'body_id')
-export const COPY_SQL = `COPY index_messages (${[...BATCH_COLUMNS, ...COPY_COLUMNS.map((c) => c.name), 'body_id'].join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`
+const COPY_COLUMNS = MESSAGE_COLUMNS.filter((c) => c.name !== 'body_id' && c.name !== 'status_id')
+export const COPY_SQL = `COPY index_messages (${[...BATCH_COLUMNS, ...COPY_COLUMNS.map((c) => c.name), 'status_id', 'body_id'].join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`
 
 /**
  * COPY's CSV field for a string: quoted only when it must be (empty, or holding a quote, comma or
@@ -106,7 +110,7 @@ const csvValue = (v: string | number | boolean | null) =>
  * apart. Every byte of a line is copied into PGlite and parsed there, a million times a full sync.
  */
 const dateCsv = (v: string | number | boolean | null) => (v === null ? '' : String(v))
-/** Each COPY column's CSV field, one function per column, chosen once (body_id, the one column that reads bodyId, is not among them). */
+/** Each COPY column's CSV field, one function per column, chosen once (status_id and body_id, appended later, are not among them). */
 const FIELDS: ReadonlyArray<(m: StoredMessage) => string> = COPY_COLUMNS.map((c) => {
   const { csv, value } = c
   if (csv) return (m: StoredMessage) => csv(m) ?? ''
@@ -115,8 +119,8 @@ const FIELDS: ReadonlyArray<(m: StoredMessage) => string> = COPY_COLUMNS.map((c)
 })
 
 /**
- * A row's CSV line for COPY_SQL up to its body id (no comma or newline after it): made before the
- * body id is known. Joined from an array, so the line is one flat string: a line built by `+=` is
+ * A row's CSV line for COPY_SQL up to its status id (no comma or newline after it): made before
+ * the ids are known. Joined from an array, so the line is one flat string: a line built by `+=` is
  * a tree of small strings, kept alive until the batch is stored.
  */
 export function copyLine(head: string, m: StoredMessage): string {
@@ -129,10 +133,10 @@ export function copyLine(head: string, m: StoredMessage): string {
 /** The head every line of a batch starts with (number, fetched tid). */
 export const copyHead = (number: string, fetchedTid: string) => `${cq(number)},${cq(fetchedTid)}`
 
-/** COPY_SQL's data: each line (copyLine) with its row's body id. */
-export function copyCsv(lines: readonly string[], bodyIds: ReadonlyArray<number | null>): string {
+/** COPY_SQL's data: each line (copyLine) with its row's status id and body id. */
+export function copyCsv(lines: readonly string[], statusIds: ReadonlyArray<number | null>, bodyIds: ReadonlyArray<number | null>): string {
   const out = new Array<string>(lines.length + 1)
-  for (let i = 0; i < lines.length; i++) out[i] = `${lines[i]!},${bodyIds[i] ?? ''}`
+  for (let i = 0; i < lines.length; i++) out[i] = `${lines[i]!},${statusIds[i] ?? ''},${bodyIds[i] ?? ''}`
   out[lines.length] = ''
   return out.join('\n')
 }

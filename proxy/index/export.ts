@@ -9,7 +9,16 @@ import { messageCsvHeader } from '../../contract/message-csv.ts'
 import { BOM, csvCell, csvRow } from './csv.ts'
 import { ExportRefused, type ExportGate, type ExportTicket, type QueuePlace } from './export-gate.ts'
 import type { Cursor, Filters } from './params.ts'
-import { bodiesById, countMatches, exportBatch, exportBatchText, positionBases, resolveParties } from './queries.ts'
+import {
+  bodiesById,
+  countMatches,
+  EXPORT_FIELDS,
+  exportBatch,
+  exportBatchText,
+  positionBases,
+  resolveParties,
+  statusesById,
+} from './queries.ts'
 
 /**
  * Streamed exports (CSV or NDJSON) of a filtered result set or a whole history. Rows come in
@@ -384,8 +393,8 @@ function sinkOf(req: IncomingMessage, res: ServerResponse, cancel?: AbortSignal)
 }
 
 /**
- * What the rows of an export look up beside themselves, each once: bodies by id (the index stores
- * a body once), each number's position base, and CSV cells (most values repeat).
+ * What the rows of an export look up beside themselves, each once: bodies and status texts by id
+ * (the index stores each text once), each number's position base, and CSV cells (most values repeat).
  */
 function lookupsOf(db: Db) {
   const bases = new Map<string, number>()
@@ -418,11 +427,26 @@ function lookupsOf(db: Db) {
     }
     for (const [id, b] of await bodiesById(db, unknown)) bodies.set(id, b)
   }
+  const statuses = new Map<number, string>()
+  /** The status texts of a batch's status ids not seen yet (cache cleared when full, as the bodies'). */
+  const loadStatuses = async (ids: number[]) => {
+    const distinct = [...new Set(ids)]
+    let unknown = distinct.filter((id) => !statuses.has(id))
+    if (unknown.length === 0) return
+    if (statuses.size + unknown.length > BODY_CACHE) {
+      statuses.clear()
+      unknown = distinct
+    }
+    for (const [id, st] of await statusesById(db, unknown)) statuses.set(id, st)
+  }
+  /** A row's status: by its id when it has one, else the row's own text (rows written before migration 410). */
+  const statusOf = (id: string | null | undefined, own: string | null | undefined): string | null =>
+    id ? (statuses.get(Number(id)) ?? null) : (own ?? null)
   const loadBases = async (numbers: Array<string | null>) => {
     const missing = [...new Set(numbers)].filter((n): n is string => n !== null && !bases.has(n))
     if (missing.length) for (const [n, b] of await positionBases(db, missing)) bases.set(n, b)
   }
-  return { bases, bodies, bodyCells, cell, loadBodies, loadBases }
+  return { bases, bodies, bodyCells, cell, loadBodies, loadStatuses, statusOf, loadBases }
 }
 
 /** CSV in the one message layout (contract/message-csv.ts), count.rows batch by batch; returns the rows count.rows. */
@@ -434,7 +458,7 @@ async function writeCsv(
   total: number,
   count: { rows: number },
 ): Promise<void> {
-  const { bases, bodies, bodyCells, cell, loadBodies, loadBases } = lookupsOf(db)
+  const { bases, bodies, bodyCells, cell, loadBodies, loadStatuses, statusOf, loadBases } = lookupsOf(db)
   const dates = dateCellsCsv(o.tz)
   const csvBatch = o.batch ?? BATCH
   const write = sink.write
@@ -444,15 +468,19 @@ async function writeCsv(
     const batch = await exportBatchText(db, o.filters, cursor, csvBatch)
     const numbers = new Set<string>()
     const ids: number[] = []
+    const statusIds: number[] = []
     for (let k = 0; k < batch.length; k++) {
       numbers.add(batch.field(k, 0))
       const id = batch.field(k, 10)
       if (id !== '') ids.push(Number(id))
+      const sid = batch.field(k, 16)
+      if (sid !== '') statusIds.push(Number(sid))
     }
     await loadBases([...numbers])
     await loadBodies(ids)
+    await loadStatuses(statusIds)
     // Nulls come as '' here (exportBatchText): the same empty cell either way.
-    const t: string[] = new Array<string>(16).fill('')
+    const t: string[] = new Array<string>(EXPORT_FIELDS).fill('')
     let out = ''
     for (let k = 0; k < batch.length; k++) {
       batch.row(k, t)
@@ -472,7 +500,7 @@ async function writeCsv(
       }
       // Our own values (digits, integers, the dates we format) need no quoting or
       // neutralising; every text from the upstream goes through csvCell (cell remembers it).
-      out += `${number},${ordinal},${position},${dateRaw ? `${cell(dateRaw)},` : dates(Number(t[6]))},${cell(t[8]!)},${cell(t[9]!)},${bodyCell},${t[12] === 'true' ? 'yes' : 'no'},${cell(t[13]!)},${cell(t[14]!)},${t[15]},${cell(t[5]!)},${cell(t[4]!)},${cell(t[1]!)},${cell(t[2]!)}\r\n`
+      out += `${number},${ordinal},${position},${dateRaw ? `${cell(dateRaw)},` : dates(Number(t[6]))},${cell(t[8]!)},${cell(t[9]!)},${bodyCell},${t[12] === 'true' ? 'yes' : 'no'},${cell(t[13]!)},${cell(statusOf(t[16], t[14]))},${t[15]},${cell(t[5]!)},${cell(t[4]!)},${cell(t[1]!)},${cell(t[2]!)}\r\n`
       // Written every WRITE_ROWS rows: the lines die young instead of piling up for the whole batch.
       if ((k + 1) % WRITE_ROWS === 0) {
         await write(out)
@@ -498,7 +526,7 @@ async function writeNdjson(
   total: number,
   count: { rows: number },
 ): Promise<void> {
-  const { bases, bodies, loadBodies, loadBases } = lookupsOf(db)
+  const { bases, bodies, loadBodies, loadStatuses, statusOf, loadBases } = lookupsOf(db)
   const dateTuple = dateCells(o.tz)
   const ndjsonBatch = o.batch ?? NDJSON_BATCH
   const write = sink.write
@@ -507,8 +535,13 @@ async function writeNdjson(
     const batch = await exportBatch(db, o.filters, cursor, ndjsonBatch)
     await loadBases(batch.map((r) => r[0]!))
     const ids: number[] = []
-    for (const t of batch) if (t[10]) ids.push(Number(t[10]))
+    const statusIds: number[] = []
+    for (const t of batch) {
+      if (t[10]) ids.push(Number(t[10]))
+      if (t[16]) statusIds.push(Number(t[16]))
+    }
     await loadBodies(ids)
+    await loadStatuses(statusIds)
     let out = ''
     let k = 0
     for (const t of batch) {
@@ -535,7 +568,7 @@ async function writeNdjson(
           body,
           mms: t[12] === 'true',
           mediaUrl: t[13],
-          status: t[14],
+          status: statusOf(t[16], t[14]),
           statusCode: t[15] === null ? null : Number(t[15]),
           messageTid: t[2],
           ...(dateRaw ? { dateRaw } : {}),

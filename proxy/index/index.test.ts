@@ -983,7 +983,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       const everything = await forget({ all: true })
       expect(((await everything.json()) as { forgotten: number }).forgotten).toBe(all.length - 36)
       const left = await db.query<{ n: number }>(
-        'SELECT (SELECT count(*) FROM index_messages) + (SELECT count(*) FROM index_daily) + (SELECT count(*) FROM index_quarter_hours) + (SELECT count(*) FROM index_parties) + (SELECT count(*) FROM index_bodies) + (SELECT count(*) FROM index_body_counts) AS n',
+        'SELECT (SELECT count(*) FROM index_messages) + (SELECT count(*) FROM index_daily) + (SELECT count(*) FROM index_quarter_hours) + (SELECT count(*) FROM index_parties) + (SELECT count(*) FROM index_bodies) + (SELECT count(*) FROM index_body_counts) + (SELECT count(*) FROM index_statuses) AS n',
       )
       expect(Number(left.rows[0]!.n)).toBe(0)
       expect(audits.some(([a]) => a === 'index.forget')).toBe(true)

@@ -62,7 +62,9 @@ export function whereOf(f: Filters, params: unknown[]): string[] {
  * none in the message row); the row's own for rows written before that (or with no body id).
  */
 export const BODY_OF = (m: string) => `COALESCE(${m}.body, (SELECT b.body FROM index_bodies b WHERE b.id = ${m}.body_id))`
-const COLS = `m.number, m.fetched_tid, m.tid, m.ordinal, m.system_id, m.message_id, m.date, m.date_raw, m.phone, m.direction, ${BODY_OF('m')} AS body, m.mms, m.media_url, m.status, m.status_code`
+/** A message's status text: the row's own (rows written before migration 410), else index_statuses' by status_id. */
+export const STATUS_OF = (m: string) => `COALESCE(${m}.status, (SELECT s.status FROM index_statuses s WHERE s.id = ${m}.status_id))`
+const COLS = `m.number, m.fetched_tid, m.tid, m.ordinal, m.system_id, m.message_id, m.date, m.date_raw, m.phone, m.direction, ${BODY_OF('m')} AS body, m.mms, m.media_url, ${STATUS_OF('m')} AS status, m.status_code`
 
 export interface MessageRow extends Record<string, unknown> {
   number: string
@@ -557,8 +559,9 @@ export async function searchPage(
 /**
  * One export row, every value as text or null: [number, fetched_tid, tid, ordinal, system_id,
  * message_id, date (epoch ms), date_raw, phone, direction, body_id, body (only for a row without
- * body_id), mms ('true'/'false'), media_url, status, status_code]. Bodies come by id (the export
- * looks each distinct body up once).
+ * body_id), mms ('true'/'false'), media_url, status (only for a row without status_id),
+ * status_code, status_id]. Bodies and status texts come by id (the export looks each distinct one
+ * up once; a scalar subquery per row cost PGlite 1.4 ms per 1,000-row batch).
  */
 export type ExportTuple = Array<string | null>
 
@@ -576,7 +579,8 @@ export async function exportBatch(db: Queryable, f: Filters, cursor: Cursor | nu
   params.push(limit)
   const r = await db.query<{ j: string | null }>(
     `SELECT array_to_json(array_agg(ARRAY[m.number, m.fetched_tid, m.tid, m.ordinal::text, m.system_id, m.message_id, (date_part('epoch', m.date) * 1000)::text,
-                                         m.date_raw, m.phone, m.direction, m.body_id::text, CASE WHEN m.body_id IS NULL THEN m.body END, m.mms::text, m.media_url, m.status, m.status_code::text]))::text AS j
+                                         m.date_raw, m.phone, m.direction, m.body_id::text, CASE WHEN m.body_id IS NULL THEN m.body END, m.mms::text, m.media_url,
+                                         CASE WHEN m.status_id IS NULL THEN m.status END, m.status_code::text, m.status_id::text]))::text AS j
      FROM (SELECT * FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''} ORDER BY m.date DESC, m.number DESC, m.ordinal DESC LIMIT $${params.length}) m`,
     params,
   )
@@ -588,7 +592,10 @@ export async function exportBatch(db: Queryable, f: Filters, cursor: Cursor | nu
 export const FIELD_SEP = '\u001f'
 export const ROW_SEP = '\u001e'
 
-/** A batch of export rows, read one row at a time into a reused array of 16 fields. */
+/** Fields of an export row (ExportTuple). */
+export const EXPORT_FIELDS = 17
+
+/** A batch of export rows, read one row at a time into a reused array of EXPORT_FIELDS fields. */
 export interface ExportRows {
   length: number
   /** Row k's fields, as in ExportTuple but '' for null, written into `into`. */
@@ -604,7 +611,7 @@ export interface ExportRows {
  * export writes them (no array per row, little for the garbage collector). An upstream text
  * holding either separator would shift the fields, and the cutting proves it did not: the row
  * count PostgreSQL reports must equal the pieces between ROW_SEPs, and each piece must hold
- * exactly 16 fields (any extra separator adds a piece or a field). A batch that fails the proof
+ * exactly EXPORT_FIELDS fields (any extra separator adds a piece or a field). A batch that fails the proof
  * is asked for again as JSON.
  */
 export async function exportBatchText(db: Queryable, f: Filters, cursor: Cursor | null, limit: number): Promise<ExportRows> {
@@ -616,45 +623,47 @@ export async function exportBatchText(db: Queryable, f: Filters, cursor: Cursor 
   const r = await db.query<{ n: number; t: string | null }>(
     `SELECT count(*)::int AS n, string_agg(concat(m.number, E'\\x1f', m.fetched_tid, E'\\x1f', m.tid, E'\\x1f', m.ordinal, E'\\x1f', m.system_id, E'\\x1f',
                 m.message_id, E'\\x1f', date_part('epoch', m.date) * 1000, E'\\x1f', m.date_raw, E'\\x1f', m.phone, E'\\x1f', m.direction, E'\\x1f',
-                m.body_id, E'\\x1f', m.body, E'\\x1f', m.mms, E'\\x1f', m.media_url, E'\\x1f', m.status, E'\\x1f', m.status_code), E'\\x1e') AS t
+                m.body_id, E'\\x1f', m.body, E'\\x1f', m.mms, E'\\x1f', m.media_url, E'\\x1f', m.status, E'\\x1f', m.status_code, E'\\x1f', m.status_id), E'\\x1e') AS t
      FROM (SELECT m.number, m.fetched_tid, m.tid, m.ordinal, m.system_id, m.message_id, m.date, m.date_raw, m.phone, m.direction, m.body_id,
-                  CASE WHEN m.body_id IS NULL THEN m.body END AS body, m.mms, m.media_url, m.status, m.status_code
+                  CASE WHEN m.body_id IS NULL THEN m.body END AS body, m.mms, m.media_url,
+                  CASE WHEN m.status_id IS NULL THEN m.status END AS status, m.status_code, m.status_id
            FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''} ORDER BY m.date DESC, m.number DESC, m.ordinal DESC LIMIT $${params.length}) m`,
     params,
   )
   const n = r.rows[0]?.n ?? 0
   const t = r.rows[0]?.t ?? ''
   if (n === 0) return tupleRows([])
-  // cuts[17k] is where row k starts (minus one); cuts[17k + i + 1] is the separator after its field i.
-  const cuts = new Int32Array(17 * n)
+  // cuts[W k] is where row k starts (minus one); cuts[W k + i + 1] is the separator after its field i.
+  const W = EXPORT_FIELDS + 1
+  const cuts = new Int32Array(W * n)
   let at = -1
   let proved = true
   for (let k = 0; proved && k < n; k++) {
     const end = k === n - 1 ? t.length : t.indexOf(ROW_SEP, at + 1)
     if (end < 0) proved = false
-    cuts[17 * k] = at
+    cuts[W * k] = at
     let sep = at
-    for (let i = 1; proved && i < 16; i++) {
+    for (let i = 1; proved && i < EXPORT_FIELDS; i++) {
       sep = t.indexOf(FIELD_SEP, sep + 1)
       if (sep < 0 || sep > end) proved = false
-      cuts[17 * k + i] = sep
+      cuts[W * k + i] = sep
     }
     const extra = t.indexOf(FIELD_SEP, sep + 1)
     if (extra >= 0 && extra < end) proved = false
-    cuts[17 * k + 16] = end
+    cuts[W * k + EXPORT_FIELDS] = end
     at = end
   }
   // The last row ends the text: a ROW_SEP inside it (one piece too many) fails here.
-  if (proved && t.indexOf(ROW_SEP, cuts[17 * (n - 1)]! + 1) >= 0) proved = false
+  if (proved && t.indexOf(ROW_SEP, cuts[W * (n - 1)]! + 1) >= 0) proved = false
   if (!proved) return tupleRows((await exportBatch(db, f, cursor, limit)).map((row) => row.map((v) => v ?? '')))
   const rows: ExportRows = {
     length: n,
     row(k, into) {
-      for (let i = 0; i < 16; i++) into[i] = t.slice(cuts[17 * k + i]! + 1, cuts[17 * k + i + 1])
+      for (let i = 0; i < EXPORT_FIELDS; i++) into[i] = t.slice(cuts[W * k + i]! + 1, cuts[W * k + i + 1])
       // concat() writes booleans as t/f; the JSON path's 'true'/'false' is what the export reads.
       into[12] = into[12] === 't' ? 'true' : 'false'
     },
-    field: (k, i) => t.slice(cuts[17 * k + i]! + 1, cuts[17 * k + i + 1]),
+    field: (k, i) => t.slice(cuts[W * k + i]! + 1, cuts[W * k + i + 1]),
   }
   return inOrderRows(rows)
 }
@@ -664,7 +673,7 @@ function tupleRows(tuples: ExportTuple[]): ExportRows {
     length: tuples.length,
     row(k, into) {
       const t = tuples[k]!
-      for (let i = 0; i < 16; i++) into[i] = t[i] ?? ''
+      for (let i = 0; i < EXPORT_FIELDS; i++) into[i] = t[i] ?? ''
     },
     field: (k, i) => tuples[k]![i] ?? '',
   }
@@ -709,6 +718,13 @@ function inOrder(rows: ExportTuple[]): ExportTuple[] {
       break
     }
   return rows
+}
+
+/** Status texts by id (index_statuses). */
+export async function statusesById(db: Queryable, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map()
+  const r = await db.query<{ id: number; status: string }>('SELECT id, status FROM index_statuses WHERE id = ANY($1::int[])', [ids])
+  return new Map(r.rows.map((x) => [x.id, x.status]))
 }
 
 /** Body texts by id (index_bodies). */
@@ -852,7 +868,9 @@ export async function forget(db: Db, number: string | null): Promise<number> {
     // What the support desk derived from these messages goes with them.
     await forgetDesk(tx, number)
     if (number === null) {
-      await tx.query('TRUNCATE index_messages, index_daily, index_quarter_hours, index_parties, index_body_counts, index_bodies')
+      await tx.query(
+        'TRUNCATE index_messages, index_daily, index_quarter_hours, index_parties, index_body_counts, index_bodies, index_statuses',
+      )
     } else {
       await tx.query('DELETE FROM index_messages WHERE number = $1', [number])
       await tx.query('DELETE FROM index_daily WHERE number = $1', [number])

@@ -560,12 +560,13 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     sim.state.added.delete(desk.number)
   }, 120_000)
 
-  /** Everything the index keeps of a number, bodies by their text (ids differ between two walks), dates as ISO text. */
+  /** Everything the index keeps of a number, bodies and statuses by their text (ids differ between two walks), dates as ISO text. */
   const indexTables = async (number: string) => {
     const rows = async (sql: string) => JSON.parse(JSON.stringify((await db.query(sql, [number])).rows)) as unknown[]
     return {
       messages: await rows(
-        `SELECT to_jsonb(m) - 'body_id' - 'indexed_at' AS m, b.body AS text FROM index_messages m LEFT JOIN index_bodies b ON b.id = m.body_id
+        `SELECT to_jsonb(m) - 'body_id' - 'status_id' - 'indexed_at' AS m, b.body AS text, s.status AS status_text
+           FROM index_messages m LEFT JOIN index_bodies b ON b.id = m.body_id LEFT JOIN index_statuses s ON s.id = m.status_id
           WHERE m.number = $1 ORDER BY m.ordinal`,
       ),
       bodies: await rows(

@@ -102,7 +102,7 @@ port.on('message', (m: ToWorker) => {
   prepareBatch(m.of, last, batch, null, true)
     .then((prep) => {
       const payload = payloadOf(prep, m.of.desk)
-      reply({ id: m.id, payload }, [payload.lineBody.buffer as ArrayBuffer])
+      reply({ id: m.id, payload }, [payload.lineBody.buffer as ArrayBuffer, payload.lineStatus.buffer as ArrayBuffer])
     })
     .catch((e: unknown) => reply({ id: m.id, error: e instanceof Error ? e.message : String(e) }))
 })

@@ -87,6 +87,7 @@ export async function prepareBatch(
       date,
       ms,
       bodyId: null,
+      statusId: null,
       desk: facts ? facts({ party: r.partyDigits, date: ms, direction: r.direction, body: r.body }) : null,
     }
     rows[j] = m
@@ -112,6 +113,9 @@ export interface CopyPayload {
   /** Each line's body: its index in `bodies`, or -1 for none. */
   lineBody: Int32Array
   bodies: string[]
+  /** Each line's status text: its index in `statuses`, or -1 for none. */
+  lineStatus: Int32Array
+  statuses: string[]
   /** Per body, BODY_IDS_SQL's desk columns (the forcing characters joined by \x1f, the extra segments); null without the desk. */
   bodyForcing: Array<string | null> | null
   bodyExtra: number[] | null
@@ -126,10 +130,23 @@ export function payloadOf(prep: Prepared, desk: boolean): CopyPayload {
   const bodies: string[] = []
   const firstFacts: Array<DeskFacts | null> = []
   const lineBody = new Int32Array(rows.length)
+  const statusIndex = new Map<string, number>()
+  const statuses: string[] = []
+  const lineStatus = new Int32Array(rows.length)
   let top = 0
   for (let i = 0; i < rows.length; i++) {
     const m = rows[i]!
     if (m.ordinal > top) top = m.ordinal
+    const status = m.r.status
+    if (status === null) lineStatus[i] = -1
+    else {
+      let k = statusIndex.get(status)
+      if (k === undefined) {
+        statusIndex.set(status, (k = statuses.length))
+        statuses.push(status)
+      }
+      lineStatus[i] = k
+    }
     const body = m.r.body
     if (body === null) {
       lineBody[i] = -1
@@ -150,6 +167,8 @@ export function payloadOf(prep: Prepared, desk: boolean): CopyPayload {
     lines: prep.lines ?? [],
     lineBody,
     bodies,
+    lineStatus,
+    statuses,
     bodyForcing: withFacts ? firstFacts.map((f) => f?.forcing?.join('\x1f') ?? null) : null,
     bodyExtra: withFacts ? firstFacts.map((f) => f?.extra ?? 0) : null,
     rollUp: rollUpOf(rows, (_, i) => (lineBody[i]! < 0 ? null : lineBody[i]!)),

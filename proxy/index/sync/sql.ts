@@ -54,6 +54,25 @@ SELECT k::int AS k, id FROM found
 UNION ALL
 SELECT i.k::int AS k, a.id FROM added a JOIN input i ON i.b = a.body`
 
+/**
+ * The ids of a batch's distinct status texts ($1, answered by position k, 1-based), adding the
+ * new ones (migration 410). As with bodies, two syncs on one PostgreSQL may add the same text at
+ * once; the lowest id is used from then on.
+ */
+export const STATUS_IDS_SQL = `
+WITH input AS (SELECT s, k FROM unnest($1::text[]) WITH ORDINALITY AS u(s, k)),
+found AS (
+  SELECT i.k, min(x.id) AS id FROM input i JOIN index_statuses x ON md5(x.status) = md5(i.s) AND x.status = i.s GROUP BY i.k
+),
+added AS (
+  INSERT INTO index_statuses (status)
+  SELECT i.s FROM input i WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.k = i.k) ORDER BY i.k
+  RETURNING id, status
+)
+SELECT k::int AS k, id FROM found
+UNION ALL
+SELECT i.k::int AS k, a.id FROM added a JOIN input i ON i.s = a.status`
+
 export const BODY_COUNTS_SQL = `
 INSERT INTO index_body_counts (body_id, number, count)
 SELECT b, $1, c FROM unnest($2::int[], $3::int[]) AS u(b, c)

@@ -15,7 +15,7 @@ import {
   type Prepared,
   type RollUp,
 } from './prepare.ts'
-import { BODY_COUNTS_SQL, BODY_IDS_SQL, DAILY_SQL, NUMBER_AFTER_STORE_SQL, PARTIES_SQL, QUARTER_SQL } from './sql.ts'
+import { BODY_COUNTS_SQL, BODY_IDS_SQL, DAILY_SQL, NUMBER_AFTER_STORE_SQL, PARTIES_SQL, QUARTER_SQL, STATUS_IDS_SQL } from './sql.ts'
 import type { Job, NumberRow } from './types.ts'
 
 interface CopyCapable {
@@ -96,11 +96,13 @@ export async function storePayload(job: Job, p: CopyPayload, meta: PageMeta, cp:
       if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '60s'`)
       if (!canCopy(tx)) throw new Error('This database connection cannot COPY.')
       const ids = await bodyIds(tx, p.bodies, p.bodyForcing, p.bodyExtra)
+      const statuses = await statusIds(tx, p.statuses)
       // COPY loads CSV about 2.5× faster than unnest() of parameter arrays on PGlite (on PostgreSQL, from standard input).
       await tx.copyFrom(
         COPY_SQL,
         copyCsv(
           p.lines,
+          Array.from(p.lineStatus, (k) => (k < 0 ? null : statuses[k]!)),
           Array.from(p.lineBody, (k) => (k < 0 ? null : ids[k]!)),
         ),
       )
@@ -146,7 +148,7 @@ async function fence(tx: Queryable, job: Job, meta: PageMeta, cp: Checkpoint | n
 }
 
 /**
- * Sets the rows' body ids (adding new bodies). With the desk's facts, each body's own (forcing
+ * Sets the rows' body and status ids (adding new texts). With the desk's facts, each body's own (forcing
  * characters, extra segments) go with it into index_bodies (migration 360), not into every row.
  */
 async function withBodies(tx: Queryable, rows: StoredMessage[]): Promise<StoredMessage[]> {
@@ -162,8 +164,23 @@ async function withBodies(tx: Queryable, rows: StoredMessage[]): Promise<StoredM
     desk ? facts.map((f) => f?.extra ?? 0) : null,
   )
   const idOf = new Map(distinct.map((b, k) => [b, ids[k]!]))
-  for (const m of rows) m.bodyId = m.r.body === null ? null : (idOf.get(m.r.body) ?? null)
+  const texts = [...new Set(rows.flatMap((m) => (m.r.status === null ? [] : [m.r.status])))]
+  const statuses = await statusIds(tx, texts)
+  const statusOf = new Map(texts.map((t, k) => [t, statuses[k]!]))
+  for (const m of rows) {
+    m.bodyId = m.r.body === null ? null : (idOf.get(m.r.body) ?? null)
+    m.statusId = m.r.status === null ? null : (statusOf.get(m.r.status) ?? null)
+  }
   return rows
+}
+
+/** The ids of distinct status texts, in their order, adding those not stored yet (STATUS_IDS_SQL). */
+async function statusIds(tx: Queryable, texts: string[]): Promise<number[]> {
+  const ids = new Array<number>(texts.length)
+  if (texts.length === 0) return ids
+  const r = await tx.query<{ k: number; id: number }>(STATUS_IDS_SQL, [texts])
+  for (const { k, id } of r.rows) ids[k - 1] = id
+  return ids
 }
 
 /** The ids of distinct bodies, in their order, adding those not stored yet (BODY_IDS_SQL). */

@@ -87,10 +87,12 @@ async function child() {
   // Server time of each desk read: the route's handler, from its call to its answer.
   const times = new Map<string, number[]>()
   let rooms!: Awaited<ReturnType<typeof openRooms>>
+  // BENCH_VERBOSE=1: the server's log lines (index builds, syncs) on standard error.
+  const log = process.env.BENCH_VERBOSE ? (line: string) => console.error(`[${desk ? 'desk on' : 'desk off'}] ${line}`) : () => {}
   const running = await start(config, {
-    log: () => {},
+    log,
     rooms: async (forwarder) => {
-      rooms = await openRooms(roomsCfg, { forwarder, log: () => {}, deskDuringSync: desk })
+      rooms = await openRooms(roomsCfg, { forwarder, log, deskDuringSync: desk })
       return {
         ...rooms,
         routes: rooms.routes.map((r) =>

@@ -393,12 +393,32 @@ function sinkOf(req: IncomingMessage, res: ServerResponse, cancel?: AbortSignal)
 }
 
 /**
+ * Texts by id (bodies, statuses), each looked up once: `load` asks for a batch's ids not seen yet.
+ * When the cache is full it is cleared (`cleared` drops what was derived from it) and every id of
+ * the batch is looked up again, known ones too.
+ */
+function textsById(lookUp: (ids: number[]) => Promise<Map<number, string>>, cleared: () => void = () => {}) {
+  const texts = new Map<number, string>()
+  const load = async (ids: number[]) => {
+    const distinct = [...new Set(ids)]
+    let unknown = distinct.filter((id) => !texts.has(id))
+    if (unknown.length === 0) return
+    if (texts.size + unknown.length > BODY_CACHE) {
+      texts.clear()
+      cleared()
+      unknown = distinct
+    }
+    for (const [id, text] of await lookUp(unknown)) texts.set(id, text)
+  }
+  return { texts, load }
+}
+
+/**
  * What the rows of an export look up beside themselves, each once: bodies and status texts by id
  * (the index stores each text once), each number's position base, and CSV cells (most values repeat).
  */
 function lookupsOf(db: Db) {
   const bases = new Map<string, number>()
-  const bodies = new Map<number, string>()
   const bodyCells = new Map<number, string>()
   const cells = new Map<string, string>()
   /** A text cell through csvCell, remembered: most values repeat (statuses, tids, parties, URLs). */
@@ -414,31 +434,15 @@ function lookupsOf(db: Db) {
     }
     return c
   }
-  /** The bodies of a batch's ids not seen yet, looked up once (cache cleared when full). */
-  const loadBodies = async (ids: number[]) => {
-    const distinct = [...new Set(ids)]
-    let unknown = distinct.filter((id) => !bodies.has(id))
-    if (unknown.length === 0) return
-    if (bodies.size + unknown.length > BODY_CACHE) {
-      // Cleared, so every body of this batch is looked up again (known ones too).
-      bodies.clear()
-      bodyCells.clear()
-      unknown = distinct
-    }
-    for (const [id, b] of await bodiesById(db, unknown)) bodies.set(id, b)
-  }
-  const statuses = new Map<number, string>()
-  /** The status texts of a batch's status ids not seen yet (cache cleared when full, as the bodies'). */
-  const loadStatuses = async (ids: number[]) => {
-    const distinct = [...new Set(ids)]
-    let unknown = distinct.filter((id) => !statuses.has(id))
-    if (unknown.length === 0) return
-    if (statuses.size + unknown.length > BODY_CACHE) {
-      statuses.clear()
-      unknown = distinct
-    }
-    for (const [id, st] of await statusesById(db, unknown)) statuses.set(id, st)
-  }
+  const bodyTexts = textsById(
+    (ids) => bodiesById(db, ids),
+    () => bodyCells.clear(),
+  )
+  const bodies = bodyTexts.texts
+  const loadBodies = bodyTexts.load
+  const statusTexts = textsById((ids) => statusesById(db, ids))
+  const statuses = statusTexts.texts
+  const loadStatuses = statusTexts.load
   /** A row's status: by its id when it has one, else the row's own text (rows written before migration 410). */
   const statusOf = (id: string | null | undefined, own: string | null | undefined): string | null =>
     id ? (statuses.get(Number(id)) ?? null) : (own ?? null)

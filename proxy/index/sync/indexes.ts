@@ -55,6 +55,9 @@ export function ensureIndexes(db: Db, log: (line: string) => void = () => {}, wa
 
 const ensuring = new WeakMap<Db, Promise<void>>()
 
+/** The index a CREATE INDEX statement of this file names, without its table's prefix. */
+const nameOf = (sql: string) => /INDEX IF NOT EXISTS index_messages_(\w+)/.exec(sql)?.[1] ?? sql
+
 /** SQLSTATEs of a CREATE INDEX IF NOT EXISTS racing another session's: unique_violation (the catalog), duplicate_table. */
 const CREATED_MEANWHILE = new Set(['23505', '42P07'])
 
@@ -68,6 +71,8 @@ async function buildMissing(db: Db, log: (line: string) => void, wanted: () => b
   if (missing.length === 0 || !wanted()) return
   const started = Date.now()
   const queue = [...missing]
+  // Each build's own time, in the log line: which index costs what (docs/performance.md).
+  const took: string[] = []
   const build = async () => {
     // `wanted` is asked before each build: a bulk load that started since (its indexes dropped)
     // builds them itself when it ends.
@@ -76,7 +81,9 @@ async function buildMissing(db: Db, log: (line: string) => void, wanted: () => b
         .transaction(async (tx) => {
           await tx.query(`SET LOCAL statement_timeout = 0`)
           await tx.query(`SET LOCAL maintenance_work_mem = '128MB'`)
+          const t = performance.now()
           await tx.query(sql)
+          took.push(`${nameOf(sql)} ${Math.round(performance.now() - t)} ms`)
         })
         .catch((e: unknown) => {
           if (!CREATED_MEANWHILE.has(String((e as { code?: unknown } | null)?.code))) throw e
@@ -87,7 +94,7 @@ async function buildMissing(db: Db, log: (line: string) => void, wanted: () => b
   // PGlite has one connection.
   await Promise.all(Array.from({ length: db.engine === 'postgres' ? 2 : 1 }, build))
   log(
-    `index: ${missing.length === ALL_NAMES.length ? 'secondary indexes' : `${missing.length} missing indexes`} built in ${Date.now() - started} ms`,
+    `index: ${missing.length === ALL_NAMES.length ? 'secondary indexes' : `${missing.length} missing indexes`} built in ${Date.now() - started} ms (${took.join(', ')})`,
   )
 }
 

@@ -22,11 +22,11 @@
  * simulator's nice (default 10; 0 runs it at the server's priority).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { AddressInfo } from 'node:net'
-import { getPriority, setPriority, tmpdir } from 'node:os'
+import { availableParallelism, getPriority, setPriority, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
@@ -193,6 +193,27 @@ async function stopProc(p: ChildProcess) {
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/**
+ * A PostgreSQL cluster's CPU time so far, in ms: its postmaster's own and its ended children's
+ * (cutime, cstime), and every live child's (a backend, the checkpointer, an index build's workers).
+ */
+function clusterCpuMs(dir: string): number {
+  const master = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
+  const stat = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  const m = stat(master)
+  let ticks = Number(m[11]) + Number(m[12]) + Number(m[13]) + Number(m[14])
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const f = stat(Number(name))
+      if (Number(f[1]) === master) ticks += Number(f[11]) + Number(f[12])
+    } catch {
+      // ended meanwhile: its time is in the postmaster's cutime once reaped
+    }
+  }
+  return ticks * 10
 }
 
 const rssMiB = (pid: number) => {
@@ -394,7 +415,11 @@ interface SyncAnswer {
 
 interface SyncRound {
   sync: SyncAnswer
+  /** CPU time during the sync, ms: the server process (every thread), the simulator, the PostgreSQL cluster (0 on PGlite). */
+  cpu: { server: number; simulator: number; postgres: number }
   baseMs: number
+  /** CPU time during the baseline, ms: this process's parse and the simulator. */
+  baseCpuMs: number
   probes: number[]
   loop: LoopDelay
   rssStart: number
@@ -460,6 +485,21 @@ function syncRows(engine: string, rounds: SyncRound[], push: (r: Row) => void) {
     budget: '≤ 2×',
     note: `per run ${ratios.map((x) => x.toFixed(2)).join(', ')}× (spread ${spread(ratios, (x) => x.toFixed(2))}×)`,
   })
+  // Where the machine's time went: on two cores the walk keeps both busy, so the sync's wall time
+  // follows the CPU it spends, wherever it is spent (the upstream's stand-in included, as in the baseline).
+  const cores = availableParallelism()
+  const used = (r: SyncRound) => r.cpu.server + r.cpu.simulator + r.cpu.postgres
+  push({
+    engine,
+    name: `CPU during the sync, every process (median run)`,
+    value: used(mid) / 1000,
+    unit: 's',
+    note:
+      `server ${secs(mid.cpu.server)} s, simulator ${secs(mid.cpu.simulator)} s` +
+      (mid.cpu.postgres ? `, PostgreSQL ${secs(mid.cpu.postgres)} s` : '') +
+      `: ${((100 * used(mid)) / (mid.sync.ms * cores)).toFixed(0)} % of ${cores} cores over the sync's ${secs(mid.sync.ms)} s; ` +
+      `the baseline ${secs(mid.baseCpuMs)} s, ${((100 * mid.baseCpuMs) / (mid.baseMs * cores)).toFixed(0)} % of them; CPU ratio ${(used(mid) / mid.baseCpuMs).toFixed(2)}×`,
+  })
   const last = rounds[rounds.length - 1]!
   push({
     engine,
@@ -506,6 +546,8 @@ async function main() {
 
   // Baseline: fetch and parse the same 1,000 pages, storing nothing.
   const baseline = async () => {
+    const cpu0 = process.cpuUsage()
+    const sim0 = cpuMs(sim.child.pid!)
     const t0 = performance.now()
     let n = 0
     for (let start = 1; start <= 1_000_000; start += PAGE) {
@@ -519,10 +561,11 @@ async function main() {
       const page = parsePage(res.body, res.json)
       n += page.records.length
     }
-    return { ms: performance.now() - t0, n }
+    const cpu = process.cpuUsage(cpu0)
+    return { ms: performance.now() - t0, n, cpuMs: (cpu.user + cpu.system) / 1000 + cpuMs(sim.child.pid!) - sim0 }
   }
 
-  let cluster: { url: string; socketUrl: string; stop: () => void } | null = null
+  let cluster: { url: string; socketUrl: string; dir: string; stop: () => void } | null = null
   try {
     for (const engine of engines) {
       console.log(`\n${engine}:`)
@@ -582,10 +625,13 @@ async function main() {
           const rssStart = rssMiB(server.child.pid!)
           // /api/meta is probed and the event loop watched for the whole sync, the index builds included.
           const serverUrl = server.url
+          const sim0 = cpuMs(sim.child.pid!)
+          const pg0 = cluster ? clusterCpuMs(cluster.dir) : 0
           const syncing = await probeDuring(serverUrl, () => getJson<SyncAnswer>(`${serverUrl}/__bench/sync?number=${big.number}&tid=${big.tid}`))
           const sync = syncing.result
           if (sync.indexed !== 1_000_000) throw new Error(`full sync ended ${sync.state} with ${sync.indexed} rows: ${sync.error}`)
-          rounds.push({ sync, baseMs: base.ms, probes: syncing.probes, loop: syncing.loop, rssStart, rssIndexed: rssMiB(server.child.pid!) })
+          const cpu = { server: sync.cpuMs, simulator: cpuMs(sim.child.pid!) - sim0, postgres: cluster ? clusterCpuMs(cluster.dir) - pg0 : 0 }
+          rounds.push({ sync, cpu, baseMs: base.ms, baseCpuMs: base.cpuMs, probes: syncing.probes, loop: syncing.loop, rssStart, rssIndexed: rssMiB(server.child.pid!) })
           if (process.env.BENCH_VERBOSE) console.error(`  ${engine} sync run ${round + 1}: ${(sync.ms / 1000).toFixed(1)} s, baseline ${(base.ms / 1000).toFixed(2)} s`)
         }
         if (!server) throw new Error('no server after the syncs')

@@ -612,7 +612,10 @@ async function main() {
               await admin.query(`CREATE DATABASE ${name}`)
               if (round > 1) await admin.query(`DROP DATABASE index_${process.pid}_${round - 1}`)
               await admin.end()
-              env = { ...env, DATABASE_URL: (process.env.BENCH_PG_SOCKET === '1' ? cluster.socketUrl : cluster.url).replace(/\/postgres$/, `/${name}`) }
+              env = {
+                ...env,
+                DATABASE_URL: (process.env.BENCH_PG_SOCKET === '1' ? cluster.socketUrl : cluster.url).replace(/\/postgres$/, `/${name}`),
+              }
             } else {
               rmSync(env.DATA_DIR!, { recursive: true, force: true })
               env = { ...env, DATA_DIR: join(dataDir, `data${round}`) }
@@ -627,12 +630,28 @@ async function main() {
           const serverUrl = server.url
           const sim0 = cpuMs(sim.child.pid!)
           const pg0 = cluster ? clusterCpuMs(cluster.dir) : 0
-          const syncing = await probeDuring(serverUrl, () => getJson<SyncAnswer>(`${serverUrl}/__bench/sync?number=${big.number}&tid=${big.tid}`))
+          const syncing = await probeDuring(serverUrl, () =>
+            getJson<SyncAnswer>(`${serverUrl}/__bench/sync?number=${big.number}&tid=${big.tid}`),
+          )
           const sync = syncing.result
           if (sync.indexed !== 1_000_000) throw new Error(`full sync ended ${sync.state} with ${sync.indexed} rows: ${sync.error}`)
-          const cpu = { server: sync.cpuMs, simulator: cpuMs(sim.child.pid!) - sim0, postgres: cluster ? clusterCpuMs(cluster.dir) - pg0 : 0 }
-          rounds.push({ sync, cpu, baseMs: base.ms, baseCpuMs: base.cpuMs, probes: syncing.probes, loop: syncing.loop, rssStart, rssIndexed: rssMiB(server.child.pid!) })
-          if (process.env.BENCH_VERBOSE) console.error(`  ${engine} sync run ${round + 1}: ${(sync.ms / 1000).toFixed(1)} s, baseline ${(base.ms / 1000).toFixed(2)} s`)
+          const cpu = {
+            server: sync.cpuMs,
+            simulator: cpuMs(sim.child.pid!) - sim0,
+            postgres: cluster ? clusterCpuMs(cluster.dir) - pg0 : 0,
+          }
+          rounds.push({
+            sync,
+            cpu,
+            baseMs: base.ms,
+            baseCpuMs: base.cpuMs,
+            probes: syncing.probes,
+            loop: syncing.loop,
+            rssStart,
+            rssIndexed: rssMiB(server.child.pid!),
+          })
+          if (process.env.BENCH_VERBOSE)
+            console.error(`  ${engine} sync run ${round + 1}: ${(sync.ms / 1000).toFixed(1)} s, baseline ${(base.ms / 1000).toFixed(2)} s`)
         }
         if (!server) throw new Error('no server after the syncs')
         const pid = server.child.pid!

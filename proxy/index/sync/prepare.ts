@@ -74,7 +74,7 @@ export async function prepareBatch(
   // Stored in ascending ordinals. A walk comes newest first; rows entering the primary key's
   // b-tree in descending order split its leftmost page again and again, each split leaving half a
   // page empty (54 MB against 31 MB for a million rows on PGlite, and the COPY 6 % slower).
-  const order = placed.map((_, i) => i).sort((a, b) => placed[a]!.ordinal - placed[b]!.ordinal)
+  const order = ascending(placed)
   for (let j = 0; j < order.length; j++) {
     if (j > 0 && j % ROWS_PER_TURN === 0) await nextTurn()
     const i = order[j]!
@@ -94,6 +94,25 @@ export async function prepareBatch(
     if (lines) lines[j] = copyLine(head, m)
   }
   return { page, cp, rows, lines }
+}
+
+/**
+ * The places of `placed` in ascending ordinals. A walk's batch comes newest first, already in
+ * descending order: that one is reversed without a sort (a sort with a comparator cost about a
+ * tenth of a batch's preparation).
+ */
+function ascending(placed: Placed[]): number[] {
+  const n = placed.length
+  let down = true
+  let up = true
+  for (let i = 1; i < n && (down || up); i++) {
+    const d = placed[i]!.ordinal - placed[i - 1]!.ordinal
+    if (d >= 0) down = false
+    if (d <= 0) up = false
+  }
+  if (down) return Array.from({ length: n }, (_, j) => n - 1 - j)
+  const order = Array.from({ length: n }, (_, i) => i)
+  return up ? order : order.sort((a, b) => placed[a]!.ordinal - placed[b]!.ordinal)
 }
 
 /**

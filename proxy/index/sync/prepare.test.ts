@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import type { PageMeta, PageRecord } from '../parse.ts'
+import { prepareBatch, type Placed } from './prepare.ts'
+
+const record = (ordinal: number): PageRecord => ({
+  tid: 'TID1',
+  systemId: `S${ordinal}`,
+  messageId: `M${ordinal}`,
+  date: new Date(Date.UTC(2026, 0, 1) + ordinal * 60_000).toISOString(),
+  dateRaw: null,
+  phone: '+15550001234',
+  partyDigits: '15550001234',
+  direction: ordinal % 2 ? 'inbound' : 'outbound',
+  body: `message ${ordinal}`,
+  mms: false,
+  mediaUrl: null,
+  status: '200 delivered',
+  statusCode: 200,
+})
+const meta: PageMeta = { total: 100, newestId: null, newestAt: null, createdRaw: null, optin: null }
+const of = { number: '15550009999', tid: 'TID1', desk: false }
+const prepared = async (ordinals: number[]) => {
+  const placed: Placed[] = ordinals.map((ordinal) => ({ ordinal, r: record(ordinal) }))
+  const prep = await prepareBatch(of, meta, placed, null, true)
+  return {
+    ordinals: prep.rows.map((m) => m.ordinal),
+    // Each row's own record and COPY line went with it (the line carries the ordinal after the head).
+    aligned: prep.rows.every((m, j) => m.r.systemId === `S${m.ordinal}` && prep.lines![j]!.startsWith(`15550009999,TID1,${m.ordinal},`)),
+  }
+}
+
+describe('prepareBatch', () => {
+  it('puts the rows in ascending ordinals whatever order they came in, each with its own record and line', async () => {
+    // A walk's batch: newest first.
+    expect(await prepared([9, 8, 7, 6, 5])).toEqual({ ordinals: [5, 6, 7, 8, 9], aligned: true })
+    // Already ascending (a catch-up).
+    expect(await prepared([3, 4, 10])).toEqual({ ordinals: [3, 4, 10], aligned: true })
+    // Neither: two pages' bands out of order, and a gap.
+    expect(await prepared([20, 21, 22, 5, 6, 30])).toEqual({ ordinals: [5, 6, 20, 21, 22, 30], aligned: true })
+    expect(await prepared([7, 9, 8])).toEqual({ ordinals: [7, 8, 9], aligned: true })
+    expect(await prepared([4])).toEqual({ ordinals: [4], aligned: true })
+    expect(await prepared([])).toEqual({ ordinals: [], aligned: true })
+  })
+})

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { encodingCost } from '../../contract/desk/encoding-cost.ts'
 import { classifyOptOut } from '../../contract/desk/opt-out.ts'
 import { isQuietHour, localTime } from '../../contract/desk/quiet-hours.ts'
-import { deskFacts, type DeskSource } from './refresh.ts'
+import { AREA_CODES } from '../../contract/desk/area-codes.ts'
+import { deskFacts, warmDeskFacts, type DeskSource } from './refresh.ts'
 
 /**
  * deskFacts looks things up once per batch (bodies, direction words, zones, days and their
@@ -56,5 +57,26 @@ describe('deskFacts', () => {
     expect(quiet).toBeGreaterThan(0)
     expect(quiet).toBeLessThan(facts.filter((f) => f.quiet !== null).length)
     expect(messages.map(of)).toEqual(facts)
+  })
+})
+
+describe('warmDeskFacts', () => {
+  it('makes every zone of the area-code table ready one turn of the event loop at a time', async () => {
+    const zones = new Set([...AREA_CODES.values()].map((a) => a.zone))
+    let turns = 0
+    let running = true
+    const tick = () => {
+      turns++
+      if (running) setImmediate(tick)
+    }
+    setImmediate(tick)
+    try {
+      await warmDeskFacts()
+    } finally {
+      running = false
+    }
+    // One zone per turn: the loop turned between every two zones, so no turn held the thread for all of them.
+    expect(zones.size).toBeGreaterThan(5)
+    expect(turns).toBeGreaterThanOrEqual(zones.size - 1)
   })
 })

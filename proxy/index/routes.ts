@@ -2,6 +2,7 @@ import type { z } from 'zod'
 import { INDEX_PATHS } from '../../contract/index-api.ts'
 import { openDb } from '../db/open.ts'
 import { background, type Db } from '../db/types.ts'
+import { warmDeskFacts } from '../desk/refresh.ts'
 import { ProxyError } from '../errors.ts'
 import type { Forwarder } from '../forward.ts'
 import { route, type RouteSpec } from '../http-types.ts'
@@ -203,6 +204,10 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     log,
     desk: deps.deskDuringSync ?? true,
   })
+  if (deps.deskDuringSync ?? true)
+    void warmDeskFacts().catch((err: unknown) =>
+      log(`desk: could not warm the desk's code: ${err instanceof Error ? err.message : String(err)}`),
+    )
   // A bulk load cut short leaves the secondary indexes dropped: rebuild them unless a walk is
   // about to resume (it rebuilds them when it ends).
   const pending = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_numbers WHERE state IN ('queued', 'syncing')`)

@@ -315,3 +315,18 @@ export async function startOnSimulator(engine: 'pglite' | 'postgres', prefix: st
     },
   }
 }
+
+/**
+ * Counts the event loop's turns (one setImmediate after another) until stopped: a test of work
+ * that must yield reads `turns()` after it, to see that the loop went round meanwhile.
+ */
+export function turnCounter(): { turns: () => number; stop: () => void } {
+  let turns = 0
+  let running = true
+  const tick = () => {
+    turns++
+    if (running) setImmediate(tick)
+  }
+  setImmediate(tick)
+  return { turns: () => turns, stop: () => void (running = false) }
+}

@@ -3,6 +3,7 @@ import { encodingCost } from '../../contract/desk/encoding-cost.ts'
 import { classifyOptOut } from '../../contract/desk/opt-out.ts'
 import { isQuietHour, localTime } from '../../contract/desk/quiet-hours.ts'
 import { AREA_CODES } from '../../contract/desk/area-codes.ts'
+import { turnCounter } from '../test-helpers.ts'
 import { deskFacts, warmDeskFacts, type DeskSource } from './refresh.ts'
 
 /**
@@ -63,20 +64,14 @@ describe('deskFacts', () => {
 describe('warmDeskFacts', () => {
   it('makes every zone of the area-code table ready one turn of the event loop at a time', async () => {
     const zones = new Set([...AREA_CODES.values()].map((a) => a.zone))
-    let turns = 0
-    let running = true
-    const tick = () => {
-      turns++
-      if (running) setImmediate(tick)
-    }
-    setImmediate(tick)
+    const counter = turnCounter()
     try {
       await warmDeskFacts()
     } finally {
-      running = false
+      counter.stop()
     }
     // One zone per turn: the loop turned between every two zones, so no turn held the thread for all of them.
     expect(zones.size).toBeGreaterThan(5)
-    expect(turns).toBeGreaterThanOrEqual(zones.size - 1)
+    expect(counter.turns()).toBeGreaterThanOrEqual(zones.size - 1)
   })
 })

@@ -1,22 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { PageMeta, PageRecord } from '../parse.ts'
+import type { PageMeta } from '../parse.ts'
 import { prepareBatch, type Placed } from './prepare.ts'
+import { record } from './test-records.ts'
 
-const record = (ordinal: number): PageRecord => ({
-  tid: 'TID1',
-  systemId: `S${ordinal}`,
-  messageId: `M${ordinal}`,
-  date: new Date(Date.UTC(2026, 0, 1) + ordinal * 60_000).toISOString(),
-  dateRaw: null,
-  phone: '+15550001234',
-  partyDigits: '15550001234',
-  direction: ordinal % 2 ? 'inbound' : 'outbound',
-  body: `message ${ordinal}`,
-  mms: false,
-  mediaUrl: null,
-  status: '200 delivered',
-  statusCode: 200,
-})
 const meta: PageMeta = { total: 100, newestId: null, newestAt: null, createdRaw: null, optin: null }
 const of = { number: '15550009999', tid: 'TID1', desk: false }
 const prepared = async (ordinals: number[]) => {

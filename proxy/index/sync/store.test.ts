@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { OpenedDb } from '../../db/open.ts'
 import { ENGINES, useEngines } from '../../db/test-engines.ts'
+import { turnCounter } from '../../test-helpers.ts'
+import { record } from './test-records.ts'
 import type { Page, PageRecord } from '../parse.ts'
 import { LeaseLost } from './leases.ts'
 import { forget, STATUS_OF } from '../queries.ts'
@@ -25,21 +27,6 @@ function jobOn(db: OpenedDb): Job {
   return { ctx, number: NUMBER, tid: 'TID1', signal: new AbortController().signal }
 }
 
-const record = (ordinal: number): PageRecord => ({
-  tid: 'TID1',
-  systemId: `S${ordinal}`,
-  messageId: `M${ordinal}`,
-  date: new Date(Date.UTC(2026, 0, 1) + ordinal * 60_000).toISOString(),
-  dateRaw: null,
-  phone: `+1555000${String(ordinal % 7).padStart(4, '0')}`,
-  partyDigits: `1555000${String(ordinal % 7).padStart(4, '0')}`,
-  direction: ordinal % 2 ? 'inbound' : 'outbound',
-  body: ordinal % 11 ? `message ${ordinal % 13}` : 'STOP',
-  mms: false,
-  mediaUrl: null,
-  status: ordinal % 5 ? '200 delivered' : '480 failed',
-  statusCode: ordinal % 5 ? 200 : 480,
-})
 const placed = (ordinals: number[]): Placed[] => ordinals.map((ordinal) => ({ ordinal, r: record(ordinal) }))
 const page = (total: number): Page => ({ total, newestId: null, newestAt: null, createdRaw: null, optin: null, records: [] })
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
@@ -208,18 +195,12 @@ describe.each(ENGINES)('storeBatch on %s', (engine) => {
     const db = await engines.open(engine)
     await db.query(LEASED, [NUMBER])
     const job = jobOn(db)
-    let turns = 0
-    let running = true
-    const tick = () => {
-      turns++
-      if (running) setImmediate(tick)
-    }
-    setImmediate(tick)
+    const counter = turnCounter()
     let turnsAtTransaction = -1
     const transaction = db.transaction.bind(db)
     job.ctx.db = Object.assign(Object.create(db) as OpenedDb, {
       transaction: ((fn: Parameters<OpenedDb['transaction']>[0]) => {
-        turnsAtTransaction = turns
+        turnsAtTransaction = counter.turns()
         return transaction(fn)
       }) as OpenedDb['transaction'],
     })
@@ -227,7 +208,7 @@ describe.each(ENGINES)('storeBatch on %s', (engine) => {
     try {
       expect(await storeBatch(job, page(n), placed(range(1, n)), { next: 0, total: n, check: null }, true)).toBe(n)
     } finally {
-      running = false
+      counter.stop()
     }
     // One slice of rows per turn: the four slices after the first each waited for a turn.
     expect(turnsAtTransaction).toBeGreaterThanOrEqual(4)

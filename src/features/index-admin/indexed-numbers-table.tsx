@@ -86,7 +86,7 @@ function IndexedNumberRow({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdm
   const { busy, confirming, setConfirming, syncOne, forget } = actions
   return (
     <tr className="border-t border-slate-200 align-top">
-      <th scope="row" className="p-2 text-left font-normal">
+      <th scope="row" className="whitespace-nowrap p-2 text-left font-normal">
         {formatPhone(n.number)}
       </th>
       <td className="p-2">

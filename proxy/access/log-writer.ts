@@ -208,11 +208,10 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
 
   /** Puts the journaled entries in the database, batch by batch, until none is left; then empties the journal. */
   async function putIn(): Promise<void> {
-    // Entries placed in the same turn go in together, and what arrives while they go in, next. At
-    // once rather than after a pause: a reader on this process then finds a read's entry in the
-    // table as soon as its answer has come, as with a commit (the insert is queued first). A pause
-    // (gatherMs) sends fewer messages to the worker at c=1; on the shared machine its effect could
-    // not be told from the noise.
+    // Entries placed within `putInAfterMs` of the first go in together, and what arrives while they
+    // go in, next. With 0, at once (the same turn): a reader on this process then finds a read's
+    // entry in the table as soon as its answer has come (the insert is queued first). The server
+    // waits a moment (JOURNAL_PUT_IN_MS in access.ts); its readers of the table flush first.
     if (putInAfterMs > 0)
       await new Promise<void>((resolve) => {
         wake = resolve

@@ -274,6 +274,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(r.json()).toMatchObject({ number: DESK.number, party: p, handledBy: 'local' })
     const body = await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}&limit=500`)
     expect(body.rows.map((x) => x.party)).not.toContain(p)
+    await rooms.access.flush()
     const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'needs-reply.handled'`)
     expect(log.rows[0]!.n).toBe(1)
     const missing = await call(port(), 'POST', '/api/desk/handled', { json: { number: DESK.number, party: '12025550000' } })
@@ -333,6 +334,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(stored.rows).toEqual([{ through_ordinal: seen }])
     const after = await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}&limit=500`)
     expect(after.rows.map((x) => x.party)).not.toContain(p)
+    await rooms.access.flush()
     const log = await rooms.db.query<{ details: unknown }>(
       `SELECT details FROM access_log WHERE action = 'needs-reply.handled' ORDER BY id DESC LIMIT 1`,
     )
@@ -365,6 +367,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
 
   it('logs every read under its action', async () => {
     const desk = ['needs-reply', 'opt-outs', 'sent-after-opt-out', 'customer', 'quiet-hours', 'segments']
+    await rooms.access.flush()
     const actions = await rooms.db.query<{ action: string }>(
       `SELECT DISTINCT action FROM access_log WHERE split_part(action, '.', 1) = ANY ($1::text[]) AND action NOT LIKE '%.export'`,
       [desk],
@@ -456,6 +459,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     } finally {
       DESK_EXPORT.batch = 1000
     }
+    await rooms.access.flush()
     const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'needs-reply.export'`)
     expect(log.rows[0]!.n).toBe(2)
   })
@@ -579,6 +583,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       ['sent-after-opt-out.export', 3],
       ['opt-outs.export', 4],
     ] as const) {
+      await rooms.access.flush()
       const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = $1`, [action])
       expect(log.rows[0]!.n, action).toBe(n)
     }
@@ -671,6 +676,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
         old.rows[0]!.body_id,
       ])
     }
+    await rooms.access.flush()
     const reads = await rooms.db.query<{ details: Record<string, unknown> }>(
       `SELECT details FROM access_log WHERE action = 'quiet-hours.export' ORDER BY id`,
     )

@@ -228,6 +228,7 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
     expect((await list('vic')).map((v) => v.name)).toEqual(['Mine only'])
 
     // Every count is a logged read naming the reader (the bare list is not); the changes are audited.
+    await rooms.access.flush()
     const log = await rooms.db.query<{ actor: string; action: string }>(
       `SELECT actor, action FROM access_log WHERE action LIKE 'view%' ORDER BY id`,
     )

@@ -8,6 +8,7 @@ import { openDb } from '../db/open.ts'
 import { background, type Queryable } from '../db/types.ts'
 import { purgeAccessLog, verifyLog, type NewEntry } from './access-log.ts'
 import { JOURNAL_FILE, journalPathOf } from './log-journal.ts'
+import { JOURNAL_PUT_IN_MS } from './access.ts'
 import { createLogWriter } from './log-writer.ts'
 import { freshPgliteDir } from '../db/pglite-template.ts'
 
@@ -113,6 +114,33 @@ describe('the journal (PGlite)', () => {
     expect(endedFirst).toBe(false)
     await w.flush()
     expect(await verifyLog(db)).toMatchObject({ intact: true, last: '2' })
+    await w.close()
+  }, 60_000)
+
+  test("the server's reads one after another go into the table by themselves, together, a moment after the first", async () => {
+    const db = await engines.open('pglite')
+    const w = createLogWriter(db, { journal: journalPathOf(db), gatherMs: JOURNAL_PUT_IN_MS })
+    await w.write(entry('warm'))
+    await w.flush()
+    const count = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM access_log')).rows[0]!.n
+    const before = await xids(db)
+    const started = Date.now()
+    // 30 reads, each answered (its entry journaled) before the next is made, as one person paging.
+    for (let i = 0; i < 30; i++) {
+      await w.write(entry(`r${i}`))
+      await new Promise((resolve) => setTimeout(resolve, 2))
+    }
+    const writing = Date.now() - started
+    // No flush: they go in on their own, within a few windows.
+    for (let i = 0; i < 100 && (await count()) < 31; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await count()).toBe(31)
+    // Write transactions since `before` (a read-only count takes no transaction id; the xids() read itself takes one).
+    const inserts = (await xids(db)) - before - 1
+    // At most one insert per window the 30 reads spanned; put in at once, each read had its own.
+    expect(inserts).toBeGreaterThan(0)
+    expect(inserts).toBeLessThanOrEqual(Math.ceil(writing / JOURNAL_PUT_IN_MS) + 1)
+    expect(inserts).toBeLessThan(10)
+    expect(await verifyLog(db)).toMatchObject({ intact: true, last: '31' })
     await w.close()
   }, 60_000)
 

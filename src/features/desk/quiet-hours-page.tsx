@@ -37,8 +37,18 @@ export function QuietHoursPage({ search, admin }: { search: DeskNumberSearch; ad
       </p>
       <div className="mt-3 flex flex-wrap items-end gap-3">
         <NumberSelect value={search.number} allowAll={false} onChange={(n) => setParams({ number: n || null }, { replace: true })} />
-        <DayField className="flex flex-col text-sm" label="From (day, UTC)" value={search.from} onCommit={(v) => setParams({ from: v }, { replace: true })} />
-        <DayField className="flex flex-col text-sm" label="To (day, UTC, included)" value={search.to} onCommit={(v) => setParams({ to: v }, { replace: true })} />
+        <DayField
+          className="flex flex-col text-sm"
+          label="From (day, UTC)"
+          value={search.from}
+          onCommit={(v) => setParams({ from: v }, { replace: true })}
+        />
+        <DayField
+          className="flex flex-col text-sm"
+          label="To (day, UTC, included)"
+          value={search.to}
+          onCommit={(v) => setParams({ to: v }, { replace: true })}
+        />
         <ZoneToggle zone={search.tz} onChange={(tz) => setParams({ tz }, { replace: true })} />
       </div>
       <DeskIndexGate admin={admin} what="quiet-hours report">

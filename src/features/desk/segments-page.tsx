@@ -32,8 +32,18 @@ export function SegmentsPage({ search, admin }: { search: DeskNumberSearch; admi
       </p>
       <div className="mt-3 flex flex-wrap items-end gap-3">
         <NumberSelect value={search.number} allowAll={false} onChange={(n) => setParams({ number: n || null }, { replace: true })} />
-        <DayField className="flex flex-col text-sm" label="From (day, UTC)" value={search.from} onCommit={(v) => setParams({ from: v }, { replace: true })} />
-        <DayField className="flex flex-col text-sm" label="To (day, UTC, included)" value={search.to} onCommit={(v) => setParams({ to: v }, { replace: true })} />
+        <DayField
+          className="flex flex-col text-sm"
+          label="From (day, UTC)"
+          value={search.from}
+          onCommit={(v) => setParams({ from: v }, { replace: true })}
+        />
+        <DayField
+          className="flex flex-col text-sm"
+          label="To (day, UTC, included)"
+          value={search.to}
+          onCommit={(v) => setParams({ to: v }, { replace: true })}
+        />
       </div>
       <DeskIndexGate admin={admin} what="segments report">
         {search.number ? (

@@ -68,6 +68,10 @@ describe.each(ENGINES)('access log on %s', (engine) => {
     expect((await listEntries(db, { party: '15551230000' }, 10)).entries.map((e) => e.action)).toEqual(['search'])
     expect((await listEntries(db, { number: '18005550100' }, 10)).entries.map((e) => e.action).sort()).toEqual(['export', 'search'])
     expect((await listEntries(db, { party: '15559990000' }, 10)).entries.map((e) => e.action)).toEqual(['export'])
+    // A number typed as a person writes it finds the same entries, alone or one of several.
+    for (const typed of ['(800) 555-0100', '8005550100', '+1 800 555 0100'])
+      expect((await listEntries(db, { number: typed }, 10)).entries.map((e) => e.action).sort(), typed).toEqual(['export', 'search'])
+    expect((await listEntries(db, { number: '(832) 323-2323' }, 10)).entries.map((e) => e.action)).toEqual(['search'])
   }, 60_000)
 
   test('the party filter finds a customer however each request named them: with or without the 1, formatted or not', async () => {

@@ -469,7 +469,9 @@ export async function listEntries(
   }
   if (f.user) add('actor = ?', f.user)
   // A read of several numbers stores them joined with commas: the filter finds each of them.
-  if (f.number) add("(number = ? OR (strpos(number, ',') > 0 AND ? = ANY (string_to_array(number, ','))))", f.number)
+  // A number is found as it is typed too: (512) 947-4129, 5129474129 or 15129474129.
+  if (f.number)
+    add("(number = ANY (?::text[]) OR (strpos(number, ',') > 0 AND string_to_array(number, ',') && ?::text[]))", partyFilterForms(f.number))
   // A customer is found however a request named them: as typed, as digits, with or without the 1.
   if (f.party) add('party = ANY (?::text[])', partyFilterForms(f.party))
   if (f.action) {

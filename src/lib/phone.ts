@@ -137,6 +137,10 @@ export async function partyFromInput(raw: string, field = 'Customer’s number')
   if (!/^[\d\s().+\-/]+$/.test(t)) return { error: `${field} may hold only digits, spaces, + ( ) . - and /.` }
   // International call prefixes as dialled from North America or most of the world.
   const plus = t.replace(/^(?:00|011)\s*/, '+')
+  // A leading 0 without a country code is another country's trunk prefix (020 7946 0958 in the
+  // UK): which country is not in the digits, so the box asks rather than guessing.
+  if (!plus.startsWith('+') && /^0/.test(digitsOf(plus)))
+    return { error: `${field} starts with 0: type + and the country code instead of the 0 (for example +44 20 7946 0958).` }
   await phoneFormatting()
   const lib = library
   const parsed = lib ? lib.parsePhoneNumberFromString(plus, 'US') : undefined

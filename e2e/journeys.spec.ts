@@ -52,6 +52,58 @@ test.describe('date fields', () => {
     await from.blur()
     await expect(page.getByText(/Type the whole date/)).toBeVisible()
   })
+
+  test('an impossible date typed into an empty field says so instead of dropping the filter without a word', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&tz=utc`)
+    await expect(page.getByRole('status').filter({ hasText: /^2,345 matches/ })).toBeVisible()
+    const from = page.getByLabel('From (day)')
+    await from.focus()
+    // 31 February: every part typed, no such day. The box stays '' with badInput, as it was.
+    await page.keyboard.type('02312026')
+    await from.blur()
+    await expect(from).toHaveAttribute('aria-invalid', 'true')
+    await expect(page.getByText('Type the whole date (day, month and four-digit year). No date filter yet.')).toBeVisible()
+    await expect(page).not.toHaveURL(/from=/)
+  })
+
+  test('a To before its From says so at the To box and asks the server nothing', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&tz=utc&q=stop`)
+    await expect(page.getByRole('status').filter({ hasText: /^\d[\d,]* match/ })).toBeVisible()
+    const searches: string[] = []
+    page.on('request', (r) => {
+      if (r.url().includes('/api/index/search')) searches.push(r.url())
+    })
+    await page.getByLabel('From (day)').fill('2026-11-20')
+    await page.getByLabel('To (day, included)').fill('2026-11-01')
+    await expect(page).toHaveURL(/to=2026-11-01/)
+    const problem = 'To (2026-11-01) is before From (2026-11-20): no day is in that range. Change one of them.'
+    await expect(page.getByLabel('To (day, included)')).toHaveAttribute('aria-invalid', 'true')
+    await expect(page.getByText('No day is in that range', { exact: true })).toBeVisible()
+    await expect(page.getByText(problem)).toHaveCount(2)
+    await expect(page.getByText(/refused|Searching…/)).toHaveCount(0)
+    // The From alone was searched; the pair never was.
+    expect(searches.filter((u) => u.includes('to=2026-11-01'))).toEqual([])
+    // Putting the days in order searches again.
+    await page.getByLabel('To (day, included)').fill('2026-11-25')
+    await expect(page.getByRole('status').filter({ hasText: /^\d[\d,]* match/ })).toBeVisible()
+    await expect(page.getByText(problem)).toHaveCount(0)
+  })
+
+  test('letters in Other party are refused in words and the party filter stays as it was', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&party=9172079778&tz=utc`)
+    const matches = page.getByRole('status').filter({ hasText: /^\d[\d,]* match/ })
+    await expect(matches).toBeVisible()
+    const before = await matches.textContent()
+    const party = page.getByRole('searchbox', { name: 'Other party' })
+    await party.fill('abc')
+    await expect(
+      page.getByText('Other party takes a phone number: digits, spaces and + ( ) . - / only. Still using 9172079778.'),
+    ).toBeVisible()
+    await expect(party).toHaveAttribute('aria-invalid', 'true')
+    await page.waitForTimeout(400)
+    await expect(page).toHaveURL(/party=9172079778/)
+    await expect(matches).toHaveText(before!)
+  })
 })
 
 test.describe('one meaning of a day, and charts that lead to the messages', () => {

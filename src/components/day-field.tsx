@@ -13,6 +13,7 @@ export function DayField({
   onCommit,
   className = 'flex flex-col',
   describedBy,
+  problem,
 }: {
   label: string
   /** The day in the URL (YYYY-MM-DD or ''). */
@@ -20,6 +21,8 @@ export function DayField({
   onCommit: (day: string) => void
   className?: string
   describedBy?: string
+  /** What is wrong with the committed day beside another field (a To before its From), shown under the box. */
+  problem?: string | null
 }) {
   const [text, setText] = useState(value)
   const [seen, setSeen] = useState(value)
@@ -34,6 +37,10 @@ export function DayField({
     setTold(false)
   }
   const unfinished = partial || (text !== '' && !isWholeDay(text))
+  const note =
+    told && unfinished
+      ? `Type the whole date (day, month and four-digit year). ${value ? `Still using ${value}.` : 'No date filter yet.'}`
+      : (problem ?? null)
   return (
     <span className={className}>
       <label className="flex flex-col">
@@ -42,8 +49,8 @@ export function DayField({
           type="date"
           className="input"
           value={text}
-          aria-invalid={told && unfinished ? true : undefined}
-          aria-describedby={[told && unfinished ? noteId : '', describedBy ?? ''].filter(Boolean).join(' ') || undefined}
+          aria-invalid={note ? true : undefined}
+          aria-describedby={[note ? noteId : '', describedBy ?? ''].filter(Boolean).join(' ') || undefined}
           onChange={(e) => {
             const v = e.target.value
             // A box with some parts typed and others not reports '' with badInput: not a clearing.
@@ -60,14 +67,18 @@ export function DayField({
               onCommit('')
             }
           }}
-          onBlur={() => {
+          onBlur={(e) => {
+            // A box going from empty to a half-typed or impossible day (31 February) stays '' and
+            // fires no input or change event at all: only its validity says something was typed.
+            const el = e.currentTarget
+            if (el.value === '') setPartial(el.validity.badInput)
             setTold(true)
           }}
         />
       </label>
-      {told && unfinished ? (
+      {note ? (
         <span id={noteId} className="mt-0.5 max-w-48 text-xs text-red-800">
-          Type the whole date (day, month and four-digit year). {value ? `Still using ${value}.` : 'No date filter yet.'}
+          {note}
         </span>
       ) : null}
     </span>

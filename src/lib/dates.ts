@@ -102,6 +102,14 @@ export function dayOf(ms: number, zone: Zone): string {
 }
 
 /**
+ * What is wrong with a From/To pair of whole days (`YYYY-MM-DD`, To included), or null: a To
+ * before its From leaves no day to show, so a page says so at the To box and asks nothing.
+ */
+export function dayOrderProblem(from: string, to: string): string | null {
+  return from && to && to < from ? `To (${to}) is before From (${from}): no day is in that range. Change one of them.` : null
+}
+
+/**
  * A day a person has finished typing: a real `YYYY-MM-DD` with a four-digit year. A date input
  * reports `0002-11-17` at the first digit of the year, so years below 1000 are typing in progress.
  */

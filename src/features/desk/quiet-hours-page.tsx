@@ -8,7 +8,7 @@ import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { BodyText } from '../../components/message/message-parts'
 import { UPlotChart } from '../../components/uplot-chart'
 import { formatCount } from '../../lib/count'
-import { exactUtc, formatDate, type Zone } from '../../lib/dates'
+import { dayOrderProblem, exactUtc, formatDate, type Zone } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import type { DeskNumberSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
@@ -20,6 +20,8 @@ import { ZoneToggle } from '../../components/zone-toggle'
 /** Sends to North American customers outside 8:00–21:00 in the customer's own time, per number and day. */
 export function QuietHoursPage({ search, admin }: { search: DeskNumberSearch; admin: boolean | null }) {
   const setParams = useSetParams('/desk/quiet-hours')
+  // A To before its From asks nothing: the To box says what is wrong.
+  const rangeProblem = dayOrderProblem(search.from, search.to)
   return (
     <section aria-labelledby="quiet-heading">
       <DeskNav current="quiet-hours" />
@@ -48,11 +50,14 @@ export function QuietHoursPage({ search, admin }: { search: DeskNumberSearch; ad
           label="To (day, UTC, included)"
           value={search.to}
           onCommit={(v) => setParams({ to: v }, { replace: true })}
+          problem={rangeProblem}
         />
         <ZoneToggle zone={search.tz} onChange={(tz) => setParams({ tz }, { replace: true })} />
       </div>
       <DeskIndexGate admin={admin} what="quiet-hours report">
-        {search.number ? (
+        {rangeProblem ? (
+          <EmptyState title="No day is in that range">{rangeProblem}</EmptyState>
+        ) : search.number ? (
           <Report search={search} />
         ) : (
           <EmptyState title="Choose a number">Quiet hours are counted per number: choose one of the indexed numbers.</EmptyState>

@@ -3,6 +3,7 @@ import { segmentsQuery, type Segments } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
 import { DayField } from '../../components/day-field'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { dayOrderProblem } from '../../lib/dates'
 import { ExportButtons } from '../../components/export-buttons'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
@@ -20,6 +21,8 @@ export function charName(c: string): string {
 /** Per number: how many SMS segments each day cost, and which characters forced the costlier UCS-2 encoding. */
 export function SegmentsPage({ search, admin }: { search: DeskNumberSearch; admin: boolean | null }) {
   const setParams = useSetParams('/desk/segments')
+  // A To before its From asks nothing: the To box says what is wrong.
+  const rangeProblem = dayOrderProblem(search.from, search.to)
   return (
     <section aria-labelledby="segments-heading">
       <DeskNav current="segments" />
@@ -43,10 +46,13 @@ export function SegmentsPage({ search, admin }: { search: DeskNumberSearch; admi
           label="To (day, UTC, included)"
           value={search.to}
           onCommit={(v) => setParams({ to: v }, { replace: true })}
+          problem={rangeProblem}
         />
       </div>
       <DeskIndexGate admin={admin} what="segments report">
-        {search.number ? (
+        {rangeProblem ? (
+          <EmptyState title="No day is in that range">{rangeProblem}</EmptyState>
+        ) : search.number ? (
           <Report search={search} />
         ) : (
           <EmptyState title="Choose a number">Segments are counted per number: choose one of the indexed numbers.</EmptyState>

@@ -1,7 +1,7 @@
-import { useCallback } from 'react'
+import { useCallback, useId } from 'react'
 import type { NumberIndexStatus } from '../../api/index-api'
 import { DayField } from '../../components/day-field'
-import { zoneLabel } from '../../lib/dates'
+import { dayOrderProblem, zoneLabel } from '../../lib/dates'
 import type { SetParams } from '../../lib/navigation'
 import type { SearchSearch } from '../../lib/route-params'
 import { useUrlBound } from '../../lib/use-url-bound'
@@ -45,26 +45,41 @@ export function SearchForm({ search, numbers, setParams }: Props) {
 
 function SearchFilters({ search, numbers, setParams }: Props) {
   const zone = search.tz
-  const commitParty = useCallback((v: string) => setParams({ party: v.replace(/\D/g, '') }, { replace: true }), [setParams])
+  // Letters are not a phone number: the box says so and the filter stays as it was, never dropped.
+  const commitParty = useCallback(
+    (v: string) => (partyProblem(v) ? undefined : setParams({ party: v.replace(/\D/g, '') }, { replace: true })),
+    [setParams],
+  )
   const [party, setParty] = useDebouncedParam(search.party, commitParty)
+  const problem = partyProblem(party)
+  const partyNoteId = useId()
   const [picked, setPicked] = useUrlBound(search.numbers, (numbers: readonly string[]) =>
     setParams({ numbers: [...numbers] }, { replace: true }),
   )
   return (
     <div className="flex flex-wrap items-end gap-3 text-sm">
-      <label className="flex flex-col">
-        Other party
-        <input
-          type="search"
-          className="input w-44"
-          inputMode="tel"
-          value={party}
-          onChange={(e) => {
-            setParty(e.target.value)
-          }}
-          placeholder="Any formatting"
-        />
-      </label>
+      <span className="flex flex-col">
+        <label className="flex flex-col">
+          Other party
+          <input
+            type="search"
+            className="input w-44"
+            inputMode="tel"
+            value={party}
+            onChange={(e) => {
+              setParty(e.target.value)
+            }}
+            placeholder="Any formatting"
+            aria-invalid={problem ? true : undefined}
+            aria-describedby={problem ? partyNoteId : undefined}
+          />
+        </label>
+        {problem ? (
+          <span id={partyNoteId} className="mt-0.5 max-w-48 text-xs text-red-800">
+            {problem} {search.party ? `Still using ${search.party}.` : 'No party filter yet.'}
+          </span>
+        ) : null}
+      </span>
       <Choice
         label="Direction"
         value={search.dir}
@@ -84,7 +99,12 @@ function SearchFilters({ search, numbers, setParams }: Props) {
         onChange={(v) => setParams({ media: v }, { replace: true })}
       />
       <DayField label="From (day)" value={search.from} onCommit={(v) => setParams({ from: v }, { replace: true })} />
-      <DayField label="To (day, included)" value={search.to} onCommit={(v) => setParams({ to: v }, { replace: true })} />
+      <DayField
+        label="To (day, included)"
+        value={search.to}
+        onCommit={(v) => setParams({ to: v }, { replace: true })}
+        problem={dayOrderProblem(search.from, search.to)}
+      />
       <label className="flex flex-col">
         Numbers
         <select
@@ -110,6 +130,14 @@ function SearchFilters({ search, numbers, setParams }: Props) {
       <ZoneToggle zone={zone} onChange={(tz) => setParams({ tz }, { replace: true })} />
     </div>
   )
+}
+
+/** What is wrong with an Other party box's text, or null (empty is no filter). */
+export function partyProblem(text: string): string | null {
+  const t = text.trim()
+  if (!t) return null
+  if (!/^[\d\s()+.\-/]+$/.test(t)) return 'Other party takes a phone number: digits, spaces and + ( ) . - / only.'
+  return /\d/.test(t) ? null : 'Other party takes a phone number: type at least one digit.'
 }
 
 /** A labelled select whose first option, All, clears the filter; a pick shows at once (useUrlBound). */

@@ -2,11 +2,11 @@ import { useMemo } from 'react'
 import type { SearchParams } from '../../../contract/index-api'
 import { useIndexStatus } from '../../api/index-api'
 import { IndexOffAlert } from '../../components/index-off-alert'
-import { TableSkeleton } from '../../components/empty-state'
+import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
 import { MediaViewer, useMediaViewer } from '../../components/message/media-viewer'
 import { PrintHeader } from '../../components/print-header'
-import { dayRangeInZone, zoneLabel } from '../../lib/dates'
+import { dayOrderProblem, dayRangeInZone, zoneLabel } from '../../lib/dates'
 import type { SearchSearch } from '../../lib/route-params'
 import { useSetParams } from '../../lib/navigation'
 import { SearchForm } from './search-form'
@@ -48,7 +48,9 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
     () => (index.status?.numbers ?? []).filter((n) => search.numbers.length === 0 || search.numbers.includes(n.number)),
     [index.status, search.numbers],
   )
-  const found = useSearchResults(params, index.available)
+  // A To before its From asks nothing: the form says what is wrong at the To box.
+  const rangeProblem = dayOrderProblem(search.from, search.to)
+  const found = useSearchResults(params, index.available && !rangeProblem)
   const zone = search.tz
   const { media, open: openMedia, close: closeMedia } = useMediaViewer()
   const display = useMemo<HistoryDisplay>(
@@ -82,6 +84,8 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
           <TableSkeleton label="Checking the message index" />
         ) : !index.available ? (
           <IndexOffAlert error={index.error} where="the message index" />
+        ) : rangeProblem ? (
+          <EmptyState title="No day is in that range">{rangeProblem}</EmptyState>
         ) : (
           <>
             <SearchSummary

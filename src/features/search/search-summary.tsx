@@ -36,7 +36,7 @@ export function SearchSummary({
   return (
     <div className="mt-3 flex flex-wrap items-center gap-3">
       <p role="status" className="text-base font-semibold tabular-nums" aria-live="polite">
-        {total === null ? 'Searching…' : matchesLine(total, capped)}
+        {total !== null ? matchesLine(total, capped) : result.isError && !result.isFetching ? 'The search failed (below).' : 'Searching…'}
         {result.isFetching && total !== null ? <span className="ml-2 text-sm font-normal text-slate-700">(updating…)</span> : null}
       </p>
       {first ? (

@@ -142,6 +142,17 @@ test.describe('printing', () => {
     for (const c of CONTROLS) expect(text, `"${c}" printed`).not.toContain(c)
   })
 
+  test('the charts page prints every row of its figures, not the ones its scrolling box shows', async ({ page }) => {
+    await page.goto(`/charts?number=${NUMBERS.big.number}&range=90d&tz=utc`)
+    const figures = page.getByRole('region', { name: 'Chart figures, scrollable' })
+    await expect(figures.locator('tbody tr').first()).toBeVisible()
+    const days = await figures.locator('tbody th[scope="row"]').allInnerTexts()
+    // More rows than the box's 24rem shows on screen, so the test can tell.
+    expect(days.length).toBeGreaterThan(15)
+    const text = await print(page, 'charts')
+    for (const d of [days[0]!, days[Math.floor(days.length / 2)]!, days.at(-1)!]) expect(text, `${d} printed`).toContain(d.trim())
+  })
+
   test('the numbers page prints its rows as a table, in the light palette, with no controls', async ({ page }) => {
     await page.emulateMedia({ colorScheme: 'dark' })
     await page.goto('/')

@@ -46,7 +46,10 @@ export function BodyText({ body }: { body: string | null }) {
   const shown = long && !open ? `${body.slice(0, CLAMP_CHARS).split('\n').slice(0, 6).join('\n')}…` : body
   return (
     <div>
-      <p dir="auto" className={`whitespace-pre-wrap [overflow-wrap:anywhere] ${open ? 'max-h-96 overflow-auto' : ''}`}>
+      <p
+        dir="auto"
+        className={`whitespace-pre-wrap [overflow-wrap:anywhere] ${open ? 'max-h-96 overflow-auto print:max-h-none print:overflow-visible' : ''}`}
+      >
         <bdi className={long && !open ? 'print:hidden' : undefined}>
           {highlight ? <Highlighted text={shown} needle={highlight} /> : shown}
         </bdi>

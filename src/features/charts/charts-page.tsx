@@ -213,7 +213,7 @@ function FiguresTable({
         The figures
       </h2>
       <div
-        className="mt-1 max-h-96 overflow-auto rounded border border-slate-200 bg-white"
+        className="mt-1 max-h-96 overflow-auto rounded border border-slate-200 bg-white print:max-h-none print:overflow-visible"
         tabIndex={0}
         role="region"
         aria-label="Chart figures, scrollable"

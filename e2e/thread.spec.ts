@@ -26,6 +26,10 @@ test.describe('whole threads from the index', () => {
     const bubbles = box.getByRole('listitem')
     await expect(bubbles.last()).toBeInViewport()
     expect(await axeViolations(page)).toEqual([])
+    // The page scrolls no further than its content: the messages' screen-reader words stay in
+    // their box (they once stretched the page by thousands of pixels of blank space).
+    const overhang = await page.evaluate(() => document.documentElement.scrollHeight - document.body.getBoundingClientRect().height)
+    expect(overhang).toBeLessThan(100)
     if (total > 100) {
       await expect(bubbles).toHaveCount(100)
       // The message at the top of the view keeps its place while older ones arrive above it.

@@ -123,7 +123,7 @@ function LoadedConversations({ number, tid, page, size, total, more, party, onMo
           tabIndex={0}
           aria-activedescendant={selected ? `party-${selected.phone || 'none'}` : undefined}
           onKeyDown={onKey}
-          className="mt-1 max-h-[60vh] overflow-auto rounded border border-slate-200 bg-white"
+          className="relative mt-1 max-h-[60vh] overflow-auto rounded border border-slate-200 bg-white"
         >
           {parties.map((p) => (
             <li

@@ -115,7 +115,7 @@ export function IndexedConversations({
               tabIndex={0}
               aria-activedescendant={selected ? `party-${selected.party || 'none'}` : undefined}
               onKeyDown={onKey}
-              className="mt-1 max-h-48 overflow-auto rounded border border-slate-200 bg-white md:max-h-[60vh]"
+              className="relative mt-1 max-h-48 overflow-auto rounded border border-slate-200 bg-white md:max-h-[60vh]"
             >
               {shown.map((p) => (
                 <li

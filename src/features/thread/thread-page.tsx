@@ -116,7 +116,7 @@ function PartyList({ number, tid, selected, zone }: { number: string; tid: strin
       </label>
       {q.isError ? <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="the party list" /> : null}
       {/* On a phone the list sits above the thread: a fixed height, so the thread below does not move when the parties arrive. */}
-      <ul className="mt-1 h-48 overflow-auto rounded border border-slate-200 bg-white md:h-auto md:max-h-[60vh]">
+      <ul className="relative mt-1 h-48 overflow-auto rounded border border-slate-200 bg-white md:h-auto md:max-h-[60vh]">
         {parties.slice(0, 500).map((p) => (
           // The party's customer page beside its thread link, not inside it: two links, each with its own name.
           <li key={p.party} className="flex items-center pr-1">
@@ -245,7 +245,7 @@ function Thread({
       {head && head.total === 0 ? <EmptyState title="No messages with this party" /> : null}
       <div
         ref={box}
-        className="max-h-[65vh] overflow-auto [overflow-anchor:none] print:max-h-none print:overflow-visible"
+        className="relative max-h-[65vh] overflow-auto [overflow-anchor:none] print:max-h-none print:overflow-visible"
         tabIndex={0}
         role="region"
         aria-label={`Messages with ${formatPhone(party)}, oldest first`}

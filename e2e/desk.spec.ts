@@ -125,6 +125,19 @@ test.describe('the support desk', () => {
     await page.screenshot({ path: '/tmp/desk-needs-reply-1400.png', fullPage: true })
     expect(await axeViolations(page)).toEqual([])
 
+    // On paper: the queue whole, in the page's width, without the controls (the Mark handled
+    // column was cut at the right edge, the filters printed).
+    const viewport = page.viewportSize()!
+    await page.setViewportSize({ width: 700, height: viewport.height }) // A4's width less 12 mm margins, at 96 dpi
+    await page.emulateMedia({ media: 'print' })
+    await expect(table.getByRole('button', { name: /^Mark handled: / }).first()).toBeHidden()
+    await expect(page.getByRole('combobox', { name: 'Number' })).toBeHidden()
+    const region = page.getByRole('region', { name: /Needs-reply queue/ })
+    const [tableWidth, regionWidth] = await Promise.all([table.evaluate((el) => el.scrollWidth), region.evaluate((el) => el.clientWidth)])
+    expect(tableWidth).toBeLessThanOrEqual(regionWidth)
+    await page.emulateMedia({ media: 'screen' })
+    await page.setViewportSize(viewport)
+
     // Export: one row per waiting customer, in the same order.
     const { name, text } = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV' }).click())
     // contract/file-name.ts: the report, the number, the row count, and the day if it fits in 60 characters.

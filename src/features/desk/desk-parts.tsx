@@ -50,7 +50,7 @@ export function TableRegion({ label, children }: { label: string; children: Reac
       role="region"
       aria-label={label}
       tabIndex={0}
-      className="relative mt-2 max-w-full overflow-x-auto rounded border border-slate-200 bg-white"
+      className="relative mt-2 max-w-full overflow-x-auto rounded border border-slate-200 bg-white print:overflow-visible"
     >
       {children}
     </div>

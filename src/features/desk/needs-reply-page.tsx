@@ -40,7 +40,7 @@ export function NeedsReplyPage({ search, admin }: { search: NeedsReplySearch; ad
         Customers whose messages have had no reply on that number, longest wait first. A reply found in the message index takes them off the
         queue by itself; use “Mark handled” when you answered by phone or email.
       </p>
-      <div className="mt-3 flex flex-wrap items-end gap-3">
+      <div className="mt-3 flex flex-wrap items-end gap-3 print:hidden">
         <NumberSelect value={search.number} allowAll onChange={(n) => setParams({ number: n || null }, { replace: true })} />
         <ZoneToggle zone={search.tz} onChange={(tz) => setParams({ tz }, { replace: true })} />
       </div>
@@ -81,7 +81,7 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
         {admin && minutes !== undefined && !editing ? (
           <button
             type="button"
-            className="btn ml-1"
+            className="btn ml-1 print:hidden"
             onClick={() => {
               setText(String(minutes))
               setProblem(null)
@@ -221,7 +221,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
                 <th scope="col" className={th}>
                   Waiting
                 </th>
-                <th scope="col" className={th}>
+                <th scope="col" className={`${th} print:hidden`}>
                   <span className="sr-only">Actions</span>
                 </th>
               </tr>
@@ -256,7 +256,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
                       </span>
                     ) : null}
                   </td>
-                  <td className={`${td} whitespace-nowrap`} title={exactUtc(msOf(e.since))}>
+                  <td className={`${td} whitespace-nowrap print:whitespace-normal`} title={exactUtc(msOf(e.since))}>
                     <span className="font-semibold">{formatWait(e.waitedMs)}</span>
                     <span className="block text-xs text-slate-700">since {formatDate(msOf(e.since), zone)}</span>
                     {e.handled ? (
@@ -265,7 +265,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
                       </span>
                     ) : null}
                   </td>
-                  <td className={td}>
+                  <td className={`${td} print:hidden`}>
                     <button
                       type="button"
                       className="btn whitespace-nowrap"

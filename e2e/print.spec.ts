@@ -67,6 +67,9 @@ test.describe('printing', () => {
     await expect(page.locator('[data-col="body"]').first()).toBeVisible()
     const text = await print(page, 'history')
     expect(text).toContain('History of (832) 323-2323')
+    // The paper says it is one page of the history, and when it was printed in the page's own zone.
+    expect(text).toContain('Records 1–100 of 2,345 (the page printed)')
+    expect(text).toMatch(/Printed: [A-Z][a-z]{2} \d{1,2}, \d{4}/)
     // Every one of the 100 loaded messages, not the ~20 the scrolling window holds on screen.
     const dates = text.match(/\b[A-Z][a-z]{2} \d{1,2},\s+\d{4},\s+\d{1,2}:\d{2}\s*[AP]M\b/g) ?? []
     expect(dates.length).toBeGreaterThanOrEqual(100)

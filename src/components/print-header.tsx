@@ -1,3 +1,4 @@
+import { formatDate, zoneLabel, type Zone } from '../lib/dates'
 import { formatPhone } from '../lib/phone'
 
 /**
@@ -19,7 +20,8 @@ export function PrintHeader({
   party?: string | null
   span?: string | null
   holds?: string | null
-  zone: string
+  /** The zone the page shows its dates in: named on paper, and the printing time is written in it too. */
+  zone: Zone
 }) {
   return (
     <header className="hidden print:mb-3 print:block">
@@ -36,8 +38,8 @@ export function PrintHeader({
           </li>
         ) : null}
         {holds ? <li>{holds}</li> : <li>Dates: {span || 'All dates'}</li>}
-        <li>Time zone: {zone}</li>
-        <li>Printed: {new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')}</li>
+        <li>Time zone: {zoneLabel(zone)}</li>
+        <li>Printed: {formatDate(Date.now(), zone)}</li>
       </ul>
     </header>
   )

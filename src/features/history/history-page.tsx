@@ -6,7 +6,6 @@ import { HistoryDisplayContext } from '../../components/message/display-context'
 import { MediaViewer } from '../../components/message/media-viewer'
 import { PrintHeader } from '../../components/print-header'
 import { formatCount } from '../../lib/count'
-import { zoneLabel } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import type { HistorySearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
@@ -50,12 +49,20 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
   const tableBox = useKeepMarkedInView(search.mark === null ? -1 : visible.findIndex((m) => m.position === search.mark), ROW_ESTIMATE)
   const formatted = formatPhone(shown?.number ?? number)
 
+  // A printout of one page says so: which records of how many, and the dates of those it holds.
+  const printedHolds =
+    shown && total !== null && total > 0
+      ? `Records ${formatCount(start)}–${formatCount(Math.min(end, total))} of ${formatCount(total)} (the page printed)${
+          visible.length !== shown.messages.length ? `, ${formatCount(visible.length)} of them after the page’s filter` : ''
+        }${span ? `; dates ${span}` : ''}`
+      : null
+
   if (!tid) return <MissingTid number={number} />
 
   return (
     <HistoryDisplayContext.Provider value={display}>
       <section aria-labelledby="history-heading">
-        <PrintHeader title={`Message history of ${formatted}`} number={number} span={span} zone={zoneLabel(zone)} />
+        <PrintHeader title={`Message history of ${formatted}`} number={number} span={span} holds={printedHolds} zone={zone} />
         <p className="text-sm print:hidden">
           <Link to="/" className="text-blue-800 underline">
             ← All numbers

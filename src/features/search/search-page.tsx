@@ -6,7 +6,7 @@ import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
 import { MediaViewer, useMediaViewer } from '../../components/message/media-viewer'
 import { PrintHeader } from '../../components/print-header'
-import { dayOrderProblem, dayRangeInZone, zoneLabel } from '../../lib/dates'
+import { dayOrderProblem, dayRangeInZone } from '../../lib/dates'
 import type { SearchSearch } from '../../lib/route-params'
 import { useSetParams } from '../../lib/navigation'
 import { SearchForm } from './search-form'
@@ -72,7 +72,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
           number={search.numbers.length === 1 ? search.numbers[0] : null}
           party={search.party || null}
           span={span}
-          zone={zoneLabel(zone)}
+          zone={zone}
         />
         <h1 id="search-heading" className="text-xl font-semibold">
           Search all messages

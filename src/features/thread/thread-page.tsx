@@ -217,7 +217,7 @@ function Thread({
   const holds = head && rows.length > 0 ? printedHolds(rows, head.total, zone) : null
   return (
     <section aria-labelledby="thread-title" className="rounded border border-slate-200 bg-white p-3 print:border-0">
-      <PrintHeader title="Message transcript" number={number} party={party} span={span} holds={holds} zone={zoneLabel(zone)} />
+      <PrintHeader title="Message transcript" number={number} party={party} span={span} holds={holds} zone={zone} />
       <header className="mb-2 print:hidden">
         <h2 id="thread-title" className="font-semibold">
           {formatPhone(party)}

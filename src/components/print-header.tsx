@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react'
 import { formatDate, zoneLabel, type Zone } from '../lib/dates'
 import { formatPhone } from '../lib/phone'
 
@@ -23,6 +24,17 @@ export function PrintHeader({
   /** The zone the page shows its dates in: named on paper, and the printing time is written in it too. */
   zone: Zone
 }) {
+  // When the page is printed (beforeprint), not when it was drawn.
+  const [printedAt, setPrintedAt] = useState(() => Date.now())
+  useEffect(() => {
+    const stamp = () => {
+      setPrintedAt(Date.now())
+    }
+    window.addEventListener('beforeprint', stamp)
+    return () => {
+      window.removeEventListener('beforeprint', stamp)
+    }
+  }, [])
   return (
     <header className="hidden print:mb-3 print:block">
       <p className="text-lg font-semibold">{title}</p>
@@ -39,7 +51,7 @@ export function PrintHeader({
         ) : null}
         {holds ? <li>{holds}</li> : <li>Dates: {span || 'All dates'}</li>}
         <li>Time zone: {zoneLabel(zone)}</li>
-        <li>Printed: {formatDate(Date.now(), zone)}</li>
+        <li>Printed: {formatDate(printedAt, zone)}</li>
       </ul>
     </header>
   )

@@ -419,7 +419,13 @@ test.describe('the support desk', () => {
     expect(expected.length).toBeGreaterThan(0)
     try {
       await page.goto(`/desk/needs-reply?number=${DESK.number}`)
-      await page.getByRole('button', { name: 'Change threshold' }).click()
+      const change = page.getByRole('button', { name: 'Change threshold' })
+      // Escape closes the form and focus goes back to the button that opened it.
+      await change.click()
+      await expect(page.getByRole('textbox', { name: 'Threshold (minutes)' })).toBeFocused()
+      await page.keyboard.press('Escape')
+      await expect(change).toBeFocused()
+      await change.click()
       const box = page.getByRole('textbox', { name: 'Threshold (minutes)' })
       await box.fill('soon')
       await page.keyboard.press('Enter')
@@ -427,6 +433,7 @@ test.describe('the support desk', () => {
       await box.fill(String(minutes))
       await page.keyboard.press('Enter')
       await expect(page.getByText(`once they have waited ${minutes} minutes (the team’s threshold, set by local)`)).toBeVisible()
+      await expect(change).toBeFocused()
       await expect(page.getByRole('table', { name: /Customers waiting/ }).locator('tbody tr')).toHaveCount(expected.length)
     } finally {
       const r = await fetch(`${appUrl()}/api/desk/settings`, {

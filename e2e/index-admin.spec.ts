@@ -47,7 +47,22 @@ test('the index page indexes every number, shows each one getting up to date, fi
     await page.setViewportSize({ width: 1280, height: 800 })
     await page.goto(`${proxy.url}/index`)
 
-    await row.getByRole('button', { name: 'Forget…: (855) 200-9444' }).click()
+    // The keyboard: the question takes focus on its safe answer, Escape takes it back, and focus
+    // returns to the button that asked (it once fell to the page's body), here and for Forget all.
+    const forgetOne = row.getByRole('button', { name: 'Forget…: (855) 200-9444' })
+    await forgetOne.focus()
+    await page.keyboard.press('Enter')
+    await expect(row.getByRole('button', { name: 'Cancel' })).toBeFocused()
+    await page.keyboard.press('Escape')
+    await expect(forgetOne).toBeFocused()
+    const forgetAll = page.getByRole('button', { name: 'Forget all…' })
+    await forgetAll.focus()
+    await page.keyboard.press('Enter')
+    await expect(page.getByText('Delete every indexed message of every number?')).toBeVisible()
+    await page.keyboard.press('Enter') // on Cancel
+    await expect(forgetAll).toBeFocused()
+
+    await forgetOne.click()
     await row.getByRole('button', { name: 'Delete 36 messages' }).click()
     await expect(page.getByRole('status').filter({ hasText: 'Forgot 36 messages of (855) 200-9444.' })).toBeVisible()
     // The number's messages are gone: its row is no longer up to date (or gone with its sync state).

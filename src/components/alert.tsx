@@ -1,9 +1,13 @@
+import { useEffect, useRef } from 'react'
 import { ERROR_WORDS, toApiError } from '../api/errors'
 
 /**
  * An error the user can act on: what went wrong (words from the kind), where it failed (the
  * server's `cause`), the server's details, and what to do. Retry only where a retry can help;
- * otherwise the hint says what to do instead. `where` names what was being loaded.
+ * otherwise the hint says what to do instead. `where` names what was being loaded; `doing`, for
+ * an action that failed, what was being done ("marking … handled"). `takeFocus`: the alert takes
+ * keyboard focus when it appears (the control that failed was disabled while it worked, and
+ * focus had fallen to the page's body).
  */
 export function ErrorAlert({
   error,
@@ -11,21 +15,39 @@ export function ErrorAlert({
   retrying,
   keptData,
   where,
+  doing,
+  takeFocus,
 }: {
   error: unknown
   onRetry?: () => void
   retrying?: boolean
   keptData?: boolean
   where?: string
+  doing?: string
+  takeFocus?: boolean
 }) {
+  const box = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    if (takeFocus) box.current?.focus()
+  }, [takeFocus, error])
   const err = toApiError(error)
   const words = ERROR_WORDS[err.kind]
   const cause = err.extra.cause
   return (
-    <div role="alert" className="my-3 rounded border border-red-300 bg-red-50 p-3 text-red-900" data-error-kind={err.kind}>
+    <div
+      ref={box}
+      role="alert"
+      tabIndex={takeFocus ? -1 : undefined}
+      className="my-3 rounded border border-red-300 bg-red-50 p-3 text-red-900"
+      data-error-kind={err.kind}
+    >
       <p className="font-semibold">
         {words.title}
-        {where ? <span className="font-normal"> while loading {where}</span> : null}
+        {doing ? (
+          <span className="font-normal"> while {doing}</span>
+        ) : where ? (
+          <span className="font-normal"> while loading {where}</span>
+        ) : null}
       </p>
       {cause ? <p className="mt-0.5 text-sm">Cause: {cause}</p> : null}
       {err.message && err.message !== words.title ? <p className="mt-0.5 text-sm">Details: {err.message}</p> : null}

@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useReturnFocus } from '../../components/inline-confirm'
 import { useState } from 'react'
 import {
   deskKeys,
@@ -59,11 +60,13 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
   const [editing, setEditing] = useState(false)
   const [text, setText] = useState('')
   const [problem, setProblem] = useState<string | null>(null)
+  const { refFor, returnTo } = useReturnFocus<'threshold'>()
   const save = useMutation({
     mutationFn: saveDeskSettings,
     onSuccess: (s) => {
       qc.setQueryData(deskKeys.settings(), s)
       void qc.invalidateQueries({ queryKey: deskKeys.all })
+      returnTo('threshold')
       setEditing(false)
     },
   })
@@ -80,6 +83,7 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
             }).`}{' '}
         {admin && minutes !== undefined && !editing ? (
           <button
+            ref={refFor('threshold')}
             type="button"
             className="btn ml-1 print:hidden"
             onClick={() => {
@@ -96,6 +100,12 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
         <form
           className="mt-2 flex flex-wrap items-end gap-2"
           aria-label="Team threshold"
+          onKeyDown={(e) => {
+            if (e.key !== 'Escape') return
+            e.preventDefault()
+            returnTo('threshold')
+            setEditing(false)
+          }}
           onSubmit={(e) => {
             e.preventDefault()
             const parsed = parseThreshold(text)
@@ -128,6 +138,7 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
             type="button"
             className="btn"
             onClick={() => {
+              returnTo('threshold')
               setEditing(false)
             }}
           >
@@ -140,7 +151,7 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
           ) : null}
           {save.isError ? (
             <div className="w-full">
-              <ErrorAlert error={save.error} where="the threshold" />
+              <ErrorAlert error={save.error} doing="saving the threshold" takeFocus />
             </div>
           ) : null}
         </form>
@@ -148,6 +159,9 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
     </div>
   )
 }
+
+/** Focus for an element as it is drawn (a ref callback of stable identity: it runs on mount only). */
+const focusOnMount = (el: HTMLElement | null) => el?.focus()
 
 function Queue({ search }: { search: NeedsReplySearch }) {
   const number = search.number || null
@@ -189,11 +203,17 @@ function Queue({ search }: { search: NeedsReplySearch }) {
         ) : null}
       </div>
       {done ? (
-        <p role="status" className="mt-2 text-sm text-green-900">
+        <p key={done} ref={focusOnMount} tabIndex={-1} role="status" className="mt-2 text-sm text-green-900">
           {done}
         </p>
       ) : null}
-      {handle.isError ? <ErrorAlert error={handle.error} where="“Mark handled”" /> : null}
+      {handle.isError ? (
+        <ErrorAlert
+          error={handle.error}
+          doing={`marking ${formatPhone(handle.variables.party)} on ${formatPhone(handle.variables.number)} handled`}
+          takeFocus
+        />
+      ) : null}
       {rows.length === 0 ? (
         <EmptyState title={number ? `Nobody is waiting on ${formatPhone(number)}` : 'Nobody is waiting for a reply'}>
           <p>

@@ -1,4 +1,5 @@
 import type { IndexStatus } from '../../api/index-api'
+import { InlineConfirm, useReturnFocus } from '../../components/inline-confirm'
 import type { Role } from '../../api/me'
 import { formatCount } from '../../lib/count'
 import { formatDate, zoneLabel } from '../../lib/dates'
@@ -16,6 +17,7 @@ export function IndexSummary({
   actions: IndexActions
 }) {
   const { busy, confirming, setConfirming, indexAll, forget } = actions
+  const { refFor, returnTo } = useReturnFocus<string>()
   const f = status?.freshness
   const numbers = status?.numbers ?? []
   return (
@@ -31,23 +33,20 @@ export function IndexSummary({
       </button>
       {role === 'admin' ? (
         confirming === '*' ? (
-          <span className="flex items-center gap-2">
+          <InlineConfirm
+            confirmLabel="Forget everything"
+            onConfirm={() => forget(null)}
+            onCancel={() => {
+              returnTo('*')
+              setConfirming(null)
+            }}
+            busy={busy}
+          >
             <span className="text-sm">Delete every indexed message of every number?</span>
-            <button type="button" className="btn border-red-700 text-red-800" onClick={() => void forget(null)} disabled={busy}>
-              Forget everything
-            </button>
-            <button
-              type="button"
-              className="btn"
-              onClick={() => {
-                setConfirming(null)
-              }}
-            >
-              Cancel
-            </button>
-          </span>
+          </InlineConfirm>
         ) : (
           <button
+            ref={refFor('*')}
             type="button"
             className="btn print:hidden"
             onClick={() => {

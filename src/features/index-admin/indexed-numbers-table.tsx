@@ -1,4 +1,5 @@
 import type { NumberIndexStatus } from '../../api/index-api'
+import { InlineConfirm, useReturnFocus } from '../../components/inline-confirm'
 import { formatCount } from '../../lib/count'
 import { formatDate } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
@@ -84,6 +85,7 @@ export function IndexedNumbersTable({
 
 function IndexedNumberRow({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdmin: boolean; actions: IndexActions }) {
   const { busy, confirming, setConfirming, syncOne, forget } = actions
+  const { refFor, returnTo } = useReturnFocus<string>()
   return (
     <tr className="border-t border-slate-200 align-top">
       <th scope="row" className="whitespace-nowrap p-2 text-left font-normal">
@@ -137,22 +139,18 @@ function IndexedNumberRow({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdm
           </button>
           {isAdmin ? (
             confirming === n.number ? (
-              <>
-                <button type="button" className="btn border-red-700 text-red-800" onClick={() => void forget(n.number)} disabled={busy}>
-                  Delete {formatCount(n.indexed)} messages
-                </button>
-                <button
-                  type="button"
-                  className="btn"
-                  onClick={() => {
-                    setConfirming(null)
-                  }}
-                >
-                  Cancel
-                </button>
-              </>
+              <InlineConfirm
+                confirmLabel={`Delete ${formatCount(n.indexed)} messages`}
+                onConfirm={() => forget(n.number)}
+                onCancel={() => {
+                  returnTo(n.number)
+                  setConfirming(null)
+                }}
+                busy={busy}
+              />
             ) : (
               <button
+                ref={refFor(n.number)}
                 type="button"
                 className="btn"
                 onClick={() => {

@@ -11,7 +11,9 @@ test.describe('search all messages', () => {
 
   test('a match on record 1,500 of the 2,345-message history is found, and links to its place in the history', async ({ page }) => {
     await page.goto('/')
+    await expect(page).toHaveTitle('Numbers · Switchboard')
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Search' }).click()
+    await expect(page).toHaveTitle('Search · Switchboard')
     const box = page.getByRole('searchbox', { name: /Search all messages/ })
     await expect(box).toBeVisible()
     await box.fill('stop')

@@ -18,6 +18,8 @@ test.describe('whole threads from the index', () => {
     await firstParty.click()
     await expect(page).toHaveURL(/\/numbers\/18323232323\/thread\?.*party=\d+/)
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(`Thread between (832) 323-2323 and ${partyText}`)
+    // The tab names the page and the number, and follows a move to another page.
+    await expect(page).toHaveTitle('Thread of (832) 323-2323 · Switchboard')
     const header = page.getByRole('heading', { name: partyText, level: 2 }).locator('..')
     await expect(header).toContainText(/[\d,]+ messages?, .+ – .+ · Dates in Local time/)
     const total = Number(/([\d,]+) messages?/.exec((await header.textContent()) ?? '')?.[1]?.replace(/,/g, ''))

@@ -5,7 +5,7 @@ import { setSessionLostHandler } from '../api/client'
 import { useExportJobs } from '../api/export-store'
 import { accessOf, useMe, type Access } from '../api/me'
 import { ThemeToggle } from '../components/theme-toggle'
-import { usePhoneLibrary } from '../lib/phone'
+import { formatPhone, usePhoneLibrary } from '../lib/phone'
 
 const loadTray = () => import('../components/export-tray')
 const ExportTray = lazy(() => loadTray().then((m) => ({ default: m.ExportTray })))
@@ -25,6 +25,15 @@ function useCurrentPage(): PageName | null {
   const routeId = useRouterState({ select: (s) => s.matches[s.matches.length - 1]?.routeId })
   for (const [name, page] of Object.entries(PAGES) as [PageName, { path: string }][]) if (page.path === routeId) return name
   return null
+}
+
+/** The browser tab names the page (and the number a page is about), so tabs and history entries can be told apart. */
+function useDocumentTitle(page: PageName | null) {
+  const number = useRouterState({ select: (s) => (s.matches[s.matches.length - 1]?.params as { number?: string } | undefined)?.number })
+  const title = page ? `${PAGES[page].title}${number ? ` of ${formatPhone(number)}` : ''} · Switchboard` : 'Page not found · Switchboard'
+  useEffect(() => {
+    document.title = title
+  }, [title])
 }
 
 /**
@@ -50,6 +59,7 @@ const navProps = (current: boolean) => ({
 /** The shell around every page: header, navigation, the page (`Outlet`), the export tray. */
 export function Layout() {
   const page = useCurrentPage()
+  useDocumentTitle(page)
   const navigate = useNavigate()
   const meQ = useMe()
   const me = meQ.data

@@ -29,7 +29,12 @@ function useCurrentPage(): PageName | null {
 
 /** The browser tab names the page (and the number a page is about), so tabs and history entries can be told apart. */
 function useDocumentTitle(page: PageName | null) {
-  const number = useRouterState({ select: (s) => (s.matches[s.matches.length - 1]?.params as { number?: string } | undefined)?.number })
+  const number = useRouterState({
+    select: (s) => {
+      const params: Record<string, unknown> = s.matches[s.matches.length - 1]?.params ?? {}
+      return typeof params.number === 'string' ? params.number : undefined
+    },
+  })
   const title = page ? `${PAGES[page].title}${number ? ` of ${formatPhone(number)}` : ''} · Switchboard` : 'Page not found · Switchboard'
   useEffect(() => {
     document.title = title

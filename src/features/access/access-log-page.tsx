@@ -130,9 +130,9 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
               {entries.map((e) => (
                 <tr key={e.id} className="border-b border-slate-200 align-top">
                   <td className="py-1.5 pr-3 whitespace-nowrap">{when(e.at)}</td>
-                  <td className="py-1.5 pr-3 break-all">{e.actor}</td>
+                  <td className="py-1.5 pr-3 break-words">{e.actor}</td>
                   <td className="py-1.5 pr-3">{e.via}</td>
-                  <td className="py-1.5 pr-3 break-all">{e.address}</td>
+                  <td className="py-1.5 pr-3 whitespace-nowrap">{e.address}</td>
                   <td className="py-1.5 pr-3">
                     {actionWords(e.action)} <code className="text-xs whitespace-nowrap text-slate-700">{e.action}</code>
                   </td>
@@ -142,7 +142,7 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
                     {e.party ?? ''}
                     <CustomerIconLink party={e.party} />
                   </td>
-                  <td className="py-1.5 pr-3 break-all text-slate-700">{detailsText(e)}</td>
+                  <td className="min-w-48 py-1.5 pr-3 break-words text-slate-700">{detailsText(e)}</td>
                 </tr>
               ))}
             </tbody>

@@ -83,7 +83,8 @@ function CustomerBox({ party, zone }: { party: string; zone: Zone }) {
       <ZoneToggle zone={zone} onChange={(tz) => setParams({ tz }, { replace: true })} />
       {problem ? (
         <p id="customer-problem" role="alert" className="w-full text-sm text-red-800">
-          {problem}
+          {/* The page below is still the customer opened before: said, so it is not read as the answer. */}
+          {problem} {party ? `Still showing ${formatPhone(party)}.` : ''}
         </p>
       ) : null}
     </form>

@@ -80,7 +80,18 @@ export function createStatic(dir: string, log: (line: string) => void): StaticHa
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
     res.end('Not found')
   }
-  const build = () =>
+  // sirv stats every file once, when its map is made: a file another server renames away
+  // meanwhile (its .br/.gz copy's temporary name, the same dist/ served twice) fails that stat.
+  // Made again then, up to three times, never thrown out of a promise callback.
+  const build = (): ReturnType<typeof sirvMap> => {
+    for (let attempt = 1; ; attempt++)
+      try {
+        return sirvMap()
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 3) throw err
+      }
+  }
+  const sirvMap = () =>
     existsSync(root) && statSync(root).isDirectory()
       ? sirv(root, {
           etag: true,
@@ -105,7 +116,12 @@ export function createStatic(dir: string, log: (line: string) => void): StaticHa
   if (serve) {
     precompress(root).then(
       (n) => {
-        if (n > 0) serve = build() // pick up the new .br/.gz files
+        if (n === 0) return
+        try {
+          serve = build() // pick up the new .br/.gz files
+        } catch (err) {
+          log(`static: serving without the new compressed copies: ${(err as NodeJS.ErrnoException).code ?? String(err)}`)
+        }
       },
       (err: NodeJS.ErrnoException) =>
         log(`static: serving uncompressed, could not write compressed copies in ${root}: ${err.code ?? err.message}`),

@@ -25,8 +25,13 @@ export function IndexSummary({
       <p className="text-sm">
         {formatCount(f?.numbersComplete ?? 0)} of {formatCount(f?.numbersKnown ?? 0)} numbers fully indexed
         {f?.indexedUpTo ? `, up to ${formatDate(isoMs(f.indexedUpTo), 'local')} (${zoneLabel('local')})` : ''}
-        {f && f.syncing.length > 0 ? `; ${formatCount(f.syncing.length)} syncing` : ''}. Engine:{' '}
-        {status?.engine === 'postgres' ? 'PostgreSQL server' : 'PGlite (embedded)'}.
+        {f && f.syncing.length > 0
+          ? `; ${formatCount(f.syncing.length)} syncing now${
+              // The two counts overlap when a number already whole fetches its new messages: said, so they need not add up.
+              f.numbersComplete + f.syncing.length > f.numbersKnown ? ', fully indexed ones among them, fetching new messages' : ''
+            }`
+          : ''}
+        . Engine: {status?.engine === 'postgres' ? 'PostgreSQL server' : 'PGlite (embedded)'}.
       </p>
       <button type="button" className="btn print:hidden" onClick={() => void indexAll()} disabled={busy}>
         Index all numbers

@@ -1,0 +1,39 @@
+// @vitest-environment happy-dom
+import { cleanup, render, screen } from '@testing-library/react'
+import { afterEach, expect, test } from 'vitest'
+import { parseStatus } from '../../api/index-status'
+import { IndexSummary } from './index-summary'
+import type { IndexActions } from './use-index-actions'
+
+afterEach(cleanup)
+
+const actions: IndexActions = {
+  busy: false,
+  error: null,
+  notice: '',
+  confirming: null,
+  setConfirming: () => undefined,
+  indexAll: () => Promise.resolve(),
+  syncOne: () => Promise.resolve(),
+  forget: () => Promise.resolve(),
+}
+
+const line = (complete: number, syncing: number) => {
+  const status = parseStatus({
+    enabled: true,
+    numbers: [],
+    freshness: { numbersKnown: 60, numbersComplete: complete, syncing: Array.from({ length: syncing }, (_, i) => String(12125550100 + i)) },
+  })
+  render(<IndexSummary status={status} role="admin" actions={actions} />)
+  const text = screen.getByText(/numbers fully indexed/).textContent ?? ''
+  cleanup()
+  return text
+}
+
+test('the summary says why its two counts need not add up: whole numbers syncing again for their new messages', () => {
+  // 49 whole and 12 syncing of 60: at least one of the twelve is whole, fetching new messages.
+  expect(line(49, 12)).toContain('49 of 60 numbers fully indexed; 12 syncing now, fully indexed ones among them, fetching new messages.')
+  // 40 whole and 12 syncing: the counts can be apart, nothing to explain.
+  expect(line(40, 12)).toContain('40 of 60 numbers fully indexed; 12 syncing now. Engine:')
+  expect(line(60, 0)).toContain('60 of 60 numbers fully indexed. Engine:')
+})

@@ -25,7 +25,7 @@ const line = (complete: number, syncing: number) => {
     freshness: { numbersKnown: 60, numbersComplete: complete, syncing: Array.from({ length: syncing }, (_, i) => String(12125550100 + i)) },
   })
   render(<IndexSummary status={status} role="admin" actions={actions} />)
-  const text = screen.getByText(/numbers fully indexed/).textContent ?? ''
+  const text = screen.getByText(/numbers fully indexed/).textContent
   cleanup()
   return text
 }

@@ -32,6 +32,17 @@ test.describe('owned numbers', () => {
     await expect(page.getByRole('table', table(/toll-free/))).not.toContainText('undefined')
   })
 
+  test('on a 1280 px window every column of All is in view, none behind a sideways scroll', async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await page.goto('/')
+    await expect(page.getByRole('columnheader', { name: /Last activity/ })).toBeAttached()
+    const region = page.getByRole('region', { name: /Owned numbers, all, scrollable/ })
+    await expect(region.locator('tbody tr[aria-rowindex]').first()).toBeVisible()
+    const [scroll, client] = await region.evaluate((el) => [el.scrollWidth, el.clientWidth])
+    expect(scroll, 'the table scrolls sideways').toBeLessThanOrEqual(client)
+    await expect(page.getByRole('columnheader', { name: /Last activity/ })).toBeInViewport()
+  })
+
   test('search by partial digits finds the formatted number', async ({ page }) => {
     await page.goto('/')
     await page.getByRole('searchbox', { name: /Search/ }).fill('2323')

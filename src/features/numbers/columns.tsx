@@ -19,7 +19,7 @@ const numberCol = helper.accessor((r) => r.owned.number, {
   header: 'Number',
   enableHiding: false,
   // Numbers sort by their digits, as numbers: a shorter one first.
-  meta: { card: 'title', width: '10.5rem', exportValue: (r) => r.owned.number, sortValue: (r) => r.owned.number.padStart(15, '0') },
+  meta: { card: 'title', width: '9.5rem', exportValue: (r) => r.owned.number, sortValue: (r) => r.owned.number.padStart(15, '0') },
   cell: ({ row }) => (
     <>
       <HistoryLink
@@ -37,7 +37,7 @@ const typeValue = (r: NumberRow) => r.owned.type ?? ''
 const typeCol = helper.accessor(typeValue, {
   id: 'type',
   header: 'Type',
-  meta: { card: 'meta', width: '5.5rem', exportValue: typeValue },
+  meta: { card: 'meta', width: '5rem', exportValue: typeValue },
   cell: ({ row: { original: r } }) => (r.owned.type === 'tollfree' ? 'Toll-free' : r.owned.type === 'local' ? 'Local' : text(r.owned.type)),
 })
 const countryValue = (r: NumberRow) => r.owned.country ?? ''
@@ -51,23 +51,24 @@ const tidValue = (r: NumberRow) => r.owned.tid
 const tidCol = helper.accessor(tidValue, {
   id: 'tid',
   header: 'tid',
-  meta: { card: 'field', width: '8.5rem', cellClass: CODE, exportValue: tidValue },
+  meta: { card: 'field', width: '7.5rem', cellClass: CODE, exportValue: tidValue },
   cell: ({ row }) => row.original.owned.tid,
 })
 const urlCell = (v: string | null) => (v ? v : <span className="font-sans text-slate-600">—</span>)
-// Webhook and DLR take what is left, split evenly, never under 12rem (see ColumnLayout.minWidth).
+// Webhook and DLR take what is left, split evenly, never under 10rem (see ColumnLayout.minWidth):
+// with the others, 77.5rem, so every column fits a 1280 px window's page (about 78rem) without scrolling sideways.
 const webhookValue = (r: NumberRow) => r.owned.webhook ?? ''
 const webhookCol = helper.accessor(webhookValue, {
   id: 'webhook',
   header: 'Webhook',
-  meta: { card: 'body', width: 'auto', minWidth: '12rem', cellClass: CODE, exportValue: webhookValue },
+  meta: { card: 'body', width: 'auto', minWidth: '10rem', cellClass: CODE, exportValue: webhookValue },
   cell: ({ row }) => urlCell(row.original.owned.webhook),
 })
 const dlrValue = (r: NumberRow) => r.owned.dlr ?? ''
 const dlrCol = helper.accessor(dlrValue, {
   id: 'dlr',
   header: 'DLR',
-  meta: { card: 'body', width: 'auto', minWidth: '12rem', cellClass: CODE, exportValue: dlrValue },
+  meta: { card: 'body', width: 'auto', minWidth: '10rem', cellClass: CODE, exportValue: dlrValue },
   cell: ({ row }) => urlCell(row.original.owned.dlr),
 })
 // What the message index holds for the number; numbers it holds nothing for sort first.
@@ -120,7 +121,7 @@ const auditCol = helper.accessor(findingCount, {
   sortDescFirst: true,
   meta: {
     card: 'body',
-    width: '17rem',
+    width: '16rem',
     exportCells: { headers: AUDIT_EXPORT_HEADERS, values: auditExportCells },
     sortValue: findingCount,
   },

@@ -109,6 +109,13 @@ test.describe('narrow screens', () => {
     expect(raw).toEqual([...raw].sort().reverse())
   })
 
+  test('a search result card says which phone number is ours and which is the other party', async ({ page }) => {
+    await page.goto('/search?q=appointment')
+    const card = page.getByRole('article').first()
+    await expect(card).toBeVisible({ timeout: 15_000 })
+    for (const label of ['Number', 'Other party']) await expect(card.locator('dt', { hasText: new RegExp(`^${label}$`) })).toBeVisible()
+  })
+
   test("a history's first screen shows a message; the number's details, the date look-up and the filters fold", async ({ page }) => {
     await page.goto(historyUrl(NUMBERS.big))
     const list = page.getByRole('list', { name: /Messages/ })

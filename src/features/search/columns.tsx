@@ -17,7 +17,8 @@ export const SEARCH_COLUMNS = helper.columns([
   helper.accessor('number', {
     id: 'number',
     header: 'Number',
-    meta: { card: 'meta', width: '9.5rem' },
+    // On a phone's card, said with its label: two bare phone numbers side by side do not say which is ours.
+    meta: { card: 'field', width: '9.5rem' },
     enableSorting: false,
     cell: ({ row }) => <PhoneText raw={row.original.number} />,
   }),
@@ -31,7 +32,7 @@ export const SEARCH_COLUMNS = helper.columns([
   helper.accessor((m) => m.phone ?? '', {
     id: 'phone',
     header: 'Other party',
-    meta: { card: 'meta', width: '9.5rem' },
+    meta: { card: 'field', width: '9.5rem' },
     enableSorting: false,
     cell: ({ row }) => (
       <>

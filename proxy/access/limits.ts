@@ -34,14 +34,17 @@ export interface LimitRules {
   /**
    * Password checks (scrypt, 32 MiB and tens of milliseconds each) running at once in this
    * process, and how many more may wait for a turn; past that the answer is 429 at once.
+   * `perAddress`: how many of those turns (running or waiting) one client address may hold, so
+   * one address sending guesses on many connections cannot fill the turns and keep everyone else,
+   * the admin included, from signing in.
    */
-  checks: { concurrent: number; queue: number }
+  checks: { concurrent: number; queue: number; perAddress: number }
 }
 
 export const DEFAULT_LIMITS: LimitRules = {
   pair: { free: 5, firstDelayMs: 30_000, maxDelayMs: 30 * 60_000, forgetMs: 24 * 3_600_000 },
   address: { free: 30, firstDelayMs: 5_000, maxDelayMs: 5 * 60_000, forgetMs: 3_600_000 },
-  checks: { concurrent: 2, queue: 16 },
+  checks: { concurrent: 2, queue: 16, perAddress: 2 },
 }
 
 export interface Limited {

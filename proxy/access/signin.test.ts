@@ -16,7 +16,7 @@ const SEC = 1000
 /** Behind a trusted proxy, so each test can speak from several client addresses. */
 const PROXIED = { ACCESS: 'password', TRUST_PROXY: '1', TRUSTED_PROXIES: '127.0.0.1' }
 /** A queue long enough that a race reaches the database limit rather than the concurrency bound. */
-const RACE_LIMITS: LimitRules = { ...DEFAULT_LIMITS, checks: { concurrent: 4, queue: 100 } }
+const RACE_LIMITS: LimitRules = { ...DEFAULT_LIMITS, checks: { concurrent: 4, queue: 100, perAddress: 100 } }
 
 const signIn = (s: Stack, name: string, password: string, from?: string) =>
   call(s.port, 'POST', '/api/auth/signin', { json: { name, password }, headers: from ? { 'x-forwarded-for': from } : {} })
@@ -132,7 +132,7 @@ describe.each(ENGINES)('sign-in limits on $name', (engine) => {
 
   test('password checks beyond the concurrency bound and its queue get 429 with Retry-After at once', async () => {
     await addUser(db, { name: 'slow', role: 'viewer', password: PASSWORD }, { scrypt: DEFAULT_SCRYPT })
-    const s = await open(PROXIED, { ...DEFAULT_LIMITS, checks: { concurrent: 1, queue: 1 } })
+    const s = await open(PROXIED, { ...DEFAULT_LIMITS, checks: { concurrent: 1, queue: 1, perAddress: 1 } })
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => signIn(s, 'slow', PASSWORD, `192.0.2.${i + 1}`)))
     const overflow = answers.filter((a) => a.status === 429)
     expect(overflow.length).toBeGreaterThan(0)
@@ -142,6 +142,34 @@ describe.each(ENGINES)('sign-in limits on $name', (engine) => {
     }
     expect(answers.filter((a) => a.status === 200)).toHaveLength(checks)
     expect(answers.every((a) => a.status === 200 || a.status === 429)).toBe(true)
+  }, 60_000)
+
+  test('one address guessing on many connections cannot take every turn: a user elsewhere still signs in', async () => {
+    await addUser(db, { name: 'slow', role: 'viewer', password: PASSWORD }, { scrypt: DEFAULT_SCRYPT })
+    // Room for three checks at once (one running, two waiting), one per address.
+    const s = await open(PROXIED, { ...DEFAULT_LIMITS, checks: { concurrent: 1, queue: 2, perAddress: 1 } })
+    const flood = Promise.all(Array.from({ length: 12 }, (_, i) => signIn(s, 'slow', `guess ${i}`, '198.51.100.1')))
+    await new Promise((r) => setTimeout(r, 20))
+    const user = await signIn(s, 'slow', PASSWORD, '198.51.100.2')
+    const guesses = await flood
+    expect(user.status).toBe(200)
+    // The guesser's others were turned away at once, in words, without a password check.
+    const refused = guesses.filter((a) => a.status === 429)
+    expect(refused.length).toBeGreaterThanOrEqual(10)
+    for (const a of refused)
+      expect(a.json().error?.message).toBe('Another sign-in from your address is being checked; try again in a second.')
+  }, 60_000)
+
+  test('a NUL in the name is a failed sign-in like any other: 401, counted, and logged', async () => {
+    const s = await open()
+    const a = await signIn(s, 'admin\u0000', 'wrong guess', '203.0.113.30')
+    expect(a.status).toBe(401)
+    await s.access.flush()
+    const r = await db.query<{ action: string; details: string }>(
+      `SELECT action, details::text AS details FROM access_log WHERE address = '203.0.113.30' ORDER BY seq`,
+    )
+    expect(r.rows.map((x) => x.action)).toEqual(['signin.fail'])
+    expect(r.rows[0]!.details).toContain('admin')
   }, 60_000)
 
   if (engine.name === 'postgres')

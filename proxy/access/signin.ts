@@ -5,7 +5,7 @@ import { ProxyError } from '../errors.ts'
 import { sendError, sendJson } from '../http.ts'
 import type { AccessConfig } from './config.ts'
 import { secureFor } from './route-helpers.ts'
-import { admitAttempt, createCheckGate, recordSuccess, type LimitRules } from './limits.ts'
+import { addressKey, admitAttempt, createCheckGate, recordSuccess, type LimitRules } from './limits.ts'
 import { PASSWORD_MAX, verifyPassword } from './passwords.ts'
 import { createSession, deleteSession, sessionCookie, sessionSetCookie, type SessionTimes } from './sessions.ts'
 import { checkName, credentialsOf, normaliseName } from './users.ts'
@@ -44,6 +44,8 @@ function tooMany(res: ServerResponse, field: string, message: string, retryAfter
 export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerResponse, body: SignInBody) => Promise<void> {
   const { cfg, db } = d
   const gate = createCheckGate(d.limits.checks)
+  /** Turns (running or waiting) each client address holds now. */
+  const held = new Map<string, number>()
 
   /** Counts the attempt, then (if admitted) checks the password: the part that holds a turn. */
   async function attempt(rawName: string, key: string, password: string, address: string) {
@@ -65,16 +67,30 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
   return async function signIn(req, res, body) {
     const { name: rawName, password } = body
     const address = d.addressOf(req)
-    const key = normaliseName(rawName).slice(0, 100)
-    // A turn first (memory only): a flood is turned away before any database or hashing work.
-    const entering = gate.enter()
-    if (!entering) return tooMany(res, 'password', 'Too many sign-ins are being checked at this moment; try again in a second.', 1000)
-    const leave = await entering
+    // A NUL is no character of a name, and no text the database stores: the attempt is counted
+    // and logged under the name without it (and fails, as checkName refuses the raw name).
+    const key = normaliseName(rawName).replaceAll('\0', '').slice(0, 100)
+    // A turn first (memory only): a flood is turned away before any database or hashing work,
+    // and one address holds no more than its share of the turns.
+    const from = addressKey(address)
+    const mine = held.get(from) ?? 0
+    if (mine >= d.limits.checks.perAddress)
+      return tooMany(res, 'password', 'Another sign-in from your address is being checked; try again in a second.', 1000)
+    held.set(from, mine + 1)
     let outcome: Awaited<ReturnType<typeof attempt>>
     try {
-      outcome = await attempt(rawName, key, password, address)
+      const entering = gate.enter()
+      if (!entering) return tooMany(res, 'password', 'Too many sign-ins are being checked at this moment; try again in a second.', 1000)
+      const leave = await entering
+      try {
+        outcome = await attempt(rawName, key, password, address)
+      } finally {
+        leave()
+      }
     } finally {
-      leave()
+      const left = (held.get(from) ?? 1) - 1
+      if (left > 0) held.set(from, left)
+      else held.delete(from)
     }
     if ('retryAfterMs' in outcome) return tooMany(res, outcome.scope === 'pair' ? 'name' : 'address', outcome.message, outcome.retryAfterMs)
     const { ok, user, name } = outcome

@@ -47,7 +47,7 @@ test("a history opened from a link downloads its page's code beside the entry, o
   const named = [...link.matchAll(/<([^>]+)>; rel=modulepreload/g)].map((m) => m[1]!)
   expect(named[0]).toMatch(/^\/assets\/history-page-[\w-]+\.js$/)
   await expect(page.getByRole('heading', { name: 'History of (832) 323-2323' })).toBeVisible()
-  await expect(page.getByText('1–50 of 2,345')).toBeVisible()
+  await expect(page.getByText('1–50 of 2,345', { exact: true })).toBeVisible()
   // Each named chunk was fetched, and only once: the page's import() took the preloaded module.
   for (const file of named)
     expect(

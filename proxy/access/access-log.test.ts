@@ -81,10 +81,15 @@ describe.each(ENGINES)('access log on %s', (engine) => {
       entry({ action: 'customer.view', details: { party: '14155550113' } }),
       entry({ action: 'search', details: { q: 'x', party: '555' } }),
       entry({ action: 'thread.view', details: { number: '18005550100', party: '14155550199' } }),
+      // Searches and exports keep the party as it was typed.
+      entry({ action: 'search', details: { q: 'y', party: '+1 (415) 555-0113' } }),
+      entry({ action: 'search.export', details: { what: { party: '415.555.0113' }, format: 'csv' } }),
     ])
-    for (const typed of ['4155550113', '14155550113', '+1 (415) 555-0113'])
+    for (const typed of ['4155550113', '14155550113', '+1 (415) 555-0113', '415.555.0113'])
       expect((await listEntries(db, { party: typed }, 10)).entries.map((e) => e.action).sort(), typed).toEqual([
         'customer.view',
+        'search',
+        'search.export',
         'thread.view',
       ])
     // A partial number names no one customer: only entries that logged that same text.

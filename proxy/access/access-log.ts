@@ -473,7 +473,12 @@ export async function listEntries(
   if (f.number)
     add("(number = ANY (?::text[]) OR (strpos(number, ',') > 0 AND string_to_array(number, ',') && ?::text[]))", partyFilterForms(f.number))
   // A customer is found however a request named them: as typed, as digits, with or without the 1.
-  if (f.party) add('party = ANY (?::text[])', partyFilterForms(f.party))
+  // Entries keep the party as typed ("+1 (415) 555-0123"): a phone-like one is compared by its digits too.
+  if (f.party)
+    add(
+      "(party = ANY (?::text[]) OR (party ~ '^[0-9 ().+-]+$' AND regexp_replace(party, '[^0-9]', '', 'g') = ANY (?::text[])))",
+      partyFilterForms(f.party),
+    )
   if (f.action) {
     // An action of the vocabulary finds the entries written under its former names too.
     const now = currentAction(f.action)

@@ -49,4 +49,30 @@ describe('the column toggles', () => {
     })
     expect([box('tid').checked, box('Webhook').checked, box('dlr').checked]).toEqual([false, false, true])
   })
+
+  it('close as a menu does: Escape (focus back on Columns), a click outside, Tab out of it', async () => {
+    render(
+      <>
+        <ColumnToggles columns={COLUMNS} hidden={new Set()} onChange={() => undefined} />
+        <button type="button">elsewhere</button>
+      </>,
+    )
+    const user = userEvent.setup()
+    const summary = screen.getByText('Columns')
+    const details = summary.closest('details')!
+    await user.click(summary)
+    expect(details.open).toBe(true)
+    await user.click(screen.getByRole('checkbox', { name: 'tid' }))
+    expect(details.open).toBe(true)
+    await user.keyboard('{Escape}')
+    expect(details.open).toBe(false)
+    expect(document.activeElement).toBe(summary)
+    await user.click(summary)
+    await user.click(screen.getByRole('button', { name: 'elsewhere' }))
+    expect(details.open).toBe(false)
+    await user.click(summary)
+    screen.getByRole('checkbox', { name: 'dlr' }).focus()
+    await user.tab()
+    expect(details.open).toBe(false)
+  })
 })

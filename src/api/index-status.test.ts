@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
 import { optText } from './client'
-import { count, normaliseStatusNumbers, nullableText, parseStatus } from './index-status'
+import { count, normaliseStatusNumbers, nullableText, parseStatus, sortNumbersAsWritten } from './index-status'
 
 // The rules as a zod schema states them (what the status answer was parsed with before the
 // in-place normaliser): the reference the fast path must agree with.
@@ -63,11 +63,25 @@ describe('normaliseStatusNumbers', () => {
     fc.assert(
       fc.property(fc.array(fc.oneof({ weight: 19, arbitrary: record }, { weight: 1, arbitrary: anyValue }), { maxLength: 5 }), (list) => {
         const json = JSON.stringify(list)
-        const expected = reference.parse(JSON.parse(json))
+        const parsed = reference.parse(JSON.parse(json))
+        const expected =
+          parsed.length && parsed.every((r) => typeof r.number === 'string') ? sortNumbersAsWritten(parsed as { number: string }[]) : parsed
         expect(normaliseStatusNumbers(JSON.parse(json) as unknown[])).toEqual(expected)
       }),
       { numRuns: 3000 },
     )
+  })
+
+  it('lists numbers as they are written: a number stored with 10 digits among the others of its area code', () => {
+    const list = ['18004840451', '2129073885', '12125550100', '18889242759', '5126796598', '12139550100'].map((number) => ({ number }))
+    expect(normaliseStatusNumbers(list).map((r) => r.number)).toEqual([
+      '12125550100',
+      '2129073885',
+      '12139550100',
+      '5126796598',
+      '18004840451',
+      '18889242759',
+    ])
   })
 
   it('keeps a well-formed record as it is, extra fields and all', () => {

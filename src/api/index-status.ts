@@ -2,6 +2,7 @@ import { queryOptions, useQuery } from '@tanstack/react-query'
 import { useMemo } from 'react'
 import * as z from 'zod/mini'
 import { INDEX_PATHS, type NumberIndexStatus as WireNumberIndexStatus, type SearchParams } from '../../contract/index-api'
+import { toE164 } from '../lib/phone'
 import { getJson, optText, parseWire } from './client'
 
 /**
@@ -102,7 +103,20 @@ export function normaliseStatusNumbers(list: unknown[]): NumberIndexStatus[] {
     const p = r.progress
     r.progress = isRecord(p) && isNumber(p.done) && isNumber(p.total) ? { done: p.done, total: p.total } : null
   }
-  return list as NumberIndexStatus[]
+  return sortNumbersAsWritten(list as NumberIndexStatus[])
+}
+
+/**
+ * In the order people read them: by the number as written ((212) 907-3885 among the 212s), not
+ * by the stored text, where a number the account lists with 10 digits sorts after every 1….
+ */
+export function sortNumbersAsWritten<T extends { number: string }>(list: T[]): T[] {
+  const order = (n: string) => toE164(n) ?? n
+  return list.sort((a, b) => {
+    const x = order(a.number)
+    const y = order(b.number)
+    return x < y ? -1 : x > y ? 1 : a.number < b.number ? -1 : a.number > b.number ? 1 : 0
+  })
 }
 
 export function parseStatus(json: unknown) {

@@ -132,6 +132,28 @@ describe.each(ENGINES)('access log on %s', (engine) => {
     expect((await verifyLog(db)).problem).toMatchObject({ seq: '5', kind: 'missing' })
   }, 60_000)
 
+  test('a forged retention checkpoint does not hide the removal of the log’s start', async () => {
+    const db = await engines.open(engine)
+    await appendEntries(
+      db,
+      Array.from({ length: 6 }, (_, i) => entry({ actor: `u${i + 1}` })),
+    )
+    const four = await db.query<{ hash: string }>('SELECT hash FROM access_log WHERE seq = 4')
+    // With database access: entries 1–4 deleted, and a "checkpoint" put in at seq 4 claiming the
+    // purge removed them, its own hashes junk (the walk skips a row at or below prunedThrough).
+    await db.query('ALTER TABLE access_log DISABLE TRIGGER access_log_append_only')
+    await db.query('DELETE FROM access_log WHERE seq <= 4')
+    await db.query(
+      `INSERT INTO access_log (at, actor, via, address, action, number, party, details, seq, prev_hash, hash)
+       VALUES (now(), 'system', 'system', '', 'log.checkpoint', NULL, NULL, $1::jsonb, 4, 'x', 'x')`,
+      [JSON.stringify({ prunedThrough: 4, prunedHash: four.rows[0]!.hash })],
+    )
+    const verdict = await verifyLog(db)
+    expect(verdict.intact).toBe(false)
+    expect(verdict.problem).toMatchObject({ seq: '4', kind: 'changed' })
+    expect(verdict.message).toMatch(/not a verified link of the chain/)
+  }, 60_000)
+
   test('entries appended while the chain is verified are no break; an entry written past the head is one', async () => {
     const db = await engines.open(engine)
     await appendEntries(db, [entry({ actor: 'u1' }), entry({ actor: 'u2' }), entry({ actor: 'u3' })])

@@ -583,8 +583,8 @@ export async function verifyLog(db: Queryable): Promise<LogVerdict> {
       null,
       0,
     )
-  const cp = await db.query<{ details: Record<string, unknown> | string }>(
-    `SELECT details FROM access_log WHERE action = $1 AND via = 'system' ORDER BY seq DESC LIMIT 1`,
+  const cp = await db.query<{ seq: string | number; details: Record<string, unknown> | string }>(
+    `SELECT seq, details FROM access_log WHERE action = $1 AND via = 'system' ORDER BY seq DESC LIMIT 1`,
     [CHECKPOINT_ACTION],
   )
   const cpDetails = cp.rows[0] ? (typeof cp.rows[0].details === 'string' ? JSON.parse(cp.rows[0].details) : cp.rows[0].details) : null
@@ -632,6 +632,21 @@ export async function verifyLog(db: Queryable): Promise<LogVerdict> {
     after = BigInt(r.rows[r.rows.length - 1]!.seq!)
   }
   const last = expected - 1n
+  // The checkpoint that let the walk start past 1 must be a link of the chain it vouches for:
+  // appended after the entries it says were purged, and verified above. A row put in at or below
+  // its own "prunedThrough" is skipped by the walk, so it would vouch for itself.
+  if (pruned > 0n) {
+    const cpSeq = BigInt(cp.rows[0]!.seq)
+    if (cpSeq <= pruned || cpSeq > last)
+      return fail(
+        String(cpSeq),
+        'changed',
+        `Entry ${cpSeq} claims entries 1–${pruned} were purged, but it is not a verified link of the chain: the start of the log was removed or replaced.`,
+        checked ? firstSeq : null,
+        checked ? String(last) : null,
+        checked,
+      )
+  }
   const range = checked ? { first: firstSeq, last: String(last) } : { first: null, last: null }
   // Past the head: only entries appended since it was read. The highest one is read before the
   // head again, so a legitimate append can only raise the head above it; an entry above the head

@@ -36,15 +36,16 @@ export interface LimitRules {
    * process, and how many more may wait for a turn; past that the answer is 429 at once.
    * `perAddress`: how many of those turns (running or waiting) one client address may hold, so
    * one address sending guesses on many connections cannot fill the turns and keep everyone else,
-   * the admin included, from signing in.
+   * the admin included, from signing in. `reserved`: waiting turns only an address with no failed
+   * sign-in in the last 15 minutes may take, so guessers on many addresses cannot fill them either.
    */
-  checks: { concurrent: number; queue: number; perAddress: number }
+  checks: { concurrent: number; queue: number; perAddress: number; reserved: number }
 }
 
 export const DEFAULT_LIMITS: LimitRules = {
   pair: { free: 5, firstDelayMs: 30_000, maxDelayMs: 30 * 60_000, forgetMs: 24 * 3_600_000 },
   address: { free: 30, firstDelayMs: 5_000, maxDelayMs: 5 * 60_000, forgetMs: 3_600_000 },
-  checks: { concurrent: 2, queue: 16, perAddress: 2 },
+  checks: { concurrent: 2, queue: 16, perAddress: 2, reserved: 8 },
 }
 
 export interface Limited {
@@ -169,7 +170,7 @@ export async function purgeLimits(db: Queryable, now: number, rules: LimitRules 
  * At most `concurrent` password checks at once in this process and `queue` waiting; null when
  * both are full (the caller answers 429). The returned function gives the turn back.
  */
-export function createCheckGate(rules: LimitRules['checks']): { enter: () => Promise<() => void> | null } {
+export function createCheckGate(rules: LimitRules['checks']): { enter: (failing?: boolean) => Promise<() => void> | null } {
   let running = 0
   const waiting: (() => void)[] = []
   const leave = () => {
@@ -186,12 +187,13 @@ export function createCheckGate(rules: LimitRules['checks']): { enter: () => Pro
     }
   }
   return {
-    enter: () => {
+    /** `failing`: the address failed a sign-in lately; it may not take the reserved waiting turns. */
+    enter: (failing = false) => {
       if (running < rules.concurrent) {
         running++
         return Promise.resolve(once())
       }
-      if (waiting.length >= rules.queue) return null
+      if (waiting.length >= rules.queue - (failing ? rules.reserved : 0)) return null
       return new Promise((ok) => waiting.push(() => ok(once())))
     },
   }

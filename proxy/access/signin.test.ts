@@ -16,7 +16,7 @@ const SEC = 1000
 /** Behind a trusted proxy, so each test can speak from several client addresses. */
 const PROXIED = { ACCESS: 'password', TRUST_PROXY: '1', TRUSTED_PROXIES: '127.0.0.1' }
 /** A queue long enough that a race reaches the database limit rather than the concurrency bound. */
-const RACE_LIMITS: LimitRules = { ...DEFAULT_LIMITS, checks: { concurrent: 4, queue: 100, perAddress: 100 } }
+const RACE_LIMITS: LimitRules = { ...DEFAULT_LIMITS, checks: { concurrent: 4, queue: 100, perAddress: 100, reserved: 0 } }
 
 const signIn = (s: Stack, name: string, password: string, from?: string) =>
   call(s.port, 'POST', '/api/auth/signin', { json: { name, password }, headers: from ? { 'x-forwarded-for': from } : {} })
@@ -132,7 +132,7 @@ describe.each(ENGINES)('sign-in limits on $name', (engine) => {
 
   test('password checks beyond the concurrency bound and its queue get 429 with Retry-After at once', async () => {
     await addUser(db, { name: 'slow', role: 'viewer', password: PASSWORD }, { scrypt: DEFAULT_SCRYPT })
-    const s = await open(PROXIED, { ...DEFAULT_LIMITS, checks: { concurrent: 1, queue: 1, perAddress: 1 } })
+    const s = await open(PROXIED, { ...DEFAULT_LIMITS, checks: { concurrent: 1, queue: 1, perAddress: 1, reserved: 0 } })
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => signIn(s, 'slow', PASSWORD, `192.0.2.${i + 1}`)))
     const overflow = answers.filter((a) => a.status === 429)
     expect(overflow.length).toBeGreaterThan(0)
@@ -147,7 +147,7 @@ describe.each(ENGINES)('sign-in limits on $name', (engine) => {
   test('one address guessing on many connections cannot take every turn: a user elsewhere still signs in', async () => {
     await addUser(db, { name: 'slow', role: 'viewer', password: PASSWORD }, { scrypt: DEFAULT_SCRYPT })
     // Room for three checks at once (one running, two waiting), one per address.
-    const s = await open(PROXIED, { ...DEFAULT_LIMITS, checks: { concurrent: 1, queue: 2, perAddress: 1 } })
+    const s = await open(PROXIED, { ...DEFAULT_LIMITS, checks: { concurrent: 1, queue: 2, perAddress: 1, reserved: 0 } })
     const flood = Promise.all(Array.from({ length: 12 }, (_, i) => signIn(s, 'slow', `guess ${i}`, '198.51.100.1')))
     await new Promise((r) => setTimeout(r, 20))
     const user = await signIn(s, 'slow', PASSWORD, '198.51.100.2')
@@ -158,6 +158,21 @@ describe.each(ENGINES)('sign-in limits on $name', (engine) => {
     expect(refused.length).toBeGreaterThanOrEqual(10)
     for (const a of refused)
       expect(a.json().error?.message).toBe('Another sign-in from your address is being checked; try again in a second.')
+  }, 60_000)
+
+  test('guessers on many addresses cannot take the turns kept for addresses that have not failed: a user elsewhere still signs in', async () => {
+    await addUser(db, { name: 'slow', role: 'viewer', password: PASSWORD }, { scrypt: DEFAULT_SCRYPT })
+    // One running, four waiting, two of those only for addresses with no recent failure.
+    const s = await open(PROXIED, { ...DEFAULT_LIMITS, checks: { concurrent: 1, queue: 4, perAddress: 2, reserved: 2 } })
+    const guessers = Array.from({ length: 8 }, (_, i) => `198.51.100.${i + 10}`)
+    // Each guesser has failed once already.
+    for (const from of guessers) expect((await signIn(s, 'slow', 'first guess', from)).status).toBe(401)
+    const flood = Promise.all(guessers.flatMap((from) => [1, 2].map((k) => signIn(s, 'slow', `guess ${k}`, from))))
+    await new Promise((r) => setTimeout(r, 20))
+    const user = await signIn(s, 'slow', PASSWORD, '198.51.100.99')
+    const guesses = await flood
+    expect(user.status).toBe(200)
+    expect(guesses.filter((a) => a.status === 429).length).toBeGreaterThan(0)
   }, 60_000)
 
   test('a NUL in the name is a failed sign-in like any other: 401, counted, and logged', async () => {

@@ -46,6 +46,16 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
   const gate = createCheckGate(d.limits.checks)
   /** Turns (running or waiting) each client address holds now. */
   const held = new Map<string, number>()
+  /** Addresses with a failed sign-in lately (address key → when), oldest first; bounded. */
+  const failedLately = new Map<string, number>()
+  const FAILING_FOR_MS = 15 * 60_000
+  const noteOutcome = (from: string, failed: boolean) => {
+    failedLately.delete(from)
+    if (!failed) return
+    failedLately.set(from, d.now())
+    if (failedLately.size > 10_000) failedLately.delete(failedLately.keys().next().value!)
+  }
+  const failing = (from: string) => d.now() - (failedLately.get(from) ?? -Infinity) < FAILING_FOR_MS
 
   /** Counts the attempt, then (if admitted) checks the password: the part that holds a turn. */
   async function attempt(rawName: string, key: string, password: string, address: string) {
@@ -79,7 +89,7 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
     held.set(from, mine + 1)
     let outcome: Awaited<ReturnType<typeof attempt>>
     try {
-      const entering = gate.enter()
+      const entering = gate.enter(failing(from))
       if (!entering) return tooMany(res, 'password', 'Too many sign-ins are being checked at this moment; try again in a second.', 1000)
       const leave = await entering
       try {
@@ -92,6 +102,7 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
       if (left > 0) held.set(from, left)
       else held.delete(from)
     }
+    noteOutcome(from, 'retryAfterMs' in outcome || !outcome.ok || !outcome.user)
     if ('retryAfterMs' in outcome) return tooMany(res, outcome.scope === 'pair' ? 'name' : 'address', outcome.message, outcome.retryAfterMs)
     const { ok, user, name } = outcome
     if (!ok || !user) {

@@ -63,14 +63,17 @@ const pathOf = (rawUrl: string) => rawUrl.split('?')[0] ?? '/'
 const isApi = (path: string) => path === '/api' || path.startsWith('/api/')
 
 /** Errors a room's code raises that have one meaning everywhere. */
-function asProxyError(err: unknown): ProxyError | undefined {
+function asProxyError(err: unknown, path: string): ProxyError | undefined {
   if (err instanceof ProxyError) return err
   const code = (err as { code?: unknown } | null)?.code
-  // 57014: statement timeout: the query was too broad for the bound every query carries.
+  // 57014: statement timeout, or a read that waited its bound for the database (PGlite's queue):
+  // advice to narrow a search only where there is a search to narrow.
   if (code === '57014')
     return new ProxyError(503, {
       kind: 'timeout',
-      message: 'The search took too long and was stopped. Narrow it (a longer text, a number or a date range) and try again.',
+      message: path.startsWith('/api/index/search')
+        ? 'The search took too long and was stopped. Narrow it (a longer text, a number or a date range) and try again.'
+        : 'The message index took too long to answer (it may be busy with a sync) and the request was stopped. Try again in a moment.',
     })
   return undefined
 }
@@ -296,7 +299,7 @@ type Fail = (req: IncomingMessage, res: ServerResponse, err: unknown) => void
 function errorBoundary(log: AppDeps['log'], logFailure: (line: string) => void): { fail: Fail; notes: WeakMap<ServerResponse, string> } {
   const notes = new WeakMap<ServerResponse, string>()
   const fail: Fail = (req, res, err) => {
-    const known = asProxyError(err) ?? fromFramework(err)
+    const known = asProxyError(err, pathOf(req.url ?? '/')) ?? fromFramework(err)
     if (known) {
       if (known.body.cause) notes.set(res, `${known.body.kind}: ${known.body.cause}`)
       if (res.headersSent) return res.destroy()

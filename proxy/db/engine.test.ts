@@ -547,6 +547,11 @@ describe('PostgreSQL bounds', () => {
         expect(took).toBeLessThan(5_000)
         // Meanwhile the server answers what does not need the held table.
         expect((await fetch(`${served.url}/api/meta`)).status).toBe(200)
+        // A read that is no search is not told to narrow one.
+        const status = await fetch(`${served.url}/api/index/status`)
+        expect(status.status).toBe(503)
+        const said = (await status.json()) as { error: { kind: string; message: string } }
+        expect(said.error.message).toMatch(/^The message index took too long to answer/)
       } finally {
         release()
         await holding

@@ -6,7 +6,9 @@
  */
 
 const PLAIN_NUMBER = /^[+-]?\d+(?:\.\d+)?$/
-const FORMULA_LINE = /^[\s]*[=+\-@\t\r]|^[\t\r]/
+// The formula characters, and their full-width forms (＝ ＋ － ＠), which some spreadsheets fold
+// to ASCII on input: guarded whether or not the one opening the file does.
+const FORMULA_LINE = /^[\s]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]|^[\t\r]/
 
 export const BOM = '\uFEFF'
 

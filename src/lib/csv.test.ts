@@ -27,6 +27,11 @@ describe('formula injection (OWASP CSV injection)', () => {
     ['\r=1', "'\r'=1"],
     [' =1', "' =1"],
     ['=HYPERLINK("http://evil","x")', '\'=HYPERLINK("http://evil","x")'],
+    ['＝1+1', "'＝1+1"],
+    ['＋1+1', "'＋1+1"],
+    ['－2+3', "'－2+3"],
+    ['＠SUM(A1)', "'＠SUM(A1)"],
+    ['\u3000＝1', "'\u3000＝1"],
   ])('neutralises %j', (input, expected) => {
     expect(neutralise(input)).toBe(expected)
   })

@@ -3,20 +3,11 @@ import { cleanup, render, screen } from '@testing-library/react'
 import { afterEach, expect, test } from 'vitest'
 import { parseStatus } from '../../api/index-status'
 import { IndexSummary } from './index-summary'
-import type { IndexActions } from './use-index-actions'
+import { IDLE_ACTIONS } from './test-actions'
 
 afterEach(cleanup)
 
-const actions: IndexActions = {
-  busy: false,
-  error: null,
-  notice: '',
-  confirming: null,
-  setConfirming: () => undefined,
-  indexAll: () => Promise.resolve(),
-  syncOne: () => Promise.resolve(),
-  forget: () => Promise.resolve(),
-}
+const actions = IDLE_ACTIONS
 
 const line = (complete: number, syncing: number) => {
   const status = parseStatus({

@@ -4,20 +4,11 @@ import { afterEach, expect, test } from 'vitest'
 import { parseStatus } from '../../api/index-status'
 import { formatPhone } from '../../lib/phone'
 import { IndexedNumbersTable } from './indexed-numbers-table'
-import type { IndexActions } from './use-index-actions'
+import { IDLE_ACTIONS } from './test-actions'
 
 afterEach(cleanup)
 
-const actions: IndexActions = {
-  busy: false,
-  error: null,
-  notice: '',
-  confirming: null,
-  setConfirming: () => undefined,
-  indexAll: () => Promise.resolve(),
-  syncOne: () => Promise.resolve(),
-  forget: () => Promise.resolve(),
-}
+const actions = IDLE_ACTIONS
 
 const base = { state: 'idle', indexed: 36, upstreamTotal: 36, lastSyncedAt: '2026-11-22T07:10:51Z' }
 const FINE = '18323232323'

@@ -129,6 +129,11 @@ describe('client address and cookies', () => {
     expect(clientAddress(reqFrom('::ffff:10.0.0.1', { 'x-forwarded-for': '6.6.6.6, 203.0.113.9, 10.0.0.2' }), cfg)).toBe('203.0.113.9')
     expect(clientAddress(reqFrom('198.51.100.7', { 'x-forwarded-for': '203.0.113.9' }), cfg)).toBe('198.51.100.7')
     expect(clientAddress(reqFrom('10.0.0.1', { 'x-forwarded-for': 'garbage' }), cfg)).toBe('10.0.0.1')
+    // a proxy that writes the client's port: each client keeps its own address, not the proxy's
+    expect(clientAddress(reqFrom('10.0.0.1', { 'x-forwarded-for': '203.0.113.9:51234' }), cfg)).toBe('203.0.113.9')
+    expect(clientAddress(reqFrom('10.0.0.1', { 'x-forwarded-for': '[2001:DB8::7]:443' }), cfg)).toBe('2001:db8::7')
+    expect(clientAddress(reqFrom('10.0.0.1', { 'x-forwarded-for': '198.51.100.3:80, 10.0.0.2:9000' }), cfg)).toBe('198.51.100.3')
+    expect(clientAddress(reqFrom('10.0.0.1', { 'x-forwarded-for': '198.51.100.3:99999' }), cfg)).toBe('10.0.0.1')
     const noTrust = accessConfigFrom({ ACCESS: 'password', TRUSTED_PROXIES: '10.0.0.1' })
     expect(clientAddress(reqFrom('10.0.0.1', { 'x-forwarded-for': '203.0.113.9' }), noTrust)).toBe('10.0.0.1')
   })

@@ -176,7 +176,10 @@ export function ForAdmins({ access, what }: { access: Access; what: string }) {
       </h1>
       <p className="mt-2">
         You are signed in as a viewer, so this page is not open to you. An admin of your team can open it, or make you an admin.{' '}
-        <Link to="/">Go to the numbers list</Link>.
+        <Link to="/" className="text-blue-800 underline">
+          Go to the numbers list
+        </Link>
+        .
       </p>
     </section>
   )
@@ -187,7 +190,11 @@ export function NotFound() {
     <section>
       <h1 className="text-xl font-semibold">Page not found</h1>
       <p className="mt-2">
-        There is nothing at this address. <Link to="/">Go to the numbers list</Link>.
+        There is nothing at this address.{' '}
+        <Link to="/" className="text-blue-800 underline">
+          Go to the numbers list
+        </Link>
+        , or pick a page above.
       </p>
     </section>
   )

@@ -41,6 +41,13 @@ describe('the route tree', () => {
     if (page !== null) expect(leaf(router).routeId).toBe(PAGES[page].path)
   })
 
+  it.each(['/desk', '/desk/'])("%s, typed, opens the desk's first page", async (url) => {
+    const router = await at(url)
+    expect(matchPage(url)).toBeNull()
+    expect(leaf(router).routeId).toBe(PAGES['opt-outs'].path)
+    expect(router.state.location.pathname).toBe('/desk/opt-outs')
+  })
+
   it('reads each query field by its schema, a bad one falling back on its own', async () => {
     const router = await at('/numbers/18323232323?tid=ABC&page=abc&size=7000&view=nope&dir=inbound&mark=12&asked=1001-1500')
     expect(leaf(router).search).toMatchObject({ tid: 'ABC', page: 1, size: 1000, view: 'log', dir: 'inbound', mark: 12, tz: 'local' })

@@ -3,6 +3,7 @@ import {
   createRoute,
   createRouter,
   lazyRouteComponent,
+  redirect,
   useRouter,
   type AsyncRouteComponent,
   type ErrorComponentProps,
@@ -300,6 +301,16 @@ const segmentsRoute = createRoute({
   errorComponent: failed('segments'),
 })
 
+/** `/desk` (the navigation's "Desk", typed): its first page. Not a page of its own, so not in contract/pages.ts. */
+const deskRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/desk',
+  beforeLoad: () => {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router's redirect is thrown, not an Error
+    throw redirect({ to: PAGES['opt-outs'].path, replace: true })
+  },
+})
+
 export const routeTree = rootRoute.addChildren([
   numbersRoute,
   historyRoute,
@@ -316,6 +327,7 @@ export const routeTree = rootRoute.addChildren([
   customerRoute,
   quietHoursRoute,
   segmentsRoute,
+  deskRoute,
 ])
 
 /** The router over the tree; tests pass a memory history. */

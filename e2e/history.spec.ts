@@ -300,6 +300,15 @@ test.describe('message history', () => {
     await expect.poll(async () => (await rowTexts(page, /Messages/, 0))[0]).toBe('2,301')
   })
 
+  test('a wrong tid says the account has no such number and offers no next page', async ({ page }) => {
+    await page.goto(`/numbers/${NUMBERS.big.number}?tid=WRONG`)
+    await expect(page.getByRole('alert')).toContainText('no such number')
+    await expect(rangeText(page)).toHaveText('Not loaded: see the error')
+    for (const name of ['First page', 'Previous page', 'Next page', 'Last page'])
+      await expect(page.getByRole('button', { name, exact: true })).toBeDisabled()
+    await expect(page.locator('dl div').filter({ hasText: 'Total messages' }).locator('dd')).toHaveText('—')
+  })
+
   test('a link past the last page lands on the last page and says so', async ({ page }) => {
     await page.goto(historyUrl(NUMBERS.big, 'page=99999'))
     await expect(rangeText(page)).toHaveText('2,301–2,345 of 2,345')

@@ -3,8 +3,20 @@ import { formatCount } from '../../lib/count'
 import { exactUtc, formatDate, parseApiDate, type Zone } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 
-/** The number's facts from the history envelope; dates formatted like every other date. */
-export function Envelope({ page, number, tid, zone }: { page: HistoryPage | undefined; number: string; tid: string; zone: Zone }) {
+/** The number's facts from the history envelope; dates formatted like every other date. `failed`: no answer is coming (no "…"). */
+export function Envelope({
+  page,
+  number,
+  tid,
+  zone,
+  failed = false,
+}: {
+  page: HistoryPage | undefined
+  number: string
+  tid: string
+  zone: Zone
+  failed?: boolean
+}) {
   const created = parseApiDate(page?.createdDate)
   const recent = parseApiDate(page?.mostRecentDate)
   const dash = (v: string | null | undefined) => (v === null || v === undefined || v === '' ? '—' : v)
@@ -27,7 +39,7 @@ export function Envelope({ page, number, tid, zone }: { page: HistoryPage | unde
       </div>
       <div>
         <dt className="text-slate-700">Total messages</dt>
-        <dd className="tabular-nums">{page ? formatCount(page.total) : '…'}</dd>
+        <dd className="tabular-nums">{page ? formatCount(page.total) : failed ? '—' : '…'}</dd>
       </div>
       <div>
         <dt className="text-slate-700">Created</dt>

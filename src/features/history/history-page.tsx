@@ -72,7 +72,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
           History of {formatted}
         </h1>
         <PhoneFold summary={`Number details${shown ? ` · ${formatCount(shown.total)} messages` : ''}`}>
-          <Envelope page={shown} number={number} tid={tid} zone={zone} />
+          <Envelope page={shown} number={number} tid={tid} zone={zone} failed={result.isError && !result.isFetching} />
         </PhoneFold>
         <PastEndNotice past={search.past} total={total} size={size} />
         <DriftNotice drifted={h.drifted} onNewest={h.goNewest} />

@@ -90,7 +90,8 @@ export function Pager({
             onClick={() => {
               onPage(page + 1)
             }}
-            disabled={pages !== null && page >= pages}
+            // Failed with no total: nothing says a next page exists (a wrong tid would only fail again).
+            disabled={pages === null ? failed : page >= pages}
             aria-label="Next page"
           >
             ›

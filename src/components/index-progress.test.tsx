@@ -45,6 +45,9 @@ describe('the header indicator', () => {
     expect(container.innerHTML).toBe('')
     rerender(<IndexingIndicator progress={null} />)
     expect(container.innerHTML).toBe('')
+    // every number done while the periodic catch-up runs: nothing is left to index
+    rerender(<IndexingIndicator progress={{ ...running, numbersDone: 60 }} />)
+    expect(container.innerHTML).toBe('')
     expect(screen.queryByRole('progressbar')).toBeNull()
   })
 })
@@ -80,6 +83,13 @@ describe("the Index page's overall progress", () => {
     expect(screen.getByRole('region', { name: 'The whole account is indexed' })).toBeTruthy()
     expect(screen.queryByRole('progressbar')).toBeNull()
     expect(figure('Messages indexed')).toBe('160,000')
+    expect(figure('Time left')).toBe('none')
+  })
+
+  it('says a fully indexed account is only being looked over for new messages, with no bar', () => {
+    render(<OverallProgress progress={{ ...running, numbersDone: 60, messages: 160_000, secondsLeft: null }} />)
+    expect(screen.getByRole('region', { name: 'The whole account is indexed; looking for new messages' })).toBeTruthy()
+    expect(screen.queryByRole('progressbar')).toBeNull()
     expect(figure('Time left')).toBe('none')
   })
 

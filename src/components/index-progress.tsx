@@ -12,13 +12,20 @@ export function numberPercent(p: IndexProgress): number | null {
   return Math.min(100, Math.floor((p.numbersDone / p.numbersTotal) * 100))
 }
 
+/** Every number done, and syncs running all the same: the periodic look for new messages, not indexing. */
+function onlyCatchingUp(p: IndexProgress): boolean {
+  return p.running && p.numbersTotal > 0 && p.numbersDone >= p.numbersTotal
+}
+
 /**
  * The header's sign that the account is being indexed: "Indexing 12/60" (numbers done of the
  * account's), a small bar of the same, and a link to the Index page for the rest.
- * Nothing at all when no sync runs, so a finished index leaves the header as it was.
+ * Nothing at all when no sync runs, so a finished index leaves the header as it was; nothing
+ * either while a fully indexed account is only looked over for new messages ("Indexing 60/60"
+ * for a few seconds after every start said there was work left when there was none).
  */
 export function IndexingIndicator({ progress }: { progress: IndexProgress | null | undefined }) {
-  if (!progress?.running) return null
+  if (!progress?.running || onlyCatchingUp(progress)) return null
   const pct = numberPercent(progress)
   return (
     <span className="flex items-center gap-2 text-sm whitespace-nowrap print:hidden">
@@ -50,13 +57,21 @@ export function IndexingIndicator({ progress }: { progress: IndexProgress | null
 export function OverallProgress({ progress }: { progress: IndexProgress }) {
   const pct = numberPercent(progress)
   const finished = !progress.running && progress.numbersTotal > 0 && progress.numbersDone >= progress.numbersTotal
+  const catchingUp = onlyCatchingUp(progress)
+  const indexing = progress.running && !catchingUp
   const rate = progress.ratePerSecond
   return (
     <section aria-labelledby="overall-progress-heading" className="mt-3 rounded border border-slate-200 bg-white p-3 text-sm">
       <h2 id="overall-progress-heading" className="font-semibold">
-        {progress.running ? 'Indexing the account' : finished ? 'The whole account is indexed' : 'Indexing is not running'}
+        {catchingUp
+          ? 'The whole account is indexed; looking for new messages'
+          : progress.running
+            ? 'Indexing the account'
+            : finished
+              ? 'The whole account is indexed'
+              : 'Indexing is not running'}
       </h2>
-      {progress.running ? (
+      {indexing ? (
         <progress className="mt-2 w-full max-w-xl" aria-label="Numbers of the account indexed" max={100} value={pct ?? undefined}>
           {pct === null ? 'Starting' : `${pct}%`}
         </progress>
@@ -77,7 +92,7 @@ export function OverallProgress({ progress }: { progress: IndexProgress }) {
         </dd>
         <dt className="text-slate-700">Time left</dt>
         <dd className="tabular-nums">
-          {finished
+          {finished || catchingUp
             ? 'none'
             : progress.secondsLeft !== null
               ? formatDuration(progress.secondsLeft)
@@ -86,7 +101,7 @@ export function OverallProgress({ progress }: { progress: IndexProgress }) {
                 : 'not known: no sync is running'}
         </dd>
       </dl>
-      {progress.running ? (
+      {indexing ? (
         <p className="mt-2 text-xs text-slate-700">
           Totals grow as each number is first read from the provider, so the time left can rise before it falls.
         </p>

@@ -79,6 +79,11 @@ test.describe('printing', () => {
     // Media as file names and links.
     expect(text).toMatch(/[\w-]+\.(png|jpg|gif|vcf|pdf|mp4)\b/)
     for (const c of CONTROLS) expect(text, `"${c}" printed`).not.toContain(c)
+    // Each sheet of the table repeats its whole header row, sortable columns' titles too (they are buttons on screen).
+    const sheets = text.split('\f').filter((t) => /\b(Inbound|Outbound)\b/.test(t))
+    expect(sheets.length).toBeGreaterThan(1)
+    for (const [i, sheet] of sheets.entries())
+      expect(sheet, `the header row on sheet ${i + 1}`).toMatch(/Date\s+Direction\s+Other party\s+Message\s+Status/)
   })
 
   test('every printed date is whole on this machine’s fonts, in local time and in UTC (the longest form)', async ({ page }) => {

@@ -195,16 +195,20 @@ function HeaderCell<TData extends RowData>({ header, title }: { header: Header<F
       aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : canSort ? 'none' : undefined}
     >
       {canSort ? (
-        <button
-          type="button"
-          className="inline-flex min-h-6 items-center gap-1 rounded hover:underline"
-          onClick={header.column.getToggleSortingHandler()}
-        >
-          {title}
-          <span aria-hidden="true" className="text-slate-600 print:hidden">
-            {sorted === 'asc' ? '▲' : sorted === 'desc' ? '▼' : '↕'}
-          </span>
-        </button>
+        <>
+          <button
+            type="button"
+            className="inline-flex min-h-6 items-center gap-1 rounded hover:underline print:hidden"
+            onClick={header.column.getToggleSortingHandler()}
+          >
+            {title}
+            <span aria-hidden="true" className="text-slate-600">
+              {sorted === 'asc' ? '▲' : sorted === 'desc' ? '▼' : '↕'}
+            </span>
+          </button>
+          {/* Chromium paints no button in a header row it repeats on a printed page's top: paper gets the title as text. */}
+          <span className="hidden print:inline">{title}</span>
+        </>
       ) : (
         title
       )}

@@ -217,12 +217,21 @@ test('at phone width the views wrap under the header, and a private view is save
   await page.setViewportSize({ width: 390, height: 844 })
   await signIn(page, VIC)
   await page.goto(`${BASE}/search?numbers=${DOZENS.number}&dir=inbound`)
-  await page.getByRole('button', { name: 'Save view' }).click()
+  const saveView = page.getByRole('button', { name: 'Save view' })
+  await saveView.click()
   const form = page.getByRole('form', { name: 'Save this search as a view' })
-  await form.getByLabel('Name').fill('Inbound today')
+  // The form takes focus at its Name; Escape closes it and gives focus back to Save view.
+  await expect(form.getByLabel('Name')).toBeFocused()
+  await page.keyboard.press('Escape')
+  await expect(form).toHaveCount(0)
+  await expect(saveView).toBeFocused()
+  await page.keyboard.press('Enter')
+  await page.keyboard.type('Inbound today')
   await form.getByLabel('Dates').selectOption({ label: 'Today' })
-  await form.getByRole('button', { name: 'Save' }).click()
+  await form.getByLabel('Name').press('Enter')
   await expect(page.getByRole('status').filter({ hasText: 'Saved "Inbound today". It is listed under Saved views.' })).toBeVisible()
+  // Saved, the form closes and focus is back on the button, not lost to the page's body.
+  await expect(saveView).toBeFocused()
   const link = page.getByRole('navigation', { name: 'Saved views' }).getByRole('link', { name: /^Inbound today/ })
   // The views sit under the header, above the form just used (scrolled past on a phone): once
   // scrolled to, the link is wholly on screen, not pushed off to the side.

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query'
-import { useId, useState, type SubmitEvent } from 'react'
+import { useId, useRef, useState, type SubmitEvent } from 'react'
 import { RANGE_LABELS, RELATIVE_RANGES, VIEW_NAME_MAX, type RelativeRange } from '../../../contract/saved-views'
 import { toApiError } from '../../api/errors'
 import { createView, VIEWS_KEY } from '../../api/views'
@@ -37,6 +37,12 @@ export function SaveView({ search }: { search: SearchSearch }) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<{ field: string | null; message: string } | null>(null)
   const [saved, setSaved] = useState<string | null>(null)
+  // The form closes on saving and on Escape: focus goes back to the button that opened it, not to the page's body.
+  const opener = useRef<HTMLButtonElement>(null)
+  const close = () => {
+    setOpen(false)
+    opener.current?.focus()
+  }
   const fixedDays = search.from || search.to ? `${search.from || 'the start'} to ${search.to || 'today'}` : 'any date'
 
   async function submit(e: SubmitEvent) {
@@ -47,7 +53,7 @@ export function SaveView({ search }: { search: SearchSearch }) {
       const range = dates === 'fixed' ? null : dates
       const view = await createView({ name, shared, query: viewQuery(search, range), range })
       setSaved(`Saved "${view.name}"${view.shared ? ', shared with the team' : ''}. It is listed under Saved views.`)
-      setOpen(false)
+      close()
       setName('')
       void client.invalidateQueries({ queryKey: VIEWS_KEY })
     } catch (err) {
@@ -62,6 +68,7 @@ export function SaveView({ search }: { search: SearchSearch }) {
     <div className="mt-2 print:hidden">
       <div className="flex flex-wrap items-center gap-3">
         <button
+          ref={opener}
           type="button"
           className="btn"
           aria-expanded={open}
@@ -83,10 +90,17 @@ export function SaveView({ search }: { search: SearchSearch }) {
           aria-label="Save this search as a view"
           className="mt-2 flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-3 text-sm"
           onSubmit={(e) => void submit(e)}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') {
+              e.preventDefault()
+              close()
+            }
+          }}
         >
           <label className="flex flex-col">
             Name
             <input
+              autoFocus
               className="input w-64 max-w-full"
               value={name}
               maxLength={VIEW_NAME_MAX}

@@ -92,6 +92,28 @@ test.describe('charts', () => {
     await expect(page.getByRole('table', { name: /Messages per day and failure rate for all numbers/ }).locator('tbody tr')).toHaveCount(90)
     expect(await axeViolations(page)).toEqual([])
   })
+
+  test('at phone width the figures fit: short column titles on screen, the full ones for a screen reader', async ({ page }) => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`/charts?number=${NUMBERS.big.number}`)
+    const table = page.getByRole('table', { name: /Messages per day and failure rate/ })
+    await expect(table.locator('tbody tr')).toHaveCount(90)
+    for (const name of ['Day', 'Inbound', 'Outbound', 'Failed', 'Failure rate'])
+      await expect(table.getByRole('columnheader', { name, exact: true })).toBeVisible()
+    const region = page.getByRole('region', { name: 'Chart figures, scrollable' })
+    // No column behind a sideways scroll ("Failure rate" was cut at the right edge).
+    expect(await region.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0)
+    await expect(table.locator('tbody tr').first().locator('th')).toHaveText(/^\d{4}-\d{2}-\d{2}$/)
+    expect(
+      await table
+        .locator('tbody tr')
+        .first()
+        .locator('th')
+        .evaluate((el) => el.getBoundingClientRect().height),
+    ).toBeLessThan(30)
+  })
 })
 
 test.describe('chart colours', () => {

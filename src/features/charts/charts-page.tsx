@@ -192,6 +192,18 @@ export function daySearch(
   return { from, to, tz: zone, numbers: number ? [number] : null, status: failedOnly ? 'error' : null }
 }
 
+/** A column's title, shortened on a phone so the figures fit its width; a screen reader hears the full one. */
+function Narrow({ full, short }: { full: string; short: string }) {
+  return (
+    <>
+      <span aria-hidden="true" className="sm:hidden print:hidden">
+        {short}
+      </span>
+      <span className="max-sm:sr-only print:not-sr-only">{full}</span>
+    </>
+  )
+}
+
 function FiguresTable({
   series,
   unit,
@@ -224,27 +236,27 @@ function FiguresTable({
           </caption>
           <thead className="sticky top-0 bg-slate-100">
             <tr>
-              <th scope="col" className="px-2 py-1 text-left">
+              <th scope="col" className="px-1.5 py-1 sm:px-2 text-left">
                 {unit === 'day' ? 'Day' : 'Week from'}
               </th>
-              <th scope="col" className="px-2 py-1 text-right">
-                Inbound
+              <th scope="col" className="px-1.5 py-1 sm:px-2 text-right">
+                <Narrow full="Inbound" short="In" />
               </th>
-              <th scope="col" className="px-2 py-1 text-right">
-                Outbound
+              <th scope="col" className="px-1.5 py-1 sm:px-2 text-right">
+                <Narrow full="Outbound" short="Out" />
               </th>
-              <th scope="col" className="px-2 py-1 text-right">
+              <th scope="col" className="px-1.5 py-1 sm:px-2 text-right">
                 Failed
               </th>
-              <th scope="col" className="px-2 py-1 text-right">
-                Failure rate
+              <th scope="col" className="px-1.5 py-1 sm:px-2 text-right">
+                <Narrow full="Failure rate" short="Rate" />
               </th>
             </tr>
           </thead>
           <tbody>
             {series.days.map((d, i) => (
               <tr key={d} className="border-t border-slate-200">
-                <th scope="row" className="px-2 py-1 text-left font-normal tabular-nums">
+                <th scope="row" className="px-1.5 py-1 text-left font-normal whitespace-nowrap tabular-nums sm:px-2">
                   <Link
                     to="/search"
                     search={link(i, false) ?? {}}
@@ -254,9 +266,9 @@ function FiguresTable({
                     {d}
                   </Link>
                 </th>
-                <td className="px-2 py-1 text-right tabular-nums">{formatCount(series.inbound[i] ?? 0)}</td>
-                <td className="px-2 py-1 text-right tabular-nums">{formatCount(series.outbound[i] ?? 0)}</td>
-                <td className="px-2 py-1 text-right tabular-nums">
+                <td className="px-1.5 py-1 sm:px-2 text-right tabular-nums">{formatCount(series.inbound[i] ?? 0)}</td>
+                <td className="px-1.5 py-1 sm:px-2 text-right tabular-nums">{formatCount(series.outbound[i] ?? 0)}</td>
+                <td className="px-1.5 py-1 sm:px-2 text-right tabular-nums">
                   {series.failed[i] ? (
                     <Link
                       to="/search"
@@ -270,19 +282,21 @@ function FiguresTable({
                     formatCount(series.failed[i] ?? 0)
                   )}
                 </td>
-                <td className="px-2 py-1 text-right tabular-nums">{series.failureRate[i] === null ? '—' : `${series.failureRate[i]}%`}</td>
+                <td className="px-1.5 py-1 sm:px-2 text-right tabular-nums">
+                  {series.failureRate[i] === null ? '—' : `${series.failureRate[i]}%`}
+                </td>
               </tr>
             ))}
           </tbody>
           <tfoot>
             <tr className="border-t-2 border-slate-300 font-semibold">
-              <th scope="row" className="px-2 py-1 text-left">
+              <th scope="row" className="px-1.5 py-1 sm:px-2 text-left">
                 Total
               </th>
-              <td className="px-2 py-1 text-right tabular-nums">{formatCount(totals.i)}</td>
-              <td className="px-2 py-1 text-right tabular-nums">{formatCount(totals.o)}</td>
-              <td className="px-2 py-1 text-right tabular-nums">{formatCount(totals.f)}</td>
-              <td className="px-2 py-1 text-right tabular-nums">
+              <td className="px-1.5 py-1 sm:px-2 text-right tabular-nums">{formatCount(totals.i)}</td>
+              <td className="px-1.5 py-1 sm:px-2 text-right tabular-nums">{formatCount(totals.o)}</td>
+              <td className="px-1.5 py-1 sm:px-2 text-right tabular-nums">{formatCount(totals.f)}</td>
+              <td className="px-1.5 py-1 sm:px-2 text-right tabular-nums">
                 {totals.i + totals.o > 0 ? `${Math.round((totals.f / (totals.i + totals.o)) * 1000) / 10}%` : '—'}
               </td>
             </tr>

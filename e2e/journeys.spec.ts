@@ -66,6 +66,28 @@ test.describe('date fields', () => {
     await expect(page).not.toHaveURL(/from=/)
   })
 
+  test('a link whose day is not a real one says which filter was left out, until the form rewrites the link', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&tz=utc&from=2026-13-45&dir=sideways`)
+    const note = page.getByRole('status').filter({ hasText: 'this page could not read' })
+    await expect(note).toContainText('From “2026-13-45”: not a real day written YYYY-MM-DD.')
+    await expect(note).toContainText('Direction “sideways”: neither inbound nor outbound.')
+    // The page shows what it says: every message of the number, no date or direction filter.
+    await expect(page.getByRole('status').filter({ hasText: /^2,345 matches/ })).toBeVisible()
+    // Setting the day in the form: its line goes; the direction is still left out, and said.
+    await page.getByLabel('From (day)').fill('2026-11-01')
+    await expect(page).toHaveURL(/from=2026-11-01/)
+    await expect(note).not.toContainText('From')
+    await expect(note).toContainText('Direction “sideways”')
+    // Leaving the page lets the link go: back on Search from the navigation, no note.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Charts' }).click()
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Search' }).click()
+    await expect(page.getByRole('heading', { name: 'Search all messages' })).toBeVisible()
+    await expect(page.getByText('could not read')).toHaveCount(0)
+    // Quiet hours reads its days the same way.
+    await page.goto(`/desk/quiet-hours?number=${NUMBERS.big.number}&to=2026-02-30`)
+    await expect(page.getByRole('status').filter({ hasText: 'This link had a filter' })).toContainText('To “2026-02-30”')
+  })
+
   test('a To before its From says so at the To box and asks the server nothing', async ({ page }) => {
     await page.goto(`/search?numbers=${NUMBERS.big.number}&tz=utc&q=stop`)
     await expect(page.getByRole('status').filter({ hasText: /^\d[\d,]* match/ })).toBeVisible()

@@ -7,6 +7,7 @@ import { Providers, createQueryClient } from './app/providers'
 import { createAppRouter, onDemandRoutes } from './app/routes'
 import { loadMeasuredRows } from './components/data-table/measured-engine'
 import { CARDS_QUERY } from './components/data-table/virtual-table'
+import { noteOpenedLink } from './lib/opened-link'
 import { phoneFormatting } from './lib/phone'
 import './index.css'
 
@@ -15,6 +16,8 @@ import './index.css'
 if (matchMedia(CARDS_QUERY).matches) loadMeasuredRows().catch(() => undefined)
 
 const client = createQueryClient()
+// The address as opened, before the router leaves out what it cannot read: a page says what that was.
+noteOpenedLink(window.location)
 const router = createAppRouter()
 
 /**

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { historySearch, isDay, parseSearch, parseSearchString, searchSearch, searchValidator, stringifySearch } from './route-params'
+import {
+  droppedParams,
+  historySearch,
+  isDay,
+  parseSearch,
+  parseSearchString,
+  searchSearch,
+  searchValidator,
+  stringifySearch,
+} from './route-params'
 
 describe('route params', () => {
   it('falls back field by field', () => {
@@ -33,5 +42,24 @@ describe('route params', () => {
     const fromUrl = validate(parseSearchString('?tid=ABC&page=3&asked=101-150') as never)
     expect(typed).toEqual(fromUrl)
     expect(typed).toMatchObject({ page: 3, asked: { first: 101, last: 150 }, dir: null })
+  })
+})
+
+describe('fields a link gave that could not be read', () => {
+  const keys = ['from', 'to', 'party', 'dir', 'numbers'] as const
+  it('names each one with its value as written, and only those', () => {
+    expect(droppedParams(searchSearch, '?from=2026-13-45&to=2026-02-30&dir=sideways&q=x', keys)).toEqual([
+      { key: 'from', value: '2026-13-45' },
+      { key: 'to', value: '2026-02-30' },
+      { key: 'dir', value: 'sideways' },
+    ])
+    expect(droppedParams(searchSearch, '?party=abc&numbers=,,x', keys)).toEqual([
+      { key: 'party', value: 'abc' },
+      { key: 'numbers', value: ',,x' },
+    ])
+  })
+  it('leaves alone a value read, one tidied, and one not given', () => {
+    expect(droppedParams(searchSearch, '?from=2026-02-28&party=415.555.0123&dir=inbound&to=', keys)).toEqual([])
+    expect(droppedParams(searchSearch, '', keys)).toEqual([])
   })
 })

@@ -231,6 +231,11 @@ export function stripDefaults<T extends z.ZodMiniType<Record<string, unknown>>>(
   }
 }
 
+/** A search value that means "not set": null, '' or an empty list. */
+export function isUnset(v: unknown): boolean {
+  return word(v) === undefined
+}
+
 /** The router's reading of `?a=1&b=x`: plain strings, the first value of each key (as URLSearchParams.get). */
 export function parseSearchString(searchStr: string): Record<string, string> {
   const raw: Record<string, string> = {}
@@ -248,4 +253,23 @@ export function stringifySearch(search: Record<string, unknown>): string {
 /** A query string read through a route's schema, as the router reads it (tests, and code that reads a URL it did not route). */
 export function parseSearch<T extends z.ZodMiniType>(schema: T, params: URLSearchParams): z.output<T> {
   return schema.parse(parseSearchString(params.toString()))
+}
+
+/**
+ * The fields a link gave that its schema could not read and so left out (`from=2026-13-45`,
+ * `dir=sideways`): each with the value as written, for a page to say so instead of quietly
+ * showing more than was asked for. Only `keys` are judged, and only a value that was given and
+ * read as nothing; one the schema tidied (`party=415.555.0123`) is not left out.
+ */
+export function droppedParams<T extends z.ZodMiniType<Record<string, unknown>>>(
+  schema: T,
+  searchStr: string,
+  keys: readonly (keyof z.output<T> & string)[],
+): { key: keyof z.output<T> & string; value: string }[] {
+  const raw = parseSearchString(searchStr.replace(/^\?/, ''))
+  const read = schema.parse(raw) as Record<string, unknown>
+  return keys.flatMap((key) => {
+    const value = raw[key]?.trim()
+    return value && word(read[key]) === undefined ? [{ key, value }] : []
+  })
 }

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { useMemo } from 'react'
 import { quietHoursExportUrl, quietHoursQuery, type QuietHours } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
+import { DAY_FIELDS, DroppedParams } from '../../components/dropped-params'
 import { CustomerLink } from '../../components/customer-link'
 import { DayField } from '../../components/day-field'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
@@ -10,7 +11,7 @@ import { UPlotChart } from '../../components/uplot-chart'
 import { formatCount } from '../../lib/count'
 import { dayOrderProblem, exactUtc, formatDate, type Zone } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
-import type { DeskNumberSearch } from '../../lib/route-params'
+import { deskNumberSearch, type DeskNumberSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th } from './desk-parts'
@@ -54,6 +55,7 @@ export function QuietHoursPage({ search, admin }: { search: DeskNumberSearch; ad
         />
         <ZoneToggle zone={search.tz} onChange={(tz) => setParams({ tz }, { replace: true })} />
       </div>
+      <DroppedParams schema={deskNumberSearch} fields={DAY_FIELDS} />
       <DeskIndexGate admin={admin} what="quiet-hours report">
         {rangeProblem ? (
           <EmptyState title="No day is in that range">{rangeProblem}</EmptyState>

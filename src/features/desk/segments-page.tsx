@@ -1,13 +1,14 @@
 import { useQuery } from '@tanstack/react-query'
 import { segmentsQuery, type Segments } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
+import { DAY_FIELDS, DroppedParams } from '../../components/dropped-params'
 import { DayField } from '../../components/day-field'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { dayOrderProblem } from '../../lib/dates'
 import { ExportButtons } from '../../components/export-buttons'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
-import type { DeskNumberSearch } from '../../lib/route-params'
+import { deskNumberSearch, type DeskNumberSearch } from '../../lib/route-params'
 import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th } from './desk-parts'
 import { codePointName } from '../../lib/code-points'
@@ -49,6 +50,7 @@ export function SegmentsPage({ search, admin }: { search: DeskNumberSearch; admi
           problem={rangeProblem}
         />
       </div>
+      <DroppedParams schema={deskNumberSearch} fields={DAY_FIELDS} />
       <DeskIndexGate admin={admin} what="segments report">
         {rangeProblem ? (
           <EmptyState title="No day is in that range">{rangeProblem}</EmptyState>

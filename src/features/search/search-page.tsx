@@ -1,13 +1,14 @@
 import { useMemo } from 'react'
 import type { SearchParams } from '../../../contract/index-api'
 import { useIndexStatus } from '../../api/index-api'
+import { DAY_FIELDS, DroppedParams } from '../../components/dropped-params'
 import { IndexOffAlert } from '../../components/index-off-alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
 import { MediaViewer, useMediaViewer } from '../../components/message/media-viewer'
 import { PrintHeader } from '../../components/print-header'
 import { dayOrderProblem, dayRangeInZone } from '../../lib/dates'
-import type { SearchSearch } from '../../lib/route-params'
+import { searchSearch, type SearchSearch } from '../../lib/route-params'
 import { useSetParams } from '../../lib/navigation'
 import { SearchForm } from './search-form'
 import { SearchResultsTable } from './search-results'
@@ -39,6 +40,16 @@ function describeFilters(s: SearchSearch): string[] {
   if (s.numbers.length) parts.push(`numbers ${s.numbers.join(', ')}`)
   return parts
 }
+
+/** The filters a Search link may carry, as the form names them. */
+const SEARCH_FIELDS = {
+  ...DAY_FIELDS,
+  party: { label: 'Other party', must: 'not a phone number' },
+  dir: { label: 'Direction', must: 'neither inbound nor outbound' },
+  status: { label: 'Status', must: 'none of success, error or other' },
+  media: { label: 'Media', must: 'neither yes nor no' },
+  numbers: { label: 'Numbers', must: 'no phone number in it' },
+} as const
 
 export function SearchPage({ search, canExport }: { search: SearchSearch; canExport: boolean | null }) {
   const setParams = useSetParams('/search')
@@ -78,6 +89,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
           Search all messages
         </h1>
         <SearchForm search={search} numbers={index.status?.numbers ?? []} setParams={setParams} />
+        <DroppedParams schema={searchSearch} fields={SEARCH_FIELDS} />
         <SaveView search={search} />
 
         {index.loading ? (

@@ -53,12 +53,17 @@ export function AuditSummary({
         <h2 id="audit-heading" className="text-base font-semibold">
           Callback audit
         </h2>
-        <p role="status" className="text-sm text-slate-700">
+        {/* Two lines kept on a phone, where the counted-twice clause wraps: the box does not grow when the audit lands. */}
+        <p role="status" className="text-sm text-slate-700 max-sm:min-h-10">
           {!audit || total === null
             ? 'Checking callback URLs…'
             : findings.length === 0
               ? `All ${formatCount(total)} numbers have HTTPS webhook and dlr URLs on public hosts.`
-              : `Checked ${formatCount(total)} numbers.`}
+              : `Checked ${formatCount(total)} numbers${
+                  audit.problemAndLook > 0
+                    ? `; ${formatCount(audit.problemAndLook)} ${audit.problemAndLook === 1 ? 'is' : 'are'} counted twice (a problem and worth a look)`
+                    : ''
+                }.`}
         </p>
       </div>
       <ul className="mt-2 flex flex-wrap gap-2" aria-label="Audit filters (pick one or more)">

@@ -85,6 +85,17 @@ describe('auditNumbers', () => {
     expect(severityOf('dlr.same_as_webhook')).toBe('look')
     // rows 4, 5 have a problem; 6 (same as webhook, and an outlier) and 7 are worth a look; 0–3 are clean.
     expect(result.classes).toEqual({ problem: 2, look: 2, none: 4 })
+    expect(result.problemAndLook).toBe(0)
+  })
+  it('counts the numbers that have both a problem and a finding worth a look, so the chips can say why they add up to more', () => {
+    const both = auditNumbers(
+      [base(0, W, D), base(1, W, D), base(2, W, D), base(3, W, D), base(4, 'http://other.example/in', D)],
+      numberRowId,
+    )
+    // Row 4's webhook is plain HTTP (a problem) and not the one the others use (worth a look).
+    expect(both.classes).toEqual({ problem: 1, look: 1, none: 4 })
+    expect(both.problemAndLook).toBe(1)
+    expect(both.classes.problem + both.classes.look + both.classes.none - both.problemAndLook).toBe(5)
   })
   it('filters by class and by finding', () => {
     expect(matchesAudit([], 'none')).toBe(true)

@@ -217,6 +217,8 @@ export interface AuditResult {
   counts: Map<AuditKey, number>
   /** Numbers with at least one problem, at least one finding worth a look, and none at all. */
   classes: Record<(typeof CLASS_FILTERS)[number], number>
+  /** Numbers counted under both "Any problem" and "Worth a look": why the three chips add up to more than the numbers. */
+  problemAndLook: number
   endpoints: Record<UrlTarget, Array<{ url: string; count: number }>>
   dominant: Record<UrlTarget, string | null>
   /** The numbers listed more than once (their digits, without a leading +), each with its tids in listing order. */
@@ -242,6 +244,7 @@ export function auditNumbers(numbers: readonly OwnedNumber[], idOf: (n: OwnedNum
   const findingsById = new Map<string, AuditKey[]>()
   const counts = new Map<AuditKey, number>()
   const classes = { problem: 0, look: 0, none: 0 }
+  let problemAndLook = 0
   const tidsByNumber = new Map<string, string[]>()
   for (const n of numbers) {
     const d = numberDigits(n.number)
@@ -265,14 +268,18 @@ export function auditNumbers(numbers: readonly OwnedNumber[], idOf: (n: OwnedNum
     if (tidsByNumber.has(numberDigits(n.number))) findings.push('number.listed_twice')
     for (const k of findings) counts.set(k, (counts.get(k) ?? 0) + 1)
     if (findings.length === 0) classes.none += 1
-    if (findings.some((k) => severityOf(k) === 'problem')) classes.problem += 1
-    if (findings.some((k) => severityOf(k) === 'look')) classes.look += 1
+    const problem = findings.some((k) => severityOf(k) === 'problem')
+    const look = findings.some((k) => severityOf(k) === 'look')
+    if (problem) classes.problem += 1
+    if (look) classes.look += 1
+    if (problem && look) problemAndLook += 1
     findingsById.set(idOf(n), findings)
   }
   return {
     findingsById,
     counts,
     classes,
+    problemAndLook,
     endpoints: { webhook: endpointCounts(numbers.map((n) => n.webhook)), dlr: endpointCounts(numbers.map((n) => n.dlr)) },
     dominant,
     tidsByNumber,

@@ -365,6 +365,24 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     }
   })
 
+  it("counts the queue for the navigation's badge with no customer in the answer and no access-log entry", async () => {
+    await rooms.access.flush()
+    const logged = async () => (await rooms.db.query<{ n: number }>('SELECT count(*)::int AS n FROM access_log')).rows[0]!.n
+    const before = await logged()
+    const counted = await call(port(), 'GET', `/api/desk/needs-reply/count?number=${DESK.number}`)
+    expect(counted.status, counted.text).toBe(200)
+    expect(Object.keys(counted.json()).sort()).toEqual(['at', 'thresholdMinutes', 'total'])
+    await rooms.access.flush()
+    expect(await logged()).toBe(before)
+    // The same total the queue itself gives (that read is logged).
+    const queue = await get(`/api/desk/needs-reply?number=${DESK.number}&limit=1`)
+    expect(counted.json().total).toBe(queue.total)
+    expect(counted.json().total).toBeGreaterThan(0)
+    const bad = await call(port(), 'GET', '/api/desk/needs-reply/count?number=abc')
+    expect(bad.status).toBe(400)
+    expect(bad.json().error).toMatchObject({ field: 'number' })
+  })
+
   it('logs every read under its action', async () => {
     const desk = ['needs-reply', 'opt-outs', 'sent-after-opt-out', 'customer', 'quiet-hours', 'segments']
     await rooms.access.flush()

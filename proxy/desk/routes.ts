@@ -146,6 +146,19 @@ async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: 
   })
 }
 
+/**
+ * How many customers wait now, for the navigation's badge: a count only, no party, number or text,
+ * so it reads no customer data and leaves no access-log entry (the badge asks every minute on
+ * every open page; the queue itself, `needs-reply`, is logged as a read).
+ */
+async function needsReplyCountRoute(_req: IncomingMessage, res: ServerResponse, url: URL, _ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['number'])
+  const number = optionalNumber(p)
+  const threshold = await thresholdParam(p, db)
+  const at = new Date()
+  sendJson(res, 200, { at: at.toISOString(), thresholdMinutes: threshold, total: await queueCount(db, number, threshold, at) })
+}
+
 const QUEUE_CSV_HEADER = [
   'customer',
   'number',
@@ -841,6 +854,15 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     reads: 'needs-reply.view',
     schema: { querystring: names('number', 'thresholdMinutes', 'at', 'limit') },
     run: needsReplyRoute,
+    threads: true,
+  },
+  {
+    method: 'GET',
+    path: '/api/desk/needs-reply/count',
+    access: 'signed-in',
+    reads: null,
+    schema: { querystring: names('number') },
+    run: needsReplyCountRoute,
     threads: true,
   },
   {

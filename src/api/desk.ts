@@ -11,6 +11,7 @@ import { count, nullableText } from './index-status'
 export const DESK_PATHS = {
   needsReply: '/api/desk/needs-reply',
   needsReplyExport: '/api/desk/needs-reply/export',
+  needsReplyCount: '/api/desk/needs-reply/count',
   handled: '/api/desk/handled',
   optOuts: '/api/desk/opt-outs',
   optOutsExport: '/api/desk/opt-outs/export',
@@ -31,6 +32,7 @@ export const DESK_MAX_ROWS = 500
 export const deskKeys = {
   all: ['desk'] as const,
   needsReply: (number: string | null, limit: number) => [...deskKeys.all, 'needs-reply', number, limit] as const,
+  needsReplyCount: () => [...deskKeys.all, 'needs-reply-count'] as const,
   optOuts: (number: string | null, state: OptStateFilter) => [...deskKeys.all, 'opt-outs', number, state] as const,
   sentAfter: (number: string | null, party: string | null) => [...deskKeys.all, 'sent-after', number, party] as const,
   customer: (party: string) => [...deskKeys.all, 'customer', party] as const,
@@ -69,6 +71,19 @@ export const needsReplyQuery = (number: string | null, limit = DESK_MAX_ROWS) =>
     queryKey: deskKeys.needsReply(number, limit),
     queryFn: async ({ signal }) =>
       parseWire(queueWire, await getJson(DESK_PATHS.needsReply, { number: number ?? undefined, limit }, signal), WHO),
+    staleTime: 30_000,
+    // Waiting times grow and replies arrive during sync: look again every minute.
+    refetchInterval: 60_000,
+    retry: false,
+  })
+
+const countWire = z.looseObject({ at: z.string(), thresholdMinutes: count, total: count })
+
+/** How many customers wait now (the navigation's badge): a count, no customer in it, so not an access-log entry. */
+export const needsReplyCountQuery = () =>
+  queryOptions({
+    queryKey: deskKeys.needsReplyCount(),
+    queryFn: async ({ signal }) => parseWire(countWire, await getJson(DESK_PATHS.needsReplyCount, {}, signal), WHO),
     staleTime: 30_000,
     // Waiting times grow and replies arrive during sync: look again every minute.
     refetchInterval: 60_000,

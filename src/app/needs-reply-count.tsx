@@ -1,20 +1,21 @@
 import { useQuery } from '@tanstack/react-query'
-import { needsReplyQuery } from '../api/desk'
+import { needsReplyCountQuery } from '../api/desk'
 import { useIndexStatus } from '../api/index-status'
 import { formatCount } from '../lib/count'
 
 /**
  * The number of customers waiting, beside "Needs reply" in the navigation: asked for once the
- * index is known to be on and someone is signed in (a count is a read of customer data, logged
- * like any other). Its own chunk: the desk's API code is not in the entry.
+ * index is known to be on and someone is signed in. A count only (GET /api/desk/needs-reply/count):
+ * no customer in it, so no access-log entry for each page open. Its own chunk: the desk's API code
+ * is not in the entry.
  */
 export function NeedsReplyCount({ signedIn }: { signedIn: boolean }) {
   const index = useIndexStatus()
-  // Asked again every minute (needsReplyQuery's interval): a support lead leaves the page open and
-  // expects the count to follow the queue. Each ask is an access-log entry, so a hidden window
-  // does not ask (TanStack Query's refetchIntervalInBackground stays false); when it shows again it
-  // asks at once if the count is older than the query's staleTime (the app turns that off elsewhere).
-  const q = useQuery({ ...needsReplyQuery(null, 1), enabled: signedIn && index.available, refetchOnWindowFocus: true })
+  // Asked again every minute (the query's interval): a support lead leaves the page open and
+  // expects the count to follow the queue. A hidden window does not ask (TanStack Query's
+  // refetchIntervalInBackground stays false); when it shows again it asks at once if the count is
+  // older than the query's staleTime (the app turns that off elsewhere).
+  const q = useQuery({ ...needsReplyCountQuery(), enabled: signedIn && index.available, refetchOnWindowFocus: true })
   const total = q.data?.total
   if (total === undefined) return null
   return (

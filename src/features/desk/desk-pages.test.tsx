@@ -267,7 +267,7 @@ describe('Opt-outs', () => {
     expect(screen.getByRole('link', { name: 'Export CSV: the opt-out ledger' }).getAttribute('href')).toBe(
       `/api/desk/opt-outs/export?number=${NUMBER}`,
     )
-    expect(screen.queryByText(/are counted; the evidence lists the first/)).toBeNull()
+    expect(screen.queryByText(/are counted but not below/)).toBeNull()
   })
 
   test('a period longer than the evidence keeps: every send counted, and what the list and the export hold said', () => {
@@ -291,10 +291,12 @@ describe('Opt-outs', () => {
       })
     })
     expect(screen.getByText('12,344 messages sent after opt-out')).toBeTruthy()
-    expect(screen.getByText('1 newest of 9,999 shown. Choose a number to narrow them.')).toBeTruthy()
+    // A number is chosen: no advice to choose one. The export holds what is listed.
+    expect(screen.getByText('The 1 newest of the 9,999 listed sends are shown. The export holds all 9,999.')).toBeTruthy()
+    // Said above the table: the most recent sends are not in the list, and where they are.
     expect(
       screen.getByText(
-        'All 12,344 are counted; the evidence lists the first 10,000 sends of each opt-out period (9,999 in all), and the export holds those.',
+        'Only the first 10,000 sends of each opt-out period are listed (9,999 here), so the 2,345 later ones, the most recent among them, are counted but not below. The customer’s thread has every message.',
       ),
     ).toBeTruthy()
     expect(screen.getByRole('link', { name: 'Export CSV: the listed sends after opt-out' })).toBeTruthy()

@@ -207,9 +207,17 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
           <p role="status" className="mt-1 font-semibold tabular-nums text-red-900">
             {formatCount(q.data.total)} {q.data.total === 1 ? 'message' : 'messages'} sent after opt-out
           </p>
+          {q.data.total > q.data.listed ? (
+            // The list keeps the first sends of each period (the first breach is the evidence that counts): the latest are not in it.
+            <p className="mt-1 rounded border border-amber-600 bg-amber-50 p-2 text-sm text-amber-950">
+              Only the first {formatCount(q.data.perPeriod)} sends of each opt-out period are listed ({formatCount(q.data.listed)} here), so
+              the {formatCount(q.data.total - q.data.listed)} later ones, the most recent among them, are counted but not below. The
+              customer’s thread has every message.
+            </p>
+          ) : null}
           <TableRegion label="Sent after opt-out (scrolls sideways)">
             <table className="w-full border-collapse text-sm">
-              <caption className="sr-only">Messages sent after opt-out, newest first, with the opt-out message</caption>
+              <caption className="sr-only">Messages sent after opt-out, the listed ones newest first, with the opt-out message</caption>
               <thead className="bg-slate-50">
                 <tr>
                   <th scope="col" className={th}>
@@ -235,13 +243,9 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
           </TableRegion>
           {q.data.listed > q.data.rows.length ? (
             <p className="mt-2 text-sm text-slate-700">
-              {formatCount(q.data.rows.length)} newest of {formatCount(q.data.listed)} shown. Choose a number to narrow them.
-            </p>
-          ) : null}
-          {q.data.total > q.data.listed ? (
-            <p className="mt-2 text-sm text-slate-700">
-              All {formatCount(q.data.total)} are counted; the evidence lists the first {formatCount(q.data.perPeriod)} sends of each
-              opt-out period ({formatCount(q.data.listed)} in all), and the export holds those.
+              The {formatCount(q.data.rows.length)} newest of the {formatCount(q.data.listed)} listed sends are shown
+              {number || party ? '' : '; choose a number or open a customer to narrow them'}. The export holds all{' '}
+              {formatCount(q.data.listed)}.
             </p>
           ) : null}
         </>

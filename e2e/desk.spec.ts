@@ -249,6 +249,18 @@ test.describe('the support desk', () => {
         .map((r) => `${r[1]} ${r[2]}`)
         .sort(),
     ).toEqual(ledger.map((e) => `${e.party} ${e.optedOut ? 'opted-out' : 'opted-in'}`).sort())
+    // A ledger count, pressed from the keyboard, shows that customer's evidence and takes focus there;
+    // "Show every customer" brings the whole list back with focus kept on the evidence.
+    const withSends = ledger.find((e) => e.sentAfter.length > 0)!
+    const countButton = ledgerTable.getByRole('button', { name: new RegExp(`sent to ${escape(fmt(withSends.party))} after opting out`) })
+    await countButton.focus()
+    await page.keyboard.press('Enter')
+    const evidenceHeading = page.getByRole('heading', { name: `Sent after opt-out to ${fmt(withSends.party)}`, level: 2 })
+    await expect(evidenceHeading).toBeFocused()
+    await expect(evidence.locator('tbody tr')).toHaveCount(withSends.sentAfter.length)
+    await page.getByRole('button', { name: 'Show every customer' }).click()
+    await expect(page.getByRole('heading', { name: 'Sent after opt-out', exact: true, level: 2 })).toBeFocused()
+    await expect(evidence.locator('tbody tr')).toHaveCount(sent.length)
     await page.screenshot({ path: '/tmp/desk-opt-outs-1400.png', fullPage: true })
     expect(await axeViolations(page)).toEqual([])
 

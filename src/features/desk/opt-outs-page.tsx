@@ -1,4 +1,5 @@
-import { useQuery } from '@tanstack/react-query'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { useEffect, useRef } from 'react'
 import { optOutsExportUrl, optOutsQuery, sentAfterExportUrl, sentAfterQuery, type OptRow, type SentAfterRow } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
 import { CustomerLink } from '../../components/customer-link'
@@ -49,7 +50,8 @@ export function OptOutsPage({ search, admin }: { search: OptOutsSearch; admin: b
 
 function Ledger({ search }: { search: OptOutsSearch }) {
   const number = search.number || null
-  const q = useQuery(optOutsQuery(number, search.state))
+  // The ledger stays while a pick of number reloads it: the page does not shrink under the reader (nor jump to its top).
+  const q = useQuery({ ...optOutsQuery(number, search.state), placeholderData: keepPreviousData })
   const zone = search.tz
   if (q.isPending) return <TableSkeleton label="Loading opt-outs" />
   if (q.isError) return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="opt-outs" />
@@ -164,10 +166,20 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
   const setParams = useSetParams('/desk/opt-outs')
   const q = useQuery(sentAfterQuery(number, party))
   const zone = search.tz
+  // A ledger count picked, or "Show every customer": the button pressed is gone or far above, so
+  // focus (and the view) goes to the evidence it asked for. Not on arrival: the page's h1 has it.
+  const heading = useRef<HTMLHeadingElement>(null)
+  const shownParty = useRef(party)
+  useEffect(() => {
+    if (shownParty.current === party) return
+    shownParty.current = party
+    heading.current?.focus()
+    heading.current?.scrollIntoView({ block: 'start' })
+  }, [party])
   return (
     <section aria-labelledby="sent-after-heading" className="mt-4">
       <div className="flex flex-wrap items-center gap-3">
-        <h2 id="sent-after-heading" className="text-lg font-semibold">
+        <h2 id="sent-after-heading" ref={heading} tabIndex={-1} className="text-lg font-semibold">
           Sent after opt-out{party ? ` to ${formatPhone(party)}` : ''}
         </h2>
         {party ? (

@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type SubmitEvent, type MouseEvent } from 'react'
+import { useRef, useState, type SubmitEvent, type MouseEvent } from 'react'
+import { InlineConfirm, useReturnFocus } from '../../components/inline-confirm'
 import { RANGE_LABELS, VIEW_NAME_MAX } from '../../../contract/saved-views'
 import { toApiError } from '../../api/errors'
 import { useMe } from '../../api/me'
@@ -34,6 +35,8 @@ export function SavedViewsNav() {
   const router = useRouter()
   const navigate = useNavigate()
   const [managing, setManaging] = useState(false)
+  // A view deleted takes its row's buttons with it: focus goes back to Manage.
+  const manageButton = useRef<HTMLButtonElement>(null)
   if (!signedIn || !views.data?.length) return null
 
   const refresh = () => client.invalidateQueries({ queryKey: VIEWS_KEY })
@@ -79,6 +82,7 @@ export function SavedViewsNav() {
           )
         })}
         <button
+          ref={manageButton}
           type="button"
           className="text-slate-700 underline underline-offset-2"
           aria-expanded={managing}
@@ -98,7 +102,14 @@ export function SavedViewsNav() {
         >
           <ul className="flex flex-col gap-2">
             {views.data.map((v) => (
-              <ManageRow key={v.id} view={v} onChanged={() => void refresh()} />
+              <ManageRow
+                key={v.id}
+                view={v}
+                onChanged={() => void refresh()}
+                onDeleted={() => {
+                  manageButton.current?.focus()
+                }}
+              />
             ))}
           </ul>
         </section>
@@ -107,19 +118,25 @@ export function SavedViewsNav() {
   )
 }
 
-function ManageRow({ view, onChanged }: { view: SavedView; onChanged: () => void }) {
+function ManageRow({ view, onChanged, onDeleted }: { view: SavedView; onChanged: () => void; onDeleted: () => void }) {
   const [mode, setMode] = useState<'show' | 'rename' | 'delete'>('show')
   const [name, setName] = useState(view.name)
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
+  // The rename form and the delete question stand in for the row's buttons: closing them gives focus back to the one that opened them.
+  const { refFor, returnTo } = useReturnFocus<'rename' | 'delete'>()
   const what = `${view.shared ? 'shared with the team' : 'only you'}; ${view.range ? RANGE_LABELS[view.range].toLowerCase() : 'its own dates'}`
 
-  async function act(work: () => Promise<unknown>) {
+  const close = (from: 'rename' | 'delete') => {
+    returnTo(from)
+    setMode('show')
+  }
+  async function act(work: () => Promise<unknown>, after: () => void) {
     setBusy(true)
     setError(null)
     try {
       await work()
-      setMode('show')
+      after()
       onChanged()
     } catch (err) {
       setError(toApiError(err).message)
@@ -129,16 +146,33 @@ function ManageRow({ view, onChanged }: { view: SavedView; onChanged: () => void
   }
   const rename = (e: SubmitEvent) => {
     e.preventDefault()
-    void act(() => renameView(view.id, name))
+    void act(
+      () => renameView(view.id, name),
+      () => {
+        close('rename')
+      },
+    )
   }
 
   return (
     <li className="flex flex-wrap items-center gap-2">
       {mode === 'rename' ? (
-        <form className="flex flex-wrap items-center gap-2" onSubmit={rename} aria-label={`Rename ${view.name}`}>
+        <form
+          className="flex flex-wrap items-center gap-2"
+          onSubmit={rename}
+          aria-label={`Rename ${view.name}`}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') {
+              e.preventDefault()
+              close('rename')
+            }
+          }}
+        >
           <label className="flex items-center gap-1">
             New name
             <input
+              // Opened by Rename: typing goes here.
+              autoFocus
               className="input w-56 max-w-full"
               value={name}
               maxLength={VIEW_NAME_MAX}
@@ -155,7 +189,7 @@ function ManageRow({ view, onChanged }: { view: SavedView; onChanged: () => void
             type="button"
             className="btn"
             onClick={() => {
-              setMode('show')
+              close('rename')
             }}
           >
             Cancel
@@ -170,10 +204,12 @@ function ManageRow({ view, onChanged }: { view: SavedView; onChanged: () => void
       {view.mine && mode === 'show' ? (
         <>
           <button
+            ref={refFor('rename')}
             type="button"
             className="btn"
             aria-label={`Rename ${view.name}`}
             onClick={() => {
+              setName(view.name)
               setMode('rename')
             }}
           >
@@ -184,11 +220,17 @@ function ManageRow({ view, onChanged }: { view: SavedView; onChanged: () => void
             className="btn"
             disabled={busy}
             aria-label={view.shared ? `Make private: ${view.name}` : `Share with team: ${view.name}`}
-            onClick={() => void act(() => shareView(view.id, !view.shared))}
+            onClick={() =>
+              void act(
+                () => shareView(view.id, !view.shared),
+                () => undefined,
+              )
+            }
           >
             {view.shared ? 'Make private' : 'Share with team'}
           </button>
           <button
+            ref={refFor('delete')}
             type="button"
             className="btn"
             aria-label={`Delete ${view.name}`}
@@ -201,20 +243,17 @@ function ManageRow({ view, onChanged }: { view: SavedView; onChanged: () => void
         </>
       ) : null}
       {mode === 'delete' ? (
-        <span className="flex items-center gap-2" role="group" aria-label={`Delete ${view.name}?`}>
-          Delete it{view.shared ? ' for the whole team' : ''}?
-          <button type="button" className="btn" disabled={busy} onClick={() => void act(() => deleteView(view.id))}>
-            Yes, delete
-          </button>
-          <button
-            type="button"
-            className="btn"
-            onClick={() => {
-              setMode('show')
+        <span role="group" aria-label={`Delete ${view.name}?`}>
+          <InlineConfirm
+            confirmLabel="Yes, delete"
+            busy={busy}
+            onConfirm={() => act(() => deleteView(view.id), onDeleted)}
+            onCancel={() => {
+              close('delete')
             }}
           >
-            Keep it
-          </button>
+            Delete it{view.shared ? ' for the whole team' : ''}?
+          </InlineConfirm>
         </span>
       ) : null}
       {error ? (

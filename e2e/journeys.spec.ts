@@ -263,6 +263,12 @@ test.describe('a thread opened from a message', () => {
     await expect(marked).toBeInViewport()
     await expect(marked).toContainText('The message you opened')
     await expect(page.getByRole('heading', { level: 1, name: /Thread between/ })).toBeFocused()
+    // Its Details, by keyboard: the message page takes focus at its heading too.
+    const link = marked.getByRole('link', { name: /^Details/ })
+    await link.focus()
+    await page.keyboard.press('Enter')
+    await expect(page).toHaveURL(new RegExp(`/messages/${ordinal}\\?`))
+    await expect(page.getByRole('heading', { level: 1, name: /^Record [\d,]+ of / })).toBeFocused()
   })
 })
 
@@ -293,6 +299,22 @@ test.describe('nothing clipped, nothing broken mid-word', () => {
         expect(cut, url).toEqual([])
       }
     })
+
+  test('a phone number in a thread heading stays on one line on a phone', async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`/numbers/${NUMBERS.big.number}/thread?tid=${NUMBERS.big.tid}&party=13105831111`)
+    const heading = page.getByRole('heading', { level: 1, name: 'Thread between (832) 323-2323 and (310) 583-1111' })
+    await expect(heading).toBeVisible()
+    // Each number's text is one line box: its client rects are one (a break at the hyphen makes two).
+    const lines = await heading.evaluate((h) =>
+      [...h.querySelectorAll('span')].map((s) => {
+        const range = document.createRange()
+        range.selectNodeContents(s)
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size
+      }),
+    )
+    expect(lines).toEqual([1, 1])
+  })
 
   test('the export tray keeps every word of its label whole on a phone', async ({ page }) => {
     await page.setViewportSize({ width: 390, height: 844 })

@@ -180,7 +180,13 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
     <section aria-labelledby="sent-after-heading" className="mt-4">
       <div className="flex flex-wrap items-center gap-3">
         <h2 id="sent-after-heading" ref={heading} tabIndex={-1} className="text-lg font-semibold">
-          Sent after opt-out{party ? ` to ${formatPhone(party)}` : ''}
+          Sent after opt-out
+          {party ? (
+            <>
+              {' '}
+              to <span className="whitespace-nowrap">{formatPhone(party)}</span>
+            </>
+          ) : null}
         </h2>
         {party ? (
           <button type="button" className="btn" onClick={() => setParams({ party: null }, { replace: true })}>

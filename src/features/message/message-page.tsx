@@ -1,5 +1,5 @@
 import { Link } from '@tanstack/react-router'
-import { useMemo } from 'react'
+import { useEffect, useMemo, useRef } from 'react'
 import { ErrorAlert } from '../../components/alert'
 import { TableSkeleton } from '../../components/empty-state'
 import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
@@ -24,6 +24,9 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
   const { index, indexed, tid, m, upstreamTotal, total, error, pos, outOfRange, retry } = useMessage(number, ordinal, search.tid)
   const { media, open: openMedia, close: closeMedia } = useMediaViewer()
   const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia }), [zone, openMedia])
+  // Arriving from a thread's Details or a search result: focus on the heading, as the thread page does, so a screen reader hears the new page.
+  const heading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => heading.current?.focus(), [number, ordinal])
 
   return (
     <HistoryDisplayContext.Provider value={display}>
@@ -35,7 +38,7 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
         </p>
         {/* One numbering on screen, the History page's: records count from the newest (1). The
             address names the message from the oldest instead, which new messages do not move. */}
-        <h1 id="message-heading" className="mt-1 text-xl font-semibold">
+        <h1 id="message-heading" ref={heading} tabIndex={-1} className="mt-1 text-xl font-semibold">
           {pos !== null ? `Record ${formatCount(pos)} of ${formatPhone(number)}` : `A message of ${formatPhone(number)}`}
         </h1>
         <p className="text-sm text-slate-700">

@@ -43,7 +43,17 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
           </Link>
         </p>
         <h1 id="thread-heading" ref={heading} tabIndex={-1} className="mt-1 text-xl font-semibold">
-          {party ? `Thread between ${formatPhone(number)} and ${formatPhone(party)}` : `Threads of ${formatPhone(number)}`}
+          {/* A number never breaks at its hyphen on a phone: each stays on one line. */}
+          {party ? (
+            <>
+              Thread between <span className="whitespace-nowrap">{formatPhone(number)}</span> and{' '}
+              <span className="whitespace-nowrap">{formatPhone(party)}</span>
+            </>
+          ) : (
+            <>
+              Threads of <span className="whitespace-nowrap">{formatPhone(number)}</span>
+            </>
+          )}
         </h1>
         {party ? (
           <p className="text-sm print:hidden">
@@ -129,7 +139,7 @@ function PartyList({ number, tid, selected, zone }: { number: string; tid: strin
             >
               <span>{formatPhone(p.party)}</span>
               <span className="tabular-nums">
-                {formatCount(p.count)} <span className="sr-only">messages</span>
+                {formatCount(p.count)} <span className="sr-only">{p.count === 1 ? 'message' : 'messages'}</span>
               </span>
             </Link>
             <CustomerIconLink party={p.party} />

@@ -526,6 +526,23 @@ test.describe('the support desk', () => {
     await expect.poll(() => asks.length).toBe(first + 2)
   })
 
+  test('UTC, once picked, stays picked from one desk page to the next', async ({ page }) => {
+    await page.goto('/desk/needs-reply?tz=utc')
+    const desk = page.getByRole('navigation', { name: 'Support desk' })
+    for (const [name, path] of [
+      ['Quiet hours', '/desk/quiet-hours'],
+      ['Opt-outs', '/desk/opt-outs'],
+      ['Customer', '/desk/customer'],
+    ] as const) {
+      await desk.getByRole('link', { name }).click()
+      await expect(page).toHaveURL(new RegExp(`${path}\\?tz=utc$`))
+    }
+    // Local time (the default) is left out of the links, as everywhere.
+    await page.getByRole('button', { name: /switch to local/i }).click()
+    await desk.getByRole('link', { name: 'Needs reply' }).click()
+    await expect(page).toHaveURL(/\/desk\/needs-reply$/)
+  })
+
   test('empty and error states say why', async ({ page }) => {
     // A customer the index has never seen.
     await page.goto('/desk/customer?party=442071838750')

@@ -8,7 +8,7 @@ import { IndexOffAlert } from '../../components/index-off-alert'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
 import { useUrlBound } from '../../lib/use-url-bound'
-import { Link } from '@tanstack/react-router'
+import { Link, useSearch } from '@tanstack/react-router'
 import { NumberOptions } from '../../components/number-options'
 
 export type DeskPage = 'needs-reply' | 'opt-outs' | 'customer' | 'quiet-hours' | 'segments'
@@ -21,14 +21,16 @@ const DESK_PAGES = [
   ['segments', 'Encoding & segments', '/desk/segments'],
 ] as const satisfies ReadonlyArray<readonly [DeskPage, string, string]>
 
-/** The desk's own pages, one link each, the current one marked. */
+/** The desk's own pages, one link each, the current one marked; the time zone picked goes along (every desk page has one). */
 export function DeskNav({ current }: { current: DeskPage }) {
+  const tz = useSearch({ strict: false, select: (s) => s.tz })
   return (
     <nav aria-label="Support desk" className="mb-3 flex flex-wrap gap-x-4 gap-y-1 border-b border-slate-200 pb-2 text-sm print:hidden">
       {DESK_PAGES.map(([page, label, to]) => (
         <Link
           key={page}
           to={to}
+          search={tz === 'utc' ? { tz } : {}}
           aria-current={page === current ? 'page' : undefined}
           className="text-slate-700 underline-offset-2 hover:underline aria-[current=page]:font-semibold"
         >

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
 import { customerQuery, type Customer } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
+import { PrintHeader } from '../../components/print-header'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { formatCount } from '../../lib/count'
 import { exactUtc, formatDate, type Zone } from '../../lib/dates'
@@ -23,6 +24,7 @@ export function CustomerPage({ search, admin }: { search: CustomerSearch; admin:
   return (
     <section aria-labelledby="customer-heading">
       <DeskNav current="customer" />
+      <PrintHeader title="Customer" party={search.party || null} holds="Every indexed number" zone={search.tz} />
       <h1 id="customer-heading" ref={heading} tabIndex={-1} className="text-xl font-semibold">
         {search.party ? `Customer ${formatPhone(search.party)}` : 'Customer'}
       </h1>

@@ -11,6 +11,7 @@ import {
   type QueueEntry,
 } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
+import { PrintHeader } from '../../components/print-header'
 import { CustomerLink } from '../../components/customer-link'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { BodyText } from '../../components/message/message-parts'
@@ -34,6 +35,12 @@ export function NeedsReplyPage({ search, admin }: { search: NeedsReplySearch; ad
   return (
     <section aria-labelledby="needs-reply-heading">
       <DeskNav current="needs-reply" />
+      <PrintHeader
+        title="Needs reply"
+        number={search.number || null}
+        holds={`${search.number ? '' : 'All numbers. '}Waiting times as at the time printed`}
+        zone={search.tz}
+      />
       <h1 id="needs-reply-heading" className="text-xl font-semibold">
         Needs reply
       </h1>

@@ -2,6 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useEffect, useRef } from 'react'
 import { optOutsExportUrl, optOutsQuery, sentAfterExportUrl, sentAfterQuery, type OptRow, type SentAfterRow } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
+import { PrintHeader } from '../../components/print-header'
 import { CustomerLink } from '../../components/customer-link'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { BodyText } from '../../components/message/message-parts'
@@ -25,6 +26,13 @@ export function OptOutsPage({ search, admin }: { search: OptOutsSearch; admin: b
   return (
     <section aria-labelledby="opt-outs-heading">
       <DeskNav current="opt-outs" />
+      <PrintHeader
+        title="Opt-outs"
+        number={search.number || null}
+        party={search.party || null}
+        holds={`${search.number ? '' : 'All numbers. '}Customers: ${STATE_WORDS[search.state]}`}
+        zone={search.tz}
+      />
       <h1 id="opt-outs-heading" className="text-xl font-semibold">
         Opt-outs
       </h1>
@@ -35,7 +43,7 @@ export function OptOutsPage({ search, admin }: { search: OptOutsSearch; admin: b
       <p className="mt-1 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950">
         <strong>Not legal advice.</strong> {NOT_LEGAL_ADVICE}
       </p>
-      <div className="mt-3 flex flex-wrap items-end gap-3">
+      <div className="mt-3 flex flex-wrap items-end gap-3 print:hidden">
         <NumberSelect value={search.number} allowAll onChange={(n) => setParams({ number: n || null, party: null }, { replace: true })} />
         <StateSelect value={search.state} onChange={(state) => setParams({ state }, { replace: true })} />
         <ZoneToggle zone={search.tz} onChange={(tz) => setParams({ tz }, { replace: true })} />
@@ -120,6 +128,13 @@ function Ledger({ search }: { search: OptOutsSearch }) {
   )
 }
 
+/** The state filter in words, for paper. */
+const STATE_WORDS = {
+  all: 'every customer who opted out',
+  'opted-out': 'customers still opted out',
+  'opted-in': 'customers who opted back in',
+} as const
+
 function LedgerRow({ r, zone }: { r: OptRow; zone: Zone }) {
   const setParams = useSetParams('/desk/opt-outs')
   return (
@@ -189,7 +204,7 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
           ) : null}
         </h2>
         {party ? (
-          <button type="button" className="btn" onClick={() => setParams({ party: null }, { replace: true })}>
+          <button type="button" className="btn print:hidden" onClick={() => setParams({ party: null }, { replace: true })}>
             Show every customer
           </button>
         ) : null}

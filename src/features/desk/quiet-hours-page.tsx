@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { useMemo } from 'react'
 import { quietHoursExportUrl, quietHoursQuery, type QuietHours } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
+import { PrintHeader } from '../../components/print-header'
 import { DAY_FIELDS, DroppedParams } from '../../components/dropped-params'
 import { CustomerLink } from '../../components/customer-link'
 import { DayField } from '../../components/day-field'
@@ -26,6 +27,12 @@ export function QuietHoursPage({ search, admin }: { search: DeskNumberSearch; ad
   return (
     <section aria-labelledby="quiet-heading">
       <DeskNav current="quiet-hours" />
+      <PrintHeader
+        title="Quiet hours"
+        number={search.number || null}
+        span={search.from || search.to ? `${search.from || 'the start'} to ${search.to || 'today'} (UTC days)` : null}
+        zone={search.tz}
+      />
       <h1 id="quiet-heading" className="text-xl font-semibold">
         Quiet hours
       </h1>
@@ -38,7 +45,7 @@ export function QuietHoursPage({ search, admin }: { search: DeskNumberSearch; ad
         area code may not be where its owner is. Numbers outside North America, toll-free numbers and unknown area codes are not judged.
         This is not legal advice.
       </p>
-      <div className="mt-3 flex flex-wrap items-end gap-3">
+      <div className="mt-3 flex flex-wrap items-end gap-3 print:hidden">
         <NumberSelect value={search.number} allowAll={false} onChange={(n) => setParams({ number: n || null }, { replace: true })} />
         <DayField
           className="flex flex-col text-sm"

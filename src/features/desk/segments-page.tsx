@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { segmentsQuery, type Segments } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
+import { PrintHeader } from '../../components/print-header'
 import { DAY_FIELDS, DroppedParams } from '../../components/dropped-params'
 import { DayField } from '../../components/day-field'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
@@ -27,6 +28,12 @@ export function SegmentsPage({ search, admin }: { search: DeskNumberSearch; admi
   return (
     <section aria-labelledby="segments-heading">
       <DeskNav current="segments" />
+      <PrintHeader
+        title="Encoding and segments"
+        number={search.number || null}
+        span={search.from || search.to ? `${search.from || 'the start'} to ${search.to || 'today'} (UTC days)` : null}
+        zone={search.tz}
+      />
       <h1 id="segments-heading" className="text-xl font-semibold">
         Encoding &amp; segments
       </h1>
@@ -34,7 +41,7 @@ export function SegmentsPage({ search, admin }: { search: DeskNumberSearch; admi
         Carriers bill SMS by the segment: 160 GSM-7 characters (153 a part when split), but only 70 (67) once a single character outside
         GSM-7, such as a curly quote or an emoji, forces UCS-2 (3GPP TS 23.038).
       </p>
-      <div className="mt-3 flex flex-wrap items-end gap-3">
+      <div className="mt-3 flex flex-wrap items-end gap-3 print:hidden">
         <NumberSelect value={search.number} allowAll={false} onChange={(n) => setParams({ number: n || null }, { replace: true })} />
         <DayField
           className="flex flex-col text-sm"

@@ -179,6 +179,35 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     })
   })
 
+  it('a total that counts more than the history serves ends the walk where the records end, instead of asking for ever', async () => {
+    await forgetAll(4)
+    await control(simUrl, '/__sim/quirks', { overstated: { number: num(4).number, by: 5 } })
+    const logs: string[] = []
+    try {
+      await syncNow(4, fw, { log: (l) => logs.push(l) })
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+    // Every record the upstream serves, each at its place counted from the total it reports (5 above the simulator's own).
+    const total = upstreamTotal(4)
+    const r = await db.query<{ n: number; lo: number; hi: number; bad: number }>(
+      `SELECT count(*)::int AS n, min(ordinal) AS lo, max(ordinal) AS hi,
+              count(*) FILTER (WHERE system_id::bigint - 200000000000 - 4 * 2000000 + 5 <> ordinal)::int AS bad
+       FROM index_messages WHERE number = $1`,
+      [num(4).number],
+    )
+    expect(r.rows[0]).toEqual({ n: total, lo: 6, hi: total + 5, bad: 0 })
+    const st = await db.query('SELECT state, full_done, error FROM index_numbers WHERE number = $1', [num(4).number])
+    expect(st.rows[0]).toEqual({ state: 'idle', full_done: true, error: null })
+    expect(logs.some((l) => l.includes(`reports ${total + 5} messages but serves none past position ${total}`))).toBe(true)
+  }, 60_000)
+
+  it('a page cap of 1 still walks (the sync pages by at least 2: consecutive pages share a record)', async () => {
+    await forgetAll(3)
+    await syncNow(3, fw, { pageCap: 1 })
+    await expectExact(3, upstreamTotal(3))
+  }, 60_000)
+
   it("prepares a walk's next batch while the one before is stored, and ends exact", async () => {
     await forgetAll(5)
     const s = syncer(fw, { storeRows: 200, pageCap: 100, concurrency: 1 })

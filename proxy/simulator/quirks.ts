@@ -24,6 +24,8 @@ export interface Quirks {
   /** Numbers that left the account: not listed, and their history refused in `wording`. */
   removed: Set<string>
   wording: RemovalWording
+  /** Numbers whose history's total counts this many more messages than it serves (deleted ones, say): the oldest positions come back empty. */
+  overstated: Map<string, number>
 }
 
 export const noQuirks = (): Quirks => ({
@@ -32,6 +34,7 @@ export const noQuirks = (): Quirks => ({
   listedTwice: new Set(),
   removed: new Set(),
   wording: 'unknown',
+  overstated: new Map(),
 })
 
 /** The extra tid a number listed twice carries. */
@@ -42,7 +45,7 @@ const MAX_NUMBERS = 100
 
 /** Applies a control request's quirks on top of the current ones; a string saying what is wrong otherwise. */
 export function applyQuirks(q: Quirks, input: Record<string, unknown>): string | undefined {
-  const known = new Set(['arrivals', 'skewedClock', 'listedTwice', 'removed', 'wording'])
+  const known = new Set(['arrivals', 'skewedClock', 'listedTwice', 'removed', 'wording', 'overstated'])
   for (const k of Object.keys(input)) if (!known.has(k)) return `unknown quirk ${k}; use ${[...known].join(', ')}`
   if (input.arrivals !== undefined) {
     const a = input.arrivals as { number?: unknown; perRequest?: unknown }
@@ -51,6 +54,14 @@ export function applyQuirks(q: Quirks, input: Record<string, unknown>): string |
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 50) return 'arrivals.perRequest must be a whole number from 0 to 50'
     if (n === 0) q.arrivals.delete(a.number)
     else q.arrivals.set(a.number, n)
+  }
+  if (input.overstated !== undefined) {
+    const o = input.overstated as { number?: unknown; by?: unknown }
+    if (!o || typeof o !== 'object' || typeof o.number !== 'string' || !NUMBER.test(o.number)) return 'overstated.number must be digits'
+    const n = o.by
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 1000) return 'overstated.by must be a whole number from 0 to 1000'
+    if (n === 0) q.overstated.delete(o.number)
+    else q.overstated.set(o.number, n)
   }
   if (input.skewedClock !== undefined) {
     if (typeof input.skewedClock !== 'boolean') return 'skewedClock must be true or false'

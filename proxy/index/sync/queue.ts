@@ -68,7 +68,8 @@ function contextOf(opts: SyncOptions): SyncContext {
   return {
     db: opts.db,
     forwarder: opts.forwarder,
-    pageCap: opts.pageCap,
+    // Consecutive pages share one record (the overlap): a page of one record would hold only that one and never move on.
+    pageCap: Math.max(2, opts.pageCap),
     log: opts.log ?? (() => {}),
     maxRetries: opts.maxRetries ?? 5,
     backoffMs: opts.backoffMs ?? 500,

@@ -35,6 +35,12 @@ import { ok, stopped, type Job, type NumberRow, type Result } from './types.ts'
 const AHEAD = 4
 /** Consecutive pages whose overlap record was pushed out of the page by arrivals. */
 const MAX_STALLS = 20
+/**
+ * Consecutive answers with no record below the checkpoint (the page held the overlap record and
+ * nothing older): asked again this many times, in case one was cut short, before the walk takes it
+ * that the history ends there although the upstream's total counts further.
+ */
+const MAX_DRY = 2
 
 /** Whether this number's walk holds one of the server's bulk loads (indexes dropped). */
 export interface BulkHold {
@@ -67,6 +73,8 @@ interface Walk {
   bufferCp: Checkpoint | null
   topStored: number
   stalls: number
+  /** Answers in a row that held nothing below the checkpoint (see MAX_DRY). */
+  dry: number
   inserted: number
   /** The batch being stored, if any (see flush); it rejects with its store's error. */
   storing: Promise<void> | null
@@ -143,6 +151,7 @@ function startWalk(job: Job, row: NumberRow, hold: BulkHold): Walk {
     bufferCp: null,
     topStored: row.top_ordinal,
     stalls: 0,
+    dry: 0,
     inserted: 0,
     storing: null,
     storeRunning: false,
@@ -209,9 +218,35 @@ async function placePage(w: Walk, page: WalkPage, taken: { done: boolean }): Pro
   if (aligned === 'stall') return stall(w, page)
   if (aligned !== 'ok') return aligned
   w.stalls = 0
+  const dry = noneBelow(w, page, start)
+  if (dry) return dry
   taken.done = true
   await advance(w, page, start)
   return ok(w.next <= 0)
+}
+
+/**
+ * A page that holds nothing below the checkpoint while the total says there is more: the history
+ * ends short of the total the upstream reports (a total that counts messages it no longer serves).
+ * Asked again MAX_DRY times; then the walk ends there, complete, and says how far short it ended,
+ * rather than ask for the same page for ever.
+ */
+function noneBelow(w: Walk, page: WalkPage, start: number): Result<boolean> | null {
+  if (!Number.isFinite(w.next)) return null
+  const hi = page.total - start + 1
+  if (hi - page.count < w.next) {
+    w.dry = 0
+    return null
+  }
+  if (++w.dry <= MAX_DRY) {
+    w.pending = pageAt(w, w.pendingStart)
+    return ok(false)
+  }
+  w.job.ctx.log(
+    `index: ${w.job.number}: the messaging service reports ${page.total} messages but serves none past position ${page.total - w.next}: the walk ends there, ${w.next} short of its total`,
+  )
+  w.next = 0
+  return null
 }
 
 /**

@@ -202,6 +202,27 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(logs.some((l) => l.includes(`reports ${total + 5} messages but serves none past position ${total}`))).toBe(true)
   }, 60_000)
 
+  it('a total that counts fewer than the history serves never stores an ordinal of 0 or below', async () => {
+    await forgetAll(4)
+    await control(simUrl, '/__sim/quirks', { overstated: { number: num(4).number, by: -5 } })
+    try {
+      await syncNow(4)
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+    // The upstream's total places every record: the 5 it serves past that total have no place, and are left out.
+    const total = upstreamTotal(4)
+    const r = await db.query<{ n: number; lo: number; hi: number; bad: number }>(
+      `SELECT count(*)::int AS n, min(ordinal) AS lo, max(ordinal) AS hi,
+              count(*) FILTER (WHERE system_id::bigint - 200000000000 - 4 * 2000000 - 5 <> ordinal)::int AS bad
+       FROM index_messages WHERE number = $1`,
+      [num(4).number],
+    )
+    expect(r.rows[0]).toEqual({ n: total - 5, lo: 1, hi: total - 5, bad: 0 })
+    const st = await db.query('SELECT state, full_done, error FROM index_numbers WHERE number = $1', [num(4).number])
+    expect(st.rows[0]).toEqual({ state: 'idle', full_done: true, error: null })
+  }, 60_000)
+
   it('a page cap of 1 still walks (the sync pages by at least 2: consecutive pages share a record)', async () => {
     await forgetAll(3)
     await syncNow(3, fw, { pageCap: 1 })

@@ -217,6 +217,6 @@ export async function operation(
   const answer = history(profile, start, end, state.added.get(profile.number) ?? 0, mediaBase, state.quirks.skewedClock)
   // A total that counts messages the history no longer serves: the same records, a larger count.
   const over = state.quirks.overstated.get(profile.number) ?? 0
-  if (over) answer.total_message_count += over
+  if (over) answer.total_message_count = Math.max(0, answer.total_message_count + over)
   return send(res, 200, JSON.stringify(historyIn(state.dialect, answer)))
 }

@@ -24,7 +24,11 @@ export interface Quirks {
   /** Numbers that left the account: not listed, and their history refused in `wording`. */
   removed: Set<string>
   wording: RemovalWording
-  /** Numbers whose history's total counts this many more messages than it serves (deleted ones, say): the oldest positions come back empty. */
+  /**
+   * Numbers whose history's total counts this many more messages than it serves (deleted ones,
+   * say: the oldest positions come back empty), or, below 0, fewer (the oldest records are served
+   * past the total).
+   */
   overstated: Map<string, number>
 }
 
@@ -59,7 +63,8 @@ export function applyQuirks(q: Quirks, input: Record<string, unknown>): string |
     const o = input.overstated as { number?: unknown; by?: unknown }
     if (!o || typeof o !== 'object' || typeof o.number !== 'string' || !NUMBER.test(o.number)) return 'overstated.number must be digits'
     const n = o.by
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 1000) return 'overstated.by must be a whole number from 0 to 1000'
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < -1000 || n > 1000)
+      return 'overstated.by must be a whole number from -1000 to 1000'
     if (n === 0) q.overstated.delete(o.number)
     else q.overstated.set(o.number, n)
   }

@@ -311,7 +311,12 @@ async function advance(w: Walk, page: WalkPage, start: number): Promise<void> {
   const walking = Number.isFinite(w.next)
   // Index i holds ordinal hi - i (see align): ordinals fall through the page.
   const hi = page.total - start + 1
-  const n = page.count
+  // Records past the total the page reports (it says fewer than it serves) would have ordinals of 0 and below: never stored.
+  const n = Math.min(page.count, Math.max(0, hi))
+  if (n < page.count)
+    job.ctx.log(
+      `index: ${job.number}: the messaging service reports ${page.total} messages but served ${page.count - n} more past position ${page.total}: they are left out`,
+    )
   const clamp = (i: number) => Math.min(n, Math.max(0, i))
   // Below the checkpoint: ordinals up to next. Above the walk's band (arrived during it) and the stored top: correct too, and free to store.
   const keep: [number, number] = walking ? [clamp(hi - w.next), n] : [0, n]

@@ -223,6 +223,31 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(st.rows[0]).toEqual({ state: 'idle', full_done: true, error: null })
   }, 60_000)
 
+  it('empty answers for an indexed number are asked again before anything stored is wiped', async () => {
+    await forgetAll(4)
+    await syncNow(4)
+    await expectExact(4, upstreamTotal(4))
+    const before = await db.query<{ id: string }>('SELECT min(indexed_at)::text AS id FROM index_messages WHERE number = $1', [
+      num(4).number,
+    ])
+    // Three answers in a row say the history is empty (total 0), then it is whole again.
+    await control(simUrl, '/__sim/faults', { kind: 'empty_data', times: 3, op: 'smshistory', number: num(4).number })
+    const logs: string[] = []
+    try {
+      await syncNow(4, fw, { log: (l) => logs.push(l) })
+    } finally {
+      await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
+    }
+    await expectExact(4, upstreamTotal(4))
+    // Nothing was wiped and fetched again: the same rows, and no re-walk.
+    const after = await db.query<{ id: string }>('SELECT min(indexed_at)::text AS id FROM index_messages WHERE number = $1', [
+      num(4).number,
+    ])
+    expect(after.rows[0]).toEqual(before.rows[0])
+    expect(logs.filter((l) => l.includes('walking the history again'))).toEqual([])
+    expect(logs.some((l) => l.includes(`went down from ${upstreamTotal(4)} to 0, then back`))).toBe(true)
+  }, 60_000)
+
   it('a page cap of 1 still walks (the sync pages by at least 2: consecutive pages share a record)', async () => {
     await forgetAll(3)
     await syncNow(3, fw, { pageCap: 1 })

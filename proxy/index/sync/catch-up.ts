@@ -2,7 +2,7 @@ import { identity, type Page, type PageRecord } from '../parse.ts'
 import { fetchPage } from './fetch.ts'
 import type { Placed } from './prepare.ts'
 import { storeBatch, storedIdentities } from './store.ts'
-import { ok, stopped, type Job, type NumberRow, type Result } from './types.ts'
+import { ok, shrank, stopped, type Job, type NumberRow, type Result } from './types.ts'
 
 /**
  * Catch-up: the messages newer than the stored top, aligned on identity. The stored newest
@@ -44,7 +44,7 @@ export async function catchUp(job: Job, row: NumberRow): Promise<Result<number>>
     misses: 0,
     inserted: 0,
   }
-  if (p.total < c.top) return stopped('rewalk', `the upstream's total went down from ${c.top} to ${p.total}`)
+  if (p.total < c.top) return shrank(c.top, p.total)
   // Nothing new: the newest record is the stored one. The envelope (total, newest) is recorded
   // either way, so a catch-up that stops short leaves the number visibly incomplete.
   await storeBatch(job, p, [], null)
@@ -73,7 +73,7 @@ async function oneWindow(c: Catch): Promise<Result<boolean>> {
   const got = await fetchPage(job, start, end)
   if (!got.ok) return got
   const page = got.value
-  if (page.total < c.top) return stopped('rewalk', `the upstream's total went down from ${c.top} to ${page.total}`)
+  if (page.total < c.top) return shrank(c.top, page.total)
   c.known = page.total
   const j = anchorIndex(c, page, start, expected - start)
   if (j === null) return widen(c, cap)

@@ -1,7 +1,9 @@
 import { flushDesk } from '../../desk/refresh.ts'
 import { catchUp } from './catch-up.ts'
+import { fetchPage } from './fetch.ts'
 import { ensureIndexes } from './indexes.ts'
 import { acquire, heartbeat, LeaseLost, release } from './leases.ts'
+import { sleep } from './limiter.ts'
 import { loadNumber, wipe } from './store.ts'
 import { ok, stopped, type Job, type NumberRow, type Result, type Stop, type SyncContext } from './types.ts'
 import { fullWalk, type BulkHold } from './walk.ts'
@@ -100,6 +102,16 @@ async function walkAndCatchUp(job: Job, first: NumberRow): Promise<Result<number
       if (step.stop.kind !== 'rewalk') return step
       if (rewalks >= MAX_REWALKS)
         return stopped('fail', `The upstream's history kept changing under the index (${step.stop.message}); try again later.`)
+      if (step.stop.shrankFrom !== undefined) {
+        // A total that fell (to 0, say: an empty answer) is asked again before anything stored is wiped.
+        const held = await totalHolds(job, step.stop.shrankFrom)
+        if (!held.ok) return held
+        if (held.value) {
+          job.ctx.log(`index: ${job.number}: ${step.stop.message}, then back: kept what is stored and going on`)
+          row = (await loadNumber(job.ctx.db, job.number)) ?? row
+          continue
+        }
+      }
       job.ctx.log(`index: ${job.number}: ${step.stop.message}; walking the history again`)
       await wipe(job)
       row = (await loadNumber(job.ctx.db, job.number)) ?? row
@@ -113,6 +125,24 @@ async function walkAndCatchUp(job: Job, first: NumberRow): Promise<Result<number
       if (job.ctx.bulk.loads === 0 && !job.signal.aborted) await ensureIndexes(job.ctx.db, job.ctx.log, noBulkLoad(job))
     }
   }
+}
+
+/** Looks for a fall of the upstream's total to undo itself: this many asks, the back-off doubling between them. */
+const SHRINK_CHECKS = 4
+
+/**
+ * Whether the upstream's total is back to at least `from` within SHRINK_CHECKS asks (true), or
+ * stayed below it every time (false: the history did lose messages, and is walked again).
+ */
+async function totalHolds(job: Job, from: number): Promise<Result<boolean>> {
+  for (let k = 0; k < SHRINK_CHECKS; k++) {
+    await sleep(job.ctx.backoffMs * 2 ** k, job.signal)
+    if (job.signal.aborted) return stopped('aborted', 'stopped')
+    const probe = await fetchPage(job, 1, 1)
+    if (!probe.ok) return probe
+    if (probe.value.total >= from) return ok(true)
+  }
+  return ok(false)
 }
 
 /** Whether no bulk load of this server runs (one that started after the check drops the indexes and builds them at its end). */

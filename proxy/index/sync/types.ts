@@ -87,12 +87,20 @@ export interface Stop {
   /** pause: the upstream refused (waits for a person); fail: gave up; rewalk: the stored history no longer matches; aborted: stopped. */
   kind: 'pause' | 'fail' | 'rewalk' | 'aborted' | 'gone'
   message: string
+  /** A re-walk because the upstream's total fell below what is stored: the number it fell from (confirmed before anything is wiped). */
+  shrankFrom?: number
 }
 
 export type Result<T> = { ok: true; value: T } | { ok: false; stop: Stop }
 
 export const ok = <T>(value: T): Result<T> => ({ ok: true, value })
 export const stopped = (kind: Stop['kind'], message: string): { ok: false; stop: Stop } => ({ ok: false, stop: { kind, message } })
+
+/** The upstream's total fell from `from` to `to`: a re-walk, once the fall is confirmed (number.ts). */
+export const shrank = (from: number, to: number): { ok: false; stop: Stop } => ({
+  ok: false,
+  stop: { kind: 'rewalk', message: `the upstream's total went down from ${from} to ${to}`, shrankFrom: from },
+})
 
 /** What every part of one server's sync shares. */
 export interface SyncContext {

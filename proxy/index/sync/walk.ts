@@ -4,7 +4,7 @@ import { dropIndexes } from './indexes.ts'
 import { LeaseLost } from './leases.ts'
 import { prepareBatch, type Checkpoint, type Placed } from './prepare.ts'
 import { batchOf, storeBatch, storePayload, storePrepared } from './store.ts'
-import { ok, stopped, type Job, type NumberRow, type Result } from './types.ts'
+import { ok, shrank, stopped, type Job, type NumberRow, type Result } from './types.ts'
 
 /**
  * The full walk, newest first, from the checkpoint if there is one.
@@ -199,7 +199,7 @@ async function onPage(w: Walk, page: WalkPage): Promise<Result<boolean>> {
 async function placePage(w: Walk, page: WalkPage, taken: { done: boolean }): Promise<Result<boolean>> {
   const { job } = w
   const start = w.pendingStart
-  if (page.total < w.totalKnown) return stopped('rewalk', `the upstream's total went down from ${w.totalKnown} to ${page.total}`)
+  if (page.total < w.totalKnown) return shrank(w.totalKnown, page.total)
   const order = checkOrder(page, start)
   if (order) return order
   if (page.total === 0 || (!Number.isFinite(w.next) && page.count === 0)) {

@@ -108,6 +108,16 @@ describe('upstream failure mapping', () => {
       /Number not on account/,
     ],
     ['success missing', (_q, res) => res.end('{"data":[]}'), 502, 'upstream_rejected'],
+    // Busy, not refused: retried (after Retry-After when given), never a pause.
+    ['HTTP 429', (_q, res) => (res.writeHead(429), res.end()), 504, 'timeout', /busy and asked for fewer requests \(HTTP 429\)/],
+    ['HTTP 408', (_q, res) => (res.writeHead(408), res.end()), 504, 'timeout', /HTTP 408/],
+    [
+      'success "0" naming a rate limit',
+      (_q, res) => res.end('{"success":"0","message":"Rate limit exceeded. Try again in 1 second."}'),
+      504,
+      'timeout',
+      /busy and asked for fewer requests: Rate limit exceeded/,
+    ],
     ['redirect', (_q, res) => (res.writeHead(302, { location: 'http://127.0.0.1:1/x' }), res.end()), 502, 'bad_response', /redirect/],
   ]
   it.each(cases)('%s', async (_name, answer, status, kind, message) => {
@@ -122,6 +132,12 @@ describe('upstream failure mapping', () => {
     const { proxy } = await setup((_q, res) => (res.writeHead(503, { 'retry-after': '2' }), res.end()))
     const r = await raw(proxy.port, { path: '/api/allownednumbers' })
     expect(r.json().error).toMatchObject({ kind: 'unreachable', upstreamStatus: 503, retryAfterMs: 2000 })
+  })
+
+  it('reports a 429 as busy, with its Retry-After in milliseconds', async () => {
+    const { proxy } = await setup((_q, res) => (res.writeHead(429, { 'retry-after': '3' }), res.end()))
+    const r = await raw(proxy.port, { path: '/api/allownednumbers' })
+    expect(r.json().error).toMatchObject({ kind: 'timeout', upstreamStatus: 429, retryAfterMs: 3000 })
   })
 
   it('times out a hanging upstream promptly', async () => {

@@ -245,6 +245,9 @@ function parseJson(text: string): { parsed: boolean; json?: unknown } {
   }
 }
 
+/** A refusal's words that name a rate limit. */
+const RATE_LIMIT_WORDS = /\brate[ -]?limit|\btoo many requests\b|\bthrottl/i
+
 /** An HTTP status that is not success, as the envelope's refusal (undefined for 2xx). */
 function statusFailure(u: Upstream, status: number, said: string | undefined, retryAfter: string | string[] | undefined) {
   const upstreamStatus = status
@@ -262,6 +265,21 @@ function statusFailure(u: Upstream, status: number, said: string | undefined, re
       message: `The messaging service answered with a redirect (HTTP ${status}); redirects are not followed.`,
       upstreamStatus,
     })
+  // Too many requests, or the request timed out there: the service is busy, not refusing. Worth a
+  // retry, after Retry-After when it says.
+  if (status === 429 || status === 408) {
+    const after = retryAfterMs(retryAfter)
+    return new ProxyError(504, {
+      kind: 'timeout',
+      message:
+        status === 429
+          ? 'The messaging service is busy and asked for fewer requests (HTTP 429).'
+          : 'The messaging service gave up waiting for the request (HTTP 408).',
+      upstreamStatus,
+      cause: `${u.where} answered HTTP ${status}`,
+      ...(after !== undefined ? { retryAfterMs: after } : {}),
+    })
+  }
   if (status >= 500) {
     const after = retryAfterMs(retryAfter)
     return new ProxyError(502, {
@@ -304,6 +322,14 @@ function bodyFailure(u: Upstream, text: string, parsed: boolean, json: unknown, 
       upstreamStatus,
     })
   const success = (json as Record<string, unknown>).success
+  // A refusal in an HTTP 200 that says it is a rate limit ("Rate limit exceeded", "Too many
+  // requests"): busy, not refused, so retried as a 429 is. Any other wording stays a refusal.
+  if (success !== '1' && success !== 1 && said && RATE_LIMIT_WORDS.test(said))
+    return new ProxyError(504, {
+      kind: 'timeout',
+      message: u.clean(`The messaging service is busy and asked for fewer requests: ${said}`),
+      upstreamStatus,
+    })
   // Spec §4: success is the string "1". Anything else is a refusal, with the upstream's words kept.
   if (success !== '1' && success !== 1)
     return new ProxyError(502, {

@@ -248,6 +248,70 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(logs.some((l) => l.includes(`went down from ${upstreamTotal(4)} to 0, then back`))).toBe(true)
   }, 60_000)
 
+  it('a 429 is busy, not a refusal: waited out (Retry-After) and retried, never a pause', async () => {
+    await forgetAll(3)
+    await control(simUrl, '/__sim/faults', {
+      kind: 'status',
+      status: 429,
+      retryAfter: 1,
+      times: 2,
+      op: 'smshistory',
+      number: num(3).number,
+    })
+    const logs: string[] = []
+    const started = Date.now()
+    try {
+      await syncNow(3, fw, { maxRetries: 3, log: (l) => logs.push(l) })
+    } finally {
+      await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
+    }
+    await expectExact(3, upstreamTotal(3))
+    // Each 429 said to wait a second, and the sync did.
+    expect(logs.filter((l) => /HTTP 429\).* retrying in 1000 ms/.test(l))).toHaveLength(2)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000)
+  }, 60_000)
+
+  it('a number whose sync gave up on an outage is tried again by the server on its own, with a back-off', async () => {
+    await forgetAll(3)
+    // More 503s than the retries allow: the sync stops with an error.
+    await control(simUrl, '/__sim/faults', { kind: 'status', status: 503, times: 2, op: 'smshistory', number: num(3).number })
+    const s = syncer(fw, { maxRetries: 1, leaseMs: 150, errorRetryMs: 1_500 })
+    try {
+      await s.request({ number: num(3).number, tid: num(3).tid })
+      await expect
+        .poll(
+          async () =>
+            (await db.query<{ state: string }>('SELECT state FROM index_numbers WHERE number = $1', [num(3).number])).rows[0]?.state,
+          {
+            timeout: 10_000,
+          },
+        )
+        .toBe('error')
+      const failed = await db.query<{ failures: number }>('SELECT failures FROM index_numbers WHERE number = $1', [num(3).number])
+      expect(failed.rows[0]!.failures).toBe(1)
+      // The outage is over; nobody asks: the sweep picks the number up once its back-off has passed.
+      await expect
+        .poll(
+          async () =>
+            (await db.query<{ state: string }>('SELECT state FROM index_numbers WHERE number = $1', [num(3).number])).rows[0]?.state,
+          {
+            timeout: 10_000,
+          },
+        )
+        .toBe('idle')
+      await s.idle()
+    } finally {
+      await s.close()
+      await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
+    }
+    await expectExact(3, upstreamTotal(3))
+    const after = await db.query<{ failures: number; failed_at: Date | null }>(
+      'SELECT failures, failed_at FROM index_numbers WHERE number = $1',
+      [num(3).number],
+    )
+    expect(after.rows[0]).toEqual({ failures: 0, failed_at: null })
+  }, 60_000)
+
   it('a page cap of 1 still walks (the sync pages by at least 2: consecutive pages share a record)', async () => {
     await forgetAll(3)
     await syncNow(3, fw, { pageCap: 1 })

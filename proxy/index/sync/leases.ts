@@ -60,6 +60,8 @@ export function heartbeat(ctx: SyncContext, number: string, lost: () => void): (
 export async function release(ctx: SyncContext, number: string, state: string, error: string | null, done: boolean): Promise<boolean> {
   const r = await ctx.db.query(
     `UPDATE index_numbers SET state = $3, error = $4, locked_by = NULL, locked_at = NULL,
+       failed_at = CASE WHEN $3 = 'error' THEN now() WHEN $5::boolean THEN NULL ELSE failed_at END,
+       failures = CASE WHEN $3 = 'error' THEN failures + 1 WHEN $5::boolean THEN 0 ELSE failures END,
        finished_at = CASE WHEN $5::boolean THEN now() ELSE finished_at END,
        last_synced_at = CASE WHEN $5::boolean THEN now() ELSE last_synced_at END,
        progress_done = CASE WHEN $5::boolean THEN indexed ELSE progress_done END,
@@ -71,13 +73,24 @@ export async function release(ctx: SyncContext, number: string, state: string, e
   return r.rows.length > 0
 }
 
-/** Numbers queued, or left syncing under an expired lease (a dead server's), not removed from the account. */
+/** The longest wait before a number that failed is tried again (the back-off doubles up to it). */
+export const MAX_ERROR_RETRY_MS = 3_600_000
+
+/**
+ * Numbers queued, left syncing under an expired lease (a dead server's), or stopped by transient
+ * failures ('error') longer ago than their back-off (ctx.errorRetryMs, doubling with each failure
+ * in a row, at most MAX_ERROR_RETRY_MS); none removed from the account. A number the upstream
+ * refused ('paused') waits for a person.
+ */
 export async function dueNumbers(ctx: SyncContext): Promise<string[]> {
   const r = await ctx.db.query<{ number: string }>(
     `SELECT number FROM index_numbers
-     WHERE removed_at IS NULL AND (state = 'queued' OR (state = 'syncing' AND (locked_at IS NULL OR locked_at < now() - make_interval(secs => $1::double precision / 1000))))
+     WHERE removed_at IS NULL AND (state = 'queued'
+       OR (state = 'syncing' AND (locked_at IS NULL OR locked_at < now() - make_interval(secs => $1::double precision / 1000)))
+       OR (state = 'error' AND (failed_at IS NULL OR failed_at < now() - make_interval(secs =>
+             least($3::double precision, $2::double precision * power(2, least(greatest(failures - 1, 0), 20))) / 1000))))
      ORDER BY number`,
-    [ctx.leaseMs],
+    [ctx.leaseMs, ctx.errorRetryMs, MAX_ERROR_RETRY_MS],
   )
   return r.rows.map((x) => x.number)
 }

@@ -78,6 +78,7 @@ function contextOf(opts: SyncOptions): SyncContext {
     pageWorkerMin: opts.pageWorkerMin ?? 20_000,
     pages: pageWorker(),
     leaseMs: opts.leaseMs ?? LEASE_MS,
+    errorRetryMs: opts.errorRetryMs ?? 60_000,
     owner: randomUUID(),
     limit: createLimiter(opts.rate),
     stats: { requests: 0, waitMs: 0, prepareMs: 0, storeMs: 0, overlappedBatches: 0, vacuumMs: 0, deskMs: 0 },

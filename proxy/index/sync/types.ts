@@ -16,6 +16,8 @@ export interface SyncOptions {
   backoffMs?: number
   /** How long a sync's lease lasts without a heartbeat before another server may take it over (ms). */
   leaseMs?: number
+  /** How long after a sync gave up on transient failures it is tried again (ms; doubles with each failure in a row). */
+  errorRetryMs?: number
   /** A first walk at least this long into an index less than half its size loads in bulk. */
   bulkMin?: number
   /** Rows stored per transaction in a full walk, with its checkpoint (PGlite's COPY costs ~7 ms a call). */
@@ -116,6 +118,7 @@ export interface SyncContext {
   pageWorkerMin: number
   pages: PageWorker
   leaseMs: number
+  errorRetryMs: number
   /** This syncer's name in the leases it holds. */
   owner: string
   limit: (signal: AbortSignal) => Promise<boolean>

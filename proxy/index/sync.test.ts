@@ -15,6 +15,7 @@ import { parseIndexConfig, parseIndexConfigResult } from './config.ts'
 import { forget, freshness, numberStatuses } from './queries.ts'
 import { createIndex } from './routes.ts'
 import { createSyncer, DESK_INDEXES, overallProgress, SECONDARY_INDEXES } from './sync.ts'
+import { dropIndexes } from './sync/indexes.ts'
 
 /**
  * The sync against what real accounts do (the simulator's quirks, over HTTP), on both engines:
@@ -310,6 +311,17 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
       [num(3).number],
     )
     expect(after.rows[0]).toEqual({ failures: 0, failed_at: null })
+  }, 60_000)
+
+  it('a complete walk whose indexes were never built (killed after its last commit) gets them at its next sync', async () => {
+    await forgetAll(3)
+    await syncNow(3)
+    // The state a bulk load killed after its last batch's commit leaves: complete, indexes dropped.
+    expect(await dropIndexes(db, true)).toBe(true)
+    expect(await indexNames()).not.toContain('index_messages_thread')
+    await syncNow(3)
+    expect(await indexNames()).toEqual(expect.arrayContaining(SECONDARY))
+    await expectExact(3, upstreamTotal(3))
   }, 60_000)
 
   it('a page cap of 1 still walks (the sync pages by at least 2: consecutive pages share a record)', async () => {

@@ -145,6 +145,14 @@ async function totalHolds(job: Job, from: number): Promise<Result<boolean>> {
   return ok(false)
 }
 
+/** Whether another number's first walk is under way (on this server or another sharing the database). */
+async function walkingElsewhere(job: Job): Promise<boolean> {
+  const r = await job.ctx.db.query(`SELECT 1 FROM index_numbers WHERE state = 'syncing' AND NOT full_done AND number <> $1 LIMIT 1`, [
+    job.number,
+  ])
+  return r.rows.length > 0
+}
+
 /** Whether no bulk load of this server runs (one that started after the check drops the indexes and builds them at its end). */
 const noBulkLoad = (job: Job) => () => job.ctx.bulk.loads === 0
 
@@ -163,6 +171,12 @@ async function walkOnce(job: Job, row: NumberRow, hold: BulkHold): Promise<Resul
       job.ctx.bulk.loads -= 1
     }
     if (job.ctx.bulk.loads === 0) await ensureIndexes(job.ctx.db, job.ctx.log, noBulkLoad(job))
+  } else if (job.ctx.bulk.loads === 0 && !(await walkingElsewhere(job))) {
+    // A walk that ended as its server died (killed after the last batch's commit, before the
+    // indexes were built) is complete with the indexes still dropped: built now, by whoever syncs
+    // the number next. When they are all there this is one look at the catalog. Not while any
+    // number is mid-walk (another server's bulk load may have dropped them, and builds them at its end).
+    await ensureIndexes(job.ctx.db, job.ctx.log, noBulkLoad(job))
   }
   const caught = await catchUp(job, current)
   return caught.ok ? ok(inserted + caught.value) : caught

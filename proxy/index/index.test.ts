@@ -20,6 +20,7 @@ import { streamExport } from './export.ts'
 import { createExportTracker } from './export-progress.ts'
 import { apiDateToIso } from './parse.ts'
 import { parseFilters } from './params.ts'
+import { forget } from './queries.ts'
 import { createIndex, type MessageIndex } from './routes.ts'
 import { createSyncer } from './sync.ts'
 
@@ -318,6 +319,62 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       // One of them walked the history (24 pages and the probe); the other was refused the lock.
       expect(Math.min(fa.count(), fb.count())).toBe(0)
       expect(Math.max(fa.count(), fb.count())).toBe(25)
+    })
+
+    it('an envelope whose newest id lags a record behind is not taken for an oldest-first history', async () => {
+      // Newest first, as documented, but the envelope names the second record as the newest (it lags).
+      const lagging = createServer((req, res) => {
+        let body = ''
+        req.on('data', (c: Buffer) => (body += c.toString()))
+        req.on('end', () => {
+          const f = new URLSearchParams(body)
+          const start = Number(f.get('history_start'))
+          const end = Math.min(Number(f.get('history_end')), 30)
+          const messages = []
+          for (let p = start; p <= end; p++) {
+            const seq = 30 - p + 1
+            messages.push({
+              system_id: seq,
+              message_id: `m${seq}`,
+              GMTdate: `2026-01-01 00:00:${String(seq).padStart(2, '0')}`,
+              tid: 'T',
+              phone: '15550001111',
+              direction: 'inbound',
+              body: 'x',
+              mms: 'no',
+              mms_url: '',
+              status: '200',
+            })
+          }
+          res.writeHead(200, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ success: '1', total_message_count: 30, most_recent_msg_id: 29, messages }))
+        })
+      })
+      await new Promise<void>((ok) => lagging.listen(0, '127.0.0.1', ok))
+      const lagFw = createForwarder(
+        { baseUrl: `http://127.0.0.1:${(lagging.address() as AddressInfo).port}`, sysId: 'x', authToken: 'y' },
+        5000,
+      )
+      const s = createSyncer({ db, forwarder: lagFw, pageCap: 10, concurrency: 1, rate: 0 })
+      await s.request({ number: '15550009998', tid: 'LAG1' })
+      await s.idle()
+      await s.close()
+      await lagFw.close()
+      lagging.closeAllConnections()
+      lagging.close()
+      const st = await db.query<{ state: string; error: string | null; indexed: number }>(
+        'SELECT state, error, indexed FROM index_numbers WHERE number = $1',
+        ['15550009998'],
+      )
+      expect(st.rows[0]).toEqual({ state: 'idle', error: null, indexed: 30 })
+      const bad = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM index_messages WHERE number = $1 AND system_id::int <> ordinal`,
+        ['15550009998'],
+      )
+      expect(bad.rows[0]!.n).toBe(0)
+      // Forgotten whole (roll-ups and desk too): the other tests count across the account.
+      await forget(db, '15550009998')
+      await db.query(`DELETE FROM index_numbers WHERE number = '15550009998'`)
     })
 
     it('stops with a clear state when a history comes oldest first', async () => {

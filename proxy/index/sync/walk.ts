@@ -251,13 +251,15 @@ function noneBelow(w: Walk, page: WalkPage, start: number): Result<boolean> | nu
 
 /**
  * Order by identity, not by dates (clocks are skewed, and a message may be dated before older
- * ones): the envelope names the newest message, so a page that carries it anywhere but at
- * position 1 came in another order.
+ * ones): the envelope names the newest message, so a page that carries it last came oldest to
+ * newest. One that carries it a place or two down from the top only says the envelope lags the
+ * records (a message came in between the two, or the id is stale): the walk aligns by identity
+ * anyway, so that is not a reason to stop.
  */
 function checkOrder(page: WalkPage, start: number): Result<boolean> | null {
   if (page.newestId === null) return null
   const at = page.newestIndex
-  if (at < 0 || start + at === 1) return null
+  if (at < 0 || start + at === 1 || page.count < 2 || at !== page.count - 1) return null
   return stopped(
     'fail',
     'The messaging service sent this history oldest first (its newest message came last). The index assumes newest first, as documented, and stopped rather than build a wrong index.',

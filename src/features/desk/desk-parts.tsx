@@ -8,7 +8,7 @@ import { IndexOffAlert } from '../../components/index-off-alert'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
 import { useUrlBound } from '../../lib/use-url-bound'
-import { Link, useSearch } from '@tanstack/react-router'
+import { Link, useRouterState } from '@tanstack/react-router'
 import { NumberOptions } from '../../components/number-options'
 
 export type DeskPage = 'needs-reply' | 'opt-outs' | 'customer' | 'quiet-hours' | 'segments'
@@ -23,7 +23,7 @@ const DESK_PAGES = [
 
 /** The desk's own pages, one link each, the current one marked; the time zone picked goes along (every desk page has one). */
 export function DeskNav({ current }: { current: DeskPage }) {
-  const tz = useSearch({ strict: false, select: (s) => s.tz })
+  const tz = useRouterState({ select: (s) => (s.location.search as { tz?: unknown }).tz })
   return (
     <nav aria-label="Support desk" className="mb-3 flex flex-wrap gap-x-4 gap-y-1 border-b border-slate-200 pb-2 text-sm print:hidden">
       {DESK_PAGES.map(([page, label, to]) => (

@@ -239,7 +239,13 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     const body = (await get(`/api/desk/segments?number=${DESK.number}`)) as unknown as {
       days: Array<{ day: string; segments: number; ucs2: number }>
       costliest: Array<{ char: string; messages: number; extraSegments: number }>
+      forcingCharacters: number
+      freeCharacters: number
     }
+    // Every character that forced UCS-2, and those that never cost a segment: counted whole, beyond the 20 listed.
+    const every = costlyCharacters(mine.map((m) => m.body))
+    expect(body.forcingCharacters).toBe(every.length)
+    expect(body.freeCharacters).toBe(every.filter((c) => Math.round(c.extraSegments * 1000) === 0).length)
     expect(body.days.reduce((a, d) => a + d.segments, 0)).toBe(mine.reduce((a, m) => a + segmentInfo(m.body).segments, 0))
     expect(body.days.reduce((a, d) => a + d.ucs2, 0)).toBe(mine.filter((m) => segmentInfo(m.body).encoding === 'UCS-2').length)
     const expected = costlyCharacters(mine.map((m) => m.body)).slice(0, 20)

@@ -805,15 +805,18 @@ async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, url: UR
     args,
   )
   // Ranked as costlyCharacters ranks (ties by localeCompare, which SQL collations do not share).
-  const ranked = chars.rows
+  const all = chars.rows
     .map((c) => ({ char: c.char, messages: c.messages, extraSegments: Math.round(Number(c.extra) * 1000) / 1000 }))
     .sort((a, b) => b.extraSegments - a.extraSegments || b.messages - a.messages || a.char.localeCompare(b.char))
-    .slice(0, 20)
+  const ranked = all.slice(0, 20)
   await ctx.logRead({ number, ...(from ? { from: p.get('from') } : {}), ...(to ? { to: p.get('to') } : {}) })
   sendJson(res, 200, {
     number,
     days: days.rows,
     costliest: ranked,
+    // Beyond the 20 listed: how many characters forced UCS-2 in all, and how many of them never cost a segment.
+    forcingCharacters: all.length,
+    freeCharacters: all.filter((c) => c.extraSegments === 0).length,
   })
 }
 

@@ -251,6 +251,9 @@ const segmentsWire = z.looseObject({
   number: z.string(),
   days: z.array(z.looseObject({ day: z.string(), messages: count, segments: count, ucs2: count, extra: count })),
   costliest: z.array(z.looseObject({ char: z.string(), messages: count, extraSegments: count })),
+  /** Every character that forced UCS-2 in the span, and those of them that never cost a segment (the list holds 20 at most). */
+  forcingCharacters: z.catch(z.nullable(count), null),
+  freeCharacters: z.catch(z.nullable(count), null),
 })
 export type Segments = z.output<typeof segmentsWire>
 

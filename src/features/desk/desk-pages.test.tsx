@@ -3,13 +3,14 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import type { ReactNode } from 'react'
 import { afterEach, describe, expect, test } from 'vitest'
-import { deskKeys, DESK_MAX_ROWS, needsReplyQuery, optOutsQuery, sentAfterQuery, type NeedsReply } from '../../api/desk'
+import { deskKeys, DESK_MAX_ROWS, needsReplyQuery, optOutsQuery, segmentsQuery, sentAfterQuery, type NeedsReply } from '../../api/desk'
 import { ApiError } from '../../api/errors'
 import { TestRouter } from '../../lib/test-router'
 import { indexKeys, parseStatus } from '../../api/index-status'
 import { CustomerPage } from './customer-page'
 import { NeedsReplyPage } from './needs-reply-page'
 import { OptOutsPage } from './opt-outs-page'
+import { SegmentsPage } from './segments-page'
 
 /**
  * The desk pages' states, each from a query cache filled the way its answer would fill it (no
@@ -312,6 +313,27 @@ describe('Opt-outs', () => {
     expect(screen.getByText('Nobody has opted out')).toBeTruthy()
     expect(screen.getByText('Nothing was sent after an opt-out')).toBeTruthy()
     expect(screen.queryByRole('table')).toBeNull()
+  })
+})
+
+describe('Encoding and segments', () => {
+  test('counts every character that forced UCS-2, not only the 20 the server lists', () => {
+    const s = { number: NUMBER, from: '', to: '', tz: 'utc' as const }
+    const listed = Array.from({ length: 20 }, (_, i) => ({ char: String.fromCodePoint(0x4e00 + i), messages: 3, extraSegments: 20 - i }))
+    renderWith(<SegmentsPage search={s} admin={false} />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+      qc.setQueryData(segmentsQuery(NUMBER, '', '').queryKey, {
+        number: NUMBER,
+        days: [{ day: '2026-11-20', messages: 100, segments: 180, ucs2: 40, extra: 60 }],
+        costliest: listed,
+        forcingCharacters: 31,
+        freeCharacters: 6,
+      })
+    })
+    expect(
+      screen.getByText('6 other characters forced UCS-2 without adding a segment (the messages were short enough either way).'),
+    ).toBeTruthy()
+    expect(screen.getByText('The 20 costliest of the 25 characters that added segments.')).toBeTruthy()
   })
 })
 

@@ -561,7 +561,7 @@ test.describe('the support desk', () => {
     // A customer the index has never seen.
     await page.goto('/desk/customer?party=442071838750')
     await expect(page.getByText('No indexed conversation with')).toBeVisible()
-    await expect(page.getByRole('link', { name: 'Search all messages for this number' })).toBeVisible()
+    await expect(page.getByRole('link', { name: 'Search message text for this number' })).toHaveAttribute('href', '/search?q=442071838750')
     // Quiet hours and segments wait for a number.
     await page.goto('/desk/quiet-hours')
     await expect(page.getByText('Choose a number', { exact: true })).toBeVisible()

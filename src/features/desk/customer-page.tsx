@@ -104,10 +104,11 @@ function CustomerView({ party, zone }: { party: string; zone: Zone }) {
       <EmptyState title={`No indexed conversation with ${formatPhone(party)}`}>
         <p>No number of the account has a message to or from this customer in the message index.</p>
         <p className="mt-1">
-          <Link to="/search" search={{ party }} className="text-blue-800 underline">
-            Search all messages for this number
-          </Link>{' '}
-          (it also finds it inside message text).
+          {/* The party is known to have no conversation: what is left to look for is the number written inside messages. */}
+          <Link to="/search" search={{ q: party }} className="text-blue-800 underline">
+            Search message text for this number
+          </Link>
+          , for messages that mention it.
         </p>
       </EmptyState>
     )

@@ -363,9 +363,7 @@ describe('One customer', () => {
       })
     })
     expect(screen.getByText(/^No indexed conversation with/)).toBeTruthy()
-    expect(screen.getByRole('link', { name: 'Search all messages for this number' }).getAttribute('href')).toBe(
-      '/search?party=442071838750',
-    )
+    expect(screen.getByRole('link', { name: 'Search message text for this number' }).getAttribute('href')).toBe('/search?q=442071838750')
   })
 })
 

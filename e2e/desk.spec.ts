@@ -164,7 +164,7 @@ test.describe('the support desk', () => {
     // Mark handled (a phone call): who and when, and the customer leaves the queue.
     const first = expected[0]!
     await page.getByRole('button', { name: `Mark handled: ${fmt(first.party)} on ${fmt(DESK.number)}` }).click()
-    await expect(page.getByRole('status').filter({ hasText: /^Marked handled/ })).toContainText('by local')
+    await expect(page.getByRole('status').filter({ hasText: /^Marked handled/ })).toContainText('by you at')
     handled.set(first.party, new Date())
     // Handled up to the message the queue showed (its ordinal), not to the moment of the click:
     // the server's log entry names it.
@@ -458,7 +458,7 @@ test.describe('the support desk', () => {
       await expect(page.getByRole('alert')).toHaveText(/^Threshold \(minutes\) must be a whole number/)
       await box.fill(String(minutes))
       await page.keyboard.press('Enter')
-      await expect(page.getByText(`once they have waited ${minutes} minutes (the team’s threshold, set by local)`)).toBeVisible()
+      await expect(page.getByText(`once they have waited ${minutes} minutes (the team’s threshold, set by you)`)).toBeVisible()
       await expect(change).toBeFocused()
       await expect(page.getByRole('table', { name: /Customers waiting/ }).locator('tbody tr')).toHaveCount(expected.length)
     } finally {

@@ -23,14 +23,14 @@ const DESK_PAGES = [
 
 /** The desk's own pages, one link each, the current one marked; the time zone picked goes along (every desk page has one). */
 export function DeskNav({ current }: { current: DeskPage }) {
-  const tz = useRouterState({ select: (s) => (s.location.search as { tz?: unknown }).tz })
+  const utc = useRouterState({ select: (s) => (s.location.search as Record<string, unknown>).tz === 'utc' })
   return (
     <nav aria-label="Support desk" className="mb-3 flex flex-wrap gap-x-4 gap-y-1 border-b border-slate-200 pb-2 text-sm print:hidden">
       {DESK_PAGES.map(([page, label, to]) => (
         <Link
           key={page}
           to={to}
-          search={tz === 'utc' ? { tz } : {}}
+          search={utc ? { tz: 'utc' as const } : {}}
           aria-current={page === current ? 'page' : undefined}
           className="text-slate-700 underline-offset-2 hover:underline aria-[current=page]:font-semibold"
         >

@@ -46,3 +46,12 @@ export function quietDaySeries(days: ReadonlyArray<{ day: string; quiet: number 
   }
   return { x, quiet }
 }
+
+/**
+ * Who did something, as a person reads it: "you" for the one signed in (and for the one user of a
+ * server without sign-in, whose stored name is "local"), else the name as stored.
+ */
+export function whoDid(name: string | null | undefined, me: string | null | undefined): string {
+  if (!name) return 'someone'
+  return name === me || name === 'local' ? 'you' : name
+}

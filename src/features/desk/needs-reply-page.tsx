@@ -22,7 +22,8 @@ import type { NeedsReplySearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th, useTidOf } from './desk-parts'
-import { formatWait, parseThreshold, msOf } from './format'
+import { formatWait, parseThreshold, msOf, whoDid } from './format'
+import { useMe } from '../../api/me'
 import { ZoneToggle } from '../../components/zone-toggle'
 
 /**
@@ -62,6 +63,7 @@ export function NeedsReplyPage({ search, admin }: { search: NeedsReplySearch; ad
 
 /** The team's threshold, said in words; an admin can change it. */
 export function ThresholdLine({ admin }: { admin: boolean | null }) {
+  const me = useMe().data?.user?.name
   const settings = useQuery(deskSettingsQuery())
   const qc = useQueryClient()
   const [editing, setEditing] = useState(false)
@@ -86,7 +88,7 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
             ? 'The team’s threshold could not be read; the queue uses it all the same.'
             : 'Reading the team’s threshold…'
           : `A customer joins the queue once they have waited ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} (the team’s threshold${
-              settings.data?.updatedBy ? `, set by ${settings.data.updatedBy}` : ', the default'
+              settings.data?.updatedBy ? `, set by ${whoDid(settings.data.updatedBy, me)}` : ', the default'
             }).`}{' '}
         {admin && minutes !== undefined && !editing ? (
           <button
@@ -171,6 +173,7 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
 const focusOnMount = (el: HTMLElement | null) => el?.focus()
 
 function Queue({ search }: { search: NeedsReplySearch }) {
+  const me = useMe().data?.user?.name
   const number = search.number || null
   const q = useQuery(needsReplyQuery(number))
   const qc = useQueryClient()
@@ -181,7 +184,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
     mutationFn: (e: QueueEntry) => markHandled(e.number, e.party, e.lastInbound.ordinal),
     onSuccess: (r) => {
       setDone(
-        `Marked handled: ${formatPhone(r.party)} on ${formatPhone(r.number)}, by ${r.handledBy ?? 'you'} at ${formatDate(msOf(r.handledAt), search.tz)}.`,
+        `Marked handled: ${formatPhone(r.party)} on ${formatPhone(r.number)}, by ${r.handledBy ? whoDid(r.handledBy, me) : 'you'} at ${formatDate(msOf(r.handledAt), search.tz)}.`,
       )
       void qc.invalidateQueries({ queryKey: deskKeys.all })
     },
@@ -288,7 +291,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
                     <span className="block text-xs text-slate-700">since {formatDate(msOf(e.since), zone)}</span>
                     {e.handled ? (
                       <span className="block text-xs text-slate-700">
-                        handled earlier by {e.handled.by ?? 'someone'}, {formatDate(msOf(e.handled.at), zone)}
+                        handled earlier by {whoDid(e.handled.by, me)}, {formatDate(msOf(e.handled.at), zone)}
                       </span>
                     ) : null}
                   </td>

@@ -565,10 +565,12 @@ test.describe('the support desk', () => {
     // Quiet hours and segments wait for a number.
     await page.goto('/desk/quiet-hours')
     await expect(page.getByText('Choose a number', { exact: true })).toBeVisible()
-    // A bad number in the URL: the server's refusal in words, naming the field.
-    await page.goto('/desk/segments?number=12')
-    await expect(page.getByRole('alert')).toContainText('Switchboard sent a request the server refused')
-    await expect(page.getByRole('alert')).toContainText('number')
+    // A number the account does not have, in the URL: said so, not reported on as if it sent nothing.
+    for (const path of ['/desk/segments', '/desk/quiet-hours', '/desk/needs-reply']) {
+      await page.goto(`${path}?number=12125550000`)
+      await expect(page.getByText('(212) 555-0000 is not a number of this account')).toBeVisible()
+    }
+    await expect(page.getByText(/Nobody is waiting/)).toHaveCount(0)
   })
 })
 

@@ -317,6 +317,15 @@ describe('Opt-outs', () => {
 })
 
 describe('Encoding and segments', () => {
+  test('a number the index does not know: said so, no report', () => {
+    const s = { number: '12125550000', from: '', to: '', tz: 'utc' as const }
+    renderWith(<SegmentsPage search={s} admin={false} />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+    })
+    expect(screen.getByText('(212) 555-0000 is not a number of this account')).toBeTruthy()
+    expect(screen.queryByRole('table')).toBeNull()
+  })
+
   test('counts every character that forced UCS-2, not only the 20 the server lists', () => {
     const s = { number: NUMBER, from: '', to: '', tz: 'utc' as const }
     const listed = Array.from({ length: 20 }, (_, i) => ({ char: String.fromCodePoint(0x4e00 + i), messages: 3, extraSegments: 20 - i }))

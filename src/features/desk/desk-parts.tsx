@@ -66,13 +66,30 @@ export const td = 'px-2 py-1.5 align-top'
  * What the index can tell the desk: still loading, off, or holding nothing yet (each shown in its
  * own words), else the page. `admin` decides whether "Index all numbers" is offered.
  */
-export function DeskIndexGate({ admin, what, children }: { admin: boolean | null; what: string; children: ReactNode }) {
+export function DeskIndexGate({
+  admin,
+  what,
+  number = '',
+  children,
+}: {
+  admin: boolean | null
+  what: string
+  /** The number the page's link names, if any: one the index does not know is said so, not reported on as if it sent nothing. */
+  number?: string
+  children: ReactNode
+}) {
   const index = useIndexStatus()
   if (index.loading) return <TableSkeleton label="Checking the message index" />
   if (!index.available) return <IndexOffAlert error={index.error} where={what} />
   const numbers = index.status?.numbers ?? []
   const indexed = numbers.reduce((a, n) => a + n.indexed, 0)
   if (indexed === 0) return <NothingIndexed admin={admin} numbers={numbers} onIndexing={() => void index.refetch()} what={what} />
+  if (number && !numbers.some((n) => n.number === number))
+    return (
+      <EmptyState title={`${formatPhone(number)} is not a number of this account`}>
+        <p>The message index knows no number {number}. Choose one of the account’s numbers above.</p>
+      </EmptyState>
+    )
   return (
     <>
       <IndexingNote numbers={numbers} />

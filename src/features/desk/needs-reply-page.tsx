@@ -54,7 +54,7 @@ export function NeedsReplyPage({ search, admin }: { search: NeedsReplySearch; ad
         <ZoneToggle zone={search.tz} onChange={(tz) => setParams({ tz }, { replace: true })} />
       </div>
       <ThresholdLine admin={admin} />
-      <DeskIndexGate admin={admin} what="needs-reply queue">
+      <DeskIndexGate admin={admin} what="needs-reply queue" number={search.number}>
         <Queue search={search} />
       </DeskIndexGate>
     </section>

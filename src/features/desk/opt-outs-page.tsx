@@ -48,7 +48,7 @@ export function OptOutsPage({ search, admin }: { search: OptOutsSearch; admin: b
         <StateSelect value={search.state} onChange={(state) => setParams({ state }, { replace: true })} />
         <ZoneToggle zone={search.tz} onChange={(tz) => setParams({ tz }, { replace: true })} />
       </div>
-      <DeskIndexGate admin={admin} what="opt-out ledger">
+      <DeskIndexGate admin={admin} what="opt-out ledger" number={search.number}>
         <SentAfter search={search} />
         <Ledger search={search} />
       </DeskIndexGate>

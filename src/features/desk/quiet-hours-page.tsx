@@ -63,7 +63,7 @@ export function QuietHoursPage({ search, admin }: { search: DeskNumberSearch; ad
         <ZoneToggle zone={search.tz} onChange={(tz) => setParams({ tz }, { replace: true })} />
       </div>
       <DroppedParams schema={deskNumberSearch} fields={DAY_FIELDS} />
-      <DeskIndexGate admin={admin} what="quiet-hours report">
+      <DeskIndexGate admin={admin} what="quiet-hours report" number={search.number}>
         {rangeProblem ? (
           <EmptyState title="No day is in that range">{rangeProblem}</EmptyState>
         ) : search.number ? (

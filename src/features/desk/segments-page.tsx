@@ -58,7 +58,7 @@ export function SegmentsPage({ search, admin }: { search: DeskNumberSearch; admi
         />
       </div>
       <DroppedParams schema={deskNumberSearch} fields={DAY_FIELDS} />
-      <DeskIndexGate admin={admin} what="segments report">
+      <DeskIndexGate admin={admin} what="segments report" number={search.number}>
         {rangeProblem ? (
           <EmptyState title="No day is in that range">{rangeProblem}</EmptyState>
         ) : search.number ? (

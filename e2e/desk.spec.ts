@@ -355,6 +355,17 @@ test.describe('the support desk', () => {
       expect(b.x).toBeGreaterThanOrEqual(0)
       expect(b.x + b.width).toBeLessThanOrEqual(390)
     }
+    // "Mark handled", reached by keyboard at the far right of the table, is shown beside whom it is for.
+    const firstRow = page
+      .getByRole('table', { name: /Customers waiting/ })
+      .locator('tbody tr')
+      .first()
+    await firstRow.getByRole('button', { name: /^Mark handled: / }).focus()
+    const customer = (await firstRow.locator('td').first().getByRole('link').first().boundingBox())!
+    expect(customer.x).toBeGreaterThanOrEqual(0)
+    expect(customer.x + customer.width).toBeLessThanOrEqual(390)
+    const button = (await firstRow.getByRole('button', { name: /^Mark handled: / }).boundingBox())!
+    expect(button.x + button.width).toBeLessThanOrEqual(390)
     await page.screenshot({ path: '/tmp/desk-needs-reply-390.png', fullPage: true })
     await noPageScroll(page)
 

@@ -239,7 +239,8 @@ function Queue({ search }: { search: NeedsReplySearch }) {
             </caption>
             <thead className="bg-slate-50">
               <tr>
-                <th scope="col" className={th}>
+                {/* The customer column stays put while a phone scrolls the table sideways: "Mark handled" is never shown without whom it is for. */}
+                <th scope="col" className={`${th} sticky left-0 z-[1] bg-slate-50`}>
                   Customer
                 </th>
                 <th scope="col" className={th}>
@@ -259,7 +260,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
             <tbody>
               {rows.map((e) => (
                 <tr key={key(e)} className="border-t border-slate-200">
-                  <td className={`${td} whitespace-nowrap`}>
+                  <td className={`${td} sticky left-0 z-[1] bg-white whitespace-nowrap`}>
                     <CustomerLink party={e.party} />
                     <Link
                       to="/numbers/$number/thread"

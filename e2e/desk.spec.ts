@@ -300,6 +300,16 @@ test.describe('the support desk', () => {
       new Set(quiet.map((q) => q.local.day)).size,
     )
     await quietChartDrawn(page)
+    // Each send says the hour where its customer is, the one that made it a quiet-hour send.
+    const sends = page.getByRole('table', { name: /Quiet-hour sends, newest first/ })
+    const times = await sends.locator('tbody tr td:nth-child(2)').allTextContents()
+    expect(times.length).toBeGreaterThan(0)
+    for (const t of times) {
+      const m = /^(\d{1,2}):\d{2} (AM|PM) [A-Z]{2,5}$/.exec(t)
+      expect(m, t).not.toBeNull()
+      const hour = (Number(m![1]) % 12) + (m![2] === 'PM' ? 12 : 0)
+      expect(hour < 8 || hour >= 21, `${t} is outside 8:00–21:00`).toBe(true)
+    }
     await page.screenshot({ path: '/tmp/desk-quiet-1400.png', fullPage: true })
     expect(await axeViolations(page)).toEqual([])
     // Export, from the server: every quiet-hour send, newest first, each on its customer's local day.

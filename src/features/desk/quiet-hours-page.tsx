@@ -17,6 +17,7 @@ import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th } from './desk-parts'
 import { msOf, quietDaySeries } from './format'
+import { localTime } from '../../../contract/desk/quiet-hours'
 import { ZoneToggle } from '../../components/zone-toggle'
 
 /** Sends to North American customers outside 8:00–21:00 in the customer's own time, per number and day. */
@@ -123,6 +124,10 @@ function DayTable({ d }: { d: QuietHours }) {
       <h2 id="quiet-days-heading" className="text-lg font-semibold">
         Quiet-hour sends by day (the customer’s local day)
       </h2>
+      <p className="text-sm text-slate-700">
+        From and To choose sends by their UTC day; each is counted here on the customer’s own day, so the first and last days can fall
+        outside From and To, and hold only some of their sends.
+      </p>
       <div className="mt-2 rounded border border-slate-200 bg-white p-3">
         <UPlotChart
           label={`Bar chart of quiet-hour sends per customer-local day from ${formatPhone(d.number)}, ${chart.x.length} ${chart.x.length === 1 ? 'day' : 'days'}`}
@@ -168,6 +173,20 @@ function DayTable({ d }: { d: QuietHours }) {
   )
 }
 
+const theirFormats = new Map<string, Intl.DateTimeFormat>()
+
+/** "9:30 PM EST": the send's time in the customer's zone (from their area code, as the server judged it); — when it cannot be told. */
+function theirTime(party: string, date: string | null): string {
+  const local = date ? localTime(party, date) : null
+  if (!local || !date) return '—'
+  let f = theirFormats.get(local.zone)
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: local.zone, hour: 'numeric', minute: '2-digit', timeZoneName: 'short' })
+    theirFormats.set(local.zone, f)
+  }
+  return f.format(Date.parse(date))
+}
+
 function Sends({ d, zone }: { d: QuietHours; zone: Zone }) {
   return (
     <section aria-labelledby="quiet-sends-heading" className="mt-4">
@@ -181,6 +200,9 @@ function Sends({ d, zone }: { d: QuietHours; zone: Zone }) {
             <tr>
               <th scope="col" className={th}>
                 Sent
+              </th>
+              <th scope="col" className={th}>
+                Their local time
               </th>
               <th scope="col" className={th}>
                 Customer
@@ -203,6 +225,8 @@ function Sends({ d, zone }: { d: QuietHours; zone: Zone }) {
                     {formatDate(msOf(r.date), zone)}
                   </Link>
                 </td>
+                {/* Why it counts: the hour where the customer is (their area code's zone), beside the page's own time. */}
+                <td className={`${td} whitespace-nowrap`}>{theirTime(r.party, r.date)}</td>
                 <td className={`${td} whitespace-nowrap`}>
                   <CustomerLink party={r.party} />
                 </td>

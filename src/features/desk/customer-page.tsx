@@ -30,7 +30,12 @@ export function CustomerPage({ search, admin }: { search: CustomerSearch; admin:
       </h1>
       {/* Keyed by the customer: the box shows the one opened, whichever way they were reached. */}
       <CustomerBox key={search.party} party={search.party} zone={search.tz} />
-      {search.party ? (
+      {/^0/.test(search.party) ? (
+        // As the box refuses it: a leading 0 is another country's trunk prefix, and which country is not in the digits.
+        <EmptyState title={`${search.party} is not a whole phone number`}>
+          It starts with 0: type + and the country code instead of the 0 (for example +44 20 7946 0958).
+        </EmptyState>
+      ) : search.party ? (
         <DeskIndexGate admin={admin} what="customer page">
           <CustomerView party={search.party} zone={search.tz} />
         </DeskIndexGate>

@@ -347,6 +347,14 @@ describe('Encoding and segments', () => {
 })
 
 describe('One customer', () => {
+  test('a link whose customer starts with 0 is refused as the box refuses it, not opened', () => {
+    renderWith(<CustomerPage search={{ party: '0044', tz: 'utc' }} admin={false} />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+    })
+    expect(screen.getByText('0044 is not a whole phone number')).toBeTruthy()
+    expect(screen.queryByText(/No indexed conversation/)).toBeNull()
+  })
+
   test('no customer yet: the box, focused, and what to type', () => {
     renderWith(<CustomerPage search={{ party: '', tz: 'local' }} admin={false} />, (qc) => {
       qc.setQueryData(indexKeys.status(), status(10))

@@ -190,6 +190,8 @@ export interface ThreadResult {
   rows: IndexedMessage[]
   nextCursor: string | null
   freshness: Freshness
+  /** The support desk's opt-out state of this party on this number, on the first page: null when not opted out (or the desk has none). */
+  optedOut?: { since: string | null } | null
 }
 
 export interface PartiesResult {

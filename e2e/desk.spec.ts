@@ -561,6 +561,14 @@ test.describe('the support desk', () => {
     await expect.poll(() => asks.length).toBe(first + 2)
   })
 
+  test('a thread says when its customer opted out on that number, and one who did not carries no such line', async ({ page }) => {
+    await page.goto(`/numbers/${DESK.number}/thread?tid=${DESK.tid}&party=${DESK_PARTIES.stopThenPromo}`)
+    await expect(page.getByRole('status').filter({ hasText: 'Opted out on this number' })).toContainText('do not text them')
+    await page.goto(`/numbers/${DESK.number}/thread?tid=${DESK.tid}&party=${DESK_PARTIES.wait2h}`)
+    await expect(page.getByRole('heading', { level: 2, name: fmt(DESK_PARTIES.wait2h) })).toBeVisible()
+    await expect(page.getByText('Opted out on this number')).toHaveCount(0)
+  })
+
   test('UTC, once picked, stays picked from one desk page to the next', async ({ page }) => {
     await page.goto('/desk/needs-reply?tz=utc')
     const desk = page.getByRole('navigation', { name: 'Support desk' })

@@ -257,6 +257,16 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(body.costliest.map((c) => c.char)).toContain('’')
   })
 
+  it("gives a thread's first page the party's opt-out state on that number, however the party is written", async () => {
+    const opted = await get(`/api/index/thread?number=${DESK.number}&party=${DESK_PARTIES.stopThenPromo}&limit=5`)
+    expect(opted.optedOut).toMatchObject({ since: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) })
+    // Written without the leading 1, as one of that customer's own messages writes it: the same customer.
+    const both = await get(`/api/index/thread?number=${DESK.number}&party=${DESK_PARTIES.bothWaysStop.slice(1)}&limit=5`)
+    expect(both.optedOut).toMatchObject({ since: expect.any(String) })
+    const not = await get(`/api/index/thread?number=${DESK.number}&party=${DESK_PARTIES.wait2h}&limit=5`)
+    expect(not.optedOut).toBeNull()
+  })
+
   it('shows one customer across numbers, found from any phone format', async () => {
     const p = DESK_PARTIES.wait3d
     const body = await get(`/api/desk/customer?party=${encodeURIComponent(`+1 (${p.slice(1, 4)}) ${p.slice(4, 7)}-${p.slice(7)}`)}`)

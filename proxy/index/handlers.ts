@@ -48,6 +48,7 @@ import {
   type createCountCache,
 } from './queries.ts'
 import type { RateMeter } from './rate-meter.ts'
+import { partyKey } from '../../contract/desk/messages.ts'
 import { overallProgress, type Syncer } from './sync.ts'
 
 /**
@@ -166,8 +167,20 @@ export const thread: Handler<typeof THREAD_QUERY> = async (room, _req, res, _url
     rows: t.rows.map((r) => toMessage(r, r.position_base ?? r.ordinal)),
     nextCursor: t.nextCursor,
     freshness: await freshness(db, [number]),
+    // With the first page: whether the desk has this customer opted out here, so the thread warns before anyone texts them.
+    ...(before ? {} : { optedOut: await optedOutHere(db, number, party) }),
   }
   sendJson(res, 200, body)
+}
+
+/** The desk's opt-out state of a party on a number (keyed as the desk keys parties), or null. */
+async function optedOutHere(db: Db, number: string, party: string): Promise<{ since: string | null } | null> {
+  const r = await db.query<{ since: Date | null }>(
+    'SELECT opted_out_at AS since FROM desk_threads WHERE number = $1 AND party = $2 AND opted_out',
+    [number, partyKey(party)],
+  )
+  const row = r.rows[0]
+  return row ? { since: row.since ? new Date(row.since).toISOString() : null } : null
 }
 
 export const parties: Handler<typeof PARTIES_QUERY> = async (room, _req, res, _url, ctx, { query: { number, party, limit } }) => {

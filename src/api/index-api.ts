@@ -101,6 +101,7 @@ const threadWire = z.looseObject({
   rows: z.array(indexedWire),
   nextCursor: nullableText,
   freshness: freshnessWire,
+  optedOut: z.catch(z.nullable(z.looseObject({ since: nullableText })), null),
 })
 
 export const THREAD_PAGE = 100

@@ -237,6 +237,14 @@ function Thread({
           in {zoneLabel(zone)}
         </p>
       </header>
+      {head?.optedOut ? (
+        // From the support desk's opt-out ledger: before anyone answers this thread by text.
+        <p role="status" className="mb-2 rounded border border-amber-600 bg-amber-50 p-2 text-sm text-amber-950">
+          <strong>Opted out on this number</strong>
+          {head.optedOut.since ? ` since ${formatDate(Date.parse(head.optedOut.since), zone)}` : ''}: do not text them. Answer by phone or
+          email.
+        </p>
+      ) : null}
       {q.isError ? (
         <ErrorAlert
           error={q.error}

@@ -324,6 +324,24 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await expectExact(3, upstreamTotal(3))
   }, 60_000)
 
+  it('arrivals that keep pushing each page up to its overlap end in a bounded "grows faster" error, not a loop', async () => {
+    await forgetAll(3)
+    // Pages of 10, 9 arrivals before each answer: every page holds the overlap and nothing older.
+    await control(simUrl, '/__sim/quirks', { arrivals: { number: num(3).number, perRequest: 9 } })
+    const logs: string[] = []
+    try {
+      await syncNow(3, fw, { pageCap: 10, log: (l) => logs.push(l) })
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+    const st = await db.query<{ state: string; error: string | null }>('SELECT state, error FROM index_numbers WHERE number = $1', [
+      num(3).number,
+    ])
+    expect(st.rows[0]).toMatchObject({ state: 'error', error: expect.stringMatching(/grows faster/) })
+    // Never taken for a history that ends short of its total.
+    expect(logs.filter((l) => l.includes('serves none past position'))).toEqual([])
+  }, 60_000)
+
   it('a page cap of 1 still walks (the sync pages by at least 2: consecutive pages share a record)', async () => {
     await forgetAll(3)
     await syncNow(3, fw, { pageCap: 1 })

@@ -226,10 +226,11 @@ async function placePage(w: Walk, page: WalkPage, taken: { done: boolean }): Pro
 }
 
 /**
- * A page that holds nothing below the checkpoint while the total says there is more: the history
- * ends short of the total the upstream reports (a total that counts messages it no longer serves).
- * Asked again MAX_DRY times; then the walk ends there, complete, and says how far short it ended,
- * rather than ask for the same page for ever.
+ * A page that holds nothing below the checkpoint while the total says there is more. With the
+ * same total, the history ends short of the total the upstream reports (a total that counts
+ * messages it no longer serves): asked again MAX_DRY times, then the walk ends there, complete,
+ * and says how far short it ended, rather than ask for the same page for ever. With a total that
+ * grew, arrivals pushed the page up: asked again from the new total.
  */
 function noneBelow(w: Walk, page: WalkPage, start: number): Result<boolean> | null {
   if (!Number.isFinite(w.next)) return null
@@ -238,7 +239,15 @@ function noneBelow(w: Walk, page: WalkPage, start: number): Result<boolean> | nu
     w.dry = 0
     return null
   }
-  if (++w.dry <= MAX_DRY) {
+  w.dry += 1
+  // The total grew: arrivals pushed the page up until only the overlap was left. Not the history's
+  // end: asked again from the new total, one page at a time, as a stall is (and as bounded).
+  if (page.total > w.totalKnown) {
+    if (w.dry > MAX_STALLS) return stopped('fail', 'The history grows faster than the index can page through it; try again later.')
+    askAgain(w, page.total)
+    return ok(false)
+  }
+  if (w.dry <= MAX_DRY) {
     w.pending = pageAt(w, w.pendingStart)
     return ok(false)
   }
@@ -298,13 +307,18 @@ function align(w: Walk, page: WalkPage, start: number): 'ok' | 'stall' | { ok: f
 /** More messages arrived between requests than the page could absorb: ask again, one page at a time. */
 function stall(w: Walk, page: PageMeta): Result<boolean> {
   if (++w.stalls > MAX_STALLS) return stopped('fail', 'The history grows faster than the index can page through it; try again later.')
-  w.totalKnown = page.total
+  askAgain(w, page.total)
+  return ok(false)
+}
+
+/** The page below the checkpoint asked for again at a total that grew, alone (the pages asked for ahead are let go). */
+function askAgain(w: Walk, total: number): void {
+  w.totalKnown = total
   w.aheadOn = false
   for (const p of w.ahead.values()) forgo(w, p)
   w.ahead.clear()
   w.pendingStart = Math.max(1, w.totalKnown - w.next)
   w.pending = pageAt(w, w.pendingStart)
-  return ok(false)
 }
 
 /** Takes the page's rows below the checkpoint (and any new ones above the stored top), asks for the next page. */

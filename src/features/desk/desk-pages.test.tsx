@@ -170,9 +170,11 @@ describe('Needs reply', () => {
     expect(within(table).getAllByRole('button', { name: /^Mark handled: / })).toHaveLength(2)
     const customer = within(table).getByRole('link', { name: /^Customer \(469\) 555-0104/ })
     expect(customer.getAttribute('href')).toBe('/desk/customer?party=14695550104')
-    expect(within(table).getAllByRole('link', { name: 'Open the thread' })[0]!.getAttribute('href')).toBe(
-      `/numbers/${NUMBER}/thread?tid=TID1&party=14695550104&at=7&tz=utc`,
-    )
+    expect(
+      within(table)
+        .getAllByRole('link', { name: /^Open the thread with / })[0]!
+        .getAttribute('href'),
+    ).toBe(`/numbers/${NUMBER}/thread?tid=TID1&party=14695550104&at=7&tz=utc`)
     expect(screen.getByRole('link', { name: 'Export CSV' }).getAttribute('href')).toBe(`/api/desk/needs-reply/export?number=${NUMBER}`)
   })
 
@@ -297,7 +299,7 @@ describe('Opt-outs', () => {
     // Said above the table: the most recent sends are not in the list, and where they are.
     expect(
       screen.getByText(
-        'Only the first 10,000 sends of each opt-out period are listed (9,999 here), so the 2,345 later ones, the most recent among them, are counted but not below. The customer’s thread has every message.',
+        'Only each opt-out period’s first 10,000 sends are kept as evidence (an allowed confirmation among them is not listed): 9,999 here, so the 2,345 later ones, the most recent among them, are counted but not below. The customer’s thread has every message.',
       ),
     ).toBeTruthy()
     expect(screen.getByRole('link', { name: 'Export CSV: the listed sends after opt-out' })).toBeTruthy()

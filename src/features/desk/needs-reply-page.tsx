@@ -267,6 +267,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
                       params={{ number: e.number }}
                       search={{ tid: tidOf(e.number), party: e.party, at: e.lastInbound.ordinal ?? null, tz: zone }}
                       className="flex min-h-6 items-center text-xs text-blue-800 underline"
+                      aria-label={`Open the thread with ${formatPhone(e.party)} on ${formatPhone(e.number)}`}
                     >
                       Open the thread
                     </Link>

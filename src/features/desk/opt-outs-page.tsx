@@ -30,7 +30,11 @@ export function OptOutsPage({ search, admin }: { search: OptOutsSearch; admin: b
         title="Opt-outs"
         number={search.number || null}
         party={search.party || null}
-        holds={`${search.number ? '' : 'All numbers. '}Customers: ${STATE_WORDS[search.state]}`}
+        holds={
+          search.party
+            ? 'Sends after opt-out to this customer'
+            : `${search.number ? '' : 'All numbers. '}Customers: ${STATE_WORDS[search.state]}`
+        }
         zone={search.tz}
       />
       <h1 id="opt-outs-heading" className="text-xl font-semibold">
@@ -243,9 +247,9 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
           {q.data.total > q.data.listed ? (
             // The list keeps the first sends of each period (the first breach is the evidence that counts): the latest are not in it.
             <p className="mt-1 rounded border border-amber-600 bg-amber-50 p-2 text-sm text-amber-950">
-              Only the first {formatCount(q.data.perPeriod)} sends of each opt-out period are listed ({formatCount(q.data.listed)} here), so
-              the {formatCount(q.data.total - q.data.listed)} later ones, the most recent among them, are counted but not below. The
-              customer’s thread has every message.
+              Only each opt-out period’s first {formatCount(q.data.perPeriod)} sends are kept as evidence (an allowed confirmation among
+              them is not listed): {formatCount(q.data.listed)} here, so the {formatCount(q.data.total - q.data.listed)} later ones, the
+              most recent among them, are counted but not below. The customer’s thread has every message.
             </p>
           ) : null}
           <TableRegion label="Sent after opt-out (scrolls sideways)">

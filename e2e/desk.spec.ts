@@ -305,7 +305,7 @@ test.describe('the support desk', () => {
     const times = await sends.locator('tbody tr td:nth-child(2)').allTextContents()
     expect(times.length).toBeGreaterThan(0)
     for (const t of times) {
-      const m = /^(\d{1,2}):\d{2} (AM|PM) [A-Z]{2,5}$/.exec(t)
+      const m = /^[A-Z][a-z]{2} \d{1,2}, (\d{1,2}):\d{2}\s(AM|PM) [A-Z]{2,5}$/.exec(t)
       expect(m, t).not.toBeNull()
       const hour = (Number(m![1]) % 12) + (m![2] === 'PM' ? 12 : 0)
       expect(hour < 8 || hour >= 21, `${t} is outside 8:00–21:00`).toBe(true)

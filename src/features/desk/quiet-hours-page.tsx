@@ -175,16 +175,24 @@ function DayTable({ d }: { d: QuietHours }) {
 
 const theirFormats = new Map<string, Intl.DateTimeFormat>()
 
-/** "9:30 PM EST": the send's time in the customer's zone (from their area code, as the server judged it); — when it cannot be told. */
+/** "Nov 19, 9:30 PM EST": the send's day and time in the customer's zone (from their area code, as the server judged it); — when it cannot be told. */
 function theirTime(party: string, date: string | null): string {
   const local = date ? localTime(party, date) : null
   if (!local || !date) return '—'
   let f = theirFormats.get(local.zone)
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: local.zone, hour: 'numeric', minute: '2-digit', timeZoneName: 'short' })
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: local.zone,
+      month: 'short',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    })
     theirFormats.set(local.zone, f)
   }
-  return f.format(Date.parse(date))
+  // Intl's narrow no-break space before AM/PM, as a plain space: the cell is nowrap anyway.
+  return f.format(Date.parse(date)).replace(/\u202f/g, ' ')
 }
 
 function Sends({ d, zone }: { d: QuietHours; zone: Zone }) {

@@ -274,4 +274,6 @@ test('at phone width the views wrap under the header, and a private view is save
   await page.keyboard.press('Enter')
   await manage.getByRole('button', { name: 'Yes, delete' }).click()
   await expect(page.getByRole('navigation', { name: 'Saved views' })).toHaveCount(0)
+  // The last view gone takes Manage with it: focus is on the page's heading, not lost.
+  await expect(page.getByRole('heading', { level: 1, name: 'Search all messages' })).toBeFocused()
 })

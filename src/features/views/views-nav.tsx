@@ -107,7 +107,9 @@ export function SavedViewsNav() {
                 view={v}
                 onChanged={() => void refresh()}
                 onDeleted={() => {
-                  manageButton.current?.focus()
+                  // The last view gone takes the whole row with it, Manage too: focus goes to the page's heading.
+                  if (views.data.length > 1) manageButton.current?.focus()
+                  else focusPageHeading()
                 }}
               />
             ))}
@@ -116,6 +118,14 @@ export function SavedViewsNav() {
       ) : null}
     </div>
   )
+}
+
+/** The page's own heading takes focus (made focusable for it, as the pages that focus it on arrival make theirs). */
+function focusPageHeading() {
+  const h1 = document.querySelector<HTMLElement>('main h1')
+  if (!h1) return
+  if (!h1.hasAttribute('tabindex')) h1.tabIndex = -1
+  h1.focus()
 }
 
 function ManageRow({ view, onChanged, onDeleted }: { view: SavedView; onChanged: () => void; onDeleted: () => void }) {

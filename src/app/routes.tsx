@@ -301,7 +301,7 @@ const segmentsRoute = createRoute({
   errorComponent: failed('segments'),
 })
 
-/** `/desk` (the navigation's "Desk", typed): its first page. Not a page of its own, so not in contract/pages.ts. */
+/** `/desk`, typed: the page the navigation's "Desk" opens (Opt-outs). Not a page of its own, so not in contract/pages.ts. */
 const deskRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/desk',

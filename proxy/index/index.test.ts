@@ -321,9 +321,12 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       expect(Math.max(fa.count(), fb.count())).toBe(25)
     })
 
-    it('an envelope whose newest id lags a record behind is not taken for an oldest-first history', async () => {
-      // Newest first, as documented, but the envelope names the second record as the newest (it lags).
-      const lagging = createServer((req, res) => {
+    /**
+     * Syncs `number` from a real HTTP upstream of 30 messages (system id = sequence from the
+     * oldest), served in the order `seqAt(position)` gives, with `newest` as the envelope's newest id.
+     */
+    async function syncFrom30(number: string, seqAt: (position: number) => number, newest: number): Promise<void> {
+      const upstream = createServer((req, res) => {
         let body = ''
         req.on('data', (c: Buffer) => (body += c.toString()))
         req.on('end', () => {
@@ -332,7 +335,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
           const end = Math.min(Number(f.get('history_end')), 30)
           const messages = []
           for (let p = start; p <= end; p++) {
-            const seq = 30 - p + 1
+            const seq = seqAt(p)
             messages.push({
               system_id: seq,
               message_id: `m${seq}`,
@@ -347,21 +350,26 @@ describe.each(ENGINES)('message index on %s', (engine) => {
             })
           }
           res.writeHead(200, { 'content-type': 'application/json' })
-          res.end(JSON.stringify({ success: '1', total_message_count: 30, most_recent_msg_id: 29, messages }))
+          res.end(JSON.stringify({ success: '1', total_message_count: 30, most_recent_msg_id: newest, messages }))
         })
       })
-      await new Promise<void>((ok) => lagging.listen(0, '127.0.0.1', ok))
-      const lagFw = createForwarder(
-        { baseUrl: `http://127.0.0.1:${(lagging.address() as AddressInfo).port}`, sysId: 'x', authToken: 'y' },
+      await new Promise<void>((ok) => upstream.listen(0, '127.0.0.1', ok))
+      const fw = createForwarder(
+        { baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, sysId: 'x', authToken: 'y' },
         5000,
       )
-      const s = createSyncer({ db, forwarder: lagFw, pageCap: 10, concurrency: 1, rate: 0 })
-      await s.request({ number: '15550009998', tid: 'LAG1' })
+      const s = createSyncer({ db, forwarder: fw, pageCap: 10, concurrency: 1, rate: 0 })
+      await s.request({ number, tid: `T${number.slice(-4)}` })
       await s.idle()
       await s.close()
-      await lagFw.close()
-      lagging.closeAllConnections()
-      lagging.close()
+      await fw.close()
+      upstream.closeAllConnections()
+      upstream.close()
+    }
+
+    it('an envelope whose newest id lags a record behind is not taken for an oldest-first history', async () => {
+      // Newest first, as documented, but the envelope names the second record as the newest (it lags).
+      await syncFrom30('15550009998', (p) => 30 - p + 1, 29)
       const st = await db.query<{ state: string; error: string | null; indexed: number }>(
         'SELECT state, error, indexed FROM index_numbers WHERE number = $1',
         ['15550009998'],
@@ -378,45 +386,8 @@ describe.each(ENGINES)('message index on %s', (engine) => {
     })
 
     it('stops with a clear state when a history comes oldest first', async () => {
-      // A real HTTP upstream that answers in ascending date order.
-      const asc = createServer((req, res) => {
-        let body = ''
-        req.on('data', (c: Buffer) => (body += c.toString()))
-        req.on('end', () => {
-          const f = new URLSearchParams(body)
-          const start = Number(f.get('history_start'))
-          const end = Math.min(Number(f.get('history_end')), 30)
-          const messages = []
-          for (let p = start; p <= end; p++)
-            messages.push({
-              system_id: p,
-              message_id: `m${p}`,
-              GMTdate: `2026-01-01 00:00:${String(p).padStart(2, '0')}`,
-              tid: 'T',
-              phone: '15550001111',
-              direction: 'inbound',
-              body: 'x',
-              mms: 'no',
-              mms_url: '',
-              status: '200',
-            })
-          res.writeHead(200, { 'content-type': 'application/json' })
-          // The envelope names the newest message (system id 30), which this upstream sends last.
-          res.end(JSON.stringify({ success: '1', total_message_count: 30, most_recent_msg_id: 30, messages }))
-        })
-      })
-      await new Promise<void>((ok) => asc.listen(0, '127.0.0.1', ok))
-      const ascFw = createForwarder(
-        { baseUrl: `http://127.0.0.1:${(asc.address() as AddressInfo).port}`, sysId: 'x', authToken: 'y' },
-        5000,
-      )
-      const s = createSyncer({ db, forwarder: ascFw, pageCap: 10, concurrency: 1, rate: 0 })
-      await s.request({ number: '15550009999', tid: 'ASC1' })
-      await s.idle()
-      await s.close()
-      await ascFw.close()
-      asc.closeAllConnections()
-      asc.close()
+      // A real HTTP upstream that answers in ascending date order; the envelope names the newest message (system id 30), which it sends last.
+      await syncFrom30('15550009999', (p) => p, 30)
       const st = await db.query<{ state: string; error: string; indexed: number }>(
         'SELECT state, error, indexed FROM index_numbers WHERE number = $1',
         ['15550009999'],

@@ -223,9 +223,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     interval = setInterval(() => {
       void db
         .query<{ number: string }>(`SELECT number FROM index_numbers WHERE removed_at IS NULL AND (full_done OR state <> 'paused')`)
-        .then(async (r) => {
-          for (const { number } of r.rows) await syncer.request({ number })
-        })
+        .then((r) => syncer.enqueue(r.rows.map(({ number }) => number)))
         .catch((err: unknown) => log(`index: periodic sync failed: ${err instanceof Error ? err.message : String(err)}`))
     }, cfg.syncIntervalS * 1000)
     interval.unref()

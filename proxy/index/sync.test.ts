@@ -382,6 +382,48 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     }
   })
 
+  it('a number asked for by name is synced next, before the numbers "index all" queued', async () => {
+    // The million-message number and the hostile one leave the account (the run stays short).
+    const gone = [num(6).number, num(7).number]
+    await control(simUrl, '/__sim/quirks', { removed: gone })
+    try {
+      // The order in which the numbers' histories are first asked for.
+      const order: string[] = []
+      const note = (fields: Array<[string, string]>) => {
+        const n = fields.find(([k]) => k === 'number')?.[1]
+        if (n !== undefined && !order.includes(n)) order.push(n)
+      }
+      const seen: Forwarder = {
+        forward: async (...args) => {
+          if (args[0] === 'smshistory') note(args[1])
+          return fw.forward(...args)
+        },
+        forwardBytes: async (...args) => {
+          if (args[0] === 'smshistory') note(args[1])
+          return fw.forwardBytes(...args)
+        },
+        judge: (...args) => fw.judge(...args),
+        close: () => fw.close(),
+      }
+      const s = syncer(seen, { concurrency: 1 })
+      const listed = numbers.filter((n) => !gone.includes(n.number))
+      expect(await s.syncAll()).toBe(listed.length)
+      // The last two listed are asked for by name while the first listed is syncing.
+      const [second, last] = listed.slice(-2).map((n) => n.number)
+      await s.request({ number: second! })
+      await s.request({ number: last! })
+      // The re-sync queues in the background: behind what is queued, so it moves nothing.
+      await s.enqueue(listed.map((n) => n.number))
+      await s.idle()
+      await s.close()
+      // The first listed number was running; then the last one asked for, then the one before it.
+      expect(order.slice(0, 3)).toEqual([listed[0]!.number, last, second])
+      expect(order.slice(3)).toEqual(listed.slice(1, -2).map((n) => n.number))
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+  }, 60_000)
+
   it('counts a number with no messages as indexed', async () => {
     await syncNow(1)
     await expectExact(1, 0)
@@ -407,6 +449,25 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await syncNow(0, fw, { bulkMin: 1000 })
     await expectExact(0, 2345)
     expect(await indexNames()).toEqual(expect.arrayContaining(SECONDARY))
+  })
+
+  it('a bulk load stopped by a person (forget, stop) puts every secondary index back at once', async () => {
+    await forget(db, null)
+    let s: ReturnType<typeof createSyncer> | null = null
+    const stops: Array<Promise<void>> = []
+    const stopper = hooked(fw, (n) => {
+      if (n === 5) stops.push(s!.stop(num(0).number))
+    })
+    s = syncer(stopper, { bulkMin: 1000, concurrency: 1 })
+    await s.request({ number: num(0).number, tid: num(0).tid })
+    await s.idle()
+    expect(stops).toHaveLength(1)
+    await Promise.all(stops)
+    // The walk stopped short (nobody resumes it: the person stopped it), and nothing waits for a restart.
+    const row = await db.query<{ full_done: boolean }>('SELECT full_done FROM index_numbers WHERE number = $1', [num(0).number])
+    expect(row.rows[0]!.full_done).toBe(false)
+    expect(await indexNames()).toEqual(expect.arrayContaining(SECONDARY))
+    await s.close()
   })
 
   it("keeps a bulk load's indexes dropped when another number's walk ends as the load starts", async () => {

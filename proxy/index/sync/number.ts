@@ -5,7 +5,7 @@ import { ensureIndexes } from './indexes.ts'
 import { acquire, heartbeat, LeaseLost, release } from './leases.ts'
 import { sleep } from './limiter.ts'
 import { loadNumber, wipe } from './store.ts'
-import { ok, stopped, type Job, type NumberRow, type Result, type Stop, type SyncContext } from './types.ts'
+import { RESUMES, ok, stopped, type Job, type NumberRow, type Result, type Stop, type SyncContext } from './types.ts'
 import { fullWalk, type BulkHold } from './walk.ts'
 
 /** Walks of the whole history again after the stored one stopped matching, before giving up. */
@@ -31,12 +31,12 @@ export async function syncNumber(ctx: SyncContext, number: string, signal: Abort
   ctx.progress.since ??= Date.now()
   // The sync stops on the caller's signal, or when this server lost its lease to another.
   const controller = new AbortController()
-  const onAbort = () => controller.abort()
+  const onAbort = () => controller.abort(signal.reason)
   signal.addEventListener('abort', onAbort, { once: true })
   let lost = false
   const stopBeat = heartbeat(ctx, number, () => {
     lost = true
-    controller.abort()
+    controller.abort(RESUMES)
   })
   const started = Date.now()
   try {
@@ -58,7 +58,7 @@ export async function syncNumber(ctx: SyncContext, number: string, signal: Abort
       throw err
     }
     // A fenced write found the lease gone before the heartbeat did: stopped the same way.
-    controller.abort()
+    controller.abort(RESUMES)
     ctx.log(`index: ${number}: another server took this number over; stopped`)
     return 'aborted'
   } finally {
@@ -118,11 +118,12 @@ async function walkAndCatchUp(job: Job, first: NumberRow): Promise<Result<number
       inserted = 0
     }
   } finally {
-    // A bulk load that stopped short puts the indexes back (unless the server is stopping: the
-    // next start resumes the walk, which builds them at its end).
+    // A bulk load that stopped short puts the indexes back, one a person stopped too (forget:
+    // nothing resumes it), unless its walk goes on (RESUMES: the server is closing, and its next
+    // start resumes the walk, or another server took the number over), which builds them at its end.
     if (hold.bulk) {
       job.ctx.bulk.loads -= 1
-      if (job.ctx.bulk.loads === 0 && !job.signal.aborted) await ensureIndexes(job.ctx.db, job.ctx.log, noBulkLoad(job))
+      if (job.ctx.bulk.loads === 0 && job.signal.reason !== RESUMES) await ensureIndexes(job.ctx.db, job.ctx.log, noBulkLoad(job))
     }
   }
 }

@@ -4,7 +4,7 @@ import { dueNumbers } from './leases.ts'
 import { createLimiter } from './limiter.ts'
 import { syncNumber } from './number.ts'
 import { pageWorker } from './pages.ts'
-import { NUMBER_RE, type SyncContext, type Syncer, type SyncOptions, type SyncRequest } from './types.ts'
+import { RESUMES, NUMBER_RE, type SyncContext, type Syncer, type SyncOptions, type SyncRequest } from './types.ts'
 
 /** Default lease: a server that has not renewed its claim on a number for this long is presumed dead. */
 const LEASE_MS = 30_000
@@ -30,6 +30,7 @@ export function createSyncer(opts: SyncOptions): Syncer {
   sweep.unref()
   return {
     request: (req) => request(q, req),
+    enqueue: (numbers) => requestMany(q, numbers),
     syncAll: () => syncAll(q),
     syncAllOnce: async () => {
       const listed = await ctx.db.query('SELECT 1 FROM index_numbers WHERE listed LIMIT 1')
@@ -102,11 +103,20 @@ async function request(q: Queue, { number, tid }: SyncRequest): Promise<void> {
       `INSERT INTO index_numbers (number, tid) VALUES ($1, $2) ON CONFLICT (number) DO UPDATE SET tid = EXCLUDED.tid, removed_at = NULL`,
       [number, tid],
     )
-  if (q.queued.has(number) || q.running.has(number)) return
+  if (q.running.has(number)) return
+  // A number asked for by name (a history opened, a sync button) goes before those queued in the
+  // background by "index all", the sweep or the re-sync: behind a 60-number account and a
+  // million-message walk, it waited minutes.
+  if (q.queued.has(number)) {
+    q.queue.splice(q.queue.indexOf(number), 1)
+    q.queue.unshift(number)
+    return
+  }
   // 'syncing' may belong to another server: leave its state alone (its lease says whose it is).
   await q.ctx.db.query(`UPDATE index_numbers SET state = 'queued' WHERE number = $1 AND state <> 'syncing'`, [number])
+  if (q.queued.has(number) || q.running.has(number)) return
   q.queued.add(number)
-  q.queue.push(number)
+  q.queue.unshift(number)
   pump(q)
 }
 
@@ -140,7 +150,7 @@ async function requestDue(q: Queue): Promise<void> {
 }
 
 /**
- * Queues many numbers (as request, without tids) with one statement. The first ones start syncing
+ * Queues many numbers in the background (after those queued, without tids) with one statement. The first ones start syncing
  * at once, and on PGlite their transactions then take the one connection by turns: a statement
  * per number waited for a turn each, and "index all" on 60 numbers answered after seconds.
  */
@@ -165,7 +175,9 @@ async function stop(q: Queue, number?: string): Promise<void> {
     q.queued.delete(n)
   }
   const targets = number ? [q.running.get(number)].filter((x) => x !== undefined) : [...q.running.values()]
-  for (const t of targets) t.controller.abort()
+  // The reason tells a bulk load whether to put the indexes back now (a person stopped it) or leave
+  // them to the walk that resumes at the next start (the server is closing).
+  for (const t of targets) t.controller.abort(q.closed ? RESUMES : 'stopped')
   await Promise.all(targets.map((t) => t.done))
   checkIdle(q)
 }

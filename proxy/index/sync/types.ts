@@ -65,8 +65,13 @@ export interface SyncProgress {
 }
 
 export interface Syncer {
-  /** Queues a sync of one number (full, resumed or incremental as its state says). */
+  /**
+   * Queues a sync of one number (full, resumed or incremental as its state says), asked for by
+   * name: it goes first in the queue, before the numbers queued in the background.
+   */
   request: (req: SyncRequest) => Promise<void>
+  /** Queues known numbers in the background (the periodic re-sync), after those already queued. */
+  enqueue: (numbers: readonly string[]) => Promise<void>
   /** Lists the account's numbers and queues them all. */
   syncAll: () => Promise<number>
   /** syncAll, unless the account was listed before (first start); the numbers listed, or 0. */
@@ -151,5 +156,11 @@ export interface NumberRow {
   upstream_total: number | null
   other_tids: string[]
 }
+
+/**
+ * The abort reason of a sync whose walk goes on later or elsewhere: stopped by a closing server
+ * (its next start resumes it), or its lease taken by another server (which walks on).
+ */
+export const RESUMES = 'the walk resumes later or elsewhere'
 
 export const NUMBER_RE = /^\d{6,15}$/

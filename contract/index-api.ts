@@ -86,6 +86,11 @@ export interface NumberIndexStatus {
   removed?: boolean
   /** Other tids the account lists for the same number (a finding: the listing names it twice). */
   otherTids?: string[]
+  /**
+   * When an admin forgot its messages: the index leaves it alone (no periodic re-sync, no refresh
+   * when its history is viewed) until someone syncs it or presses "Index all". Absent from older servers.
+   */
+  forgottenAt?: string | null
 }
 
 export interface Freshness {

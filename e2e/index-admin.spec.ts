@@ -65,8 +65,15 @@ test('the index page indexes every number, shows each one getting up to date, fi
     await forgetOne.click()
     await row.getByRole('button', { name: 'Delete 36 messages' }).click()
     await expect(page.getByRole('status').filter({ hasText: 'Forgot 36 messages of (855) 200-9444.' })).toBeVisible()
-    // The number's messages are gone: its row is no longer up to date (or gone with its sync state).
-    await expect.poll(async () => (await row.count()) === 0 || !/Up to date/.test(await row.innerText())).toBe(true)
+    // The number's messages are gone, and the row says it is forgotten, not merely "Not indexed".
+    await expect(row).toContainText('Forgotten')
+    await expect(row).toContainText('The index leaves it alone until someone presses Sync now or Index all numbers.')
+    await expect(row).not.toContainText('Up to date')
+    // Sync now, a person's asking: indexed again.
+    await row.getByRole('button', { name: 'Sync now: (855) 200-9444' }).click()
+    await expect(row).toContainText('Up to date', { timeout: 60_000 })
+    await expect(row).not.toContainText('Forgotten')
+    await expect(row.getByRole('cell').nth(1)).toHaveText('36')
   } finally {
     await proxy.stop()
   }

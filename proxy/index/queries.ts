@@ -243,9 +243,10 @@ export async function numberStatuses(
     full_done: boolean
     removed: boolean
     other_tids: string[]
+    forgotten_at: Date | null
   }>(
     `SELECT n.number, n.tid, n.state, n.indexed, n.upstream_total, n.error, n.last_synced_at, n.progress_done, n.progress_total, n.full_done,
-            n.removed_at IS NOT NULL AS removed, n.other_tids,
+            n.removed_at IS NOT NULL AS removed, n.other_tids, n.forgotten_at,
             (SELECT max(day) FROM index_daily d WHERE d.number = n.number) AS newest_day,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date DESC, m.ordinal DESC LIMIT 1) AS newest,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date ASC, m.ordinal ASC LIMIT 1) AS oldest
@@ -266,6 +267,7 @@ export async function numberStatuses(
     fullyIndexed: x.full_done,
     removed: x.removed,
     otherTids: x.other_tids,
+    forgottenAt: isoOf(x.forgotten_at),
   }))
 }
 
@@ -887,6 +889,8 @@ export async function forget(db: Db, number: string | null): Promise<number> {
       `UPDATE index_numbers SET indexed = 0, top_ordinal = 0, full_done = false, cp_next = NULL, cp_total = NULL, cp_check = NULL,
          state = 'never', error = NULL, upstream_total = NULL, newest_msg_id = NULL, newest_at = NULL, created_raw = NULL, optin = NULL,
          started_at = NULL, finished_at = NULL, last_synced_at = NULL, progress_done = NULL, progress_total = NULL,
+         -- Kept out of the periodic re-sync and a history view's refresh until a person asks for it.
+         forgotten_at = now(),
          -- A sync of it on another server loses its lease: its next store is refused (the fence in
          -- sync/sql.ts) rather than filling the forgotten number again.
          locked_by = NULL, locked_at = NULL

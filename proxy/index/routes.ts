@@ -222,7 +222,9 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   if (cfg.syncIntervalS > 0) {
     interval = setInterval(() => {
       void db
-        .query<{ number: string }>(`SELECT number FROM index_numbers WHERE removed_at IS NULL AND (full_done OR state <> 'paused')`)
+        .query<{ number: string }>(
+          `SELECT number FROM index_numbers WHERE removed_at IS NULL AND forgotten_at IS NULL AND (full_done OR state <> 'paused')`,
+        )
         .then((r) => syncer.enqueue(r.rows.map(({ number }) => number)))
         .catch((err: unknown) => log(`index: periodic sync failed: ${err instanceof Error ? err.message : String(err)}`))
     }, cfg.syncIntervalS * 1000)
@@ -252,7 +254,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
       lastViewed.set(n, now)
       if (lastViewed.size > 50_000) lastViewed.clear()
       void syncer
-        .request({ number: n, tid })
+        .request({ number: n, tid, auto: true })
         .catch((err: unknown) => log(`index: ${n}: ${err instanceof Error ? err.message : String(err)}`))
     },
     meta: () => ({ index: { enabled: true, engine: db.engine, location } }),

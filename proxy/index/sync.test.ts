@@ -163,6 +163,40 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     }
   }, 90_000)
 
+  it('a forgotten number stays forgotten: the periodic re-sync and a history view pass it by, until a person syncs it', async () => {
+    await syncNow(2)
+    await syncNow(3)
+    const synced = async (i: number) =>
+      (await db.query<{ at: Date | null }>('SELECT last_synced_at AS at FROM index_numbers WHERE number = $1', [num(i).number])).rows[0]!.at
+    const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', SYNC_INTERVAL_S: '1', INDEX_AUTO_SYNC: 'off' }), {
+      forwarder: fw,
+      db,
+    })
+    try {
+      expect(await forget(db, num(3).number)).toBe(upstreamTotal(3))
+      index.onHistoryViewed(num(3).number, num(3).tid)
+      // The periodic re-sync runs (the number beside it is synced again) and passes the forgotten one by.
+      const before = (await synced(2))!.getTime()
+      const deadline = Date.now() + 15_000
+      while (((await synced(2))?.getTime() ?? 0) <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      expect((await synced(2))!.getTime()).toBeGreaterThan(before)
+      await index.syncer!.idle()
+      const row = await db.query('SELECT state, indexed, forgotten_at IS NOT NULL AS forgotten FROM index_numbers WHERE number = $1', [
+        num(3).number,
+      ])
+      expect(row.rows[0]).toEqual({ state: 'never', indexed: 0, forgotten: true })
+      const status = (await numberStatuses(db, num(3).number))[0]!
+      expect(status.forgottenAt).not.toBeNull()
+      // A person asks for it by name: indexed again, and no longer said to be forgotten.
+      await index.syncer!.request({ number: num(3).number })
+      await index.syncer!.idle()
+      await expectExact(3, upstreamTotal(3))
+      expect((await numberStatuses(db, num(3).number))[0]!.forgottenAt).toBeNull()
+    } finally {
+      await index.close()
+    }
+  }, 60_000)
+
   describe.each([1, 7, 50])('%i messages arriving per request', (rate) => {
     it('a full walk and then a catch-up end exact', async () => {
       await forgetAll(4)

@@ -21,6 +21,7 @@ const reference = z.catch(
       progress: z.catch(z.nullable(z.object({ done: z.number(), total: z.number() })), null),
       removed: z.catch(z.boolean(), false),
       otherTids: z.catch(z.array(z.string()), []),
+      forgottenAt: nullableText,
     }),
   ),
   [],
@@ -51,6 +52,7 @@ const record = fc.record(
     progress: field(fc.record({ done: fc.oneof(fc.nat(), anyValue), total: fc.oneof(fc.nat(), anyValue), extra: fc.option(fc.string()) })),
     fullyIndexed: field(fc.boolean()),
     removed: field(fc.boolean()),
+    forgottenAt: field(fc.constant('2026-11-29T04:55:00Z')),
     otherTids: field(
       fc.array(fc.oneof({ weight: 9, arbitrary: fc.string({ maxLength: 6 }) }, { weight: 1, arbitrary: anyValue }), { maxLength: 3 }),
     ),
@@ -99,6 +101,7 @@ describe('normaliseStatusNumbers', () => {
       fullyIndexed: true,
       removed: false,
       otherTids: ['PUHMGWS98302'],
+      forgottenAt: null,
     }
     expect(normaliseStatusNumbers([{ ...r }])).toEqual([r])
     expect(normaliseStatusNumbers([{ ...r }, { tid: 'no number' }])).toEqual([])

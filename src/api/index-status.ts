@@ -32,11 +32,13 @@ export type Freshness = z.output<typeof freshnessWire>
  * The contract's shape, read tolerantly: a state this client does not know stays text, and
  * fields a newer server adds are kept.
  */
-export type NumberIndexStatus = Omit<WireNumberIndexStatus, 'state' | 'removed' | 'otherTids'> & {
+export type NumberIndexStatus = Omit<WireNumberIndexStatus, 'state' | 'removed' | 'otherTids' | 'forgottenAt'> & {
   state: string
   /** False when a server leaves it out (one that predates it): nothing is said rather than guessed. */
   removed: boolean
   otherTids: string[]
+  /** Null when a server leaves it out, as for a number never forgotten. */
+  forgottenAt: string | null
   [extra: string]: unknown
 }
 
@@ -84,7 +86,7 @@ const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : i
 /**
  * Each number's status, normalised in place (the array is fresh from JSON.parse and ours alone):
  * a field of the wrong type takes its default (no tid '', state 'never', counts 0, not removed,
- * no other tids, the rest null); a record that is not an object or has no text `number` makes the whole list empty, as
+ * no other tids, the rest null: never forgotten); a record that is not an object or has no text `number` makes the whole list empty, as
  * a caught zod array would.
  */
 export function normaliseStatusNumbers(list: unknown[]): NumberIndexStatus[] {
@@ -98,6 +100,7 @@ export function normaliseStatusNumbers(list: unknown[]): NumberIndexStatus[] {
     r.oldestDate = textOrNull(r.oldestDate)
     r.lastSyncedAt = textOrNull(r.lastSyncedAt)
     r.error = textOrNull(r.error)
+    r.forgottenAt = textOrNull(r.forgottenAt)
     if (typeof r.removed !== 'boolean') r.removed = false
     if (!Array.isArray(r.otherTids) || !r.otherTids.every((t) => typeof t === 'string')) r.otherTids = []
     const p = r.progress

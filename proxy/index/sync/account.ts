@@ -37,7 +37,8 @@ export async function recordListing(ctx: SyncContext, listing: Map<string, strin
     `INSERT INTO index_numbers (number, tid, listed, other_tids, state)
      SELECT n, t, true, array_remove(string_to_array(a, ' '), t), 'queued' FROM unnest($1::text[], $2::text[], $3::text[]) AS u(n, t, a)
      ON CONFLICT (number) DO UPDATE SET
-       listed = true, removed_at = NULL,
+       -- "Index all" is asked for by a person: a number forgotten before is indexed again.
+       listed = true, removed_at = NULL, forgotten_at = NULL,
        -- 'syncing' may belong to another server: its lease says whose it is.
        state = CASE WHEN index_numbers.state = 'syncing' THEN index_numbers.state ELSE 'queued' END,
        tid = CASE WHEN index_numbers.tid = ANY(EXCLUDED.other_tids) THEN index_numbers.tid ELSE EXCLUDED.tid END,

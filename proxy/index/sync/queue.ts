@@ -96,8 +96,12 @@ function checkIdle(q: Queue) {
   for (const f of waiters) f()
 }
 
-async function request(q: Queue, { number, tid }: SyncRequest): Promise<void> {
+async function request(q: Queue, { number, tid, auto }: SyncRequest): Promise<void> {
   if (q.closed || !NUMBER_RE.test(number)) return
+  if (auto) {
+    const forgotten = await q.ctx.db.query('SELECT 1 FROM index_numbers WHERE number = $1 AND forgotten_at IS NOT NULL', [number])
+    if (forgotten.rows.length > 0) return
+  }
   if (tid !== undefined)
     await q.ctx.db.query(
       `INSERT INTO index_numbers (number, tid) VALUES ($1, $2) ON CONFLICT (number) DO UPDATE SET tid = EXCLUDED.tid, removed_at = NULL`,
@@ -113,7 +117,7 @@ async function request(q: Queue, { number, tid }: SyncRequest): Promise<void> {
     return
   }
   // 'syncing' may belong to another server: leave its state alone (its lease says whose it is).
-  await q.ctx.db.query(`UPDATE index_numbers SET state = 'queued' WHERE number = $1 AND state <> 'syncing'`, [number])
+  await q.ctx.db.query(`UPDATE index_numbers SET state = 'queued', forgotten_at = NULL WHERE number = $1 AND state <> 'syncing'`, [number])
   if (q.queued.has(number) || q.running.has(number)) return
   q.queued.add(number)
   q.queue.unshift(number)

@@ -39,6 +39,11 @@ export interface SyncOptions {
 export interface SyncRequest {
   number: string
   tid?: string
+  /**
+   * Started by the index itself (the refresh a history view starts), not asked for by a person:
+   * a number an admin forgot is left alone. A person's request indexes it again.
+   */
+  auto?: boolean
 }
 
 /**

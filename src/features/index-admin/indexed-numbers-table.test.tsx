@@ -2,6 +2,7 @@
 import { cleanup, render, screen, within } from '@testing-library/react'
 import { afterEach, expect, test } from 'vitest'
 import { parseStatus } from '../../api/index-status'
+import { formatDate } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { IndexedNumbersTable } from './indexed-numbers-table'
 import { IDLE_ACTIONS } from './test-actions'
@@ -50,4 +51,17 @@ test('three tids: counted, and both others named', () => {
   expect(row(TWICE).textContent).toContain(
     'Worth a look: listed 3 times. Indexed under tid T1; the account also lists it with tids T2 and T3.',
   )
+})
+
+test('a forgotten number says when, and that the index leaves it alone until someone syncs it', () => {
+  const never = { state: 'never', indexed: 0, upstreamTotal: null, lastSyncedAt: null }
+  const row = renderTable([
+    { number: FINE, tid: 'A1', ...never, forgottenAt: null },
+    { number: GONE, tid: 'B1', ...never, forgottenAt: '2026-11-29T04:55:00Z' },
+  ])
+  expect(within(row(FINE)).getAllByRole('cell')[0]!.textContent).toBe('Not indexed')
+  const state = within(row(GONE)).getAllByRole('cell')[0]!.textContent
+  expect(state).toMatch(/^Forgotten/)
+  expect(state).toContain(`Its messages were forgotten ${formatDate(Date.parse('2026-11-29T04:55:00Z'), 'local')}.`)
+  expect(state).toContain('The index leaves it alone until someone presses Sync now or Index all numbers.')
 })

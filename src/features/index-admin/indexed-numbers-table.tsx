@@ -22,6 +22,7 @@ const STATE_WORDS: Record<string, string> = {
  */
 function stateText(n: NumberIndexStatus): string {
   if (n.removed) return 'Removed from the account'
+  if (n.forgottenAt !== null && n.state === 'never') return 'Forgotten'
   return STATE_WORDS[n.state] ?? n.state
 }
 
@@ -104,6 +105,12 @@ function IndexedNumberRow({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdm
           </progress>
         ) : null}
         {n.error ? <p className="text-xs text-red-800">{n.error}</p> : null}
+        {n.forgottenAt !== null && n.state === 'never' ? (
+          <p className="text-xs text-slate-700">
+            Its messages were forgotten {formatDate(isoMs(n.forgottenAt), 'local')}. The index leaves it alone until someone presses Sync
+            now or Index all numbers.
+          </p>
+        ) : null}
         {n.removed ? (
           <p className="text-xs text-slate-700">
             The account&apos;s list of numbers no longer has it. What is indexed stays here until forgotten.

@@ -326,6 +326,10 @@ describe('Encoding and segments', () => {
     })
     expect(screen.getByText('(212) 555-0000 is not a number of this account')).toBeTruthy()
     expect(screen.queryByRole('table')).toBeNull()
+    // The select shows the number the page is about, not its first option.
+    const select = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Number' })
+    expect(select.value).toBe('12125550000')
+    expect(select.selectedOptions[0]!.textContent).toBe('(212) 555-0000 (not in this account)')
   })
 
   test('counts every character that forced UCS-2, not only the 20 the server lists', () => {

@@ -197,6 +197,9 @@ export function NumberSelect({
   const [shown, pick] = useUrlBound(value, onChange)
   const index = useIndexStatus()
   const numbers = (index.status?.numbers ?? []).filter((n) => n.indexed > 0 || n.number === value)
+  // A link's number the index does not know stays chosen, and says so: without an option of its
+  // own the select showed "All numbers" above a page about that one number.
+  const unknown = shown !== '' && !numbers.some((n) => n.number === shown)
   return (
     <label className="flex flex-col text-sm">
       {label}
@@ -208,6 +211,12 @@ export function NumberSelect({
         }}
       >
         {allowAll ? <option value="">All numbers</option> : <option value="">Choose a number…</option>}
+        {unknown ? (
+          <option value={shown}>
+            {formatPhone(shown)}
+            {index.status ? ' (not in this account)' : ''}
+          </option>
+        ) : null}
         <NumberOptions numbers={numbers} />
       </select>
     </label>

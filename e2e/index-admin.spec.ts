@@ -1,6 +1,6 @@
 import { axeViolations } from './axe'
 import { expect, test } from './fixtures'
-import { startOwnProxy } from './helpers'
+import { NUMBERS, startOwnProxy } from './helpers'
 
 /**
  * The message index page, on a server of its own (a fresh DATA_DIR and its embedded simulator),
@@ -69,8 +69,24 @@ test('the index page indexes every number, shows each one getting up to date, fi
     await expect(row).toContainText('Forgotten')
     await expect(row).toContainText('The index leaves it alone until someone presses Sync now or Index all numbers.')
     await expect(row).not.toContainText('Up to date')
-    // Sync now, a person's asking: indexed again.
-    await row.getByRole('button', { name: 'Sync now: (855) 200-9444' }).click()
+    // Its history's conversations say so, and viewing it does not index it again.
+    await page.goto(`${proxy.url}/numbers/${NUMBERS.dozens.number}?tid=${NUMBERS.dozens.tid}&view=conversation`)
+    const notice = page.getByRole('status').filter({ hasText: 'messages of this number were forgotten' })
+    await expect(notice).toContainText('It is left alone until someone indexes it again.')
+    await expect(page.getByText('No conversations indexed yet')).toBeVisible()
+    await expect(page.getByText('They appear here once the number is indexed again.')).toBeVisible()
+    await expect(page.getByText(/still being indexed/)).toHaveCount(0)
+    await page.waitForTimeout(1_500)
+    const state = async () => {
+      const res = await fetch(`${proxy.url}/api/index/status?number=${NUMBERS.dozens.number}`)
+      return ((await res.json()) as { numbers: Array<{ state: string; indexed: number }> }).numbers[0]
+    }
+    expect(await state()).toMatchObject({ state: 'never', indexed: 0 })
+    // A person asks: indexed again, its conversations back.
+    await notice.getByRole('button', { name: 'Index this number again' }).click()
+    await expect(page.getByRole('listbox', { name: /^Conversations across the whole history/ })).toBeVisible({ timeout: 60_000 })
+    await expect(notice).toHaveCount(0)
+    await page.goto(`${proxy.url}/index`)
     await expect(row).toContainText('Up to date', { timeout: 60_000 })
     await expect(row).not.toContainText('Forgotten')
     await expect(row.getByRole('cell').nth(1)).toHaveText('36')

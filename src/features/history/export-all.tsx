@@ -36,8 +36,8 @@ export function ExportAll({
   number: string
   tid: string
   total: number
-  /** Null with the index off; else what it holds of this number and whether that is all of it. */
-  index: { indexed: number; complete: boolean } | null
+  /** Null with the index off; else what it holds of this number, whether that is all of it, and whether an admin forgot it. */
+  index: { indexed: number; complete: boolean; forgotten?: boolean } | null
   zone: Zone
   chunk: number
 }) {
@@ -51,7 +51,9 @@ export function ExportAll({
         <p className="mt-1 text-sm text-slate-700">
           {index.complete
             ? `Every message of this number (${formatCount(index.indexed)}), streamed from the server.`
-            : `Every message of this number (${formatCount(goal)}). It is still being indexed (${formatCount(index.indexed)} so far): the export waits for that, then streams the whole history.`}{' '}
+            : index.forgotten
+              ? `Every message of this number (${formatCount(goal)}). Its indexed messages were forgotten: the export indexes it again first, then streams the whole history.`
+              : `Every message of this number (${formatCount(goal)}). It is still being indexed (${formatCount(index.indexed)} so far): the export waits for that, then streams the whole history.`}{' '}
           Progress shows in the export tray; you can leave this page meanwhile.
         </p>
         <button

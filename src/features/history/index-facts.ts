@@ -6,3 +6,8 @@ export function wholeHistoryIndexed(facts: NumberIndexStatus | undefined): boole
     !!facts && facts.state !== 'syncing' && facts.state !== 'queued' && facts.upstreamTotal !== null && facts.indexed >= facts.upstreamTotal
   )
 }
+
+/** When an admin forgot this number's indexed messages, if the index has left it alone since; else null. */
+export function forgottenAt(facts: NumberIndexStatus | undefined): string | null {
+  return facts && facts.state === 'never' && facts.forgottenAt !== null ? facts.forgottenAt : null
+}

@@ -1,16 +1,18 @@
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
-import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react'
-import { indexStatusQuery, partiesQuery, threadQuery, type IndexedRow, type NumberIndexStatus } from '../../api/index-api'
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
+import { toApiError } from '../../api/errors'
+import { startSync } from '../../api/index-admin'
+import { indexKeys, indexStatusQuery, partiesQuery, threadQuery, type IndexedRow, type NumberIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
 import { CustomerLink } from '../../components/customer-link'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { MessageBubble } from '../../components/message/bubble'
 import { useHistoryDisplay } from '../../components/message/display-context'
 import { formatCount } from '../../lib/count'
-import { formatDay } from '../../lib/dates'
+import { formatDate, formatDay } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { Link } from '@tanstack/react-router'
-import { wholeHistoryIndexed } from './index-facts'
+import { forgottenAt, wholeHistoryIndexed } from './index-facts'
 
 /** Parties listed at once; the thread page filters the rest. */
 const PARTIES_SHOWN = 500
@@ -50,6 +52,8 @@ export function IndexedConversations({
   onParty: (phone: string) => void
 }) {
   const complete = wholeHistoryIndexed(facts)
+  // Forgotten by an admin: nothing is indexing it, so nothing is polled or said to be on its way.
+  const forgotten = forgottenAt(facts)
   // Serving the history makes the server bring this number's index up to date; while the index
   // still knows another upstream total (messages came, or went and it walks again), look again.
   const behind = !!facts && facts.state !== 'error' && facts.upstreamTotal !== null && facts.upstreamTotal !== upstreamTotal
@@ -59,7 +63,7 @@ export function IndexedConversations({
     ...partiesQuery(number),
     // Polled while the number is indexing, and while the index says it holds messages but no
     // party came back: read just as a re-walk wiped the number (its upstream total went down).
-    refetchInterval: (q) => (!complete || (held > 0 && q.state.data?.parties.length === 0) ? SYNC_POLL_MS : false),
+    refetchInterval: (q) => (forgotten === null && (!complete || (held > 0 && q.state.data?.parties.length === 0)) ? SYNC_POLL_MS : false),
   })
   // The poll stops once the sync is done, and its last answer may predate the last stored batch:
   // whenever the index's count of this number moves, read the parties again.
@@ -85,7 +89,9 @@ export function IndexedConversations({
 
   return (
     <div>
-      {!complete ? (
+      {forgotten !== null ? (
+        <ForgottenNotice number={number} tid={tid} at={forgotten} />
+      ) : !complete ? (
         <p role="status" className="mb-2 text-sm text-amber-950">
           This number is still being indexed
           {facts && facts.upstreamTotal !== null
@@ -101,7 +107,11 @@ export function IndexedConversations({
         <TableSkeleton label="Loading the conversations" />
       ) : list.length === 0 ? (
         <EmptyState title="No conversations indexed yet">
-          {complete ? 'This number has no messages with another party.' : 'They appear here as the number is indexed.'}
+          {complete
+            ? 'This number has no messages with another party.'
+            : forgotten !== null
+              ? 'They appear here once the number is indexed again.'
+              : 'They appear here as the number is indexed.'}
         </EmptyState>
       ) : (
         <div className="grid gap-3 md:grid-cols-[16rem_1fr]">
@@ -221,5 +231,37 @@ function WholeThread({
         })}
       </ol>
     </section>
+  )
+}
+
+/**
+ * A number whose indexed messages an admin forgot: the index leaves it alone (no refresh when
+ * its history is viewed), so the page says so and offers to index it again, a person's request
+ * that the access log records.
+ */
+function ForgottenNotice({ number, tid, at }: { number: string; tid: string; at: string }) {
+  const queryClient = useQueryClient()
+  const [state, setState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null })
+  const start = async () => {
+    setState({ busy: true, error: null })
+    try {
+      await startSync({ number, ...(tid ? { tid } : {}) })
+      await queryClient.invalidateQueries({ queryKey: indexKeys.status() })
+      setState({ busy: false, error: null })
+    } catch (err) {
+      setState({ busy: false, error: toApiError(err).message })
+    }
+  }
+  return (
+    <div role="status" className="mb-2 text-sm text-amber-950">
+      <p>
+        The index&apos;s messages of this number were forgotten {formatDate(Date.parse(at), 'local')}. It is left alone until someone
+        indexes it again.
+      </p>
+      <button type="button" className="btn mt-1" disabled={state.busy} onClick={() => void start()}>
+        {state.busy ? 'Starting…' : 'Index this number again'}
+      </button>
+      {state.error ? <p className="mt-1 text-red-800">Could not start: {state.error}</p> : null}
+    </div>
   )
 }

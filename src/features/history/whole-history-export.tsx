@@ -1,7 +1,7 @@
 import type { NumberIndexStatus } from '../../api/index-api'
 import type { Zone } from '../../lib/dates'
 import { ExportAll } from './export-all'
-import { wholeHistoryIndexed } from './index-facts'
+import { forgottenAt, wholeHistoryIndexed } from './index-facts'
 
 /** "Export the whole history" for admins; a note for viewers; nothing while the role is unknown. */
 export function WholeHistoryExport({
@@ -31,7 +31,11 @@ export function WholeHistoryExport({
           number={number}
           tid={tid}
           total={total}
-          index={indexAvailable ? { indexed: facts?.indexed ?? 0, complete: wholeHistoryIndexed(facts) } : null}
+          index={
+            indexAvailable
+              ? { indexed: facts?.indexed ?? 0, complete: wholeHistoryIndexed(facts), forgotten: forgottenAt(facts) !== null }
+              : null
+          }
           zone={zone}
           chunk={chunk}
         />

@@ -264,14 +264,23 @@ test.describe('the support desk', () => {
     const evidenceHeading = page.getByRole('heading', { name: `Sent after opt-out to ${fmt(withSends.party)}`, level: 2 })
     await expect(evidenceHeading).toBeFocused()
     await expect(evidence.locator('tbody tr')).toHaveCount(withSends.sentAfter.length)
-    // On paper: a header naming the number, the customer and the time printed; none of the controls.
+    // On paper: a header naming the number, the customer and the time printed; none of the controls;
+    // both tables in the page's width (the ledger's last column ran past the sheet's edge).
+    const shown = page.viewportSize()!
+    await page.setViewportSize({ width: 700, height: shown.height })
     await page.emulateMedia({ media: 'print' })
     const paper = page.locator('header').filter({ hasText: 'Printed:' })
     await expect(paper).toContainText(`Other party: ${fmt(withSends.party)}`)
     await expect(paper).toContainText(`Account number: ${fmt(DESK.number)}`)
     for (const control of [page.getByRole('button', { name: 'Show every customer' }), page.getByRole('combobox', { name: 'State now' })])
       await expect(control).toBeHidden()
+    for (const name of ['Opt-out state (scrolls sideways)', 'Sent after opt-out (scrolls sideways)']) {
+      const region = page.getByRole('region', { name })
+      const widths = await region.evaluate((el) => [el.querySelector('table')!.scrollWidth, el.clientWidth])
+      expect(widths[0], name).toBeLessThanOrEqual(widths[1]!)
+    }
     await page.emulateMedia({ media: 'screen' })
+    await page.setViewportSize(shown)
     await page.getByRole('button', { name: 'Show every customer' }).click()
     await expect(page.getByRole('heading', { name: 'Sent after opt-out', exact: true, level: 2 })).toBeFocused()
     await expect(evidence.locator('tbody tr')).toHaveCount(sent.length)

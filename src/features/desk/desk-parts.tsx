@@ -59,7 +59,7 @@ export function TableRegion({ label, children }: { label: string; children: Reac
   )
 }
 
-export const th = 'px-2 py-2 text-left align-bottom font-semibold whitespace-nowrap'
+export const th = 'px-2 py-2 text-left align-bottom font-semibold whitespace-nowrap print:whitespace-normal'
 export const td = 'px-2 py-1.5 align-top'
 
 /**

@@ -154,7 +154,7 @@ function LedgerRow({ r, zone }: { r: OptRow; zone: Zone }) {
       <td className={td}>
         <ol className="space-y-0.5">
           {r.history.map((h, i) => (
-            <li key={i} className="whitespace-nowrap">
+            <li key={i} className="whitespace-nowrap print:whitespace-normal">
               {optStateWords(h.state)}, {formatDate(msOf(h.date), zone)}
             </li>
           ))}

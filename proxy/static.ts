@@ -112,8 +112,8 @@ export function createStatic(dir: string, log: (line: string) => void): StaticHa
       : undefined
   let serve = build()
   // The first page's chunks for each route, from the build's manifest (proxy/page-hints.ts).
-  const hints = serve ? readPageHints(root, log) : new Map<string, string>()
-  if (serve) {
+  let hints = serve ? readPageHints(root, log) : new Map<string, string>()
+  const compressCopies = () =>
     precompress(root).then(
       (n) => {
         if (n === 0) return
@@ -126,6 +126,23 @@ export function createStatic(dir: string, log: (line: string) => void): StaticHa
       (err: NodeJS.ErrnoException) =>
         log(`static: serving uncompressed, could not write compressed copies in ${root}: ${err.code ?? err.message}`),
     )
+  if (serve) void compressCopies()
+  // A file of the map gone from the disk: the app was built again under the running server
+  // (vite empties the directory, its .br/.gz copies with it). The map is made again, so the next
+  // request is answered from the new build rather than every one failing until a restart.
+  let rereading: Promise<void> | null = null
+  const reread = () => {
+    rereading ??= Promise.resolve()
+      .then(() => {
+        log(`static: the app's files in ${root} changed since the server started; reading them again`)
+        serve = build()
+        hints = serve ? readPageHints(root, log) : new Map<string, string>()
+        return serve ? compressCopies() : undefined
+      })
+      .catch((err: unknown) => log(`static: could not read the app's files again: ${String(err)}`))
+      .finally(() => {
+        rereading = null
+      })
   }
 
   return (req, res) => {
@@ -148,7 +165,9 @@ export function createStatic(dir: string, log: (line: string) => void): StaticHa
     res.once('pipe', (src: Readable) => {
       src.once('error', (err: NodeJS.ErrnoException) => {
         log(`static: ${req.url?.slice(0, 200)}: could not read the file (${err.code ?? err.message})`)
+        // Its headers are out (sirv sends them before it opens the file): the answer can only be cut.
         res.destroy()
+        if (err.code === 'ENOENT') reread()
       })
       // The client left (or the answer ended): the file descriptor goes now, not at GC.
       res.once('close', () => src.destroy())

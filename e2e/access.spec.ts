@@ -297,6 +297,19 @@ test.describe('team access (ACCESS=password)', () => {
     const rows = parseCsv(text)
     expect(rows[0]).toEqual(['at', 'user', 'via', 'address', 'action', 'number', 'party', 'details'])
     expect(rows.slice(1).some((r) => r[1] === 'vic' && r[4] === 'history.view' && r[5] === NUMBERS.big.number)).toBe(true)
+    // On paper, at A4's width: the filters in words, no controls, and the table within the sheet.
+    const shown = page.viewportSize()!
+    await page.setViewportSize({ width: 700, height: shown.height })
+    await page.emulateMedia({ media: 'print' })
+    await expect(page.locator('header').filter({ hasText: 'Printed:' })).toContainText('Entries with user vic, action history.view')
+    await expect(page.getByRole('form', { name: 'Filter the access log' })).toBeHidden()
+    await expect(page.getByRole('link', { name: 'Export CSV' })).toBeHidden()
+    const widths = await page
+      .getByRole('region', { name: 'Access log entries (scrolls sideways)' })
+      .evaluate((el) => [el.querySelector('table')!.scrollWidth, el.clientWidth])
+    expect(widths[0]).toBeLessThanOrEqual(widths[1]!)
+    await page.emulateMedia({ media: 'screen' })
+    await page.setViewportSize(shown)
 
     // The export itself is in the log, as alice's, under the subject its file is named by.
     await page.goto(`${BASE}/admin/access-log?action=access-log.export`)

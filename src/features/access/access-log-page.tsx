@@ -3,6 +3,8 @@ import { useState, type SubmitEvent } from 'react'
 import { accessLogExportUrl, accessLogQuery, accessLogVerifyQuery, type AccessLogEntry, type LogFilters } from '../../api/access'
 import { ACTIONS, actionWords } from '../../../contract/vocabulary'
 import { CustomerIconLink } from '../../components/customer-link'
+import { PrintHeader } from '../../components/print-header'
+import { formatCount } from '../../lib/count'
 import { useSetParams } from '../../lib/navigation'
 import type { AccessLogSearch } from '../../lib/route-params'
 import { Problem, problemText } from './problem'
@@ -25,7 +27,31 @@ function filtersFrom(search: AccessLogSearch): LogFilters {
   return f
 }
 
-const when = (iso: string) => iso.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC')
+const FILTER_WORDS: Record<(typeof FILTERS)[number], string> = {
+  user: 'user',
+  number: 'number',
+  party: 'party',
+  action: 'action',
+  from: 'from (UTC day)',
+  to: 'to (UTC day, inclusive)',
+}
+
+/** What a printed sheet holds: the filters in words, and how many entries were loaded. */
+function printedHolds(filters: LogFilters, loaded: number, more: boolean): string {
+  const set = FILTERS.filter((k) => filters[k]).map((k) => `${FILTER_WORDS[k]} ${filters[k]}`)
+  const which = set.length ? `Entries with ${set.join(', ')}` : 'Every entry'
+  return `${which}, newest first: the ${formatCount(loaded)} loaded${more ? ' (older ones not shown)' : ''}.`
+}
+
+/** "2026-11-29 05:27:21 UTC": one line on screen; on paper the time may go under the day, never mid-part. */
+function When({ iso }: { iso: string }) {
+  const [day, time] = iso.replace(/\.\d{3}Z$/, '').split('T')
+  return (
+    <span className="whitespace-nowrap print:whitespace-normal">
+      <span className="whitespace-nowrap">{day}</span> <span className="whitespace-nowrap">{time} UTC</span>
+    </span>
+  )
+}
 
 /** The entry's details minus what has its own column, as compact text. */
 function detailsText(e: AccessLogEntry): string {
@@ -65,6 +91,7 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
 
   return (
     <section>
+      <PrintHeader title="Access log" holds={printedHolds(filters, entries.length, log.hasNextPage)} zone="utc" />
       <h1 className="text-xl font-semibold">Access log</h1>
       <p className="mt-1 text-sm text-slate-700">
         Every sign-in, history and thread view, search, export, forget and user change: who, when, from where.
@@ -75,7 +102,7 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
         initial={filters}
         onApply={(f) => setParams(Object.fromEntries(FILTERS.map((k) => [k, f[k] ?? null])))}
       />
-      <div className="mt-3 flex flex-wrap items-center gap-3">
+      <div className="mt-3 flex flex-wrap items-center gap-3 print:hidden">
         <a className="btn" href={accessLogExportUrl(filters)} download>
           Export CSV
         </a>
@@ -96,7 +123,8 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
           tabIndex={0}
           className="relative mt-4 max-w-full overflow-x-auto print:overflow-visible"
         >
-          <table className="w-full border-collapse text-sm">
+          {/* Eight columns on a sheet: smaller type on paper, which cannot scroll sideways. */}
+          <table className="w-full border-collapse text-sm print:text-xs">
             <caption className="sr-only">Access log entries, newest first</caption>
             <thead>
               <tr className="border-b border-slate-300 text-left">
@@ -129,12 +157,15 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
             <tbody>
               {entries.map((e) => (
                 <tr key={e.id} className="border-b border-slate-200 align-top">
-                  <td className="py-1.5 pr-3 whitespace-nowrap">{when(e.at)}</td>
+                  <td className="py-1.5 pr-3">
+                    <When iso={e.at} />
+                  </td>
                   <td className="py-1.5 pr-3 break-words">{e.actor}</td>
                   <td className="py-1.5 pr-3">{e.via}</td>
                   <td className="py-1.5 pr-3 whitespace-nowrap">{e.address}</td>
                   <td className="py-1.5 pr-3">
-                    {actionWords(e.action)} <code className="text-xs whitespace-nowrap text-slate-700">{e.action}</code>
+                    {actionWords(e.action)}{' '}
+                    <code className="text-xs whitespace-nowrap text-slate-700 print:break-all print:whitespace-normal">{e.action}</code>
                   </td>
                   <td className="py-1.5 pr-3">{e.number ?? ''}</td>
                   <td className="py-1.5 pr-3">
@@ -142,7 +173,7 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
                     {e.party ?? ''}
                     <CustomerIconLink party={e.party} />
                   </td>
-                  <td className="min-w-48 py-1.5 pr-3 break-words text-slate-700">{detailsText(e)}</td>
+                  <td className="min-w-48 py-1.5 pr-3 break-words text-slate-700 print:min-w-0">{detailsText(e)}</td>
                 </tr>
               ))}
             </tbody>
@@ -151,7 +182,7 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
       ) : null}
       {log.data && entries.length === 0 ? <p className="mt-3">No entries match these filters.</p> : null}
       {log.hasNextPage ? (
-        <button type="button" className="btn mt-3" onClick={() => void log.fetchNextPage()} disabled={log.isFetchingNextPage}>
+        <button type="button" className="btn mt-3 print:hidden" onClick={() => void log.fetchNextPage()} disabled={log.isFetchingNextPage}>
           {log.isFetchingNextPage ? 'Loading older entries…' : 'Show older entries'}
         </button>
       ) : null}
@@ -187,7 +218,7 @@ function FilterForm({ initial, onApply }: { initial: LogFilters; onApply: (f: Lo
     <form
       onSubmit={submit}
       aria-label="Filter the access log"
-      className="mt-3 flex flex-wrap items-end gap-3 rounded border border-slate-200 p-3"
+      className="mt-3 flex flex-wrap items-end gap-3 rounded border border-slate-200 p-3 print:hidden"
     >
       {field('user', 'User')}
       {field('number', 'Number')}

@@ -10,7 +10,7 @@ import { formatPhone, partyFromInput } from '../../lib/phone'
 import type { CustomerSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
-import { DeskIndexGate, DeskNav, TableRegion, td, th, useTidOf } from './desk-parts'
+import { DeskIndexGate, DeskNav, oneLineOnScreen, TableRegion, td, th, useTidOf } from './desk-parts'
 import { formatWait, msOf } from './format'
 import { ZoneToggle } from '../../components/zone-toggle'
 
@@ -205,16 +205,16 @@ function Threads({ c, zone }: { c: Customer; zone: Zone }) {
                     {formatPhone(t.number)}
                   </Link>
                 </td>
-                <td className={`${td} whitespace-nowrap`} title={exactUtc(msOf(t.firstAt))}>
+                <td className={`${td} ${oneLineOnScreen}`} title={exactUtc(msOf(t.firstAt))}>
                   {formatDate(msOf(t.firstAt), zone)}
                 </td>
-                <td className={`${td} whitespace-nowrap`} title={exactUtc(msOf(t.lastAt))}>
+                <td className={`${td} ${oneLineOnScreen}`} title={exactUtc(msOf(t.lastAt))}>
                   {formatDate(msOf(t.lastAt), zone)}
                 </td>
                 <td className={`${td} tabular-nums`}>{formatCount(t.inbound)}</td>
                 <td className={`${td} tabular-nums`}>{formatCount(t.outbound)}</td>
                 <td className={`${td} tabular-nums`}>{formatCount(t.failed)}</td>
-                <td className={`${td} whitespace-nowrap`}>
+                <td className={`${td} ${oneLineOnScreen}`}>
                   {t.optedOut ? (
                     <span className="font-semibold text-red-900">Opted out {formatDate(msOf(t.optedOutAt), zone)}</span>
                   ) : t.optHistory.length ? (
@@ -232,7 +232,7 @@ function Threads({ c, zone }: { c: Customer; zone: Zone }) {
                     </Link>
                   ) : null}
                 </td>
-                <td className={`${td} whitespace-nowrap`}>{t.waitingSince ? `Since ${formatDate(msOf(t.waitingSince), zone)}` : 'No'}</td>
+                <td className={`${td} ${oneLineOnScreen}`}>{t.waitingSince ? `Since ${formatDate(msOf(t.waitingSince), zone)}` : 'No'}</td>
               </tr>
             ))}
           </tbody>

@@ -61,6 +61,8 @@ export function TableRegion({ label, children }: { label: string; children: Reac
 
 export const th = 'px-2 py-2 text-left align-bottom font-semibold whitespace-nowrap print:whitespace-normal'
 export const td = 'px-2 py-1.5 align-top'
+/** A cell kept on one line on screen (it scrolls sideways) that wraps on paper, which cannot scroll. */
+export const oneLineOnScreen = 'whitespace-nowrap print:whitespace-normal'
 
 /**
  * What the index can tell the desk: still loading, off, or holding nothing yet (each shown in its

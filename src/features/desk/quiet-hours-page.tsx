@@ -15,7 +15,7 @@ import { formatPhone } from '../../lib/phone'
 import { deskNumberSearch, type DeskNumberSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
-import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th } from './desk-parts'
+import { DeskIndexGate, DeskNav, NumberSelect, oneLineOnScreen, TableRegion, td, th } from './desk-parts'
 import { msOf, quietDaySeries } from './format'
 import { localTime } from '../../../contract/desk/quiet-hours'
 import { ZoneToggle } from '../../components/zone-toggle'
@@ -223,7 +223,7 @@ function Sends({ d, zone }: { d: QuietHours; zone: Zone }) {
           <tbody>
             {d.rows.map((r) => (
               <tr key={r.ordinal} className="border-t border-slate-200">
-                <td className={`${td} whitespace-nowrap`} title={exactUtc(msOf(r.date))}>
+                <td className={`${td} ${oneLineOnScreen}`} title={exactUtc(msOf(r.date))}>
                   <Link
                     to="/numbers/$number/messages/$ordinal"
                     params={{ number: d.number, ordinal: r.ordinal }}
@@ -234,7 +234,7 @@ function Sends({ d, zone }: { d: QuietHours; zone: Zone }) {
                   </Link>
                 </td>
                 {/* Why it counts: the hour where the customer is (their area code's zone), beside the page's own time. */}
-                <td className={`${td} whitespace-nowrap`}>{theirTime(r.party, r.date)}</td>
+                <td className={`${td} ${oneLineOnScreen}`}>{theirTime(r.party, r.date)}</td>
                 <td className={`${td} whitespace-nowrap`}>
                   <CustomerLink party={r.party} />
                 </td>

@@ -96,6 +96,39 @@ describe.each(ENGINES)('access log on %s', (engine) => {
     expect((await listEntries(db, { party: '555' }, 10)).entries.map((e) => e.action)).toEqual(['search'])
   }, 60_000)
 
+  test('details too long to keep still name the number and the customer read; a number with a + and a list of customers are found', async () => {
+    const db = await engines.open(engine)
+    const padding = '\u0001'.repeat(300)
+    await appendEntries(db, [
+      // Padded to push the details past what is kept: before, the columns came from the cut details, empty.
+      entry({
+        action: 'search',
+        details: {
+          party: `${'\u000b'.repeat(50)}14155550123`,
+          numbers: `${'\u000b'.repeat(280)}18004840451`,
+          tz: padding,
+          cursor: padding,
+        },
+      }),
+      entry({ action: 'search', details: { q: 'x', numbers: '+18004840452' } }),
+      entry({
+        action: 'views.counts',
+        details: { views: 2, counted: 2, numbers: ['18004840453'], parties: ['14155550124', '14155550125'] },
+      }),
+    ])
+    const [padded] = (await listEntries(db, { party: '14155550123' }, 10)).entries
+    expect(padded).toMatchObject({ action: 'search', number: '18004840451', party: '14155550123', details: { truncated: true } })
+    expect((await listEntries(db, { number: '18004840451' }, 10)).entries).toHaveLength(1)
+    expect((await listEntries(db, { number: '18004840452' }, 10)).entries.map((e) => e.number)).toEqual(['18004840452'])
+    for (const party of ['14155550124', '(415) 555-0125'])
+      expect(
+        (await listEntries(db, { party }, 10)).entries.map((e) => e.action),
+        party,
+      ).toEqual(['views.counts'])
+    expect((await listEntries(db, { number: '18004840453' }, 10)).entries.map((e) => e.action)).toEqual(['views.counts'])
+    expect((await verifyLog(db)).intact).toBe(true)
+  }, 60_000)
+
   test('the writer commits each caller’s entry; one entry the database refuses fails only its own caller', async () => {
     const db = await engines.open(engine)
     const w = createLogWriter(db)

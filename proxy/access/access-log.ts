@@ -65,6 +65,10 @@ export function cleanText(s: string, max: number): string {
 
 /** Drop forbidden keys (at any depth), clean keys and strings and cut long ones, so an entry stays small and writable. */
 export function cleanDetails(details: Record<string, unknown>): Record<string, unknown> {
+  return storedDetails(cleanTree(details))
+}
+
+function cleanTree(details: Record<string, unknown>): Record<string, unknown> {
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return cleanText(v, TEXT_MAX)
     if (typeof v === 'number') return Number.isFinite(v) ? v : null
@@ -83,14 +87,34 @@ export function cleanDetails(details: Record<string, unknown>): Record<string, u
     }
     return undefined
   }
-  const out = (walk(details, 0) ?? {}) as Record<string, unknown>
+  return (walk(details, 0) ?? {}) as Record<string, unknown>
+}
+
+/** Cleaned details as stored: cut to their keys when too long to keep. */
+function storedDetails(out: Record<string, unknown>): Record<string, unknown> {
   if (JSON.stringify(out).length > DETAILS_MAX_CHARS) return { truncated: true, keys: Object.keys(out).slice(0, 30) }
   // What jsonb will give back (finite numbers, no undefined), so the hash is over what is stored.
   return JSON.parse(JSON.stringify(out)) as Record<string, unknown>
 }
 
+/** A phone number written with formatting ("+1 (800) 484-0451") is kept as its digits, which the filters match. */
+const asDigits = (v: string): string => (/^[\d\s().+-]+$/.test(v) && /\d/.test(v) ? v.replace(/\D/g, '') : v)
+
 const oneValue = (v: unknown): string | null =>
-  typeof v === 'string' ? cleanText(v.trim(), 64) || null : typeof v === 'number' && Number.isFinite(v) ? String(v) : null
+  typeof v === 'string' ? cleanText(asDigits(v.trim()), 64) || null : typeof v === 'number' && Number.isFinite(v) ? String(v) : null
+
+/** A comma-separated string or a list of strings, each member as oneValue keeps it, joined with commas. */
+function listOf(many: unknown): string | null {
+  const list = typeof many === 'string' ? many.split(',') : Array.isArray(many) ? many.filter((x) => typeof x === 'string') : []
+  const joined = cleanText(
+    (list as string[])
+      .map((x) => asDigits(x.trim()))
+      .filter(Boolean)
+      .join(','),
+    400,
+  )
+  return joined || null
+}
 
 /**
  * The number column: `number`, or `numbers` (a comma-separated string or a list; a count is not
@@ -100,15 +124,7 @@ const oneValue = (v: unknown): string | null =>
 function numberOf(d: Record<string, unknown>): string | null {
   const single = oneValue(d.number)
   if (single) return single
-  const many = d.numbers
-  const list = typeof many === 'string' ? many.split(',') : Array.isArray(many) ? many.filter((x) => typeof x === 'string') : []
-  const joined = cleanText(
-    (list as string[])
-      .map((x) => x.trim())
-      .filter(Boolean)
-      .join(','),
-    400,
-  )
+  const joined = listOf(d.numbers)
   if (joined) return joined
   for (const k of ['what', 'filters']) {
     const inner = d[k]
@@ -120,8 +136,9 @@ function numberOf(d: Record<string, unknown>): string | null {
   return null
 }
 
+/** The party column: `party`, or `parties` (a read over several customers, saved views' counts) joined with commas. */
 function partyOf(d: Record<string, unknown>): string | null {
-  const direct = oneValue(d.party)
+  const direct = oneValue(d.party) ?? listOf(d.parties)
   if (direct) return direct
   for (const k of ['what', 'filters']) {
     const inner = d[k]
@@ -160,16 +177,18 @@ export function storableRow(e: NewEntry): Row {
 }
 
 function rowOf(e: NewEntry): Row {
-  const details = cleanDetails(e.details)
+  // The number and party columns come from the details before they are cut: details too long to
+  // keep (a search with padded parameters) emptied them, and the read could not be found by them.
+  const full = cleanTree(e.details)
   return {
     at: new Date(Math.trunc(e.at.getTime())),
     actor: cleanText(e.actor, 320),
     via: e.via,
     address: cleanText(e.address, 100),
     action: cleanText(e.action, 60),
-    number: numberOf(details),
-    party: partyOf(details),
-    details,
+    number: numberOf(full),
+    party: partyOf(full),
+    details: storedDetails(full),
   }
 }
 
@@ -476,7 +495,7 @@ export async function listEntries(
   // Entries keep the party as typed ("+1 (415) 555-0123"): a phone-like one is compared by its digits too.
   if (f.party)
     add(
-      "(party = ANY (?::text[]) OR (party ~ '^[0-9 ().+-]+$' AND regexp_replace(party, '[^0-9]', '', 'g') = ANY (?::text[])))",
+      "(party = ANY (?::text[]) OR (party ~ '^[0-9 ().+-]+$' AND regexp_replace(party, '[^0-9]', '', 'g') = ANY (?::text[])) OR (strpos(party, ',') > 0 AND string_to_array(party, ',') && ?::text[]))",
       partyFilterForms(f.party),
     )
   if (f.action) {

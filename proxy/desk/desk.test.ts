@@ -370,6 +370,12 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       ['GET', '/api/desk/customer?party=abc', 'party'],
       ['GET', '/api/desk/quiet-hours', 'number'],
       ['GET', `/api/desk/segments?number=${DESK.number}&from=2026-11-20&to=2026-11-01`, 'to'],
+      // Days the database cannot take: a 500 before.
+      ['GET', '/api/desk/needs-reply?at=0001-01-01T00:00:00Z', 'at'],
+      ['GET', '/api/desk/needs-reply/export?at=0001-01-01T00:00:00Z', 'at'],
+      ['GET', `/api/desk/quiet-hours/export?number=${DESK.number}&to=9999-12-31`, 'to'],
+      ['GET', `/api/desk/quiet-hours?number=${DESK.number}&from=0001-01-01`, 'from'],
+      ['GET', '/api/desk/customer?party=tel:1/415/555/0123', 'party'],
       ['POST', '/api/desk/handled', 'party', { number: DESK.number }],
       ['POST', '/api/desk/handled', 'number', { party: DESK_PARTIES.wait2h }],
       ['POST', '/api/desk/handled', 'who', { number: DESK.number, party: DESK_PARTIES.wait2h, who: 'x' }],

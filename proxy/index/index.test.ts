@@ -551,12 +551,35 @@ describe.each(ENGINES)('message index on %s', (engine) => {
         [`cursor=${Buffer.from(JSON.stringify(['2026-02-03', '18323232323', 5])).toString('base64url')}`, 'cursor'],
         [`cursor=${Buffer.from(JSON.stringify(['2026-02-03T00:00:00.000Z', '18323232323', 1e12])).toString('base64url')}`, 'cursor'],
         ['party=abc', 'party'],
+        // Text around the digits: searched as the digits, it was logged as typed, where the log's party filter missed it.
+        ['party=tel:1/415/555/0123', 'party'],
+        ['party=14155550123x', 'party'],
+        ['tz=%01%01', 'tz'],
+        ['tz=Mars/Olympus', 'tz'],
         ['q=a&q=b', 'q'],
         ['bogus=1', 'bogus'],
+        // Days the database cannot take (a 500 before) and year 1, which Date.UTC reads as 1901.
+        ['to=9999-12-31', 'to'],
+        ['from=0001-01-01', 'from'],
+        ['from=0001-01-01T00:00:00%2B14:00', 'from'],
+        ['to=3000-01-01', 'to'],
       ] as const) {
-        const r = await get<{ error: { kind: string; field: string } }>(`/api/index/search?${qs}`)
+        const r = await get<{ error: { kind: string; field: string; message: string } }>(`/api/index/search?${qs}`)
         expect(r.status, qs).toBe(400)
         expect(r.body.error, qs).toMatchObject({ kind: 'invalid_request', field })
+      }
+      const far = await get<{ error: { message: string } }>('/api/index/search?to=9999-12-31')
+      expect(far.body.error.message).toBe('to must be a date from 1900-01-01 to 2999-12-31.')
+      // The other routes that take days refuse them the same way, never with a 500.
+      const n0 = num(0).number
+      for (const [path, field] of [
+        [`/api/index/thread?number=${n0}&party=14155550123&at=9999-12-31`, 'at'],
+        [`/api/index/locate?number=${n0}&date=9999-12-31`, 'date'],
+        [`/api/index/stats?number=${n0}&to=9999-12-31&tz=Etc/GMT-14`, 'to'],
+      ] as const) {
+        const r = await get<{ error: { kind: string; field: string } }>(path)
+        expect(r.status, path).toBe(400)
+        expect(r.body.error, path).toMatchObject({ kind: 'invalid_request', field })
       }
     })
 

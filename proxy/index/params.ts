@@ -67,6 +67,10 @@ export function digitsValue(name: string, value: string | undefined, required: b
     if (required) throw invalid(name, `${name} is required.`)
     return null
   }
+  // Formatting is forgiven, other text is not: "tel:1/415/…" or "14155550123x" found a customer
+  // while the access log kept the text as typed, where its party filter could not find them.
+  if (!/^[\d\s().+-]+$/.test(v))
+    throw invalid(name, `${name} must be a phone number: digits, with any spaces, brackets, dots, dashes or a leading +.`)
   const digits = v.replace(/\D/g, '')
   if (!digits) throw invalid(name, `${name} must contain digits (any formatting is ignored).`)
   if (digits.length > 15) throw invalid(name, `${name} has more digits than a phone number (at most 15).`)
@@ -86,6 +90,19 @@ export function numberValue(name: string, v: string | undefined): string {
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
 
+/**
+ * The days a date filter may name. Outside them the database refused the statement (9999-12-31's
+ * end is year 10000; 0001-01-01T00:00+14:00 is year 0) with a 500, and Date.UTC read year 1 as 1901.
+ */
+export const FIRST_DAY = '1900-01-01'
+export const LAST_DAY = '2999-12-31'
+const FIRST_MS = Date.parse(`${FIRST_DAY}T00:00:00Z`)
+const END_MS = Date.parse(`${LAST_DAY}T00:00:00Z`) + 86_400_000
+
+function inRange(name: string, ms: number): void {
+  if (!(ms >= FIRST_MS && ms < END_MS)) throw invalid(name, `${name} must be a date from ${FIRST_DAY} to ${LAST_DAY}.`)
+}
+
 /** `YYYY-MM-DD` (a whole UTC day) or a full ISO timestamp; returns [start, end-exclusive]. */
 export function dateParam(p: Params, name: string, required = false): DateValue | null {
   return dateValue(name, p.get(name), required)
@@ -104,14 +121,19 @@ export function dateValue(name: string, v: string | undefined, required = false)
   }
   const d = DAY.exec(v)
   if (d) {
+    if (d[1]! < FIRST_DAY.slice(0, 4) || d[1]! > LAST_DAY.slice(0, 4)) inRange(name, Number.NaN)
     const ms = Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]))
     if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== v)
       throw invalid(name, `${name} is not a real date: use YYYY-MM-DD.`)
+    inRange(name, ms)
     return { start: new Date(ms).toISOString(), endExclusive: new Date(ms + 86_400_000).toISOString(), isDay: true }
   }
   if (v.length <= 40 && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(v)) {
     const ms = Date.parse(v)
-    if (!Number.isNaN(ms)) return { start: new Date(ms).toISOString(), endExclusive: new Date(ms + 1).toISOString(), isDay: false }
+    if (!Number.isNaN(ms)) {
+      inRange(name, ms)
+      return { start: new Date(ms).toISOString(), endExclusive: new Date(ms + 1).toISOString(), isDay: false }
+    }
   }
   throw invalid(name, `${name} must be a date (YYYY-MM-DD) or an ISO 8601 timestamp with a zone (2026-11-21T12:04:00Z).`)
 }

@@ -35,7 +35,14 @@ export const STATUS_QUERY = query({
   }),
 )
 
-export const SEARCH_QUERY = query({ ...SEARCH_FIELDS, cursor: raw, limit: limit(), tz: raw }).transform(
+// tz is not a filter of the search (the page sends days already in UTC); it is checked so what the
+// access log keeps of it is a zone, not any text.
+export const SEARCH_QUERY = query({
+  ...SEARCH_FIELDS,
+  cursor: raw,
+  limit: limit(),
+  tz: param((v) => zoneValue('tz', v) ?? undefined),
+}).transform(
   checked((q) => {
     const given = sent(q)
     return { filters: parseFilters(new Map(Object.entries(given))), cursor: decodeCursor(q.cursor), limit: q.limit, sent: given }

@@ -135,6 +135,7 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
       [{ name: 'v', query: 'status=broken' }, 'query', /status must be/],
       [{ name: 'v', query: 'from=2026-02-31' }, 'query', /from must be a day/],
       [{ name: 'v', query: 'from=2026-11-20&to=2026-11-01' }, 'query', /to must not be before from/],
+      [{ name: 'v', query: 'to=9999-12-31&tz=utc' }, 'query', /to must be a date from 1900-01-01 to 2999-12-31/],
       [{ name: 'v', query: 'q=a&q=b' }, 'query', /more than once/],
       [{ name: 'v', query: 'tz=mars' }, 'query', /tz must be local or utc/],
       [{ name: 'v', query: 42 }, 'query', /query string/],
@@ -152,6 +153,37 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
     expect(await list('vic')).toEqual([])
     expect((await as('vic', 'GET', '/api/views/counts?tz=Mars%2FOlympus')).json().error?.field).toBe('tz')
     expect((await as('vic', 'GET', '/api/views?tz=UTC')).json().error?.field).toBe('tz')
+  })
+
+  it('a shared view an older server let through (a day past 2999) is not counted, and the others still are; the counts are logged with the numbers and customers they searched', async () => {
+    // Both as an older server stored them (this one refuses the second when it is saved).
+    const insert = (name: string, q: string) =>
+      rooms.db.query<{ id: string }>(
+        `INSERT INTO saved_views (owner, name, shared, query, range) VALUES ('wes', $1, true, $2, NULL) RETURNING id::text AS id`,
+        [name, q],
+      )
+    const good = (await insert('One customer', `party=4155550101&numbers=${DOZENS.number}&tz=utc`)).rows[0]!.id
+    const broken = await insert('Far future', 'to=9999-12-31&tz=utc')
+    try {
+      for (const who of ['vic', 'ada']) {
+        const c = await as(who, 'GET', '/api/views/counts?tz=UTC')
+        expect(c.status, c.text).toBe(200)
+        const counts = new Map((c.json().counts as Array<{ id: string; newMatches: number | null }>).map((x) => [x.id, x.newMatches]))
+        expect(counts.get(broken.rows[0]!.id)).toBeNull()
+        expect(typeof counts.get(good)).toBe('number')
+      }
+      await rooms.access.flush()
+      const logged = await as(
+        'ada',
+        'GET',
+        `/api/auth/access-log?action=views.counts&user=vic&party=${encodeURIComponent('(415) 555-0101')}`,
+      )
+      expect(logged.status, logged.text).toBe(200)
+      const [entry] = logged.json().entries as Array<{ number: string; party: string }>
+      expect(entry).toMatchObject({ number: DOZENS.number, party: '4155550101' })
+    } finally {
+      await rooms.db.query('DELETE FROM saved_views WHERE id = ANY($1::bigint[])', [[good, broken.rows[0]!.id]])
+    }
   })
 
   it('saves, shares, counts new matches since each person last opened a view, renames and deletes', async () => {

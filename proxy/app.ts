@@ -192,8 +192,17 @@ function contextFor(
   }
 }
 
+/**
+ * Without a session, every /api path is a 401, an undeclared one or a wrong method too: a 404 or
+ * 405 there told someone not signed in which paths and methods the route table holds.
+ */
+const SIGN_IN_FIRST = () => new ProxyError(401, { kind: 'unauthorized', field: 'session', message: 'Sign in first.' })
+async function signedOut(gate: AccessGate | undefined, req: IncomingMessage): Promise<boolean> {
+  return !!gate && !(await gate.identify(req))
+}
+
 /** A declared path with a method its rows do not take: 405 naming the ones they do. */
-function addMethodNotAllowed(app: FastifyInstance, routes: readonly RouteSpec[]): void {
+function addMethodNotAllowed(app: FastifyInstance, routes: readonly RouteSpec[], gate: AccessGate | undefined, fail: Fail): void {
   for (const [path, allow] of allowedByPath(routes)) {
     const others = ALL_METHODS.filter((m) => !allow.includes(m))
     const config: RouteConfig = { allow, pattern: path }
@@ -201,9 +210,10 @@ function addMethodNotAllowed(app: FastifyInstance, routes: readonly RouteSpec[])
       method: others,
       url: path,
       config,
-      handler: (request, reply) => {
+      handler: async (request, reply) => {
         reply.hijack()
         request.raw.resume()
+        if (await signedOut(gate, request.raw).catch(() => true)) return fail(request.raw, reply.raw, SIGN_IN_FIRST())
         sendError(
           reply.raw,
           new ProxyError(405, { kind: 'invalid_request', field: 'method', message: `Use ${allow.join(' or ')} for ${path.slice(0, 80)}.` }),
@@ -245,7 +255,7 @@ const access =
     const principal = gate ? await gate.identify(req) : LOCAL_ADMIN
     if (!allows(principal?.role ?? null, spec.access)) {
       req.resume()
-      if (!principal) throw new ProxyError(401, { kind: 'unauthorized', field: 'session', message: 'Sign in first.' })
+      if (!principal) throw SIGN_IN_FIRST()
       throw new ProxyError(403, { kind: 'forbidden', message: 'Only an admin may do this.' })
     }
     const state: RequestState = { principal, logged: false }
@@ -416,13 +426,21 @@ function addRow(app: FastifyInstance, spec: RouteSpec, { gate, states, logFailur
 }
 
 /** What no row takes (an unknown /api path, the SPA's files) and what a schema or hook refused. */
-function addFallbacks(app: FastifyInstance, serveStatic: ReturnType<typeof createStatic> | undefined, fail: Fail): void {
-  app.setNotFoundHandler((request, reply) => {
+function addFallbacks(
+  app: FastifyInstance,
+  serveStatic: ReturnType<typeof createStatic> | undefined,
+  gate: AccessGate | undefined,
+  fail: Fail,
+): void {
+  app.setNotFoundHandler(async (request, reply) => {
     reply.hijack()
     const req = request.raw
     const res = reply.raw
     const path = pathOf(req.url ?? '/')
-    if (isApi(path)) return fail(req, res, notFound(path))
+    if (isApi(path)) {
+      req.resume()
+      return fail(req, res, (await signedOut(gate, req).catch(() => true)) ? SIGN_IN_FIRST() : notFound(path))
+    }
     if (serveStatic) return serveStatic(req, res)
     sendJson(res, 404, { error: { kind: 'not_found', message: 'Not found.' } })
   })
@@ -471,8 +489,8 @@ export function createApp(config: Config, deps: AppDeps): Handler {
   readRowsBodies(app)
   app.addHook('onRequest', checkRequest(allowedHostnames))
   for (const spec of routes) addRow(app, spec, { gate, states, logFailure, fail })
-  addMethodNotAllowed(app, routes)
-  addFallbacks(app, serveStatic, fail)
+  addMethodNotAllowed(app, routes, gate, fail)
+  addFallbacks(app, serveStatic, gate, fail)
 
   let ready = false
   const readying = Promise.resolve(app.ready()).then(() => {

@@ -191,9 +191,23 @@ describe('the route table', () => {
         for (const who of WHO) {
           const r = await send(route, path, who.role, SAMPLE[`${route.method} ${route.path}`])
           const what = `${route.method} ${path} as ${who.label}: ${r.status} ${r.text.slice(0, 120)}`
-          expect([400, 404], what).toContain(r.status)
-          expect(r.json().error?.kind, what).toMatch(/^(invalid_request|not_found)$/)
+          // Signed out, a path the table does not hold is a 401 like every other /api path: a 404
+          // there told someone not signed in which paths exist.
+          // (/API/… is not an /api path: the app's files answer it, and have none by that name.)
+          const outOfApi = who.role !== null || !path.startsWith('/api')
+          expect(outOfApi ? [400, 404] : [400, 401], what).toContain(r.status)
+          expect(r.json().error?.kind, what).toMatch(outOfApi ? /^(invalid_request|not_found)$/ : /^(invalid_request|unauthorized)$/)
         }
+    for (const [method, path] of [
+      ['GET', '/api/nonexistent'],
+      ['GET', '/api/auth/users/ada'],
+      ['PUT', '/api/meta'],
+    ] as const) {
+      const signedOut = await call(port(), method, path)
+      expect(signedOut.status, `${method} ${path} signed out`).toBe(401)
+      const viewer = await call(port(), method, path, { headers: { cookie: cookies.viewer! } })
+      expect([404, 405], `${method} ${path} as a viewer`).toContain(viewer.status)
+    }
     // The index still holds everything: no spelling of forget ran.
     const left = await rooms.db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_messages')
     expect(left.rows[0]!.n).toBeGreaterThan(0)

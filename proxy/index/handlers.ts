@@ -10,7 +10,7 @@ import type {
 } from '../../contract/index-api.ts'
 import type { Db } from '../db/types.ts'
 import type { z } from 'zod'
-import { ProxyError, invalid } from '../errors.ts'
+import { ProxyError } from '../errors.ts'
 import { sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
 import type { NO_QUERY, RouteInput } from '../schema.ts'
@@ -121,9 +121,21 @@ export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _re
     const n = await syncer.syncAll()
     ctx.audit('index.sync', { all: true, numbers: n })
   } else {
-    const { number, tid } = body
+    const { number } = body
+    let { tid } = body
     const known = await db.query('SELECT 1 FROM index_numbers WHERE number = $1', [number])
-    if (known.rows.length === 0 && tid === undefined) throw invalid('tid', 'tid is required for a number the index has not seen yet.')
+    if (known.rows.length === 0) {
+      // A number the index has not seen is one of the account's, or nothing is queued: any
+      // signed-in person's made-up number stayed in every search's "still indexing" for good.
+      const listed = await syncer.listedTids(number)
+      if (listed === null)
+        throw new ProxyError(404, {
+          kind: 'not_found',
+          field: 'number',
+          message: `The account has no number ${number}: the index keeps the account's own numbers.`,
+        })
+      tid ??= listed[0]
+    }
     await syncer.request({ number, tid })
     ctx.audit('index.sync', { number })
   }

@@ -1017,6 +1017,32 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       }
     })
 
+    it('syncs a number the index has not seen only when the account lists it (its tid taken from the listing); a made-up one is a 404', async () => {
+      const sync = (body: unknown) =>
+        fetch(`${apiUrl}/api/index/sync`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const madeUp = await sync({ number: '19999999999', tid: 'ZZZZ' })
+      expect(madeUp.status).toBe(404)
+      expect(((await madeUp.json()) as { error: { field: string; message: string } }).error).toMatchObject({
+        field: 'number',
+        message: "The account has no number 19999999999: the index keeps the account's own numbers.",
+      })
+      const st = await get<IndexStatus>('/api/index/status')
+      expect(st.body.numbers.map((n) => n.number)).not.toContain('19999999999')
+      expect(st.body.freshness.incomplete).not.toContain('19999999999')
+      // A listed number the index has not seen yet, sent without its tid: the listing's tid is used.
+      const n2 = num(2)
+      await forget(db, n2.number)
+      await db.query('DELETE FROM index_numbers WHERE number = $1', [n2.number])
+      const listed = await sync({ number: n2.number })
+      expect(listed.status, await listed.clone().text()).toBe(202)
+      const row = await db.query<{ tid: string }>('SELECT tid FROM index_numbers WHERE number = $1', [n2.number])
+      expect(row.rows[0]!.tid).toBe(n2.tid)
+      // Indexed again, as the tests after this one expect it.
+      await expect
+        .poll(async () => (await get<IndexStatus>(`/api/index/status?number=${n2.number}`)).body.numbers[0], { timeout: 20_000 })
+        .toMatchObject({ state: 'idle', indexed: 1 })
+    })
+
     it('forgets one number, then all, with the roll-up and sync state', async () => {
       const n3 = num(3).number
       const forget = (body: unknown) =>

@@ -31,6 +31,7 @@ export function createSyncer(opts: SyncOptions): Syncer {
   return {
     request: (req) => request(q, req),
     enqueue: (numbers) => requestMany(q, numbers),
+    listedTids: async (number) => (await listAccount(ctx)).get(number) ?? null,
     syncAll: () => syncAll(q),
     syncAllOnce: async () => {
       const listed = await ctx.db.query('SELECT 1 FROM index_numbers WHERE listed LIMIT 1')

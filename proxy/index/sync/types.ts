@@ -77,6 +77,8 @@ export interface Syncer {
   request: (req: SyncRequest) => Promise<void>
   /** Queues known numbers in the background (the periodic re-sync), after those already queued. */
   enqueue: (numbers: readonly string[]) => Promise<void>
+  /** The tids the account's listing gives a number (one upstream request), or null when it does not list it. */
+  listedTids: (number: string) => Promise<string[] | null>
   /** Lists the account's numbers and queues them all. */
   syncAll: () => Promise<number>
   /** syncAll, unless the account was listed before (first start); the numbers listed, or 0. */

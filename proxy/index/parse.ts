@@ -79,11 +79,15 @@ export function parsePage(body: Buffer | string, parsed?: unknown): Page {
   if (!json || typeof json !== 'object' || Array.isArray(json))
     throw new PageError('The messaging service answered a history page with JSON that is not an object.')
   const o = json as Record<string, unknown>
-  const total = typeof o.total_message_count === 'string' ? Number(o.total_message_count.trim()) : o.total_message_count
+  // "" is no total (Number("") is 0: a page of records read as an empty history, and the number wiped).
+  const raw = o.total_message_count
+  const total = typeof raw === 'string' ? (raw.trim() === '' ? Number.NaN : Number(raw.trim())) : raw
   if (typeof total !== 'number' || !Number.isInteger(total) || total < 0)
     throw new PageError('The history page has no usable total_message_count; the index cannot place its records.')
   const list = o.messages ?? []
   if (!Array.isArray(list)) throw new PageError('The history page has no messages list.')
+  if (total === 0 && list.length > 0)
+    throw new PageError(`The history page reports a total of 0 messages but holds ${list.length}; the index cannot place them.`)
   const records: PageRecord[] = new Array(list.length)
   for (let i = 0; i < list.length; i++) {
     const r = (list[i] && typeof list[i] === 'object' ? list[i] : {}) as Record<string, unknown>

@@ -57,6 +57,29 @@ function hooked(fw: Forwarder, onHistory: (n: number) => Promise<void> | void) {
   }
 }
 
+/** Wraps the real forwarder to rewrite each history answer's JSON (an upstream that bends its pages). */
+function bent(fw: Forwarder, change: (page: Record<string, unknown>) => void): Forwarder {
+  const rewrite = (body: Buffer) => {
+    const page = JSON.parse(body.toString('utf8')) as Record<string, unknown>
+    change(page)
+    return Buffer.from(JSON.stringify(page))
+  }
+  return {
+    forward: async (...args) => {
+      const res = await fw.forward(...args)
+      if (args[0] !== 'smshistory') return res
+      const body = rewrite(res.body)
+      return { body, json: JSON.parse(body.toString('utf8')) as unknown }
+    },
+    forwardBytes: async (...args) => {
+      const res = await fw.forwardBytes(...args)
+      return args[0] === 'smshistory' ? { ...res, body: rewrite(res.body) } : res
+    },
+    judge: (...args) => fw.judge(...args),
+    close: () => fw.close(),
+  }
+}
+
 describe('INDEX_AUTO_SYNC', () => {
   it('is on by default, off when asked, and a wrong value names the variable', () => {
     expect(parseIndexConfig({}).autoSync).toBe(true)
@@ -282,6 +305,30 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(logs.filter((l) => l.includes('walking the history again'))).toEqual([])
     expect(logs.some((l) => l.includes(`went down from ${upstreamTotal(4)} to 0, then back`))).toBe(true)
   }, 60_000)
+
+  it('a total of "" (or 0 beside records) is no total: the stored history is kept, never wiped to "complete, 0"', async () => {
+    await forgetAll(3)
+    await syncNow(3)
+    await expectExact(3, upstreamTotal(3))
+    for (const total of ['', ' ', 0]) {
+      await syncNow(
+        3,
+        bent(fw, (page) => {
+          page.total_message_count = total
+        }),
+      )
+      const st = await db.query<{ indexed: number; state: string; error: string | null }>(
+        'SELECT indexed, state, error FROM index_numbers WHERE number = $1',
+        [num(3).number],
+      )
+      expect(st.rows[0], JSON.stringify(total)).toMatchObject({ indexed: upstreamTotal(3), state: 'error' })
+      expect(st.rows[0]!.error, JSON.stringify(total)).toMatch(/total/)
+      const held = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_messages WHERE number = $1', [num(3).number])
+      expect(held.rows[0]!.n).toBe(upstreamTotal(3))
+    }
+    await syncNow(3)
+    await expectExact(3, upstreamTotal(3))
+  })
 
   it('a 429 is busy, not a refusal: waited out (Retry-After) and retried, never a pause', async () => {
     await forgetAll(3)

@@ -220,10 +220,12 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     .catch((err: unknown) => log(`index: could not resume pending syncs: ${err instanceof Error ? err.message : String(err)}`))
   let interval: NodeJS.Timeout | null = null
   if (cfg.syncIntervalS > 0) {
+    // Numbers in error are left to the sweep, which retries them with their back-off (dueNumbers):
+    // queued here too, an outage was asked again every SYNC_INTERVAL_S.
     interval = setInterval(() => {
       void db
         .query<{ number: string }>(
-          `SELECT number FROM index_numbers WHERE removed_at IS NULL AND forgotten_at IS NULL AND (full_done OR state <> 'paused')`,
+          `SELECT number FROM index_numbers WHERE removed_at IS NULL AND forgotten_at IS NULL AND state <> 'error' AND (full_done OR state <> 'paused')`,
         )
         .then((r) => syncer.enqueue(r.rows.map(({ number }) => number)))
         .catch((err: unknown) => log(`index: periodic sync failed: ${err instanceof Error ? err.message : String(err)}`))

@@ -186,6 +186,35 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     }
   }, 90_000)
 
+  it('the periodic re-sync leaves a number in error to its back-off (it asked an outage again every SYNC_INTERVAL_S)', async () => {
+    await syncNow(2)
+    await syncNow(3)
+    // Failed a moment ago: its back-off (a minute by default) has not passed.
+    await db.query(`UPDATE index_numbers SET state = 'error', error = 'outage', failed_at = now(), failures = 1 WHERE number = $1`, [
+      num(3).number,
+    ])
+    const synced = async (i: number) =>
+      (await db.query<{ at: Date | null }>('SELECT last_synced_at AS at FROM index_numbers WHERE number = $1', [num(i).number])).rows[0]!.at
+    const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', SYNC_INTERVAL_S: '1', INDEX_AUTO_SYNC: 'off' }), {
+      forwarder: fw,
+      db,
+    })
+    try {
+      const before = (await synced(2))!.getTime()
+      const errored = (await synced(3))!.getTime()
+      const deadline = Date.now() + 15_000
+      while (((await synced(2))?.getTime() ?? 0) <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      expect((await synced(2))!.getTime()).toBeGreaterThan(before)
+      await index.syncer!.idle()
+      const row = await db.query<{ state: string }>('SELECT state FROM index_numbers WHERE number = $1', [num(3).number])
+      expect(row.rows[0]!.state).toBe('error')
+      expect((await synced(3))!.getTime()).toBe(errored)
+    } finally {
+      await index.close()
+    }
+    await syncNow(3)
+  }, 60_000)
+
   it('a forgotten number stays forgotten: the periodic re-sync and a history view pass it by, until a person syncs it', async () => {
     await syncNow(2)
     await syncNow(3)
@@ -305,6 +334,25 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(logs.filter((l) => l.includes('walking the history again'))).toEqual([])
     expect(logs.some((l) => l.includes(`went down from ${upstreamTotal(4)} to 0, then back`))).toBe(true)
   }, 60_000)
+
+  it('a listing of no numbers marks none of them removed (a bad answer, not an emptied account)', async () => {
+    await syncNow(2)
+    // As an earlier listing recorded it.
+    await db.query('UPDATE index_numbers SET listed = true, removed_at = NULL WHERE number = $1', [num(2).number])
+    await control(simUrl, '/__sim/quirks', { removed: numbers.map((n) => n.number) })
+    const log: string[] = []
+    try {
+      const s = syncer(fw, { log: (l) => log.push(l) })
+      expect(await s.syncAll()).toBe(0)
+      await s.idle()
+      await s.close()
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+    const removed = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_numbers WHERE removed_at IS NOT NULL')
+    expect(removed.rows[0]!.n).toBe(0)
+    expect(log).toContain('index: the account listing named no numbers; no number is marked as removed from it')
+  })
 
   it('a total of "" (or 0 beside records) is no total: the stored history is kept, never wiped to "complete, 0"', async () => {
     await forgetAll(3)

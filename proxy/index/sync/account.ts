@@ -46,6 +46,12 @@ export async function recordListing(ctx: SyncContext, listing: Map<string, strin
                          THEN array_remove(EXCLUDED.other_tids, index_numbers.tid) || EXCLUDED.tid ELSE EXCLUDED.other_tids END`,
     [numbers, first, all],
   )
+  // A listing of no numbers at all is taken for a bad answer, not for an account emptied: it
+  // marked every number removed, and the index stopped keeping any of them fresh.
+  if (numbers.length === 0) {
+    ctx.log('index: the account listing named no numbers; no number is marked as removed from it')
+    return
+  }
   await ctx.db.query(`UPDATE index_numbers SET removed_at = now() WHERE listed AND removed_at IS NULL AND NOT (number = ANY($1::text[]))`, [
     numbers,
   ])

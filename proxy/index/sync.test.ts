@@ -58,22 +58,22 @@ function hooked(fw: Forwarder, onHistory: (n: number) => Promise<void> | void) {
 }
 
 /** Wraps the real forwarder to rewrite each history answer's JSON (an upstream that bends its pages). */
-function bent(fw: Forwarder, change: (page: Record<string, unknown>) => void): Forwarder {
-  const rewrite = (body: Buffer) => {
+function bent(fw: Forwarder, change: (page: Record<string, unknown>, start: number) => void): Forwarder {
+  const rewrite = (body: Buffer, fields: Array<[string, string]>) => {
     const page = JSON.parse(body.toString('utf8')) as Record<string, unknown>
-    change(page)
+    change(page, Number(fields.find(([k]) => k === 'history_start')?.[1]))
     return Buffer.from(JSON.stringify(page))
   }
   return {
     forward: async (...args) => {
       const res = await fw.forward(...args)
       if (args[0] !== 'smshistory') return res
-      const body = rewrite(res.body)
+      const body = rewrite(res.body, args[1])
       return { body, json: JSON.parse(body.toString('utf8')) as unknown }
     },
     forwardBytes: async (...args) => {
       const res = await fw.forwardBytes(...args)
-      return args[0] === 'smshistory' ? { ...res, body: rewrite(res.body) } : res
+      return args[0] === 'smshistory' ? { ...res, body: rewrite(res.body, args[1]) } : res
     },
     judge: (...args) => fw.judge(...args),
     close: () => fw.close(),
@@ -287,6 +287,18 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     const st = await db.query('SELECT state, full_done, error FROM index_numbers WHERE number = $1', [num(4).number])
     expect(st.rows[0]).toEqual({ state: 'idle', full_done: true, error: null })
     expect(logs.some((l) => l.includes(`reports ${total + 5} messages but serves none past position ${total}`))).toBe(true)
+  }, 60_000)
+
+  it('a short page in the middle of a walk (an upstream size limit) is walked past, not taken for the end of the history', async () => {
+    await forgetAll(4)
+    // Pages starting at positions 39–50 hold one record: at a cap of 20 (pages at 1, 20, 39…) the walk meets one holding only its overlap.
+    const short = bent(fw, (page, start) => {
+      if (start >= 39 && start <= 50) page.messages = (page.messages as unknown[]).slice(0, 1)
+    })
+    const logs: string[] = []
+    await syncNow(4, short, { pageCap: 20, log: (l) => logs.push(l) })
+    await expectExact(4, upstreamTotal(4))
+    expect(logs.filter((l) => l.includes('serves none past'))).toEqual([])
   }, 60_000)
 
   it('a total that counts fewer than the history serves never stores an ordinal of 0 or below', async () => {

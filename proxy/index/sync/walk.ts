@@ -36,11 +36,10 @@ const AHEAD = 4
 /** Consecutive pages whose overlap record was pushed out of the page by arrivals. */
 const MAX_STALLS = 20
 /**
- * Consecutive answers with no record below the checkpoint (the page held the overlap record and
- * nothing older): asked again this many times, in case one was cut short, before the walk takes it
- * that the history ends there although the upstream's total counts further.
+ * Consecutive answers with no record below the checkpoint while the total grew (arrivals pushed
+ * the page up to its overlap record): asked again from the new total at most this many times.
  */
-const MAX_DRY = 2
+const MAX_DRY = MAX_STALLS
 
 /** Whether this number's walk holds one of the server's bulk loads (indexes dropped). */
 export interface BulkHold {
@@ -75,6 +74,13 @@ interface Walk {
   stalls: number
   /** Answers in a row that held nothing below the checkpoint (see MAX_DRY). */
   dry: number
+  /**
+   * The page asked for starts past the overlap record: the last one held that record and nothing
+   * older, with the total unchanged (an upstream that served a short page, or a history that ends
+   * short of its total). It is placed without the overlap's identity check (the total, unchanged,
+   * says nothing moved), and one holding no record ends the walk there.
+   */
+  skip: boolean
   inserted: number
   /** The batch being stored, if any (see flush); it rejects with its store's error. */
   storing: Promise<void> | null
@@ -152,6 +158,7 @@ function startWalk(job: Job, row: NumberRow, hold: BulkHold): Walk {
     topStored: row.top_ordinal,
     stalls: 0,
     dry: 0,
+    skip: false,
     inserted: 0,
     storing: null,
     storeRunning: false,
@@ -202,6 +209,27 @@ async function placePage(w: Walk, page: WalkPage, taken: { done: boolean }): Pro
   if (page.total < w.totalKnown) return shrank(w.totalKnown, page.total)
   const order = checkOrder(page, start)
   if (order) return order
+  if (w.skip) {
+    w.skip = false
+    // Arrivals since moved every position: back to the overlap's identity check, from the new total.
+    if (page.total !== w.totalKnown) {
+      askAgain(w, page.total)
+      return ok(false)
+    }
+    if (page.count === 0) {
+      // Nothing past the overlap record: the history ends there, short of the total it reports.
+      job.ctx.log(
+        `index: ${job.number}: the messaging service reports ${page.total} messages but serves none past position ${page.total - w.next}: the walk ends there, ${w.next} short of its total`,
+      )
+      w.next = 0
+      taken.done = true
+      await advance(w, page, start)
+      return ok(true)
+    }
+    taken.done = true
+    await advance(w, page, start)
+    return ok(w.next <= 0)
+  }
   if (page.total === 0 || (!Number.isFinite(w.next) && page.count === 0)) {
     // An empty history is a complete one.
     await drain(w)
@@ -227,10 +255,11 @@ async function placePage(w: Walk, page: WalkPage, taken: { done: boolean }): Pro
 
 /**
  * A page that holds nothing below the checkpoint while the total says there is more. With the
- * same total, the history ends short of the total the upstream reports (a total that counts
- * messages it no longer serves): asked again MAX_DRY times, then the walk ends there, complete,
- * and says how far short it ended, rather than ask for the same page for ever. With a total that
- * grew, arrivals pushed the page up: asked again from the new total.
+ * same total, the upstream served a short page (a size limit of its own), or the history ends
+ * short of the total it reports (a total that counts messages it no longer serves): the next page
+ * is asked for from the position past the overlap record (see Walk.skip). Asking for the same page
+ * again ended the walk, complete, 104 messages short, at an upstream whose one page was short.
+ * With a total that grew, arrivals pushed the page up: asked again from the new total.
  */
 function noneBelow(w: Walk, page: WalkPage, start: number): Result<boolean> | null {
   if (!Number.isFinite(w.next)) return null
@@ -243,19 +272,16 @@ function noneBelow(w: Walk, page: WalkPage, start: number): Result<boolean> | nu
   // The total grew: arrivals pushed the page up until only the overlap was left. Not the history's
   // end: asked again from the new total, one page at a time, as a stall is (and as bounded).
   if (page.total > w.totalKnown) {
-    if (w.dry > MAX_STALLS) return stopped('fail', 'The history grows faster than the index can page through it; try again later.')
+    if (w.dry > MAX_DRY) return stopped('fail', 'The history grows faster than the index can page through it; try again later.')
     askAgain(w, page.total)
     return ok(false)
   }
-  if (w.dry <= MAX_DRY) {
-    w.pending = pageAt(w, w.pendingStart)
-    return ok(false)
-  }
-  w.job.ctx.log(
-    `index: ${w.job.number}: the messaging service reports ${page.total} messages but serves none past position ${page.total - w.next}: the walk ends there, ${w.next} short of its total`,
-  )
-  w.next = 0
-  return null
+  w.dry = 0
+  w.skip = true
+  // The position of ordinal `next`: the first record the checkpoint still waits for.
+  w.pendingStart = page.total - w.next + 1
+  w.pending = pageAt(w, w.pendingStart)
+  return ok(false)
 }
 
 /**
@@ -338,7 +364,8 @@ async function advance(w: Walk, page: WalkPage, start: number): Promise<void> {
   const keep: [number, number] = walking ? [clamp(hi - w.next), n] : [0, n]
   const above: [number, number] = walking ? [0, clamp(hi - Math.max(w.next + 1, w.topStored))] : [0, 0]
   const next = Math.min(walking ? w.next : hi, hi - n)
-  const check = page.identityAt(n - 1)
+  // (An empty page ends a walk past its overlap record, see Walk.skip: nothing to check then.)
+  const check = n > 0 ? page.identityAt(n - 1) : null
   w.totalKnown = page.total
   if (next > 0) {
     // Ask for the next page before storing this one: the upstream works while we insert.

@@ -42,6 +42,9 @@ describe('upstream dates', () => {
     expect(upstreamDateIso('2026-02-31 10:00:00')).toBeNull()
     expect(upstreamDateIso('2024-02-29 10:00:00')).toBe('2024-02-29T10:00:00Z')
     expect(upstreamDateIso('2025-02-29 10:00:00')).toBeNull()
+    // Year 0000 (the MySQL zero date's year) is a day to JavaScript and none to PostgreSQL.
+    expect(upstreamDateIso('0000-01-01 00:00:00')).toBeNull()
+    expect(upstreamDateIso('0001-01-01 00:00:00')).toBe('0001-01-01T00:00:00Z')
   })
 
   it('refuse times out of range and anything that is not a date', () => {

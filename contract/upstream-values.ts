@@ -19,7 +19,8 @@ export function upstreamDateIso(raw: unknown): string | null {
   const m = UPSTREAM_DATE.exec(raw.trim())
   if (!m) return null
   const day = `${m[1]}-${m[2]}-${m[3]}`
-  if (!isRealDay(day) || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return null
+  // Year 0000 is on JavaScript's calendar, not PostgreSQL's: stored, it failed the whole batch.
+  if (m[1] === '0000' || !isRealDay(day) || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return null
   return `${day}T${m[4]}:${m[5]}:${m[6]}Z`
 }
 

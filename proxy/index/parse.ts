@@ -68,6 +68,13 @@ const id = (v: unknown): string | null =>
 /** Exactly three leading digits, as the browser reads them (contract/upstream-values.ts). */
 export const statusCode = (status: string | null): number | null => upstreamStatusCode(status)
 
+/**
+ * The party's digits are a key of the thread index, whose entries PostgreSQL caps at 2,704 bytes:
+ * a group message's phone field naming 400 recipients (4,799 characters) failed its whole batch,
+ * and the number could never be indexed. Its phone field is stored whole; the key is cut here.
+ */
+export const PARTY_DIGITS_MAX = 512
+
 export function parsePage(body: Buffer | string, parsed?: unknown): Page {
   let json: unknown = parsed
   if (json === undefined)
@@ -103,7 +110,7 @@ export function parsePage(body: Buffer | string, parsed?: unknown): Page {
       date,
       dateRaw: date === null ? text(r.GMTdate) : null,
       phone,
-      partyDigits: phone ? partyKey(phone) : '',
+      partyDigits: phone ? partyKey(phone).slice(0, PARTY_DIGITS_MAX) : '',
       direction: text(r.direction),
       body: text(r.body),
       mms: mmsRaw === true || (typeof mmsRaw === 'string' && mmsRaw.trim().toLowerCase() === 'yes'),

@@ -347,6 +347,31 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(logs.some((l) => l.includes(`went down from ${upstreamTotal(4)} to 0, then back`))).toBe(true)
   }, 60_000)
 
+  it('a group message naming 400 recipients and a message dated in year 0000 are stored with the rest, not a batch refused for good', async () => {
+    await forgetAll(3)
+    const recipients = Array.from({ length: 400 }, (_, i) => `1415555${String(i).padStart(4, '0')}`).join(',')
+    const odd = bent(fw, (page, start) => {
+      const list = page.messages as Array<Record<string, unknown>>
+      if (start === 1 && list.length > 2) {
+        list[0]!.phone = recipients
+        list[1]!.GMTdate = '0000-01-01 00:00:00'
+      }
+    })
+    await syncNow(3, odd)
+    const st = await db.query<{ indexed: number; state: string; error: string | null }>(
+      'SELECT indexed, state, error FROM index_numbers WHERE number = $1',
+      [num(3).number],
+    )
+    expect(st.rows[0]).toEqual({ indexed: upstreamTotal(3), state: 'idle', error: null })
+    const group = await db.query<{ phone: string; digits: number }>(
+      'SELECT phone, length(party_digits) AS digits FROM index_messages WHERE number = $1 AND ordinal = $2',
+      [num(3).number, upstreamTotal(3)],
+    )
+    // The phone field whole; the thread key cut to what the index takes.
+    expect(group.rows[0]).toEqual({ phone: recipients, digits: 512 })
+    await forgetAll(3)
+  })
+
   it('a listing of no numbers marks none of them removed (a bad answer, not an emptied account)', async () => {
     await syncNow(2)
     // As an earlier listing recorded it.

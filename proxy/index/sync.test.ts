@@ -372,6 +372,21 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await forgetAll(3)
   })
 
+  it('a number moved to a new tid is synced under the tid the account lists it with now, not paused as "no such number"', async () => {
+    await syncNow(3)
+    // The index knows only a tid the history no longer takes (the number moved to the listed one).
+    await db.query(`UPDATE index_numbers SET tid = 'OLDTID77', other_tids = '{}' WHERE number = $1`, [num(3).number])
+    const log: string[] = []
+    const s = syncer(fw, { log: (l) => log.push(l) })
+    await s.request({ number: num(3).number })
+    await s.idle()
+    await s.close()
+    const st = await db.query('SELECT tid, other_tids, state, error FROM index_numbers WHERE number = $1', [num(3).number])
+    expect(st.rows[0]).toEqual({ tid: num(3).tid, other_tids: [], state: 'idle', error: null })
+    expect(log).toContain(`index: ${num(3).number}: the account now lists it under tid ${num(3).tid}`)
+    await expectExact(3, upstreamTotal(3))
+  })
+
   it('a listing of no numbers marks none of them removed (a bad answer, not an emptied account)', async () => {
     await syncNow(2)
     // As an earlier listing recorded it.

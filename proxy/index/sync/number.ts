@@ -1,6 +1,7 @@
 import { flushDesk } from '../../desk/refresh.ts'
 import { catchUp } from './catch-up.ts'
 import { fetchPage } from './fetch.ts'
+import { listAccount } from './account.ts'
 import { ensureIndexes } from './indexes.ts'
 import { acquire, heartbeat, LeaseLost, release } from './leases.ts'
 import { sleep } from './limiter.ts'
@@ -67,9 +68,37 @@ export async function syncNumber(ctx: SyncContext, number: string, signal: Abort
   }
 }
 
-/** The sync under the number's tid, then under the other tids the account listed for it if refused. */
+/**
+ * The sync under the number's tid, then under the other tids the account listed for it if
+ * refused, then, refused under all of them, under any tid the account lists it with now (a number
+ * moved to a new tid: the index knew only the old one, and paused it as "no such number").
+ */
 async function withTids(ctx: SyncContext, row: NumberRow, signal: AbortSignal): Promise<Result<number>> {
-  const tids = [row.tid, ...row.other_tids.filter((t) => t !== row.tid)]
+  const known = [row.tid, ...row.other_tids.filter((t) => t !== row.tid)]
+  let result = await underTids(ctx, row, signal, known, known)
+  if (result.ok || (result.stop.kind !== 'gone' && result.stop.kind !== 'pause') || signal.aborted) return result
+  let listed: string[] | null = null
+  try {
+    listed = (await listAccount(ctx)).get(row.number) ?? []
+  } catch (err) {
+    ctx.log(`index: ${row.number}: could not list the account for its current tid: ${err instanceof Error ? err.message : String(err)}`)
+  }
+  // Listed nowhere now: the number left the account, whatever words the refusal used.
+  if (listed !== null && listed.length === 0 && result.stop.kind !== 'gone')
+    return stopped(
+      'gone',
+      `Paused: This account has no such number now (its listing no longer has it). ${result.stop.message.replace(/^Paused: /, '')}`,
+    )
+  const fresh = (listed ?? []).filter((t) => !known.includes(t))
+  if (fresh.length > 0) {
+    ctx.log(`index: ${row.number}: the account now lists it under tid ${fresh.join(', ')}`)
+    result = await underTids(ctx, row, signal, fresh, [...fresh, ...known.filter((t) => listed!.includes(t))])
+  }
+  return result
+}
+
+/** Tries `tids` in turn; the one that works becomes the number's own, `all` (less it) its others. */
+async function underTids(ctx: SyncContext, row: NumberRow, signal: AbortSignal, tids: string[], all: string[]): Promise<Result<number>> {
   let result: Result<number> = stopped('fail', 'The number has no tid.')
   for (const tid of tids) {
     result = await walkAndCatchUp({ ctx, number: row.number, tid, signal }, row)
@@ -78,7 +107,7 @@ async function withTids(ctx: SyncContext, row: NumberRow, signal: AbortSignal): 
       if (tid !== row.tid) {
         const r = await ctx.db.query(
           'UPDATE index_numbers SET tid = $2, other_tids = $3 WHERE number = $1 AND locked_by = $4 RETURNING number',
-          [row.number, tid, tids.filter((t) => t !== tid), ctx.owner],
+          [row.number, tid, all.filter((t) => t !== tid), ctx.owner],
         )
         if (r.rows.length === 0) throw new LeaseLost(row.number)
       }

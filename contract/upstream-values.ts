@@ -62,3 +62,18 @@ export function upstreamStatusCode(raw: unknown): number | null {
 /** The two codes the provider documents (spec §2.1): 200 success, 400 error; any other is neither. */
 export const STATUS_SUCCESS = 200
 export const STATUS_ERROR = 400
+
+/**
+ * A list as some providers write it: a JSON array, or an object keyed 0, 1, 2… (PHP encodes an
+ * array with a gap in its keys that way), read in key order. Anything else is returned as it is.
+ */
+export function upstreamList(v: unknown): unknown {
+  if (Array.isArray(v) || !v || typeof v !== 'object') return v
+  const keys = Object.keys(v)
+  if (!keys.every((k) => /^\d{1,9}$/.test(k))) return v
+  // Object.values orders integer-like keys ascending.
+  return Object.values(v as Record<string, unknown>)
+}
+
+/** JSON text with a UTF-8 byte order mark, which some servers write first, taken off (JSON.parse refuses it). */
+export const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)

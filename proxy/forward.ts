@@ -1,6 +1,7 @@
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici'
 import type { Operation } from '../contract/api.ts'
 import { listedNumbers, listingHolds, type ListedNumber } from '../contract/owned-numbers.ts'
+import { withoutBom } from '../contract/upstream-values.ts'
 import { ProxyError } from './errors.ts'
 
 /**
@@ -239,7 +240,7 @@ async function readBytes(u: Upstream, res: UpstreamResponse, deadline: Deadline)
 function parseJson(text: string): { parsed: boolean; json?: unknown } {
   if (!text.trim()) return { parsed: false }
   try {
-    return { parsed: true, json: JSON.parse(text) }
+    return { parsed: true, json: JSON.parse(withoutBom(text)) }
   } catch {
     return { parsed: false }
   }

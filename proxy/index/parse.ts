@@ -1,5 +1,5 @@
 import { partyKey } from '../../contract/desk/messages.ts'
-import { upstreamDateIso, upstreamStatusCode } from '../../contract/upstream-values.ts'
+import { upstreamDateIso, upstreamList, upstreamStatusCode, withoutBom } from '../../contract/upstream-values.ts'
 
 /**
  * One history page, as the upstream sends it, turned into the columns the index stores. Parsed
@@ -79,7 +79,7 @@ export function parsePage(body: Buffer | string, parsed?: unknown): Page {
   let json: unknown = parsed
   if (json === undefined)
     try {
-      json = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'))
+      json = JSON.parse(withoutBom(typeof body === 'string' ? body : body.toString('utf8')))
     } catch {
       throw new PageError('The messaging service answered a history page with malformed JSON.')
     }
@@ -91,7 +91,7 @@ export function parsePage(body: Buffer | string, parsed?: unknown): Page {
   const total = typeof raw === 'string' ? (raw.trim() === '' ? Number.NaN : Number(raw.trim())) : raw
   if (typeof total !== 'number' || !Number.isInteger(total) || total < 0)
     throw new PageError('The history page has no usable total_message_count; the index cannot place its records.')
-  const list = o.messages ?? []
+  const list = upstreamList(o.messages ?? [])
   if (!Array.isArray(list)) throw new PageError('The history page has no messages list.')
   if (total === 0 && list.length > 0)
     throw new PageError(`The history page reports a total of 0 messages but holds ${list.length}; the index cannot place them.`)

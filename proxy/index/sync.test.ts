@@ -453,6 +453,40 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_000)
   }, 60_000)
 
+  it('a refusal whose words say it passes ("Internal error, please try again later") is retried, never a pause; another refusal still pauses', async () => {
+    await forgetAll(3)
+    await control(simUrl, '/__sim/faults', {
+      kind: 'reject',
+      message: 'Internal error, please try again later',
+      times: 2,
+      op: 'smshistory',
+      number: num(3).number,
+    })
+    try {
+      await syncNow(3, fw, { maxRetries: 3 })
+    } finally {
+      await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
+    }
+    await expectExact(3, upstreamTotal(3))
+    await forgetAll(3)
+    await control(simUrl, '/__sim/faults', {
+      kind: 'reject',
+      message: 'Number suspended',
+      times: 1,
+      op: 'smshistory',
+      number: num(3).number,
+    })
+    try {
+      await syncNow(3, fw, { maxRetries: 3 })
+    } finally {
+      await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
+    }
+    const st = await db.query<{ state: string; error: string }>('SELECT state, error FROM index_numbers WHERE number = $1', [num(3).number])
+    expect(st.rows[0]!.state).toBe('paused')
+    expect(st.rows[0]!.error).toContain('Number suspended')
+    await forgetAll(3)
+  }, 60_000)
+
   it('a number whose sync gave up on an outage is tried again by the server on its own, with a back-off', async () => {
     await forgetAll(3)
     // More 503s than the retries allow: the sync stops with an error.

@@ -47,6 +47,11 @@ describe('normaliseHistory', () => {
     expect(m.status.label).toBe('Unknown')
     expect(m.mms).toBe(true)
   })
+  it('reads messages written as an object keyed 0, 1… (PHP, a gap in its keys), in key order', () => {
+    const [a, b] = envelope.messages
+    const page = normaliseHistory({ ...envelope, messages: { '1': b, '0': a } }, 1, 100)
+    expect(page.messages.map((m) => m.body)).toEqual(['hi', null])
+  })
   it('turns a response missing messages into a bad_response ApiError naming the field', () => {
     const { messages: _drop, ...rest } = envelope
     expect(() => normaliseHistory(rest, 1, 10)).toThrow(ApiError)

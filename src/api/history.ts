@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import * as z from 'zod/mini'
+import { upstreamList } from '../../contract/upstream-values'
 import { parseApiDate } from '../lib/dates'
 import { parseStatus, type ParsedStatus } from '../lib/status'
 import { optText, parseWire, postApi, postJson } from './client'
@@ -35,7 +36,7 @@ const historyWire = z.looseObject({
   tid: optText,
   number: optText,
   optin: optText,
-  messages: z.array(z.union([messageWire, z.null()])),
+  messages: z.pipe(z.transform(upstreamList), z.array(z.union([messageWire, z.null()]))),
 })
 
 export interface Message {

@@ -72,6 +72,9 @@ const historyFields = (job: Job, start: number, end: number): Array<[string, str
   ['history_end', String(end)],
 ]
 
+/** A refusal's words that say it is passing, not a verdict on the number. */
+const PASSING = /\b(try again|temporar(y|ily)|internal (server )?error|(service )?unavailable|timed? ?out)\b/i
+
 /** One request: a page, a refusal that retrying will not change (stop), or a failure worth a retry. */
 async function request(job: Job, start: number, end: number): Promise<Attempt> {
   try {
@@ -116,7 +119,10 @@ function classify(err: unknown): Failed {
         message,
         stop: { kind: 'pause', message: `Paused: ${message} Check API_SYS_ID and API_AUTH_TOKEN, then sync again.` },
       }
-    if (kind === 'upstream_rejected') return { ok: false, message, stop: { kind: 'pause', message: `Paused: ${message}` } }
+    // A refusal whose words say it will pass ("Internal error, please try again later") is
+    // retried, with the back-off, as a 5xx is; paused, it waited for a person.
+    if (kind === 'upstream_rejected' && !PASSING.test(message))
+      return { ok: false, message, stop: { kind: 'pause', message: `Paused: ${message}` } }
     if (kind === 'not_found')
       return { ok: false, message, stop: { kind: 'gone', message: `Paused: ${message}${cause ? ` The service said: ${cause}` : ''}` } }
     return { ok: false, message, ...(retryAfterMs !== undefined ? { waitMs: retryAfterMs } : {}) }

@@ -80,6 +80,48 @@ function bent(fw: Forwarder, change: (page: Record<string, unknown>, start: numb
   }
 }
 
+/**
+ * A number's history served from a list the test changes (newest first), with the real
+ * envelope's other fields: for histories the simulator does not make (a late delivery below the
+ * newest message). Other numbers and operations go to the real forwarder.
+ */
+async function served(fw: Forwarder, number: string, tid: string) {
+  const fields = (start: number, end: number): Array<[string, string]> => [
+    ['number', number],
+    ['tid', tid],
+    ['history_start', String(start)],
+    ['history_end', String(end)],
+  ]
+  const first = JSON.parse((await fw.forward('smshistory', fields(1, 1))).body.toString('utf8')) as Record<string, unknown>
+  const total = Number(first.total_message_count)
+  const all = JSON.parse((await fw.forward('smshistory', fields(1, total))).body.toString('utf8')) as Record<string, unknown>
+  const records = all.messages as Array<Record<string, unknown>>
+  const before: Array<() => void> = []
+  const answer = (f: Array<[string, string]>) => {
+    for (const change of before) change()
+    const get = (k: string) => Number(f.find(([x]) => x === k)?.[1])
+    const page = {
+      ...all,
+      total_message_count: String(records.length),
+      messages: records.slice(get('history_start') - 1, get('history_end')),
+    }
+    return Buffer.from(JSON.stringify(page))
+  }
+  const ours = (op: string, f: Array<[string, string]>) => op === 'smshistory' && f.some(([k, v]) => k === 'number' && v === number)
+  const forwarder: Forwarder = {
+    forward: async (...args) => {
+      if (!ours(args[0], args[1])) return fw.forward(...args)
+      const body = answer(args[1])
+      return { body, json: JSON.parse(body.toString('utf8')) as unknown }
+    },
+    forwardBytes: async (...args) => (ours(args[0], args[1]) ? { body: answer(args[1]), status: 200 } : fw.forwardBytes(...args)),
+    judge: (...args) => fw.judge(...args),
+    close: () => fw.close(),
+  }
+  /** `before`: changes made to the list before each answer (an upstream whose order is not stable). */
+  return { records, forwarder, before }
+}
+
 describe('INDEX_AUTO_SYNC', () => {
   it('is on by default, off when asked, and a wrong value names the variable', () => {
     expect(parseIndexConfig({}).autoSync).toBe(true)
@@ -386,6 +428,53 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(log).toContain(`index: ${num(3).number}: the account now lists it under tid ${num(3).tid}`)
     await expectExact(3, upstreamTotal(3))
   })
+
+  it('a message delivered late, below the newest stored one, is indexed at its place: the catch-up walks again rather than miss it', async () => {
+    await forgetAll(3)
+    const { records, forwarder } = await served(fw, num(3).number, num(3).tid)
+    await syncNow(3, forwarder)
+    const late = (id: string, body: string) => ({ ...records[10]!, system_id: id, message_id: `late-${id}`, body })
+    // One delivered late (position 11), and two new ones on top.
+    records.splice(10, 0, late('299999999001', 'delivered late'))
+    records.unshift(late('299999999003', 'newest'), late('299999999002', 'new'))
+    await syncNow(3, forwarder)
+    const st = await db.query('SELECT indexed, state, error FROM index_numbers WHERE number = $1', [num(3).number])
+    expect(st.rows[0]).toEqual({ indexed: records.length, state: 'idle', error: null })
+    // Each record at the ordinal its position gives (the newest is the total).
+    const stored = await db.query<{ system_id: string; ordinal: number }>(
+      'SELECT system_id, ordinal FROM index_messages WHERE number = $1',
+      [num(3).number],
+    )
+    const ordinalOf = new Map(stored.rows.map((r) => [r.system_id, r.ordinal]))
+    expect(records.map((r, i) => ordinalOf.get(String(r.system_id)) === records.length - i).every(Boolean)).toBe(true)
+    await forgetAll(3)
+  })
+
+  it('new messages sharing one timestamp, in another order at each request, are never stored twice while the number reads complete', async () => {
+    await forgetAll(3)
+    const { records, forwarder, before } = await served(fw, num(3).number, num(3).tid)
+    await syncNow(3, forwarder)
+    const same = (k: number) => ({ ...records[0]!, system_id: `29999999910${k}`, message_id: `same-${k}`, GMTdate: '2026-11-21 09:00:00' })
+    records.unshift(...[1, 2, 3, 4, 5].map(same))
+    // ORDER BY date LIMIT without a tie-break: the five come back in another order each time.
+    let turn = 0
+    before.push(() => {
+      const five = records.splice(0, 5)
+      turn += 1
+      records.unshift(...five.map((_, i) => five[(i + turn) % 5]!))
+    })
+    for (let k = 0; k < 4; k++) await syncNow(3, forwarder, { pageCap: 10 })
+    const st = await db.query<{ indexed: number; state: string }>('SELECT indexed, state FROM index_numbers WHERE number = $1', [
+      num(3).number,
+    ])
+    const dup = await db.query<{ n: number; d: number }>(
+      'SELECT count(*)::int AS n, count(DISTINCT system_id)::int AS d FROM index_messages WHERE number = $1',
+      [num(3).number],
+    )
+    expect(dup.rows[0]!.n).toBe(dup.rows[0]!.d)
+    expect(st.rows[0]).toEqual({ indexed: records.length, state: 'idle' })
+    await forgetAll(3)
+  }, 60_000)
 
   it('a listing of no numbers marks none of them removed (a bad answer, not an emptied account)', async () => {
     await syncNow(2)

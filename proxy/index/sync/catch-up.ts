@@ -77,17 +77,40 @@ async function oneWindow(c: Catch): Promise<Result<boolean>> {
   c.known = page.total
   const j = anchorIndex(c, page, start, expected - start)
   if (j === null) return widen(c, cap)
+  // Found above where the total puts it: the total grew by more than the records above it, so
+  // messages were added below it (a late delivery). The stored positions no longer hold.
+  if (j < expected - start) return stopped('rewalk', 'messages were added below the newest stored one')
   // Found at the window's top although the total says newer ones exist: messages went missing.
   if (j === 0 && start > 1) return stopped('rewalk', 'the history lost messages above the newest stored one')
-  const placed: Placed[] = page.records.slice(0, j).map((r, i) => ({ ordinal: c.top + j - i, r }))
+  const above = await notStored(c, page.records.slice(0, j))
+  const k = above.length
+  const placed: Placed[] = above.map((r, i) => ({ ordinal: c.top + k - i, r }))
   c.inserted += await storeBatch(job, page, placed, null)
   // Keep the overlap as wide as the shift just seen (the arrival rate), with a margin.
   const shift = start + j - expected
   c.overlap = Math.min(cap - 2, Math.max(OVERLAP, shift + Math.max(OVERLAP, Math.ceil(shift / 4))))
   c.misses = 0
-  c.top += j
-  c.tail = [...page.records.slice(0, Math.min(3, j)).map(identity), ...c.tail].slice(0, 3)
+  c.top += k
+  c.tail = [...above.slice(0, Math.min(3, k)).map(identity), ...c.tail].slice(0, 3)
   return ok(start === 1)
+}
+
+/**
+ * The records above the stored top less those stored just below it: messages with equal dates
+ * come back in another order from one request to the next where the upstream sorts by date alone
+ * (ORDER BY date LIMIT), and a stored one above the anchor was stored a second time.
+ */
+async function notStored(c: Catch, above: PageRecord[]): Promise<PageRecord[]> {
+  if (above.length === 0 || c.top === 0) return above
+  const ords: number[] = []
+  for (let o = c.top; o > 0 && o > c.top - above.length - OVERLAP; o--) ords.push(o)
+  const near = new Set((await storedIdentities(c.job.ctx.db, c.job.number, ords)).values())
+  const fresh = above.filter((r) => !near.has(identity(r)))
+  if (fresh.length < above.length)
+    c.job.ctx.log(
+      `index: ${c.job.number}: ${above.length - fresh.length} stored messages came back above the newest stored one (equal dates in another order); not stored again`,
+    )
+  return fresh
 }
 
 /** The stored top is not in the window: arrivals pushed it below, or the history changed. */
@@ -106,16 +129,20 @@ function widen(c: Catch, cap: number): Result<boolean> {
 function anchorIndex(c: Catch, page: Page, start: number, expectedIndex: number): number | null {
   const recs = page.records
   if (c.top === 0) return start + recs.length - 1 === page.total ? recs.length : null
+  // The whole tail must be in the window, unless the window reaches the history's end: one record
+  // matched at the window's last place (the rest cut off) placed records twice.
+  const atEnd = start + recs.length - 1 >= page.total
   let fallback: number | null = null
   for (let j = 0; j < recs.length; j++) {
-    if (!matchesTail(recs, j, c.tail)) continue
+    if (!matchesTail(recs, j, c.tail, atEnd)) continue
     if (j >= expectedIndex) return j
     fallback ??= j
   }
   return fallback
 }
 
-function matchesTail(recs: PageRecord[], j: number, tail: string[]): boolean {
+function matchesTail(recs: PageRecord[], j: number, tail: string[], atEnd: boolean): boolean {
+  if (j + tail.length > recs.length && !atEnd) return false
   for (let k = 0; k < tail.length && j + k < recs.length; k++) if (identity(recs[j + k]!) !== tail[k]) return false
   return true
 }

@@ -476,6 +476,26 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await forgetAll(3)
   }, 60_000)
 
+  it('an upstream that serves at most 25 records an answer is paged by 25: a catch-up of 300 takes tens of requests, not thousands', async () => {
+    await forgetAll(4)
+    const limited = hooked(
+      bent(fw, (page) => {
+        page.messages = (page.messages as unknown[]).slice(0, 25)
+      }),
+      () => {},
+    )
+    const logs: string[] = []
+    await syncNow(4, limited, { pageCap: 100, log: (l) => logs.push(l) })
+    await expectExact(4, upstreamTotal(4))
+    await control(simUrl, '/__sim/messages', { number: num(4).number, add: 300 })
+    const before = limited.count()
+    await syncNow(4, limited, { pageCap: 100 })
+    await expectExact(4, upstreamTotal(4))
+    expect(limited.count() - before).toBeLessThan(60)
+    expect(logs).toContain('index: the messaging service served 25 records where 100 were asked: paging by 25 from now on')
+    await forgetAll(4)
+  }, 60_000)
+
   it('a listing of no numbers marks none of them removed (a bad answer, not an emptied account)', async () => {
     await syncNow(2)
     // As an earlier listing recorded it.

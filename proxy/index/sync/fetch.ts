@@ -4,8 +4,25 @@ import { sleep } from './limiter.ts'
 import { stopped, type Job, type Result, type Stop } from './types.ts'
 
 /** One history page, positions start..end (1 = newest), with retries and back-off. */
-export function fetchPage(job: Job, start: number, end: number): Promise<Result<Page>> {
-  return withRetries(job, () => request(job, start, end))
+export async function fetchPage(job: Job, start: number, end: number): Promise<Result<Page>> {
+  const got = await withRetries(job, () => request(job, start, end))
+  if (got.ok) learnCap(job, start, end, got.value.records.length, got.value.total)
+  return got
+}
+
+/** Fewer records than this in a short answer say nothing of a limit (one cut short, say). */
+const MIN_LEARNED_CAP = 10
+
+/**
+ * A full answer shorter than asked, short of the history's end, is the upstream's own page limit:
+ * the sync pages by it from then on. Asking for more each time, a catch-up found its stored
+ * newest message outside every window and made 2,012 requests for 300 messages.
+ */
+function learnCap(job: Job, start: number, end: number, count: number, total: number): void {
+  const asked = end - start + 1
+  if (count >= asked || start + count - 1 >= total || count < MIN_LEARNED_CAP || count >= job.ctx.pageCap) return
+  job.ctx.log(`index: the messaging service served ${count} records where ${asked} were asked: paging by ${count} from now on`)
+  job.ctx.pageCap = count
 }
 
 /**
@@ -35,14 +52,16 @@ export const localPage = (page: Page): WalkPage => ({
 })
 
 /** fetchPage for the full walk; through the page worker when `walk` names the walk there. */
-export function fetchWalkPage(job: Job, start: number, end: number, walk: string | null): Promise<Result<WalkPage>> {
-  return withRetries<WalkPage>(job, async () => {
+export async function fetchWalkPage(job: Job, start: number, end: number, walk: string | null): Promise<Result<WalkPage>> {
+  const got = await withRetries<WalkPage>(job, async () => {
     if (walk === null) {
       const got = await request(job, start, end)
       return got.ok ? { ok: true, value: localPage(got.value) } : got
     }
     return requestHeld(job, start, end, walk)
   })
+  if (got.ok) learnCap(job, start, end, got.value.count, got.value.total)
+  return got
 }
 
 async function withRetries<T>(job: Job, once: () => Promise<Attempt<T>>): Promise<Result<T>> {

@@ -563,33 +563,19 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
   }, 60_000)
 
   it('a refusal whose words say it passes ("Internal error, please try again later") is retried, never a pause; another refusal still pauses', async () => {
-    await forgetAll(3)
-    await control(simUrl, '/__sim/faults', {
-      kind: 'reject',
-      message: 'Internal error, please try again later',
-      times: 2,
-      op: 'smshistory',
-      number: num(3).number,
-    })
-    try {
-      await syncNow(3, fw, { maxRetries: 3 })
-    } finally {
-      await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
+    /** A fresh sync of number 3 while the history refuses it `times` times in these words. */
+    const refusedSync = async (message: string, times: number) => {
+      await forgetAll(3)
+      await control(simUrl, '/__sim/faults', { kind: 'reject', message, times, op: 'smshistory', number: num(3).number })
+      try {
+        await syncNow(3, fw, { maxRetries: 3 })
+      } finally {
+        await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
+      }
     }
+    await refusedSync('Internal error, please try again later', 2)
     await expectExact(3, upstreamTotal(3))
-    await forgetAll(3)
-    await control(simUrl, '/__sim/faults', {
-      kind: 'reject',
-      message: 'Number suspended',
-      times: 1,
-      op: 'smshistory',
-      number: num(3).number,
-    })
-    try {
-      await syncNow(3, fw, { maxRetries: 3 })
-    } finally {
-      await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
-    }
+    await refusedSync('Number suspended', 1)
     const st = await db.query<{ state: string; error: string }>('SELECT state, error FROM index_numbers WHERE number = $1', [num(3).number])
     expect(st.rows[0]!.state).toBe('paused')
     expect(st.rows[0]!.error).toContain('Number suspended')

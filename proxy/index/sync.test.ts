@@ -228,6 +228,18 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     }
   }, 90_000)
 
+  const synced = async (i: number) =>
+    (await db.query<{ at: Date | null }>('SELECT last_synced_at AS at FROM index_numbers WHERE number = $1', [num(i).number])).rows[0]!.at
+  /** An index whose periodic re-sync runs every second (nothing else starts on its own). */
+  const periodicIndex = () =>
+    createIndex(parseIndexConfig({ SYNC_RATE: '0', SYNC_INTERVAL_S: '1', INDEX_AUTO_SYNC: 'off' }), { forwarder: fw, db })
+  /** Waits (15 s at most) until number i was synced again after `before`: the periodic re-sync ran. */
+  const resyncedAfter = async (i: number, before: number) => {
+    const deadline = Date.now() + 15_000
+    while (((await synced(i))?.getTime() ?? 0) <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    expect((await synced(i))!.getTime()).toBeGreaterThan(before)
+  }
+
   it('the periodic re-sync leaves a number in error to its back-off (it asked an outage again every SYNC_INTERVAL_S)', async () => {
     await syncNow(2)
     await syncNow(3)
@@ -235,18 +247,11 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await db.query(`UPDATE index_numbers SET state = 'error', error = 'outage', failed_at = now(), failures = 1 WHERE number = $1`, [
       num(3).number,
     ])
-    const synced = async (i: number) =>
-      (await db.query<{ at: Date | null }>('SELECT last_synced_at AS at FROM index_numbers WHERE number = $1', [num(i).number])).rows[0]!.at
-    const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', SYNC_INTERVAL_S: '1', INDEX_AUTO_SYNC: 'off' }), {
-      forwarder: fw,
-      db,
-    })
+    const index = await periodicIndex()
     try {
       const before = (await synced(2))!.getTime()
       const errored = (await synced(3))!.getTime()
-      const deadline = Date.now() + 15_000
-      while (((await synced(2))?.getTime() ?? 0) <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-      expect((await synced(2))!.getTime()).toBeGreaterThan(before)
+      await resyncedAfter(2, before)
       await index.syncer!.idle()
       const row = await db.query<{ state: string }>('SELECT state FROM index_numbers WHERE number = $1', [num(3).number])
       expect(row.rows[0]!.state).toBe('error')
@@ -260,20 +265,13 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
   it('a forgotten number stays forgotten: the periodic re-sync and a history view pass it by, until a person syncs it', async () => {
     await syncNow(2)
     await syncNow(3)
-    const synced = async (i: number) =>
-      (await db.query<{ at: Date | null }>('SELECT last_synced_at AS at FROM index_numbers WHERE number = $1', [num(i).number])).rows[0]!.at
-    const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', SYNC_INTERVAL_S: '1', INDEX_AUTO_SYNC: 'off' }), {
-      forwarder: fw,
-      db,
-    })
+    const index = await periodicIndex()
     try {
       expect(await forget(db, num(3).number)).toBe(upstreamTotal(3))
       index.onHistoryViewed(num(3).number, num(3).tid)
       // The periodic re-sync runs (the number beside it is synced again) and passes the forgotten one by.
       const before = (await synced(2))!.getTime()
-      const deadline = Date.now() + 15_000
-      while (((await synced(2))?.getTime() ?? 0) <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-      expect((await synced(2))!.getTime()).toBeGreaterThan(before)
+      await resyncedAfter(2, before)
       await index.syncer!.idle()
       const row = await db.query('SELECT state, indexed, forgotten_at IS NOT NULL AS forgotten FROM index_numbers WHERE number = $1', [
         num(3).number,

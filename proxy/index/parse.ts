@@ -131,3 +131,12 @@ export function parsePage(body: Buffer | string, parsed?: unknown): Page {
 
 /** The identity the overlap check compares: both ids, since message ids repeat upstream. */
 export const identity = (r: { systemId: string | null; messageId: string | null }) => `${r.systemId ?? ''}|${r.messageId ?? ''}`
+
+/**
+ * Where the envelope's newest message is in the page, -1 when it is not: its system id, and its
+ * date when the envelope gives one (an older record that reuses the id is not it).
+ */
+export function newestIndexOf(page: Page): number {
+  if (page.newestId === null) return -1
+  return page.records.findIndex((r) => r.systemId === page.newestId && (page.newestAt === null || r.date === page.newestAt))
+}

@@ -118,8 +118,8 @@ async function served(fw: Forwarder, number: string, tid: string) {
     judge: (...args) => fw.judge(...args),
     close: () => fw.close(),
   }
-  /** `before`: changes made to the list before each answer (an upstream whose order is not stable). */
-  return { records, forwarder, before }
+  /** `before`: changes made to the list before each answer (an upstream whose order is not stable); `envelope`: the answers' other fields. */
+  return { records, forwarder, before, envelope: all }
 }
 
 describe('INDEX_AUTO_SYNC', () => {
@@ -493,6 +493,31 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(logs).toContain('index: the messaging service served 25 records where 100 were asked: paging by 25 from now on')
     await forgetAll(4)
   }, 60_000)
+
+  it('"sent oldest first" is not said of a two-message history whose envelope lags a message, nor of a page whose last record reuses the newest id', async () => {
+    await forgetAll(3)
+    const two = await served(fw, num(3).number, num(3).tid)
+    two.records.splice(2)
+    two.envelope.most_recent_msg_id = two.records[1]!.system_id
+    two.envelope.most_recent_date = two.records[1]!.GMTdate
+    await syncNow(3, two.forwarder)
+    expect((await db.query('SELECT indexed, state, error FROM index_numbers WHERE number = $1', [num(3).number])).rows[0]).toEqual({
+      indexed: 2,
+      state: 'idle',
+      error: null,
+    })
+    await forgetAll(3)
+    const reused = await served(fw, num(3).number, num(3).tid)
+    // An older record (position 28, the first page's last at a cap of 28) carries the newest one's system id.
+    reused.records[27] = { ...reused.records[27]!, system_id: reused.records[0]!.system_id }
+    await syncNow(3, reused.forwarder, { pageCap: 28 })
+    expect((await db.query('SELECT indexed, state, error FROM index_numbers WHERE number = $1', [num(3).number])).rows[0]).toEqual({
+      indexed: reused.records.length,
+      state: 'idle',
+      error: null,
+    })
+    await forgetAll(3)
+  })
 
   it('a listing of no numbers marks none of them removed (a bad answer, not an emptied account)', async () => {
     await syncNow(2)

@@ -1,5 +1,5 @@
 import { ProxyError } from '../../errors.ts'
-import { identity, PageError, parsePage, type Page, type PageMeta, type PageRecord } from '../parse.ts'
+import { identity, newestIndexOf, PageError, parsePage, type Page, type PageMeta, type PageRecord } from '../parse.ts'
 import { sleep } from './limiter.ts'
 import { stopped, type Job, type Result, type Stop } from './types.ts'
 
@@ -46,7 +46,7 @@ export const localPage = (page: Page): WalkPage => ({
   optin: page.optin,
   count: page.records.length,
   identityAt: (i) => identity(page.records[i]!),
-  newestIndex: page.newestId === null ? -1 : page.records.findIndex((r) => r.systemId === page.newestId),
+  newestIndex: newestIndexOf(page),
   records: page.records,
   held: null,
 })

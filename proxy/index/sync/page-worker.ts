@@ -1,6 +1,7 @@
 import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
-import { identity, PageError, parsePage, type Page } from '../parse.ts'
+import { withoutBom } from '../../../contract/upstream-values.ts'
+import { identity, newestIndexOf, PageError, parsePage, type Page } from '../parse.ts'
 import type { FromWorker, Parsed, ToWorker } from './page-protocol.ts'
 import { payloadOf, prepareBatch, type Placed } from './prepare.ts'
 
@@ -47,7 +48,7 @@ function parse(bytes: Uint8Array, start: number, w: Walk, id: number): Parsed {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = JSON.parse(withoutBom(text))
   } catch {
     return { kind: 'judge' }
   }
@@ -67,7 +68,7 @@ function parse(bytes: Uint8Array, start: number, w: Walk, id: number): Parsed {
     kind: 'page',
     meta: { total, newestId, newestAt, createdRaw, optin },
     ids: records.map(identity),
-    newestIndex: newestId === null ? -1 : records.findIndex((r) => r.systemId === newestId),
+    newestIndex: newestIndexOf(page),
   }
 }
 

@@ -294,7 +294,8 @@ function noneBelow(w: Walk, page: WalkPage, start: number): Result<boolean> | nu
 function checkOrder(page: WalkPage, start: number): Result<boolean> | null {
   if (page.newestId === null) return null
   const at = page.newestIndex
-  if (at < 0 || start + at === 1 || page.count < 2 || at !== page.count - 1) return null
+  // Two records cannot tell a history sent oldest first from an envelope one message behind.
+  if (at < 0 || start + at === 1 || page.count < 3 || at !== page.count - 1) return null
   return stopped(
     'fail',
     'The messaging service sent this history oldest first (its newest message came last). The index assumes newest first, as documented, and stopped rather than build a wrong index.',

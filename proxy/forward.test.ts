@@ -270,6 +270,23 @@ describe('"no such number" is decided from the account, not from wording', () =>
     expect((err as ProxyError).body.kind).toBe('not_found')
   })
 
+  it('a number removed from the account since the listing was last read is "no such number" within seconds, not after 30', async () => {
+    let listed = true
+    const { proxy } = await setup((req, res) => {
+      if (req.url === '/api/allownednumbers')
+        return res.end(JSON.stringify({ success: '1', data: listed ? [{ number: 18323232323, tid: 'ABC123', type: 'local' }] : [] }))
+      res.end(JSON.stringify({ success: '0', message: 'Request could not be completed.' }))
+    })
+    // Refused while listed: the upstream's words (the listing is read and holds it).
+    const held = await raw(proxy.port, { path: '/api/smshistory', ...form(history) })
+    expect(held.json().error?.kind).toBe('upstream_rejected')
+    listed = false
+    await new Promise((r) => setTimeout(r, 2_100))
+    const gone = await raw(proxy.port, { path: '/api/smshistory', ...form(history) })
+    expect(gone.status).toBe(404)
+    expect(gone.json().error).toMatchObject({ kind: 'not_found', message: expect.stringMatching(/no such number/) })
+  })
+
   it('keeps the refusal when the listing itself cannot be read', async () => {
     const { proxy } = await setup((req, res) => {
       if (req.url === '/api/allownednumbers') return res.writeHead(500).end()

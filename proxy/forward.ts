@@ -118,6 +118,11 @@ export interface Forwarder {
 
 /** How long the account's listing is trusted when deciding "no such number". */
 const LISTING_TTL_MS = 30_000
+/**
+ * How long a listing that holds the refused number is believed: a number removed from the
+ * account since the last read was refused in the upstream's own words for up to LISTING_TTL_MS.
+ */
+const HOLDS_TTL_MS = 2_000
 
 /** What every request to one upstream shares: where it goes, how long it may take, what it must never show. */
 interface Upstream {
@@ -418,8 +423,10 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
    */
   let listing: { at: number; numbers: ListedNumber[] } | null = null
   async function accountHolds(number: string, tid: string, signal?: AbortSignal): Promise<boolean | null> {
-    const fresh = listing && performance.now() - listing.at < LISTING_TTL_MS
-    if (fresh && listingHolds(listing!.numbers, number, tid)) return true
+    const age = listing ? performance.now() - listing.at : Number.POSITIVE_INFINITY
+    if (age < HOLDS_TTL_MS && listingHolds(listing!.numbers, number, tid)) return true
+    // A listing that lacks it is believed as long: a flood of refused made-up numbers reads it once per period.
+    if (age < LISTING_TTL_MS && !listingHolds(listing!.numbers, number, tid)) return false
     try {
       const { body, json } = await forwardOnce(u, 'allownednumbers', [], signal)
       listing = { at: performance.now(), numbers: listedNumbers(json ?? JSON.parse(body.toString('utf8'))) }

@@ -757,6 +757,54 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     }
   }, 60_000)
 
+  it('a person asking for a number while its sync runs gets a sync after it: a refusal lifted meanwhile does not leave it paused', async () => {
+    await forgetAll(3)
+    // The running sync's first history request waits at a gate, and is then refused once.
+    let reached!: () => void
+    const atGate = new Promise<void>((r) => (reached = r))
+    let open!: () => void
+    const gate = new Promise<void>((r) => (open = r))
+    let held = false
+    const hold = async () => {
+      if (held) return
+      held = true
+      reached()
+      await gate
+    }
+    const gated: Forwarder = {
+      forward: async (...args) => {
+        if (args[0] === 'smshistory') await hold()
+        return fw.forward(...args)
+      },
+      forwardBytes: async (...args) => {
+        if (args[0] === 'smshistory') await hold()
+        return fw.forwardBytes(...args)
+      },
+      judge: (...args) => fw.judge(...args),
+      close: () => fw.close(),
+    }
+    await control(simUrl, '/__sim/faults', {
+      kind: 'reject',
+      message: 'Number suspended',
+      times: 1,
+      op: 'smshistory',
+      number: num(3).number,
+    })
+    const s = syncer(gated)
+    try {
+      await s.request({ number: num(3).number, tid: num(3).tid })
+      await atGate
+      // The person presses Sync now while the first sync waits.
+      await s.request({ number: num(3).number })
+      open()
+      await s.idle()
+    } finally {
+      await s.close()
+      await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
+    }
+    await expectExact(3, upstreamTotal(3))
+  }, 60_000)
+
   it('counts a number with no messages as indexed', async () => {
     await syncNow(1)
     await expectExact(1, 0)

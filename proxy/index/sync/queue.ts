@@ -22,6 +22,7 @@ export function createSyncer(opts: SyncOptions): Syncer {
     queue: [] as string[],
     queued: new Set<string>(),
     running: new Map<string, { controller: AbortController; done: Promise<void> }>(),
+    again: new Set<string>(),
     closed: false,
     idleWaiters: [] as Array<() => void>,
   }
@@ -62,6 +63,8 @@ type Queue = {
   queue: string[]
   queued: Set<string>
   running: Map<string, { controller: AbortController; done: Promise<void> }>
+  /** Numbers a person asked for while their sync ran: synced once more when it ends. */
+  again: Set<string>
   closed: boolean
   idleWaiters: Array<() => void>
 }
@@ -108,7 +111,13 @@ async function request(q: Queue, { number, tid, auto }: SyncRequest): Promise<vo
       `INSERT INTO index_numbers (number, tid) VALUES ($1, $2) ON CONFLICT (number) DO UPDATE SET tid = EXCLUDED.tid, removed_at = NULL`,
       [number, tid],
     )
-  if (q.running.has(number)) return
+  // The sync running began before this request: its answer may be older than what the person saw
+  // (a refusal since lifted, messages since arrived). One more sync follows it. Before, the request
+  // was dropped, and a number whose running sync was refused stayed paused though asked for again.
+  if (q.running.has(number)) {
+    if (!auto) q.again.add(number)
+    return
+  }
   // A number asked for by name (a history opened, a sync button) goes before those queued in the
   // background by "index all", the sweep or the re-sync: behind a 60-number account and a
   // million-message walk, it waited minutes.
@@ -135,6 +144,10 @@ function pump(q: Queue) {
       .catch((err: unknown) => q.ctx.log(`index: ${number}: ${err instanceof Error ? err.message : String(err)}`))
       .finally(() => {
         q.running.delete(number)
+        if (q.again.delete(number) && !q.closed && !q.queued.has(number)) {
+          q.queued.add(number)
+          q.queue.unshift(number)
+        }
         pump(q)
       })
     q.running.set(number, { controller, done })
@@ -179,6 +192,7 @@ async function stop(q: Queue, number?: string): Promise<void> {
     if (i >= 0) q.queue.splice(i, 1)
     q.queued.delete(n)
   }
+  for (const n of number ? [number] : [...q.again]) q.again.delete(n)
   const targets = number ? [q.running.get(number)].filter((x) => x !== undefined) : [...q.running.values()]
   // The reason tells a bulk load whether to put the indexes back now (a person stopped it) or leave
   // them to the walk that resumes at the next start (the server is closing).

@@ -27,6 +27,34 @@ test.describe('go to date', () => {
     expect(await axeViolations(page)).toEqual([])
   })
 
+  test('asked before the index status has answered, it waits for the status and looks the day up in the index', async ({ page }) => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.thousands, 100_000)
+    // A slow database: the status answers 3 s late (its real answer, held back). A click before then
+    // bisected the history with one-record requests, though the index held it whole.
+    let statusAsked = 0
+    await page.route('**/api/index/status*', async (route) => {
+      statusAsked++
+      await new Promise((r) => setTimeout(r, 3_000))
+      await route.continue().catch(() => undefined)
+    })
+    // One-record history requests (history_start = history_end): the bisection's look-ups.
+    let oneRecord = 0
+    page.on('request', (r) => {
+      if (!r.url().endsWith('/api/smshistory')) return
+      const f = new URLSearchParams(r.postData() ?? '')
+      if (f.get('history_start') !== null && f.get('history_start') === f.get('history_end')) oneRecord++
+    })
+    await page.goto(historyUrl(NUMBERS.thousands, 'tz=utc'))
+    await expect(rangeText(page)).toHaveText('1–50 of 5,000')
+    expect(statusAsked).toBeGreaterThan(0)
+    await page.getByLabel('Go to date').fill('2026-11-15')
+    await page.getByRole('button', { name: 'Show that day' }).click()
+    await expect(page.locator('#go-to-date-note')).toContainText('found with the message index', { timeout: 15_000 })
+    await expect(rangeText(page)).toHaveText('251–300 of 5,000')
+    expect(oneRecord).toBe(0)
+  })
+
   test('without the index it bisects with 1-record requests, on the million-message history', async ({ page }) => {
     test.setTimeout(180_000)
     const simPort = 4473

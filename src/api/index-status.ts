@@ -193,3 +193,10 @@ export function useIndexStatus() {
   const byNumber = useMemo(() => new Map((data?.numbers ?? []).map((n) => [n.number, n])), [data])
   return { available: !!data?.enabled, loading: q.isPending, error: q.error, status: data, byNumber, refetch: q.refetch }
 }
+
+/** Whether the index holds the number's whole history (the look-ups that need all of it may use it). */
+export function holdsWhole(status: IndexStatus | undefined, number: string): boolean {
+  if (!status?.enabled) return false
+  const n = status.numbers.find((x) => x.number === number)
+  return n !== undefined && n.indexed > 0 && n.upstreamTotal !== null && n.indexed >= n.upstreamTotal
+}

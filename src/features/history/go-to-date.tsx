@@ -1,7 +1,9 @@
+import { useQueryClient } from '@tanstack/react-query'
 import { useRef, useState } from 'react'
 import { toApiError, ERROR_WORDS } from '../../api/errors'
 import { fetchHistory } from '../../api/history'
 import { locateDate } from '../../api/index-api'
+import { holdsWhole, indexStatusQuery } from '../../api/index-status'
 import { formatCount } from '../../lib/count'
 import { dayOf, endOfDay, formatDay, isWholeDay, zoneLabel, type Zone } from '../../lib/dates'
 import { firstPositionBefore } from '../../lib/locate'
@@ -33,6 +35,7 @@ export function GoToDate({
 }) {
   const [day, setDay] = useState('')
   const [state, setState] = useState<State>({ phase: 'idle' })
+  const queryClient = useQueryClient()
   const abort = useRef<AbortController | null>(null)
 
   const go = async () => {
@@ -50,7 +53,11 @@ export function GoToDate({
       let position: number | null = null
       let dateMs: number | null = null
       let how = ''
-      if (indexed) {
+      // Asked before the index status answered (a slow database): wait for it rather than bisect
+      // a history the index holds whole. A status that fails leaves the bisection, which needs no index.
+      const useIndex = checking ? holdsWhole(await queryClient.fetchQuery(indexStatusQuery()).catch(() => undefined), number) : indexed
+      if (controller.signal.aborted) return
+      if (useIndex) {
         // The last instant of that day in the shown zone, so "that day" is the reader's day, not UTC's.
         const r = await locateDate(number, new Date(limit - 1).toISOString(), controller.signal)
         position = r.message?.position ?? null

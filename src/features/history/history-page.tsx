@@ -1,4 +1,5 @@
 import { useIndexStatus } from '../../api/index-api'
+import { holdsWhole } from '../../api/index-status'
 import { useMeta } from '../../api/meta'
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
@@ -31,8 +32,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
   const index = useIndexStatus()
   const facts = index.byNumber.get(number)
   // Look-ups (go to date) need the whole history indexed; the export can say it is partial.
-  const indexedCount = index.available && facts && facts.indexed > 0 ? facts.indexed : null
-  const indexed = indexedCount !== null && facts !== undefined && facts.upstreamTotal !== null && facts.indexed >= facts.upstreamTotal
+  const indexed = holdsWhole(index.status, number)
   const { tid, view, tz: zone } = search
   const h = useHistoryPage(number, search, meta.historyPageCap)
   const { result, shown, page, size, start, end, total } = h

@@ -365,4 +365,24 @@ test.describe('a number the account does not hold', () => {
     await expect(alert).toContainText('The account has no such number or message')
     await expect(page.getByRole('button', { name: 'Retry' })).toHaveCount(0)
   })
+
+  test('a link with a tid the number is not listed under offers the tid it is listed under, and that opens its history', async ({
+    page,
+  }) => {
+    const n = NUMBERS.dozens
+    await page.goto(`/numbers/${n.number}?tid=WRONG${n.tid.slice(5)}`)
+    const alert = page.getByRole('alert')
+    await expect(alert).toContainText('Not found')
+    const offer = page.getByRole('link', { name: `open its history (tid ${n.tid})` })
+    await expect(offer).toBeVisible()
+    await offer.focus()
+    await page.keyboard.press('Enter')
+    await expect(page).toHaveURL(new RegExp(`/numbers/${n.number}\\?tid=${n.tid}$`))
+    await expect(page.getByRole('table', { name: /Messages/ })).toBeVisible()
+    await expect(page.getByRole('alert')).toHaveCount(0)
+    // A link without any tid offers it too.
+    await page.goto(`/numbers/${n.number}`)
+    await expect(page.getByText('This link is missing the number')).toBeVisible()
+    await expect(page.getByRole('link', { name: `open its history (tid ${n.tid})` })).toBeVisible()
+  })
 })

@@ -1,6 +1,7 @@
 import { useIndexStatus } from '../../api/index-api'
 import { holdsWhole } from '../../api/index-status'
 import { useMeta } from '../../api/meta'
+import { toApiError } from '../../api/errors'
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { HistoryDisplayContext } from '../../components/message/display-context'
@@ -16,7 +17,7 @@ import { Envelope } from './envelope'
 import { HistoryLog } from './history-log'
 import { HistoryPaging } from './history-paging'
 import { PhoneFold } from './phone-fold'
-import { DriftNotice, MissingTid, PastEndNotice } from './history-notices'
+import { DriftNotice, ListedTids, MissingTid, PastEndNotice } from './history-notices'
 import { HistoryToolbar } from './history-toolbar'
 import { useHistoryDisplay } from './use-history-display'
 import { useHistoryPage } from './use-history-page'
@@ -99,6 +100,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
               where={`records ${formatCount(start)}–${formatCount(end)}`}
             />
           ) : null}
+          {result.isError && toApiError(result.error).kind === 'not_found' ? <ListedTids number={number} tid={tid} /> : null}
           {!shown || h.pastEnd ? (
             result.isError ? null : (
               <TableSkeleton label="Loading messages" />

@@ -280,6 +280,26 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(none.numbers).toEqual([])
   })
 
+  it("counts a customer's failed sends only: a failed inbound message is none of ours", async () => {
+    const failedIn = [...new Set(all.filter((m) => m.direction === 'inbound' && (m.statusCode ?? 0) >= 400).map((m) => m.party))]
+    expect(failedIn.length).toBeGreaterThan(0)
+    const failedSends = (p: string) => all.filter((m) => m.party === p && m.direction === 'outbound' && (m.statusCode ?? 0) >= 400).length
+    const check = async () => {
+      for (const p of failedIn.slice(0, 8)) expect((await get(`/api/desk/customer?party=${p}`)).failed, p).toBe(failedSends(p))
+    }
+    await check()
+    // Threads counted by a version before (every failed message): migration 440 recounts them.
+    await rooms.db.query(
+      `UPDATE desk_threads t SET failed = (SELECT count(*)::int FROM index_messages m
+         WHERE m.number = t.number AND m.party_digits = t.party AND m.status_code >= 400)`,
+    )
+    const p0 = failedIn[0]!
+    expect((await get(`/api/desk/customer?party=${p0}`)).failed).toBeGreaterThan(failedSends(p0))
+    const sql = readFileSync(join(MIGRATIONS_DIR, '440-desk-failed-sends.sql'), 'utf8')
+    await (rooms.db as unknown as MigratableDb).transaction((tx) => tx.exec(sql))
+    await check()
+  })
+
   it('takes a handled thread out of the queue, records who, and logs it', async () => {
     const p = DESK_PARTIES.wait20m
     // Typed without the country code: the thread is found as the index keys it.

@@ -218,7 +218,7 @@ SELECT $1, u.* FROM unnest($2::text[], $3::timestamptz[], $4::timestamptz[], $5:
 ON CONFLICT (number, party) DO UPDATE SET first_at = LEAST(t.first_at, EXCLUDED.first_at), last_at = GREATEST(t.last_at, EXCLUDED.last_at),
   inbound = t.inbound + EXCLUDED.inbound, outbound = t.outbound + EXCLUDED.outbound, failed = t.failed + EXCLUDED.failed`
 
-/** Per party: first and last date (ms), inbound, outbound, failed. */
+/** Per party: first and last date (ms), inbound, outbound, failed outbound (failed sends). */
 type PartyCounts = [number, number, number, number, number]
 
 /**
@@ -258,8 +258,10 @@ export function deskCounts(rows: readonly DeskStored[]): DeskCounts | null {
     else if (f.inbound === false) {
       c[3]++
       quiet.count(ms, f.localDay, f.quiet)
+      // Failed sends: an inbound message with an error status is none of ours (it counted, and the
+      // customer page's "Failed sends" showed 56 where 28 had failed).
+      if (r.failed) c[4]++
     }
-    if (r.failed) c[4]++
   }
   if (counts.size === 0) return null
   // One lock order with flushDesk (desk_dirty, then desk_threads by party), so the two never deadlock.

@@ -351,12 +351,13 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       `SELECT ordinal FROM index_messages WHERE number = $1 AND party_digits = $2 AND NOT desk_inbound LIMIT 1`,
       [DESK.number, p],
     )
-    for (const through of [999_999_999, outbound.rows[0]!.ordinal]) {
+    for (const through of [999_999_999, 2 ** 31 - 1, outbound.rows[0]!.ordinal]) {
       const r = await call(port(), 'POST', '/api/desk/handled', { json: { number: DESK.number, party: p, through } })
       expect(r.status, r.text).toBe(404)
       expect(r.json().error).toMatchObject({ kind: 'not_found', field: 'through' })
     }
-    for (const through of ['12', 0, 1.5, -3]) {
+    // 2 ** 31 and up are no PostgreSQL integer: they were a 500.
+    for (const through of ['12', 0, 1.5, -3, 2 ** 31, 2 ** 32]) {
       const r = await call(port(), 'POST', '/api/desk/handled', { json: { number: DESK.number, party: p, through } })
       expect(r.status, `${JSON.stringify(through)}: ${r.text}`).toBe(400)
       expect(r.json().error).toMatchObject({ kind: 'invalid_request', field: 'through' })
@@ -392,6 +393,10 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       ['GET', `/api/desk/segments?number=${DESK.number}&from=2026-11-20&to=2026-11-01`, 'to'],
       // Days the database cannot take: a 500 before.
       ['GET', '/api/desk/needs-reply?at=0001-01-01T00:00:00Z', 'at'],
+      // Instants that do not exist: rolled over to 2 March and 1 December before.
+      ['GET', '/api/desk/needs-reply?at=2026-02-30T00:00:00Z', 'at'],
+      ['GET', '/api/desk/needs-reply/export?at=2026-02-30T00:00:00Z', 'at'],
+      ['GET', `/api/desk/quiet-hours?number=${DESK.number}&from=2026-11-31T00:00:00Z`, 'from'],
       ['GET', '/api/desk/needs-reply/export?at=0001-01-01T00:00:00Z', 'at'],
       ['GET', `/api/desk/quiet-hours/export?number=${DESK.number}&to=9999-12-31`, 'to'],
       ['GET', `/api/desk/quiet-hours?number=${DESK.number}&from=0001-01-01`, 'from'],

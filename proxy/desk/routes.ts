@@ -8,7 +8,7 @@ import { fitFileName } from '../../contract/file-name.ts'
 import { readJsonBody, SECURITY_HEADERS, sendJson } from '../http.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_QUERY } from '../schema.ts'
-import { dateParam, digitsParam, limitParam, numberParam, readParams } from '../index/params.ts'
+import { dateParam, digitsParam, INT4_MAX, limitParam, numberParam, readParams } from '../index/params.ts'
 import { STATUS_OF } from '../index/queries.ts'
 import { flushDesk, MAX_SENT_AFTER_PER_PERIOD, refreshDesk } from './refresh.ts'
 
@@ -212,10 +212,15 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
   if (typeof body.party !== 'string' || body.party.length > 64 || !/^\d{1,15}$/.test(body.party.replace(/\D/g, '')))
     throw invalid('party', 'party is required: the customer’s phone number (at most 15 digits).')
   const through = body.through
-  if (through !== undefined && through !== null && (typeof through !== 'number' || !Number.isSafeInteger(through) || through < 1))
+  // Ordinals are PostgreSQL integers: a larger one failed in the database as a 500.
+  if (
+    through !== undefined &&
+    through !== null &&
+    (typeof through !== 'number' || !Number.isSafeInteger(through) || through < 1 || through > INT4_MAX)
+  )
     throw invalid(
       'through',
-      'through, when sent, is the ordinal of the newest message from the customer that was seen: a whole number from 1.',
+      `through, when sent, is the ordinal of the newest message from the customer that was seen: a whole number from 1 to ${INT4_MAX}.`,
     )
   const number = body.number.replace(/^\+/, '')
   const typed = body.party.replace(/\D/g, '')

@@ -543,6 +543,13 @@ describe.each(ENGINES)('message index on %s', (engine) => {
         ['direction=sideways', 'direction'],
         ['status=failed', 'status'],
         ['from=2026-02-31', 'from'],
+        // Timestamps naming no real instant: Date.parse rolled them over (to 2 March, to the next day).
+        ['from=2026-02-30T00:00:00Z', 'from'],
+        ['to=2026-11-31T00:00:00Z', 'to'],
+        ['from=2026-11-20T24:00:00Z', 'from'],
+        ['to=2026-11-20T12:60:00Z', 'to'],
+        ['to=2026-11-20T12:00:61Z', 'to'],
+        ['from=2026-11-20T12:00:00%2B24:00', 'from'],
         ['numbers=12;DROP', 'numbers'],
         ['cursor=not-a-cursor', 'cursor'],
         // Forged cursors that Date.parse takes and PostgreSQL refuses, or an ordinal past integer.

@@ -114,6 +114,9 @@ export interface DateValue {
   isDay: boolean
 }
 
+/** An ISO 8601 timestamp with a zone: year, month, day, hour, minute, [second], [offset hours, minutes]. */
+const STAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(?:Z|[+-](\d{2}):(\d{2}))$/
+
 export function dateValue(name: string, v: string | undefined, required = false): DateValue | null {
   if (v === undefined || v === '') {
     if (required) throw invalid(name, `${name} is required (YYYY-MM-DD).`)
@@ -128,8 +131,13 @@ export function dateValue(name: string, v: string | undefined, required = false)
     inRange(name, ms)
     return { start: new Date(ms).toISOString(), endExclusive: new Date(ms + 86_400_000).toISOString(), isDay: true }
   }
-  if (v.length <= 40 && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(v)) {
-    const ms = Date.parse(v)
+  const t = v.length <= 40 ? STAMP.exec(v) : null
+  if (t) {
+    // Each part in its range, the day a real one: Date.parse rolls 2026-02-30 over to 2 March and T24:00 to the next day.
+    const [, y, mo, da, h, mi, se, oh, om] = t.map((x) => (x === undefined ? 0 : Number(x)))
+    const day = Date.UTC(y!, mo! - 1, da!)
+    const real = !Number.isNaN(day) && new Date(day).toISOString().slice(0, 10) === v.slice(0, 10)
+    const ms = real && h! <= 23 && mi! <= 59 && se! <= 59 && oh! <= 23 && om! <= 59 ? Date.parse(v) : Number.NaN
     if (!Number.isNaN(ms)) {
       inRange(name, ms)
       return { start: new Date(ms).toISOString(), endExclusive: new Date(ms + 1).toISOString(), isDay: false }
@@ -203,7 +211,7 @@ export function encodeCursor(c: Cursor): string {
 }
 
 /** Ordinals are PostgreSQL `integer`s: a larger one in a forged cursor would fail in the database, not here. */
-const INT4_MAX = 2_147_483_647
+export const INT4_MAX = 2_147_483_647
 
 /**
  * An instant exactly as encodeCursor writes it (toISOString), naming a real calendar day in

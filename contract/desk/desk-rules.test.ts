@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type DeskMessage, chronological, partyKey } from './messages.ts'
+import { type DeskMessage, chronological, partyForms, partyKey } from './messages.ts'
 import { needsReply, needsReplyQueue } from './needs-reply.ts'
 import { optOutLedger, optOutState, sentAfterOptOut } from './opt-out-ledger.ts'
 
@@ -245,5 +245,19 @@ describe('the rules against their per-message formulations', () => {
       }),
       { numRuns: 1000 },
     )
+  })
+})
+
+describe('partyForms', () => {
+  it('gives every form a party may be stored or logged under, a call prefix taken off; a key never gains a 0', () => {
+    expect(partyForms('4155550113')).toEqual(['4155550113', '14155550113'])
+    expect(partyForms('14155550113')).toEqual(['14155550113', '4155550113'])
+    expect(partyForms('0014155550113')).toEqual(['0014155550113', '14155550113', '4155550113'])
+    expect(partyForms('01114155550113')).toEqual(['01114155550113', '14155550113', '4155550113'])
+    expect(partyForms('00442071838750')).toEqual(['00442071838750', '442071838750'])
+    expect(partyForms('442071838750')).toEqual(['442071838750'])
+    // Too short after the prefix, or a 0 after it: left as typed.
+    expect(partyForms('00123')).toEqual(['00123'])
+    expect(partyForms('000442071838750')).toEqual(['000442071838750'])
   })
 })

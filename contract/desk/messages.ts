@@ -28,11 +28,18 @@ export function partyKey(party: string): string {
 }
 
 /**
- * Every way a party typed as digits may have been written or logged: the digits, and a North
- * American number with and without its leading 1. The index stores partyKey alone; the access log
+ * Every way a party typed as digits may have been written or logged: the digits, a North
+ * American number with and without its leading 1, and the number after a 00 or 011 call prefix. The index stores partyKey alone; the access log
  * keeps what each request named.
  */
 export function partyForms(digits: string): string[] {
+  // Dialled with an international call prefix (00 from most of the world, 011 from North America):
+  // no key starts with 0, so the number after it is the party too. A link's ?party=001 415… found nobody.
+  const dialled = /^011\d{7,15}$/.test(digits) ? digits.slice(3) : /^00\d{7,15}$/.test(digits) ? digits.slice(2) : null
+  return dialled === null || dialled.startsWith('0') ? nanpForms(digits) : [digits, ...nanpForms(dialled)]
+}
+
+function nanpForms(digits: string): string[] {
   if (digits.length === 10 && /^[2-9]/.test(digits)) return [digits, `1${digits}`]
   if (digits.length === 11 && /^1[2-9]/.test(digits)) return [digits, digits.slice(1)]
   return [digits]

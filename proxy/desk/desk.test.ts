@@ -278,6 +278,12 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(body.firstContact).toBe(new Date(mine[0]!.date).toISOString())
     const none = await get('/api/desk/customer?party=442071838750')
     expect(none.numbers).toEqual([])
+    // Dialled with an international call prefix, as a link may carry it: the same customer (nobody before).
+    for (const dialled of [`001 ${p.slice(1)}`, `011 ${p}`, `00${p}`]) {
+      const got = await get(`/api/desk/customer?party=${encodeURIComponent(dialled)}`)
+      expect(got.numbers, dialled).toEqual([DESK.number])
+      expect(got.inbound, dialled).toBe(body.inbound)
+    }
   })
 
   it("counts a customer's failed sends only: a failed inbound message is none of ours", async () => {

@@ -944,9 +944,10 @@ export async function flushDesk(db: Db, numbers: readonly string[] | null = null
  * messages. Forget and a re-walk's wipe call it in their own transaction, beside their deletes
  * of the messages (whose desk_* columns go with them; desk_messages is a view over them).
  */
-export async function forgetDesk(tx: Queryable, number: string | null): Promise<void> {
-  for (const table of ['desk_quiet_days', 'desk_segment_days', 'desk_threads', 'desk_sent_after', 'desk_dirty', 'desk_handled'])
-    await tx.query(`DELETE FROM ${table} WHERE $1::text IS NULL OR number = $1`, [number])
+export async function forgetDesk(tx: Queryable, number: string | null, opts: { keepHandled?: boolean } = {}): Promise<void> {
+  const tables = ['desk_quiet_days', 'desk_segment_days', 'desk_threads', 'desk_sent_after', 'desk_dirty']
+  if (!opts.keepHandled) tables.push('desk_handled')
+  for (const table of tables) await tx.query(`DELETE FROM ${table} WHERE $1::text IS NULL OR number = $1`, [number])
 }
 
 /**

@@ -448,6 +448,65 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await forgetAll(3)
   })
 
+  it('a re-walk that fails part-way keeps every stored message (it wiped them first), and the next sync ends exact; marks handled stay', async () => {
+    await forgetAll(3)
+    const { records, forwarder } = await served(fw, num(3).number, num(3).tid)
+    // Pages of 10: the re-walk of 39 takes several, and the later ones fail while `failing` is on.
+    let failing = false
+    const deep = (f: Array<[string, string]>) => Number(f.find(([k]) => k === 'history_start')?.[1]) >= 19
+    const flaky: Forwarder = {
+      forward: async (...args) => {
+        if (failing && args[0] === 'smshistory' && deep(args[1])) throw new Error('connection reset')
+        return forwarder.forward(...args)
+      },
+      forwardBytes: async (...args) => {
+        if (failing && args[0] === 'smshistory' && deep(args[1])) throw new Error('connection reset')
+        return forwarder.forwardBytes(...args)
+      },
+      judge: (...args) => forwarder.judge(...args),
+      close: () => forwarder.close(),
+    }
+    await syncNow(3, flaky, { pageCap: 10 })
+    await expectExact(3, records.length)
+    const party = (await db.query<{ p: string }>('SELECT party_digits AS p FROM index_messages WHERE number = $1 LIMIT 1', [num(3).number]))
+      .rows[0]!.p
+    await db.query(`INSERT INTO desk_handled (number, party, handled_at, handled_by) VALUES ($1, $2, now(), 'agent')`, [
+      num(3).number,
+      party,
+    ])
+    const storedIds = async () =>
+      (
+        await db.query<{ s: string }>('SELECT system_id AS s FROM index_messages WHERE number = $1 ORDER BY ordinal', [num(3).number])
+      ).rows.map((r) => r.s)
+    const kept = await storedIds()
+    // A message delivered late (below the newest stored one): the catch-up walks the history again.
+    records.splice(10, 0, { ...records[10]!, system_id: '299999999001', message_id: 'late-1', body: 'delivered late' })
+    failing = true
+    await syncNow(3, flaky, { pageCap: 10 })
+    const st = await db.query<{ state: string }>('SELECT state FROM index_numbers WHERE number = $1', [num(3).number])
+    expect(st.rows[0]!.state).toBe('error')
+    // Nothing stored was lost: the walk's batches were held back, not written over a wiped number.
+    expect(await storedIds()).toEqual(kept)
+    const f = await freshness(db, [num(3).number])
+    expect(f.incomplete).toEqual([num(3).number])
+    failing = false
+    await syncNow(3, flaky, { pageCap: 10 })
+    const stored = await db.query<{ system_id: string; ordinal: number }>(
+      'SELECT system_id, ordinal FROM index_messages WHERE number = $1',
+      [num(3).number],
+    )
+    const ordinalOf = new Map(stored.rows.map((r) => [r.system_id, r.ordinal]))
+    expect(stored.rows).toHaveLength(records.length)
+    expect(records.every((r, i) => ordinalOf.get(String(r.system_id)) === records.length - i)).toBe(true)
+    const after = await db.query('SELECT indexed, state, error FROM index_numbers WHERE number = $1', [num(3).number])
+    expect(after.rows[0]).toEqual({ indexed: records.length, state: 'idle', error: null })
+    // A person's "mark handled" is not the upstream's to take back.
+    const handled = await db.query('SELECT handled_by FROM desk_handled WHERE number = $1 AND party = $2', [num(3).number, party])
+    expect(handled.rows).toEqual([{ handled_by: 'agent' }])
+    await db.query('DELETE FROM desk_handled WHERE number = $1', [num(3).number])
+    await forgetAll(3)
+  }, 60_000)
+
   it('new messages sharing one timestamp, in another order at each request, are never stored twice while the number reads complete', async () => {
     await forgetAll(3)
     const { records, forwarder, before } = await served(fw, num(3).number, num(3).tid)

@@ -5,7 +5,7 @@ import { listAccount } from './account.ts'
 import { ensureIndexes } from './indexes.ts'
 import { acquire, heartbeat, LeaseLost, release } from './leases.ts'
 import { sleep } from './limiter.ts'
-import { loadNumber, wipe } from './store.ts'
+import { commitStaged, loadNumber, wipe } from './store.ts'
 import { RESUMES, ok, stopped, type Job, type NumberRow, type Result, type Stop, type SyncContext } from './types.ts'
 import { fullWalk, type BulkHold } from './walk.ts'
 
@@ -142,9 +142,18 @@ async function walkAndCatchUp(job: Job, first: NumberRow): Promise<Result<number
         }
       }
       job.ctx.log(`index: ${job.number}: ${step.stop.message}; walking the history again`)
-      await wipe(job)
       row = (await loadNumber(job.ctx.db, job.number)) ?? row
-      inserted = 0
+      const staged = await stagedWalk(job, row)
+      if (staged === null) {
+        // Too long to hold in memory: wiped first, and walked batch by batch (what a failed walk
+        // stored so far stays, reported incomplete, until the next sync walks it again).
+        await wipe(job)
+        inserted = 0
+      } else if (!staged.ok) {
+        if (staged.stop.kind !== 'rewalk') return staged
+        job.ctx.log(`index: ${job.number}: ${staged.stop.message} during the walk; what is stored is kept`)
+      } else inserted = staged.value
+      row = (await loadNumber(job.ctx.db, job.number)) ?? row
     }
   } finally {
     // A bulk load that stopped short puts the indexes back, one a person stopped too (forget:
@@ -155,6 +164,26 @@ async function walkAndCatchUp(job: Job, first: NumberRow): Promise<Result<number
       if (job.ctx.bulk.loads === 0 && job.signal.reason !== RESUMES) await ensureIndexes(job.ctx.db, job.ctx.log, noBulkLoad(job))
     }
   }
+}
+
+/** The longest history walked again beside what is stored (held in memory until it is whole). */
+export const STAGED_MAX = 20_000
+
+/**
+ * A re-walk of a history of at most STAGED_MAX messages (and below a bulk load's size), staged:
+ * its batches are kept, and go in once the walk is whole, in one transaction with the wipe of
+ * the stored rows. A walk that fails part-way writes nothing, so the number keeps every message
+ * it had (the wipe first, then the walk, left 19 of 200 when the walk failed). Null for a longer
+ * history, which is wiped and walked batch by batch.
+ */
+async function stagedWalk(job: Job, row: NumberRow): Promise<Result<number> | null> {
+  const total = row.upstream_total ?? Number.POSITIVE_INFINITY
+  if (!(total <= STAGED_MAX && total < job.ctx.bulkMin)) return null
+  const stage: NonNullable<Job['stage']> = []
+  const fresh: NumberRow = { ...row, top_ordinal: 0, indexed: 0, full_done: false, cp_next: null, cp_total: null, cp_check: null }
+  const walked = await fullWalk({ ...job, stage }, fresh, { bulk: false })
+  if (!walked.ok) return walked
+  return ok(await commitStaged(job, stage))
 }
 
 /** Looks for a fall of the upstream's total to undo itself: this many asks, the back-off doubling between them. */

@@ -62,36 +62,47 @@ export const batchOf = (job: Job) => ({ number: job.number, tid: job.tid, desk: 
 export async function storePrepared(job: Job, prep: Prepared): Promise<number> {
   // Rows known to be absent load by COPY, their roll-ups worked out before the transaction.
   if (prep.lines) return storePayload(job, payloadOf(prep, job.ctx.desk), prep.page, prep.cp)
+  return inTransaction(job, (tx) => storePreparedIn(tx, job, prep))
+}
+
+/** A batch's store in its own transaction, or kept for the staged walk's one (see Job.stage); 0 then. */
+async function inTransaction(job: Job, store: (tx: Queryable) => Promise<number>): Promise<number> {
+  if (job.stage) {
+    job.stage.push(store)
+    return 0
+  }
+  return job.ctx.db.transaction(store)
+}
+
+async function storePreparedIn(tx: Queryable, job: Job, prep: Prepared): Promise<number> {
   const { db } = job.ctx
   const { page, cp } = prep
-  return db.transaction(async (tx) => {
-    let inserted = 0
-    if (prep.rows.length > 0) {
-      if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '60s'`)
-      const rows = await withBodies(tx, prep.rows)
-      let got: Set<number> | null
-      ;({ inserted, got } = await insertSlices(tx, job, rows))
-      // `got` lists the rows that went in only when some were skipped.
-      const stored = got ? rows.filter((m) => got.has(m.ordinal)) : rows
-      await writeRollUp(
-        tx,
-        job.number,
-        rollUpOf(stored, (m) => m.bodyId),
-      )
-      if (job.ctx.desk) {
-        const counts = deskCounts(stored.map(deskStored))
-        if (counts) await writeDeskCounts(tx, job.number, counts)
-      } else if (stored.length > 0) await markDeskBehind(tx, job.number)
-    }
-    const top = prep.rows.reduce((m, x) => Math.max(m, x.ordinal), 0)
-    return fence(tx, job, page, cp, inserted, top)
-  })
+  let inserted = 0
+  if (prep.rows.length > 0) {
+    if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '60s'`)
+    const rows = await withBodies(tx, prep.rows)
+    let got: Set<number> | null
+    ;({ inserted, got } = await insertSlices(tx, job, rows))
+    // `got` lists the rows that went in only when some were skipped.
+    const stored = got ? rows.filter((m) => got.has(m.ordinal)) : rows
+    await writeRollUp(
+      tx,
+      job.number,
+      rollUpOf(stored, (m) => m.bodyId),
+    )
+    if (job.ctx.desk) {
+      const counts = deskCounts(stored.map(deskStored))
+      if (counts) await writeDeskCounts(tx, job.number, counts)
+    } else if (stored.length > 0) await markDeskBehind(tx, job.number)
+  }
+  const top = prep.rows.reduce((m, x) => Math.max(m, x.ordinal), 0)
+  return fence(tx, job, page, cp, inserted, top)
 }
 
 /** Stores a COPY payload and the number's new checkpoint in one transaction (see storeBatch). */
 export async function storePayload(job: Job, p: CopyPayload, meta: PageMeta, cp: Checkpoint | null): Promise<number> {
   const { db } = job.ctx
-  return db.transaction(async (tx) => {
+  return inTransaction(job, async (tx) => {
     if (p.count > 0) {
       if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '60s'`)
       if (!canCopy(tx)) throw new Error('This database connection cannot COPY.')
@@ -201,21 +212,39 @@ async function writeRollUp(tx: Queryable, number: string, r: RollUp, ids?: reado
   if (keys.length > 0) await tx.query(BODY_COUNTS_SQL, [number, ids ? keys.map((k) => ids[k]!) : keys, counts])
 }
 
-/** Drops what the index holds for a number (a re-walk), under its lease. */
+/**
+ * Drops what the index holds for a number (a re-walk), under its lease. People's "mark handled"
+ * records stay: they are not the upstream's to take back (a re-walk lost them).
+ */
 export async function wipe(job: Job): Promise<void> {
-  const { db } = job.ctx
-  await db.transaction(async (tx) => {
-    if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '300s'`)
-    for (const table of ['index_messages', 'index_daily', 'index_quarter_hours', 'index_parties', 'index_body_counts'])
-      await tx.query(`DELETE FROM ${table} WHERE number = $1`, [job.number])
-    await forgetDesk(tx, job.number)
-    // Fenced as a batch is (see storePrepared): a server that lost the number wipes nothing.
-    const fence = await tx.query(
-      `UPDATE index_numbers SET indexed = 0, top_ordinal = 0, full_done = false, cp_next = NULL, cp_total = NULL, cp_check = NULL, progress_done = 0
-       WHERE number = $1 AND locked_by = $2 RETURNING number`,
-      [job.number, job.ctx.owner],
-    )
-    if (fence.rows.length === 0) throw new LeaseLost(job.number)
+  await job.ctx.db.transaction((tx) => wipeIn(tx, job))
+}
+
+async function wipeIn(tx: Queryable, job: Job): Promise<void> {
+  if (job.ctx.db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '300s'`)
+  for (const table of ['index_messages', 'index_daily', 'index_quarter_hours', 'index_parties', 'index_body_counts'])
+    await tx.query(`DELETE FROM ${table} WHERE number = $1`, [job.number])
+  await forgetDesk(tx, job.number, { keepHandled: true })
+  // Fenced as a batch is (see storePrepared): a server that lost the number wipes nothing.
+  const fence = await tx.query(
+    `UPDATE index_numbers SET indexed = 0, top_ordinal = 0, full_done = false, cp_next = NULL, cp_total = NULL, cp_check = NULL, progress_done = 0
+     WHERE number = $1 AND locked_by = $2 RETURNING number`,
+    [job.number, job.ctx.owner],
+  )
+  if (fence.rows.length === 0) throw new LeaseLost(job.number)
+}
+
+/**
+ * A staged walk's batches go in, in one transaction with the wipe of what was stored: readers see
+ * the old rows until it commits, and a walk that failed part-way wrote nothing (what was stored
+ * stays whole). Returns the rows inserted.
+ */
+export async function commitStaged(job: Job, stage: ReadonlyArray<(tx: Queryable) => Promise<number>>): Promise<number> {
+  return job.ctx.db.transaction(async (tx) => {
+    await wipeIn(tx, job)
+    let inserted = 0
+    for (const store of stage) inserted += await store(tx)
+    return inserted
   })
 }
 

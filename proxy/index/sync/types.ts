@@ -1,3 +1,4 @@
+import type { Queryable } from '../../db/types.ts'
 import type { Db } from '../../db/types.ts'
 import type { Forwarder } from '../../forward.ts'
 import type { PageWorker } from './pages.ts'
@@ -148,6 +149,11 @@ export interface Job {
   number: string
   tid: string
   signal: AbortSignal
+  /**
+   * A staged walk (a re-walk of a short history): its batches are kept here, not stored, and go in
+   * after the walk, in one transaction with the wipe of what was stored (store.ts commitStaged).
+   */
+  stage?: Array<(tx: Queryable) => Promise<number>>
 }
 
 export interface NumberRow {

@@ -1,4 +1,4 @@
-import { queryOptions } from '@tanstack/react-query'
+import { queryOptions, useQuery } from '@tanstack/react-query'
 import * as z from 'zod/mini'
 import { ApiError } from './errors'
 import { parseWire, postApi } from './client'
@@ -105,3 +105,22 @@ export const numbersQuery = (tab: NumberTab) =>
     // 10,000 rows: deep-comparing them on every refetch costs more than re-rendering.
     structuralSharing: false,
   })
+
+/** Whether two phone numbers are one: the same digits, a North American one with or without its leading 1. */
+export function sameNumber(a: string, b: string): boolean {
+  const x = a.replace(/\D/g, '')
+  const y = b.replace(/\D/g, '')
+  if (x === '' || y === '') return false
+  return x === y || (x.length === 11 && x[0] === '1' && x.slice(1) === y) || (y.length === 11 && y[0] === '1' && y.slice(1) === x)
+}
+
+/**
+ * The account's own listing of a number (every tid it is listed under), from the cached listing
+ * of all numbers: what tells "not in this account" from "not indexed yet". `loading` until the
+ * listing has answered; a listing that failed says nothing either way (`failed`).
+ */
+export function useAccountListing(number: string): { loading: boolean; failed: boolean; entries: OwnedNumber[] } {
+  const q = useQuery({ ...numbersQuery('all'), enabled: number !== '' })
+  const entries = number === '' ? [] : (q.data ?? []).filter((n) => sameNumber(n.number, number))
+  return { loading: number !== '' && q.isPending && q.fetchStatus !== 'idle', failed: q.isError, entries }
+}

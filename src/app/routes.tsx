@@ -190,7 +190,7 @@ const chartsRoute = createRoute({
   validateSearch: searchValidator(chartsSearch),
   search: { middlewares: [stripDefaults(chartsSearch)] },
   component: onDemand(ChartsPage, function ChartsRoute() {
-    return <ChartsPage search={chartsRoute.useSearch()} />
+    return <ChartsPage search={chartsRoute.useSearch()} admin={useCanExport()} />
   }),
   pendingComponent: pending('the charts'),
   errorComponent: failed('the charts'),

@@ -1,8 +1,8 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useCallback, useMemo } from 'react'
-import { statsQuery, useIndexStatus, type NumberIndexStatus } from '../../api/index-api'
+import { indexKeys, statsQuery, useIndexStatus, type NumberIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
-import { IndexOffAlert } from '../../components/index-off-alert'
+import { IndexGate } from '../../components/index-gate'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { formatCount } from '../../lib/count'
 import { zoneLabel, zoneName, type Zone } from '../../lib/dates'
@@ -13,9 +13,11 @@ import { useSetParams } from '../../lib/navigation'
 import { useUrlBound } from '../../lib/use-url-bound'
 import { RANGES, rangeSpan, toSeries, type Series } from './series'
 import { UPlotChart } from '../../components/uplot-chart'
-import { NumberOptions } from '../../components/number-options'
+import { NumberOptions, OtherNumberOption } from '../../components/number-options'
 
 const NO_NUMBERS: readonly NumberIndexStatus[] = []
+/** The chart figures' queries, asked again as each number finishes indexing. */
+const STATS_KEY = [...indexKeys.all, 'stats'] as const
 
 /** The number and the range, both in the URL; a pick shows at once (useUrlBound), before the charts under it redraw. */
 function ChartFilters({ search, numbers }: { search: ChartsSearch; numbers: readonly NumberIndexStatus[] }) {
@@ -36,6 +38,7 @@ function ChartFilters({ search, numbers }: { search: ChartsSearch; numbers: read
           }}
         >
           <option value="">All numbers (account-wide)</option>
+          <OtherNumberOption number={number} numbers={numbers} />
           <NumberOptions numbers={numbers} />
         </select>
       </label>
@@ -65,7 +68,7 @@ function ChartFilters({ search, numbers }: { search: ChartsSearch; numbers: read
  * indexed history, counted in days (and weeks) of the shown zone, the zone Search uses, so a day
  * opened from here finds the messages counted. Each chart has a table of the same figures.
  */
-export function ChartsPage({ search }: { search: ChartsSearch }) {
+export function ChartsPage({ search, admin }: { search: ChartsSearch; admin: boolean | null }) {
   const navigate = useNavigate()
   const index = useIndexStatus()
   const zone = search.tz
@@ -125,46 +128,44 @@ export function ChartsPage({ search }: { search: ChartsSearch }) {
         counted. Over the indexed history only. Click a point, or a day in the table, to see its messages.
       </p>
 
-      {index.loading ? (
-        <TableSkeleton label="Checking the message index" />
-      ) : !index.available ? (
-        <IndexOffAlert error={index.error} where="the charts" />
-      ) : stats.isError ? (
-        <ErrorAlert error={stats.error} onRetry={() => void stats.refetch()} retrying={stats.isFetching} where="the chart figures" />
-      ) : !series ? (
-        <TableSkeleton label="Loading the chart figures" />
-      ) : series.days.length === 0 ? (
-        <EmptyState title="No indexed messages in this range" />
-      ) : (
-        <div className="mt-3 grid grid-cols-1 gap-6">
-          <section aria-labelledby="volume-heading" className="rounded border border-slate-200 bg-white p-3">
-            <h2 id="volume-heading" className="font-semibold">
-              Messages per {unit}, in and out
-            </h2>
-            <UPlotChart
-              label={`Line chart of inbound and outbound messages per ${unit} for ${who}`}
-              x={series.x}
-              series={volume}
-              yLabel="Messages"
-              onPick={openVolumeDay}
-            />
-          </section>
-          <section aria-labelledby="failure-heading" className="rounded border border-slate-200 bg-white p-3">
-            <h2 id="failure-heading" className="font-semibold">
-              Failure rate per {unit}
-            </h2>
-            <UPlotChart
-              label={`Line chart of the failure rate per ${unit} for ${who}`}
-              x={series.x}
-              series={failure}
-              yLabel="Failed (%)"
-              fromZero
-              onPick={openFailedDay}
-            />
-          </section>
-          <FiguresTable series={series} unit={unit} who={who} link={dayLink} />
-        </div>
-      )}
+      <IndexGate admin={admin} what="chart" number={search.number} refresh={STATS_KEY}>
+        {stats.isError ? (
+          <ErrorAlert error={stats.error} onRetry={() => void stats.refetch()} retrying={stats.isFetching} where="the chart figures" />
+        ) : !series ? (
+          <TableSkeleton label="Loading the chart figures" />
+        ) : series.days.length === 0 ? (
+          <EmptyState title="No indexed messages in this range" />
+        ) : (
+          <div className="mt-3 grid grid-cols-1 gap-6">
+            <section aria-labelledby="volume-heading" className="rounded border border-slate-200 bg-white p-3">
+              <h2 id="volume-heading" className="font-semibold">
+                Messages per {unit}, in and out
+              </h2>
+              <UPlotChart
+                label={`Line chart of inbound and outbound messages per ${unit} for ${who}`}
+                x={series.x}
+                series={volume}
+                yLabel="Messages"
+                onPick={openVolumeDay}
+              />
+            </section>
+            <section aria-labelledby="failure-heading" className="rounded border border-slate-200 bg-white p-3">
+              <h2 id="failure-heading" className="font-semibold">
+                Failure rate per {unit}
+              </h2>
+              <UPlotChart
+                label={`Line chart of the failure rate per ${unit} for ${who}`}
+                x={series.x}
+                series={failure}
+                yLabel="Failed (%)"
+                fromZero
+                onPick={openFailedDay}
+              />
+            </section>
+            <FiguresTable series={series} unit={unit} who={who} link={dayLink} />
+          </div>
+        )}
+      </IndexGate>
     </section>
   )
 }

@@ -7,6 +7,7 @@ import { deskKeys, DESK_MAX_ROWS, needsReplyQuery, optOutsQuery, segmentsQuery, 
 import { ApiError } from '../../api/errors'
 import { TestRouter } from '../../lib/test-router'
 import { indexKeys, parseStatus } from '../../api/index-status'
+import { numbersQuery } from '../../api/numbers'
 import { CustomerPage } from './customer-page'
 import { NeedsReplyPage } from './needs-reply-page'
 import { OptOutsPage } from './opt-outs-page'
@@ -41,6 +42,8 @@ const status = (indexed: number, state = 'idle', enabled = true) =>
     numbers: [{ number: NUMBER, tid: 'TID1', state, indexed, upstreamTotal: indexed }],
     freshness: { numbersKnown: 1, numbersComplete: 1, syncing: [], incomplete: [], indexedUpTo: null },
   })
+
+const listed = (number: string, tid: string) => ({ number, tid, type: 'local', country: 'US', webhook: null, dlr: null })
 
 const settings = { thresholdMinutes: 15, updatedAt: null, updatedBy: null }
 
@@ -319,10 +322,11 @@ describe('Opt-outs', () => {
 })
 
 describe('Encoding and segments', () => {
-  test('a number the index does not know: said so, no report', () => {
+  test('a number the account does not list: said so, no report', () => {
     const s = { number: '12125550000', from: '', to: '', tz: 'utc' as const }
     renderWith(<SegmentsPage search={s} admin={false} />, (qc) => {
       qc.setQueryData(indexKeys.status(), status(10))
+      qc.setQueryData(numbersQuery('all').queryKey, [listed(NUMBER, 'TID1'), listed('13105550101', 'TID2')])
     })
     expect(screen.getByText('(212) 555-0000 is not a number of this account')).toBeTruthy()
     expect(screen.queryByRole('table')).toBeNull()
@@ -330,6 +334,20 @@ describe('Encoding and segments', () => {
     const select = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Number' })
     expect(select.value).toBe('12125550000')
     expect(select.selectedOptions[0]!.textContent).toBe('(212) 555-0000 (not in this account)')
+  })
+
+  test('a number the account lists but the index has not got to: "not indexed yet", with "Index this number" for an admin', () => {
+    const s = { number: '13105550101', from: '', to: '', tz: 'utc' as const }
+    renderWith(<SegmentsPage search={s} admin />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+      qc.setQueryData(numbersQuery('all').queryKey, [listed(NUMBER, 'TID1'), listed('13105550101', 'TID2')])
+    })
+    expect(screen.getByText('(310) 555-0101 is not indexed yet')).toBeTruthy()
+    expect(screen.queryByText(/not a number of this account/)).toBeNull()
+    expect(screen.getByRole('button', { name: 'Index this number' })).toBeTruthy()
+    expect(screen.queryByRole('table')).toBeNull()
+    const select = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Number' })
+    expect(select.selectedOptions[0]!.textContent).toBe('(310) 555-0101 (not indexed yet)')
   })
 
   test('counts every character that forced UCS-2, not only the 20 the server lists', () => {

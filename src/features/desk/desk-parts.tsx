@@ -1,15 +1,10 @@
-import { useQueryClient } from '@tanstack/react-query'
-import { useEffect, useRef, useState, type ReactNode } from 'react'
+import type { ReactNode } from 'react'
 import { deskKeys } from '../../api/desk'
-import { useIndexStatus, type NumberIndexStatus } from '../../api/index-api'
-import { startSync } from '../../api/index-admin'
-import { EmptyState, TableSkeleton } from '../../components/empty-state'
-import { IndexOffAlert } from '../../components/index-off-alert'
-import { formatCount } from '../../lib/count'
-import { formatPhone } from '../../lib/phone'
+import { useIndexStatus } from '../../api/index-api'
 import { useUrlBound } from '../../lib/use-url-bound'
 import { Link, useRouterState } from '@tanstack/react-router'
-import { NumberOptions } from '../../components/number-options'
+import { IndexGate } from '../../components/index-gate'
+import { NumberOptions, OtherNumberOption } from '../../components/number-options'
 
 export type DeskPage = 'needs-reply' | 'opt-outs' | 'customer' | 'quiet-hours' | 'segments'
 
@@ -64,123 +59,9 @@ export const td = 'px-2 py-1.5 align-top'
 /** A cell kept on one line on screen (it scrolls sideways) that wraps on paper, which cannot scroll. */
 export const oneLineOnScreen = 'whitespace-nowrap print:whitespace-normal'
 
-/**
- * What the index can tell the desk: still loading, off, or holding nothing yet (each shown in its
- * own words), else the page. `admin` decides whether "Index all numbers" is offered.
- */
-export function DeskIndexGate({
-  admin,
-  what,
-  number = '',
-  children,
-}: {
-  admin: boolean | null
-  what: string
-  /** The number the page's link names, if any: one the index does not know is said so, not reported on as if it sent nothing. */
-  number?: string
-  children: ReactNode
-}) {
-  const index = useIndexStatus()
-  if (index.loading) return <TableSkeleton label="Checking the message index" />
-  if (!index.available) return <IndexOffAlert error={index.error} where={what} />
-  const numbers = index.status?.numbers ?? []
-  const indexed = numbers.reduce((a, n) => a + n.indexed, 0)
-  if (indexed === 0) return <NothingIndexed admin={admin} numbers={numbers} onIndexing={() => void index.refetch()} what={what} />
-  if (number && !numbers.some((n) => n.number === number))
-    return (
-      <EmptyState title={`${formatPhone(number)} is not a number of this account`}>
-        <p>The message index knows no number {number}. Choose one of the account’s numbers above.</p>
-      </EmptyState>
-    )
-  return (
-    <>
-      <IndexingNote numbers={numbers} />
-      {children}
-    </>
-  )
-}
-
-/**
- * While numbers are being indexed, says so: a number's waits and opt-out states are worked out
- * when its indexing finishes (the server leaves them to the sync), so until then this page shows
- * them as the number's last finished sync left them. Each time a number finishes, the desk's
- * answers are asked again.
- */
-function IndexingNote({ numbers }: { numbers: readonly NumberIndexStatus[] }) {
-  const queryClient = useQueryClient()
-  const busy = numbers.filter((n) => n.state === 'syncing' || n.state === 'queued')
-  const seen = useRef(busy.length)
-  useEffect(() => {
-    if (busy.length < seen.current) void queryClient.invalidateQueries({ queryKey: deskKeys.all })
-    seen.current = busy.length
-  }, [busy.length, queryClient])
-  const [first] = busy
-  if (!first) return null
-  return (
-    <p role="status" className="mb-2 text-sm text-slate-700">
-      {busy.length === 1
-        ? `Indexing ${formatPhone(first.number)} is under way: its threads are brought up to date when it finishes, and this page updates then.`
-        : `Indexing ${formatCount(busy.length)} numbers is under way: their threads are brought up to date as each finishes, and this page updates then.`}
-    </p>
-  )
-}
-
-export function NothingIndexed({
-  admin,
-  numbers,
-  onIndexing,
-  what,
-}: {
-  admin: boolean | null
-  numbers: NumberIndexStatus[]
-  onIndexing: () => void
-  what: string
-}) {
-  const [starting, setStarting] = useState<'idle' | 'busy' | 'started' | 'failed'>('idle')
-  const syncing = numbers.some((n) => n.state === 'syncing' || n.state === 'queued') || starting === 'started'
-  const failing = numbers.filter((n) => n.state === 'error' || n.error)
-  if (failing.length > 0 && !syncing)
-    return (
-      <EmptyState title="Nothing could be indexed">
-        <p>
-          {formatCount(failing.length)} {failing.length === 1 ? 'number' : 'numbers'} could not be read from the messaging provider
-          {failing[0]?.error ? `: ${failing[0].error}` : '.'} The desk is built from the index; indexing retries on its own.
-        </p>
-      </EmptyState>
-    )
-  return (
-    <EmptyState title={syncing ? 'Indexing has started: no messages are indexed yet' : 'Nothing is indexed yet'}>
-      <p>The {what} is worked out from the message index, and it holds no messages yet.</p>
-      {syncing ? (
-        <p role="status">This page fills in as numbers are indexed.</p>
-      ) : admin ? (
-        <>
-          <button
-            type="button"
-            className="btn mt-2"
-            disabled={starting === 'busy'}
-            onClick={() => {
-              setStarting('busy')
-              startSync({ all: true }).then(
-                () => {
-                  setStarting('started')
-                  onIndexing()
-                },
-                () => {
-                  setStarting('failed')
-                },
-              )
-            }}
-          >
-            Index all numbers
-          </button>
-          {starting === 'failed' ? <p role="alert">Indexing could not be started. Try again, or use the Index page.</p> : null}
-        </>
-      ) : (
-        <p>An admin can index the numbers on the Index page.</p>
-      )}
-    </EmptyState>
-  )
+/** The index's gate (components/index-gate) for a desk page: a number finishing its sync asks the desk's answers again. */
+export function DeskIndexGate(props: { admin: boolean | null; what: string; number?: string; children: ReactNode }) {
+  return <IndexGate {...props} refresh={deskKeys.all} />
 }
 
 /** A number of the account, chosen from those the index knows; '' is every number when `allowAll`. */
@@ -201,7 +82,6 @@ export function NumberSelect({
   const numbers = (index.status?.numbers ?? []).filter((n) => n.indexed > 0 || n.number === value)
   // A link's number the index does not know stays chosen, and says so: without an option of its
   // own the select showed "All numbers" above a page about that one number.
-  const unknown = shown !== '' && !numbers.some((n) => n.number === shown)
   return (
     <label className="flex flex-col text-sm">
       {label}
@@ -213,12 +93,7 @@ export function NumberSelect({
         }}
       >
         {allowAll ? <option value="">All numbers</option> : <option value="">Choose a number…</option>}
-        {unknown ? (
-          <option value={shown}>
-            {formatPhone(shown)}
-            {index.status ? ' (not in this account)' : ''}
-          </option>
-        ) : null}
+        <OtherNumberOption number={shown} numbers={numbers} />
         <NumberOptions numbers={numbers} />
       </select>
     </label>

@@ -1,6 +1,5 @@
-import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
-import { numbersQuery } from '../../api/numbers'
+import { useAccountListing } from '../../api/numbers'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
 import { pageCount } from '../../lib/range'
@@ -21,21 +20,12 @@ export function MissingTid({ number }: { number: string }) {
   )
 }
 
-/** A number's digits as the account's listing may write it: a North American number with or without its leading 1. */
-function sameNumber(a: string, b: string): boolean {
-  const x = a.replace(/\D/g, '')
-  const y = b.replace(/\D/g, '')
-  if (x === '' || y === '') return false
-  return x === y || (x.length === 11 && x[0] === '1' && x.slice(1) === y) || (y.length === 11 && y[0] === '1' && y.slice(1) === x)
-}
-
 /**
  * The tids the account's listing gives a number, other than `tid` (a link's, refused): links to
  * its history under each. Nothing while the listing loads, or when it lists none other.
  */
 export function ListedTids({ number, tid }: { number: string; tid: string | null }) {
-  const listing = useQuery(numbersQuery('all'))
-  const others = (listing.data ?? []).filter((n) => sameNumber(n.number, number) && n.tid !== tid)
+  const others = useAccountListing(number).entries.filter((n) => n.tid !== tid)
   if (others.length === 0) return null
   return (
     <p className="mt-1 text-sm" data-testid="listed-tids">

@@ -79,7 +79,8 @@ describe("the Search page's coverage line", () => {
         }}
       />,
     )
-    expect(screen.getByText('0 of 0 numbers indexed.')).toBeTruthy()
+    expect(screen.getByText('No number is indexed yet.')).toBeTruthy()
+    expect(screen.queryByText(/0 of 0/)).toBeNull()
     expect(
       screen.getByText(/Nothing has been indexed yet: this server does not index the account on its own \(INDEX_AUTO_SYNC=off\)/),
     ).toBeTruthy()

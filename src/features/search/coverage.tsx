@@ -20,6 +20,8 @@ export function coverageText(f: Freshness, zone: 'local' | 'utc'): string {
       : now === short
         ? `; ${numbers(short)} still indexing: results may be incomplete`
         : `; ${numbers(short)} not fully indexed${now > 0 ? `, ${formatCount(now)} of them indexing now` : ''}: results may be incomplete`
+  // Before the account was first listed the index knows no number: "0 of 0" read as an account without numbers.
+  if (f.numbersKnown === 0) return 'No number is indexed yet.'
   return `${formatCount(f.numbersComplete)} of ${formatCount(f.numbersKnown)} numbers indexed${upTo}${still}.`
 }
 

@@ -1,0 +1,55 @@
+// @vitest-environment happy-dom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { cleanup, render, screen } from '@testing-library/react'
+import type { ReactNode } from 'react'
+import { afterEach, describe, expect, test } from 'vitest'
+import { indexKeys, parseStatus } from '../../api/index-status'
+import { numbersQuery } from '../../api/numbers'
+import { TestRouter } from '../../lib/test-router'
+import { ChartsPage } from './charts-page'
+
+/** The charts page's states before anything is indexed, from a seeded query cache (no request is made). */
+
+afterEach(cleanup)
+
+const NUMBER = '15129474129'
+const OTHER = '13105550101'
+
+function renderWith(ui: ReactNode, seed: (qc: QueryClient) => void) {
+  const qc = new QueryClient({
+    defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: Infinity, refetchInterval: false } },
+  })
+  seed(qc)
+  return render(<QueryClientProvider client={qc}>{ui}</QueryClientProvider>, { wrapper: TestRouter })
+}
+
+const status = (indexed: number) =>
+  parseStatus({
+    enabled: true,
+    engine: 'pglite',
+    numbers: [{ number: NUMBER, tid: 'TID1', state: 'idle', indexed, upstreamTotal: indexed }],
+    freshness: { numbersKnown: 1, numbersComplete: indexed > 0 ? 1 : 0, syncing: [], incomplete: [], indexedUpTo: null },
+  })
+const listed = (number: string, tid: string) => ({ number, tid, type: 'local', country: 'US', webhook: null, dlr: null })
+
+describe('Charts before anything is indexed', () => {
+  test('says nothing is indexed, instead of drawing zero lines', () => {
+    renderWith(<ChartsPage search={{ number: '', range: '90d', tz: 'utc' }} admin={false} />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(0))
+    })
+    expect(screen.getByText('Nothing is indexed yet')).toBeTruthy()
+    expect(screen.queryByRole('table')).toBeNull()
+  })
+
+  test("a link's number the account lists but the index has not got to: said so, and the select shows it", () => {
+    renderWith(<ChartsPage search={{ number: OTHER, range: '90d', tz: 'utc' }} admin />, (qc) => {
+      qc.setQueryData(indexKeys.status(), status(10))
+      qc.setQueryData(numbersQuery('all').queryKey, [listed(NUMBER, 'TID1'), listed(OTHER, 'TID2')])
+    })
+    expect(screen.getByText('(310) 555-0101 is not indexed yet')).toBeTruthy()
+    expect(screen.getByRole('button', { name: 'Index this number' })).toBeTruthy()
+    const select = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Number' })
+    expect(select.value).toBe(OTHER)
+    expect(select.selectedOptions[0]!.textContent).toBe('(310) 555-0101 (not indexed yet)')
+  })
+})

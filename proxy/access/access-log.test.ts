@@ -129,6 +129,26 @@ describe.each(ENGINES)('access log on %s', (engine) => {
     expect((await verifyLog(db)).intact).toBe(true)
   }, 60_000)
 
+  test('a read over many numbers and customers is found by the last of them too (only the first 25 were kept)', async () => {
+    const db = await engines.open(engine)
+    const numbers = Array.from({ length: 300 }, (_, i) => String(18005550000 + i))
+    const parties = Array.from({ length: 120 }, (_, i) => String(14155550000 + i))
+    await appendEntries(db, [
+      entry({ action: 'search.export', details: { what: { numbers: numbers.join(','), q: 'x' }, format: 'csv' } }),
+      entry({ action: 'views.counts', details: { views: 1, counted: 1, parties } }),
+    ])
+    for (const n of [numbers[0]!, numbers[58]!, numbers[299]!])
+      expect(
+        (await listEntries(db, { number: n }, 10)).entries.map((e) => e.action),
+        n,
+      ).toEqual(['search.export'])
+    expect((await listEntries(db, { party: parties[119]! }, 10)).entries.map((e) => e.action)).toEqual(['views.counts'])
+    // The column holds the whole list, each member whole (it ended in a cut number, "88…").
+    const [entryOf] = (await listEntries(db, { number: numbers[299]! }, 10)).entries
+    expect(entryOf!.number!.split(',')).toEqual(numbers)
+    expect((await verifyLog(db)).intact).toBe(true)
+  }, 60_000)
+
   test('the writer commits each caller’s entry; one entry the database refuses fails only its own caller', async () => {
     const db = await engines.open(engine)
     const w = createLogWriter(db)

@@ -103,17 +103,24 @@ const asDigits = (v: string): string => (/^[\d\s().+-]+$/.test(v) && /\d/.test(v
 const oneValue = (v: unknown): string | null =>
   typeof v === 'string' ? cleanText(asDigits(v.trim()), 64) || null : typeof v === 'number' && Number.isFinite(v) ? String(v) : null
 
-/** A comma-separated string or a list of strings, each member as oneValue keeps it, joined with commas. */
+/** The most members a number or party column keeps of one entry's list (a search names at most a few hundred numbers). */
+const LISTED_MAX = 1000
+
+/**
+ * A comma-separated string or a list of strings, each member as oneValue keeps it, joined with
+ * commas: every member, up to LISTED_MAX (cut at 400 characters, a search over 59 numbers was
+ * found by its first 25 only). The columns' GIN indexes take lists of any length (migration 450).
+ */
 function listOf(many: unknown): string | null {
-  const list = typeof many === 'string' ? many.split(',') : Array.isArray(many) ? many.filter((x) => typeof x === 'string') : []
-  const joined = cleanText(
-    (list as string[])
-      .map((x) => asDigits(x.trim()))
-      .filter(Boolean)
-      .join(','),
-    400,
-  )
-  return joined || null
+  const list = typeof many === 'string' ? many.split(',', LISTED_MAX + 1) : Array.isArray(many) ? many : []
+  const members: string[] = []
+  for (const x of list) {
+    if (members.length === LISTED_MAX) break
+    if (typeof x !== 'string') continue
+    const m = cleanText(asDigits(x.trim()), 64).replaceAll(',', '')
+    if (m) members.push(m)
+  }
+  return members.length > 0 ? members.join(',') : null
 }
 
 /**
@@ -177,8 +184,9 @@ export function storableRow(e: NewEntry): Row {
 }
 
 function rowOf(e: NewEntry): Row {
-  // The number and party columns come from the details before they are cut: details too long to
-  // keep (a search with padded parameters) emptied them, and the read could not be found by them.
+  // The number and party columns come from the details as given, before any cut: details too long
+  // to keep (a search with padded parameters) emptied them, and a list longer than a kept string
+  // (300 characters) lost its later numbers, and the read could not be found by them.
   const full = cleanTree(e.details)
   return {
     at: new Date(Math.trunc(e.at.getTime())),
@@ -186,8 +194,8 @@ function rowOf(e: NewEntry): Row {
     via: e.via,
     address: cleanText(e.address, 100),
     action: cleanText(e.action, 60),
-    number: numberOf(full),
-    party: partyOf(full),
+    number: numberOf(e.details),
+    party: partyOf(e.details),
     details: storedDetails(full),
   }
 }
@@ -487,15 +495,15 @@ export async function listEntries(
     where.push(sql.replaceAll('?', `$${params.length}`))
   }
   if (f.user) add('actor = ?', f.user)
-  // A read of several numbers stores them joined with commas: the filter finds each of them.
+  // A read of several numbers stores them joined with commas: the filter finds each of them, one
+  // alone too (a list of one), through the GIN index on the list (migration 450).
   // A number is found as it is typed too: (512) 947-4129, 5129474129 or 15129474129.
-  if (f.number)
-    add("(number = ANY (?::text[]) OR (strpos(number, ',') > 0 AND string_to_array(number, ',') && ?::text[]))", partyFilterForms(f.number))
+  if (f.number) add("string_to_array(number, ',') && ?::text[]", partyFilterForms(f.number))
   // A customer is found however a request named them: as typed, as digits, with or without the 1.
   // Entries keep the party as typed ("+1 (415) 555-0123"): a phone-like one is compared by its digits too.
   if (f.party)
     add(
-      "(party = ANY (?::text[]) OR (party ~ '^[0-9 ().+-]+$' AND regexp_replace(party, '[^0-9]', '', 'g') = ANY (?::text[])) OR (strpos(party, ',') > 0 AND string_to_array(party, ',') && ?::text[]))",
+      "(party = ANY (?::text[]) OR (party ~ '^[0-9 ().+-]+$' AND regexp_replace(party, '[^0-9]', '', 'g') = ANY (?::text[])) OR string_to_array(party, ',') && ?::text[])",
       partyFilterForms(f.party),
     )
   if (f.action) {

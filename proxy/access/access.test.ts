@@ -326,8 +326,15 @@ describe.each(ENGINES)('team access on $name', (engine) => {
     expect(
       (await call(s.port, 'GET', '/api/auth/access-log?user=vic&to=2026-06-01', { headers: { cookie: alice } })).json().entries,
     ).toHaveLength(3)
+    // A `to` timestamp takes in its own instant, as the index's do: from=X&to=X is the entries at X (a 400 before).
+    const one = vicPage.entries[0] as { id: string; at: string }
+    const exact = await call(s.port, 'GET', `/api/auth/access-log?user=vic&from=${one.at}&to=${one.at}`, { headers: { cookie: alice } })
+    expect(exact.status, exact.text).toBe(200)
+    expect((exact.json() as { entries: Array<{ id: string }> }).entries.map((e) => e.id)).toContain(one.id)
     for (const [q, field] of [
       ['from=yesterday', 'from'],
+      ['to=2026-02-30T00:00:00Z', 'to'],
+      ['from=2026-06-01T10:00', 'from'],
       ['limit=0', 'limit'],
       ['cursor=zzz', 'cursor'],
       ['colour=red', 'colour'],

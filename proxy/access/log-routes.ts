@@ -1,4 +1,5 @@
 import { invalid } from '../errors.ts'
+import { dateValue } from '../index/params.ts'
 import { z } from 'zod'
 import { route, type RouteHandler, type RouteSpec } from '../http-types.ts'
 import { SECURITY_HEADERS, sendJson } from '../http.ts'
@@ -24,16 +25,17 @@ const textValue = (field: string, max: number) => (raw: string | undefined) => {
 }
 const textFilter = (field: string, max: number) => param(textValue(field, max))
 
-/** YYYY-MM-DD (a whole UTC day; `to` inclusive) or a full ISO timestamp, as in contract/index-api.ts. */
+/**
+ * YYYY-MM-DD (a whole UTC day; `to` inclusive) or an ISO 8601 timestamp with a zone (`to`
+ * inclusive of that instant), read as contract/index-api.ts reads them (proxy/index/params.ts
+ * dateValue): a `to` timestamp left out the entry written at that very millisecond.
+ */
 const dateFilter = (field: 'from' | 'to') =>
   param((raw) => {
     const v = raw?.trim()
     if (!v) return undefined
-    const day = /^\d{4}-\d{2}-\d{2}$/.test(v)
-    const ms = day ? Date.parse(`${v}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T/.test(v) ? Date.parse(v) : NaN
-    if (!Number.isFinite(ms) || (day && new Date(ms).toISOString().slice(0, 10) !== v))
-      throw invalid(field, `${field} must be a date (YYYY-MM-DD) or an ISO 8601 timestamp.`)
-    return { text: v, date: new Date(day && field === 'to' ? ms + 86_400_000 : ms) }
+    const d = dateValue(field, v)!
+    return { text: v, date: new Date(field === 'to' ? d.endExclusive : d.start) }
   })
 
 const FILTERS = {

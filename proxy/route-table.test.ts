@@ -258,6 +258,31 @@ describe('the route table', () => {
     expect(await entries()).toEqual(['history.prefetch', 'history.view'])
   })
 
+  it("a read of one message, or of the message a date finds, names that message's customer in the log (it named none)", async () => {
+    const row = await rooms.db.query<{ ordinal: number; party: string; date: Date }>(
+      `SELECT ordinal, party_digits AS party, date FROM index_messages WHERE number = $1 AND party_digits <> '' ORDER BY ordinal DESC LIMIT 1`,
+      [HISTORY.number],
+    )
+    const { ordinal, party: customer, date } = row.rows[0]!
+    const read = await call(port(), 'GET', `/api/index/message?number=${HISTORY.number}&ordinal=${ordinal}`, {
+      headers: { cookie: cookies.viewer! },
+    })
+    expect(read.status, read.text).toBe(200)
+    const day = new Date(date).toISOString().slice(0, 10)
+    const located = await call(port(), 'GET', `/api/index/locate?number=${HISTORY.number}&date=${day}`, {
+      headers: { cookie: cookies.viewer! },
+    })
+    expect(located.status, located.text).toBe(200)
+    await rooms.access.flush()
+    const logged = await rooms.db.query<{ action: string; party: string | null }>(
+      `SELECT DISTINCT ON (action) action, party FROM access_log WHERE action IN ('message.view', 'history.locate') ORDER BY action, id DESC`,
+    )
+    expect(logged.rows).toEqual([
+      { action: 'history.locate', party: customer },
+      { action: 'message.view', party: customer },
+    ])
+  })
+
   it('declares for every route its method, path, who may call it, what it reads and a schema of what it takes', () => {
     for (const r of running.routes) {
       const what = `${r.method} ${r.path}`

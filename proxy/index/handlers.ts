@@ -46,6 +46,7 @@ import {
   threadPage,
   toMessage,
   type createCountCache,
+  type MessageRow,
 } from './queries.ts'
 import type { RateMeter } from './rate-meter.ts'
 import { partyKey } from '../../contract/desk/messages.ts'
@@ -219,7 +220,8 @@ export const message: Handler<typeof MESSAGE_QUERY> = async (room, _req, res, _u
   const { db } = room
   const row = await messageAt(db, number, ordinal)
   if (!row) throw new ProxyError(404, { kind: 'not_found', message: `The index holds no message ${ordinal} for ${number}.` })
-  await ctx.logRead({ number, ordinal, party: row.party })
+  // The customer as the index keys them (the row has no `party`: it was logged as null, and the log's party filter missed the read).
+  await ctx.logRead({ number, ordinal, party: partyOfRow(row) })
   const bases = await positionBases(db, [number])
   const body: MessageResult = {
     message: toMessage(row, bases.get(number) ?? row.ordinal),
@@ -232,7 +234,7 @@ export const message: Handler<typeof MESSAGE_QUERY> = async (room, _req, res, _u
 export const locate: Handler<typeof LOCATE_QUERY> = async (room, _req, res, _url, ctx, { query: { number, date } }) => {
   const { db } = room
   const row = await locateMessage(db, number, date.day?.endExclusive ?? '')
-  await ctx.logRead({ number, date: date.text, ...(row ? { ordinal: row.ordinal, party: row.party } : {}) })
+  await ctx.logRead({ number, date: date.text, ...(row ? { ordinal: row.ordinal, party: partyOfRow(row) } : {}) })
   const bases = await positionBases(db, [number])
   const body: LocateResult = {
     message: row ? toMessage(row, bases.get(number) ?? row.ordinal) : null,
@@ -289,4 +291,9 @@ export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room,
   ctx.audit('index.forget', number ? { number, messages: forgotten } : { all: true, messages: forgotten })
   log(`index: forgot ${forgotten} messages (${number ?? 'all numbers'})`)
   sendJson(res, 200, { forgotten })
+}
+
+/** The row's customer as the index keys parties (contract/desk partyKey of its phone), or null. */
+function partyOfRow(row: MessageRow): string | null {
+  return row.phone ? partyKey(row.phone) || null : null
 }

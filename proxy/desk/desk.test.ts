@@ -771,6 +771,31 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     }
   })
 
+  it("waits a report export under the export limits, as the index's: a person's third waits its turn, the fifth is refused with Retry-After", async () => {
+    const gate = rooms.index.exportGate!
+    // Two exports of this person running (EXPORTS_PER_USER=2), as two history downloads would be.
+    const held = [gate.enter('local'), gate.enter('local')]
+    const path = `/api/desk/needs-reply/export?at=${AT}&number=${DESK.number}`
+    try {
+      expect(held.map((h) => h.place())).toEqual([null, null])
+      const third = call(port(), 'GET', path)
+      const fourth = call(port(), 'GET', path)
+      await expect.poll(() => gate.waiting(), { timeout: 5_000 }).toBe(2)
+      const fifth = await call(port(), 'GET', path)
+      expect(fifth.status, fifth.text).toBe(429)
+      expect(Number(fifth.headers['retry-after'])).toBeGreaterThan(0)
+      // The running ones end: the waiting two run, whole.
+      for (const h of held) h.leave()
+      for (const answer of [await third, await fourth]) {
+        expect(answer.status, answer.text).toBe(200)
+        expect(answer.text.split('\r\n').filter(Boolean).length - 1).toBe(Number(answer.headers['x-row-count']))
+      }
+      expect(gate.running() + gate.waiting()).toBe(0)
+    } finally {
+      for (const h of held) h.leave()
+    }
+  })
+
   it('migration 400 merges a party stored both with and without the leading 1, as a sync now stores it', async () => {
     const db = rooms.db
     // The routes first: a desk read recomputes the threads marked for it (desk_dirty) before answering.

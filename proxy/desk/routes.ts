@@ -5,7 +5,8 @@ import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { BOM, csvRow } from '../../contract/csv.ts'
 import { fitFileName } from '../../contract/file-name.ts'
-import { readJsonBody, SECURITY_HEADERS, sendJson } from '../http.ts'
+import { readJsonBody, SECURITY_HEADERS, sendError, sendJson } from '../http.ts'
+import { ExportRefused, type ExportGate, type ExportTicket } from '../index/export-gate.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_QUERY } from '../schema.ts'
 import { dateParam, digitsParam, INT4_MAX, limitParam, numberParam, readParams } from '../index/params.ts'
@@ -957,14 +958,51 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
 ]
 
 /** The desk's rows of the route table, over the index's database (null with INDEX=off: every route answers 503). */
-export function deskRoutes(db: Db | null): RouteSpec[] {
+export function deskRoutes(db: Db | null, gate: ExportGate | null = null): RouteSpec[] {
   return DESK_ROUTES.map(({ run, threads, ...r }) => ({
     ...r,
     handle: async (req, res, url, ctx) => {
       if (!db) throw new ProxyError(503, { kind: 'index_off', message: 'The message index is off (INDEX=off); the desk needs it.' })
-      // Threads a finished (or dead) sync left for later are recomputed before they are read.
-      if (threads) await flushSettled(db)
-      await run(req, res, url, ctx, db)
+      // An export waits its turn under the limits the index's exports keep (per person and in
+      // total): 40 report exports at once by one viewer held everyone's searches up for seconds.
+      const slot = r.path.endsWith('/export') ? await exportTurn(gate, res, ctx.principal?.name ?? '') : null
+      if (slot === 'gone') return
+      try {
+        // Threads a finished (or dead) sync left for later are recomputed before they are read.
+        if (threads) await flushSettled(db)
+        await run(req, res, url, ctx, db)
+      } finally {
+        slot?.leave()
+      }
     },
   }))
+}
+
+/**
+ * A slot under the export gate: at once when one is free, else after waiting in its line (the
+ * request holds its socket only); 'gone' when the client left while it waited. Past the line's
+ * bound the answer is a 429 with Retry-After, as for the index's exports.
+ */
+async function exportTurn(gate: ExportGate | null, res: ServerResponse, who: string): Promise<ExportTicket | 'gone' | null> {
+  if (!gate) return null
+  let slot: ExportTicket
+  try {
+    slot = gate.enter(who)
+  } catch (err) {
+    if (!(err instanceof ExportRefused)) throw err
+    sendError(res, err, { 'retry-after': String(err.retryAfterS) })
+    return 'gone'
+  }
+  if (!slot.place()) return slot
+  const turn = await new Promise<boolean>((resolve) => {
+    const gone = () => resolve(false)
+    res.once('close', gone)
+    void slot.turn.then(() => {
+      res.off('close', gone)
+      resolve(true)
+    })
+  })
+  if (turn) return slot
+  slot.leave()
+  return 'gone'
 }

@@ -8,7 +8,7 @@ import type { Forwarder } from '../forward.ts'
 import { route, type RouteSpec } from '../http-types.ts'
 import { NO_QUERY } from '../schema.ts'
 import type { IndexConfig } from './config.ts'
-import { createExportGate } from './export-gate.ts'
+import { createExportGate, type ExportGate } from './export-gate.ts'
 import { createExportTracker } from './export-progress.ts'
 import * as handlers from './handlers.ts'
 import type { Handler, IndexRoom } from './handlers.ts'
@@ -54,6 +54,8 @@ export interface MessageIndex {
   db: Db | null
   /** The sync machinery (tests, bench); null with INDEX=off. */
   syncer: Syncer | null
+  /** The limits every export of customer data waits under (the desk's reports too); null with INDEX=off. */
+  exportGate: ExportGate | null
 }
 
 /** One row of the index's table: the handler runs over the room, or answers 503 with INDEX=off. */
@@ -184,6 +186,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
       close: async () => {},
       db: deps.db ?? null,
       syncer: null,
+      exportGate: null,
     }
   }
 
@@ -268,5 +271,6 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     },
     db,
     syncer,
+    exportGate,
   }
 }

@@ -16,7 +16,7 @@
 import { userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { insertEntry, verifyLog } from '../proxy/access/access-log.ts'
+import { insertEntry } from '../proxy/access/access-log.ts'
 import {
   askServer,
   CONTROL_SOCKET,
@@ -119,6 +119,8 @@ function saying(req: ControlRequest, answer: Extract<ControlAnswer, { ok: true }
           : `Removed ${name} and their ${views} saved view${views === 1 ? '' : 's'}${shared ? ` (${shared} shared with the team)` : ''}.`,
       ]
     }
+    case 'verify-log':
+      return [answer.verdict?.message ?? '']
   }
 }
 
@@ -155,17 +157,15 @@ async function perform(req: ControlRequest, env: Record<string, string | undefin
   }
 }
 
-/** The access log's hash chain, checked from the command line (the Access log page shows the same). */
+/**
+ * The access log's hash chain, checked from the command line (the Access log page shows the
+ * same): by the running server over its socket, else over the database opened here.
+ */
 async function verifyLogCommand(env: Record<string, string | undefined>, out: (line: string) => void): Promise<void> {
-  const indexCfg = parseIndexConfig(env)
-  const db = await openDb({ dataDir: resolve(indexCfg.dataDir), databaseUrl: indexCfg.databaseUrl ?? undefined })
-  try {
-    const verdict = await verifyLog(db)
-    out(verdict.message)
-    if (!verdict.intact) process.exitCode = 1
-  } finally {
-    await db.close()
-  }
+  const answer = await perform({ command: 'verify-log', who: osUser() }, env)
+  if (!answer.ok) throw new Error(answer.error.message)
+  out(answer.verdict?.message ?? 'The server gave no verdict.')
+  if (!answer.verdict?.intact) process.exitCode = 1
 }
 
 export async function run(argv: string[], env: Record<string, string | undefined>, out: (line: string) => void): Promise<void> {

@@ -137,6 +137,10 @@ describe('npm run users beside a running server on PGlite', () => {
       expect(log.json().entries).toEqual([expect.objectContaining({ actor: expect.stringMatching(/^cli:/), action: 'user.add' })])
       // Refusals come back in the same words as without a server.
       expect((await users(['add', 'ops', '--role', 'admin'], 'operations desk phrase\n', besideEnv)).err).toMatch(/already exists/)
+      // The chain is checked by the running server too (the command refused: "the data directory is in use").
+      const verified = await users(['verify-log'], '', besideEnv)
+      expect(verified.err).toBe('')
+      expect(verified.out).toMatch(/intact/i)
 
       // A user's whole life, each step made by the server and logged there.
       expect((await users(['add', 'viv', '--role', 'viewer'], 'viewer password 1\n', besideEnv)).code).toBe(0)

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { pageCount, rangeText } from '../../lib/range'
+import { pageCount, pageSizesFor, rangeText } from '../../lib/range'
 import { formatCount } from '../../lib/count'
 import { useUrlBound } from '../../lib/use-url-bound'
 import { useSearch } from '@tanstack/react-router'
@@ -169,8 +169,12 @@ function RefitNotice({
   const shownEnd = total === null ? end : Math.min(end, total)
   return (
     <div role="status" className="my-2 basis-full rounded border border-amber-600 bg-amber-50 p-2 text-sm text-amber-950">
-      This link named records {formatCount(asked.first)}–{formatCount(asked.last)}, {formatCount(asked.last - asked.first + 1)} a page. This
-      server shows at most {formatCount(cap)} records a page, so this is records {formatCount(start)}–{formatCount(shownEnd)}
+      This link named records {formatCount(asked.first)}–{formatCount(asked.last)}, {formatCount(asked.last - asked.first + 1)} a page.{' '}
+      {/* The reason in its own words: over the cap, or a size the page does not offer (size=0 read as 1 blamed the cap). */}
+      {asked.last - asked.first + 1 > cap
+        ? `This server shows at most ${formatCount(cap)} records a page`
+        : `Pages of ${formatCount(asked.last - asked.first + 1)} are not offered here (${pageSizesFor(cap).map(formatCount).join(', ')})`}
+      , so this is records {formatCount(start)}–{formatCount(shownEnd)}
       {lastPage > firstPage
         ? `; pages ${formatCount(firstPage)}–${formatCount(lastPage)} hold all ${formatCount(last - asked.first + 1)} of them`
         : ''}

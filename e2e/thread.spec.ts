@@ -73,6 +73,24 @@ test.describe('whole threads from the index', () => {
     ).toBeVisible()
   })
 
+  test('on a phone, the chosen party is scrolled into the party list (the last of many was out of sight)', async ({ page }) => {
+    test.setTimeout(120_000)
+    await indexNumber(NUMBERS.big, 100_000)
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`/numbers/${NUMBERS.big.number}/thread?tid=${NUMBERS.big.tid}`)
+    const list = page.getByRole('navigation', { name: /Parties/ })
+    const links = list.getByRole('link', { name: /^\(\d{3}\) \d{3}-\d{4}/ })
+    await expect(links.first()).toBeVisible()
+    const count = await links.count()
+    // More than the six a phone shows: the last is below the fold of the list.
+    expect(count).toBeGreaterThan(6)
+    const lastHref = (await links.nth(count - 1).getAttribute('href'))!
+    await page.goto(lastHref)
+    const current = list.locator('a[aria-current="page"]')
+    await expect(current).toHaveAttribute('href', lastHref)
+    await expect(current).toBeInViewport()
+  })
+
   test("the 1,000,000-message history's thread with one party", { tag: '@scale' }, async ({ page }) => {
     // Needs the whole million indexed: minutes on this machine, so it is `npm run test:scale`'s.
     test.setTimeout(MILLION_INDEX_MS + 2 * 60_000)

@@ -106,6 +106,17 @@ function PartyList({ number, tid, selected, zone }: { number: string; tid: strin
     if (!filter.trim()) return all
     return all.filter((p) => (digits ? p.party.includes(digits) : false) || formatPhone(p.party).includes(filter.trim()))
   }, [q.data, filter, digits])
+  // The chosen party is scrolled into the list's view (its own scroll only, not the page's): on a
+  // phone the list shows six, and the 16th of 19 chosen from Needs reply was out of sight.
+  const list = useRef<HTMLUListElement>(null)
+  const loaded = q.data !== undefined
+  useEffect(() => {
+    const ul = list.current
+    const item = ul?.querySelector<HTMLElement>('[aria-current="page"]')?.closest('li')
+    if (!ul || !item) return
+    if (item.offsetTop < ul.scrollTop || item.offsetTop + item.offsetHeight > ul.scrollTop + ul.clientHeight)
+      ul.scrollTop = Math.max(0, item.offsetTop - (ul.clientHeight - item.offsetHeight) / 2)
+  }, [selected, loaded])
   return (
     <nav aria-labelledby="parties-heading" className="print:hidden">
       <h2 id="parties-heading" className="text-sm font-semibold">
@@ -126,7 +137,7 @@ function PartyList({ number, tid, selected, zone }: { number: string; tid: strin
       </label>
       {q.isError ? <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="the party list" /> : null}
       {/* On a phone the list sits above the thread: a fixed height, so the thread below does not move when the parties arrive. */}
-      <ul className="relative mt-1 h-48 overflow-auto rounded border border-slate-200 bg-white md:h-auto md:max-h-[60vh]">
+      <ul ref={list} className="relative mt-1 h-48 overflow-auto rounded border border-slate-200 bg-white md:h-auto md:max-h-[60vh]">
         {parties.slice(0, 500).map((p) => (
           // The party's customer page beside its thread link, not inside it: two links, each with its own name.
           <li key={p.party} className="flex items-center pr-1">

@@ -262,7 +262,7 @@ test.describe('a thread opened from a message', () => {
     const details = table.getByRole('link', { name: /^Details of record [\d,]+$/ }).first()
     const ordinal = /\/messages\/(\d+)/.exec((await details.getAttribute('href'))!)![1]!
     await table
-      .getByRole('link', { name: /^Thread with \d+$/ })
+      .getByRole('link', { name: /^Thread with \(\d{3}\) \d{3}-\d{4}$/ })
       .first()
       .click()
     await expect(page).toHaveURL(new RegExp(`/thread\\?.*at=${ordinal}`))

@@ -34,7 +34,7 @@ test.describe('search all messages', () => {
     await expect(page.getByText(/numbers indexed|still indexing/)).toBeVisible()
     expect(await axeViolations(page)).toEqual([])
 
-    await table.getByRole('link', { name: 'In history: record 1500 of 18323232323' }).click()
+    await table.getByRole('link', { name: 'In history: record 1,500 of (832) 323-2323' }).click()
     await expect(page).toHaveURL(/\/numbers\/18323232323\?.*page=30/)
     await expect(page.getByRole('navigation', { name: 'Pagination' }).locator('p[aria-live]')).toHaveText('1,451–1,500 of 2,345')
     const marked = page.getByRole('table', { name: /Messages/ }).locator('[data-marked="true"]')

@@ -6,6 +6,7 @@ import { useHistoryDisplay } from '../../components/message/display-context'
 import { DateText, directionLabel, MessageCell, PhoneText } from '../../components/message/message-parts'
 import { StatusBadge } from '../../components/message/status-badge'
 import { formatCount } from '../../lib/count'
+import { formatPhone } from '../../lib/phone'
 import { Link } from '@tanstack/react-router'
 
 const helper = createColumnHelper<Features, IndexedRow>()
@@ -83,7 +84,7 @@ function ResultLinks({ m }: { m: IndexedRow }) {
           params={{ number: m.number }}
           search={{ tid, page, mark: m.position, tz }}
           className="inline-block min-h-6 py-1 text-blue-800 underline"
-          aria-label={`In history: record ${m.position} of ${m.number}`}
+          aria-label={`In history: record ${formatCount(m.position)} of ${formatPhone(m.number)}`}
         >
           In history
         </Link>
@@ -95,7 +96,7 @@ function ResultLinks({ m }: { m: IndexedRow }) {
             params={{ number: m.number }}
             search={{ tid, party: m.phone, tz, at: m.ordinal }}
             className="inline-block min-h-6 py-1 text-blue-800 underline"
-            aria-label={`Thread with ${m.phone}`}
+            aria-label={`Thread with ${formatPhone(m.phone)}`}
           >
             Thread
           </Link>

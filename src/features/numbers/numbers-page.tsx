@@ -8,7 +8,8 @@ import { VirtualTable } from '../../components/data-table/virtual-table'
 import { columnLabel, exportTable, parseSort, sortToParam } from '../../components/data-table/features'
 import { ExportButtons } from '../../components/export-buttons'
 import { Tabs } from '../../components/tabs'
-import { auditSelectionParams, parseAuditSelection, type AuditFilter } from './audit'
+import { auditFilterLabel, auditSelectionParams, parseAuditSelection, type AuditFilter } from './audit'
+import { PrintHeader } from '../../components/print-header'
 import { AuditSummary } from './audit-summary'
 import { COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMNS_ALL, COLUMNS_TYPED } from './columns'
 import { numberRowId, type NumberRow } from './number-rows'
@@ -25,6 +26,7 @@ const TABS = [
 ] as const satisfies ReadonlyArray<{ id: NumberTab; label: string }>
 
 const TAB_NAME: Record<NumberTab, string> = { all: 'all', local: 'local', tollfree: 'toll-free' }
+const PRINTED_TAB: Record<NumberTab, string> = { all: 'All numbers', local: 'Local numbers', tollfree: 'Toll-free numbers' }
 
 function readTab(v: string): NumberTab {
   return v === 'local' || v === 'tollfree' ? v : 'all'
@@ -69,9 +71,20 @@ export function NumbersPage({ search }: { search: NumbersSearch }) {
       ? 'Applying the audit filter…'
       : `${formatCount(shown)} number${shown === 1 ? '' : 's'}${shown !== data.length ? ` of ${formatCount(data.length)}` : ''}`
 
+  // On paper, what the rows are: which tab, search and audit filter, how many (the controls that say so do not print).
+  const printed = data
+    ? [
+        `${PRINTED_TAB[tab]}: ${countText}`,
+        query ? `search “${query}”` : null,
+        auditSel.length > 0 ? `callback audit: ${auditSel.map(auditFilterLabel).join(', ')}` : null,
+      ]
+        .filter(Boolean)
+        .join('; ')
+    : null
   return (
     <section aria-labelledby="numbers-heading">
-      <h1 id="numbers-heading" className="mb-3 text-xl font-semibold">
+      <PrintHeader title="Owned numbers" holds={printed} zone="local" />
+      <h1 id="numbers-heading" className="mb-3 text-xl font-semibold print:hidden">
         Owned numbers
       </h1>
       <Tabs tabs={TABS} value={tab} onChange={changeTab} label="Number type" panelId="numbers-panel" />

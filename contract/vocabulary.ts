@@ -51,6 +51,7 @@ const VERBS = {
   counts: 'counts viewed',
   share: 'shared or made private',
   handled: 'marked handled',
+  unhandled: 'mark handled undone',
   settings: 'settings changed',
 } as const
 type Verb = keyof typeof VERBS
@@ -92,6 +93,7 @@ const ACTION_PARTS = [
   ['needs-reply', 'export'],
   ['needs-reply', 'export.done'],
   ['needs-reply', 'handled'],
+  ['needs-reply', 'unhandled'],
   ['needs-reply', 'settings'],
   ['opt-outs', 'view'],
   ['opt-outs', 'export'],

@@ -179,6 +179,22 @@ test.describe('the support desk', () => {
     expect(entry?.details).toMatchObject({ number: DESK.number, party: first.party, through: first.lastInbound!.ordinal })
     await expect(rows).toHaveCount(queueNow().length)
     expect(queueNow().length).toBe(expected.length - 1)
+    // A mark made by mistake is undone from its confirmation, by keyboard: the customer is back.
+    const undo = page
+      .getByRole('status')
+      .filter({ hasText: /^Marked handled/ })
+      .getByRole('button', { name: 'Undo' })
+    await undo.focus()
+    await page.keyboard.press('Enter')
+    await expect(page.getByRole('status').filter({ hasText: /^Undone:/ })).toBeFocused()
+    handled.delete(first.party)
+    await expect(rows).toHaveCount(queueNow().length)
+    expect(queueNow().length).toBe(expected.length)
+    // Marked again, for what follows.
+    await page.getByRole('button', { name: `Mark handled: ${fmt(first.party)} on ${fmt(DESK.number)}` }).click()
+    await expect(page.getByRole('status').filter({ hasText: /^Marked handled/ })).toContainText('by you at')
+    handled.set(first.party, new Date())
+    await expect(rows).toHaveCount(queueNow().length)
 
     // The customer link of a waiting customer opens them across every number.
     const next = queueNow()[0]!

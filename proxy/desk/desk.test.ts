@@ -384,6 +384,58 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(JSON.stringify(log.rows[0]!.details)).toContain(`"through":${seen}`)
   })
 
+  it('undoes a mark: the customer is back in the queue, an earlier mark comes back, a newer one stays; logged', async () => {
+    const p = DESK_PARTIES.wait3d
+    const queue = async () => (await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}&limit=500`)).rows.map((x) => x.party)
+    expect(await queue()).toContain(p)
+    const mark = async () => {
+      const r = await call(port(), 'POST', '/api/desk/handled', { json: { number: DESK.number, party: p } })
+      expect(r.status, r.text).toBe(200)
+      return r.json() as { handledAt: string }
+    }
+    const undo = (handledAt: string) =>
+      call(port(), 'POST', '/api/desk/handled/undo', { json: { number: DESK.number, party: p, handledAt } })
+    const first = await mark()
+    expect(await queue()).not.toContain(p)
+    const u1 = await undo(first.handledAt)
+    expect(u1.status, u1.text).toBe(200)
+    expect(u1.json()).toMatchObject({ party: p, restored: false })
+    expect(await queue()).toContain(p)
+    // Two marks: undoing the second puts the first back (the customer stays handled).
+    const a = await mark()
+    await new Promise((r) => setTimeout(r, 5))
+    const b = await mark()
+    // An undo of the older one while a newer one stands: refused, the newer stays.
+    const stale = await undo(a.handledAt)
+    expect(stale.status, stale.text).toBe(409)
+    expect(stale.json().error).toMatchObject({ field: 'handledAt' })
+    expect((await undo(b.handledAt)).json()).toMatchObject({ restored: true })
+    const kept = await rooms.db.query<{ handled_at: Date; prev: unknown }>(
+      'SELECT handled_at, prev FROM desk_handled WHERE number = $1 AND party = $2',
+      [DESK.number, p],
+    )
+    expect(new Date(kept.rows[0]!.handled_at).toISOString()).toBe(a.handledAt)
+    expect(kept.rows[0]!.prev).toBeNull()
+    expect(await queue()).not.toContain(p)
+    // Back to no mark at all, then nothing left to undo.
+    expect((await undo(a.handledAt)).json()).toMatchObject({ restored: false })
+    expect((await undo(a.handledAt)).status).toBe(404)
+    expect(await queue()).toContain(p)
+    for (const [json, field] of [
+      [{ number: DESK.number, party: p }, 'handledAt'],
+      [{ number: DESK.number, party: p, handledAt: 'yesterday' }, 'handledAt'],
+      [{ number: 'x', party: p, handledAt: a.handledAt }, 'number'],
+      [{ number: DESK.number, party: p, handledAt: a.handledAt, by: 'x' }, 'by'],
+    ] as const) {
+      const r = await call(port(), 'POST', '/api/desk/handled/undo', { json })
+      expect(r.status, r.text).toBe(400)
+      expect(r.json().error).toMatchObject({ field })
+    }
+    await rooms.access.flush()
+    const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'needs-reply.unhandled'`)
+    expect(log.rows[0]!.n).toBe(3)
+  })
+
   it('refuses bad parameters, naming the field', async () => {
     const cases: Array<[string, string, string, unknown?]> = [
       ['GET', '/api/desk/needs-reply?thresholdMinutes=abc', 'thresholdMinutes'],
@@ -447,6 +499,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       [
         'customer.view',
         'needs-reply.handled',
+        'needs-reply.unhandled',
         'needs-reply.view',
         'opt-outs.view',
         'quiet-hours.view',

@@ -249,15 +249,70 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
       })
   }
   const by = ctx.principal?.name ?? 'unknown'
+  // The mark it replaces is kept for an undo (one step back).
   const r = await db.query<{ handled_at: Date }>(
     `INSERT INTO desk_handled (number, party, handled_at, handled_by, through_date, through_ordinal) VALUES ($1, $2, now(), $3, $4, $5)
-     ON CONFLICT (number, party) DO UPDATE SET handled_at = now(), handled_by = $3, through_date = $4, through_ordinal = $5
+     ON CONFLICT (number, party) DO UPDATE SET handled_at = now(), handled_by = $3, through_date = $4, through_ordinal = $5,
+       prev = jsonb_build_object('handled_at', desk_handled.handled_at, 'handled_by', desk_handled.handled_by,
+                                 'through_date', desk_handled.through_date, 'through_ordinal', desk_handled.through_ordinal)
      RETURNING handled_at`,
     [number, party, by, seen?.date ?? null, seen?.ordinal ?? null],
   )
   await refreshDesk(db, number, [party])
   ctx.audit('needs-reply.handled', { number, party, ...(seen ? { through: seen.ordinal } : {}) })
   sendJson(res, 200, { number, party, handledAt: iso(r.rows[0]!.handled_at), handledBy: by })
+}
+
+/**
+ * Undoes a "mark handled": the mark made at `handledAt` is replaced by the one it replaced, or
+ * removed when there was none, and the thread's wait worked out again. A mark made since (by
+ * anyone) is not undone by an older undo: 409.
+ */
+async function unhandledRoute(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  readParams(url, [])
+  const body = await readJsonBody(req)
+  for (const k of Object.keys(body))
+    if (k !== 'number' && k !== 'party' && k !== 'handledAt')
+      throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number, party and handledAt.`)
+  if (typeof body.number !== 'string' || !/^\+?\d{6,15}$/.test(body.number))
+    throw invalid('number', 'number is required: the account number, 6 to 15 digits.')
+  if (typeof body.party !== 'string' || body.party.length > 64 || !/^\d{1,15}$/.test(body.party.replace(/\D/g, '')))
+    throw invalid('party', 'party is required: the customer’s phone number (at most 15 digits).')
+  const at = typeof body.handledAt === 'string' && body.handledAt.length <= 40 ? Date.parse(body.handledAt) : Number.NaN
+  if (!Number.isFinite(at)) throw invalid('handledAt', 'handledAt is required: the time of the mark to undo, as the mark gave it.')
+  const number = body.number.replace(/^\+/, '')
+  const party = partyKey(body.party.replace(/\D/g, ''))
+  const done = await db.transaction(async (tx) => {
+    const cur = await tx.query<{ handled_at: Date; prev: Record<string, unknown> | string | null }>(
+      'SELECT handled_at, prev FROM desk_handled WHERE number = $1 AND party = $2 FOR UPDATE',
+      [number, party],
+    )
+    const row = cur.rows[0]
+    if (!row) return 'none' as const
+    // Compared to the millisecond the answer gave (the stored time has microseconds).
+    if (Math.floor(new Date(row.handled_at).getTime()) !== at) return 'newer' as const
+    const prev = typeof row.prev === 'string' ? (JSON.parse(row.prev) as Record<string, unknown>) : row.prev
+    if (!prev) await tx.query('DELETE FROM desk_handled WHERE number = $1 AND party = $2', [number, party])
+    else
+      await tx.query(
+        `UPDATE desk_handled SET handled_at = ($3::jsonb->>'handled_at')::timestamptz, handled_by = $3::jsonb->>'handled_by',
+           through_date = ($3::jsonb->>'through_date')::timestamptz, through_ordinal = ($3::jsonb->>'through_ordinal')::int, prev = NULL
+         WHERE number = $1 AND party = $2`,
+        [number, party, JSON.stringify(prev)],
+      )
+    return prev ? ('restored' as const) : ('removed' as const)
+  })
+  if (done === 'none')
+    throw new ProxyError(404, { kind: 'not_found', field: 'party', message: `No mark of ${party} on ${number} is there to undo.` })
+  if (done === 'newer')
+    throw new ProxyError(409, {
+      kind: 'invalid_request',
+      field: 'handledAt',
+      message: 'This conversation was marked again since: that newer mark stays.',
+    })
+  await refreshDesk(db, number, [party])
+  ctx.audit('needs-reply.unhandled', { number, party, restored: done === 'restored' })
+  sendJson(res, 200, { number, party, restored: done === 'restored' })
 }
 
 async function settingsRoute(_req: IncomingMessage, res: ServerResponse, url: URL, _ctx: RequestContext, db: Db) {
@@ -884,6 +939,14 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     threads: true,
   },
   { method: 'POST', path: '/api/desk/handled', access: 'signed-in', reads: null, schema: { querystring: NO_QUERY }, run: handledRoute },
+  {
+    method: 'POST',
+    path: '/api/desk/handled/undo',
+    access: 'signed-in',
+    reads: null,
+    schema: { querystring: NO_QUERY },
+    run: unhandledRoute,
+  },
   {
     method: 'GET',
     path: '/api/desk/opt-outs',

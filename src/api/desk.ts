@@ -13,6 +13,7 @@ export const DESK_PATHS = {
   needsReplyExport: '/api/desk/needs-reply/export',
   needsReplyCount: '/api/desk/needs-reply/count',
   handled: '/api/desk/handled',
+  unhandled: '/api/desk/handled/undo',
   optOuts: '/api/desk/opt-outs',
   optOutsExport: '/api/desk/opt-outs/export',
   sentAfter: '/api/desk/sent-after-opt-out',
@@ -105,6 +106,13 @@ const handledWire = z.looseObject({ number: z.string(), party: z.string(), handl
 /** Handled up to `through`, the newest message from the customer that was shown (its ordinal), when known. */
 export async function markHandled(number: string, party: string, through: number | null = null) {
   return parseWire(handledWire, await postJson(DESK_PATHS.handled, { number, party, ...(through ? { through } : {}) }), WHO)
+}
+
+const undoneWire = z.looseObject({ number: z.string(), party: z.string(), restored: z.boolean() })
+
+/** Undoes the mark made at `handledAt` (as markHandled's answer gave it): the one it replaced comes back, or none. */
+export async function undoHandled(number: string, party: string, handledAt: string) {
+  return parseWire(undoneWire, await postJson(DESK_PATHS.unhandled, { number, party, handledAt }), WHO)
 }
 
 // ---- the team's settings --------------------------------------------------------------------

@@ -78,7 +78,7 @@ function CustomerBox({ party, zone }: { party: string; zone: Zone }) {
           onChange={(e) => {
             setText(e.target.value)
           }}
-          placeholder="(917) 555-0101 or +44 20 7183 8750"
+          placeholder="(917) 555-0101"
           aria-invalid={problem ? true : undefined}
           aria-describedby={problem ? 'customer-problem' : undefined}
           autoFocus={!party}

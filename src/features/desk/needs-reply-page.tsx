@@ -5,6 +5,7 @@ import {
   deskKeys,
   deskSettingsQuery,
   markHandled,
+  undoHandled,
   needsReplyExportUrl,
   needsReplyQuery,
   saveDeskSettings,
@@ -178,14 +179,30 @@ function Queue({ search }: { search: NeedsReplySearch }) {
   const q = useQuery(needsReplyQuery(number))
   const qc = useQueryClient()
   const tidOf = useTidOf()
-  const [done, setDone] = useState<string | null>(null)
+  const [done, setDone] = useState<{ party: string; number: string; by: string; at: string; undo: () => Promise<unknown> } | null>(null)
+  const [undone, setUndone] = useState<string | null>(null)
+  // "Mark handled" is one tap (a phone, Enter): a mistake is undone from its confirmation.
+  const undo = useMutation({
+    mutationFn: (f: () => Promise<unknown>) => f(),
+    onSuccess: () => {
+      if (done) setUndone(`Undone: ${done.party} on ${done.number} is as it was before the mark.`)
+      setDone(null)
+      void qc.invalidateQueries({ queryKey: deskKeys.all })
+    },
+  })
   const handle = useMutation({
     // Up to the message shown: one from them indexed later is not marked with it.
     mutationFn: (e: QueueEntry) => markHandled(e.number, e.party, e.lastInbound.ordinal),
     onSuccess: (r) => {
-      setDone(
-        `Marked handled: ${formatPhone(r.party)} on ${formatPhone(r.number)}, by ${r.handledBy ? whoDid(r.handledBy, me) : 'you'} at ${formatDate(msOf(r.handledAt), search.tz)}.`,
-      )
+      setDone({
+        party: formatPhone(r.party),
+        number: formatPhone(r.number),
+        by: r.handledBy ? whoDid(r.handledBy, me) : 'you',
+        at: formatDate(msOf(r.handledAt), search.tz),
+        undo: () => undoHandled(r.number, r.party, r.handledAt ?? ''),
+      })
+      setUndone(null)
+      undo.reset()
       void qc.invalidateQueries({ queryKey: deskKeys.all })
     },
   })
@@ -213,10 +230,34 @@ function Queue({ search }: { search: NeedsReplySearch }) {
         ) : null}
       </div>
       {done ? (
-        <p key={done} ref={focusOnMount} tabIndex={-1} role="status" className="mt-2 text-sm text-green-900">
-          {done}
+        <p
+          key={`${done.party}|${done.number}|${done.at}`}
+          ref={focusOnMount}
+          tabIndex={-1}
+          role="status"
+          className="mt-2 text-sm text-green-900"
+        >
+          {/* Each number kept whole: on a phone "(512) 947-4129" broke after its dash. */}
+          Marked handled: <span className="whitespace-nowrap">{done.party}</span> on{' '}
+          <span className="whitespace-nowrap">{done.number}</span>, by {done.by} at <span className="whitespace-nowrap">{done.at}</span>.{' '}
+          <button
+            type="button"
+            className="btn ml-1 print:hidden"
+            disabled={undo.isPending}
+            onClick={() => {
+              undo.mutate(done.undo)
+            }}
+          >
+            Undo
+          </button>
         </p>
       ) : null}
+      {undone ? (
+        <p key={undone} ref={focusOnMount} tabIndex={-1} role="status" className="mt-2 text-sm text-green-900">
+          {undone}
+        </p>
+      ) : null}
+      {undo.isError ? <ErrorAlert error={undo.error} doing="undoing the mark" takeFocus /> : null}
       {handle.isError ? (
         <ErrorAlert
           error={handle.error}

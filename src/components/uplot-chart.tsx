@@ -33,6 +33,17 @@ const MIN_WIDTH = 200
 const BARS = uPlot.paths.bars?.({ size: [0.7, 40] })
 const HALF_DAY_S = 43_200
 const DAY_INCRS = [1, 2, 7, 14, 28, 56, 91, 182, 364, 728].map((d) => d * 86_400)
+const TICK_DAY = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' })
+const TICK_YEAR = new Intl.DateTimeFormat('en-US', { year: 'numeric', timeZone: 'UTC' })
+
+/**
+ * A day axis' tick labels (splits in seconds, each a day's UTC midnight): the day and month
+ * ("Mar 1", "Mar 29"), the year alone when ticks are a year apart. uPlot's own labels named only
+ * the month once ticks were 28 days apart, so two ticks in March both read "Mar".
+ */
+export function dayTickLabels(splits: readonly number[], incr: number): string[] {
+  return splits.map((s) => (incr >= 364 * 86_400 ? TICK_YEAR : TICK_DAY).format(new Date(s * 1000)))
+}
 
 export function UPlotChart({
   label,
@@ -81,7 +92,10 @@ export function UPlotChart({
           ...(fromZero ? { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } } : {}),
         },
         // Bars are per day: ticks on whole days (not 12am / 12pm over a short span).
-        axes: [bars ? { ...axis(), incrs: DAY_INCRS } : axis(), { ...axis(), label: yLabel, size: 60 }],
+        axes: [
+          bars ? { ...axis(), incrs: DAY_INCRS, values: (_u, splits, _i, _space, incr) => dayTickLabels(splits, incr) } : axis(),
+          { ...axis(), label: yLabel, size: 60 },
+        ],
         // The y scale's floor and the points drawn, once drawn, for a reader (and a test) that cannot see the canvas.
         hooks: {
           draw: [

@@ -23,7 +23,12 @@ describe('route params', () => {
       searchSearch,
       new URLSearchParams('q=hi&party=(917)%20555-0142&numbers=1832,x,15551234567&from=2026-02-30&to=2026-01-31&status=bad'),
     )
-    expect(s).toMatchObject({ q: 'hi', party: '9175550142', numbers: ['1832', '15551234567'], from: '', to: '2026-01-31', status: null })
+    // One member that is no account number (1832, x) leaves the whole list out, for DroppedParams to say.
+    expect(s).toMatchObject({ q: 'hi', party: '9175550142', numbers: [], from: '', to: '2026-01-31', status: null })
+    expect(parseSearch(searchSearch, new URLSearchParams('numbers=+1 (832) 323-2323, 18552009444,')).numbers).toEqual([
+      '18323232323',
+      '18552009444',
+    ])
   })
   it('knows real days', () => {
     expect(isDay('2024-02-29')).toBe(true)
@@ -57,6 +62,8 @@ describe('fields a link gave that could not be read', () => {
       { key: 'party', value: 'abc' },
       { key: 'numbers', value: ',,x' },
     ])
+    // A member too short to be a number reached the server, which refused the whole search (400).
+    expect(droppedParams(searchSearch, '?numbers=123,abc', keys)).toEqual([{ key: 'numbers', value: '123,abc' }])
   })
   it('leaves alone a value read, one tidied, and one not given', () => {
     expect(droppedParams(searchSearch, '?from=2026-02-28&party=415.555.0123&dir=inbound&to=', keys)).toEqual([])

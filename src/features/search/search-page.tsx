@@ -48,7 +48,7 @@ const SEARCH_FIELDS = {
   dir: { label: 'Direction', must: 'neither inbound nor outbound' },
   status: { label: 'Status', must: 'none of success, error or other' },
   media: { label: 'Media', must: 'neither yes nor no' },
-  numbers: { label: 'Numbers', must: 'no phone number in it' },
+  numbers: { label: 'Numbers', must: 'not a list of account numbers (6 to 15 digits each, separated by commas)' },
 } as const
 
 export function SearchPage({ search, canExport }: { search: SearchSearch; canExport: boolean | null }) {

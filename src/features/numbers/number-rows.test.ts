@@ -73,6 +73,20 @@ describe('numbers rows', () => {
     expect(filterRows(toNumberRows(data, null, facts), '', ['none'], texts)).toEqual([])
   })
 
+  it('two letters that are a country of the listing find that country alone, not text containing them', () => {
+    const mixed = [
+      { ...owned('15147901725', 'CASJKL1', W, D), country: 'CA' },
+      { ...owned('18323232321', 'USCAXYZ', W, D), country: 'US' },
+      { ...owned('14165550100', 'T3', W, D), country: 'CA' },
+    ]
+    const rows = toNumberRows(mixed, null, new Map())
+    const texts = mixed.map(searchText)
+    expect(filterRows(rows, 'CA', [], texts).map(idOf)).toEqual(['15147901725:CASJKL1', '14165550100:T3'])
+    expect(filterRows(rows, 'us', [], texts).map(idOf)).toEqual(['18323232321:USCAXYZ'])
+    // Not a country of the listing: text as before ("Local" holds "lo").
+    expect(filterRows(rows, 'lo', [], texts)).toHaveLength(3)
+  })
+
   it('a number listed twice, under two tids, is a finding on both rows, naming both tids', () => {
     const rows = toNumberRows(data, audit.findingsById, facts, audit.tidsByNumber)
     expect(rows[0]!.findings).toEqual(['number.listed_twice'])

@@ -71,8 +71,12 @@ export function filterRows(
   const needle = phoneQueryDigits(q) || q
   const filtering = audit.length > 0
   if (!q && !filtering) return rows
+  // Two letters that are a country of the listing ("CA", "us") find that country's numbers: as
+  // text, "ca" found "Local" on every row and "US" a Canadian tid.
+  const country = /^[a-z]{2}$/.test(q) && rows.some((r) => r.owned.country?.toLowerCase() === q) ? q : null
   return rows.filter((r, i) => {
     if (filtering && (!r.findings || !matchesAnyAudit(r.findings, audit))) return false
+    if (country !== null) return r.owned.country?.toLowerCase() === country
     return !q || (texts?.[i] ?? searchText(r.owned)).includes(needle)
   })
 }

@@ -202,16 +202,22 @@ async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse,
   )
 }
 
+/** A mark's number and party as sent (the party's digits as typed), each checked and named when wrong. */
+function threadOf(body: Record<string, unknown>): { number: string; typed: string } {
+  if (typeof body.number !== 'string' || !/^\+?\d{6,15}$/.test(body.number))
+    throw invalid('number', 'number is required: the account number, 6 to 15 digits.')
+  if (typeof body.party !== 'string' || body.party.length > 64 || !/^\d{1,15}$/.test(body.party.replace(/\D/g, '')))
+    throw invalid('party', 'party is required: the customer’s phone number (at most 15 digits).')
+  return { number: body.number.replace(/^\+/, ''), typed: body.party.replace(/\D/g, '') }
+}
+
 async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
   readParams(url, [])
   const body = await readJsonBody(req)
   for (const k of Object.keys(body))
     if (k !== 'number' && k !== 'party' && k !== 'through')
       throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number, party and through.`)
-  if (typeof body.number !== 'string' || !/^\+?\d{6,15}$/.test(body.number))
-    throw invalid('number', 'number is required: the account number, 6 to 15 digits.')
-  if (typeof body.party !== 'string' || body.party.length > 64 || !/^\d{1,15}$/.test(body.party.replace(/\D/g, '')))
-    throw invalid('party', 'party is required: the customer’s phone number (at most 15 digits).')
+  const { number, typed } = threadOf(body)
   const through = body.through
   // Ordinals are PostgreSQL integers: a larger one failed in the database as a 500.
   if (
@@ -223,8 +229,6 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
       'through',
       `through, when sent, is the ordinal of the newest message from the customer that was seen: a whole number from 1 to ${INT4_MAX}.`,
     )
-  const number = body.number.replace(/^\+/, '')
-  const typed = body.party.replace(/\D/g, '')
   // The thread as the index keys it (contract/desk partyKey), whichever way the party was typed.
   const known = await db.query<{ party: string }>('SELECT party FROM desk_threads WHERE number = $1 AND party = $2', [
     number,
@@ -274,14 +278,10 @@ async function unhandledRoute(req: IncomingMessage, res: ServerResponse, url: UR
   for (const k of Object.keys(body))
     if (k !== 'number' && k !== 'party' && k !== 'handledAt')
       throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number, party and handledAt.`)
-  if (typeof body.number !== 'string' || !/^\+?\d{6,15}$/.test(body.number))
-    throw invalid('number', 'number is required: the account number, 6 to 15 digits.')
-  if (typeof body.party !== 'string' || body.party.length > 64 || !/^\d{1,15}$/.test(body.party.replace(/\D/g, '')))
-    throw invalid('party', 'party is required: the customer’s phone number (at most 15 digits).')
+  const { number, typed } = threadOf(body)
   const at = typeof body.handledAt === 'string' && body.handledAt.length <= 40 ? Date.parse(body.handledAt) : Number.NaN
   if (!Number.isFinite(at)) throw invalid('handledAt', 'handledAt is required: the time of the mark to undo, as the mark gave it.')
-  const number = body.number.replace(/^\+/, '')
-  const party = partyKey(body.party.replace(/\D/g, ''))
+  const party = partyKey(typed)
   const done = await db.transaction(async (tx) => {
     const cur = await tx.query<{ handled_at: Date; prev: Record<string, unknown> | string | null }>(
       'SELECT handled_at, prev FROM desk_handled WHERE number = $1 AND party = $2 FOR UPDATE',

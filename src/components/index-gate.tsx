@@ -60,7 +60,7 @@ function NumberNotIndexed({
   what: string
 }) {
   const listing = useAccountListing(number)
-  const [starting, setStarting] = useState<'idle' | 'busy' | 'started' | 'failed'>('idle')
+  const { state: starting, start } = useStartIndexing()
   if (listing.loading) return <TableSkeleton label="Checking the account’s numbers" />
   const listed = listing.entries[0]
   if (!listed && !listing.failed && !facts)
@@ -83,27 +83,13 @@ function NumberNotIndexed({
         {busy ? ': this page fills in when its indexing finishes.' : '.'}
       </p>
       {busy ? null : admin && listed ? (
-        <>
-          <button
-            type="button"
-            className="btn mt-2"
-            disabled={starting === 'busy'}
-            onClick={() => {
-              setStarting('busy')
-              startSync({ number: listed.number, tid: listed.tid }).then(
-                () => {
-                  setStarting('started')
-                },
-                () => {
-                  setStarting('failed')
-                },
-              )
-            }}
-          >
-            Index this number
-          </button>
-          {starting === 'failed' ? <p role="alert">Indexing could not be started. Try again, or use the Index page.</p> : null}
-        </>
+        <StartIndexingButton
+          label="Index this number"
+          state={starting}
+          onStart={() => {
+            start({ number: listed.number, tid: listed.tid })
+          }}
+        />
       ) : (
         <p>An admin can index it on the Index page.</p>
       )}
@@ -147,7 +133,7 @@ export function NothingIndexed({
   onIndexing: () => void
   what: string
 }) {
-  const [starting, setStarting] = useState<'idle' | 'busy' | 'started' | 'failed'>('idle')
+  const { state: starting, start } = useStartIndexing(onIndexing)
   const syncing = numbers.some((n) => n.state === 'syncing' || n.state === 'queued') || starting === 'started'
   const failing = numbers.filter((n) => n.state === 'error' || n.error)
   if (failing.length > 0 && !syncing)
@@ -165,31 +151,54 @@ export function NothingIndexed({
       {syncing ? (
         <p role="status">This page fills in as numbers are indexed.</p>
       ) : admin ? (
-        <>
-          <button
-            type="button"
-            className="btn mt-2"
-            disabled={starting === 'busy'}
-            onClick={() => {
-              setStarting('busy')
-              startSync({ all: true }).then(
-                () => {
-                  setStarting('started')
-                  onIndexing()
-                },
-                () => {
-                  setStarting('failed')
-                },
-              )
-            }}
-          >
-            Index all numbers
-          </button>
-          {starting === 'failed' ? <p role="alert">Indexing could not be started. Try again, or use the Index page.</p> : null}
-        </>
+        <StartIndexingButton
+          label="Index all numbers"
+          state={starting}
+          onStart={() => {
+            start({ all: true })
+          }}
+        />
       ) : (
         <p>An admin can index the numbers on the Index page.</p>
       )}
     </EmptyState>
+  )
+}
+
+/** Starting a sync from a page (one number, or all): where it stands, and how to start it. */
+export function useStartIndexing(onStarted?: () => void) {
+  const [state, setState] = useState<'idle' | 'busy' | 'started' | 'failed'>('idle')
+  const start = (target: Parameters<typeof startSync>[0]) => {
+    setState('busy')
+    startSync(target).then(
+      () => {
+        setState('started')
+        onStarted?.()
+      },
+      () => {
+        setState('failed')
+      },
+    )
+  }
+  return { state, start }
+}
+
+/** The button that starts it, and what went wrong if it could not. */
+export function StartIndexingButton({
+  label,
+  state,
+  onStart,
+}: {
+  label: string
+  state: ReturnType<typeof useStartIndexing>['state']
+  onStart: () => void
+}) {
+  return (
+    <>
+      <button type="button" className="btn mt-2" disabled={state === 'busy'} onClick={onStart}>
+        {label}
+      </button>
+      {state === 'failed' ? <p role="alert">Indexing could not be started. Try again, or use the Index page.</p> : null}
+    </>
   )
 }

@@ -1,7 +1,6 @@
-import { useState } from 'react'
 import type { NumberIndexStatus } from '../../api/index-api'
-import { startSync } from '../../api/index-admin'
 import { EmptyState } from '../../components/empty-state'
+import { StartIndexingButton, useStartIndexing } from '../../components/index-gate'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
 
@@ -40,7 +39,7 @@ export function NoMatches({
   onSearchParty: (digits: string) => void
   onIndexing: () => void
 }) {
-  const [starting, setStarting] = useState<'idle' | 'busy' | 'started' | 'failed'>('idle')
+  const { state: starting, start } = useStartIndexing(onIndexing)
   const phone = phoneInText(q)
   if (phone)
     return (
@@ -79,28 +78,13 @@ export function NoMatches({
         {syncing || starting === 'started' ? (
           <p role="status">Matches appear here as numbers are indexed.</p>
         ) : admin ? (
-          <>
-            <button
-              type="button"
-              className="btn mt-2"
-              disabled={starting === 'busy'}
-              onClick={() => {
-                setStarting('busy')
-                startSync({ all: true }).then(
-                  () => {
-                    setStarting('started')
-                    onIndexing()
-                  },
-                  () => {
-                    setStarting('failed')
-                  },
-                )
-              }}
-            >
-              Index all numbers
-            </button>
-            {starting === 'failed' ? <p role="alert">Indexing could not be started. Try again, or use the Index page.</p> : null}
-          </>
+          <StartIndexingButton
+            label="Index all numbers"
+            state={starting}
+            onStart={() => {
+              start({ all: true })
+            }}
+          />
         ) : (
           <p>An admin can index the numbers on the Index page.</p>
         )}

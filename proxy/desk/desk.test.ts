@@ -417,9 +417,28 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(new Date(kept.rows[0]!.handled_at).toISOString()).toBe(a.handledAt)
     expect(kept.rows[0]!.prev).toBeNull()
     expect(await queue()).not.toContain(p)
-    // Back to no mark at all, then nothing left to undo.
+    // Back to no mark at all (the first had none before it), then nothing left to undo.
     expect((await undo(a.handledAt)).json()).toMatchObject({ restored: false })
     expect((await undo(a.handledAt)).status).toBe(404)
+    expect(await queue()).toContain(p)
+    // Three marks: undoing the third puts the second back, which is not undone in turn (it would
+    // drop the first, which it does not know): 409, and the second stays.
+    const z = await mark()
+    await new Promise((r) => setTimeout(r, 5))
+    const y = await mark()
+    await new Promise((r) => setTimeout(r, 5))
+    const x = await mark()
+    expect((await undo(x.handledAt)).json()).toMatchObject({ restored: true })
+    const again = await undo(y.handledAt)
+    expect(again.status, again.text).toBe(409)
+    const stays = await rooms.db.query<{ handled_at: Date }>('SELECT handled_at FROM desk_handled WHERE number = $1 AND party = $2', [
+      DESK.number,
+      p,
+    ])
+    expect(new Date(stays.rows[0]!.handled_at).toISOString()).toBe(y.handledAt)
+    expect(z.handledAt < y.handledAt).toBe(true)
+    await rooms.db.query('DELETE FROM desk_handled WHERE number = $1 AND party = $2', [DESK.number, p])
+    await refreshDesk(rooms.db, DESK.number, [p])
     expect(await queue()).toContain(p)
     for (const [json, field] of [
       [{ number: DESK.number, party: p }, 'handledAt'],
@@ -432,8 +451,9 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       expect(r.json().error).toMatchObject({ field })
     }
     await rooms.access.flush()
+    // Each undo done is logged (four); a refused one is not.
     const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'needs-reply.unhandled'`)
-    expect(log.rows[0]!.n).toBe(3)
+    expect(log.rows[0]!.n).toBe(4)
   })
 
   it('refuses bad parameters, naming the field', async () => {

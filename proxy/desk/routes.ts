@@ -258,7 +258,10 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
     `INSERT INTO desk_handled (number, party, handled_at, handled_by, through_date, through_ordinal) VALUES ($1, $2, now(), $3, $4, $5)
      ON CONFLICT (number, party) DO UPDATE SET handled_at = now(), handled_by = $3, through_date = $4, through_ordinal = $5,
        prev = jsonb_build_object('handled_at', desk_handled.handled_at, 'handled_by', desk_handled.handled_by,
-                                 'through_date', desk_handled.through_date, 'through_ordinal', desk_handled.through_ordinal)
+                                 'through_date', desk_handled.through_date, 'through_ordinal', desk_handled.through_ordinal,
+                                 -- Whether a mark came before that one: an undo that puts it back knows whether it may be undone in turn.
+                                 'prev', CASE WHEN desk_handled.prev IS NULL OR desk_handled.prev = 'null'::jsonb THEN NULL
+                                              ELSE '{"undone": true}'::jsonb END)
      RETURNING handled_at`,
     [number, party, by, seen?.date ?? null, seen?.ordinal ?? null],
   )
@@ -292,11 +295,15 @@ async function unhandledRoute(req: IncomingMessage, res: ServerResponse, url: UR
     // Compared to the millisecond the answer gave (the stored time has microseconds).
     if (Math.floor(new Date(row.handled_at).getTime()) !== at) return 'newer' as const
     const prev = typeof row.prev === 'string' ? (JSON.parse(row.prev) as Record<string, unknown>) : row.prev
+    // A mark an undo put back, when another came before it, does not know that one: it is not undone
+    // again (deleting it would drop the older mark). One that had none before it may be.
+    if (prev?.undone === true) return 'put-back' as const
     if (!prev) await tx.query('DELETE FROM desk_handled WHERE number = $1 AND party = $2', [number, party])
     else
       await tx.query(
         `UPDATE desk_handled SET handled_at = ($3::jsonb->>'handled_at')::timestamptz, handled_by = $3::jsonb->>'handled_by',
-           through_date = ($3::jsonb->>'through_date')::timestamptz, through_ordinal = ($3::jsonb->>'through_ordinal')::int, prev = NULL
+           through_date = ($3::jsonb->>'through_date')::timestamptz, through_ordinal = ($3::jsonb->>'through_ordinal')::int,
+           prev = NULLIF($3::jsonb->'prev', 'null'::jsonb)
          WHERE number = $1 AND party = $2`,
         [number, party, JSON.stringify(prev)],
       )
@@ -304,6 +311,12 @@ async function unhandledRoute(req: IncomingMessage, res: ServerResponse, url: UR
   })
   if (done === 'none')
     throw new ProxyError(404, { kind: 'not_found', field: 'party', message: `No mark of ${party} on ${number} is there to undo.` })
+  if (done === 'put-back')
+    throw new ProxyError(409, {
+      kind: 'invalid_request',
+      field: 'handledAt',
+      message: 'This mark was put back by an undo: only the last mark can be undone, one step back.',
+    })
   if (done === 'newer')
     throw new ProxyError(409, {
       kind: 'invalid_request',

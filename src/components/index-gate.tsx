@@ -33,7 +33,8 @@ export function IndexGate({
   const numbers = index.status?.numbers ?? []
   const indexed = numbers.reduce((a, n) => a + n.indexed, 0)
   if (indexed === 0) return <NothingIndexed admin={admin} numbers={numbers} onIndexing={() => void index.refetch()} what={what} />
-  if (number && !numbers.some((n) => n.number === number && n.indexed > 0))
+  // Indexed: messages held, or a history the upstream says is empty (0 of 0 is whole, not "not indexed yet").
+  if (number && !numbers.some((n) => n.number === number && (n.indexed > 0 || n.upstreamTotal === 0)))
     return <NumberNotIndexed number={number} admin={admin} facts={numbers.find((n) => n.number === number)} what={what} />
   return (
     <>

@@ -41,6 +41,26 @@ describe('Charts before anything is indexed', () => {
     expect(screen.queryByRole('table')).toBeNull()
   })
 
+  test('a number indexed whole with no messages is charted, not called "not indexed yet"', () => {
+    renderWith(<ChartsPage search={{ number: OTHER, range: '90d', tz: 'utc' }} admin />, (qc) => {
+      qc.setQueryData(
+        indexKeys.status(),
+        parseStatus({
+          enabled: true,
+          engine: 'pglite',
+          numbers: [
+            { number: NUMBER, tid: 'TID1', state: 'idle', indexed: 10, upstreamTotal: 10 },
+            { number: OTHER, tid: 'TID2', state: 'idle', indexed: 0, upstreamTotal: 0 },
+          ],
+          freshness: { numbersKnown: 2, numbersComplete: 2, syncing: [], incomplete: [], indexedUpTo: null },
+        }),
+      )
+      qc.setQueryData(numbersQuery('all').queryKey, [listed(NUMBER, 'TID1'), listed(OTHER, 'TID2')])
+    })
+    expect(screen.queryByText(/not indexed yet/)).toBeNull()
+    expect(screen.queryByRole('button', { name: 'Index this number' })).toBeNull()
+  })
+
   test("a link's number the account lists but the index has not got to: said so, and the select shows it", () => {
     renderWith(<ChartsPage search={{ number: OTHER, range: '90d', tz: 'utc' }} admin />, (qc) => {
       qc.setQueryData(indexKeys.status(), status(10))

@@ -305,7 +305,8 @@ function checkOrder(page: WalkPage, start: number): Result<boolean> | null {
 /** A large first walk into a small index loads without the secondary indexes, built at the end. */
 async function maybeBulk(w: Walk, page: PageMeta): Promise<void> {
   const { ctx, number } = w.job
-  if (Number.isFinite(w.next) || page.total < ctx.bulkMin || w.hold.bulk) return
+  // A staged walk (Job.stage) writes nothing until it is whole: its indexes stay as they are.
+  if (Number.isFinite(w.next) || page.total < ctx.bulkMin || w.hold.bulk || w.job.stage) return
   const held = await ctx.db.query<{ n: number }>('SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers')
   if ((held.rows[0]?.n ?? 0) * 2 >= page.total) return
   // Counted before the drop: a walk of another number that ends meanwhile must not build them back.

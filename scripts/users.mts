@@ -132,7 +132,8 @@ async function perform(req: ControlRequest, env: Record<string, string | undefin
   const indexCfg = parseIndexConfig(env)
   const dataDir = resolve(indexCfg.dataDir)
   if (!indexCfg.databaseUrl) {
-    const answer = await askServer(dataDir, req)
+    // The chain's check takes as long as the log is long: no limit on it (the others answer at once).
+    const answer = await askServer(dataDir, req, req.command === 'verify-log' ? 0 : undefined)
     if (answer) return answer
   }
   let db: Db

@@ -122,6 +122,9 @@ function serve(conn: Socket, db: Db, audit: ControlAudit): void {
     const nl = buf.indexOf('\n')
     if (nl < 0 && buf.length <= MAX_REQUEST) return
     handled = true
+    // The idle limit is for a connection that never sends its request: a command at work (the
+    // chain's check walks the whole log, minutes on millions of entries) is not idle.
+    conn.setTimeout(0)
     const req = nl < 0 ? 'The request is too long.' : parseRequest(buf.slice(0, nl))
     const answer: Promise<ControlAnswer> =
       typeof req === 'string' ? Promise.resolve({ ok: false, error: { code: 'invalid', message: req } }) : performCommand(db, req, audit)
@@ -185,10 +188,14 @@ export function askServer(dataDir: string, req: ControlRequest, timeoutMs = 60_0
     const c = createConnection(path)
     let connected = false
     let text = ''
-    const timer = setTimeout(() => {
-      c.destroy()
-      reject(new Error(`The server on ${path} did not answer within ${Math.round(timeoutMs / 1000)} s.`))
-    }, timeoutMs)
+    // 0: no limit (a command whose work grows with the data).
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            c.destroy()
+            reject(new Error(`The server on ${path} did not answer within ${Math.round(timeoutMs / 1000)} s.`))
+          }, timeoutMs)
+        : undefined
     c.setEncoding('utf8')
     c.once('connect', () => {
       connected = true

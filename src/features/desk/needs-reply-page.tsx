@@ -182,11 +182,12 @@ function Queue({ search }: { search: NeedsReplySearch }) {
   const [done, setDone] = useState<{ party: string; number: string; by: string; at: string; undo: () => Promise<unknown> } | null>(null)
   const [undone, setUndone] = useState<string | null>(null)
   // "Mark handled" is one tap (a phone, Enter): a mistake is undone from its confirmation.
+  // The mark undone is the one whose Undo was pressed: a mark made while the undo was on its way keeps its confirmation.
   const undo = useMutation({
-    mutationFn: (f: () => Promise<unknown>) => f(),
-    onSuccess: () => {
-      if (done) setUndone(`Undone: ${done.party} on ${done.number} is as it was before the mark.`)
-      setDone(null)
+    mutationFn: (d: NonNullable<typeof done>) => d.undo(),
+    onSuccess: (_r, d) => {
+      setUndone(`Undone: ${d.party} on ${d.number} is as it was before the mark.`)
+      setDone((cur) => (cur === d ? null : cur))
       void qc.invalidateQueries({ queryKey: deskKeys.all })
     },
   })
@@ -245,7 +246,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
             className="btn ml-1 print:hidden"
             disabled={undo.isPending}
             onClick={() => {
-              undo.mutate(done.undo)
+              undo.mutate(done)
             }}
           >
             Undo

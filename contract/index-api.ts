@@ -47,6 +47,10 @@ export const INDEX_PATHS = {
  * connection; `total` is the count of matches taken when it started (null until then);
  * `error` (state failed) is the one envelope's body.
  */
+/** The support desk's report exports, which the tray follows as it follows the index's (their access-log actions). */
+export const DESK_EXPORT_ACTIONS = ['needs-reply.export', 'opt-outs.export', 'sent-after-opt-out.export', 'quiet-hours.export'] as const
+export type DeskExportAction = (typeof DESK_EXPORT_ACTIONS)[number]
+
 export interface ExportProgress {
   job: string
   /** `queued`: waiting for one of the server's export slots (EXPORTS_MAX, EXPORTS_PER_USER); it starts by itself. */
@@ -56,7 +60,7 @@ export interface ExportProgress {
   total: number | null
   fileName: string | null
   /** What it exports, in the access log's words (contract/vocabulary.ts); null until it has started. */
-  action?: 'history.export' | 'search.export'
+  action?: 'history.export' | 'search.export' | DeskExportAction
   startedAt: string
   /** State queued: 1 is next in line; the seconds until it should start, from the running exports' pace (null until they have one). */
   queue?: { position: number; startsInS: number | null }

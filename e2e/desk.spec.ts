@@ -145,7 +145,11 @@ test.describe('the support desk', () => {
     await page.setViewportSize(viewport)
 
     // Export: one row per waiting customer, in the same order.
-    const { name, text } = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV' }).click())
+    const { name, text } = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).click())
+    // The export tray follows it as it follows the index's exports, under the server's file name.
+    const tray = page.getByRole('region', { name: 'Exports' })
+    await expect(tray).toContainText(`Saved ${expected.length} rows`)
+    await expect(tray).toContainText(name)
     // contract/file-name.ts: the report, the number, the row count, and the day if it fits in 60 characters.
     expect(name).toMatch(new RegExp(`^switchboard-needs-reply-${DESK.number}-${expected.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv$`))
     const csv = parseCsv(text)
@@ -241,7 +245,7 @@ test.describe('the support desk', () => {
     await expect(evidence.locator('tbody tr')).toHaveCount(sent.length)
     for (const s of sent) await expect(evidence).toContainText(s.message.body)
     await expect(evidence.getByText('refused by the carrier')).toHaveCount(sent.filter((s) => s.failed).length)
-    const out = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV: every send after opt-out' }).click())
+    const out = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV: every send after opt-out' }).click())
     expect(out.name).toMatch(
       new RegExp(`^switchboard-sent-after-opt-out-${DESK.number}-${sent.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv$`),
     )
@@ -259,7 +263,7 @@ test.describe('the support desk', () => {
         .map((r) => `${r[3]} → ${r[5]}`)
         .sort(),
     ).toEqual(sent.map((s) => `${s.optOut.body} → ${s.message.body}`).sort())
-    const ledgerOut = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV: the opt-out ledger' }).click())
+    const ledgerOut = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV: the opt-out ledger' }).click())
     expect(ledgerOut.name).toMatch(
       new RegExp(`^switchboard-opt-outs-${DESK.number}-all-${ledger.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv$`),
     )
@@ -338,7 +342,7 @@ test.describe('the support desk', () => {
     await page.screenshot({ path: '/tmp/desk-quiet-1400.png', fullPage: true })
     expect(await axeViolations(page)).toEqual([])
     // Export, from the server: every quiet-hour send, newest first, each on its customer's local day.
-    const quietOut = await downloadText(page, () => page.getByRole('link', { name: 'Export CSV' }).click())
+    const quietOut = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).click())
     expect(quietOut.name).toMatch(new RegExp(`^switchboard-quiet-hours-${DESK.number}-${quiet.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv$`))
     const quietCsv = parseCsv(quietOut.text)
     expect(quietCsv[0]).toEqual(['number', 'customer', 'sent_at', 'customer_local_day', 'text', 'ordinal'])

@@ -101,7 +101,7 @@ export async function openRooms(
       access,
       routes: [
         ...index.routes,
-        ...deskRoutes(index.syncer ? index.db : null, index.exportGate),
+        ...deskRoutes(index.syncer ? index.db : null, index.exportGate, index.exports),
         ...viewsRoutes(db, { indexOn: index.syncer !== null, now: deps.now }),
       ],
       onHistoryServed: idx.onHistoryViewed,

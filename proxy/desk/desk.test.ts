@@ -869,6 +869,63 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     }
   })
 
+  it('follows a report export the tray gave an id: its place in line, Cancel while it waits (409, logged), and a run to its end with rows, bytes and file name', async () => {
+    const gate = rooms.index.exportGate!
+    const progress = async (job: string) => {
+      const r = await call(port(), 'GET', `/api/index/export/progress?job=${job}`)
+      expect(r.status, r.text).toBe(200)
+      return r.json() as Record<string, unknown>
+    }
+    const path = (job: string) => `/api/desk/opt-outs/export?number=${DESK.number}&job=${job}`
+    const held = [gate.enter('local'), gate.enter('local')]
+    try {
+      // Both of this person's slots taken: the export waits, and its record says where.
+      const waiting = call(port(), 'GET', path('desk-job-waiting'))
+      await expect.poll(async () => (await progress('desk-job-waiting')).state, { timeout: 5_000 }).toBe('queued')
+      expect(await progress('desk-job-waiting')).toMatchObject({ action: 'opt-outs.export', queue: { position: 1 }, rows: 0 })
+      const cancel = await call(port(), 'POST', '/api/index/export/cancel', { json: { job: 'desk-job-waiting' } })
+      expect(cancel.status, cancel.text).toBe(200)
+      const answer = await waiting
+      expect(answer.status, answer.text).toBe(409)
+      expect(answer.json().error).toMatchObject({ field: 'job' })
+      expect(await progress('desk-job-waiting')).toMatchObject({ state: 'cancelled', cancelledBy: 'you', rows: 0 })
+      expect(gate.waiting()).toBe(0)
+      await rooms.access.flush()
+      const cancels = await rooms.db.query<{ details: Record<string, unknown> }>(
+        `SELECT details FROM access_log WHERE action = 'opt-outs.export.cancel' ORDER BY id`,
+      )
+      expect(cancels.rows.map((x) => x.details.job)).toEqual(['desk-job-waiting'])
+    } finally {
+      for (const h of held) h.leave()
+    }
+    // A slot free: it runs to its end, in batches of 2, and the record counts what went out.
+    DESK_EXPORT.batch = 2
+    try {
+      const whole = await call(port(), 'GET', path('desk-job-whole'))
+      expect(whole.status, whole.text).toBe(200)
+      const lines = whole.text.split('\r\n').filter(Boolean).length - 1
+      expect(lines).toBeGreaterThan(2)
+      const name = /filename="([^"]+)"/.exec(String(whole.headers['content-disposition']))![1]
+      expect(await progress('desk-job-whole')).toMatchObject({
+        state: 'done',
+        action: 'opt-outs.export',
+        rows: lines,
+        total: lines,
+        bytes: Buffer.byteLength(whole.text),
+        fileName: name,
+      })
+      // A refusal before anything is sent reaches the record with its field.
+      const bad = await call(port(), 'GET', `/api/desk/opt-outs/export?number=12&job=desk-job-bad`)
+      expect(bad.status).toBe(400)
+      expect(await progress('desk-job-bad')).toMatchObject({ state: 'failed', error: { kind: 'invalid_request', field: 'number' } })
+      const badId = await call(port(), 'GET', `/api/desk/opt-outs/export?number=${DESK.number}&job=no`)
+      expect(badId.status).toBe(400)
+      expect(badId.json().error).toMatchObject({ field: 'job' })
+    } finally {
+      DESK_EXPORT.batch = 1000
+    }
+  })
+
   it('migration 400 merges a party stored both with and without the leading 1, as a sync now stores it', async () => {
     const db = rooms.db
     // The routes first: a desk read recomputes the threads marked for it (desk_dirty) before answering.

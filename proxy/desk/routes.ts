@@ -5,8 +5,11 @@ import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { BOM, csvRow } from '../../contract/csv.ts'
 import { fitFileName } from '../../contract/file-name.ts'
+import { DESK_EXPORT_ACTIONS, type DeskExportAction } from '../../contract/index-api.ts'
 import { readJsonBody, SECURITY_HEADERS, sendError, sendJson } from '../http.ts'
 import { ExportRefused, type ExportGate, type ExportTicket } from '../index/export-gate.ts'
+import { JOB_ID, type ExportTracker } from '../index/export-progress.ts'
+import { turnOf, type ExportJobHooks } from '../index/export.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_QUERY } from '../schema.ts'
 import { dateParam, digitsParam, INT4_MAX, limitParam, numberParam, readParams } from '../index/params.ts'
@@ -172,8 +175,8 @@ const QUEUE_CSV_HEADER = [
 ]
 
 /** The whole queue as CSV (the page shows the longest waits only), in keyset batches, every cell through contract/csv's guard. */
-async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  const p = readParams(url, ['number', 'thresholdMinutes', 'at'])
+async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
+  const p = readParams(url, ['number', 'thresholdMinutes', 'at', 'job'])
   const number = optionalNumber(p)
   const threshold = await thresholdParam(p, db)
   const at = atParam(p)
@@ -199,6 +202,7 @@ async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse,
       x.opted_out ? 'yes' : 'no',
     ],
     (result) => exportDone(ctx, 'needs-reply', what, result),
+    job,
   )
 }
 
@@ -480,7 +484,9 @@ export const DESK_EXPORT = { batch: 1000 }
  * batch before, null first) until one comes back short, waiting for the socket to drain and
  * stopping when the client goes away. Every cell goes through contract/csv's formula guard.
  * `done` hears the rows written and whether the client took them all, also when a batch fails
- * (then what went out before it), so the access log says how far an export got.
+ * (then what went out before it), so the access log says how far an export got. `job`, when the
+ * tray gave the export an id: its progress record (rows and bytes written, of how many, the file's
+ * name) and its Cancel, which cuts the download as the index's exports do.
  */
 async function streamCsv<T>(
   res: ServerResponse,
@@ -490,11 +496,19 @@ async function streamCsv<T>(
   next: (after: T | null) => Promise<T[]>,
   cells: (row: T) => readonly unknown[],
   done: (result: { rows: number; complete: boolean }) => void,
+  job: Job,
 ): Promise<void> {
-  let gone = false
+  let gone = res.destroyed
   res.on('close', () => {
     if (!res.writableFinished) gone = true
   })
+  // Cancel in the tray: the download is cut, so the browser's copy ends unfinished rather than looking whole.
+  const onCancel = () => {
+    gone = true
+    res.destroy()
+  }
+  job?.signal.addEventListener('abort', onCancel, { once: true })
+  job?.update({ total: rows, fileName })
   res.writeHead(200, {
     ...SECURITY_HEADERS,
     'content-type': 'text/csv; charset=utf-8',
@@ -502,8 +516,11 @@ async function streamCsv<T>(
     'cache-control': 'no-store',
     'x-row-count': String(rows),
   })
+  let bytes = 0
   const write = async (chunk: string) => {
-    if (gone || res.write(chunk)) return
+    if (gone) return
+    bytes += Buffer.byteLength(chunk)
+    if (res.write(chunk)) return
     await new Promise<void>((ok) => {
       const done = () => {
         res.off('drain', done)
@@ -523,6 +540,7 @@ async function streamCsv<T>(
       const batch = await next(last)
       if (batch.length) await write(batch.map((r) => csvRow(cells(r))).join(''))
       if (!gone) written += batch.length
+      job?.update({ rows: written, bytes })
       if (batch.length < DESK_EXPORT.batch || gone) break
       last = batch[batch.length - 1]!
     }
@@ -530,8 +548,11 @@ async function streamCsv<T>(
     failed = true
     throw err
   } finally {
+    job?.signal.removeEventListener('abort', onCancel)
     done({ rows: written, complete: !gone && !failed })
   }
+  // A failure is recorded by the caller, with its reason (deskRoutes).
+  job?.end(gone ? { state: 'cancelled', by: job.signal.aborted ? 'you' : 'browser' } : { state: 'done' })
   res.end()
 }
 
@@ -575,8 +596,8 @@ const SENT_CSV_HEADER = [
  * both messages, newest first as on the page: keyset batches over desk_sent_after's date index
  * (date DESC, number, ordinal DESC).
  */
-async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  const p = readParams(url, ['number', 'party'])
+async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
+  const p = readParams(url, ['number', 'party', 'job'])
   const number = optionalNumber(p)
   const party = digitsParam(p, 'party', false)
   const keys = party ? partyForms(party) : null
@@ -621,14 +642,15 @@ async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, 
       x.ordinal,
     ],
     (result) => exportDone(ctx, 'sent-after-opt-out', what, result),
+    job,
   )
 }
 
 const LEDGER_CSV_HEADER = ['number', 'customer', 'state', 'opted_out_since', 'sent_after_opt_out', 'history']
 
 /** The whole opt-out ledger (the page shows 500 rows), by number and customer: keyset batches over the primary key. */
-async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  const p = readParams(url, ['number', 'state'])
+async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
+  const p = readParams(url, ['number', 'state', 'job'])
   const number = optionalNumber(p)
   const state = stateParam(p)
   const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_threads WHERE ${LEDGER_WHERE}`, [number, state])
@@ -660,6 +682,7 @@ async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, ur
       x.opt_history.map((h) => `${h.state} ${iso(h.date)}`).join('; '),
     ],
     (result) => exportDone(ctx, 'opt-outs', what, result),
+    job,
   )
 }
 
@@ -825,8 +848,8 @@ const QUIET_CSV_HEADER = ['number', 'customer', 'sent_at', 'customer_local_day',
  * Every quiet-hour send of a number in the page's range (the page lists the newest 500), newest
  * first, in keyset batches, every cell through contract/csv's guard.
  */
-async function quietHoursExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  const p = readParams(url, ['number', 'from', 'to'])
+async function quietHoursExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
+  const p = readParams(url, ['number', 'from', 'to', 'job'])
   const number = numberParam(p)
   const { from, to } = rangeParams(p)
   const total = await db.query<{ n: number }>(
@@ -846,6 +869,7 @@ async function quietHoursExportRoute(_req: IncomingMessage, res: ServerResponse,
     (after) => quietRows(db, number, from, to, DESK_EXPORT.batch, after),
     (x) => [number, x.party, iso(x.date), x.local_day ?? '', x.body ?? '', x.ordinal],
     (result) => exportDone(ctx, 'quiet-hours', what, result),
+    job,
   )
 }
 
@@ -894,7 +918,10 @@ async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, url: UR
   })
 }
 
-type DeskHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) => Promise<void>
+/** An export's progress record, when the tray gave it an id (`job`); null otherwise, and for every other route. */
+type Job = ExportJobHooks | null
+
+type DeskHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) => Promise<void>
 
 /**
  * A sync's lease counts as live for this long after its last heartbeat. Leases default to 30 s
@@ -947,7 +974,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     path: '/api/desk/needs-reply/export',
     access: 'signed-in',
     reads: 'needs-reply.export',
-    schema: { querystring: names('number', 'thresholdMinutes', 'at') },
+    schema: { querystring: names('number', 'thresholdMinutes', 'at', 'job') },
     run: needsReplyExportRoute,
     threads: true,
   },
@@ -974,7 +1001,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     path: '/api/desk/opt-outs/export',
     access: 'signed-in',
     reads: 'opt-outs.export',
-    schema: { querystring: names('number', 'state') },
+    schema: { querystring: names('number', 'state', 'job') },
     run: optOutsExportRoute,
     threads: true,
   },
@@ -992,7 +1019,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     path: '/api/desk/sent-after-opt-out/export',
     access: 'signed-in',
     reads: 'sent-after-opt-out.export',
-    schema: { querystring: names('number', 'party') },
+    schema: { querystring: names('number', 'party', 'job') },
     run: sentAfterExportRoute,
     threads: true,
   },
@@ -1018,7 +1045,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     path: '/api/desk/quiet-hours/export',
     access: 'signed-in',
     reads: 'quiet-hours.export',
-    schema: { querystring: names('number', 'from', 'to') },
+    schema: { querystring: names('number', 'from', 'to', 'job') },
     run: quietHoursExportRoute,
   },
   {
@@ -1033,52 +1060,86 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
   { method: 'POST', path: '/api/desk/settings', access: 'admin', reads: null, schema: { querystring: NO_QUERY }, run: saveSettingsRoute },
 ]
 
-/** The desk's rows of the route table, over the index's database (null with INDEX=off: every route answers 503). */
-export function deskRoutes(db: Db | null, gate: ExportGate | null = null): RouteSpec[] {
+/**
+ * The desk's rows of the route table, over the index's database (null with INDEX=off: every route
+ * answers 503). Report exports wait under `gate`, the index's export limits, and report to
+ * `exports`, the index's progress records, so the tray follows them as it follows the index's.
+ */
+export function deskRoutes(db: Db | null, gate: ExportGate | null = null, exports: ExportTracker | null = null): RouteSpec[] {
   return DESK_ROUTES.map(({ run, threads, ...r }) => ({
     ...r,
     handle: async (req, res, url, ctx) => {
       if (!db) throw new ProxyError(503, { kind: 'index_off', message: 'The message index is off (INDEX=off); the desk needs it.' })
-      // An export waits its turn under the limits the index's exports keep (per person and in
-      // total): 40 report exports at once by one viewer held everyone's searches up for seconds.
-      const slot = r.path.endsWith('/export') ? await exportTurn(gate, res, ctx.principal?.name ?? '') : null
-      if (slot === 'gone') return
+      const exporting = r.path.endsWith('/export')
+      const who = ctx.principal?.name ?? ''
+      const job = exporting && exports ? jobOf(url, exports, who, r.reads) : null
       try {
-        // Threads a finished (or dead) sync left for later are recomputed before they are read.
-        if (threads) await flushSettled(db)
-        await run(req, res, url, ctx, db)
-      } finally {
-        slot?.leave()
+        // An export waits its turn under the limits the index's exports keep (per person and in
+        // total): 40 report exports at once by one viewer held everyone's searches up for seconds.
+        const slot = exporting ? await exportTurn(gate, req, res, who, job) : null
+        if (slot === 'gone') return
+        try {
+          // Threads a finished (or dead) sync left for later are recomputed before they are read.
+          if (threads) await flushSettled(db)
+          await run(req, res, url, ctx, db, job)
+        } finally {
+          slot?.leave()
+        }
+      } catch (err) {
+        // The tray learns why in the one envelope (the download itself shows only "failed").
+        job?.end({
+          state: 'failed',
+          error:
+            err instanceof ProxyError
+              ? err.body
+              : { kind: 'server_error', message: 'The export failed on the server; the cause is in its log.' },
+        })
+        throw err
       }
     },
   }))
 }
 
+/** The progress record of an export the tray gave an id (`job`), under the report's access-log action. */
+function jobOf(url: URL, exports: ExportTracker, who: string, action: RouteSpec['reads']): Job {
+  const id = url.searchParams.get('job')
+  if (id === null) return null
+  if (!JOB_ID.test(id)) throw invalid('job', 'job must be 8 to 64 letters, digits, "-" or "_".')
+  const job = exports.begin(who, id)
+  if (action && isDeskExport(action)) job.update({ action })
+  return job
+}
+
+const isDeskExport = (a: string): a is DeskExportAction => (DESK_EXPORT_ACTIONS as readonly string[]).includes(a)
+
 /**
  * A slot under the export gate: at once when one is free, else after waiting in its line (the
- * request holds its socket only); 'gone' when the client left while it waited. Past the line's
- * bound the answer is a 429 with Retry-After, as for the index's exports.
+ * request holds its socket only; the tray shows the place); 'gone' when the client left or the
+ * person cancelled while it waited. Past the line's bound the answer is a 429 with Retry-After,
+ * as for the index's exports.
  */
-async function exportTurn(gate: ExportGate | null, res: ServerResponse, who: string): Promise<ExportTicket | 'gone' | null> {
+async function exportTurn(gate: ExportGate | null, req: IncomingMessage, res: ServerResponse, who: string, job: Job) {
   if (!gate) return null
   let slot: ExportTicket
   try {
     slot = gate.enter(who)
   } catch (err) {
     if (!(err instanceof ExportRefused)) throw err
+    job?.end({ state: 'failed', error: err.body })
     sendError(res, err, { 'retry-after': String(err.retryAfterS) })
     return 'gone'
   }
   if (!slot.place()) return slot
-  const turn = await new Promise<boolean>((resolve) => {
-    const gone = () => resolve(false)
-    res.once('close', gone)
-    void slot.turn.then(() => {
-      res.off('close', gone)
-      resolve(true)
-    })
-  })
-  if (turn) return slot
+  job?.queued(slot.place)
+  const waited = await turnOf(req, res, slot.turn, job?.signal)
+  if (waited === 'turn') {
+    job?.update({ state: 'running' })
+    return slot
+  }
   slot.leave()
+  job?.end({ state: 'cancelled', by: waited === 'cancelled' ? 'you' : 'browser' })
+  // Nothing was sent yet: the browser's download ends without a file.
+  if (waited === 'cancelled')
+    sendError(res, new ProxyError(409, { kind: 'invalid_request', field: 'job', message: 'This export was cancelled before it started.' }))
   return 'gone'
 }

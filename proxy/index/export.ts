@@ -320,7 +320,7 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
  * closed tab, the browser's downloads list): whichever is first. The request holds no database
  * connection meanwhile, only its socket.
  */
-function turnOf(req: IncomingMessage, res: ServerResponse, turn: Promise<void>, cancel?: AbortSignal) {
+export function turnOf(req: IncomingMessage, res: ServerResponse, turn: Promise<void>, cancel?: AbortSignal) {
   return new Promise<'turn' | 'cancelled' | 'gone'>((resolve) => {
     const done = (why: 'turn' | 'cancelled' | 'gone') => {
       res.off('close', onGone)

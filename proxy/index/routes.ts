@@ -9,7 +9,7 @@ import { route, type RouteSpec } from '../http-types.ts'
 import { NO_QUERY } from '../schema.ts'
 import type { IndexConfig } from './config.ts'
 import { createExportGate, type ExportGate } from './export-gate.ts'
-import { createExportTracker } from './export-progress.ts'
+import { createExportTracker, type ExportTracker } from './export-progress.ts'
 import * as handlers from './handlers.ts'
 import type { Handler, IndexRoom } from './handlers.ts'
 import { createCountCache } from './queries.ts'
@@ -56,6 +56,8 @@ export interface MessageIndex {
   syncer: Syncer | null
   /** The limits every export of customer data waits under (the desk's reports too); null with INDEX=off. */
   exportGate: ExportGate | null
+  /** Where each export the tray gave an id stands (the desk's reports too); null with INDEX=off. */
+  exports: ExportTracker | null
 }
 
 /** One row of the index's table: the handler runs over the room, or answers 503 with INDEX=off. */
@@ -187,6 +189,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
       db: deps.db ?? null,
       syncer: null,
       exportGate: null,
+      exports: null,
     }
   }
 
@@ -198,6 +201,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   // statements are queued, on PostgreSQL they hold at most their share of the pool.
   const bulk = background(db)
   const exportGate = createExportGate({ perUser: cfg.exportsPerUser, total: cfg.exportsMax, queue: cfg.exportsQueue })
+  const exports = createExportTracker()
   const syncer = createSyncer({
     db: bulk,
     forwarder: deps.forwarder,
@@ -243,7 +247,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     syncer,
     count: createCountCache(),
     exportGate,
-    exports: createExportTracker(),
+    exports,
     log,
     autoSync: cfg.autoSync,
     rate: createRateMeter(() => syncer.progress.messages),
@@ -272,5 +276,6 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     db,
     syncer,
     exportGate,
+    exports,
   }
 }

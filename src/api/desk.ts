@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import * as z from 'zod/mini'
-import { apiUrl, getJson, parseWire, postJson } from './client'
+import { getJson, parseWire, postJson } from './client'
 import { count, nullableText } from './index-status'
 
 /**
@@ -91,15 +91,30 @@ export const needsReplyCountQuery = () =>
     retry: false,
   })
 
-/** The whole queue as CSV, from the server (the page shows the longest waits only); a plain download link. */
-export const needsReplyExportUrl = (number: string | null) => apiUrl(DESK_PATHS.needsReplyExport, { number })
+/**
+ * A report's CSV export as the export tray starts it (api/export-jobs.ts): the server's path and
+ * the page's filters. The server streams the whole report (the pages list the first rows only),
+ * waiting its turn under the export limits, and the tray shows its place, progress and Cancel.
+ */
+export interface ReportExport {
+  path: string
+  params: Record<string, string | null>
+}
 
-/** The whole opt-out ledger as CSV, from the server (the page shows at most DESK_MAX_ROWS); a plain download link. */
-export const optOutsExportUrl = (number: string | null, state: OptStateFilter) =>
-  apiUrl(DESK_PATHS.optOutsExport, { number, state: state === 'all' ? null : state })
+/** The whole queue, longest wait first. */
+export const needsReplyExport = (number: string | null): ReportExport => ({ path: DESK_PATHS.needsReplyExport, params: { number } })
 
-/** Every send after opt-out with both messages, as CSV from the server; a plain download link. */
-export const sentAfterExportUrl = (number: string | null, party: string | null) => apiUrl(DESK_PATHS.sentAfterExport, { number, party })
+/** The whole opt-out ledger (the page shows at most DESK_MAX_ROWS). */
+export const optOutsExport = (number: string | null, state: OptStateFilter): ReportExport => ({
+  path: DESK_PATHS.optOutsExport,
+  params: { number, state: state === 'all' ? null : state },
+})
+
+/** Every send after opt-out kept as evidence, with both messages. */
+export const sentAfterExport = (number: string | null, party: string | null): ReportExport => ({
+  path: DESK_PATHS.sentAfterExport,
+  params: { number, party },
+})
 
 const handledWire = z.looseObject({ number: z.string(), party: z.string(), handledAt: optText, handledBy: optText })
 
@@ -252,8 +267,11 @@ export const quietHoursQuery = (number: string, from: string, to: string) =>
     retry: false,
   })
 
-/** Every quiet-hour send of the number in the range, as CSV from the server (the page lists the newest DESK_MAX_ROWS); a plain download link. */
-export const quietHoursExportUrl = (number: string, from: string, to: string) => apiUrl(DESK_PATHS.quietHoursExport, { number, from, to })
+/** Every quiet-hour send of the number in the range (the page lists the newest DESK_MAX_ROWS). */
+export const quietHoursExport = (number: string, from: string, to: string): ReportExport => ({
+  path: DESK_PATHS.quietHoursExport,
+  params: { number, from, to },
+})
 
 const segmentsWire = z.looseObject({
   number: z.string(),

@@ -132,7 +132,7 @@ function openDownload(url: string) {
 
 export function startExport(opts: {
   path: string
-  params: Record<string, string | number | undefined>
+  params: Record<string, string | number | null | undefined>
   label: string
   fileName: string
   total: number | null
@@ -163,7 +163,7 @@ async function run(
   id: number,
   opts: {
     path: string
-    params: Record<string, string | number | undefined>
+    params: Record<string, string | number | null | undefined>
     waitForSync?: { number: string; tid: string; total?: number }
   },
   controller: AbortController,

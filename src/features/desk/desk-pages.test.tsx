@@ -3,7 +3,19 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import type { ReactNode } from 'react'
 import { afterEach, describe, expect, test } from 'vitest'
-import { deskKeys, DESK_MAX_ROWS, needsReplyQuery, optOutsQuery, segmentsQuery, sentAfterQuery, type NeedsReply } from '../../api/desk'
+import {
+  deskKeys,
+  DESK_MAX_ROWS,
+  needsReplyExport,
+  needsReplyQuery,
+  optOutsExport,
+  optOutsQuery,
+  segmentsQuery,
+  sentAfterExport,
+  sentAfterQuery,
+  type NeedsReply,
+} from '../../api/desk'
+import { apiUrl } from '../../api/client'
 import { ApiError } from '../../api/errors'
 import { TestRouter } from '../../lib/test-router'
 import { indexKeys, parseStatus } from '../../api/index-status'
@@ -178,7 +190,10 @@ describe('Needs reply', () => {
         .getAllByRole('link', { name: /^Open the thread with / })[0]!
         .getAttribute('href'),
     ).toBe(`/numbers/${NUMBER}/thread?tid=TID1&party=14695550104&at=7&tz=utc`)
-    expect(screen.getByRole('link', { name: 'Export CSV' }).getAttribute('href')).toBe(`/api/desk/needs-reply/export?number=${NUMBER}`)
+    // The export goes to the tray (api/export-jobs.ts), which adds its job id to this request.
+    expect(screen.getByRole('button', { name: 'Export CSV' })).toBeTruthy()
+    const q = needsReplyExport(NUMBER)
+    expect(apiUrl(q.path, q.params)).toBe(`/api/desk/needs-reply/export?number=${NUMBER}`)
   })
 
   test('a failed load: the kind in words, Retry only where it can help', () => {
@@ -267,12 +282,14 @@ describe('Opt-outs', () => {
     const ledger = screen.getByRole('table', { name: /Opt-out state per number and customer/ })
     expect(within(ledger).getByRole('button', { name: /2 messages sent to \(702\) 555-0105 after opting out/ })).toBeTruthy()
     // Both exports come whole from the server, with the page's filters.
-    expect(screen.getByRole('link', { name: 'Export CSV: every send after opt-out' }).getAttribute('href')).toBe(
+    expect(screen.getByRole('button', { name: 'Export CSV: every send after opt-out' })).toBeTruthy()
+    expect(screen.getByRole('button', { name: 'Export CSV: the opt-out ledger' })).toBeTruthy()
+    const sent = sentAfterExport(NUMBER, null)
+    const ledger2 = optOutsExport(NUMBER, 'all')
+    expect([apiUrl(sent.path, sent.params), apiUrl(ledger2.path, ledger2.params)]).toEqual([
       `/api/desk/sent-after-opt-out/export?number=${NUMBER}`,
-    )
-    expect(screen.getByRole('link', { name: 'Export CSV: the opt-out ledger' }).getAttribute('href')).toBe(
       `/api/desk/opt-outs/export?number=${NUMBER}`,
-    )
+    ])
     expect(screen.queryByText(/are counted but not below/)).toBeNull()
   })
 
@@ -305,7 +322,7 @@ describe('Opt-outs', () => {
         'Only each opt-out period’s first 10,000 sends are kept as evidence (an allowed confirmation among them is not listed): 9,999 here, so the 2,345 later ones, the most recent among them, are counted but not below. The customer’s thread has every message.',
       ),
     ).toBeTruthy()
-    expect(screen.getByRole('link', { name: 'Export CSV: the listed sends after opt-out' })).toBeTruthy()
+    expect(screen.getByRole('button', { name: 'Export CSV: the listed sends after opt-out' })).toBeTruthy()
   })
 
   test('nobody opted out: said plainly, with no evidence table', () => {

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
-import { deskKeys } from '../../api/desk'
+import { deskKeys, type ReportExport } from '../../api/desk'
+import { startExport } from '../../api/export-jobs'
 import { useIndexStatus } from '../../api/index-api'
 import { useUrlBound } from '../../lib/use-url-bound'
 import { Link, useRouterState } from '@tanstack/react-router'
@@ -108,3 +109,34 @@ export function useTidOf(): (number: string) => string {
 
 export const NOT_LEGAL_ADVICE =
   'This is a record of what the messages say, worked out by rules that can be wrong; it is not legal advice. Check any case that matters with whoever advises you on messaging law.'
+
+/**
+ * "Export CSV" for a report: the server streams all of it (the page lists its first rows), and
+ * the export tray follows it: its place in line under the server's export limits, rows written of
+ * how many, Cancel, and why it failed (a 429 says when to come back). `label` names it in the tray;
+ * the server names the file.
+ */
+export function ReportExportButton({
+  report,
+  label,
+  total,
+  ariaLabel,
+}: {
+  report: ReportExport
+  label: string
+  total: number | null
+  ariaLabel?: string
+}) {
+  return (
+    <div className="ml-auto print:hidden">
+      <button
+        type="button"
+        className="btn"
+        aria-label={ariaLabel}
+        onClick={() => startExport({ path: report.path, params: report.params, label, fileName: `${label}.csv`, total })}
+      >
+        Export CSV
+      </button>
+    </div>
+  )
+}

@@ -6,7 +6,7 @@ import {
   deskSettingsQuery,
   markHandled,
   undoHandled,
-  needsReplyExportUrl,
+  needsReplyExport,
   needsReplyQuery,
   saveDeskSettings,
   type QueueEntry,
@@ -22,7 +22,7 @@ import { formatPhone } from '../../lib/phone'
 import type { NeedsReplySearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
-import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th, useTidOf } from './desk-parts'
+import { DeskIndexGate, DeskNav, NumberSelect, ReportExportButton, TableRegion, td, th, useTidOf } from './desk-parts'
 import { formatWait, parseThreshold, msOf, whoDid } from './format'
 import { useMe } from '../../api/me'
 import { ZoneToggle } from '../../components/zone-toggle'
@@ -223,11 +223,11 @@ function Queue({ search }: { search: NeedsReplySearch }) {
           {q.isFetching ? <span className="ml-2 text-sm font-normal text-slate-700">(updating…)</span> : null}
         </p>
         {rows.length > 0 ? (
-          <div className="ml-auto print:hidden">
-            <a className="btn" href={needsReplyExportUrl(number)} download>
-              Export CSV
-            </a>
-          </div>
+          <ReportExportButton
+            report={needsReplyExport(number)}
+            label={`Needs reply${number ? ` on ${formatPhone(number)}` : ''}`}
+            total={total}
+          />
         ) : null}
       </div>
       {done ? (

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useEffect, useRef } from 'react'
-import { optOutsExportUrl, optOutsQuery, sentAfterExportUrl, sentAfterQuery, type OptRow, type SentAfterRow } from '../../api/desk'
+import { optOutsExport, optOutsQuery, sentAfterExport, sentAfterQuery, type OptRow, type SentAfterRow } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
 import { PrintHeader } from '../../components/print-header'
 import { CustomerLink } from '../../components/customer-link'
@@ -12,7 +12,7 @@ import { formatPhone } from '../../lib/phone'
 import type { OptOutsSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
-import { DeskIndexGate, DeskNav, NOT_LEGAL_ADVICE, NumberSelect, TableRegion, td, th } from './desk-parts'
+import { DeskIndexGate, DeskNav, NOT_LEGAL_ADVICE, NumberSelect, ReportExportButton, TableRegion, td, th } from './desk-parts'
 import { formatWait, optStateWords, msOf } from './format'
 import { ZoneToggle } from '../../components/zone-toggle'
 import { useUrlBound } from '../../lib/use-url-bound'
@@ -75,11 +75,12 @@ function Ledger({ search }: { search: OptOutsSearch }) {
           Opt-out state by number and customer
         </h2>
         {rows.length > 0 ? (
-          <div className="ml-auto print:hidden">
-            <a className="btn" href={optOutsExportUrl(number, search.state)} download aria-label="Export CSV: the opt-out ledger">
-              Export CSV
-            </a>
-          </div>
+          <ReportExportButton
+            report={optOutsExport(number, search.state)}
+            label={`Opt-out ledger${number ? ` of ${formatPhone(number)}` : ''}`}
+            total={total}
+            ariaLabel="Export CSV: the opt-out ledger"
+          />
         ) : null}
       </div>
       <p role="status" className="text-sm tabular-nums">
@@ -213,18 +214,12 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
           </button>
         ) : null}
         {q.data && q.data.rows.length > 0 ? (
-          <div className="ml-auto print:hidden">
-            <a
-              className="btn"
-              href={sentAfterExportUrl(number, party)}
-              download
-              aria-label={
-                q.data.total > q.data.listed ? 'Export CSV: the listed sends after opt-out' : 'Export CSV: every send after opt-out'
-              }
-            >
-              Export CSV
-            </a>
-          </div>
+          <ReportExportButton
+            report={sentAfterExport(number, party)}
+            label={`Sent after opt-out${party ? ` to ${formatPhone(party)}` : ''}${number ? ` from ${formatPhone(number)}` : ''}`}
+            total={q.data.listed}
+            ariaLabel={q.data.total > q.data.listed ? 'Export CSV: the listed sends after opt-out' : 'Export CSV: every send after opt-out'}
+          />
         ) : null}
       </div>
       <p className="text-sm text-slate-700">

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { useMemo } from 'react'
-import { quietHoursExportUrl, quietHoursQuery, type QuietHours } from '../../api/desk'
+import { quietHoursExport, quietHoursQuery, type QuietHours } from '../../api/desk'
 import { ErrorAlert } from '../../components/alert'
 import { PrintHeader } from '../../components/print-header'
 import { DAY_FIELDS, DroppedParams } from '../../components/dropped-params'
@@ -15,7 +15,7 @@ import { formatPhone } from '../../lib/phone'
 import { deskNumberSearch, type DeskNumberSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
-import { DeskIndexGate, DeskNav, NumberSelect, oneLineOnScreen, TableRegion, td, th } from './desk-parts'
+import { DeskIndexGate, DeskNav, NumberSelect, oneLineOnScreen, ReportExportButton, TableRegion, td, th } from './desk-parts'
 import { msOf, quietDaySeries } from './format'
 import { localTime } from '../../../contract/desk/quiet-hours'
 import { ZoneToggle } from '../../components/zone-toggle'
@@ -90,12 +90,12 @@ function Report({ search }: { search: DeskNumberSearch }) {
           {d.unknownZone ? ` (${formatCount(d.unknownZone)} could not be placed in a zone)` : ''}
         </p>
         {d.quiet > 0 ? (
-          <div className="ml-auto print:hidden">
-            {/* From the server: every quiet-hour send in the range, not only the rows listed below. */}
-            <a className="btn" href={quietHoursExportUrl(d.number, search.from, search.to)} download>
-              Export CSV
-            </a>
-          </div>
+          // From the server: every quiet-hour send in the range, not only the rows listed below.
+          <ReportExportButton
+            report={quietHoursExport(d.number, search.from, search.to)}
+            label={`Quiet hours of ${formatPhone(d.number)}`}
+            total={d.quiet}
+          />
         ) : null}
       </div>
       {d.quiet === 0 ? (

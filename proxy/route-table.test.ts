@@ -232,6 +232,44 @@ describe('the route table', () => {
     }
   }, 120_000)
 
+  it("lets a viewer follow and cancel their own exports in the tray, and nobody else's; a cancel names what it would have read", async () => {
+    const viewer = { cookie: cookies.viewer! }
+    const admin = { cookie: cookies.admin! }
+    const whole = await call(port(), 'GET', `/api/desk/opt-outs/export?number=${HISTORY.number}&job=viewer-job-0001`, { headers: viewer })
+    expect(whole.status, whole.text).toBe(200)
+    const mine = await call(port(), 'GET', '/api/index/export/progress?job=viewer-job-0001', { headers: viewer })
+    expect(mine.status, mine.text).toBe(200)
+    expect(mine.json()).toMatchObject({ state: 'done', action: 'opt-outs.export' })
+    // Another person's id answers as an unknown one, admin or not.
+    const theirs = await call(port(), 'GET', '/api/index/export/progress?job=viewer-job-0001', { headers: admin })
+    expect(theirs.status).toBe(404)
+    const cancelTheirs = await call(port(), 'POST', '/api/index/export/cancel', { headers: admin, json: { job: 'viewer-job-0001' } })
+    expect(cancelTheirs.status).toBe(200) // remembered as the admin's own early cancel of that id, touching nothing of the viewer's
+    expect((await call(port(), 'GET', '/api/index/export/progress?job=viewer-job-0001', { headers: viewer })).json()).toMatchObject({
+      state: 'done',
+    })
+
+    // Cancelled before the download's request arrives: that request is refused, and the cancel is
+    // logged then, under the report's own action and filters (the cancel alone knew neither).
+    for (const [job, path, who] of [
+      ['viewer-job-0002', `/api/desk/quiet-hours/export?number=${HISTORY.number}`, viewer],
+      ['admin-job-0003', `/api/index/export?numbers=${HISTORY.number}&format=csv`, admin],
+    ] as const) {
+      const early = await call(port(), 'POST', '/api/index/export/cancel', { headers: who, json: { job } })
+      expect(early.status, early.text).toBe(200)
+      const refused = await call(port(), 'GET', `${path}&job=${job}`, { headers: who })
+      expect(refused.status, refused.text).toBe(409)
+    }
+    await rooms.access.flush()
+    const r = await rooms.db.query<{ action: string; actor: string; number: string | null; details: Record<string, unknown> }>(
+      `SELECT action, actor, number, details FROM access_log WHERE action LIKE '%.cancel' ORDER BY id`,
+    )
+    expect(r.rows.map((e) => [e.action, e.actor, e.number, e.details.job, e.details.started])).toEqual([
+      ['quiet-hours.export.cancel', 'vic', HISTORY.number, 'viewer-job-0002', false],
+      ['history.export.cancel', 'ada', HISTORY.number, 'admin-job-0003', false],
+    ])
+  })
+
   it('logs a prefetched history page as a prefetch, and as a view once shown', async () => {
     const form = `number=${HISTORY.number}&tid=${HISTORY.tid}&history_start=11&history_end=15`
     const r = await call(port(), 'POST', '/api/smshistory', {

@@ -891,10 +891,11 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       expect(await progress('desk-job-waiting')).toMatchObject({ state: 'cancelled', cancelledBy: 'you', rows: 0 })
       expect(gate.waiting()).toBe(0)
       await rooms.access.flush()
-      const cancels = await rooms.db.query<{ details: Record<string, unknown> }>(
-        `SELECT details FROM access_log WHERE action = 'opt-outs.export.cancel' ORDER BY id`,
+      const cancels = await rooms.db.query<{ number: string | null; details: Record<string, unknown> }>(
+        `SELECT number, details FROM access_log WHERE action = 'opt-outs.export.cancel' ORDER BY id`,
       )
-      expect(cancels.rows.map((x) => x.details.job)).toEqual(['desk-job-waiting'])
+      // Named with what it was to read, as its start and end entries are.
+      expect(cancels.rows.map((x) => [x.details.job, x.number])).toEqual([['desk-job-waiting', DESK.number]])
     } finally {
       for (const h of held) h.leave()
     }

@@ -8,7 +8,7 @@ import { fitFileName } from '../../contract/file-name.ts'
 import { DESK_EXPORT_ACTIONS, type DeskExportAction } from '../../contract/index-api.ts'
 import { readJsonBody, SECURITY_HEADERS, sendError, sendJson } from '../http.ts'
 import { ExportRefused, type ExportGate, type ExportTicket } from '../index/export-gate.ts'
-import { JOB_ID, type ExportTracker } from '../index/export-progress.ts'
+import { CancelledBeforeStart, JOB_ID, type ExportTracker } from '../index/export-progress.ts'
 import { turnOf, type ExportJobHooks } from '../index/export.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_QUERY } from '../schema.ts'
@@ -1072,7 +1072,7 @@ export function deskRoutes(db: Db | null, gate: ExportGate | null = null, export
       if (!db) throw new ProxyError(503, { kind: 'index_off', message: 'The message index is off (INDEX=off); the desk needs it.' })
       const exporting = r.path.endsWith('/export')
       const who = ctx.principal?.name ?? ''
-      const job = exporting && exports ? jobOf(url, exports, who, r.reads) : null
+      const job = exporting && exports ? jobOf(url, exports, ctx, r.reads) : null
       try {
         // An export waits its turn under the limits the index's exports keep (per person and in
         // total): 40 report exports at once by one viewer held everyone's searches up for seconds.
@@ -1100,14 +1100,23 @@ export function deskRoutes(db: Db | null, gate: ExportGate | null = null, export
   }))
 }
 
-/** The progress record of an export the tray gave an id (`job`), under the report's access-log action. */
-function jobOf(url: URL, exports: ExportTracker, who: string, action: RouteSpec['reads']): Job {
+/** The progress record of an export the tray gave an id (`job`), under the report's access-log action and filters. */
+function jobOf(url: URL, exports: ExportTracker, ctx: RequestContext, action: RouteSpec['reads']): Job {
   const id = url.searchParams.get('job')
-  if (id === null) return null
+  if (id === null || !action || !isDeskExport(action)) return null
   if (!JOB_ID.test(id)) throw invalid('job', 'job must be 8 to 64 letters, digits, "-" or "_".')
-  const job = exports.begin(who, id)
-  if (action && isDeskExport(action)) job.update({ action })
-  return job
+  const what = Object.fromEntries([...url.searchParams].filter(([k]) => k !== 'job'))
+  try {
+    const job = exports.begin(ctx.principal?.name ?? '', id)
+    job.update({ action })
+    job.about(what)
+    return job
+  } catch (err) {
+    // Cancelled in the tray before this request arrived: refused having read nothing, and the
+    // cancel logged now, under the report's action and filters, which the cancel did not know.
+    if (err instanceof CancelledBeforeStart) ctx.audit(`${action}.cancel`, { ...what, job: id, rows: 0, started: false })
+    throw err
+  }
 }
 
 const isDeskExport = (a: string): a is DeskExportAction => (DESK_EXPORT_ACTIONS as readonly string[]).includes(a)
@@ -1139,7 +1148,6 @@ async function exportTurn(gate: ExportGate | null, req: IncomingMessage, res: Se
   slot.leave()
   job?.end({ state: 'cancelled', by: waited === 'cancelled' ? 'you' : 'browser' })
   // Nothing was sent yet: the browser's download ends without a file.
-  if (waited === 'cancelled')
-    sendError(res, new ProxyError(409, { kind: 'invalid_request', field: 'job', message: 'This export was cancelled before it started.' }))
+  if (waited === 'cancelled') sendError(res, new CancelledBeforeStart())
   return 'gone'
 }

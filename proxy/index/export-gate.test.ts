@@ -219,7 +219,7 @@ describe('a waiting export', () => {
 
   it('leaves the line when cancelled: the request is answered 409, the record says cancelled, nothing was logged as read', async () => {
     const { gate, tracker, res, done, logged } = waitingExport()
-    expect(tracker.cancel('ana', 'waiting-job-1')).toMatchObject({ state: 'cancelled', cancelledBy: 'you' })
+    expect(tracker.cancel('ana', 'waiting-job-1').record).toMatchObject({ state: 'cancelled', cancelledBy: 'you' })
     await done
     expect(gate.waiting()).toBe(0)
     expect(res.status).toBe(409)

@@ -33,13 +33,31 @@ interface Entry {
   cancelledEarly?: boolean
   /** While it waits in the gate's queue: its place, read afresh on each look (others leave, paces change). */
   place?: () => QueuePlace | null
+  /** What it exports (its filters: number, party…), for the access log's entry of a cancel. */
+  about?: Record<string, unknown>
+}
+
+/** A cancel as the access log records it: the export's action and filters; null for one cancelled before its request arrived (it read nothing). */
+export interface Cancelled {
+  record: ExportProgress
+  logged: { action: NonNullable<ExportProgress['action']>; what: Record<string, unknown> } | null
+}
+
+/**
+ * The download's request of an export cancelled before it arrived: refused, having read nothing.
+ * The route logs the cancel then, under its own action and filters (the cancel knew neither).
+ */
+export class CancelledBeforeStart extends ProxyError {
+  constructor() {
+    super(409, { kind: 'invalid_request', field: 'job', message: 'This export was cancelled before it started.' })
+  }
 }
 
 export interface ExportTracker {
   /** A record for a new export; the signal aborts when the person cancels it. */
   begin: (who: string, job: string) => ExportJobHooks
   get: (who: string, job: string) => ExportProgress
-  cancel: (who: string, job: string) => ExportProgress
+  cancel: (who: string, job: string) => Cancelled
   size: () => number
 }
 
@@ -78,8 +96,7 @@ export function createExportTracker(now: () => number = Date.now): ExportTracker
       if (prior && prior.endedAt === null)
         throw new ProxyError(409, { kind: 'invalid_request', field: 'job', message: 'An export with this job id is already running.' })
       // The person cancelled while the browser's request was still on its way: no file is written.
-      if (prior?.cancelledEarly)
-        throw new ProxyError(409, { kind: 'invalid_request', field: 'job', message: 'This export was cancelled before it started.' })
+      if (prior?.cancelledEarly) throw new CancelledBeforeStart()
       const entry: Entry = {
         who,
         controller: new AbortController(),
@@ -93,6 +110,9 @@ export function createExportTracker(now: () => number = Date.now): ExportTracker
           if (entry.endedAt !== null) return
           if (patch.state !== undefined && patch.state !== 'queued') delete entry.place
           entry.record = { ...entry.record, ...patch }
+        },
+        about: (what) => {
+          entry.about = what
         },
         queued: (place) => {
           if (entry.endedAt !== null) return
@@ -125,7 +145,10 @@ export function createExportTracker(now: () => number = Date.now): ExportTracker
       if (e) {
         if (e.endedAt === null) e.controller.abort()
         // A waiting export stops at once (it has sent nothing): the answer says so before its record ends.
-        return e.record.state === 'queued' ? { ...e.record, state: 'cancelled', cancelledBy: 'you' } : e.record
+        const record: ExportProgress = e.record.state === 'queued' ? { ...e.record, state: 'cancelled', cancelledBy: 'you' } : e.record
+        // Logged when it stopped something: a cancel of an export that had ended changes nothing.
+        const logged = e.endedAt === null && e.record.action ? { action: e.record.action, what: e.about ?? {} } : null
+        return { record, logged }
       }
       // Not begun here yet (the download's request is still on its way): remembered as cancelled,
       // so that request is refused when it arrives instead of writing the whole file.
@@ -143,7 +166,7 @@ export function createExportTracker(now: () => number = Date.now): ExportTracker
         startedAt: new Date(now()).toISOString(),
       }
       entries.set(k, { who, controller, endedAt: now(), cancelledEarly: true, record })
-      return record
+      return { record, logged: null }
     },
   }
 }

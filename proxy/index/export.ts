@@ -1,3 +1,4 @@
+import { CancelledBeforeStart } from './export-progress.ts'
 import { fitFileName } from '../../contract/file-name.ts'
 import type { Action } from '../../contract/vocabulary.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -258,6 +259,8 @@ export interface ExportOptions {
 export interface ExportJobHooks {
   signal: AbortSignal
   update: (patch: Partial<ExportProgress>) => void
+  /** What it exports (its filters), for the access log's entry if it is cancelled. */
+  about: (what: Record<string, unknown>) => void
   /** The export waits in the gate's queue: the record reads its place from `place` until it runs. */
   queued: (place: () => QueuePlace | null) => void
   end: (how: { state: 'done' } | { state: 'cancelled'; by: 'you' | 'browser' } | { state: 'failed'; error: ProxyError['body'] }) => void
@@ -268,6 +271,7 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
   // Known from the filters alone, so that an export cancelled while it waits in line is logged
   // under its own action (a whole history's export, or a search's).
   o.job?.update({ action: exportActionOf(o.filters) })
+  o.job?.about({ what: Object.fromEntries(o.params) })
   const who = o.who ?? ''
   let slot: ExportTicket | undefined
   try {
@@ -288,11 +292,7 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
         o.log(`index: export for ${who || 'someone'} ${waited === 'cancelled' ? 'cancelled' : 'left by the client'} while waiting`)
         o.job?.end({ state: 'cancelled', by: waited === 'cancelled' ? 'you' : 'browser' })
         // Nothing was sent yet: the browser's download ends without a file.
-        if (waited === 'cancelled')
-          sendError(
-            res,
-            new ProxyError(409, { kind: 'invalid_request', field: 'job', message: 'This export was cancelled before it started.' }),
-          )
+        if (waited === 'cancelled') sendError(res, new CancelledBeforeStart())
         return
       }
       o.job?.update({ state: 'running' })

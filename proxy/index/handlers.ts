@@ -14,9 +14,9 @@ import { ProxyError } from '../errors.ts'
 import { sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
 import type { NO_QUERY, RouteInput } from '../schema.ts'
-import { streamExport } from './export.ts'
+import { exportActionOf, streamExport, type ExportJobHooks } from './export.ts'
 import type { ExportGate } from './export-gate.ts'
-import { type ExportTracker } from './export-progress.ts'
+import { CancelledBeforeStart, type ExportTracker } from './export-progress.ts'
 import type {
   EXPORT_CANCEL_BODY,
   EXPORT_PROGRESS_QUERY,
@@ -247,7 +247,24 @@ export const locate: Handler<typeof LOCATE_QUERY> = async (room, _req, res, _url
 export const exportMessages: Handler<typeof EXPORT_QUERY> = async (room, req, res, _url, ctx, { query }) => {
   const { bulk, exportGate, log } = room
   const who = ctx.principal?.name ?? ''
-  const job = query.job === undefined ? undefined : room.exports.begin(who, query.job)
+  let job: ExportJobHooks | undefined
+  try {
+    job = query.job === undefined ? undefined : room.exports.begin(who, query.job)
+  } catch (err) {
+    // Cancelled in the tray before this request arrived: refused having read nothing, and the
+    // cancel logged now, under the export's own action and filters, which the cancel did not know.
+    if (err instanceof CancelledBeforeStart) {
+      const asked = readOrNull(query.read)
+      if (asked)
+        ctx.audit(`${exportActionOf(asked.filters)}.cancel`, {
+          what: Object.fromEntries(asked.params),
+          job: query.job,
+          rows: 0,
+          started: false,
+        })
+    }
+    throw err
+  }
   try {
     await streamExport(bulk, req, res, {
       ...query.read(),
@@ -278,8 +295,9 @@ export const exportProgress: Handler<typeof EXPORT_PROGRESS_QUERY> = async (room
 }
 
 export const exportCancel: Handler<typeof NO_QUERY, typeof EXPORT_CANCEL_BODY> = async (room, _req, res, _url, ctx, { body }) => {
-  const record = room.exports.cancel(ctx.principal?.name ?? '', body.job)
-  ctx.audit(`${record.action ?? 'search.export'}.cancel`, { job: body.job, rows: record.rows })
+  const { record, logged } = room.exports.cancel(ctx.principal?.name ?? '', body.job)
+  // One not begun yet is logged by its request when it arrives (it names what it would have read).
+  if (logged) ctx.audit(`${logged.action}.cancel`, { ...logged.what, job: body.job, rows: record.rows })
   sendJson(res, 200, record)
 }
 
@@ -296,4 +314,13 @@ export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room,
 /** The row's customer as the index keys parties (contract/desk partyKey of its phone), or null. */
 function partyOfRow(row: MessageRow): string | null {
   return row.phone ? partyKey(row.phone) || null : null
+}
+
+/** The export's filters, or null when they are not valid (its request is refused for them anyway). */
+function readOrNull<T>(read: () => T): T | null {
+  try {
+    return read()
+  } catch {
+    return null
+  }
 }

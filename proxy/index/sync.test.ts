@@ -306,6 +306,23 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     })
   })
 
+  it('pages asked for ahead and answered out of order while messages arrive end exact, not "kept changing" (a smaller total served earlier is no shrink)', async () => {
+    await forgetAll(5)
+    // One message arriving per request, answers held 0–30 ms by turns: the four pages asked for
+    // ahead come back in another order, one made earlier (a smaller total) after one made later.
+    await control(simUrl, '/__sim/quirks', {
+      arrivals: { number: num(5).number, perRequest: 1 },
+      reorder: { number: num(5).number, scale: 2 },
+    })
+    try {
+      await syncNow(5)
+      await expectExact(5, upstreamTotal(5))
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+      await forgetAll(5)
+    }
+  })
+
   it('a total that counts more than the history serves ends the walk where the records end, instead of asking for ever', async () => {
     await forgetAll(4)
     await control(simUrl, '/__sim/quirks', { overstated: { number: num(4).number, by: 5 } })
@@ -1066,6 +1083,49 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     } finally {
       await control(simUrl, '/__sim/quirks', {}, 'DELETE')
     }
+  })
+
+  it('a number first synced by name is marked removed when a listing lacks it; one refused on a stale listing the account contradicts is paused, not removed; a sync that works clears the mark', async () => {
+    await forgetAll(3)
+    await syncNow(3) // by name: no listing has named it
+    await control(simUrl, '/__sim/quirks', { removed: [num(3).number, num(6).number, num(7).number] })
+    try {
+      const s = syncer(fw)
+      await s.syncAll()
+      await s.idle()
+      await s.close()
+      expect((await numberStatuses(db, num(3).number))[0]).toMatchObject({ removed: true })
+      expect((await freshness(db, [num(3).number])).incomplete).toEqual([num(3).number])
+      // Refused while gone: the forwarder now holds a listing without it (trusted for 30 s).
+      await syncNow(3)
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+    // Back in the account, and refused once in other words: the stale listing says "no such
+    // number", the listing read then has it under this tid. Paused with the service's words.
+    await forgetAll(3)
+    await control(simUrl, '/__sim/faults', {
+      kind: 'reject',
+      message: 'Service error 17',
+      times: 1,
+      op: 'smshistory',
+      number: num(3).number,
+    })
+    try {
+      await syncNow(3)
+      const [st] = await numberStatuses(db, num(3).number)
+      expect(st).toMatchObject({ state: 'paused', removed: false })
+      expect(st!.error).toContain('The account lists this number')
+      expect(st!.error).toContain('Service error 17')
+    } finally {
+      await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
+    }
+    // Marked removed by a refusal, then served: the mark goes with the sync that worked.
+    await db.query('UPDATE index_numbers SET removed_at = now() WHERE number = $1', [num(3).number])
+    await syncNow(3)
+    expect((await numberStatuses(db, num(3).number))[0]).toMatchObject({ state: 'idle', removed: false })
+    await expectExact(3, upstreamTotal(3))
+    await forgetAll(3)
   })
 
   // A process of its own killed mid-walk (on PostgreSQL another server takes the number over;

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { hostileMessages, messageAt, type Account, type MessageRecord, type NumberProfile } from './dataset.ts'
 import { answerFault, delay, send, takeFault, type Fault } from './faults.ts'
 import { authRefusal, historyIn, refusal, type Dialect } from './dialect.ts'
-import { changesListing, extraTid, REMOVAL_WORDINGS, type Quirks } from './quirks.ts'
+import { changesListing, extraTid, REMOVAL_WORDINGS, reorderDelay, type Quirks } from './quirks.ts'
 import { apiDate } from './rng.ts'
 
 /**
@@ -209,6 +209,10 @@ export async function operation(
   if (state.quirks.removed.has(asked)) return reject(REMOVAL_WORDINGS[state.quirks.wording], 'number')
   const profile = account.byNumber.get(asked)
   if (!profile || profile.tid !== one('tid')) return reject('Unknown number or tid', 'number')
+  // Held before it is made: requests sent together are answered in another order, each with the
+  // history (and total) of the moment it is made.
+  const hold = reorderDelay(state.quirks, profile.number)
+  if (hold > 0) await new Promise((ok) => setTimeout(ok, hold))
   const arriving = state.quirks.arrivals.get(profile.number)
   if (arriving) state.added.set(profile.number, (state.added.get(profile.number) ?? 0) + arriving)
   const start = Number(one('history_start'))

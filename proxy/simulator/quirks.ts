@@ -30,6 +30,20 @@ export interface Quirks {
    * past the total).
    */
   overstated: Map<string, number>
+  /**
+   * Numbers whose history requests are held before they are answered, by turns of 30, 0, 20 and
+   * 10 ms (times `scale`): requests sent together (pages asked for ahead) are answered in another
+   * order, each with the history and total of its own moment (with arrivals, a page asked for
+   * later can carry a smaller total than one asked for before it).
+   */
+  reorder: Map<string, { scale: number; served: number }>
+}
+
+/** The hold of a reordered number's next answer, in ms (see Quirks.reorder). */
+export function reorderDelay(q: Quirks, number: string): number {
+  const r = q.reorder.get(number)
+  if (!r) return 0
+  return [30, 0, 20, 10][r.served++ % 4]! * r.scale
 }
 
 export const noQuirks = (): Quirks => ({
@@ -39,6 +53,7 @@ export const noQuirks = (): Quirks => ({
   removed: new Set(),
   wording: 'unknown',
   overstated: new Map(),
+  reorder: new Map(),
 })
 
 /** The extra tid a number listed twice carries. */
@@ -49,7 +64,7 @@ const MAX_NUMBERS = 100
 
 /** Applies a control request's quirks on top of the current ones; a string saying what is wrong otherwise. */
 export function applyQuirks(q: Quirks, input: Record<string, unknown>): string | undefined {
-  const known = new Set(['arrivals', 'skewedClock', 'listedTwice', 'removed', 'wording', 'overstated'])
+  const known = new Set(['arrivals', 'skewedClock', 'listedTwice', 'removed', 'wording', 'overstated', 'reorder'])
   for (const k of Object.keys(input)) if (!known.has(k)) return `unknown quirk ${k}; use ${[...known].join(', ')}`
   if (input.arrivals !== undefined) {
     const a = input.arrivals as { number?: unknown; perRequest?: unknown }
@@ -67,6 +82,14 @@ export function applyQuirks(q: Quirks, input: Record<string, unknown>): string |
       return 'overstated.by must be a whole number from -1000 to 1000'
     if (n === 0) q.overstated.delete(o.number)
     else q.overstated.set(o.number, n)
+  }
+  if (input.reorder !== undefined) {
+    const r = input.reorder as { number?: unknown; scale?: unknown }
+    if (!r || typeof r !== 'object' || typeof r.number !== 'string' || !NUMBER.test(r.number)) return 'reorder.number must be digits'
+    const n = r.scale
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 100) return 'reorder.scale must be a whole number from 0 to 100'
+    if (n === 0) q.reorder.delete(r.number)
+    else q.reorder.set(r.number, { scale: n, served: 0 })
   }
   if (input.skewedClock !== undefined) {
     if (typeof input.skewedClock !== 'boolean') return 'skewedClock must be true or false'

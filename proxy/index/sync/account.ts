@@ -52,7 +52,7 @@ export async function recordListing(ctx: SyncContext, listing: Map<string, strin
     ctx.log('index: the account listing named no numbers; no number is marked as removed from it')
     return
   }
-  await ctx.db.query(`UPDATE index_numbers SET removed_at = now() WHERE listed AND removed_at IS NULL AND NOT (number = ANY($1::text[]))`, [
-    numbers,
-  ])
+  // Every number the listing lacks, a number first synced by name (its history opened) too: it
+  // stayed "in the account" after it left, because only numbers a listing had named were looked at.
+  await ctx.db.query(`UPDATE index_numbers SET removed_at = now() WHERE removed_at IS NULL AND NOT (number = ANY($1::text[]))`, [numbers])
 }

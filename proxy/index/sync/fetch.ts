@@ -36,6 +36,13 @@ export interface WalkPage extends PageMeta {
   newestIndex: number
   records: PageRecord[] | null
   held: number | null
+  /**
+   * When the request that got this answer was sent, and when the answer came (performance.now()).
+   * Pages asked for ahead can be served in any order: one sent before a page with a larger total
+   * came back may carry an older, smaller total without the history having lost anything.
+   */
+  sentAt: number
+  receivedAt: number
 }
 
 export const localPage = (page: Page): WalkPage => ({
@@ -49,16 +56,18 @@ export const localPage = (page: Page): WalkPage => ({
   newestIndex: newestIndexOf(page),
   records: page.records,
   held: null,
+  sentAt: 0,
+  receivedAt: 0,
 })
 
 /** fetchPage for the full walk; through the page worker when `walk` names the walk there. */
 export async function fetchWalkPage(job: Job, start: number, end: number, walk: string | null): Promise<Result<WalkPage>> {
   const got = await withRetries<WalkPage>(job, async () => {
-    if (walk === null) {
-      const got = await request(job, start, end)
-      return got.ok ? { ok: true, value: localPage(got.value) } : got
-    }
-    return requestHeld(job, start, end, walk)
+    const sentAt = performance.now()
+    const got = walk === null ? await request(job, start, end) : await requestHeld(job, start, end, walk)
+    if (!got.ok) return got
+    const value: WalkPage = 'identityAt' in got.value ? got.value : localPage(got.value)
+    return { ok: true, value: { ...value, sentAt, receivedAt: performance.now() } }
   })
   if (got.ok) learnCap(job, start, end, got.value.count, got.value.total)
   return got
@@ -122,7 +131,10 @@ async function requestHeld(job: Job, start: number, end: number, walk: string): 
       return { ok: true, value: localPage(parsePage(judged.body, judged.json)) }
     }
     const { meta, ids, newestIndex } = parsed
-    return { ok: true, value: { ...meta, count: ids.length, identityAt: (i) => ids[i]!, newestIndex, records: null, held: id } }
+    return {
+      ok: true,
+      value: { ...meta, count: ids.length, identityAt: (i) => ids[i]!, newestIndex, records: null, held: id, sentAt: 0, receivedAt: 0 },
+    }
   } catch (err) {
     return classify(err)
   }
@@ -136,7 +148,11 @@ function classify(err: unknown): Failed {
       return {
         ok: false,
         message,
-        stop: { kind: 'pause', message: `Paused: ${message} Check API_SYS_ID and API_AUTH_TOKEN, then sync again.` },
+        // The server's own words may already say which settings to check: said once.
+        stop: {
+          kind: 'pause',
+          message: `Paused: ${message}${/API_SYS_ID/.test(message) ? ' Then sync again.' : ' Check API_SYS_ID and API_AUTH_TOKEN, then sync again.'}`,
+        },
       }
     // A refusal whose words say it will pass ("Internal error, please try again later") is
     // retried, with the back-off, as a 5xx is; paused, it waited for a person.

@@ -11,6 +11,8 @@ import { fullWalk, type BulkHold } from './walk.ts'
 
 /** Walks of the whole history again after the stored one stopped matching, before giving up. */
 const MAX_REWALKS = 2
+/** Totals that fell and came back (totalHolds) a sync goes on through before giving up. */
+const MAX_FLAPS = 10
 /** A sync that stored more than this vacuums and refreshes the planner's statistics (PGlite has no autovacuum). */
 const VACUUM_AFTER = 10_000
 
@@ -94,6 +96,16 @@ async function withTids(ctx: SyncContext, row: NumberRow, signal: AbortSignal): 
     ctx.log(`index: ${row.number}: the account now lists it under tid ${fresh.join(', ')}`)
     result = await underTids(ctx, row, signal, fresh, [...fresh, ...known.filter((t) => listed!.includes(t))])
   }
+  // "No such number" judged from a listing read before the number was added (the forwarder
+  // trusts one for 30 s), while the listing read just now has it: a refusal to say so, and a
+  // pause, never "removed from the account" (a number added a moment ago was marked removed for good).
+  if (!result.ok && result.stop.kind === 'gone' && listed !== null && listed.length > 0) {
+    const said = /The service said: (.*)$/.exec(result.stop.message)?.[1]
+    return stopped(
+      'pause',
+      `Paused: The account lists this number, but the messaging service refused its history${said ? `: ${said}` : '.'} Sync it again once that is mended.`,
+    )
+  }
   return result
 }
 
@@ -124,6 +136,7 @@ async function walkAndCatchUp(job: Job, first: NumberRow): Promise<Result<number
   const hold: BulkHold = { bulk: false }
   let row = first
   let inserted = 0
+  let flaps = 0
   try {
     for (let rewalks = 0; ; rewalks++) {
       const step = await walkOnce(job, row, hold)
@@ -137,6 +150,11 @@ async function walkAndCatchUp(job: Job, first: NumberRow): Promise<Result<number
         if (!held.ok) return held
         if (held.value) {
           job.ctx.log(`index: ${job.number}: ${step.stop.message}, then back: kept what is stored and going on`)
+          // Not a walk again: a total that dipped and came back does not use one up (three such
+          // dips ended a busy number's walk as "kept changing"), up to MAX_FLAPS of them.
+          if (++flaps > MAX_FLAPS)
+            return stopped('fail', `The upstream's total kept falling and coming back (${step.stop.message}); try again later.`)
+          rewalks -= 1
           row = (await loadNumber(job.ctx.db, job.number)) ?? row
           continue
         }
@@ -252,6 +270,9 @@ function storeFailure(err: unknown): string {
 async function finish(ctx: SyncContext, number: string, result: Result<number>, started: number): Promise<Outcome> {
   if (result.ok) {
     await release(ctx, number, 'idle', null, true)
+    // The upstream served its history: the number is the account's (a refusal had marked it
+    // removed; the next listing that lacks it marks it again).
+    await ctx.db.query('UPDATE index_numbers SET removed_at = NULL WHERE number = $1 AND removed_at IS NOT NULL', [number])
     ctx.log(`index: ${number}: synced, ${result.value} new messages in ${Date.now() - started} ms`)
     return 'done'
   }

@@ -57,6 +57,8 @@ interface Walk {
   /** Every ordinal above `next` is stored; Infinity before the first page of a fresh walk. */
   next: number
   totalKnown: number
+  /** When the answer that carried totalKnown came (-Infinity: from the checkpoint). */
+  totalAt: number
   /** Identity of ordinal next + 1, which the next page must carry. */
   check: string | null
   pendingStart: number
@@ -124,6 +126,9 @@ async function walkPages(w: Walk): Promise<Result<number>> {
     }
     const step = await onPage(w, got.value)
     if (step.ok && step.value) await drain(w)
+    // A walk that stops keeps the rows it had gathered (they were aligned before the page that
+    // stopped it): dropped, a history under one batch stored nothing however often it was tried.
+    if (!step.ok) await flush(w)
     if (!step.ok || step.value) return step.ok ? ok(w.inserted) : step
     if (job.signal.aborted) {
       await flush(w)
@@ -144,6 +149,7 @@ function startWalk(job: Job, row: NumberRow, hold: BulkHold): Walk {
     hold,
     next,
     totalKnown,
+    totalAt: Number.NEGATIVE_INFINITY,
     check,
     // On resume, ordinal cp_next + 1 is asked for again as the overlap.
     pendingStart: resume ? Math.max(1, totalKnown - next + 1 - (check ? 1 : 0)) : 1,
@@ -206,9 +212,16 @@ async function onPage(w: Walk, page: WalkPage): Promise<Result<boolean>> {
 async function placePage(w: Walk, page: WalkPage, taken: { done: boolean }): Promise<Result<boolean>> {
   const { job } = w
   const start = w.pendingStart
-  if (page.total < w.totalKnown) return shrank(w.totalKnown, page.total)
+  // A smaller total is a history that lost messages only when its request went out after the
+  // larger total came back: pages asked for ahead are served in any order, and one served earlier
+  // carries the total of its own moment (its records' ordinals, counted from it, still hold).
+  if (page.total < w.totalKnown && page.sentAt > w.totalAt) return shrank(w.totalKnown, page.total)
   const order = checkOrder(page, start)
-  if (order) return order
+  if (order) {
+    // Nothing of a history in the wrong order is stored: the batch being gathered goes too.
+    discardBuffer(w)
+    return order
+  }
   if (w.skip) {
     w.skip = false
     // Arrivals since moved every position: back to the overlap's identity check, from the new total.
@@ -339,9 +352,29 @@ function stall(w: Walk, page: PageMeta): Result<boolean> {
   return ok(false)
 }
 
+/**
+ * The newest total the walk has seen: a page served earlier (asked for ahead) does not take it
+ * back down, so the next page is asked for where the history stands now.
+ */
+function noteTotal(w: Walk, page: WalkPage): void {
+  if (page.total >= w.totalKnown) {
+    w.totalKnown = page.total
+    w.totalAt = Math.max(w.totalAt, page.receivedAt)
+  }
+}
+
+/** The batch being gathered, dropped (a history found in the wrong order stores nothing more). */
+function discardBuffer(w: Walk): void {
+  w.buffer = []
+  w.held = 0
+  w.bufferPage = null
+  w.bufferCp = null
+}
+
 /** The page below the checkpoint asked for again at a total that grew, alone (the pages asked for ahead are let go). */
 function askAgain(w: Walk, total: number): void {
   w.totalKnown = total
+  w.totalAt = performance.now()
   w.aheadOn = false
   for (const p of w.ahead.values()) forgo(w, p)
   w.ahead.clear()
@@ -368,7 +401,7 @@ async function advance(w: Walk, page: WalkPage, start: number): Promise<void> {
   const next = Math.min(walking ? w.next : hi, hi - n)
   // (An empty page ends a walk past its overlap record, see Walk.skip: nothing to check then.)
   const check = n > 0 ? page.identityAt(n - 1) : null
-  w.totalKnown = page.total
+  noteTotal(w, page)
   if (next > 0) {
     // Ask for the next page before storing this one: the upstream works while we insert.
     w.pendingStart = w.totalKnown - next

@@ -465,6 +465,73 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await forgetAll(3)
   })
 
+  /** Each record at the ordinal its position gives (the newest is the total), and nothing else. */
+  const expectPlaced = async (i: number, records: Array<Record<string, unknown>>, key: (r: Record<string, unknown>) => string) => {
+    const stored = await db.query<{ k: string; ordinal: number }>(
+      `SELECT COALESCE(system_id, '') || '|' || COALESCE(body, (SELECT body FROM index_bodies b WHERE b.id = body_id), '') AS k, ordinal
+         FROM index_messages WHERE number = $1`,
+      [num(i).number],
+    )
+    expect(stored.rows.length).toBe(records.length)
+    const ordinalOf = new Map(stored.rows.map((r) => [r.k, r.ordinal]))
+    expect(records.filter((r, j) => ordinalOf.get(key(r)) !== records.length - j)).toEqual([])
+    const [st] = await numberStatuses(db, num(i).number)
+    expect(st).toMatchObject({ indexed: records.length, state: 'idle', error: null, fullyIndexed: true })
+  }
+
+  it('old messages purged upstream while new ones arrive: the catch-up finds it holds more than the total, walks again, and ends exact', async () => {
+    await forgetAll(4)
+    const { records, forwarder } = await served(fw, num(4).number, num(4).tid)
+    await syncNow(4, forwarder)
+    const key = (r: Record<string, unknown>) => `${String(r.system_id ?? '')}|${String(r.body ?? '')}`
+    for (let round = 0; round < 3; round++) {
+      // The three oldest purged (the list is newest first), ten new on top.
+      records.splice(records.length - 3, 3)
+      const fresh = Array.from({ length: 10 }, (_, k) => ({
+        ...records[0]!,
+        system_id: `29999999${round}${String(k).padStart(3, '0')}`,
+        message_id: `new-${round}-${k}`,
+        body: `new ${round}.${k}`,
+      }))
+      records.unshift(...fresh.reverse())
+      await syncNow(4, forwarder)
+      await expectPlaced(4, records, key)
+    }
+    await forgetAll(4)
+  })
+
+  it('records with neither a system id nor a message id: a catch-up stores the new ones by their place (it stored none)', async () => {
+    await forgetAll(3)
+    const { records, forwarder } = await served(fw, num(3).number, num(3).tid)
+    // Each body unique, so the test can tell the records apart (the index cannot).
+    records.forEach((r, j) => {
+      r.system_id = null
+      r.message_id = null
+      r.body = `record ${records.length - j}`
+    })
+    await syncNow(3, forwarder)
+    const key = (r: Record<string, unknown>) => `|${String(r.body ?? '')}`
+    await expectPlaced(3, records, key)
+    records.unshift(...Array.from({ length: 5 }, (_, k) => ({ ...records[0]!, body: `no ids ${5 - k}` })))
+    await syncNow(3, forwarder)
+    await expectPlaced(3, records, key)
+    await forgetAll(3)
+  })
+
+  it('a history sent oldest first is stopped at its first page, before anything is stored (it stored two batches reversed)', async () => {
+    await forgetAll(5)
+    const { records, forwarder } = await served(fw, num(5).number, num(5).tid)
+    records.reverse()
+    // Batches of 500: the old check, at the history's last page, came after nine of them were stored.
+    await syncNow(5, forwarder, { storeRows: 500 })
+    const [st] = await numberStatuses(db, num(5).number)
+    expect(st).toMatchObject({ state: 'error', indexed: 0, fullyIndexed: false })
+    expect(st!.error).toContain('oldest first')
+    const left = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM index_messages WHERE number = $1', [num(5).number])
+    expect(left.rows[0]!.n).toBe(0)
+    await forgetAll(5)
+  })
+
   it('a re-walk that fails part-way keeps every stored message (it wiped them first), and the next sync ends exact; marks handled stay', async () => {
     await forgetAll(3)
     const { records, forwarder } = await served(fw, num(3).number, num(3).tid)

@@ -12,6 +12,9 @@ import { ok, shrank, stopped, type Job, type NumberRow, type Result } from './ty
  * and stays as wide as the arrival rate needs; the catch-up ends with the window at position 1.
  */
 
+/** The identity of a record that carries neither a system id nor a message id. */
+const NO_IDENTITY = identity({ systemId: null, messageId: null })
+
 /** Records asked for below the stored top at first, to find it again. */
 export const OVERLAP = 3
 /** Requests at the widest overlap without finding the stored top before walking the history again. */
@@ -51,7 +54,14 @@ export async function catchUp(job: Job, row: NumberRow): Promise<Result<number>>
   if (c.top === p.total && (c.top === 0 || (p.records[0] && identity(p.records[0]) === c.tail[0]))) return ok(0)
   for (let n = 0; n < MAX_REQUESTS; n++) {
     const step = await oneWindow(c)
-    if (!step.ok || step.value) return step.ok ? ok(c.inserted) : step
+    if (!step.ok) return step
+    if (!step.value) continue
+    // At the top now: the last answer's total is the history's. Holding more than it counts, the
+    // index keeps messages the upstream no longer has (the oldest purged while new ones came:
+    // the new ones passed for arrivals, and every position was off), so it is asked again and,
+    // still fewer, walked again.
+    if (c.top > c.known) return shrank(c.top, c.known)
+    return ok(c.inserted)
   }
   return stopped('fail', 'The history grows faster than the index can page through it; try again later.')
 }
@@ -102,6 +112,9 @@ async function oneWindow(c: Catch): Promise<Result<boolean>> {
  */
 async function notStored(c: Catch, above: PageRecord[]): Promise<PageRecord[]> {
   if (above.length === 0 || c.top === 0) return above
+  // Records with neither id have no identity to compare ("|" each): their place says they are
+  // new (filtered by it, every one matched the stored ones and a catch-up stored nothing).
+  if (above.every((r) => identity(r) === NO_IDENTITY)) return above
   const ords: number[] = []
   for (let o = c.top; o > 0 && o > c.top - above.length - OVERLAP; o--) ords.push(o)
   const near = new Set((await storedIdentities(c.job.ctx.db, c.job.number, ords)).values())

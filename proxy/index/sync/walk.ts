@@ -216,7 +216,7 @@ async function placePage(w: Walk, page: WalkPage, taken: { done: boolean }): Pro
   // larger total came back: pages asked for ahead are served in any order, and one served earlier
   // carries the total of its own moment (its records' ordinals, counted from it, still hold).
   if (page.total < w.totalKnown && page.sentAt > w.totalAt) return shrank(w.totalKnown, page.total)
-  const order = checkOrder(page, start)
+  const order = checkOrder(page, start, job.ctx.pageCap)
   if (order) {
     // Nothing of a history in the wrong order is stored: the batch being gathered goes too.
     discardBuffer(w)
@@ -304,16 +304,19 @@ function noneBelow(w: Walk, page: WalkPage, start: number): Result<boolean> | nu
  * records (a message came in between the two, or the id is stale): the walk aligns by identity
  * anyway, so that is not a reason to stop.
  */
-function checkOrder(page: WalkPage, start: number): Result<boolean> | null {
+function checkOrder(page: WalkPage, start: number, cap: number): Result<boolean> | null {
   if (page.newestId === null) return null
   const at = page.newestIndex
+  // A full first page without the envelope's newest message: a history sent oldest first shows
+  // its oldest there (found only at its last page, two batches of it were stored reversed by then).
+  if (start === 1 && at < 0 && page.count >= Math.max(3, cap) && page.total > page.count) return stopped('fail', OLDEST_FIRST)
   // Two records cannot tell a history sent oldest first from an envelope one message behind.
   if (at < 0 || start + at === 1 || page.count < 3 || at !== page.count - 1) return null
-  return stopped(
-    'fail',
-    'The messaging service sent this history oldest first (its newest message came last). The index assumes newest first, as documented, and stopped rather than build a wrong index.',
-  )
+  return stopped('fail', OLDEST_FIRST)
 }
+
+const OLDEST_FIRST =
+  'The messaging service sent this history oldest first (its newest message came last, or not on the first page). The index assumes newest first, as documented, and stopped rather than build a wrong index.'
 
 /** A large first walk into a small index loads without the secondary indexes, built at the end. */
 async function maybeBulk(w: Walk, page: PageMeta): Promise<void> {

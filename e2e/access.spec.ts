@@ -104,6 +104,9 @@ test.describe('team access (ACCESS=password)', () => {
     await refused
     await expect(page).toHaveURL(/\/signin\?next=%2F$/)
     await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible()
+    // Signed out, no navigation to pages that would only send them back here.
+    await expect(page.getByRole('navigation', { name: 'Main' })).toBeHidden()
+    await expect(page.getByRole('link', { name: 'Numbers' })).toHaveCount(0)
 
     await signInThroughForm(page, { name: 'alice', password: 'not the password!' })
     await expect(page.getByRole('alert')).toContainText('That name and password do not match')

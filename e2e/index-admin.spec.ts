@@ -63,7 +63,7 @@ test('the index page indexes every number, shows each one getting up to date, fi
     await expect(forgetAll).toBeFocused()
 
     await forgetOne.click()
-    await row.getByRole('button', { name: 'Delete 36 messages' }).click()
+    await row.getByRole('button', { name: 'Delete 36 messages of (855) 200-9444' }).click()
     await expect(page.getByRole('status').filter({ hasText: 'Forgot 36 messages of (855) 200-9444.' })).toBeVisible()
     // The number's messages are gone, and the row says it is forgotten, not merely "Not indexed".
     await expect(row).toContainText('Forgotten')

@@ -5,6 +5,10 @@ test('the app loads and lists the simulator numbers through the proxy', async ({
   await expect(page.getByRole('heading', { name: 'Owned numbers' })).toBeVisible()
   await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
   await expect(page.getByRole('status').filter({ hasText: /^60 numbers$/ })).toBeVisible()
+  // Local mode: no users to manage, but its reads are logged, and the log is a link away.
+  const nav = page.getByRole('navigation', { name: 'Main' })
+  await expect(nav.getByRole('link', { name: 'Access log' })).toBeVisible()
+  await expect(nav.getByRole('link', { name: 'Users' })).toHaveCount(0)
   // The simulator saw the proxy's credentials, not the browser's (the browser sent none).
   const { requests } = await sim.requests()
   const last = requests.at(-1)

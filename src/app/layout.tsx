@@ -73,6 +73,8 @@ export function Layout() {
   // The tray (and the streaming code behind it) loads with the first export.
   const exporting = useExportJobs().length > 0
   const isAdmin = accessOf(me) === 'admin'
+  // Signed out (the sign-in page): no navigation to pages that would only send them back here.
+  const signedOut = !!me && me.mode !== 'local' && me.user === null
 
   // Our own server said the session is gone: sign in, then come back here.
   useEffect(() => {
@@ -95,7 +97,7 @@ export function Layout() {
           <Link to="/" className="text-lg font-bold text-blue-800" activeProps={{}}>
             Switchboard
           </Link>
-          <nav aria-label="Main" className="flex flex-wrap gap-4">
+          <nav aria-label="Main" className="flex flex-wrap gap-4" hidden={signedOut}>
             <Link to="/" {...navProps(NUMBER_PAGES.has(page))}>
               Numbers
             </Link>
@@ -112,16 +114,17 @@ export function Layout() {
             <Link to="/index" {...navProps(page === 'index')}>
               Index
             </Link>
-            {/* Admin pages only once the server has said so: "not loaded yet" is not admin. */}
+            {/* Admin pages only once the server has said so: "not loaded yet" is not admin. Local
+                mode has no users to manage, but its reads are logged like any other. */}
             {isAdmin && me && me.mode !== 'local' ? (
-              <>
-                <Link to="/admin/users" {...navProps(page === 'users')}>
-                  Users
-                </Link>
-                <Link to="/admin/access-log" {...navProps(page === 'access-log')}>
-                  Access log
-                </Link>
-              </>
+              <Link to="/admin/users" {...navProps(page === 'users')}>
+                Users
+              </Link>
+            ) : null}
+            {isAdmin && me ? (
+              <Link to="/admin/access-log" {...navProps(page === 'access-log')}>
+                Access log
+              </Link>
             ) : null}
           </nav>
           {/* Wraps on a phone: the indexing indicator and the theme select side by side were wider than 320 px. */}

@@ -104,7 +104,7 @@ export function MediaPreview({ url, from, inline = false }: { url: string | null
       >
         <span aria-hidden="true">📎</span>
         {KIND_LABEL[kind]}: {name}
-        <span className="hidden break-all print:inline"> ({safe})</span>
+        <span className="hidden break-all print:inline"> (from {new URL(safe).host})</span>
       </a>
     )
   const alt = `Picture message ${name}${from ? ` from ${formatPhone(from)}` : ''}`
@@ -140,9 +140,10 @@ export function MediaPreview({ url, from, inline = false }: { url: string | null
           className={`object-cover ${inline ? 'h-32 w-40' : 'h-16 w-20'}`}
         />
       </button>
-      {/* On paper a picture is named by its file and link, like every other medium. */}
+      {/* On paper a picture is named by its file and the host it came from, like every other
+          medium: not its whole link, whose path and query often carry the provider's access token. */}
       <span className="hidden text-xs break-all print:inline">
-        Picture: {name} ({safe})
+        Picture: {name} (from {new URL(safe).host})
       </span>
     </>
   )

@@ -167,7 +167,8 @@ function LedgerRow({ r, zone }: { r: OptRow; zone: Zone }) {
             type="button"
             className="font-semibold text-blue-800 underline"
             onClick={() => setParams({ number: r.number, party: r.party }, { replace: false })}
-            aria-label={`${r.sentAfter} ${r.sentAfter === 1 ? 'message' : 'messages'} sent to ${formatPhone(r.party)} after opting out: show the evidence`}
+            // The name starts with the count as shown (78,457, not 78457): voice control says what it sees.
+            aria-label={`${formatCount(r.sentAfter)} ${r.sentAfter === 1 ? 'message' : 'messages'} sent to ${formatPhone(r.party)} after opting out: show the evidence`}
           >
             {formatCount(r.sentAfter)}
           </button>

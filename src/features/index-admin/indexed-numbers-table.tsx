@@ -147,7 +147,8 @@ function IndexedNumberRow({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdm
           {isAdmin ? (
             confirming === n.number ? (
               <InlineConfirm
-                confirmLabel={`Delete ${formatCount(n.indexed)} messages`}
+                // The number said in the button: on a phone its column has scrolled out of view here.
+                confirmLabel={`Delete ${formatCount(n.indexed)} messages of ${formatPhone(n.number)}`}
                 onConfirm={() => forget(n.number)}
                 onCancel={() => {
                   returnTo(n.number)

@@ -32,6 +32,12 @@ describe('needsReply', () => {
     expect(r.lastInbound?.body).toBe('Hello??')
   })
 
+  it('shows the question, not a STOP sent after it: the customer still waits, opted out', () => {
+    const r = needsReply([out(0), inn(10, 'When does my warranty end?'), inn(70, 'STOP')], 15 * min, now(120))
+    expect(r).toMatchObject({ waiting: true, unanswered: 1, since: new Date(now(10)).toISOString() })
+    expect(r.lastInbound?.body).toBe('When does my warranty end?')
+  })
+
   it('leaves the queue when a reply comes after the last message', () => {
     const r = needsReply([inn(0, 'Hi'), out(30, 'Hello!')], 15 * min, now(60))
     expect(r).toMatchObject({ waiting: false, since: null, unanswered: 0 })

@@ -32,7 +32,11 @@ export interface NeedsReply<M extends DeskMessage = DeskMessage> {
   waitedMs: number
   /** Unanswered messages (inbound after the last reply or handling, opt-outs left out). */
   unanswered: number
-  /** The party's latest inbound message, answered or not: the text the queue shows. */
+  /**
+   * The party's latest inbound message that is not an opt-out, answered or not: the text the
+   * queue shows. A STOP after a question showed as the message, and hid the question staff
+   * must still answer (by phone or email, once they opted out).
+   */
   lastInbound: M | null
 }
 
@@ -66,8 +70,9 @@ export function needsReply<M extends DeskMessage>(
       first = null
       unanswered = 0
     } else if (isInbound(m)) {
+      if (isOptOut(m)) continue
       lastInbound = m
-      if (timeOf(m.date) <= handledMs || isOptOut(m)) continue
+      if (timeOf(m.date) <= handledMs) continue
       first ??= m
       unanswered++
     }

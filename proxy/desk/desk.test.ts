@@ -162,9 +162,32 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     // A question, then STOP: waiting since the question, and marked opted out (answer by call).
     const asked = body.rows.find((r) => r.party === DESK_PARTIES.askedThenStop)!
     expect(asked).toMatchObject({ waitedMs: 10 * 3_600_000, unanswered: 1, optedOut: true })
-    expect((asked.lastInbound as { body: string }).body).toBe('STOP')
+    // The row shows the question they still wait on, not the STOP after it (which hid it).
+    expect((asked.lastInbound as { body: string }).body).toBe('When does my warranty end?')
     for (const p of [DESK_PARTIES.wait20m, DESK_PARTIES.wait2h, DESK_PARTIES.wait3d])
       expect(body.rows.find((r) => r.party === p)).toMatchObject({ optedOut: false })
+
+    // Migration 470 mends a thread stored before: its last inbound the STOP.
+    const stop = await rooms.db.query<{ ordinal: number; date: Date }>(
+      `SELECT ordinal, date FROM index_messages WHERE number = $1 AND party_digits = $2 AND desk_opt = 'opt-out' ORDER BY ordinal DESC LIMIT 1`,
+      [DESK.number, DESK_PARTIES.askedThenStop],
+    )
+    await rooms.db.query('UPDATE desk_threads SET last_inbound_ordinal = $3, last_inbound_at = $4 WHERE number = $1 AND party = $2', [
+      DESK.number,
+      DESK_PARTIES.askedThenStop,
+      stop.rows[0]!.ordinal,
+      stop.rows[0]!.date,
+    ])
+    const lastShown = async () =>
+      (
+        (await get(`/api/desk/needs-reply?at=${AT}&number=${DESK.number}&limit=500`)).rows.find(
+          (r) => r.party === DESK_PARTIES.askedThenStop,
+        )!.lastInbound as { body: string }
+      ).body
+    expect(await lastShown()).toBe('STOP')
+    const sql = readFileSync(join(MIGRATIONS_DIR, '470-desk-last-question.sql'), 'utf8')
+    await (rooms.db as unknown as MigratableDb).transaction((tx) => tx.exec(sql))
+    expect(await lastShown()).toBe('When does my warranty end?')
   })
 
   it('counts opt-outs and sends after them as optOutLedger does, and the scripted ones as scripted', async () => {

@@ -438,7 +438,7 @@ type ThreadFacts = {
 
 /**
  * The order-dependent state of each thread that has messages (a desk_threads row, which the store
- * step creates): last inbound, last delivered reply and unanswered messages, each from the thread
+ * step creates): last inbound (not an opt-out: the queue shows it), last delivered reply and unanswered messages, each from the thread
  * index (index_messages_thread), reading only the thread's newest messages. Unanswered is
  * needs-reply.ts over SQL: inbound messages after the last delivered reply and after the last
  * "mark handled" (at or before it counts as answered), opt-outs left out.
@@ -448,7 +448,8 @@ SELECT p.party, li.ordinal AS last_inbound_ordinal, li.date AS last_inbound_at, 
        u.since AS waiting_since, u.n AS unanswered, p.outbound, p.inbound + p.outbound AS messages, p.first_at, p.last_at
   FROM desk_threads p
   LEFT JOIN LATERAL (
-    SELECT ordinal, date FROM index_messages WHERE number = $1 AND party_digits = p.party AND desk_inbound
+    SELECT ordinal, date FROM index_messages
+     WHERE number = $1 AND party_digits = p.party AND desk_inbound AND desk_opt IS DISTINCT FROM 'opt-out'
      ORDER BY date DESC, ordinal DESC LIMIT 1) li ON true
   LEFT JOIN LATERAL (
     SELECT ordinal, date FROM index_messages

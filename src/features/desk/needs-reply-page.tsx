@@ -289,7 +289,8 @@ function Queue({ search }: { search: NeedsReplySearch }) {
                   Number
                 </th>
                 <th scope="col" className={th}>
-                  Last message from them
+                  {/* Opt-outs aside (contract/desk/needs-reply.ts): a STOP after a question hid the question. */}
+                  Their last message
                 </th>
                 <th scope="col" className={th}>
                   Waiting

@@ -77,6 +77,31 @@ function NumberNotIndexed({
       </EmptyState>
     )
   const busy = facts?.state === 'syncing' || facts?.state === 'queued' || starting === 'started'
+  // Its indexing stopped on an error: that, in the sync's own words, not "not indexed yet" (the
+  // Index page and Search said the error, the desk and the charts an offer to start).
+  if (!busy && facts && (facts.state === 'error' || facts.state === 'paused') && facts.error)
+    return (
+      <EmptyState title={`Indexing ${formatPhone(number)} stopped`}>
+        <p>
+          The {what} is worked out from the message index, which holds none of this number’s messages: {facts.error}
+        </p>
+        {admin && listed ? (
+          <StartIndexingButton
+            label="Try again"
+            state={starting}
+            onStart={() => {
+              start({ number: listed.number, tid: listed.tid })
+            }}
+          />
+        ) : (
+          <p>
+            {facts.state === 'error'
+              ? 'Indexing tries again on its own; an admin can also sync it on the Index page.'
+              : 'An admin can sync it again on the Index page.'}
+          </p>
+        )}
+      </EmptyState>
+    )
   return (
     <EmptyState title={busy ? `${formatPhone(number)} is being indexed` : `${formatPhone(number)} is not indexed yet`}>
       <p>

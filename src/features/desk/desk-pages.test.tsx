@@ -367,6 +367,45 @@ describe('Encoding and segments', () => {
     expect(select.selectedOptions[0]!.textContent).toBe('(310) 555-0101 (not indexed yet)')
   })
 
+  test('a number whose indexing stopped on an error says so in the sync\'s words, with Try again for an admin, not "not indexed yet"', () => {
+    const s = { number: '13105550101', from: '', to: '', tz: 'utc' as const }
+    const stopped = parseStatus({
+      enabled: true,
+      engine: 'pglite',
+      numbers: [
+        { number: NUMBER, tid: 'TID1', state: 'idle', indexed: 10, upstreamTotal: 10 },
+        {
+          number: '13105550101',
+          tid: 'TID2',
+          state: 'error',
+          indexed: 0,
+          upstreamTotal: null,
+          error: 'Stopped after 6 attempts: malformed JSON',
+        },
+      ],
+      freshness: { numbersKnown: 2, numbersComplete: 1, syncing: [], incomplete: ['13105550101'], indexedUpTo: null },
+    })
+    renderWith(<SegmentsPage search={s} admin />, (qc) => {
+      qc.setQueryData(indexKeys.status(), stopped)
+      qc.setQueryData(numbersQuery('all').queryKey, [listed(NUMBER, 'TID1'), listed('13105550101', 'TID2')])
+    })
+    expect(screen.getByText('Indexing (310) 555-0101 stopped')).toBeTruthy()
+    expect(screen.getByText(/Stopped after 6 attempts: malformed JSON/)).toBeTruthy()
+    expect(screen.queryByText(/not indexed yet/)).toBeNull()
+    expect(screen.getByRole('button', { name: 'Try again' })).toBeTruthy()
+    const select = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Number' })
+    expect(select.selectedOptions[0]!.textContent).not.toMatch(/not indexed yet/)
+  })
+
+  test('the select says nothing of a link\'s number until the index has answered (it read "not indexed yet" meanwhile)', () => {
+    const s = { number: '13105550101', from: '', to: '', tz: 'utc' as const }
+    renderWith(<SegmentsPage search={s} admin />, (qc) => {
+      qc.setQueryData(numbersQuery('all').queryKey, [listed(NUMBER, 'TID1'), listed('13105550101', 'TID2')])
+    })
+    const select = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Number' })
+    expect(select.selectedOptions[0]!.textContent).toBe('(310) 555-0101')
+  })
+
   test('counts every character that forced UCS-2, not only the 20 the server lists', () => {
     const s = { number: NUMBER, from: '', to: '', tz: 'utc' as const }
     const listed = Array.from({ length: 20 }, (_, i) => ({ char: String.fromCodePoint(0x4e00 + i), messages: 3, extraSegments: 20 - i }))

@@ -187,6 +187,14 @@ describe.each(ENGINES)('sign-in limits on $name', (engine) => {
     expect(r.rows[0]!.details).toContain('admin')
   }, 60_000)
 
+  test("a failed sign-in's name is logged with its invisible and direction-changing characters written out", async () => {
+    const s = await open()
+    expect((await signIn(s, 'a\u202eb\nsignin.ok\u200b', 'wrong guess', '203.0.113.31')).status).toBe(401)
+    await s.access.flush()
+    const r = await db.query<{ details: { name: string } }>(`SELECT details FROM access_log WHERE address = '203.0.113.31' ORDER BY seq`)
+    expect(r.rows.map((x) => x.details.name)).toEqual(['a\\u{202e}b\\u{a}signin.ok\\u{200b}'])
+  }, 60_000)
+
   if (engine.name === 'postgres')
     test('two servers on one PostgreSQL share the count: a race split between them checks no more than the limit', async () => {
       const opened = await engine.open()

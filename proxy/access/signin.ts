@@ -106,7 +106,7 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
     if ('retryAfterMs' in outcome) return tooMany(res, outcome.scope === 'pair' ? 'name' : 'address', outcome.message, outcome.retryAfterMs)
     const { ok, user, name } = outcome
     if (!ok || !user) {
-      d.record(name ?? '(invalid name)', 'password', address, 'signin.fail', { name: key.slice(0, 64) })
+      d.record(name ?? '(invalid name)', 'password', address, 'signin.fail', { name: visible(key.slice(0, 64)) })
       return sendError(
         res,
         new ProxyError(401, {
@@ -129,4 +129,16 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
       { 'set-cookie': sessionSetCookie(session.id, secureFor(cfg, req)) },
     )
   }
+}
+
+/**
+ * A name as typed by anyone, made visible for the access log: control, line-breaking, invisible
+ * and bidirectional-override characters written as \u{…} (a right-to-left override stored as is
+ * turned the log page's line around; a line break in a name could pass for a second entry).
+ */
+export function visible(name: string): string {
+  return name.replace(
+    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g,
+    (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`,
+  )
 }

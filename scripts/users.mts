@@ -40,7 +40,8 @@ const USAGE = `Usage: npm run users -- <command>
   enable NAME                    allow a disabled user to sign in again
   remove NAME                    delete a user and their saved views (shared ones too)
   list                           list the users
-  verify-log                     recompute the access log's hash chain; exit 1 if an entry was changed or removed`
+  verify-log [--anchor N:HASH]   recompute the access log's hash chain; exit 1 if an entry was changed or removed
+                                 (--anchor: a head the server's log noted, which the log must still hold)`
 
 class UsageError extends Error {}
 
@@ -162,8 +163,12 @@ async function perform(req: ControlRequest, env: Record<string, string | undefin
  * The access log's hash chain, checked from the command line (the Access log page shows the
  * same): by the running server over its socket, else over the database opened here.
  */
-async function verifyLogCommand(env: Record<string, string | undefined>, out: (line: string) => void): Promise<void> {
-  const answer = await perform({ command: 'verify-log', who: osUser() }, env)
+async function verifyLogCommand(rest: string[], env: Record<string, string | undefined>, out: (line: string) => void): Promise<void> {
+  const i = rest.indexOf('--anchor')
+  const anchor = i >= 0 ? rest[i + 1] : rest.find((a) => a.startsWith('--anchor='))?.slice('--anchor='.length)
+  if ((i >= 0 || rest.some((a) => a.startsWith('--anchor'))) && !anchor)
+    throw new UsageError('--anchor needs N:HASH, as the server log wrote it.')
+  const answer = await perform({ command: 'verify-log', who: osUser(), ...(anchor ? { anchor } : {}) }, env)
   if (!answer.ok) throw new Error(answer.error.message)
   out(answer.verdict?.message ?? 'The server gave no verdict.')
   if (!answer.verdict?.intact) process.exitCode = 1
@@ -175,7 +180,7 @@ export async function run(argv: string[], env: Record<string, string | undefined
     out(USAGE)
     return
   }
-  if (command === 'verify-log') return verifyLogCommand(env, out)
+  if (command === 'verify-log') return verifyLogCommand(rest, env, out)
   const known: readonly string[] = ['add', 'passwd', 'role', 'disable', 'enable', 'remove', 'list']
   if (!known.includes(command)) throw new UsageError(`Unknown command "${command.slice(0, 40)}".\n${USAGE}`)
   if (rest.some((a) => /^--pass(word)?(=|$)/.test(a)))

@@ -9,6 +9,8 @@ import {
   listEntries,
   purgeAccessLog,
   verifyLog,
+  logAnchor,
+  parseAnchor,
   type NewEntry,
 } from './access-log.ts'
 import type { Queryable } from '../db/types.ts'
@@ -183,6 +185,31 @@ describe.each(ENGINES)('access log on %s', (engine) => {
     expect((await verifyLog(db)).problem).toMatchObject({ seq: '9', kind: 'head' })
     await db.query('DELETE FROM access_log WHERE seq = 5')
     expect((await verifyLog(db)).problem).toMatchObject({ seq: '5', kind: 'missing' })
+  }, 60_000)
+
+  test('a cut of the newest entries that sets the head row back verifies by itself; a head noted outside the database shows it', async () => {
+    const db = await engines.open(engine)
+    await appendEntries(
+      db,
+      Array.from({ length: 6 }, (_, i) => entry({ actor: `u${i + 1}` })),
+    )
+    const noted = (await logAnchor(db))!
+    expect(noted.seq).toBe(6n)
+    expect(parseAnchor(`${noted.seq}:${noted.hash}`)).toEqual(noted)
+    expect(parseAnchor('6:abc')).toBeNull()
+    expect(await verifyLog(db, noted)).toMatchObject({ intact: true, message: 'Log intact: entries 1–6 verified, entry 6 as noted.' })
+    // With database access: entries 5 and 6 deleted, the head set back to entry 4.
+    await db.query('ALTER TABLE access_log DISABLE TRIGGER access_log_append_only')
+    await db.query('DELETE FROM access_log WHERE seq > 4')
+    await db.query('UPDATE access_log_head SET seq = 4, hash = (SELECT hash FROM access_log WHERE seq = 4) WHERE one')
+    expect((await verifyLog(db)).intact).toBe(true)
+    expect((await verifyLog(db, noted)).problem).toMatchObject({ seq: '6', kind: 'anchor' })
+    expect((await verifyLog(db, noted)).message).toMatch(/its newest entries were cut/)
+    // The same number of entries written again after the cut: the noted hash is not there.
+    await db.query('ALTER TABLE access_log ENABLE TRIGGER access_log_append_only')
+    await appendEntries(db, [entry({ actor: 'x5' }), entry({ actor: 'x6' })])
+    expect((await verifyLog(db)).intact).toBe(true)
+    expect((await verifyLog(db, noted)).problem).toMatchObject({ seq: '6', kind: 'anchor' })
   }, 60_000)
 
   test('a forged retention checkpoint does not hide the removal of the log’s start', async () => {

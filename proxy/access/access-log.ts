@@ -571,7 +571,7 @@ export interface LogVerdict {
   last: string | null
   checked: number
   /** The first entry found changed, missing or outside the chain. */
-  problem: { seq: string | null; kind: 'changed' | 'missing' | 'unchained' | 'head'; message: string } | null
+  problem: { seq: string | null; kind: 'changed' | 'missing' | 'unchained' | 'head' | 'anchor'; message: string } | null
   message: string
 }
 
@@ -582,7 +582,29 @@ const VERIFY_BATCH = 1000
  * by entry, and checks the head. Names the first entry changed (hash mismatch), removed (a gap in
  * seq, or the newest ones gone from under the head) or added outside the chain.
  */
-export async function verifyLog(db: Queryable): Promise<LogVerdict> {
+/**
+ * A head noted outside the database (the server writes one to its own log at start and every
+ * hour; logAnchor): cutting the newest entries and setting the head row back to the last one
+ * left keeps a chain that verifies, so only a hash kept elsewhere shows the cut.
+ */
+export interface LogAnchor {
+  seq: bigint
+  hash: string
+}
+
+/** `N:HASH` as the server's log line gives it; null when it is not that. */
+export function parseAnchor(text: string): LogAnchor | null {
+  const m = /^(\d{1,18}):([0-9a-f]{64})$/.exec(text.trim())
+  return m ? { seq: BigInt(m[1]!), hash: m[2]! } : null
+}
+
+/** The chain's head as an anchor (null before the first entry). */
+export async function logAnchor(db: Queryable): Promise<LogAnchor | null> {
+  const head = (await db.query<HeadRow>('SELECT seq, hash FROM access_log_head WHERE one')).rows[0]
+  return head && BigInt(head.seq) > 0n ? { seq: BigInt(head.seq), hash: head.hash } : null
+}
+
+export async function verifyLog(db: Queryable, anchor: LogAnchor | null = null): Promise<LogVerdict> {
   const headRow = (await db.query<HeadRow>('SELECT seq, hash FROM access_log_head WHERE one')).rows[0]
   const fail = (
     seq: string | null,
@@ -621,6 +643,7 @@ export async function verifyLog(db: Queryable): Promise<LogVerdict> {
   let checked = 0
   const firstSeq = String(expected)
   let after = 0n
+  let anchorHash: string | null = null
   const headSeq = BigInt(headRow.seq)
   // The chain as the head read above records it: entries appended while this runs (each with the
   // head's update, in one transaction) lie past it and are looked at after the walk.
@@ -651,6 +674,7 @@ export async function verifyLog(db: Queryable): Promise<LogVerdict> {
           lastOk,
           checked,
         )
+      if (anchor && seq === anchor.seq) anchorHash = row.hash
       prev = row.hash
       expected = seq + 1n
       checked++
@@ -703,7 +727,32 @@ export async function verifyLog(db: Queryable): Promise<LogVerdict> {
       range.last,
       checked,
     )
-  const prunedNote = pruned > 0n ? ` (1–${pruned} removed by the retention purge, as its checkpoint records)` : ''
+  if (anchor && anchor.seq > pruned) {
+    if (anchor.seq > last)
+      return fail(
+        String(anchor.seq),
+        'anchor',
+        `Entry ${anchor.seq}, noted outside the database as the chain's head, is gone: the log ends at ${last}, so its newest entries were cut.`,
+        range.first,
+        range.last,
+        checked,
+      )
+    if (anchorHash !== anchor.hash)
+      return fail(
+        String(anchor.seq),
+        'anchor',
+        `Entry ${anchor.seq} is not the entry noted outside the database (its hash differs): the log was rewritten from there.`,
+        range.first,
+        range.last,
+        checked,
+      )
+  }
+  const anchorNote = !anchor
+    ? ''
+    : anchor.seq > pruned
+      ? `, entry ${anchor.seq} as noted`
+      : `; entry ${anchor.seq} was purged since, so the note cannot be checked`
+  const prunedNote = (pruned > 0n ? ` (1–${pruned} removed by the retention purge, as its checkpoint records)` : '') + anchorNote
   return {
     intact: true,
     ...range,

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { Db } from '../db/types.ts'
 import type { AccessGate, Principal } from '../http-types.ts'
-import { chainUnchained, purgeAccessLog, verifyLog, type LogVerdict, type NewEntry } from './access-log.ts'
+import { chainUnchained, logAnchor, purgeAccessLog, verifyLog, type LogVerdict, type NewEntry } from './access-log.ts'
 import { clientAddress } from './address.ts'
 import { normaliseAddress, type AccessConfig } from './config.ts'
 import { DEFAULT_LIMITS, purgeLimits, type LimitRules } from './limits.ts'
@@ -69,6 +69,7 @@ export interface Access extends AccessGate {
 export const LOCAL_PRINCIPAL: Principal = Object.freeze({ name: 'local', role: 'admin', via: 'local' })
 
 const DAY_MS = 86_400_000
+const HOUR_MS = 3_600_000
 /** An identity header value worth believing: one value, printable, of sane length (emails, logins). */
 const IDENTITY = /^[^\s,;\u0000-\u001f\u007f]{1,320}$/
 
@@ -220,6 +221,24 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
   void started.finally(() => pending.delete(started))
   const timer = setInterval(() => void purge(), DAY_MS)
   timer.unref()
+  // The chain's head in this server's own log, outside the database, at start, every hour and
+  // at close: with one kept, `verify-log --anchor` shows a cut of the newest entries that set the
+  // head row back too (a chain like that verifies by itself).
+  const noteAnchor = async () => {
+    try {
+      const a = await logAnchor(db)
+      if (a)
+        log(
+          `access log: head entry ${a.seq}, hash ${a.hash} (npm run users -- verify-log --anchor ${a.seq}:${a.hash} checks the log still holds it)`,
+        )
+    } catch (err) {
+      log(`access log: could not read the chain head: ${err instanceof Error ? err.message : String(err)}`)
+    }
+  }
+  // Not among `pending`: flushLog waits for those, and the head is read after the start's purge.
+  void started.then(noteAnchor)
+  const anchorTimer = setInterval(() => void noteAnchor(), HOUR_MS)
+  anchorTimer.unref()
 
   return {
     config: cfg,
@@ -235,7 +254,9 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
     purge,
     close: async () => {
       clearInterval(timer)
+      clearInterval(anchorTimer)
       await flushLog()
+      await noteAnchor()
       await writer.close()
     },
   }

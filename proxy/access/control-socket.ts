@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Role } from '../http-types.ts'
 import type { Db } from '../db/types.ts'
 import type { Rooms } from '../rooms.ts'
-import { verifyLog } from './access-log.ts'
+import { parseAnchor, verifyLog } from './access-log.ts'
 import { addUser, changeUser, checkName, checkRole, listUsers, removeUser, UserError, type RemovedUser, type UserRow } from './users.ts'
 
 /**
@@ -30,6 +30,8 @@ export interface ControlRequest {
   password?: string
   /** The operating-system user running the command, for the access log. */
   who: string
+  /** verify-log: a head noted outside the database (`N:HASH`), which the log must still hold. */
+  anchor?: string
 }
 
 export type ControlAnswer =
@@ -49,7 +51,17 @@ export async function performCommand(db: Db, req: ControlRequest, audit: Control
     if (req.command === 'list') return { ok: true, users: await listUsers(db) }
     // The chain as the running server's handle reads it (the command could not open a directory the server holds).
     if (req.command === 'verify-log') {
-      const v = await verifyLog(db)
+      const anchor = req.anchor === undefined ? null : parseAnchor(req.anchor)
+      if (req.anchor !== undefined && !anchor)
+        return {
+          ok: false,
+          error: {
+            code: 'failed',
+            field: 'anchor',
+            message: '--anchor takes N:HASH as the server log wrote it (a number, a colon, 64 hex digits).',
+          },
+        }
+      const v = await verifyLog(db, anchor)
       return { ok: true, verdict: { intact: v.intact, message: v.message } }
     }
     const name = checkName(req.name)
@@ -100,13 +112,15 @@ function parseRequest(text: string): ControlRequest | string {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'The request must be a JSON object.'
   const o = v as Record<string, unknown>
   if (!COMMANDS.includes(o.command as ControlCommand)) return `command must be one of ${COMMANDS.join(', ')}.`
-  for (const f of ['name', 'role', 'password', 'who']) if (o[f] !== undefined && typeof o[f] !== 'string') return `${f} must be a string.`
+  for (const f of ['name', 'role', 'password', 'who', 'anchor'])
+    if (o[f] !== undefined && typeof o[f] !== 'string') return `${f} must be a string.`
   return {
     command: o.command as ControlCommand,
     name: o.name as string | undefined,
     role: o.role as Role | undefined,
     password: o.password as string | undefined,
     who: typeof o.who === 'string' ? o.who : 'unknown',
+    ...(typeof o.anchor === 'string' ? { anchor: o.anchor } : {}),
   }
 }
 

@@ -141,6 +141,14 @@ describe('npm run users beside a running server on PGlite', () => {
       const verified = await users(['verify-log'], '', besideEnv)
       expect(verified.err).toBe('')
       expect(verified.out).toMatch(/intact/i)
+      // A head noted from the server's log: one the log no longer holds, or holds with another hash, fails.
+      const cut = await users(['verify-log', '--anchor', `999999:${'a'.repeat(64)}`], '', besideEnv)
+      expect(cut.code).toBe(1)
+      expect(cut.out).toMatch(/Entry 999999, noted outside the database as the chain's head, is gone/)
+      const other = await users(['verify-log', `--anchor=1:${'0'.repeat(64)}`], '', besideEnv)
+      expect(other.code).toBe(1)
+      expect(other.out).toMatch(/Entry 1 is not the entry noted outside the database/)
+      expect((await users(['verify-log', '--anchor', 'head'], '', besideEnv)).err).toMatch(/--anchor takes N:HASH/)
 
       // A user's whole life, each step made by the server and logged there.
       expect((await users(['add', 'viv', '--role', 'viewer'], 'viewer password 1\n', besideEnv)).code).toBe(0)
@@ -175,8 +183,15 @@ describe('npm run users beside a running server on PGlite', () => {
       expect((await users(['add', 'ops', '--role', 'admin'], 'operations desk phrase\n', besideEnv)).code).toBe(0)
       expect((await users(['remove', 'viv'], '', besideEnv)).code).toBe(0)
 
+      const stopping = server
       await stopServer(server.child)
       expect(existsSync(socket)).toBe(false)
+      // The chain's head, noted in the server's own log at close, is one verify-log accepts.
+      const noted = [...stopping.output().matchAll(/access log: head entry (\d+), hash ([0-9a-f]{64})/g)].at(-1)
+      expect(noted).toBeDefined()
+      const anchored = await users(['verify-log', '--anchor', `${noted![1]}:${noted![2]}`], '', besideEnv)
+      expect(anchored.code).toBe(0)
+      expect(anchored.out).toMatch(new RegExp(`intact.*entry ${noted![1]} as noted`))
       server = await startServer(dataDir)
       expect((await signIn()).status).toBe(200)
 

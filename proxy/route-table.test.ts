@@ -270,6 +270,26 @@ describe('the route table', () => {
     ])
   })
 
+  it('logs a media view under the number and customer of the message the page showed it with; a malformed one is a 400 naming it', async () => {
+    const viewer = { cookie: cookies.viewer! }
+    const url = encodeURIComponent(mediaUrl)
+    const r = await call(port(), 'GET', `/api/media?url=${url}&number=${HISTORY.number}&party=${party}`, { headers: viewer })
+    expect(r.status, r.text.slice(0, 200)).toBe(200)
+    await rooms.access.flush()
+    const e = await rooms.db.query<{ number: string | null; party: string | null }>(
+      `SELECT number, party FROM access_log WHERE action = 'media.view' ORDER BY id DESC LIMIT 1`,
+    )
+    expect(e.rows[0]).toEqual({ number: HISTORY.number, party })
+    for (const [q, field] of [
+      [`&number=12`, 'number'],
+      [`&party=abc`, 'party'],
+    ] as const) {
+      const bad = await call(port(), 'GET', `/api/media?url=${url}${q}`, { headers: viewer })
+      expect(bad.status).toBe(400)
+      expect(bad.json().error).toMatchObject({ field })
+    }
+  })
+
   it('logs a prefetched history page as a prefetch, and as a view once shown', async () => {
     const form = `number=${HISTORY.number}&tid=${HISTORY.tid}&history_start=11&history_end=15`
     const r = await call(port(), 'POST', '/api/smshistory', {

@@ -100,7 +100,27 @@ function disposition(kind: 'inline' | 'attachment', url: URL): string {
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`
 }
 
-const MEDIA_QUERY = query({ url: param(targetOf) }, { unknown: (name) => `Unknown parameter ${name}; /api/media takes only url.` })
+/**
+ * `number` and `party`: the account number and the customer of the message the page shows the
+ * media with, for the access log's columns (the link names neither). Checked, and logged as the
+ * page gave them: any signed-in person may fetch a link they have, and these say whose message
+ * the page showed it in.
+ */
+const shownWith = (name: 'number' | 'party', digits: RegExp, words: string) =>
+  param((v) => {
+    if (v === undefined || v === '') return undefined
+    if (!digits.test(v)) throw invalid(name, words)
+    return v
+  })
+
+const MEDIA_QUERY = query(
+  {
+    url: param(targetOf),
+    number: shownWith('number', /^\d{6,15}$/, 'number must be the account number the media was shown with: 6 to 15 digits.'),
+    party: shownWith('party', /^\d{1,15}$/, 'party must be the customer the media was shown with: at most 15 digits.'),
+  },
+  { unknown: (name) => `Unknown parameter ${name}; /api/media takes url, and the number and party it is shown with.` },
+)
 
 function createMediaHandler(options: MediaOptions): RouteHandler<z.output<typeof MEDIA_QUERY>> {
   const trusted = trustedHosts(options.upstreamBaseUrl, options.allowedHosts)
@@ -112,12 +132,12 @@ function createMediaHandler(options: MediaOptions): RouteHandler<z.output<typeof
     accepts,
     resolve: options.resolve,
   }
-  return async function handleMedia(req, res, _url, ctx, { query: { url: target } }) {
+  return async function handleMedia(req, res, _url, ctx, { query: { url: target, number, party } }) {
     req.resume()
     const media = await fetchMedia(target, fetchOptions)
     // The host only: a media URL's path and query often carry an access token.
     try {
-      await ctx.logRead({ host: target.host })
+      await ctx.logRead({ host: target.host, ...(number ? { number } : {}), ...(party ? { party } : {}) })
     } catch (err) {
       media.body.destroy()
       throw err

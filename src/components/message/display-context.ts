@@ -18,6 +18,8 @@ export interface MessageLink {
 /** What cells need from the page without making the column definitions unstable. */
 export interface HistoryDisplay {
   zone: Zone
+  /** The account number the page shows messages of, when it is one (media requests name it for the access log). */
+  number?: string
   openMedia: (url: string, alt: string, opener: HTMLElement) => void
   /** Where a row's "Other party" links: its whole thread (null: no link, e.g. index off). */
   threadLink?: (m: Message) => ThreadLink | null

@@ -79,8 +79,19 @@ const KIND_LABEL = { video: 'Video', vcard: 'Contact card (vCard)', pdf: 'PDF do
  * passes is loaded through the server (mediaSrc), never from its own host. Images are lazy
  * thumbnails that open the viewer; other media are file links.
  */
-export function MediaPreview({ url, from, inline = false }: { url: string | null; from: string | null; inline?: boolean }) {
-  const { openMedia } = useHistoryDisplay()
+export function MediaPreview({
+  url,
+  from,
+  number,
+  inline = false,
+}: {
+  url: string | null
+  from: string | null
+  /** The account number of the message, when the page shows several (else the page's). */
+  number?: string
+  inline?: boolean
+}) {
+  const { openMedia, number: pageNumber } = useHistoryDisplay()
   const [failed, setFailed] = useState(false)
   if (!url) return <span className="text-xs text-slate-600">Picture message with no media address</span>
   const safe = safeHttpUrl(url)
@@ -92,7 +103,7 @@ export function MediaPreview({ url, from, inline = false }: { url: string | null
     )
   const kind = mediaKind(safe)
   const name = fileNameOf(safe)
-  const src = mediaSrc(safe)
+  const src = mediaSrc(safe, { number: number ?? pageNumber ?? null, party: from })
   if (kind !== 'image')
     return (
       <a
@@ -150,11 +161,15 @@ export function MediaPreview({ url, from, inline = false }: { url: string | null
 }
 
 /** A message's text and, for a picture message, its media: the Message cell of every message table. */
-export function MessageCell({ m }: { m: { body: string | null; mms: boolean; mediaUrl: string | null; phone: string | null } }) {
+export function MessageCell({
+  m,
+}: {
+  m: { body: string | null; mms: boolean; mediaUrl: string | null; phone: string | null; number?: string }
+}) {
   return (
     <div className="flex flex-col gap-1">
       <BodyText body={m.body} />
-      {m.mms ? <MediaPreview url={m.mediaUrl} from={m.phone} /> : null}
+      {m.mms ? <MediaPreview url={m.mediaUrl} from={m.phone} {...(m.number ? { number: m.number } : {})} /> : null}
     </div>
   )
 }

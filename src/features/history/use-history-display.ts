@@ -21,6 +21,7 @@ export function useHistoryDisplay(opts: {
   const display = useMemo<HistoryDisplay>(
     () => ({
       zone,
+      number,
       openMedia,
       marked,
       threadLink: indexAvailable ? (m) => (m.phone ? { number, search: { tid, party: m.phone, tz: zone } } : null) : undefined,

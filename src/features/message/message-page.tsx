@@ -23,7 +23,7 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
   const { tz: zone } = search
   const { index, indexed, tid, m, upstreamTotal, total, error, pos, outOfRange, retry } = useMessage(number, ordinal, search.tid)
   const { media, open: openMedia, close: closeMedia } = useMediaViewer()
-  const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia }), [zone, openMedia])
+  const display = useMemo<HistoryDisplay>(() => ({ zone, number, openMedia }), [zone, number, openMedia])
   // Arriving from a thread's Details or a search result: focus on the heading, as the thread page does, so a screen reader hears the new page.
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => heading.current?.focus(), [number, ordinal])

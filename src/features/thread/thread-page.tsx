@@ -32,7 +32,7 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
   // here and a keyboard user's next Tab is inside the page.
   useEffect(() => heading.current?.focus(), [number, party])
   const { media, open: openMedia, close: closeMedia } = useMediaViewer()
-  const display = useMemo<HistoryDisplay>(() => ({ zone, openMedia }), [zone, openMedia])
+  const display = useMemo<HistoryDisplay>(() => ({ zone, number, openMedia }), [zone, number, openMedia])
 
   return (
     <HistoryDisplayContext.Provider value={display}>

@@ -25,6 +25,13 @@ test.describe('go to date', () => {
     await expect(marked).toContainText('280')
     await expect(marked).toBeInViewport()
     expect(await axeViolations(page)).toEqual([])
+    // A reload (or the link shared) shows the same: the day asked for, and where it led.
+    await expect(page).toHaveURL(/[?&]date=2026-11-15(&|$)/)
+    await page.reload()
+    await expect(rangeText(page)).toHaveText('251–300 of 5,000')
+    await expect(page.getByLabel('Go to date')).toHaveValue('2026-11-15')
+    await expect(page.locator('#go-to-date-note')).toHaveText('Went to Sunday, November 15, 2026: record 280 is marked.')
+    await expect(marked).toContainText('280')
   })
 
   test('asked before the index status has answered, it waits for the status and looks the day up in the index', async ({ page }) => {

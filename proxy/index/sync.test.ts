@@ -518,6 +518,37 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await forgetAll(3)
   })
 
+  it('an empty answer for a page inside the history is asked again, and the walk ends exact (it stopped the sync at once)', async () => {
+    await forgetAll(4)
+    const { forwarder } = await served(fw, num(4).number, num(4).tid)
+    // The answers for positions from 100 come back with no records, twice, then whole.
+    let empties = 2
+    const emptied = (fields: Array<[string, string]>, body: Buffer): Buffer | null => {
+      const start = fields.find(([k]) => k === 'history_start')?.[1]
+      const mine = fields.some(([k, v]) => k === 'number' && v === num(4).number)
+      if (!mine || start !== '100' || empties === 0) return null
+      empties -= 1
+      return Buffer.from(JSON.stringify({ ...(JSON.parse(body.toString('utf8')) as Record<string, unknown>), messages: null }))
+    }
+    const emptying: Forwarder = {
+      ...forwarder,
+      forward: async (...args) => {
+        const got = await forwarder.forward(...args)
+        const body = emptied(args[1], got.body)
+        return body ? { body, json: JSON.parse(body.toString('utf8')) as unknown } : got
+      },
+      forwardBytes: async (...args) => {
+        const got = await forwarder.forwardBytes(...args)
+        const body = emptied(args[1], got.body)
+        return body ? { ...got, body } : got
+      },
+    }
+    await syncNow(4, emptying)
+    expect(empties).toBe(0)
+    await expectExact(4, upstreamTotal(4))
+    await forgetAll(4)
+  })
+
   it('a history sent oldest first is stopped at its first page, before anything is stored (it stored two batches reversed)', async () => {
     await forgetAll(5)
     const { records, forwarder } = await served(fw, num(5).number, num(5).tid)

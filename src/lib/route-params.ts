@@ -126,6 +126,8 @@ export const historySearch = z.object({
   party: text,
   /** A record position to bring into view and mark (links from search, go to date, message page). */
   mark: optPosInt,
+  /** The day "Go to date" was asked for (with `mark`, where it led): a reload shows both again. */
+  date: day,
   /** Set when a link asked for a page past the end and was moved to the last page: says so. */
   past: optPosInt,
   /** The records a link named (`1001-1500`) before this server's smaller page cap refitted it: says so. */

@@ -2,6 +2,7 @@ import type { PageMeta } from '../parse.ts'
 import { pageResult, type WalkPage } from './fetch.ts'
 import { dropIndexes } from './indexes.ts'
 import { LeaseLost } from './leases.ts'
+import { sleep } from './limiter.ts'
 import { prepareBatch, type Checkpoint, type Placed } from './prepare.ts'
 import { batchOf, storeBatch, storePayload, storePrepared } from './store.ts'
 import { ok, shrank, stopped, type Job, type NumberRow, type Result } from './types.ts'
@@ -33,6 +34,8 @@ import { ok, shrank, stopped, type Job, type NumberRow, type Result } from './ty
 
 /** Pages asked for ahead: the upstream prepares them while this server parses and stores. */
 const AHEAD = 4
+/** Empty answers in a row for a page inside the history asked again before the walk stops. */
+const EMPTY_RETRIES = 3
 /** Consecutive pages whose overlap record was pushed out of the page by arrivals. */
 const MAX_STALLS = 20
 /**
@@ -76,6 +79,8 @@ interface Walk {
   stalls: number
   /** Answers in a row that held nothing below the checkpoint (see MAX_DRY). */
   dry: number
+  /** Empty answers in a row for a page inside the history (see EMPTY_RETRIES). */
+  empties: number
   /**
    * The page asked for starts past the overlap record: the last one held that record and nothing
    * older, with the total unchanged (an upstream that served a short page, or a history that ends
@@ -164,6 +169,7 @@ function startWalk(job: Job, row: NumberRow, hold: BulkHold): Walk {
     topStored: row.top_ordinal,
     stalls: 0,
     dry: 0,
+    empties: 0,
     skip: false,
     inserted: 0,
     storing: null,
@@ -249,11 +255,19 @@ async function placePage(w: Walk, page: WalkPage, taken: { done: boolean }): Pro
     await storeBatch(job, page, [], { next: 0, total: page.total, check: null })
     return ok(true)
   }
-  if (page.count === 0)
-    return stopped(
-      'fail',
-      `The messaging service returned no records for positions ${start}–${start + job.ctx.pageCap - 1} of ${page.total}.`,
-    )
+  if (page.count === 0) {
+    // One empty answer inside the history (`messages: null` from a busy upstream) is asked again,
+    // with the back-off, before the walk gives up on it: it ended the walk at once.
+    const where = `positions ${start}–${start + job.ctx.pageCap - 1} of ${page.total}`
+    if (++w.empties <= EMPTY_RETRIES) {
+      job.ctx.log(`index: ${job.number}: the messaging service returned no records for ${where}; asking again`)
+      if (!(await sleep(job.ctx.backoffMs * 2 ** (w.empties - 1), job.signal))) return stopped('aborted', 'stopped')
+      w.pending = pageAt(w, start)
+      return ok(false)
+    }
+    return stopped('fail', `The messaging service returned no records for ${where}, ${EMPTY_RETRIES + 1} times.`)
+  }
+  w.empties = 0
   await maybeBulk(w, page)
   const aligned = align(w, page, start)
   if (aligned === 'stall') return stall(w, page)

@@ -22,6 +22,7 @@ export function GoToDate({
   zone,
   indexed,
   checking = false,
+  asked = null,
   onFound,
 }: {
   number: string
@@ -31,10 +32,17 @@ export function GoToDate({
   indexed: boolean
   /** The index status has not answered yet: the note does not guess which way the look-up will go. */
   checking?: boolean
-  onFound: (position: number) => void
+  /** From the URL: the day asked for and the record it led to, shown again after a reload. */
+  asked?: { day: string; position: number } | null
+  onFound: (position: number, day: string) => void
 }) {
-  const [day, setDay] = useState('')
-  const [state, setState] = useState<State>({ phase: 'idle' })
+  const [day, setDay] = useState(asked?.day ?? '')
+  const [state, setState] = useState<State>(() => {
+    const end = asked ? endOfDay(asked.day, zone) : null
+    return asked && end !== null
+      ? { phase: 'done', text: `Went to ${formatDay(end - 1, zone)}: record ${formatCount(asked.position)} is marked.` }
+      : { phase: 'idle' }
+  })
   const queryClient = useQueryClient()
   const abort = useRef<AbortController | null>(null)
 
@@ -76,7 +84,7 @@ export function GoToDate({
       }
       if (position === null) {
         setState({ phase: 'done', text: `No messages on or before ${dayName}. The oldest message is on the last page.` })
-        if (total > 0) onFound(total)
+        if (total > 0) onFound(total, day)
         return
       }
       const sameDay = dateMs !== null && dayOf(dateMs, zone) === day
@@ -86,7 +94,7 @@ export function GoToDate({
           ? `Showing the newest message of ${dayName} (record ${formatCount(position)}), ${how}.`
           : `No messages on ${dayName}. Showing the nearest older message (record ${formatCount(position)}), ${how}.`,
       })
-      onFound(position)
+      onFound(position, day)
     } catch (err) {
       if (controller.signal.aborted) return
       const e = toApiError(err)

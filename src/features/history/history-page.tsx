@@ -89,6 +89,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
             indexed={indexed}
             checking={index.loading}
             marked={!!search.mark}
+            asked={search.mark && search.date ? { day: search.date, position: search.mark } : null}
             setParams={setParams}
           />
           {result.isError ? (

@@ -16,6 +16,7 @@ export function HistoryPaging({
   indexed,
   checking,
   marked,
+  asked = null,
   setParams,
 }: {
   number: string
@@ -27,6 +28,8 @@ export function HistoryPaging({
   checking: boolean
   /** A looked-up date's message is marked: the look-up is in use. */
   marked: boolean
+  /** The day go-to-date was asked for and the record it marked, from the URL. */
+  asked?: { day: string; position: number } | null
   setParams: SetParams<'/numbers/$number'>
 }) {
   const { result, page, size, start, end, total } = h
@@ -52,10 +55,12 @@ export function HistoryPaging({
           zone={zone}
           indexed={indexed}
           checking={checking}
-          onFound={(position) =>
+          asked={asked}
+          onFound={(position, day) =>
             setParams({
               page: Math.ceil(position / size) <= 1 ? null : Math.ceil(position / size),
               mark: position,
+              date: day || null,
               past: null,
               view: null,
             })

@@ -54,7 +54,7 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
   // A link past the last page lands on the last page, and the URL says where it came from so
   // the page can say so (and a reload does not ask for the nonsense range again).
   useEffect(() => {
-    if (pastEnd) void setParams({ page: pages <= 1 ? null : pages, past: search.page, mark: null }, { replace: true })
+    if (pastEnd) void setParams({ page: pages <= 1 ? null : pages, past: search.page, mark: null, date: null }, { replace: true })
   }, [pastEnd, pages, search.page, setParams])
 
   // Prefetch the next page so "Next page" swaps rows at once.
@@ -83,7 +83,7 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
     total: display?.total ?? null,
     pastEnd,
     drifted,
-    goPage: (p: number) => setParams({ page: p <= 1 ? null : p, more: null, past: null, mark: null, asked: null }),
+    goPage: (p: number) => setParams({ page: p <= 1 ? null : p, more: null, past: null, mark: null, date: null, asked: null }),
     goSize: (s: number) => {
       // Keep the first record in view: the new page is the one that contains it.
       const p = Math.floor((start - 1) / s) + 1
@@ -92,7 +92,7 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
     goNewest: () => {
       queryClient.removeQueries({ queryKey: historyKeys.number(tid, number) })
       setAnchor(undefined)
-      void setParams({ page: null, more: null, past: null, mark: null, asked: null })
+      void setParams({ page: null, more: null, past: null, mark: null, date: null, asked: null })
     },
     refresh: () => {
       setAnchor(undefined)

@@ -259,6 +259,8 @@ test.describe('team access (ACCESS=password)', () => {
     await add.getByLabel(/^Password/).fill('too short')
     await add.getByRole('button', { name: 'Add user' }).click()
     await expect(add.getByRole('alert')).toContainText('at least 12 characters')
+    // Refused: focus goes to the field the server named, beside the error (it fell to the page).
+    await expect(add.getByLabel(/^Password/)).toBeFocused()
     await add.getByLabel(/^Password/).fill('carol long password 3')
     await add.getByRole('button', { name: 'Add user' }).click()
     await expect(page.getByRole('status').filter({ hasText: 'Added carol (viewer).' })).toBeVisible()
@@ -268,6 +270,12 @@ test.describe('team access (ACCESS=password)', () => {
     await row.getByRole('button', { name: 'Disable carol' }).click()
     await expect(page.getByText('carol can no longer sign in.')).toBeVisible()
     await expect(row).toContainText('Disabled')
+    // By keyboard: the question takes focus on Cancel, Escape puts it back on Remove.
+    await row.getByRole('button', { name: 'Remove carol' }).focus()
+    await page.keyboard.press('Enter')
+    await expect(row.getByRole('button', { name: 'Cancel' })).toBeFocused()
+    await page.keyboard.press('Escape')
+    await expect(row.getByRole('button', { name: 'Remove carol' })).toBeFocused()
     await row.getByRole('button', { name: 'Remove carol' }).click()
     await row.getByRole('button', { name: 'Confirm removal of carol' }).click()
     await expect(page.getByText('Removed carol.')).toBeVisible()
@@ -275,6 +283,7 @@ test.describe('team access (ACCESS=password)', () => {
     // The server keeps the last admin: alice cannot make herself a viewer.
     await page.getByRole('row', { name: /alice/ }).getByLabel('Role of alice').selectOption('viewer')
     await expect(page.getByRole('alert')).toContainText('alice is the last enabled admin')
+    await expect(page.getByRole('alert')).toContainText('Could not change alice')
   })
 
   test('the access log holds a history view and an export, each with the right user', async ({ page }) => {

@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type SubmitEvent } from 'react'
+import { useRef, useState, type SubmitEvent } from 'react'
 import { addUser, changeUser, removeUser, useMe, usersQuery, type Role, type User } from '../../api/access'
+import { InlineConfirm } from '../../components/inline-confirm'
+import { ApiError } from '../../api/errors'
 import { Problem, problemText } from './problem'
 
 /**
@@ -82,12 +84,20 @@ function AddUserForm({ onAdded }: { onAdded: (u: User) => void }) {
   const [name, setName] = useState('')
   const [role, setRole] = useState<Role>('viewer')
   const [password, setPassword] = useState('')
+  const nameInput = useRef<HTMLInputElement>(null)
+  const passwordInput = useRef<HTMLInputElement>(null)
   const add = useMutation({
     mutationFn: addUser,
     onSuccess: (u) => {
       setName('')
       setPassword('')
       onAdded(u)
+    },
+    // The button was disabled while it ran, so focus had fallen to the page: back to the field
+    // the server named (the password, most often), else the name, beside the error.
+    onError: (err) => {
+      const field = err instanceof ApiError ? err.extra.field : undefined
+      ;(field === 'password' ? passwordInput : nameInput).current?.focus()
     },
   })
   const submit = (e: SubmitEvent) => {
@@ -99,6 +109,7 @@ function AddUserForm({ onAdded }: { onAdded: (u: User) => void }) {
       <label className="flex flex-col gap-1 text-sm font-medium">
         New user’s name
         <input
+          ref={nameInput}
           className="input"
           value={name}
           onChange={(e) => {
@@ -125,6 +136,7 @@ function AddUserForm({ onAdded }: { onAdded: (u: User) => void }) {
       <label className="flex flex-col gap-1 text-sm font-medium">
         Password (at least 12 characters)
         <input
+          ref={passwordInput}
           className="input"
           type="password"
           value={password}
@@ -150,6 +162,8 @@ function AddUserForm({ onAdded }: { onAdded: (u: User) => void }) {
 function UserRow({ user, isSelf, onChanged }: { user: User; isSelf: boolean; onChanged: (text: string) => void }) {
   const [resetting, setResetting] = useState(false)
   const [confirmRemove, setConfirmRemove] = useState(false)
+  /** Cancel puts focus back on Remove (it was unmounted while the question showed). */
+  const refocusRemove = useRef(false)
   const [password, setPassword] = useState('')
   const change = useMutation({
     mutationFn: (c: { role?: Role; password?: string; disabled?: boolean }) => changeUser(user.name, c),
@@ -217,30 +231,28 @@ function UserRow({ user, isSelf, onChanged }: { user: User; isSelf: boolean; onC
               <span className="sr-only"> {user.name}</span>
             </button>
             {confirmRemove ? (
-              <>
+              // Focus on Cancel when it opens, Escape cancels, as Forget and saved views' Delete do.
+              <InlineConfirm
+                confirmLabel={`Confirm removal of ${user.name}`}
+                onConfirm={() => {
+                  remove.mutate()
+                }}
+                onCancel={() => {
+                  refocusRemove.current = true
+                  setConfirmRemove(false)
+                }}
+                busy={remove.isPending}
+              >
                 <span className="text-slate-700">Their saved views go too, shared ones included.</span>
-                <button
-                  type="button"
-                  className="btn border-red-700 text-red-800"
-                  disabled={remove.isPending}
-                  onClick={() => {
-                    remove.mutate()
-                  }}
-                >
-                  Confirm removal of {user.name}
-                </button>
-                <button
-                  type="button"
-                  className="btn"
-                  onClick={() => {
-                    setConfirmRemove(false)
-                  }}
-                >
-                  Keep<span className="sr-only"> {user.name}</span>
-                </button>
-              </>
+              </InlineConfirm>
             ) : (
               <button
+                ref={(el) => {
+                  if (el && refocusRemove.current) {
+                    refocusRemove.current = false
+                    el.focus()
+                  }
+                }}
                 type="button"
                 className="btn"
                 onClick={() => {
@@ -283,7 +295,7 @@ function UserRow({ user, isSelf, onChanged }: { user: User; isSelf: boolean; onC
       {error ? (
         <tr>
           <td colSpan={5}>
-            <Problem title={`Could not change ${user.name}`} message={problemText(error)} />
+            <Problem title={`Could not ${remove.error ? 'remove' : 'change'} ${user.name}`} message={problemText(error)} />
           </td>
         </tr>
       ) : null}

@@ -172,7 +172,11 @@ export function ChartsPage({ search, admin }: { search: ChartsSearch; admin: boo
 
 /** "UTC days", or "Europe/Paris days (local time)": the zone the buckets were counted in. */
 function zoneDays(zone: Zone): string {
-  return zone === 'utc' ? 'UTC days' : `${zoneLabel(zone) === 'Local time' ? 'local' : zoneName(zone)} days (local time)`
+  if (zone === 'utc') return 'UTC days'
+  const name = zoneLabel(zone) === 'Local time' ? '' : zoneName(zone)
+  // A browser whose zone is UTC: "UTC days (local time)" read as a contradiction.
+  if (name === 'UTC' || name === 'Etc/UTC') return 'UTC days (this browser’s local time is UTC)'
+  return name ? `${name} days (local time)` : 'local days'
 }
 
 /**

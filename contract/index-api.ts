@@ -116,6 +116,8 @@ export interface IndexStatus {
   autoSync?: boolean
   /** Whether the account's list of numbers has been read; until then the index knows only the numbers someone opened. */
   accountListed?: boolean
+  /** The last attempt to list the account failed (why, when); null once one works. Absent from older servers. */
+  accountListingFailure?: { message: string; at: string } | null
   /** Every number the index knows (only the one asked for with `number`; none with `summary=true`). */
   numbers: NumberIndexStatus[]
   freshness: Freshness

@@ -90,6 +90,7 @@ async function indexStatus(room: IndexRoom, only: { number?: string; summary?: b
     engine: db.engine,
     autoSync: room.autoSync,
     accountListed: listed.rows[0]?.listed ?? false,
+    accountListingFailure: room.syncer.listingFailure(),
     numbers: only.summary ? [] : await numberStatuses(db, only.number ?? null),
     freshness: await freshness(db, scope),
     progress: await progressNow(db, rate),

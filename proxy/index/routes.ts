@@ -43,6 +43,8 @@ export interface IndexDeps {
   db?: Db
   /** The sync keeps the support desk's tables (default); false only to measure what that costs (bench). */
   deskDuringSync?: boolean
+  /** The first wait before a failed first listing is tried again (tests; default a minute, doubling up to an hour). */
+  listRetryMs?: number
 }
 
 export interface MessageIndex {
@@ -177,6 +179,10 @@ const INDEX_ROUTES = [
 ]
 
 const OFF_MESSAGE = 'The message index is off (INDEX=off); search needs it.'
+/** The first listing's retries: a minute, doubling up to an hour. */
+const LIST_RETRY_MS = 60_000
+const LIST_RETRY_MAX_MS = 3_600_000
+
 /** A number's history view refreshes its sync at most this often. */
 const VIEW_REFRESH_MS = 5_000
 
@@ -223,10 +229,28 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   if ((pending.rows[0]?.n ?? 0) === 0) await ensureIndexes(bulk, log)
   // Syncs that were queued or running when the server stopped continue from their checkpoints;
   // an index that has never listed the account indexes all of it, within SYNC_RATE.
+  // A first listing that fails (the upstream down at first start) is tried again, a minute later
+  // and then less often (up to an hour), until one works: it was tried once, and the index stayed
+  // empty until someone pressed "Index all numbers".
+  let listTimer: NodeJS.Timeout | null = null
+  let closed = false
+  const listAll = async (attempt: number): Promise<void> => {
+    try {
+      await syncer.syncAllOnce()
+    } catch (err) {
+      if (closed) return
+      const wait = Math.min(LIST_RETRY_MAX_MS, (deps.listRetryMs ?? LIST_RETRY_MS) * 2 ** attempt)
+      log(
+        `index: could not list the account's numbers (${err instanceof Error ? err.message : String(err)}); trying again in ${Math.round(wait / 1000)} s`,
+      )
+      listTimer = setTimeout(() => void listAll(attempt + 1), wait)
+      listTimer.unref()
+    }
+  }
   void syncer
     .resumePending()
-    .then(() => (cfg.autoSync ? syncer.syncAllOnce() : undefined))
     .catch((err: unknown) => log(`index: could not resume pending syncs: ${err instanceof Error ? err.message : String(err)}`))
+    .then(() => (cfg.autoSync ? listAll(0) : undefined))
   let interval: NodeJS.Timeout | null = null
   if (cfg.syncIntervalS > 0) {
     // Numbers in error are left to the sweep, which retries them with their back-off (dueNumbers):
@@ -270,7 +294,9 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     },
     meta: () => ({ index: { enabled: true, engine: db.engine, location } }),
     close: async () => {
+      closed = true
       if (interval) clearInterval(interval)
+      if (listTimer) clearTimeout(listTimer)
       room.rate.close()
       await syncer.close()
       if (ownDb) await db.close()

@@ -228,6 +228,43 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     }
   }, 90_000)
 
+  it('a first listing that fails is tried again on its own, and the status says why until one works', async () => {
+    await control(simUrl, '/__sim/quirks', { removed: [num(6).number, num(7).number] })
+    await db.query('UPDATE index_numbers SET listed = false')
+    let failures = 2
+    const down: Forwarder = {
+      ...fw,
+      forward: async (...args) => {
+        if (args[0] === 'allownednumbers' && failures > 0) {
+          failures -= 1
+          throw new Error('The messaging service is unavailable (HTTP 503).')
+        }
+        return fw.forward(...args)
+      },
+    }
+    const lines: string[] = []
+    const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), {
+      forwarder: down,
+      db,
+      listRetryMs: 300,
+      log: (l) => lines.push(l),
+    })
+    try {
+      await expect.poll(() => index.syncer!.listingFailure(), { timeout: 10_000 }).toMatchObject({ message: /unavailable \(HTTP 503\)/ })
+      // Tried again (twice refused, then listed): no one pressed "Index all numbers".
+      await expect
+        .poll(async () => (await db.query('SELECT 1 FROM index_numbers WHERE listed LIMIT 1')).rows.length, { timeout: 20_000 })
+        .toBe(1)
+      expect(failures).toBe(0)
+      expect(index.syncer!.listingFailure()).toBeNull()
+      expect(lines.filter((l) => /could not list the account's numbers/.test(l))).toHaveLength(2)
+      await index.syncer!.idle()
+    } finally {
+      await index.close()
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+  }, 60_000)
+
   const synced = async (i: number) =>
     (await db.query<{ at: Date | null }>('SELECT last_synced_at AS at FROM index_numbers WHERE number = $1', [num(i).number])).rows[0]!.at
   /** An index whose periodic re-sync runs every second (nothing else starts on its own). */

@@ -60,6 +60,7 @@ const statusWire = z.looseObject({
   // Null from a server that predates it: the pages then say nothing about it rather than guess.
   autoSync: z.catch(z.nullable(z.boolean()), null),
   accountListed: z.catch(z.nullable(z.boolean()), null),
+  accountListingFailure: z.catch(z.nullable(z.object({ message: z.string(), at: z.string() })), null),
   progress: z.catch(
     z.nullable(
       z.object({

@@ -25,6 +25,7 @@ export function createSyncer(opts: SyncOptions): Syncer {
     again: new Set<string>(),
     closed: false,
     idleWaiters: [] as Array<() => void>,
+    listingFailure: null as Queue['listingFailure'],
   }
   // Numbers left queued or syncing under an expired lease are picked up every lease period.
   const sweep = setInterval(() => void requestDue(q).catch((e: unknown) => ctx.log(`index: ${String(e)}`)), ctx.leaseMs)
@@ -34,6 +35,7 @@ export function createSyncer(opts: SyncOptions): Syncer {
     enqueue: (numbers) => requestMany(q, numbers),
     listedTids: async (number) => (await listAccount(ctx)).get(number) ?? null,
     syncAll: () => syncAll(q),
+    listingFailure: () => q.listingFailure,
     syncAllOnce: async () => {
       const listed = await ctx.db.query('SELECT 1 FROM index_numbers WHERE listed LIMIT 1')
       return listed.rows.length > 0 ? 0 : syncAll(q)
@@ -67,6 +69,8 @@ type Queue = {
   again: Set<string>
   closed: boolean
   idleWaiters: Array<() => void>
+  /** Why the last listing of the account failed, and when; null once one succeeds. */
+  listingFailure: { message: string; at: string } | null
 }
 
 function contextOf(opts: SyncOptions): SyncContext {
@@ -156,7 +160,14 @@ function pump(q: Queue) {
 }
 
 async function syncAll(q: Queue): Promise<number> {
-  const listing = await listAccount(q.ctx)
+  let listing: Awaited<ReturnType<typeof listAccount>>
+  try {
+    listing = await listAccount(q.ctx)
+  } catch (err) {
+    q.listingFailure = { message: err instanceof Error ? err.message : String(err), at: new Date().toISOString() }
+    throw err
+  }
+  q.listingFailure = null
   await recordListing(q.ctx, listing)
   await requestMany(q, [...listing.keys()])
   return listing.size

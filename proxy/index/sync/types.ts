@@ -91,6 +91,11 @@ export interface Syncer {
   /** Resolves when nothing is queued or running (tests, bench). */
   idle: () => Promise<void>
   isBusy: (number: string) => boolean
+  /**
+   * The last attempt to list the account, when it failed (the upstream down at first start): why
+   * and when, for the Index page, until a listing succeeds.
+   */
+  listingFailure: () => { message: string; at: string } | null
   /** Upstream requests made by this syncer (bench, tests). */
   stats: SyncStats
   progress: SyncProgress

@@ -3,6 +3,7 @@ import { useIndexStatus } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { OverallProgress } from '../../components/index-progress'
+import { formatDate } from '../../lib/dates'
 import { IndexSummary } from './index-summary'
 import { IndexedNumbersTable } from './indexed-numbers-table'
 import { useIndexActions } from './use-index-actions'
@@ -43,7 +44,17 @@ export function IndexPage() {
         <>
           <IndexSummary status={status} role={role} actions={actions} />
           {status?.progress ? <OverallProgress progress={status.progress} /> : null}
-          {numbers.length === 0 ? (
+          {numbers.length === 0 && status?.accountListingFailure ? (
+            // The provider down at first start: its answer, not "nothing indexed yet" as if no one had tried.
+            <EmptyState title="The account’s numbers could not be listed">
+              <p>
+                Asking the messaging provider for them failed: {status.accountListingFailure.message} (
+                {formatDate(Date.parse(status.accountListingFailure.at), 'local')}). Nothing can be indexed until the list is read. The
+                server asks again on its own, a minute later and then less often
+                {role === 'admin' ? '; Index all numbers asks now.' : '; an admin can ask now with Index all numbers.'}
+              </p>
+            </EmptyState>
+          ) : numbers.length === 0 ? (
             <EmptyState title="Nothing indexed yet">Open a number&apos;s history, or index all numbers, to start.</EmptyState>
           ) : (
             <IndexedNumbersTable numbers={numbers} isAdmin={role === 'admin'} actions={actions} />

@@ -212,6 +212,23 @@ describe.each(ENGINES)('access log on %s', (engine) => {
     expect((await verifyLog(db, noted)).problem).toMatchObject({ seq: '6', kind: 'anchor' })
   }, 60_000)
 
+  test('a noted head the retention purge has passed cannot vouch for the log: only the last purged entry, against its checkpoint', async () => {
+    const db = await engines.open(engine)
+    const many = Array.from({ length: 6 }, (_, i) => entry({ at: new Date(T0 + i * 86_400_000), actor: `u${i + 1}` }))
+    await appendEntries(db, many)
+    const hashOf = async (seq: number) =>
+      (await db.query<{ hash: string }>('SELECT hash FROM access_log WHERE seq = $1', [seq])).rows[0]!.hash
+    const one = { seq: 1n, hash: await hashOf(1) }
+    const two = { seq: 2n, hash: await hashOf(2) }
+    // Entries 1–2 purged by retention (a checkpoint records 2 and its hash).
+    expect(await purgeAccessLog(db, 4, T0 + 6 * 86_400_000)).toBe(2)
+    expect(await verifyLog(db, two)).toMatchObject({ intact: true })
+    expect(await verifyLog(db, { seq: 2n, hash: 'f'.repeat(64) })).toMatchObject({ intact: false, problem: { kind: 'anchor' } })
+    const older = await verifyLog(db, one)
+    expect(older).toMatchObject({ intact: false, problem: { seq: '1', kind: 'anchor' } })
+    expect(older.message).toMatch(/was purged since .* check with a newer one/)
+  }, 60_000)
+
   test('a forged retention checkpoint does not hide the removal of the log’s start', async () => {
     const db = await engines.open(engine)
     await appendEntries(

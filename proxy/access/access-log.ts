@@ -727,6 +727,22 @@ export async function verifyLog(db: Queryable, anchor: LogAnchor | null = null):
       range.last,
       checked,
     )
+  // A noted entry purged since can only be checked against the checkpoint's own hash when it was
+  // the last one purged; older than that, the note proves nothing, and the log is not called intact
+  // on it (a forged checkpoint "purging" past the note passed as intact).
+  if (anchor && anchor.seq <= pruned) {
+    if (anchor.seq < pruned || cpDetails?.prunedHash !== anchor.hash)
+      return fail(
+        String(anchor.seq),
+        'anchor',
+        anchor.seq < pruned
+          ? `Entry ${anchor.seq}, noted outside the database, was purged since (entries 1–${pruned}), so the note cannot be checked: check with a newer one.`
+          : `Entry ${anchor.seq} is not the entry noted outside the database (the purge checkpoint records another hash): the log was rewritten from there.`,
+        range.first,
+        range.last,
+        checked,
+      )
+  }
   if (anchor && anchor.seq > pruned) {
     if (anchor.seq > last)
       return fail(
@@ -747,11 +763,7 @@ export async function verifyLog(db: Queryable, anchor: LogAnchor | null = null):
         checked,
       )
   }
-  const anchorNote = !anchor
-    ? ''
-    : anchor.seq > pruned
-      ? `, entry ${anchor.seq} as noted`
-      : `; entry ${anchor.seq} was purged since, so the note cannot be checked`
+  const anchorNote = anchor ? `, entry ${anchor.seq} as noted` : ''
   const prunedNote = (pruned > 0n ? ` (1–${pruned} removed by the retention purge, as its checkpoint records)` : '') + anchorNote
   return {
     intact: true,

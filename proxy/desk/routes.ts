@@ -507,6 +507,13 @@ async function streamCsv<T>(
     gone = true
     res.destroy()
   }
+  // Cancelled while it counted (after its turn, before the first byte): nothing is sent.
+  if (job?.signal.aborted) {
+    done({ rows: 0, complete: false })
+    job.end({ state: 'cancelled', by: 'you' })
+    sendError(res, new CancelledBeforeStart())
+    return
+  }
   job?.signal.addEventListener('abort', onCancel, { once: true })
   job?.update({ total: rows, fileName })
   res.writeHead(200, {

@@ -143,11 +143,13 @@ export function createExportTracker(now: () => number = Date.now): ExportTracker
       const k = key(who, job)
       const e = entries.get(k)
       if (e) {
+        // Logged by the cancel that stops it, once (a second click while the batch in hand ends is not another).
+        const stops = e.endedAt === null && !e.controller.signal.aborted
         if (e.endedAt === null) e.controller.abort()
         // A waiting export stops at once (it has sent nothing): the answer says so before its record ends.
         const record: ExportProgress = e.record.state === 'queued' ? { ...e.record, state: 'cancelled', cancelledBy: 'you' } : e.record
         // Logged when it stopped something: a cancel of an export that had ended changes nothing.
-        const logged = e.endedAt === null && e.record.action ? { action: e.record.action, what: e.about ?? {} } : null
+        const logged = stops && e.record.action ? { action: e.record.action, what: e.about ?? {} } : null
         return { record, logged }
       }
       // Not begun here yet (the download's request is still on its way): remembered as cancelled,

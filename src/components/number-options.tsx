@@ -29,7 +29,7 @@ export function OtherNumberOption({ number, numbers }: { number: string; numbers
       ? ''
       : facts && (facts.state === 'syncing' || facts.state === 'queued')
         ? ' (being indexed)'
-        : facts?.state === 'error'
+        : facts?.state === 'error' || (facts?.state === 'paused' && facts.error)
           ? ' (indexing stopped)'
           : listing.entries.length > 0 || facts
             ? ' (not indexed yet)'

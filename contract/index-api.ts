@@ -95,6 +95,8 @@ export interface NumberIndexStatus {
    * when its history is viewed) until someone syncs it or presses "Index all". Absent from older servers.
    */
   forgottenAt?: string | null
+  /** What the last full walk found that the index could not follow (a total that counts more or fewer than the history serves); null: nothing. */
+  finding?: string | null
 }
 
 export interface Freshness {

@@ -244,11 +244,12 @@ export async function numberStatuses(
     removed: boolean
     other_tids: string[]
     forgotten_at: Date | null
+    finding: string | null
   }>(
     `SELECT n.number, n.tid, n.state, n.indexed, n.upstream_total, n.error, n.last_synced_at, n.progress_done, n.progress_total,
             -- As freshness() judges it: a whole walk holding the upstream's newest, in the account.
             (n.full_done AND n.top_ordinal >= COALESCE(n.upstream_total, 0) AND n.removed_at IS NULL) AS full_done,
-            n.removed_at IS NOT NULL AS removed, n.other_tids, n.forgotten_at,
+            n.removed_at IS NOT NULL AS removed, n.other_tids, n.forgotten_at, n.finding,
             (SELECT max(day) FROM index_daily d WHERE d.number = n.number) AS newest_day,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date DESC, m.ordinal DESC LIMIT 1) AS newest,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date ASC, m.ordinal ASC LIMIT 1) AS oldest
@@ -271,6 +272,7 @@ export async function numberStatuses(
     removed: x.removed,
     otherTids: x.other_tids,
     forgottenAt: isoOf(x.forgotten_at),
+    finding: x.finding,
   }))
 }
 

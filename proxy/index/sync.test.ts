@@ -381,6 +381,10 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     const st = await db.query('SELECT state, full_done, error FROM index_numbers WHERE number = $1', [num(4).number])
     expect(st.rows[0]).toEqual({ state: 'idle', full_done: true, error: null })
     expect(logs.some((l) => l.includes(`reports ${total + 5} messages but serves none past position ${total}`))).toBe(true)
+    // The Index page says it too, not only the server's log.
+    expect((await numberStatuses(db, num(4).number))[0]!.finding).toBe(
+      `The messaging service reports ${total + 5} messages but served none past position ${total}: 5 of its count are not in the index (deleted upstream, or a history that starts at 0).`,
+    )
   }, 60_000)
 
   it('a short page in the middle of a walk (an upstream size limit) is walked past, not taken for the end of the history', async () => {
@@ -414,6 +418,15 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(r.rows[0]).toEqual({ n: total - 5, lo: 1, hi: total - 5, bad: 0 })
     const st = await db.query('SELECT state, full_done, error FROM index_numbers WHERE number = $1', [num(4).number])
     expect(st.rows[0]).toEqual({ state: 'idle', full_done: true, error: null })
+    // Said on the Index page, which called the number complete with nothing more.
+    expect((await numberStatuses(db, num(4).number))[0]!.finding).toBe(
+      `The messaging service reports ${total - 5} messages but served 5 more past that: the oldest 5 are not in the index (a total that lags).`,
+    )
+    // A walk from the top that finds nothing to say clears it (forgetting keeps it: it is about the upstream).
+    await forget(db, num(4).number)
+    expect((await numberStatuses(db, num(4).number))[0]!.finding).toMatch(/a total that lags/)
+    await syncNow(4)
+    expect((await numberStatuses(db, num(4).number))[0]!.finding).toBeNull()
   }, 60_000)
 
   it('empty answers for an indexed number are asked again before anything stored is wiped', async () => {

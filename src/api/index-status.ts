@@ -32,13 +32,15 @@ export type Freshness = z.output<typeof freshnessWire>
  * The contract's shape, read tolerantly: a state this client does not know stays text, and
  * fields a newer server adds are kept.
  */
-export type NumberIndexStatus = Omit<WireNumberIndexStatus, 'state' | 'removed' | 'otherTids' | 'forgottenAt'> & {
+export type NumberIndexStatus = Omit<WireNumberIndexStatus, 'state' | 'removed' | 'otherTids' | 'forgottenAt' | 'finding'> & {
   state: string
   /** False when a server leaves it out (one that predates it): nothing is said rather than guessed. */
   removed: boolean
   otherTids: string[]
   /** Null when a server leaves it out, as for a number never forgotten. */
   forgottenAt: string | null
+  /** What the last full walk could not follow (the server's words); null: nothing, or a server that predates it. */
+  finding: string | null
   [extra: string]: unknown
 }
 
@@ -102,6 +104,7 @@ export function normaliseStatusNumbers(list: unknown[]): NumberIndexStatus[] {
     r.lastSyncedAt = textOrNull(r.lastSyncedAt)
     r.error = textOrNull(r.error)
     r.forgottenAt = textOrNull(r.forgottenAt)
+    r.finding = textOrNull(r.finding)
     if (typeof r.removed !== 'boolean') r.removed = false
     if (!Array.isArray(r.otherTids) || !r.otherTids.every((t) => typeof t === 'string')) r.otherTids = []
     const p = r.progress

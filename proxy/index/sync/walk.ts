@@ -99,6 +99,8 @@ interface Walk {
 export async function fullWalk(job: Job, row: NumberRow, hold: BulkHold): Promise<Result<number>> {
   const w = startWalk(job, row, hold)
   if (w.next <= 0) return ok(0)
+  // A walk from the top says afresh what it finds (a resumed one keeps what its start found).
+  if (!Number.isFinite(w.next)) await noteFinding(job, null)
   try {
     return await walkPages(w)
   } finally {
@@ -240,6 +242,10 @@ async function placePage(w: Walk, page: WalkPage, taken: { done: boolean }): Pro
       job.ctx.log(
         `index: ${job.number}: the messaging service reports ${page.total} messages but serves none past position ${page.total - w.next}: the walk ends there, ${w.next} short of its total`,
       )
+      await noteFinding(
+        job,
+        `The messaging service reports ${page.total} messages but served none past position ${page.total - w.next}: ${w.next} of its count ${w.next === 1 ? 'is' : 'are'} not in the index (deleted upstream, or a history that starts at 0).`,
+      )
       w.next = 0
       taken.done = true
       await advance(w, page, start)
@@ -380,6 +386,21 @@ function noteTotal(w: Walk, page: WalkPage): void {
   }
 }
 
+/**
+ * What the walk found that the index cannot follow, for the Index page (index_numbers.finding);
+ * null clears it (a fresh walk starts with nothing to say). The log has the same line.
+ */
+async function noteFinding(job: Job, text: string | null): Promise<void> {
+  const sql = 'UPDATE index_numbers SET finding = $2 WHERE number = $1 AND finding IS DISTINCT FROM $2'
+  // A staged re-walk's facts go in with its rows, in its one transaction, or not at all.
+  if (job.stage)
+    job.stage.push(async (tx) => {
+      await tx.query(sql, [job.number, text])
+      return 0
+    })
+  else await job.ctx.db.query(sql, [job.number, text])
+}
+
 /** The batch being gathered, dropped (a history found in the wrong order stores nothing more). */
 function discardBuffer(w: Walk): void {
   w.buffer = []
@@ -407,10 +428,15 @@ async function advance(w: Walk, page: WalkPage, start: number): Promise<void> {
   const hi = page.total - start + 1
   // Records past the total the page reports (it says fewer than it serves) would have ordinals of 0 and below: never stored.
   const n = Math.min(page.count, Math.max(0, hi))
-  if (n < page.count)
+  if (n < page.count) {
     job.ctx.log(
       `index: ${job.number}: the messaging service reports ${page.total} messages but served ${page.count - n} more past position ${page.total}: they are left out`,
     )
+    await noteFinding(
+      job,
+      `The messaging service reports ${page.total} messages but served ${page.count - n} more past that: the oldest ${page.count - n === 1 ? 'one is' : `${page.count - n} are`} not in the index (a total that lags).`,
+    )
+  }
   const clamp = (i: number) => Math.min(n, Math.max(0, i))
   // Below the checkpoint: ordinals up to next. Above the walk's band (arrived during it) and the stored top: correct too, and free to store.
   const keep: [number, number] = walking ? [clamp(hi - w.next), n] : [0, n]

@@ -126,6 +126,12 @@ function IndexedNumberRow({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdm
             {listed(n.otherTids)}.
           </p>
         ) : null}
+        {n.finding ? (
+          // What the last walk could not follow (a total that counts more or fewer than the history serves).
+          <p className="mt-1 text-xs text-amber-950">
+            <span className="font-semibold">Worth a look:</span> {n.finding}
+          </p>
+        ) : null}
       </td>
       <td className="p-2 text-right tabular-nums">
         {formatCount(n.indexed)}

@@ -22,6 +22,7 @@ const reference = z.catch(
       removed: z.catch(z.boolean(), false),
       otherTids: z.catch(z.array(z.string()), []),
       forgottenAt: nullableText,
+      finding: nullableText,
     }),
   ),
   [],
@@ -53,6 +54,7 @@ const record = fc.record(
     fullyIndexed: field(fc.boolean()),
     removed: field(fc.boolean()),
     forgottenAt: field(fc.constant('2026-11-29T04:55:00Z')),
+    finding: field(fc.string()),
     otherTids: field(
       fc.array(fc.oneof({ weight: 9, arbitrary: fc.string({ maxLength: 6 }) }, { weight: 1, arbitrary: anyValue }), { maxLength: 3 }),
     ),
@@ -102,6 +104,7 @@ describe('normaliseStatusNumbers', () => {
       removed: false,
       otherTids: ['PUHMGWS98302'],
       forgottenAt: null,
+      finding: null,
     }
     expect(normaliseStatusNumbers([{ ...r }])).toEqual([r])
     expect(normaliseStatusNumbers([{ ...r }, { tid: 'no number' }])).toEqual([])

@@ -550,6 +550,40 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await forgetAll(4)
   })
 
+  it('old messages purged on a busy number (one arriving before every answer): walked again and exact, not "then back" until it gave up', async () => {
+    await forgetAll(4)
+    const { records, forwarder, before } = await served(fw, num(4).number, num(4).tid)
+    await syncNow(4, forwarder)
+    let k = 0
+    before.push(() => {
+      records.unshift({ ...records[0]!, system_id: `2998${String(k).padStart(8, '0')}`, message_id: `busy-${k}`, body: `busy ${k}` })
+      k += 1
+    })
+    records.splice(records.length - 3, 3)
+    const lines: string[] = []
+    try {
+      await syncNow(4, forwarder, { log: (l) => lines.push(l) })
+    } finally {
+      before.length = 0
+    }
+    expect(k).toBeGreaterThan(3)
+    expect(lines.filter((l) => l.includes('then back')).length).toBeLessThanOrEqual(1)
+    expect(lines.some((l) => /fewer messages than the index holds: some were removed upstream; walking the history again/.test(l))).toBe(
+      true,
+    )
+    await expectPlaced(4, records, (r) => `${String(r.system_id ?? '')}|${String(r.body ?? '')}`)
+    await forgetAll(4)
+  })
+
+  it('an envelope naming a newest message the history no longer serves does not pass for a history sent oldest first', async () => {
+    await forgetAll(5)
+    const { records, forwarder } = await served(fw, num(5).number, num(5).tid)
+    records.shift() // deleted upstream; the envelope still names it
+    await syncNow(5, forwarder)
+    await expectPlaced(5, records, (r) => `${String(r.system_id ?? '')}|${String(r.body ?? '')}`)
+    await forgetAll(5)
+  })
+
   it('records with neither a system id nor a message id: a catch-up stores the new ones by their place (it stored none)', async () => {
     await forgetAll(3)
     const { records, forwarder } = await served(fw, num(3).number, num(3).tid)

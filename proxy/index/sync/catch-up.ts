@@ -1,5 +1,6 @@
 import { identity, type Page, type PageRecord } from '../parse.ts'
 import { fetchPage } from './fetch.ts'
+import { sleep } from './limiter.ts'
 import type { Placed } from './prepare.ts'
 import { storeBatch, storedIdentities } from './store.ts'
 import { ok, shrank, stopped, type Job, type NumberRow, type Result } from './types.ts'
@@ -15,6 +16,8 @@ import { ok, shrank, stopped, type Job, type NumberRow, type Result } from './ty
 /** The identity of a record that carries neither a system id nor a message id. */
 const NO_IDENTITY = identity({ systemId: null, messageId: null })
 
+/** Looks from the top again when the index holds more than the upstream's total, before walking again. */
+const OVER_CHECKS = 3
 /** Records asked for below the stored top at first, to find it again. */
 export const OVERLAP = 3
 /** Requests at the widest overlap without finding the stored top before walking the history again. */
@@ -31,6 +34,8 @@ interface Catch {
   overlap: number
   misses: number
   inserted: number
+  /** Looking again from the top after finding more stored than the upstream counts (see OVER_CHECKS). */
+  rechecking: boolean
 }
 
 /** Returns the rows inserted, or why it stopped (a re-walk when the stored history no longer matches). */
@@ -46,22 +51,31 @@ export async function catchUp(job: Job, row: NumberRow): Promise<Result<number>>
     overlap: OVERLAP,
     misses: 0,
     inserted: 0,
+    rechecking: false,
   }
   if (p.total < c.top) return shrank(c.top, p.total)
   // Nothing new: the newest record is the stored one. The envelope (total, newest) is recorded
   // either way, so a catch-up that stops short leaves the number visibly incomplete.
   await storeBatch(job, p, [], null)
   if (c.top === p.total && (c.top === 0 || (p.records[0] && identity(p.records[0]) === c.tail[0]))) return ok(0)
+  let over = 0
   for (let n = 0; n < MAX_REQUESTS; n++) {
     const step = await oneWindow(c)
     if (!step.ok) return step
     if (!step.value) continue
     // At the top now: the last answer's total is the history's. Holding more than it counts, the
     // index keeps messages the upstream no longer has (the oldest purged while new ones came:
-    // the new ones passed for arrivals, and every position was off), so it is asked again and,
-    // still fewer, walked again.
-    if (c.top > c.known) return shrank(c.top, c.known)
-    return ok(c.inserted)
+    // the new ones passed for arrivals, and every position was off). A total that only lags its
+    // records says so once; looked at again from the top, with the back-off, a few times, a purge
+    // says so every time, and the history is walked again. (Asked whether the total came back to
+    // what is stored, arrivals made up for the purge: "then back", over and over.)
+    if (c.top <= c.known) return ok(c.inserted)
+    if (++over > OVER_CHECKS)
+      return stopped('rewalk', `the upstream counts ${c.top - c.known} fewer messages than the index holds: some were removed upstream`)
+    job.ctx.log(`index: ${job.number}: holds ${c.top} messages, the upstream counts ${c.known}; looking again from the top`)
+    if (!(await sleep(job.ctx.backoffMs * 2 ** (over - 1), job.signal))) return stopped('aborted', 'stopped')
+    c.known = c.top
+    c.rechecking = true
   }
   return stopped('fail', 'The history grows faster than the index can page through it; try again later.')
 }
@@ -83,7 +97,15 @@ async function oneWindow(c: Catch): Promise<Result<boolean>> {
   const got = await fetchPage(job, start, end)
   if (!got.ok) return got
   const page = got.value
-  if (page.total < c.top) return shrank(c.top, page.total)
+  if (page.total < c.top) {
+    // Looking again at a history that holds fewer than the index: the same finding, counted by
+    // the caller (OVER_CHECKS), not a fall of the total to wait out.
+    if (c.rechecking) {
+      c.known = page.total
+      return ok(true)
+    }
+    return shrank(c.top, page.total)
+  }
   c.known = page.total
   const j = anchorIndex(c, page, start, expected - start)
   if (j === null) return widen(c, cap)

@@ -224,6 +224,13 @@ async function placePage(w: Walk, page: WalkPage, taken: { done: boolean }): Pro
   // larger total came back: pages asked for ahead are served in any order, and one served earlier
   // carries the total of its own moment (its records' ordinals, counted from it, still hold).
   if (page.total < w.totalKnown && page.sentAt > w.totalAt) return shrank(w.totalKnown, page.total)
+  // Served before that larger total: its positions are of an older moment (it cannot align with
+  // the checkpoint). Asked for again where the history stands now, the pages asked ahead kept.
+  if (page.total < w.totalKnown && Number.isFinite(w.next)) {
+    w.pendingStart = Math.max(1, w.totalKnown - w.next)
+    w.pending = pageAt(w, w.pendingStart)
+    return ok(false)
+  }
   const order = checkOrder(page, start, job.ctx.pageCap)
   if (order) {
     // Nothing of a history in the wrong order is stored: the batch being gathered goes too.
@@ -255,8 +262,9 @@ async function placePage(w: Walk, page: WalkPage, taken: { done: boolean }): Pro
     await advance(w, page, start)
     return ok(w.next <= 0)
   }
-  if (page.total === 0 || (!Number.isFinite(w.next) && page.count === 0)) {
-    // An empty history is a complete one.
+  if (page.total === 0) {
+    // An empty history is a complete one (a first page with no records beside a total above 0 is
+    // an empty answer, asked again below: it was taken for a whole empty history).
     await drain(w)
     await storeBatch(job, page, [], { next: 0, total: page.total, check: null })
     return ok(true)
@@ -329,7 +337,12 @@ function checkOrder(page: WalkPage, start: number, cap: number): Result<boolean>
   const at = page.newestIndex
   // A full first page without the envelope's newest message: a history sent oldest first shows
   // its oldest there (found only at its last page, two batches of it were stored reversed by then).
-  if (start === 1 && at < 0 && page.count >= Math.max(3, cap) && page.total > page.count) return stopped('fail', OLDEST_FIRST)
+  // Its first and last dates must say so too: an envelope naming a message since deleted, or
+  // dating it in another format, leaves a newest-first page without it as well.
+  const first = page.records?.[0]?.date
+  const last = page.records?.[page.count - 1]?.date
+  if (start === 1 && at < 0 && page.count >= Math.max(3, cap) && page.total > page.count && first && last && first < last)
+    return stopped('fail', OLDEST_FIRST)
   // Two records cannot tell a history sent oldest first from an envelope one message behind.
   if (at < 0 || start + at === 1 || page.count < 3 || at !== page.count - 1) return null
   return stopped('fail', OLDEST_FIRST)

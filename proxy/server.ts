@@ -1,6 +1,7 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { resolve } from 'node:path'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createApp, type AppDeps } from './app.ts'
 import { ConfigError, parseConfig, readDotEnv, type Config } from './config.ts'
@@ -39,6 +40,12 @@ export interface StartOptions {
    * forwarder exists, their routes, gate and meta join the app's, and they close with the server.
    */
   rooms?: (forwarder: Forwarder) => Promise<AppRooms>
+  /**
+   * Where the embedded simulator keeps its port between starts (DATA_DIR/simulator-port): the
+   * media links it serves name its address, and the index stores them, so a new port at every
+   * start broke every stored picture ("resolves to a loopback address").
+   */
+  simulatorPortFile?: string | null
 }
 
 /** What the rooms behind the proxy add to the app (rooms.ts builds them; tests may pass their own). */
@@ -102,11 +109,11 @@ export interface ResolvedUpstream {
 }
 
 /** The configured upstream, or an embedded simulator on an ephemeral loopback port when none is set. */
-export async function resolveUpstream(config: Config): Promise<ResolvedUpstream> {
+export async function resolveUpstream(config: Config, portFile: string | null = null): Promise<ResolvedUpstream> {
   const { baseUrl, sysId, authToken } = config.upstream
   if (baseUrl !== null) return { upstream: { baseUrl, sysId, authToken }, label: new URL(baseUrl).host, close: async () => {} }
   const sim = createSimulator()
-  const { server, url } = await sim.listen(0, '127.0.0.1')
+  const { server, url } = await listenSimulator(sim, portFile)
   const creds = config.simulatorAccount === 'large' ? LARGE_CREDENTIALS : DEMO_CREDENTIALS
   return {
     upstream: { baseUrl: url, sysId: creds.sysId, authToken: creds.authToken },
@@ -118,9 +125,30 @@ export async function resolveUpstream(config: Config): Promise<ResolvedUpstream>
   }
 }
 
+/** The port the embedded simulator had last time (portFile), else any; the one it got is written back. */
+async function listenSimulator(sim: ReturnType<typeof createSimulator>, portFile: string | null) {
+  let wanted = 0
+  try {
+    const n = portFile ? Number(readFileSync(portFile, 'utf8').trim()) : 0
+    if (Number.isInteger(n) && n >= 1024 && n <= 65535) wanted = n
+  } catch {
+    /* first start: any port */
+  }
+  const got = await sim.listen(wanted, '127.0.0.1').catch(() => sim.listen(0, '127.0.0.1'))
+  if (portFile) {
+    try {
+      mkdirSync(resolve(portFile, '..'), { recursive: true, mode: 0o700 })
+      writeFileSync(portFile, `${new URL(got.url).port}\n`, { mode: 0o600 })
+    } catch {
+      /* a read-only place: the next start picks a port again */
+    }
+  }
+  return got
+}
+
 /** Resolve the upstream, then listen; the only place the proxy listens. */
 export async function start(config: Config, opts: StartOptions = {}): Promise<Running> {
-  const resolved = await resolveUpstream(config)
+  const resolved = await resolveUpstream(config, opts.simulatorPortFile ?? null)
   const { upstream } = resolved
   const upstreamLabel = resolved.label
   const forwarder = createForwarder(upstream, config.timeoutMs)
@@ -184,6 +212,7 @@ async function main() {
   const running = await start(cfg, {
     staticDir: resolve(process.cwd(), 'dist'),
     log,
+    simulatorPortFile: rooms.index.databaseUrl ? null : join(resolve(rooms.index.dataDir), 'simulator-port'),
     rooms: async (forwarder) =>
       withControlSocket(
         await openRooms(rooms, { forwarder, log: (line) => console.error(line) }),

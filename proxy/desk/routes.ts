@@ -8,7 +8,7 @@ import { fitFileName } from '../../contract/file-name.ts'
 import { DESK_EXPORT_ACTIONS, type DeskExportAction } from '../../contract/index-api.ts'
 import { readJsonBody, SECURITY_HEADERS, sendError, sendJson } from '../http.ts'
 import { ExportRefused, type ExportGate, type ExportTicket } from '../index/export-gate.ts'
-import { CancelledBeforeStart, JOB_ID, type ExportTracker } from '../index/export-progress.ts'
+import { CancelledBeforeStart, endFailed, JOB_ID, type ExportTracker } from '../index/export-progress.ts'
 import { turnOf, type ExportJobHooks } from '../index/export.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_QUERY } from '../schema.ts'
@@ -1094,13 +1094,7 @@ export function deskRoutes(db: Db | null, gate: ExportGate | null = null, export
         }
       } catch (err) {
         // The tray learns why in the one envelope (the download itself shows only "failed").
-        job?.end({
-          state: 'failed',
-          error:
-            err instanceof ProxyError
-              ? err.body
-              : { kind: 'server_error', message: 'The export failed on the server; the cause is in its log.' },
-        })
+        endFailed(job, err)
         throw err
       }
     },

@@ -172,3 +172,15 @@ export function createExportTracker(now: () => number = Date.now): ExportTracker
     },
   }
 }
+
+/**
+ * Ends an export's record as failed, its reason in the one error envelope (the tray shows it; the
+ * download itself shows only "failed"). A record already ended keeps its end.
+ */
+export function endFailed(job: Pick<ExportJobHooks, 'end'> | null | undefined, err: unknown): void {
+  job?.end({
+    state: 'failed',
+    error:
+      err instanceof ProxyError ? err.body : { kind: 'server_error', message: 'The export failed on the server; the cause is in its log.' },
+  })
+}

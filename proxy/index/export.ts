@@ -1,4 +1,4 @@
-import { CancelledBeforeStart } from './export-progress.ts'
+import { CancelledBeforeStart, endFailed } from './export-progress.ts'
 import { fitFileName } from '../../contract/file-name.ts'
 import type { Action } from '../../contract/vocabulary.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -301,13 +301,7 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
   } catch (err) {
     // The tray learns why in the one envelope; the answer itself is the app's (an envelope before
     // the first byte, a cut connection after it).
-    o.job?.end({
-      state: 'failed',
-      error:
-        err instanceof ProxyError
-          ? err.body
-          : { kind: 'server_error', message: 'The export failed on the server; the cause is in its log.' },
-    })
+    endFailed(o.job, err)
     throw err
   } finally {
     // Frees the slot, or the place in line of one that never ran.

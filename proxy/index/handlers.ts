@@ -16,7 +16,7 @@ import type { RequestContext } from '../http-types.ts'
 import type { NO_QUERY, RouteInput } from '../schema.ts'
 import { exportActionOf, streamExport, type ExportJobHooks } from './export.ts'
 import type { ExportGate } from './export-gate.ts'
-import { CancelledBeforeStart, type ExportTracker } from './export-progress.ts'
+import { CancelledBeforeStart, endFailed, type ExportTracker } from './export-progress.ts'
 import type {
   EXPORT_CANCEL_BODY,
   EXPORT_PROGRESS_QUERY,
@@ -280,13 +280,7 @@ export const exportMessages: Handler<typeof EXPORT_QUERY> = async (room, req, re
     // A refusal before the stream (a bad filter, an unknown zone) reaches the tray as well as the
     // download, which the browser shows only as "failed". streamExport ends the record itself
     // for what it runs into; a second end is ignored.
-    job?.end({
-      state: 'failed',
-      error:
-        err instanceof ProxyError
-          ? err.body
-          : { kind: 'server_error', message: 'The export failed on the server; the cause is in its log.' },
-    })
+    endFailed(job, err)
     throw err
   }
 }

@@ -602,6 +602,23 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await forgetAll(3)
   })
 
+  it('a new record with no ids is stored when stored ones near the top have ids and one lacks them (a mix dropped it)', async () => {
+    await forgetAll(3)
+    const { records, forwarder } = await served(fw, num(3).number, num(3).tid)
+    records.forEach((r, j) => (r.body = `record ${records.length - j}`))
+    records[0]!.system_id = null
+    records[0]!.message_id = null
+    await syncNow(3, forwarder)
+    const key = (r: Record<string, unknown>) => `${String(r.system_id ?? '')}|${String(r.body ?? '')}`
+    await expectPlaced(3, records, key)
+    // Two new ones, one with ids and one without (with every new one id-less, all were kept).
+    records.unshift({ ...records[1]!, system_id: '299700000001', message_id: 'new-with-ids', body: 'new, ids' })
+    records.unshift({ ...records[1]!, system_id: null, message_id: null, body: 'new, no ids' })
+    await syncNow(3, forwarder)
+    await expectPlaced(3, records, key)
+    await forgetAll(3)
+  })
+
   it('an empty answer for a page inside the history is asked again, and the walk ends exact (it stopped the sync at once)', async () => {
     await forgetAll(4)
     const { forwarder } = await served(fw, num(4).number, num(4).tid)

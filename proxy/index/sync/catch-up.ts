@@ -134,13 +134,13 @@ async function oneWindow(c: Catch): Promise<Result<boolean>> {
  */
 async function notStored(c: Catch, above: PageRecord[]): Promise<PageRecord[]> {
   if (above.length === 0 || c.top === 0) return above
-  // Records with neither id have no identity to compare ("|" each): their place says they are
-  // new (filtered by it, every one matched the stored ones and a catch-up stored nothing).
-  if (above.every((r) => identity(r) === NO_IDENTITY)) return above
+
   const ords: number[] = []
   for (let o = c.top; o > 0 && o > c.top - above.length - OVERLAP; o--) ords.push(o)
   const near = new Set((await storedIdentities(c.job.ctx.db, c.job.number, ords)).values())
-  const fresh = above.filter((r) => !near.has(identity(r)))
+  // A record with neither id has no identity to compare ("|" each): its place says it is new
+  // (filtered by it, it matched any stored record without ids, and a catch-up stored none of them).
+  const fresh = above.filter((r) => identity(r) === NO_IDENTITY || !near.has(identity(r)))
   if (fresh.length < above.length)
     c.job.ctx.log(
       `index: ${c.job.number}: ${above.length - fresh.length} stored messages came back above the newest stored one (equal dates in another order); not stored again`,

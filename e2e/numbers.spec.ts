@@ -293,6 +293,8 @@ test.describe('owned numbers', () => {
   test('an error shows an alert with Retry, and a failed refresh keeps the rows', async ({ page, sim }) => {
     await sim.fault({ op: 'allownednumbers', kind: 'status', status: 500, times: 3 })
     await page.goto('/')
+    // While it asks again (1.6 s of back-off), the page says so rather than "Loading numbers…".
+    await expect(page.getByRole('status').filter({ hasText: /did not answer \((once|2 times)\); asking again/ })).toBeVisible()
     const alert = page.getByRole('alert')
     await expect(alert).toContainText('could not be reached', { timeout: 15_000 })
     await expect(alert).toContainText('HTTP 500')

@@ -114,7 +114,12 @@ export function NumbersPage({ search }: { search: NumbersSearch }) {
           }
         />
         <p role="status" aria-live="polite" className="mt-2 text-sm text-slate-700">
-          {result.isPending ? 'Loading numbers…' : countText}
+          {result.isPending
+            ? result.failureCount > 0
+              ? // Retrying a refusal that may pass (a 503, the provider unreachable): said, not a silent wait.
+                `The messaging provider did not answer (${result.failureCount === 1 ? 'once' : `${result.failureCount} times`}); asking again…`
+              : 'Loading numbers…'
+            : countText}
         </p>
 
         {result.isError ? (

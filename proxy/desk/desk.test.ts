@@ -15,6 +15,7 @@ import type { Running } from '../server.ts'
 import { startWithRooms } from '../test-helpers.ts'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt, type NumberProfile } from '../simulator/dataset.ts'
 import { DESK_INDEX, DESK_PARTIES, deskCases } from '../simulator/desk-cases.ts'
+import pg from 'pg'
 import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
 import { forgetDesk, refreshAllDesk, refreshDesk } from './refresh.ts'
 import { DESK_EXPORT } from './routes.ts'
@@ -949,6 +950,32 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       DESK_EXPORT.batch = 1000
     }
   })
+
+  // PostgreSQL only: another session holds the ledger's table, so the export's count waits there.
+  it.runIf(engine === 'postgres')(
+    'a report export cancelled while it counts (its turn taken, nothing sent yet) sends nothing: 409, the record cancelled',
+    async () => {
+      const holder = new pg.Client({ connectionString: cluster!.url })
+      await holder.connect()
+      try {
+        await holder.query('BEGIN')
+        await holder.query('LOCK TABLE desk_threads IN ACCESS EXCLUSIVE MODE')
+        const job = 'desk-job-counting'
+        const answer = call(port(), 'GET', `/api/desk/opt-outs/export?number=${DESK.number}&job=${job}`)
+        const progress = async () => (await call(port(), 'GET', `/api/index/export/progress?job=${job}`)).json() as Record<string, unknown>
+        await expect.poll(async () => (await progress()).state, { timeout: 5_000 }).toBe('running')
+        expect((await call(port(), 'POST', '/api/index/export/cancel', { json: { job } })).status).toBe(200)
+        await holder.query('ROLLBACK')
+        const got = await answer
+        expect(got.status, got.text.slice(0, 200)).toBe(409)
+        expect(got.json().error).toMatchObject({ field: 'job', message: 'This export was cancelled before it started.' })
+        expect(await progress()).toMatchObject({ state: 'cancelled', cancelledBy: 'you', rows: 0 })
+      } finally {
+        await holder.query('ROLLBACK').catch(() => {})
+        await holder.end()
+      }
+    },
+  )
 
   it('migration 400 merges a party stored both with and without the leading 1, as a sync now stores it', async () => {
     const db = rooms.db

@@ -1327,6 +1327,39 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await forgetAll(3)
   })
 
+  it('a number the upstream serves but its listing lacks stays marked removed through the syncs that work, until a listing names it again', async () => {
+    await forgetAll(4)
+    await syncNow(4)
+    await control(simUrl, '/__sim/quirks', { unlisted: [num(4).number], removed: [num(6).number, num(7).number] })
+    try {
+      const s = syncer(fw)
+      await s.syncAll()
+      await s.idle()
+      await s.close()
+      expect((await numberStatuses(db, num(4).number))[0]).toMatchObject({ removed: true })
+      // Its history is still served: the sync works, and the mark stays (it went with each sync,
+      // and came back with each listing).
+      await syncNow(4)
+      expect((await numberStatuses(db, num(4).number))[0]).toMatchObject({ state: 'idle', removed: true })
+      expect((await freshness(db, [num(4).number])).incomplete).toEqual([num(4).number])
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+    // Listed again (the large numbers left out, the run stays short): the mark goes.
+    await control(simUrl, '/__sim/quirks', { removed: [num(6).number, num(7).number] })
+    try {
+      const s = syncer(fw)
+      await s.syncAll()
+      await s.idle()
+      await s.close()
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+    expect((await numberStatuses(db, num(4).number))[0]).toMatchObject({ state: 'idle', removed: false })
+    await expectExact(4, upstreamTotal(4))
+    await forgetAll(4)
+  })
+
   // A process of its own killed mid-walk (on PostgreSQL another server takes the number over;
   // on PGlite the next process to open the directory does, past the dead pid's lock file).
   it.each([300, 1100, 2000])(

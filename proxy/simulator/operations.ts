@@ -112,11 +112,11 @@ function listing(account: Account, type: 'all' | 'local' | 'tollfree', quirks: Q
   return body
 }
 
-/** The listing as the quirks change it: removed numbers left out, numbers listed twice with an extra tid first. */
+/** The listing as the quirks change it: removed and unlisted numbers left out, numbers listed twice with an extra tid first. */
 function quirkListing(account: Account, type: 'all' | 'local' | 'tollfree', quirks: Quirks) {
   const out: Array<Record<string, string>> = []
   for (const n of account.numbers) {
-    if (quirks.removed.has(n.number) || (type !== 'all' && n.type !== type)) continue
+    if (quirks.removed.has(n.number) || quirks.unlisted.has(n.number) || (type !== 'all' && n.type !== type)) continue
     const item = { number: n.number, tid: n.tid, type: n.type, country: n.country, webhook: n.webhook, dlr: n.dlr }
     if (quirks.listedTwice.has(n.number)) out.push({ ...item, tid: extraTid(n.number) })
     out.push(item)

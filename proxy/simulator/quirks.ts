@@ -23,6 +23,11 @@ export interface Quirks {
   listedTwice: Set<string>
   /** Numbers that left the account: not listed, and their history refused in `wording`. */
   removed: Set<string>
+  /**
+   * Numbers the listing leaves out while their history is still served (an upstream whose listing
+   * lags its account, or that serves a number the account let go).
+   */
+  unlisted: Set<string>
   wording: RemovalWording
   /**
    * Numbers whose history's total counts this many more messages than it serves (deleted ones,
@@ -51,6 +56,7 @@ export const noQuirks = (): Quirks => ({
   skewedClock: false,
   listedTwice: new Set(),
   removed: new Set(),
+  unlisted: new Set(),
   wording: 'unknown',
   overstated: new Map(),
   reorder: new Map(),
@@ -64,7 +70,7 @@ const MAX_NUMBERS = 100
 
 /** Applies a control request's quirks on top of the current ones; a string saying what is wrong otherwise. */
 export function applyQuirks(q: Quirks, input: Record<string, unknown>): string | undefined {
-  const known = new Set(['arrivals', 'skewedClock', 'listedTwice', 'removed', 'wording', 'overstated', 'reorder'])
+  const known = new Set(['arrivals', 'skewedClock', 'listedTwice', 'removed', 'unlisted', 'wording', 'overstated', 'reorder'])
   for (const k of Object.keys(input)) if (!known.has(k)) return `unknown quirk ${k}; use ${[...known].join(', ')}`
   if (input.arrivals !== undefined) {
     const a = input.arrivals as { number?: unknown; perRequest?: unknown }
@@ -95,7 +101,7 @@ export function applyQuirks(q: Quirks, input: Record<string, unknown>): string |
     if (typeof input.skewedClock !== 'boolean') return 'skewedClock must be true or false'
     q.skewedClock = input.skewedClock
   }
-  for (const key of ['listedTwice', 'removed'] as const) {
+  for (const key of ['listedTwice', 'removed', 'unlisted'] as const) {
     const v = input[key]
     if (v === undefined) continue
     if (!Array.isArray(v) || v.length > MAX_NUMBERS || !v.every((x) => typeof x === 'string' && NUMBER.test(x)))
@@ -111,4 +117,4 @@ export function applyQuirks(q: Quirks, input: Record<string, unknown>): string |
 }
 
 /** Whether any quirk changes the account listing (then it is built per request, not cached). */
-export const changesListing = (q: Quirks) => q.listedTwice.size > 0 || q.removed.size > 0
+export const changesListing = (q: Quirks) => q.listedTwice.size > 0 || q.removed.size > 0 || q.unlisted.size > 0

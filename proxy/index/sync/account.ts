@@ -54,5 +54,12 @@ export async function recordListing(ctx: SyncContext, listing: Map<string, strin
   }
   // Every number the listing lacks, a number first synced by name (its history opened) too: it
   // stayed "in the account" after it left, because only numbers a listing had named were looked at.
-  await ctx.db.query(`UPDATE index_numbers SET removed_at = now() WHERE removed_at IS NULL AND NOT (number = ANY($1::text[]))`, [numbers])
+  // `listed` goes false with it: a sync that works no longer clears the mark (see finish in
+  // number.ts), so a number the upstream serves but does not list stays marked rather than
+  // flipping between "removed" and not with each listing and sync.
+  await ctx.db.query(
+    `UPDATE index_numbers SET removed_at = COALESCE(removed_at, now()), listed = false
+     WHERE (removed_at IS NULL OR listed) AND NOT (number = ANY($1::text[]))`,
+    [numbers],
+  )
 }

@@ -266,13 +266,35 @@ function storeFailure(err: unknown): string {
   return `The index could not store this number's messages: the database refused a statement${sqlState}. The server's log says why; sync the number again once that is mended.`
 }
 
+/**
+ * After a sync that worked: a "removed" mark a refusal left goes (the upstream served the
+ * history). One the account listing left (`listed` false) goes only when the listing names the
+ * number now (the forwarder's, trusted for 30 s): an upstream may serve a number its listing
+ * lacks, and the mark flipped with each listing and each sync.
+ */
+async function clearRemoval(ctx: SyncContext, number: string): Promise<void> {
+  const r = await ctx.db.query<{ listed: boolean }>('SELECT listed FROM index_numbers WHERE number = $1 AND removed_at IS NOT NULL', [
+    number,
+  ])
+  const row = r.rows[0]
+  if (!row) return
+  let listed = row.listed
+  if (!listed)
+    try {
+      listed = (await listAccount(ctx)).has(number)
+    } catch {
+      // No listing now: the mark stays until one names the number.
+      return
+    }
+  // `listed` stays as it is: it says what the account's last recorded listing held (the Index page's "account listed").
+  if (listed) await ctx.db.query('UPDATE index_numbers SET removed_at = NULL WHERE number = $1', [number])
+}
+
 /** Records the outcome and lets go of the lease. */
 async function finish(ctx: SyncContext, number: string, result: Result<number>, started: number): Promise<Outcome> {
   if (result.ok) {
     await release(ctx, number, 'idle', null, true)
-    // The upstream served its history: the number is the account's (a refusal had marked it
-    // removed; the next listing that lacks it marks it again).
-    await ctx.db.query('UPDATE index_numbers SET removed_at = NULL WHERE number = $1 AND removed_at IS NOT NULL', [number])
+    await clearRemoval(ctx, number)
     ctx.log(`index: ${number}: synced, ${result.value} new messages in ${Date.now() - started} ms`)
     return 'done'
   }

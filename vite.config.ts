@@ -4,19 +4,23 @@ import { defineConfig, type Plugin } from 'vite'
 
 /**
  * `npm run dev`: the same composition as `npm start` (the upstream or simulator, the index and
- * team access, from the same variables) answers /api behind Vite's hot reload.
+ * team access, from the same variables and .env) answers /api behind Vite's hot reload. It opens
+ * no control socket: `npm run users` waits for the data directory while it runs.
  */
 function switchboardApi(): Plugin {
   return {
     name: 'switchboard-api',
     apply: 'serve',
     async configureServer(server) {
-      const { loadConfig } = await import('./proxy/config.ts')
+      const { parseConfig, readDotEnv } = await import('./proxy/config.ts')
       const { composeApp, resolveUpstream } = await import('./proxy/server.ts')
       const { openRooms, roomsConfigIssues } = await import('./proxy/rooms.ts')
       const { createForwarder } = await import('./proxy/forward.ts')
-      const config = loadConfig()
-      const roomsCfg = roomsConfigIssues(process.env, config)
+      // As `npm start` reads them: .env first, the environment over it (the index's and team
+      // access's variables too: they came from the environment only, and a .env's were ignored).
+      const env = { ...readDotEnv(`${process.cwd()}/.env`), ...process.env }
+      const config = parseConfig(env)
+      const roomsCfg = roomsConfigIssues(env, config)
       if (!roomsCfg.config) throw new Error(roomsCfg.issues.join('\n'))
       const resolved = await resolveUpstream(config)
       const forwarder = createForwarder(resolved.upstream, config.timeoutMs)

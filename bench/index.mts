@@ -19,13 +19,12 @@
  * (a quick run while developing); BENCH_INDEX_LOAD_S sets the searches' duration (default 20);
  * BENCH_INDEX_SYNC_ONLY=1 stops each engine after the full sync's figures. BENCH_PG_SOCKET=1
  * connects to PostgreSQL over its Unix socket instead of TCP on loopback. BENCH_SIM_NICE sets the
- * simulator's nice (default 10; 0 runs it at the server's priority).
+ * simulator's nice (default 10; 0 runs it at the server's priority). The server is
+ * bench/index-server.mts, compiled at the start of the run and run as the server ships (plain
+ * node); BENCH_TSX=1 runs its source under tsx instead (about 110 MiB more RSS).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:http'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
-import type { AddressInfo } from 'node:net'
 import { availableParallelism, getPriority, setPriority, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -36,7 +35,14 @@ import { DEMO_CREDENTIALS } from '../proxy/simulator/dataset.ts'
 import { median, percentile } from './stats.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const SELF = fileURLToPath(import.meta.url)
+/**
+ * The bench's server as it ships (bench/index-server.mts compiled by `npm run build:server`, run by
+ * plain node), built at the start of the run; BENCH_TSX=1: its TypeScript source under tsx.
+ */
+const TSX = process.env.BENCH_TSX === '1'
+const SERVER = TSX
+  ? ['--import', 'tsx', join(ROOT, 'bench', 'index-server.mts')]
+  : [join(ROOT, 'build', 'server', 'bench', 'index-server.mjs')]
 const PAGE = 1000
 const RUNS = Number(process.env.BENCH_INDEX_RUNS ?? 25)
 /** BENCH_INDEX_ROWS=N: only the export and load figures, over N synthetic rows (no sync). */
@@ -48,112 +54,13 @@ const SYNCS = Math.max(1, Number(process.env.BENCH_INDEX_SYNCS ?? 3))
 /** BENCH_PROF=dir: the server and simulator write V8 CPU profiles (every thread, PGlite's too) there. */
 const PROF = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []
 
-// ── the server side (a child process): the index behind a plain HTTP server ─────────────────
-async function serve() {
-  const { parseIndexConfig } = await import('../proxy/index/config.ts')
-  const { createIndex } = await import('../proxy/index/routes.ts')
-  const simUrl = process.env.SIM_URL!
-  const fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 30_000)
-  const cfg = parseIndexConfig({ ...process.env, SYNC_RATE: '0', HISTORY_PAGE_CAP: String(PAGE), INDEX_AUTO_SYNC: 'off' })
-  const index = await createIndex(cfg, { forwarder: fw, log: (l) => process.env.BENCH_VERBOSE && console.error(l) })
-  // The server's own app (its checks, /api/meta, the index routes): the probe's path is the real one.
-  const { createApp } = await import('../proxy/app.ts')
-  const { parseConfig } = await import('../proxy/config.ts')
-  const appConfig = parseConfig({
-    API_BASE_URL: simUrl,
-    API_SYS_ID: DEMO_CREDENTIALS.sysId,
-    API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
-    PORT: '0',
-    LOG_REQUESTS: '0',
-  })
-  const app = createApp(appConfig, { forwarder: fw, routes: index.routes, meta: index.meta, log: () => {} })
-  // The event loop's delay, read and restarted by the driver around each measured stretch.
-  const loop = monitorEventLoopDelay({ resolution: 10 })
-  loop.enable()
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
-    if (url.pathname === '/__bench/loop') {
-      const body = { maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, meanMs: loop.mean / 1e6 }
-      loop.reset()
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
-      return
-    }
-    if (url.pathname === '/__bench/seed') {
-      // BENCH_INDEX_ROWS: a synthetic history written straight into the tables (no sync), so the
-      // event-loop figures can be tried at a small size.
-      void seed(index.db!, url.searchParams.get('number')!, Number(url.searchParams.get('rows'))).then(
-        () => res.writeHead(200).end('{}'),
-        (err: unknown) => res.writeHead(500).end(String(err)),
-      )
-      return
-    }
-    if (url.pathname === '/__bench/sync') {
-      // Runs one number's sync to the end; answers with its wall time and upstream requests.
-      const number = url.searchParams.get('number')!
-      const tid = url.searchParams.get('tid')!
-      const syncer = index.syncer!
-      const before = syncer.stats.requests
-      const cpu0 = process.cpuUsage()
-      const t0 = performance.now()
-      void syncer
-        .request({ number, tid })
-        .then(() => syncer.idle())
-        .then(async () => {
-          const st = await index.db!.query<{ state: string; error: string | null; indexed: number }>(
-            'SELECT state, error, indexed FROM index_numbers WHERE number = $1',
-            [number],
-          )
-          res.writeHead(200, { 'content-type': 'application/json' })
-          // CPU time of this process too: on a shared machine it varies less than wall time.
-          const cpu = process.cpuUsage(cpu0)
-          res.end(
-            JSON.stringify({
-              ms: performance.now() - t0,
-              cpuMs: (cpu.user + cpu.system) / 1000,
-              requests: syncer.stats.requests - before,
-              split: { ...syncer.stats },
-              ...st.rows[0],
-            }),
-          )
-        })
-      return
-    }
-    void app(req, res)
-  })
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
-  console.log(`ready ${(server.address() as AddressInfo).port}`)
-  const stop = async () => {
-    server.closeAllConnections()
-    server.close()
-    await index.close()
-    await fw.close()
-    process.exit(0)
-  }
-  process.on('SIGTERM', () => void stop())
-}
-
-async function seed(db: import('../proxy/db/types.ts').Db, number: string, rows: number) {
-  await db.query(
-    `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ($1, 'BENCH', $2, $2, 'idle', true)`,
-    [number, rows],
-  )
-  for (let lo = 1; lo <= rows; lo += 100_000)
-    await db.query(
-      `INSERT INTO index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, phone, party_digits, direction, body, status, status_code)
-       SELECT $1, g, 'BENCH', 'BENCH', 's' || g, 'm' || g, timestamptz '2024-01-01' + g * interval '1 minute', '+1555' || (g % 97),
-              '1555' || (g % 97), CASE WHEN g % 2 = 0 THEN 'in' ELSE 'out' END, 'message ' || (g % 5000) || ' about an appointment', 'delivered', 200
-       FROM generate_series($2::int, $3::int) g`,
-      [number, lo, Math.min(rows, lo + 99_999)],
-    )
-  await db.query('VACUUM (ANALYZE) index_messages')
-}
-
 // ── the driver ───────────────────────────────────────────────────────────────────────────────
 interface Proc {
   child: ChildProcess
   url: string
 }
 
+/** Node with `args` (a TypeScript file's under tsx: pass ['--import', 'tsx', file]) until `ready` is printed. */
 function startProc(
   args: string[],
   env: Record<string, string>,
@@ -161,7 +68,7 @@ function startProc(
 ): Promise<{ child: ChildProcess; match: RegExpExecArray; ms: number }> {
   const t0 = performance.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...PROF, '--import', 'tsx', ...args], {
+    const child = spawn(process.execPath, [...PROF, ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -529,8 +436,17 @@ async function main() {
     )
   }
   const engines = (process.env.BENCH_INDEX_ENGINES ?? 'pglite,postgres').split(',')
+  if (!TSX) {
+    // The server as it ships, from this checkout's source: compiled now, so the figures are never a stale build's.
+    const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'server'], { cwd: ROOT, stdio: 'inherit' })
+    if (built.status !== 0) throw new Error('npm run build:server failed')
+  }
 
-  const sim = await startProc(['proxy/simulator/main.ts', '0'], { SIMULATOR_CONTROL: '1' }, /listening on (http:\/\/[\d.:]+)/)
+  const sim = await startProc(
+    ['--import', 'tsx', 'proxy/simulator/main.ts', '0'],
+    { SIMULATOR_CONTROL: '1' },
+    /listening on (http:\/\/[\d.:]+)/,
+  )
   const simUrl = sim.match[1]!
   // The simulator stands in for the provider's servers, which never share this server's cores.
   // Here it does, and at the same priority it took a core's share from the server's thread while
@@ -580,7 +496,7 @@ async function main() {
       await fetch(`${simUrl}/__sim/reset`, { method: 'POST' })
       let server: Proc | null = null
       try {
-        const s = await startProc([SELF, '--serve'], env, /ready (\d+)/)
+        const s = await startProc(SERVER, env, /ready (\d+)/)
         server = { child: s.child, url: `http://127.0.0.1:${s.match[1]}` }
         if (SEED_ROWS) {
           const number = '15550000001'
@@ -621,7 +537,7 @@ async function main() {
               env = { ...env, DATA_DIR: join(dataDir, `data${round}`) }
             }
             await fetch(`${simUrl}/__sim/reset`, { method: 'POST' })
-            const s2 = await startProc([SELF, '--serve'], env, /ready (\d+)/)
+            const s2 = await startProc(SERVER, env, /ready (\d+)/)
             server = { child: s2.child, url: `http://127.0.0.1:${s2.match[1]}` }
           }
           const base = await baseline()
@@ -791,7 +707,7 @@ async function main() {
 
         await stopProc(server.child)
         server = null
-        const again = await startProc([SELF, '--serve'], env, /ready (\d+)/)
+        const again = await startProc(SERVER, env, /ready (\d+)/)
         const t1 = performance.now()
         await getJson(`http://127.0.0.1:${again.match[1]}/api/index/status`)
         push({
@@ -836,9 +752,7 @@ async function main() {
   console.log('\nwritten to .bench/index.json')
 }
 
-if (process.argv.includes('--serve')) await serve()
-else
-  await main().catch((err: unknown) => {
-    console.error(err)
-    process.exit(1)
-  })
+await main().catch((err: unknown) => {
+  console.error(err)
+  process.exit(1)
+})

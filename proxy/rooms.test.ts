@@ -38,6 +38,15 @@ describe('rooms configuration', () => {
     expect(roomsConfigIssues({ ACCESS: 'password' }, config).issues).toEqual([])
     expect(roomsConfigIssues({}, parseConfig({ HOST: '127.0.0.1' })).issues).toEqual([])
   })
+  test('the refusal comes with the other problems at once: another access variable wrong does not hide it', () => {
+    const { issues } = roomsConfigIssues({ SESSION_IDLE_MIN: 'soon' }, parseConfig({ HOST: '0.0.0.0' }))
+    expect(issues.some((i) => i.includes('SESSION_IDLE_MIN'))).toBe(true)
+    expect(issues.some((i) => /^Refusing to start: .*ACCESS=local/.test(i))).toBe(true)
+    // A wrong ACCESS is its own problem: no guess at what it meant.
+    const wrong = roomsConfigIssues({ ACCESS: 'open' }, parseConfig({ HOST: '0.0.0.0' })).issues
+    expect(wrong.some((i) => i.startsWith('Refusing to start'))).toBe(false)
+    expect(wrong.some((i) => i.includes('ACCESS must be local, password or header'))).toBe(true)
+  })
 })
 
 describe('rooms on one database, behind the app', () => {

@@ -33,8 +33,11 @@ export function roomsConfigIssues(
     ...index.issues.map((i) => (i.message.includes(i.variable) ? i.message : `${i.variable}: ${i.message}`)),
     ...access.issues,
   ]
-  if (config && access.ok) {
-    const exposed = checkExposure(config.host, access.config.mode)
+  // The mode as ACCESS says it even when another access variable is wrong: the refusal is one of
+  // "every problem at once", not one that appears only after the others are mended.
+  const mode = access.ok ? access.config.mode : (env.ACCESS ?? '') === '' ? 'local' : env.ACCESS
+  if (config && mode === 'local') {
+    const exposed = checkExposure(config.host, mode)
     if (exposed) issues.push(exposed)
   }
   if (issues.length || !index.config || !access.ok) return { config: null, issues }

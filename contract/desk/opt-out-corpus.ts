@@ -294,4 +294,23 @@ export const OPT_OUT_CORPUS: readonly CorpusEntry[] = [
   ['CANCEL APPOINTMENT', 'none', 'about the appointment, in capitals'],
   ['CANCEL ORDER #4411', 'none', 'about an order'],
   ['UNSUBSCRIBE ACME', 'opt-out', 'keyword followed by the sender name'],
+  // Added after a second review found them misread (so not held out): STOP set off by a comma,
+  // said twice with courtesy between, spelled out; QUIT IT; the French imperative. With them the
+  // comma traps, labelled before the rule was written.
+  ['Stop, who is this?', 'opt-out', 'the keyword as a clause of its own'],
+  ['Stop, I never signed up for this', 'opt-out'],
+  ['Please stop, I am not interested', 'opt-out'],
+  ['wrong number, stop', 'opt-out', 'the keyword after a comma'],
+  ['no thanks, stop', 'opt-out'],
+  ['STOP please STOP', 'opt-out', 'said twice, courtesy between'],
+  ['S T O P', 'opt-out', 'spelled out'],
+  ['Quit it', 'opt-out', 'as "stop it"'],
+  ['Arrête', 'opt-out', 'the French imperative, alone (low confidence, as ARRÊT)'],
+  ['Cancel, I need to reschedule', 'none', 'about the appointment: CANCEL set off by a comma is not the keyword'],
+  ["No, don't stop", 'none', 'negated'],
+  ['Ok, stop by at 5', 'none', 'stop by'],
+  ["Yes, I'll stop by after work", 'none', 'stop by'],
+  ["I can't stop, call me later", 'none', 'negated'],
+  ['Okay, end of story', 'none', 'END inside a phrase'],
+  ['Hi, is the office open today?', 'none'],
 ]

@@ -8,8 +8,9 @@
  * - the carrier keywords (CTIA's Messaging Principles and Best Practices; the common provider
  *   lists): STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE, OPTOUT, as the whole message
  *   give or take case, punctuation, emoji and politeness ("Stop. Thank you", "STOP please",
- *   "stop!!", "STOP ACME"), or as a sentence or line of its own ("STOP. Who is this?", "STOP"
- *   above a signature);
+ *   "stop!!", "STOP ACME", "STOP please STOP", "S T O P"), or as a sentence or line of its own
+ *   ("STOP. Who is this?", "STOP" above a signature), and STOP, UNSUBSCRIBE, REVOKE or OPTOUT as a
+ *   clause a comma sets off ("Stop, who is this?", "wrong number, stop");
  * - the "any reasonable means" of the FCC's 2024 revocation rule (47 CFR 64.1200(a)(10)):
  *   sentences such as "stop texting me", "please remove me from this list", "don't text me
  *   anymore", "leave me alone", "I don't want these messages", "how do I unsubscribe";
@@ -87,6 +88,7 @@ const TRANSLATED_OPT_OUT = new Map<string, string>([
   ['cancelar', 'cancelar (Spanish)'],
   ['baja', 'baja (Spanish)'],
   ['arret', 'arret (French)'],
+  ['arrete', 'arret (French)'],
   ['arreter', 'arret (French)'],
 ])
 const OPT_IN_WORDS = new Map<string, string>([
@@ -105,8 +107,9 @@ const TRAILING_FILLER = new Set(
 const LEADING_FILLER = new Set(
   'please pls plz ok okay k hi hello hey i said just oh um so again seriously omg no yes yeah reply'.split(' '),
 )
-// "stop it", "stop this": objects only the stop keyword takes.
+// "stop it", "quit it", "stop this": objects only these keywords take.
 const STOP_OBJECTS = new Set(['it', 'this', 'that', 'these'])
+const TAKES_OBJECT = new Set(['stop', 'quit'])
 
 function core(words: string[]): string[] {
   let start = 0
@@ -114,9 +117,12 @@ function core(words: string[]): string[] {
   while (end - start > 1 && TRAILING_FILLER.has(words[end - 1] ?? '')) end--
   while (end - start > 1 && LEADING_FILLER.has(words[start] ?? '')) start++
   let out = words.slice(start, end)
-  if (out.length === 2 && out[0] === 'stop' && STOP_OBJECTS.has(out[1] ?? '')) out = ['stop']
-  // "stop stop stop"
-  if (out.length > 1 && out.every((w) => w === out[0])) out = [out[0] ?? '']
+  // "S T O P": a keyword spelled out letter by letter.
+  if (out.length > 2 && out.every((w) => w.length === 1)) out = [out.join('')]
+  if (out.length === 2 && TAKES_OBJECT.has(out[0] ?? '') && STOP_OBJECTS.has(out[1] ?? '')) out = [out[0] ?? '']
+  // "stop stop stop", and "STOP please STOP": one word said again, courtesy between.
+  const said = out.filter((w) => !TRAILING_FILLER.has(w) && !LEADING_FILLER.has(w))
+  if (out.length > 1 && said.length > 1 && said.every((w) => w === said[0])) out = [said[0] ?? '']
   // A sequence of letters like "stooopp": the keyword shouted.
   if (out.length === 1 && /^s+t+o+p+$/.test(out[0] ?? '')) out = ['stop']
   return out
@@ -233,20 +239,28 @@ function phraseHit(text: string): Hit | null {
 }
 
 const SENTENCE_KEYWORDS = new Set(['stop', 'stopall', 'unsubscribe', 'cancel', 'end', 'quit', 'revoke', 'optout'])
+/**
+ * Keywords that count as a clause a comma sets off too ("Stop, who is this?", "wrong number,
+ * stop"). Not CANCEL, END or QUIT: "Cancel, I need to reschedule" is about an appointment.
+ */
+const CLAUSE_KEYWORDS = new Set(['stop', 'stopall', 'unsubscribe', 'revoke', 'optout'])
 
 function sentenceHit(text: string): Hit | null {
   const sentences = text.split(/[.!?;\n]+|\s[-–—]\s/)
-  if (sentences.length < 2) return null
   for (const s of sentences) {
-    const words = core(tokens(s))
-    const keyword = OPT_OUT_WORDS.get(words.join(' '))
-    if (keyword && SENTENCE_KEYWORDS.has(keyword))
+    const clauses = s.split(',')
+    // A sentence of its own (of a message of several), or a clause of one a comma sets off.
+    const parts = sentences.length > 1 ? [s, ...(clauses.length > 1 ? clauses : [])] : clauses.length > 1 ? clauses : []
+    for (const part of parts) {
+      const keyword = OPT_OUT_WORDS.get(core(tokens(part)).join(' '))
+      if (!keyword || !(part === s ? SENTENCE_KEYWORDS : CLAUSE_KEYWORDS).has(keyword)) continue
       return {
         kind: 'opt-out',
         keyword,
         confidence: 'medium',
-        reason: `the opt-out keyword ${keyword.toUpperCase()} as a sentence of its own`,
+        reason: `the opt-out keyword ${keyword.toUpperCase()} as a ${part === s ? 'sentence' : 'clause'} of its own`,
       }
+    }
   }
   return null
 }

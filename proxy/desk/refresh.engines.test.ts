@@ -494,9 +494,14 @@ describe.each(ENGINES)('facts stored under older opt-out rules on %s', (engine) 
       // B: CANCEL APPOINTMENT, which version 1 read as CANCEL and a sender's name; then a send.
       ['12125550402', 'inbound', 'CANCEL APPOINTMENT'],
       ['12125550402', 'outbound', 'Your appointment is cancelled'],
-      // C: a plain STOP, the same under both versions; then a send.
+      // C: a plain STOP, the same under every version; then a send.
       ['12125550403', 'inbound', 'STOP'],
       ['12125550403', 'outbound', 'Last reminder'],
+      // D: STOP set off by a comma, which versions 1 and 2 read as none; then a send.
+      ['12125550404', 'inbound', 'Stop, who is this?'],
+      ['12125550404', 'outbound', 'This is Acme Dental'],
+      // E: a question with a comma and none of the words: not read again, and none.
+      ['12125550405', 'inbound', 'Hi, is the office open?'],
     ]
     const all = plan.map(([party, direction, body], i) => ({
       number,
@@ -515,6 +520,7 @@ describe.each(ENGINES)('facts stored under older opt-out rules on %s', (engine) 
     // The facts as version 1 stored them, and the threads recomputed from those.
     await db.query(`UPDATE index_messages SET desk_opt = NULL WHERE number = $1 AND ordinal = 1`, [number])
     await db.query(`UPDATE index_messages SET desk_opt = 'opt-out' WHERE number = $1 AND ordinal = 4`, [number])
+    await db.query(`UPDATE index_messages SET desk_opt = NULL WHERE number = $1 AND ordinal = 8`, [number])
     await db.query('UPDATE desk_rules SET opt_version = 1')
     await flushDesk(db, [number])
     const threads = async () =>
@@ -528,6 +534,8 @@ describe.each(ENGINES)('facts stored under older opt-out rules on %s', (engine) 
       ['12125550401', false, 0],
       ['12125550402', true, 1],
       ['12125550403', true, 1],
+      ['12125550404', false, 0],
+      ['12125550405', false, 0],
     ])
 
     const lines: string[] = []
@@ -544,13 +552,16 @@ describe.each(ENGINES)('facts stored under older opt-out rules on %s', (engine) 
       ['12125550401', true, 2],
       ['12125550402', false, 0],
       ['12125550403', true, 1],
+      ['12125550404', true, 1],
+      ['12125550405', false, 0],
     ])
-    // Read again: the three with a line break or stored as opt-outs (A's STOP, B's CANCEL, C's STOP); changed: A's and B's.
+    // Read again: the four with a line break, stored as opt-outs or holding a word version 3 reads
+    // anew (A's STOP, B's CANCEL, C's STOP, D's "Stop, who is this?"); changed: A's, B's and D's.
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
           new RegExp(
-            `^desk: opt-out rules version ${OPT_RULES_VERSION}: 3 stored messages read again, 2 classified differently, in \\d+ ms$`,
+            `^desk: opt-out rules version ${OPT_RULES_VERSION}: 4 stored messages read again, 3 classified differently, in \\d+ ms$`,
           ),
         ),
       ]),

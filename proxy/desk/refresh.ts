@@ -954,22 +954,27 @@ export async function forgetDesk(tx: Queryable, number: string | null, opts: { k
 /**
  * The opt-out rules' version (contract/desk/opt-out.ts), recorded in desk_rules once the stored
  * facts agree with it. 2: a keyword on a line of its own is one ("STOP" above a signature), and
- * a word in capitals after CANCEL, END or QUIT is no longer taken for the sender's name.
+ * a word in capitals after CANCEL, END or QUIT is no longer taken for the sender's name. 3: STOP,
+ * UNSUBSCRIBE, REVOKE and OPTOUT as a clause a comma sets off ("Stop, who is this?"), a keyword
+ * said twice with courtesy between ("STOP please STOP"), spelled out ("S T O P"), "quit it", ARRÊTE.
  */
-export const OPT_RULES_VERSION = 2
+export const OPT_RULES_VERSION = 3
 /** Ordinals of one number read per statement: each reads a bounded stretch of the primary key. */
 const RECLASSIFY_WINDOW = 20_000
 
 /**
- * Inbound messages whose stored class the rules' changes can move: a body with a line break, or
- * one stored as an opt-out. $1 the number, $2 and $3 the ordinals after and up to.
+ * Inbound messages whose stored class the rules' changes can move: a body with a line break
+ * (version 2), one stored as an opt-out, or one holding a word version 3 reads anew (STOP,
+ * UNSUBSCRIBE, REVOKE, OPTOUT, QUIT, ARRÊTE, or letters spelled out). $1 the number, $2 and $3
+ * the ordinals after and up to.
  */
 const RECLASSIFY_CANDIDATES = `
 SELECT m.ordinal, m.party_digits AS party, m.desk_opt AS opt, COALESCE(m.body, b.body) AS body
   FROM index_messages m
   LEFT JOIN index_bodies b ON m.body IS NULL AND b.id = m.body_id
  WHERE m.number = $1 AND m.ordinal > $2 AND m.ordinal <= $3 AND m.desk_inbound AND m.desk_segments IS NOT NULL
-   AND (m.desk_opt = 'opt-out' OR COALESCE(m.body, b.body) ~ '[\\n\\r\\u2028\\u2029]')`
+   AND (m.desk_opt = 'opt-out' OR COALESCE(m.body, b.body) ~ '[\\n\\r\\u2028\\u2029]'
+        OR COALESCE(m.body, b.body) ~* '(stop|subscri|revoke|opt|quit|arr|\\m\\w\\M\\s+\\w\\M\\s+\\w\\M)')`
 
 /**
  * Facts stored under older opt-out rules, read again under these: each candidate message is

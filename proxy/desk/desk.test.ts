@@ -296,6 +296,14 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     const body = await get(`/api/desk/customer?party=${encodeURIComponent(`+1 (${p.slice(1, 4)}) ${p.slice(4, 7)}-${p.slice(7)}`)}`)
     const mine = all.filter((m) => m.party === p)
     expect(body.numbers).toEqual([DESK.number])
+    expect(body.party).toBe(p)
+    // Typed without its leading 1: answered and logged under the key, the digits typed beside it.
+    expect((await get(`/api/desk/customer?party=${encodeURIComponent(`(${p.slice(1, 4)}) ${p.slice(4, 7)}-${p.slice(7)}`)}`)).party).toBe(p)
+    await rooms.access.flush()
+    const logged = await rooms.db.query<{ party: string; details: Record<string, unknown> }>(
+      `SELECT party, details FROM access_log WHERE action = 'customer.view' ORDER BY id DESC LIMIT 1`,
+    )
+    expect(logged.rows[0]).toMatchObject({ party: p, details: { party: p, asked: p.slice(1), numbers: 1 } })
     expect(body.inbound).toBe(mine.filter((m) => m.direction === 'inbound').length)
     expect(body.outbound).toBe(mine.filter((m) => m.direction === 'outbound').length)
     expect(body.waitingSince).toBe(new Date(END_MS - 3 * 86_400_000).toISOString())

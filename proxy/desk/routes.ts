@@ -711,15 +711,19 @@ type CustomerRow = {
 
 async function customerRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
   const p = readParams(url, ['party'])
-  const party = digitsParam(p, 'party', true)!
+  const asked = digitsParam(p, 'party', true)!
   const r = await db.query<CustomerRow>(
     `SELECT number, party, first_at, last_at, inbound, outbound, failed, waiting_since, unanswered, opted_out, opted_out_at,
             opt_history, sent_after
        FROM desk_threads WHERE party = ANY($1::text[]) AND number IN (${HELD}) ORDER BY last_at DESC, number`,
-    [partyForms(party)],
+    [partyForms(asked)],
   )
-  await ctx.logRead({ party, numbers: r.rows.length })
   const rows = r.rows
+  // The customer under the key the index and every other entry use (the digits found, or the
+  // typed digits' key), as other reads of them are logged and answered; the digits as typed beside it.
+  const found = [...new Set(rows.map((x) => x.party))]
+  const party = found.length === 1 ? found[0]! : partyKey(asked)
+  await ctx.logRead({ party, ...(asked !== party ? { asked } : {}), numbers: rows.length })
   const min = (xs: Date[]) => (xs.length ? new Date(Math.min(...xs.map((d) => new Date(d).getTime()))) : null)
   const max = (xs: Date[]) => (xs.length ? new Date(Math.max(...xs.map((d) => new Date(d).getTime()))) : null)
   const sum = (f: (x: CustomerRow) => number) => rows.reduce((a, x) => a + f(x), 0)

@@ -147,6 +147,12 @@ export async function partyFromInput(raw: string, field = 'Customer’s number')
   const digits = parsed?.isPossible() ? parsed.number.slice(1) : digitsOf(plus)
   if (digits.length < 7 || digits.length > 15)
     return { error: `${field} must have 7 to 15 digits (a + and the country code for numbers outside North America).` }
+  // Without a country code the number is read as North American: fewer than its ten digits is a
+  // local number without its area code ("555-0105" opened a customer 5550105 nobody could be).
+  if (!plus.startsWith('+') && digits.length < 10)
+    return {
+      error: `${field} is missing digits: a North American number has 10 (the area code first); for another country type + and its country code.`,
+    }
   // Ten digits typed without a country code are North American; after one (+, 00, 011) they are
   // that country's number, whatever their length.
   const northAmerican = !plus.startsWith('+') && digits.length === 10 && /^[2-9]/.test(digits)

@@ -26,7 +26,9 @@ test('what is not a phone number is refused with a message naming the field', as
   expect(await partyFromInput('12345')).toEqual({ error: expect.stringMatching(/^Customer’s number must have 7 to 15 digits/) })
   expect(await partyFromInput('+1234567890123456')).toEqual({ error: expect.stringMatching(/7 to 15 digits/) })
   // A local number without its area code: not a customer "5550105".
-  expect(await partyFromInput('555-0105')).toEqual({ error: expect.stringMatching(/^Customer’s number is missing digits: .*10.*area code/) })
+  expect(await partyFromInput('555-0105')).toEqual({
+    error: expect.stringMatching(/^Customer’s number is missing digits: .*10.*area code/),
+  })
   expect(await partyFromInput('555 01 05 9')).toEqual({ error: expect.stringMatching(/missing digits/) })
   // Short numbers after a country code stay theirs to judge.
   expect(await partyFromInput('+683 4002')).toEqual({ digits: '6834002' })

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { formatWait, optStateWords, parseThreshold, quietDaySeries } from './format.ts'
+import { formatWait, optStateWords, parseThreshold, quietDayRows, quietDaySeries } from './format.ts'
 
 test('waits are written in the largest two units', () => {
   expect(formatWait(30_000)).toBe('under a minute')
@@ -33,4 +33,11 @@ test('the quiet-hours chart has every day from the first to the last send, the d
   expect(s.quiet).toEqual([2, null, null, 5])
   expect(quietDaySeries([{ day: '2026-11-20', quiet: 1 }])).toEqual({ x: [Date.UTC(2026, 10, 20) / 1000], quiet: [1] })
   expect(quietDaySeries([])).toEqual({ x: [], quiet: [] })
+  // The table lists the chart's days: the empty ones too, as 0 (it skipped them while the chart kept them).
+  expect(quietDayRows(s)).toEqual([
+    { day: '2026-02-27', quiet: 2 },
+    { day: '2026-02-28', quiet: 0 },
+    { day: '2026-03-01', quiet: 0 },
+    { day: '2026-03-02', quiet: 5 },
+  ])
 })

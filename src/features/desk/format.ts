@@ -47,6 +47,11 @@ export function quietDaySeries(days: ReadonlyArray<{ day: string; quiet: number 
   return { x, quiet }
 }
 
+/** The chart's days as the table below it lists them: every day of the series, one without a send as 0. */
+export function quietDayRows(series: { x: readonly number[]; quiet: ReadonlyArray<number | null> }): Array<{ day: string; quiet: number }> {
+  return series.x.map((s, i) => ({ day: new Date(s * 1000).toISOString().slice(0, 10), quiet: series.quiet[i] ?? 0 }))
+}
+
 /**
  * Who did something, as a person reads it: "you" for the one signed in (and for the one user of a
  * server without sign-in, whose stored name is "local"), else the name as stored.

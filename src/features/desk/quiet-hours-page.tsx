@@ -16,7 +16,7 @@ import { deskNumberSearch, type DeskNumberSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NumberSelect, oneLineOnScreen, ReportExportButton, TableRegion, td, th } from './desk-parts'
-import { msOf, quietDaySeries } from './format'
+import { msOf, quietDayRows, quietDaySeries } from './format'
 import { localTime } from '../../../contract/desk/quiet-hours'
 import { ZoneToggle } from '../../components/zone-toggle'
 
@@ -118,6 +118,8 @@ function Report({ search }: { search: DeskNumberSearch }) {
 function DayTable({ d }: { d: QuietHours }) {
   const max = Math.max(1, ...d.days.map((x) => x.quiet))
   const chart = useMemo(() => quietDaySeries(d.days), [d.days])
+  // The chart's days, the empty ones included: the same figures in a table.
+  const rows = useMemo(() => quietDayRows(chart), [chart])
   const bars = useMemo(() => [{ label: 'Sends in quiet hours', values: chart.quiet, color: 'var(--color-amber-700)', bars: true }], [chart])
   return (
     <section aria-labelledby="quiet-days-heading" className="mt-4">
@@ -151,7 +153,7 @@ function DayTable({ d }: { d: QuietHours }) {
             </tr>
           </thead>
           <tbody>
-            {d.days.map((x) => (
+            {rows.map((x) => (
               <tr key={x.day} className="border-t border-slate-200">
                 <td className={`${td} whitespace-nowrap`}>{x.day}</td>
                 <td className={`${td} w-full`}>

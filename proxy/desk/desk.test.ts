@@ -6,7 +6,7 @@ import { costlyCharacters } from '../../contract/desk/encoding-cost.ts'
 import { type DeskMessage, partyKey } from '../../contract/desk/messages.ts'
 import { needsReplyQueue } from '../../contract/desk/needs-reply.ts'
 import { optOutLedger } from '../../contract/desk/opt-out-ledger.ts'
-import { quietHourSends } from '../../contract/desk/quiet-hours.ts'
+import { localTime, quietHourSends } from '../../contract/desk/quiet-hours.ts'
 import { segmentInfo } from '../../contract/desk/segments.ts'
 import { call } from '../access/test-stack.ts'
 import { statusCode } from '../index/parse.ts'
@@ -583,6 +583,19 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     }
     expect((await call(port(), 'POST', '/api/desk/settings', { json: { thresholdMinutes: 15 } })).status).toBe(200)
     expect(await queue()).not.toContain(DESK_PARTIES.wait5m)
+    // Each change is logged with the threshold it replaced; a queue read as of a moment, with that moment.
+    await rooms.access.flush()
+    const changes = await rooms.db.query<{ details: Record<string, unknown> }>(
+      `SELECT details FROM access_log WHERE action = 'needs-reply.settings' ORDER BY id DESC LIMIT 2`,
+    )
+    expect(changes.rows.map((x) => x.details)).toEqual([
+      { thresholdMinutes: 15, was: 3 },
+      { thresholdMinutes: 3, was: 15 },
+    ])
+    const read = await rooms.db.query<{ details: Record<string, unknown> }>(
+      `SELECT details FROM access_log WHERE action = 'needs-reply.view' ORDER BY id DESC LIMIT 1`,
+    )
+    expect(read.rows[0]!.details).toMatchObject({ at, number: DESK.number, thresholdMinutes: 15 })
   })
 
   /** The export.done entries of one desk report, oldest first. */
@@ -820,19 +833,36 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
         `attachment; filename="switchboard-quiet-hours-${n0.number}-${expected.length}-rows-${today()}.csv"`,
       )
       const [header, ...rows] = parseCsv(r.text)
-      expect(header).toEqual(['number', 'customer', 'sent_at', 'customer_local_day', 'text', 'ordinal'])
+      expect(header).toEqual([
+        'number',
+        'customer',
+        'sent_at',
+        'customer_local_day',
+        'customer_local_time',
+        'customer_zone',
+        'text',
+        'ordinal',
+      ])
       expect(rows).toHaveLength(expected.length)
+      // Why each counts: the customer's local time (outside 8:00–21:00) and zone, as the rule computes them.
+      for (const x of rows) {
+        const local = localTime(x[1]!, x[2]!)!
+        expect(x[5]).toBe(local.zone)
+        expect(x[4]!.slice(0, 16)).toBe(`${local.day}T${String(local.hour).padStart(2, '0')}:${String(local.minute).padStart(2, '0')}`)
+        expect(Date.parse(x[4]!)).toBe(Math.floor(Date.parse(x[2]!) / 60_000) * 60_000)
+        expect(local.hour < 8 || local.hour >= 21).toBe(true)
+      }
       // Every quiet send once, newest first, the page's 500 first and in the page's order.
-      expect(rows.map((x) => Number(x[5])).sort((a, b) => a - b)).toEqual(
+      expect(rows.map((x) => Number(x[7])).sort((a, b) => a - b)).toEqual(
         expected.map((q) => (q.message as Msg).ordinal).sort((a, b) => a - b),
       )
-      expect(rows.slice(0, 500).map((x) => [x[1], x[2], x[3], Number(x[5])])).toEqual(
+      expect(rows.slice(0, 500).map((x) => [x[1], x[2], x[3], Number(x[7])])).toEqual(
         page.rows.map((x) => [x.party, x.date, x.localDay, x.ordinal]),
       )
       const day = new Map(expected.map((q) => [(q.message as Msg).ordinal, q.local.day]))
-      expect(rows.every((x) => x[0] === n0.number && day.get(Number(x[5])) === x[3])).toBe(true)
-      expect(rows.find((x) => Number(x[5]) === target)![4]).toBe(`'${formula}`)
-      expect(rows.some((x) => x[4] === formula)).toBe(false)
+      expect(rows.every((x) => x[0] === n0.number && day.get(Number(x[7])) === x[3])).toBe(true)
+      expect(rows.find((x) => Number(x[7]) === target)![6]).toBe(`'${formula}`)
+      expect(rows.some((x) => x[6] === formula)).toBe(false)
 
       // The page's range: the report's own count over those days.
       const first = expected.map((q) => q.local.day).sort()[0]!

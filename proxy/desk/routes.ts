@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DEFAULT_THRESHOLD_MS } from '../../contract/desk/needs-reply.ts'
 import { partyForms, partyKey } from '../../contract/desk/messages.ts'
+import { localTime } from '../../contract/desk/quiet-hours.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { BOM, csvRow } from '../../contract/csv.ts'
@@ -131,7 +132,13 @@ async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: 
   const at = atParam(p)
   const limit = limitParam(p, 100)
   const rows = await queueRows(db, number, threshold, at, limit)
-  await ctx.logRead({ ...(number ? { number } : {}), thresholdMinutes: threshold, rows: rows.length })
+  // `at` when the request named one (a queue as it stood then): the entry says which queue was read.
+  await ctx.logRead({
+    ...(number ? { number } : {}),
+    ...(p.get('at') ? { at: at.toISOString() } : {}),
+    thresholdMinutes: threshold,
+    rows: rows.length,
+  })
   sendJson(res, 200, {
     at: at.toISOString(),
     thresholdMinutes: threshold,
@@ -347,12 +354,15 @@ async function saveSettingsRoute(req: IncomingMessage, res: ServerResponse, url:
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_THRESHOLD_MINUTES)
     throw invalid('thresholdMinutes', `thresholdMinutes must be a whole number of minutes from 0 to ${MAX_THRESHOLD_MINUTES}.`)
   const by = ctx.principal?.name ?? 'unknown'
-  await db.query(
-    `INSERT INTO desk_settings (id, threshold_minutes, updated_at, updated_by) VALUES (1, $1, now(), $2)
-     ON CONFLICT (id) DO UPDATE SET threshold_minutes = $1, updated_at = now(), updated_by = $2`,
+  // The threshold it replaced goes into the entry too (the default when none was set).
+  const was = await db.query<{ was: number | null }>(
+    `WITH old AS (SELECT threshold_minutes FROM desk_settings WHERE id = 1)
+     INSERT INTO desk_settings (id, threshold_minutes, updated_at, updated_by) VALUES (1, $1, now(), $2)
+     ON CONFLICT (id) DO UPDATE SET threshold_minutes = $1, updated_at = now(), updated_by = $2
+     RETURNING (SELECT threshold_minutes FROM old) AS was`,
     [v, by],
   )
-  ctx.audit('needs-reply.settings', { thresholdMinutes: v })
+  ctx.audit('needs-reply.settings', { thresholdMinutes: v, was: was.rows[0]?.was ?? DEFAULT_THRESHOLD_MS / 60_000 })
   sendJson(res, 200, await teamThreshold(db))
 }
 
@@ -853,7 +863,20 @@ async function quietRows(
   return r.rows
 }
 
-const QUIET_CSV_HEADER = ['number', 'customer', 'sent_at', 'customer_local_day', 'text', 'ordinal']
+const QUIET_CSV_HEADER = ['number', 'customer', 'sent_at', 'customer_local_day', 'customer_local_time', 'customer_zone', 'text', 'ordinal']
+
+/**
+ * Why a send counts as quiet, for the file's reader: the customer's local time with its offset
+ * ("2026-11-20T05:30-05:00") and the zone their area code gave (contract/desk/quiet-hours.ts), as the page shows them.
+ */
+function theirTime(party: string, date: Date | string | null): [string, string] {
+  const local = date === null ? null : localTime(party, date)
+  if (!local) return ['', '']
+  const two = (n: number) => String(n).padStart(2, '0')
+  const off = Math.abs(local.offsetMinutes)
+  const sign = local.offsetMinutes < 0 ? '-' : '+'
+  return [`${local.day}T${two(local.hour)}:${two(local.minute)}${sign}${two(Math.floor(off / 60))}:${two(off % 60)}`, local.zone]
+}
 
 /**
  * Every quiet-hour send of a number in the page's range (the page lists the newest 500), newest
@@ -878,7 +901,7 @@ async function quietHoursExportRoute(_req: IncomingMessage, res: ServerResponse,
     rows,
     QUIET_CSV_HEADER,
     (after) => quietRows(db, number, from, to, DESK_EXPORT.batch, after),
-    (x) => [number, x.party, iso(x.date), x.local_day ?? '', x.body ?? '', x.ordinal],
+    (x) => [number, x.party, iso(x.date), x.local_day ?? '', ...theirTime(x.party, x.date), x.body ?? '', x.ordinal],
     (result) => exportDone(ctx, 'quiet-hours', what, result),
     job,
   )

@@ -49,18 +49,18 @@ export function OptOutsPage({ search, admin }: { search: OptOutsSearch; admin: b
       </p>
       <div className="mt-3 flex flex-wrap items-end gap-3 print:hidden">
         <NumberSelect value={search.number} allowAll onChange={(n) => setParams({ number: n || null, party: null }, { replace: true })} />
-        <StateSelect value={search.state} onChange={(state) => setParams({ state }, { replace: true })} />
         <ZoneToggle zone={search.tz} onChange={(tz) => setParams({ tz }, { replace: true })} />
       </div>
       <DeskIndexGate admin={admin} what="opt-out ledger" number={search.number}>
         <SentAfter search={search} />
-        <Ledger search={search} />
+        <Ledger search={search} onState={(state) => setParams({ state }, { replace: true })} />
       </DeskIndexGate>
     </section>
   )
 }
 
-function Ledger({ search }: { search: OptOutsSearch }) {
+/** The ledger, with its own filter beside its heading: the state filter narrows it, not the report above it. */
+function Ledger({ search, onState }: { search: OptOutsSearch; onState: (state: 'opted-out' | 'opted-in' | null) => unknown }) {
   const number = search.number || null
   // The ledger stays while a pick of number reloads it: the page does not shrink under the reader (nor jump to its top).
   const q = useQuery({ ...optOutsQuery(number, search.state), placeholderData: keepPreviousData })
@@ -70,10 +70,13 @@ function Ledger({ search }: { search: OptOutsSearch }) {
   const { rows, total, optedOut, optedBackIn } = q.data
   return (
     <section aria-labelledby="ledger-heading" className="mt-6">
-      <div className="flex flex-wrap items-center gap-3">
+      <div className="flex flex-wrap items-end gap-3">
         <h2 id="ledger-heading" className="text-lg font-semibold">
           Opt-out state by number and customer
         </h2>
+        <span className="print:hidden">
+          <StateSelect value={search.state} onChange={onState} />
+        </span>
         {rows.length > 0 ? (
           <ReportExportButton
             report={optOutsExport(number, search.state)}

@@ -30,11 +30,14 @@ export interface RouteInput<Q = unknown, B = unknown, P = unknown> {
 /**
  * The query string as the handlers have always read it (URLSearchParams: `+` is a space, a bad
  * escape stays as sent), into an object with no prototype; a name sent twice holds an array,
- * which no field schema takes, so a repeat is refused ("sent more than once").
+ * which no field schema takes, so a repeat is refused ("sent more than once"). Nothing is
+ * stripped: URLSearchParams drops one leading `?` of a string, so `/path??number=1` was read as
+ * number=1 while `new URL(…).searchParams` (and a log entry made from it) held "?number".
  */
 export function parseQueryString(text: string): Record<string, string | string[]> {
   const out = Object.create(null) as Record<string, string | string[]>
-  for (const [k, v] of new URLSearchParams(text)) {
+  // An empty pair first: the constructor then has no leading `?` to drop (an empty pair is skipped).
+  for (const [k, v] of new URLSearchParams(`&${text}`)) {
     const had = out[k]
     out[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v]
   }

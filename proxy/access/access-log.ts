@@ -143,9 +143,14 @@ function numberOf(d: Record<string, unknown>): string | null {
   return null
 }
 
-/** The party column: `party`, or `parties` (a read over several customers, saved views' counts) joined with commas. */
+/**
+ * The party column: `party` and `parties` (a read over several customers: a search's page, saved
+ * views' counts) joined with commas, the digits asked for first.
+ */
 function partyOf(d: Record<string, unknown>): string | null {
-  const direct = oneValue(d.party) ?? listOf(d.parties)
+  const one = oneValue(d.party)
+  const many = listOf(d.parties)
+  const direct = one && many ? listOf([one, ...many.split(',').filter((p) => p !== one)]) : (one ?? many)
   if (direct) return direct
   for (const k of ['what', 'filters']) {
     const inner = d[k]

@@ -39,7 +39,7 @@ import {
   locate as locateMessage,
   messageAt,
   numberStatuses,
-  parties as partiesOf,
+  parties as partiesOfNumber,
   positionBases,
   searchPage,
   stats as statsOf,
@@ -155,7 +155,10 @@ export const search: Handler<typeof SEARCH_QUERY> = async (room, _req, res, _url
   // walking the date index than by fetching and sorting every match.
   const walkDates = !!f.q && total * 1000 >= scopeIndexed
   const page = await searchPage(db, f, cursor, limit, walkDates)
-  await ctx.logRead({ ...query.sent, rows: page.rows.length })
+  // The customers whose messages the page shows, beside the filters as sent: a search by part of a
+  // number ("4263835"), or by text, read whole customers' messages, and the log's party filter
+  // found the entry only under the text typed.
+  await ctx.logRead({ ...query.sent, rows: page.rows.length, parties: partiesOf(page.rows) })
   const body: SearchResult = {
     total,
     totalCapped: capped,
@@ -199,12 +202,13 @@ async function optedOutHere(db: Db, number: string, party: string): Promise<{ si
 
 export const parties: Handler<typeof PARTIES_QUERY> = async (room, _req, res, _url, ctx, { query: { number, party, limit } }) => {
   const { db } = room
-  const body: PartiesResult = { number, parties: await partiesOf(db, number, party, limit), freshness: await freshness(db, [number]) }
-  await ctx.logRead({ number, ...(party ? { party } : {}), rows: body.parties.length })
+  const body: PartiesResult = { number, parties: await partiesOfNumber(db, number, party, limit), freshness: await freshness(db, [number]) }
+  // The customers listed (their counts and last dates), beside the digits typed.
+  await ctx.logRead({ number, ...(party ? { party } : {}), rows: body.parties.length, parties: body.parties.map((x) => x.party) })
   sendJson(res, 200, body)
 }
 
-export const stats: Handler<typeof STATS_QUERY> = async (room, _req, res, url, ctx, { query: { number, bucket, from, to, tz } }) => {
+export const stats: Handler<typeof STATS_QUERY> = async (room, _req, res, _url, ctx, { query: { number, bucket, from, to, tz } }) => {
   const { db } = room
   const body: StatsResult = {
     number,
@@ -213,7 +217,14 @@ export const stats: Handler<typeof STATS_QUERY> = async (room, _req, res, url, c
     buckets: await statsOf(db, number, bucket, from?.start ?? null, to?.endExclusive ?? null, tz),
     freshness: await freshness(db, number ? [number] : null),
   }
-  await ctx.logRead(Object.fromEntries(url.searchParams))
+  // What was read, as the schema parsed it (the data came from these, not from the raw query string).
+  await ctx.logRead({
+    ...(number ? { number } : {}),
+    bucket,
+    ...(from ? { from: from.start } : {}),
+    ...(to ? { before: to.endExclusive } : {}),
+    ...(tz ? { tz } : {}),
+  })
   sendJson(res, 200, body)
 }
 
@@ -309,6 +320,11 @@ export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room,
 /** The row's customer as the index keys parties (contract/desk partyKey of its phone), or null. */
 function partyOfRow(row: MessageRow): string | null {
   return row.phone ? partyKey(row.phone) || null : null
+}
+
+/** The distinct customers of a page of rows, in their order. */
+function partiesOf(rows: readonly MessageRow[]): string[] {
+  return [...new Set(rows.flatMap((r) => partyOfRow(r) ?? []))]
 }
 
 /** The export's filters, or null when they are not valid (its request is refused for them anyway). */

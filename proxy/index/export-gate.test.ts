@@ -141,6 +141,20 @@ describe('the export gate', () => {
     expect([gate.running(), gate.waiting()]).toEqual([2, 2])
   })
 
+  it("bounds a person's waiting exports when they run none: one person's burst does not take the whole queue", () => {
+    const gate = createExportGate({ perUser: 2, total: 4, queue: 20 }, () => 0)
+    for (const who of ['ada', 'ada', 'vic', 'vic']) gate.enter(who)
+    // Eve runs nothing (every slot is busy): two of hers wait, the third is refused.
+    gate.enter('eve')
+    gate.enter('eve')
+    const third = refusalOf(gate, 'eve')!
+    expect(third).toBeInstanceOf(ExportRefused)
+    expect(third.message).toMatch(/^You already have 2 waiting, the most one person may have \(EXPORTS_PER_USER\)\. /)
+    // Others still find room in the line: an admin's export waits instead of being refused.
+    expect(refusalOf(gate, 'boss')).toBeNull()
+    expect([gate.running(), gate.waiting()]).toEqual([4, 3])
+  })
+
   it('without a queue (EXPORTS_QUEUE=0) refuses as soon as a limit is reached', () => {
     let now = 0
     const gate = createExportGate({ perUser: 1, total: 2, queue: 0 }, () => now)

@@ -9,7 +9,8 @@ import { ProxyError } from '../errors.ts'
  * slot frees, every waiting export that now fits starts, in the order they came (one whose owner
  * already runs their share waits, and does not hold back the others behind it). While it waits
  * it knows its place in line and when it should start, from the running exports' pace. The queue
- * is bounded, in total and per person (a person may have as many waiting as running), so a burst
+ * is bounded, in total and per person (a person may have as many waiting as they may run, whatever
+ * they run now), so a burst
  * cannot park requests without end: past the bound the request is refused with 429 and
  * Retry-After, the soonest the running exports in its way should finish.
  */
@@ -139,18 +140,21 @@ export function createExportGate(limits: { perUser: number; total: number; queue
 
   const refusal = (who: string): ExportRefused | null => {
     const mineRunning = runningFor(who)
-    if (mineRunning >= limits.perUser) {
-      const mineWaiting = runningFor(who, queue)
-      if (mineWaiting >= Math.min(limits.perUser, limits.queue)) {
-        const s = soonest([...running].filter((r) => r.who === who))
-        return new ExportRefused(
-          (mineWaiting === 0
-            ? `You already have ${plural(mineRunning, 'export')} running, the most one person may run at once (EXPORTS_PER_USER). `
-            : `You already have ${plural(mineRunning, 'export')} running and ${mineWaiting} waiting, the most one person may have (EXPORTS_PER_USER). `) +
-            `The soonest should finish in about ${s} s: try again then.`,
-          s,
-        )
-      }
+    const mineWaiting = runningFor(who, queue)
+    // Waiting is bounded per person whatever they run: with none running, one person's burst took
+    // the whole queue, and everyone else's exports, an admin's too, were refused behind it.
+    const waitCap = Math.min(limits.perUser, limits.queue)
+    // (With no queue at all, EXPORTS_QUEUE=0, one over the person's share is refused here, any other below.)
+    if (mineWaiting >= waitCap && (mineRunning >= limits.perUser || waitCap > 0)) {
+      const mine = [...running].filter((r) => r.who === who)
+      const s = soonest(mine.length > 0 ? mine : [...running])
+      return new ExportRefused(
+        (mineWaiting === 0
+          ? `You already have ${plural(mineRunning, 'export')} running, the most one person may run at once (EXPORTS_PER_USER). `
+          : `You already have ${mineRunning > 0 ? `${plural(mineRunning, 'export')} running and ` : ''}${mineWaiting} waiting, the most one person may have (EXPORTS_PER_USER). `) +
+          `The soonest should finish in about ${s} s: try again then.`,
+        s,
+      )
     }
     if (queue.length >= limits.queue) {
       const s = soonest([...running])

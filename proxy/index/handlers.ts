@@ -10,7 +10,7 @@ import type {
 } from '../../contract/index-api.ts'
 import type { Db } from '../db/types.ts'
 import type { z } from 'zod'
-import { ProxyError } from '../errors.ts'
+import { invalid, ProxyError } from '../errors.ts'
 import { sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
 import type { NO_QUERY, RouteInput } from '../schema.ts'
@@ -214,7 +214,13 @@ export const stats: Handler<typeof STATS_QUERY> = async (room, _req, res, _url, 
     number,
     bucket,
     timeZone: tz ?? 'UTC',
-    buckets: await statsOf(db, number, bucket, from?.start ?? null, to?.endExclusive ?? null, tz),
+    buckets: await statsOf(db, number, bucket, from?.start ?? null, to?.endExclusive ?? null, tz).catch((err: unknown) => {
+      // A zone this JavaScript knows and the database's time-zone data does not (US/Pacific-New,
+      // dropped from tzdata): the request's, not the server's, failure.
+      if (tz && (err as { code?: unknown } | null)?.code === '22023' && /time zone/i.test(String((err as Error).message)))
+        throw invalid('tz', `tz ${tz} is not a time zone the database knows; use a current IANA name such as America/Los_Angeles.`)
+      throw err
+    }),
     freshness: await freshness(db, number ? [number] : null),
   }
   // What was read, as the schema parsed it (the data came from these, not from the raw query string).

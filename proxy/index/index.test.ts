@@ -639,6 +639,10 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       const acct = await get<StatsResult>('/api/index/stats?bucket=day')
       expect(acct.body.buckets.reduce((s, b) => s + b.inbound + b.outbound, 0)).toBe(all.length)
       expect((await get('/api/index/stats?bucket=month')).status).toBe(400)
+      // A zone JavaScript knows and the database's tzdata dropped: a 400 naming tz, not a 500.
+      const dropped = await get<{ error: { field?: string; message: string } }>(`/api/index/stats?number=${n5}&tz=US/Pacific-New`)
+      expect(dropped.status, JSON.stringify(dropped.body)).toBe(400)
+      expect(dropped.body.error).toMatchObject({ field: 'tz' })
     })
 
     it('answers stats by the days and weeks of a zone, half-hour and DST zones included', async () => {

@@ -188,7 +188,8 @@ async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse,
   const threshold = await thresholdParam(p, db)
   const at = atParam(p)
   const rows = await queueCount(db, number, threshold, at)
-  const what = { ...(number ? { number } : {}), thresholdMinutes: threshold }
+  // `at` when the request named one, as the page's read logs it: the queue as it stood then.
+  const what = { ...(number ? { number } : {}), ...(p.get('at') ? { at: at.toISOString() } : {}), thresholdMinutes: threshold }
   await ctx.logRead({ ...what, rows, export: 'csv' })
   // Dated by the instant the queue is judged at (now, unless the request names another).
   const name = deskFileName('needs-reply', [number ?? 'all-numbers'], rows, at)

@@ -112,7 +112,11 @@ describe('rooms on one database, behind the app', () => {
   test('without a session every /api path but the public ones answers 401', async () => {
     for (const path of ['/api/index/status', '/api/index/export?format=csv', '/api/auth/users'])
       expect((await call(port(), 'GET', path)).status, path).toBe(401)
-    expect((await call(port(), 'GET', '/api/meta')).status).toBe(200)
+    const meta = await call(port(), 'GET', '/api/meta')
+    expect(meta.status).toBe(200)
+    // The public answer says the index is on and its engine, not where its data lives (a path, or a database's host and name).
+    expect(meta.json().index).toEqual({ enabled: true, engine: 'pglite' })
+    expect(meta.text).not.toContain(dir)
   })
 
   test('a viewer may search but not export or forget; an admin may (the server refuses, whatever the UI shows)', async () => {

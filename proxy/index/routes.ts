@@ -204,7 +204,6 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   const ownDb = !deps.db
   const db =
     deps.db ?? (await openDb({ dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl ?? undefined, poolSize: cfg.databasePoolSize, log }))
-  const location = 'location' in db && typeof db.location === 'string' ? db.location : db.engine
   // Sync, index builds and exports go in the background lane: on PGlite they wait while requests'
   // statements are queued, on PostgreSQL they hold at most their share of the pool.
   const bulk = background(db)
@@ -292,7 +291,9 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
         .request({ number: n, tid, auto: true })
         .catch((err: unknown) => log(`index: ${n}: ${err instanceof Error ? err.message : String(err)}`))
     },
-    meta: () => ({ index: { enabled: true, engine: db.engine, location } }),
+    // Public: whether the index is on and its engine, never where its data lives (the directory, or
+    // a database's host and name; the start banner and the server's log say that).
+    meta: () => ({ index: { enabled: true, engine: db.engine } }),
     close: async () => {
       closed = true
       if (interval) clearInterval(interval)

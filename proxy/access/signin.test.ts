@@ -69,6 +69,20 @@ describe.each(ENGINES)('sign-in limits on $name', (engine) => {
     expect((await signIn(s, 'admin', PASSWORD, '203.0.113.7')).status).toBe(429)
   })
 
+  test('a field that is there but not text is said to be so, not missing', async () => {
+    const s = await open()
+    for (const [json, field, message] of [
+      [{ name: 5, password: 'b' }, 'name', 'name must be text.'],
+      [{ name: 'admin', password: ['x'] }, 'password', 'password must be text.'],
+      [{ password: 'b' }, 'name', 'name is required.'],
+      [{ name: 'admin', password: '' }, 'password', 'password is required.'],
+    ] as const) {
+      const r = await call(s.port, 'POST', '/api/auth/signin', { json })
+      expect(r.status, JSON.stringify(json)).toBe(400)
+      expect(r.json().error, JSON.stringify(json)).toMatchObject({ kind: 'invalid_request', field, message })
+    }
+  })
+
   test('the delay for (name, address) doubles; the right password after the wait signs in and clears the count', async () => {
     const s = await open()
     for (let i = 0; i < 5; i++) expect((await signIn(s, 'admin', `wrong guess ${i}`, '203.0.113.7')).status).toBe(401)

@@ -27,7 +27,7 @@ export interface SignInDeps {
 /** A required, bounded string field of the sign-in form. */
 const credential = (field: string, max: number) =>
   z
-    .string({ error: `${field} is required.` })
+    .string({ error: (iss) => (iss.input === undefined || iss.input === null ? `${field} is required.` : `${field} must be text.`) })
     .min(1, `${field} is required.`)
     .max(max, `${field} must be at most ${max} characters.`)
 

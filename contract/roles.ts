@@ -48,3 +48,10 @@ export const WHO_CAN: Record<AccessLevel, string> = {
   'signed-in': 'any signed-in user',
   admin: 'an admin',
 }
+
+/**
+ * Sent (value `1`) on a request the app makes while its person has not pressed a key, clicked or
+ * touched lately: the server checks the session but does not count the request as use, so a page
+ * left open (its polls) does not hold off the idle sign-out.
+ */
+export const IDLE_HEADER = 'x-switchboard-idle'

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import { IDLE_HEADER } from '../../contract/roles.ts'
 import type { Db } from '../db/types.ts'
 import type { AccessGate, Principal } from '../http-types.ts'
 import { chainUnchained, logAnchor, purgeAccessLog, verifyLog, type LogVerdict, type NewEntry } from './access-log.ts'
@@ -97,7 +98,8 @@ async function identifyRequest(
   }
   const id = sessionCookie(req)
   if (!id) return null
-  const user = await lookupSession(db, id, now(), times)
+  // A request the app made while its person had not acted lately is checked, not counted as use (IDLE_HEADER).
+  const user = await lookupSession(db, id, now(), times, req.headers[IDLE_HEADER] !== '1')
   return user ? { name: user.name, role: user.role, via: 'password', sessionId: user.sessionId } : null
 }
 

@@ -66,14 +66,25 @@ export async function createSession(
  * only while it is still valid, so the idle timeout runs from the true last use (to the
  * millisecond, on every server sharing the database) at the cost of the one statement a lookup
  * needs anyway. GREATEST keeps a server whose clock is behind from moving it back.
+ *
+ * `touch` false: checked, not counted as use. A page left open polls (the header's indexing
+ * indicator every 10 s, the needs-reply count every minute), and each poll moved the last use,
+ * so the idle sign-out never came while a tab was open; the app marks requests made while its
+ * person has not acted lately (src/api/client.ts) and those do not move it.
  */
-export async function lookupSession(db: Queryable, id: string, now: number, times: SessionTimes): Promise<SessionUser | null> {
+export async function lookupSession(
+  db: Queryable,
+  id: string,
+  now: number,
+  times: SessionTimes,
+  touch = true,
+): Promise<SessionUser | null> {
   const idHash = hashId(id)
+  const valid = `s.id_hash = $1 AND u.name = s.user_name AND NOT u.disabled AND s.last_seen_at > $3 AND s.expires_at > $2`
   const r = await db.query<{ user_name: string; role: Role }>(
-    `UPDATE sessions s SET last_seen_at = GREATEST(s.last_seen_at, $2)
-     FROM users u
-     WHERE s.id_hash = $1 AND u.name = s.user_name AND NOT u.disabled AND s.last_seen_at > $3 AND s.expires_at > $2
-     RETURNING s.user_name, u.role`,
+    touch
+      ? `UPDATE sessions s SET last_seen_at = GREATEST(s.last_seen_at, $2) FROM users u WHERE ${valid} RETURNING s.user_name, u.role`
+      : `SELECT s.user_name, u.role FROM sessions s JOIN users u ON true WHERE ${valid}`,
     [idHash, new Date(now), new Date(now - times.idleMs)],
   )
   const row = r.rows[0]

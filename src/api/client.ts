@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import type { Operation, OperationParams } from '../../contract/api'
+import { IDLE_HEADER } from '../../contract/roles'
 import { needsPhoneLibrary, phoneFormatting } from '../lib/phone'
 import { ApiError, errorEnvelope, isSessionError } from './errors'
 
@@ -14,9 +15,29 @@ export function setSessionLostHandler(fn: (() => void) | null) {
   onSessionLost = fn
 }
 
+/** How long after the person's last key, click, touch or wheel a request still counts as their use of the session. */
+export const ACTIVE_MS = 60_000
+let lastInput = Date.now()
+if (typeof window !== 'undefined')
+  for (const type of ['pointerdown', 'keydown', 'wheel', 'touchstart'])
+    window.addEventListener(
+      type,
+      () => {
+        lastInput = Date.now()
+      },
+      { capture: true, passive: true },
+    )
+
+/** The request's headers, marked as the app's own (IDLE_HEADER) when its person has not acted within ACTIVE_MS. */
+export function withIdleMark(headers: HeadersInit | undefined, now = Date.now()): Headers {
+  const h = new Headers(headers)
+  if (now - lastInput > ACTIVE_MS) h.set(IDLE_HEADER, '1')
+  return h
+}
+
 async function send(url: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
   try {
-    return await fetch(url, { ...init, credentials: 'same-origin', signal })
+    return await fetch(url, { ...init, headers: withIdleMark(init.headers), credentials: 'same-origin', signal })
   } catch (err) {
     if (signal?.aborted) throw err
     throw new ApiError('unreachable', 'The Switchboard server could not be reached.', 0, {

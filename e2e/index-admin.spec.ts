@@ -67,7 +67,7 @@ test('the index page indexes every number, shows each one getting up to date, fi
     await expect(page.getByRole('status').filter({ hasText: 'Forgot 36 messages of (855) 200-9444.' })).toBeVisible()
     // The number's messages are gone, and the row says it is forgotten, not merely "Not indexed".
     await expect(row).toContainText('Forgotten')
-    await expect(row).toContainText('The index leaves it alone until someone presses Sync now or Index all numbers.')
+    await expect(row).toContainText('The index leaves it alone until an admin presses Sync now or Index all numbers.')
     await expect(row).not.toContainText('Up to date')
     // Its history's conversations say so, and viewing it does not index it again.
     await page.goto(`${proxy.url}/numbers/${NUMBERS.dozens.number}?tid=${NUMBERS.dozens.tid}&view=conversation`)

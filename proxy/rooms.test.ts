@@ -152,4 +152,19 @@ describe('rooms on one database, behind the app', () => {
     expect(entries).toHaveLength(1)
     expect(entries[0]).toMatchObject({ actor: 'vic', address: '203.0.113.9', number: DOZENS.number })
   }, 40_000)
+
+  test('a number an admin forgot is indexed again only by an admin: a viewer\'s "Sync now" is refused, naming the number', async () => {
+    expect((await call(port(), 'POST', '/api/index/forget', { headers: as('ada'), json: { number: DOZENS.number } })).status).toBe(200)
+    const forgotten = async () =>
+      (await rooms.db.query<{ f: boolean }>('SELECT forgotten_at IS NOT NULL AS f FROM index_numbers WHERE number = $1', [DOZENS.number])).rows[0]?.f
+    expect(await forgotten()).toBe(true)
+    const viewer = await call(port(), 'POST', '/api/index/sync', { headers: as('vic'), json: { number: DOZENS.number } })
+    expect(viewer.status, viewer.text).toBe(403)
+    expect(viewer.json().error).toMatchObject({ kind: 'forbidden', field: 'number' })
+    expect(viewer.json().error?.message).toContain('only an admin')
+    expect(await forgotten()).toBe(true)
+    const admin = await call(port(), 'POST', '/api/index/sync', { headers: as('ada'), json: { number: DOZENS.number } })
+    expect(admin.status, admin.text).toBe(202)
+    expect(await forgotten()).toBe(false)
+  })
 })

@@ -119,13 +119,24 @@ export const status: Handler<typeof STATUS_QUERY> = async (room, _req, res, _url
 
 export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _req, res, _url, ctx, { body }) => {
   const { db, syncer } = room
+  const admin = ctx.principal?.role === 'admin'
   if (body.all) {
-    const n = await syncer.syncAll()
+    // A viewer's "Index all" leaves the numbers an admin forgot forgotten; an admin's indexes them again.
+    const n = await syncer.syncAll({ revive: admin })
     ctx.audit('index.sync', { all: true, numbers: n })
   } else {
     const { number } = body
     let { tid } = body
-    const known = await db.query('SELECT 1 FROM index_numbers WHERE number = $1', [number])
+    const known = await db.query<{ forgotten: boolean }>(
+      'SELECT forgotten_at IS NOT NULL AS forgotten FROM index_numbers WHERE number = $1',
+      [number],
+    )
+    if (known.rows[0]?.forgotten && !admin)
+      throw new ProxyError(403, {
+        kind: 'forbidden',
+        field: 'number',
+        message: `An admin forgot what the index held of ${number}; only an admin can index it again.`,
+      })
     if (known.rows.length === 0) {
       // A number the index has not seen is one of the account's, or nothing is queued: any
       // signed-in person's made-up number stayed in every search's "still indexing" for good.

@@ -1327,6 +1327,35 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await forgetAll(3)
   })
 
+  it("'Index all' leaves a forgotten number forgotten unless an admin asks (revive), and queues the rest", async () => {
+    await forgetAll(3)
+    await syncNow(3)
+    await forget(db, num(3).number)
+    const state = async () =>
+      (
+        await db.query<{ forgotten: boolean; indexed: number }>(
+          'SELECT forgotten_at IS NOT NULL AS forgotten, indexed FROM index_numbers WHERE number = $1',
+          [num(3).number],
+        )
+      ).rows[0]
+    expect(await state()).toEqual({ forgotten: true, indexed: 0 })
+    await control(simUrl, '/__sim/quirks', { removed: [num(6).number, num(7).number] })
+    try {
+      for (const revive of [false, true]) {
+        const s = syncer(fw)
+        await s.syncAll({ revive })
+        await s.idle()
+        await s.close()
+        expect(await state(), `revive ${revive}`).toEqual(
+          revive ? { forgotten: false, indexed: upstreamTotal(3) } : { forgotten: true, indexed: 0 },
+        )
+      }
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+    await forgetAll(3)
+  })
+
   it('a number the upstream serves but its listing lacks stays marked removed through the syncs that work, until a listing names it again', async () => {
     await forgetAll(4)
     await syncNow(4)

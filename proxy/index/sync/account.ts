@@ -28,7 +28,7 @@ export async function listAccount(ctx: SyncContext): Promise<Map<string, string[
  * the same statement (the caller requests each next), so the account's progress never reads
  * "numbers known, nothing running" between the listing and the first request.
  */
-export async function recordListing(ctx: SyncContext, listing: Map<string, string[]>): Promise<void> {
+export async function recordListing(ctx: SyncContext, listing: Map<string, string[]>, revive = true): Promise<void> {
   const numbers = [...listing.keys()]
   const first = numbers.map((n) => listing.get(n)![0]!)
   // Every tid of a number in one text, since PostgreSQL arrays of arrays must be rectangular.
@@ -37,14 +37,15 @@ export async function recordListing(ctx: SyncContext, listing: Map<string, strin
     `INSERT INTO index_numbers (number, tid, listed, other_tids, state)
      SELECT n, t, true, array_remove(string_to_array(a, ' '), t), 'queued' FROM unnest($1::text[], $2::text[], $3::text[]) AS u(n, t, a)
      ON CONFLICT (number) DO UPDATE SET
-       -- "Index all" is asked for by a person: a number forgotten before is indexed again.
-       listed = true, removed_at = NULL, forgotten_at = NULL,
+       -- An admin's "Index all" indexes a number forgotten before again ($4); anyone else's leaves it forgotten.
+       listed = true, removed_at = NULL, forgotten_at = CASE WHEN $4 THEN NULL ELSE index_numbers.forgotten_at END,
        -- 'syncing' may belong to another server: its lease says whose it is.
-       state = CASE WHEN index_numbers.state = 'syncing' THEN index_numbers.state ELSE 'queued' END,
+       state = CASE WHEN index_numbers.state = 'syncing' THEN index_numbers.state
+                    WHEN NOT $4 AND index_numbers.forgotten_at IS NOT NULL THEN index_numbers.state ELSE 'queued' END,
        tid = CASE WHEN index_numbers.tid = ANY(EXCLUDED.other_tids) THEN index_numbers.tid ELSE EXCLUDED.tid END,
        other_tids = CASE WHEN index_numbers.tid = ANY(EXCLUDED.other_tids)
                          THEN array_remove(EXCLUDED.other_tids, index_numbers.tid) || EXCLUDED.tid ELSE EXCLUDED.other_tids END`,
-    [numbers, first, all],
+    [numbers, first, all, revive],
   )
   // A listing of no numbers at all is taken for a bad answer, not for an account emptied: it
   // marked every number removed, and the index stopped keeping any of them fresh.

@@ -34,11 +34,11 @@ export function createSyncer(opts: SyncOptions): Syncer {
     request: (req) => request(q, req),
     enqueue: (numbers) => requestMany(q, numbers),
     listedTids: async (number) => (await listAccount(ctx)).get(number) ?? null,
-    syncAll: () => syncAll(q),
+    syncAll: (opts) => syncAll(q, opts),
     listingFailure: () => q.listingFailure,
     syncAllOnce: async () => {
       const listed = await ctx.db.query('SELECT 1 FROM index_numbers WHERE listed LIMIT 1')
-      return listed.rows.length > 0 ? 0 : syncAll(q)
+      return listed.rows.length > 0 ? 0 : syncAll(q, { revive: false })
     },
     resumePending: () => requestDue(q),
     stop: (number) => stop(q, number),
@@ -161,7 +161,8 @@ function pump(q: Queue) {
   checkIdle(q)
 }
 
-async function syncAll(q: Queue): Promise<number> {
+/** `revive`: numbers an admin forgot are indexed again (an admin's "Index all"); else they stay forgotten. */
+async function syncAll(q: Queue, { revive = true }: { revive?: boolean } = {}): Promise<number> {
   let listing: Awaited<ReturnType<typeof listAccount>>
   try {
     listing = await listAccount(q.ctx)
@@ -170,8 +171,22 @@ async function syncAll(q: Queue): Promise<number> {
     throw err
   }
   q.listingFailure = null
-  await recordListing(q.ctx, listing)
-  await requestMany(q, [...listing.keys()])
+  await recordListing(q.ctx, listing, revive)
+  const numbers = [...listing.keys()]
+  const forgotten = revive
+    ? new Set<string>()
+    : new Set(
+        (
+          await q.ctx.db.query<{ number: string }>(
+            'SELECT number FROM index_numbers WHERE number = ANY($1::text[]) AND forgotten_at IS NOT NULL',
+            [numbers],
+          )
+        ).rows.map((r) => r.number),
+      )
+  await requestMany(
+    q,
+    numbers.filter((n) => !forgotten.has(n)),
+  )
   return listing.size
 }
 

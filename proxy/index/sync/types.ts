@@ -81,7 +81,8 @@ export interface Syncer {
   /** The tids the account's listing gives a number (one upstream request), or null when it does not list it. */
   listedTids: (number: string) => Promise<string[] | null>
   /** Lists the account's numbers and queues them all. */
-  syncAll: () => Promise<number>
+  /** Lists the account and queues its numbers; `revive` (default true): numbers an admin forgot too. */
+  syncAll: (opts?: { revive?: boolean }) => Promise<number>
   /** syncAll, unless the account was listed before (first start); the numbers listed, or 0. */
   syncAllOnce: () => Promise<number>
   /** Queues the numbers whose sync was queued or running when the server last stopped. */

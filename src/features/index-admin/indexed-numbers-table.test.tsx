@@ -16,9 +16,9 @@ const FINE = '18323232323'
 const GONE = '18552009444'
 const TWICE = '14158074499'
 
-function renderTable(numbers: unknown[]) {
+function renderTable(numbers: unknown[], isAdmin = true) {
   const status = parseStatus({ enabled: true, numbers })
-  render(<IndexedNumbersTable numbers={status.numbers} isAdmin actions={actions} />)
+  render(<IndexedNumbersTable numbers={status.numbers} isAdmin={isAdmin} actions={actions} />)
   const table = screen.getByRole('table', { name: 'Indexed numbers' })
   return (number: string) => within(table).getByRole('row', { name: new RegExp(formatPhone(number).replace(/[()+]/g, '\\$&')) })
 }
@@ -63,5 +63,19 @@ test('a forgotten number says when, and that the index leaves it alone until som
   const state = within(row(GONE)).getAllByRole('cell')[0]!.textContent
   expect(state).toMatch(/^Forgotten/)
   expect(state).toContain(`Its messages were forgotten ${formatDate(Date.parse('2026-11-29T04:55:00Z'), 'local')}.`)
-  expect(state).toContain('The index leaves it alone until someone presses Sync now or Index all numbers.')
+  expect(state).toContain('The index leaves it alone until an admin presses Sync now or Index all numbers.')
+  expect(within(row(GONE)).getByRole('button', { name: /^Sync now/ })).toBeTruthy()
+})
+
+test('a viewer is not offered Sync now on a number an admin forgot (the server refuses it), and is on the others', () => {
+  const never = { state: 'never', indexed: 0, upstreamTotal: null, lastSyncedAt: null }
+  const row = renderTable(
+    [
+      { number: FINE, tid: 'A1', ...never, forgottenAt: null },
+      { number: GONE, tid: 'B1', ...never, forgottenAt: '2026-11-29T04:55:00Z' },
+    ],
+    false,
+  )
+  expect(within(row(FINE)).getByRole('button', { name: /^Sync now/ })).toBeTruthy()
+  expect(within(row(GONE)).queryByRole('button', { name: /^Sync now/ })).toBeNull()
 })

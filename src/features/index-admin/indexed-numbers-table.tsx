@@ -107,7 +107,7 @@ function IndexedNumberRow({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdm
         {n.error ? <p className="text-xs text-red-800">{n.error}</p> : null}
         {n.forgottenAt !== null && n.state === 'never' ? (
           <p className="text-xs text-slate-700">
-            Its messages were forgotten {formatDate(isoMs(n.forgottenAt), 'local')}. The index leaves it alone until someone presses Sync
+            Its messages were forgotten {formatDate(isoMs(n.forgottenAt), 'local')}. The index leaves it alone until an admin presses Sync
             now or Index all numbers.
           </p>
         ) : null}
@@ -141,15 +141,18 @@ function IndexedNumberRow({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdm
       <td className="p-2">{n.lastSyncedAt ? formatDate(isoMs(n.lastSyncedAt), 'local') : 'never'}</td>
       <td className="p-2 print:hidden">
         <span className="flex flex-wrap gap-2">
-          <button
-            type="button"
-            className="btn"
-            onClick={() => void syncOne(n)}
-            disabled={busy}
-            aria-label={`Sync now: ${formatPhone(n.number)}`}
-          >
-            Sync now
-          </button>
+          {/* A number an admin forgot is indexed again by an admin only (the server refuses anyone else). */}
+          {isAdmin || n.forgottenAt === null || n.state !== 'never' ? (
+            <button
+              type="button"
+              className="btn"
+              onClick={() => void syncOne(n)}
+              disabled={busy}
+              aria-label={`Sync now: ${formatPhone(n.number)}`}
+            >
+              Sync now
+            </button>
+          ) : null}
           {isAdmin ? (
             confirming === n.number ? (
               <InlineConfirm

@@ -83,6 +83,44 @@ export const ERROR_WORDS: Record<ErrorKind, { title: string; hint: string; retry
   },
 }
 
+/**
+ * The words for one error: its kind's, unless the error says more precisely whose failure it is.
+ * The kinds are shared by the messaging service's failures and Switchboard's own, and their
+ * titles blamed the service for a Switchboard server that stopped, an index that was slow and an
+ * export line that was full; a service asking us to slow down read as "took too long".
+ */
+export function wordsFor(err: ApiError): { title: string; hint: string; retry: boolean } {
+  const words = ERROR_WORDS[err.kind]
+  const after = err.extra.retryAfterMs
+  const when = after !== undefined ? `in about ${formatSeconds(after)}` : 'in a moment'
+  // No answer at all from our own server (client.ts: status 0).
+  if (err.kind === 'unreachable' && err.status === 0)
+    return {
+      title: 'The Switchboard server could not be reached',
+      hint: 'It may have stopped or restarted, or this computer lost its connection. Try again in a moment.',
+      retry: true,
+    }
+  if (err.kind === 'timeout' && err.extra.upstreamStatus === undefined && err.status === 429)
+    return { title: 'Too many exports are running or waiting', hint: `Try again ${when}.`, retry: true }
+  if (err.kind === 'timeout' && err.extra.upstreamStatus === undefined && err.status === 503)
+    return { title: 'The message index took too long to answer', hint: `It may be busy with a sync. Try again ${when}.`, retry: true }
+  if (err.kind === 'timeout' && (err.extra.upstreamStatus === 429 || /rate limit|fewer requests/i.test(err.message)))
+    return {
+      title: 'The messaging service asked Switchboard to slow down',
+      hint: `It takes more requests ${when}: try again then.`,
+      retry: true,
+    }
+  if (after !== undefined && words.retry)
+    return { ...words, hint: `${words.hint.replace(/ ?Try again[^.]*\.$/, '')} Try again ${when}.`.trim() }
+  return words
+}
+
+/** "30 s", "2 min": a wait as a person reads it. */
+function formatSeconds(ms: number): string {
+  const s = Math.max(1, Math.ceil(ms / 1000))
+  return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`
+}
+
 /** Our own session expired or is missing (sign in again): 401 that names the session, not the upstream. */
 export function isSessionError(err: unknown): boolean {
   return err instanceof ApiError && err.status === 401 && err.kind === 'unauthorized' && err.extra.session === true

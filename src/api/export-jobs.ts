@@ -1,7 +1,7 @@
 import * as z from 'zod/mini'
 import { ERROR_KINDS } from '../../contract/api'
 import { INDEX_PATHS } from '../../contract/index-api'
-import { ApiError, isRetryable, toApiError, ERROR_WORDS } from './errors'
+import { ApiError, isRetryable, toApiError, wordsFor } from './errors'
 import { apiUrl, getJson, parseWire, postJson } from './client'
 import { addJob, getJobs, removeJob, update } from './export-store'
 import { startSync } from './index-admin'
@@ -114,7 +114,7 @@ const progressWire = z.object({
 })
 
 /** The tray's words for an error: the kind's title, then the server's own account of it. */
-const reasonOf = (e: ApiError) => `${ERROR_WORDS[e.kind].title}: ${e.extra.cause ?? e.message}`
+const reasonOf = (e: ApiError) => `${wordsFor(e).title}: ${e.extra.cause ?? e.message}`
 
 /** A job id the server accepts (8 to 64 of [A-Za-z0-9_-]) and no one can guess. */
 const newJobId = () => crypto.randomUUID()

@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react'
-import { ERROR_WORDS, toApiError } from '../api/errors'
+import { toApiError, wordsFor } from '../api/errors'
 
 /**
  * An error the user can act on: what went wrong (words from the kind), where it failed (the
@@ -31,7 +31,7 @@ export function ErrorAlert({
     if (takeFocus) box.current?.focus()
   }, [takeFocus, error])
   const err = toApiError(error)
-  const words = ERROR_WORDS[err.kind]
+  const words = wordsFor(err)
   const cause = err.extra.cause
   return (
     <div

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react'
 import { fitFileName } from '../../../contract/file-name'
 import { INDEX_PATHS } from '../../../contract/index-api'
-import { ERROR_WORDS, toApiError } from '../../api/errors'
+import { toApiError, wordsFor } from '../../api/errors'
 import { startExport } from '../../api/export-jobs'
 import { fetchHistory, type Message } from '../../api/history'
 import { download } from '../../components/export-buttons'
@@ -122,7 +122,7 @@ function CappedExport({ number, tid, total, zone, chunk }: { number: string; tid
       setState({ phase: 'saved', done: rows.length, goal, partial: false })
     } catch (err) {
       const e = toApiError(err)
-      const reason = controller.signal.aborted ? 'You cancelled the export.' : `${ERROR_WORDS[e.kind].title}: ${e.extra.cause ?? e.message}`
+      const reason = controller.signal.aborted ? 'You cancelled the export.' : `${wordsFor(e).title}: ${e.extra.cause ?? e.message}`
       setState({ phase: 'stopped', done: rows.length, goal, reason, rows })
     } finally {
       abort.current = null

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useRef, useState } from 'react'
-import { toApiError, ERROR_WORDS } from '../../api/errors'
+import { toApiError, wordsFor } from '../../api/errors'
 import { fetchHistory } from '../../api/history'
 import { locateDate } from '../../api/index-api'
 import { holdsWhole, indexStatusQuery } from '../../api/index-status'
@@ -98,7 +98,7 @@ export function GoToDate({
     } catch (err) {
       if (controller.signal.aborted) return
       const e = toApiError(err)
-      setState({ phase: 'failed', text: `${ERROR_WORDS[e.kind].title}: ${e.extra.cause ?? e.message}` })
+      setState({ phase: 'failed', text: `${wordsFor(e).title}: ${e.extra.cause ?? e.message}` })
     }
   }
 

@@ -156,7 +156,8 @@ describe('rooms on one database, behind the app', () => {
   test('a number an admin forgot is indexed again only by an admin: a viewer\'s "Sync now" is refused, naming the number', async () => {
     expect((await call(port(), 'POST', '/api/index/forget', { headers: as('ada'), json: { number: DOZENS.number } })).status).toBe(200)
     const forgotten = async () =>
-      (await rooms.db.query<{ f: boolean }>('SELECT forgotten_at IS NOT NULL AS f FROM index_numbers WHERE number = $1', [DOZENS.number])).rows[0]?.f
+      (await rooms.db.query<{ f: boolean }>('SELECT forgotten_at IS NOT NULL AS f FROM index_numbers WHERE number = $1', [DOZENS.number]))
+        .rows[0]?.f
     expect(await forgotten()).toBe(true)
     const viewer = await call(port(), 'POST', '/api/index/sync', { headers: as('vic'), json: { number: DOZENS.number } })
     expect(viewer.status, viewer.text).toBe(403)

@@ -365,6 +365,17 @@ test.describe('team access, other servers', () => {
       await page.goto(`http://127.0.0.1:4091${historyUrl(NUMBERS.big)}`)
       await expect(page).toHaveURL(/\/signin\?next=/)
       expect((await me(page)).user).toBeNull()
+      // Mid-use: a history open when the session ends. Its next request is refused; the sign-in
+      // page says the session ended, and nobody is shown signed in (it said "signed in as vic").
+      await signInThroughForm(page, VIC)
+      await expect(page).toHaveURL(/\/numbers\//)
+      await expect(page.getByRole('button', { name: 'Next page' })).toBeEnabled()
+      await advance(61_000)
+      await page.getByRole('button', { name: 'Next page' }).click()
+      await expect(page).toHaveURL(/\/signin\?next=.*ended=1/)
+      await expect(page.getByRole('status').filter({ hasText: 'Your session ended' })).toBeVisible()
+      await expect(page.getByText(/You are signed in as/)).toHaveCount(0)
+      await expect(page.getByRole('button', { name: 'Sign out' })).toHaveCount(0)
     } finally {
       // The page leaves first: a chunk it is still fetching (the quiet-time preload) is not cut
       // by the server stopping, which the fixture would report as a console error.

@@ -18,9 +18,11 @@ export type Me = z.infer<typeof meWire>
 export const ME_PATH = '/api/auth/me'
 const WHO = "The Switchboard server's"
 
+export const ME_KEY = ['access', 'me'] as const
+
 export const meQuery = () =>
   queryOptions({
-    queryKey: ['access', 'me'],
+    queryKey: ME_KEY,
     queryFn: async ({ signal }) => parseWire(meWire, await getJson(ME_PATH, {}, signal), WHO),
     staleTime: 60_000,
     retry: false,

@@ -1,9 +1,10 @@
+import { useQueryClient } from '@tanstack/react-query'
 import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router'
 import { lazy, Suspense, useEffect } from 'react'
 import { PAGES, type PageName } from '../../contract/pages'
 import { setSessionLostHandler } from '../api/client'
 import { useExportJobs } from '../api/export-store'
-import { accessOf, useMe, type Access } from '../api/me'
+import { accessOf, ME_KEY, useMe, type Access, type Me } from '../api/me'
 import { ThemeToggle } from '../components/theme-toggle'
 import { formatPhone, usePhoneLibrary } from '../lib/phone'
 
@@ -76,16 +77,19 @@ export function Layout() {
   // Signed out (the sign-in page): no navigation to pages that would only send them back here.
   const signedOut = !!me && me.mode !== 'local' && me.user === null
 
+  const client = useQueryClient()
   // Our own server said the session is gone: sign in, then come back here.
   useEffect(() => {
     setSessionLostHandler(() => {
       const here = window.location.pathname + window.location.search
-      if (window.location.pathname !== '/signin') void navigate({ to: '/signin', search: { next: here }, replace: true })
+      // Nobody is signed in now: the header and the sign-in page said "signed in as …" until the next check.
+      client.setQueryData<Me>(ME_KEY, (m) => (m ? { ...m, user: null } : m))
+      if (window.location.pathname !== '/signin') void navigate({ to: '/signin', search: { next: here, ended: '1' }, replace: true })
     })
     return () => {
       setSessionLostHandler(null)
     }
-  }, [navigate])
+  }, [navigate, client])
 
   return (
     <div className="min-h-screen">

@@ -189,7 +189,8 @@ export type CustomerSearch = z.output<typeof customerSearch>
 export const deskNumberSearch = z.object({ number: digits, from: day, to: day, tz: zoneParam })
 export type DeskNumberSearch = z.output<typeof deskNumberSearch>
 
-export const signInSearch = z.object({ next: text })
+/** `ended`: `1` when the app came here because the server said the session had ended. */
+export const signInSearch = z.object({ next: text, ended: text })
 export type SignInSearch = z.output<typeof signInSearch>
 
 /** The numbers list: tab, filter text, audit chips, sort and hidden columns, as the page reads them. */

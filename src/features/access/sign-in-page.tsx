@@ -85,6 +85,10 @@ export function SignInPage({ search }: { search: SignInSearch }) {
         <p className="mt-2 text-sm">
           You are signed in as <strong>{me.data.user.name}</strong>. <ContinueLink next={next} />, or sign in as someone else.
         </p>
+      ) : search.ended === '1' ? (
+        <p role="status" className="mt-2 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950">
+          Your session ended (signed out elsewhere, or unused for too long). Sign in again to go back to where you were.
+        </p>
       ) : (
         <p className="mt-2 text-sm text-slate-700">This Switchboard holds customer conversations; sign in to read them.</p>
       )}

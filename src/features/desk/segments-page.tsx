@@ -12,13 +12,10 @@ import { formatPhone } from '../../lib/phone'
 import { deskNumberSearch, type DeskNumberSearch } from '../../lib/route-params'
 import { useSetParams } from '../../lib/navigation'
 import { DeskIndexGate, DeskNav, NumberSelect, TableRegion, td, th } from './desk-parts'
-import { codePointName } from '../../lib/code-points'
+import { codePointsName, shownCharacter } from '../../lib/code-points'
 
 /** A character named so it can be read: the glyph, and its code point (a curly quote looks like a straight one). */
-export function charName(c: string): string {
-  const cps = Array.from(c, codePointName)
-  return cps.join(' ')
-}
+export const charName = codePointsName
 
 /** Per number: how many SMS segments each day cost, and which characters forced the costlier UCS-2 encoding. */
 export function SegmentsPage({ search, admin }: { search: DeskNumberSearch; admin: boolean | null }) {
@@ -140,9 +137,9 @@ function Costliest({ d }: { d: Segments }) {
               {costly.map((c) => (
                 <tr key={c.char} className="border-t border-slate-200">
                   <td className={`${td} whitespace-nowrap`}>
-                    <span className="mr-2 inline-block min-w-6 rounded border border-slate-300 px-1 text-center font-mono text-base">
-                      {c.char}
-                    </span>
+                    <bdi className="mr-2 inline-block min-w-6 rounded border border-slate-300 px-1 text-center font-mono text-base">
+                      {shownCharacter(c.char)}
+                    </bdi>
                     <span className="font-mono text-xs text-slate-700">{charName(c.char)}</span>
                   </td>
                   <td className={`${td} tabular-nums`}>{formatCount(c.messages)}</td>

@@ -10,7 +10,7 @@ import { formatCount } from '../../lib/count'
 import { formatDate, isoUtc, type Zone } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { statusText } from '../../lib/status'
-import { codePointName } from '../../lib/code-points'
+import { codePointsName, hasBidiControls, shownCharacter } from '../../lib/code-points'
 
 const HISTORY_PAGE_SIZE = 50
 
@@ -71,6 +71,12 @@ export function MessageDetails({
       </Field>
       <Field label="Message">
         <BodyText body={m.body} />
+        {hasBidiControls(m.body) ? (
+          <p className="mt-1 text-xs text-amber-950">
+            This text holds bidirectional control characters, which can make it read differently from the characters it holds (a name ending
+            “exe.png” may be “gnp.exe”).
+          </p>
+        ) : null}
       </Field>
       <Field label="Encoding">
         <EncodingText body={m.body} />
@@ -141,8 +147,9 @@ function EncodingText({ body }: { body: string | null }) {
           {info.ucs2Chars.map((c, i) => (
             <span key={c}>
               {i > 0 ? ', ' : ''}
-              <span className="rounded border border-slate-300 px-1 font-mono">{c}</span>{' '}
-              <span className="font-mono">{codePointName(c)}</span>
+              {/* Isolated, and named rather than drawn when it is only format characters (a bidi override turned the line around). */}
+              <bdi className="rounded border border-slate-300 px-1 font-mono">{shownCharacter(c)}</bdi>{' '}
+              <span className="font-mono">{codePointsName(c)}</span>
             </span>
           ))}
         </span>

@@ -9,7 +9,7 @@ test.describe('search all messages', () => {
     await indexNumber(NUMBERS.big, 100_000)
   })
 
-  test('a match on record 1,500 of the 2,345-message history is found, and links to its place in the history', async ({ page }) => {
+  test('a match on record 1,500 of the 2,345-message history is found, and links to its place in the history', async ({ page, sim }) => {
     await page.goto('/')
     await expect(page).toHaveTitle('Numbers · Switchboard')
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Search' }).click()
@@ -41,6 +41,16 @@ test.describe('search all messages', () => {
     await expect(marked).toBeInViewport()
     await expect(marked).toContainText('1,500')
     await expect(marked).toContainText('Found')
+    const found = await marked.textContent()
+    // Seven messages arrive; the shared link still marks the message it named (by its ordinal),
+    // now record 1,507 on page 31, not whichever message record 1,500 has become.
+    const link = page.url()
+    await sim.addMessages(NUMBERS.big.number, 7)
+    await page.goto(link)
+    await expect(page).toHaveURL(/page=31/)
+    await expect(marked).toContainText('1,507')
+    await expect(page.getByRole('navigation', { name: 'Pagination' }).locator('p[aria-live]')).toHaveText('1,501–1,550 of 2,352')
+    expect((await marked.textContent())?.replace('1,507', '1,500')).toBe(found)
   })
 
   test('results come as you type, with the exact count; the empty and index states are in words', async ({ page }) => {

@@ -126,6 +126,12 @@ export const historySearch = z.object({
   party: text,
   /** A record position to bring into view and mark (links from search, go to date, message page). */
   mark: optPosInt,
+  /**
+   * The marked message by its ordinal (oldest = 1), which new messages do not move: the page
+   * works `mark` and `page` out from it and the history's total, so a shared link still marks
+   * the message it named after messages arrived (a position alone marked another one).
+   */
+  o: optPosInt,
   /** The day "Go to date" was asked for (with `mark`, where it led): a reload shows both again. */
   date: day,
   /** Set when a link asked for a page past the end and was moved to the last page: says so. */

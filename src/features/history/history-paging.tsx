@@ -60,6 +60,8 @@ export function HistoryPaging({
             setParams({
               page: Math.ceil(position / size) <= 1 ? null : Math.ceil(position / size),
               mark: position,
+              // The message by ordinal too (total known): a shared go-to-date link keeps marking it.
+              o: total === null ? null : total - position + 1,
               date: day || null,
               past: null,
               view: null,

@@ -54,8 +54,19 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
   // A link past the last page lands on the last page, and the URL says where it came from so
   // the page can say so (and a reload does not ask for the nonsense range again).
   useEffect(() => {
-    if (pastEnd) void setParams({ page: pages <= 1 ? null : pages, past: search.page, mark: null, date: null }, { replace: true })
+    if (pastEnd) void setParams({ page: pages <= 1 ? null : pages, past: search.page, mark: null, o: null, date: null }, { replace: true })
   }, [pastEnd, pages, search.page, setParams])
+
+  // A link that names its message by ordinal (`o`): the position it has now, in this history's
+  // total, is the one marked, on the page that holds it (the URL says so; a reload works it out again).
+  const ordinal = search.o
+  useEffect(() => {
+    if (!fresh || ordinal === null) return
+    const position = fresh.total - ordinal + 1
+    if (position < 1 || position === search.mark) return
+    const p = Math.ceil(position / size)
+    void setParams({ page: p <= 1 ? null : p, mark: position }, { replace: true })
+  }, [fresh, ordinal, search.mark, size, setParams])
 
   // Prefetch the next page so "Next page" swaps rows at once.
   useEffect(() => {
@@ -83,7 +94,7 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
     total: display?.total ?? null,
     pastEnd,
     drifted,
-    goPage: (p: number) => setParams({ page: p <= 1 ? null : p, more: null, past: null, mark: null, date: null, asked: null }),
+    goPage: (p: number) => setParams({ page: p <= 1 ? null : p, more: null, past: null, mark: null, o: null, date: null, asked: null }),
     goSize: (s: number) => {
       // Keep the first record in view: the new page is the one that contains it.
       const p = Math.floor((start - 1) / s) + 1
@@ -92,7 +103,7 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
     goNewest: () => {
       queryClient.removeQueries({ queryKey: historyKeys.number(tid, number) })
       setAnchor(undefined)
-      void setParams({ page: null, more: null, past: null, mark: null, date: null, asked: null })
+      void setParams({ page: null, more: null, past: null, mark: null, o: null, date: null, asked: null })
     },
     refresh: () => {
       setAnchor(undefined)

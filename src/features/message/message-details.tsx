@@ -107,7 +107,7 @@ export function MessageDetails({
             <Link
               to="/numbers/$number"
               params={{ number }}
-              search={{ tid, page: Math.ceil(pos / HISTORY_PAGE_SIZE), mark: pos, tz: zone }}
+              search={{ tid, page: Math.ceil(pos / HISTORY_PAGE_SIZE), mark: pos, o: ordinal, tz: zone }}
               className="text-blue-800 underline"
             >
               Show it in the history

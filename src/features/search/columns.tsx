@@ -82,7 +82,7 @@ function ResultLinks({ m }: { m: IndexedRow }) {
         <Link
           to="/numbers/$number"
           params={{ number: m.number }}
-          search={{ tid, page, mark: m.position, tz }}
+          search={{ tid, page, mark: m.position, o: m.ordinal, tz }}
           className="inline-block min-h-6 py-1 text-blue-800 underline"
           aria-label={`In history: record ${formatCount(m.position)} of ${formatPhone(m.number)}`}
         >

@@ -170,8 +170,9 @@ export async function freshnessAndVersion(
   }>(
     `WITH s AS (
        SELECT number, state, last_synced_at, indexed, finished_at,
-              -- A number that left the account is never reported fresh.
-              (full_done AND top_ordinal >= COALESCE(upstream_total, 0) AND removed_at IS NULL) AS complete,
+              -- A number that left the account is never reported fresh, nor one whose last sync stopped
+              -- short (an error or a refusal: its newest messages are not known to be here).
+              (full_done AND top_ordinal >= COALESCE(upstream_total, 0) AND removed_at IS NULL AND state NOT IN ('error', 'paused')) AS complete,
               ($1::text[] IS NULL OR number = ANY($1::text[])) AS in_scope
        FROM index_numbers
      )
@@ -248,7 +249,7 @@ export async function numberStatuses(
   }>(
     `SELECT n.number, n.tid, n.state, n.indexed, n.upstream_total, n.error, n.last_synced_at, n.progress_done, n.progress_total,
             -- As freshness() judges it: a whole walk holding the upstream's newest, in the account.
-            (n.full_done AND n.top_ordinal >= COALESCE(n.upstream_total, 0) AND n.removed_at IS NULL) AS full_done,
+            (n.full_done AND n.top_ordinal >= COALESCE(n.upstream_total, 0) AND n.removed_at IS NULL AND n.state NOT IN ('error', 'paused')) AS full_done,
             n.removed_at IS NOT NULL AS removed, n.other_tids, n.forgotten_at, n.finding,
             (SELECT max(day) FROM index_daily d WHERE d.number = n.number) AS newest_day,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date DESC, m.ordinal DESC LIMIT 1) AS newest,

@@ -837,6 +837,23 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await expectExact(3, upstreamTotal(3))
   })
 
+  it('a number whose catch-up stopped on an error is not reported complete (its newest messages are not known to be here), until a sync works', async () => {
+    await forgetAll(3)
+    await syncNow(3)
+    await expectExact(3, upstreamTotal(3))
+    sim.state.added.set(num(3).number, 5)
+    await control(simUrl, '/__sim/faults', { kind: 'status', status: 500, op: 'smshistory', number: num(3).number })
+    try {
+      await syncNow(3)
+    } finally {
+      await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
+    }
+    expect((await numberStatuses(db, num(3).number))[0]).toMatchObject({ state: 'error', fullyIndexed: false })
+    expect((await freshness(db, [num(3).number])).incomplete).toEqual([num(3).number])
+    await syncNow(3)
+    await expectExact(3, upstreamTotal(3))
+  })
+
   it('a 429 is busy, not a refusal: waited out (Retry-After) and retried, never a pause', async () => {
     await forgetAll(3)
     await control(simUrl, '/__sim/faults', {

@@ -6,7 +6,7 @@ import type { SyncProgress } from './types.ts'
 export async function overallProgress(db: Queryable, mine: SyncProgress, now = Date.now()): Promise<IndexProgress> {
   const r = await db.query<{ total: number; done: number; messages: number; goal: number; running: number }>(
     `SELECT count(*)::int AS total,
-            count(*) FILTER (WHERE full_done AND top_ordinal >= COALESCE(upstream_total, 0))::int AS done,
+            count(*) FILTER (WHERE full_done AND top_ordinal >= COALESCE(upstream_total, 0) AND state NOT IN ('error', 'paused'))::int AS done,
             COALESCE(sum(indexed), 0)::bigint::float8 AS messages,
             COALESCE(sum(GREATEST(COALESCE(upstream_total, 0), indexed)), 0)::bigint::float8 AS goal,
             count(*) FILTER (WHERE state IN ('queued', 'syncing'))::int AS running

@@ -20,18 +20,30 @@ export function IndexSummary({
   const { refFor, returnTo } = useReturnFocus<string>()
   const f = status?.freshness
   const numbers = status?.numbers ?? []
+  // Queued numbers are in the freshness's "syncing" too: with the list at hand, those running and
+  // those waiting are told apart (a first start read "36 syncing now" while 2 ran).
+  const running = numbers.filter((n) => n.state === 'syncing').length
+  const waiting = numbers.filter((n) => n.state === 'queued').length
+  const stopped = numbers.filter((n) => n.state === 'error').length
+  const busyWords =
+    numbers.length > 0
+      ? [running > 0 ? `${formatCount(running)} syncing now` : '', waiting > 0 ? `${formatCount(waiting)} waiting to sync` : '']
+          .filter(Boolean)
+          .join(', ')
+      : `${formatCount(f?.syncing.length ?? 0)} syncing or waiting to sync`
   return (
     <div className="mt-3 flex flex-wrap items-center gap-3">
       <p className="text-sm">
         {formatCount(f?.numbersComplete ?? 0)} of {formatCount(f?.numbersKnown ?? 0)} numbers fully indexed
         {f?.indexedUpTo ? `, up to ${formatDate(isoMs(f.indexedUpTo), 'local')} (${zoneLabel('local')})` : ''}
-        {f && f.syncing.length > 0
-          ? `; ${formatCount(f.syncing.length)} syncing now${
+        {f && f.syncing.length > 0 && busyWords
+          ? `; ${busyWords}${
               // The two counts overlap when a number already whole fetches its new messages: said, so they need not add up.
               f.numbersComplete + f.syncing.length > f.numbersKnown ? ', fully indexed ones among them, fetching new messages' : ''
             }`
           : ''}
-        . Engine: {status?.engine === 'postgres' ? 'PostgreSQL server' : 'PGlite (embedded)'}.
+        {stopped > 0 ? `; ${formatCount(stopped)} stopped by an error (below)` : ''}. Engine:{' '}
+        {status?.engine === 'postgres' ? 'PostgreSQL server' : 'PGlite (embedded)'}.
       </p>
       <button type="button" className="btn print:hidden" onClick={() => void indexAll()} disabled={busy}>
         Index all numbers

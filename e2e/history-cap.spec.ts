@@ -59,6 +59,13 @@ test.describe('a history link under a smaller HISTORY_PAGE_CAP', () => {
       await expect(notice).toHaveCount(0)
       await expect(page).not.toHaveURL(/asked=/)
 
+      // A size past every cap (2,000: above the largest any server allows) is refitted the same way,
+      // not cut to 1,000 first (records 1,001–2,000 opened without a word).
+      await page.goto(`${proxy.url}${historyUrl(NUMBERS.big, 'size=2000&page=2')}`)
+      await expect(rangeText).toHaveText('2,001–2,100 of 2,345')
+      await expect(page).toHaveURL(/[?&]asked=2001-4000(&|$)/)
+      await expect(notice).toContainText('This link named records 2,001–4,000, 2,000 a page.')
+
       // A link whose size the cap allows is read as it always was.
       await page.goto(`${proxy.url}${historyUrl(NUMBERS.big, 'size=50&page=3')}`)
       await expect(rangeText).toHaveText('101–150 of 2,345')

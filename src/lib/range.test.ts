@@ -70,6 +70,8 @@ describe('refitLink', () => {
   })
   it('leaves an allowed size alone', () => {
     expect(refitLink(3, 500, 1000)).toEqual({ page: 3, size: 500, asked: null })
+    // A size past every cap: the page holding the first record the link named, and which it named.
+    expect(refitLink(2, 2000, 1000)).toEqual({ page: 3, size: 1000, asked: { first: 2001, last: 4000 } })
     expect(refitLink(1, 50, 1000)).toEqual({ page: 1, size: 50, asked: null })
   })
 })

@@ -13,7 +13,7 @@ import {
 describe('route params', () => {
   it('falls back field by field', () => {
     const h = parseSearch(historySearch, new URLSearchParams('tid=ABC&page=abc&size=7000&view=nope&dir=inbound&mark=12'))
-    expect(h).toMatchObject({ tid: 'ABC', page: 1, size: 1000, view: 'log', dir: 'inbound', mark: 12, tz: 'local' })
+    expect(h).toMatchObject({ tid: 'ABC', page: 1, size: 7000, view: 'log', dir: 'inbound', mark: 12, tz: 'local' })
   })
   it('keeps a huge page for the page to clamp against the total', () => {
     expect(parseSearch(historySearch, new URLSearchParams('page=99999')).page).toBe(99999)

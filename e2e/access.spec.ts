@@ -425,7 +425,7 @@ test.describe('team access, other servers', () => {
       await expect(page.getByText('Forgetting indexed messages is for admins')).toBeVisible()
       await expect(page.getByRole('button', { name: /^Forget/ })).toHaveCount(0)
       await page.screenshot({ path: '/tmp/viewer-index-1400.png' })
-      // Search results a viewer may read but not export: the line says who can.
+      // Search results: a viewer exports the rows shown; every match is an admin's, and the line says so.
       const synced = await page.evaluate(
         async (n) =>
           (await fetch('/api/index/sync', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(n) }))
@@ -438,7 +438,7 @@ test.describe('team access, other servers', () => {
           async () => {
             await page.goto(`${base}/search?numbers=${NUMBERS.dozens.number}`)
             return page
-              .getByText('Exporting search results is for admins.')
+              .getByText('Exporting every match is for admins.')
               .waitFor({ timeout: 3_000 })
               .then(() => true)
               .catch(() => false)
@@ -447,6 +447,17 @@ test.describe('team access, other servers', () => {
         )
         .toBe(true)
       await expect(page.getByRole('button', { name: /^Export all/ })).toHaveCount(0)
+      const shown = await page
+        .getByRole('table', { name: /Search results/ })
+        .locator('tbody tr')
+        .count()
+      expect(shown).toBeGreaterThan(0)
+      const file = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).click())
+      expect(file.name).toMatch(/^switchboard-search-.*rows-shown.*\.csv$/)
+      const [header, ...rows] = parseCsv(file.text)
+      expect(header).toContain('number')
+      expect(rows).toHaveLength(36)
+      expect(new Set(rows.map((r) => r[header!.indexOf('number')]))).toEqual(new Set([NUMBERS.dozens.number]))
     } finally {
       await page.goto('about:blank')
       await indexed.stop()

@@ -7,8 +7,6 @@ import { DateText, directionLabel, MessageCell, PhoneText } from '../../componen
 import { StatusBadge } from '../../components/message/status-badge'
 import { useHistoryDisplay } from '../../components/message/display-context'
 import { formatCount } from '../../lib/count'
-import { isoInZone, isoUtc, zoneName, type Zone } from '../../lib/dates'
-import { messageCsvCells, messageCsvHeader } from '../../../contract/message-csv'
 import { Link } from '@tanstack/react-router'
 
 const helper = createColumnHelper<Features, Message>()
@@ -79,40 +77,7 @@ export const HISTORY_SORTABLE = sortableIds(HISTORY_COLUMNS)
  * screen (with its offset, and the zone named in the header), then the raw values as the API sent
  * them: exports are data, not display.
  */
-/** The export's header: the one message layout (contract/message-csv.ts), local dates in the shown zone. */
-export function exportHeader(zone: Zone): string[] {
-  return messageCsvHeader(zoneName(zone))
-}
-
-/** Which number the rows are of, and its history's size (for each row's ordinal, counted from the oldest). */
-export interface ExportScope {
-  number: string
-  tid: string
-  total: number | null
-}
-
-export function messageRow(m: Message, zone: Zone, scope: ExportScope): unknown[] {
-  return messageCsvCells({
-    number: scope.number,
-    ordinal: scope.total === null ? null : scope.total - m.position + 1,
-    position: m.position,
-    // A date the upstream sent in another form is kept as sent, as the index's export does.
-    dateUtc: m.dateMs === null ? (m.date ?? '') : isoUtc(m.dateMs),
-    // The local clock without its offset (the header names the zone), as the index's export writes it.
-    dateLocal: isoInZone(m.dateMs, zone).slice(0, 19).replace('T', ' '),
-    party: m.phone,
-    direction: m.direction,
-    body: m.body,
-    mms: m.mms,
-    mediaUrl: m.mediaUrl,
-    status: m.status.full,
-    statusCode: m.status.code,
-    messageId: m.messageId,
-    systemId: m.systemId,
-    tid: scope.tid,
-    messageTid: m.tid,
-  })
-}
+export { exportHeader, messageRow, type ExportScope } from '../../lib/message-export'
 
 /** The record number, linking to the message's own page; the marked record says so in words. */
 function PositionCell({ m }: { m: Message }) {

@@ -4,7 +4,9 @@ import { INDEX_PATHS, type SearchParams } from '../../../contract/index-api'
 import { startExport } from '../../api/export-jobs'
 import { indexKeys, type IndexStatus, type NumberIndexStatus } from '../../api/index-api'
 import { startSync } from '../../api/index-admin'
+import { ExportButtons } from '../../components/export-buttons'
 import { formatCount } from '../../lib/count'
+import { exportHeader, messageRow } from '../../lib/message-export'
 import { zoneLabel, zoneName } from '../../lib/dates'
 import type { SearchSearch } from '../../lib/route-params'
 import { SearchCoverage } from './coverage'
@@ -58,7 +60,22 @@ export function SearchSummary({
       {canExport && total !== null && total > 0 ? (
         <ExportMatches search={search} params={params} filters={filters} total={total} capped={capped} />
       ) : canExport === false && total !== null && total > 0 ? (
-        <p className="ml-auto text-sm text-slate-700 print:hidden">Exporting search results is for admins.</p>
+        // Anyone exports the rows they look at; every match (the server's whole export) is an admin's.
+        <div className="ml-auto flex flex-wrap items-center gap-2 print:hidden">
+          <span className="text-sm text-slate-700">
+            The {formatCount(found.rows.length)} {found.rows.length === 1 ? 'row' : 'rows'} shown:
+          </span>
+          <ExportButtons
+            nameParts={['search', ...filters, `${found.rows.length}-rows-shown`, zone === 'utc' ? 'utc' : 'local']}
+            getData={() => ({
+              header: exportHeader(zone),
+              // Each row's own number, and its ordinal as the index holds it (the position's history total is the row's).
+              rows: found.rows.map((m) => messageRow(m, zone, { number: m.number, tid: m.tid ?? '', total: m.ordinal + m.position - 1 })),
+            })}
+            disabled={found.rows.length === 0}
+          />
+          <span className="text-sm text-slate-700">Exporting every match is for admins.</span>
+        </div>
       ) : null}
     </div>
   )

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { indexKeys, parseStatus } from '../../api/index-status'
 import { numbersQuery } from '../../api/numbers'
 import { TestRouter } from '../../lib/test-router'
-import { ChartsPage } from './charts-page'
+import { ChartsPage, PartialNotice } from './charts-page'
 
 /** The charts page's states before anything is indexed, from a seeded query cache (no request is made). */
 
@@ -71,5 +71,26 @@ describe('Charts before anything is indexed', () => {
     const select = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Number' })
     expect(select.value).toBe(OTHER)
     expect(select.selectedOptions[0]!.textContent).toBe('(310) 555-0101 (not indexed yet)')
+  })
+})
+
+describe('Charts over part of the account', () => {
+  const fresh = (known: number, incomplete: string[]) => ({
+    numbersKnown: known,
+    numbersComplete: known - incomplete.length,
+    syncing: [],
+    incomplete,
+    indexedUpTo: null,
+  })
+  test('says when the account was never listed: the figures are the opened numbers alone', () => {
+    render(<PartialNotice freshness={fresh(1, [])} unlisted />)
+    expect(screen.getByRole('status').textContent).toMatch(/^Only the 1 number someone opened is indexed, not the whole account/)
+  })
+  test('says how many numbers count short, and nothing when every number is whole', () => {
+    render(<PartialNotice freshness={fresh(60, [NUMBER])} unlisted={false} />)
+    expect(screen.getByRole('status').textContent).toBe('1 number is not fully indexed: its figures may be short.')
+    cleanup()
+    const { container } = render(<PartialNotice freshness={fresh(60, [])} unlisted={false} />)
+    expect(container.textContent).toBe('')
   })
 })

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useCallback, useMemo } from 'react'
-import { indexKeys, statsQuery, useIndexStatus, type NumberIndexStatus } from '../../api/index-api'
+import { indexKeys, statsQuery, useIndexStatus, type NumberIndexStatus, type StatsResult } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
 import { IndexGate } from '../../components/index-gate'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
@@ -129,6 +129,9 @@ export function ChartsPage({ search, admin }: { search: ChartsSearch; admin: boo
       </p>
 
       <IndexGate admin={admin} what="chart" number={search.number} refresh={STATS_KEY}>
+        {stats.data && !stats.isError ? (
+          <PartialNotice freshness={stats.data.freshness} unlisted={number === null && index.status?.accountListed === false} />
+        ) : null}
         {stats.isError ? (
           <ErrorAlert error={stats.error} onRetry={() => void stats.refetch()} retrying={stats.isFetching} where="the chart figures" />
         ) : !series ? (
@@ -309,5 +312,23 @@ function FiguresTable({
         </table>
       </div>
     </section>
+  )
+}
+
+/**
+ * Figures over part of the account say so: numbers not fully indexed count short, and before the
+ * account is listed an account-wide chart holds only the numbers someone opened (it read as the
+ * whole account's).
+ */
+export function PartialNotice({ freshness, unlisted }: { freshness: StatsResult['freshness']; unlisted: boolean }) {
+  const short = freshness.incomplete.length
+  if (!unlisted && short === 0) return null
+  const numbers = (n: number) => `${formatCount(n)} ${n === 1 ? 'number' : 'numbers'}`
+  return (
+    <p role="status" className="mt-2 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950">
+      {unlisted
+        ? `Only the ${numbers(freshness.numbersKnown)} someone opened ${freshness.numbersKnown === 1 ? 'is' : 'are'} indexed, not the whole account: these figures are theirs alone (Index all numbers, on the Index page, takes in the rest).`
+        : `${numbers(short)} ${short === 1 ? 'is' : 'are'} not fully indexed: ${short === 1 ? 'its' : 'their'} figures may be short.`}
+    </p>
   )
 }

@@ -94,7 +94,14 @@ describe('upstream failure mapping', () => {
       'unreachable',
     ],
     ['HTTP 404', (_q, res) => ((res.statusCode = 404), res.end('{"message":"no such thing"}')), 502, 'upstream_rejected', /no such thing/],
-    ['HTTP 401', (_q, res) => ((res.statusCode = 401), res.end('{"message":"bad creds"}')), 401, 'unauthorized'],
+    // The service's words end their sentence before ours begins ("Invalid credentials Check API_SYS_ID" before).
+    [
+      'HTTP 401',
+      (_q, res) => ((res.statusCode = 401), res.end('{"message":"bad creds"}')),
+      401,
+      'unauthorized',
+      /^The messaging service rejected the account credentials: bad creds\. Check API_SYS_ID and API_AUTH_TOKEN\.$/,
+    ],
     ['HTML with 200', (_q, res) => res.end('<!doctype html><p>hi</p>'), 502, 'bad_response', /web page/],
     ['empty body', (_q, res) => res.end(''), 502, 'bad_response', /empty/],
     ['malformed JSON', (_q, res) => res.end("{success: '1'"), 502, 'bad_response', /malformed JSON/],

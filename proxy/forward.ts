@@ -261,7 +261,7 @@ function statusFailure(u: Upstream, status: number, said: string | undefined, re
     return new ProxyError(401, {
       kind: 'unauthorized',
       message: u.clean(
-        `${said ? `The messaging service rejected the account credentials: ${said}` : 'The messaging service rejected the account credentials.'} Check API_SYS_ID and API_AUTH_TOKEN.`,
+        `${said ? `The messaging service rejected the account credentials: ${said}${/[.!?]$/.test(said) ? '' : '.'}` : 'The messaging service rejected the account credentials.'} Check API_SYS_ID and API_AUTH_TOKEN.`,
       ),
       upstreamStatus,
     })

@@ -120,7 +120,11 @@ function ExportMatches({
         })
       }
     >
-      {capped ? `Export all matches as CSV (more than ${formatCount(total)})` : `Export all ${formatCount(total)} matches as CSV`}
+      {capped
+        ? `Export all matches as CSV (more than ${formatCount(total)})`
+        : total === 1
+          ? 'Export the 1 match as CSV'
+          : `Export all ${formatCount(total)} matches as CSV`}
     </button>
   )
 }

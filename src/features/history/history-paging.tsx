@@ -32,7 +32,14 @@ export function HistoryPaging({
   asked?: { day: string; position: number } | null
   setParams: SetParams<'/numbers/$number'>
 }) {
-  const { result, page, size, start, end, total } = h
+  const { result, size, total } = h
+  // A page change that failed keeps the last page's rows on screen: the pager names those rows
+  // (it said "901–950" and page 19 over rows 1–50); the error names the page that did not load.
+  const failed = result.isError && !result.isFetching
+  const kept = failed && h.shown && h.shown.start !== h.start ? h.shown : null
+  const start = kept ? kept.start : h.start
+  const end = kept ? kept.end : h.end
+  const page = kept ? Math.floor((kept.start - 1) / size) + 1 : h.page
   return (
     <div className="flex flex-wrap items-end justify-between gap-2 print:hidden">
       <Pager
@@ -43,7 +50,7 @@ export function HistoryPaging({
         start={start}
         end={end}
         busy={result.isFetching}
-        failed={result.isError && !result.isFetching}
+        failed={failed}
         onPage={h.goPage}
         onSize={h.goSize}
       />

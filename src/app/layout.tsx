@@ -83,8 +83,11 @@ export function Layout() {
     setSessionLostHandler(() => {
       const here = window.location.pathname + window.location.search
       // Nobody is signed in now: the header and the sign-in page said "signed in as …" until the next check.
+      // "Your session ended" only where someone was signed in: a first visit's refusal is no ending.
+      const ended = !!client.getQueryData<Me>(ME_KEY)?.user
       client.setQueryData<Me>(ME_KEY, (m) => (m ? { ...m, user: null } : m))
-      if (window.location.pathname !== '/signin') void navigate({ to: '/signin', search: { next: here, ended: '1' }, replace: true })
+      if (window.location.pathname !== '/signin')
+        void navigate({ to: '/signin', search: { next: here, ...(ended ? { ended: '1' } : {}) }, replace: true })
     })
     return () => {
       setSessionLostHandler(null)

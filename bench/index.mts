@@ -716,7 +716,7 @@ async function main() {
           value: (again.ms + performance.now() - t1) / 1000,
           unit: 's',
           budget: '≤ 3 s',
-          note: 'process spawn (node + tsx) included',
+          note: `process spawn included (${TSX ? 'node + tsx' : 'node, the compiled server'})`,
         })
         await stopProc(again.child)
       } finally {

@@ -202,6 +202,22 @@ test.describe('message history', () => {
     await expect.poll(async () => thread.getByRole('listitem').count()).toBeGreaterThan(100)
   })
 
+  test('the Conversations tab, read from the index, stays while the messaging service fails', async ({ page, sim }) => {
+    // Indexed first (opening the history indexes it), then the service fails every history request.
+    await page.goto(historyUrl(NUMBERS.big, 'view=conversation'))
+    const parties = page.getByRole('listbox', { name: /^Conversations across the whole history \([\d,]+\)$/ })
+    await expect(parties).toBeVisible({ timeout: 15_000 })
+    await expect
+      .poll(async () => (await indexStatus()).numbers.find((n) => n.number === NUMBERS.big.number)?.state, { timeout: 30_000 })
+      .toBe('idle')
+    await sim.fault({ op: 'smshistory', number: NUMBERS.big.number, kind: 'status', status: 500 })
+    await page.reload()
+    await expect(page.getByRole('alert')).toContainText(/could not be reached/, { timeout: 15_000 })
+    // The error says what failed; the conversations are still there to read.
+    await expect(parties).toBeVisible()
+    await expect(parties.getByRole('option').first()).toBeVisible()
+  })
+
   test('Export CSV of the visible rows matches the screen', async ({ page }) => {
     await page.goto(historyUrl(NUMBERS.big, 'status=Error&size=250'))
     await expect(page.getByRole('table', { name: /Messages/ })).toContainText('Error')

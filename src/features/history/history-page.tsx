@@ -60,6 +60,22 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
 
   if (!tid) return <MissingTid number={number} />
 
+  const conversations = (total: number) => (
+    <ConversationView
+      number={number}
+      tid={tid}
+      page={page}
+      size={size}
+      total={total}
+      more={search.more}
+      party={search.party || null}
+      indexAvailable={index.available}
+      facts={facts}
+      onMore={(n) => setParams({ more: n }, { replace: true })}
+      onParty={(p) => setParams({ party: p }, { replace: true })}
+    />
+  )
+
   return (
     <HistoryDisplayContext.Provider value={display}>
       <section aria-labelledby="history-heading">
@@ -103,25 +119,18 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
           ) : null}
           {result.isError && toApiError(result.error).kind === 'not_found' ? <ListedTids number={number} tid={tid} /> : null}
           {!shown || h.pastEnd ? (
-            result.isError ? null : (
+            result.isError ? (
+              // The Conversations tab reads the index: the upstream failing does not take it away.
+              view === 'conversation' && index.available && facts && !h.pastEnd ? (
+                conversations(facts.upstreamTotal ?? facts.indexed)
+              ) : null
+            ) : (
               <TableSkeleton label="Loading messages" />
             )
           ) : shown.total === 0 ? (
             <EmptyState title={`No messages for ${formatted}`}>This number has not sent or received any messages yet.</EmptyState>
           ) : view === 'conversation' ? (
-            <ConversationView
-              number={number}
-              tid={tid}
-              page={page}
-              size={size}
-              total={shown.total}
-              more={search.more}
-              party={search.party || null}
-              indexAvailable={index.available}
-              facts={facts}
-              onMore={(n) => setParams({ more: n }, { replace: true })}
-              onParty={(p) => setParams({ party: p }, { replace: true })}
-            />
+            conversations(shown.total)
           ) : (
             <HistoryLog
               number={number}

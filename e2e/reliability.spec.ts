@@ -20,7 +20,7 @@ const FAULTS: Array<{ name: string; fault: Record<string, unknown>; words: RegEx
   // Asked to slow down: said so, with when to try again (it read "took too long … in a moment").
   {
     name: 'HTTP 429 with Retry-After',
-    fault: { kind: 'status', status: 429, retryAfter: 7 },
+    fault: { kind: 'status', status: 429, retryAfter: 2 },
     words: /asked Switchboard to slow down/,
     detail: /HTTP 429/,
   },

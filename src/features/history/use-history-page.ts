@@ -96,8 +96,10 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
     drifted,
     goPage: (p: number) => setParams({ page: p <= 1 ? null : p, more: null, past: null, mark: null, o: null, date: null, asked: null }),
     goSize: (s: number) => {
-      // Keep the first record in view: the new page is the one that contains it.
-      const p = Math.floor((start - 1) / s) + 1
+      // Keep the first record in view: the new page is the one that contains it (the rows kept on
+      // screen after a page change failed, not the page that did not load).
+      const first = result.isError && display ? display.start : start
+      const p = Math.floor((first - 1) / s) + 1
       return setParams({ size: s === 50 ? null : s, page: p <= 1 ? null : p, more: null, past: null, asked: null })
     },
     goNewest: () => {

@@ -41,6 +41,6 @@ test('with the numbers at hand, those syncing, those waiting and those stopped a
   })
   render(<IndexSummary status={status} role="admin" actions={actions} />)
   expect(screen.getByText(/numbers fully indexed/).textContent).toContain(
-    '23 of 60 numbers fully indexed; 2 syncing now, 34 waiting to sync; 1 stopped by an error (below). Engine:',
+    '23 of 60 numbers fully indexed; 2 syncing now, 34 waiting to sync; 1 stopped by an error or a refusal (below). Engine:',
   )
 })

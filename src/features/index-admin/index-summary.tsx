@@ -24,7 +24,7 @@ export function IndexSummary({
   // those waiting are told apart (a first start read "36 syncing now" while 2 ran).
   const running = numbers.filter((n) => n.state === 'syncing').length
   const waiting = numbers.filter((n) => n.state === 'queued').length
-  const stopped = numbers.filter((n) => n.state === 'error').length
+  const stopped = numbers.filter((n) => n.state === 'error' || n.state === 'paused').length
   const busyWords =
     numbers.length > 0
       ? [running > 0 ? `${formatCount(running)} syncing now` : '', waiting > 0 ? `${formatCount(waiting)} waiting to sync` : '']
@@ -42,7 +42,7 @@ export function IndexSummary({
               f.numbersComplete + f.syncing.length > f.numbersKnown ? ', fully indexed ones among them, fetching new messages' : ''
             }`
           : ''}
-        {stopped > 0 ? `; ${formatCount(stopped)} stopped by an error (below)` : ''}. Engine:{' '}
+        {stopped > 0 ? `; ${formatCount(stopped)} stopped by an error or a refusal (below)` : ''}. Engine:{' '}
         {status?.engine === 'postgres' ? 'PostgreSQL server' : 'PGlite (embedded)'}.
       </p>
       <button type="button" className="btn print:hidden" onClick={() => void indexAll()} disabled={busy}>

@@ -72,7 +72,7 @@ test('the index page indexes every number, shows each one getting up to date, fi
     // Its history's conversations say so, and viewing it does not index it again.
     await page.goto(`${proxy.url}/numbers/${NUMBERS.dozens.number}?tid=${NUMBERS.dozens.tid}&view=conversation`)
     const notice = page.getByRole('status').filter({ hasText: 'messages of this number were forgotten' })
-    await expect(notice).toContainText('It is left alone until someone indexes it again.')
+    await expect(notice).toContainText('It is left alone until an admin indexes it again.')
     await expect(page.getByText('No conversations indexed yet')).toBeVisible()
     await expect(page.getByText('They appear here once the number is indexed again.')).toBeVisible()
     await expect(page.getByText(/still being indexed/)).toHaveCount(0)

@@ -1,3 +1,4 @@
+import { accessOf, useMe } from '../../api/me'
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { toApiError } from '../../api/errors'
@@ -241,6 +242,8 @@ function WholeThread({
  */
 function ForgottenNotice({ number, tid, at }: { number: string; tid: string; at: string }) {
   const queryClient = useQueryClient()
+  // Only an admin indexes a forgotten number again (the server refuses anyone else).
+  const admin = accessOf(useMe().data) === 'admin'
   const [state, setState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null })
   const start = async () => {
     setState({ busy: true, error: null })
@@ -255,12 +258,14 @@ function ForgottenNotice({ number, tid, at }: { number: string; tid: string; at:
   return (
     <div role="status" className="mb-2 text-sm text-amber-950">
       <p>
-        The index&apos;s messages of this number were forgotten {formatDate(Date.parse(at), 'local')}. It is left alone until someone
+        The index&apos;s messages of this number were forgotten {formatDate(Date.parse(at), 'local')}. It is left alone until an admin
         indexes it again.
       </p>
-      <button type="button" className="btn mt-1" disabled={state.busy} onClick={() => void start()}>
-        {state.busy ? 'Starting…' : 'Index this number again'}
-      </button>
+      {admin ? (
+        <button type="button" className="btn mt-1" disabled={state.busy} onClick={() => void start()}>
+          {state.busy ? 'Starting…' : 'Index this number again'}
+        </button>
+      ) : null}
       {state.error ? <p className="mt-1 text-red-800">Could not start: {state.error}</p> : null}
     </div>
   )

@@ -854,6 +854,23 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await expectExact(3, upstreamTotal(3))
   })
 
+  it("a refusal's removed mark goes with the sync that works, even when the listing cannot be read then", async () => {
+    await forgetAll(3)
+    await syncNow(3) // by name: no listing has named it
+    await db.query(`UPDATE index_numbers SET removed_at = now(), removed_by = 'refusal' WHERE number = $1`, [num(3).number])
+    await control(simUrl, '/__sim/faults', { kind: 'status', status: 503, op: 'allownednumbers' })
+    const fresh = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 10_000)
+    try {
+      await syncNow(3, fresh)
+    } finally {
+      await fetch(`${simUrl}/__sim/faults`, { method: 'DELETE' })
+      await fresh.close()
+    }
+    expect((await numberStatuses(db, num(3).number))[0]).toMatchObject({ state: 'idle', removed: false })
+    await expectExact(3, upstreamTotal(3))
+    await forgetAll(3)
+  })
+
   it('a 429 is busy, not a refusal: waited out (Retry-After) and retried, never a pause', async () => {
     await forgetAll(3)
     await control(simUrl, '/__sim/faults', {

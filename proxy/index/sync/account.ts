@@ -38,7 +38,7 @@ export async function recordListing(ctx: SyncContext, listing: Map<string, strin
      SELECT n, t, true, array_remove(string_to_array(a, ' '), t), 'queued' FROM unnest($1::text[], $2::text[], $3::text[]) AS u(n, t, a)
      ON CONFLICT (number) DO UPDATE SET
        -- An admin's "Index all" indexes a number forgotten before again ($4); anyone else's leaves it forgotten.
-       listed = true, removed_at = NULL, forgotten_at = CASE WHEN $4 THEN NULL ELSE index_numbers.forgotten_at END,
+       listed = true, removed_at = NULL, removed_by = NULL, forgotten_at = CASE WHEN $4 THEN NULL ELSE index_numbers.forgotten_at END,
        -- 'syncing' may belong to another server: its lease says whose it is.
        state = CASE WHEN index_numbers.state = 'syncing' THEN index_numbers.state
                     WHEN NOT $4 AND index_numbers.forgotten_at IS NOT NULL THEN index_numbers.state ELSE 'queued' END,
@@ -59,8 +59,8 @@ export async function recordListing(ctx: SyncContext, listing: Map<string, strin
   // number.ts), so a number the upstream serves but does not list stays marked rather than
   // flipping between "removed" and not with each listing and sync.
   await ctx.db.query(
-    `UPDATE index_numbers SET removed_at = COALESCE(removed_at, now()), listed = false
-     WHERE (removed_at IS NULL OR listed) AND NOT (number = ANY($1::text[]))`,
+    `UPDATE index_numbers SET removed_at = COALESCE(removed_at, now()), removed_by = 'listing', listed = false
+     WHERE (removed_at IS NULL OR removed_by IS DISTINCT FROM 'listing' OR listed) AND NOT (number = ANY($1::text[]))`,
     [numbers],
   )
 }

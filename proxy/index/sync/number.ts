@@ -273,21 +273,23 @@ function storeFailure(err: unknown): string {
  * lacks, and the mark flipped with each listing and each sync.
  */
 async function clearRemoval(ctx: SyncContext, number: string): Promise<void> {
-  const r = await ctx.db.query<{ listed: boolean }>('SELECT listed FROM index_numbers WHERE number = $1 AND removed_at IS NOT NULL', [
-    number,
-  ])
+  const r = await ctx.db.query<{ by: string | null }>(
+    'SELECT removed_by AS by FROM index_numbers WHERE number = $1 AND removed_at IS NOT NULL',
+    [number],
+  )
   const row = r.rows[0]
   if (!row) return
-  let listed = row.listed
-  if (!listed)
+  // A refusal's mark (removed_by 'refusal', or one from before migration 490) goes with the sync
+  // that worked. The listing's goes only when the listing names the number now.
+  if (row.by === 'listing')
     try {
-      listed = (await listAccount(ctx)).has(number)
+      if (!(await listAccount(ctx)).has(number)) return
     } catch {
-      // No listing now: the mark stays until one names the number.
+      // No listing now: the listing's mark stays until one names the number.
       return
     }
   // `listed` stays as it is: it says what the account's last recorded listing held (the Index page's "account listed").
-  if (listed) await ctx.db.query('UPDATE index_numbers SET removed_at = NULL WHERE number = $1', [number])
+  await ctx.db.query('UPDATE index_numbers SET removed_at = NULL, removed_by = NULL WHERE number = $1', [number])
 }
 
 /** Records the outcome and lets go of the lease. */
@@ -306,7 +308,10 @@ async function finish(ctx: SyncContext, number: string, result: Result<number>, 
     const released = await release(ctx, number, kind === 'pause' || kind === 'gone' ? 'paused' : 'error', message, false)
     // Only what this server found while it held the number: a taker's sync says for itself.
     if (kind === 'gone' && released)
-      await ctx.db.query('UPDATE index_numbers SET removed_at = COALESCE(removed_at, now()) WHERE number = $1', [number])
+      await ctx.db.query(
+        `UPDATE index_numbers SET removed_at = COALESCE(removed_at, now()), removed_by = COALESCE(removed_by, 'refusal') WHERE number = $1`,
+        [number],
+      )
   }
   return kind
 }

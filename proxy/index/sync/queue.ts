@@ -114,7 +114,8 @@ async function request(q: Queue, { number, tid, auto }: SyncRequest): Promise<vo
     await q.ctx.db.query(
       `INSERT INTO index_numbers (number, tid) VALUES ($1, $2) ON CONFLICT (number) DO UPDATE SET tid = EXCLUDED.tid,
          -- A refusal's mark goes; the listing's stays for the sync's end to judge (see clearRemoval in number.ts).
-         removed_at = CASE WHEN index_numbers.listed THEN NULL ELSE index_numbers.removed_at END`,
+         removed_at = CASE WHEN index_numbers.removed_by = 'listing' THEN index_numbers.removed_at END,
+         removed_by = CASE WHEN index_numbers.removed_by = 'listing' THEN 'listing' END`,
       [number, tid],
     )
   // The sync running began before this request: its answer may be older than what the person saw

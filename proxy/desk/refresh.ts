@@ -963,18 +963,17 @@ export const OPT_RULES_VERSION = 3
 const RECLASSIFY_WINDOW = 20_000
 
 /**
- * Inbound messages whose stored class the rules' changes can move: a body with a line break
- * (version 2), one stored as an opt-out, or one holding a word version 3 reads anew (STOP,
- * UNSUBSCRIBE, REVOKE, OPTOUT, QUIT, ARRÊTE, or letters spelled out). $1 the number, $2 and $3
- * the ordinals after and up to.
+ * Inbound messages whose stored class the rules' changes can move: since version 3 (a keyword as
+ * a clause, said twice with courtesy between, spelled out in letters with any separator) that is
+ * every inbound message, read once, in bounded stretches, on the background lane: a narrower
+ * pattern missed "CANCEL please CANCEL", "S.T.O.P", "START please START". $1 the number, $2 and
+ * $3 the ordinals after and up to.
  */
 const RECLASSIFY_CANDIDATES = `
 SELECT m.ordinal, m.party_digits AS party, m.desk_opt AS opt, COALESCE(m.body, b.body) AS body
   FROM index_messages m
   LEFT JOIN index_bodies b ON m.body IS NULL AND b.id = m.body_id
- WHERE m.number = $1 AND m.ordinal > $2 AND m.ordinal <= $3 AND m.desk_inbound AND m.desk_segments IS NOT NULL
-   AND (m.desk_opt = 'opt-out' OR COALESCE(m.body, b.body) ~ '[\\n\\r\\u2028\\u2029]'
-        OR COALESCE(m.body, b.body) ~* '(stop|subscri|revoke|opt|quit|arr|\\m\\w\\M\\s+\\w\\M\\s+\\w\\M)')`
+ WHERE m.number = $1 AND m.ordinal > $2 AND m.ordinal <= $3 AND m.desk_inbound AND m.desk_segments IS NOT NULL`
 
 /**
  * Facts stored under older opt-out rules, read again under these: each candidate message is

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { expect, test } from 'vitest'
 import { IDLE_HEADER } from '../../contract/roles'
-import { ACTIVE_MS, withIdleMark } from './client'
+import { ACTIVE_MS, holdActive, withIdleMark } from './client'
 
 test('a request made while the person has not acted lately is marked, so the server does not count it as use of the session', () => {
   const t0 = Date.now()
@@ -15,4 +15,15 @@ test('a request made while the person has not acted lately is marked, so the ser
   window.dispatchEvent(new KeyboardEvent('keydown', { key: 'j' }))
   expect(withIdleMark(undefined, Date.now() + ACTIVE_MS - 1).has(IDLE_HEADER)).toBe(false)
   expect(withIdleMark(undefined, Date.now() + ACTIVE_MS + 1_000).get(IDLE_HEADER)).toBe('1')
+})
+
+test('while work the person started runs (an export), its requests count as use; back in the tab counts as acting', () => {
+  const later = Date.now() + ACTIVE_MS + 5_000
+  const release = holdActive()
+  expect(withIdleMark(undefined, later).has(IDLE_HEADER)).toBe(false)
+  release()
+  release() // a second release changes nothing
+  expect(withIdleMark(undefined, later).get(IDLE_HEADER)).toBe('1')
+  window.dispatchEvent(new PopStateEvent('popstate'))
+  expect(withIdleMark(undefined, Date.now() + ACTIVE_MS - 1).has(IDLE_HEADER)).toBe(false)
 })

@@ -18,20 +18,35 @@ export function setSessionLostHandler(fn: (() => void) | null) {
 /** How long after the person's last key, click, touch or wheel a request still counts as their use of the session. */
 export const ACTIVE_MS = 60_000
 let lastInput = Date.now()
-if (typeof window !== 'undefined')
-  for (const type of ['pointerdown', 'keydown', 'wheel', 'touchstart'])
-    window.addEventListener(
-      type,
-      () => {
-        lastInput = Date.now()
-      },
-      { capture: true, passive: true },
-    )
+const acted = () => {
+  lastInput = Date.now()
+}
+if (typeof window !== 'undefined') {
+  // Keys, clicks, touches, the wheel, the browser's Back and Forward, and coming back to the tab.
+  for (const type of ['pointerdown', 'keydown', 'wheel', 'touchstart', 'popstate'])
+    window.addEventListener(type, acted, { capture: true, passive: true })
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') acted()
+  })
+}
+
+/** Work the person started and is waiting on (an export): while any runs, its requests count as use. */
+let holds = 0
+export function holdActive(): () => void {
+  holds++
+  let released = false
+  return () => {
+    if (!released) {
+      released = true
+      holds--
+    }
+  }
+}
 
 /** The request's headers, marked as the app's own (IDLE_HEADER) when its person has not acted within ACTIVE_MS. */
 export function withIdleMark(headers: HeadersInit | undefined, now = Date.now()): Headers {
   const h = new Headers(headers)
-  if (now - lastInput > ACTIVE_MS) h.set(IDLE_HEADER, '1')
+  if (holds === 0 && now - lastInput > ACTIVE_MS) h.set(IDLE_HEADER, '1')
   return h
 }
 

@@ -2,7 +2,7 @@ import * as z from 'zod/mini'
 import { ERROR_KINDS } from '../../contract/api'
 import { INDEX_PATHS } from '../../contract/index-api'
 import { ApiError, isRetryable, toApiError, wordsFor } from './errors'
-import { apiUrl, getJson, parseWire, postJson } from './client'
+import { apiUrl, getJson, holdActive, parseWire, postJson } from './client'
 import { addJob, getJobs, removeJob, update } from './export-store'
 import { startSync } from './index-admin'
 import { fetchNumberStatus } from './index-status'
@@ -172,6 +172,9 @@ async function run(
   const entry = running.get(id)
   if (!entry) return
   entry.url = apiUrl(opts.path, { ...opts.params, job: entry.job })
+  // An export the person started keeps their session in use while it waits and streams (its polls
+  // would otherwise be marked idle, and a long sync's wait ended it at SESSION_IDLE_MIN).
+  const release = holdActive()
   try {
     if (opts.waitForSync) {
       await waitForSync(id, opts.waitForSync, controller.signal)
@@ -185,6 +188,8 @@ async function run(
     await download(id)
   } catch (err) {
     fail(id, err, controller.signal)
+  } finally {
+    release()
   }
 }
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { indexKeys, parseStatus } from '../../api/index-status'
 import { numbersQuery } from '../../api/numbers'
 import { TestRouter } from '../../lib/test-router'
-import { ChartsPage, PartialNotice } from './charts-page'
+import { ChartsPage, notWhole, PartialNotice } from './charts-page'
 
 /** The charts page's states before anything is indexed, from a seeded query cache (no request is made). */
 
@@ -83,14 +83,41 @@ describe('Charts over part of the account', () => {
     indexedUpTo: null,
   })
   test('says when the account was never listed: the figures are the opened numbers alone', () => {
-    render(<PartialNotice freshness={fresh(1, [])} unlisted />)
+    render(<PartialNotice freshness={fresh(1, [])} short={0} unlisted />)
     expect(screen.getByRole('status').textContent).toMatch(/^Only the 1 number someone opened is indexed, not the whole account/)
   })
   test('says how many numbers count short, and nothing when every number is whole', () => {
-    render(<PartialNotice freshness={fresh(60, [NUMBER])} unlisted={false} />)
+    render(<PartialNotice freshness={fresh(60, [NUMBER])} short={1} unlisted={false} />)
     expect(screen.getByRole('status').textContent).toBe('1 number is not fully indexed: its figures may be short.')
     cleanup()
-    const { container } = render(<PartialNotice freshness={fresh(60, [])} unlisted={false} />)
+    const { container } = render(<PartialNotice freshness={fresh(60, [])} short={0} unlisted={false} />)
     expect(container.textContent).toBe('')
   })
+})
+
+test('counts the numbers not held whole, leaving out those that left the account or were forgotten', () => {
+  const n = (number: string, state: string, extra: Record<string, unknown> = {}) =>
+    ({
+      number,
+      tid: 'T',
+      state,
+      indexed: 10,
+      upstreamTotal: 10,
+      removed: false,
+      otherTids: [],
+      forgottenAt: null,
+      finding: null,
+      ...extra,
+    }) as never
+  const numbers = [
+    n('1', 'idle'),
+    n('2', 'error'),
+    n('3', 'queued'),
+    n('4', 'idle', { removed: true, state: 'paused' }),
+    n('5', 'never', { forgottenAt: '2026-11-29T00:00:00Z', indexed: 0 }),
+    n('6', 'idle', { indexed: 9 }),
+  ]
+  expect(notWhole(numbers, null)).toBe(3)
+  expect(notWhole(numbers, '1')).toBe(0)
+  expect(notWhole(numbers, '2')).toBe(1)
 })

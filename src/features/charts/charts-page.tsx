@@ -130,7 +130,11 @@ export function ChartsPage({ search, admin }: { search: ChartsSearch; admin: boo
 
       <IndexGate admin={admin} what="chart" number={search.number} refresh={STATS_KEY}>
         {stats.data && !stats.isError ? (
-          <PartialNotice freshness={stats.data.freshness} unlisted={number === null && index.status?.accountListed === false} />
+          <PartialNotice
+            freshness={stats.data.freshness}
+            short={notWhole(index.status?.numbers ?? NO_NUMBERS, number)}
+            unlisted={number === null && index.status?.accountListed === false}
+          />
         ) : null}
         {stats.isError ? (
           <ErrorAlert error={stats.error} onRetry={() => void stats.refetch()} retrying={stats.isFetching} where="the chart figures" />
@@ -320,8 +324,7 @@ function FiguresTable({
  * account is listed an account-wide chart holds only the numbers someone opened (it read as the
  * whole account's).
  */
-export function PartialNotice({ freshness, unlisted }: { freshness: StatsResult['freshness']; unlisted: boolean }) {
-  const short = freshness.incomplete.length
+export function PartialNotice({ freshness, short, unlisted }: { freshness: StatsResult['freshness']; short: number; unlisted: boolean }) {
   if (!unlisted && short === 0) return null
   const numbers = (n: number) => `${formatCount(n)} ${n === 1 ? 'number' : 'numbers'}`
   return (
@@ -331,4 +334,19 @@ export function PartialNotice({ freshness, unlisted }: { freshness: StatsResult[
         : `${numbers(short)} ${short === 1 ? 'is' : 'are'} not fully indexed: ${short === 1 ? 'its' : 'their'} figures may be short.`}
     </p>
   )
+}
+
+/**
+ * The numbers in the chart (one, or every one) whose history the index does not hold whole: a
+ * sync waiting, running, or stopped short. Not those that left the account or that an admin forgot:
+ * their figures are what they are, and counting them kept the notice up for good.
+ */
+export function notWhole(numbers: readonly NumberIndexStatus[], only: string | null): number {
+  return numbers.filter(
+    (n) =>
+      (only === null || n.number === only) &&
+      !n.removed &&
+      n.forgottenAt === null &&
+      (['syncing', 'queued', 'error', 'paused', 'never'].includes(n.state) || n.upstreamTotal === null || n.indexed < n.upstreamTotal),
+  ).length
 }

@@ -4,6 +4,7 @@ import { cleanup, render, screen, within } from '@testing-library/react'
 import type { ReactNode } from 'react'
 import { afterEach, describe, expect, test } from 'vitest'
 import { historyQuery, type Message } from '../../api/history'
+import { ME_KEY } from '../../api/me'
 import { indexKeys, parseStatus } from '../../api/index-status'
 import { parseStatus as parseMessageStatus } from '../../lib/status'
 import { formatPhone } from '../../lib/phone'
@@ -125,4 +126,27 @@ describe('the Conversations tab links the chosen party to their customer page', 
     expect(screen.getByRole('option', { name: /Unknown party/ })).toBeTruthy()
     expect(screen.queryByRole('link', { name: /Everything about/ })).toBeNull()
   })
+})
+
+describe('a number an admin forgot', () => {
+  const forgotten = () =>
+    parseStatus({
+      enabled: true,
+      numbers: [{ number: NUMBER, tid: TID, state: 'never', indexed: 0, upstreamTotal: null, forgottenAt: '2026-11-29T04:55:00Z' }],
+      freshness: {},
+    })
+  for (const [role, offered] of [
+    ['admin', true],
+    ['viewer', false],
+  ] as const)
+    test(`${role}: ${offered ? 'is offered' : 'is not offered'} to index it again (only an admin may)`, () => {
+      const status = forgotten()
+      renderWith(<ConversationView {...props} total={3} party={null} indexAvailable facts={status.numbers[0]} />, (qc) => {
+        qc.setQueryData(indexKeys.status(), status)
+        qc.setQueryData(ME_KEY, { mode: 'password', user: { name: 'pat', role } })
+        qc.setQueryData(indexKeys.parties(NUMBER), { number: NUMBER, parties: [], freshness: status.freshness })
+      })
+      expect(screen.getByText(/It is left alone until an admin indexes it again\./)).toBeTruthy()
+      expect(screen.queryAllByRole('button', { name: 'Index this number again' })).toHaveLength(offered ? 1 : 0)
+    })
 })

@@ -29,11 +29,12 @@ test('the index page indexes every number, shows each one getting up to date, fi
     // On a phone, with the whole account indexed: the pages whose tables and charts are wider than
     // the screen scroll inside a region of their own (reached with Tab), never the page itself.
     // Before: the index table's hidden "Actions" header widened the page to 411 px, the access
-    // log's table to 843 and the charts at 320 px to 383.
+    // log's table to 843 and the charts at 320 px to 383. The index's numbers are cards there:
+    // as a table, each row's Sync now and Forget… sat off-screen past four columns.
     for (const width of [390, 320]) {
       await page.setViewportSize({ width, height: 800 })
       for (const [path, ready] of [
-        ['/index', page.getByRole('region', { name: 'Indexed numbers (scrolls sideways)' })],
+        ['/index', page.getByRole('list', { name: 'Indexed numbers' }).getByRole('article', { name: '(855) 200-9444' })],
         ['/admin/access-log', page.getByRole('region', { name: 'Access log entries (scrolls sideways)' })],
         ['/charts', page.getByRole('img', { name: /^Line chart of inbound and outbound messages per/ })],
       ] as const) {
@@ -42,6 +43,16 @@ test('the index page indexes every number, shows each one getting up to date, fi
         await expect
           .poll(() => page.evaluate(() => document.documentElement.scrollWidth), { message: `${path} at ${width} px` })
           .toBeLessThanOrEqual(width)
+        if (path === '/index') {
+          await expect(ready).toContainText('Up to date')
+          await expect(ready).toContainText('Messages indexed36')
+          for (const name of ['Sync now: (855) 200-9444', 'Forget…: (855) 200-9444']) {
+            const box = await ready.getByRole('button', { name }).boundingBox()
+            expect(box, name).not.toBeNull()
+            expect(box!.x, `${name} at ${width} px`).toBeGreaterThanOrEqual(0)
+            expect(box!.x + box!.width, `${name} at ${width} px`).toBeLessThanOrEqual(width)
+          }
+        }
       }
     }
     await page.setViewportSize({ width: 1280, height: 800 })

@@ -1,4 +1,6 @@
+import type { ReactNode } from 'react'
 import type { NumberIndexStatus } from '../../api/index-api'
+import { useMedia } from '../../components/data-table/layout'
 import { InlineConfirm, useReturnFocus } from '../../components/inline-confirm'
 import { formatCount } from '../../lib/count'
 import { formatDate } from '../../lib/dates'
@@ -31,7 +33,10 @@ function listed(items: string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`
 }
 
-/** One row per number the index knows: its state, what it holds, and its sync and forget buttons. */
+/** Below this width each number is a card: a six-column table put its buttons off-screen on a phone. */
+export const INDEX_CARDS_QUERY = 'screen and (max-width: 639.98px)'
+
+/** One row per number the index knows (a card each on a phone): its state, what it holds, and its sync and forget buttons. */
 export function IndexedNumbersTable({
   numbers,
   isAdmin,
@@ -41,10 +46,19 @@ export function IndexedNumbersTable({
   isAdmin: boolean
   actions: IndexActions
 }) {
+  const cards = useMedia(INDEX_CARDS_QUERY)
+  if (cards)
+    return (
+      <ul className="mt-3 flex flex-col gap-2" aria-label="Indexed numbers">
+        {numbers.map((n) => (
+          <IndexedNumberCard key={n.number} n={n} isAdmin={isAdmin} actions={actions} />
+        ))}
+      </ul>
+    )
   return (
-    // A region of its own that scrolls sideways on a phone, reached with Tab and scrolled with the
-    // arrow keys; `relative` keeps the visually hidden header inside it (positioned against the
-    // page, it widened the page past a phone's width).
+    // A region of its own that scrolls sideways if a column grows too wide, reached with Tab and
+    // scrolled with the arrow keys; `relative` keeps the visually hidden header inside it
+    // (positioned against the page, it widened the page past a phone's width).
     <div
       role="region"
       aria-label="Indexed numbers (scrolls sideways)"
@@ -76,7 +90,20 @@ export function IndexedNumbersTable({
         </thead>
         <tbody>
           {numbers.map((n) => (
-            <IndexedNumberRow key={n.number} n={n} isAdmin={isAdmin} actions={actions} />
+            <tr key={n.number} className="border-t border-slate-200 align-top">
+              <th scope="row" className="whitespace-nowrap p-2 text-left font-normal">
+                {formatPhone(n.number)}
+              </th>
+              <td className="p-2">
+                <NumberState n={n} />
+              </td>
+              <td className="p-2 text-right tabular-nums">{indexedText(n)}</td>
+              <td className="p-2">{newestText(n)}</td>
+              <td className="p-2">{syncedText(n)}</td>
+              <td className="p-2 print:hidden">
+                <NumberActions n={n} isAdmin={isAdmin} actions={actions} />
+              </td>
+            </tr>
           ))}
         </tbody>
       </table>
@@ -84,104 +111,132 @@ export function IndexedNumbersTable({
   )
 }
 
-function IndexedNumberRow({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdmin: boolean; actions: IndexActions }) {
+const indexedText = (n: NumberIndexStatus) =>
+  `${formatCount(n.indexed)}${n.upstreamTotal !== null && n.upstreamTotal !== n.indexed ? ` of ${formatCount(n.upstreamTotal)}` : ''}`
+const newestText = (n: NumberIndexStatus) => (n.newestDate ? formatDate(isoMs(n.newestDate), 'local') : '—')
+const syncedText = (n: NumberIndexStatus) => (n.lastSyncedAt ? formatDate(isoMs(n.lastSyncedAt), 'local') : 'never')
+
+/** A phone's card: the number as its title, the table's columns as a description list, the buttons under them. */
+function IndexedNumberCard({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdmin: boolean; actions: IndexActions }) {
+  const titleId = `index-card-${n.number}`
+  const field = (name: string, value: ReactNode) => (
+    <div className="flex flex-wrap items-baseline gap-x-2">
+      <dt className="text-xs font-semibold text-slate-700">{name}</dt>
+      <dd className="min-w-0 break-words">{value}</dd>
+    </div>
+  )
+  return (
+    <li className="rounded border border-slate-200 px-3 py-2.5">
+      <article aria-labelledby={titleId} className="flex flex-col gap-1.5 text-sm">
+        <h3 id={titleId} className="font-semibold">
+          {formatPhone(n.number)}
+        </h3>
+        <dl className="flex flex-col gap-1.5">
+          {field('State', <NumberState n={n} />)}
+          {field('Messages indexed', <span className="tabular-nums">{indexedText(n)}</span>)}
+          {field('Newest message', newestText(n))}
+          {field('Last synced', syncedText(n))}
+        </dl>
+        <div className="print:hidden">
+          <NumberActions n={n} isAdmin={isAdmin} actions={actions} />
+        </div>
+      </article>
+    </li>
+  )
+}
+
+/** The state in words, its sync's progress, and what is worth a look. */
+function NumberState({ n }: { n: NumberIndexStatus }) {
+  return (
+    <>
+      {n.removed ? <span className="font-semibold text-amber-950">{stateText(n)}</span> : stateText(n)}
+      {n.progress ? (
+        <progress
+          className="ml-2 align-middle"
+          max={n.progress.total || 1}
+          value={n.progress.done}
+          aria-label={`Sync of ${formatPhone(n.number)}`}
+        >
+          {formatCount(n.progress.done)} of {formatCount(n.progress.total)}
+        </progress>
+      ) : null}
+      {n.error ? <p className="text-xs text-red-800">{n.error}</p> : null}
+      {n.forgottenAt !== null && n.state === 'never' ? (
+        <p className="text-xs text-slate-700">
+          Its messages were forgotten {formatDate(isoMs(n.forgottenAt), 'local')}. The index leaves it alone until an admin presses Sync now
+          or Index all numbers.
+        </p>
+      ) : null}
+      {n.removed ? (
+        <p className="text-xs text-slate-700">
+          The account&apos;s list of numbers no longer has it. What is indexed stays here until forgotten.
+        </p>
+      ) : null}
+      {n.otherTids.length > 0 ? (
+        // The numbers page's audit finding, in its words: which tid the index syncs under, and the rest.
+        <p className="mt-1 text-xs text-amber-950">
+          <span className="font-semibold">
+            Worth a look: listed {n.otherTids.length === 1 ? 'twice' : `${n.otherTids.length + 1} times`}.
+          </span>{' '}
+          Indexed under tid {n.tid || '(none)'}; the account also lists it with {n.otherTids.length === 1 ? 'tid' : 'tids'}{' '}
+          {listed(n.otherTids)}.
+        </p>
+      ) : null}
+      {n.finding ? (
+        // What the last walk could not follow (a total that counts more or fewer than the history serves).
+        <p className="mt-1 text-xs text-amber-950">
+          <span className="font-semibold">Worth a look:</span> {n.finding}
+        </p>
+      ) : null}
+    </>
+  )
+}
+
+/** Sync now and Forget… for one number. */
+function NumberActions({ n, isAdmin, actions }: { n: NumberIndexStatus; isAdmin: boolean; actions: IndexActions }) {
   const { busy, confirming, setConfirming, syncOne, forget } = actions
   const { refFor, returnTo } = useReturnFocus<string>()
   return (
-    <tr className="border-t border-slate-200 align-top">
-      <th scope="row" className="whitespace-nowrap p-2 text-left font-normal">
-        {formatPhone(n.number)}
-      </th>
-      <td className="p-2">
-        {n.removed ? <span className="font-semibold text-amber-950">{stateText(n)}</span> : stateText(n)}
-        {n.progress ? (
-          <progress
-            className="ml-2 align-middle"
-            max={n.progress.total || 1}
-            value={n.progress.done}
-            aria-label={`Sync of ${formatPhone(n.number)}`}
+    <span className="flex flex-wrap gap-2">
+      {/* A number an admin forgot is indexed again by an admin only (the server refuses anyone else). */}
+      {isAdmin || n.forgottenAt === null || n.state !== 'never' ? (
+        <button
+          type="button"
+          className="btn"
+          onClick={() => void syncOne(n)}
+          disabled={busy}
+          aria-label={`Sync now: ${formatPhone(n.number)}`}
+        >
+          Sync now
+        </button>
+      ) : null}
+      {isAdmin ? (
+        confirming === n.number ? (
+          <InlineConfirm
+            // The number said in the button: in the table its column may have scrolled out of view.
+            confirmLabel={`Delete ${formatCount(n.indexed)} messages of ${formatPhone(n.number)}`}
+            onConfirm={() => forget(n.number)}
+            onCancel={() => {
+              returnTo(n.number)
+              setConfirming(null)
+            }}
+            busy={busy}
+          />
+        ) : (
+          <button
+            ref={refFor(n.number)}
+            type="button"
+            className="btn"
+            onClick={() => {
+              setConfirming(n.number)
+            }}
+            disabled={busy}
+            aria-label={`Forget…: ${formatPhone(n.number)}`}
           >
-            {formatCount(n.progress.done)} of {formatCount(n.progress.total)}
-          </progress>
-        ) : null}
-        {n.error ? <p className="text-xs text-red-800">{n.error}</p> : null}
-        {n.forgottenAt !== null && n.state === 'never' ? (
-          <p className="text-xs text-slate-700">
-            Its messages were forgotten {formatDate(isoMs(n.forgottenAt), 'local')}. The index leaves it alone until an admin presses Sync
-            now or Index all numbers.
-          </p>
-        ) : null}
-        {n.removed ? (
-          <p className="text-xs text-slate-700">
-            The account&apos;s list of numbers no longer has it. What is indexed stays here until forgotten.
-          </p>
-        ) : null}
-        {n.otherTids.length > 0 ? (
-          // The numbers page's audit finding, in its words: which tid the index syncs under, and the rest.
-          <p className="mt-1 text-xs text-amber-950">
-            <span className="font-semibold">
-              Worth a look: listed {n.otherTids.length === 1 ? 'twice' : `${n.otherTids.length + 1} times`}.
-            </span>{' '}
-            Indexed under tid {n.tid || '(none)'}; the account also lists it with {n.otherTids.length === 1 ? 'tid' : 'tids'}{' '}
-            {listed(n.otherTids)}.
-          </p>
-        ) : null}
-        {n.finding ? (
-          // What the last walk could not follow (a total that counts more or fewer than the history serves).
-          <p className="mt-1 text-xs text-amber-950">
-            <span className="font-semibold">Worth a look:</span> {n.finding}
-          </p>
-        ) : null}
-      </td>
-      <td className="p-2 text-right tabular-nums">
-        {formatCount(n.indexed)}
-        {n.upstreamTotal !== null && n.upstreamTotal !== n.indexed ? ` of ${formatCount(n.upstreamTotal)}` : ''}
-      </td>
-      <td className="p-2">{n.newestDate ? formatDate(isoMs(n.newestDate), 'local') : '—'}</td>
-      <td className="p-2">{n.lastSyncedAt ? formatDate(isoMs(n.lastSyncedAt), 'local') : 'never'}</td>
-      <td className="p-2 print:hidden">
-        <span className="flex flex-wrap gap-2">
-          {/* A number an admin forgot is indexed again by an admin only (the server refuses anyone else). */}
-          {isAdmin || n.forgottenAt === null || n.state !== 'never' ? (
-            <button
-              type="button"
-              className="btn"
-              onClick={() => void syncOne(n)}
-              disabled={busy}
-              aria-label={`Sync now: ${formatPhone(n.number)}`}
-            >
-              Sync now
-            </button>
-          ) : null}
-          {isAdmin ? (
-            confirming === n.number ? (
-              <InlineConfirm
-                // The number said in the button: on a phone its column has scrolled out of view here.
-                confirmLabel={`Delete ${formatCount(n.indexed)} messages of ${formatPhone(n.number)}`}
-                onConfirm={() => forget(n.number)}
-                onCancel={() => {
-                  returnTo(n.number)
-                  setConfirming(null)
-                }}
-                busy={busy}
-              />
-            ) : (
-              <button
-                ref={refFor(n.number)}
-                type="button"
-                className="btn"
-                onClick={() => {
-                  setConfirming(n.number)
-                }}
-                disabled={busy}
-                aria-label={`Forget…: ${formatPhone(n.number)}`}
-              >
-                Forget…
-              </button>
-            )
-          ) : null}
-        </span>
-      </td>
-    </tr>
+            Forget…
+          </button>
+        )
+      ) : null}
+    </span>
   )
 }

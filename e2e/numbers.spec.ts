@@ -218,7 +218,8 @@ test.describe('owned numbers', () => {
     // Let any late shift be reported (the observer runs after the frame that shifted).
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
     const cls = await page.evaluate(() => (window as unknown as { shifts: number[] }).shifts.reduce((a, b) => a + b, 0))
-    expect(cls).toBeLessThanOrEqual(0.05)
+    // About 0.00007 here; the saved views' row arriving late under the header once made it 0.02.
+    expect(cls).toBeLessThanOrEqual(0.01)
   })
 
   test('Export CSV holds exactly the rows and columns on screen, formula cells neutralised', async ({ page }) => {

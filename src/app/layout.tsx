@@ -148,9 +148,13 @@ export function Layout() {
             ) : null}
           </div>
         </div>
-        <Suspense fallback={null}>
-          <SavedViewsNav />
-        </Suspense>
+        {/* Signed in, the row of saved views (or the line saying there are none) is always there on a
+            wider screen: its line is kept from the first paint, so its arrival moves nothing. */}
+        <div className={signedOut || page === 'signin' ? undefined : 'sm:min-h-7'}>
+          <Suspense fallback={null}>
+            <SavedViewsNav />
+          </Suspense>
+        </div>
       </header>
       <main id="main" className="mx-auto max-w-7xl px-4 py-4" tabIndex={-1}>
         <Outlet />

@@ -16,7 +16,7 @@ import {
   type SavedView,
 } from '../../api/views'
 import { formatCount } from '../../lib/count'
-import { useNavigate, useRouter, useRouterState } from '@tanstack/react-router'
+import { Link, useNavigate, useRouter, useRouterState } from '@tanstack/react-router'
 
 /**
  * The saved views in the navigation, each with the matches the index stored since you last
@@ -37,7 +37,31 @@ export function SavedViewsNav() {
   const [managing, setManaging] = useState(false)
   // A view deleted takes its row's buttons with it: focus goes back to Manage.
   const manageButton = useRef<HTMLButtonElement>(null)
-  if (!signedIn || !views.data?.length) return null
+  if (!signedIn || !views.data) return null
+  if (!views.data.length)
+    // None saved yet: the row says the feature is here and where views come from, so nobody has to
+    // find Save view by chance. Not on a phone, where the header is already three lines tall.
+    return (
+      <div className="mx-auto hidden max-w-7xl px-4 pb-2 sm:block">
+        <nav aria-label="Saved views" className="flex flex-wrap items-center gap-x-2 text-sm">
+          <span className="font-semibold text-slate-700">Saved views</span>
+          {/* One line from 640 px up: the header keeps a line for this row (layout.tsx). */}
+          <span className="text-slate-600">
+            {here.startsWith('/search') ? (
+              'None yet. Save this search by name with Save view.'
+            ) : (
+              <>
+                None yet. Save any search by name from the{' '}
+                <Link to="/search" className="underline underline-offset-2">
+                  Search page
+                </Link>
+                .
+              </>
+            )}
+          </span>
+        </nav>
+      </div>
+    )
 
   const refresh = () => client.invalidateQueries({ queryKey: VIEWS_KEY })
   const open = (e: MouseEvent<HTMLAnchorElement>, v: SavedView) => {

@@ -56,6 +56,49 @@ test('the index page indexes every number, shows each one getting up to date, fi
       }
     }
     await page.setViewportSize({ width: 1280, height: 800 })
+
+    // The desk's number select by keyboard, with the account's numbers indexed: the arrow keys pass
+    // numbers without opening (or logging) them; Enter opens the one shown, once.
+    {
+      /** The quiet-hours views the access log holds, newest first: their seq and number. */
+      const views = () =>
+        page.evaluate(async () => {
+          const r = (await (await fetch('/api/auth/access-log?action=quiet-hours.view&limit=200')).json()) as {
+            entries: Array<{ seq: string | null; details: { number?: string } }>
+          }
+          return r.entries.map((e) => ({ seq: Number(e.seq), number: e.details.number }))
+        })
+      await page.goto(`${proxy.url}/desk/quiet-hours`)
+      const select = page.getByRole('combobox', { name: 'Number' })
+      await expect(select.locator('option')).not.toHaveCount(1)
+      const before = Math.max(0, ...(await views()).map((v) => v.seq))
+      await select.focus()
+      for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown')
+      const passed = await select.inputValue()
+      expect(passed).toMatch(/^\d+$/)
+      // Before: each key opened that number's quiet hours, and the log said the agent viewed all three.
+      await page.waitForTimeout(1_000)
+      await expect(page).toHaveURL(/\/desk\/quiet-hours$/)
+      expect((await views()).filter((v) => v.seq > before)).toEqual([])
+      await page.keyboard.press('Enter')
+      await expect(page).toHaveURL(new RegExp(`[?&]number=${passed}(&|$)`))
+      await expect.poll(async () => (await views()).filter((v) => v.seq > before).map((v) => v.number)).toEqual([passed])
+      // The page it opened keeps focus on the select, for the next number.
+      await expect(select).toBeFocused()
+      // Escape goes back to the number open; Tab away opens the one the keys reached.
+      await page.keyboard.press('ArrowUp')
+      await expect(select).not.toHaveValue(passed)
+      await page.keyboard.press('Escape')
+      await expect(select).toHaveValue(passed)
+      await page.keyboard.press('ArrowUp')
+      const next = await select.inputValue()
+      expect(next).toMatch(/^\d+$/)
+      await page.keyboard.press('Tab')
+      await expect(page).toHaveURL(new RegExp(`[?&]number=${next}(&|$)`))
+      // A pick with the pointer (the list, or a phone's picker) opens at once, as before.
+      await select.selectOption(passed)
+      await expect(page).toHaveURL(new RegExp(`[?&]number=${passed}(&|$)`))
+    }
     await page.goto(`${proxy.url}/index`)
 
     // The keyboard: the question takes focus on its safe answer, Escape takes it back, and focus

@@ -10,6 +10,7 @@ import { formatPhone } from '../../lib/phone'
 import type { ChartsSearch, SearchInput, SearchSearch } from '../../lib/route-params'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
+import { useKeyedChoice } from '../../lib/use-keyed-choice'
 import { useUrlBound } from '../../lib/use-url-bound'
 import { RANGES, rangeSpan, toSeries, type Series } from './series'
 import { UPlotChart } from '../../components/uplot-chart'
@@ -22,7 +23,9 @@ const STATS_KEY = [...indexKeys.all, 'stats'] as const
 /** The number and the range, both in the URL; a pick shows at once (useUrlBound), before the charts under it redraw. */
 function ChartFilters({ search, numbers }: { search: ChartsSearch; numbers: readonly NumberIndexStatus[] }) {
   const setParams = useSetParams('/charts')
-  const [number, setNumber] = useUrlBound(search.number, (n: string) => setParams({ number: n || null }, { replace: true }))
+  const [committedNumber, setNumber] = useUrlBound(search.number, (n: string) => setParams({ number: n || null }, { replace: true }))
+  const choice = useKeyedChoice(committedNumber, setNumber)
+  const number = choice.value
   const [range, setRange] = useUrlBound(search.range, (r: ChartsSearch['range']) =>
     setParams({ range: r === '90d' ? null : r }, { replace: true }),
   )
@@ -34,8 +37,9 @@ function ChartFilters({ search, numbers }: { search: ChartsSearch; numbers: read
           className="input"
           value={number}
           onChange={(e) => {
-            setNumber(e.target.value)
+            choice.change(e.target.value)
           }}
+          {...choice.props}
         >
           <option value="">All numbers (account-wide)</option>
           <OtherNumberOption number={number} numbers={numbers} />

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react'
 import { deskKeys, type ReportExport } from '../../api/desk'
 import { startExport } from '../../api/export-jobs'
 import { useIndexStatus } from '../../api/index-api'
+import { useKeyedChoice } from '../../lib/use-keyed-choice'
 import { useUrlBound } from '../../lib/use-url-bound'
 import { Link, useRouterState } from '@tanstack/react-router'
 import { IndexGate } from '../../components/index-gate'
@@ -78,7 +79,9 @@ export function NumberSelect({
   allowAll: boolean
   label?: string
 }) {
-  const [shown, pick] = useUrlBound(value, onChange)
+  const [committed, pick] = useUrlBound(value, onChange)
+  const choice = useKeyedChoice(committed, pick)
+  const shown = choice.value
   const index = useIndexStatus()
   const numbers = (index.status?.numbers ?? []).filter((n) => n.indexed > 0 || n.number === value)
   // A link's number the index does not know stays chosen, and says so: without an option of its
@@ -90,8 +93,9 @@ export function NumberSelect({
         className="input min-w-48"
         value={shown}
         onChange={(e) => {
-          pick(e.target.value)
+          choice.change(e.target.value)
         }}
+        {...choice.props}
       >
         {allowAll ? <option value="">All numbers</option> : <option value="">Choose a number…</option>}
         <OtherNumberOption number={shown} numbers={numbers} />

@@ -4,6 +4,7 @@ import { DayField } from '../../components/day-field'
 import { dayOrderProblem, zoneLabel } from '../../lib/dates'
 import type { SetParams } from '../../lib/navigation'
 import type { SearchSearch } from '../../lib/route-params'
+import { useKeyedChoice } from '../../lib/use-keyed-choice'
 import { useUrlBound } from '../../lib/use-url-bound'
 import { useDebouncedParam } from './use-debounced-param'
 import { ZoneToggle } from '../../components/zone-toggle'
@@ -53,9 +54,11 @@ function SearchFilters({ search, numbers, setParams }: Props) {
   const [party, setParty] = useDebouncedParam(search.party, commitParty)
   const problem = partyProblem(party)
   const partyNoteId = useId()
-  const [picked, setPicked] = useUrlBound(search.numbers, (numbers: readonly string[]) =>
+  const [committedNumbers, setPicked] = useUrlBound(search.numbers, (numbers: readonly string[]) =>
     setParams({ numbers: [...numbers] }, { replace: true }),
   )
+  const choice = useKeyedChoice(committedNumbers, setPicked, (a, b) => a.join() === b.join())
+  const picked = choice.value
   return (
     <div className="flex flex-wrap items-end gap-3 text-sm">
       <span className="flex flex-col">
@@ -112,8 +115,9 @@ function SearchFilters({ search, numbers, setParams }: Props) {
           className="input h-20 min-w-44"
           value={picked}
           onChange={(e) => {
-            setPicked(Array.from(e.target.selectedOptions).map((o) => o.value))
+            choice.change(Array.from(e.target.selectedOptions).map((o) => o.value))
           }}
+          {...choice.props}
         >
           <NumberOptions numbers={numbers} />
         </select>

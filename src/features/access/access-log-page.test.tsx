@@ -44,3 +44,42 @@ test("the access log's party column keeps the recorded party and links it to the
   // An entry without a party has nothing to link.
   expect(within(partyCell(without!)).queryByRole('link')).toBeNull()
 })
+
+test('a read that showed many customers names the first three and opens the whole list, wrapped, not one line of thousands of pixels', () => {
+  const qc = new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: Infinity } } })
+  const parties = Array.from({ length: 120 }, (_, i) => String(16_462_689_032 + i * 7))
+  qc.setQueryData(accessLogQuery({}).queryKey, {
+    pages: [
+      {
+        entries: [
+          {
+            ...entry('3', parties.join(',')),
+            action: 'search.view',
+            number: '15129474129,18323232323',
+            details: { q: 'store', rows: 200, parties, filters: { dir: 'inbound', numbers: ['15129474129', '18323232323'] } },
+          },
+        ],
+        nextCursor: null,
+      },
+    ],
+    pageParams: [null],
+  })
+  qc.setQueryData(accessLogVerifyQuery().queryKey, { intact: true, first: '3', last: '3', checked: 1, problem: null, message: 'Intact' })
+  render(
+    <QueryClientProvider client={qc}>
+      <AccessLogPage search={{ user: '', number: '', party: '', action: '', from: '', to: '' }} />
+    </QueryClientProvider>,
+    { wrapper: TestRouter },
+  )
+  const [, row] = within(screen.getByRole('table')).getAllByRole('row')
+  const cells = within(row!).getAllByRole('cell')
+  // Two numbers: both named, spaced.
+  expect(cells[5]!.textContent).toBe('15129474129, 18323232323')
+  const summary = cells[6]!.querySelector('summary')!
+  expect(summary.textContent).toBe(`120 customers: ${parties.slice(0, 3).join(', ')}…`)
+  // Every one recorded is there, separated so the line can wrap; no single customer's link for a list.
+  expect(cells[6]!.querySelector('details p')!.textContent).toBe(parties.join(', '))
+  expect(within(cells[6]!).queryByRole('link')).toBeNull()
+  // Details leave out the list the Party column holds, and space what they keep so it wraps.
+  expect(cells[7]!.textContent).toBe('q: store; rows: 200; filters: {dir: inbound, numbers: [15129474129, 18323232323]}')
+})

@@ -53,13 +53,58 @@ function When({ iso }: { iso: string }) {
   )
 }
 
+/** Keys whose values the Number and Party columns hold (the server's numberOf and partyOf). */
+const IN_COLUMNS = new Set(['number', 'numbers', 'party', 'parties'])
+
+/** A detail's value as text with a space after each comma, so a long list wraps in its cell. */
+function compact(v: unknown): string {
+  if (typeof v === 'string') return v
+  if (Array.isArray(v)) return `[${v.map(compact).join(', ')}]`
+  if (v && typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${k}: ${compact(x)}`)
+      .join(', ')}}`
+  return String(v)
+}
+
 /** The entry's details minus what has its own column, as compact text. */
 function detailsText(e: AccessLogEntry): string {
-  const rest = Object.entries(e.details).filter(([k]) => k !== 'number' && k !== 'party')
-  return rest.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ')
+  const rest = Object.entries(e.details).filter(([k]) => !IN_COLUMNS.has(k))
+  return rest.map(([k, v]) => `${k}: ${compact(v)}`).join('; ')
 }
 
 /** The hash chain's verdict, in words: intact (entries N–M) or the first entry changed or removed. */
+/** How many of a read's numbers or customers the cell names before "and N more". */
+const LISTED_SHOWN = 3
+
+/**
+ * A number or party column as recorded (the log's own words). One customer has the way to
+ * everything about them. A read that showed many (a search page: every customer on it) is a
+ * list of hundreds: it was one unbroken line of digits and commas, thousands of pixels wide,
+ * that pushed Details off the screen and off the printed page. The first few are named, and the
+ * whole list opens beneath them, wrapped.
+ */
+function Listed({ value, what }: { value: string | null; what: 'numbers' | 'customers' }) {
+  if (!value) return null
+  const items = value.split(',').filter(Boolean)
+  if (items.length <= 1)
+    return (
+      <>
+        {value}
+        {what === 'customers' ? <CustomerIconLink party={value} /> : null}
+      </>
+    )
+  if (items.length <= LISTED_SHOWN) return <span className="break-words">{items.join(', ')}</span>
+  return (
+    <details className="min-w-40">
+      <summary className="cursor-pointer">
+        {formatCount(items.length)} {what}: {items.slice(0, LISTED_SHOWN).join(', ')}…
+      </summary>
+      <p className="mt-1 text-xs break-words">{items.join(', ')}</p>
+    </details>
+  )
+}
+
 function ChainStatus() {
   const verdict = useQuery(accessLogVerifyQuery())
   if (verdict.isPending)
@@ -165,13 +210,16 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
                   <td className="py-1.5 pr-3 whitespace-nowrap">{e.address}</td>
                   <td className="py-1.5 pr-3">
                     {actionWords(e.action)}{' '}
-                    <code className="text-xs whitespace-nowrap text-slate-700 print:break-all print:whitespace-normal">{e.action}</code>
+                    <code className="text-xs whitespace-nowrap text-slate-700 print:whitespace-normal [&_wbr]:hidden print:[&_wbr]:inline">
+                      {/* On paper it may wrap after a dot ("opt-outs." / "view"), not mid-word. */}
+                      {e.action.split('.').map((part, i) => (i === 0 ? part : [<wbr key={i} />, `.${part}`]))}
+                    </code>
                   </td>
-                  <td className="py-1.5 pr-3">{e.number ?? ''}</td>
                   <td className="py-1.5 pr-3">
-                    {/* The party as recorded (the log's own words), with the way to everything about them. */}
-                    {e.party ?? ''}
-                    <CustomerIconLink party={e.party} />
+                    <Listed value={e.number} what="numbers" />
+                  </td>
+                  <td className="py-1.5 pr-3">
+                    <Listed value={e.party} what="customers" />
                   </td>
                   <td className="min-w-48 py-1.5 pr-3 break-words text-slate-700 print:min-w-0">{detailsText(e)}</td>
                 </tr>

@@ -303,6 +303,16 @@ test.describe('message history', () => {
       // Without the index the thread offer says what it covers.
       await page.getByRole('tab', { name: 'Conversations' }).click()
       await expect(page.getByText('This view covers the loaded records only: whole threads need the message index')).toBeVisible()
+      // The pages built from the index say it is off, as how this server is set up: no error "while
+      // loading" them, no word of a threshold the queue cannot use.
+      for (const path of ['/desk/needs-reply', '/charts', '/search?q=store']) {
+        await page.goto(`${base}${path}`)
+        await expect(page.getByRole('status').filter({ hasText: 'The message index is off on this server' })).toContainText(
+          'This page is built from the index.',
+        )
+        await expect(page.getByRole('alert')).toHaveCount(0)
+        await expect(page.getByText(/threshold/)).toHaveCount(0)
+      }
     } finally {
       // The page leaves first: its idle preloads would otherwise meet a server going away (a console error).
       await page.goto('about:blank')

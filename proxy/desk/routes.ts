@@ -1104,7 +1104,7 @@ export function deskRoutes(db: Db | null, gate: ExportGate | null = null, export
   return DESK_ROUTES.map(({ run, threads, ...r }) => ({
     ...r,
     handle: async (req, res, url, ctx) => {
-      if (!db) throw new ProxyError(503, { kind: 'index_off', message: 'The message index is off (INDEX=off); the desk needs it.' })
+      if (!db) throw new ProxyError(503, { kind: 'index_off', message: 'The message index is off on this server (INDEX=off).' })
       const exporting = r.path.endsWith('/export')
       const who = ctx.principal?.name ?? ''
       const job = exporting && exports ? jobOf(url, exports, ctx, r.reads) : null

@@ -1099,7 +1099,7 @@ describe('INDEX=off', () => {
     await new Promise<void>((ok) => api.listen(0, '127.0.0.1', ok))
     const r = await fetch(`http://127.0.0.1:${(api.address() as AddressInfo).port}/api/index/search?q=x`)
     expect(r.status).toBe(503)
-    expect(await r.json()).toEqual({ error: { kind: 'index_off', message: 'The message index is off (INDEX=off); search needs it.' } })
+    expect(await r.json()).toEqual({ error: { kind: 'index_off', message: 'The message index is off on this server (INDEX=off).' } })
     api.closeAllConnections()
     api.close()
     await index.close()

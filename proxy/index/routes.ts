@@ -178,7 +178,7 @@ const INDEX_ROUTES = [
   }),
 ]
 
-const OFF_MESSAGE = 'The message index is off (INDEX=off); search needs it.'
+const OFF_MESSAGE = 'The message index is off on this server (INDEX=off).'
 /** The first listing's retries: a minute, doubling up to an hour. */
 const LIST_RETRY_MS = 60_000
 const LIST_RETRY_MAX_MS = 3_600_000

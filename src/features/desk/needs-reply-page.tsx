@@ -1,3 +1,4 @@
+import { toApiError } from '../../api/errors'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useReturnFocus } from '../../components/inline-confirm'
 import { useState } from 'react'
@@ -81,12 +82,14 @@ export function ThresholdLine({ admin }: { admin: boolean | null }) {
     },
   })
   const minutes = settings.data?.thresholdMinutes
+  // With the index off there is no queue to judge by it; the notice below says why.
+  if (settings.isError && toApiError(settings.error).kind === 'index_off') return null
   return (
     <div className="mt-3 text-sm">
       <p>
         {minutes === undefined
           ? settings.isError
-            ? 'The team’s threshold could not be read; the queue uses it all the same.'
+            ? 'The team’s threshold could not be read.'
             : 'Reading the team’s threshold…'
           : `A customer joins the queue once they have waited ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} (the team’s threshold${
               settings.data?.updatedBy ? `, set by ${whoDid(settings.data.updatedBy, me)}` : ', the default'

@@ -39,41 +39,49 @@ export function UsersPage() {
       {users.error ? <Problem title="Could not load the users" message={problemText(users.error)} /> : null}
       {users.isPending ? <p role="status">Loading users…</p> : null}
       {users.data ? (
-        <table className="mt-4 w-full border-collapse text-sm">
-          <caption className="sr-only">Users</caption>
-          <thead>
-            <tr className="border-b border-slate-300 text-left">
-              <th scope="col" className="py-2 pr-3">
-                Name
-              </th>
-              <th scope="col" className="py-2 pr-3">
-                Role
-              </th>
-              <th scope="col" className="py-2 pr-3">
-                Status
-              </th>
-              <th scope="col" className="py-2 pr-3">
-                Created
-              </th>
-              <th scope="col" className="py-2 pr-3">
-                Actions
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.data.map((u) => (
-              <UserRow
-                key={u.name}
-                user={u}
-                isSelf={me?.user?.name === u.name}
-                onChanged={(text) => {
-                  setNotice(text)
-                  void refresh()
-                }}
-              />
-            ))}
-          </tbody>
-        </table>
+        // Wider than a phone with its actions: a region of its own scrolls sideways, not the page.
+        <div
+          role="region"
+          aria-label="Users (scrolls sideways)"
+          tabIndex={0}
+          className="relative mt-4 max-w-full overflow-x-auto print:overflow-visible"
+        >
+          <table className="w-full border-collapse text-sm">
+            <caption className="sr-only">Users</caption>
+            <thead>
+              <tr className="border-b border-slate-300 text-left">
+                <th scope="col" className="py-2 pr-3">
+                  Name
+                </th>
+                <th scope="col" className="py-2 pr-3">
+                  Role
+                </th>
+                <th scope="col" className="py-2 pr-3">
+                  Status
+                </th>
+                <th scope="col" className="py-2 pr-3">
+                  Created
+                </th>
+                <th scope="col" className="py-2 pr-3">
+                  Actions
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.data.map((u) => (
+                <UserRow
+                  key={u.name}
+                  user={u}
+                  isSelf={me?.user?.name === u.name}
+                  onChanged={(text) => {
+                    setNotice(text)
+                    void refresh()
+                  }}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : null}
       {users.data?.length === 0 ? <p className="mt-2">No users yet.</p> : null}
     </section>

@@ -77,6 +77,19 @@ for (const vp of VIEWPORTS) {
         )
         expect(widths.length, 'some webhook, DLR or message cells in view').toBeGreaterThan(0)
         for (const w of widths) expect(w.width, `${w.col} cell width`).toBeGreaterThan(120)
+        // The links to a message's own page are targets of 24 × 24 px at least (WCAG 2.5.8): record
+        // "1" was 8 × 16 on a phone, a thread's "Details" 37 × 16.
+        const targets = await page.locator('main a[href*="/messages/"]').evaluateAll((els) =>
+          els
+            .filter((el) => el.checkVisibility())
+            .map((el) => ({ name: el.getAttribute('aria-label') ?? el.textContent, box: el.getBoundingClientRect() }))
+            .map((t) => ({ name: t.name, width: Math.round(t.box.width), height: Math.round(t.box.height) })),
+        )
+        if (p.name === 'history' || p.name === 'thread') expect(targets.length, 'links to messages').toBeGreaterThan(0)
+        for (const t of targets) {
+          expect(t.width, `${t.name}: width`).toBeGreaterThanOrEqual(24)
+          expect(t.height, `${t.name}: height`).toBeGreaterThanOrEqual(24)
+        }
         expect(await axeViolations(page)).toEqual([])
       })
     }

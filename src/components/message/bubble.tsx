@@ -26,7 +26,8 @@ export function MessageBubble({ m, number, ordinal, tid }: { m: Message; number:
             to="/numbers/$number/messages/$ordinal"
             params={{ number, ordinal }}
             search={{ tid }}
-            className="text-blue-800 underline print:hidden"
+            // Inline padding: a target 24 px tall (WCAG 2.5.8) in the line of the date and status.
+            className="py-1 text-blue-800 underline print:hidden"
           >
             Details<span className="sr-only"> of this message</span>
           </Link>

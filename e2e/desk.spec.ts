@@ -394,26 +394,30 @@ test.describe('the support desk', () => {
     await expect(page.getByRole('status').filter({ hasText: /waiting/ })).toHaveText(
       new RegExp(`^${expected.length} ${expected.length === 1 ? 'customer is' : 'customers are'} waiting`),
     )
-    await expect(page.getByRole('table', { name: /Customers waiting/ }).locator('tbody tr')).toHaveCount(expected.length)
-    // "Do not text" shows without scrolling the table sideways: in the customer's own column.
+    // A phone: one card per customer, in the queue's order, each with their wait and Mark handled in
+    // view without scrolling anything sideways (as a table, both sat past two columns).
+    const cards = page.getByRole('list', { name: /Customers waiting/ }).getByRole('article')
+    await expect(cards).toHaveCount(expected.length)
+    await expect(page.getByRole('table', { name: /Customers waiting/ })).toHaveCount(0)
     const warned = page.getByText('Opted out: do not text', { exact: true })
     await expect(warned).toHaveCount(expected.filter((e) => e.optedOut).length)
-    for (const w of await warned.all()) {
-      const b = (await w.boundingBox())!
-      expect(b.x).toBeGreaterThanOrEqual(0)
-      expect(b.x + b.width).toBeLessThanOrEqual(390)
+    for (const [i, e] of expected.entries()) {
+      const card = cards.nth(i)
+      await expect(card).toHaveAccessibleName(`${fmt(e.party)}, waiting on ${fmt(DESK.number)}`)
+      await expect(card).toContainText(e.lastInbound!.body)
+      await expect(card).toContainText(`on ${fmt(DESK.number)}`)
+      await card.scrollIntoViewIfNeeded()
+      for (const target of [
+        card.getByRole('button', { name: `Mark handled: ${fmt(e.party)} on ${fmt(DESK.number)}` }),
+        card.getByRole('link', { name: `Open the thread with ${fmt(e.party)} on ${fmt(DESK.number)}` }),
+        card.getByText(/^since /),
+        ...(e.optedOut ? [card.getByText('Opted out: do not text', { exact: true })] : []),
+      ]) {
+        const b = (await target.boundingBox())!
+        expect(b.x).toBeGreaterThanOrEqual(0)
+        expect(b.x + b.width).toBeLessThanOrEqual(390)
+      }
     }
-    // "Mark handled", reached by keyboard at the far right of the table, is shown beside whom it is for.
-    const firstRow = page
-      .getByRole('table', { name: /Customers waiting/ })
-      .locator('tbody tr')
-      .first()
-    await firstRow.getByRole('button', { name: /^Mark handled: / }).focus()
-    const customer = (await firstRow.locator('td').first().getByRole('link').first().boundingBox())!
-    expect(customer.x).toBeGreaterThanOrEqual(0)
-    expect(customer.x + customer.width).toBeLessThanOrEqual(390)
-    const button = (await firstRow.getByRole('button', { name: /^Mark handled: / }).boundingBox())!
-    expect(button.x + button.width).toBeLessThanOrEqual(390)
     await page.screenshot({ path: '/tmp/desk-needs-reply-390.png', fullPage: true })
     await noPageScroll(page)
 

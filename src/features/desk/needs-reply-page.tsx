@@ -23,6 +23,7 @@ import { formatPhone } from '../../lib/phone'
 import type { NeedsReplySearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
+import { useMedia } from '../../components/data-table/layout'
 import { DeskIndexGate, DeskNav, NumberSelect, ReportExportButton, TableRegion, td, th, useTidOf } from './desk-parts'
 import { formatWait, parseThreshold, msOf, whoDid } from './format'
 import { useMe } from '../../api/me'
@@ -184,6 +185,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
   const tidOf = useTidOf()
   const [done, setDone] = useState<{ party: string; number: string; by: string; at: string; undo: () => Promise<unknown> } | null>(null)
   const [undone, setUndone] = useState<string | null>(null)
+  const cards = useMedia(QUEUE_CARDS_QUERY)
   // "Mark handled" is one tap (a phone, Enter): a mistake is undone from its confirmation.
   // The mark undone is the one whose Undo was pressed: a mark made while the undo was on its way keeps its confirmation.
   const undo = useMutation({
@@ -216,6 +218,11 @@ function Queue({ search }: { search: NeedsReplySearch }) {
   const { rows, total, thresholdMinutes } = q.data
   const zone = search.tz
   const key = (e: QueueEntry) => `${e.number}|${e.party}`
+  const caption = `Customers waiting for a reply, longest wait first: ${formatCount(rows.length)} of ${formatCount(total)} shown`
+  const mark = (e: QueueEntry) => {
+    setDone(null)
+    handle.mutate(e)
+  }
   return (
     <>
       <div className="mt-3 flex flex-wrap items-center gap-3">
@@ -276,15 +283,40 @@ function Queue({ search }: { search: NeedsReplySearch }) {
             {thresholdMinutes === 1 ? 'minute' : 'minutes'} so far.
           </p>
         </EmptyState>
+      ) : cards ? (
+        // A phone: each customer is a card, their wait and Mark handled in view (as a table they sat
+        // past two columns of sideways scrolling).
+        <ul className="mt-2 flex flex-col gap-2" aria-label={caption}>
+          {rows.map((e) => (
+            <li key={key(e)} className="rounded border border-slate-200 bg-white px-3 py-2.5 text-sm">
+              <article aria-label={`${formatPhone(e.party)}, waiting on ${formatPhone(e.number)}`} className="flex flex-col gap-1.5">
+                <div className="flex flex-wrap items-baseline justify-between gap-x-3">
+                  <h3 className="font-semibold">
+                    <CustomerLink party={e.party} />
+                  </h3>
+                  <span className="font-semibold tabular-nums">{formatWait(e.waitedMs)}</span>
+                </div>
+                <p className="text-xs text-slate-700">
+                  on <span className="whitespace-nowrap">{formatPhone(e.number)}</span>
+                </p>
+                <OptedOutBadge e={e} />
+                <LastMessage e={e} />
+                <WaitedSince e={e} zone={zone} me={me} />
+                <div className="flex flex-wrap items-center gap-3 print:hidden">
+                  <MarkButton e={e} pending={handle.isPending} onMark={mark} />
+                  <ThreadLink e={e} zone={zone} tid={tidOf(e.number)} />
+                </div>
+              </article>
+            </li>
+          ))}
+        </ul>
       ) : (
         <TableRegion label="Needs-reply queue (scrolls sideways)">
           <table className="w-full border-collapse text-sm">
-            <caption className="sr-only">
-              Customers waiting for a reply, longest wait first: {formatCount(rows.length)} of {formatCount(total)} shown
-            </caption>
+            <caption className="sr-only">{caption}</caption>
             <thead className="bg-slate-50">
               <tr>
-                {/* The customer column stays put while a phone scrolls the table sideways: "Mark handled" is never shown without whom it is for. */}
+                {/* The customer column stays put while a narrow window scrolls the table sideways: "Mark handled" is never shown without whom it is for. */}
                 <th scope="col" className={`${th} sticky left-0 z-[1] bg-slate-50`}>
                   Customer
                 </th>
@@ -308,54 +340,20 @@ function Queue({ search }: { search: NeedsReplySearch }) {
                 <tr key={key(e)} className="border-t border-slate-200">
                   <td className={`${td} sticky left-0 z-[1] bg-white whitespace-nowrap`}>
                     <CustomerLink party={e.party} />
-                    <Link
-                      to="/numbers/$number/thread"
-                      params={{ number: e.number }}
-                      search={{ tid: tidOf(e.number), party: e.party, at: e.lastInbound.ordinal ?? null, tz: zone }}
-                      className="flex min-h-6 items-center text-xs text-blue-800 underline"
-                      aria-label={`Open the thread with ${formatPhone(e.party)} on ${formatPhone(e.number)}`}
-                    >
-                      Open the thread
-                    </Link>
-                    {/* In the first column, which a phone shows without scrolling the table sideways. */}
-                    {e.optedOut ? (
-                      <span className="mt-1 block w-fit rounded border border-amber-300 bg-amber-50 px-1 text-xs font-semibold text-amber-950">
-                        Opted out: do not text
-                      </span>
-                    ) : null}
+                    <ThreadLink e={e} zone={zone} tid={tidOf(e.number)} />
+                    {/* In the first column, which a narrow window shows without scrolling the table sideways. */}
+                    <OptedOutBadge e={e} />
                   </td>
                   <td className={`${td} whitespace-nowrap`}>{formatPhone(e.number)}</td>
                   <td className={`${td} min-w-48`}>
-                    {e.lastInbound.body ? <BodyText body={e.lastInbound.body} /> : <span className="text-slate-700 italic">(no text)</span>}
-                    {e.unanswered > 1 ? <span className="block text-xs text-slate-700">{e.unanswered} messages unanswered</span> : null}
-                    {e.optedOut ? (
-                      <span className="mt-1 block text-xs text-amber-950">
-                        They opted out: answer by phone or email, then Mark handled.
-                      </span>
-                    ) : null}
+                    <LastMessage e={e} />
                   </td>
                   <td className={`${td} whitespace-nowrap print:whitespace-normal`} title={exactUtc(msOf(e.since))}>
                     <span className="font-semibold">{formatWait(e.waitedMs)}</span>
-                    <span className="block text-xs text-slate-700">since {formatDate(msOf(e.since), zone)}</span>
-                    {e.handled ? (
-                      <span className="block text-xs text-slate-700">
-                        handled earlier by {whoDid(e.handled.by, me)}, {formatDate(msOf(e.handled.at), zone)}
-                      </span>
-                    ) : null}
+                    <WaitedSince e={e} zone={zone} me={me} />
                   </td>
                   <td className={`${td} print:hidden`}>
-                    <button
-                      type="button"
-                      className="btn whitespace-nowrap"
-                      disabled={handle.isPending}
-                      aria-label={`Mark handled: ${formatPhone(e.party)} on ${formatPhone(e.number)}`}
-                      onClick={() => {
-                        setDone(null)
-                        handle.mutate(e)
-                      }}
-                    >
-                      Mark handled
-                    </button>
+                    <MarkButton e={e} pending={handle.isPending} onMark={mark} />
                   </td>
                 </tr>
               ))}
@@ -369,5 +367,77 @@ function Queue({ search }: { search: NeedsReplySearch }) {
         </p>
       ) : null}
     </>
+  )
+}
+
+/** Below this width the queue is a list of cards. */
+const QUEUE_CARDS_QUERY = 'screen and (max-width: 639.98px)'
+
+/** The whole thread with them on that number, opened at their last message. */
+function ThreadLink({ e, zone, tid }: { e: QueueEntry; zone: NeedsReplySearch['tz']; tid: string }) {
+  return (
+    <Link
+      to="/numbers/$number/thread"
+      params={{ number: e.number }}
+      search={{ tid, party: e.party, at: e.lastInbound.ordinal ?? null, tz: zone }}
+      className="flex min-h-6 items-center text-xs text-blue-800 underline"
+      aria-label={`Open the thread with ${formatPhone(e.party)} on ${formatPhone(e.number)}`}
+    >
+      Open the thread
+    </Link>
+  )
+}
+
+function OptedOutBadge({ e }: { e: QueueEntry }) {
+  if (!e.optedOut) return null
+  return (
+    <span className="mt-1 block w-fit rounded border border-amber-300 bg-amber-50 px-1 text-xs font-semibold text-amber-950">
+      Opted out: do not text
+    </span>
+  )
+}
+
+/** Their last message (opt-outs aside), how many are unanswered, and what to do when they opted out. */
+function LastMessage({ e }: { e: QueueEntry }) {
+  return (
+    <div>
+      {e.lastInbound.body ? <BodyText body={e.lastInbound.body} /> : <span className="text-slate-700 italic">(no text)</span>}
+      {e.unanswered > 1 ? <span className="block text-xs text-slate-700">{e.unanswered} messages unanswered</span> : null}
+      {e.optedOut ? (
+        <span className="mt-1 block text-xs text-amber-950">They opted out: answer by phone or email, then Mark handled.</span>
+      ) : null}
+    </div>
+  )
+}
+
+/** Since when they wait, and an earlier mark. */
+function WaitedSince({ e, zone, me }: { e: QueueEntry; zone: NeedsReplySearch['tz']; me: string | undefined }) {
+  return (
+    <>
+      <span className="block text-xs text-slate-700" title={exactUtc(msOf(e.since))}>
+        since {formatDate(msOf(e.since), zone)}
+      </span>
+      {e.handled ? (
+        <span className="block text-xs text-slate-700">
+          handled earlier by {whoDid(e.handled.by, me)}, {formatDate(msOf(e.handled.at), zone)}
+        </span>
+      ) : null}
+    </>
+  )
+}
+
+function MarkButton({ e, pending, onMark }: { e: QueueEntry; pending: boolean; onMark: (e: QueueEntry) => void }) {
+  return (
+    <button
+      type="button"
+      className="btn whitespace-nowrap"
+      disabled={pending}
+      aria-label={`Mark handled: ${formatPhone(e.party)} on ${formatPhone(e.number)}`}
+      onClick={() => {
+        onMark(e)
+      }}
+    >
+      Mark handled
+    </button>
   )
 }

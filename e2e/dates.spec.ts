@@ -24,6 +24,8 @@ test.describe('go to date', () => {
     const marked = page.getByRole('table', { name: /Messages/ }).locator('[data-marked="true"]')
     await expect(marked).toContainText('280')
     await expect(marked).toBeInViewport()
+    // Keyboard focus follows to the found record (it stayed in the form, scrolled off above).
+    await expect(marked.getByRole('link', { name: 'Record 280: details' })).toBeFocused()
     expect(await axeViolations(page)).toEqual([])
     // A reload (or the link shared) shows the same: the day asked for, and where it led.
     await expect(page).toHaveURL(/[?&]date=2026-11-15(&|$)/)

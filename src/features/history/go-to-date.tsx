@@ -104,6 +104,7 @@ export function GoToDate({
 
   return (
     <form
+      data-go-to-date
       className="flex flex-wrap items-end gap-2 text-sm print:hidden"
       onSubmit={(e) => {
         e.preventDefault()

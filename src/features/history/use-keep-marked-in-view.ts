@@ -29,7 +29,10 @@ export function useKeepMarkedInView(markIndex: number, rowEstimate: number) {
       if (el && !inView) {
         el.scrollIntoView({ block: 'center' })
         still = 0
-      } else if (el && ++still > 5) return
+      } else if (el && ++still > 5) {
+        focusMarked(el)
+        return
+      }
       raf = requestAnimationFrame(tick)
     }
     raf = requestAnimationFrame(tick)
@@ -41,4 +44,15 @@ export function useKeepMarkedInView(markIndex: number, rowEstimate: number) {
     }
   }, [markIndex, rowEstimate])
   return tableBox
+}
+
+/**
+ * Once the marked row holds still, keyboard focus goes to its record link when it was left
+ * behind: in the go-to-date form, now scrolled off above (the next Tab went back to the
+ * filters), or nowhere (a link from a message's page). Focus anywhere else is the reader's own.
+ */
+function focusMarked(el: HTMLElement) {
+  const active = document.activeElement
+  if (active && active !== document.body && !active.closest('[data-go-to-date]')) return
+  el.querySelector<HTMLElement>('a[href]')?.focus({ preventScroll: true })
 }

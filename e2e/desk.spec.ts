@@ -1,4 +1,4 @@
-import type { Page } from '@playwright/test'
+import type { Locator, Page } from '@playwright/test'
 import { costlyCharacters } from '../contract/desk/encoding-cost'
 import { type DeskMessage, partyKey } from '../contract/desk/messages'
 import { needsReplyQueue } from '../contract/desk/needs-reply'
@@ -77,6 +77,21 @@ async function quietChartDrawn(page: Page) {
   const box = (await chart.boundingBox())!
   expect(box.width).toBeGreaterThan(250)
   expect(box.x + box.width).toBeLessThanOrEqual(page.viewportSize()!.width)
+}
+
+/** A row shown as a card on a phone: each cell starts with its column's name and sits within the screen. */
+async function cellsOnScreen(row: Locator, names: string[]) {
+  const cells = row.getByRole('cell')
+  await expect(cells).toHaveCount(names.length)
+  const width = row.page().viewportSize()!.width
+  for (const [i, name] of names.entries()) {
+    const cell = cells.nth(i)
+    await expect(cell.locator('span').first()).toHaveText(name)
+    await cell.scrollIntoViewIfNeeded()
+    const b = (await cell.boundingBox())!
+    expect(b.x, name).toBeGreaterThanOrEqual(0)
+    expect(b.x + b.width, name).toBeLessThanOrEqual(width)
+  }
 }
 
 /** The page never scrolls sideways: wide tables scroll inside their own region. */
@@ -424,6 +439,21 @@ test.describe('the support desk', () => {
     await page.goto(`/desk/opt-outs?number=${DESK.number}&party=${DESK_PARTIES.stopTexting}`)
     const mine = optOutLedger(MESSAGES).find((e) => e.party === DESK_PARTIES.stopTexting)!
     await expect(page.getByRole('table', { name: /Messages sent after opt-out/ }).locator('tbody tr')).toHaveCount(mine.sentAfter.length)
+    // A phone shows each row as a card, every cell under its column's name: none off to the right.
+    await cellsOnScreen(
+      page
+        .getByRole('table', { name: /Messages sent after opt-out/ })
+        .locator('tbody tr')
+        .first(),
+      ['Customer', 'Number', 'Their opt-out', 'What we sent after'],
+    )
+    await cellsOnScreen(
+      page
+        .getByRole('table', { name: /Opt-out state per number/ })
+        .locator('tbody tr')
+        .first(),
+      ['Customer', 'Number', 'State now', 'History', 'Sent after opt-out'],
+    )
     await page.screenshot({ path: '/tmp/desk-opt-outs-390.png', fullPage: true })
     await noPageScroll(page)
 
@@ -434,6 +464,14 @@ test.describe('the support desk', () => {
     await page.keyboard.press('Enter')
     await expect(page.getByRole('heading', { name: `Customer ${fmt(DESK_PARTIES.wait20m)}`, level: 1 })).toBeFocused()
     await expect(page.getByRole('table', { name: /Threads with/ }).locator('tbody tr')).toHaveCount(1)
+    // Opt-out and Waiting sat 700 px to the right as a table.
+    await cellsOnScreen(
+      page
+        .getByRole('table', { name: /Threads with/ })
+        .locator('tbody tr')
+        .first(),
+      ['Number', 'First contact', 'Last contact', 'From them', 'To them', 'Failed', 'Opt-out', 'Waiting'],
+    )
     await page.screenshot({ path: '/tmp/desk-customer-390.png', fullPage: true })
     await noPageScroll(page)
 

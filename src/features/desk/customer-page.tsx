@@ -10,7 +10,7 @@ import { formatPhone, partyFromInput } from '../../lib/phone'
 import type { CustomerSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
-import { DeskIndexGate, DeskNav, oneLineOnScreen, TableRegion, td, th, useTidOf } from './desk-parts'
+import { DeskIndexGate, DeskNav, oneLineOnScreen, StackCell, StackRow, stackTable, TableRegion, th, useTidOf } from './desk-parts'
 import { formatWait, msOf } from './format'
 import { ZoneToggle } from '../../components/zone-toggle'
 
@@ -161,7 +161,7 @@ function Threads({ c, zone }: { c: Customer; zone: Zone }) {
         Their threads
       </h2>
       <TableRegion label="Threads with this customer (scrolls sideways)">
-        <table className="w-full border-collapse text-sm">
+        <table role="table" className={stackTable}>
           <caption className="sr-only">Threads with {formatPhone(c.party)}, most recent first</caption>
           <thead className="bg-slate-50">
             <tr>
@@ -193,8 +193,8 @@ function Threads({ c, zone }: { c: Customer; zone: Zone }) {
           </thead>
           <tbody>
             {c.threads.map((t) => (
-              <tr key={t.number} className="border-t border-slate-200">
-                <td className={`${td} whitespace-nowrap`}>
+              <StackRow key={t.number}>
+                <StackCell label="Number" className="whitespace-nowrap">
                   <Link
                     to="/numbers/$number/thread"
                     params={{ number: t.number }}
@@ -204,17 +204,23 @@ function Threads({ c, zone }: { c: Customer; zone: Zone }) {
                   >
                     {formatPhone(t.number)}
                   </Link>
-                </td>
-                <td className={`${td} ${oneLineOnScreen}`} title={exactUtc(msOf(t.firstAt))}>
+                </StackCell>
+                <StackCell label="First contact" className={oneLineOnScreen} title={exactUtc(msOf(t.firstAt))}>
                   {formatDate(msOf(t.firstAt), zone)}
-                </td>
-                <td className={`${td} ${oneLineOnScreen}`} title={exactUtc(msOf(t.lastAt))}>
+                </StackCell>
+                <StackCell label="Last contact" className={oneLineOnScreen} title={exactUtc(msOf(t.lastAt))}>
                   {formatDate(msOf(t.lastAt), zone)}
-                </td>
-                <td className={`${td} tabular-nums`}>{formatCount(t.inbound)}</td>
-                <td className={`${td} tabular-nums`}>{formatCount(t.outbound)}</td>
-                <td className={`${td} tabular-nums`}>{formatCount(t.failed)}</td>
-                <td className={`${td} ${oneLineOnScreen}`}>
+                </StackCell>
+                <StackCell label="From them" className="tabular-nums">
+                  {formatCount(t.inbound)}
+                </StackCell>
+                <StackCell label="To them" className="tabular-nums">
+                  {formatCount(t.outbound)}
+                </StackCell>
+                <StackCell label="Failed" className="tabular-nums">
+                  {formatCount(t.failed)}
+                </StackCell>
+                <StackCell label="Opt-out" className={oneLineOnScreen}>
                   {t.optedOut ? (
                     <span className="font-semibold text-red-900">Opted out {formatDate(msOf(t.optedOutAt), zone)}</span>
                   ) : t.optHistory.length ? (
@@ -231,9 +237,11 @@ function Threads({ c, zone }: { c: Customer; zone: Zone }) {
                       {formatCount(t.sentAfter)} sent after opt-out
                     </Link>
                   ) : null}
-                </td>
-                <td className={`${td} ${oneLineOnScreen}`}>{t.waitingSince ? `Since ${formatDate(msOf(t.waitingSince), zone)}` : 'No'}</td>
-              </tr>
+                </StackCell>
+                <StackCell label="Waiting" className={oneLineOnScreen}>
+                  {t.waitingSince ? `Since ${formatDate(msOf(t.waitingSince), zone)}` : 'No'}
+                </StackCell>
+              </StackRow>
             ))}
           </tbody>
         </table>

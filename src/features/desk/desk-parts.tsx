@@ -56,6 +56,44 @@ export function TableRegion({ label, children }: { label: string; children: Reac
   )
 }
 
+/**
+ * A desk table that is a stack of cards on a phone (below 640 px): each row a card, each cell a
+ * block led by its column's name (StackCell), so nothing sits off to the right past a sideways
+ * scroll (a customer's opt-out and waiting columns sat 700 px over). Its rows and cells carry
+ * their roles (StackRow, StackCell), so it stays a table to a screen reader when displayed as
+ * blocks; the header row is hidden there, each cell saying its own column.
+ */
+export const stackTable =
+  'w-full border-collapse text-sm max-sm:block max-sm:[&>thead]:hidden max-sm:[&>tbody]:block max-sm:[&>tbody>tr]:block max-sm:[&>tbody>tr]:py-1.5 max-sm:[&>tbody>tr>td]:block max-sm:[&>tbody>tr>td]:py-1 max-sm:[&>tbody>tr>td]:whitespace-normal'
+
+export function StackRow({ children }: { children: ReactNode }) {
+  return (
+    <tr role="row" className="border-t border-slate-200">
+      {children}
+    </tr>
+  )
+}
+
+/** A cell of a stackTable: on a phone, its column's name above its value. */
+export function StackCell({
+  label,
+  className = '',
+  title,
+  children,
+}: {
+  label: string
+  className?: string
+  title?: string
+  children: ReactNode
+}) {
+  return (
+    <td role="cell" className={`${td} ${className}`} title={title}>
+      <span className="block text-xs font-semibold text-slate-700 sm:hidden print:hidden">{label}</span>
+      {children}
+    </td>
+  )
+}
+
 export const th = 'px-2 py-2 text-left align-bottom font-semibold whitespace-nowrap print:whitespace-normal'
 export const td = 'px-2 py-1.5 align-top'
 /** A cell kept on one line on screen (it scrolls sideways) that wraps on paper, which cannot scroll. */

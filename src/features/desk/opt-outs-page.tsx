@@ -12,7 +12,18 @@ import { formatPhone } from '../../lib/phone'
 import type { OptOutsSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
-import { DeskIndexGate, DeskNav, NOT_LEGAL_ADVICE, NumberSelect, ReportExportButton, TableRegion, td, th } from './desk-parts'
+import {
+  DeskIndexGate,
+  DeskNav,
+  NOT_LEGAL_ADVICE,
+  NumberSelect,
+  ReportExportButton,
+  StackCell,
+  StackRow,
+  stackTable,
+  TableRegion,
+  th,
+} from './desk-parts'
 import { formatWait, optStateWords, msOf } from './format'
 import { ZoneToggle } from '../../components/zone-toggle'
 import { useUrlBound } from '../../lib/use-url-bound'
@@ -98,7 +109,7 @@ function Ledger({ search, onState }: { search: OptOutsSearch; onState: (state: '
         </EmptyState>
       ) : (
         <TableRegion label="Opt-out state (scrolls sideways)">
-          <table className="w-full border-collapse text-sm">
+          <table role="table" className={stackTable}>
             <caption className="sr-only">Opt-out state per number and customer, with history</caption>
             <thead className="bg-slate-50">
               <tr>
@@ -146,16 +157,18 @@ const STATE_WORDS = {
 function LedgerRow({ r, zone }: { r: OptRow; zone: Zone }) {
   const setParams = useSetParams('/desk/opt-outs')
   return (
-    <tr className="border-t border-slate-200">
-      <td className={`${td} whitespace-nowrap`}>
+    <StackRow>
+      <StackCell label="Customer" className="whitespace-nowrap">
         <CustomerLink party={r.party} />
-      </td>
-      <td className={`${td} whitespace-nowrap`}>{formatPhone(r.number)}</td>
-      <td className={`${td} whitespace-nowrap`}>
+      </StackCell>
+      <StackCell label="Number" className="whitespace-nowrap">
+        {formatPhone(r.number)}
+      </StackCell>
+      <StackCell label="State now" className="whitespace-nowrap">
         <span className={r.optedOut ? 'font-semibold text-red-900' : ''}>{r.optedOut ? 'Opted out' : 'Opted back in'}</span>
         {r.optedOut && r.since ? <span className="block text-xs text-slate-700">since {formatDate(msOf(r.since), zone)}</span> : null}
-      </td>
-      <td className={td}>
+      </StackCell>
+      <StackCell label="History">
         <ol className="space-y-0.5">
           {r.history.map((h, i) => (
             <li key={i} className="whitespace-nowrap print:whitespace-normal">
@@ -163,8 +176,8 @@ function LedgerRow({ r, zone }: { r: OptRow; zone: Zone }) {
             </li>
           ))}
         </ol>
-      </td>
-      <td className={`${td} whitespace-nowrap tabular-nums`}>
+      </StackCell>
+      <StackCell label="Sent after opt-out" className="whitespace-nowrap tabular-nums">
         {r.sentAfter > 0 ? (
           <button
             type="button"
@@ -178,8 +191,8 @@ function LedgerRow({ r, zone }: { r: OptRow; zone: Zone }) {
         ) : (
           '0'
         )}
-      </td>
-    </tr>
+      </StackCell>
+    </StackRow>
   )
 }
 
@@ -252,7 +265,7 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
             </p>
           ) : null}
           <TableRegion label="Sent after opt-out (scrolls sideways)">
-            <table className="w-full border-collapse text-sm">
+            <table role="table" className={stackTable}>
               <caption className="sr-only">Messages sent after opt-out, the listed ones newest first, with the opt-out message</caption>
               <thead className="bg-slate-50">
                 <tr>
@@ -292,12 +305,14 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
 
 function SentRow({ r, zone }: { r: SentAfterRow; zone: Zone }) {
   return (
-    <tr className="border-t border-slate-200">
-      <td className={`${td} whitespace-nowrap`}>
+    <StackRow>
+      <StackCell label="Customer" className="whitespace-nowrap">
         <CustomerLink party={r.party} />
-      </td>
-      <td className={`${td} whitespace-nowrap`}>{formatPhone(r.number)}</td>
-      <td className={`${td} min-w-40`}>
+      </StackCell>
+      <StackCell label="Number" className="whitespace-nowrap">
+        {formatPhone(r.number)}
+      </StackCell>
+      <StackCell label="Their opt-out" className="sm:min-w-40">
         <Link
           to="/numbers/$number/messages/$ordinal"
           params={{ number: r.number, ordinal: r.optOut.ordinal }}
@@ -307,8 +322,8 @@ function SentRow({ r, zone }: { r: SentAfterRow; zone: Zone }) {
           {formatDate(msOf(r.optOut.date), zone)}
         </Link>
         <BodyText body={r.optOut.body} />
-      </td>
-      <td className={`${td} min-w-48`}>
+      </StackCell>
+      <StackCell label="What we sent after" className="sm:min-w-48">
         <Link
           to="/numbers/$number/messages/$ordinal"
           params={{ number: r.number, ordinal: r.message.ordinal }}
@@ -321,8 +336,8 @@ function SentRow({ r, zone }: { r: SentAfterRow; zone: Zone }) {
         <span className="text-xs text-slate-700"> ({formatWait(r.afterMs)} after)</span>
         {r.message.failed ? <span className="ml-1 rounded bg-red-100 px-1 text-xs text-red-900">refused by the carrier</span> : null}
         <BodyText body={r.message.body} />
-      </td>
-    </tr>
+      </StackCell>
+    </StackRow>
   )
 }
 

@@ -1,4 +1,5 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
+import { SidewaysRegion } from '../../components/sideways-region'
 import { useState, type SubmitEvent } from 'react'
 import { accessLogExportUrl, accessLogQuery, accessLogVerifyQuery, type AccessLogEntry, type LogFilters } from '../../api/access'
 import { ACTIONS, actionWords } from '../../../contract/vocabulary'
@@ -162,12 +163,7 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
       {log.data ? (
         // Wider than a phone: a region of its own scrolls sideways (Tab, then the arrow keys), so
         // the page does not; on paper it does not clip.
-        <div
-          role="region"
-          aria-label="Access log entries (scrolls sideways)"
-          tabIndex={0}
-          className="relative mt-4 max-w-full overflow-x-auto print:overflow-visible"
-        >
+        <SidewaysRegion label="Access log entries (scrolls sideways)" className="mt-4">
           {/* Eight columns on a sheet: smaller type on paper, which cannot scroll sideways. */}
           <table className="w-full border-collapse text-sm print:text-xs">
             <caption className="sr-only">Access log entries, newest first</caption>
@@ -226,7 +222,7 @@ export function AccessLogPage({ search }: { search: AccessLogSearch }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </SidewaysRegion>
       ) : null}
       {log.data && entries.length === 0 ? <p className="mt-3">No entries match these filters.</p> : null}
       {log.hasNextPage ? (

@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { SidewaysRegion } from '../../components/sideways-region'
 import { useRef, useState, type SubmitEvent } from 'react'
 import { addUser, changeUser, removeUser, useMe, usersQuery, type Role, type User } from '../../api/access'
 import { InlineConfirm } from '../../components/inline-confirm'
@@ -40,12 +41,7 @@ export function UsersPage() {
       {users.isPending ? <p role="status">Loading users…</p> : null}
       {users.data ? (
         // Wider than a phone with its actions: a region of its own scrolls sideways, not the page.
-        <div
-          role="region"
-          aria-label="Users (scrolls sideways)"
-          tabIndex={0}
-          className="relative mt-4 max-w-full overflow-x-auto print:overflow-visible"
-        >
+        <SidewaysRegion label="Users (scrolls sideways)" className="mt-4">
           <table className="w-full border-collapse text-sm">
             <caption className="sr-only">Users</caption>
             <thead>
@@ -81,7 +77,7 @@ export function UsersPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </SidewaysRegion>
       ) : null}
       {users.data?.length === 0 ? <p className="mt-2">No users yet.</p> : null}
     </section>

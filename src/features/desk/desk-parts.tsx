@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react'
+import { SidewaysRegion } from '../../components/sideways-region'
 import { deskKeys, type ReportExport } from '../../api/desk'
 import { startExport } from '../../api/export-jobs'
 import { useIndexStatus } from '../../api/index-api'
@@ -45,14 +46,9 @@ export function DeskNav({ current }: { current: DeskPage }) {
  */
 export function TableRegion({ label, children }: { label: string; children: ReactNode }) {
   return (
-    <div
-      role="region"
-      aria-label={label}
-      tabIndex={0}
-      className="relative mt-2 max-w-full overflow-x-auto rounded border border-slate-200 bg-white print:overflow-visible"
-    >
+    <SidewaysRegion label={label} className="mt-2 rounded border border-slate-200 bg-white">
       {children}
-    </div>
+    </SidewaysRegion>
   )
 }
 

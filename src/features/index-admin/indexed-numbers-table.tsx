@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react'
+import { SidewaysRegion } from '../../components/sideways-region'
 import type { NumberIndexStatus } from '../../api/index-api'
 import { useMedia } from '../../components/data-table/layout'
 import { InlineConfirm, useReturnFocus } from '../../components/inline-confirm'
@@ -56,15 +57,8 @@ export function IndexedNumbersTable({
       </ul>
     )
   return (
-    // A region of its own that scrolls sideways if a column grows too wide, reached with Tab and
-    // scrolled with the arrow keys; `relative` keeps the visually hidden header inside it
-    // (positioned against the page, it widened the page past a phone's width).
-    <div
-      role="region"
-      aria-label="Indexed numbers (scrolls sideways)"
-      tabIndex={0}
-      className="relative mt-3 max-w-full overflow-x-auto print:overflow-visible"
-    >
+    // Scrolls sideways in its own region if a column grows too wide for the window.
+    <SidewaysRegion label="Indexed numbers (scrolls sideways)" className="mt-3">
       <table className="w-full text-sm" aria-label="Indexed numbers">
         <thead>
           <tr className="text-left">
@@ -107,7 +101,7 @@ export function IndexedNumbersTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </SidewaysRegion>
   )
 }
 

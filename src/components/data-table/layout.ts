@@ -6,6 +6,9 @@ import { flushSync } from 'react-dom'
  * query answers during the first render without a layout, so cards versus table is settled
  * before the first paint and nothing on screen switches afterwards (no layout shift).
  */
+/** A phone's width (Tailwind's `sm` and below), on screen: lists shown as cards there. Paper always gets the table. */
+export const PHONE_QUERY = 'screen and (max-width: 639.98px)'
+
 export function useMedia(query: string): boolean {
   return useSyncExternalStore(
     (onChange) => {

@@ -23,7 +23,7 @@ import { formatPhone } from '../../lib/phone'
 import type { NeedsReplySearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
-import { useMedia } from '../../components/data-table/layout'
+import { PHONE_QUERY, useMedia } from '../../components/data-table/layout'
 import { DeskIndexGate, DeskNav, NumberSelect, ReportExportButton, TableRegion, td, th, useTidOf } from './desk-parts'
 import { formatWait, parseThreshold, msOf, whoDid } from './format'
 import { useMe } from '../../api/me'
@@ -185,7 +185,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
   const tidOf = useTidOf()
   const [done, setDone] = useState<{ party: string; number: string; by: string; at: string; undo: () => Promise<unknown> } | null>(null)
   const [undone, setUndone] = useState<string | null>(null)
-  const cards = useMedia(QUEUE_CARDS_QUERY)
+  const cards = useMedia(PHONE_QUERY)
   // "Mark handled" is one tap (a phone, Enter): a mistake is undone from its confirmation.
   // The mark undone is the one whose Undo was pressed: a mark made while the undo was on its way keeps its confirmation.
   const undo = useMutation({
@@ -369,9 +369,6 @@ function Queue({ search }: { search: NeedsReplySearch }) {
     </>
   )
 }
-
-/** Below this width the queue is a list of cards. */
-const QUEUE_CARDS_QUERY = 'screen and (max-width: 639.98px)'
 
 /** The whole thread with them on that number, opened at their last message. */
 function ThreadLink({ e, zone, tid }: { e: QueueEntry; zone: NeedsReplySearch['tz']; tid: string }) {

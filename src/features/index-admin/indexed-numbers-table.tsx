@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react'
 import { SidewaysRegion } from '../../components/sideways-region'
 import type { NumberIndexStatus } from '../../api/index-api'
-import { useMedia } from '../../components/data-table/layout'
+import { PHONE_QUERY, useMedia } from '../../components/data-table/layout'
 import { InlineConfirm, useReturnFocus } from '../../components/inline-confirm'
 import { formatCount } from '../../lib/count'
 import { formatDate } from '../../lib/dates'
@@ -34,9 +34,6 @@ function listed(items: string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`
 }
 
-/** Below this width each number is a card: a six-column table put its buttons off-screen on a phone. */
-export const INDEX_CARDS_QUERY = 'screen and (max-width: 639.98px)'
-
 /** One row per number the index knows (a card each on a phone): its state, what it holds, and its sync and forget buttons. */
 export function IndexedNumbersTable({
   numbers,
@@ -47,7 +44,8 @@ export function IndexedNumbersTable({
   isAdmin: boolean
   actions: IndexActions
 }) {
-  const cards = useMedia(INDEX_CARDS_QUERY)
+  // A phone: each number is a card (a six-column table put its buttons off-screen).
+  const cards = useMedia(PHONE_QUERY)
   if (cards)
     return (
       <ul className="mt-3 flex flex-col gap-2" aria-label="Indexed numbers">

@@ -321,6 +321,26 @@ test.describe('message history', () => {
     }
   })
 
+  test('while the index has not answered, the whole-history export waits for it rather than offering the capped one', async ({ page }) => {
+    // A slow database: the index's status answers 3 s late. A click in those seconds ran the
+    // browser's capped export (the newest 50,000, no export in the access log) on a number the
+    // index may hold whole.
+    let release: () => void = () => undefined
+    const held = new Promise<void>((r) => (release = r))
+    await page.route('**/api/index/status*', async (route) => {
+      await held
+      await route.continue()
+    })
+    await page.goto(historyUrl(NUMBERS.million))
+    await expect(page.getByRole('status').filter({ hasText: 'Checking the message index for the whole-history export…' })).toBeVisible()
+    await expect(page.getByText(/Without the message index the export is capped/)).toHaveCount(0)
+    await expect(page.getByRole('button', { name: /^Export all [\d,]+ messages as CSV$/ })).toHaveCount(0)
+    release()
+    // Answered: the export the index allows, for all 1,000,000, never the capped 50,000.
+    await expect(page.getByRole('button', { name: 'Export all 1,000,000 messages as CSV' })).toBeVisible()
+    await expect(page.getByText(/Without the message index the export is capped/)).toHaveCount(0)
+  })
+
   test('a rejection says what to do instead of offering Retry, and rows already shown stay', async ({ page, sim }) => {
     await page.goto(historyUrl(NUMBERS.big))
     await expect(rangeText(page)).toHaveText('1–50 of 2,345')

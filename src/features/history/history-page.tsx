@@ -152,6 +152,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
               total={shown.total}
               canExportAll={canExportAll}
               indexAvailable={index.available}
+              indexLoading={index.loading}
               facts={facts}
               zone={zone}
               chunk={meta.historyPageCap}

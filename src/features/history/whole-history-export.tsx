@@ -10,6 +10,7 @@ export function WholeHistoryExport({
   total,
   canExportAll,
   indexAvailable,
+  indexLoading,
   facts,
   zone,
   chunk,
@@ -19,11 +20,22 @@ export function WholeHistoryExport({
   total: number
   canExportAll: boolean | null
   indexAvailable: boolean
+  /** The index's status has not answered yet: whether the whole history can come from it is not known. */
+  indexLoading: boolean
   facts: NumberIndexStatus | undefined
   zone: Zone
   chunk: number
 }) {
   if (total <= 0) return null
+  // Until the index has answered, nothing is offered: "not available yet" read as "off", and a
+  // click in those seconds ran the browser's export, capped at the newest 50,000 and never logged
+  // as an export, on a number the index holds whole.
+  if (canExportAll && indexLoading)
+    return (
+      <p role="status" className="mt-4 text-sm text-slate-700 print:hidden">
+        Checking the message index for the whole-history export…
+      </p>
+    )
   if (canExportAll)
     return (
       <div className="mt-4 print:hidden">

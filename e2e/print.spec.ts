@@ -156,6 +156,16 @@ test.describe('printing', () => {
     for (const c of CONTROLS) expect(text, `"${c}" printed`).not.toContain(c)
   })
 
+  test('printed search results say they hold the matches loaded, not every match', async ({ page }) => {
+    await page.goto(`/search?numbers=${NUMBERS.big.number}`)
+    const more = page.getByRole('button', { name: /^Show more results \(/ })
+    await expect(more).toBeVisible({ timeout: 15_000 })
+    const [, loaded, of] = /^Show more results \(([\d,]+) of (.+) shown\)$/.exec((await more.textContent()) ?? '')!
+    const text = (await print(page, 'search-partial')).replace(/\s+/g, ' ')
+    // The header's match count alone said the paper held all of them.
+    expect(text).toContain(`This paper holds the ${loaded} matches loaded of ${of!}; the rest are not printed.`)
+  })
+
   test('the charts page prints every row of its figures, not the ones its scrolling box shows', async ({ page }) => {
     await page.goto(`/charts?number=${NUMBERS.big.number}&range=90d&tz=utc`)
     const figures = page.getByRole('region', { name: 'Chart figures, scrollable' })
@@ -165,6 +175,21 @@ test.describe('printing', () => {
     expect(days.length).toBeGreaterThan(15)
     const text = await print(page, 'charts')
     for (const d of [days[0]!, days[Math.floor(days.length / 2)]!, days.at(-1)!]) expect(text, `${d} printed`).toContain(d.trim())
+    // The paper says what it is, in which zone, and when it was printed, as every other page does.
+    expect(text).toContain('Charts: (832) 323-2323')
+    expect(text).toContain(`Account number: (832) 323-2323 (${NUMBERS.big.number})`)
+    expect(text).toContain('Time zone: UTC')
+    expect(text).toMatch(/Printed: \w{3} \d{1,2}, \d{4}/)
+  })
+
+  test("a message's own page prints with the header every transcript has", async ({ page }) => {
+    await page.goto(`/numbers/${NUMBERS.big.number}/messages/7?tid=${NUMBERS.big.tid}&tz=utc`)
+    await expect(page.getByRole('heading', { level: 1, name: /^Record [\d,]+ of \(832\) 323-2323$/ })).toBeVisible()
+    const text = await print(page, 'message')
+    expect(text).toContain(`Account number: (832) 323-2323 (${NUMBERS.big.number})`)
+    expect(text).toContain('One message: number 7 from the oldest')
+    expect(text).toContain('Time zone: UTC')
+    expect(text).toMatch(/Printed: \w{3} \d{1,2}, \d{4}/)
   })
 
   test('the numbers page prints its rows as a table, in the light palette, with no controls', async ({ page }) => {

@@ -1,4 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { PrintHeader } from '../../components/print-header'
 import { useCallback, useMemo } from 'react'
 import { indexKeys, statsQuery, useIndexStatus, type NumberIndexStatus, type StatsResult } from '../../api/index-api'
 import { ErrorAlert } from '../../components/alert'
@@ -121,6 +122,12 @@ export function ChartsPage({ search, admin }: { search: ChartsSearch; admin: boo
 
   return (
     <section aria-labelledby="charts-heading">
+      <PrintHeader
+        title={`Charts: ${who}`}
+        number={search.number || null}
+        holds={`${span.from ? `${span.from} to ${span.to}` : 'The whole indexed history'}, per ${unit}, over the indexed history only`}
+        zone={zone}
+      />
       <h1 id="charts-heading" className="text-xl font-semibold">
         Charts: {who}
       </h1>

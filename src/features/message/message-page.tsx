@@ -1,4 +1,5 @@
 import { Link } from '@tanstack/react-router'
+import { PrintHeader } from '../../components/print-header'
 import { useEffect, useMemo, useRef } from 'react'
 import { ErrorAlert } from '../../components/alert'
 import { TableSkeleton } from '../../components/empty-state'
@@ -31,6 +32,12 @@ export function MessagePage({ number, ordinal, search }: { number: string; ordin
   return (
     <HistoryDisplayContext.Provider value={display}>
       <section aria-labelledby="message-heading">
+        <PrintHeader
+          title={pos !== null ? `Record ${formatCount(pos)} of ${formatPhone(number)}` : `A message of ${formatPhone(number)}`}
+          number={number}
+          holds={`One message: number ${formatCount(ordinal)} from the oldest`}
+          zone={zone}
+        />
         <p className="text-sm print:hidden">
           <Link to="/numbers/$number" params={{ number }} search={{ tid }} className="text-blue-800 underline">
             ← History of {formatPhone(number)}

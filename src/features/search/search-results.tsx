@@ -47,6 +47,12 @@ export function SearchResultsTable({
         <NoMatches q={q} scope={scope} admin={canExport} onSearchParty={onSearchParty} onIndexing={onIndexing} />
       ) : rows.length > 0 ? (
         <>
+          {result.hasNextPage ? (
+            // Paper holds the rows loaded, and says so: "Show more" is not printed.
+            <p className="hidden text-sm print:mb-2 print:block">
+              This paper holds the {formatCount(rows.length)} matches loaded of {of}; the rest are not printed.
+            </p>
+          ) : null}
           <VirtualTable
             rows={rows}
             columns={SEARCH_COLUMNS}

@@ -180,6 +180,13 @@ test.describe('printing', () => {
     expect(text).toContain(`Account number: (832) 323-2323 (${NUMBERS.big.number})`)
     expect(text).toContain('Time zone: UTC')
     expect(text).toMatch(/Printed: \w{3} \d{1,2}, \d{4}/)
+    // On paper each chart is scaled to the sheet: uPlot's canvas keeps the pixel width it was drawn
+    // at on screen, and a 1,400 px chart ran past the sheet's edge, its last days cut.
+    await page.emulateMedia({ media: 'print' })
+    const canvases = await page.locator('.uplot canvas').evaluateAll((els) => els.map((el) => getComputedStyle(el).maxWidth))
+    expect(canvases.length).toBeGreaterThan(0)
+    for (const maxWidth of canvases) expect(maxWidth).toBe('100%')
+    await page.emulateMedia({ media: 'screen' })
   })
 
   test("a message's own page prints with the header every transcript has", async ({ page }) => {

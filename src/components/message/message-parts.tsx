@@ -36,7 +36,14 @@ const CLAMP_CHARS = 280
  * A stranger's text, rendered as text. `dir="auto"` and <bdi> keep right-to-left text and
  * bidi-override characters from reordering the rest of the row; long bodies are clamped.
  */
-export function BodyText({ body }: { body: string | null }) {
+/**
+ * The most of one body a list prints (a history page, a thread, search results): a stranger's
+ * message of a million characters printed a 24-message page on 198 sheets. The message's own
+ * page prints it whole (`printWhole`).
+ */
+export const PRINT_MAX_CHARS = 5_000
+
+export function BodyText({ body, printWhole = false }: { body: string | null; printWhole?: boolean }) {
   const [open, setOpen] = useState(false)
   const { highlight } = useHistoryDisplay()
   if (body === null) return <span>{DASH}</span>
@@ -44,18 +51,25 @@ export function BodyText({ body }: { body: string | null }) {
   const lines = body.split('\n').length
   const long = body.length > CLAMP_CHARS || lines > 6
   const shown = long && !open ? `${body.slice(0, CLAMP_CHARS).split('\n').slice(0, 6).join('\n')}…` : body
+  const cut = !printWhole && body.length > PRINT_MAX_CHARS
+  const printed = cut ? `${body.slice(0, PRINT_MAX_CHARS)}…` : body
+  // Paper gets its own copy when the screen's differs: folded, or past the print cap.
+  const ownPrint = (long && !open) || cut
   return (
     <div>
       <p
         dir="auto"
         className={`whitespace-pre-wrap [overflow-wrap:anywhere] ${open ? 'max-h-96 overflow-auto print:max-h-none print:overflow-visible' : ''}`}
       >
-        <bdi className={long && !open ? 'print:hidden' : undefined}>
-          {highlight ? <Highlighted text={shown} needle={highlight} /> : shown}
-        </bdi>
-        {/* A printed transcript holds every message whole, whatever is folded on screen. */}
-        {long && !open ? <bdi className="hidden print:inline">{body}</bdi> : null}
+        <bdi className={ownPrint ? 'print:hidden' : undefined}>{highlight ? <Highlighted text={shown} needle={highlight} /> : shown}</bdi>
+        {/* A printed transcript holds every message whole, whatever is folded on screen, up to PRINT_MAX_CHARS. */}
+        {ownPrint ? <bdi className="hidden print:inline">{printed}</bdi> : null}
       </p>
+      {cut ? (
+        <p className="hidden text-xs print:block">
+          ({formatCount(body.length - PRINT_MAX_CHARS)} more characters not printed: the message&apos;s own page prints it whole.)
+        </p>
+      ) : null}
       {long ? (
         <button
           type="button"

@@ -70,7 +70,7 @@ export function MessageDetails({
         )}
       </Field>
       <Field label="Message">
-        <BodyText body={m.body} />
+        <BodyText body={m.body} printWhole />
         {hasBidiControls(m.body) ? (
           <p className="mt-1 text-xs text-amber-950">
             This text holds bidirectional control characters, which can make it read differently from the characters it holds (a name ending

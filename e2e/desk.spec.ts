@@ -79,6 +79,9 @@ async function quietChartDrawn(page: Page) {
   expect(box.x + box.width).toBeLessThanOrEqual(page.viewportSize()!.width)
 }
 
+/** The browser's own zone: the one "local time" means, which the desk's exports name. */
+const browserZone = (page: Page) => page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)
+
 /** A row shown as a card on a phone: each cell starts with its column's name and sits within the screen. */
 async function cellsOnScreen(row: Locator, names: string[]) {
   const cells = row.getByRole('cell')
@@ -180,6 +183,9 @@ test.describe('the support desk', () => {
       'last_inbound_at',
       'last_inbound_text',
       'opted_out',
+      // The page's zone (local time, the browser's), as the page shows the dates.
+      `waiting_since_local (${await browserZone(page)})`,
+      `last_inbound_at_local (${await browserZone(page)})`,
     ])
     expect(csv.slice(1).map((r) => r[0])).toEqual(expected.map((e) => e.party))
 
@@ -286,7 +292,15 @@ test.describe('the support desk', () => {
       new RegExp(`^switchboard-opt-outs-${DESK.number}-all-${ledger.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv$`),
     )
     const ledgerCsv = parseCsv(ledgerOut.text)
-    expect(ledgerCsv[0]).toEqual(['number', 'customer', 'state', 'opted_out_since', 'sent_after_opt_out', 'history'])
+    expect(ledgerCsv[0]).toEqual([
+      'number',
+      'customer',
+      'state',
+      'opted_out_since',
+      'sent_after_opt_out',
+      'history',
+      `opted_out_since_local (${await browserZone(page)})`,
+    ])
     expect(
       ledgerCsv
         .slice(1)
@@ -369,6 +383,7 @@ test.describe('the support desk', () => {
       'customer_zone',
       'text',
       'ordinal',
+      `sent_at_local (${await browserZone(page)})`,
     ])
     const newestFirst = [...quiet].sort((a, b) => (b.message as Msg).ordinal - (a.message as Msg).ordinal)
     expect(quietCsv.slice(1).map((r) => [r[1], r[3], r[5], Number(r[7])])).toEqual(

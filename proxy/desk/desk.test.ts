@@ -508,6 +508,8 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       ['GET', '/api/desk/needs-reply/export?at=2026-02-30T00:00:00Z', 'at'],
       ['GET', `/api/desk/quiet-hours?number=${DESK.number}&from=2026-11-31T00:00:00Z`, 'from'],
       ['GET', '/api/desk/needs-reply/export?at=0001-01-01T00:00:00Z', 'at'],
+      ['GET', '/api/desk/needs-reply/export?tz=Mars/Olympus', 'tz'],
+      ['GET', '/api/desk/opt-outs/export?tz=', 'tz'],
       ['GET', `/api/desk/quiet-hours/export?number=${DESK.number}&to=9999-12-31`, 'to'],
       ['GET', `/api/desk/quiet-hours?number=${DESK.number}&from=0001-01-01`, 'from'],
       ['GET', '/api/desk/customer?party=tel:1/415/555/0123', 'party'],
@@ -905,6 +907,50 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       expect(bad.status, `${path}: ${bad.text}`).toBe(400)
       expect(bad.json().error).toMatchObject({ kind: 'invalid_request', field })
     }
+  })
+
+  it("adds each date on the page's clock when the export names its zone (tz), at the end of the row", async () => {
+    const AT = '2026-11-20T12:00:00Z'
+    const zone = 'America/New_York'
+    const r = await call(port(), 'GET', `/api/desk/needs-reply/export?number=${DESK.number}&at=${AT}&tz=${encodeURIComponent(zone)}`)
+    expect(r.status, r.text).toBe(200)
+    const [header, ...rows] = parseCsv(r.text)
+    expect(header).toEqual([
+      'customer',
+      'number',
+      'waiting_since',
+      'waited_minutes',
+      'unanswered',
+      'last_inbound_at',
+      'last_inbound_text',
+      'opted_out',
+      `waiting_since_local (${zone})`,
+      `last_inbound_at_local (${zone})`,
+    ])
+    expect(rows.length).toBeGreaterThan(0)
+    // New York's clock, worked out here from Intl for each UTC instant the file gives.
+    const clock = (iso: string) =>
+      new Intl.DateTimeFormat('sv-SE', {
+        timeZone: zone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      }).format(new Date(iso))
+    for (const row of rows) {
+      expect(row[8]).toBe(clock(row[2]!))
+      expect(row[9]).toBe(clock(row[5]!))
+    }
+    // The other reports too: a column per date, in the zone asked for.
+    const sent = parseCsv((await call(port(), 'GET', `/api/desk/sent-after-opt-out/export?tz=UTC`)).text)
+    expect(sent[0]!.slice(-2)).toEqual(['opt_out_at_local (UTC)', 'sent_at_local (UTC)'])
+    expect(sent[1]![11]).toBe(sent[1]![2]!.replace('T', ' ').replace(/(\.\d+)?Z$/, ''))
+    const ledger = parseCsv((await call(port(), 'GET', `/api/desk/opt-outs/export?tz=UTC`)).text)
+    expect(ledger[0]!.at(-1)).toBe('opted_out_since_local (UTC)')
+    const quiet = parseCsv((await call(port(), 'GET', `/api/desk/quiet-hours/export?number=${DESK.number}&tz=UTC`)).text)
+    expect(quiet[0]!.at(-1)).toBe('sent_at_local (UTC)')
   })
 
   it("waits a report export under the export limits, as the index's: a person's third waits its turn, the fifth is refused with Retry-After", async () => {

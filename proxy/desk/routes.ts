@@ -10,7 +10,7 @@ import { DESK_EXPORT_ACTIONS, type DeskExportAction } from '../../contract/index
 import { readJsonBody, SECURITY_HEADERS, sendError, sendJson } from '../http.ts'
 import { ExportRefused, type ExportGate, type ExportTicket } from '../index/export-gate.ts'
 import { CancelledBeforeStart, endFailed, JOB_ID, type ExportTracker } from '../index/export-progress.ts'
-import { turnOf, type ExportJobHooks } from '../index/export.ts'
+import { turnOf, zoneFormatter, type ExportJobHooks } from '../index/export.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_QUERY } from '../schema.ts'
 import { dateParam, digitsParam, INT4_MAX, limitParam, numberParam, readParams } from '../index/params.ts'
@@ -181,9 +181,27 @@ const QUEUE_CSV_HEADER = [
   'opted_out',
 ]
 
+/**
+ * `tz`, the zone the page shows its dates in (an IANA name; the app sends it): each date column's
+ * time on that zone's clock (`YYYY-MM-DD HH:MM:SS`, as the message exports' date_local), in
+ * columns of their own at the end of the row, so the UTC columns keep their places. The page
+ * said "since Nov 13, 6:41 PM" and the file only 2026-11-14T02:41Z. Without `tz`, none.
+ */
+function localColumns(p: { get(name: string): string | null | undefined }, dates: readonly string[]) {
+  const tz = p.get('tz') ?? null
+  if (tz === null) return { header: [] as string[], cells: (..._: Array<Date | string | null>) => [] as string[] }
+  if (tz.length > 64) throw invalid('tz', 'tz must be an IANA time zone such as Europe/Paris or UTC.')
+  const local = zoneFormatter(tz)
+  return {
+    header: dates.map((d) => `${d}_local (${tz})`),
+    cells: (...values: Array<Date | string | null>) => values.map((v) => (v === null ? '' : local(new Date(v).getTime()))),
+  }
+}
+
 /** The whole queue as CSV (the page shows the longest waits only), in keyset batches, every cell through contract/csv's guard. */
 async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
-  const p = readParams(url, ['number', 'thresholdMinutes', 'at', 'job'])
+  const p = readParams(url, ['number', 'thresholdMinutes', 'at', 'tz', 'job'])
+  const local = localColumns(p, ['waiting_since', 'last_inbound_at'])
   const number = optionalNumber(p)
   const threshold = await thresholdParam(p, db)
   const at = atParam(p)
@@ -197,7 +215,7 @@ async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse,
     res,
     name,
     rows,
-    QUEUE_CSV_HEADER,
+    [...QUEUE_CSV_HEADER, ...local.header],
     (after) => queueRows(db, number, threshold, at, DESK_EXPORT.batch, { after }),
     (x) => [
       x.party,
@@ -208,6 +226,7 @@ async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse,
       iso(x.last_inbound_at),
       x.body ?? '',
       x.opted_out ? 'yes' : 'no',
+      ...local.cells(x.waiting_since, x.last_inbound_at),
     ],
     (result) => exportDone(ctx, 'needs-reply', what, result),
     job,
@@ -615,7 +634,8 @@ const SENT_CSV_HEADER = [
  * (date DESC, number, ordinal DESC).
  */
 async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
-  const p = readParams(url, ['number', 'party', 'job'])
+  const p = readParams(url, ['number', 'party', 'tz', 'job'])
+  const local = localColumns(p, ['opt_out_at', 'sent_at'])
   const number = optionalNumber(p)
   const party = digitsParam(p, 'party', false)
   const keys = party ? partyForms(party) : null
@@ -628,7 +648,7 @@ async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, 
     res,
     name,
     rows,
-    SENT_CSV_HEADER,
+    [...SENT_CSV_HEADER, ...local.header],
     async (after) => {
       const r = await db.query<SentRow>(
         `WITH batch AS (
@@ -658,6 +678,7 @@ async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, 
       Math.floor(Number(x.after_ms) / 60_000),
       x.opt_ordinal,
       x.ordinal,
+      ...local.cells(x.opt_date, x.date),
     ],
     (result) => exportDone(ctx, 'sent-after-opt-out', what, result),
     job,
@@ -668,7 +689,8 @@ const LEDGER_CSV_HEADER = ['number', 'customer', 'state', 'opted_out_since', 'se
 
 /** The whole opt-out ledger (the page shows 500 rows), by number and customer: keyset batches over the primary key. */
 async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
-  const p = readParams(url, ['number', 'state', 'job'])
+  const p = readParams(url, ['number', 'state', 'tz', 'job'])
+  const local = localColumns(p, ['opted_out_since'])
   const number = optionalNumber(p)
   const state = stateParam(p)
   const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_threads WHERE ${LEDGER_WHERE}`, [number, state])
@@ -680,7 +702,7 @@ async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, ur
     res,
     name,
     rows,
-    LEDGER_CSV_HEADER,
+    [...LEDGER_CSV_HEADER, ...local.header],
     async (after) => {
       const r = await db.query<OptRow>(
         `SELECT number, party, opted_out, opted_out_at, opt_history, sent_after, 0 AS total
@@ -698,6 +720,7 @@ async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, ur
       iso(x.opted_out_at),
       x.sent_after,
       x.opt_history.map((h) => `${h.state} ${iso(h.date)}`).join('; '),
+      ...local.cells(x.opted_out_at),
     ],
     (result) => exportDone(ctx, 'opt-outs', what, result),
     job,
@@ -884,7 +907,8 @@ function theirTime(party: string, date: Date | string | null): [string, string] 
  * first, in keyset batches, every cell through contract/csv's guard.
  */
 async function quietHoursExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
-  const p = readParams(url, ['number', 'from', 'to', 'job'])
+  const p = readParams(url, ['number', 'from', 'to', 'tz', 'job'])
+  const local = localColumns(p, ['sent_at'])
   const number = numberParam(p)
   const { from, to } = rangeParams(p)
   const total = await db.query<{ n: number }>(
@@ -900,9 +924,18 @@ async function quietHoursExportRoute(_req: IncomingMessage, res: ServerResponse,
     res,
     name,
     rows,
-    QUIET_CSV_HEADER,
+    [...QUIET_CSV_HEADER, ...local.header],
     (after) => quietRows(db, number, from, to, DESK_EXPORT.batch, after),
-    (x) => [number, x.party, iso(x.date), x.local_day ?? '', ...theirTime(x.party, x.date), x.body ?? '', x.ordinal],
+    (x) => [
+      number,
+      x.party,
+      iso(x.date),
+      x.local_day ?? '',
+      ...theirTime(x.party, x.date),
+      x.body ?? '',
+      x.ordinal,
+      ...local.cells(x.date),
+    ],
     (result) => exportDone(ctx, 'quiet-hours', what, result),
     job,
   )
@@ -1009,7 +1042,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     path: '/api/desk/needs-reply/export',
     access: 'signed-in',
     reads: 'needs-reply.export',
-    schema: { querystring: names('number', 'thresholdMinutes', 'at', 'job') },
+    schema: { querystring: names('number', 'thresholdMinutes', 'at', 'tz', 'job') },
     run: needsReplyExportRoute,
     threads: true,
   },
@@ -1036,7 +1069,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     path: '/api/desk/opt-outs/export',
     access: 'signed-in',
     reads: 'opt-outs.export',
-    schema: { querystring: names('number', 'state', 'job') },
+    schema: { querystring: names('number', 'state', 'tz', 'job') },
     run: optOutsExportRoute,
     threads: true,
   },
@@ -1054,7 +1087,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     path: '/api/desk/sent-after-opt-out/export',
     access: 'signed-in',
     reads: 'sent-after-opt-out.export',
-    schema: { querystring: names('number', 'party', 'job') },
+    schema: { querystring: names('number', 'party', 'tz', 'job') },
     run: sentAfterExportRoute,
     threads: true,
   },
@@ -1080,7 +1113,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     path: '/api/desk/quiet-hours/export',
     access: 'signed-in',
     reads: 'quiet-hours.export',
-    schema: { querystring: names('number', 'from', 'to', 'job') },
+    schema: { querystring: names('number', 'from', 'to', 'tz', 'job') },
     run: quietHoursExportRoute,
   },
   {

@@ -2,6 +2,7 @@ import { queryOptions } from '@tanstack/react-query'
 import * as z from 'zod/mini'
 import { getJson, parseWire, postJson } from './client'
 import { count, nullableText } from './index-status'
+import { zoneName, type Zone } from '../lib/dates'
 
 /**
  * The support desk's answers (proxy/desk/routes.ts), parsed at the edge into the app's own
@@ -101,19 +102,22 @@ export interface ReportExport {
   params: Record<string, string | null>
 }
 
-/** The whole queue, longest wait first. */
-export const needsReplyExport = (number: string | null): ReportExport => ({ path: DESK_PATHS.needsReplyExport, params: { number } })
+/** The whole queue, longest wait first; each date also in the page's zone (`tz`), at the end of the row. */
+export const needsReplyExport = (number: string | null, zone: Zone): ReportExport => ({
+  path: DESK_PATHS.needsReplyExport,
+  params: { number, tz: zoneName(zone) },
+})
 
 /** The whole opt-out ledger (the page shows at most DESK_MAX_ROWS). */
-export const optOutsExport = (number: string | null, state: OptStateFilter): ReportExport => ({
+export const optOutsExport = (number: string | null, state: OptStateFilter, zone: Zone): ReportExport => ({
   path: DESK_PATHS.optOutsExport,
-  params: { number, state: state === 'all' ? null : state },
+  params: { number, state: state === 'all' ? null : state, tz: zoneName(zone) },
 })
 
 /** Every send after opt-out kept as evidence, with both messages. */
-export const sentAfterExport = (number: string | null, party: string | null): ReportExport => ({
+export const sentAfterExport = (number: string | null, party: string | null, zone: Zone): ReportExport => ({
   path: DESK_PATHS.sentAfterExport,
-  params: { number, party },
+  params: { number, party, tz: zoneName(zone) },
 })
 
 const handledWire = z.looseObject({ number: z.string(), party: z.string(), handledAt: optText, handledBy: optText })
@@ -268,9 +272,9 @@ export const quietHoursQuery = (number: string, from: string, to: string) =>
   })
 
 /** Every quiet-hour send of the number in the range (the page lists the newest DESK_MAX_ROWS). */
-export const quietHoursExport = (number: string, from: string, to: string): ReportExport => ({
+export const quietHoursExport = (number: string, from: string, to: string, zone: Zone): ReportExport => ({
   path: DESK_PATHS.quietHoursExport,
-  params: { number, from, to },
+  params: { number, from, to, tz: zoneName(zone) },
 })
 
 const segmentsWire = z.looseObject({

@@ -196,8 +196,9 @@ describe('Needs reply', () => {
     ).toBe(`/numbers/${NUMBER}/thread?tid=TID1&party=14695550104&at=7&tz=utc`)
     // The export goes to the tray (api/export-jobs.ts), which adds its job id to this request.
     expect(screen.getByRole('button', { name: 'Export CSV' })).toBeTruthy()
-    const q = needsReplyExport(NUMBER)
-    expect(apiUrl(q.path, q.params)).toBe(`/api/desk/needs-reply/export?number=${NUMBER}`)
+    // With the page's zone, so the file has the dates as the page shows them too.
+    const q = needsReplyExport(NUMBER, 'utc')
+    expect(apiUrl(q.path, q.params)).toBe(`/api/desk/needs-reply/export?number=${NUMBER}&tz=UTC`)
   })
 
   test('a failed load: the kind in words, Retry only where it can help', () => {
@@ -288,11 +289,11 @@ describe('Opt-outs', () => {
     // Both exports come whole from the server, with the page's filters.
     expect(screen.getByRole('button', { name: 'Export CSV: every send after opt-out' })).toBeTruthy()
     expect(screen.getByRole('button', { name: 'Export CSV: the opt-out ledger' })).toBeTruthy()
-    const sent = sentAfterExport(NUMBER, null)
-    const ledger2 = optOutsExport(NUMBER, 'all')
+    const sent = sentAfterExport(NUMBER, null, 'utc')
+    const ledger2 = optOutsExport(NUMBER, 'all', 'utc')
     expect([apiUrl(sent.path, sent.params), apiUrl(ledger2.path, ledger2.params)]).toEqual([
-      `/api/desk/sent-after-opt-out/export?number=${NUMBER}`,
-      `/api/desk/opt-outs/export?number=${NUMBER}`,
+      `/api/desk/sent-after-opt-out/export?number=${NUMBER}&tz=UTC`,
+      `/api/desk/opt-outs/export?number=${NUMBER}&tz=UTC`,
     ])
     expect(screen.queryByText(/are counted but not below/)).toBeNull()
   })

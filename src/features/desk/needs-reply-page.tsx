@@ -234,7 +234,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
         </p>
         {rows.length > 0 ? (
           <ReportExportButton
-            report={needsReplyExport(number)}
+            report={needsReplyExport(number, zone)}
             label={`Needs reply${number ? ` on ${formatPhone(number)}` : ''}`}
             total={total}
           />

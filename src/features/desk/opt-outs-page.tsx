@@ -90,7 +90,7 @@ function Ledger({ search, onState }: { search: OptOutsSearch; onState: (state: '
         </span>
         {rows.length > 0 ? (
           <ReportExportButton
-            report={optOutsExport(number, search.state)}
+            report={optOutsExport(number, search.state, search.tz)}
             label={`Opt-out ledger${number ? ` of ${formatPhone(number)}` : ''}`}
             total={total}
             ariaLabel="Export CSV: the opt-out ledger"
@@ -232,7 +232,7 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
         ) : null}
         {q.data && q.data.rows.length > 0 ? (
           <ReportExportButton
-            report={sentAfterExport(number, party)}
+            report={sentAfterExport(number, party, zone)}
             label={`Sent after opt-out${party ? ` to ${formatPhone(party)}` : ''}${number ? ` from ${formatPhone(number)}` : ''}`}
             total={q.data.listed}
             ariaLabel={q.data.total > q.data.listed ? 'Export CSV: the listed sends after opt-out' : 'Export CSV: every send after opt-out'}

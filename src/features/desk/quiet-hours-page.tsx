@@ -92,7 +92,7 @@ function Report({ search }: { search: DeskNumberSearch }) {
         {d.quiet > 0 ? (
           // From the server: every quiet-hour send in the range, not only the rows listed below.
           <ReportExportButton
-            report={quietHoursExport(d.number, search.from, search.to)}
+            report={quietHoursExport(d.number, search.from, search.to, search.tz)}
             label={`Quiet hours of ${formatPhone(d.number)}`}
             total={d.quiet}
           />

@@ -239,6 +239,20 @@ test.describe('the support desk', () => {
     )
     await expect(summary.getByText('Waiting for a reply').locator('..')).toContainText(/Yes, for/)
     expect(await axeViolations(page)).toEqual([])
+    // The threads shown, as a file: one row per number, the counts worked out here from the messages.
+    const threadsOut = await downloadText(page, () => page.getByRole('button', { name: 'Export CSV' }).click())
+    expect(threadsOut.name).toMatch(new RegExp(`^switchboard-customer-${next.party}-1-threads`))
+    const threadsCsv = parseCsv(threadsOut.text)
+    expect(threadsCsv[0]!.slice(0, 7)).toEqual(['customer', 'number', 'first_contact', 'last_contact', 'from_them', 'to_them', 'failed'])
+    expect(threadsCsv[0]!.at(-1)).toBe(`waiting_since_local (${await browserZone(page)})`)
+    expect(threadsCsv.slice(1).map((r) => [r[0], r[1], Number(r[4]), Number(r[5])])).toEqual([
+      [
+        next.party,
+        DESK.number,
+        theirs.filter((m) => m.direction === 'inbound').length,
+        theirs.filter((m) => m.direction === 'outbound').length,
+      ],
+    ])
     await page.getByRole('link', { name: `Thread on ${fmt(DESK.number)}` }).click()
     await expect(page).toHaveURL(/\/thread\?/)
     await expect(page.getByRole('heading', { name: `Thread between ${fmt(DESK.number)} and ${fmt(next.party)}` })).toBeVisible()

@@ -5,11 +5,12 @@ import { ErrorAlert } from '../../components/alert'
 import { PrintHeader } from '../../components/print-header'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { formatCount } from '../../lib/count'
-import { exactUtc, formatDate, type Zone } from '../../lib/dates'
+import { exactUtc, formatDate, isoInZone, isoUtc, zoneName, type Zone } from '../../lib/dates'
 import { formatPhone, partyFromInput } from '../../lib/phone'
 import type { CustomerSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
+import { ExportButtons, type ExportData } from '../../components/export-buttons'
 import { DeskIndexGate, DeskNav, oneLineOnScreen, StackCell, StackRow, stackTable, TableRegion, th, useTidOf } from './desk-parts'
 import { formatWait, msOf } from './format'
 import { ZoneToggle } from '../../components/zone-toggle'
@@ -157,9 +158,15 @@ function Threads({ c, zone }: { c: Customer; zone: Zone }) {
   const tidOf = useTidOf()
   return (
     <section aria-labelledby="customer-threads-heading" className="mt-4">
-      <h2 id="customer-threads-heading" className="text-lg font-semibold">
-        Their threads
-      </h2>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h2 id="customer-threads-heading" className="text-lg font-semibold">
+          Their threads
+        </h2>
+        {/* The rows shown, as the desk's server exports write theirs: UTC, then the page's clock at the end. */}
+        <div className="print:hidden">
+          <ExportButtons nameParts={['customer', c.party, `${c.threads.length}-threads`]} getData={() => threadsFile(c, zone)} />
+        </div>
+      </div>
       <TableRegion label="Threads with this customer (scrolls sideways)">
         <table role="table" className={stackTable}>
           <caption className="sr-only">Threads with {formatPhone(c.party)}, most recent first</caption>
@@ -248,4 +255,45 @@ function Threads({ c, zone }: { c: Customer; zone: Zone }) {
       </TableRegion>
     </section>
   )
+}
+
+const THREAD_DATES = ['first_contact', 'last_contact', 'opted_out_at', 'waiting_since'] as const
+
+/** The threads table as a file: a row per number, dates in UTC with their local clock at the end. */
+function threadsFile(c: Customer, zone: Zone): ExportData {
+  const local = (iso: string | null) => isoInZone(msOf(iso), zone).slice(0, 19).replace('T', ' ')
+  const utc = (iso: string | null) => isoUtc(msOf(iso))
+  return {
+    header: [
+      'customer',
+      'number',
+      'first_contact',
+      'last_contact',
+      'from_them',
+      'to_them',
+      'failed',
+      'opted_out',
+      'opted_out_at',
+      'sent_after_opt_out',
+      'waiting_since',
+      ...THREAD_DATES.map((d) => `${d}_local (${zoneName(zone)})`),
+    ],
+    rows: c.threads.map((t) => [
+      c.party,
+      t.number,
+      utc(t.firstAt),
+      utc(t.lastAt),
+      t.inbound,
+      t.outbound,
+      t.failed,
+      t.optedOut ? 'yes' : 'no',
+      utc(t.optedOutAt),
+      t.sentAfter,
+      utc(t.waitingSince),
+      local(t.firstAt),
+      local(t.lastAt),
+      local(t.optedOutAt),
+      local(t.waitingSince),
+    ]),
+  }
 }

@@ -418,6 +418,22 @@ test.describe('the support desk', () => {
     await expect(page.getByRole('status').filter({ hasText: /segments;/ })).toContainText(
       `${n(MESSAGES.length)} messages, ${n(total)} segments`,
     )
+    // Its file holds the days as the table shows them, newest first (it was oldest first).
+    const daysTable = page.getByRole('table', { name: /Segments per day/ })
+    const shownDays = (await daysTable.locator('tbody tr th, tbody tr td:first-child').allInnerTexts()).map((t) => t.trim())
+    const segmentsOut = await downloadText(page, () =>
+      page
+        .getByRole('region', { name: /Segments per day/ })
+        .locator('..')
+        .getByRole('button', { name: 'Export CSV' })
+        .click(),
+    )
+    const segmentDays = parseCsv(segmentsOut.text)
+      .slice(1)
+      .map((r) => r[0])
+    expect(segmentDays.length).toBeGreaterThan(1)
+    expect(segmentDays).toEqual([...segmentDays].sort().reverse())
+    expect(segmentDays[0]).toBe(shownDays[0])
     await page.screenshot({ path: '/tmp/desk-segments-1400.png', fullPage: true })
     expect(await axeViolations(page)).toEqual([])
 

@@ -166,7 +166,8 @@ function Days({ d }: { d: Segments }) {
             nameParts={['segments', d.number]}
             getData={() => ({
               header: ['day', 'messages', 'segments', 'ucs2_messages', 'extra_segments_from_ucs2'],
-              rows: d.days.map((x) => [x.day, x.messages, x.segments, x.ucs2, x.extra]),
+              // In the table's order, newest first: the file holds what is on screen, as it is shown.
+              rows: [...d.days].reverse().map((x) => [x.day, x.messages, x.segments, x.ucs2, x.extra]),
             })}
           />
         </div>

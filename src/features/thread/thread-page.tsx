@@ -214,7 +214,10 @@ function Thread({
     if (!opened.current) {
       opened.current = true
       const target = found ? el.querySelector<HTMLElement>(`[data-ordinal="${at}"]`) : null
-      if (target) el.scrollTop = target.offsetTop - el.offsetTop - el.clientHeight / 3
+      // From the boxes as drawn: offsetTop counts from the nearest positioned ancestor, not from
+      // this list, and put the message some 100 px lower than meant (below the window's edge
+      // once the header grew a line).
+      if (target) el.scrollTop += target.getBoundingClientRect().top - el.getBoundingClientRect().top - el.clientHeight / 3
       else el.scrollTop = el.scrollHeight
     } else if (fromBottom.current !== null) {
       el.scrollTop = el.scrollHeight - fromBottom.current

@@ -72,9 +72,13 @@ test('the index page indexes every number, shows each one getting up to date, fi
       const select = page.getByRole('combobox', { name: 'Number' })
       await expect(select.locator('option')).not.toHaveCount(1)
       const before = Math.max(0, ...(await views()).map((v) => v.seq))
-      await select.focus()
-      for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown')
-      const passed = await select.inputValue()
+      // Each key on the select itself (it keeps focus), each move seen before the next.
+      let passed = ''
+      for (let i = 0; i < 3; i++) {
+        await select.press('ArrowDown')
+        await expect(select).not.toHaveValue(passed)
+        passed = await select.inputValue()
+      }
       expect(passed).toMatch(/^\d+$/)
       // Before: each key opened that number's quiet hours, and the log said the agent viewed all three.
       await page.waitForTimeout(1_000)

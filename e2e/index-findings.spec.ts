@@ -54,10 +54,15 @@ test('the index page names a number listed twice and one removed from the accoun
     await expect(gone).toContainText('What is indexed stays here until forgotten.')
     expect(await axeViolations(page)).toEqual([])
 
-    // At a phone's width the findings stay in words inside the table's own scroll.
+    // At a phone's width each number is a card, its findings in words within the screen.
     await page.setViewportSize({ width: 390, height: 844 })
-    await twice.scrollIntoViewIfNeeded()
-    await expect(finding).toBeVisible()
+    const card = page.getByRole('list', { name: 'Indexed numbers' }).getByRole('article', { name: '(514) 790-1725' })
+    const onPhone = card.locator('p').filter({ hasText: /^Worth a look: listed twice\./ })
+    await onPhone.scrollIntoViewIfNeeded()
+    await expect(onPhone).toHaveText(/^Worth a look: listed twice\. Indexed under tid \S+; the account also lists it with tid \S+\.$/)
+    const box = (await onPhone.boundingBox())!
+    expect(box.x + box.width).toBeLessThanOrEqual(390)
+    await expect(page.getByRole('article', { name: '(855) 200-9444' })).toContainText('Removed from the account')
   } finally {
     await proxy.stop()
     await sim.stop()

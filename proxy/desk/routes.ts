@@ -12,8 +12,8 @@ import { ExportRefused, type ExportGate, type ExportTicket } from '../index/expo
 import { CancelledBeforeStart, endFailed, JOB_ID, type ExportTracker } from '../index/export-progress.ts'
 import { turnOf, zoneFormatter, type ExportJobHooks } from '../index/export.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
-import { names, NO_QUERY } from '../schema.ts'
-import { dateParam, digitsParam, INT4_MAX, limitParam, numberParam, readParams } from '../index/params.ts'
+import { names, NO_QUERY, param, query } from '../schema.ts'
+import { dateParam, digitsParam, INT4_MAX, limitParam, numberParam, readParams, zoneValue } from '../index/params.ts'
 import { STATUS_OF } from '../index/queries.ts'
 import { flushDesk, MAX_SENT_AFTER_PER_PERIOD, refreshDesk } from './refresh.ts'
 
@@ -188,15 +188,19 @@ const QUEUE_CSV_HEADER = [
  * said "since Nov 13, 6:41 PM" and the file only 2026-11-14T02:41Z. Without `tz`, none.
  */
 function localColumns(p: { get(name: string): string | null | undefined }, dates: readonly string[]) {
-  const tz = p.get('tz') ?? null
+  // Checked as every other export's tz is (zoneValue), by the route's schema before the export waits its turn.
+  const tz = zoneValue('tz', p.get('tz') ?? undefined)
   if (tz === null) return { header: [] as string[], cells: (..._: Array<Date | string | null>) => [] as string[] }
-  if (tz.length > 64) throw invalid('tz', 'tz must be an IANA time zone such as Europe/Paris or UTC.')
   const local = zoneFormatter(tz)
   return {
     header: dates.map((d) => `${d}_local (${tz})`),
     cells: (...values: Array<Date | string | null>) => values.map((v) => (v === null ? '' : local(new Date(v).getTime()))),
   }
 }
+
+/** A desk export's parameters: these names, and `tz` checked as a zone (localColumns). */
+const exportQuery = (...keys: string[]) =>
+  query({ ...Object.fromEntries(keys.map((k) => [k, param((v) => v)])), tz: param((v) => zoneValue('tz', v)) })
 
 /** The whole queue as CSV (the page shows the longest waits only), in keyset batches, every cell through contract/csv's guard. */
 async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
@@ -1042,7 +1046,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     path: '/api/desk/needs-reply/export',
     access: 'signed-in',
     reads: 'needs-reply.export',
-    schema: { querystring: names('number', 'thresholdMinutes', 'at', 'tz', 'job') },
+    schema: { querystring: exportQuery('number', 'thresholdMinutes', 'at', 'job') },
     run: needsReplyExportRoute,
     threads: true,
   },
@@ -1069,7 +1073,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     path: '/api/desk/opt-outs/export',
     access: 'signed-in',
     reads: 'opt-outs.export',
-    schema: { querystring: names('number', 'state', 'tz', 'job') },
+    schema: { querystring: exportQuery('number', 'state', 'job') },
     run: optOutsExportRoute,
     threads: true,
   },
@@ -1087,7 +1091,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     path: '/api/desk/sent-after-opt-out/export',
     access: 'signed-in',
     reads: 'sent-after-opt-out.export',
-    schema: { querystring: names('number', 'party', 'tz', 'job') },
+    schema: { querystring: exportQuery('number', 'party', 'job') },
     run: sentAfterExportRoute,
     threads: true,
   },
@@ -1113,7 +1117,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     path: '/api/desk/quiet-hours/export',
     access: 'signed-in',
     reads: 'quiet-hours.export',
-    schema: { querystring: names('number', 'from', 'to', 'tz', 'job') },
+    schema: { querystring: exportQuery('number', 'from', 'to', 'job') },
     run: quietHoursExportRoute,
   },
   {

@@ -1,14 +1,14 @@
 import { useEffect, useState, useSyncExternalStore } from 'react'
 import { flushSync } from 'react-dom'
 
+/** A phone's width (Tailwind's `sm` and below), on screen: lists shown as cards there (usePhoneCards). */
+export const PHONE_QUERY = 'screen and (max-width: 639.98px)'
+
 /**
  * Layout decisions the table makes from the viewport, never from a measured element: a media
  * query answers during the first render without a layout, so cards versus table is settled
  * before the first paint and nothing on screen switches afterwards (no layout shift).
  */
-/** A phone's width (Tailwind's `sm` and below), on screen: lists shown as cards there. Paper always gets the table. */
-export const PHONE_QUERY = 'screen and (max-width: 639.98px)'
-
 export function useMedia(query: string): boolean {
   return useSyncExternalStore(
     (onChange) => {
@@ -95,4 +95,11 @@ export function tableMinWidth(columns: ReadonlyArray<{ width?: string; minWidth?
     else if (!c.width || c.width === 'auto') sum += px(c.minWidth) ?? DEFAULT_AUTO_MIN
   }
   return sum
+}
+
+/** Cards on a phone's screen; the table on paper, whatever the window's width when printing began. */
+export function usePhoneCards(): boolean {
+  const phone = useMedia(PHONE_QUERY)
+  const printing = usePrinting()
+  return phone && !printing
 }

@@ -52,7 +52,9 @@ export function BodyText({ body, printWhole = false }: { body: string | null; pr
   const long = body.length > CLAMP_CHARS || lines > 6
   const shown = long && !open ? `${body.slice(0, CLAMP_CHARS).split('\n').slice(0, 6).join('\n')}…` : body
   const cut = !printWhole && body.length > PRINT_MAX_CHARS
-  const printed = cut ? `${body.slice(0, PRINT_MAX_CHARS)}…` : body
+  // Not through the middle of a character written as two UTF-16 units (an emoji).
+  const end = cut && /[\uD800-\uDBFF]/.test(body[PRINT_MAX_CHARS - 1] ?? '') ? PRINT_MAX_CHARS - 1 : PRINT_MAX_CHARS
+  const printed = cut ? `${body.slice(0, end)}…` : body
   // Paper gets its own copy when the screen's differs: folded, or past the print cap.
   const ownPrint = (long && !open) || cut
   return (
@@ -67,7 +69,7 @@ export function BodyText({ body, printWhole = false }: { body: string | null; pr
       </p>
       {cut ? (
         <p className="hidden text-xs print:block">
-          ({formatCount(body.length - PRINT_MAX_CHARS)} more characters not printed: the message&apos;s own page prints it whole.)
+          ({formatCount(body.length - end)} more characters not printed: the message&apos;s own page prints it whole.)
         </p>
       ) : null}
       {long ? (

@@ -79,7 +79,35 @@ test('a read that showed many customers names the first three and opens the whol
   expect(summary.textContent).toBe(`120 customers: ${parties.slice(0, 3).join(', ')}…`)
   // Every one recorded is there, separated so the line can wrap; no single customer's link for a list.
   expect(cells[6]!.querySelector('details p')!.textContent).toBe(parties.join(', '))
+  // Paper cannot open the disclosure: a print-only copy holds the whole list.
+  expect(cells[6]!.querySelector('p.print\\:block')!.textContent).toBe(`120 customers: ${parties.join(', ')}`)
   expect(within(cells[6]!).queryByRole('link')).toBeNull()
   // Details leave out the list the Party column holds, and space what they keep so it wraps.
-  expect(cells[7]!.textContent).toBe('q: store; rows: 200; filters: {dir: inbound, numbers: [15129474129, 18323232323]}')
+  expect(cells[7]!.textContent).toBe('q: store; rows: 200; filters: {dir: "inbound", numbers: ["15129474129", "18323232323"]}')
+})
+
+test('a count of numbers stays in Details, since no column can show it; a list beside a number stays too', () => {
+  const qc = new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: Infinity } } })
+  qc.setQueryData(accessLogQuery({}).queryKey, {
+    pages: [
+      {
+        entries: [
+          { ...entry('5', null), action: 'index.sync', number: null, details: { all: true, numbers: 60 } },
+          { ...entry('4', PARTY), action: 'customer.view', number: null, details: { party: PARTY, numbers: 2 } },
+        ],
+        nextCursor: null,
+      },
+    ],
+    pageParams: [null],
+  })
+  qc.setQueryData(accessLogVerifyQuery().queryKey, { intact: true, first: '4', last: '5', checked: 2, problem: null, message: 'Intact' })
+  render(
+    <QueryClientProvider client={qc}>
+      <AccessLogPage search={{ user: '', number: '', party: '', action: '', from: '', to: '' }} />
+    </QueryClientProvider>,
+    { wrapper: TestRouter },
+  )
+  const [, sync, customer] = within(screen.getByRole('table')).getAllByRole('row')
+  expect(within(sync!).getAllByRole('cell')[7]!.textContent).toBe('all: true; numbers: 60')
+  expect(within(customer!).getAllByRole('cell')[7]!.textContent).toBe('numbers: 2')
 })

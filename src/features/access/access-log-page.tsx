@@ -54,27 +54,41 @@ function When({ iso }: { iso: string }) {
   )
 }
 
-/** Keys whose values the Number and Party columns hold (the server's numberOf and partyOf). */
-const IN_COLUMNS = new Set(['number', 'numbers', 'party', 'parties'])
+/** Digits, or a list of them (as a string with commas or an array): what the columns take (the server's listOf). */
+const isList = (v: unknown) => typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string'))
 
-/** A detail's value as text with a space after each comma, so a long list wraps in its cell. */
-function compact(v: unknown): string {
-  if (typeof v === 'string') return v
-  if (Array.isArray(v)) return `[${v.map(compact).join(', ')}]`
+/**
+ * Whether a detail is shown in the Number or Party column (the server's numberOf and partyOf):
+ * `number` and `party` as text; `numbers` as a list when there is no `number` (a count of
+ * numbers is no number); `parties` as a list (joined with `party`).
+ */
+function inColumns(k: string, v: unknown, d: Record<string, unknown>): boolean {
+  if (k === 'number' || k === 'party') return typeof v === 'string'
+  if (k === 'numbers') return isList(v) && typeof d.number !== 'string'
+  if (k === 'parties') return isList(v)
+  return false
+}
+
+/**
+ * A detail's value as text with a space after each comma, so a long list wraps in its cell.
+ * Text inside a list or an object keeps its quotes: a search's words cannot read as other fields.
+ */
+function compact(v: unknown, nested = false): string {
+  if (typeof v === 'string') return nested ? JSON.stringify(v) : v
+  if (Array.isArray(v)) return `[${v.map((x) => compact(x, true)).join(', ')}]`
   if (v && typeof v === 'object')
     return `{${Object.entries(v)
-      .map(([k, x]) => `${k}: ${compact(x)}`)
+      .map(([k, x]) => `${k}: ${compact(x, true)}`)
       .join(', ')}}`
   return String(v)
 }
 
 /** The entry's details minus what has its own column, as compact text. */
 function detailsText(e: AccessLogEntry): string {
-  const rest = Object.entries(e.details).filter(([k]) => !IN_COLUMNS.has(k))
+  const rest = Object.entries(e.details).filter(([k, v]) => !inColumns(k, v, e.details))
   return rest.map(([k, v]) => `${k}: ${compact(v)}`).join('; ')
 }
 
-/** The hash chain's verdict, in words: intact (entries N–M) or the first entry changed or removed. */
 /** How many of a read's numbers or customers the cell names before "and N more". */
 const LISTED_SHOWN = 3
 
@@ -96,16 +110,23 @@ function Listed({ value, what }: { value: string | null; what: 'numbers' | 'cust
       </>
     )
   if (items.length <= LISTED_SHOWN) return <span className="break-words">{items.join(', ')}</span>
+  // Paper cannot open a disclosure: it gets the whole list.
   return (
-    <details className="min-w-40">
-      <summary className="cursor-pointer">
-        {formatCount(items.length)} {what}: {items.slice(0, LISTED_SHOWN).join(', ')}…
-      </summary>
-      <p className="mt-1 text-xs break-words">{items.join(', ')}</p>
-    </details>
+    <>
+      <details className="min-w-40 print:hidden">
+        <summary className="cursor-pointer">
+          {formatCount(items.length)} {what}: {items.slice(0, LISTED_SHOWN).join(', ')}…
+        </summary>
+        <p className="mt-1 text-xs break-words">{items.join(', ')}</p>
+      </details>
+      <p className="hidden text-xs break-words print:block">
+        {formatCount(items.length)} {what}: {items.join(', ')}
+      </p>
+    </>
   )
 }
 
+/** The hash chain's verdict, in words: intact (entries N–M) or the first entry changed or removed. */
 function ChainStatus() {
   const verdict = useQuery(accessLogVerifyQuery())
   if (verdict.isPending)

@@ -40,9 +40,10 @@ export function DeskNav({ current }: { current: DeskPage }) {
 }
 
 /**
- * A table that scrolls sideways on a phone inside its own focusable region, so the page itself
- * never does and a keyboard user can scroll it (axe's scrollable-region-focusable). It is the containing block of
- * the visually hidden labels inside, which would otherwise escape its clipping and widen the page.
+ * A table that scrolls sideways, when wider than the window, inside its own focusable region, so
+ * the page itself never does and a keyboard user can scroll it (axe's scrollable-region-focusable).
+ * It is the containing block of the visually hidden labels inside, which would otherwise escape its
+ * clipping and widen the page. A stackTable inside is cards on a phone, and does not scroll there.
  */
 export function TableRegion({ label, children }: { label: string; children: ReactNode }) {
   return (

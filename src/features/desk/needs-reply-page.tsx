@@ -23,7 +23,7 @@ import { formatPhone } from '../../lib/phone'
 import type { NeedsReplySearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
-import { PHONE_QUERY, useMedia } from '../../components/data-table/layout'
+import { usePhoneCards } from '../../components/data-table/layout'
 import { DeskIndexGate, DeskNav, NumberSelect, ReportExportButton, TableRegion, td, th, useTidOf } from './desk-parts'
 import { formatWait, parseThreshold, msOf, whoDid } from './format'
 import { useMe } from '../../api/me'
@@ -185,7 +185,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
   const tidOf = useTidOf()
   const [done, setDone] = useState<{ party: string; number: string; by: string; at: string; undo: () => Promise<unknown> } | null>(null)
   const [undone, setUndone] = useState<string | null>(null)
-  const cards = useMedia(PHONE_QUERY)
+  const cards = usePhoneCards()
   // "Mark handled" is one tap (a phone, Enter): a mistake is undone from its confirmation.
   // The mark undone is the one whose Undo was pressed: a mark made while the undo was on its way keeps its confirmation.
   const undo = useMutation({
@@ -291,9 +291,9 @@ function Queue({ search }: { search: NeedsReplySearch }) {
             <li key={key(e)} className="rounded border border-slate-200 bg-white px-3 py-2.5 text-sm">
               <article aria-label={`${formatPhone(e.party)}, waiting on ${formatPhone(e.number)}`} className="flex flex-col gap-1.5">
                 <div className="flex flex-wrap items-baseline justify-between gap-x-3">
-                  <h3 className="font-semibold">
+                  <h2 className="font-semibold">
                     <CustomerLink party={e.party} />
-                  </h3>
+                  </h2>
                   <span className="font-semibold tabular-nums">{formatWait(e.waitedMs)}</span>
                 </div>
                 <p className="text-xs text-slate-700">

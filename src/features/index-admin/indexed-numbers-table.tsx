@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react'
 import { SidewaysRegion } from '../../components/sideways-region'
 import type { NumberIndexStatus } from '../../api/index-api'
-import { PHONE_QUERY, useMedia } from '../../components/data-table/layout'
+import { usePhoneCards } from '../../components/data-table/layout'
 import { InlineConfirm, useReturnFocus } from '../../components/inline-confirm'
 import { formatCount } from '../../lib/count'
 import { formatDate } from '../../lib/dates'
@@ -45,7 +45,7 @@ export function IndexedNumbersTable({
   actions: IndexActions
 }) {
   // A phone: each number is a card (a six-column table put its buttons off-screen).
-  const cards = useMedia(PHONE_QUERY)
+  const cards = usePhoneCards()
   if (cards)
     return (
       <ul className="mt-3 flex flex-col gap-2" aria-label="Indexed numbers">
@@ -120,9 +120,9 @@ function IndexedNumberCard({ n, isAdmin, actions }: { n: NumberIndexStatus; isAd
   return (
     <li className="rounded border border-slate-200 px-3 py-2.5">
       <article aria-labelledby={titleId} className="flex flex-col gap-1.5 text-sm">
-        <h3 id={titleId} className="font-semibold">
+        <h2 id={titleId} className="font-semibold">
           {formatPhone(n.number)}
-        </h3>
+        </h2>
         <dl className="flex flex-col gap-1.5">
           {field('State', <NumberState n={n} />)}
           {field('Messages indexed', <span className="tabular-nums">{indexedText(n)}</span>)}

@@ -50,7 +50,9 @@ export function SearchResultsTable({
           {result.hasNextPage ? (
             // Paper holds the rows loaded, and says so: "Show more" is not printed.
             <p className="hidden text-sm print:mb-2 print:block">
-              This paper holds the {formatCount(rows.length)} matches loaded of {of}; the rest are not printed.
+              {total === null
+                ? `This paper holds the ${formatCount(rows.length)} matches loaded; more were found and are not printed.`
+                : `This paper holds the ${formatCount(rows.length)} matches loaded of ${of}; the rest are not printed.`}
             </p>
           ) : null}
           <VirtualTable

@@ -1,8 +1,6 @@
 // `npm run test:scale`: the browser journeys over the million-message history (tagged @scale in
 // e2e/), which index the whole million first and take minutes on a small machine, so `npm test`
-// leaves them out; then the desk's recompute with full evidence lists at the real cap (60,000
-// messages per engine; `npm test` runs it with the cap at 200). Builds the SPA and the server,
-// runs them, then prints `N passed, N failed`.
+// leaves them out. Builds the SPA and the server, runs them, then prints `N passed, N failed`.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -49,24 +47,5 @@ if (existsSync(pwJson)) {
 if (run.status !== 0 && failed === 0) failed = 1
 if (passed === 0 && failed === 0) failed = 1
 
-console.log('\n── desk recompute with full evidence lists at the real cap (vitest) ──')
-const vitestJson = join(out, 'vitest.json')
-const unit = spawnSync(
-  join(root, 'node_modules', '.bin', 'vitest'),
-  [
-    'run',
-    'proxy/desk/refresh.engines.test.ts',
-    '-t',
-    'full evidence lists',
-    '--reporter=default',
-    '--reporter=json',
-    `--outputFile.json=${vitestJson}`,
-  ],
-  { stdio: 'inherit', env: { ...env, DESK_FULL_EVIDENCE: '1' } },
-)
-const u = existsSync(vitestJson) ? JSON.parse(readFileSync(vitestJson, 'utf8')) : null
-passed += u?.numPassedTests ?? 0
-failed += u?.numFailedTests ?? 0
-if ((unit.status !== 0 || !u?.numPassedTests) && !u?.numFailedTests) failed += 1
 console.log(`\n${passed} passed, ${failed} failed`)
 process.exit(failed ? 1 : 0)

@@ -10,16 +10,8 @@ import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/d
 import { DESK_INDEX } from '../simulator/desk-cases.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import { BODY_IDS_SQL } from '../index/sync/sql.ts'
-import {
-  deskFacts,
-  flushDesk,
-  MAX_SENT_AFTER_PER_PERIOD,
-  OPT_RULES_VERSION,
-  reclassifyOptOuts,
-  refreshAllDesk,
-  refreshDesk,
-  storeDeskFacts,
-} from './refresh.ts'
+import { deskFacts, flushDesk, OPT_RULES_VERSION, reclassifyOptOuts, refreshAllDesk, refreshDesk, storeDeskFacts } from './refresh.ts'
+import { sentAfterBatch, sentAfterCount, sentAfterPage, type SentRow } from './sent-after.ts'
 
 /**
  * The desk's SQL on both engines (PGlite and a real PostgreSQL): the desk number's messages,
@@ -111,7 +103,7 @@ async function deskTables(q: Queryable) {
   return {
     messages: await rows('SELECT * FROM desk_messages ORDER BY number, ordinal'),
     threads: await rows('SELECT * FROM desk_threads ORDER BY number, party'),
-    sentAfter: await rows('SELECT * FROM desk_sent_after ORDER BY number, ordinal'),
+    periods: await rows('SELECT * FROM desk_opt_periods ORDER BY number, party, opt_ordinal'),
     quietDays: await rows(
       `SELECT number, to_char(day, 'YYYY-MM-DD') AS day, to_char(local_day, 'YYYY-MM-DD') AS local_day, outbound, unknown, quiet
          FROM desk_quiet_days ORDER BY number, day, local_day`,
@@ -149,7 +141,7 @@ describe.each(ENGINES)('the store step on %s', (engine) => {
     await db.query(CLEAR_FACTS)
     await db.query('UPDATE index_numbers SET desk_behind = true')
     expect(kept.segmentDays.length).toBeGreaterThan(0)
-    await db.query('TRUNCATE desk_quiet_days, desk_segment_days, desk_threads, desk_sent_after, desk_dirty')
+    await db.query('TRUNCATE desk_quiet_days, desk_segment_days, desk_threads, desk_opt_periods, desk_dirty')
     expect(await deskTables(db)).toMatchObject({ messages: [], threads: [], quietDays: [], segmentDays: [] })
     expect(await refreshAllDesk(db)).toMatchObject({ messages: messages.length })
     expect(await deskTables(db)).toEqual(kept)
@@ -157,7 +149,7 @@ describe.each(ENGINES)('the store step on %s', (engine) => {
 })
 
 describe.each(ENGINES)('the recompute after a catch-up on %s', (engine) => {
-  it('leaves the evidence rows that did not change as they were, and adds the new sends', async () => {
+  it('lists the new sends after opt-out with the ones before, and keeps one period row per opt-out', async () => {
     const db = await engines.open(engine)
     // The last two sends to a party after its opt-out arrive later, as a catch-up would bring them.
     const entry = optOutLedger(messages).find((e) => e.sentAfter.length >= 3)!
@@ -170,38 +162,30 @@ describe.each(ENGINES)('the recompute after a catch-up on %s', (engine) => {
       ),
     )
     await flushDesk(db, [DESK.number])
-    const versions = async () =>
-      new Map(
-        (
-          await db.query<{ ordinal: number; party: string; v: string }>('SELECT ordinal, party, xmin::text AS v FROM desk_sent_after')
-        ).rows.map((r) => [r.ordinal, `${r.party} ${r.v}`]),
-      )
-    const before = await versions()
+    const before = (await sentList(db, DESK.number)).map((r) => r.ordinal)
+    for (const o of late) expect(before).not.toContain(o)
+    const periods = await db.query('SELECT party, opt_ordinal FROM desk_opt_periods WHERE number = $1 ORDER BY party, opt_ordinal', [
+      DESK.number,
+    ])
     // They arrive and their thread is recomputed.
     await db.transaction((tx) => insertWithFacts(tx, fresh))
     expect(await flushDesk(db, [DESK.number])).toBeGreaterThan(0)
     await expectRules(db)
-    const after = await versions()
-    // Rows of the threads the new messages touched (the others are not recomputed at all).
-    const touched = new Set(fresh.map((m) => m.party))
-    const both = [...before.keys()].filter((o) => after.has(o) && touched.has(before.get(o)!.split(' ')[0]!))
-    expect(both.length).toBeGreaterThan(0)
-    // Written by the same transaction as before: not deleted and written again.
-    expect(both.filter((o) => after.get(o) !== before.get(o))).toEqual([])
-    for (const o of late) expect(after.has(o)).toBe(true)
+    const after = (await sentList(db, DESK.number)).map((r) => r.ordinal)
+    expect([...after].sort((x, y) => x - y)).toEqual([...before, ...late].sort((x, y) => x - y))
+    // The periods were written again, not added to.
+    expect(
+      (await db.query('SELECT party, opt_ordinal FROM desk_opt_periods WHERE number = $1 ORDER BY party, opt_ordinal', [DESK.number])).rows,
+    ).toEqual(periods.rows)
   }, 60_000)
 })
 
-// Full lists at the real cap take 60,000 messages (44 s on PGlite here); the same statements with
-// the cap written as 200 take 1,300. DESK_FULL_EVIDENCE=1 (npm run test:scale) runs the real cap.
-const FULL_CAP = process.env.DESK_FULL_EVIDENCE === '1' ? MAX_SENT_AFTER_PER_PERIOD : 200
-
-describe.each(ENGINES)(`the recompute after catch-ups with full evidence lists (${FULL_CAP} sends) on %s`, (engine) => {
+describe.each(ENGINES)('the recompute after catch-ups of threads with hundreds of sends after opt-out on %s', (engine) => {
   it('equals a recompute from scratch and the rules after opt-outs, re-opt-ins, sends and messages dated before stored ones', async () => {
     const db = await engines.open(engine)
     const number = '15550004444'
     const start = Date.parse('2033-01-01T00:00:00Z')
-    const MAX = FULL_CAP
+    const MAX = 200
     // Party t's k-th minute (its own second within the minute, so no two messages share a date);
     // +30 s puts a message between two stored ones of its thread.
     const at = (t: number, k: number, skew = 0) => start + k * 60_000 + t * 7_000 + skew
@@ -227,7 +211,7 @@ describe.each(ENGINES)(`the recompute after catch-ups with full evidence lists (
       return batch
     }
     const sends = (t: number, from: number, to: number): Plan[] => Array.from({ length: to - from + 1 }, (_, i) => ({ t, k: from + i }))
-    // Each thread but D has more sends after its opt-out than a list holds. A, C and F's first send
+    // Each thread but D has hundreds of sends after its opt-out. A, C and F's first send
     // is within the confirmation window (not evidence), B and E's is not.
     const base = add([
       { t: 0, k: 0, body: 'hi' },
@@ -252,12 +236,12 @@ describe.each(ENGINES)(`the recompute after catch-ups with full evidence lists (
       `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ($1, 'T4', $2, $2, 'idle', true)`,
       [number, base.length],
     )
-    await flushDesk(db, [number], MAX)
-    await expectSame(db, number, all, MAX)
+    await flushDesk(db, [number])
+    await expectSame(db, number, all)
 
     // Catch-up 1, everything dated after what is stored: sends after A's opt-out, its re-opt-in
-    // and a new opt-out (with its confirmation and sends), sends to B and F, whose lists are full,
-    // and three to G, whose list the first two fill.
+    // and a new opt-out (with its confirmation and sends), sends to B and F, and three
+    // to G.
     const first = add([
       ...sends(0, MAX + 70, MAX + 72),
       { t: 0, k: MAX + 80, body: 'START' },
@@ -276,11 +260,11 @@ describe.each(ENGINES)(`the recompute after catch-ups with full evidence lists (
     const earliest = new Map<string, string>()
     for (const m of first) if (!earliest.has(m.party) || m.date < earliest.get(m.party)!) earliest.set(m.party, m.date)
     expect(dirty.rows.map((d) => [d.party, new Date(d.since).toISOString()])).toEqual([...earliest].sort())
-    await flushDesk(db, [number], MAX)
-    await expectSame(db, number, all, MAX)
+    await flushDesk(db, [number])
+    await expectSame(db, number, all)
 
-    // Catch-up 2, with messages dated before stored ones (skewed clocks): a send inside B's list
-    // (its last listed send falls out), an opt-in inside C's list (the period ends there), an
+    // Catch-up 2, with messages dated before stored ones (skewed clocks): a send inside B's period,
+    // an opt-in inside C's period (it ends there), an
     // opt-out in the middle of D's thread (its later sends become evidence), a send just after E's
     // opt-out (the new first send, within the confirmation window) and a repeated STOP while out.
     const second = add([
@@ -293,14 +277,14 @@ describe.each(ENGINES)(`the recompute after catch-ups with full evidence lists (
       { t: 4, k: MAX + 30, body: 'STOP' },
     ])
     await db.transaction((tx) => insertWithFacts(tx, second, number))
-    await flushDesk(db, [number], MAX)
-    await expectSame(db, number, all, MAX)
+    await flushDesk(db, [number])
+    await expectSame(db, number, all)
 
-    // Catch-up 3: sends at the end again, to A's new period and to the full lists of B and F.
+    // Catch-up 3: sends at the end again, to A's new period and to B and F.
     const third = add([...sends(0, MAX + 100, MAX + 102), { t: 1, k: MAX + 50 }, ...sends(5, MAX + 30, MAX + 31)])
     await db.transaction((tx) => insertWithFacts(tx, third, number))
-    await flushDesk(db, [number], MAX)
-    await expectSame(db, number, all, MAX)
+    await flushDesk(db, [number])
+    await expectSame(db, number, all)
   }, 240_000)
 })
 
@@ -348,11 +332,39 @@ describe.each(ENGINES)('threads marked for recompute on %s', (engine) => {
   }, 60_000)
 })
 
+/** Every send after opt-out the report lists for a number (or all), read as the export reads it: keyset batches of 37. */
+async function sentList(q: Queryable, number: string | null): Promise<SentRow[]> {
+  const out: SentRow[] = []
+  for (let after: SentRow | null = null; ;) {
+    const batch: SentRow[] = await sentAfterBatch(q, { number, keys: null }, after, 37)
+    out.push(...batch)
+    if (batch.length < 37) break
+    after = batch[batch.length - 1]!
+  }
+  // Newest first (date, then number, then ordinal newest first), each send once; the page is a slice of the same order.
+  const key = (r: SentRow) => `${new Date(r.date).toISOString()} ${r.number} ${String(1e9 - r.ordinal).padStart(10, '0')}`
+  for (let i = 1; i < out.length; i++) expect(key(out[i - 1]!) < key(out[i]!) || key(out[i - 1]!) > key(out[i]!)).toBe(true)
+  const dates = out.map((r) => new Date(r.date).getTime())
+  expect(dates).toEqual([...dates].sort((x, y) => y - x))
+  expect(new Set(out.map((r) => `${r.number} ${r.ordinal}`)).size).toBe(out.length)
+  expect(await sentAfterCount(q, { number, keys: null })).toBe(out.length)
+  for (const [limit, offset] of [
+    [25, 0],
+    [50, 20],
+    [10, Math.max(0, out.length - 5)],
+  ] as const)
+    expect((await sentAfterPage(q, { number, keys: null }, limit, offset)).map((r) => `${r.number} ${r.ordinal}`)).toEqual(
+      out.slice(offset, offset + limit).map((r) => `${r.number} ${r.ordinal}`),
+    )
+  return out
+}
+
 /**
- * The number's threads and evidence rows against the rules (each period's first `cap` sends, the confirmation among them left out; every send counted) and
- * against a recompute of every thread from scratch, row for row.
+ * The number's threads and sends after opt-out against the rules (every send of each period, the
+ * confirmation left out, counted and listed) and against a recompute of every thread from scratch,
+ * row for row.
  */
-async function expectSame(db: Db, number: string, all: typeof messages, cap = MAX_SENT_AFTER_PER_PERIOD) {
+async function expectSame(db: Db, number: string, all: typeof messages) {
   const ledger = optOutLedger(all)
   const evidence: number[] = []
   for (const e of ledger) {
@@ -367,7 +379,7 @@ async function expectSame(db: Db, number: string, all: typeof messages, cap = MA
       const listed = e.sentAfter.filter((x) => x.optOut === from).map((x) => (x.message as (typeof all)[number]).ordinal)
       // The period's sends, less the one confirmation the rules leave out.
       expect(inPeriod.length - listed.length).toBeLessThanOrEqual(1)
-      evidence.push(...listed.slice(0, cap - (inPeriod.length - listed.length)))
+      evidence.push(...listed)
     }
   }
   const threads = async () =>
@@ -376,27 +388,26 @@ async function expectSame(db: Db, number: string, all: typeof messages, cap = MA
       opted_out: boolean
       sent_after: number
     }>
-  const rows = async () =>
+  const periods = async () =>
     JSON.parse(
-      JSON.stringify((await db.query('SELECT * FROM desk_sent_after WHERE number = $1 ORDER BY ordinal', [number])).rows),
-    ) as Array<{
-      ordinal: number
-    }>
-  const kept = { threads: await threads(), rows: await rows() }
+      JSON.stringify((await db.query('SELECT * FROM desk_opt_periods WHERE number = $1 ORDER BY party, opt_ordinal', [number])).rows),
+    )
+  const rows = async () => (await sentList(db, number)).map((r) => r.ordinal).sort((a, b) => a - b)
+  const kept = { threads: await threads(), periods: await periods(), rows: await rows() }
   expect(kept.threads.filter((t) => t.sent_after > 0 || t.opted_out).map((t) => [t.party, t.opted_out, t.sent_after])).toEqual(
     ledger
       .filter((e) => e.optedOut || e.sentAfter.length > 0)
       .map((e) => [e.party, e.optedOut, e.sentAfter.length])
       .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
   )
-  expect(kept.rows.map((r) => r.ordinal)).toEqual(evidence.sort((a, b) => a - b))
-  // From scratch: no evidence rows, every thread marked without a date.
-  await db.query('DELETE FROM desk_sent_after WHERE number = $1', [number])
+  expect(kept.rows).toEqual(evidence.sort((a, b) => a - b))
+  // From scratch: no periods, every thread marked without a date.
+  await db.query('DELETE FROM desk_opt_periods WHERE number = $1', [number])
   await db.query('INSERT INTO desk_dirty (number, party) SELECT number, party FROM desk_threads WHERE number = $1 ON CONFLICT DO NOTHING', [
     number,
   ])
-  await flushDesk(db, [number], cap)
-  expect({ threads: await threads(), rows: await rows() }).toEqual(kept)
+  await flushDesk(db, [number])
+  expect({ threads: await threads(), periods: await periods(), rows: await rows() }).toEqual(kept)
 }
 
 /** The desk tables against contract/desk's pure rules over the same messages. */
@@ -418,10 +429,8 @@ async function expectRules(db: Queryable) {
   expect(threads.rows.map((t) => [t.party, t.opted_out, t.sent_after])).toEqual(
     ledger.map((e) => [e.party, e.optedOut, e.sentAfter.length]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
   )
-  const sent = await db.query<{ ordinal: number; after_ms: string; failed: boolean }>(
-    'SELECT ordinal, after_ms, failed FROM desk_sent_after ORDER BY ordinal',
-  )
-  expect(sent.rows.map((s) => [s.ordinal, Number(s.after_ms), s.failed])).toEqual(
+  const sent = (await sentList(db, null)).sort((a, b) => a.ordinal - b.ordinal)
+  expect(sent.map((s) => [s.ordinal, Number(s.after_ms), s.failed])).toEqual(
     ledger
       .flatMap((e) => e.sentAfter.map((s) => [(s.message as (typeof messages)[number]).ordinal, s.afterMs, s.failed]))
       .sort((a, b) => Number(a[0]) - Number(b[0])),
@@ -589,7 +598,7 @@ describe.each(ENGINES)('refreshDesk on %s', (engine) => {
 })
 
 describe.each(ENGINES)('sends after opt-out on %s', (engine) => {
-  it('counts every one however many follow one opt-out, and keeps the first of the period as evidence', async () => {
+  it('counts and lists every one however many follow one opt-out', async () => {
     const db = await engines.open(engine)
     const number = '15550009999'
     const party = '15550001111'
@@ -625,14 +634,12 @@ describe.each(ENGINES)('sends after opt-out on %s', (engine) => {
       party,
     ])
     expect(t.rows[0]!.sent_after).toBe(entry!.sentAfter.length)
-    // Evidence: the rules' sends whose place in the period (every message after the opt-out is a
-    // send here, so the k-th send is ordinal k + 1) is within MAX_SENT_AFTER_PER_PERIOD.
-    const expected = entry!.sentAfter
-      .map((x) => (x.message as (typeof thread)[number]).ordinal)
-      .filter((o) => o - 1 <= MAX_SENT_AFTER_PER_PERIOD)
-    const kept = await db.query<{ ordinal: number }>('SELECT ordinal FROM desk_sent_after WHERE number = $1 ORDER BY ordinal', [number])
-    expect(kept.rows.map((r) => r.ordinal)).toEqual(expected)
-    expect(expected.length).toBeLessThan(entry!.sentAfter.length)
+    // Listed: every one of the rules' sends (the 10,000 a period once kept are long past), newest first.
+    const expected = entry!.sentAfter.map((x) => (x.message as (typeof thread)[number]).ordinal).sort((a, b) => b - a)
+    const listed = await sentList(db, number)
+    expect(listed.map((r) => r.ordinal)).toEqual(expected)
+    expect(listed[0]).toMatchObject({ ordinal: SENDS + 1, party, opt_ordinal: 1, failed: false })
+    expect(Number(listed[0]!.after_ms)).toBe(SENDS * 60_000)
   }, 120_000)
 })
 
@@ -726,38 +733,36 @@ describe.each(ENGINES)('sends after opt-out in long threads on %s', (engine) => 
   }, 120_000)
 })
 
-describe.each(ENGINES)('migration 350 on %s', (engine) => {
-  it('keys desk_sent_after by number, party and ordinal, keeps its rows, and leaves one index beside the key', async () => {
+describe.each(ENGINES)('migration 500 on %s', (engine) => {
+  it('marks every thread with an opt-out history for a full recompute, which writes its periods', async () => {
     const db = await engines.open(engine)
-    // desk_sent_after as it stood before the migration, with rows in it.
-    await db.query('ALTER TABLE desk_sent_after DROP CONSTRAINT desk_sent_after_pkey')
-    await db.query('ALTER TABLE desk_sent_after ADD CONSTRAINT desk_sent_after_pkey PRIMARY KEY (number, ordinal)')
-    await db.query('CREATE INDEX desk_sent_after_party ON desk_sent_after (number, party)')
-    const row = (o: number, party: string) => ['15550006666', o, party, new Date(Date.UTC(2031, 0, 1, 0, o)), 1, o * 60_000, o % 2 === 0]
-    const insert = `INSERT INTO desk_sent_after (number, ordinal, party, date, opt_ordinal, after_ms, failed) VALUES ($1, $2, $3, $4, $5, $6, $7)`
-    for (const [o, party] of [
-      [3, '12125550101'],
-      [5, '12125550102'],
-      [8, '12125550101'],
-    ] as const)
-      await db.query(insert, row(o, party))
-    const before = await db.query('SELECT * FROM desk_sent_after ORDER BY number, ordinal')
-    const migration = readFileSync(fileURLToPath(new URL('../db/migrations/350-desk-sent-after-key.sql', import.meta.url)), 'utf8')
-    for (const sql of migration
+    await db.transaction((tx) => insertWithFacts(tx, messages))
+    await flushDesk(db, [DESK.number])
+    const periods = await db.query('SELECT * FROM desk_opt_periods ORDER BY number, party, opt_ordinal')
+    expect(periods.rows.length).toBeGreaterThan(0)
+    // As a database from before the migration stands: threads recomputed, no periods kept.
+    await db.query('DELETE FROM desk_opt_periods')
+    await db.query(`INSERT INTO desk_dirty (number, party, since) VALUES ($1, $2, now())`, [DESK.number, messages[0]!.party])
+    const migration = readFileSync(fileURLToPath(new URL('../db/migrations/500-desk-opt-periods.sql', import.meta.url)), 'utf8')
+    const mark = migration
       .replace(/^--.*$/gm, '')
       .split(';')
       .map((x) => x.trim())
-      .filter(Boolean))
-      await db.query(sql)
-    expect((await db.query('SELECT * FROM desk_sent_after ORDER BY number, ordinal')).rows).toEqual(before.rows)
-    const indexes = await db.query<{ indexname: string; indexdef: string }>(
-      `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'desk_sent_after' ORDER BY indexname`,
-    )
-    // The third is migration 370's (by thread and date), not this one's.
-    expect(indexes.rows.map((x) => x.indexname)).toEqual(['desk_sent_after_date', 'desk_sent_after_pkey', 'desk_sent_after_thread_date'])
-    expect(indexes.rows[1]!.indexdef).toMatch(/\(number, party, ordinal\)/)
-    // Still one row per message.
-    await expect(db.query(insert, row(5, '12125550102'))).rejects.toMatchObject({ code: '23505' })
+      .filter((x) => x.startsWith('INSERT INTO desk_dirty'))
+    expect(mark).toHaveLength(1)
+    await db.query(mark[0]!)
+    const marked = await db.query<{ party: string; since: Date | null }>('SELECT party, since FROM desk_dirty WHERE number = $1', [
+      DESK.number,
+    ])
+    const withHistory = await db.query<{ party: string }>(`SELECT party FROM desk_threads WHERE opt_history <> '[]'`)
+    expect(
+      marked.rows
+        .filter((r) => r.since === null)
+        .map((r) => r.party)
+        .sort(),
+    ).toEqual(withHistory.rows.map((r) => r.party).sort())
+    await flushDesk(db, [DESK.number])
+    expect((await db.query('SELECT * FROM desk_opt_periods ORDER BY number, party, opt_ordinal')).rows).toEqual(periods.rows)
   }, 60_000)
 })
 

@@ -18,24 +18,6 @@ import type { Db, Queryable } from '../db/types.ts'
 
 /** Messages without facts are read and classified this many at a time (memory stays bounded on a 1M number). */
 const CHUNK = 5_000
-/**
- * Evidence rows kept per opt-out period, so a thread's recompute writes a bounded number of rows
- * (a party opted out long ago and sent to daily). The count past it is still exact: the thread's
- * sent_after counts every send, and the report says when a period's list stops here.
- */
-export const MAX_SENT_AFTER_PER_PERIOD = 10_000
-
-/**
- * Where a recompute's list stops: MAX_SENT_AFTER_PER_PERIOD, or a smaller cap a test passes to
- * flushDesk so that full lists take hundreds of messages rather than tens of thousands (the same
- * statements, the cap written into them as a literal, as the constant is).
- */
-function evidenceCap(cap: number): number {
-  if (!Number.isSafeInteger(cap) || cap < 1 || cap > MAX_SENT_AFTER_PER_PERIOD)
-    throw new RangeError(`evidence cap must be an integer from 1 to ${MAX_SENT_AFTER_PER_PERIOD}`)
-  return cap
-}
-
 /** Arbitrary constant: the advisory-lock namespace of desk refreshes (one per number at a time). */
 const DESK_LOCK_CLASS = 73_492_102
 
@@ -484,106 +466,6 @@ const IN_PERIOD = `d.number = $1 AND d.party_digits = per.party AND NOT d.desk_i
          AND (per.ed IS NULL OR (d.date <= per.ed AND (d.date, d.ordinal) < (per.ed, per.eo)))`
 
 /**
- * Sends after opt-out, as sentAfterOptOut decides, in SQL: the outbound messages inside each
- * opt-out period, except the first of them when it came within the confirmation window ($7).
- * Each period's first MAX_SENT_AFTER_PER_PERIOD sends are kept as evidence, read in order from
- * the thread index; the answer says, per period, whether its first send was that allowed
- * confirmation. The count of every send comes from countSends.
- *
- * The evidence rows are brought to that list rather than deleted and written again: rows no
- * longer in it go, new ones go in, and a row already there is written only when one of its values
- * changed. A catch-up of a busy number recomputes each touched thread, and a thread with an old
- * opt-out has its full 10,000 rows unchanged; writing them again took most of the catch-up.
- *
- * Threads are of two kinds here. Those read in full ($8): every period from its start, every row
- * of the thread compared. Those whose new messages are all dated at or after a known date ($11,
- * with that date in $12; see desk_dirty.since): a period that starts before that date had the
- * same sends before it at the last recompute, so its list then and now agree on every send before
- * it (the same place in the period, the same values), and only the thread's rows dated at or
- * after it can be wrong. Such a period is read from $9 (that date, or NULL to read it from its
- * start), $10 being its sends before that point, which place the sends read within the list; a
- * period whose list ends before that date is not passed at all.
- *
- * The rows to delete are the stored ones EXCEPT the list's, a set operation that PostgreSQL
- * answers by hashing or sorting: with NOT EXISTS, on tables without statistics yet, it chose a
- * nested loop that scanned the whole list once per stored row (10,000 by 10,000 ran past the
- * statement timeout), and NOT IN is hashed only while the list is estimated to fit in work_mem.
- */
-const sentEvidence = (cap: number) => `
-WITH ${periodSends(cap, '$9', '$10')}, keep AS (
-  SELECT party, ordinal, date, so AS opt_ordinal, round(extract(epoch FROM date - sd) * 1000)::bigint AS after_ms, failed
-    FROM sends WHERE NOT confirmation AND k <= ${evidenceCap(cap)}
-), gone AS (
-  DELETE FROM desk_sent_after x USING (
-    SELECT y.party, y.ordinal FROM desk_sent_after y WHERE y.number = $1 AND y.party = ANY($8::text[])
-    UNION ALL
-    SELECT y.party, y.ordinal FROM unnest($11::text[], $12::timestamptz[]) AS p(party, since)
-      JOIN desk_sent_after y ON y.number = $1 AND y.party = p.party AND y.date >= p.since
-    EXCEPT SELECT party, ordinal FROM keep) g
-   WHERE x.number = $1 AND x.party = g.party AND x.ordinal = g.ordinal
-), kept AS (
-  INSERT INTO desk_sent_after AS x (number, party, ordinal, date, opt_ordinal, after_ms, failed)
-  SELECT $1, party, ordinal, date, opt_ordinal, after_ms, failed FROM keep
-  ON CONFLICT (number, party, ordinal) DO UPDATE
-     SET date = EXCLUDED.date, opt_ordinal = EXCLUDED.opt_ordinal, after_ms = EXCLUDED.after_ms, failed = EXCLUDED.failed
-   WHERE (x.date, x.opt_ordinal, x.after_ms, x.failed) IS DISTINCT FROM (EXCLUDED.date, EXCLUDED.opt_ordinal, EXCLUDED.after_ms, EXCLUDED.failed)
-)
-SELECT i::int AS i FROM sends WHERE confirmation`
-
-/**
- * SENT_EVIDENCE for threads with no evidence rows stored (a number's first walk): the list goes
- * in as it is, with nothing to compare or delete ($1 to $7 as there, then $8 and $9 as its $9 and $10).
- */
-const sentEvidenceFresh = (cap: number) => `
-WITH ${periodSends(cap, '$8', '$9')}, kept AS (
-  INSERT INTO desk_sent_after (number, party, ordinal, date, opt_ordinal, after_ms, failed)
-  SELECT $1, party, ordinal, date, so, round(extract(epoch FROM date - sd) * 1000)::bigint, failed
-    FROM sends WHERE NOT confirmation AND k <= ${evidenceCap(cap)}
-)
-SELECT i::int AS i FROM sends WHERE confirmation`
-
-/** SENT_EVIDENCE's periods ($2–$6, then where each is read from and its sends before that) and each one's first `cap` sends in order, as `per` and `sends`. */
-const periodSends = (cap: number, from: string, before: string) => `per AS (
-  SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], ${from}::timestamptz[], ${before}::int[])
-    WITH ORDINALITY AS u(party, so, sd, ed, eo, fr, c, i)
-), sends AS (
-  SELECT per.i, per.party, s.ordinal, s.date, s.failed, per.so, per.sd, per.c + s.k AS k,
-         per.c + s.k = 1 AND extract(epoch FROM s.date - per.sd) * 1000 <= $7 AS confirmation
-    FROM per CROSS JOIN LATERAL (
-      SELECT f.ordinal, f.date, f.failed, row_number() OVER (ORDER BY f.date, f.ordinal) AS k FROM (
-        SELECT d.ordinal, d.date, COALESCE(d.status_code >= 400, false) AS failed FROM index_messages d
-         WHERE ${IN_PERIOD} AND d.date >= COALESCE(per.fr, per.sd)
-         ORDER BY d.date, d.ordinal LIMIT ${evidenceCap(cap)}) f) s
-)`
-const SENT_EVIDENCE = sentEvidence(MAX_SENT_AFTER_PER_PERIOD)
-const SENT_EVIDENCE_FRESH = sentEvidenceFresh(MAX_SENT_AFTER_PER_PERIOD)
-
-/**
- * The sends counted at most, per period, to learn how many come before a thread's new messages.
- * A thread whose messages are all new (a full sync) is read from its start anyway, and so is one
- * that gained more sends than this: counting stops here rather than read those sends twice.
- */
-const SINCE_COUNT_CAP = 1_000
-
-/**
- * For periods that start before their thread's new messages ($7: the earliest date among them):
- * the period's sends dated at or after it (counted up to SINCE_COUNT_CAP; the rest of the
- * period's sends come before it), and whether the period's first send is the allowed
- * confirmation ($8). Both read a few rows of the thread index when the new messages are recent.
- */
-const SENT_SINCE = `
-WITH per AS (
-  SELECT * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::timestamptz[])
-    WITH ORDINALITY AS u(party, so, sd, ed, eo, since, i)
-)
-SELECT per.i::int AS i, t.n AS since, COALESCE(extract(epoch FROM f.date - per.sd) * 1000 <= $8, false) AS confirmation
-  FROM per
-  CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM (
-    SELECT 1 FROM index_messages d WHERE ${IN_PERIOD} AND d.date >= per.since LIMIT ${SINCE_COUNT_CAP}) x) t
-  LEFT JOIN LATERAL (
-    SELECT d.date FROM index_messages d WHERE ${IN_PERIOD} ORDER BY d.date, d.ordinal LIMIT 1) f ON true`
-
-/**
  * Every send in each period, counted. A plain join rather than one look-up per period: when the
  * periods cover much of the number (a fresh walk recomputes every thread, and a party opted out
  * long ago may have been sent to daily since), the planner reads the number's rows once and
@@ -681,85 +563,73 @@ async function countSends(
 }
 
 /**
- * Brings the threads' evidence rows to their periods' lists (SENT_EVIDENCE) and returns the
- * periods (by position, 1-based) whose first send is the allowed confirmation. `sends`: every send
- * of each period (countSends). `since`: per party, the earliest date of the messages new since
- * its last recompute (desk_dirty.since), or null when not known (the thread is read in full).
+ * Where each period's sends begin and end: its first send (and whether that is the confirmation
+ * the rules allow, $7), the send after it, and its last send, each read from the thread index
+ * (a few rows at either end of the period, however long it is).
  */
-async function keepEvidence(
+const PERIOD_ENDS = `
+WITH ${PERIODS}
+SELECT per.i::int AS i, f.ordinal AS first_ordinal, f.date AS first_date, s.date AS second_date, l.date AS last_date,
+       COALESCE(extract(epoch FROM f.date - per.sd) * 1000 <= $7, false) AS confirmation
+  FROM per
+  LEFT JOIN LATERAL (SELECT d.ordinal, d.date FROM index_messages d WHERE ${IN_PERIOD} ORDER BY d.date, d.ordinal LIMIT 1) f ON true
+  LEFT JOIN LATERAL (SELECT d.date FROM index_messages d WHERE ${IN_PERIOD} ORDER BY d.date, d.ordinal OFFSET 1 LIMIT 1) s ON true
+  LEFT JOIN LATERAL (SELECT d.date FROM index_messages d WHERE ${IN_PERIOD} ORDER BY d.date DESC, d.ordinal DESC LIMIT 1) l ON true`
+
+/**
+ * Writes the threads' opt-out periods to desk_opt_periods (the rows of `parties` replaced: a
+ * handful per thread) and returns the periods (by position, 1-based) whose first send is the
+ * allowed confirmation. `sends`: every send of each period (countSends). The sends themselves are
+ * not copied: the report reads them from the thread index between the period's ends
+ * (proxy/desk/sent-after.ts).
+ */
+async function keepPeriods(
   tx: Queryable,
   number: string,
   parties: readonly string[],
   per: Periods,
   sends: ReadonlyMap<number, number>,
-  since: ReadonlyMap<string, Date | null>,
-  cap: number,
 ): Promise<Set<number>> {
-  const known = parties.filter((p) => since.get(p) instanceof Date)
-  const full = parties.filter((p) => !(since.get(p) instanceof Date))
-  // Per period: where its read starts (null: at the period's start) and its sends before that
-  // point (null: its whole list comes before it, nothing to read).
-  const fr: Array<Date | null> = per.party.map(() => null)
-  const before: Array<number | null> = per.party.map(() => 0)
+  await tx.query('DELETE FROM desk_opt_periods WHERE number = $1 AND party = ANY($2::text[])', [number, parties])
   const confirmed = new Set<number>()
-  const dateOf = (k: number) => since.get(per.party[k]!) ?? null
-  const ks = per.party.map((_, k) => k).filter((k) => dateOf(k) !== null && per.sd[k]!.getTime() < dateOf(k)!.getTime())
-  if (ks.length > 0) {
-    const pick = <T>(a: readonly T[]) => ks.map((k) => a[k]!)
-    const r = await tx.query<{ i: number; since: number; confirmation: boolean }>(SENT_SINCE, [
-      number,
-      pick(per.party),
-      pick(per.so),
-      pick(per.sd),
-      pick(per.ed),
-      pick(per.eo),
-      ks.map(dateOf),
-      CONFIRMATION_WINDOW_MS,
-    ])
-    for (const row of r.rows) {
-      // The count stopped at its cap: read the period from its start.
-      if (row.since >= SINCE_COUNT_CAP) continue
-      const k = ks[row.i - 1]!
-      const c = (sends.get(k + 1) ?? 0) - row.since
-      // Not a count the two reads agree on (they run in one transaction, so never expected): read it all.
-      if (c < 0) continue
-      fr[k] = dateOf(k)
-      before[k] = c >= cap ? null : c
-      // The first send came before that date: the read below does not see it.
-      if (c > 0 && row.confirmation) confirmed.add(k + 1)
-    }
+  if (per.party.length === 0) return confirmed
+  const ends = await tx.query<{
+    i: number
+    first_ordinal: number | null
+    first_date: Date | null
+    second_date: Date | null
+    last_date: Date | null
+    confirmation: boolean
+  }>(PERIOD_ENDS, [number, per.party, per.so, per.sd, per.ed, per.eo, CONFIRMATION_WINDOW_MS])
+  const row = new Map(ends.rows.map((e) => [e.i, e]))
+  const confirmation: Array<number | null> = []
+  const count: number[] = []
+  const first: Array<Date | null> = []
+  const last: Array<Date | null> = []
+  for (let k = 0; k < per.party.length; k++) {
+    const e = row.get(k + 1)
+    const isConfirmation = Boolean(e?.confirmation && e.first_ordinal !== null)
+    if (isConfirmation) confirmed.add(k + 1)
+    const n = Math.max(0, (sends.get(k + 1) ?? 0) - (isConfirmation ? 1 : 0))
+    confirmation.push(isConfirmation ? e!.first_ordinal : null)
+    count.push(n)
+    first.push(n === 0 ? null : ((isConfirmation ? e?.second_date : e?.first_date) ?? null))
+    last.push(n === 0 ? null : (e?.last_date ?? null))
   }
-  const read = per.party.map((_, k) => k).filter((k) => before[k] !== null)
-  const pick = <T>(a: readonly T[]) => read.map((k) => a[k]!)
-  const stored = await tx.query('SELECT 1 FROM desk_sent_after WHERE number = $1 AND party = ANY($2::text[]) LIMIT 1', [number, parties])
-  const periods = [number, pick(per.party), pick(per.so), pick(per.sd), pick(per.ed), pick(per.eo), CONFIRMATION_WINDOW_MS]
-  const standard = cap === MAX_SENT_AFTER_PER_PERIOD
-  const r =
-    stored.rows.length === 0
-      ? await tx.query<{ i: number }>(standard ? SENT_EVIDENCE_FRESH : sentEvidenceFresh(cap), [...periods, pick(fr), pick(before)])
-      : await tx.query<{ i: number }>(standard ? SENT_EVIDENCE : sentEvidence(cap), [
-          ...periods,
-          full,
-          pick(fr),
-          pick(before),
-          known,
-          known.map((p) => since.get(p)!),
-        ])
-  for (const { i } of r.rows) confirmed.add(read[i - 1]! + 1)
+  await tx.query(
+    `INSERT INTO desk_opt_periods (number, party, opt_ordinal, opt_date, end_ordinal, end_date, confirmation, sends, first_send, last_send)
+     SELECT $1, u.* FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::int[], $6::timestamptz[], $7::int[], $8::int[],
+                                $9::timestamptz[], $10::timestamptz[]) AS u`,
+    [number, per.party, per.so, per.sd, per.ed.map((d, k) => (d === null ? null : per.eo[k]!)), per.ed, confirmation, count, first, last],
+  )
   return confirmed
 }
 
 /**
- * Recomputes the threads of `parties`; `dirtySince` gives, per party, the earliest date of its
- * messages new since its last recompute (absent or null: not known, the thread is read in full).
+ * Recomputes the threads of `parties`: each one's order-dependent state (THREAD_FACTS), its
+ * opt-out periods and the sends after opt-out they hold.
  */
-async function refreshThreads(
-  tx: Queryable,
-  number: string,
-  parties: string[],
-  dirtySince: ReadonlyMap<string, Date | null> = new Map(),
-  cap = MAX_SENT_AFTER_PER_PERIOD,
-): Promise<void> {
+async function refreshThreads(tx: Queryable, number: string, parties: string[]): Promise<void> {
   const facts = await tx.query<ThreadFacts>(THREAD_FACTS, [number, parties])
   const ev = await tx.query<Ev>(
     // Only the opt messages that differ from the one before (a repeated STOP while out changes
@@ -796,10 +666,10 @@ async function refreshThreads(
     }
   }
   const sent = new Map<string, number>()
-  if (per.party.length === 0) await tx.query('DELETE FROM desk_sent_after WHERE number = $1 AND party = ANY($2::text[])', [number, parties])
+  if (per.party.length === 0) await keepPeriods(tx, number, parties, per, new Map())
   else {
     const n = await countSends(tx, number, per, new Map(facts.rows.map((t) => [t.party, t])))
-    for (const i of await keepEvidence(tx, number, parties, per, n, dirtySince, cap)) n.set(i, (n.get(i) ?? 1) - 1)
+    for (const i of await keepPeriods(tx, number, parties, per, n)) n.set(i, (n.get(i) ?? 1) - 1)
     for (const [i, c] of n) {
       const party = per.party[i - 1]!
       sent.set(party, (sent.get(party) ?? 0) + c)
@@ -895,7 +765,7 @@ export async function refreshDesk(db: Db, number: string, parties?: readonly str
     for (const party of named) since.set(party, null)
     for (const party of touched) if (!since.has(party)) since.set(party, null)
     const list = [...since.keys()]
-    for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500), since)
+    for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500))
     await caughtUp()
     return { messages, threads: list.length }
   })
@@ -921,9 +791,9 @@ async function takeDirty(tx: Queryable, number: string): Promise<Map<string, Dat
 
 /**
  * Recomputes the threads a deferred refresh left (all numbers, or the given ones): a desk read
- * calls it first. `cap`: see evidenceCap.
+ * calls it first.
  */
-export async function flushDesk(db: Db, numbers: readonly string[] | null = null, cap = MAX_SENT_AFTER_PER_PERIOD): Promise<number> {
+export async function flushDesk(db: Db, numbers: readonly string[] | null = null): Promise<number> {
   const r = await db.query<{ number: string }>(
     'SELECT DISTINCT number FROM desk_dirty WHERE $1::text[] IS NULL OR number = ANY($1::text[])',
     [numbers],
@@ -934,7 +804,7 @@ export async function flushDesk(db: Db, numbers: readonly string[] | null = null
       await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [DESK_LOCK_CLASS, number])
       const since = await takeDirty(tx, number)
       const list = [...since.keys()]
-      for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500), since, cap)
+      for (let i = 0; i < list.length; i += 500) await refreshThreads(tx, number, list.slice(i, i + 500))
       return list.length
     })
   return threads
@@ -946,7 +816,7 @@ export async function flushDesk(db: Db, numbers: readonly string[] | null = null
  * of the messages (whose desk_* columns go with them; desk_messages is a view over them).
  */
 export async function forgetDesk(tx: Queryable, number: string | null, opts: { keepHandled?: boolean } = {}): Promise<void> {
-  const tables = ['desk_quiet_days', 'desk_segment_days', 'desk_threads', 'desk_sent_after', 'desk_dirty']
+  const tables = ['desk_quiet_days', 'desk_segment_days', 'desk_threads', 'desk_opt_periods', 'desk_dirty']
   if (!opts.keepHandled) tables.push('desk_handled')
   for (const table of tables) await tx.query(`DELETE FROM ${table} WHERE $1::text IS NULL OR number = $1`, [number])
 }

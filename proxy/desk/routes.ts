@@ -14,8 +14,9 @@ import { turnOf, zoneFormatter, type ExportJobHooks } from '../index/export.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_QUERY, param, query } from '../schema.ts'
 import { dateParam, digitsParam, INT4_MAX, limitParam, numberParam, readParams, zoneValue } from '../index/params.ts'
-import { STATUS_OF } from '../index/queries.ts'
-import { flushDesk, MAX_SENT_AFTER_PER_PERIOD, refreshDesk } from './refresh.ts'
+import { BODY_OF } from '../index/queries.ts'
+import { flushDesk, refreshDesk } from './refresh.ts'
+import { sentAfterBatch, sentAfterCount, sentAfterPage, type SentRow } from './sent-after.ts'
 
 /**
  * The support desk's routes: reads of the desk tables that refreshDesk keeps during sync. Every
@@ -63,8 +64,7 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
  */
 const HELD = `SELECT number FROM index_numbers WHERE indexed > 0`
 
-const BODY = `COALESCE(m.body, (SELECT b.body FROM index_bodies b WHERE b.id = m.body_id))`
-const STATUS = STATUS_OF('m')
+const BODY = BODY_OF('m')
 
 type QueueRow = {
   number: string
@@ -447,57 +447,19 @@ async function optOutsRoute(_req: IncomingMessage, res: ServerResponse, url: URL
   })
 }
 
-type SentRow = {
-  number: string
-  party: string
-  ordinal: number
-  date: Date
-  body: string | null
-  status: string | null
-  failed: boolean
-  after_ms: string | number
-  opt_ordinal: number
-  opt_date: Date
-  opt_body: string | null
-}
-
-const SENT_WHERE = `($1::text IS NULL OR s.number = $1) AND ($2::text[] IS NULL OR s.party = ANY($2::text[]))`
-/**
- * Every send after opt-out in scope (each thread's sent_after counts them all) and the ones kept
- * as evidence (refresh.ts keeps the first MAX_SENT_AFTER_PER_PERIOD of each opt-out period).
- */
-const SENT_COUNTS = `SELECT
-  (SELECT COALESCE(sum(t.sent_after), 0)::int FROM desk_threads t
-    WHERE ($1::text IS NULL OR t.number = $1) AND ($2::text[] IS NULL OR t.party = ANY($2::text[]))) AS sent,
-  (SELECT count(*)::int FROM desk_sent_after s WHERE ${SENT_WHERE}) AS listed`
-const OPT_BODY = `COALESCE(o.body, (SELECT b.body FROM index_bodies b WHERE b.id = o.body_id))`
-
 async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
   const p = readParams(url, ['number', 'party', 'limit', 'offset'])
   const number = optionalNumber(p)
   const party = digitsParam(p, 'party', false)
   const limit = limitParam(p, 100)
   const offset = offsetParam(p)
-  const where = SENT_WHERE
-  const keys = party ? partyForms(party) : null
-  // The page is cut from desk_sent_after's own date index; only its rows visit the messages.
-  const r = await db.query<SentRow>(
-    `WITH page AS (SELECT * FROM desk_sent_after s WHERE ${where} ORDER BY s.date DESC, s.number, s.ordinal DESC LIMIT $3 OFFSET $4)
-     SELECT s.number, s.party, s.ordinal, m.date, ${BODY} AS body, ${STATUS} AS status, s.failed, s.after_ms,
-            s.opt_ordinal, o.date AS opt_date, ${OPT_BODY} AS opt_body
-       FROM page s
-       JOIN index_messages m ON m.number = s.number AND m.ordinal = s.ordinal
-       JOIN index_messages o ON o.number = s.number AND o.ordinal = s.opt_ordinal
-      ORDER BY s.date DESC, s.number, s.ordinal DESC`,
-    [number, keys, limit, offset],
-  )
-  const counts = await db.query<{ sent: number; listed: number }>(SENT_COUNTS, [number, keys])
-  await ctx.logRead({ ...(number ? { number } : {}), ...(party ? { party } : {}), rows: r.rows.length })
+  const scope = { number, keys: party ? partyForms(party) : null }
+  const rows = await sentAfterPage(db, scope, limit, offset)
+  const total = await sentAfterCount(db, scope)
+  await ctx.logRead({ ...(number ? { number } : {}), ...(party ? { party } : {}), rows: rows.length })
   sendJson(res, 200, {
-    total: counts.rows[0]?.sent ?? 0,
-    listed: counts.rows[0]?.listed ?? 0,
-    perPeriod: MAX_SENT_AFTER_PER_PERIOD,
-    rows: r.rows.map((x) => ({
+    total,
+    rows: rows.map((x) => ({
       number: x.number,
       party: x.party,
       message: { ordinal: x.ordinal, date: iso(x.date), body: x.body, status: x.status, failed: x.failed },
@@ -632,19 +594,14 @@ const SENT_CSV_HEADER = [
   'sent_ordinal',
 ]
 
-/**
- * Every send kept as evidence (the first MAX_SENT_AFTER_PER_PERIOD of each opt-out period), with
- * both messages, newest first as on the page: keyset batches over desk_sent_after's date index
- * (date DESC, number, ordinal DESC).
- */
+/** Every send after opt-out, with both messages, newest first as on the page: keyset batches (sent-after.ts). */
 async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
   const p = readParams(url, ['number', 'party', 'tz', 'job'])
   const local = localColumns(p, ['opt_out_at', 'sent_at'])
   const number = optionalNumber(p)
   const party = digitsParam(p, 'party', false)
-  const keys = party ? partyForms(party) : null
-  const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_sent_after s WHERE ${SENT_WHERE}`, [number, keys])
-  const rows = total.rows[0]?.n ?? 0
+  const scope = { number, keys: party ? partyForms(party) : null }
+  const rows = await sentAfterCount(db, scope)
   const what = { ...(number ? { number } : {}), ...(party ? { party } : {}) }
   await ctx.logRead({ ...what, rows, export: 'csv' })
   const name = deskFileName('sent-after-opt-out', [number ?? 'all-numbers', ...(party ? [`party-${party}`] : [])], rows)
@@ -653,23 +610,7 @@ async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, 
     name,
     rows,
     [...SENT_CSV_HEADER, ...local.header],
-    async (after) => {
-      const r = await db.query<SentRow>(
-        `WITH batch AS (
-           SELECT * FROM desk_sent_after s
-            WHERE ${SENT_WHERE}
-              AND ($3::timestamptz IS NULL OR s.date < $3 OR (s.date = $3 AND (s.number > $4 OR (s.number = $4 AND s.ordinal < $5))))
-            ORDER BY s.date DESC, s.number, s.ordinal DESC LIMIT $6)
-         SELECT s.number, s.party, s.ordinal, s.date, ${BODY} AS body, ${STATUS} AS status, s.failed, s.after_ms,
-                s.opt_ordinal, o.date AS opt_date, ${OPT_BODY} AS opt_body
-           FROM batch s
-           JOIN index_messages m ON m.number = s.number AND m.ordinal = s.ordinal
-           JOIN index_messages o ON o.number = s.number AND o.ordinal = s.opt_ordinal
-          ORDER BY s.date DESC, s.number, s.ordinal DESC`,
-        [number, keys, after?.date ?? null, after?.number ?? null, after?.ordinal ?? null, DESK_EXPORT.batch],
-      )
-      return r.rows
-    },
+    (after) => sentAfterBatch(db, scope, after, DESK_EXPORT.batch),
     (x) => [
       x.number,
       x.party,

@@ -128,7 +128,7 @@ describe.each(['pglite', 'postgres'] as const)('the segments roll-up on %s', (en
          desk_extra = NULL, desk_local_day = NULL, desk_quiet = NULL`,
     )
     await rooms.db.query('UPDATE index_numbers SET desk_behind = true')
-    await rooms.db.query('TRUNCATE desk_quiet_days, desk_segment_days, desk_threads, desk_sent_after, desk_dirty')
+    await rooms.db.query('TRUNCATE desk_quiet_days, desk_segment_days, desk_threads, desk_opt_periods, desk_dirty')
     expect(await rows(ROLL_UP)).toEqual([])
     expect((await refreshAllDesk(rooms.db)).messages).toBe(NUMBERS[0]!.baseTotal + ADDED + NUMBERS[1]!.baseTotal)
     await expectExact(ADDED)

@@ -1504,7 +1504,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     return {
       messages: await rows('SELECT * FROM desk_messages WHERE number = $1 ORDER BY ordinal'),
       threads: await rows('SELECT * FROM desk_threads WHERE number = $1 ORDER BY party'),
-      sentAfter: await rows('SELECT * FROM desk_sent_after WHERE number = $1 ORDER BY ordinal'),
+      periods: await rows('SELECT * FROM desk_opt_periods WHERE number = $1 ORDER BY party, opt_ordinal'),
       quietDays: await rows(
         `SELECT to_char(day, 'YYYY-MM-DD') AS day, to_char(local_day, 'YYYY-MM-DD') AS local_day, outbound, unknown, quiet
            FROM desk_quiet_days WHERE number = $1 ORDER BY day, local_day`,
@@ -1522,7 +1522,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
          desk_local_day = NULL, desk_quiet = NULL WHERE number = $1`,
       [number],
     )
-    for (const t of ['desk_threads', 'desk_sent_after', 'desk_quiet_days', 'desk_segment_days', 'desk_dirty'])
+    for (const t of ['desk_threads', 'desk_opt_periods', 'desk_quiet_days', 'desk_segment_days', 'desk_dirty'])
       await db.query(`DELETE FROM ${t} WHERE number = $1`, [number])
     await db.query('UPDATE index_numbers SET desk_behind = true WHERE number = $1', [number])
     await refreshAllDesk(db)
@@ -1541,7 +1541,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     const total = (await db.query<{ n: number }>('SELECT indexed AS n FROM index_numbers WHERE number = $1', [desk.number])).rows[0]!.n
     expect(total).toBeGreaterThan(4 * opts.storeRows)
     expect(reference.messages).toHaveLength(total)
-    expect(reference.sentAfter.length).toBeGreaterThan(0)
+    expect(reference.periods.length).toBeGreaterThan(0)
     expect(reference.quietDays.length).toBeGreaterThan(0)
     expect(reference.dirty).toEqual([])
     // The per-day segment counts, kept by the batches, are what grouping every message gives.
@@ -1616,7 +1616,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await syncNow(DESK_INDEX, fw, { ...opts, pageWorkerMin: Number.POSITIVE_INFINITY })
     const reference = await indexTables(desk.number)
     expect(reference.messages.length).toBeGreaterThan(4 * opts.storeRows)
-    expect(reference.desk.sentAfter.length).toBeGreaterThan(0)
+    expect(reference.desk.periods.length).toBeGreaterThan(0)
 
     // The same walk with the worker from its second page on (pageWorkerMin 0): its pages come as bytes.
     let bytes = 0

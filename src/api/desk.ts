@@ -114,7 +114,7 @@ export const optOutsExport = (number: string | null, state: OptStateFilter, zone
   params: { number, state: state === 'all' ? null : state, tz: zoneName(zone) },
 })
 
-/** Every send after opt-out kept as evidence, with both messages. */
+/** Every send after opt-out, with both messages. */
 export const sentAfterExport = (number: string | null, party: string | null, zone: Zone): ReportExport => ({
   path: DESK_PATHS.sentAfterExport,
   params: { number, party, tz: zoneName(zone) },
@@ -191,7 +191,7 @@ const sentRowWire = z.looseObject({
   optOut: z.looseObject({ ordinal: z.number(), date: optText, body: optText }),
   afterMs: count,
 })
-const sentAfterWire = z.looseObject({ total: count, listed: count, perPeriod: count, rows: z.array(sentRowWire) })
+const sentAfterWire = z.looseObject({ total: count, rows: z.array(sentRowWire) })
 export type SentAfter = z.output<typeof sentAfterWire>
 export type SentAfterRow = z.output<typeof sentRowWire>
 

@@ -258,8 +258,6 @@ describe('Opt-outs', () => {
       })
       qc.setQueryData(sentAfterQuery(NUMBER, null).queryKey, {
         total: 2,
-        listed: 2,
-        perPeriod: 10_000,
         rows: [1, 2].map((i) => ({
           number: NUMBER,
           party: '17025550105',
@@ -298,15 +296,13 @@ describe('Opt-outs', () => {
     expect(screen.queryByText(/are counted but not below/)).toBeNull()
   })
 
-  test('a period longer than the evidence keeps: every send counted, and what the list and the export hold said', () => {
+  test('more sends than the page shows: every send counted, and the export said to hold them all', () => {
     const s = { number: NUMBER, state: 'all' as const, party: '', tz: 'utc' as const }
     renderWith(<OptOutsPage search={s} admin={false} />, (qc) => {
       qc.setQueryData(indexKeys.status(), status(10))
       qc.setQueryData(optOutsQuery(NUMBER, 'all').queryKey, { optedOut: 1, optedBackIn: 0, sentAfter: 12_344, total: 0, rows: [] })
       qc.setQueryData(sentAfterQuery(NUMBER, null).queryKey, {
         total: 12_344,
-        listed: 9_999,
-        perPeriod: 10_000,
         rows: [
           {
             number: NUMBER,
@@ -319,15 +315,9 @@ describe('Opt-outs', () => {
       })
     })
     expect(screen.getByText('12,344 messages sent after opt-out')).toBeTruthy()
-    // A number is chosen: no advice to choose one. The export holds what is listed.
-    expect(screen.getByText('The 1 newest of the 9,999 listed sends are shown. The export holds all 9,999.')).toBeTruthy()
-    // Said above the table: the most recent sends are not in the list, and where they are.
-    expect(
-      screen.getByText(
-        'Only each opt-out period’s first 10,000 sends are kept as evidence (an allowed confirmation among them is not listed): 9,999 here, so the 2,345 later ones, the most recent among them, are counted but not below. The customer’s thread has every message.',
-      ),
-    ).toBeTruthy()
-    expect(screen.getByRole('button', { name: 'Export CSV: the listed sends after opt-out' })).toBeTruthy()
+    // A number is chosen: no advice to choose one. The export holds every send.
+    expect(screen.getByText('The 1 newest of the 12,344 sends are shown. The export holds all 12,344.')).toBeTruthy()
+    expect(screen.getByRole('button', { name: 'Export CSV: every send after opt-out' })).toBeTruthy()
   })
 
   test('nobody opted out: said plainly, with no evidence table', () => {
@@ -335,7 +325,7 @@ describe('Opt-outs', () => {
     renderWith(<OptOutsPage search={s} admin={false} />, (qc) => {
       qc.setQueryData(indexKeys.status(), status(10))
       qc.setQueryData(optOutsQuery(null, 'all').queryKey, { optedOut: 0, optedBackIn: 0, sentAfter: 0, total: 0, rows: [] })
-      qc.setQueryData(sentAfterQuery(null, null).queryKey, { total: 0, listed: 0, perPeriod: 10_000, rows: [] })
+      qc.setQueryData(sentAfterQuery(null, null).queryKey, { total: 0, rows: [] })
     })
     expect(screen.getByText('Nobody has opted out')).toBeTruthy()
     expect(screen.getByText('Nothing was sent after an opt-out')).toBeTruthy()

@@ -234,8 +234,8 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
           <ReportExportButton
             report={sentAfterExport(number, party, zone)}
             label={`Sent after opt-out${party ? ` to ${formatPhone(party)}` : ''}${number ? ` from ${formatPhone(number)}` : ''}`}
-            total={q.data.listed}
-            ariaLabel={q.data.total > q.data.listed ? 'Export CSV: the listed sends after opt-out' : 'Export CSV: every send after opt-out'}
+            total={q.data.total}
+            ariaLabel="Export CSV: every send after opt-out"
           />
         ) : null}
       </div>
@@ -256,17 +256,9 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
           <p role="status" className="mt-1 font-semibold tabular-nums text-red-900">
             {formatCount(q.data.total)} {q.data.total === 1 ? 'message' : 'messages'} sent after opt-out
           </p>
-          {q.data.total > q.data.listed ? (
-            // The list keeps the first sends of each period (the first breach is the evidence that counts): the latest are not in it.
-            <p className="mt-1 rounded border border-amber-600 bg-amber-50 p-2 text-sm text-amber-950">
-              Only each opt-out period’s first {formatCount(q.data.perPeriod)} sends are kept as evidence (an allowed confirmation among
-              them is not listed): {formatCount(q.data.listed)} here, so the {formatCount(q.data.total - q.data.listed)} later ones, the
-              most recent among them, are counted but not below. The customer’s thread has every message.
-            </p>
-          ) : null}
           <TableRegion label="Sent after opt-out (scrolls sideways)">
             <table role="table" className={stackTable}>
-              <caption className="sr-only">Messages sent after opt-out, the listed ones newest first, with the opt-out message</caption>
+              <caption className="sr-only">Messages sent after opt-out, newest first, with the opt-out message</caption>
               <thead className="bg-slate-50">
                 <tr>
                   <th scope="col" className={th}>
@@ -290,11 +282,11 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
               </tbody>
             </table>
           </TableRegion>
-          {q.data.listed > q.data.rows.length ? (
+          {q.data.total > q.data.rows.length ? (
             <p className="mt-2 text-sm text-slate-700">
-              The {formatCount(q.data.rows.length)} newest of the {formatCount(q.data.listed)} listed sends are shown
+              The {formatCount(q.data.rows.length)} newest of the {formatCount(q.data.total)} sends are shown
               {number || party ? '' : '; choose a number or open a customer to narrow them'}. The export holds all{' '}
-              {formatCount(q.data.listed)}.
+              {formatCount(q.data.total)}.
             </p>
           ) : null}
         </>

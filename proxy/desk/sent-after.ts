@@ -1,0 +1,98 @@
+import { BODY_OF, STATUS_OF } from '../index/queries.ts'
+import type { Queryable } from '../db/types.ts'
+
+/**
+ * "Sent after opt-out", read: every outbound message inside an opt-out period (desk_opt_periods,
+ * which the recompute keeps: migration 500), newest first, with the opt-out message that started
+ * its period. The sends are read from the thread index (index_messages_thread: number, party,
+ * date DESC, ordinal DESC) between the period's ends, never copied, so the list holds every send,
+ * the confirmation the rules allow left out.
+ */
+
+/** One send after opt-out, with its period's opt-out message. */
+export type SentRow = {
+  number: string
+  party: string
+  ordinal: number
+  date: Date
+  body: string | null
+  status: string | null
+  failed: boolean
+  after_ms: string | number
+  opt_ordinal: number
+  opt_date: Date
+  opt_body: string | null
+}
+
+/** Where a keyset batch goes on from: the last row of the batch before (date DESC, number, ordinal DESC). */
+export type SentCursor = Pick<SentRow, 'date' | 'number' | 'ordinal'>
+
+/** A number ($1, or NULL for all) and a customer's forms ($2, or NULL for all): the periods in scope. */
+const IN_SCOPE = `p.sends > 0 AND ($1::text IS NULL OR p.number = $1) AND ($2::text[] IS NULL OR p.party = ANY($2::text[]))`
+
+/** A send of period `p`, as the message `d` (the thread index's range, then the direction and the confirmation). */
+const OF_PERIOD = `d.number = p.number AND d.party_digits = p.party AND NOT d.desk_inbound
+  AND d.date >= p.opt_date AND (d.date, d.ordinal) > (p.opt_date, p.opt_ordinal)
+  AND (p.end_date IS NULL OR (d.date <= p.end_date AND (d.date, d.ordinal) < (p.end_date, p.end_ordinal)))
+  AND d.ordinal IS DISTINCT FROM p.confirmation`
+
+/** The answer's columns, from the periods `p` and their sends `m`. */
+const COLUMNS = `p.number, p.party, m.ordinal, m.date, ${BODY_OF('m')} AS body, ${STATUS_OF('m')} AS status,
+       COALESCE(m.status_code >= 400, false) AS failed, round(extract(epoch FROM m.date - p.opt_date) * 1000)::bigint AS after_ms,
+       p.opt_ordinal, p.opt_date, ${BODY_OF('o')} AS opt_body`
+
+/**
+ * The newest `limit` sends after `offset` ($3 = limit + offset, $4 limit, $5 offset). Only the
+ * periods whose last send is at least the ($3)-th newest period's last send are read: each period
+ * has a send as new as its last, so that many periods hold $3 sends at least that new, and any
+ * send of a period whose last is older ranks below them. Each period read gives its newest $3.
+ */
+const PAGE = `
+WITH per AS (SELECT * FROM desk_opt_periods p WHERE ${IN_SCOPE}),
+cut AS (SELECT last_send FROM per ORDER BY last_send DESC OFFSET ($3::int - 1) LIMIT 1),
+p AS (SELECT * FROM per WHERE last_send >= COALESCE((SELECT last_send FROM cut), '-infinity'))
+SELECT ${COLUMNS}
+  FROM p
+  CROSS JOIN LATERAL (SELECT d.* FROM index_messages d WHERE ${OF_PERIOD} ORDER BY d.date DESC, d.ordinal DESC LIMIT $3) m
+  JOIN index_messages o ON o.number = p.number AND o.ordinal = p.opt_ordinal
+ ORDER BY m.date DESC, p.number, m.ordinal DESC LIMIT $4 OFFSET $5`
+
+/**
+ * The next `$6` sends after the cursor ($3 date, $4 number, $5 ordinal): every period with a send
+ * at or before the cursor's date gives its newest `$6` before the cursor.
+ */
+const AFTER = `
+WITH p AS (SELECT * FROM desk_opt_periods p WHERE ${IN_SCOPE} AND p.first_send <= $3)
+SELECT ${COLUMNS}
+  FROM p
+  CROSS JOIN LATERAL (
+    SELECT d.* FROM index_messages d
+     WHERE ${OF_PERIOD} AND d.date <= $3 AND (d.date < $3 OR p.number > $4 OR (p.number = $4 AND d.ordinal < $5))
+     ORDER BY d.date DESC, d.ordinal DESC LIMIT $6) m
+  JOIN index_messages o ON o.number = p.number AND o.ordinal = p.opt_ordinal
+ ORDER BY m.date DESC, p.number, m.ordinal DESC LIMIT $6`
+
+/** Scope: a number (null: every number) and a customer's forms (partyForms; null: every customer). */
+export type SentScope = { number: string | null; keys: readonly string[] | null }
+
+/** The report's page: `limit` sends after the `offset` newest. */
+export async function sentAfterPage(q: Queryable, scope: SentScope, limit: number, offset: number): Promise<SentRow[]> {
+  const r = await q.query<SentRow>(PAGE, [scope.number, scope.keys, limit + offset, limit, offset])
+  return r.rows
+}
+
+/** The export's batches: `size` sends after `after` (null: the newest). */
+export async function sentAfterBatch(q: Queryable, scope: SentScope, after: SentCursor | null, size: number): Promise<SentRow[]> {
+  if (!after) return sentAfterPage(q, scope, size, 0)
+  const r = await q.query<SentRow>(AFTER, [scope.number, scope.keys, after.date, after.number, after.ordinal, size])
+  return r.rows
+}
+
+/** How many sends after opt-out are in scope (the periods' counts). */
+export async function sentAfterCount(q: Queryable, scope: SentScope): Promise<number> {
+  const r = await q.query<{ n: number }>(`SELECT COALESCE(sum(p.sends), 0)::int AS n FROM desk_opt_periods p WHERE ${IN_SCOPE}`, [
+    scope.number,
+    scope.keys,
+  ])
+  return r.rows[0]?.n ?? 0
+}

@@ -10,7 +10,16 @@ import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/d
 import { DESK_INDEX } from '../simulator/desk-cases.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import { BODY_IDS_SQL } from '../index/sync/sql.ts'
-import { deskFacts, flushDesk, OPT_RULES_VERSION, reclassifyOptOuts, refreshAllDesk, refreshDesk, storeDeskFacts } from './refresh.ts'
+import {
+  deskFacts,
+  flushDesk,
+  OPT_RULES_VERSION,
+  reclassifyOptOuts,
+  refreshAllDesk,
+  refreshDesk,
+  storeDeskFacts,
+  storedLocalDay,
+} from './refresh.ts'
 import { sentAfterBatch, sentAfterCount, sentAfterPage, type SentRow } from './sent-after.ts'
 
 /**
@@ -67,7 +76,7 @@ async function insertWithFacts(q: Queryable, batch: typeof messages, number = DE
     facts.map((f) => f.segments),
     facts.map((f) => f.forcing?.join('\x1f') ?? null),
     facts.map((f) => f.extra),
-    facts.map((f) => f.localDay),
+    facts.map(storedLocalDay),
     facts.map((f) => f.quiet),
   ])
   const got = new Set(r.rows.map((x) => x.ordinal))
@@ -75,7 +84,9 @@ async function insertWithFacts(q: Queryable, batch: typeof messages, number = DE
     q,
     number,
     batch.flatMap((m, i) =>
-      got.has(m.ordinal) ? [{ party: m.party, date: m.date, failed: (m.statusCode ?? 0) >= 400, facts: facts[i]! }] : [],
+      got.has(m.ordinal)
+        ? [{ ordinal: m.ordinal, party: m.party, date: m.date, failed: (m.statusCode ?? 0) >= 400, facts: facts[i]! }]
+        : [],
     ),
   )
   return got
@@ -104,6 +115,7 @@ async function deskTables(q: Queryable) {
     messages: await rows('SELECT * FROM desk_messages ORDER BY number, ordinal'),
     threads: await rows('SELECT * FROM desk_threads ORDER BY number, party'),
     periods: await rows('SELECT * FROM desk_opt_periods ORDER BY number, party, opt_ordinal'),
+    optMessages: await rows('SELECT * FROM desk_opt_messages ORDER BY number, party, date, ordinal'),
     quietDays: await rows(
       `SELECT number, to_char(day, 'YYYY-MM-DD') AS day, to_char(local_day, 'YYYY-MM-DD') AS local_day, outbound, unknown, quiet
          FROM desk_quiet_days ORDER BY number, day, local_day`,
@@ -141,7 +153,7 @@ describe.each(ENGINES)('the store step on %s', (engine) => {
     await db.query(CLEAR_FACTS)
     await db.query('UPDATE index_numbers SET desk_behind = true')
     expect(kept.segmentDays.length).toBeGreaterThan(0)
-    await db.query('TRUNCATE desk_quiet_days, desk_segment_days, desk_threads, desk_opt_periods, desk_dirty')
+    await db.query('TRUNCATE desk_quiet_days, desk_segment_days, desk_threads, desk_opt_periods, desk_opt_messages, desk_dirty')
     expect(await deskTables(db)).toMatchObject({ messages: [], threads: [], quietDays: [], segmentDays: [] })
     expect(await refreshAllDesk(db)).toMatchObject({ messages: messages.length })
     expect(await deskTables(db)).toEqual(kept)
@@ -295,7 +307,9 @@ describe.each(ENGINES)('threads marked for recompute on %s', (engine) => {
     const of = deskFacts()
     const mark = (party: string, date: string) =>
       db.transaction((tx) =>
-        storeDeskFacts(tx, number, [{ party, date, failed: false, facts: of({ party, date, direction: 'outbound', body: 'Reminder' }) }]),
+        storeDeskFacts(tx, number, [
+          { ordinal: 1, party, date, failed: false, facts: of({ party, date, direction: 'outbound', body: 'Reminder' }) },
+        ]),
       )
     const since = async () =>
       (
@@ -530,6 +544,13 @@ describe.each(ENGINES)('facts stored under older opt-out rules on %s', (engine) 
     await db.query(`UPDATE index_messages SET desk_opt = NULL WHERE number = $1 AND ordinal = 1`, [number])
     await db.query(`UPDATE index_messages SET desk_opt = 'opt-out' WHERE number = $1 AND ordinal = 4`, [number])
     await db.query(`UPDATE index_messages SET desk_opt = NULL WHERE number = $1 AND ordinal = 8`, [number])
+    // desk_opt_messages as the store step wrote it with those facts.
+    await db.query('DELETE FROM desk_opt_messages WHERE number = $1', [number])
+    await db.query(
+      `INSERT INTO desk_opt_messages (number, party, date, ordinal, kind)
+       SELECT number, party_digits, date, ordinal, desk_opt FROM index_messages WHERE number = $1 AND desk_opt IS NOT NULL`,
+      [number],
+    )
     await db.query('UPDATE desk_rules SET opt_version = 1')
     await flushDesk(db, [number])
     const threads = async () =>
@@ -661,7 +682,7 @@ describe.each(ENGINES)('the quiet-day counts on %s', (engine) => {
       storeDeskFacts(
         tx,
         number,
-        sends.map((s) => ({ ...s, failed: false, facts: of({ ...s, direction: 'outbound', body: 'Reminder' }) })),
+        sends.map((s, i) => ({ ...s, ordinal: i + 1, failed: false, facts: of({ ...s, direction: 'outbound', body: 'Reminder' }) })),
       ),
     )
     const days = await db.query<{ day: string; local_day: string; outbound: number; unknown: number; quiet: number }>(
@@ -766,6 +787,26 @@ describe.each(ENGINES)('migration 500 on %s', (engine) => {
   }, 60_000)
 })
 
+describe.each(ENGINES)('migration 510 on %s', (engine) => {
+  it("fills desk_opt_messages from the messages' stored opt facts, as the store step writes it", async () => {
+    const db = await engines.open(engine)
+    await db.transaction((tx) => insertWithFacts(tx, messages))
+    const stored = async () => (await db.query('SELECT * FROM desk_opt_messages ORDER BY number, party, date, ordinal')).rows
+    const written = await stored()
+    expect(written.length).toBeGreaterThan(0)
+    await db.query('DELETE FROM desk_opt_messages')
+    const migration = readFileSync(fileURLToPath(new URL('../db/migrations/510-desk-opt-messages.sql', import.meta.url)), 'utf8')
+    const fill = migration
+      .replace(/^--.*$/gm, '')
+      .split(';')
+      .map((x) => x.trim())
+      .filter((x) => x.startsWith('INSERT INTO desk_opt_messages'))
+    expect(fill).toHaveLength(1)
+    await db.query(fill[0]!)
+    expect(await stored()).toEqual(written)
+  }, 60_000)
+})
+
 describe.each(ENGINES)('body facts (migration 360) on %s', (engine) => {
   it("desk_messages reads a body's forcing characters and extra segments from index_bodies, a row's own copy first", async () => {
     const db = await engines.open(engine)
@@ -849,7 +890,13 @@ describe('a recompute beside a store of the same number on postgres', () => {
     const number = '15550004446'
     const party = '12125550311'
     const of = deskFacts()
-    const row = (date: string) => ({ party, date, failed: false, facts: of({ party, date, direction: 'inbound', body: 'Hello?' }) })
+    const row = (date: string) => ({
+      ordinal: 1,
+      party,
+      date,
+      failed: false,
+      facts: of({ party, date, direction: 'inbound', body: 'Hello?' }),
+    })
     // A number whose messages went in while the desk was off (desk_behind), with a thread marked.
     await db.query(
       `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done, desk_behind) VALUES ($1, 'T6', 1, 1, 'idle', true, true)`,

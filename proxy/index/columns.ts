@@ -1,4 +1,4 @@
-import type { DeskFacts } from '../desk/refresh.ts'
+import { storedLocalDay, type DeskFacts } from '../desk/refresh.ts'
 import type { PageRecord } from './parse.ts'
 
 /**
@@ -59,7 +59,7 @@ export const MESSAGE_COLUMNS: readonly Column[] = [
   { name: 'desk_opt', type: 'text', value: (m) => m.desk?.opt ?? null },
   { name: 'desk_segments', type: 'int', value: (m) => m.desk?.segments ?? null },
   // The forcing characters and extra segments depend on the body alone: index_bodies keeps them (migration 360).
-  { name: 'desk_local_day', type: 'date', value: (m) => m.desk?.localDay ?? null },
+  { name: 'desk_local_day', type: 'date', value: (m) => (m.desk ? storedLocalDay(m.desk) : null) },
   { name: 'desk_quiet', type: 'bool', value: (m) => m.desk?.quiet ?? null },
 ]
 

@@ -211,6 +211,7 @@ export function payloadOf(prep: Prepared, desk: boolean): CopyPayload {
 }
 
 export const deskStored = (m: StoredMessage) => ({
+  ordinal: m.ordinal,
   party: m.r.partyDigits,
   date: m.ms,
   failed: m.r.statusCode !== null && m.r.statusCode >= 400,

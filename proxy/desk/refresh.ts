@@ -485,8 +485,8 @@ const PERIODS = `per AS (
 )`
 /** The sends of a period (after the opt-out, before the opt-in that ends it), as a condition on `d` and `per`. */
 const IN_PERIOD = `d.number = $1 AND d.party_digits = per.party AND NOT d.desk_inbound
-         AND d.date >= per.sd AND (d.date, d.ordinal) > (per.sd, per.so)
-         AND (per.ed IS NULL OR (d.date <= per.ed AND (d.date, d.ordinal) < (per.ed, per.eo)))`
+         AND d.date >= per.sd AND d.date <= COALESCE(per.ed, 'infinity') AND (d.date, d.ordinal) > (per.sd, per.so)
+         AND (per.ed IS NULL OR (d.date, d.ordinal) < (per.ed, per.eo))`
 
 /**
  * Every send in each period, counted. A plain join rather than one look-up per period: when the
@@ -633,11 +633,18 @@ async function keepPeriods(
     const e = row.get(k + 1)
     const isConfirmation = Boolean(e?.confirmation && e.first_ordinal !== null)
     if (isConfirmation) confirmed.add(k + 1)
-    const n = Math.max(0, (sends.get(k + 1) ?? 0) - (isConfirmation ? 1 : 0))
+    const counted = Math.max(0, (sends.get(k + 1) ?? 0) - (isConfirmation ? 1 : 0))
+    const from = (isConfirmation ? e?.second_date : e?.first_date) ?? null
+    const to = e?.last_date ?? null
+    // The count and the ends are two reads: a forget or a re-walk's wipe committing between them
+    // (on PostgreSQL each statement sees what has committed) leaves sends counted and none found.
+    // The period then says none, as the rows now do, rather than fail the recompute (and with it
+    // every desk read after it) on the table's check.
+    const n = from && to ? counted : 0
     confirmation.push(isConfirmation ? e!.first_ordinal : null)
     count.push(n)
-    first.push(n === 0 ? null : ((isConfirmation ? e?.second_date : e?.first_date) ?? null))
-    last.push(n === 0 ? null : (e?.last_date ?? null))
+    first.push(n === 0 ? null : from)
+    last.push(n === 0 ? null : to)
   }
   await tx.query(
     `INSERT INTO desk_opt_periods (number, party, opt_ordinal, opt_date, end_ordinal, end_date, confirmation, sends, first_send, last_send)

@@ -30,11 +30,18 @@ export type SentCursor = Pick<SentRow, 'date' | 'number' | 'ordinal'>
 /** A number ($1, or NULL for all) and a customer's forms ($2, or NULL for all): the periods in scope. */
 const IN_SCOPE = `p.sends > 0 AND ($1::text IS NULL OR p.number = $1) AND ($2::text[] IS NULL OR p.party = ANY($2::text[]))`
 
-/** A send of period `p`, as the message `d` (the thread index's range, then the direction and the confirmation). */
-const OF_PERIOD = `d.number = p.number AND d.party_digits = p.party AND NOT d.desk_inbound
-  AND d.date >= p.opt_date AND (d.date, d.ordinal) > (p.opt_date, p.opt_ordinal)
-  AND (p.end_date IS NULL OR (d.date <= p.end_date AND (d.date, d.ordinal) < (p.end_date, p.end_ordinal)))
-  AND d.ordinal IS DISTINCT FROM p.confirmation`
+/**
+ * A send of period `p`, as the message `d`: the thread index's range, bounded by the period's first
+ * and last send as the recompute stored them (plain bounds on `date`, which the index scan starts
+ * and stops at: a bound under an OR is only a filter, and a period closed long ago read its thread
+ * to the newest message), then the exact ends, the direction and the confirmation. The list is
+ * what the period row counts, also while a running sync stores sends its recompute has not seen.
+ */
+const OF_PERIOD = `d.number = p.number AND d.party_digits = p.party
+  AND d.date >= p.first_send AND d.date <= p.last_send
+  AND (d.date, d.ordinal) > (p.opt_date, p.opt_ordinal)
+  AND (p.end_date IS NULL OR (d.date, d.ordinal) < (p.end_date, p.end_ordinal))
+  AND NOT d.desk_inbound AND d.ordinal IS DISTINCT FROM p.confirmation`
 
 /** The answer's columns, from the periods `p` and their sends `m`. */
 const COLUMNS = `p.number, p.party, m.ordinal, m.date, ${BODY_OF('m')} AS body, ${STATUS_OF('m')} AS status,
@@ -57,18 +64,28 @@ SELECT ${COLUMNS}
   JOIN index_messages o ON o.number = p.number AND o.ordinal = p.opt_ordinal
  ORDER BY m.date DESC, p.number, m.ordinal DESC LIMIT $4 OFFSET $5`
 
+/** Whether send `d` comes after the cursor ($3 date, $4 number, $5 ordinal) in the list's order, for period `p`. */
+const BEFORE_CURSOR = `d.date <= $3 AND (d.date < $3 OR p.number > $4 OR (p.number = $4 AND d.ordinal < $5))`
+
 /**
- * The next `$6` sends after the cursor ($3 date, $4 number, $5 ordinal): every period with a send
- * at or before the cursor's date gives its newest `$6` before the cursor.
+ * The next `$6` sends after the cursor. Each period with a send at or before the cursor's date
+ * gives its newest send past the cursor (one probe of the thread index), and only the periods
+ * whose such send is at least the ($6)-th newest of them are read, each for its next `$6`: the
+ * PAGE argument, with each period's newest unread send in place of its last.
  */
 const AFTER = `
-WITH p AS (SELECT * FROM desk_opt_periods p WHERE ${IN_SCOPE} AND p.first_send <= $3)
+WITH per AS (SELECT * FROM desk_opt_periods p WHERE ${IN_SCOPE} AND p.first_send <= $3),
+head AS (
+  SELECT p.*, h.date AS head FROM per p
+   CROSS JOIN LATERAL (
+     SELECT d.date FROM index_messages d WHERE ${OF_PERIOD} AND ${BEFORE_CURSOR} ORDER BY d.date DESC, d.ordinal DESC LIMIT 1) h
+),
+cut AS (SELECT head FROM head ORDER BY head DESC OFFSET ($6::int - 1) LIMIT 1),
+p AS (SELECT * FROM head WHERE head >= COALESCE((SELECT head FROM cut), '-infinity'))
 SELECT ${COLUMNS}
   FROM p
   CROSS JOIN LATERAL (
-    SELECT d.* FROM index_messages d
-     WHERE ${OF_PERIOD} AND d.date <= $3 AND (d.date < $3 OR p.number > $4 OR (p.number = $4 AND d.ordinal < $5))
-     ORDER BY d.date DESC, d.ordinal DESC LIMIT $6) m
+    SELECT d.* FROM index_messages d WHERE ${OF_PERIOD} AND ${BEFORE_CURSOR} ORDER BY d.date DESC, d.ordinal DESC LIMIT $6) m
   JOIN index_messages o ON o.number = p.number AND o.ordinal = p.opt_ordinal
  ORDER BY m.date DESC, p.number, m.ordinal DESC LIMIT $6`
 

@@ -499,6 +499,8 @@ test.describe('the support desk', () => {
         .first(),
       ['Customer', 'Number', 'State now', 'History', 'Sent after opt-out'],
     )
+    // Cards do not scroll sideways, and their regions do not say they do.
+    for (const name of ['Opt-out state', 'Sent after opt-out']) await expect(page.getByRole('region', { name, exact: true })).toBeVisible()
     await page.screenshot({ path: '/tmp/desk-opt-outs-390.png', fullPage: true })
     await noPageScroll(page)
 
@@ -517,6 +519,7 @@ test.describe('the support desk', () => {
         .first(),
       ['Number', 'First contact', 'Last contact', 'From them', 'To them', 'Failed', 'Opt-out', 'Waiting'],
     )
+    await expect(page.getByRole('region', { name: 'Threads with this customer', exact: true })).toBeVisible()
     await page.screenshot({ path: '/tmp/desk-customer-390.png', fullPage: true })
     await noPageScroll(page)
 

@@ -167,7 +167,7 @@ function Threads({ c, zone }: { c: Customer; zone: Zone }) {
           <ExportButtons nameParts={['customer', c.party, `${c.threads.length}-threads`]} getData={() => threadsFile(c, zone)} />
         </div>
       </div>
-      <TableRegion label="Threads with this customer (scrolls sideways)">
+      <TableRegion label="Threads with this customer" stacked>
         <table role="table" className={stackTable}>
           <caption className="sr-only">Threads with {formatPhone(c.party)}, most recent first</caption>
           <thead className="bg-slate-50">

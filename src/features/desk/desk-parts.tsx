@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
 import { SidewaysRegion } from '../../components/sideways-region'
+import { usePhoneCards } from '../../components/data-table/layout'
 import { deskKeys, type ReportExport } from '../../api/desk'
 import { startExport } from '../../api/export-jobs'
 import { useIndexStatus } from '../../api/index-api'
@@ -43,11 +44,17 @@ export function DeskNav({ current }: { current: DeskPage }) {
  * A table that scrolls sideways, when wider than the window, inside its own focusable region, so
  * the page itself never does and a keyboard user can scroll it (axe's scrollable-region-focusable).
  * It is the containing block of the visually hidden labels inside, which would otherwise escape its
- * clipping and widen the page. A stackTable inside is cards on a phone, and does not scroll there.
+ * clipping and widen the page. `label` names it, and the region's name adds that it scrolls
+ * sideways, except for a stackTable (`stacked`) on a phone, which is cards there and does not scroll.
  */
-export function TableRegion({ label, children }: { label: string; children: ReactNode }) {
+export function TableRegion({ label, stacked = false, children }: { label: string; stacked?: boolean; children: ReactNode }) {
+  // A stackTable is cards on a phone, and nothing scrolls there: the region's name does not say it does.
+  const cards = usePhoneCards()
   return (
-    <SidewaysRegion label={label} className="mt-2 rounded border border-slate-200 bg-white">
+    <SidewaysRegion
+      label={stacked && cards ? label : `${label} (scrolls sideways)`}
+      className="mt-2 rounded border border-slate-200 bg-white"
+    >
       {children}
     </SidewaysRegion>
   )

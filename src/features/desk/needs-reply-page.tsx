@@ -311,7 +311,7 @@ function Queue({ search }: { search: NeedsReplySearch }) {
           ))}
         </ul>
       ) : (
-        <TableRegion label="Needs-reply queue (scrolls sideways)">
+        <TableRegion label="Needs-reply queue">
           <table className="w-full border-collapse text-sm">
             <caption className="sr-only">{caption}</caption>
             <thead className="bg-slate-50">

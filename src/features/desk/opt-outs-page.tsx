@@ -108,7 +108,7 @@ function Ledger({ search, onState }: { search: OptOutsSearch; onState: (state: '
             : 'Choose “All” to see every customer who ever opted out.'}
         </EmptyState>
       ) : (
-        <TableRegion label="Opt-out state (scrolls sideways)">
+        <TableRegion label="Opt-out state" stacked>
           <table role="table" className={stackTable}>
             <caption className="sr-only">Opt-out state per number and customer, with history</caption>
             <thead className="bg-slate-50">
@@ -256,7 +256,7 @@ function SentAfter({ search }: { search: OptOutsSearch }) {
           <p role="status" className="mt-1 font-semibold tabular-nums text-red-900">
             {formatCount(q.data.total)} {q.data.total === 1 ? 'message' : 'messages'} sent after opt-out
           </p>
-          <TableRegion label="Sent after opt-out (scrolls sideways)">
+          <TableRegion label="Sent after opt-out" stacked>
             <table role="table" className={stackTable}>
               <caption className="sr-only">Messages sent after opt-out, newest first, with the opt-out message</caption>
               <thead className="bg-slate-50">

@@ -139,7 +139,7 @@ function DayTable({ d }: { d: QuietHours }) {
           fromZero
         />
       </div>
-      <TableRegion label="Quiet-hour sends by day (scrolls sideways)">
+      <TableRegion label="Quiet-hour sends by day">
         <table className="w-full border-collapse text-sm">
           <caption className="sr-only">Quiet-hour sends by day, the customer’s local day</caption>
           <thead className="bg-slate-50">
@@ -203,7 +203,7 @@ function Sends({ d, zone }: { d: QuietHours; zone: Zone }) {
       <h2 id="quiet-sends-heading" className="text-lg font-semibold">
         The sends, newest first
       </h2>
-      <TableRegion label="Quiet-hour sends (scrolls sideways)">
+      <TableRegion label="Quiet-hour sends">
         <table className="w-full border-collapse text-sm">
           <caption className="sr-only">Quiet-hour sends, newest first</caption>
           <thead className="bg-slate-50">

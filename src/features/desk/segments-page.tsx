@@ -117,7 +117,7 @@ function Costliest({ d }: { d: Segments }) {
             : 'Characters outside GSM-7 appeared only in messages short enough to take as many segments either way.'}
         </EmptyState>
       ) : (
-        <TableRegion label="Costliest characters (scrolls sideways)">
+        <TableRegion label="Costliest characters">
           <table className="w-full border-collapse text-sm">
             <caption className="sr-only">Costliest characters: what forced UCS-2 and the segments it added</caption>
             <thead className="bg-slate-50">
@@ -172,7 +172,7 @@ function Days({ d }: { d: Segments }) {
           />
         </div>
       </div>
-      <TableRegion label="Segments per day (scrolls sideways)">
+      <TableRegion label="Segments per day">
         <table className="w-full border-collapse text-sm">
           <caption className="sr-only">Segments per day, newest first</caption>
           <thead className="bg-slate-50">

@@ -765,6 +765,15 @@ describe.each(ENGINES)('sends after opt-out in long threads on %s', (engine) => 
   }, 120_000)
 })
 
+/** The statements of a migration file (its comments left out) that begin with `head`. */
+function migrationStatements(file: string, head: string): string[] {
+  return readFileSync(fileURLToPath(new URL(`../db/migrations/${file}`, import.meta.url)), 'utf8')
+    .replace(/^--.*$/gm, '')
+    .split(';')
+    .map((x) => x.trim())
+    .filter((x) => x.startsWith(head))
+}
+
 describe.each(ENGINES)('migration 500 on %s', (engine) => {
   it('marks every thread with an opt-out history for a full recompute, which writes its periods', async () => {
     const db = await engines.open(engine)
@@ -775,12 +784,7 @@ describe.each(ENGINES)('migration 500 on %s', (engine) => {
     // As a database from before the migration stands: threads recomputed, no periods kept.
     await db.query('DELETE FROM desk_opt_periods')
     await db.query(`INSERT INTO desk_dirty (number, party, since) VALUES ($1, $2, now())`, [DESK.number, messages[0]!.party])
-    const migration = readFileSync(fileURLToPath(new URL('../db/migrations/500-desk-opt-periods.sql', import.meta.url)), 'utf8')
-    const mark = migration
-      .replace(/^--.*$/gm, '')
-      .split(';')
-      .map((x) => x.trim())
-      .filter((x) => x.startsWith('INSERT INTO desk_dirty'))
+    const mark = migrationStatements('500-desk-opt-periods.sql', 'INSERT INTO desk_dirty')
     expect(mark).toHaveLength(1)
     await db.query(mark[0]!)
     const marked = await db.query<{ party: string; since: Date | null }>('SELECT party, since FROM desk_dirty WHERE number = $1', [
@@ -806,12 +810,7 @@ describe.each(ENGINES)('migration 510 on %s', (engine) => {
     const written = await stored()
     expect(written.length).toBeGreaterThan(0)
     await db.query('DELETE FROM desk_opt_messages')
-    const migration = readFileSync(fileURLToPath(new URL('../db/migrations/510-desk-opt-messages.sql', import.meta.url)), 'utf8')
-    const fill = migration
-      .replace(/^--.*$/gm, '')
-      .split(';')
-      .map((x) => x.trim())
-      .filter((x) => x.startsWith('INSERT INTO desk_opt_messages'))
+    const fill = migrationStatements('510-desk-opt-messages.sql', 'INSERT INTO desk_opt_messages')
     expect(fill).toHaveLength(1)
     await db.query(fill[0]!)
     expect(await stored()).toEqual(written)

@@ -4,7 +4,17 @@ import { fastify, type FastifyInstance, type FastifyRequest, type FastifySchema,
 import { validatorCompiler } from 'fastify-type-provider-zod'
 import { allows } from '../contract/roles.ts'
 import { operationRoutes } from './api.ts'
-import { allowedHostnamesFor, canonicalPathProblem, hostProblem, MAX_TARGET_CHARS, originProblem, targetProblem } from './checks.ts'
+import {
+  allowedHostnamesFor,
+  canonicalPathProblem,
+  encodedUnreservedProblem,
+  hostNameProblem,
+  hostProblem,
+  MAX_TARGET_CHARS,
+  originProblem,
+  staticOriginProblem,
+  targetProblem,
+} from './checks.ts'
 import type { Config } from './config.ts'
 import { ProxyError } from './errors.ts'
 import type { Forwarder } from './forward.ts'
@@ -227,7 +237,13 @@ function addMethodNotAllowed(app: FastifyInstance, routes: readonly RouteSpec[],
 const notFound = (path: string) =>
   new ProxyError(404, { kind: 'not_found', field: 'path', message: `There is no API at ${path.slice(0, 80)}.` })
 
-/** The request target, the Host header and, for /api, the canonical path and where the request comes from. */
+/**
+ * Every request, whatever its spelling and whatever it asks for: the target, the Host header,
+ * one spelling per path (no percent-encoded letter, digit or `-._~` anywhere, no `/./`), then
+ * the name this server answers to. Whether a request is an /api one is decided on the path the
+ * router will match (decoded), and on the row it matched, never on the raw spelling: `/%61pi/…`
+ * reached the /api rows while the raw path did not start with /api (RFC 3986 §6.2.2).
+ */
 const checkRequest =
   (allowedHostnames: ReturnType<typeof allowedHostnamesFor>): onRequestAsyncHookHandler =>
   async (request) => {
@@ -239,12 +255,22 @@ const checkRequest =
       throw problem
     }
     const path = pathOf(rawUrl)
-    if (!isApi(path)) return
+    const spelled = encodedUnreservedProblem(path)
+    if (spelled) throw spelled
+    // targetProblem has checked that the path decodes.
+    const route = request.routeOptions.config as Partial<RouteConfig> | undefined
+    const api = isApi(path) || isApi(decodeURIComponent(path)) || route?.spec !== undefined || route?.allow !== undefined
+    if (!api) {
+      // The app's own files: only under this server's names (a rebound name gets nothing), and a
+      // page elsewhere may link to them (a navigation) but not read them from script.
+      const refused = hostNameProblem(req, allowedHostnames) ?? staticOriginProblem(req)
+      if (refused) throw refused
+      return
+    }
     const refused = canonicalPathProblem(path) ?? originProblem(req, allowedHostnames)
     if (refused) throw refused
     // The route that runs is the path that was sent: the framework's router ends a path at `#`.
-    const route = request.routeOptions.config as Partial<RouteConfig>
-    if (route.pattern !== undefined && !paramsFor(route.pattern, path)) throw notFound(path)
+    if (route?.pattern !== undefined && !paramsFor(route.pattern, path)) throw notFound(path)
   }
 
 /** The row's access level, enforced before its handler runs. */

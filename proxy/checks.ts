@@ -55,13 +55,23 @@ const ENCODED_UNRESERVED = /%(?:[46][1-9a-f]|[57][0-9a]|3[0-9]|2d|2e|5f|7e)/i
  * and routes in another can be made to disagree with itself).
  */
 export function canonicalPathProblem(path: string): ProxyError | undefined {
-  const bad = (why: string) =>
-    new ProxyError(400, { kind: 'invalid_request', field: 'path', message: `Bad path: ${why}. Use the path exactly as the app writes it.` })
   const segments = path.split('/').slice(1)
-  if (segments.some((s) => s === '.')) return bad('dot segments ("/./") are not accepted')
-  if (path.length > 1 && path.endsWith('/')) return bad('a trailing slash is not accepted')
-  if (path.includes(';')) return bad('path parameters (";") are not accepted')
-  if (ENCODED_UNRESERVED.test(path)) return bad('letters, digits and "-._~" must not be percent-encoded')
+  if (segments.some((s) => s === '.')) return notCanonical('dot segments ("/./") are not accepted')
+  if (path.length > 1 && path.endsWith('/')) return notCanonical('a trailing slash is not accepted')
+  if (path.includes(';')) return notCanonical('path parameters (";") are not accepted')
+  return encodedUnreservedProblem(path)
+}
+
+const notCanonical = (why: string) =>
+  new ProxyError(400, { kind: 'invalid_request', field: 'path', message: `Bad path: ${why}. Use the path exactly as the app writes it.` })
+
+/**
+ * Any path, before anything decides what it is: an unreserved character has one spelling, so
+ * `/%61pi/…` is refused before a check can read it as "not /api" and the router as "/api".
+ */
+export function encodedUnreservedProblem(path: string): ProxyError | undefined {
+  if (ENCODED_UNRESERVED.test(path)) return notCanonical('letters, digits and "-._~" must not be percent-encoded')
+  if (path.split('/').some((s) => s === '.')) return notCanonical('dot segments ("/./") are not accepted')
   return undefined
 }
 
@@ -98,22 +108,41 @@ export function hostnameOf(hostHeader: string): string {
  */
 export function originProblem(req: IncomingMessage, allowedHostnames: ReadonlySet<string>): ProxyError | undefined {
   const host = String(req.headers.host ?? '')
-  if (!allowedHostnames.has(hostnameOf(host)))
-    return new ProxyError(403, { kind: 'invalid_request', field: 'host', message: 'This server only answers to its own host name.' })
+  const wrongHost = hostNameProblem(req, allowedHostnames)
+  if (wrongHost) return wrongHost
   const site = req.headers['sec-fetch-site']
   if (site === 'cross-site' || site === 'same-site')
     return new ProxyError(403, { kind: 'invalid_request', field: 'origin', message: 'Cross-site requests are refused.' })
-  const origin = req.headers.origin
-  if (origin !== undefined) {
-    let ok: boolean
-    try {
-      ok = new URL(origin).host.toLowerCase() === host.toLowerCase()
-    } catch {
-      ok = false
-    }
-    if (!ok) return new ProxyError(403, { kind: 'invalid_request', field: 'origin', message: 'Cross-origin requests are refused.' })
+  return foreignOrigin(req.headers.origin, host)
+}
+
+/** The Host names this server (DNS rebinding: a page on evil.example resolved to 127.0.0.1 still sends Host: evil.example). */
+export function hostNameProblem(req: IncomingMessage, allowedHostnames: ReadonlySet<string>): ProxyError | undefined {
+  if (allowedHostnames.has(hostnameOf(String(req.headers.host ?? '')))) return undefined
+  return new ProxyError(403, { kind: 'invalid_request', field: 'host', message: 'This server only answers to its own host name.' })
+}
+
+function foreignOrigin(origin: string | undefined, host: string): ProxyError | undefined {
+  if (origin === undefined) return undefined
+  let ok: boolean
+  try {
+    ok = new URL(origin).host.toLowerCase() === host.toLowerCase()
+  } catch {
+    ok = false
   }
-  return undefined
+  return ok ? undefined : new ProxyError(403, { kind: 'invalid_request', field: 'origin', message: 'Cross-origin requests are refused.' })
+}
+
+/**
+ * The app's files: another site may send a person here (a top-level navigation: a shared link),
+ * but its scripts may not fetch them (Fetch Metadata: Sec-Fetch-Mode other than navigate).
+ */
+export function staticOriginProblem(req: IncomingMessage): ProxyError | undefined {
+  const site = req.headers['sec-fetch-site']
+  const navigation = req.headers['sec-fetch-mode'] === 'navigate'
+  if ((site === 'cross-site' || site === 'same-site') && !navigation)
+    return new ProxyError(403, { kind: 'invalid_request', field: 'origin', message: 'Cross-site requests are refused.' })
+  return navigation ? undefined : foreignOrigin(req.headers.origin, String(req.headers.host ?? ''))
 }
 
 /** The names this server answers to on /api: loopback, its own listen address and ALLOWED_HOSTS. */

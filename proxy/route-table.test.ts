@@ -11,6 +11,7 @@ import type { Rooms } from './rooms.ts'
 import type { Running } from './server.ts'
 import { startWithRooms } from './test-helpers.ts'
 import { freshPgliteDir } from './db/pglite-template.ts'
+import { concrete, spellings } from './test-spellings.ts'
 
 /**
  * Generated from the route table the server really answers: every route × {signed out, viewer,
@@ -26,35 +27,6 @@ const WHO: Array<{ label: string; role: Role | null }> = [
   { label: 'viewer', role: 'viewer' },
   { label: 'admin', role: 'admin' },
 ]
-
-/** A concrete path for a route: a `:name` segment becomes a user that does not exist. */
-const concrete = (path: string) => path.replace(/:[a-z]+$/, 'nobody')
-
-/**
- * Spellings of a route's path that a lenient router or a URL parser would take as the same
- * route. They alter the last fixed segment (a `:name` value is data, not a spelling).
- */
-export function spellings(path: string): string[] {
-  const parts = path.split('/')
-  const param = parts[parts.length - 1]!.startsWith(':') ? `/${concrete(parts.pop()!)}` : ''
-  const last = parts.pop()!
-  const head = parts.join('/')
-  const at = /[a-z]/.exec(last)!.index
-  const encoded = `${head}/${last.slice(0, at)}%${last.charCodeAt(at).toString(16)}${last.slice(at + 1)}`
-  return [
-    `${head}/./${last}`,
-    `${head}//${last}`,
-    `${head}/%2e/${last}`,
-    `${head}/x/%2E%2E/${last}`,
-    `${head}/x/../${last}`,
-    `${head}/${last}/`,
-    `${head}/${last}`.toUpperCase(),
-    `${head}/${last.slice(0, at)}${last[at]!.toUpperCase()}${last.slice(at + 1)}`,
-    `${head}/${last};x=1`,
-    encoded,
-    encoded.replace(/%([0-9a-f]{2})/, (_m, h: string) => `%${h.toUpperCase()}`),
-  ].map((p) => p + param)
-}
 
 /** A valid body for each route that declares one and is not a read route, so only its query can be wrong. */
 const BODY: Record<string, { query?: string; form?: string; json?: unknown }> = {

@@ -1,5 +1,5 @@
 import { invalid } from '../errors.ts'
-import { dateValue } from '../index/params.ts'
+import { dateValue } from '../kernel/params.ts'
 import { z } from 'zod'
 import { route, type RouteHandler, type RouteSpec } from '../http-types.ts'
 import { SECURITY_HEADERS, sendJson } from '../http.ts'
@@ -27,7 +27,7 @@ const textFilter = (field: string, max: number) => param(textValue(field, max))
 
 /**
  * YYYY-MM-DD (a whole UTC day; `to` inclusive) or an ISO 8601 timestamp with a zone (`to`
- * inclusive of that instant), read as contract/index-api.ts reads them (proxy/index/params.ts
+ * inclusive of that instant), read as contract/index-api.ts reads them (proxy/kernel/params.ts
  * dateValue): a `to` timestamp left out the entry written at that very millisecond.
  */
 const dateFilter = (field: 'from' | 'to') =>

@@ -13,7 +13,7 @@ import { CancelledBeforeStart, endFailed, JOB_ID, type ExportTracker } from '../
 import { turnOf, zoneFormatter, type ExportJobHooks } from '../index/export.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_QUERY, param, query } from '../schema.ts'
-import { dateParam, digitsParam, INT4_MAX, limitParam, numberParam, readParams, zoneValue } from '../index/params.ts'
+import { dateParam, digitsParam, INT4_MAX, limitParam, numberParam, readParams, zoneValue } from '../kernel/params.ts'
 import { BODY_OF } from '../index/queries.ts'
 import { flushDesk, refreshDesk } from './refresh.ts'
 import { sentAfterBatch, sentAfterCount, sentAfterPage, type SentRow } from './sent-after.ts'

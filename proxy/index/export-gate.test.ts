@@ -5,7 +5,7 @@ import type { Db } from '../db/types.ts'
 import { createExportGate, ExportRefused, type ExportGate } from './export-gate.ts'
 import { createExportTracker } from './export-progress.ts'
 import { streamExport } from './export.ts'
-import { parseFilters } from './params.ts'
+import { parseFilters } from '../kernel/params.ts'
 
 /** The refusal `enter` throws, or null when it let the export in (running or waiting). */
 function refusalOf(gate: ExportGate, who: string): ExportRefused | null {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { FILE_NAME_MAX } from '../../contract/file-name.ts'
 import { fileStem, subjectOf } from '../../contract/vocabulary.ts'
 import { exportActionOf, exportFileName } from './export.ts'
-import { parseFilters } from './params.ts'
+import { parseFilters } from '../kernel/params.ts'
 
 describe("an index export's file name", () => {
   it('names a busy search within FILE_NAME_MAX (64) characters, its days as days', () => {

@@ -9,7 +9,7 @@ import { SECURITY_HEADERS, sendError } from '../http.ts'
 import { messageCsvHeader } from '../../contract/message-csv.ts'
 import { BOM, csvCell, csvRow } from './csv.ts'
 import { ExportRefused, type ExportGate, type ExportTicket, type QueuePlace } from './export-gate.ts'
-import type { Cursor, Filters } from './params.ts'
+import type { Cursor, Filters } from '../kernel/params.ts'
 import {
   bodiesById,
   countMatches,

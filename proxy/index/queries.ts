@@ -2,11 +2,11 @@ import type { Freshness, IndexedMessage, NumberIndexStatus, StatsBucket, SyncSta
 import { partyForms } from '../../contract/desk/messages.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import { forgetDesk } from '../desk/refresh.ts'
-import { encodeCursor, type Cursor, type Filters } from './params.ts'
+import { encodeCursor, type Cursor, type Filters } from '../kernel/params.ts'
 
 /**
  * The index's read side: the SQL (parameterised, LIKE wildcards escaped, bounded page sizes) and
- * the row shapes of contract/index-api.ts, over filters already checked by params.ts. Shared by
+ * the row shapes of contract/index-api.ts, over filters already checked by kernel/params.ts. Shared by
  * the JSON routes and the export stream.
  */
 

@@ -2,12 +2,12 @@ import { z } from 'zod'
 import { invalid } from '../errors.ts'
 import { checked, jsonBody, param, query } from '../schema.ts'
 import { JOB_ID } from './export-progress.ts'
-import { dateValue, decodeCursor, digitsValue, limitValue, numberValue, parseFilters, SEARCH_PARAMS, zoneValue } from './params.ts'
+import { dateValue, decodeCursor, digitsValue, limitValue, numberValue, parseFilters, SEARCH_PARAMS, zoneValue } from '../kernel/params.ts'
 
 /**
  * The request schemas of the index's routes (contract/index-api.ts): the names each path takes
- * and how each value is read (params.ts), so a handler starts from typed filters, cursors and
- * numbers. The messages are params.ts's, each naming its field.
+ * and how each value is read (kernel/params.ts), so a handler starts from typed filters, cursors and
+ * numbers. The messages are kernel/params.ts's, each naming its field.
  */
 
 /** A value as sent, or undefined. */

@@ -19,7 +19,7 @@ import { ProxyError, invalid } from '../errors.ts'
 import { readJsonBody, readQuery, safeFieldName, sendJson } from '../http.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_PARAMS } from '../schema.ts'
-import { parseFilters, type Filters } from '../index/params.ts'
+import { parseFilters, type Filters } from '../kernel/params.ts'
 import { countMatches, dataVersion, resolveParties, whereOf } from '../index/queries.ts'
 
 /**
@@ -56,7 +56,7 @@ const INDEX_NAME: Partial<Record<SearchKey, string>> = { dir: 'direction' }
 
 /**
  * Checks a query string against the Search page's keys and, for the filters, against the
- * index's own search parameters (proxy/index/params.ts): a view holds only what a search takes.
+ * index's own search parameters (proxy/kernel/params.ts): a view holds only what a search takes.
  * Problems name the field `query` and the parameter as the page's URL spells it.
  */
 export function parseViewQuery(raw: unknown, range: RelativeRange | null): ParsedQuery {

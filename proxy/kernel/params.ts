@@ -2,9 +2,10 @@ import { invalid } from '../errors.ts'
 import { readQuery } from '../http.ts'
 
 /**
- * The index's HTTP parameters: each read once, checked, and refused with a 400 naming the
- * field; unknown names and repeats are refused too. What comes out is typed filters and cursors
- * the SQL in queries.ts can trust.
+ * The HTTP parameters the rooms share (the index's search and its cursors, the desk's reports,
+ * saved views, the access log's days): each read once, checked, and refused with a 400 naming
+ * the field; unknown names and repeats are refused too. What comes out is typed filters and
+ * cursors the index's SQL (index/queries.ts) can trust.
  */
 
 export const MAX_LIMIT = 500

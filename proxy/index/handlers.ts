@@ -14,9 +14,9 @@ import { invalid, ProxyError } from '../errors.ts'
 import { sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
 import type { NO_QUERY, RouteInput } from '../schema.ts'
-import { exportActionOf, streamExport, type ExportJobHooks } from './export.ts'
-import type { ExportGate } from './export-gate.ts'
-import { CancelledBeforeStart, endFailed, type ExportTracker } from './export-progress.ts'
+import { exportActionOf, streamExport } from './export.ts'
+import type { ExportGate } from '../exports/gate.ts'
+import { CancelledBeforeStart, endFailed, type ExportJobHooks, type ExportTracker } from '../exports/progress.ts'
 import type {
   EXPORT_CANCEL_BODY,
   EXPORT_PROGRESS_QUERY,

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { invalid } from '../errors.ts'
 import { checked, jsonBody, param, query } from '../schema.ts'
-import { JOB_ID } from './export-progress.ts'
+import { JOB_ID } from '../exports/progress.ts'
 import { dateValue, decodeCursor, digitsValue, limitValue, numberValue, parseFilters, SEARCH_PARAMS, zoneValue } from '../kernel/params.ts'
 
 /**

@@ -1,10 +1,9 @@
 import type { ExportProgress } from '../../contract/index-api.ts'
 import { ProxyError } from '../errors.ts'
-import type { ExportJobHooks } from './export.ts'
-import type { QueuePlace } from './export-gate.ts'
+import type { QueuePlace } from './gate.ts'
 
 /**
- * Where each running index export stands, by the id the browser gave it (`job`). The file itself
+ * Where each running export (the index's, the desk's reports) stands, by the id the browser gave it (`job`). The file itself
  * goes to the browser's own download manager (a plain GET with Content-Disposition: attachment),
  * which writes it to disk as it arrives and tells the page nothing; the tray asks here instead:
  * whether it still waits for a slot (its place in line and when it should start), rows and bytes
@@ -16,6 +15,17 @@ import type { QueuePlace } from './export-gate.ts'
  * as an unknown one) and live in this process: behind several servers the tray's questions must
  * reach the server that streams (sticky sessions), as the download itself does.
  */
+
+/** What an export tells its progress record as it goes (the record's side of createExportTracker's `begin`). */
+export interface ExportJobHooks {
+  signal: AbortSignal
+  update: (patch: Partial<ExportProgress>) => void
+  /** What it exports (its filters), for the access log's entry if it is cancelled. */
+  about: (what: Record<string, unknown>) => void
+  /** The export waits in the gate's queue: the record reads its place from `place` until it runs. */
+  queued: (place: () => QueuePlace | null) => void
+  end: (how: { state: 'done' } | { state: 'cancelled'; by: 'you' | 'browser' } | { state: 'failed'; error: ProxyError['body'] }) => void
+}
 
 /** A finished record is kept this long for the tray's last look. */
 const KEEP_MS = 10 * 60_000

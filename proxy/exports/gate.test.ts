@@ -2,9 +2,9 @@ import { EventEmitter } from 'node:events'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import type { Db } from '../db/types.ts'
-import { createExportGate, ExportRefused, type ExportGate } from './export-gate.ts'
-import { createExportTracker } from './export-progress.ts'
-import { streamExport } from './export.ts'
+import { createExportGate, ExportRefused, type ExportGate } from './gate.ts'
+import { createExportTracker } from './progress.ts'
+import { streamExport } from '../index/export.ts'
 import { parseFilters } from '../kernel/params.ts'
 
 /** The refusal `enter` throws, or null when it let the export in (running or waiting). */

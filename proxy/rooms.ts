@@ -8,6 +8,7 @@ import type { Db } from './db/types.ts'
 import type { Forwarder } from './forward.ts'
 import type { AccessGate, RouteSpec } from './http-types.ts'
 import { parseIndexConfigResult, type IndexConfig } from './index/config.ts'
+import { dataVersion, newMatches } from './index/queries.ts'
 import { createIndex, type MessageIndex } from './index/routes.ts'
 import { viewsRoutes } from './views/routes.ts'
 
@@ -105,7 +106,7 @@ export async function openRooms(
       routes: [
         ...index.routes,
         ...deskRoutes(index.syncer ? index.db : null, index.exportGate, index.exports),
-        ...viewsRoutes(db, { indexOn: index.syncer !== null, now: deps.now }),
+        ...viewsRoutes(db, { search: index.syncer !== null ? { newMatches, dataVersion } : null, now: deps.now }),
       ],
       onHistoryServed: idx.onHistoryViewed,
       gate,

@@ -15,7 +15,7 @@ import { zoneFormatter } from '../exports/zone-cells.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_QUERY, param, query } from '../schema.ts'
 import { dateParam, digitsParam, INT4_MAX, limitParam, numberParam, readParams, zoneValue } from '../kernel/params.ts'
-import { BODY_OF } from '../index/queries.ts'
+import { BODY_OF } from '../kernel/stored-messages.ts'
 import { flushDesk, refreshDesk } from './refresh.ts'
 import { sentAfterBatch, sentAfterCount, sentAfterPage, type SentRow } from './sent-after.ts'
 

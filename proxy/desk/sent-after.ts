@@ -1,4 +1,4 @@
-import { BODY_OF, STATUS_OF } from '../index/queries.ts'
+import { BODY_OF, STATUS_OF } from '../kernel/stored-messages.ts'
 import type { Queryable } from '../db/types.ts'
 
 /**

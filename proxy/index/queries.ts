@@ -3,6 +3,7 @@ import { partyForms } from '../../contract/desk/messages.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import { forgetDesk } from '../desk/refresh.ts'
 import { encodeCursor, type Cursor, type Filters } from '../kernel/params.ts'
+import { BODY_OF, STATUS_OF } from '../kernel/stored-messages.ts'
 
 /**
  * The index's read side: the SQL (parameterised, LIKE wildcards escaped, bounded page sizes) and
@@ -57,13 +58,6 @@ export function whereOf(f: Filters, params: unknown[]): string[] {
   return w
 }
 
-/**
- * A message's text: index_bodies' by body_id (the sync stores each distinct text once there and
- * none in the message row); the row's own for rows written before that (or with no body id).
- */
-export const BODY_OF = (m: string) => `COALESCE(${m}.body, (SELECT b.body FROM index_bodies b WHERE b.id = ${m}.body_id))`
-/** A message's status text: the row's own (rows written before migration 410), else index_statuses' by status_id. */
-export const STATUS_OF = (m: string) => `COALESCE(${m}.status, (SELECT s.status FROM index_statuses s WHERE s.id = ${m}.status_id))`
 const COLS = `m.number, m.fetched_tid, m.tid, m.ordinal, m.system_id, m.message_id, m.date, m.date_raw, m.phone, m.direction, ${BODY_OF('m')} AS body, m.mms, m.media_url, ${STATUS_OF('m')} AS status, m.status_code`
 
 export interface MessageRow extends Record<string, unknown> {
@@ -473,6 +467,23 @@ export async function rollUpCount(db: Queryable, f: Filters): Promise<number | n
     sql = `${sql} - (SELECT count(*) FROM index_messages m WHERE ${all(w)})`
   }
   const r = await db.query<{ n: number }>(`SELECT (${sql})::int AS n`, params)
+  return r.rows[0]?.n ?? 0
+}
+
+/**
+ * Matches stored after `since` (every match when null: a saved view never opened), for a saved
+ * view's count. The new ones are found through indexed_at: its BRIN index reads only the recent
+ * part of the table.
+ */
+export async function newMatches(db: Queryable, f: Filters, since: Date | null): Promise<number> {
+  const filters = { ...f }
+  if (!(await resolveParties(db, filters))) return 0
+  if (!since) return countMatches(db, filters)
+  const params: unknown[] = []
+  const where = whereOf(filters, params)
+  params.push(since)
+  where.push(`m.indexed_at > $${params.length}::timestamptz`)
+  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_messages m WHERE ${where.join(' AND ')}`, params)
   return r.rows[0]?.n ?? 0
 }
 

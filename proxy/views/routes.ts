@@ -20,7 +20,6 @@ import { readJsonBody, readQuery, safeFieldName, sendJson } from '../http.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_PARAMS } from '../schema.ts'
 import { parseFilters, type Filters } from '../kernel/params.ts'
-import { countMatches, dataVersion, resolveParties, whereOf } from '../index/queries.ts'
 
 /**
  * Saved views (contract/saved-views.ts): a Search page query kept by name, private or shared,
@@ -29,9 +28,20 @@ import { countMatches, dataVersion, resolveParties, whereOf } from '../index/que
  * entry on every page load). The changes are audited.
  */
 
+/**
+ * The index's answers a view's counts need, handed in by the composition root (rooms.ts): a view
+ * is a saved search, and searching is the index's.
+ */
+export interface ViewSearch {
+  /** Matches of the filters stored after `since` (every match when null). */
+  newMatches: (db: Queryable, f: Filters, since: Date | null) => Promise<number>
+  /** What the index holds, in one string (a count is cached while it stays the same). */
+  dataVersion: (db: Queryable) => Promise<string>
+}
+
 export interface ViewsDeps {
-  /** Whether the index answers searches (INDEX=on); off, no view is counted. */
-  indexOn: boolean
+  /** The index's search (INDEX=on); null with INDEX=off, when no view is counted. */
+  search: ViewSearch | null
   /** The clock relative ranges are resolved on (the team-access clock, which tests move). */
   now?: () => number
 }
@@ -112,22 +122,6 @@ export function viewFilters(p: ParsedQuery, range: RelativeRange | null, nowMs: 
     toExclusive: days.to ? new Date(startOfDayIn(daysBefore(days.to, -1), zone)).toISOString() : null,
     toInclusive: null,
   }
-}
-
-/**
- * Matches stored after `since` (every match when never opened). The new ones are found through
- * indexed_at: its BRIN index reads only the recent part of the table.
- */
-export async function newMatches(db: Queryable, f: Filters, since: Date | null): Promise<number> {
-  const filters = { ...f }
-  if (!(await resolveParties(db, filters))) return 0
-  if (!since) return countMatches(db, filters)
-  const params: unknown[] = []
-  const where = whereOf(filters, params)
-  params.push(since)
-  where.push(`m.indexed_at > $${params.length}::timestamptz`)
-  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_messages m WHERE ${where.join(' AND ')}`, params)
-  return r.rows[0]?.n ?? 0
 }
 
 type ViewRow = {
@@ -227,7 +221,7 @@ function createCache(max = 500) {
 
 /** What the handlers share besides the database: the options, resolved, and the counts' cache. */
 interface RouteDeps {
-  indexOn: boolean
+  search: ViewSearch | null
   now: () => number
   cache: ReturnType<typeof createCache>
 }
@@ -249,12 +243,12 @@ const listRoute: ViewHandler = async (_req, res, url, ctx, db) => {
 }
 
 /** One view's new matches, from the cache while the index is unchanged; null when too broad to count in the bound. */
-async function countOf(db: Db, f: Filters, row: ViewRow, version: string, deps: RouteDeps): Promise<number | null> {
+async function countOf(db: Db, search: ViewSearch, f: Filters, row: ViewRow, version: string, deps: RouteDeps): Promise<number | null> {
   const key = `${version}|${JSON.stringify(f)}|${row.opened_at ? new Date(row.opened_at).toISOString() : ''}`
   const cached = deps.cache.get(key)
   if (cached !== undefined) return cached
   try {
-    const count = await newMatches(db, f, row.opened_at ? new Date(row.opened_at) : null)
+    const count = await search.newMatches(db, f, row.opened_at ? new Date(row.opened_at) : null)
     deps.cache.set(key, count)
     return count
   } catch (err) {
@@ -270,7 +264,8 @@ const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
   if (!isTimeZone(tz)) throw invalid('tz', 'tz must be an IANA time zone such as Europe/Paris or UTC.')
   const me = owner(ctx)
   const rows = (await visibleRows(db, me)).rows
-  const version = deps.indexOn ? await dataVersion(db) : ''
+  const search = deps.search
+  const version = search ? await search.dataVersion(db) : ''
   const out: Array<{ id: string; newMatches: number | null }> = []
   let counted = 0
   // Each count is a search run for the reader: the access log names the numbers and customers searched.
@@ -278,7 +273,7 @@ const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
   const parties = new Set<string>()
   for (const row of rows) {
     let count: number | null = null
-    if (deps.indexOn && counted < MAX_COUNTED) {
+    if (search && counted < MAX_COUNTED) {
       let f: Filters | null = null
       try {
         f = viewFilters(parseViewQuery(row.query, row.range), row.range, deps.now(), tz)
@@ -290,7 +285,7 @@ const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
         counted++
         for (const n of f.numbers ?? []) numbers.add(n)
         if (f.party) parties.add(f.party)
-        count = await countOf(db, f, row, version, deps)
+        count = await countOf(db, search, f, row, version, deps)
       }
     }
     out.push({ id: row.id, newMatches: count })
@@ -416,6 +411,6 @@ const VIEW_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: ViewHandler 
 ]
 
 export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
-  const routeDeps: RouteDeps = { indexOn: deps.indexOn, now: deps.now ?? Date.now, cache: createCache() }
+  const routeDeps: RouteDeps = { search: deps.search, now: deps.now ?? Date.now, cache: createCache() }
   return VIEW_ROUTES.map(({ run, ...r }) => ({ ...r, handle: (req, res, url, ctx) => run(req, res, url, ctx, db, routeDeps) }))
 }

@@ -15,6 +15,7 @@ import { composeApp, start, type Running } from '../server.ts'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/dataset.ts'
 import { createSimulator } from '../simulator/simulator.ts'
 import { viewsRoutes } from './routes.ts'
+import { dataVersion, newMatches } from '../index/queries.ts'
 import { freshPgliteDir } from '../db/pglite-template.ts'
 
 /**
@@ -304,7 +305,7 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
 
   it('with ACCESS=local the owner is "local"', async () => {
     const app = composeApp(parseConfig({ PORT: '0', LOG_REQUESTS: '0' }), running.forwarder, simUrl, undefined, {
-      routes: viewsRoutes(rooms.db, { indexOn: true, now: () => NOW }),
+      routes: viewsRoutes(rooms.db, { search: { newMatches, dataVersion }, now: () => NOW }),
     })
     const server = createServer((req, res) => app(req, res))
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))

@@ -18,10 +18,11 @@ const PAGE = 1000
 async function serve() {
   const { parseIndexConfig } = await import('../proxy/index/config.ts')
   const { createIndex } = await import('../proxy/index/routes.ts')
+  const { deskIndexHooks } = await import('../proxy/desk/index-hooks.ts')
   const simUrl = process.env.SIM_URL!
   const fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 30_000)
   const cfg = parseIndexConfig({ ...process.env, SYNC_RATE: '0', HISTORY_PAGE_CAP: String(PAGE), INDEX_AUTO_SYNC: 'off' })
-  const index = await createIndex(cfg, { forwarder: fw, log: (l) => process.env.BENCH_VERBOSE && console.error(l) })
+  const index = await createIndex(cfg, { hooks: deskIndexHooks, forwarder: fw, log: (l) => process.env.BENCH_VERBOSE && console.error(l) })
   // The server's own app (its checks, /api/meta, the index routes): the probe's path is the real one.
   const { createApp } = await import('../proxy/app.ts')
   const { parseConfig } = await import('../proxy/config.ts')

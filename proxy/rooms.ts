@@ -3,6 +3,7 @@ import { createAccess, type Access } from './access/access.ts'
 import type { Config } from './config.ts'
 import { openDb } from './db/open.ts'
 import { refreshAllDesk } from './desk/refresh.ts'
+import { deskIndexHooks } from './desk/index-hooks.ts'
 import { deskRoutes } from './desk/routes.ts'
 import type { Db } from './db/types.ts'
 import type { Forwarder } from './forward.ts'
@@ -81,7 +82,7 @@ export async function openRooms(
   let index: MessageIndex | undefined
   try {
     const desk = deps.deskDuringSync ?? true
-    index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk })
+    index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk, hooks: deskIndexHooks })
     const access = createAccess(cfg.access, { db, log, now: deps.now })
     const idx = index
     // The desk tables catch up with what is already indexed (new tables over an old index, or a stop mid-sync).

@@ -17,6 +17,7 @@ import { openDb, type OpenedDb } from './open.ts'
 import { DB_THREAD_NICE } from './pglite-protocol.ts'
 import { freshPgliteDir } from './pglite-template.ts'
 import { ENGINES, useEngines } from './test-engines.ts'
+import { deskIndexHooks } from '../desk/index-hooks.ts'
 
 /**
  * The database engines as the server uses them: PGlite in its worker thread (values and errors
@@ -345,7 +346,7 @@ describe('PGlite in its worker', () => {
     // As the sync does after a bulk load: the planner needs the table's statistics.
     await db.query('VACUUM (ANALYZE) index_messages')
     // No queue (EXPORTS_QUEUE=0): a second export is refused at once rather than waiting for the first.
-    const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', EXPORTS_PER_USER: '1', EXPORTS_QUEUE: '0' }), {
+    const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', EXPORTS_PER_USER: '1', EXPORTS_QUEUE: '0' }), { hooks: deskIndexHooks,
       db,
       forwarder: createForwarder({ baseUrl: 'http://127.0.0.1:9', sysId: 'x', authToken: 'y' }, 1000),
     })
@@ -495,7 +496,7 @@ describe('one process per data directory', () => {
 /** The server as it runs (the index's routes on the app) over `db`, on a free port. */
 async function serveIndex(db: OpenedDb): Promise<{ url: string; close: () => Promise<void> }> {
   const forwarder = createForwarder({ baseUrl: 'http://127.0.0.1:9', sysId: 'x', authToken: 'y' }, 1000)
-  const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', INDEX_AUTO_SYNC: 'off' }), { db, forwarder })
+  const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', INDEX_AUTO_SYNC: 'off' }), { hooks: deskIndexHooks, db, forwarder })
   const config = parseConfig({ API_BASE_URL: 'http://127.0.0.1:9', API_SYS_ID: 'x', API_AUTH_TOKEN: 'y', PORT: '0', LOG_REQUESTS: '0' })
   const app = createApp(config, { forwarder, routes: index.routes, meta: index.meta, log: () => {} })
   const server: Server = createServer((req, res) => app(req, res))

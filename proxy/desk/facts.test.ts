@@ -4,7 +4,8 @@ import { classifyOptOut } from '../../contract/desk/opt-out.ts'
 import { isQuietHour, localTime } from '../../contract/desk/quiet-hours.ts'
 import { AREA_CODES } from '../../contract/desk/area-codes.ts'
 import { turnCounter } from '../test-helpers.ts'
-import { deskFacts, warmDeskFacts, type DeskSource } from './refresh.ts'
+import { deskFacts, type DeskSource } from '../../contract/desk/facts.ts'
+import { warmDeskFacts } from './refresh.ts'
 
 /**
  * deskFacts looks things up once per batch (bodies, direction words, zones, days and their

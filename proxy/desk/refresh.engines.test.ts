@@ -10,16 +10,8 @@ import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/d
 import { DESK_INDEX } from '../simulator/desk-cases.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import { BODY_IDS_SQL } from '../index/sync/sql.ts'
-import {
-  deskFacts,
-  flushDesk,
-  OPT_RULES_VERSION,
-  reclassifyOptOuts,
-  refreshAllDesk,
-  refreshDesk,
-  storeDeskFacts,
-  storedLocalDay,
-} from './refresh.ts'
+import { deskFacts, storedLocalDay } from '../../contract/desk/facts.ts'
+import { flushDesk, OPT_RULES_VERSION, reclassifyOptOuts, refreshAllDesk, refreshDesk, storeDeskFacts } from './refresh.ts'
 import { sentAfterBatch, sentAfterCount, sentAfterPage, type SentRow } from './sent-after.ts'
 
 /**

@@ -1,4 +1,4 @@
-import { storedLocalDay, type DeskFacts } from '../desk/refresh.ts'
+import { storedLocalDay, type DeskFacts } from '../../contract/desk/facts.ts'
 import type { PageRecord } from './parse.ts'
 
 /**

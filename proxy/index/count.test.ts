@@ -17,6 +17,7 @@ import { parseFilters, type Filters } from '../kernel/params.ts'
 import { countCapped, countMatches, forget, rollUpCount, whereOf } from './queries.ts'
 import { createIndex, type MessageIndex } from './routes.ts'
 import { createSyncer } from './sync.ts'
+import { deskIndexHooks } from '../desk/index-hooks.ts'
 
 /**
  * The search's counts from the roll-ups (index_daily, index_quarter_hours) against a plain
@@ -137,7 +138,7 @@ describe.each(ENGINES)('search counts from the roll-ups on %s', (engine) => {
   const AWK = { number: '15550007777', tid: 'AWK1' }
 
   const syncNow = async (forwarder: Forwarder, n: Listed) => {
-    const s = createSyncer({ db, forwarder, pageCap: 97, concurrency: 1, rate: 0, backoffMs: 10, maxRetries: 1 })
+    const s = createSyncer({ hooks: deskIndexHooks, db, forwarder, pageCap: 97, concurrency: 1, rate: 0, backoffMs: 10, maxRetries: 1 })
     await s.request(n)
     await s.idle()
     await s.close()
@@ -233,7 +234,7 @@ describe.each(ENGINES)('search counts from the roll-ups on %s', (engine) => {
       5000,
     )
     db = await engines.open(engine)
-    index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', INDEX_AUTO_SYNC: 'off' }), { forwarder: fw, db })
+    index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', INDEX_AUTO_SYNC: 'off' }), { hooks: deskIndexHooks, forwarder: fw, db })
     const app = createApp(parseConfig({ API_BASE_URL: simUrl, API_SYS_ID: 'x', API_AUTH_TOKEN: 'y' }), {
       forwarder: fw,
       routes: index.routes,
@@ -282,7 +283,7 @@ describe.each(ENGINES)('search counts from the roll-ups on %s', (engine) => {
     ).toBe(850)
     expect(await compareRandom(SEED + 1, 200)).toBeGreaterThan(100)
     // A forgotten number leaves nothing in the roll-ups; synced again, it counts as before.
-    await forget(db, numbers[3]!.number)
+    await forget(db, numbers[3]!.number, deskIndexHooks)
     expect(await compareRandom(SEED + 2, 150)).toBeGreaterThan(75)
     await syncNow(fw, numbers[3]!)
     expect(await compareRandom(SEED + 3, 150)).toBeGreaterThan(75)

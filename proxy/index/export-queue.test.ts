@@ -12,6 +12,7 @@ import { createForwarder } from '../forward.ts'
 import { parseIndexConfig } from './config.ts'
 import { createIndex, type MessageIndex } from './routes.ts'
 import { freshPgliteDir } from '../db/pglite-template.ts'
+import { deskIndexHooks } from '../desk/index-hooks.ts'
 
 /**
  * The export queue over HTTP, with real exports from PGlite: a server that runs one export at a
@@ -46,6 +47,7 @@ beforeAll(async () => {
   await db.query('VACUUM (ANALYZE) index_messages')
   const forwarder = createForwarder({ baseUrl: 'http://127.0.0.1:9', sysId: 'x', authToken: 'y' }, 1000)
   index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', EXPORTS_PER_USER: '1', EXPORTS_MAX: '1', EXPORTS_QUEUE: '1' }), {
+    hooks: deskIndexHooks,
     db,
     forwarder,
   })

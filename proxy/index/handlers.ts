@@ -49,6 +49,7 @@ import {
   type MessageRow,
 } from './queries.ts'
 import type { RateMeter } from './rate-meter.ts'
+import type { IndexHooks } from './hooks.ts'
 import { partyKey } from '../../contract/desk/messages.ts'
 import { overallProgress, type Syncer } from './sync.ts'
 
@@ -69,6 +70,8 @@ export interface IndexRoom {
   /** Each export's progress by the id the browser gave it, for the tray (the file goes to the download manager). */
   exports: ExportTracker
   count: ReturnType<typeof createCountCache>
+  /** The other rooms' part in a forget (rooms.ts hands them in). */
+  hooks: IndexHooks
   log: (line: string) => void
   /** Whether this server indexes the whole account on its own (INDEX_AUTO_SYNC). */
   autoSync: boolean
@@ -328,7 +331,7 @@ export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room,
   const { db, syncer, log } = room
   // A running sync would write rows back after the delete: stop it first.
   await syncer.stop(number ?? undefined)
-  const forgotten = await forgetMessages(db, number)
+  const forgotten = await forgetMessages(db, number, room.hooks)
   ctx.audit('index.forget', number ? { number, messages: forgotten } : { all: true, messages: forgotten })
   log(`index: forgot ${forgotten} messages (${number ?? 'all numbers'})`)
   sendJson(res, 200, { forgotten })

@@ -23,6 +23,7 @@ import { parseFilters } from '../kernel/params.ts'
 import { forget } from './queries.ts'
 import { createIndex, type MessageIndex } from './routes.ts'
 import { createSyncer } from './sync.ts'
+import { deskIndexHooks } from '../desk/index-hooks.ts'
 
 /**
  * The message index against both engines (PGlite and a real PostgreSQL server), syncing from
@@ -138,7 +139,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
     return { status: r.status, body: (await r.json()) as T }
   }
   const syncNow = async (i: number, pageCap: number, forwarder: Forwarder = fw) => {
-    const s = createSyncer({ db, forwarder, pageCap, concurrency: 2, rate: 0, backoffMs: 20, maxRetries: 2 })
+    const s = createSyncer({ hooks: deskIndexHooks, db, forwarder, pageCap, concurrency: 2, rate: 0, backoffMs: 20, maxRetries: 2 })
     await s.request({ number: num(i).number, tid: num(i).tid })
     await s.idle()
     await s.close()
@@ -182,7 +183,11 @@ describe.each(ENGINES)('message index on %s', (engine) => {
     fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 10_000)
     numbers = (JSON.parse((await fw.forward('allownednumbers', [])).body.toString()) as { data: Listed[] }).data
     db = await engines.open(engine)
-    index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500', INDEX_AUTO_SYNC: 'off' }), { forwarder: fw, db })
+    index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500', INDEX_AUTO_SYNC: 'off' }), {
+      hooks: deskIndexHooks,
+      forwarder: fw,
+      db,
+    })
     // The real app and route table in front of the index, so each route runs under its declared access and logging.
     const app = createApp(parseConfig({ API_BASE_URL: simUrl, API_SYS_ID: 'x', API_AUTH_TOKEN: 'y', HISTORY_PAGE_CAP: '500' }), {
       forwarder: fw,
@@ -249,7 +254,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
         // Stopped at its 12th request: with 4 pages asked ahead, ~7 pages have been stored.
         if (n === 12) void first?.close()
       })
-      first = createSyncer({ db, forwarder: killer, pageCap: 200, concurrency: 1, rate: 0 })
+      first = createSyncer({ hooks: deskIndexHooks, db, forwarder: killer, pageCap: 200, concurrency: 1, rate: 0 })
       await first.request({ number: num(i).number, tid: num(i).tid })
       await first.idle()
       const mid = await db.query<{ indexed: number; cp_next: number; state: string }>(
@@ -309,8 +314,8 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       const other = engine === 'postgres' ? await engines.reopen(db) : db
       const fa = hooked(fw, () => new Promise((r) => setTimeout(r, 5)))
       const fb = hooked(fw, () => new Promise((r) => setTimeout(r, 5)))
-      const a = createSyncer({ db, forwarder: fa, pageCap: 100, concurrency: 1, rate: 0 })
-      const b = createSyncer({ db: other, forwarder: fb, pageCap: 100, concurrency: 1, rate: 0 })
+      const a = createSyncer({ hooks: deskIndexHooks, db, forwarder: fa, pageCap: 100, concurrency: 1, rate: 0 })
+      const b = createSyncer({ hooks: deskIndexHooks, db: other, forwarder: fb, pageCap: 100, concurrency: 1, rate: 0 })
       await Promise.all([a.request({ number: num(i).number, tid: num(i).tid }), b.request({ number: num(i).number, tid: num(i).tid })])
       await Promise.all([a.idle(), b.idle()])
       await a.close()
@@ -358,7 +363,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
         { baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, sysId: 'x', authToken: 'y' },
         5000,
       )
-      const s = createSyncer({ db, forwarder: fw, pageCap: 10, concurrency: 1, rate: 0 })
+      const s = createSyncer({ hooks: deskIndexHooks, db, forwarder: fw, pageCap: 10, concurrency: 1, rate: 0 })
       await s.request({ number, tid: `T${number.slice(-4)}` })
       await s.idle()
       await s.close()
@@ -381,7 +386,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       )
       expect(bad.rows[0]!.n).toBe(0)
       // Forgotten whole (roll-ups and desk too): the other tests count across the account.
-      await forget(db, '15550009998')
+      await forget(db, '15550009998', deskIndexHooks)
       await db.query(`DELETE FROM index_numbers WHERE number = '15550009998'`)
     })
 
@@ -1042,7 +1047,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       expect(st.body.freshness.incomplete).not.toContain('19999999999')
       // A listed number the index has not seen yet, sent without its tid: the listing's tid is used.
       const n2 = num(2)
-      await forget(db, n2.number)
+      await forget(db, n2.number, deskIndexHooks)
       await db.query('DELETE FROM index_numbers WHERE number = $1', [n2.number])
       const listed = await sync({ number: n2.number })
       expect(listed.status, await listed.clone().text()).toBe(202)
@@ -1092,7 +1097,7 @@ describe('INDEX=off', () => {
     const sim = createSimulator()
     const { server, url } = await sim.listen(0, '127.0.0.1')
     const fw = createForwarder({ baseUrl: url, ...DEMO_CREDENTIALS }, 2000)
-    const index = await createIndex(parseIndexConfig({ INDEX: 'off' }), { forwarder: fw })
+    const index = await createIndex(parseIndexConfig({ INDEX: 'off' }), { hooks: deskIndexHooks, forwarder: fw })
     expect(index.db).toBeNull()
     const app = createApp(parseConfig({ API_BASE_URL: url, API_SYS_ID: 'x', API_AUTH_TOKEN: 'y' }), { forwarder: fw, routes: index.routes })
     const api = createServer((req, res) => app(req, res))

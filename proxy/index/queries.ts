@@ -1,7 +1,7 @@
 import type { Freshness, IndexedMessage, NumberIndexStatus, StatsBucket, SyncState } from '../../contract/index-api.ts'
 import { partyForms } from '../../contract/desk/messages.ts'
 import type { Db, Queryable } from '../db/types.ts'
-import { forgetDesk } from '../desk/refresh.ts'
+import type { IndexHooks } from './hooks.ts'
 import { encodeCursor, type Cursor, type Filters } from '../kernel/params.ts'
 import { BODY_OF, STATUS_OF } from '../kernel/stored-messages.ts'
 
@@ -877,15 +877,15 @@ export async function locate(db: Queryable, number: string, endExclusive: string
 }
 
 /** Forget: a number's (or every) message, roll-up and sync state. Returns messages deleted. */
-export async function forget(db: Db, number: string | null): Promise<number> {
+export async function forget(db: Db, number: string | null, hooks: Pick<IndexHooks, 'forgetting'>): Promise<number> {
   return db.transaction(async (tx) => {
     if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '300s'`)
     const before = await tx.query<{ n: number }>(
       'SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text IS NULL OR number = $1',
       [number],
     )
-    // What the support desk derived from these messages goes with them.
-    await forgetDesk(tx, number)
+    // What other rooms (the support desk) derived from these messages goes with them.
+    await hooks.forgetting(tx, number)
     if (number === null) {
       await tx.query(
         'TRUNCATE index_messages, index_daily, index_quarter_hours, index_parties, index_body_counts, index_bodies, index_statuses',

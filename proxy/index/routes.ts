@@ -2,12 +2,12 @@ import type { z } from 'zod'
 import { INDEX_PATHS } from '../../contract/index-api.ts'
 import { openDb } from '../db/open.ts'
 import { background, type Db } from '../db/types.ts'
-import { warmDeskFacts } from '../desk/refresh.ts'
 import { ProxyError } from '../errors.ts'
 import type { Forwarder } from '../forward.ts'
 import { route, type RouteSpec } from '../http-types.ts'
 import { NO_QUERY } from '../schema.ts'
 import type { IndexConfig } from './config.ts'
+import type { IndexHooks } from './hooks.ts'
 import { createExportGate, type ExportGate } from '../exports/gate.ts'
 import { createExportTracker, type ExportTracker } from '../exports/progress.ts'
 import * as handlers from './handlers.ts'
@@ -43,6 +43,8 @@ export interface IndexDeps {
   db?: Db
   /** The sync keeps the support desk's tables (default); false only to measure what that costs (bench). */
   deskDuringSync?: boolean
+  /** The rooms that move with the index (the support desk's tables), handed in by rooms.ts. */
+  hooks: IndexHooks
   /** The first wait before a failed first listing is tried again (tests; default a minute, doubling up to an hour). */
   listRetryMs?: number
 }
@@ -217,11 +219,12 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     rate: cfg.syncRate,
     log,
     desk: deps.deskDuringSync ?? true,
+    hooks: deps.hooks,
   })
   if (deps.deskDuringSync ?? true)
-    void warmDeskFacts().catch((err: unknown) =>
-      log(`desk: could not warm the desk's code: ${err instanceof Error ? err.message : String(err)}`),
-    )
+    void deps.hooks
+      .warm()
+      .catch((err: unknown) => log(`desk: could not warm the desk's code: ${err instanceof Error ? err.message : String(err)}`))
   // A bulk load cut short leaves the secondary indexes dropped: rebuild them unless a walk is
   // about to resume (it rebuilds them when it ends).
   const pending = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_numbers WHERE state IN ('queued', 'syncing')`)
@@ -273,6 +276,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     count: createCountCache(),
     exportGate,
     exports,
+    hooks: deps.hooks,
     log,
     autoSync: cfg.autoSync,
     rate: createRateMeter(() => syncer.progress.messages),

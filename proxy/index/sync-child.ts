@@ -12,6 +12,7 @@ import { background } from '../db/types.ts'
 import { createForwarder } from '../forward.ts'
 import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
 import { createSyncer } from './sync.ts'
+import { deskIndexHooks } from '../desk/index-hooks.ts'
 
 const [target, simUrl, number, tid] = process.argv.slice(2)
 if (!target || !simUrl || !number || !tid) throw new Error('usage: sync-child.ts DATABASE_URL|DATA_DIR SIMULATOR_URL NUMBER TID')
@@ -20,7 +21,16 @@ if (!isPostgresUrl(target)) baselineWasmOnly()
 const db = isPostgresUrl(target) ? await openDb({ databaseUrl: target }) : await openDb({ dataDir: target })
 const fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 10_000)
 // Slow and in small batches (each with its checkpoint), so the test can kill it between any two.
-const s = createSyncer({ db: background(db), forwarder: fw, pageCap: 100, concurrency: 1, rate: 25, bulkMin: 1000, storeRows: 200 })
+const s = createSyncer({
+  hooks: deskIndexHooks,
+  db: background(db),
+  forwarder: fw,
+  pageCap: 100,
+  concurrency: 1,
+  rate: 25,
+  bulkMin: 1000,
+  storeRows: 200,
+})
 let told = -1
 const tell = setInterval(() => {
   if (s.progress.messages !== told) process.stdout.write(`${(told = s.progress.messages)}\n`)

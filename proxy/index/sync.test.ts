@@ -16,6 +16,7 @@ import { forget, freshness, numberStatuses } from './queries.ts'
 import { createIndex } from './routes.ts'
 import { createSyncer, DESK_INDEXES, overallProgress, SECONDARY_INDEXES } from './sync.ts'
 import { dropIndexes } from './sync/indexes.ts'
+import { deskIndexHooks } from '../desk/index-hooks.ts'
 
 /**
  * The sync against what real accounts do (the simulator's quirks, over HTTP), on both engines:
@@ -144,7 +145,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
   const num = (i: number) => numbers[i]!
 
   const syncer = (forwarder: Forwarder = fw, more: Partial<Parameters<typeof createSyncer>[0]> = {}) =>
-    createSyncer({ db, forwarder, pageCap: 100, concurrency: 2, rate: 0, backoffMs: 10, maxRetries: 1, ...more })
+    createSyncer({ hooks: deskIndexHooks, db, forwarder, pageCap: 100, concurrency: 2, rate: 0, backoffMs: 10, maxRetries: 1, ...more })
   const syncNow = async (i: number, forwarder: Forwarder = fw, more: Partial<Parameters<typeof createSyncer>[0]> = {}) => {
     const s = syncer(forwarder, more)
     await s.request({ number: num(i).number, tid: num(i).tid })
@@ -199,7 +200,11 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     // The million-message number and the hostile one leave the account (the run stays short).
     await control(simUrl, '/__sim/quirks', { removed: [num(6).number, num(7).number] })
     try {
-      const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), { forwarder: fw, db })
+      const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), {
+        hooks: deskIndexHooks,
+        forwarder: fw,
+        db,
+      })
       const deadline = Date.now() + 60_000
       let p = await overallProgress(db, index.syncer!.progress)
       while ((p.numbersTotal === 0 || p.running) && Date.now() < deadline) {
@@ -220,7 +225,11 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
       expect(later.ratePerSecond).toBe(Math.round(messages / ((at - since!) / 1000)))
       expect(later.ratePerSecond).toBeGreaterThan(0)
       // A restart does not list the account again: the periodic re-sync keeps it fresh.
-      const again = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), { forwarder: fw, db })
+      const again = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), {
+        hooks: deskIndexHooks,
+        forwarder: fw,
+        db,
+      })
       expect(await again.syncer!.syncAllOnce()).toBe(0)
       await again.close()
     } finally {
@@ -244,6 +253,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     }
     const lines: string[] = []
     const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), {
+      hooks: deskIndexHooks,
       forwarder: down,
       db,
       listRetryMs: 300,
@@ -269,7 +279,11 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     (await db.query<{ at: Date | null }>('SELECT last_synced_at AS at FROM index_numbers WHERE number = $1', [num(i).number])).rows[0]!.at
   /** An index whose periodic re-sync runs every second (nothing else starts on its own). */
   const periodicIndex = () =>
-    createIndex(parseIndexConfig({ SYNC_RATE: '0', SYNC_INTERVAL_S: '1', INDEX_AUTO_SYNC: 'off' }), { forwarder: fw, db })
+    createIndex(parseIndexConfig({ SYNC_RATE: '0', SYNC_INTERVAL_S: '1', INDEX_AUTO_SYNC: 'off' }), {
+      hooks: deskIndexHooks,
+      forwarder: fw,
+      db,
+    })
   /** Waits (15 s at most) until number i was synced again after `before`: the periodic re-sync ran. */
   const resyncedAfter = async (i: number, before: number) => {
     const deadline = Date.now() + 15_000
@@ -304,7 +318,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     await syncNow(3)
     const index = await periodicIndex()
     try {
-      expect(await forget(db, num(3).number)).toBe(upstreamTotal(3))
+      expect(await forget(db, num(3).number, deskIndexHooks)).toBe(upstreamTotal(3))
       index.onHistoryViewed(num(3).number, num(3).tid)
       // The periodic re-sync runs (the number beside it is synced again) and passes the forgotten one by.
       const before = (await synced(2))!.getTime()
@@ -423,7 +437,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
       `The messaging service reports ${total - 5} messages but served 5 more past that: the oldest 5 are not in the index (a total that lags).`,
     )
     // A walk from the top that finds nothing to say clears it (forgetting keeps it: it is about the upstream).
-    await forget(db, num(4).number)
+    await forget(db, num(4).number, deskIndexHooks)
     expect((await numberStatuses(db, num(4).number))[0]!.finding).toMatch(/a total that lags/)
     await syncNow(4)
     expect((await numberStatuses(db, num(4).number))[0]!.finding).toBeNull()
@@ -1121,7 +1135,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
 
   it.each([2, 5, 9, 17])('a walk stopped at request %i resumes and ends with every secondary index', async (at) => {
     // An empty index, so that the walk loads in bulk.
-    await forget(db, null)
+    await forget(db, null, deskIndexHooks)
     let first: ReturnType<typeof createSyncer> | null = null
     const killer = hooked(fw, (n) => {
       if (n === at) void first?.close()
@@ -1142,7 +1156,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
   })
 
   it('a bulk load stopped by a person (forget, stop) puts every secondary index back at once', async () => {
-    await forget(db, null)
+    await forget(db, null, deskIndexHooks)
     let s: ReturnType<typeof createSyncer> | null = null
     const stops: Array<Promise<void>> = []
     const stopper = hooked(fw, (n) => {
@@ -1163,7 +1177,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
   it("keeps a bulk load's indexes dropped when another number's walk ends as the load starts", async () => {
     // The interleaving that rebuilt them mid-load: the small walk's end finds no bulk load yet
     // and goes to build the missing indexes; the big walk drops them before that look runs.
-    await forget(db, null)
+    await forget(db, null, deskIndexHooks)
     const gate = (ms: number) => {
       let open = () => {}
       const p = new Promise<void>((r) => (open = r))
@@ -1214,7 +1228,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
       close: () => db.close(),
     }
     const big = num(5)
-    const s = createSyncer({ db: watched, forwarder: fw, pageCap: 20, concurrency: 2, rate: 0, bulkMin: 1000 })
+    const s = createSyncer({ hooks: deskIndexHooks, db: watched, forwarder: fw, pageCap: 20, concurrency: 2, rate: 0, bulkMin: 1000 })
     await s.request({ number: big.number, tid: big.tid })
     await s.request({ number: num(3).number, tid: num(3).tid })
     await s.idle()
@@ -1364,7 +1378,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
   it("'Index all' leaves a forgotten number forgotten unless an admin asks (revive), and queues the rest", async () => {
     await forgetAll(3)
     await syncNow(3)
-    await forget(db, num(3).number)
+    await forget(db, num(3).number, deskIndexHooks)
     const state = async () =>
       (
         await db.query<{ forgotten: boolean; indexed: number }>(
@@ -1428,7 +1442,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
   it.each([300, 1100, 2000])(
     'a server killed (SIGKILL) after %i messages: another takes the number over and ends exact, with every index',
     async (after) => {
-      await forget(db, null)
+      await forget(db, null, deskIndexHooks)
       await forgetAll(0)
       let target: string
       if (engine === 'postgres') {
@@ -1482,7 +1496,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
       expect(mid.rows[0]!.indexed).toBeGreaterThan(0)
       expect(mid.rows[0]!.indexed).toBeLessThan(2345)
       expect(await indexNames()).not.toContain('index_messages_thread')
-      const s = createSyncer({ db, forwarder: fw, pageCap: 100, concurrency: 1, rate: 0, leaseMs: 500 })
+      const s = createSyncer({ hooks: deskIndexHooks, db, forwarder: fw, pageCap: 100, concurrency: 1, rate: 0, leaseMs: 500 })
       const until = Date.now() + 20_000
       for (;;) {
         await s.resumePending()
@@ -1533,7 +1547,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     const desk = num(DESK_INDEX)
     const opts = { bulkMin: 100, storeRows: 40, pageCap: 20, concurrency: 1 }
     // The reference: the history stored with the desk off, its desk then built from the rows.
-    await forget(db, null)
+    await forget(db, null, deskIndexHooks)
     await syncNow(DESK_INDEX, fw, { ...opts, desk: false })
     expect((await deskTables(desk.number)).threads).toEqual([])
     await refreshAllDesk(db)
@@ -1554,13 +1568,13 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(reference.segmentDays).toEqual(grouped.rows)
 
     // A fresh bulk walk keeping the desk.
-    await forget(db, null)
+    await forget(db, null, deskIndexHooks)
     await syncNow(DESK_INDEX, fw, opts)
     expect(await indexNames()).toEqual(expect.arrayContaining(SECONDARY))
     expect(await deskTables(desk.number)).toEqual(reference)
 
     // A walk stopped mid-way (some batches stored with their counts), then resumed.
-    await forget(db, null)
+    await forget(db, null, deskIndexHooks)
     let first: ReturnType<typeof createSyncer> | null = null
     const killer = hooked(fw, (n) => {
       if (n === 4) void first?.close()
@@ -1612,7 +1626,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
   it("walks through the page worker as on the server's thread: every row, roll-up and desk count; stopped and resumed", async () => {
     const desk = num(DESK_INDEX)
     const opts = { bulkMin: 100, storeRows: 40, pageCap: 20, concurrency: 1 }
-    await forget(db, null)
+    await forget(db, null, deskIndexHooks)
     await syncNow(DESK_INDEX, fw, { ...opts, pageWorkerMin: Number.POSITIVE_INFINITY })
     const reference = await indexTables(desk.number)
     expect(reference.messages.length).toBeGreaterThan(4 * opts.storeRows)
@@ -1627,13 +1641,13 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
         return fw.forwardBytes(...args)
       },
     }
-    await forget(db, null)
+    await forget(db, null, deskIndexHooks)
     await syncNow(DESK_INDEX, counted, { ...opts, pageWorkerMin: 0 })
     expect(bytes).toBeGreaterThanOrEqual(reference.messages.length / opts.pageCap - 1)
     expect(await indexTables(desk.number)).toEqual(reference)
 
     // Stopped after a few batches, then resumed from the checkpoint, both through the worker.
-    await forget(db, null)
+    await forget(db, null, deskIndexHooks)
     let first: ReturnType<typeof createSyncer> | null = null
     const killer = hooked(fw, (n) => {
       if (n === 5) void first?.close()
@@ -1681,7 +1695,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     ])
     // Another server on the same database (or this one restarted).
     const other = engine === 'postgres' ? await engines.reopen(db) : db
-    const s = createSyncer({ db: other, forwarder: fw, pageCap: 100, concurrency: 1, rate: 0, leaseMs: 400 })
+    const s = createSyncer({ hooks: deskIndexHooks, db: other, forwarder: fw, pageCap: 100, concurrency: 1, rate: 0, leaseMs: 400 })
     await s.resumePending()
     await s.idle()
     const held = await db.query<{ state: string }>('SELECT state FROM index_numbers WHERE number = $1', [num(5).number])
@@ -1708,7 +1722,16 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     const competing = () => counted.count() < 18
     const otherDb = engine === 'postgres' ? await engines.reopen(db) : db
     const otherLog: string[] = []
-    const other = createSyncer({ db: otherDb, forwarder: fw, pageCap: 100, concurrency: 1, rate: 0, leaseMs, log: (l) => otherLog.push(l) })
+    const other = createSyncer({
+      hooks: deskIndexHooks,
+      db: otherDb,
+      forwarder: fw,
+      pageCap: 100,
+      concurrency: 1,
+      rate: 0,
+      leaseMs,
+      log: (l) => otherLog.push(l),
+    })
     const started = Date.now()
     let done = false
     await s.request({ number: num(4).number, tid: num(4).tid })
@@ -1782,7 +1805,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(stealing.count()).toBe(asked)
     expect((await row()).indexed).toBe(after.indexed)
     // The taker (here, once its lease expired unrenewed, any server) resumes from the checkpoint.
-    const taker = createSyncer({ db, forwarder: fw, pageCap: 20, concurrency: 1, rate: 0, leaseMs: 200 })
+    const taker = createSyncer({ hooks: deskIndexHooks, db, forwarder: fw, pageCap: 20, concurrency: 1, rate: 0, leaseMs: 200 })
     await taker.resumePending()
     await taker.idle()
     await taker.close()
@@ -1856,7 +1879,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(stealing.count()).toBeLessThan(6 + 8)
     // The taker (any server, once the lease it holds here expires unrenewed) ends exact.
     await db.query(`UPDATE index_numbers SET locked_at = now() - interval '1 hour' WHERE number = $1`, [num(4).number])
-    const taker = createSyncer({ db, forwarder: fw, pageCap: 20, concurrency: 1, rate: 0, leaseMs: 200 })
+    const taker = createSyncer({ hooks: deskIndexHooks, db, forwarder: fw, pageCap: 20, concurrency: 1, rate: 0, leaseMs: 200 })
     await taker.resumePending()
     await taker.idle()
     await taker.close()

@@ -1,4 +1,3 @@
-import { flushDesk } from '../../desk/refresh.ts'
 import { catchUp } from './catch-up.ts'
 import { fetchPage } from './fetch.ts'
 import { listAccount } from './account.ts'
@@ -323,9 +322,11 @@ async function finish(ctx: SyncContext, number: string, result: Result<number>, 
  */
 async function settleDesk(ctx: SyncContext, number: string): Promise<void> {
   const started = performance.now()
-  await flushDesk(ctx.db, [number]).catch((err: unknown) =>
-    ctx.log(`desk: ${number}: could not recompute the threads this sync touched: ${err instanceof Error ? err.message : String(err)}`),
-  )
+  await ctx.hooks
+    .numberSynced(ctx.db, number)
+    .catch((err: unknown) =>
+      ctx.log(`desk: ${number}: could not recompute the threads this sync touched: ${err instanceof Error ? err.message : String(err)}`),
+    )
   ctx.stats.deskMs += performance.now() - started
 }
 

@@ -1,4 +1,4 @@
-import { deskCounts, deskFacts, type DeskCounts, type DeskFacts } from '../../desk/refresh.ts'
+import { deskCounts, deskFacts, type DeskCounts, type DeskFacts } from '../../../contract/desk/facts.ts'
 import { copyHead, copyLine, type StoredMessage } from '../columns.ts'
 import type { PageMeta, PageRecord } from '../parse.ts'
 

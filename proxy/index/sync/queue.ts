@@ -94,6 +94,7 @@ function contextOf(opts: SyncOptions): SyncContext {
     progress: { messages: 0, since: null },
     bulk: { loads: 0 },
     desk: opts.desk ?? true,
+    hooks: opts.hooks,
   }
 }
 

@@ -10,6 +10,7 @@ import { STATUS_OF } from '../../kernel/stored-messages.ts'
 import { ROWS_PER_TURN, type Placed } from './prepare.ts'
 import { storeBatch, wipe } from './store.ts'
 import type { Job, SyncContext } from './types.ts'
+import { deskIndexHooks } from '../../desk/index-hooks.ts'
 
 const engines = useEngines()
 const NUMBER = '15550001234'
@@ -22,6 +23,7 @@ function jobOn(db: OpenedDb): Job {
     db,
     owner: OWNER,
     desk: true,
+    hooks: deskIndexHooks,
     stats: { requests: 0, waitMs: 0, prepareMs: 0, storeMs: 0, overlappedBatches: 0, vacuumMs: 0, deskMs: 0 },
     progress: { messages: 0, since: null },
   } as unknown as SyncContext // storeBatch and wipe read only these
@@ -181,7 +183,7 @@ describe.each(ENGINES)('storeBatch on %s', (engine) => {
     await db.query(LEASED, [NUMBER])
     const job = jobOn(db)
     expect(await storeBatch(job, page(20), placed(range(11, 20).reverse()), { next: 10, total: 20, check: 'S' }, true)).toBe(10)
-    expect(await forget(db, NUMBER)).toBe(10)
+    expect(await forget(db, NUMBER, deskIndexHooks)).toBe(10)
     await expect(
       storeBatch(job, page(20), placed(range(1, 10).reverse()), { next: 0, total: 20, check: null }, true),
     ).rejects.toBeInstanceOf(LeaseLost)

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/types.ts'
-import { deskCounts, forgetDesk, writeDeskCounts } from '../../desk/refresh.ts'
+import { deskCounts } from '../../../contract/desk/facts.ts'
 import { COPY_SQL, copyCsv, INSERT_SQL, insertParams, type StoredMessage } from '../columns.ts'
 import type { PageMeta } from '../parse.ts'
 import { LeaseLost } from './leases.ts'
@@ -92,7 +92,7 @@ async function storePreparedIn(tx: Queryable, job: Job, prep: Prepared): Promise
     )
     if (job.ctx.desk) {
       const counts = deskCounts(stored.map(deskStored))
-      if (counts) await writeDeskCounts(tx, job.number, counts)
+      if (counts) await job.ctx.hooks.batchStored(tx, job.number, counts)
     } else if (stored.length > 0) await markDeskBehind(tx, job.number)
   }
   const top = prep.rows.reduce((m, x) => Math.max(m, x.ordinal), 0)
@@ -118,7 +118,7 @@ export async function storePayload(job: Job, p: CopyPayload, meta: PageMeta, cp:
         ),
       )
       await writeRollUp(tx, job.number, p.rollUp, ids)
-      if (p.desk) await writeDeskCounts(tx, job.number, p.desk)
+      if (p.desk) await job.ctx.hooks.batchStored(tx, job.number, p.desk)
       else if (!job.ctx.desk) await markDeskBehind(tx, job.number)
     }
     return fence(tx, job, meta, cp, p.count, p.top)
@@ -224,7 +224,7 @@ async function wipeIn(tx: Queryable, job: Job): Promise<void> {
   if (job.ctx.db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '300s'`)
   for (const table of ['index_messages', 'index_daily', 'index_quarter_hours', 'index_parties', 'index_body_counts'])
     await tx.query(`DELETE FROM ${table} WHERE number = $1`, [job.number])
-  await forgetDesk(tx, job.number, { keepHandled: true })
+  await job.ctx.hooks.forgetting(tx, job.number, { keepHandled: true })
   // Fenced as a batch is (see storePrepared): a server that lost the number wipes nothing.
   const fence = await tx.query(
     `UPDATE index_numbers SET indexed = 0, top_ordinal = 0, full_done = false, cp_next = NULL, cp_total = NULL, cp_check = NULL, progress_done = 0

@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/types.ts'
 import type { Db } from '../../db/types.ts'
 import type { Forwarder } from '../../forward.ts'
 import type { PageWorker } from './pages.ts'
+import type { IndexHooks } from '../hooks.ts'
 
 export interface SyncOptions {
   db: Db
@@ -35,6 +36,8 @@ export interface SyncOptions {
    * otherwise (the bench syncs without it to measure what it costs).
    */
   desk?: boolean
+  /** The rooms that move with the index's stored batches, finished syncs and wipes (rooms.ts hands them in). */
+  hooks: IndexHooks
 }
 
 export interface SyncRequest {
@@ -147,6 +150,7 @@ export interface SyncContext {
   bulk: { loads: number }
   /** Whether stored batches keep the desk tables (SyncOptions.desk). */
   desk: boolean
+  hooks: IndexHooks
 }
 
 /** One number's sync: which number, under which tid, and the signal that stops it. */

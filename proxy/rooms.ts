@@ -1,5 +1,6 @@
 import { checkExposure, parseAccessConfig, type AccessConfig } from './access/config.ts'
 import { createAccess, type Access } from './access/access.ts'
+import { accessOnOpen } from './access/on-open.ts'
 import type { Config } from './config.ts'
 import { openDb } from './db/open.ts'
 import { refreshAllDesk } from './desk/refresh.ts'
@@ -78,6 +79,7 @@ export async function openRooms(
     databaseUrl: cfg.index.databaseUrl ?? undefined,
     poolSize: cfg.index.databasePoolSize,
     log,
+    onOpen: [accessOnOpen],
   })
   let index: MessageIndex | undefined
   try {

@@ -28,6 +28,7 @@ import {
 import { checkName, checkPassword, checkRole, UserError } from '../proxy/access/users.ts'
 import { readDotEnv } from '../proxy/config.ts'
 import { openDb } from '../proxy/db/open.ts'
+import { accessOnOpen } from '../proxy/access/on-open.ts'
 import { baselineWasmOnly } from '../proxy/db/pglite-client.ts'
 import type { Db } from '../proxy/db/types.ts'
 import { IndexConfigError, parseIndexConfig } from '../proxy/index/config.ts'
@@ -139,7 +140,7 @@ async function perform(req: ControlRequest, env: Record<string, string | undefin
   }
   let db: Db
   try {
-    db = await openDb({ dataDir, databaseUrl: indexCfg.databaseUrl ?? undefined })
+    db = await openDb({ dataDir, databaseUrl: indexCfg.databaseUrl ?? undefined, onOpen: [accessOnOpen] })
   } catch (err) {
     // The data directory's lock: another process (not a server that answers) holds it.
     if (err instanceof Error && err.name === 'DataDirInUseError')

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { ENGINES, useEngines } from '../db/test-engines.ts'
 import { openDb } from '../db/open.ts'
+import { accessOnOpen } from './on-open.ts'
 import { background, type Queryable } from '../db/types.ts'
 import { purgeAccessLog, verifyLog, type NewEntry } from './access-log.ts'
 import { JOURNAL_FILE, journalPathOf } from './log-journal.ts'
@@ -147,7 +148,7 @@ describe('the journal (PGlite)', () => {
   test('entries journaled by a process killed before they reached the database are put in when it is opened again', async () => {
     const dataDir = join(tempDir(), 'data')
     await freshPgliteDir(dataDir)
-    const first = await openDb({ dataDir })
+    const first = await openDb({ dataDir, onOpen: [accessOnOpen] })
     await first.query('ALTER TABLE access_log RENAME TO access_log_away')
     await first.close()
     // A server whose table is out of reach journals three reads (each answered once journaled) and dies.
@@ -175,7 +176,7 @@ describe('the journal (PGlite)', () => {
     await repair.close()
 
     const lines: string[] = []
-    const db = await openDb({ dataDir, log: (l) => lines.push(l) })
+    const db = await openDb({ dataDir, log: (l) => lines.push(l), onOpen: [accessOnOpen] })
     try {
       expect(lines).toContain('access log: 3 journaled entries put in the database')
       expect(existsSync(journal)).toBe(false)
@@ -195,7 +196,7 @@ describe('the journal (PGlite)', () => {
   test('a journal edited so that it no longer continues the chain is kept aside, not put in', async () => {
     const dataDir = join(tempDir(), 'data')
     await freshPgliteDir(dataDir)
-    const db = await openDb({ dataDir })
+    const db = await openDb({ dataDir, onOpen: [accessOnOpen] })
     const path = journalPathOf(db)!
     const w = createLogWriter(db, { journal: path })
     await w.write(entry('kept'))
@@ -218,7 +219,7 @@ describe('the journal (PGlite)', () => {
     appendFileSync(path, `${JSON.stringify(forged)}\n`)
     await db.close()
     const lines: string[] = []
-    const again = await openDb({ dataDir, log: (l) => lines.push(l) })
+    const again = await openDb({ dataDir, log: (l) => lines.push(l), onOpen: [accessOnOpen] })
     try {
       expect(lines.some((l) => /not played to its end \(entry 2 does not follow entry 1/.test(l))).toBe(true)
       expect(existsSync(path)).toBe(false)

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { createApp } from '../app.ts'
 import { parseConfig } from '../config.ts'
 import { openDb, type OpenedDb } from '../db/open.ts'
+import { accessOnOpen } from './on-open.ts'
 import { createForwarder } from '../forward.ts'
 import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
 import { createSimulator } from '../simulator/simulator.ts'
@@ -40,7 +41,7 @@ export const ENGINES: Engine[] = [
     open: async () => {
       const dir = mkdtempSync(join(tmpdir(), 'sb-access-'))
       await freshPgliteDir(join(dir, 'data'))
-      const db = await openDb({ dataDir: join(dir, 'data') })
+      const db = await openDb({ dataDir: join(dir, 'data'), onOpen: [accessOnOpen] })
       return {
         db,
         close: async () => {
@@ -58,10 +59,10 @@ export const ENGINES: Engine[] = [
       const { startCluster } = (await import(/* @vite-ignore */ helper)) as { startCluster: () => Promise<Cluster> }
       const cluster = await startCluster()
       try {
-        const db = await openDb({ databaseUrl: cluster.url })
+        const db = await openDb({ databaseUrl: cluster.url, onOpen: [accessOnOpen] })
         return {
           db,
-          another: () => openDb({ databaseUrl: cluster.url }),
+          another: () => openDb({ databaseUrl: cluster.url, onOpen: [accessOnOpen] }),
           close: async () => {
             await db.close()
             cluster.stop()

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { openDb } from '../db/open.ts'
+import { accessOnOpen } from './on-open.ts'
 import { freshPgliteDir } from '../db/pglite-template.ts'
 import { CONTROL_SOCKET } from './control-socket.ts'
 import { verifyPassword } from './passwords.ts'
@@ -52,7 +53,7 @@ describe('scripts/users.mts', () => {
     expect(refused.err).toMatch(/never taken from arguments/)
     expect((await users(['add', 'viv', '--role', 'owner'])).err).toMatch(/role must be admin or viewer/)
     expect((await users(['add', 'viv', '--role', 'viewer'], 'viewer password 1\r\n')).code).toBe(0)
-    const db = await openDb({ dataDir: env.DATA_DIR })
+    const db = await openDb({ dataDir: env.DATA_DIR, onOpen: [accessOnOpen] })
     try {
       const rows = await db.query<{ name: string; password_hash: string }>('SELECT name, password_hash FROM users ORDER BY name')
       expect(rows.rows.map((r) => r.name)).toEqual(['ops', 'viv'])

@@ -1,7 +1,6 @@
 import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import pg from 'pg'
-import { journalPathOf, replayJournal } from '../access/log-journal.ts'
 import { acquireDataDirLock } from './lock.ts'
 import { migrate, type MigratableDb, type ScriptRunner } from './migrate.ts'
 import { copyFromStdin } from './pg-copy.ts'
@@ -39,7 +38,16 @@ export interface OpenDbOptions {
   backgroundConnections?: number
   /** Apply migrations (default true). */
   migrate?: boolean
+  /**
+   * What the rooms need done once the migrations are in and before anyone uses the database, in
+   * order (the access log puts in the entries its journal holds: accessOnOpen). The composition
+   * root and the command line register them; this module knows no room. Run only with migrate.
+   */
+  onOpen?: ReadonlyArray<OnOpen>
 }
+
+/** One room's step on open (OpenDbOptions.onOpen); a failure closes the database and rejects the open. */
+export type OnOpen = (db: OpenedDb, log?: (line: string) => void) => Promise<unknown>
 
 export type OpenedDb = MigratableDb & {
   /** Where the data lives, for logs and the status page: the directory or the server's host/db. */
@@ -237,10 +245,7 @@ export async function openDb(opts: OpenDbOptions): Promise<OpenedDb> {
   if (opts.migrate !== false) {
     try {
       await migrate(db, { log: opts.log })
-      // Access-log entries a PGlite server journaled and did not put in before it stopped: in
-      // before anyone (the command line too) reads or extends the chain.
-      const journal = journalPathOf(db)
-      if (journal) await replayJournal(db, journal, opts.log)
+      for (const step of opts.onOpen ?? []) await step(db, opts.log)
     } catch (err) {
       await db.close().catch(() => {})
       throw err

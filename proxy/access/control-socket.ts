@@ -3,7 +3,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { join } from 'node:path'
 import type { Role } from '../http-types.ts'
 import type { Db } from '../db/types.ts'
-import type { Rooms } from '../rooms.ts'
+import type { Access } from './access.ts'
 import { parseAnchor, verifyLog } from './access-log.ts'
 import { addUser, changeUser, checkName, checkRole, listUsers, removeUser, UserError, type RemovedUser, type UserRow } from './users.ts'
 
@@ -233,12 +233,19 @@ export function askServer(dataDir: string, req: ControlRequest, timeoutMs = 60_0
   })
 }
 
+/** What withControlSocket needs of the rooms (rooms.ts's Rooms has them): the database, team access, and how to close them. */
+export interface ControlledRooms {
+  db: Db
+  access: Pick<Access, 'audit' | 'flush'>
+  close: () => Promise<void>
+}
+
 /**
  * The rooms of a server on PGlite, with the control socket opened in their data directory and
  * closed before them (a request under way finishes on the open database). Nothing is opened on
  * PostgreSQL: there the command line connects to the database itself, like any other client.
  */
-export async function withControlSocket<R extends Pick<Rooms, 'db' | 'access' | 'close'>>(
+export async function withControlSocket<R extends ControlledRooms>(
   rooms: R,
   dataDir: string | null,
   log: (line: string) => void,

@@ -1,4 +1,5 @@
 import js from '@eslint/js'
+import { createNodeResolver, importX } from 'eslint-plugin-import-x'
 import reactHooks from 'eslint-plugin-react-hooks'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
@@ -12,6 +13,16 @@ const STRICT = [
   'src/components/**/*.{ts,tsx}',
   'src/features/**/*.{ts,tsx}',
 ]
+
+/** The server's feature rooms: each imports the kernel, db and exports, never another room. */
+const ROOMS = ['index', 'desk', 'views', 'media', 'access', 'watch', 'alerts']
+/** The only modules that wire rooms together (the composition root, the listener, the app). */
+const COMPOSERS = ['./proxy/rooms.ts', './proxy/server.ts', './proxy/app.ts']
+/**
+ * Test support stands outside the doors: an end-to-end test composes rooms the way rooms.ts does.
+ * sync-child.ts is a test's child process (a sync killed mid-walk), composed like a server.
+ */
+const TEST_SUPPORT = ['proxy/**/*.test.ts', 'proxy/**/test-*.ts', 'proxy/index/sync-child.ts']
 
 export default tseslint.config(
   { ignores: ['dist', 'build', 'node_modules', '.test-results', '.bench', 'test-results', '.switchboard-data'] },
@@ -56,7 +67,7 @@ export default tseslint.config(
       // A note that the React Compiler would skip components using TanStack Virtual; this build
       // does not run the compiler, so it is not a finding.
       'react-hooks/incompatible-library': 'off',
-      // Untrusted text is rendered as text (CONVENTIONS §6).
+      // Untrusted text is rendered as text, never as markup (docs/security.md, the data that renders as text).
       'no-restricted-syntax': [
         'error',
         { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render untrusted data as text.' },
@@ -123,5 +134,60 @@ export default tseslint.config(
   {
     files: ['proxy/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**'], message: 'The proxy never imports SPA code.' }] }] },
+  },
+  // Import guards (eslint-plugin-import-x, resolving the `./x.ts` and extensionless imports the
+  // way Node and Vite do): no import cycles on either side.
+  {
+    files: ['src/**/*.{ts,tsx}', 'proxy/**/*.ts', 'contract/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx', '.mts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx', '.mts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.mts', '.js', '.mjs'] })],
+    },
+    rules: {
+      // A lazy chunk that registers itself with its loader on evaluation (data-table's
+      // measured-table, fetched by measured-engine with import()) is the one deliberate loop;
+      // a static cycle is still an error.
+      'import-x/no-cycle': ['error', { ignoreExternal: true, allowUnsafeDynamicCyclicDependency: true }],
+    },
+  },
+  // The server's doors, as src/ has them: a room reacts to another only through a hook or event
+  // that rooms.ts hands it; the kernel, the database and the export machinery know no room.
+  {
+    files: ['proxy/**/*.ts'],
+    ignores: TEST_SUPPORT,
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            ...ROOMS.map((room) => ({
+              target: `./proxy/${room}`,
+              from: [...ROOMS.filter((r) => r !== room).map((r) => `./proxy/${r}`), ...COMPOSERS],
+              message: `proxy/${room} imports no other room and not the composition root: take what it needs as a hook from rooms.ts, or move the shared piece to proxy/kernel or proxy/exports.`,
+            })),
+            ...['kernel', 'db', 'exports'].map((base) => ({
+              target: `./proxy/${base}`,
+              from: [...ROOMS.map((r) => `./proxy/${r}`), ...COMPOSERS],
+              message: `proxy/${base} is shared by every room and imports none of them (nor the composition root): take a hook or an option instead.`,
+            })),
+          ],
+        },
+      ],
+    },
+  },
+  // Function length (what scripts/function-lengths.mjs lists, from a function's first line to its
+  // last): a component or handler past this holds several things. The sync's steps stay shorter,
+  // one job per file.
+  {
+    files: ['src/**/*.{ts,tsx}', 'proxy/**/*.ts'],
+    ignores: ['**/*.test.{ts,tsx}'],
+    rules: { 'max-lines-per-function': ['error', { max: 150, skipBlankLines: false, skipComments: false, IIFEs: true }] },
+  },
+  {
+    files: ['proxy/index/sync/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }] },
   },
 )

@@ -31,6 +31,33 @@ type Waiting = { resolve: (m: FromWorker) => void; reject: (e: Error) => void }
 /** How long the thread outlives the last walk that used it (walks of several numbers follow one another). */
 const IDLE_MS = 2_000
 
+/** A thread running page-worker.ts (its compiled .js in production), its answers handed to `answered`; `died` hears its error or exit. */
+function startThread(answered: (m: FromWorker) => void, died: (w: Worker, why: string) => void): Worker {
+  const here = import.meta.url
+  const w = here.endsWith('.ts') ? tsWorker(new URL('./page-worker.ts', here)) : new NodeWorker(new URL('./page-worker.js', here))
+  // It never keeps the process alive on its own; the syncer's close stops it.
+  w.unref()
+  w.on('message', answered)
+  w.on('error', (e) => died(w, e.message))
+  w.on('exit', (code) => died(w, `exit code ${code}`))
+  return w
+}
+
+/** A parse's answer, or the error the thread sent instead. */
+function parsedOf(m: FromWorker): Parsed {
+  if ('error' in m) throw new Error(m.error)
+  if (!('parsed' in m)) throw new Error('The page worker answered a parse with something else.')
+  return m.parsed
+}
+
+/** A build's answer, checked to hold exactly the `rows` taken (a thread that died and came back holds fewer). */
+function payloadOf(m: FromWorker, rows: number): CopyPayload {
+  if ('error' in m) throw new Error(`The page worker could not prepare a batch: ${m.error}`)
+  if (!('payload' in m)) throw new Error('The page worker answered a build with something else.')
+  if (m.payload.count !== rows) throw new Error(`The page worker prepared ${m.payload.count} rows where ${rows} were taken.`)
+  return m.payload
+}
+
 export function pageWorker(): PageWorker {
   let worker: Worker | null = null
   let nextId = 1
@@ -46,20 +73,15 @@ export function pageWorker(): PageWorker {
     waiting.clear()
   }
 
-  const start = (): Worker => {
-    const here = import.meta.url
-    const w = here.endsWith('.ts') ? tsWorker(new URL('./page-worker.ts', here)) : new NodeWorker(new URL('./page-worker.js', here))
-    // It never keeps the process alive on its own; the syncer's close stops it.
-    w.unref()
-    w.on('message', (m: FromWorker) => {
-      const got = waiting.get(m.id)
-      waiting.delete(m.id)
-      got?.resolve(m)
-    })
-    w.on('error', (e) => worker === w && fail(e.message))
-    w.on('exit', (code) => worker === w && fail(`exit code ${code}`))
-    return w
-  }
+  const start = (): Worker =>
+    startThread(
+      (m) => {
+        const got = waiting.get(m.id)
+        waiting.delete(m.id)
+        got?.resolve(m)
+      },
+      (w, why) => worker === w && fail(why),
+    )
 
   const send = (m: ToWorker) => {
     walks.add(m.walk)
@@ -90,19 +112,11 @@ export function pageWorker(): PageWorker {
       let page = 0
       // The bytes are copied to the worker; the caller keeps its own for the forwarder's judgement.
       const m = await ask((id) => ((page = id), { t: 'parse', walk, id, start, bytes }))
-      if ('error' in m) throw new Error(m.error)
-      if (!('parsed' in m)) throw new Error('The page worker answered a parse with something else.')
-      return { id: page, parsed: m.parsed }
+      return { id: page, parsed: parsedOf(m) }
     },
     take: (walk, id, ranges) => send({ t: 'take', walk, id, ranges }),
     drop: (walk, id) => worker?.postMessage({ t: 'drop', walk, id } satisfies ToWorker),
-    build: async (walk, of, rows) => {
-      const m = await ask((id) => ({ t: 'build', walk, id, of }))
-      if ('error' in m) throw new Error(`The page worker could not prepare a batch: ${m.error}`)
-      if (!('payload' in m)) throw new Error('The page worker answered a build with something else.')
-      if (m.payload.count !== rows) throw new Error(`The page worker prepared ${m.payload.count} rows where ${rows} were taken.`)
-      return m.payload
-    },
+    build: async (walk, of, rows) => payloadOf(await ask((id) => ({ t: 'build', walk, id, of })), rows),
     end: (walk) => {
       if (!walks.delete(walk)) return
       worker?.postMessage({ t: 'end', walk } satisfies ToWorker)

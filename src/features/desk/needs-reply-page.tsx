@@ -217,11 +217,18 @@ function Queue({ search }: { search: NeedsReplySearch }) {
     return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="the needs-reply queue" />
   const { rows, total, thresholdMinutes } = q.data
   const zone = search.tz
-  const key = (e: QueueEntry) => `${e.number}|${e.party}`
-  const caption = `Customers waiting for a reply, longest wait first: ${formatCount(rows.length)} of ${formatCount(total)} shown`
   const mark = (e: QueueEntry) => {
     setDone(null)
     handle.mutate(e)
+  }
+  const shown: ShownProps = {
+    rows,
+    caption: `Customers waiting for a reply, longest wait first: ${formatCount(rows.length)} of ${formatCount(total)} shown`,
+    zone,
+    me,
+    tidOf,
+    pending: handle.isPending,
+    onMark: mark,
   }
   return (
     <>
@@ -284,82 +291,9 @@ function Queue({ search }: { search: NeedsReplySearch }) {
           </p>
         </EmptyState>
       ) : cards ? (
-        // A phone: each customer is a card, their wait and Mark handled in view (as a table they sat
-        // past two columns of sideways scrolling).
-        <ul className="mt-2 flex flex-col gap-2" aria-label={caption}>
-          {rows.map((e) => (
-            <li key={key(e)} className="rounded border border-slate-200 bg-white px-3 py-2.5 text-sm">
-              <article aria-label={`${formatPhone(e.party)}, waiting on ${formatPhone(e.number)}`} className="flex flex-col gap-1.5">
-                <div className="flex flex-wrap items-baseline justify-between gap-x-3">
-                  <h2 className="font-semibold">
-                    <CustomerLink party={e.party} />
-                  </h2>
-                  <span className="font-semibold tabular-nums">{formatWait(e.waitedMs)}</span>
-                </div>
-                <p className="text-xs text-slate-700">
-                  on <span className="whitespace-nowrap">{formatPhone(e.number)}</span>
-                </p>
-                <OptedOutBadge e={e} />
-                <LastMessage e={e} />
-                <WaitedSince e={e} zone={zone} me={me} />
-                <div className="flex flex-wrap items-center gap-3 print:hidden">
-                  <MarkButton e={e} pending={handle.isPending} onMark={mark} />
-                  <ThreadLink e={e} zone={zone} tid={tidOf(e.number)} />
-                </div>
-              </article>
-            </li>
-          ))}
-        </ul>
+        <QueueCards {...shown} />
       ) : (
-        <TableRegion label="Needs-reply queue">
-          <table className="w-full border-collapse text-sm">
-            <caption className="sr-only">{caption}</caption>
-            <thead className="bg-slate-50">
-              <tr>
-                {/* The customer column stays put while a narrow window scrolls the table sideways: "Mark handled" is never shown without whom it is for. */}
-                <th scope="col" className={`${th} sticky left-0 z-[1] bg-slate-50`}>
-                  Customer
-                </th>
-                <th scope="col" className={th}>
-                  Number
-                </th>
-                <th scope="col" className={th}>
-                  {/* Opt-outs aside (contract/desk/needs-reply.ts): a STOP after a question hid the question. */}
-                  Their last message
-                </th>
-                <th scope="col" className={th}>
-                  Waiting
-                </th>
-                <th scope="col" className={`${th} print:hidden`}>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((e) => (
-                <tr key={key(e)} className="border-t border-slate-200">
-                  <td className={`${td} sticky left-0 z-[1] bg-white whitespace-nowrap`}>
-                    <CustomerLink party={e.party} />
-                    <ThreadLink e={e} zone={zone} tid={tidOf(e.number)} />
-                    {/* In the first column, which a narrow window shows without scrolling the table sideways. */}
-                    <OptedOutBadge e={e} />
-                  </td>
-                  <td className={`${td} whitespace-nowrap`}>{formatPhone(e.number)}</td>
-                  <td className={`${td} min-w-48`}>
-                    <LastMessage e={e} />
-                  </td>
-                  <td className={`${td} whitespace-nowrap print:whitespace-normal`} title={exactUtc(msOf(e.since))}>
-                    <span className="font-semibold">{formatWait(e.waitedMs)}</span>
-                    <WaitedSince e={e} zone={zone} me={me} />
-                  </td>
-                  <td className={`${td} print:hidden`}>
-                    <MarkButton e={e} pending={handle.isPending} onMark={mark} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableRegion>
+        <QueueTable {...shown} />
       )}
       {total > rows.length ? (
         <p className="mt-2 text-sm text-slate-700">
@@ -367,6 +301,107 @@ function Queue({ search }: { search: NeedsReplySearch }) {
         </p>
       ) : null}
     </>
+  )
+}
+
+/** The queue's rows as Queue shows them, and what each row's actions need. */
+type ShownProps = {
+  rows: QueueEntry[]
+  caption: string
+  zone: NeedsReplySearch['tz']
+  me: string | undefined
+  tidOf: ReturnType<typeof useTidOf>
+  pending: boolean
+  onMark: (e: QueueEntry) => void
+}
+
+const entryKey = (e: QueueEntry) => `${e.number}|${e.party}`
+
+/**
+ * A phone: each customer is a card, their wait and Mark handled in view (as a table they sat
+ * past two columns of sideways scrolling).
+ */
+function QueueCards({ rows, caption, zone, me, tidOf, pending, onMark }: ShownProps) {
+  return (
+    <ul className="mt-2 flex flex-col gap-2" aria-label={caption}>
+      {rows.map((e) => (
+        <li key={entryKey(e)} className="rounded border border-slate-200 bg-white px-3 py-2.5 text-sm">
+          <article aria-label={`${formatPhone(e.party)}, waiting on ${formatPhone(e.number)}`} className="flex flex-col gap-1.5">
+            <div className="flex flex-wrap items-baseline justify-between gap-x-3">
+              <h2 className="font-semibold">
+                <CustomerLink party={e.party} />
+              </h2>
+              <span className="font-semibold tabular-nums">{formatWait(e.waitedMs)}</span>
+            </div>
+            <p className="text-xs text-slate-700">
+              on <span className="whitespace-nowrap">{formatPhone(e.number)}</span>
+            </p>
+            <OptedOutBadge e={e} />
+            <LastMessage e={e} />
+            <WaitedSince e={e} zone={zone} me={me} />
+            <div className="flex flex-wrap items-center gap-3 print:hidden">
+              <MarkButton e={e} pending={pending} onMark={onMark} />
+              <ThreadLink e={e} zone={zone} tid={tidOf(e.number)} />
+            </div>
+          </article>
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+/** A wider screen: the queue as a table. */
+function QueueTable({ rows, caption, zone, me, tidOf, pending, onMark }: ShownProps) {
+  return (
+    <TableRegion label="Needs-reply queue">
+      <table className="w-full border-collapse text-sm">
+        <caption className="sr-only">{caption}</caption>
+        <thead className="bg-slate-50">
+          <tr>
+            {/* The customer column stays put while a narrow window scrolls the table sideways: "Mark handled" is never shown without whom it is for. */}
+            <th scope="col" className={`${th} sticky left-0 z-[1] bg-slate-50`}>
+              Customer
+            </th>
+            <th scope="col" className={th}>
+              Number
+            </th>
+            <th scope="col" className={th}>
+              {/* Opt-outs aside (contract/desk/needs-reply.ts): a STOP after a question hid the question. */}
+              Their last message
+            </th>
+            <th scope="col" className={th}>
+              Waiting
+            </th>
+            <th scope="col" className={`${th} print:hidden`}>
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((e) => (
+            <tr key={entryKey(e)} className="border-t border-slate-200">
+              <td className={`${td} sticky left-0 z-[1] bg-white whitespace-nowrap`}>
+                <CustomerLink party={e.party} />
+                <ThreadLink e={e} zone={zone} tid={tidOf(e.number)} />
+                {/* In the first column, which a narrow window shows without scrolling the table sideways. */}
+                <OptedOutBadge e={e} />
+              </td>
+              <td className={`${td} whitespace-nowrap`}>{formatPhone(e.number)}</td>
+              <td className={`${td} min-w-48`}>
+                <LastMessage e={e} />
+              </td>
+              <td className={`${td} whitespace-nowrap print:whitespace-normal`} title={exactUtc(msOf(e.since))}>
+                <span className="font-semibold">{formatWait(e.waitedMs)}</span>
+                <WaitedSince e={e} zone={zone} me={me} />
+              </td>
+              <td className={`${td} print:hidden`}>
+                <MarkButton e={e} pending={pending} onMark={onMark} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableRegion>
   )
 }
 

@@ -609,6 +609,7 @@ export async function logAnchor(db: Queryable): Promise<LogAnchor | null> {
   return head && BigInt(head.seq) > 0n ? { seq: BigInt(head.seq), hash: head.hash } : null
 }
 
+// eslint-disable-next-line max-lines-per-function -- over the 150-line limit; its split (chain, listing, purge, verify) waits for the access-log rework under way in this room.
 export async function verifyLog(db: Queryable, anchor: LogAnchor | null = null): Promise<LogVerdict> {
   const headRow = (await db.query<HeadRow>('SELECT seq, hash FROM access_log_head WHERE one')).rows[0]
   const fail = (

@@ -134,6 +134,7 @@ const PUT_IN_AFTER_MS = 0
 /** After a failed attempt to put journaled entries in the database, the next one waits this long. */
 const RETRY_MS = 1000
 
+// eslint-disable-next-line max-lines-per-function -- over the 150-line limit; its split waits for the access-log rework under way in this room.
 function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
   const maxBatch = opts.maxBatch ?? 500
   const putInAfterMs = opts.gatherMs ?? PUT_IN_AFTER_MS

@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs'
 
 const MAX = 200
-const lines = readFileSync(new URL('../README.md', import.meta.url), 'utf8').replace(/\n$/, '').split('\n').length
+const lines = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+  .replace(/\n$/, '')
+  .split('\n').length
 if (lines > MAX) {
   console.error(`README.md is ${lines} lines, over ${MAX}: move detail to docs/ and link it.`)
   process.exit(1)

@@ -346,7 +346,8 @@ describe('PGlite in its worker', () => {
     // As the sync does after a bulk load: the planner needs the table's statistics.
     await db.query('VACUUM (ANALYZE) index_messages')
     // No queue (EXPORTS_QUEUE=0): a second export is refused at once rather than waiting for the first.
-    const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', EXPORTS_PER_USER: '1', EXPORTS_QUEUE: '0' }), { hooks: deskIndexHooks,
+    const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', EXPORTS_PER_USER: '1', EXPORTS_QUEUE: '0' }), {
+      hooks: deskIndexHooks,
       db,
       forwarder: createForwarder({ baseUrl: 'http://127.0.0.1:9', sysId: 'x', authToken: 'y' }, 1000),
     })

@@ -16,7 +16,7 @@ import {
   targetProblem,
 } from './checks.ts'
 import type { Config } from './config.ts'
-import { ProxyError } from './errors.ts'
+import { notRecorded, ProxyError } from './errors.ts'
 import type { Forwarder } from './forward.ts'
 import type { AccessGate, Principal, RequestContext, RouteSpec } from './http-types.ts'
 import { readJsonBody, sendError, sendJson } from './http.ts'
@@ -176,11 +176,13 @@ function contextFor(
   return {
     principal,
     address,
-    audit: (action, details) => {
+    audit: async (action, details) => {
+      if (!gate) return
       try {
-        gate?.audit(principal, address, action, details)
+        await gate.audit(principal, address, action, details)
       } catch (err) {
-        logFailure(`audit ${action} failed: ${causeOf(err)}`)
+        logFailure(`access log: could not record ${action}: ${causeOf(err)}`)
+        throw notRecorded()
       }
     },
     logRead: async (details, action) => {

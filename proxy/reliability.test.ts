@@ -405,7 +405,7 @@ describe('seams for the other rooms', () => {
         handle: async (_req, res, url, ctx) => sendJson(res, 200, { name: ctx.principal?.name ?? null, q: url.searchParams.get('q') }),
       },
     ],
-    audit: (p, _address, action, details) => audits.push([p?.name ?? null, action, details]),
+    audit: async (p, _address, action, details) => void audits.push([p?.name ?? null, action, details]),
     recordRead: async (p, _address, action, details) => void audits.push([p?.name ?? null, action, details]),
   }
   const index: RouteSpec = {

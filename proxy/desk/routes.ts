@@ -288,6 +288,8 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
       })
   }
   const by = ctx.principal?.name ?? 'unknown'
+  // The entry first: a mark the access log cannot record is not made.
+  await ctx.audit('needs-reply.handled', { number, party, ...(seen ? { through: seen.ordinal } : {}) })
   // The mark it replaces is kept for an undo (one step back).
   const r = await db.query<{ handled_at: Date }>(
     `INSERT INTO desk_handled (number, party, handled_at, handled_by, through_date, through_ordinal) VALUES ($1, $2, now(), $3, $4, $5)
@@ -301,7 +303,6 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
     [number, party, by, seen?.date ?? null, seen?.ordinal ?? null],
   )
   await refreshDesk(db, number, [party])
-  ctx.audit('needs-reply.handled', { number, party, ...(seen ? { through: seen.ordinal } : {}) })
   sendJson(res, 200, { number, party, handledAt: iso(r.rows[0]!.handled_at), handledBy: by })
 }
 
@@ -320,19 +321,29 @@ async function unhandledRoute(req: IncomingMessage, res: ServerResponse, url: UR
   const at = typeof body.handledAt === 'string' && body.handledAt.length <= 40 ? Date.parse(body.handledAt) : Number.NaN
   if (!Number.isFinite(at)) throw invalid('handledAt', 'handledAt is required: the time of the mark to undo, as the mark gave it.')
   const party = partyKey(typed)
-  const done = await db.transaction(async (tx) => {
-    const cur = await tx.query<{ handled_at: Date; prev: Record<string, unknown> | string | null }>(
-      'SELECT handled_at, prev FROM desk_handled WHERE number = $1 AND party = $2 FOR UPDATE',
+  // What the undo would do, read first: a refused undo is not logged, and one the log cannot
+  // record is not done. The transaction checks again under its lock.
+  const decide = async (q: Pick<Db, 'query'>, lock: boolean) => {
+    const cur = await q.query<{ handled_at: Date; prev: Record<string, unknown> | string | null }>(
+      `SELECT handled_at, prev FROM desk_handled WHERE number = $1 AND party = $2${lock ? ' FOR UPDATE' : ''}`,
       [number, party],
     )
     const row = cur.rows[0]
-    if (!row) return 'none' as const
+    if (!row) return { state: 'none' as const }
     // Compared to the millisecond the answer gave (the stored time has microseconds).
-    if (Math.floor(new Date(row.handled_at).getTime()) !== at) return 'newer' as const
+    if (Math.floor(new Date(row.handled_at).getTime()) !== at) return { state: 'newer' as const }
     const prev = typeof row.prev === 'string' ? (JSON.parse(row.prev) as Record<string, unknown>) : row.prev
     // A mark an undo put back, when another came before it, does not know that one: it is not undone
     // again (deleting it would drop the older mark). One that had none before it may be.
-    if (prev?.undone === true) return 'put-back' as const
+    if (prev?.undone === true) return { state: 'put-back' as const }
+    return { state: 'undo' as const, prev }
+  }
+  const preview = await decide(db, false)
+  if (preview.state === 'undo') await ctx.audit('needs-reply.unhandled', { number, party, restored: preview.prev !== null })
+  const done = await db.transaction(async (tx) => {
+    const decided = preview.state === 'undo' ? await decide(tx, true) : preview
+    if (decided.state !== 'undo') return decided.state
+    const { prev } = decided
     if (!prev) await tx.query('DELETE FROM desk_handled WHERE number = $1 AND party = $2', [number, party])
     else
       await tx.query(
@@ -359,7 +370,6 @@ async function unhandledRoute(req: IncomingMessage, res: ServerResponse, url: UR
       message: 'This conversation was marked again since: that newer mark stays.',
     })
   await refreshDesk(db, number, [party])
-  ctx.audit('needs-reply.unhandled', { number, party, restored: done === 'restored' })
   sendJson(res, 200, { number, party, restored: done === 'restored' })
 }
 
@@ -378,15 +388,15 @@ async function saveSettingsRoute(req: IncomingMessage, res: ServerResponse, url:
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_THRESHOLD_MINUTES)
     throw invalid('thresholdMinutes', `thresholdMinutes must be a whole number of minutes from 0 to ${MAX_THRESHOLD_MINUTES}.`)
   const by = ctx.principal?.name ?? 'unknown'
-  // The threshold it replaced goes into the entry too (the default when none was set).
-  const was = await db.query<{ was: number | null }>(
-    `WITH old AS (SELECT threshold_minutes FROM desk_settings WHERE id = 1)
-     INSERT INTO desk_settings (id, threshold_minutes, updated_at, updated_by) VALUES (1, $1, now(), $2)
-     ON CONFLICT (id) DO UPDATE SET threshold_minutes = $1, updated_at = now(), updated_by = $2
-     RETURNING (SELECT threshold_minutes FROM old) AS was`,
+  // The threshold it replaces goes into the entry too (the default when none was set); the entry
+  // is stored first, and a change the log cannot record is not made.
+  const was = await db.query<{ was: number | null }>(`SELECT threshold_minutes AS was FROM desk_settings WHERE id = 1`)
+  await ctx.audit('needs-reply.settings', { thresholdMinutes: v, was: was.rows[0]?.was ?? DEFAULT_THRESHOLD_MS / 60_000 })
+  await db.query(
+    `INSERT INTO desk_settings (id, threshold_minutes, updated_at, updated_by) VALUES (1, $1, now(), $2)
+     ON CONFLICT (id) DO UPDATE SET threshold_minutes = $1, updated_at = now(), updated_by = $2`,
     [v, by],
   )
-  ctx.audit('needs-reply.settings', { thresholdMinutes: v, was: was.rows[0]?.was ?? DEFAULT_THRESHOLD_MS / 60_000 })
   sendJson(res, 200, await teamThreshold(db))
 }
 
@@ -577,7 +587,10 @@ function exportDone(
   filters: Record<string, unknown>,
   result: { rows: number; complete: boolean },
 ) {
-  ctx.audit(`${report}.export.done`, { ...filters, format: 'csv', rows: result.rows, complete: result.complete })
+  // The rows have gone out: the start's entry holds the read; a lost end is in the server log.
+  void ctx
+    .audit(`${report}.export.done`, { ...filters, format: 'csv', rows: result.rows, complete: result.complete })
+    .catch(() => undefined)
 }
 
 const SENT_CSV_HEADER = [
@@ -1121,7 +1134,8 @@ function jobOf(url: URL, exports: ExportTracker, ctx: RequestContext, action: Ro
   } catch (err) {
     // Cancelled in the tray before this request arrived: refused having read nothing, and the
     // cancel logged now, under the report's action and filters, which the cancel did not know.
-    if (err instanceof CancelledBeforeStart) ctx.audit(`${action}.cancel`, { ...what, job: id, rows: 0, started: false })
+    if (err instanceof CancelledBeforeStart)
+      void ctx.audit(`${action}.cancel`, { ...what, job: id, rows: 0, started: false }).catch(() => undefined)
     throw err
   }
 }

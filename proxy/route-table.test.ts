@@ -121,7 +121,13 @@ describe('the route table', () => {
 
   const port = () => Number(new URL(running.url).port)
   const headersFor = (role: Role | null): Record<string, string> => (role ? { cookie: cookies[role]! } : {})
-  const send = (route: RouteSpec, path: string, role: Role | null, sample?: (typeof SAMPLE)[string]) => {
+  const send = async (route: RouteSpec, path: string, role: Role | null, sample?: (typeof SAMPLE)[string]) => {
+    // A page is reported shown only after this sign-in fetched it ahead: fetch it first.
+    if (route.path === '/api/history/shown' && path === route.path && role)
+      await call(port(), 'POST', '/api/smshistory', {
+        headers: { ...headersFor(role), 'content-type': 'application/x-www-form-urlencoded', 'x-switchboard-prefetch': '1' },
+        body: `number=${HISTORY.number}&tid=${HISTORY.tid}&history_start=6&history_end=10`,
+      })
     const query = sample?.query?.replace('%PARTY%', party).replace('%MEDIA%', encodeURIComponent(mediaUrl))
     return call(port(), route.method, query ? `${path}?${query}` : path, {
       headers: {
@@ -286,6 +292,51 @@ describe('the route table', () => {
     })
     expect(shown.status).toBe(200)
     expect(await entries()).toEqual(['history.prefetch', 'history.view'])
+    // Once only, and only a page this sign-in was served ahead: a second report, another
+    // person's report of the page, or a page nobody fetched is refused and writes nothing.
+    for (const [cookie, start, end] of [
+      [cookies.viewer!, 11, 15],
+      [cookies.admin!, 11, 15],
+      [cookies.viewer!, 21, 25],
+    ] as const) {
+      const again = await call(port(), 'POST', '/api/history/shown', {
+        headers: { cookie },
+        json: { number: HISTORY.number, tid: HISTORY.tid, start, end },
+      })
+      expect(again.status, again.text).toBe(409)
+    }
+    expect(await entries()).toEqual(['history.prefetch', 'history.view'])
+  })
+
+  it('a history page names in the log every customer it showed, so filtering the log by one finds it', async () => {
+    const r = await call(port(), 'POST', '/api/smshistory', {
+      headers: { cookie: cookies.viewer!, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `number=${HISTORY.number}&tid=${HISTORY.tid}&history_start=31&history_end=60`,
+    })
+    expect(r.status).toBe(200)
+    const shown = new Set(
+      (JSON.parse(r.text) as { messages: Array<Record<string, unknown>> }).messages.map((m) =>
+        String(m.phone ?? '')
+          .replace(/\D/g, '')
+          .slice(-10),
+      ),
+    )
+    expect(shown.size).toBeGreaterThan(1)
+    await rooms.access.flush()
+    const e = await rooms.db.query<{ party: string | null; details: { parties?: string[] } }>(
+      `SELECT party, details FROM access_log WHERE action = 'history.view' AND details->>'start' = '31' ORDER BY id DESC LIMIT 1`,
+    )
+    const logged = e.rows[0]!.details.parties ?? []
+    expect(logged.length).toBe(shown.size)
+    for (const one of logged) {
+      expect(e.rows[0]!.party).toContain(one)
+      const found = await call(port(), 'GET', `/api/auth/access-log?party=${one}&limit=50`, { headers: headersFor('admin') })
+      const actions = (found.json() as { entries: Array<{ action: string; details: Record<string, unknown> }> }).entries
+      expect(
+        actions.some((a) => a.action === 'history.view' && a.details.start === 31),
+        one,
+      ).toBe(true)
+    }
   })
 
   it("a read of one message, or of the message a date finds, names that message's customer in the log (it named none)", async () => {

@@ -8,6 +8,7 @@ import { route, type RequestContext, type RouteSpec } from './http-types.ts'
 import { parseJsonText, readBody, safeFieldName, sendJson, sendJsonText } from './http.ts'
 import { checked, jsonBody, query } from './schema.ts'
 import { parsePage } from './index/parse.ts'
+import { partiesShown, type PartiesShown } from './log-parties.ts'
 
 /**
  * The three upstream operations: read the browser's fields, validate them by the wire
@@ -136,30 +137,18 @@ const shownBody = (pageCap: number) =>
     }),
   )
 
-/** At most this many customers are named in one entry; the count of the rest goes beside them. */
-export const MAX_PARTIES_LOGGED = 200
-
 /** The distinct customers of a history page (the index's party keys), bounded, with how many more. */
-export function partiesOnPage(body: Buffer | string): { parties: string[]; partiesMore?: number } {
-  let keys: string[]
+export function partiesOnPage(body: Buffer | string): PartiesShown {
   try {
-    keys = [
-      ...new Set(
-        parsePage(body)
-          .records.map((r) => r.partyDigits)
-          .filter((k) => k !== ''),
-      ),
-    ]
+    return partiesShown(parsePage(body).records.map((r) => r.partyDigits))
   } catch {
     // The browser shows no messages from a page it cannot read either.
     return { parties: [] }
   }
-  const more = keys.length - MAX_PARTIES_LOGGED
-  return more > 0 ? { parties: keys.slice(0, MAX_PARTIES_LOGGED), partiesMore: more } : { parties: keys }
 }
 
 type PageKey = { number: string; tid: string; start: number; end: number }
-type Shown = ReturnType<typeof partiesOnPage>
+type Shown = PartiesShown
 interface PrefetchLedger {
   remember: (ctx: RequestContext, page: PageKey, shown: Shown) => void
   /** The page's customers, once: a page this sign-in was not served ahead (or already reported) gives undefined. */

@@ -308,6 +308,44 @@ describe('the route table', () => {
     expect(await entries()).toEqual(['history.prefetch', 'history.view'])
   })
 
+  it("the desk's lists and every export name in the log the customers they showed, found by filtering the log by one", async () => {
+    const viewer = headersFor('viewer')
+    let checked = 0
+    for (const [path, rowsOf] of [
+      [`/api/desk/needs-reply?thresholdMinutes=0`, (b: Record<string, unknown>) => b.rows],
+      [`/api/desk/opt-outs?number=${HISTORY.number}`, (b: Record<string, unknown>) => b.rows],
+      [`/api/desk/sent-after-opt-out?number=${HISTORY.number}`, (b: Record<string, unknown>) => b.rows],
+      [`/api/desk/quiet-hours?number=${HISTORY.number}`, (b: Record<string, unknown>) => b.rows],
+    ] as const) {
+      const r = await call(port(), 'GET', path, { headers: viewer })
+      expect(r.status, path).toBe(200)
+      const rows = (rowsOf(r.json()) ?? []) as Array<{ party: string }>
+      await rooms.access.flush()
+      const e = await rooms.db.query<{ details: { parties?: string[] } }>(`SELECT details FROM access_log ORDER BY id DESC LIMIT 1`)
+      expect(new Set(e.rows[0]!.details.parties ?? []), path).toEqual(new Set(rows.map((x) => x.party)))
+      if (rows.length) checked++
+    }
+    expect(checked).toBeGreaterThan(1)
+    for (const path of [
+      `/api/desk/needs-reply/export?thresholdMinutes=0`,
+      `/api/desk/opt-outs/export?number=${HISTORY.number}`,
+      `/api/index/export?numbers=${HISTORY.number}&format=csv`,
+    ]) {
+      // The whole history's export is an admin's.
+      const r = await call(port(), 'GET', path, { headers: path.startsWith('/api/index') ? headersFor('admin') : viewer })
+      expect(r.status, path).toBe(200)
+      await rooms.access.flush()
+      const e = await rooms.db.query<{ action: string; details: { parties?: string[]; rows?: number } }>(
+        `SELECT action, details FROM access_log WHERE action LIKE '%.done' ORDER BY id DESC LIMIT 1`,
+      )
+      const parties = e.rows[0]!.details.parties ?? []
+      expect(parties.length, `${path}: ${JSON.stringify(e.rows[0])}`).toBeGreaterThan(0)
+      const found = await call(port(), 'GET', `/api/auth/access-log?party=${parties[0]}&limit=100`, { headers: headersFor('admin') })
+      const actions = (found.json() as { entries: Array<{ action: string }> }).entries.map((x) => x.action)
+      expect(actions, path).toContain(e.rows[0]!.action)
+    }
+  })
+
   it('a history page names in the log every customer it showed, so filtering the log by one finds it', async () => {
     const r = await call(port(), 'POST', '/api/smshistory', {
       headers: { cookie: cookies.viewer!, 'content-type': 'application/x-www-form-urlencoded' },

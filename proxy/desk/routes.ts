@@ -16,6 +16,7 @@ import { names, NO_QUERY, param, query } from '../schema.ts'
 import { dateParam, digitsParam, INT4_MAX, limitParam, numberParam, readParams, zoneValue } from '../index/params.ts'
 import { BODY_OF } from '../index/queries.ts'
 import { flushDesk, refreshDesk } from './refresh.ts'
+import { partiesShown, partyCollector, type PartiesShown } from '../log-parties.ts'
 import { sentAfterBatch, sentAfterCount, sentAfterPage, type SentRow } from './sent-after.ts'
 
 /**
@@ -138,6 +139,7 @@ async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: 
     ...(p.get('at') ? { at: at.toISOString() } : {}),
     thresholdMinutes: threshold,
     rows: rows.length,
+    ...partiesShown(rows.map((x) => x.party)),
   })
   sendJson(res, 200, {
     at: at.toISOString(),
@@ -440,7 +442,7 @@ async function optOutsRoute(_req: IncomingMessage, res: ServerResponse, url: URL
        FROM desk_threads WHERE opt_history <> '[]' AND ($1::text IS NULL OR number = $1) AND number IN (${HELD})`,
     [number],
   )
-  await ctx.logRead({ ...(number ? { number } : {}), state, rows: r.rows.length })
+  await ctx.logRead({ ...(number ? { number } : {}), state, rows: r.rows.length, ...partiesShown(r.rows.map((x) => x.party)) })
   sendJson(res, 200, {
     optedOut: sums.rows[0]?.opted_out ?? 0,
     optedBackIn: sums.rows[0]?.opted_in ?? 0,
@@ -466,7 +468,12 @@ async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: U
   const scope = { number, keys: party ? partyForms(party) : null }
   const rows = await sentAfterPage(db, scope, limit, offset)
   const total = await sentAfterCount(db, scope)
-  await ctx.logRead({ ...(number ? { number } : {}), ...(party ? { party } : {}), rows: rows.length })
+  await ctx.logRead({
+    ...(number ? { number } : {}),
+    ...(party ? { party } : {}),
+    rows: rows.length,
+    ...partiesShown(rows.map((x) => x.party)),
+  })
   sendJson(res, 200, {
     total,
     rows: rows.map((x) => ({
@@ -494,16 +501,24 @@ export const DESK_EXPORT = { batch: 1000 }
  * tray gave the export an id: its progress record (rows and bytes written, of how many, the file's
  * name) and its Cancel, which cuts the download as the index's exports do.
  */
-async function streamCsv<T>(
+/** How an export ended: the rows that went out, whether all did, and the customers they showed. */
+type ExportResult = { rows: number; complete: boolean } & PartiesShown
+
+/** An export whose reader takes nothing for this long is ended (a slow reader holds a turn others wait for). */
+export const EXPORT_STALL_MS = Number(process.env.EXPORT_STALL_MS ?? 60_000)
+
+async function streamCsv<T extends { party: string }>(
   res: ServerResponse,
   fileName: string,
   rows: number,
   header: readonly string[],
   next: (after: T | null) => Promise<T[]>,
   cells: (row: T) => readonly unknown[],
-  done: (result: { rows: number; complete: boolean }) => void,
+  done: (result: ExportResult) => void,
   job: Job,
 ): Promise<void> {
+  // The customers sent, for the closing entry: filtering the log by one finds the export.
+  const sent = partyCollector()
   let gone = res.destroyed
   res.on('close', () => {
     if (!res.writableFinished) gone = true
@@ -515,7 +530,7 @@ async function streamCsv<T>(
   }
   // Cancelled while it counted (after its turn, before the first byte): nothing is sent.
   if (job?.signal.aborted) {
-    done({ rows: 0, complete: false })
+    done({ rows: 0, complete: false, parties: [] })
     job.end({ state: 'cancelled', by: 'you' })
     sendError(res, new CancelledBeforeStart())
     return
@@ -535,7 +550,14 @@ async function streamCsv<T>(
     bytes += Buffer.byteLength(chunk)
     if (res.write(chunk)) return
     await new Promise<void>((ok) => {
+      // A reader that stops taking the file holds an export turn: past the limit it is cut and
+      // the turn freed, and the closing entry says how many rows went.
+      const stalled = setTimeout(() => {
+        gone = true
+        res.destroy()
+      }, EXPORT_STALL_MS)
       const done = () => {
+        clearTimeout(stalled)
         res.off('drain', done)
         res.off('close', done)
         ok()
@@ -552,7 +574,10 @@ async function streamCsv<T>(
     for (;;) {
       const batch = await next(last)
       if (batch.length) await write(batch.map((r) => csvRow(cells(r))).join(''))
-      if (!gone) written += batch.length
+      if (!gone) {
+        written += batch.length
+        for (const r of batch) sent.add(r.party)
+      }
       job?.update({ rows: written, bytes })
       if (batch.length < DESK_EXPORT.batch || gone) break
       last = batch[batch.length - 1]!
@@ -562,7 +587,7 @@ async function streamCsv<T>(
     throw err
   } finally {
     job?.signal.removeEventListener('abort', onCancel)
-    done({ rows: written, complete: !gone && !failed })
+    done({ rows: written, complete: !gone && !failed, ...sent.shown() })
   }
   // A failure is recorded by the caller, with its reason (deskRoutes).
   job?.end(gone ? { state: 'cancelled', by: job.signal.aborted ? 'you' : 'browser' } : { state: 'done' })
@@ -581,16 +606,9 @@ export function deskFileName(report: DeskReport, [scope = 'all-numbers', ...filt
  * how many rows went out, and whether the client took them all (the read entry before it holds
  * the count there was to send).
  */
-function exportDone(
-  ctx: RequestContext,
-  report: DeskReport,
-  filters: Record<string, unknown>,
-  result: { rows: number; complete: boolean },
-) {
+function exportDone(ctx: RequestContext, report: DeskReport, filters: Record<string, unknown>, result: ExportResult) {
   // The rows have gone out: the start's entry holds the read; a lost end is in the server log.
-  void ctx
-    .audit(`${report}.export.done`, { ...filters, format: 'csv', rows: result.rows, complete: result.complete })
-    .catch(() => undefined)
+  void ctx.audit(`${report}.export.done`, { ...filters, format: 'csv', ...result }).catch(() => undefined)
 }
 
 const SENT_CSV_HEADER = [
@@ -801,7 +819,13 @@ async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse, url: 
         args,
       )
   const rows = await quietRows(db, number, from, to, limit)
-  await ctx.logRead({ number, ...(from ? { from: p.get('from') } : {}), ...(to ? { to: p.get('to') } : {}), rows: rows.length })
+  await ctx.logRead({
+    number,
+    ...(from ? { from: p.get('from') } : {}),
+    ...(to ? { to: p.get('to') } : {}),
+    rows: rows.length,
+    ...partiesShown(rows.map((x) => x.party)),
+  })
   sendJson(res, 200, {
     number,
     window: { start: 8, end: 21 },

@@ -8,7 +8,7 @@ import { BOM, csvRow } from '../../contract/csv.ts'
 import { fitFileName } from '../../contract/file-name.ts'
 import { DESK_EXPORT_ACTIONS, type DeskExportAction } from '../../contract/index-api.ts'
 import { readJsonBody, SECURITY_HEADERS, sendError, sendJson } from '../http.ts'
-import { ExportRefused, type ExportGate, type ExportTicket } from '../index/export-gate.ts'
+import { EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket } from '../index/export-gate.ts'
 import { CancelledBeforeStart, endFailed, JOB_ID, type ExportTracker } from '../index/export-progress.ts'
 import { turnOf, zoneFormatter, type ExportJobHooks } from '../index/export.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
@@ -503,9 +503,6 @@ export const DESK_EXPORT = { batch: 1000 }
  */
 /** How an export ended: the rows that went out, whether all did, and the customers they showed. */
 type ExportResult = { rows: number; complete: boolean } & PartiesShown
-
-/** An export whose reader takes nothing for this long is ended (a slow reader holds a turn others wait for). */
-export const EXPORT_STALL_MS = Number(process.env.EXPORT_STALL_MS ?? 60_000)
 
 async function streamCsv<T extends { party: string }>(
   res: ServerResponse,

@@ -10,7 +10,7 @@ import { ProxyError, invalid } from '../errors.ts'
 import { SECURITY_HEADERS, sendError } from '../http.ts'
 import { messageCsvHeader } from '../../contract/message-csv.ts'
 import { BOM, csvCell, csvRow } from './csv.ts'
-import { ExportRefused, type ExportGate, type ExportTicket, type QueuePlace } from './export-gate.ts'
+import { EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket, type QueuePlace } from './export-gate.ts'
 import type { Cursor, Filters } from './params.ts'
 import {
   bodiesById,
@@ -375,7 +375,9 @@ function sinkOf(req: IncomingMessage, res: ServerResponse, cancel?: AbortSignal)
       bytes += Buffer.byteLength(chunk)
       if (!res.write(chunk)) {
         await new Promise<void>((resolve) => {
+          const stalled = setTimeout(onCancel, EXPORT_STALL_MS)
           const done = () => {
+            clearTimeout(stalled)
             res.off('drain', done)
             res.off('close', done)
             resolve()

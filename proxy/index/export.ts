@@ -1,3 +1,5 @@
+import { partyCollector } from '../log-parties.ts'
+import { partyKey } from '../../contract/desk/messages.ts'
 import { CancelledBeforeStart, endFailed, type ExportJobHooks } from '../exports/progress.ts'
 import { fitFileName } from '../../contract/file-name.ts'
 import type { Action } from '../../contract/vocabulary.ts'
@@ -6,7 +8,7 @@ import type { Db } from '../db/types.ts'
 import { SECURITY_HEADERS, sendError } from '../http.ts'
 import { messageCsvHeader } from '../../contract/message-csv.ts'
 import { BOM, csvCell, csvRow } from '../exports/csv.ts'
-import { ExportRefused, type ExportGate, type ExportTicket } from '../exports/gate.ts'
+import { EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket } from '../exports/gate.ts'
 import { turnOf } from '../exports/turn.ts'
 import { dateCells, dateCellsCsv, zoneOffset } from '../exports/zone-cells.ts'
 import type { Cursor, Filters } from '../kernel/params.ts'
@@ -193,7 +195,9 @@ function sinkOf(req: IncomingMessage, res: ServerResponse, cancel?: AbortSignal)
       bytes += Buffer.byteLength(chunk)
       if (!res.write(chunk)) {
         await new Promise<void>((resolve) => {
+          const stalled = setTimeout(onCancel, EXPORT_STALL_MS)
           const done = () => {
+            clearTimeout(stalled)
             res.off('drain', done)
             res.off('close', done)
             resolve()
@@ -274,7 +278,7 @@ async function writeCsv(
   sink: Sink,
   slot: ExportTicket | undefined,
   total: number,
-  count: { rows: number },
+  count: { rows: number; parties: ReturnType<typeof partyCollector> },
 ): Promise<void> {
   const { bases, bodies, bodyCells, cell, loadBodies, loadStatuses, statusOf, loadBases } = lookupsOf(db)
   const dates = dateCellsCsv(o.tz)
@@ -327,6 +331,7 @@ async function writeCsv(
     }
     if (out) await write(out)
     count.rows += batch.length
+    for (let k = 0; k < batch.length; k++) count.parties.add(batch.field(k, 8))
     slot?.progress(count.rows, total)
     o.job?.update({ rows: count.rows, bytes: sink.bytes() })
     if (batch.length < csvBatch) break
@@ -342,7 +347,7 @@ async function writeNdjson(
   sink: Sink,
   slot: ExportTicket | undefined,
   total: number,
-  count: { rows: number },
+  count: { rows: number; parties: ReturnType<typeof partyCollector> },
 ): Promise<void> {
   const { bases, bodies, loadBodies, loadStatuses, statusOf, loadBases } = lookupsOf(db)
   const dateTuple = dateCells(o.tz)
@@ -395,6 +400,7 @@ async function writeNdjson(
       }
     }
     count.rows += batch.length
+    for (const t of batch) count.parties.add(t[8])
     slot?.progress(count.rows, total)
     await write(out)
     o.job?.update({ rows: count.rows, bytes: sink.bytes() })
@@ -425,12 +431,21 @@ async function exportRows(
     'cache-control': 'no-store',
     'x-row-count': String(total),
   })
-  const count = { rows: 0 }
+  // The customers sent (their phones as stored), for the closing entry: filtering the log by one finds the export.
+  const count = { rows: 0, parties: partyCollector() }
   try {
     await (o.format === 'csv' ? writeCsv : writeNdjson)(db, o, out, slot, total, count)
   } finally {
     out.detach()
-    o.audit(`${action}.done`, { what: Object.fromEntries(o.params), format: o.format, rows: count.rows, complete: !out.gone() })
+    const sent = count.parties.shown()
+    o.audit(`${action}.done`, {
+      what: Object.fromEntries(o.params),
+      format: o.format,
+      rows: count.rows,
+      complete: !out.gone(),
+      parties: sent.parties.map(partyKey).filter((k) => k !== ''),
+      ...(sent.partiesMore ? { partiesMore: sent.partiesMore } : {}),
+    })
   }
   if (out.gone()) {
     const cancelled = o.job?.signal.aborted === true

@@ -158,6 +158,8 @@ function toView(r: ViewRow, me: string): SavedView {
 }
 
 const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/
+/** Bidirectional controls and zero-width characters (Unicode's Bidi_Control, and ZWSP/ZWNJ/ZWJ/WJ/BOM). */
+const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/
 
 function nameField(v: unknown): string {
   if (typeof v !== 'string') throw invalid('name', 'name is required: a name for the view.')
@@ -165,6 +167,9 @@ function nameField(v: unknown): string {
   if (name.length === 0) throw invalid('name', 'name must not be empty.')
   if (name.length > VIEW_NAME_MAX) throw invalid('name', `name must be at most ${VIEW_NAME_MAX} characters.`)
   if (!PRINTABLE.test(name)) throw invalid('name', 'name must not contain control characters or line breaks.')
+  // A teammate reads a shared view's name as its owner wrote it: a right-to-left override or an
+  // invisible character would make "abc\u202etxt.exe" read as something it is not (Trojan Source).
+  if (INVISIBLE.test(name)) throw invalid('name', 'name must not contain invisible or text-direction characters.')
   return name
 }
 

@@ -11,7 +11,7 @@
 //   list                            list users
 //
 // Passwords are read from the terminal without echo, or from standard input when it is not a
-// terminal (`printf '%s\n' "$PW" | npm run users -- add ops --role admin`); never from an
+// terminal (`printf '%s\n%s\n' "$PW" "$PW" | npm run users -- add ops --role admin`); never from an
 // argument, where they would sit in the shell history and the process list.
 import { userInfo } from 'node:os'
 import { join, resolve } from 'node:path'

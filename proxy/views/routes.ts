@@ -152,6 +152,8 @@ function toView(r: ViewRow, me: string): SavedView {
 }
 
 const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/
+/** Bidirectional controls and zero-width characters (Unicode's Bidi_Control, and ZWSP/ZWNJ/ZWJ/WJ/BOM). */
+const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/
 
 function nameField(v: unknown): string {
   if (typeof v !== 'string') throw invalid('name', 'name is required: a name for the view.')
@@ -159,6 +161,9 @@ function nameField(v: unknown): string {
   if (name.length === 0) throw invalid('name', 'name must not be empty.')
   if (name.length > VIEW_NAME_MAX) throw invalid('name', `name must be at most ${VIEW_NAME_MAX} characters.`)
   if (!PRINTABLE.test(name)) throw invalid('name', 'name must not contain control characters or line breaks.')
+  // A teammate reads a shared view's name as its owner wrote it: a right-to-left override or an
+  // invisible character would make "abc\u202etxt.exe" read as something it is not (Trojan Source).
+  if (INVISIBLE.test(name)) throw invalid('name', 'name must not contain invisible or text-direction characters.')
   return name
 }
 
@@ -268,9 +273,13 @@ const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
   const version = search ? await search.dataVersion(db) : ''
   const out: Array<{ id: string; newMatches: number | null }> = []
   let counted = 0
-  // Each count is a search run for the reader: the access log names the numbers and customers searched.
+  // Each count of the reader's own views is a search they asked for: the access log names the
+  // numbers and customers searched. A teammate's shared view is counted because its owner saved
+  // it (an audited action in their name); the reader's entry names it by id and owner only, so a
+  // viewer's shared view cannot write customers into everyone's entries as they navigate.
   const numbers = new Set<string>()
   const parties = new Set<string>()
+  const shared: Array<{ view: string; owner: string }> = []
   for (const row of rows) {
     let count: number | null = null
     if (search && counted < MAX_COUNTED) {
@@ -283,8 +292,10 @@ const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
       }
       if (f) {
         counted++
-        for (const n of f.numbers ?? []) numbers.add(n)
-        if (f.party) parties.add(f.party)
+        if (row.owner === me) {
+          for (const n of f.numbers ?? []) numbers.add(n)
+          if (f.party) parties.add(f.party)
+        } else shared.push({ view: row.id, owner: row.owner })
         count = await countOf(db, search, f, row, version, deps)
       }
     }
@@ -296,6 +307,7 @@ const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
     tz,
     ...(numbers.size ? { numbers: [...numbers] } : {}),
     ...(parties.size ? { parties: [...parties] } : {}),
+    ...(shared.length ? { shared } : {}),
   })
   sendJson(res, 200, { counts: out })
 }

@@ -13,12 +13,11 @@ export function maskUrl(raw: string): string {
     // Not a URL: shown as listed (it cannot be called, so it carries nothing usable), but bounded.
     return raw.length > 300 ? `${raw.slice(0, 300)}…` : raw
   }
-  if (u.password) u.password = '•••'
-  if (u.search) {
-    const masked = [...u.searchParams.keys()].map((k) => `${encodeURIComponent(k)}=•••`).join('&')
-    u.search = masked ? `?${masked}` : ''
-  }
-  return u.toString()
+  // Built by hand: URL's setters would percent-encode the mask.
+  const user = u.username ? `${u.username}${u.password ? ':•••' : ''}@` : ''
+  const keys = [...new Set(u.searchParams.keys())]
+  const query = u.search ? `?${keys.map((k) => `${encodeURIComponent(k)}=•••`).join('&')}` : ''
+  return `${u.protocol}//${user}${u.host}${u.pathname}${query}${u.hash ? '#•••' : ''}`
 }
 
 export const keyOf = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 16)

@@ -63,6 +63,7 @@ const SAMPLE: Record<string, { query?: string; form?: string; json?: unknown }> 
   'GET /api/desk/segments': { query: `number=${HISTORY.number}` },
   'GET /api/media': { query: 'url=%MEDIA%' },
   'GET /api/views/counts': { query: 'tz=UTC' },
+  'GET /api/watch/at-risk': { query: `number=${HISTORY.number}` },
   'GET /api/auth/access-log': { query: 'limit=5' },
   'GET /api/auth/access-log/export': { query: 'user=ada' },
 }

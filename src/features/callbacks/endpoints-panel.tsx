@@ -1,0 +1,123 @@
+import { useQuery } from '@tanstack/react-query'
+import { endpointQuery, endpointsQuery, type Check, type Endpoint } from '../../api/callbacks'
+import { ErrorAlert } from '../../components/alert'
+import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { formatPhone } from '../../lib/phone'
+import { boundWords, OUTCOME_CLASS, OUTCOME_MARK, OUTCOME_WORDS } from './callback-words'
+
+const when = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' })
+
+/** Every callback URL the last listing shows: its numbers, its latest check, its down periods. */
+export function EndpointsPanel({ selected, onSelect }: { selected: string; onSelect: (key: string) => void }) {
+  const q = useQuery(endpointsQuery())
+  if (q.isPending) return <TableSkeleton rows={4} label="Loading callback endpoints" />
+  if (q.isError) return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="callback endpoints" />
+  if (q.data.length === 0)
+    return (
+      <EmptyState title="No callback addresses yet">
+        The server lists the account's numbers every few minutes; their webhook and dlr addresses appear here after the first listing. An
+        admin can take it now with Check now.
+      </EmptyState>
+    )
+  const failing = q.data.filter((e) => e.latest && (e.latest.outcome === 'failing' || e.latest.outcome === 'redirect')).length
+  return (
+    <>
+      <p role="status" className="text-sm text-slate-700">
+        {q.data.length} address{q.data.length === 1 ? '' : 'es'}; {failing} failing or redirecting.
+      </p>
+      <ul className="mt-2 space-y-3">
+        {q.data.map((e) => (
+          <EndpointCard key={e.key} e={e} open={selected === e.key} onToggle={() => { onSelect(selected === e.key ? '' : e.key); }} />
+        ))}
+      </ul>
+    </>
+  )
+}
+
+function State({ c }: { c: Check | null }) {
+  if (!c) return <span className="text-slate-700">Not checked yet</span>
+  return (
+    <span className={`font-medium ${OUTCOME_CLASS[c.outcome]}`}>
+      <span aria-hidden="true">{OUTCOME_MARK[c.outcome]} </span>
+      {OUTCOME_WORDS[c.outcome]}
+    </span>
+  )
+}
+
+function Tls({ c }: { c: Check | null }) {
+  if (!c || c.tlsDays === null) return null
+  const soon = c.tlsDays <= 30
+  return (
+    <p className={soon ? 'font-medium text-amber-800' : 'text-slate-700'}>
+      {c.tlsDays < 0
+        ? 'TLS certificate expired.'
+        : `TLS ${c.tlsProtocol ?? ''}: the certificate expires in ${c.tlsDays} day${c.tlsDays === 1 ? '' : 's'}${soon ? ` (within ${c.tlsDays <= 7 ? 7 : c.tlsDays <= 14 ? 14 : 30} days)` : ''}.`}
+    </p>
+  )
+}
+
+const numbersWords = (label: string, numbers: string[]) =>
+  numbers.length === 0 ? null : `${label} of ${numbers.length <= 3 ? numbers.map(formatPhone).join(', ') : `${numbers.length} numbers`}`
+
+function EndpointCard({ e, open, onToggle }: { e: Endpoint; open: boolean; onToggle: () => void }) {
+  const uses = [numbersWords('Webhook', e.webhookOf), numbersWords('Delivery reports (dlr)', e.dlrOf)].filter(Boolean).join('; ')
+  const lastDown = e.down[0]
+  return (
+    <li className="rounded border border-slate-200 bg-white p-3 text-sm">
+      <p className="font-mono break-all">{e.url}</p>
+      <p className="mt-1 text-slate-700">{uses}</p>
+      <p className="mt-1">
+        <State c={e.latest} />
+        {e.latest ? <span className="text-slate-700"> · checked {when.format(new Date(e.latest.at))}</span> : null}
+      </p>
+      {e.latest ? <p className="mt-1 break-words">{e.latest.detail}</p> : null}
+      <Tls c={e.latest} />
+      {lastDown ? (
+        <p className="mt-1 text-slate-700">
+          {lastDown.end ? 'Last down' : 'Down'} from {boundWords(lastDown.start)}
+          {lastDown.end ? ` until ${boundWords(lastDown.end)}` : ', and still'}.
+          {e.down.length > 1 ? ` Down ${e.down.length} times in its history.` : ''}
+        </p>
+      ) : null}
+      <button type="button" aria-expanded={open} onClick={onToggle} className="mt-2 text-blue-800 underline">
+        {open ? 'Hide its checks' : 'Show its checks'}
+        <span className="sr-only"> of {e.url}</span>
+      </button>
+      {open ? <EndpointChecks k={e.key} /> : null}
+    </li>
+  )
+}
+
+function EndpointChecks({ k }: { k: string }) {
+  const q = useQuery(endpointQuery(k))
+  if (q.isPending) return <p role="status">Loading its checks…</p>
+  if (q.isError) return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="this address's checks" />
+  const e = q.data
+  if (!e) return <p>This address is no longer listed.</p>
+  return (
+    <div className="mt-2 space-y-2">
+      <h3 className="font-semibold">Up and down</h3>
+      {e.down.length === 0 ? (
+        <p>Never seen down.</p>
+      ) : (
+        <ul className="list-disc pl-5">
+          {e.down.map((d) => (
+            <li key={d.start.earliest}>
+              Down from {boundWords(d.start)}
+              {d.end ? ` until ${boundWords(d.end)}` : ', and still down'}
+            </li>
+          ))}
+        </ul>
+      )}
+      <h3 className="font-semibold">Checks, newest first</h3>
+      <ol className="space-y-1">
+        {(e.checks ?? []).map((c) => (
+          <li key={c.at} className="border-t border-slate-100 pt-1">
+            <span className="tabular-nums">{when.format(new Date(c.at))}</span> · <State c={c} />
+            <span className="block break-words text-slate-700">{c.detail}</span>
+          </li>
+        ))}
+      </ol>
+    </div>
+  )
+}

@@ -66,7 +66,7 @@ function CheckNow() {
   })
   const r = run.data
   return (
-    <div className="flex max-w-full flex-col items-end gap-1">
+    <div className="flex max-w-full flex-col items-start gap-1 sm:items-end">
       <button
         type="button"
         onClick={() => { run.mutate(); }}
@@ -75,7 +75,7 @@ function CheckNow() {
       >
         {run.isPending ? 'Checking…' : 'Check now'}
       </button>
-      <p role="status" className="text-right text-sm text-slate-700">
+      <p role="status" className="text-sm text-slate-700 sm:text-right">
         {r
           ? `${r.listing.ok ? (r.listing.baseline ? 'First listing taken (the baseline).' : `Listed: ${r.listing.changes ?? 0} change${r.listing.changes === 1 ? '' : 's'}.`) : `The listing failed (${r.listing.error ?? 'no reason given'}): recorded as a gap.`} ${r.checked} address${r.checked === 1 ? '' : 'es'} checked.`
           : ''}

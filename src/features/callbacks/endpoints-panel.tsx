@@ -19,6 +19,8 @@ export function EndpointsPanel({ selected, onSelect }: { selected: string; onSel
         admin can take it now with Check now.
       </EmptyState>
     )
+  // What needs attention first: failing and redirecting, then 4xx, up, and the ones not checked.
+  const shown = [...q.data].sort((a, b) => rank(a) - rank(b))
   const failing = q.data.filter((e) => e.latest && (e.latest.outcome === 'failing' || e.latest.outcome === 'redirect')).length
   return (
     <>
@@ -26,13 +28,16 @@ export function EndpointsPanel({ selected, onSelect }: { selected: string; onSel
         {q.data.length} address{q.data.length === 1 ? '' : 'es'}; {failing} failing or redirecting.
       </p>
       <ul className="mt-2 space-y-3">
-        {q.data.map((e) => (
+        {shown.map((e) => (
           <EndpointCard key={e.key} e={e} open={selected === e.key} onToggle={() => { onSelect(selected === e.key ? '' : e.key); }} />
         ))}
       </ul>
     </>
   )
 }
+
+const RANK: Record<string, number> = { failing: 0, redirect: 1, 'client-error': 2, up: 4, private: 5, invalid: 6 }
+const rank = (e: Endpoint) => (e.latest ? (RANK[e.latest.outcome] ?? 3) : 3)
 
 function State({ c }: { c: Check | null }) {
   if (!c) return <span className="text-slate-700">Not checked yet</span>

@@ -116,7 +116,8 @@ export function applyQuirks(q: Quirks, input: Record<string, unknown>): string |
       else next[k] = v
     }
     if (Object.keys(next).length === 0) q.callbacks.delete(c.number)
-    else if (!q.callbacks.has(c.number) && q.callbacks.size >= MAX_NUMBERS) return `callbacks may be changed on at most ${MAX_NUMBERS} numbers`
+    else if (!q.callbacks.has(c.number) && q.callbacks.size >= MAX_NUMBERS)
+      return `callbacks may be changed on at most ${MAX_NUMBERS} numbers`
     else q.callbacks.set(c.number, next)
   }
   if (input.skewedClock !== undefined) {

@@ -77,7 +77,14 @@ export async function messagesAtRisk(db: Queryable, opts: { number?: string; lim
     )
     if (n > rows.rows.length) out.truncated = true
     for (const r of rows.rows)
-      out.messages.push({ number: p.number, ordinal: r.ordinal, date: new Date(r.date).toISOString(), party: r.party_digits, direction: r.direction, period: i })
+      out.messages.push({
+        number: p.number,
+        ordinal: r.ordinal,
+        date: new Date(r.date).toISOString(),
+        party: r.party_digits,
+        direction: r.direction,
+        period: i,
+      })
   }
   // Periods with nothing at risk are shown too: a broken callback that lost nothing is still worth seeing.
   return out

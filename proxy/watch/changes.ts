@@ -29,7 +29,10 @@ export interface ListingView {
 
 const URL_KINDS = new Set(['webhook', 'dlr'])
 
-export async function listChanges(db: Queryable, opts: { number?: string; limit: number }): Promise<{ changes: ChangeView[]; listings: ListingView[] }> {
+export async function listChanges(
+  db: Queryable,
+  opts: { number?: string; limit: number },
+): Promise<{ changes: ChangeView[]; listings: ListingView[] }> {
   const c = await db.query<{
     id: string
     number: string

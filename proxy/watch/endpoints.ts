@@ -62,7 +62,9 @@ const COLUMNS = `url, at, outcome, failure, detail, status, latency_ms, tls_prot
 const HISTORY_MAX = 5_000
 
 export async function listEndpoints(db: Queryable, opts: { key?: string; checks?: number } = {}): Promise<EndpointView[]> {
-  const state = await db.query<{ number: string; webhook: string; dlr: string }>(`SELECT number, webhook, dlr FROM watch_state ORDER BY number`)
+  const state = await db.query<{ number: string; webhook: string; dlr: string }>(
+    `SELECT number, webhook, dlr FROM watch_state ORDER BY number`,
+  )
   const byUrl = new Map<string, { webhookOf: string[]; dlrOf: string[] }>()
   const slot = (u: string) => byUrl.get(u) ?? byUrl.set(u, { webhookOf: [], dlrOf: [] }).get(u)!
   for (const s of state.rows) {

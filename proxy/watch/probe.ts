@@ -70,7 +70,8 @@ function errCode(err: unknown): string {
 function tlsWords(code: string, validTo: Date | null, host: string): string {
   if (code === 'CERT_HAS_EXPIRED') return `its TLS certificate expired${validTo ? ` on ${validTo.toISOString().slice(0, 10)}` : ''}`
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') return `its TLS certificate does not name ${host}`
-  if (code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code === 'SELF_SIGNED_CERT_IN_CHAIN') return 'its TLS certificate is self-signed (not trusted)'
+  if (code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code === 'SELF_SIGNED_CERT_IN_CHAIN')
+    return 'its TLS certificate is self-signed (not trusted)'
   if (code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' || code === 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY')
     return 'its TLS certificate chain does not lead to a trusted authority'
   if (code === 'CERT_NOT_YET_VALID') return 'its TLS certificate is not valid yet'
@@ -96,7 +97,13 @@ function connectTcp(address: string, port: number, signal: AbortSignal): Promise
   })
 }
 
-function startTls(socket: Socket, host: string, opts: ProbeOptions, now: number, signal: AbortSignal): Promise<{ tls: TLSSocket; facts: TlsFacts }> {
+function startTls(
+  socket: Socket,
+  host: string,
+  opts: ProbeOptions,
+  now: number,
+  signal: AbortSignal,
+): Promise<{ tls: TLSSocket; facts: TlsFacts }> {
   return new Promise((resolve, reject) => {
     const ip = isIP(host) !== 0
     const tls = tlsConnect({
@@ -173,7 +180,15 @@ export async function checkUrl(raw: string, opts: ProbeOptions): Promise<CheckRe
   const clock = opts.now ?? Date.now
   const started = clock()
   const t0 = performance.now()
-  const base = { url: raw, at: new Date(started), status: null, latencyMs: null, addresses: [] as string[], tls: null as TlsFacts | null, location: null }
+  const base = {
+    url: raw,
+    at: new Date(started),
+    status: null,
+    latencyMs: null,
+    addresses: [] as string[],
+    tls: null as TlsFacts | null,
+    location: null,
+  }
   let url: URL
   try {
     url = new URL(raw)
@@ -236,7 +251,8 @@ export async function checkUrl(raw: string, opts: ProbeOptions): Promise<CheckRe
       const latencyMs = Math.round(performance.now() - t0)
       const location = typeof res.headers.location === 'string' ? res.headers.location.slice(0, 500) : null
       const done = { ...base, addresses, tls, status, latencyMs, location }
-      if (status >= 200 && status < 300) return { ...done, outcome: 'up', failure: null, detail: `Up: answered ${status} in ${latencyMs} ms.` }
+      if (status >= 200 && status < 300)
+        return { ...done, outcome: 'up', failure: null, detail: `Up: answered ${status} in ${latencyMs} ms.` }
       if (status >= 300 && status < 400) {
         let where = location ?? 'nowhere (no Location)'
         try {
@@ -252,7 +268,12 @@ export async function checkUrl(raw: string, opts: ProbeOptions): Promise<CheckRe
         }
       }
       if (status >= 400 && status < 500)
-        return { ...done, outcome: 'client-error', failure: null, detail: `Answers, but with ${status} (a client error) in ${latencyMs} ms.` }
+        return {
+          ...done,
+          outcome: 'client-error',
+          failure: null,
+          detail: `Answers, but with ${status} (a client error) in ${latencyMs} ms.`,
+        }
       return { ...done, outcome: 'failing', failure: 'http', detail: `Failing: answered ${status} in ${latencyMs} ms.` }
     }
     // The lookup cannot be cancelled: the check stops waiting for it at the deadline instead.
@@ -272,7 +293,8 @@ export async function checkUrl(raw: string, opts: ProbeOptions): Promise<CheckRe
         failure: 'timeout',
         detail: `Failing: no answer within ${plural(Math.round(opts.timeoutMs / 100) / 10, 'second')} (timed out ${stage}).`,
       }
-    if (err instanceof CheckFailed) return { ...base, addresses, tls, latencyMs, outcome: 'failing', failure: err.failure, detail: `Failing: ${err.message}.` }
+    if (err instanceof CheckFailed)
+      return { ...base, addresses, tls, latencyMs, outcome: 'failing', failure: err.failure, detail: `Failing: ${err.message}.` }
     return { ...base, addresses, tls, latencyMs, outcome: 'failing', failure: 'connection', detail: `Failing: ${errCode(err)}.` }
   } finally {
     clearTimeout(timer)

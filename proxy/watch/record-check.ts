@@ -44,7 +44,9 @@ export async function recordCheck(db: Db, r: CheckResult): Promise<WatchFinding[
       out.push({ kind: 'endpoint.recovered', url: r.url, detail: r.detail, at })
     const days = r.tls?.days
     if (days !== null && days !== undefined && days >= 0) {
-      const crossed = CERT_THRESHOLDS.filter((t) => days <= t && (before?.tls_days === null || before?.tls_days === undefined || before.tls_days > t))
+      const crossed = CERT_THRESHOLDS.filter(
+        (t) => days <= t && (before?.tls_days === null || before?.tls_days === undefined || before.tls_days > t),
+      )
       const t = crossed.at(-1)
       if (t !== undefined)
         out.push({

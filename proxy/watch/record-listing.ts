@@ -86,10 +86,21 @@ export async function recordListing(db: Db, entries: readonly ListedEntry[], at:
       await tx.query(
         `INSERT INTO watch_changes (listing_id, number, kind, from_value, to_value, window_start, window_end)
          SELECT $1::bigint, n, k, f, t, $2, $3 FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) AS u(n, k, f, t)`,
-        [listingId, prevAt, at, changes.map((c) => c.number), changes.map((c) => c.kind), changes.map((c) => c.from), changes.map((c) => c.to)],
+        [
+          listingId,
+          prevAt,
+          at,
+          changes.map((c) => c.number),
+          changes.map((c) => c.kind),
+          changes.map((c) => c.from),
+          changes.map((c) => c.to),
+        ],
       )
       const touched = new Set(changes.map((c) => c.number))
-      await writeStates(tx, [...touched].flatMap((n) => (after.has(n) ? [after.get(n)!] : [])))
+      await writeStates(
+        tx,
+        [...touched].flatMap((n) => (after.has(n) ? [after.get(n)!] : [])),
+      )
       const gone = changes.filter((c) => c.kind === 'removed').map((c) => c.number)
       if (gone.length) await tx.query(`DELETE FROM watch_state WHERE number = ANY($1::text[])`, [gone])
     }

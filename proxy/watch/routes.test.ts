@@ -58,7 +58,9 @@ describe('the callback watch over HTTP', () => {
       `INSERT INTO index_messages (number, ordinal, fetched_tid, date, party_digits, direction) VALUES ($1, 1, 'T', now(), '15557770000', 'inbound')`,
       [number],
     )
-    const changes = (await call(port(), 'GET', `/api/watch/changes?number=${number}`)).json() as { changes: Array<{ kind: string; to: string }> }
+    const changes = (await call(port(), 'GET', `/api/watch/changes?number=${number}`)).json() as {
+      changes: Array<{ kind: string; to: string }>
+    }
     expect(changes.changes.map((x) => [x.kind, x.to])).toEqual([['webhook', '']])
     const r = await call(port(), 'GET', `/api/watch/at-risk?number=${number}`)
     expect(r.status).toBe(200)

@@ -67,7 +67,10 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
       schema: { querystring: CHANGES_QUERY },
       handle: async (_req, res, _url, _ctx, { query: q }) => {
         const out = await listChanges(db, { ...(q.number ? { number: q.number } : {}), limit: q.limit })
-        sendJson(res, 200, { ...out, note: 'The API lists numbers as they are; it cannot say who changed a callback, only between which two listings.' })
+        sendJson(res, 200, {
+          ...out,
+          note: 'The API lists numbers as they are; it cannot say who changed a callback, only between which two listings.',
+        })
       },
     }),
     route({
@@ -92,7 +95,10 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
         const numbers = [...new Set(r.messages.map((m) => m.number))]
         const parties = [...new Set(r.messages.map((m) => m.party).filter(Boolean))]
         await ctx.logRead({ ...(q.number ? { number: q.number } : {}), rows: r.messages.length, numbers, parties })
-        sendJson(res, 200, { ...r, periods: r.periods.map((p) => ({ ...p, url: maskUrl(p.url), ...(p.usual ? { usual: maskUrl(p.usual) } : {}) })) })
+        sendJson(res, 200, {
+          ...r,
+          periods: r.periods.map((p) => ({ ...p, url: maskUrl(p.url), ...(p.usual ? { usual: maskUrl(p.usual) } : {}) })),
+        })
       },
     }),
     route({
@@ -106,7 +112,8 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
         const listed = await deps.listNow()
         const round = await deps.checkNow()
         sendJson(res, 200, {
-          listing: 'gap' in listed ? { ok: false, error: listed.gap } : { ok: true, baseline: listed.baseline, changes: listed.changes.length },
+          listing:
+            'gap' in listed ? { ok: false, error: listed.gap } : { ok: true, baseline: listed.baseline, changes: listed.changes.length },
           checked: round.checked,
           findings: round.findings.length,
         })

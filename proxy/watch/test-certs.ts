@@ -27,7 +27,23 @@ export function makeTestCa(): TestCa {
       const name = `leaf${++n}`
       run(['req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`])
       writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${subjectAltName}\n`)
-      run(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', String(days), '-extfile', `${name}.ext`])
+      run([
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        `${name}.pem`,
+        '-days',
+        String(days),
+        '-extfile',
+        `${name}.ext`,
+      ])
       return { key: readFileSync(join(dir, `${name}.key`), 'utf8'), cert: readFileSync(join(dir, `${name}.pem`), 'utf8') }
     },
     dispose: () => rmSync(dir, { recursive: true, force: true }),

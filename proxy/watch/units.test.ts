@@ -19,7 +19,10 @@ describe('the watch configuration', () => {
     expect(r.issues[2]).toMatch(/^WATCH_ALLOWED_HOSTS: "http:\/\/bad\/" is not a host name/)
   })
   it('takes allowed hosts as name or name:port, lower-cased', () => {
-    expect(parseWatchConfig({ WATCH_ALLOWED_HOSTS: 'Hooks.LAN, 127.0.0.1:8443' }).config?.allowedHosts).toEqual(['hooks.lan', '127.0.0.1:8443'])
+    expect(parseWatchConfig({ WATCH_ALLOWED_HOSTS: 'Hooks.LAN, 127.0.0.1:8443' }).config?.allowedHosts).toEqual([
+      'hooks.lan',
+      '127.0.0.1:8443',
+    ])
   })
 })
 
@@ -56,9 +59,18 @@ describe('risk periods', () => {
   const check = (url: string, m: number, outcome: CheckRow['outcome']): CheckRow => ({ url, at: at(m), outcome })
   it('bounds a failure by the last good check before and the first good one after', () => {
     const u = 'https://a.example/'
-    const d = downPeriods([check(u, 0, 'up'), check(u, 15, 'failing'), check(u, 30, 'redirect'), check(u, 45, 'up'), check(u, 60, 'failing')])
+    const d = downPeriods([
+      check(u, 0, 'up'),
+      check(u, 15, 'failing'),
+      check(u, 30, 'redirect'),
+      check(u, 45, 'up'),
+      check(u, 60, 'failing'),
+    ])
     expect(d).toEqual([
-      { start: { earliest: at(0).toISOString(), latest: at(15).toISOString() }, end: { earliest: at(30).toISOString(), latest: at(45).toISOString() } },
+      {
+        start: { earliest: at(0).toISOString(), latest: at(15).toISOString() },
+        end: { earliest: at(30).toISOString(), latest: at(45).toISOString() },
+      },
       { start: { earliest: at(45).toISOString(), latest: at(60).toISOString() }, end: null },
     ])
   })

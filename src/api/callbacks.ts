@@ -110,7 +110,8 @@ export const endpointsQuery = () =>
 export const endpointQuery = (key: string) =>
   queryOptions({
     queryKey: ['callbacks', 'endpoint', key],
-    queryFn: async ({ signal }) => parseWire(endpointsWire, await getJson(WATCH_PATHS.endpoints, { key }, signal), WHO).endpoints[0] ?? null,
+    queryFn: async ({ signal }) =>
+      parseWire(endpointsWire, await getJson(WATCH_PATHS.endpoints, { key }, signal), WHO).endpoints[0] ?? null,
     staleTime: 30_000,
   })
 

@@ -3,6 +3,7 @@ import { Link } from '@tanstack/react-router'
 import { atRiskQuery } from '../../api/callbacks'
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { ExportButtons } from '../../components/export-buttons'
 import { SidewaysRegion } from '../../components/sideways-region'
 import { formatPhone } from '../../lib/phone'
 import { periodWords, reasonWords } from './callback-words'
@@ -22,8 +23,8 @@ export function AtRiskPanel({ number, onNumber }: { number: string; onNumber: (n
     <>
       <NumberFilter id="at-risk-number" value={number} onChange={onNumber} />
       <p className="mt-2 max-w-prose text-sm text-slate-700">
-        A period runs from the earliest moment the callback may have broken to the latest it may have been mended: the listings and checks on
-        either side bound it. Reading this list is recorded in the access log.
+        A period runs from the earliest moment the callback may have broken to the latest it may have been mended: the listings and checks
+        on either side bound it. Reading this list is recorded in the access log.
       </p>
       <Body number={number} />
     </>
@@ -35,7 +36,8 @@ function Body({ number }: { number: string }) {
   if (q.isPending) return <TableSkeleton rows={4} label="Loading messages at risk" />
   if (q.isError) return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="messages at risk" />
   const d = q.data
-  if (!d.since) return <EmptyState title="No history yet">Messages at risk are found from the history of listings, which has not begun.</EmptyState>
+  if (!d.since)
+    return <EmptyState title="No history yet">Messages at risk are found from the history of listings, which has not begun.</EmptyState>
   const total = Object.values(d.counts).reduce((a, n) => a + n, 0)
   return (
     <>
@@ -45,7 +47,9 @@ function Body({ number }: { number: string }) {
         {d.truncated ? ` The ${d.messages.length} newest are listed.` : ''}
       </p>
       {d.periods.length === 0 ? (
-        <EmptyState title="No broken callback">No webhook or dlr was missing, invalid, redirected elsewhere or failing in the history.</EmptyState>
+        <EmptyState title="No broken callback">
+          No webhook or dlr was missing, invalid, redirected elsewhere or failing in the history.
+        </EmptyState>
       ) : (
         <section aria-labelledby="periods-heading" className="mt-3">
           <h2 id="periods-heading" className="text-lg font-semibold">
@@ -55,7 +59,8 @@ function Body({ number }: { number: string }) {
             {d.periods.map((p, i) => (
               <li key={i} className="rounded border border-slate-200 bg-white p-2 text-sm">
                 <p className="font-medium">
-                  {formatPhone(p.number)}: {p.count} {p.callback === 'webhook' ? 'inbound' : 'outbound'} message{p.count === 1 ? '' : 's'} at risk
+                  {formatPhone(p.number)}: {p.count} {p.callback === 'webhook' ? 'inbound' : 'outbound'} message{p.count === 1 ? '' : 's'}{' '}
+                  at risk
                 </p>
                 <p className="break-all">{reasonWords(p)}</p>
                 <p className="text-slate-700">{periodWords(p)}</p>
@@ -66,9 +71,49 @@ function Body({ number }: { number: string }) {
       )}
       {d.messages.length > 0 ? (
         <section aria-labelledby="messages-heading" className="mt-4">
-          <h2 id="messages-heading" className="text-lg font-semibold">
-            The messages
-          </h2>
+          <div className="flex flex-wrap items-center gap-3">
+            <h2 id="messages-heading" className="text-lg font-semibold">
+              The messages
+            </h2>
+            <div className="ml-auto print:hidden">
+              <ExportButtons
+                nameParts={['callbacks-at-risk', number]}
+                getData={() => ({
+                  header: [
+                    'number',
+                    'customer',
+                    'date',
+                    'direction',
+                    'ordinal',
+                    'callback',
+                    'reason',
+                    'address',
+                    'from_earliest',
+                    'from_latest',
+                    'until_earliest',
+                    'until_latest',
+                  ],
+                  rows: d.messages.map((m) => {
+                    const p = d.periods[m.period]
+                    return [
+                      m.number,
+                      m.party,
+                      m.date,
+                      m.direction,
+                      m.ordinal,
+                      p?.callback ?? '',
+                      p?.reason ?? '',
+                      p?.url ?? '',
+                      p?.start.earliest ?? '',
+                      p?.start.latest ?? '',
+                      p?.end?.earliest ?? '',
+                      p?.end?.latest ?? '',
+                    ]
+                  }),
+                })}
+              />
+            </div>
+          </div>
           <SidewaysRegion label="Messages at risk (scrolls sideways)" className="mt-1 rounded border border-slate-200 bg-white">
             <table className="w-full border-collapse text-sm">
               <caption className="sr-only">Messages at risk: number, customer, when, direction and why</caption>

@@ -69,7 +69,9 @@ function CheckNow() {
     <div className="flex max-w-full flex-col items-start gap-1 sm:items-end">
       <button
         type="button"
-        onClick={() => { run.mutate(); }}
+        onClick={() => {
+          run.mutate()
+        }}
         disabled={run.isPending}
         className="rounded bg-blue-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-800 disabled:opacity-60"
       >

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { callbackChangesQuery, type CallbackChange, type Listing } from '../../api/callbacks'
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { ExportButtons } from '../../components/export-buttons'
 import { formatPhone } from '../../lib/phone'
 import { changeWords, windowWords } from './callback-words'
 import { NumberFilter } from './number-filter'
@@ -26,7 +27,8 @@ export function ChangesPanel({ number, onNumber }: { number: string; onNumber: (
 function Body({ number }: { number: string }) {
   const q = useQuery(callbackChangesQuery(number))
   if (q.isPending) return <TableSkeleton rows={4} label="Loading the history of changes" />
-  if (q.isError) return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="the history of changes" />
+  if (q.isError)
+    return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="the history of changes" />
   const { changes, listings } = q.data
   if (listings.length === 0)
     return <EmptyState title="No listing yet">The history begins with the server's first listing of the account's numbers.</EmptyState>
@@ -39,8 +41,18 @@ function Body({ number }: { number: string }) {
     <>
       <p role="status" className="mt-2 text-sm">
         {changes.length === 0 ? 'No change seen' : `${changes.length} change${changes.length === 1 ? '' : 's'}`}
-        {number ? ` on ${formatPhone(number)}` : ''}. {latest ? `Last listing ${at.format(new Date(latest.at))}${latest.ok ? '' : ' (failed)'}.` : ''}
+        {number ? ` on ${formatPhone(number)}` : ''}.{' '}
+        {latest ? `Last listing ${at.format(new Date(latest.at))}${latest.ok ? '' : ' (failed)'}.` : ''}
       </p>
+      <div className="mt-2 print:hidden">
+        <ExportButtons
+          nameParts={['callbacks-changes', number]}
+          getData={() => ({
+            header: ['number', 'change', 'from', 'to', 'window_start', 'window_end'],
+            rows: changes.map((c) => [c.number, c.kind, c.from ?? '', c.to ?? '', c.windowStart, c.windowEnd]),
+          })}
+        />
+      </div>
       <ol className="mt-2 space-y-2">
         {entries.map((e) =>
           e.change ? (
@@ -56,13 +68,13 @@ function Body({ number }: { number: string }) {
             >
               {e.listing.ok ? (
                 <p>
-                  History begins {at.format(new Date(e.listing.at))}: the first listing ({e.listing.numbers ?? 0} numbers) is the baseline, not a
-                  change.
+                  History begins {at.format(new Date(e.listing.at))}: the first listing ({e.listing.numbers ?? 0} numbers) is the baseline,
+                  not a change.
                 </p>
               ) : (
                 <p>
-                  <span className="font-medium">Gap:</span> the listing at {at.format(new Date(e.listing.at))} failed ({e.listing.error ?? 'no reason'}).
-                  A change made then is dated by the listings on either side.
+                  <span className="font-medium">Gap:</span> the listing at {at.format(new Date(e.listing.at))} failed (
+                  {e.listing.error ?? 'no reason'}). A change made then is dated by the listings on either side.
                 </p>
               )}
             </li>

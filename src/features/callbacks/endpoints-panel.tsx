@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { endpointQuery, endpointsQuery, type Check, type Endpoint } from '../../api/callbacks'
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
+import { ExportButtons } from '../../components/export-buttons'
 import { formatPhone } from '../../lib/phone'
 import { boundWords, OUTCOME_CLASS, OUTCOME_MARK, OUTCOME_WORDS } from './callback-words'
 
@@ -27,9 +28,47 @@ export function EndpointsPanel({ selected, onSelect }: { selected: string; onSel
       <p role="status" className="text-sm text-slate-700">
         {q.data.length} address{q.data.length === 1 ? '' : 'es'}; {failing} failing or redirecting.
       </p>
+      <div className="mt-2 print:hidden">
+        <ExportButtons
+          nameParts={['callbacks-endpoints']}
+          getData={() => ({
+            header: [
+              'address',
+              'webhook_of',
+              'dlr_of',
+              'state',
+              'detail',
+              'checked_at',
+              'status',
+              'latency_ms',
+              'tls_days_to_expiry',
+              'times_down',
+            ],
+            rows: shown.map((e) => [
+              e.url,
+              e.webhookOf.join(' '),
+              e.dlrOf.join(' '),
+              e.latest ? OUTCOME_WORDS[e.latest.outcome] : 'Not checked yet',
+              e.latest?.detail ?? '',
+              e.latest?.at ?? '',
+              e.latest?.status ?? '',
+              e.latest?.latencyMs ?? '',
+              e.latest?.tlsDays ?? '',
+              e.down.length,
+            ]),
+          })}
+        />
+      </div>
       <ul className="mt-2 space-y-3">
         {shown.map((e) => (
-          <EndpointCard key={e.key} e={e} open={selected === e.key} onToggle={() => { onSelect(selected === e.key ? '' : e.key); }} />
+          <EndpointCard
+            key={e.key}
+            e={e}
+            open={selected === e.key}
+            onToggle={() => {
+              onSelect(selected === e.key ? '' : e.key)
+            }}
+          />
         ))}
       </ul>
     </>
@@ -96,7 +135,8 @@ function EndpointCard({ e, open, onToggle }: { e: Endpoint; open: boolean; onTog
 function EndpointChecks({ k }: { k: string }) {
   const q = useQuery(endpointQuery(k))
   if (q.isPending) return <p role="status">Loading its checks…</p>
-  if (q.isError) return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="this address's checks" />
+  if (q.isError)
+    return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="this address's checks" />
   const e = q.data
   if (!e) return <p>This address is no longer listed.</p>
   return (

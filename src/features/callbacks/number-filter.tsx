@@ -17,7 +17,9 @@ export function NumberFilter({ value, onChange, id }: { value: string; onChange:
           type="tel"
           inputMode="tel"
           value={text}
-          onChange={(e) => { setText(e.target.value); }}
+          onChange={(e) => {
+            setText(e.target.value)
+          }}
           className="mt-1 w-48 rounded border border-slate-400 px-2 py-1"
         />
       </label>

@@ -55,6 +55,7 @@ const VERBS = {
   unhandled: 'mark handled undone',
   settings: 'settings changed',
   check: 'checked now',
+  reveal: 'address revealed',
 } as const
 type Verb = keyof typeof VERBS
 
@@ -114,6 +115,7 @@ const ACTION_PARTS = [
   ['segments', 'view'],
   ['callbacks', 'view'],
   ['callbacks', 'check'],
+  ['callbacks', 'reveal'],
 ] as const satisfies ReadonlyArray<readonly [Subject, Verb | null]>
 
 type Joined<P> = P extends readonly [infer S extends string, infer V] ? (V extends string ? `${S}.${V}` : S) : never

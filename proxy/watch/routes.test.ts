@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call } from '../access/test-stack.ts'
 import { startOnSimulator, type SimulatedStack } from '../test-helpers.ts'
+import { keyOf } from './mask.ts'
 
 /**
  * The watch's routes in the real server (ACCESS=local, the demo simulator): the history and
@@ -72,5 +73,28 @@ describe('the callback watch over HTTP', () => {
       `SELECT action, party, details FROM access_log WHERE action = 'callbacks.view' ORDER BY id DESC LIMIT 1`,
     )
     expect(log.rows[0]).toMatchObject({ party: '15557770000', details: { number, parties: ['15557770000'], rows: 1 } })
+  })
+
+  it('shows an address with a secret masked, and reveals it whole to an admin, in the access log', async () => {
+    const secret = 'https://hooks.example.org/dlr?token=tok-8812'
+    await fetch(`${stack.simUrl}/__sim/quirks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ callbacks: { number, dlr: secret } }),
+    })
+    await stack.rooms.watch.listNow()
+    const list = (await call(port(), 'GET', '/api/watch/endpoints')).text
+    expect(list).not.toContain('tok-8812')
+    expect(list).toContain('https://hooks.example.org/dlr?token=•••')
+    const r = await call(port(), 'POST', '/api/watch/reveal', { json: { key: keyOf(secret) } })
+    expect(r.status).toBe(200)
+    expect(r.json()).toEqual({ key: keyOf(secret), url: secret })
+    const unknown = await call(port(), 'POST', '/api/watch/reveal', { json: { key: '0123456789abcdef' } })
+    expect(unknown.status).toBe(404)
+    await stack.rooms.access.flush()
+    const log = await stack.rooms.db.query<{ details: Record<string, unknown> }>(
+      `SELECT details FROM access_log WHERE action = 'callbacks.reveal' ORDER BY id DESC LIMIT 1`,
+    )
+    expect(log.rows[0]?.details).toEqual({ endpoint: keyOf(secret), address: 'https://hooks.example.org/dlr?token=•••' })
   })
 })

@@ -1,13 +1,14 @@
 import { z } from 'zod'
 import type { Db } from '../db/types.ts'
+import { ProxyError } from '../errors.ts'
 import { sendJson } from '../http.ts'
 import { route, type RouteSpec } from '../http-types.ts'
-import { NO_QUERY, query } from '../schema.ts'
+import { jsonBody, NO_QUERY, query } from '../schema.ts'
 import { messagesAtRisk } from './at-risk.ts'
 import { listChanges } from './changes.ts'
 import { listEndpoints } from './endpoints.ts'
-import { maskUrl } from './mask.ts'
-import type { RoundResult } from './probe-all.ts'
+import { keyOf, maskUrl } from './mask.ts'
+import { callbackUrls, type RoundResult } from './probe-all.ts'
 import type { ListingRecorded } from './record-listing.ts'
 
 /**
@@ -22,6 +23,7 @@ export const WATCH_PATHS = {
   endpoints: '/api/watch/endpoints',
   atRisk: '/api/watch/at-risk',
   check: '/api/watch/check',
+  reveal: '/api/watch/reveal',
 } as const
 
 const numberParam = z
@@ -41,12 +43,11 @@ const limitParam = (max: number, dflt: number) =>
     .transform((n) => n ?? dflt)
 
 const CHANGES_QUERY = query({ number: numberParam, limit: limitParam(1000, 200) })
-const ENDPOINTS_QUERY = query({
-  key: z
-    .string()
-    .regex(/^[0-9a-f]{16}$/, "key must be an endpoint's key (16 hexadecimal characters) as the endpoints list gives it")
-    .optional(),
-})
+const ENDPOINT_KEY = z
+  .string()
+  .regex(/^[0-9a-f]{16}$/, "key must be an endpoint's key (16 hexadecimal characters) as the endpoints list gives it")
+const ENDPOINTS_QUERY = query({ key: ENDPOINT_KEY.optional() })
+const REVEAL_BODY = jsonBody({ key: ENDPOINT_KEY }, (name) => `Unknown field "${name}". Allowed here: key.`)
 const AT_RISK_QUERY = query({ number: numberParam, limit: limitParam(1000, 200) })
 
 export interface WatchRouteDeps {
@@ -117,6 +118,25 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
           checked: round.checked,
           findings: round.findings.length,
         })
+      },
+    }),
+    route({
+      method: 'POST',
+      path: WATCH_PATHS.reveal,
+      // A callback URL's query often holds the receiver's secret: only an admin sees it whole, and the access log says so.
+      access: 'admin',
+      reads: null,
+      schema: { querystring: NO_QUERY, body: REVEAL_BODY },
+      handle: async (_req, res, _url, ctx, { body }) => {
+        const url = (await callbackUrls(db)).find((u) => keyOf(u) === body.key)
+        if (!url)
+          throw new ProxyError(404, {
+            kind: 'not_found',
+            field: 'key',
+            message: 'No callback address the last listing shows has this key.',
+          })
+        ctx.audit('callbacks.reveal', { endpoint: body.key, address: maskUrl(url) })
+        sendJson(res, 200, { key: body.key, url })
       },
     }),
   ]

@@ -135,3 +135,8 @@ export type CheckNowResult = z.infer<typeof checkResultWire>
 export async function checkNow(): Promise<CheckNowResult> {
   return parseWire(checkResultWire, await postJson(WATCH_PATHS.check, {}), WHO)
 }
+
+/** An admin's reveal of one address whole (its query's secret too); the server logs it. */
+export async function revealAddress(key: string): Promise<string> {
+  return parseWire(z.object({ key: z.string(), url: z.string() }), await postJson('/api/watch/reveal', { key }), WHO).url
+}

@@ -46,7 +46,7 @@ export function CallbacksPage({ search, admin }: { search: CallbacksSearch; admi
       </div>
       <div id="callbacks-panel" role="tabpanel" aria-labelledby={`tab-${search.tab}`} className="pt-3">
         {search.tab === 'endpoints' ? (
-          <EndpointsPanel selected={search.endpoint} onSelect={(key) => setParams({ endpoint: key || null })} />
+          <EndpointsPanel admin={admin === true} selected={search.endpoint} onSelect={(key) => setParams({ endpoint: key || null })} />
         ) : search.tab === 'changes' ? (
           <ChangesPanel number={search.number} onNumber={(n) => setParams({ number: n || null }, { replace: true })} />
         ) : (

@@ -1,5 +1,5 @@
-import { useQuery } from '@tanstack/react-query'
-import { endpointQuery, endpointsQuery, type Check, type Endpoint } from '../../api/callbacks'
+import { useMutation, useQuery } from '@tanstack/react-query'
+import { endpointQuery, endpointsQuery, revealAddress, type Check, type Endpoint } from '../../api/callbacks'
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
@@ -9,7 +9,7 @@ import { boundWords, OUTCOME_CLASS, OUTCOME_MARK, OUTCOME_WORDS } from './callba
 const when = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' })
 
 /** Every callback URL the last listing shows: its numbers, its latest check, its down periods. */
-export function EndpointsPanel({ selected, onSelect }: { selected: string; onSelect: (key: string) => void }) {
+export function EndpointsPanel({ selected, onSelect, admin }: { selected: string; onSelect: (key: string) => void; admin: boolean }) {
   const q = useQuery(endpointsQuery())
   if (q.isPending) return <TableSkeleton rows={4} label="Loading callback endpoints" />
   if (q.isError) return <ErrorAlert error={q.error} onRetry={() => void q.refetch()} retrying={q.isFetching} where="callback endpoints" />
@@ -64,6 +64,7 @@ export function EndpointsPanel({ selected, onSelect }: { selected: string; onSel
           <EndpointCard
             key={e.key}
             e={e}
+            admin={admin}
             open={selected === e.key}
             onToggle={() => {
               onSelect(selected === e.key ? '' : e.key)
@@ -103,12 +104,13 @@ function Tls({ c }: { c: Check | null }) {
 const numbersWords = (label: string, numbers: string[]) =>
   numbers.length === 0 ? null : `${label} of ${numbers.length <= 3 ? numbers.map(formatPhone).join(', ') : `${numbers.length} numbers`}`
 
-function EndpointCard({ e, open, onToggle }: { e: Endpoint; open: boolean; onToggle: () => void }) {
+function EndpointCard({ e, open, onToggle, admin }: { e: Endpoint; open: boolean; onToggle: () => void; admin: boolean }) {
   const uses = [numbersWords('Webhook', e.webhookOf), numbersWords('Delivery reports (dlr)', e.dlrOf)].filter(Boolean).join('; ')
   const lastDown = e.down[0]
   return (
     <li className="rounded border border-slate-200 bg-white p-3 text-sm">
       <p className="font-mono break-all">{e.url}</p>
+      {admin && e.url.includes('•••') ? <Reveal k={e.key} /> : null}
       <p className="mt-1 text-slate-700">{uses}</p>
       <p className="mt-1">
         <State c={e.latest} />
@@ -129,6 +131,20 @@ function EndpointCard({ e, open, onToggle }: { e: Endpoint; open: boolean; onTog
       </button>
       {open ? <EndpointChecks k={e.key} /> : null}
     </li>
+  )
+}
+
+/** An admin sees one address whole, query secret and all; the server writes it in the access log. */
+function Reveal({ k }: { k: string }) {
+  const reveal = useMutation({ mutationFn: () => revealAddress(k) })
+  if (reveal.data) return <p className="mt-1 font-mono break-all text-amber-900">Whole address: {reveal.data}</p>
+  return (
+    <>
+      <button type="button" onClick={() => { reveal.mutate(); }} disabled={reveal.isPending} className="mt-1 text-sm text-blue-800 underline">
+        Reveal the whole address (recorded in the access log)
+      </button>
+      {reveal.isError ? <ErrorAlert error={reveal.error} doing="revealing the address" takeFocus /> : null}
+    </>
   )
 }
 

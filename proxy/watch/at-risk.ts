@@ -56,36 +56,48 @@ export async function messagesAtRisk(db: Queryable, opts: { number?: string; lim
   for (const n of [...numbers].sort()) periods.push(...riskPeriods(n, byNumber.get(n) ?? [], current.get(n), new Date(baselineAt), byUrl))
 
   const out: AtRisk = { periods: [], messages: [], counts: {}, truncated: false, since: new Date(baselineAt).toISOString() }
+  if (periods.length === 0) return out
+  // Every period in one statement (a 10,000-number account may have hundreds): each is counted and
+  // read through the (number, date) index, strictly inside its widest span (a message at a
+  // listing's or a check's own moment was seen on the good side of it).
+  const spans = [
+    periods.map((p) => p.number),
+    periods.map((p) => (p.callback === 'webhook' ? 'inbound' : 'outbound')),
+    periods.map((p) => p.start.earliest),
+    periods.map((p) => p.end?.latest ?? opts.now.toISOString()),
+  ]
+  const PERIODS = `unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[]) WITH ORDINALITY AS p(number, dir, s, e, i)`
+  const IN_PERIOD = `m.number = p.number AND m.direction = p.dir AND m.date > p.s AND m.date < p.e`
+  const counts = await db.query<{ i: number; n: number }>(
+    `SELECT p.i::int AS i, (SELECT count(*)::int FROM index_messages m WHERE ${IN_PERIOD}) AS n FROM ${PERIODS}`,
+    spans,
+  )
+  const countOf = new Map(counts.rows.map((r) => [Number(r.i) - 1, r.n]))
+  let total = 0
   for (const [i, p] of periods.entries()) {
-    const direction = p.callback === 'webhook' ? 'inbound' : 'outbound'
-    const params = [p.number, direction, p.start.earliest, p.end?.latest ?? opts.now.toISOString()]
-    // Strictly inside the widest span: a message at a listing's or a check's own moment was seen on the good side of it.
-    const where = `number = $1 AND direction = $2 AND date > $3::timestamptz AND date < $4::timestamptz`
-    const count = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_messages WHERE ${where}`, params)
-    const n = count.rows[0]?.n ?? 0
+    const n = countOf.get(i) ?? 0
     out.periods.push({ ...p, count: n })
-    if (n === 0) continue
-    out.counts[p.number] = (out.counts[p.number] ?? 0) + n
-    const room = opts.limit - out.messages.length
-    if (room <= 0) {
-      out.truncated = true
-      continue
-    }
-    const rows = await db.query<{ ordinal: number; date: Date; party_digits: string; direction: string }>(
-      `SELECT ordinal, date, party_digits, direction FROM index_messages WHERE ${where} ORDER BY date DESC, ordinal DESC LIMIT ${room}`,
-      params,
-    )
-    if (n > rows.rows.length) out.truncated = true
-    for (const r of rows.rows)
-      out.messages.push({
-        number: p.number,
-        ordinal: r.ordinal,
-        date: new Date(r.date).toISOString(),
-        party: r.party_digits,
-        direction: r.direction,
-        period: i,
-      })
+    total += n
+    if (n > 0) out.counts[p.number] = (out.counts[p.number] ?? 0) + n
   }
+  if (total === 0) return out
+  const rows = await db.query<{ i: number; number: string; ordinal: number; date: Date; party_digits: string; direction: string }>(
+    `SELECT x.* FROM ${PERIODS}, LATERAL (
+       SELECT p.i::int AS i, m.number, m.ordinal, m.date, m.party_digits, m.direction FROM index_messages m
+        WHERE ${IN_PERIOD} ORDER BY m.date DESC, m.ordinal DESC LIMIT $5
+     ) x ORDER BY x.date DESC, x.number, x.ordinal DESC LIMIT $5`,
+    [...spans, opts.limit],
+  )
+  out.truncated = total > rows.rows.length
+  for (const r of rows.rows)
+    out.messages.push({
+      number: r.number,
+      ordinal: r.ordinal,
+      date: new Date(r.date).toISOString(),
+      party: r.party_digits,
+      direction: r.direction,
+      period: Number(r.i) - 1,
+    })
   // Periods with nothing at risk are shown too: a broken callback that lost nothing is still worth seeing.
   return out
 }

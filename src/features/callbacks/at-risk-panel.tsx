@@ -140,7 +140,7 @@ function Body({ number }: { number: string }) {
                 {d.messages.map((m) => {
                   const p = d.periods[m.period]
                   return (
-                    <tr key={`${m.number}-${m.ordinal}`} className="border-t border-slate-200">
+                    <tr key={`${m.number}-${m.ordinal}-${m.period}`} className="border-t border-slate-200">
                       <td className={`${td} whitespace-nowrap`}>{formatPhone(m.number)}</td>
                       <td className={`${td} whitespace-nowrap`}>{m.party ? formatPhone(m.party) : '—'}</td>
                       <td className={`${td} whitespace-nowrap`}>

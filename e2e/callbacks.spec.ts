@@ -34,6 +34,7 @@ test('callbacks: a changed webhook with its window, endpoints in words, at 390 p
   await expect(page.getByText(/Failing/).first()).toBeVisible()
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
   await page.screenshot({ path: '.test-results/callbacks-endpoints-390.png', fullPage: false })
+  expect(await axeViolations(page)).toEqual([])
 
   const moved = 'https://moved.switchboard-demo.example/in?token=s3cret'
   const changed = await fetch(`${simUrl()}/__sim/quirks`, {
@@ -68,4 +69,12 @@ test('callbacks: a changed webhook with its window, endpoints in words, at 390 p
   await expect(page.getByRole('tab', { name: 'Messages at risk' })).toHaveAttribute('aria-selected', 'true')
   await expect(page.getByRole('status').filter({ hasText: /at risk/ })).toBeVisible()
   expect(await axeViolations(page)).toEqual([])
+
+  // The dark theme: the same page, axe clean there too.
+  await page.emulateMedia({ colorScheme: 'dark' })
+  await page.goto('/callbacks')
+  await expect(page.locator('html')).toHaveClass(/dark/)
+  await expect(page.getByText('Not checked (private address)').first()).toBeVisible()
+  expect(await axeViolations(page)).toEqual([])
+  await page.screenshot({ path: '.test-results/callbacks-endpoints-dark-390.png', fullPage: false })
 })

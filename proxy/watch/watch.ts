@@ -74,7 +74,7 @@ export function openWatch(deps: WatchDeps): Watch {
   }
 
   let listing: Promise<ListingRecorded | { gap: string }> | null = null
-  const listOnce = async (): Promise<ListingRecorded | { gap: string }> => {
+  const listOnce = async (minGapMs = 0): Promise<ListingRecorded | { gap: string }> => {
     const at = new Date(now())
     let entries
     try {
@@ -93,7 +93,7 @@ export function openWatch(deps: WatchDeps): Watch {
       await recordGap(deps.db, at, why)
       return { gap: why }
     }
-    const recorded = await recordListing(deps.db, entries, at)
+    const recorded = await recordListing(deps.db, entries, at, minGapMs)
     const changed = recorded.changes.filter((c) => c.kind === 'webhook' || c.kind === 'dlr')
     emit(
       changed.map((c) => ({
@@ -107,6 +107,9 @@ export function openWatch(deps: WatchDeps): Watch {
     return recorded
   }
   const listNow = () => (listing ??= track(listOnce().finally(() => (listing = null))))
+  // Servers sharing one PostgreSQL each keep the schedule: a listing another stored within half an
+  // interval is not stored again (the history would only repeat it).
+  const listScheduled = () => (listing ??= track(listOnce((cfg.intervalS * 1000) / 2).finally(() => (listing = null))))
 
   let round: Promise<RoundResult> | null = null
   const checkNow = () =>
@@ -143,7 +146,7 @@ export function openWatch(deps: WatchDeps): Watch {
   schedule(
     cfg.intervalS,
     async () => (await deps.db.query<{ at: Date }>(`SELECT max(at) AS at FROM watch_listings`)).rows[0]?.at ?? null,
-    listNow,
+    listScheduled,
     'the scheduled listing',
   )
   schedule(

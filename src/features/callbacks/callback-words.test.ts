@@ -21,6 +21,6 @@ describe('callback words', () => {
       end: null,
       count: 0,
     }
-    expect(periodWords(p)).toMatch(/^From between .* and still so\.$/)
+    expect(periodWords(p)).toMatch(/^Since some time between .* and still so\.$/)
   })
 })

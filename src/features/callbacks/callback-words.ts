@@ -42,7 +42,13 @@ export function windowWords(start: string, end: string): string {
   return `between ${dayTime.format(a)} and ${sameDay(a, b) ? time.format(b) : dayTime.format(b)}`
 }
 
-export const boundWords = (b: Bound) => windowWords(b.earliest, b.latest)
+/** A moment known only within a bound: "since 14:05", or "since some time between 14:05 and 14:10". */
+export function sinceWords(b: Bound): string {
+  return b.earliest === b.latest ? `since ${dayTime.format(new Date(b.earliest))}` : `since some time ${windowWords(b.earliest, b.latest)}`
+}
+export function untilWords(b: Bound): string {
+  return b.earliest === b.latest ? `until ${dayTime.format(new Date(b.earliest))}` : `until some time ${windowWords(b.earliest, b.latest)}`
+}
 
 const show = (v: string | null) => (v === null || v === '' ? '(none)' : v)
 
@@ -87,6 +93,7 @@ export function reasonWords(p: RiskPeriod): string {
 
 /** The period's span in words, honest about what the listings and checks can tell. */
 export function periodWords(p: RiskPeriod): string {
-  const from = `From ${boundWords(p.start)}`
-  return p.end ? `${from} until ${boundWords(p.end)}.` : `${from}, and still so.`
+  const since = sinceWords(p.start)
+  const from = `${since.charAt(0).toUpperCase()}${since.slice(1)}`
+  return p.end ? `${from}, ${untilWords(p.end)}.` : `${from}, and still so.`
 }

@@ -4,7 +4,7 @@ import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
 import { formatPhone } from '../../lib/phone'
-import { boundWords, OUTCOME_CLASS, OUTCOME_MARK, OUTCOME_WORDS } from './callback-words'
+import { sinceWords, untilWords, OUTCOME_CLASS, OUTCOME_MARK, OUTCOME_WORDS } from './callback-words'
 
 const when = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' })
 
@@ -120,8 +120,8 @@ function EndpointCard({ e, open, onToggle, admin }: { e: Endpoint; open: boolean
       <Tls c={e.latest} />
       {lastDown ? (
         <p className="mt-1 text-slate-700">
-          {lastDown.end ? 'Last down' : 'Down'} from {boundWords(lastDown.start)}
-          {lastDown.end ? ` until ${boundWords(lastDown.end)}` : ', and still'}.
+          {lastDown.end ? 'Last down' : 'Down'} {sinceWords(lastDown.start)}
+          {lastDown.end ? `, ${untilWords(lastDown.end)}` : ', and still down'}.
           {e.down.length > 1 ? ` Down ${e.down.length} times in its history.` : ''}
         </p>
       ) : null}
@@ -140,7 +140,14 @@ function Reveal({ k }: { k: string }) {
   if (reveal.data) return <p className="mt-1 font-mono break-all text-amber-900">Whole address: {reveal.data}</p>
   return (
     <>
-      <button type="button" onClick={() => { reveal.mutate(); }} disabled={reveal.isPending} className="mt-1 text-sm text-blue-800 underline">
+      <button
+        type="button"
+        onClick={() => {
+          reveal.mutate()
+        }}
+        disabled={reveal.isPending}
+        className="mt-1 text-sm text-blue-800 underline"
+      >
         Reveal the whole address (recorded in the access log)
       </button>
       {reveal.isError ? <ErrorAlert error={reveal.error} doing="revealing the address" takeFocus /> : null}
@@ -164,8 +171,8 @@ function EndpointChecks({ k }: { k: string }) {
         <ul className="list-disc pl-5">
           {e.down.map((d) => (
             <li key={d.start.earliest}>
-              Down from {boundWords(d.start)}
-              {d.end ? ` until ${boundWords(d.end)}` : ', and still down'}
+              Down {sinceWords(d.start)}
+              {d.end ? `, ${untilWords(d.end)}` : ', and still down'}
             </li>
           ))}
         </ul>

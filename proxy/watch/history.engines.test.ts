@@ -138,6 +138,19 @@ describe.each(ENGINES)('callback history on %s', (engine) => {
     expect(r.prevAt?.getTime()).toBe(T0 + 35 * MIN)
   })
 
+  it('lists on its schedule when a listing is due, from the stored history', async () => {
+    await watch.close()
+    const before = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM watch_listings`)
+    // The last listing was at T0 + 40 min; with the clock 10 minutes on, one is due at once.
+    clock = T0 + 50 * MIN
+    watch = openWatch({ db, forwarder, config: { ...CONFIG, intervalS: 300 }, log: () => {}, now: () => clock, startDelayMs: 20 })
+    await expect
+      .poll(async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM watch_listings`)).rows[0]!.n, { timeout: 10_000 })
+      .toBe(before.rows[0]!.n + 1)
+    await watch.close()
+    watch = openWatch({ db, forwarder, config: CONFIG, log: () => {}, now: () => clock })
+  })
+
   it('lists as at risk the inbound messages between a change and its repair, and not those before or after', async () => {
     // The webhook pointed elsewhere from a change in (T0, T0+5) until a repair in (T0+10, T0+20).
     const at = (m: number) => new Date(T0 + m * MIN)

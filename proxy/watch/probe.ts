@@ -3,6 +3,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { connect as netConnect, isIP, type Socket } from 'node:net'
 import { connect as tlsConnect, rootCertificates, type TLSSocket } from 'node:tls'
 import { addressProblem } from '../media/address.ts'
+import { maskUrl } from './mask.ts'
 import type { Failure, Outcome } from './types.ts'
 
 /**
@@ -256,7 +257,8 @@ export async function checkUrl(raw: string, opts: ProbeOptions): Promise<CheckRe
       if (status >= 300 && status < 400) {
         let where = location ?? 'nowhere (no Location)'
         try {
-          if (location) where = new URL(location, url).toString()
+          // Where it points may carry a secret of its own: shown masked, as the callback URLs are.
+          if (location) where = maskUrl(new URL(location, url).toString())
         } catch {
           /* shown as sent */
         }

@@ -31,6 +31,8 @@ export interface WatchDeps {
   ca?: ReadonlyArray<string | Buffer>
   /** Name resolution for the checks (tests). */
   lookup?: ProbeOptions['lookup']
+  /** The least wait before a scheduled run that is already due (tests shorten it). */
+  startDelayMs?: number
 }
 
 export interface Watch {
@@ -140,7 +142,9 @@ export function openWatch(deps: WatchDeps): Watch {
     // interval too (an admin's "Check now" takes the baseline at once), so a server started
     // only for a moment never lists or checks.
     lastAt()
-      .then((last) => loop(Math.max(START_DELAY_MS, last ? new Date(last).getTime() + everyS * 1000 - now() : everyS * 1000)))
+      .then((last) =>
+        loop(Math.max(deps.startDelayMs ?? START_DELAY_MS, last ? new Date(last).getTime() + everyS * 1000 - now() : everyS * 1000)),
+      )
       .catch(() => loop(everyS * 1000))
   }
   schedule(

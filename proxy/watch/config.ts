@@ -68,8 +68,10 @@ const schema = z.object({
   WATCH_INTERVAL: whole('WATCH_INTERVAL', 10, 7 * 86_400).default(300),
   PROBE_INTERVAL: whole('PROBE_INTERVAL', 60, 7 * 86_400).default(900),
   WATCH_ALLOWED_HOSTS: allowedHosts,
-  PROBE_CONCURRENCY: count('PROBE_CONCURRENCY', 1, 64).default(16),
-  PROBE_TIMEOUT_MS: count('PROBE_TIMEOUT_MS', 200, 60_000).default(8_000),
+  // 1,000 addresses that all time out take 1000 / 100 × 5 s = 50 s at worst (within the minute a round of
+  // 1,000 may take); most answer or fail in milliseconds.
+  PROBE_CONCURRENCY: count('PROBE_CONCURRENCY', 1, 256).default(100),
+  PROBE_TIMEOUT_MS: count('PROBE_TIMEOUT_MS', 200, 60_000).default(5_000),
 })
 
 /** Parses the watch's variables; `issues` names each problem's variable (then `config` is null). */

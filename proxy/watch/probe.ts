@@ -1,4 +1,4 @@
-import { lookup as dnsLookup } from 'node:dns/promises'
+import { Resolver } from 'node:dns/promises'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { connect as netConnect, isIP, type Socket } from 'node:net'
 import { connect as tlsConnect, rootCertificates, type TLSSocket } from 'node:tls'
@@ -161,6 +161,33 @@ function sendRequest(socket: Socket, method: 'HEAD' | 'GET', url: URL, signal: A
   })
 }
 
+/**
+ * A and AAAA through c-ares (dns.Resolver), not getaddrinfo: dns.lookup runs on libuv's four
+ * threads, which the server's file reads share, and a thousand checks of names that answer slowly
+ * would hold them. Names under `localhost` are loopback by definition (RFC 6761 §6.3) and asked of
+ * no one. An error carries ENOTFOUND when the name does not exist.
+ */
+async function resolveAll(hostname: string): Promise<Array<{ address: string; family: number }>> {
+  const name = hostname.toLowerCase().replace(/\.$/, '')
+  if (name === 'localhost' || name.endsWith('.localhost'))
+    return [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]
+  const resolver = new Resolver({ timeout: 2_000, tries: 2 })
+  const [v4, v6] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)])
+  const out = [
+    ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+    ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+  ]
+  if (out.length > 0) return out
+  const codes = [v4, v6].flatMap((r) => (r.status === 'rejected' ? [errCode(r.reason)] : []))
+  const err = Object.assign(new Error('no address'), {
+    code: codes.includes('ENOTFOUND') ? 'ENOTFOUND' : codes.every((c) => c === 'ENODATA') ? 'ENODATA' : (codes[0] ?? 'ENODATA'),
+  })
+  throw err
+}
+
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`
 
 /** `name` (any port) or `name:port` entries, lower case, as a test of a URL's host. */
@@ -211,7 +238,7 @@ export async function checkUrl(raw: string, opts: ProbeOptions): Promise<CheckRe
       if (isIP(host)) addresses = [host]
       else {
         try {
-          const found = await (opts.lookup ?? ((h: string) => dnsLookup(h, { all: true, verbatim: true })))(host)
+          const found = await (opts.lookup ?? resolveAll)(host)
           addresses = found.map((a) => a.address)
         } catch (err) {
           const code = errCode(err)

@@ -109,7 +109,8 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: NO_QUERY },
       handle: async (_req, res, _url, ctx) => {
-        ctx.audit('callbacks.check', {})
+        // Stored before the checks run: an action the log cannot record does not happen.
+        await ctx.audit('callbacks.check', {})
         const listed = await deps.listNow()
         const round = await deps.checkNow()
         sendJson(res, 200, {
@@ -135,7 +136,7 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
             field: 'key',
             message: 'No callback address the last listing shows has this key.',
           })
-        ctx.audit('callbacks.reveal', { endpoint: body.key, address: maskUrl(url) })
+        await ctx.audit('callbacks.reveal', { endpoint: body.key, address: maskUrl(url) })
         sendJson(res, 200, { key: body.key, url })
       },
     }),

@@ -22,7 +22,10 @@ async function firstNumber(): Promise<{ number: string; webhook: string }> {
 
 test.use({ viewport: { width: 390, height: 844 } })
 
-test('callbacks: a changed webhook with its window, endpoints in words, at 390 px and from the keyboard', async ({ page }) => {
+test('callbacks: a changed webhook with its window, a failed listing as a gap, endpoints in words, at 390 px and from the keyboard', async ({
+  page,
+  sim,
+}) => {
   test.setTimeout(120_000)
   const { number, webhook } = await firstNumber()
   await page.goto('/callbacks')
@@ -35,6 +38,14 @@ test('callbacks: a changed webhook with its window, endpoints in words, at 390 p
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
   await page.screenshot({ path: '.test-results/callbacks-endpoints-390.png', fullPage: false })
   expect(await axeViolations(page)).toEqual([])
+
+  // A listing that fails is said in words and kept as a gap, never as every number removed.
+  await sim.fault({ kind: 'status', status: 503, op: 'allownednumbers' })
+  await check.click()
+  await expect(page.getByRole('status').filter({ hasText: /The listing failed \(.+\): recorded as a gap\./ })).toBeVisible({
+    timeout: 45_000,
+  })
+  await sim.clearFaults()
 
   const moved = 'https://moved.switchboard-demo.example/in?token=s3cret'
   const changed = await fetch(`${simUrl()}/__sim/quirks`, {
@@ -58,6 +69,8 @@ test('callbacks: a changed webhook with its window, endpoints in words, at 390 p
   // The secret in the query never reaches the page.
   await expect(page.getByText(/s3cret/)).toHaveCount(0)
   await expect(page.getByText(/the first listing \(\d+ numbers\) is the baseline/)).toBeVisible()
+  await expect(page.getByRole('listitem').filter({ hasText: /^Gap: the listing at .+ failed/ })).toBeVisible()
+  await expect(page.getByText(/No longer listed/)).toHaveCount(0)
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
   await page.screenshot({ path: '.test-results/callbacks-changes-390.png', fullPage: false })
   expect(await axeViolations(page)).toEqual([])

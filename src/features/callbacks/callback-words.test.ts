@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { changeWords, periodWords, windowWords } from './callback-words'
+import { changeWords, checkNowWords, periodWords, windowWords } from './callback-words'
 
 describe('callback words', () => {
   it('says a window between two listings, the day once when it is the same', () => {
@@ -22,5 +22,16 @@ describe('callback words', () => {
       count: 0,
     }
     expect(periodWords(p)).toMatch(/^Since some time between .* and still so\.$/)
+  })
+  it('says what Check now did, one sentence each, with no doubled full stop', () => {
+    expect(checkNowWords({ listing: { ok: true, baseline: true }, checked: 1, findings: 0 })).toBe(
+      'First listing taken (the baseline). 1 address checked.',
+    )
+    expect(checkNowWords({ listing: { ok: true, baseline: false, changes: 1 }, checked: 12, findings: 0 })).toBe(
+      'Listed: 1 change. 12 addresses checked.',
+    )
+    expect(checkNowWords({ listing: { ok: false, error: 'The messaging service is failing (HTTP 503).' }, checked: 0, findings: 0 })).toBe(
+      'The listing failed (The messaging service is failing (HTTP 503)): recorded as a gap. 0 addresses checked.',
+    )
   })
 })

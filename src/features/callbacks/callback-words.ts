@@ -1,4 +1,4 @@
-import type { Bound, CallbackChange, Outcome, RiskPeriod } from '../../api/callbacks'
+import type { Bound, CallbackChange, CheckNowResult, Outcome, RiskPeriod } from '../../api/callbacks'
 
 /** The words the Callbacks page uses for outcomes, changes and periods (pure: tested beside). */
 
@@ -96,4 +96,16 @@ export function periodWords(p: RiskPeriod): string {
   const since = sinceWords(p.start)
   const from = `${since.charAt(0).toUpperCase()}${since.slice(1)}`
   return p.end ? `${from}, ${untilWords(p.end)}.` : `${from}, and still so.`
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+
+/** What Check now did: the listing (baseline, changes, or a gap and why) and how many addresses it checked. */
+export function checkNowWords(r: CheckNowResult): string {
+  const listing = r.listing.ok
+    ? r.listing.baseline
+      ? 'First listing taken (the baseline).'
+      : `Listed: ${plural(r.listing.changes ?? 0, 'change', 'changes')}.`
+    : `The listing failed (${(r.listing.error ?? 'no reason given').replace(/\.$/, '')}): recorded as a gap.`
+  return `${listing} ${plural(r.checked, 'address', 'addresses')} checked.`
 }

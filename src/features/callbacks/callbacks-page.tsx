@@ -5,6 +5,7 @@ import { Tabs } from '../../components/tabs'
 import { useSetParams } from '../../lib/navigation'
 import type { CallbacksSearch } from '../../lib/route-params'
 import { AtRiskPanel } from './at-risk-panel'
+import { checkNowWords } from './callback-words'
 import { ChangesPanel } from './changes-panel'
 import { EndpointsPanel } from './endpoints-panel'
 
@@ -78,9 +79,7 @@ function CheckNow() {
         {run.isPending ? 'Checking…' : 'Check now'}
       </button>
       <p role="status" className="text-sm text-slate-700 sm:text-right">
-        {r
-          ? `${r.listing.ok ? (r.listing.baseline ? 'First listing taken (the baseline).' : `Listed: ${r.listing.changes ?? 0} change${r.listing.changes === 1 ? '' : 's'}.`) : `The listing failed (${r.listing.error ?? 'no reason given'}): recorded as a gap.`} ${r.checked} address${r.checked === 1 ? '' : 'es'} checked.`
-          : ''}
+        {r ? checkNowWords(r) : ''}
       </p>
       {run.isError ? <ErrorAlert error={run.error} doing="checking the callbacks" takeFocus /> : null}
     </div>

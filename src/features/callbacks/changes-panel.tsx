@@ -74,7 +74,7 @@ function Body({ number }: { number: string }) {
               ) : (
                 <p>
                   <span className="font-medium">Gap:</span> the listing at {at.format(new Date(e.listing.at))} failed (
-                  {e.listing.error ?? 'no reason'}). A change made then is dated by the listings on either side.
+                  {(e.listing.error ?? 'no reason').replace(/\.$/, '')}). A change made then is dated by the listings on either side.
                 </p>
               )}
             </li>

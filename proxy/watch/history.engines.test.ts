@@ -174,4 +174,42 @@ describe.each(ENGINES)('callback history on %s', (engine) => {
     expect(r.messages.map((m) => m.ordinal).sort()).toEqual([2, 3, 5])
     expect(r.counts).toEqual({ [number]: 3 })
   })
+
+  it('lists as at risk the outbound messages sent while the dlr endpoint was failing, bounded by the checks around it', async () => {
+    const at = (m: number) => new Date(T0 + m * MIN)
+    const dlr = (await db.query<{ dlr: string }>(`SELECT dlr FROM watch_state WHERE number = $1`, [number])).rows[0]!.dlr
+    for (const [m, outcome] of [
+      [60, 'up'],
+      [70, 'failing'],
+      [80, 'failing'],
+      [90, 'up'],
+    ] as const)
+      await db.query(`INSERT INTO watch_checks (url, at, outcome, failure, detail) VALUES ($1, $2, $3, $4, 'test')`, [
+        dlr,
+        at(m),
+        outcome,
+        outcome === 'failing' ? 'http' : null,
+      ])
+    const rows: Array<[number, Date, string]> = [
+      [10, at(55), 'outbound'], // before the last good check
+      [11, at(65), 'outbound'], // between the last good check and the first failing one: possibly
+      [12, at(75), 'outbound'], // surely
+      [13, at(75), 'inbound'], // inbound: the dlr carries no incoming message
+      [14, at(95), 'outbound'], // after the next good check
+    ]
+    await db.query(
+      `INSERT INTO index_messages (number, ordinal, fetched_tid, date, party_digits, direction)
+       SELECT $1, o, 'T', d, '15550002222', dir FROM unnest($2::int[], $3::timestamptz[], $4::text[]) AS u(o, d, dir)`,
+      [number, rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])],
+    )
+    const r = await messagesAtRisk(db, { number, limit: 100, now: at(120) })
+    const i = r.periods.findIndex((p) => p.callback === 'dlr')
+    expect(r.periods[i]).toMatchObject({
+      reason: 'failing',
+      start: { earliest: at(60).toISOString(), latest: at(70).toISOString() },
+      end: { earliest: at(80).toISOString(), latest: at(90).toISOString() },
+      count: 2,
+    })
+    expect(r.messages.filter((m) => m.period === i).map((m) => m.ordinal)).toEqual([12, 11])
+  })
 })

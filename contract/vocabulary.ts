@@ -28,6 +28,7 @@ export const SUBJECTS = {
   customer: 'Customer',
   'quiet-hours': 'Quiet hours',
   segments: 'Segments',
+  callbacks: 'Callbacks (messages at risk)',
 } as const
 export type Subject = keyof typeof SUBJECTS
 
@@ -53,6 +54,8 @@ const VERBS = {
   handled: 'marked handled',
   unhandled: 'mark handled undone',
   settings: 'settings changed',
+  check: 'checked now',
+  reveal: 'address revealed',
 } as const
 type Verb = keyof typeof VERBS
 
@@ -110,6 +113,9 @@ const ACTION_PARTS = [
   ['quiet-hours', 'export.done'],
   ['quiet-hours', 'export.cancel'],
   ['segments', 'view'],
+  ['callbacks', 'view'],
+  ['callbacks', 'check'],
+  ['callbacks', 'reveal'],
 ] as const satisfies ReadonlyArray<readonly [Subject, Verb | null]>
 
 type Joined<P> = P extends readonly [infer S extends string, infer V] ? (V extends string ? `${S}.${V}` : S) : never

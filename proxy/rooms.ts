@@ -11,6 +11,8 @@ import type { AccessGate, RouteSpec } from './http-types.ts'
 import { parseIndexConfigResult, type IndexConfig } from './index/config.ts'
 import { createIndex, type MessageIndex } from './index/routes.ts'
 import { viewsRoutes } from './views/routes.ts'
+import { parseWatchConfig, type WatchConfig } from './watch/config.ts'
+import { openWatch, type OnFinding, type Watch } from './watch/watch.ts'
 
 /**
  * The rooms behind the upstream proxy: one database (PGlite under DATA_DIR, or DATABASE_URL),
@@ -21,6 +23,7 @@ import { viewsRoutes } from './views/routes.ts'
 export interface RoomsConfig {
   index: IndexConfig
   access: AccessConfig
+  watch: WatchConfig
 }
 
 /** Every problem with the rooms' variables, one line each naming its variable (empty when fine). */
@@ -30,9 +33,11 @@ export function roomsConfigIssues(
 ): { config: RoomsConfig | null; issues: string[] } {
   const index = parseIndexConfigResult(env)
   const access = parseAccessConfig(env)
+  const watch = parseWatchConfig(env)
   const issues = [
     ...index.issues.map((i) => (i.message.includes(i.variable) ? i.message : `${i.variable}: ${i.message}`)),
     ...access.issues,
+    ...watch.issues,
   ]
   // The mode as ACCESS says it even when another access variable is wrong: the refusal is one of
   // "every problem at once", not one that appears only after the others are mended.
@@ -45,14 +50,16 @@ export function roomsConfigIssues(
   const keyFile = access.ok ? access.config.logSigningKeyFile : null
   const keyProblem = keyFile ? keyPlacementProblem(keyFile, index.config?.dataDir ?? null) : null
   if (keyProblem) issues.push(keyProblem)
-  if (issues.length || !index.config || !access.ok) return { config: null, issues }
-  return { config: { index: index.config, access: access.config }, issues: [] }
+  if (issues.length || !index.config || !access.ok || !watch.config) return { config: null, issues }
+  return { config: { index: index.config, access: access.config, watch: watch.config }, issues: [] }
 }
 
 export interface Rooms {
   db: Db
   index: MessageIndex
   access: Access
+  /** The callback watch (proxy/watch/): listings kept as history, endpoint checks, messages at risk. */
+  watch: Watch
   routes: RouteSpec[]
   /** The index's refresh of a number whose history was just served. */
   onHistoryServed: (number: string, tid: string) => void
@@ -72,6 +79,8 @@ export async function openRooms(
     now?: () => number
     /** The sync keeps the desk's tables (default); false only to measure what that costs (bench). */
     deskDuringSync?: boolean
+    /** The callback watch's findings (a callback changed, an endpoint failing or back, a certificate near expiry). */
+    onWatchFinding?: OnFinding
   },
 ): Promise<Rooms> {
   const log = deps.log ?? ((line: string) => console.error(line))
@@ -87,6 +96,14 @@ export async function openRooms(
     const desk = deps.deskDuringSync ?? true
     index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk })
     const access = createAccess(cfg.access, { db, log, now: deps.now })
+    const watch = openWatch({
+      db,
+      forwarder: deps.forwarder,
+      config: cfg.watch,
+      log,
+      ...(deps.now ? { now: deps.now } : {}),
+      ...(deps.onWatchFinding ? { onFinding: deps.onWatchFinding } : {}),
+    })
     const idx = index
     // The desk tables catch up with what is already indexed (new tables over an old index, or a stop mid-sync).
     const deskCaughtUp =
@@ -107,16 +124,19 @@ export async function openRooms(
       db,
       index,
       access,
+      watch,
       routes: [
         ...index.routes,
         ...deskRoutes(index.syncer ? index.db : null, index.exportGate, index.exports),
         ...viewsRoutes(db, { indexOn: index.syncer !== null, now: deps.now }),
+        ...watch.routes,
       ],
       onHistoryServed: idx.onHistoryViewed,
       gate,
       meta: () => ({ ...idx.meta(), ...access.meta() }),
       deskCaughtUp,
       close: async () => {
+        await watch.close()
         await idx.close()
         await access.close()
         await db.close()

@@ -118,6 +118,9 @@ export function Layout() {
             <Link to="/desk/opt-outs" {...navProps(DESK_PAGES.has(page))}>
               Desk
             </Link>
+            <Link to="/callbacks" {...navProps(page === 'callbacks')}>
+              Callbacks
+            </Link>
             <Link to="/index" {...navProps(page === 'index')}>
               Index
             </Link>

@@ -15,6 +15,7 @@ import { TableSkeleton } from '../components/empty-state'
 import { NumbersPage } from '../features/numbers/numbers-page'
 import {
   accessLogSearch,
+  callbacksSearch,
   chartsSearch,
   customerSearch,
   deskNumberSearch,
@@ -108,6 +109,7 @@ const OptOutsPage = lazyRouteComponent(() => import('../features/desk/opt-outs-p
 const CustomerPage = lazyRouteComponent(() => import('../features/desk/customer-page'), 'CustomerPage')
 const QuietHoursPage = lazyRouteComponent(() => import('../features/desk/quiet-hours-page'), 'QuietHoursPage')
 const SegmentsPage = lazyRouteComponent(() => import('../features/desk/segments-page'), 'SegmentsPage')
+const CallbacksPage = lazyRouteComponent(() => import('../features/callbacks/callbacks-page'), 'CallbacksPage')
 
 const numbersRoute = createRoute({
   getParentRoute: () => rootRoute,
@@ -301,6 +303,18 @@ const segmentsRoute = createRoute({
   errorComponent: failed('segments'),
 })
 
+const callbacksRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: PAGES.callbacks.path,
+  validateSearch: searchValidator(callbacksSearch),
+  search: { middlewares: [stripDefaults(callbacksSearch)] },
+  component: onDemand(CallbacksPage, function CallbacksRoute() {
+    return <CallbacksPage search={callbacksRoute.useSearch()} admin={useCanExport()} />
+  }),
+  pendingComponent: pending('callbacks'),
+  errorComponent: failed('callbacks'),
+})
+
 /** `/desk`, typed: the page the navigation's "Desk" opens (Opt-outs). Not a page of its own, so not in contract/pages.ts. */
 const deskRoute = createRoute({
   getParentRoute: () => rootRoute,
@@ -327,6 +341,7 @@ export const routeTree = rootRoute.addChildren([
   customerRoute,
   quietHoursRoute,
   segmentsRoute,
+  callbacksRoute,
   deskRoute,
 ])
 
@@ -368,6 +383,7 @@ export const onDemandRoutes = [
   customerRoute,
   quietHoursRoute,
   segmentsRoute,
+  callbacksRoute,
   signInRoute,
   usersRoute,
   accessLogRoute,

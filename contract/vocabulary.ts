@@ -28,6 +28,7 @@ export const SUBJECTS = {
   customer: 'Customer',
   'quiet-hours': 'Quiet hours',
   segments: 'Segments',
+  alerts: 'Alerts',
 } as const
 export type Subject = keyof typeof SUBJECTS
 
@@ -53,6 +54,11 @@ const VERBS = {
   handled: 'marked handled',
   unhandled: 'mark handled undone',
   settings: 'settings changed',
+  rule: 'rule changed',
+  channel: 'channel changed',
+  ack: 'acknowledged',
+  silence: 'silenced or unsilenced',
+  test: 'test notice sent',
 } as const
 type Verb = keyof typeof VERBS
 
@@ -110,6 +116,11 @@ const ACTION_PARTS = [
   ['quiet-hours', 'export.done'],
   ['quiet-hours', 'export.cancel'],
   ['segments', 'view'],
+  ['alerts', 'rule'],
+  ['alerts', 'channel'],
+  ['alerts', 'ack'],
+  ['alerts', 'silence'],
+  ['alerts', 'test'],
 ] as const satisfies ReadonlyArray<readonly [Subject, Verb | null]>
 
 type Joined<P> = P extends readonly [infer S extends string, infer V] ? (V extends string ? `${S}.${V}` : S) : never

@@ -1,5 +1,7 @@
 import { checkExposure, parseAccessConfig, type AccessConfig } from './access/config.ts'
 import { createAccess, type Access } from './access/access.ts'
+import { parseAlertsConfig, type AlertsConfig } from './alerts/config.ts'
+import { createAlerts, type Alerts } from './alerts/room.ts'
 import type { Config } from './config.ts'
 import { openDb } from './db/open.ts'
 import { refreshAllDesk } from './desk/refresh.ts'
@@ -9,6 +11,7 @@ import type { Forwarder } from './forward.ts'
 import type { AccessGate, RouteSpec } from './http-types.ts'
 import { parseIndexConfigResult, type IndexConfig } from './index/config.ts'
 import { createIndex, type MessageIndex } from './index/routes.ts'
+import { addressProblem } from './media/address.ts'
 import { viewsRoutes } from './views/routes.ts'
 
 /**
@@ -20,6 +23,7 @@ import { viewsRoutes } from './views/routes.ts'
 export interface RoomsConfig {
   index: IndexConfig
   access: AccessConfig
+  alerts: AlertsConfig
 }
 
 /** Every problem with the rooms' variables, one line each naming its variable (empty when fine). */
@@ -29,9 +33,11 @@ export function roomsConfigIssues(
 ): { config: RoomsConfig | null; issues: string[] } {
   const index = parseIndexConfigResult(env)
   const access = parseAccessConfig(env)
+  const alerts = parseAlertsConfig(env, addressProblem)
   const issues = [
     ...index.issues.map((i) => (i.message.includes(i.variable) ? i.message : `${i.variable}: ${i.message}`)),
     ...access.issues,
+    ...alerts.issues,
   ]
   // The mode as ACCESS says it even when another access variable is wrong: the refusal is one of
   // "every problem at once", not one that appears only after the others are mended.
@@ -40,14 +46,16 @@ export function roomsConfigIssues(
     const exposed = checkExposure(config.host, mode)
     if (exposed) issues.push(exposed)
   }
-  if (issues.length || !index.config || !access.ok) return { config: null, issues }
-  return { config: { index: index.config, access: access.config }, issues: [] }
+  if (issues.length || !index.config || !access.ok || !alerts.config) return { config: null, issues }
+  return { config: { index: index.config, access: access.config, alerts: alerts.config }, issues: [] }
 }
 
 export interface Rooms {
   db: Db
   index: MessageIndex
   access: Access
+  /** Alerts out; the callback watch's findings go to `alerts.onWatchFinding`. */
+  alerts: Alerts
   routes: RouteSpec[]
   /** The index's refresh of a number whose history was just served. */
   onHistoryServed: (number: string, tid: string) => void
@@ -82,6 +90,7 @@ export async function openRooms(
     const desk = deps.deskDuringSync ?? true
     index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk })
     const access = createAccess(cfg.access, { db, log, now: deps.now })
+    const alerts = createAlerts(cfg.alerts, { db, log, now: deps.now, verifyLog: access.verifyLog, addressProblem })
     const idx = index
     // The desk tables catch up with what is already indexed (new tables over an old index, or a stop mid-sync).
     const deskCaughtUp =
@@ -102,16 +111,19 @@ export async function openRooms(
       db,
       index,
       access,
+      alerts,
       routes: [
         ...index.routes,
         ...deskRoutes(index.syncer ? index.db : null, index.exportGate, index.exports),
         ...viewsRoutes(db, { indexOn: index.syncer !== null, now: deps.now }),
+        ...alerts.routes,
       ],
       onHistoryServed: idx.onHistoryViewed,
       gate,
-      meta: () => ({ ...idx.meta(), ...access.meta() }),
+      meta: () => ({ ...idx.meta(), ...access.meta(), ...alerts.meta() }),
       deskCaughtUp,
       close: async () => {
+        await alerts.close()
         await idx.close()
         await access.close()
         await db.close()

@@ -69,11 +69,17 @@ const publicAlert = ({ phones: _phones, ...a }: AlertRow) => ({ ...a, ruleTitle:
 
 const by = (ctx: RequestContext) => ctx.principal?.name ?? 'local'
 
-const ID = z.object({ id: z.string().regex(/^[1-9]\d{0,17}$/, 'id must be a whole number.') })
-const CHANNEL_ID = z.object({ id: z.string().regex(/^([1-9]\d{0,17}|env-(webhook|slack|email))$/, 'id must name a channel.') })
-const RULE_ID = z.object({
-  id: z.string().refine(isRuleId, { message: `id must be a rule: ${Object.keys(RULES).join(', ')}.` }),
-})
+/**
+ * The `:id` of a path, as text: what it names is checked by the handler (a 404 naming it), so a
+ * request whose only fault is elsewhere (an unknown query parameter) is refused for that.
+ */
+const PATH_ID = z.object({ id: z.string() })
+const notFound = (what: string, id: string) =>
+  new ProxyError(404, { kind: 'not_found', field: 'id', message: `There is no ${what} ${id.slice(0, 40)}.` })
+const wholeId = (id: string, what: string) => {
+  if (!/^[1-9]\d{0,17}$/.test(id)) throw notFound(what, id)
+  return id
+}
 
 const RULE_CHANGE = jsonBody(
   {
@@ -166,7 +172,7 @@ function quietOf(start: number | null | undefined, end: number | null | undefine
 }
 
 function uiChannel(c: Channel | null, id: string): Channel {
-  if (!c) throw new ProxyError(404, { kind: 'not_found', field: 'id', message: `There is no alert channel ${id}.` })
+  if (!c) throw notFound('alert channel', id)
   if (c.source === 'env')
     throw new ProxyError(409, { kind: 'invalid_request', field: 'id', message: "This channel is set by the server's configuration; change it there." })
   return c
@@ -205,9 +211,10 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
       path: '/api/alerts/rules/:id',
       access: 'admin',
       reads: null,
-      schema: { querystring: NO_QUERY, body: RULE_CHANGE, params: RULE_ID },
+      schema: { querystring: NO_QUERY, body: RULE_CHANGE, params: PATH_ID },
       handle: async (_req, res, _url, ctx, { body, params }) => {
-        const id = params.id as RuleId
+        if (!isRuleId(params.id)) throw notFound(`rule (the rules are ${Object.keys(RULES).join(', ')}):`, params.id)
+        const id = params.id
         const current = (await readRules(d.db)).find((r) => r.id === id)!
         const merged = { ...current.params, ...(body.params ?? {}) }
         const parsed = RULES[id].params.safeParse(merged)
@@ -264,7 +271,7 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
       path: '/api/alerts/channels/:id',
       access: 'admin',
       reads: null,
-      schema: { querystring: NO_QUERY, body: CHANNEL_CHANGE, params: CHANNEL_ID },
+      schema: { querystring: NO_QUERY, body: CHANNEL_CHANGE, params: PATH_ID },
       handle: async (_req, res, _url, ctx, { body, params }) => {
         const c = uiChannel(await d.channelById(params.id), params.id)
         const target = body.target !== undefined ? await checkedTarget(c.kind, body.target, d) : c.target
@@ -300,7 +307,7 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
       path: '/api/alerts/channels/:id',
       access: 'admin',
       reads: null,
-      schema: { querystring: NO_QUERY, params: CHANNEL_ID },
+      schema: { querystring: NO_QUERY, params: PATH_ID },
       handle: async (_req, res, _url, ctx, { params }) => {
         const c = uiChannel(await d.channelById(params.id), params.id)
         await deleteChannel(d.db, c.id)
@@ -313,10 +320,10 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
       path: '/api/alerts/test/:id',
       access: 'admin',
       reads: null,
-      schema: { querystring: NO_QUERY, params: CHANNEL_ID },
+      schema: { querystring: NO_QUERY, params: PATH_ID },
       handle: async (_req, res, _url, ctx, { params }) => {
         const c = await d.channelById(params.id)
-        if (!c) throw new ProxyError(404, { kind: 'not_found', field: 'id', message: `There is no alert channel ${params.id}.` })
+        if (!c) throw notFound('alert channel', params.id)
         const result = await d.sendTest(c, by(ctx))
         ctx.audit('alerts.test', { channel: c.id, ok: result.ok, status: result.status })
         sendJson(res, 200, { result })
@@ -327,9 +334,9 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
       path: '/api/alerts/ack/:id',
       access: 'admin',
       reads: null,
-      schema: { querystring: NO_QUERY, params: ID },
+      schema: { querystring: NO_QUERY, params: PATH_ID },
       handle: async (_req, res, _url, ctx, { params }) => {
-        if (!(await acknowledge(d.db, params.id, by(ctx), d.now())))
+        if (!(await acknowledge(d.db, wholeId(params.id, 'firing alert'), by(ctx), d.now())))
           throw new ProxyError(404, { kind: 'not_found', field: 'id', message: `Alert ${params.id} is not firing, or is acknowledged already.` })
         ctx.audit('alerts.ack', { alert: params.id })
         sendJson(res, 200, { acknowledged: true })
@@ -356,9 +363,9 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
       path: '/api/alerts/silences/:id',
       access: 'admin',
       reads: null,
-      schema: { querystring: NO_QUERY, params: ID },
+      schema: { querystring: NO_QUERY, params: PATH_ID },
       handle: async (_req, res, _url, ctx, { params }) => {
-        if (!(await endSilence(d.db, params.id)))
+        if (!(await endSilence(d.db, wholeId(params.id, 'silence'))))
           throw new ProxyError(404, { kind: 'not_found', field: 'id', message: `There is no silence ${params.id}.` })
         ctx.audit('alerts.silence', { silence: params.id, ended: true })
         sendJson(res, 200, { ended: true })

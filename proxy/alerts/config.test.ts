@@ -42,11 +42,31 @@ describe('the alerts variables', () => {
       ALERT_FROM: 'x',
     })
     expect(config).toBeNull()
-    const names = ['PUBLIC_URL', 'ALERT_EVAL_INTERVAL', 'ALERT_ALLOWED_HOSTS', 'ALERT_WEBHOOK_URL', 'ALERT_WEBHOOK_SECRET', 'ALERT_SLACK_URL', 'ALERT_EMAIL_TO', 'ALERT_FROM']
-    for (const n of names) expect(issues.some((i) => i.startsWith(n)), `${n} in ${issues.join('\n')}`).toBe(true)
+    const names = [
+      'PUBLIC_URL',
+      'ALERT_EVAL_INTERVAL',
+      'ALERT_ALLOWED_HOSTS',
+      'ALERT_WEBHOOK_URL',
+      'ALERT_WEBHOOK_SECRET',
+      'ALERT_SLACK_URL',
+      'ALERT_EMAIL_TO',
+      'ALERT_FROM',
+    ]
+    for (const n of names)
+      expect(
+        issues.some((i) => i.startsWith(n)),
+        `${n} in ${issues.join('\n')}`,
+      ).toBe(true)
     expect(issues.find((i) => i.startsWith('ALERT_WEBHOOK_URL'))).toMatch(/loopback address; add its host to ALERT_ALLOWED_HOSTS/)
-    expect(parse({ ALERT_WEBHOOK_URL: 'http://127.0.0.1:9/hook', ALERT_WEBHOOK_SECRET: SECRET, ALERT_ALLOWED_HOSTS: '127.0.0.1:9' }).issues).toEqual([])
-    expect(parse({ ALERT_WEBHOOK_URL: 'https://h.example.com' }).issues).toEqual([expect.stringMatching(/^ALERT_WEBHOOK_SECRET is required/)])
-    expect(parse({ SMTP_URL: 'http://mail' }).issues).toEqual([expect.stringMatching(/^SMTP_URL must be/), expect.stringMatching(/^ALERT_FROM is required/)])
+    expect(
+      parse({ ALERT_WEBHOOK_URL: 'http://127.0.0.1:9/hook', ALERT_WEBHOOK_SECRET: SECRET, ALERT_ALLOWED_HOSTS: '127.0.0.1:9' }).issues,
+    ).toEqual([])
+    expect(parse({ ALERT_WEBHOOK_URL: 'https://h.example.com' }).issues).toEqual([
+      expect.stringMatching(/^ALERT_WEBHOOK_SECRET is required/),
+    ])
+    expect(parse({ SMTP_URL: 'http://mail' }).issues).toEqual([
+      expect.stringMatching(/^SMTP_URL must be/),
+      expect.stringMatching(/^ALERT_FROM is required/),
+    ])
   })
 })

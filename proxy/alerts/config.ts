@@ -127,7 +127,9 @@ export function parseAlertsConfig(
     if (!entry) continue
     const h = hostEntry(entry)
     if (!h)
-      issues.push(`ALERT_ALLOWED_HOSTS: "${entry.slice(0, 80)}" is not a host name or address with an optional :port (e.g. hooks.lan, 10.0.0.8:8080)`)
+      issues.push(
+        `ALERT_ALLOWED_HOSTS: "${entry.slice(0, 80)}" is not a host name or address with an optional :port (e.g. hooks.lan, 10.0.0.8:8080)`,
+      )
     else allowedHosts.push(h)
   }
   const allowed = (u: URL) => allowedHosts.includes(u.host.toLowerCase()) || allowedHosts.includes(u.hostname.toLowerCase())
@@ -156,7 +158,8 @@ export function parseAlertsConfig(
     const p = secretProblem(secret)
     if (p) issues.push(`ALERT_WEBHOOK_SECRET ${p}`)
     if (!get('ALERT_WEBHOOK_URL')) issues.push('ALERT_WEBHOOK_SECRET is set but ALERT_WEBHOOK_URL is not; set both, or neither')
-  } else if (get('ALERT_WEBHOOK_URL')) issues.push('ALERT_WEBHOOK_SECRET is required with ALERT_WEBHOOK_URL (whsec_ and base64, the key receivers verify with)')
+  } else if (get('ALERT_WEBHOOK_URL'))
+    issues.push('ALERT_WEBHOOK_SECRET is required with ALERT_WEBHOOK_URL (whsec_ and base64, the key receivers verify with)')
   if (hookUrl && secret && !secretProblem(secret))
     envChannels.push({ id: 'env-webhook', kind: 'webhook', name: 'Webhook (server configuration)', target: hookUrl, secret })
 
@@ -180,7 +183,8 @@ export function parseAlertsConfig(
   let from: string | null = null
   if (fromRaw) {
     const bare = /<([^>]+)>\s*$/.exec(fromRaw)?.[1] ?? fromRaw
-    if (!EMAIL.test(bare) || /[\r\n]/.test(fromRaw)) issues.push('ALERT_FROM must be an email address, e.g. Switchboard <alerts@example.com>')
+    if (!EMAIL.test(bare) || /[\r\n]/.test(fromRaw))
+      issues.push('ALERT_FROM must be an email address, e.g. Switchboard <alerts@example.com>')
     else from = fromRaw
   }
   if (smtpRaw && !fromRaw) issues.push('ALERT_FROM is required with SMTP_URL: the address notices are sent from')
@@ -191,7 +195,8 @@ export function parseAlertsConfig(
     const { problem } = emailList(to)
     if (problem) issues.push(`ALERT_EMAIL_TO ${problem}`)
     if (!smtpRaw) issues.push('ALERT_EMAIL_TO needs SMTP_URL (and ALERT_FROM): the server that sends the mail')
-    if (!problem && smtpUrl && from) envChannels.push({ id: 'env-email', kind: 'email', name: 'Email (server configuration)', target: to, secret: null })
+    if (!problem && smtpUrl && from)
+      envChannels.push({ id: 'env-email', kind: 'email', name: 'Email (server configuration)', target: to, secret: null })
   }
 
   if (issues.length) return { config: null, issues }

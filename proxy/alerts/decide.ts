@@ -81,7 +81,9 @@ export async function decide(db: Db, input: DecideInput): Promise<Decided> {
   const rules = new Map(input.rules.map((r) => [r.id, r]))
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [EVAL_LOCK_KEY])
-    const open = (await tx.query<Parameters<typeof toAlert>[0]>(`SELECT ${ALERT_COLUMNS} FROM alert_alerts WHERE state = 'firing'`)).rows.map(toAlert)
+    const open = (
+      await tx.query<Parameters<typeof toAlert>[0]>(`SELECT ${ALERT_COLUMNS} FROM alert_alerts WHERE state = 'firing'`)
+    ).rows.map(toAlert)
     const byKey = new Map(open.map((a) => [keyOf(a.rule, a.subject), a]))
     const silences = await activeSilences(tx, now)
     const firing: AlertRow[] = []

@@ -22,7 +22,10 @@ const MIN = 60_000
 
 async function spike(db: Db, number: string, at: number) {
   const slot = Math.floor(at / 900_000) * 900_000
-  await db.query(`INSERT INTO index_quarter_hours (number, slot, inbound, outbound, failed, failed_out) VALUES ($1, $2, 0, 100, 40, 40)`, [number, new Date(slot)])
+  await db.query(`INSERT INTO index_quarter_hours (number, slot, inbound, outbound, failed, failed_out) VALUES ($1, $2, 0, 100, 40, 40)`, [
+    number,
+    new Date(slot),
+  ])
 }
 
 const calm = (db: Db) => db.query(`DELETE FROM index_quarter_hours`)
@@ -82,13 +85,23 @@ describe.each(ENGINES)('the lifecycle on %s', (engine: Engine) => {
     await spike(db, A, clock.now)
     await spike(db, B, clock.now)
     expect(await round(alerts)).toMatchObject({ opened: 2, notices: 1 })
-    expect(notices()[0]!.alerts.map((a) => a.number).sort()).toEqual([A, B])
+    expect(
+      notices()[0]!
+        .alerts.map((a) => a.number)
+        .sort(),
+    ).toEqual([A, B])
     await alerts.close()
   })
 
   it('keeps a silenced rule quiet until the silence ends, and a silenced number quiet while others fire', async () => {
     const alerts = open()
-    await addSilence(db, { rule: 'failure-spike', number: null, until: new Date(clock.now + 30 * MIN), by: 'admin', now: new Date(clock.now) })
+    await addSilence(db, {
+      rule: 'failure-spike',
+      number: null,
+      until: new Date(clock.now + 30 * MIN),
+      by: 'admin',
+      now: new Date(clock.now),
+    })
     await spike(db, A, clock.now)
     expect(await round(alerts)).toMatchObject({ opened: 1, notices: 0 })
     clock.now += 31 * MIN
@@ -118,7 +131,9 @@ describe.each(ENGINES)('the lifecycle on %s', (engine: Engine) => {
     clock.now += MIN
     await spike(db, A, clock.now)
     expect(await round(alerts)).toMatchObject({ opened: 1, notices: 1 })
-    const rows = await db.query<{ state: string; acked: boolean }>(`SELECT state, acked_at IS NOT NULL AS acked FROM alert_alerts ORDER BY id`)
+    const rows = await db.query<{ state: string; acked: boolean }>(
+      `SELECT state, acked_at IS NOT NULL AS acked FROM alert_alerts ORDER BY id`,
+    )
     expect(rows.rows).toEqual([
       { state: 'resolved', acked: true },
       { state: 'firing', acked: false },
@@ -177,7 +192,9 @@ describe.each(ENGINES)('the lifecycle on %s', (engine: Engine) => {
     )
     verdict = { intact: false, message: 'Entry 12 was changed after it was written.' }
     await round(alerts)
-    const firing = await db.query<{ rule: string; subject: string }>(`SELECT rule, subject FROM alert_alerts WHERE state = 'firing' ORDER BY rule, subject`)
+    const firing = await db.query<{ rule: string; subject: string }>(
+      `SELECT rule, subject FROM alert_alerts WHERE state = 'firing' ORDER BY rule, subject`,
+    )
     expect(firing.rows).toEqual([
       { rule: 'access-log', subject: 'all' },
       { rule: 'credentials-refused', subject: 'all' },
@@ -208,7 +225,11 @@ describe.each(ENGINES)('the lifecycle on %s', (engine: Engine) => {
     await alerts.onWatchFinding({ kind: 'callback.changed', number: A, detail: 'The callback of 18005550101 changed.', at: at() })
     await alerts.onWatchFinding({ kind: 'cert.expiring', url, detail: 'The certificate expires in 9 days.', at: at() })
     await round(alerts)
-    expect(notices().map((n) => n.rule).sort()).toEqual(['callback-changed', 'cert-expiring', 'endpoint-failing'])
+    expect(
+      notices()
+        .map((n) => n.rule)
+        .sort(),
+    ).toEqual(['callback-changed', 'cert-expiring', 'endpoint-failing'])
     await alerts.onWatchFinding({ kind: 'endpoint.recovered', url, number: A, detail: 'HTTP 200', at: at() })
     expect(await round(alerts)).toMatchObject({ resolved: 0 })
     await alerts.onWatchFinding({ kind: 'endpoint.recovered', url, number: A, detail: 'HTTP 200', at: at() })

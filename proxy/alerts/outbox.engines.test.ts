@@ -66,12 +66,16 @@ describe.each(ENGINES)('the outbox on %s', (engine: Engine) => {
     expect(id).toMatch(/^msg_[0-9a-f]{32}$/)
     expect(ts).toBe(Math.floor(clock.now / 1000))
     expect(verify(SECRET, id, ts, got.body, String(got.headers['webhook-signature']))).toBe(true)
-    expect(verify('whsec_' + Buffer.alloc(32, 1).toString('base64'), id, ts, got.body, String(got.headers['webhook-signature']))).toBe(false)
+    expect(verify('whsec_' + Buffer.alloc(32, 1).toString('base64'), id, ts, got.body, String(got.headers['webhook-signature']))).toBe(
+      false,
+    )
     const body = JSON.parse(got.body) as { type: string; data: Notice }
     expect(body.type).toBe('alert.firing')
     expect(body.data.alerts).toHaveLength(1)
     expect(body.data.alerts[0]).toMatchObject({ number: NUMBER, title: 'Failure spike', count: 60 })
-    expect(body.data.alerts[0]!.link).toBe(`https://switchboard.example.com/search?numbers=${NUMBER}&dir=outbound&status=error&from=2026-06-01&tz=utc`)
+    expect(body.data.alerts[0]!.link).toBe(
+      `https://switchboard.example.com/search?numbers=${NUMBER}&dir=outbound&status=error&from=2026-06-01&tz=utc`,
+    )
     expect(body.data.alerts[0]).not.toHaveProperty('phones')
     const sent = await db.query<{ state: string; attempts: number }>(`SELECT state, attempts FROM alert_outbox`)
     expect(sent.rows).toEqual([{ state: 'sent', attempts: 1 }])
@@ -95,7 +99,11 @@ describe.each(ENGINES)('the outbox on %s', (engine: Engine) => {
     // The receiver is gone altogether now: connection refused.
     await receiver.close()
     expect(await alerts.drain()).toBe(1)
-    const row = (await db.query<{ state: string; attempts: number; run_at: Date; last_error: string }>(`SELECT state, attempts, run_at, last_error FROM alert_outbox`)).rows[0]!
+    const row = (
+      await db.query<{ state: string; attempts: number; run_at: Date; last_error: string }>(
+        `SELECT state, attempts, run_at, last_error FROM alert_outbox`,
+      )
+    ).rows[0]!
     expect(row).toMatchObject({ state: 'pending', attempts: 2 })
     expect(new Date(row.run_at).getTime()).toBe(clock.now + 60_000)
     expect(row.last_error).toMatch(/Could not reach 127\.0\.0\.1/)
@@ -178,58 +186,69 @@ describe('a notice pending when the server stops', () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true })
   })
 
-  it.each(ENGINES)('is sent by the next start on %s, once, and a claim of a server killed mid-send is taken over after its lease', async (engine) => {
-    const receiver = await startReceiver()
-    let db: OpenedDb
-    let reopen: () => Promise<OpenedDb>
-    if (engine === 'pglite') {
-      const dir = mkdtempSync(join(tmpdir(), 'sb-alerts-'))
-      dirs.push(dir)
-      await freshPgliteDir(join(dir, 'data'))
-      db = await openDb({ dataDir: join(dir, 'data') })
-      reopen = () => openDb({ dataDir: join(dir, 'data') })
-    } else {
-      db = await engines.open(engine)
-      const first = db
-      reopen = () => engines.reopen(first)
-    }
-    await clearAlerts(db)
-    const clock = newClock()
-    const cfg = testConfig([webhook(receiver)])
-    const first = openAlerts(db, cfg, clock)
-    await spike(db, NUMBER, clock.now)
-    await first.evaluate()
-    // A second notice, claimed by a server that then died before sending it.
-    await db.transaction((tx) =>
-      enqueueNotice(tx, {
-        channel: 'env-webhook',
-        kind: 'firing',
-        notice: { type: 'alert.firing', rule: 'test', ruleTitle: 'Claimed', urgent: true, at: new Date(clock.now).toISOString(), alerts: [], link: null },
-        runAt: new Date(clock.now),
-        now: new Date(clock.now),
-      }),
-    )
-    await first.close()
-    const claimed = await claimDue(db, 'dead-server', new Date(clock.now), 1, 120_000)
-    expect(claimed.map((c) => c.notice.ruleTitle)).toEqual(['Failure spike'])
-    // The process stops here: nothing was sent.
-    await db.close()
-    expect(receiver.got).toHaveLength(0)
+  it.each(ENGINES)(
+    'is sent by the next start on %s, once, and a claim of a server killed mid-send is taken over after its lease',
+    async (engine) => {
+      const receiver = await startReceiver()
+      let db: OpenedDb
+      let reopen: () => Promise<OpenedDb>
+      if (engine === 'pglite') {
+        const dir = mkdtempSync(join(tmpdir(), 'sb-alerts-'))
+        dirs.push(dir)
+        await freshPgliteDir(join(dir, 'data'))
+        db = await openDb({ dataDir: join(dir, 'data') })
+        reopen = () => openDb({ dataDir: join(dir, 'data') })
+      } else {
+        db = await engines.open(engine)
+        const first = db
+        reopen = () => engines.reopen(first)
+      }
+      await clearAlerts(db)
+      const clock = newClock()
+      const cfg = testConfig([webhook(receiver)])
+      const first = openAlerts(db, cfg, clock)
+      await spike(db, NUMBER, clock.now)
+      await first.evaluate()
+      // A second notice, claimed by a server that then died before sending it.
+      await db.transaction((tx) =>
+        enqueueNotice(tx, {
+          channel: 'env-webhook',
+          kind: 'firing',
+          notice: {
+            type: 'alert.firing',
+            rule: 'test',
+            ruleTitle: 'Claimed',
+            urgent: true,
+            at: new Date(clock.now).toISOString(),
+            alerts: [],
+            link: null,
+          },
+          runAt: new Date(clock.now),
+          now: new Date(clock.now),
+        }),
+      )
+      await first.close()
+      const claimed = await claimDue(db, 'dead-server', new Date(clock.now), 1, 120_000)
+      expect(claimed.map((c) => c.notice.ruleTitle)).toEqual(['Failure spike'])
+      // The process stops here: nothing was sent.
+      await db.close()
+      expect(receiver.got).toHaveLength(0)
 
-    const db2 = await reopen()
-    const second = openAlerts(db2, cfg, clock)
-    expect(await second.drain()).toBe(1)
-    expect(receiver.got.map((g) => (JSON.parse(g.body) as { data: Notice }).data.ruleTitle)).toEqual(['Claimed'])
-    // The dead server's claim holds for its lease, then this server takes it over, same key.
-    clock.now += 121_000
-    expect(await second.drain()).toBe(1)
-    expect(await second.drain()).toBe(0)
-    expect(receiver.got).toHaveLength(2)
-    expect(receiver.got[1]!.headers['webhook-id']).toBe(claimed[0]!.key)
-    await second.close()
-    if (engine === 'pglite') await db2.close()
-    await receiver.close()
-  })
+      const db2 = await reopen()
+      const second = openAlerts(db2, cfg, clock)
+      expect(await second.drain()).toBe(1)
+      expect(receiver.got.map((g) => (JSON.parse(g.body) as { data: Notice }).data.ruleTitle)).toEqual(['Claimed'])
+      // The dead server's claim holds for its lease, then this server takes it over, same key.
+      clock.now += 121_000
+      expect(await second.drain()).toBe(1)
+      expect(await second.drain()).toBe(0)
+      expect(receiver.got).toHaveLength(2)
+      expect(receiver.got[1]!.headers['webhook-id']).toBe(claimed[0]!.key)
+      await second.close()
+      if (engine === 'pglite') await db2.close()
+      await receiver.close()
+    },
+  )
 })
 
 describe('two servers on one PostgreSQL', () => {
@@ -247,7 +266,15 @@ describe('two servers on one PostgreSQL', () => {
         await enqueueNotice(tx, {
           channel: 'env-webhook',
           kind: 'firing',
-          notice: { type: 'alert.firing', rule: 'test', ruleTitle: `n${i}`, urgent: true, at: new Date(clock.now).toISOString(), alerts: [], link: null },
+          notice: {
+            type: 'alert.firing',
+            rule: 'test',
+            ruleTitle: `n${i}`,
+            urgent: true,
+            at: new Date(clock.now).toISOString(),
+            alerts: [],
+            link: null,
+          },
           runAt: new Date(clock.now),
           now: new Date(clock.now),
         })

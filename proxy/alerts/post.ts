@@ -120,7 +120,10 @@ export async function postJson(
       })
     })
     req.on('error', (err: NodeJS.ErrnoException) => {
-      const why = err.name === 'AbortError' || err.name === 'TimeoutError' ? `No answer within ${timeoutMs / 1000} s.` : `${err.code ?? err.name}: ${err.message}`
+      const why =
+        err.name === 'AbortError' || err.name === 'TimeoutError'
+          ? `No answer within ${timeoutMs / 1000} s.`
+          : `${err.code ?? err.name}: ${err.message}`
       resolve({ ok: false, status: null, ms: took(), error: `Could not reach ${url.host}: ${why}` })
     })
     req.end(body)

@@ -43,7 +43,10 @@ export function slackBody(n: Notice): { text: string; blocks: unknown[] } {
       { type: 'header', text: { type: 'plain_text', text: `${VERB[n.type]}: ${n.ruleTitle}`.slice(0, 150) } },
       ...n.alerts.slice(0, 20).map((a) => ({
         type: 'section',
-        text: { type: 'mrkdwn', text: `${link(a.link, a.title + (a.number ? ` (${a.number})` : ''))}\n${esc(alertLine({ ...a, link: null }))}`.slice(0, 3000) },
+        text: {
+          type: 'mrkdwn',
+          text: `${link(a.link, a.title + (a.number ? ` (${a.number})` : ''))}\n${esc(alertLine({ ...a, link: null }))}`.slice(0, 3000),
+        },
       })),
       ...(n.alerts.length > 20 ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: `and ${n.alerts.length - 20} more` }] }] : []),
       ...(n.link ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: link(n.link, 'Open Alerts in Switchboard') }] }] : []),

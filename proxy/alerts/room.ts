@@ -93,7 +93,8 @@ export function createAlerts(cfg: AlertsConfig, deps: AlertsDeps): Alerts {
       : { ok: false, status: null, ms: 0, error: 'The channel no longer exists.' }
     // A test is tried once: the admin who asked it sees the answer now.
     const state = await settle(db, row, owner, d, now(), { retry: row.kind !== 'test' && channel !== null })
-    if (state === 'dead') log(`alerts: notice ${row.key} to channel ${row.channel} is dead after ${row.attempts} attempt(s): ${d.error ?? ''}`)
+    if (state === 'dead')
+      log(`alerts: notice ${row.key} to channel ${row.channel} is dead after ${row.attempts} attempt(s): ${d.error ?? ''}`)
     return d
   }
 
@@ -168,7 +169,9 @@ export function createAlerts(cfg: AlertsConfig, deps: AlertsDeps): Alerts {
     }
     // Written already claimed by this server, so the sender's timer does not take it first.
     const key = await enqueueNotice(db, { channel: channel.id, kind: 'test', notice, runAt: at, now: at, claimedBy: owner })
-    const row = (await db.query<{ id: string; created_at: Date }>(`SELECT id::text AS id, created_at FROM alert_outbox WHERE key = $1`, [key])).rows[0]!
+    const row = (
+      await db.query<{ id: string; created_at: Date }>(`SELECT id::text AS id, created_at FROM alert_outbox WHERE key = $1`, [key])
+    ).rows[0]!
     return sendClaimed({ id: row.id, key, channel: channel.id, kind: 'test', notice, attempts: 1, createdAt: new Date(row.created_at) })
   }
 
@@ -181,7 +184,12 @@ export function createAlerts(cfg: AlertsConfig, deps: AlertsDeps): Alerts {
     // What a previous run left pending goes out first.
     setImmediate(guard('sending', drain))
     timers.push(setInterval(guard('sending', drain), 1000))
-    timers.push(setInterval(guard('evaluation', () => evaluate().then(() => drain())), cfg.evalIntervalMs))
+    timers.push(
+      setInterval(
+        guard('evaluation', () => evaluate().then(() => drain())),
+        cfg.evalIntervalMs,
+      ),
+    )
     for (const t of timers) t.unref()
   }
 

@@ -77,14 +77,20 @@ describe('the alerts routes', () => {
     })
   const actions = async () => {
     await rooms.access.flush()
-    return (await rooms.db.query<{ action: string }>(`SELECT action FROM access_log WHERE action LIKE 'alerts.%' ORDER BY id`)).rows.map((r) => r.action)
+    return (await rooms.db.query<{ action: string }>(`SELECT action FROM access_log WHERE action LIKE 'alerts.%' ORDER BY id`)).rows.map(
+      (r) => r.action,
+    )
   }
 
   it('lets anyone signed in read the page, the server’s channel shown as set, its secret and path never', async () => {
     expect((await call(port(), 'GET', '/api/alerts')).status).toBe(401)
     const r = await as('vic', 'GET', '/api/alerts')
     expect(r.status, r.text).toBe(200)
-    const body = r.json() as unknown as { rules: Array<{ id: string; enabled: boolean }>; channels: Array<Record<string, unknown>>; firing: unknown[] }
+    const body = r.json() as unknown as {
+      rules: Array<{ id: string; enabled: boolean }>
+      channels: Array<Record<string, unknown>>
+      firing: unknown[]
+    }
     expect(body.rules).toHaveLength(11)
     expect(body.rules.every((x) => x.enabled)).toBe(true)
     expect(body.channels).toEqual([
@@ -103,7 +109,13 @@ describe('the alerts routes', () => {
     expect(unknown.status).toBe(404)
     const ok = await as('ada', 'POST', '/api/alerts/rules/customer-waiting', { params: { minutes: 30 }, urgent: true })
     expect(ok.status, ok.text).toBe(200)
-    expect(ok.json().rule).toMatchObject({ id: 'customer-waiting', urgent: true, params: { minutes: 30, minThreads: 1 }, updatedBy: 'ada' })
+    expect(ok.json().rule).toMatchObject({
+      id: 'customer-waiting',
+      title: 'Customer waiting',
+      urgent: true,
+      params: { minutes: 30, minThreads: 1 },
+      updatedBy: 'ada',
+    })
     expect(await actions()).toEqual(['alerts.rule'])
   })
 
@@ -112,7 +124,12 @@ describe('the alerts routes', () => {
     expect(refused.status).toBe(400)
     expect(refused.json().error).toMatchObject({ field: 'target' })
     expect(refused.json().error!.message).toMatch(/private address.*ALERT_ALLOWED_HOSTS/)
-    const made = await as('ada', 'POST', '/api/alerts/channels', { kind: 'webhook', name: 'Ops hook', target: receiver.url, details: false })
+    const made = await as('ada', 'POST', '/api/alerts/channels', {
+      kind: 'webhook',
+      name: 'Ops hook',
+      target: receiver.url,
+      details: false,
+    })
     expect(made.status, made.text).toBe(201)
     const secret = made.json().secretOnce as string
     expect(secret).toMatch(/^whsec_/)
@@ -123,7 +140,15 @@ describe('the alerts routes', () => {
     expect(test.status, test.text).toBe(200)
     expect(test.json().result).toMatchObject({ ok: true, status: 200 })
     const got = receiver.got.at(-1)!
-    expect(verify(secret, String(got.headers['webhook-id']), Number(got.headers['webhook-timestamp']), got.body, String(got.headers['webhook-signature']))).toBe(true)
+    expect(
+      verify(
+        secret,
+        String(got.headers['webhook-id']),
+        Number(got.headers['webhook-timestamp']),
+        got.body,
+        String(got.headers['webhook-signature']),
+      ),
+    ).toBe(true)
     expect(JSON.parse(got.body)).toMatchObject({ type: 'alert.test', data: { link: 'https://switchboard.example.com/alerts' } })
     // The delivery log shows it.
     const log = (await as('vic', 'GET', '/api/alerts')).json().deliveries as Array<{ channel: string; state: string; log: unknown[] }>
@@ -147,7 +172,10 @@ describe('the alerts routes', () => {
     expect(none.status).toBe(400)
     const past = await as('ada', 'POST', '/api/alerts/silences', { rule: 'failure-spike', until: '2020-01-01T00:00:00Z' })
     expect(past.json().error).toMatchObject({ field: 'until' })
-    const s = await as('ada', 'POST', '/api/alerts/silences', { number: '18005550101', until: new Date(Date.now() + 3_600_000).toISOString() })
+    const s = await as('ada', 'POST', '/api/alerts/silences', {
+      number: '18005550101',
+      until: new Date(Date.now() + 3_600_000).toISOString(),
+    })
     expect(s.status, s.text).toBe(201)
     const id = (s.json().silence as { id: string }).id
     expect((await as('vic', 'GET', '/api/alerts')).json().silences).toHaveLength(1)

@@ -8,7 +8,7 @@ import { emailList, httpUrlProblem, secretProblem } from './config.ts'
 import type { Decided } from './decide.ts'
 import { checkTarget, TargetRefused, type TargetRules } from './post.ts'
 import { isTimeZone } from './quiet-hours.ts'
-import { isRuleId, RULES, type RuleId } from './rules.ts'
+import { isRuleId, RULES, type RuleId, type RuleRow } from './rules.ts'
 import { newSecret } from './signing.ts'
 import { acknowledge } from './sql/ack.ts'
 import { firingAlerts, resolvedAlerts, type AlertRow } from './sql/alerts-read.ts'
@@ -67,6 +67,15 @@ export function publicChannel(c: Channel) {
 /** An alert as the page lists it: customer phones stay out (the page links to the rows instead). */
 const publicAlert = ({ phones: _phones, ...a }: AlertRow) => ({ ...a, ruleTitle: RULES[a.rule as RuleId]?.title ?? a.rule })
 
+/** A rule as the page shows it: its words and defaults beside what is stored. */
+const publicRule = (r: RuleRow) => ({
+  ...r,
+  title: RULES[r.id].title,
+  about: RULES[r.id].about,
+  group: RULES[r.id].group,
+  defaults: RULES[r.id].defaults,
+})
+
 const by = (ctx: RequestContext) => ctx.principal?.name ?? 'local'
 
 /**
@@ -97,17 +106,28 @@ const RULE_CHANGE = jsonBody(
 )
 
 const hour = (what: string) =>
-  z.number({ error: `${what} must be an hour (0 to 23) or null.` }).int(`${what} must be a whole hour.`).min(0, `${what} must be 0 to 23.`).max(23, `${what} must be 0 to 23.`).nullable()
+  z
+    .number({ error: `${what} must be an hour (0 to 23) or null.` })
+    .int(`${what} must be a whole hour.`)
+    .min(0, `${what} must be 0 to 23.`)
+    .max(23, `${what} must be 0 to 23.`)
+    .nullable()
 
 const CHANNEL_SHAPE = {
   name: z.string({ error: 'name must be text.' }).trim().min(1, 'name must not be empty.').max(80, 'name must be at most 80 characters.'),
-  target: z.string({ error: 'target must be text.' }).trim().min(1, 'target must not be empty.').max(2000, 'target must be at most 2000 characters.'),
+  target: z
+    .string({ error: 'target must be text.' })
+    .trim()
+    .min(1, 'target must not be empty.')
+    .max(2000, 'target must be at most 2000 characters.'),
   secret: z.string({ error: 'secret must be text.' }).trim().max(200, 'secret must be at most 200 characters.'),
   enabled: z.boolean({ error: 'enabled must be true or false.' }),
   details: z.boolean({ error: 'details must be true or false.' }),
   quietStart: hour('quietStart'),
   quietEnd: hour('quietEnd'),
-  quietZone: z.string({ error: 'quietZone must be text.' }).refine(isTimeZone, { message: 'quietZone must be an IANA time zone such as Europe/Paris or UTC.' }),
+  quietZone: z
+    .string({ error: 'quietZone must be text.' })
+    .refine(isTimeZone, { message: 'quietZone must be an IANA time zone such as Europe/Paris or UTC.' }),
 }
 const unknownChannelField = (name: string) => `Unknown field ${name}; send kind, ${Object.keys(CHANNEL_SHAPE).join(', ')}.`
 const NEW_CHANNEL = jsonBody(
@@ -140,7 +160,11 @@ const CHANNEL_CHANGE = jsonBody(
 const SILENCE = jsonBody(
   {
     rule: z.string().refine(isRuleId, { message: 'rule must name a rule.' }).nullable().optional(),
-    number: z.string().regex(/^\d{5,15}$/, 'number must be an owned number (digits).').nullable().optional(),
+    number: z
+      .string()
+      .regex(/^\d{5,15}$/, 'number must be an owned number (digits).')
+      .nullable()
+      .optional(),
     until: z.iso.datetime({ offset: true, error: 'until must be a date and time (ISO 8601, e.g. 2026-06-01T18:00:00Z).' }),
   },
   (name) => `Unknown field ${name}; send rule, number and until.`,
@@ -174,7 +198,11 @@ function quietOf(start: number | null | undefined, end: number | null | undefine
 function uiChannel(c: Channel | null, id: string): Channel {
   if (!c) throw notFound('alert channel', id)
   if (c.source === 'env')
-    throw new ProxyError(409, { kind: 'invalid_request', field: 'id', message: "This channel is set by the server's configuration; change it there." })
+    throw new ProxyError(409, {
+      kind: 'invalid_request',
+      field: 'id',
+      message: "This channel is set by the server's configuration; change it there.",
+    })
   return c
 }
 
@@ -198,7 +226,7 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
         sendJson(res, 200, {
           firing: firing.map(publicAlert),
           history: history.map(publicAlert),
-          rules: rules.map((r) => ({ ...r, title: RULES[r.id].title, about: RULES[r.id].about, group: RULES[r.id].group, defaults: RULES[r.id].defaults })),
+          rules: rules.map(publicRule),
           channels: channels.map(publicChannel),
           silences,
           deliveries,
@@ -230,7 +258,7 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
         }
         await writeRule(d.db, id, next, by(ctx), d.now())
         ctx.audit('alerts.rule', { rule: id, ...next })
-        sendJson(res, 200, { rule: (await readRules(d.db)).find((r) => r.id === id) })
+        sendJson(res, 200, { rule: publicRule((await readRules(d.db)).find((r) => r.id === id)!) })
       },
     }),
     route({
@@ -288,7 +316,10 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
           ...(secret !== undefined ? { secret } : {}),
           enabled: body.enabled ?? c.enabled,
           details: body.details ?? c.details,
-          ...quietOf(body.quietStart !== undefined ? body.quietStart : c.quietStart, body.quietEnd !== undefined ? body.quietEnd : c.quietEnd),
+          ...quietOf(
+            body.quietStart !== undefined ? body.quietStart : c.quietStart,
+            body.quietEnd !== undefined ? body.quietEnd : c.quietEnd,
+          ),
           quietZone: body.quietZone ?? c.quietZone,
         }
         await updateChannel(d.db, c.id, fields, d.now())
@@ -337,7 +368,11 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
       schema: { querystring: NO_QUERY, params: PATH_ID },
       handle: async (_req, res, _url, ctx, { params }) => {
         if (!(await acknowledge(d.db, wholeId(params.id, 'firing alert'), by(ctx), d.now())))
-          throw new ProxyError(404, { kind: 'not_found', field: 'id', message: `Alert ${params.id} is not firing, or is acknowledged already.` })
+          throw new ProxyError(404, {
+            kind: 'not_found',
+            field: 'id',
+            message: `Alert ${params.id} is not firing, or is acknowledged already.`,
+          })
         ctx.audit('alerts.ack', { alert: params.id })
         sendJson(res, 200, { acknowledged: true })
       },
@@ -352,7 +387,8 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
         const until = new Date(body.until)
         const now = d.now()
         if (until.getTime() <= now.getTime()) throw invalid('until', 'until must be in the future.')
-        if (until.getTime() - now.getTime() > 90 * 86_400_000) throw invalid('until', 'A silence lasts at most 90 days; turn the rule off instead.')
+        if (until.getTime() - now.getTime() > 90 * 86_400_000)
+          throw invalid('until', 'A silence lasts at most 90 days; turn the rule off instead.')
         const id = await addSilence(d.db, { rule: body.rule ?? null, number: body.number ?? null, until, by: by(ctx), now })
         ctx.audit('alerts.silence', { silence: id, rule: body.rule ?? null, number: body.number ?? null, until: until.toISOString() })
         sendJson(res, 201, { silence: (await activeSilences(d.db, now)).find((s) => s.id === id) ?? null })

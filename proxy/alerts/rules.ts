@@ -7,13 +7,22 @@ import { z } from 'zod'
  */
 
 const int = (min: number, max: number, what: string) =>
-  z.number({ error: `${what} must be a number.` }).int(`${what} must be a whole number.`).min(min, `${what} must be at least ${min}.`).max(max, `${what} must be at most ${max}.`)
-const ratio = (what: string) => z.number({ error: `${what} must be a number.` }).min(0, `${what} must be 0 or more.`).max(1, `${what} must be at most 1.`)
+  z
+    .number({ error: `${what} must be a number.` })
+    .int(`${what} must be a whole number.`)
+    .min(min, `${what} must be at least ${min}.`)
+    .max(max, `${what} must be at most ${max}.`)
+const ratio = (what: string) =>
+  z
+    .number({ error: `${what} must be a number.` })
+    .min(0, `${what} must be 0 or more.`)
+    .max(1, `${what} must be at most 1.`)
 
 export const RULES = {
   'failure-spike': {
     title: 'Failure spike',
-    about: 'Outbound messages the provider refused (status 400 and up) over a window, against the number’s own trailing rate, above a minimum volume.',
+    about:
+      'Outbound messages the provider refused (status 400 and up) over a window, against the number’s own trailing rate, above a minimum volume.',
     group: 'messages',
     params: z.strictObject({
       windowMinutes: int(15, 1440, 'windowMinutes'),

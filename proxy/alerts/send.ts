@@ -47,7 +47,12 @@ export async function deliver(channel: Channel, key: string, notice: Notice, dep
       return { ok: true, status: 250, ms: Math.round(performance.now() - t0), error: null }
     } catch (err) {
       const e = err as { responseCode?: number; message?: string }
-      return { ok: false, status: e.responseCode ?? null, ms: Math.round(performance.now() - t0), error: `The mail server refused: ${e.message ?? String(err)}` }
+      return {
+        ok: false,
+        status: e.responseCode ?? null,
+        ms: Math.round(performance.now() - t0),
+        error: `The mail server refused: ${e.message ?? String(err)}`,
+      }
     }
   }
   const timestamp = deps.nowSeconds()

@@ -104,7 +104,9 @@ export function openAlerts(db: Db, cfg: AlertsConfig, clock: Clock, more: Partia
 
 /** The alerts tables emptied (the rules back to their defaults), between tests on one database. */
 export async function clearAlerts(db: Db): Promise<void> {
-  await db.query(`TRUNCATE alert_outbox, alert_attempts, alert_alerts, alert_silences, alert_channels, alert_findings, alert_checks RESTART IDENTITY CASCADE`)
+  await db.query(
+    `TRUNCATE alert_outbox, alert_attempts, alert_alerts, alert_silences, alert_channels, alert_findings, alert_checks RESTART IDENTITY CASCADE`,
+  )
   await db.query(`UPDATE alert_rules SET enabled = true`)
   await db.query(`TRUNCATE index_quarter_hours, desk_threads, desk_opt_periods`)
   await db.query(`DELETE FROM index_numbers`)

@@ -139,7 +139,11 @@ export interface ChannelInput {
 
 /** A new channel; `secretOnce` is a webhook secret the server made, shown this once. */
 export async function addChannel(input: ChannelInput & { kind: ChannelKind; name: string; target: string }) {
-  return parseWire(z.object({ channel: channelWire, secretOnce: z.optional(z.string()) }), await postJson('/api/alerts/channels', input), WHO)
+  return parseWire(
+    z.object({ channel: channelWire, secretOnce: z.optional(z.string()) }),
+    await postJson('/api/alerts/channels', input),
+    WHO,
+  )
 }
 
 export async function changeChannel(id: string, input: ChannelInput): Promise<AlertChannel> {
@@ -166,3 +170,12 @@ export async function addSilence(input: { rule?: string | null; number?: string 
 }
 
 export const endSilence = (id: string) => deleteOwn(`/api/alerts/silences/${encodeURIComponent(id)}`)
+
+/** Every rule evaluated now (admins), rather than at the next interval. */
+export async function evaluateNow(): Promise<{ opened: number; resolved: number; notices: number }> {
+  return parseWire(
+    z.object({ evaluated: z.object({ opened: z.number(), resolved: z.number(), notices: z.number() }) }),
+    await postJson('/api/alerts/evaluate', {}),
+    WHO,
+  ).evaluated
+}

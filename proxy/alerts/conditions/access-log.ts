@@ -18,7 +18,9 @@ export async function accessLogBroken(
   verifyLog: (() => Promise<Verdict>) | null,
 ): Promise<Condition[]> {
   if (!verifyLog) return []
-  const last = (await db.query<{ at: Date; ok: boolean; message: string }>(`SELECT at, ok, message FROM alert_checks WHERE name = 'access-log'`)).rows[0]
+  const last = (
+    await db.query<{ at: Date; ok: boolean; message: string }>(`SELECT at, ok, message FROM alert_checks WHERE name = 'access-log'`)
+  ).rows[0]
   let verdict = last ? { ok: last.ok, message: last.message, at: new Date(last.at) } : null
   if (!verdict || now.getTime() - verdict.at.getTime() >= p.everyMinutes * 60_000) {
     let v: Verdict

@@ -37,7 +37,10 @@ export function endpointFailing(rows: Row[], p: { failures: number; recoveries: 
       subject: r.subject,
       number: r.number,
       title: 'Endpoint failing',
-      detail: r.fails > 0 ? `${r.fails} failed checks in a row: ${r.detail}` : `Recovering: ${r.goods} good check${r.goods === 1 ? '' : 's'} so far.`,
+      detail:
+        r.fails > 0
+          ? `${r.fails} failed checks in a row: ${r.detail}`
+          : `Recovering: ${r.goods} good check${r.goods === 1 ? '' : 's'} so far.`,
       count: r.fails,
       link: '/alerts',
     }))

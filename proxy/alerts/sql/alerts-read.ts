@@ -66,12 +66,16 @@ export const ALERT_COLUMNS = `id::text AS id, rule, subject, number, state, titl
   resolved_at, notified_at, acked_at, acked_by`
 
 export async function firingAlerts(db: Queryable): Promise<AlertRow[]> {
-  return (await db.query<Raw>(`SELECT ${ALERT_COLUMNS} FROM alert_alerts WHERE state = 'firing' ORDER BY started_at DESC, id DESC`)).rows.map(toAlert)
+  return (
+    await db.query<Raw>(`SELECT ${ALERT_COLUMNS} FROM alert_alerts WHERE state = 'firing' ORDER BY started_at DESC, id DESC`)
+  ).rows.map(toAlert)
 }
 
 /** The history: the newest resolved alerts. */
 export async function resolvedAlerts(db: Queryable, limit: number): Promise<AlertRow[]> {
   return (
-    await db.query<Raw>(`SELECT ${ALERT_COLUMNS} FROM alert_alerts WHERE state = 'resolved' ORDER BY resolved_at DESC, id DESC LIMIT $1`, [limit])
+    await db.query<Raw>(`SELECT ${ALERT_COLUMNS} FROM alert_alerts WHERE state = 'resolved' ORDER BY resolved_at DESC, id DESC LIMIT $1`, [
+      limit,
+    ])
   ).rows.map(toAlert)
 }

@@ -34,5 +34,8 @@ export async function updateChannel(db: Queryable, id: string, f: ChannelFields,
 /** Removes a channel; its pending notices are dead (there is nowhere left to send them). */
 export async function deleteChannel(db: Queryable, id: string): Promise<void> {
   await db.query(`DELETE FROM alert_channels WHERE id = $1::bigint`, [id])
-  await db.query(`UPDATE alert_outbox SET state = 'dead', last_error = 'The channel was removed.' WHERE channel = $1 AND state = 'pending'`, [id])
+  await db.query(
+    `UPDATE alert_outbox SET state = 'dead', last_error = 'The channel was removed.' WHERE channel = $1 AND state = 'pending'`,
+    [id],
+  )
 }

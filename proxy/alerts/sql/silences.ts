@@ -9,7 +9,10 @@ export interface Silence {
   createdAt: string
 }
 
-export async function addSilence(db: Queryable, s: { rule: string | null; number: string | null; until: Date; by: string; now: Date }): Promise<string> {
+export async function addSilence(
+  db: Queryable,
+  s: { rule: string | null; number: string | null; until: Date; by: string; now: Date },
+): Promise<string> {
   const r = await db.query<{ id: string }>(
     `INSERT INTO alert_silences (rule, number, until, created_by, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id::text AS id`,
     [s.rule, s.number, s.until, s.by, s.now],

@@ -3,8 +3,7 @@ import type { AlertItem } from '../../api/alerts'
 
 /** Pieces the Alerts page's panels share: times, a link to the rows, one alert's card. */
 
-export const when = (iso: string) =>
-  new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+export const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
 
 /**
  * A link to the rows behind an alert. The server writes these as paths of this app (the desk's

@@ -35,11 +35,17 @@ export function AlertsPage({ search, isAdmin }: { search: AlertsSearch; isAdmin:
         Alerts
       </h1>
       <p className="mb-3 text-sm text-slate-700">
-        Switchboard tells the team by webhook, chat or email when something needs them: once when it starts, again at each rule’s
-        reminder interval, and when it is over.
+        Switchboard tells the team by webhook, chat or email when something needs them: once when it starts, again at each rule’s reminder
+        interval, and when it is over.
         {isAdmin ? null : ' You are signed in as a viewer: an admin changes rules and channels.'}
       </p>
-      <Tabs tabs={tabs} value={tab} onChange={(next) => setParams({ tab: next === 'now' ? null : next })} label="Alerts" panelId="alerts-panel" />
+      <Tabs
+        tabs={tabs}
+        value={tab}
+        onChange={(next) => setParams({ tab: next === 'now' ? null : next })}
+        label="Alerts"
+        panelId="alerts-panel"
+      />
       <div id="alerts-panel" role="tabpanel" aria-labelledby={`tab-${tab}`} className="pt-3">
         {page.error ? (
           <ErrorAlert

@@ -3,6 +3,7 @@ import { useState, type SubmitEvent } from 'react'
 import {
   addChannel,
   ALERTS_KEY,
+  alertsQuery,
   changeChannel,
   removeChannel,
   sendTest,
@@ -40,12 +41,19 @@ export function ChannelsPanel({ data, isAdmin }: { data: AlertsPageData; isAdmin
       ) : null}
       {data.channels.length === 0 ? (
         <EmptyState title="No channel yet">
-          Notices have nowhere to go. {isAdmin ? 'Add a webhook, a Slack incoming webhook or an email address below.' : 'An admin adds one.'}
+          Notices have nowhere to go.{' '}
+          {isAdmin ? 'Add a webhook, a Slack incoming webhook or an email address below.' : 'An admin adds one.'}
         </EmptyState>
       ) : (
         <ul className="flex flex-col gap-2" aria-label="Channels">
           {data.channels.map((c) => (
-            <ChannelCard key={c.id} channel={c} isAdmin={isAdmin} deliveries={data.deliveries.filter((d) => d.channel === c.id)} onSaid={setSaid} />
+            <ChannelCard
+              key={c.id}
+              channel={c}
+              isAdmin={isAdmin}
+              deliveries={data.deliveries.filter((d) => d.channel === c.id)}
+              onSaid={setSaid}
+            />
           ))}
         </ul>
       )}
@@ -80,6 +88,9 @@ function ChannelCard({
     mutationFn: (input: Parameters<typeof changeChannel>[1]) => changeChannel(c.id, input),
     onSuccess: (saved) => {
       onSaid(`${saved.name} saved.`)
+      client.setQueryData(alertsQuery().queryKey, (old) =>
+        old ? { ...old, channels: old.channels.map((x) => (x.id === saved.id ? saved : x)) } : old,
+      )
       refresh()
     },
   })
@@ -91,6 +102,8 @@ function ChannelCard({
     },
   })
   const fromEnv = c.source === 'env'
+  // The switches show what was asked while the server answers (then what it stored).
+  const asked = change.isPending ? change.variables : undefined
   return (
     <li className="rounded border border-slate-200 bg-white p-3">
       <article aria-labelledby={`channel-${c.id}`}>
@@ -115,7 +128,14 @@ function ChannelCard({
         </dl>
         <div className="mt-2 flex flex-wrap items-center gap-3 text-sm">
           {isAdmin ? (
-            <button type="button" className="btn" disabled={test.isPending} onClick={() => { test.mutate(); }}>
+            <button
+              type="button"
+              className="btn"
+              disabled={test.isPending}
+              onClick={() => {
+                test.mutate()
+              }}
+            >
               {test.isPending ? 'Sending…' : 'Send a test'}
               <span className="sr-only"> to {c.name}</span>
             </button>
@@ -123,14 +143,35 @@ function ChannelCard({
           {isAdmin && !fromEnv ? (
             <>
               <label className="flex items-center gap-2">
-                <input type="checkbox" checked={c.enabled} disabled={change.isPending} onChange={(e) => { change.mutate({ enabled: e.target.checked }); }} />
+                <input
+                  type="checkbox"
+                  checked={asked?.enabled ?? c.enabled}
+                  disabled={change.isPending}
+                  onChange={(e) => {
+                    change.mutate({ enabled: e.target.checked })
+                  }}
+                />
                 On<span className="sr-only"> ({c.name})</span>
               </label>
               <label className="flex items-center gap-2">
-                <input type="checkbox" checked={c.details} disabled={change.isPending} onChange={(e) => { change.mutate({ details: e.target.checked }); }} />
+                <input
+                  type="checkbox"
+                  checked={asked?.details ?? c.details}
+                  disabled={change.isPending}
+                  onChange={(e) => {
+                    change.mutate({ details: e.target.checked })
+                  }}
+                />
                 Customer phones in notices<span className="sr-only"> ({c.name})</span>
               </label>
-              <button type="button" className="btn" disabled={remove.isPending} onClick={() => { remove.mutate(); }}>
+              <button
+                type="button"
+                className="btn"
+                disabled={remove.isPending}
+                onClick={() => {
+                  remove.mutate()
+                }}
+              >
                 Remove<span className="sr-only"> {c.name}</span>
               </button>
             </>
@@ -207,7 +248,9 @@ function AddChannelForm({ emailReady, onAdded }: { emailReady: boolean; onAdded:
       name,
       target,
       ...(kind === 'webhook' && secret ? { secret } : {}),
-      ...(quiet.start !== '' && quiet.end !== '' ? { quietStart: Number(quiet.start), quietEnd: Number(quiet.end), quietZone: Intl.DateTimeFormat().resolvedOptions().timeZone } : {}),
+      ...(quiet.start !== '' && quiet.end !== ''
+        ? { quietStart: Number(quiet.start), quietEnd: Number(quiet.end), quietZone: Intl.DateTimeFormat().resolvedOptions().timeZone }
+        : {}),
     })
   }
   return (
@@ -215,7 +258,13 @@ function AddChannelForm({ emailReady, onAdded }: { emailReady: boolean; onAdded:
       <h3 className="w-full font-semibold">Add a channel</h3>
       <label className="flex flex-col gap-1 text-sm font-medium">
         Kind
-        <select className="input" value={kind} onChange={(e) => { setKind(e.target.value as ChannelKind); }}>
+        <select
+          className="input"
+          value={kind}
+          onChange={(e) => {
+            setKind(e.target.value as ChannelKind)
+          }}
+        >
           <option value="webhook">Webhook</option>
           <option value="slack">Slack</option>
           <option value="email" disabled={!emailReady}>
@@ -225,7 +274,15 @@ function AddChannelForm({ emailReady, onAdded }: { emailReady: boolean; onAdded:
       </label>
       <label className="flex flex-col gap-1 text-sm font-medium">
         Name
-        <input className="input" value={name} onChange={(e) => { setName(e.target.value); }} required maxLength={80} />
+        <input
+          className="input"
+          value={name}
+          onChange={(e) => {
+            setName(e.target.value)
+          }}
+          required
+          maxLength={80}
+        />
       </label>
       <label className="flex min-w-0 grow flex-col gap-1 text-sm font-medium">
         {kind === 'email' ? 'Email addresses (comma-separated)' : 'URL'}
@@ -233,7 +290,9 @@ function AddChannelForm({ emailReady, onAdded }: { emailReady: boolean; onAdded:
           className="input"
           type={kind === 'email' ? 'text' : 'url'}
           value={target}
-          onChange={(e) => { setTarget(e.target.value); }}
+          onChange={(e) => {
+            setTarget(e.target.value)
+          }}
           required
           autoComplete="off"
         />
@@ -241,18 +300,44 @@ function AddChannelForm({ emailReady, onAdded }: { emailReady: boolean; onAdded:
       {kind === 'webhook' ? (
         <label className="flex flex-col gap-1 text-sm font-medium">
           Signing secret (whsec_…; empty: one is made)
-          <input className="input" type="password" value={secret} onChange={(e) => { setSecret(e.target.value); }} autoComplete="off" />
+          <input
+            className="input"
+            type="password"
+            value={secret}
+            onChange={(e) => {
+              setSecret(e.target.value)
+            }}
+            autoComplete="off"
+          />
         </label>
       ) : null}
       <fieldset className="flex flex-wrap items-end gap-2">
         <legend className="text-sm font-medium">Quiet hours (your time zone; optional)</legend>
         <label className="flex flex-col gap-1 text-sm">
           From hour
-          <input className="input w-20" type="number" min={0} max={23} value={quiet.start} onChange={(e) => { setQuiet((q) => ({ ...q, start: e.target.value })); }} />
+          <input
+            className="input w-20"
+            type="number"
+            min={0}
+            max={23}
+            value={quiet.start}
+            onChange={(e) => {
+              setQuiet((q) => ({ ...q, start: e.target.value }))
+            }}
+          />
         </label>
         <label className="flex flex-col gap-1 text-sm">
           To hour
-          <input className="input w-20" type="number" min={0} max={23} value={quiet.end} onChange={(e) => { setQuiet((q) => ({ ...q, end: e.target.value })); }} />
+          <input
+            className="input w-20"
+            type="number"
+            min={0}
+            max={23}
+            value={quiet.end}
+            onChange={(e) => {
+              setQuiet((q) => ({ ...q, end: e.target.value }))
+            }}
+          />
         </label>
       </fieldset>
       <button type="submit" className="btn-primary" disabled={add.isPending}>

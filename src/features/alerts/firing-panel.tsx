@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { acknowledgeAlert, addSilence, ALERTS_KEY, endSilence, type AlertItem, type AlertsPageData } from '../../api/alerts'
+import { acknowledgeAlert, addSilence, ALERTS_KEY, endSilence, evaluateNow, type AlertItem, type AlertsPageData } from '../../api/alerts'
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState } from '../../components/empty-state'
 import { AlertCard, when } from './alert-parts'
@@ -14,12 +14,38 @@ export function FiringPanel({ data, isAdmin }: { data: AlertsPageData; isAdmin: 
     void client.invalidateQueries({ queryKey: ALERTS_KEY })
   }
   const titles = new Map(data.rules.map((r) => [r.id, r.title]))
-  const unsilence = useMutation({ mutationFn: endSilence, onSuccess: () => { done('The silence is over.'); } })
+  const check = useMutation({
+    mutationFn: evaluateNow,
+    onSuccess: (d) => {
+      done(`Rules checked: ${d.opened} new, ${d.resolved} resolved, ${d.notices} notice${d.notices === 1 ? '' : 's'} queued.`)
+    },
+  })
+  const unsilence = useMutation({
+    mutationFn: endSilence,
+    onSuccess: () => {
+      done('The silence is over.')
+    },
+  })
   return (
     <>
-      <p role="status" className="min-h-5 text-sm text-green-800">
-        {said}
-      </p>
+      <div className="flex flex-wrap items-center gap-3">
+        {isAdmin ? (
+          <button
+            type="button"
+            className="btn"
+            disabled={check.isPending}
+            onClick={() => {
+              check.mutate()
+            }}
+          >
+            {check.isPending ? 'Checking…' : 'Check the rules now'}
+          </button>
+        ) : null}
+        <p role="status" className="min-h-5 text-sm text-green-800">
+          {said}
+        </p>
+      </div>
+      {check.error ? <ErrorAlert error={check.error} doing="checking the rules" takeFocus /> : null}
       {data.firing.length === 0 ? (
         <EmptyState title="Nothing is firing">Every enabled rule is quiet. Resolved alerts are under History.</EmptyState>
       ) : (
@@ -41,7 +67,14 @@ export function FiringPanel({ data, isAdmin }: { data: AlertsPageData; isAdmin: 
                 {s.createdBy}
               </span>
               {isAdmin ? (
-                <button type="button" className="btn" disabled={unsilence.isPending} onClick={() => { unsilence.mutate(s.id); }}>
+                <button
+                  type="button"
+                  className="btn"
+                  disabled={unsilence.isPending}
+                  onClick={() => {
+                    unsilence.mutate(s.id)
+                  }}
+                >
                   End silence<span className="sr-only"> of {s.rule ?? s.number}</span>
                 </button>
               ) : null}
@@ -66,7 +99,9 @@ function FiringActions({ alert, onDone }: { alert: AlertItem; onDone: (text: str
   const [scope, setScope] = useState<'rule' | 'number'>(alert.number ? 'number' : 'rule')
   const ack = useMutation({
     mutationFn: () => acknowledgeAlert(alert.id),
-    onSuccess: () => { onDone(`${alert.title} acknowledged: no reminders until it resolves.`); },
+    onSuccess: () => {
+      onDone(`${alert.title} acknowledged: no reminders until it resolves.`)
+    },
   })
   const silence = useMutation({
     mutationFn: () =>
@@ -74,31 +109,61 @@ function FiringActions({ alert, onDone }: { alert: AlertItem; onDone: (text: str
         ...(scope === 'rule' ? { rule: alert.rule } : { number: alert.number }),
         until: new Date(Date.now() + hours * 3_600_000).toISOString(),
       }),
-    onSuccess: () => { onDone(`Silenced ${scope === 'rule' ? alert.title : alert.number} for ${DURATIONS.find((d) => d.hours === hours)?.label}.`); },
+    onSuccess: () => {
+      onDone(`Silenced ${scope === 'rule' ? alert.title : alert.number} for ${DURATIONS.find((d) => d.hours === hours)?.label}.`)
+    },
   })
   const label = `${alert.title}${alert.number ? ` on ${alert.number}` : ''}`
   return (
     <>
       {alert.ackedAt ? null : (
-        <button type="button" className="btn" disabled={ack.isPending} onClick={() => { ack.mutate(); }}>
+        <button
+          type="button"
+          className="btn"
+          disabled={ack.isPending}
+          onClick={() => {
+            ack.mutate()
+          }}
+        >
           Acknowledge<span className="sr-only"> {label}</span>
         </button>
       )}
       <span className="flex flex-wrap items-center gap-2">
         {alert.number ? (
-          <select className="input" aria-label={`What to silence for ${label}`} value={scope} onChange={(e) => { setScope(e.target.value === 'rule' ? 'rule' : 'number'); }}>
+          <select
+            className="input"
+            aria-label={`What to silence for ${label}`}
+            value={scope}
+            onChange={(e) => {
+              setScope(e.target.value === 'rule' ? 'rule' : 'number')
+            }}
+          >
             <option value="number">this number</option>
             <option value="rule">this rule</option>
           </select>
         ) : null}
-        <select className="input" aria-label={`How long to silence ${label}`} value={hours} onChange={(e) => { setHours(Number(e.target.value)); }}>
+        <select
+          className="input"
+          aria-label={`How long to silence ${label}`}
+          value={hours}
+          onChange={(e) => {
+            setHours(Number(e.target.value))
+          }}
+        >
           {DURATIONS.map((d) => (
             <option key={d.hours} value={d.hours}>
               {d.label}
             </option>
           ))}
         </select>
-        <button type="button" className="btn" disabled={silence.isPending} onClick={() => { silence.mutate(); }}>
+        <button
+          type="button"
+          className="btn"
+          disabled={silence.isPending}
+          onClick={() => {
+            silence.mutate()
+          }}
+        >
           Silence<span className="sr-only"> {label}</span>
         </button>
       </span>

@@ -4,7 +4,8 @@ import { AlertCard } from './alert-parts'
 
 /** The newest resolved alerts. */
 export function HistoryPanel({ alerts }: { alerts: AlertItem[] }) {
-  if (alerts.length === 0) return <EmptyState title="No resolved alerts yet">An alert appears here once what it was about is over.</EmptyState>
+  if (alerts.length === 0)
+    return <EmptyState title="No resolved alerts yet">An alert appears here once what it was about is over.</EmptyState>
   return (
     <ul className="flex flex-col gap-2" aria-label="Resolved alerts">
       {alerts.map((a) => (

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type SubmitEvent } from 'react'
-import { ALERTS_KEY, changeRule, type AlertRule } from '../../api/alerts'
+import { ALERTS_KEY, alertsQuery, changeRule, type AlertRule } from '../../api/alerts'
 import { ErrorAlert } from '../../components/alert'
 
 /** The rules, each with its switch and thresholds (admins change them; viewers read them). */
@@ -65,10 +65,22 @@ function RuleCard({ rule, isAdmin }: { rule: AlertRule; isAdmin: boolean }) {
   const save = useMutation({
     mutationFn: (change: Parameters<typeof changeRule>[1]) => changeRule(rule.id, change),
     onSuccess: (r, change) => {
-      setSaid(change.enabled !== undefined ? `${r.title} is ${r.enabled ? 'on' : 'off'}.` : change.urgent !== undefined ? `${r.title} is ${r.urgent ? 'urgent' : 'not urgent'}.` : `${r.title}: thresholds saved.`)
+      setSaid(
+        change.enabled !== undefined
+          ? `${r.title} is ${r.enabled ? 'on' : 'off'}.`
+          : change.urgent !== undefined
+            ? `${r.title} is ${r.urgent ? 'urgent' : 'not urgent'}.`
+            : `${r.title}: thresholds saved.`,
+      )
+      // The stored rule at once (the switch must not flick back while the page is asked again).
+      client.setQueryData(alertsQuery().queryKey, (old) => (old ? { ...old, rules: old.rules.map((x) => (x.id === r.id ? r : x)) } : old))
       void client.invalidateQueries({ queryKey: ALERTS_KEY })
     },
   })
+  // The switch shows what was asked while the server answers (then what it stored).
+  const pending = save.isPending ? save.variables : undefined
+  const enabled = pending?.enabled ?? rule.enabled
+  const urgent = pending?.urgent ?? rule.urgent
   const submit = (e: SubmitEvent) => {
     e.preventDefault()
     const params = Object.fromEntries(Object.keys(rule.params).map((k) => [k, Number(values[k])]))
@@ -84,7 +96,9 @@ function RuleCard({ rule, isAdmin }: { rule: AlertRule; isAdmin: boolean }) {
         step={step}
         value={values[k] ?? ''}
         disabled={!isAdmin}
-        onChange={(e) => { setValues((v) => ({ ...v, [k]: e.target.value })); }}
+        onChange={(e) => {
+          setValues((v) => ({ ...v, [k]: e.target.value }))
+        }}
         required
       />
     </label>
@@ -99,18 +113,22 @@ function RuleCard({ rule, isAdmin }: { rule: AlertRule; isAdmin: boolean }) {
           <label className="flex items-center gap-2 text-sm">
             <input
               type="checkbox"
-              checked={rule.enabled}
+              checked={enabled}
               disabled={!isAdmin || save.isPending}
-              onChange={(e) => { save.mutate({ enabled: e.target.checked }); }}
+              onChange={(e) => {
+                save.mutate({ enabled: e.target.checked })
+              }}
             />
             On<span className="sr-only"> ({rule.title})</span>
           </label>
           <label className="flex items-center gap-2 text-sm">
             <input
               type="checkbox"
-              checked={rule.urgent}
+              checked={urgent}
               disabled={!isAdmin || save.isPending}
-              onChange={(e) => { save.mutate({ urgent: e.target.checked }); }}
+              onChange={(e) => {
+                save.mutate({ urgent: e.target.checked })
+              }}
             />
             Urgent (ignores quiet hours)<span className="sr-only"> ({rule.title})</span>
           </label>

@@ -39,6 +39,7 @@ export function ChannelsPanel({ data, isAdmin }: { data: AlertsPageData; isAdmin
           <CopyText value={secret} label="the signing secret" />
         </div>
       ) : null}
+      <h2 className="mb-1 text-lg font-semibold">Channels</h2>
       {data.channels.length === 0 ? (
         <EmptyState title="No channel yet">
           Notices have nowhere to go.{' '}

@@ -46,6 +46,7 @@ export function FiringPanel({ data, isAdmin }: { data: AlertsPageData; isAdmin: 
         </p>
       </div>
       {check.error ? <ErrorAlert error={check.error} doing="checking the rules" takeFocus /> : null}
+      <h2 className="mt-3 mb-1 text-lg font-semibold">Firing now</h2>
       {data.firing.length === 0 ? (
         <EmptyState title="Nothing is firing">Every enabled rule is quiet. Resolved alerts are under History.</EmptyState>
       ) : (

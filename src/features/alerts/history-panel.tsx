@@ -4,13 +4,18 @@ import { AlertCard } from './alert-parts'
 
 /** The newest resolved alerts. */
 export function HistoryPanel({ alerts }: { alerts: AlertItem[] }) {
-  if (alerts.length === 0)
-    return <EmptyState title="No resolved alerts yet">An alert appears here once what it was about is over.</EmptyState>
   return (
-    <ul className="flex flex-col gap-2" aria-label="Resolved alerts">
-      {alerts.map((a) => (
-        <AlertCard key={a.id} alert={a} />
-      ))}
-    </ul>
+    <>
+      <h2 className="mb-1 text-lg font-semibold">Resolved alerts</h2>
+      {alerts.length === 0 ? (
+        <EmptyState title="No resolved alerts yet">An alert appears here once what it was about is over.</EmptyState>
+      ) : (
+        <ul className="flex flex-col gap-2" aria-label="Resolved alerts">
+          {alerts.map((a) => (
+            <AlertCard key={a.id} alert={a} />
+          ))}
+        </ul>
+      )}
+    </>
   )
 }

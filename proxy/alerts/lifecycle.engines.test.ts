@@ -52,7 +52,7 @@ describe.each(ENGINES)('the lifecycle on %s', (engine: Engine) => {
     receiver = await startReceiver()
     clock = newClock()
     verdict = { intact: true, message: 'The access log verifies.' }
-  })
+  }, 60_000) // the first opens a database: seconds of CPU on a shared machine
   afterEach(async () => {
     await receiver.close()
   })

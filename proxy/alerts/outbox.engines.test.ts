@@ -44,7 +44,7 @@ describe.each(ENGINES)('the outbox on %s', (engine: Engine) => {
     db ??= await engines.open(engine)
     await clearAlerts(db)
     receiver = await startReceiver()
-  })
+  }, 60_000) // the first opens a database: seconds of CPU on a shared machine
   afterEach(async () => {
     await receiver.close()
   })

@@ -81,6 +81,15 @@ describe.each(ENGINES)('the outbox on %s', (engine: Engine) => {
     expect(sent.rows).toEqual([{ state: 'sent', attempts: 1 }])
     // Nothing more to send: once.
     expect(await alerts.drain()).toBe(0)
+    // A settled notice (it may hold customer phones) is kept 30 days for the delivery log, then goes.
+    await db.query(`DELETE FROM index_quarter_hours`)
+    clock.now += 29 * 86_400_000
+    await alerts.evaluate()
+    expect((await db.query(`SELECT 1 FROM alert_outbox WHERE kind = 'firing'`)).rows).toHaveLength(1)
+    clock.now += 2 * 86_400_000
+    await alerts.evaluate()
+    expect((await db.query(`SELECT 1 FROM alert_outbox WHERE kind = 'firing'`)).rows).toHaveLength(0)
+    expect((await db.query(`SELECT 1 FROM alert_attempts`)).rows).toHaveLength(0)
     await alerts.close()
   })
 

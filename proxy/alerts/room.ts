@@ -15,6 +15,7 @@ import { storedChannel, storedChannels } from './sql/channels-read.ts'
 import { recordFinding, type WatchFinding } from './sql/findings.ts'
 import { claimDue, type Claimed } from './sql/outbox-claim.ts'
 import { enqueueNotice } from './sql/outbox-enqueue.ts'
+import { purgeSettled } from './sql/outbox-purge.ts'
 import { settle } from './sql/outbox-settle.ts'
 import { readRules } from './sql/rules-read.ts'
 import type { Channel, Delivery, Notice } from './types.ts'
@@ -126,6 +127,7 @@ export function createAlerts(cfg: AlertsConfig, deps: AlertsDeps): Alerts {
         const rules = await readRules(db)
         const open = await firingAlerts(db)
         const firing = (rule: RuleId) => new Set(open.filter((a) => a.rule === rule).map((a) => a.subject))
+        await purgeSettled(db, at)
         const g = await gatherConditions(db, rules, at, { verifyLog: deps.verifyLog ?? null, firing })
         for (const p of g.problems) log(`alerts: a rule could not be read: ${p}`)
         return await decide(db, {

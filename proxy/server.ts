@@ -29,6 +29,7 @@ export interface StartOptions {
   staticDir?: string
   log?: (line: string) => void
   headersTimeoutMs?: number
+  connectionsPerAddress?: number
   /** More /api rooms (the index). */
   routes?: AppDeps['routes']
   /** Team access. */
@@ -61,13 +62,14 @@ export function composeApp(
   forwarder: Forwarder,
   upstreamBaseUrl: string,
   rooms: AppRooms | undefined,
-  opts: Pick<StartOptions, 'staticDir' | 'log' | 'routes' | 'gate' | 'meta' | 'headersTimeoutMs'> = {},
+  opts: Pick<StartOptions, 'staticDir' | 'log' | 'routes' | 'gate' | 'meta' | 'headersTimeoutMs' | 'connectionsPerAddress'> = {},
 ) {
   return createApp(config, {
     forwarder,
     staticDir: opts.staticDir,
     log: opts.log,
     headersTimeoutMs: opts.headersTimeoutMs,
+    connectionsPerAddress: opts.connectionsPerAddress,
     routes: [
       ...(opts.routes ?? []),
       ...(rooms?.routes ?? []),

@@ -11,7 +11,7 @@
 //   list                            list users
 //
 // Passwords are read from the terminal without echo, or from standard input when it is not a
-// terminal (`printf '%s\n' "$PW" | npm run users -- add ops --role admin`); never from an
+// terminal (`printf '%s\n%s\n' "$PW" "$PW" | npm run users -- add ops --role admin`); never from an
 // argument, where they would sit in the shell history and the process list.
 import { userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -33,7 +33,7 @@ import type { Db } from '../proxy/db/types.ts'
 import { IndexConfigError, parseIndexConfig } from '../proxy/index/config.ts'
 
 const USAGE = `Usage: npm run users -- <command>
-  add NAME --role admin|viewer   create a user; the password is asked for (or read from stdin)
+  add NAME --role admin|viewer   create a user; the password is asked for (or read from stdin: twice, one line each)
   passwd NAME                    set a new password; ends the user's sessions
   role NAME admin|viewer         change a user's role
   disable NAME                   stop a user signing in; ends their sessions
@@ -45,14 +45,21 @@ const USAGE = `Usage: npm run users -- <command>
 
 class UsageError extends Error {}
 
-/** A line from stdin when it is piped; prompts (twice, no echo) when it is a terminal. */
+/**
+ * The password twice, compared, piped or typed: two lines from stdin when it is piped (two
+ * different lines piped in added the user with the first), prompts with no echo on a terminal.
+ */
 async function readPassword(prompt: string): Promise<string> {
   const stdin = process.stdin
   if (!stdin.isTTY) {
     const chunks: Buffer[] = []
     for await (const c of stdin) chunks.push(c as Buffer)
-    const text = Buffer.concat(chunks).toString('utf8')
-    return (text.split(/\r?\n/)[0] ?? '').replace(/\r$/, '')
+    const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)
+    const [first = '', again] = lines
+    if (again === undefined || again === '')
+      throw new UsageError('Pipe the password twice, one line each (as a terminal asks for it twice); nothing was changed.')
+    if (first !== again) throw new UsageError('The two passwords differ; nothing was changed.')
+    return first
   }
   const ask = (question: string) =>
     new Promise<string>((resolvePw, reject) => {

@@ -105,9 +105,9 @@ async function identifyRequest(
 
 /**
  * Every entry goes through one durable writer (group commit, see log-writer.ts). Reads await
- * their entry (`recordRead`) so it is committed before the answer is sent; other events
- * (sign-in, user changes) are fire-and-forget through the same writer, and a failure there is
- * a log line, never a failed request.
+ * their entry (`recordRead`) so it is committed before the answer is sent; actions (sign-in, user
+ * changes, forget, settings) await theirs before they take effect, and are refused when it cannot
+ * be stored. Only a failed sign-in's entry is fire-and-forget: nothing happens that it could hide.
  */
 function logEntries(writer: LogWriter, now: () => number, log: (line: string) => void) {
   const entryOf = (principal: Principal | null, address: string, action: string, details: Record<string, unknown>): NewEntry => ({
@@ -125,10 +125,8 @@ function logEntries(writer: LogWriter, now: () => number, log: (line: string) =>
     })
   }
 
-  const audit: AccessGate['audit'] = (principal, address, action, details) => {
-    const e = entryOf(principal, address, action, details)
-    record(e.actor, e.via, e.address, action, details)
-  }
+  // Awaited by the action before it takes effect: a rejection means the action does not happen.
+  const audit: AccessGate['audit'] = (principal, address, action, details) => writer.write(entryOf(principal, address, action, details))
 
   const recordRead: Access['recordRead'] = (principal, address, action, details) =>
     writer.write(entryOf(principal, address, action, details))

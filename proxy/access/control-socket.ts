@@ -5,7 +5,18 @@ import type { Role } from '../http-types.ts'
 import type { Db } from '../db/types.ts'
 import type { Rooms } from '../rooms.ts'
 import { parseAnchor, verifyLog } from './access-log.ts'
-import { addUser, changeUser, checkName, checkRole, listUsers, removeUser, UserError, type RemovedUser, type UserRow } from './users.ts'
+import {
+  addUser,
+  changeUser,
+  checkName,
+  checkRole,
+  listUsers,
+  removalOf,
+  removeUser,
+  UserError,
+  type RemovedUser,
+  type UserRow,
+} from './users.ts'
 
 /**
  * User management beside a running server. An embedded PGlite directory belongs to one process:
@@ -67,31 +78,31 @@ export async function performCommand(db: Db, req: ControlRequest, audit: Control
     const name = checkName(req.name)
     switch (req.command) {
       case 'add': {
-        const user = await addUser(db, { name, role: checkRole(req.role), password: req.password ?? '' })
-        await audit(actor, 'user.add', { user: user.name, role: user.role })
+        // Each entry is stored before its change: a change the log cannot record is not made.
+        const role = checkRole(req.role)
+        const record = () => audit(actor, 'user.add', { user: name, role })
+        const user = await addUser(db, { name, role, password: req.password ?? '' }, { record })
         return { ok: true, user }
       }
       case 'passwd': {
-        const user = await changeUser(db, name, { password: req.password ?? '' })
-        await audit(actor, 'user.change', { user: name, passwordReset: true })
+        const record = () => audit(actor, 'user.change', { user: name, passwordReset: true })
+        const user = await changeUser(db, name, { password: req.password ?? '' }, { record })
         return { ok: true, user }
       }
       case 'role': {
         const role = checkRole(req.role)
-        const user = await changeUser(db, name, { role })
-        await audit(actor, 'user.change', { user: name, role })
+        const user = await changeUser(db, name, { role }, { record: () => audit(actor, 'user.change', { user: name, role }) })
         return { ok: true, user }
       }
       case 'disable':
       case 'enable': {
         const disabled = req.command === 'disable'
-        const user = await changeUser(db, name, { disabled })
-        await audit(actor, 'user.change', { user: name, disabled })
+        const user = await changeUser(db, name, { disabled }, { record: () => audit(actor, 'user.change', { user: name, disabled }) })
         return { ok: true, user }
       }
       case 'remove': {
+        await audit(actor, 'user.remove', { user: name, ...(await removalOf(db, name)) })
         const removed = await removeUser(db, name)
-        await audit(actor, 'user.remove', { user: name, ...removed })
         return { ok: true, removed }
       }
     }
@@ -245,7 +256,7 @@ export async function withControlSocket<R extends Pick<Rooms, 'db' | 'access' | 
 ): Promise<R> {
   if (dataDir === null || process.platform === 'win32') return rooms
   const audit: ControlAudit = async (actor, action, details) => {
-    rooms.access.audit({ name: actor, role: 'admin', via: 'local' }, 'command line', action, details)
+    await rooms.access.audit({ name: actor, role: 'admin', via: 'local' }, 'command line', action, details)
     await rooms.access.flush()
   }
   let control: ControlSocket

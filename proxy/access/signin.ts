@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
 import { z } from 'zod'
-import { ProxyError } from '../errors.ts'
+import { notRecorded, ProxyError } from '../errors.ts'
+import type { AccessGate } from '../http-types.ts'
 import { sendError, sendJson } from '../http.ts'
 import type { AccessConfig } from './config.ts'
 import { secureFor } from './route-helpers.ts'
@@ -19,6 +20,9 @@ export interface SignInDeps {
   limits: LimitRules
   addressOf: (req: IncomingMessage) => string
   record: (actor: string, via: string, address: string, action: string, details: Record<string, unknown>) => void
+  /** A stored entry (a sign-in that succeeded): rejects when it cannot be stored. */
+  audit: AccessGate['audit']
+  log: (line: string) => void
   dummyCheck: (password: string) => Promise<false>
   /** Called once per password actually checked (scrypt run); tests count them. */
   onPasswordCheck?: () => void
@@ -117,11 +121,17 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
       )
     }
     await recordSuccess(db, key, address)
+    // The entry before the session: a sign-in the access log cannot record gives no session.
+    try {
+      await d.audit({ name: user.name, role: user.role, via: 'password' }, address, 'signin.ok', {})
+    } catch (err) {
+      d.log(`access log: could not record signin.ok by ${user.name}: ${err instanceof Error ? err.message : String(err)}`)
+      return sendError(res, notRecorded())
+    }
     // Session fixation (OWASP): whatever id the browser held before is ended, and a new one issued.
     const before = sessionCookie(req)
     if (before) await deleteSession(db, before)
     const session = await createSession(db, user.name, address, d.now(), d.times)
-    d.record(user.name, 'password', address, 'signin.ok', {})
     sendJson(
       res,
       200,

@@ -130,6 +130,8 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
       [{ name: '   ', query }, 'name', /must not be empty/],
       [{ name: 'x'.repeat(81), query }, 'name', /at most 80/],
       [{ name: 'a\nb', query }, 'name', /line breaks/],
+      [{ name: 'abc\u202etxt.exe', query }, 'name', /text-direction/],
+      [{ name: 'pay\u200broll', query }, 'name', /invisible/],
       [{ name: 'v', query: 'colour=red' }, 'query', /"colour" is not a search parameter/],
       [{ name: 'v', query: 'dir=sideways' }, 'query', /dir must be inbound or outbound/],
       [{ name: 'v', query: 'status=broken' }, 'query', /status must be/],

@@ -22,8 +22,9 @@ import type { Channel, ChannelKind, Delivery } from './types.ts'
 /**
  * /api/alerts/*: anyone signed in reads the Alerts page (what fires, the history, the rules, the
  * channels with their delivery logs); admins change rules and channels, acknowledge and silence,
- * each change an access-log entry. A channel's secret (a webhook's whsec_, a Slack URL, which is
- * its own secret) never leaves the server once saved: the page shows that it is set.
+ * each change an access-log entry stored before the change takes effect (no entry, no change).
+ * A channel's secret (a webhook's whsec_, a Slack URL, which is its own secret) never leaves the
+ * server once saved: the page shows that it is set.
  */
 
 export interface RoutesDeps {
@@ -256,8 +257,9 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
           params: parsed.data as Record<string, number>,
           reminderMinutes: body.reminderMinutes ?? current.reminderMinutes,
         }
+        // The entry first: a change the access log cannot record does not happen (it answers 503).
+        await ctx.audit('alerts.rule', { rule: id, ...next })
         await writeRule(d.db, id, next, by(ctx), d.now())
-        ctx.audit('alerts.rule', { rule: id, ...next })
         sendJson(res, 200, { rule: publicRule((await readRules(d.db)).find((r) => r.id === id)!) })
       },
     }),
@@ -287,8 +289,8 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
           ...quietOf(body.quietStart, body.quietEnd),
           quietZone: body.quietZone ?? 'UTC',
         }
+        await ctx.audit('alerts.channel', { change: 'add', kind: body.kind, name: fields.name, details: fields.details })
         const id = await insertChannel(d.db, body.kind, fields)
-        ctx.audit('alerts.channel', { channel: id, change: 'add', kind: body.kind, details: fields.details })
         const saved = (await d.channelById(id))!
         // A secret made here is shown this once, for the receiver's configuration.
         sendJson(res, 201, { channel: publicChannel(saved), ...(shown ? { secretOnce: shown } : {}) })
@@ -322,14 +324,14 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
           ),
           quietZone: body.quietZone ?? c.quietZone,
         }
-        await updateChannel(d.db, c.id, fields, d.now())
-        ctx.audit('alerts.channel', {
+        await ctx.audit('alerts.channel', {
           channel: c.id,
           change: 'change',
           fields: Object.keys(body).filter((k) => k !== 'secret'),
           ...(secret !== undefined ? { secretReplaced: true } : {}),
           ...(body.details !== undefined && body.details !== c.details ? { details: body.details } : {}),
         })
+        await updateChannel(d.db, c.id, fields, d.now())
         sendJson(res, 200, { channel: publicChannel((await d.channelById(c.id))!) })
       },
     }),
@@ -341,8 +343,8 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
       schema: { querystring: NO_QUERY, params: PATH_ID },
       handle: async (_req, res, _url, ctx, { params }) => {
         const c = uiChannel(await d.channelById(params.id), params.id)
+        await ctx.audit('alerts.channel', { channel: c.id, change: 'remove' })
         await deleteChannel(d.db, c.id)
-        ctx.audit('alerts.channel', { channel: c.id, change: 'remove' })
         sendJson(res, 200, { deleted: true })
       },
     }),
@@ -355,8 +357,8 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
       handle: async (_req, res, _url, ctx, { params }) => {
         const c = await d.channelById(params.id)
         if (!c) throw notFound('alert channel', params.id)
+        await ctx.audit('alerts.test', { channel: c.id })
         const result = await d.sendTest(c, by(ctx))
-        ctx.audit('alerts.test', { channel: c.id, ok: result.ok, status: result.status })
         sendJson(res, 200, { result })
       },
     }),
@@ -367,13 +369,13 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: NO_QUERY, params: PATH_ID },
       handle: async (_req, res, _url, ctx, { params }) => {
-        if (!(await acknowledge(d.db, wholeId(params.id, 'firing alert'), by(ctx), d.now())))
-          throw new ProxyError(404, {
-            kind: 'not_found',
-            field: 'id',
-            message: `Alert ${params.id} is not firing, or is acknowledged already.`,
-          })
-        ctx.audit('alerts.ack', { alert: params.id })
+        const id = wholeId(params.id, 'firing alert')
+        const gone = () =>
+          new ProxyError(404, { kind: 'not_found', field: 'id', message: `Alert ${id} is not firing, or is acknowledged already.` })
+        const open = await d.db.query(`SELECT 1 FROM alert_alerts WHERE id = $1::bigint AND state = 'firing' AND acked_at IS NULL`, [id])
+        if (open.rows.length === 0) throw gone()
+        await ctx.audit('alerts.ack', { alert: id })
+        if (!(await acknowledge(d.db, id, by(ctx), d.now()))) throw gone()
         sendJson(res, 200, { acknowledged: true })
       },
     }),
@@ -389,8 +391,8 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
         if (until.getTime() <= now.getTime()) throw invalid('until', 'until must be in the future.')
         if (until.getTime() - now.getTime() > 90 * 86_400_000)
           throw invalid('until', 'A silence lasts at most 90 days; turn the rule off instead.')
+        await ctx.audit('alerts.silence', { rule: body.rule ?? null, number: body.number ?? null, until: until.toISOString() })
         const id = await addSilence(d.db, { rule: body.rule ?? null, number: body.number ?? null, until, by: by(ctx), now })
-        ctx.audit('alerts.silence', { silence: id, rule: body.rule ?? null, number: body.number ?? null, until: until.toISOString() })
         sendJson(res, 201, { silence: (await activeSilences(d.db, now)).find((s) => s.id === id) ?? null })
       },
     }),
@@ -401,9 +403,11 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: NO_QUERY, params: PATH_ID },
       handle: async (_req, res, _url, ctx, { params }) => {
-        if (!(await endSilence(d.db, wholeId(params.id, 'silence'))))
-          throw new ProxyError(404, { kind: 'not_found', field: 'id', message: `There is no silence ${params.id}.` })
-        ctx.audit('alerts.silence', { silence: params.id, ended: true })
+        const id = wholeId(params.id, 'silence')
+        const found = await d.db.query(`SELECT 1 FROM alert_silences WHERE id = $1::bigint`, [id])
+        if (found.rows.length === 0) throw notFound('silence', id)
+        await ctx.audit('alerts.silence', { silence: id, ended: true })
+        await endSilence(d.db, id)
         sendJson(res, 200, { ended: true })
       },
     }),

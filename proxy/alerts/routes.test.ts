@@ -1,10 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs'
+import { IncomingMessage, ServerResponse } from 'node:http'
+import { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, cookieFrom, TEST_SCRYPT } from '../access/test-stack.ts'
 import { addUser } from '../access/users.ts'
 import { parseConfig } from '../config.ts'
+import { ProxyError } from '../errors.ts'
+import type { RequestContext } from '../http-types.ts'
 import { freshPgliteDir } from '../db/pglite-template.ts'
 import { openRooms, roomsConfigIssues, type Rooms } from '../rooms.ts'
 import { start, type Running } from '../server.ts'
@@ -182,5 +186,41 @@ describe('the alerts routes', () => {
     expect((await as('ada', 'DELETE', `/api/alerts/silences/${id}`)).status).toBe(200)
     expect((await as('ada', 'POST', '/api/alerts/ack/999')).status).toBe(404)
     expect((await actions()).filter((a) => a === 'alerts.silence')).toHaveLength(2)
+  })
+
+  it('changes nothing when the access log cannot record the change (fail closed)', async () => {
+    // The handlers as the app runs them, with an audit that cannot store its entry (as ctx.audit
+    // rejects with a 503 when the log is unwritable): the refusal leaves, and nothing changed.
+    const refused = new ProxyError(503, { kind: 'server_error', message: 'The access log could not record this change.' })
+    const ctx: RequestContext = {
+      principal: { name: 'ada', role: 'admin', via: 'password' },
+      address: '127.0.0.1',
+      audit: () => Promise.reject(refused),
+      logRead: () => Promise.resolve(),
+    }
+    const run = (method: string, path: string, input: { body?: unknown; params?: unknown }) => {
+      const row = rooms.alerts.routes.find((r) => r.method === method && r.path === path)!
+      const req = new IncomingMessage(new Socket())
+      return row.handle(req, new ServerResponse(req), new URL(`http://127.0.0.1${path}`), ctx, {
+        query: {},
+        body: input.body,
+        params: input.params,
+      })
+    }
+    await expect(run('POST', '/api/alerts/rules/:id', { body: { enabled: false }, params: { id: 'sync-failing' } })).rejects.toBe(refused)
+    await expect(run('POST', '/api/alerts/channels', { body: { kind: 'webhook', name: 'Unlogged', target: receiver.url } })).rejects.toBe(
+      refused,
+    )
+    await expect(
+      run('POST', '/api/alerts/silences', { body: { rule: 'sync-failing', until: new Date(Date.now() + 3_600_000).toISOString() } }),
+    ).rejects.toBe(refused)
+    const page = (await as('vic', 'GET', '/api/alerts')).json() as unknown as {
+      rules: Array<{ id: string; enabled: boolean }>
+      channels: Array<{ name: string }>
+      silences: unknown[]
+    }
+    expect(page.rules.find((r) => r.id === 'sync-failing')?.enabled).toBe(true)
+    expect(page.channels.map((c) => c.name)).not.toContain('Unlogged')
+    expect(page.silences).toEqual([])
   })
 })

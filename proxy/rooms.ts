@@ -1,5 +1,6 @@
 import { checkExposure, parseAccessConfig, type AccessConfig } from './access/config.ts'
 import { createAccess, type Access } from './access/access.ts'
+import { keyPlacementProblem } from './access/signed-heads.ts'
 import { parseAlertsConfig, type AlertsConfig } from './alerts/config.ts'
 import { createAlerts, type Alerts } from './alerts/room.ts'
 import type { Config } from './config.ts'
@@ -46,6 +47,10 @@ export function roomsConfigIssues(
     const exposed = checkExposure(config.host, mode)
     if (exposed) issues.push(exposed)
   }
+  // The signing key vouches for the log only from outside the data it could be edited beside.
+  const keyFile = access.ok ? access.config.logSigningKeyFile : null
+  const keyProblem = keyFile ? keyPlacementProblem(keyFile, index.config?.dataDir ?? null) : null
+  if (keyProblem) issues.push(keyProblem)
   if (issues.length || !index.config || !access.ok || !alerts.config) return { config: null, issues }
   return { config: { index: index.config, access: access.config, alerts: alerts.config }, issues: [] }
 }

@@ -13,10 +13,12 @@
 // Passwords are read from the terminal without echo, or from standard input when it is not a
 // terminal (`printf '%s\n%s\n' "$PW" "$PW" | npm run users -- add ops --role admin`); never from an
 // argument, where they would sit in the shell history and the process list.
+import { existsSync, readFileSync } from 'node:fs'
 import { userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { insertEntry } from '../proxy/access/access-log.ts'
+import { loadSigningKey, readSignedHeads, type SignedHead } from '../proxy/access/signed-heads.ts'
 import {
   askServer,
   CONTROL_SOCKET,
@@ -40,7 +42,7 @@ const USAGE = `Usage: npm run users -- <command>
   enable NAME                    allow a disabled user to sign in again
   remove NAME                    delete a user and their saved views (shared ones too)
   list                           list the users
-  verify-log [--anchor N:HASH]   recompute the access log's hash chain; exit 1 if an entry was changed or removed
+  verify-log [--anchor N:HASH|FILE] recompute the access log's hash chain; exit 1 if an entry was changed or removed
                                  (--anchor: a head the server's log noted, which the log must still hold)`
 
 class UsageError extends Error {}
@@ -174,7 +176,27 @@ async function verifyLogCommand(rest: string[], env: Record<string, string | und
   const i = rest.indexOf('--anchor')
   const anchor = i >= 0 ? rest[i + 1] : rest.find((a) => a.startsWith('--anchor='))?.slice('--anchor='.length)
   if ((i >= 0 || rest.some((a) => a.startsWith('--anchor'))) && !anchor)
-    throw new UsageError('--anchor needs N:HASH, as the server log wrote it.')
+    throw new UsageError('--anchor needs N:HASH, as the server log wrote it, or a file of signed heads.')
+  // A file: heads the server signed (LOG_SIGNING_KEY_FILE's .heads, or lines kept elsewhere),
+  // each checked here against the key before the log is held to them.
+  if (anchor && !/^\d+:[0-9a-f]{64}$/.test(anchor) && existsSync(anchor)) {
+    const keyFile = env.LOG_SIGNING_KEY_FILE
+    if (!keyFile)
+      throw new UsageError('A file of signed heads is checked with the server key: set LOG_SIGNING_KEY_FILE as the server has it.')
+    let heads: SignedHead[]
+    try {
+      heads = readSignedHeads(readFileSync(anchor, 'utf8'), loadSigningKey(keyFile))
+    } catch (err) {
+      out(`${anchor}: ${err instanceof Error ? err.message : String(err)}`)
+      process.exitCode = 1
+      return
+    }
+    const answer = await perform({ command: 'verify-log', who: osUser(), heads: heads.map((h) => JSON.stringify(h)).join('\n') }, env)
+    if (!answer.ok) throw new Error(answer.error.message)
+    out(answer.verdict?.message ?? 'The server gave no verdict.')
+    if (!answer.verdict?.intact) process.exitCode = 1
+    return
+  }
   const answer = await perform({ command: 'verify-log', who: osUser(), ...(anchor ? { anchor } : {}) }, env)
   if (!answer.ok) throw new Error(answer.error.message)
   out(answer.verdict?.message ?? 'The server gave no verdict.')

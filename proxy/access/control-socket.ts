@@ -5,6 +5,7 @@ import type { Role } from '../http-types.ts'
 import type { Db } from '../db/types.ts'
 import type { Rooms } from '../rooms.ts'
 import { parseAnchor, verifyLog } from './access-log.ts'
+import { parseHeadLines } from './signed-heads.ts'
 import {
   addUser,
   changeUser,
@@ -43,6 +44,8 @@ export interface ControlRequest {
   who: string
   /** verify-log: a head noted outside the database (`N:HASH`), which the log must still hold. */
   anchor?: string
+  /** verify-log: signed heads (JSON lines) the command line has checked with the key, which the log must agree with. */
+  heads?: string
 }
 
 export type ControlAnswer =
@@ -72,7 +75,7 @@ export async function performCommand(db: Db, req: ControlRequest, audit: Control
             message: '--anchor takes N:HASH as the server log wrote it (a number, a colon, 64 hex digits).',
           },
         }
-      const v = await verifyLog(db, anchor)
+      const v = await verifyLog(db, anchor, req.heads ? { heads: parseHeadLines(req.heads) } : {})
       return { ok: true, verdict: { intact: v.intact, message: v.message } }
     }
     const name = checkName(req.name)
@@ -123,7 +126,7 @@ function parseRequest(text: string): ControlRequest | string {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'The request must be a JSON object.'
   const o = v as Record<string, unknown>
   if (!COMMANDS.includes(o.command as ControlCommand)) return `command must be one of ${COMMANDS.join(', ')}.`
-  for (const f of ['name', 'role', 'password', 'who', 'anchor'])
+  for (const f of ['name', 'role', 'password', 'who', 'anchor', 'heads'])
     if (o[f] !== undefined && typeof o[f] !== 'string') return `${f} must be a string.`
   return {
     command: o.command as ControlCommand,
@@ -132,6 +135,7 @@ function parseRequest(text: string): ControlRequest | string {
     password: o.password as string | undefined,
     who: typeof o.who === 'string' ? o.who : 'unknown',
     ...(typeof o.anchor === 'string' ? { anchor: o.anchor } : {}),
+    ...(typeof o.heads === 'string' ? { heads: o.heads } : {}),
   }
 }
 

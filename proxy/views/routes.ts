@@ -278,9 +278,13 @@ const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
   const version = deps.indexOn ? await dataVersion(db) : ''
   const out: Array<{ id: string; newMatches: number | null }> = []
   let counted = 0
-  // Each count is a search run for the reader: the access log names the numbers and customers searched.
+  // Each count of the reader's own views is a search they asked for: the access log names the
+  // numbers and customers searched. A teammate's shared view is counted because its owner saved
+  // it (an audited action in their name); the reader's entry names it by id and owner only, so a
+  // viewer's shared view cannot write customers into everyone's entries as they navigate.
   const numbers = new Set<string>()
   const parties = new Set<string>()
+  const shared: Array<{ view: string; owner: string }> = []
   for (const row of rows) {
     let count: number | null = null
     if (deps.indexOn && counted < MAX_COUNTED) {
@@ -293,8 +297,10 @@ const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
       }
       if (f) {
         counted++
-        for (const n of f.numbers ?? []) numbers.add(n)
-        if (f.party) parties.add(f.party)
+        if (row.owner === me) {
+          for (const n of f.numbers ?? []) numbers.add(n)
+          if (f.party) parties.add(f.party)
+        } else shared.push({ view: row.id, owner: row.owner })
         count = await countOf(db, f, row, version, deps)
       }
     }
@@ -306,6 +312,7 @@ const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
     tz,
     ...(numbers.size ? { numbers: [...numbers] } : {}),
     ...(parties.size ? { parties: [...parties] } : {}),
+    ...(shared.length ? { shared } : {}),
   })
   sendJson(res, 200, { counts: out })
 }

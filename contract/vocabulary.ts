@@ -29,6 +29,7 @@ export const SUBJECTS = {
   'quiet-hours': 'Quiet hours',
   segments: 'Segments',
   callbacks: 'Callbacks (messages at risk)',
+  alerts: 'Alerts',
 } as const
 export type Subject = keyof typeof SUBJECTS
 
@@ -56,6 +57,11 @@ const VERBS = {
   settings: 'settings changed',
   check: 'checked now',
   reveal: 'address revealed',
+  rule: 'rule changed',
+  channel: 'channel changed',
+  ack: 'acknowledged',
+  silence: 'silenced or unsilenced',
+  test: 'test notice sent',
 } as const
 type Verb = keyof typeof VERBS
 
@@ -116,6 +122,11 @@ const ACTION_PARTS = [
   ['callbacks', 'view'],
   ['callbacks', 'check'],
   ['callbacks', 'reveal'],
+  ['alerts', 'rule'],
+  ['alerts', 'channel'],
+  ['alerts', 'ack'],
+  ['alerts', 'silence'],
+  ['alerts', 'test'],
 ] as const satisfies ReadonlyArray<readonly [Subject, Verb | null]>
 
 type Joined<P> = P extends readonly [infer S extends string, infer V] ? (V extends string ? `${S}.${V}` : S) : never

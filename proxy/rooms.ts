@@ -1,6 +1,8 @@
 import { checkExposure, parseAccessConfig, type AccessConfig } from './access/config.ts'
 import { createAccess, type Access } from './access/access.ts'
 import { keyPlacementProblem } from './access/signed-heads.ts'
+import { parseAlertsConfig, type AlertsConfig } from './alerts/config.ts'
+import { createAlerts, type Alerts } from './alerts/room.ts'
 import type { Config } from './config.ts'
 import { openDb } from './db/open.ts'
 import { refreshAllDesk } from './desk/refresh.ts'
@@ -10,9 +12,11 @@ import type { Forwarder } from './forward.ts'
 import type { AccessGate, RouteSpec } from './http-types.ts'
 import { parseIndexConfigResult, type IndexConfig } from './index/config.ts'
 import { createIndex, type MessageIndex } from './index/routes.ts'
+import { addressProblem } from './media/address.ts'
 import { viewsRoutes } from './views/routes.ts'
 import { parseWatchConfig, type WatchConfig } from './watch/config.ts'
 import { openWatch, type OnFinding, type Watch } from './watch/watch.ts'
+import { maskUrl } from './watch/mask.ts'
 
 /**
  * The rooms behind the upstream proxy: one database (PGlite under DATA_DIR, or DATABASE_URL),
@@ -24,6 +28,7 @@ export interface RoomsConfig {
   index: IndexConfig
   access: AccessConfig
   watch: WatchConfig
+  alerts: AlertsConfig
 }
 
 /** Every problem with the rooms' variables, one line each naming its variable (empty when fine). */
@@ -34,10 +39,12 @@ export function roomsConfigIssues(
   const index = parseIndexConfigResult(env)
   const access = parseAccessConfig(env)
   const watch = parseWatchConfig(env)
+  const alerts = parseAlertsConfig(env, addressProblem)
   const issues = [
     ...index.issues.map((i) => (i.message.includes(i.variable) ? i.message : `${i.variable}: ${i.message}`)),
     ...access.issues,
     ...watch.issues,
+    ...alerts.issues,
   ]
   // The mode as ACCESS says it even when another access variable is wrong: the refusal is one of
   // "every problem at once", not one that appears only after the others are mended.
@@ -50,8 +57,8 @@ export function roomsConfigIssues(
   const keyFile = access.ok ? access.config.logSigningKeyFile : null
   const keyProblem = keyFile ? keyPlacementProblem(keyFile, index.config?.dataDir ?? null) : null
   if (keyProblem) issues.push(keyProblem)
-  if (issues.length || !index.config || !access.ok || !watch.config) return { config: null, issues }
-  return { config: { index: index.config, access: access.config, watch: watch.config }, issues: [] }
+  if (issues.length || !index.config || !access.ok || !watch.config || !alerts.config) return { config: null, issues }
+  return { config: { index: index.config, access: access.config, watch: watch.config, alerts: alerts.config }, issues: [] }
 }
 
 export interface Rooms {
@@ -60,6 +67,8 @@ export interface Rooms {
   access: Access
   /** The callback watch (proxy/watch/): listings kept as history, endpoint checks, messages at risk. */
   watch: Watch
+  /** Alerts out; the callback watch's findings go to `alerts.onWatchFinding`. */
+  alerts: Alerts
   routes: RouteSpec[]
   /** The index's refresh of a number whose history was just served. */
   onHistoryServed: (number: string, tid: string) => void
@@ -96,13 +105,18 @@ export async function openRooms(
     const desk = deps.deskDuringSync ?? true
     index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk })
     const access = createAccess(cfg.access, { db, log, now: deps.now })
+    const alerts = createAlerts(cfg.alerts, { db, log, now: deps.now, verifyLog: access.verifyLog, addressProblem })
     const watch = openWatch({
       db,
       forwarder: deps.forwarder,
       config: cfg.watch,
       log,
       ...(deps.now ? { now: deps.now } : {}),
-      ...(deps.onWatchFinding ? { onFinding: deps.onWatchFinding } : {}),
+      // What the watch finds reaches alerts, its address masked (a token in a query is a secret), and a test's own hook.
+      onFinding: (f) => {
+        void alerts.onWatchFinding(f.url ? { ...f, url: maskUrl(f.url) } : f)
+        deps.onWatchFinding?.(f)
+      },
     })
     const idx = index
     // The desk tables catch up with what is already indexed (new tables over an old index, or a stop mid-sync).
@@ -125,18 +139,21 @@ export async function openRooms(
       index,
       access,
       watch,
+      alerts,
       routes: [
         ...index.routes,
         ...deskRoutes(index.syncer ? index.db : null, index.exportGate, index.exports),
         ...viewsRoutes(db, { indexOn: index.syncer !== null, now: deps.now }),
         ...watch.routes,
+        ...alerts.routes,
       ],
       onHistoryServed: idx.onHistoryViewed,
       gate,
-      meta: () => ({ ...idx.meta(), ...access.meta() }),
+      meta: () => ({ ...idx.meta(), ...access.meta(), ...alerts.meta() }),
       deskCaughtUp,
       close: async () => {
         await watch.close()
+        await alerts.close()
         await idx.close()
         await access.close()
         await db.close()

@@ -124,6 +124,9 @@ export function Layout() {
             <Link to="/index" {...navProps(page === 'index')}>
               Index
             </Link>
+            <Link to="/alerts" {...navProps(page === 'alerts')}>
+              Alerts
+            </Link>
             {/* Admin pages only once the server has said so: "not loaded yet" is not admin. Local
                 mode has no users to manage, but its reads are logged like any other. */}
             {isAdmin && me && me.mode !== 'local' ? (

@@ -16,6 +16,7 @@ import { NumbersPage } from '../features/numbers/numbers-page'
 import {
   accessLogSearch,
   callbacksSearch,
+  alertsSearch,
   chartsSearch,
   customerSearch,
   deskNumberSearch,
@@ -110,6 +111,7 @@ const CustomerPage = lazyRouteComponent(() => import('../features/desk/customer-
 const QuietHoursPage = lazyRouteComponent(() => import('../features/desk/quiet-hours-page'), 'QuietHoursPage')
 const SegmentsPage = lazyRouteComponent(() => import('../features/desk/segments-page'), 'SegmentsPage')
 const CallbacksPage = lazyRouteComponent(() => import('../features/callbacks/callbacks-page'), 'CallbacksPage')
+const AlertsPage = lazyRouteComponent(() => import('../features/alerts/alerts-page'), 'AlertsPage')
 
 const numbersRoute = createRoute({
   getParentRoute: () => rootRoute,
@@ -315,6 +317,19 @@ const callbacksRoute = createRoute({
   errorComponent: failed('callbacks'),
 })
 
+const alertsRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: PAGES.alerts.path,
+  validateSearch: searchValidator(alertsSearch),
+  search: { middlewares: [stripDefaults(alertsSearch)] },
+  component: onDemand(AlertsPage, function AlertsRoute() {
+    const access = usePageAccess()
+    return <AlertsPage search={alertsRoute.useSearch()} isAdmin={access === 'admin'} />
+  }),
+  pendingComponent: pending('alerts'),
+  errorComponent: failed('alerts'),
+})
+
 /** `/desk`, typed: the page the navigation's "Desk" opens (Opt-outs). Not a page of its own, so not in contract/pages.ts. */
 const deskRoute = createRoute({
   getParentRoute: () => rootRoute,
@@ -342,6 +357,7 @@ export const routeTree = rootRoute.addChildren([
   quietHoursRoute,
   segmentsRoute,
   callbacksRoute,
+  alertsRoute,
   deskRoute,
 ])
 
@@ -384,6 +400,7 @@ export const onDemandRoutes = [
   quietHoursRoute,
   segmentsRoute,
   callbacksRoute,
+  alertsRoute,
   signInRoute,
   usersRoute,
   accessLogRoute,

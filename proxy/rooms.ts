@@ -2,6 +2,8 @@ import { checkExposure, parseAccessConfig, type AccessConfig } from './access/co
 import { createAccess, type Access } from './access/access.ts'
 import { accessOnOpen } from './access/on-open.ts'
 import { keyPlacementProblem } from './access/signed-heads.ts'
+import { parseAlertsConfig, type AlertsConfig } from './alerts/config.ts'
+import { createAlerts, type Alerts } from './alerts/room.ts'
 import type { Config } from './config.ts'
 import { openDb } from './db/open.ts'
 import { refreshAllDesk } from './desk/refresh.ts'
@@ -13,7 +15,11 @@ import type { AccessGate, RouteSpec } from './http-types.ts'
 import { parseIndexConfigResult, type IndexConfig } from './index/config.ts'
 import { dataVersion, newMatches } from './index/queries.ts'
 import { createIndex, type MessageIndex } from './index/routes.ts'
+import { addressProblem } from './kernel/outbound-address.ts'
 import { viewsRoutes } from './views/routes.ts'
+import { parseWatchConfig, type WatchConfig } from './watch/config.ts'
+import { openWatch, type OnFinding, type Watch } from './watch/watch.ts'
+import { maskUrl } from './watch/mask.ts'
 
 /**
  * The rooms behind the upstream proxy: one database (PGlite under DATA_DIR, or DATABASE_URL),
@@ -24,6 +30,8 @@ import { viewsRoutes } from './views/routes.ts'
 export interface RoomsConfig {
   index: IndexConfig
   access: AccessConfig
+  watch: WatchConfig
+  alerts: AlertsConfig
 }
 
 /** Every problem with the rooms' variables, one line each naming its variable (empty when fine). */
@@ -33,9 +41,13 @@ export function roomsConfigIssues(
 ): { config: RoomsConfig | null; issues: string[] } {
   const index = parseIndexConfigResult(env)
   const access = parseAccessConfig(env)
+  const watch = parseWatchConfig(env)
+  const alerts = parseAlertsConfig(env, addressProblem)
   const issues = [
     ...index.issues.map((i) => (i.message.includes(i.variable) ? i.message : `${i.variable}: ${i.message}`)),
     ...access.issues,
+    ...watch.issues,
+    ...alerts.issues,
   ]
   // The mode as ACCESS says it even when another access variable is wrong: the refusal is one of
   // "every problem at once", not one that appears only after the others are mended.
@@ -48,14 +60,18 @@ export function roomsConfigIssues(
   const keyFile = access.ok ? access.config.logSigningKeyFile : null
   const keyProblem = keyFile ? keyPlacementProblem(keyFile, index.config?.dataDir ?? null) : null
   if (keyProblem) issues.push(keyProblem)
-  if (issues.length || !index.config || !access.ok) return { config: null, issues }
-  return { config: { index: index.config, access: access.config }, issues: [] }
+  if (issues.length || !index.config || !access.ok || !watch.config || !alerts.config) return { config: null, issues }
+  return { config: { index: index.config, access: access.config, watch: watch.config, alerts: alerts.config }, issues: [] }
 }
 
 export interface Rooms {
   db: Db
   index: MessageIndex
   access: Access
+  /** The callback watch (proxy/watch/): listings kept as history, endpoint checks, messages at risk. */
+  watch: Watch
+  /** Alerts out; the callback watch's findings go to `alerts.onWatchFinding`. */
+  alerts: Alerts
   routes: RouteSpec[]
   /** The index's refresh of a number whose history was just served. */
   onHistoryServed: (number: string, tid: string) => void
@@ -75,6 +91,8 @@ export async function openRooms(
     now?: () => number
     /** The sync keeps the desk's tables (default); false only to measure what that costs (bench). */
     deskDuringSync?: boolean
+    /** The callback watch's findings (a callback changed, an endpoint failing or back, a certificate near expiry). */
+    onWatchFinding?: OnFinding
   },
 ): Promise<Rooms> {
   const log = deps.log ?? ((line: string) => console.error(line))
@@ -91,6 +109,19 @@ export async function openRooms(
     const desk = deps.deskDuringSync ?? true
     index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk, hooks: deskIndexHooks })
     const access = createAccess(cfg.access, { db, log, now: deps.now })
+    const alerts = createAlerts(cfg.alerts, { db, log, now: deps.now, verifyLog: access.verifyLog, addressProblem })
+    const watch = openWatch({
+      db,
+      forwarder: deps.forwarder,
+      config: cfg.watch,
+      log,
+      ...(deps.now ? { now: deps.now } : {}),
+      // What the watch finds reaches alerts, its address masked (a token in a query is a secret), and a test's own hook.
+      onFinding: (f) => {
+        void alerts.onWatchFinding(f.url ? { ...f, url: maskUrl(f.url) } : f)
+        deps.onWatchFinding?.(f)
+      },
+    })
     const idx = index
     // The desk tables catch up with what is already indexed (new tables over an old index, or a stop mid-sync).
     const deskCaughtUp =
@@ -111,16 +142,22 @@ export async function openRooms(
       db,
       index,
       access,
+      watch,
+      alerts,
       routes: [
         ...index.routes,
         ...deskRoutes(index.syncer ? index.db : null, index.exportGate, index.exports),
         ...viewsRoutes(db, { search: index.syncer !== null ? { newMatches, dataVersion } : null, now: deps.now }),
+        ...watch.routes,
+        ...alerts.routes,
       ],
       onHistoryServed: idx.onHistoryViewed,
       gate,
-      meta: () => ({ ...idx.meta(), ...access.meta() }),
+      meta: () => ({ ...idx.meta(), ...access.meta(), ...alerts.meta() }),
       deskCaughtUp,
       close: async () => {
+        await watch.close()
+        await alerts.close()
         await idx.close()
         await access.close()
         await db.close()

@@ -38,6 +38,9 @@ const BODY: Record<string, { query?: string; form?: string; json?: unknown }> = 
   'POST /api/index/sync': { json: { all: true } },
   'POST /api/index/forget': { json: { all: true } },
   'POST /api/index/export/cancel': { json: { job: 'tray-job-0001' } },
+  'POST /api/watch/reveal': { json: { key: '0123456789abcdef' } },
+  'POST /api/alerts/channels': { json: { kind: 'email', name: 'desk', target: 'desk@example.com' } },
+  'POST /api/alerts/silences': { json: { rule: 'failure-spike', until: '2999-01-01T00:00:00Z' } },
 }
 
 /** A request each read route answers with data for, so its entry can be looked for. */
@@ -63,6 +66,7 @@ const SAMPLE: Record<string, { query?: string; form?: string; json?: unknown }> 
   'GET /api/desk/segments': { query: `number=${HISTORY.number}` },
   'GET /api/media': { query: 'url=%MEDIA%' },
   'GET /api/views/counts': { query: 'tz=UTC' },
+  'GET /api/watch/at-risk': { query: `number=${HISTORY.number}` },
   'GET /api/auth/access-log': { query: 'limit=5' },
   'GET /api/auth/access-log/export': { query: 'user=ada' },
 }

@@ -43,7 +43,7 @@ export interface Access extends AccessGate {
   /** For `/api/meta`: the mode, so the browser knows whether to show sign-in. */
   meta: () => { accessMode: AccessConfig['mode'] }
   /**
-   * One read's entry, durable: resolves with the entry's number in the chain only once it is
+   * One read's entry, stored (PostgreSQL: committed; PGlite: journaled, which survives a kill but not a power cut): resolves with the entry's number in the chain only once it is
    * committed, rejects if it cannot be written (the read must then be refused, not answered).
    * Entries arriving together are committed in one transaction, each caller awaiting its own.
    */
@@ -106,7 +106,7 @@ async function identifyRequest(
 }
 
 /**
- * Every entry goes through one durable writer (group commit, see log-writer.ts). Reads await
+ * Every entry goes through one writer (group commit, see log-writer.ts; on PGlite a journal first). Reads await
  * their entry (`recordRead`) so it is committed before the answer is sent; actions (sign-in, user
  * changes, forget, settings) await theirs before they take effect, and are refused when it cannot
  * be stored. Only a failed sign-in's entry is fire-and-forget: nothing happens that it could hide.
@@ -164,7 +164,8 @@ async function purgeRetained(
 
 /**
  * How long journaled entries wait before going into PGlite's table, counted from the first of them.
- * Each entry is durable once journaled, and every reader of the table (the access-log routes, the
+ * Each entry survives the server being killed once journaled (not a power cut: the journal, like
+ * PGlite's own files, is written without fsync; docs/security.md), and every reader of the table (the access-log routes, the
  * control socket, the retention purge, shutdown) flushes first, so nothing reads a log that lacks
  * an answered read. Put in at once, a burst of reads sent one small insert after another to the
  * database thread, whose work and wake-ups then slowed the reads themselves: on the 2-core machine, 10

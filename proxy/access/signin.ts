@@ -6,6 +6,7 @@ import type { AccessGate } from '../http-types.ts'
 import { sendError, sendJson } from '../http.ts'
 import type { AccessConfig } from './config.ts'
 import { secureFor } from './route-helpers.ts'
+import { deviceCookie, knownDevice, rememberDevice } from './devices.ts'
 import { addressKey, admitAttempt, createCheckGate, recordSuccess, type LimitRules } from './limits.ts'
 import { PASSWORD_MAX, verifyPassword } from './passwords.ts'
 import { createSession, deleteSession, sessionCookie, sessionSetCookie, type SessionTimes } from './sessions.ts'
@@ -93,9 +94,12 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
     held.set(from, mine + 1)
     let outcome: Awaited<ReturnType<typeof attempt>>
     try {
-      const entering = gate.enter(failing(from))
-      if (!entering) return tooMany(res, 'password', 'Too many sign-ins are being checked at this moment; try again in a second.', 1000)
-      const leave = await entering
+      // A browser that signed in as this name before waits ahead of strangers (devices.ts).
+      const device = deviceCookie(req)
+      const trusted = device !== null && (await knownDevice(db, device, key, d.now()).catch(() => false))
+      const entering = gate.enter({ from, failing: failing(from), trusted })
+      const leave = entering ? await entering : null
+      if (!leave) return tooMany(res, 'password', 'Too many sign-ins are being checked at this moment; try again in a second.', 1000)
       try {
         outcome = await attempt(rawName, key, password, address)
       } finally {
@@ -132,11 +136,12 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
     const before = sessionCookie(req)
     if (before) await deleteSession(db, before)
     const session = await createSession(db, user.name, address, d.now(), d.times)
+    const device = await rememberDevice(db, user.name, d.now(), secureFor(cfg, req).secure)
     sendJson(
       res,
       200,
       { mode: cfg.mode, user: { name: user.name, role: user.role } },
-      { 'set-cookie': sessionSetCookie(session.id, secureFor(cfg, req)) },
+      { 'set-cookie': [sessionSetCookie(session.id, secureFor(cfg, req)), device] },
     )
   }
 }

@@ -6,7 +6,7 @@ import { isIP } from 'node:net'
 import { pipeline, Transform, type Readable } from 'node:stream'
 import { ProxyError } from '../errors.ts'
 import { describeFailure } from '../forward.ts'
-import { addressProblem } from './address.ts'
+import { addressProblem } from '../kernel/outbound-address.ts'
 
 /**
  * One media fetch on behalf of a reader. The host name is resolved here, every address is

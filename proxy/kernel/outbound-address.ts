@@ -1,10 +1,10 @@
 import { isIP } from 'node:net'
 
 /**
- * Which resolved addresses a stranger's media link may make the server connect to. A message's
- * media URL is written by whoever sent the message; fetched blindly, it would let them reach
- * the server's own ports, the LAN behind it or a cloud metadata service (OWASP SSRF prevention
- * cheat sheet). Only public unicast addresses pass; the ranges are IANA's special-purpose
+ * Which resolved addresses an outbound call to a URL someone else wrote may connect to: a
+ * message's media link (media/), a callback URL the watch probes, an alert's webhook. Fetched
+ * blindly, such a URL would let its author reach the server's own ports, the LAN behind it or a
+ * cloud metadata service (OWASP SSRF prevention cheat sheet). Only public unicast addresses pass; the ranges are IANA's special-purpose
  * registries (RFC 6890 and its updates) for IPv4 and IPv6.
  */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { addressProblem } from './address.ts'
+import { addressProblem } from './outbound-address.ts'
 
 describe('addressProblem', () => {
   it.each([

@@ -25,7 +25,7 @@ function switchboardApi(): Plugin {
       const resolved = await resolveUpstream(config)
       const forwarder = createForwarder(resolved.upstream, config.timeoutMs)
       const rooms = await openRooms(roomsCfg.config, { forwarder })
-      const app = composeApp(config, forwarder, resolved.upstream.baseUrl, rooms)
+      const app = composeApp(config, forwarder, resolved.upstream.baseUrl, rooms, {}, resolved.simulator)
       server.middlewares.use((req, res, next) => {
         if (req.url?.startsWith('/api')) app(req, res, next)
         else next()

@@ -62,7 +62,9 @@ export function composeApp(
   upstreamBaseUrl: string,
   rooms: AppRooms | undefined,
   opts: Pick<StartOptions, 'staticDir' | 'log' | 'routes' | 'gate' | 'meta' | 'headersTimeoutMs'> = {},
+  simulator: SimulatorAccount | null = null,
 ) {
+  const roomsMeta = rooms ? rooms.meta : opts.meta
   return createApp(config, {
     forwarder,
     staticDir: opts.staticDir,
@@ -75,7 +77,8 @@ export function composeApp(
       mediaRoute(config, upstreamBaseUrl),
     ],
     gate: rooms?.gate ?? opts.gate,
-    meta: rooms ? rooms.meta : opts.meta,
+    // The app labels demo data as such: nobody should mistake the simulator's account for theirs.
+    meta: () => ({ ...roomsMeta?.(), upstream: simulator ? { kind: 'simulator', account: simulator } : { kind: 'configured' } }),
     onHistoryServed: rooms?.onHistoryServed,
   })
 }
@@ -102,22 +105,28 @@ export async function checkUpstream(forwarder: Forwarder): Promise<string> {
   }
 }
 
+export type SimulatorAccount = Config['simulatorAccount']
+
 export interface ResolvedUpstream {
   upstream: { baseUrl: string; sysId: string; authToken: string }
   label: string
+  /** Which simulator account answers when no upstream is configured (the embedded simulator); null for a real one. */
+  simulator: SimulatorAccount | null
   close: () => Promise<void>
 }
 
 /** The configured upstream, or an embedded simulator on an ephemeral loopback port when none is set. */
 export async function resolveUpstream(config: Config, portFile: string | null = null): Promise<ResolvedUpstream> {
   const { baseUrl, sysId, authToken } = config.upstream
-  if (baseUrl !== null) return { upstream: { baseUrl, sysId, authToken }, label: new URL(baseUrl).host, close: async () => {} }
+  if (baseUrl !== null)
+    return { upstream: { baseUrl, sysId, authToken }, label: new URL(baseUrl).host, simulator: null, close: async () => {} }
   const sim = createSimulator()
   const { server, url } = await listenSimulator(sim, portFile)
   const creds = config.simulatorAccount === 'large' ? LARGE_CREDENTIALS : DEMO_CREDENTIALS
   return {
     upstream: { baseUrl: url, sysId: creds.sysId, authToken: creds.authToken },
     label: `the embedded simulator (${config.simulatorAccount} account)`,
+    simulator: config.simulatorAccount,
     close: async () => {
       server.closeAllConnections()
       await new Promise<void>((ok) => server.close(() => ok()))
@@ -160,7 +169,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     await resolved.close()
     throw err
   }
-  const app = composeApp(config, forwarder, upstream.baseUrl, rooms, opts)
+  const app = composeApp(config, forwarder, upstream.baseUrl, rooms, opts, resolved.simulator)
   try {
     await app.fastify.listen({ port: config.port, host: config.host })
   } catch (err) {

@@ -21,6 +21,10 @@ export const freshnessWire = z.catch(
     syncing: z.catch(z.array(z.string()), []),
     incomplete: z.catch(z.array(z.string()), []),
     indexedUpTo: nullableText,
+    // The lists stop at 100 names; these are their true sizes (null from an older server).
+    syncingCount: z.optional(z.catch(z.nullable(z.number()), null)),
+    incompleteCount: z.optional(z.catch(z.nullable(z.number()), null)),
+    incompleteSyncingCount: z.optional(z.catch(z.nullable(z.number()), null)),
   }),
   { numbersKnown: 0, numbersComplete: 0, syncing: [], incomplete: [], indexedUpTo: null },
 )

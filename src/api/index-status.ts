@@ -49,6 +49,15 @@ export type NumberIndexStatus = Omit<WireNumberIndexStatus, 'state' | 'removed' 
 }
 
 /**
+ * A number the index has never read: no messages, no total learnt, never synced. Shown as "not
+ * indexed yet", never as 0, which reads as "this number has no messages" (on a large account most
+ * numbers are in this state for the first hour).
+ */
+export function notIndexedYet(n: Pick<NumberIndexStatus, 'indexed' | 'upstreamTotal' | 'lastSyncedAt'>): boolean {
+  return n.indexed === 0 && n.upstreamTotal === null && n.lastSyncedAt === null
+}
+
+/**
  * The envelope is zod's; the per-number records (one per number of the account: 10,000 on a
  * large one, 2 MB of JSON) are checked in place by `normaliseStatusNumbers`, with the rules a zod
  * schema of them would apply (src/api/index-status.test.ts checks the two agree), in a few

@@ -4,7 +4,7 @@ import { phoneQueryDigits } from '../../lib/phone'
 import { matchesAnyAudit, numberDigits, type AuditFilter, type AuditKey } from './audit'
 
 /** What the message index holds for a number: the Messages and Last activity columns. */
-export type IndexFacts = Pick<NumberIndexStatus, 'indexed' | 'newestDate'>
+export type IndexFacts = Pick<NumberIndexStatus, 'indexed' | 'newestDate' | 'upstreamTotal' | 'lastSyncedAt'>
 
 /**
  * A row of the numbers table: the number as the API listed it, with what the page has learnt

@@ -82,7 +82,15 @@ function IndexingLine({
   progress: { running: boolean; numbersDone: number; numbersTotal: number } | null
 }) {
   if (!enabled) return <p className="mt-1">The message index is off on this server, so search and the desk are not available.</p>
-  if (!progress || progress.numbersTotal <= 0) return <p className="mt-1">The message index is starting.</p>
+  if (!progress || progress.numbersTotal <= 0)
+    return (
+      <p className="mt-1">
+        {progress?.running ? 'Switchboard is reading the account’s list of numbers to index their messages. ' : 'Nothing is indexed yet. '}
+        <Link to="/index" className="text-blue-800 underline">
+          {progress?.running ? 'Indexing details' : 'Start indexing on the Index page'}
+        </Link>
+      </p>
+    )
   const done = progress.numbersDone >= progress.numbersTotal
   return (
     <p className="mt-1">

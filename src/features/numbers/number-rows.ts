@@ -77,6 +77,9 @@ export function filterRows(
   return rows.filter((r, i) => {
     if (filtering && (!r.findings || !matchesAnyAudit(r.findings, audit))) return false
     if (country !== null) return r.owned.country?.toLowerCase() === country
-    return !q || (texts?.[i] ?? searchText(r.owned)).includes(needle)
+    if (!q) return true
+    // Digits, or the text as typed: "192.168" and "10.0.0.5" are parts of a callback URL, not a phone number's digits.
+    const text = texts?.[i] ?? searchText(r.owned)
+    return text.includes(needle) || (needle !== q && text.includes(q))
   })
 }

@@ -55,6 +55,6 @@ test('a thread offers its whole export, through the tray, over this number and t
   const before = getJobs().length
   screen.getByRole('button', { name: 'Export the whole thread as CSV' }).click()
   const job = getJobs()[before]
-  expect(job?.label).toBe(`Thread of ${formatPhone(NUMBER)} with ${formatPhone(PARTIES[0]!)}`)
+  expect(job?.label).toBe(`Thread of ${formatPhone(NUMBER)} with ${formatPhone(PARTIES[0])}`)
   expect(job?.fileName).toMatch(/^switchboard-search-15129474129-with-15125550100\.csv$/)
 })

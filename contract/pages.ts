@@ -23,6 +23,8 @@ export const PAGES = {
   customer: { path: '/desk/customer', title: 'Customer', module: 'src/features/desk/customer-page.tsx' },
   'quiet-hours': { path: '/desk/quiet-hours', title: 'Quiet hours', module: 'src/features/desk/quiet-hours-page.tsx' },
   segments: { path: '/desk/segments', title: 'Encoding and segments', module: 'src/features/desk/segments-page.tsx' },
+  callbacks: { path: '/callbacks', title: 'Callbacks', module: 'src/features/callbacks/callbacks-page.tsx' },
+  alerts: { path: '/alerts', title: 'Alerts', module: 'src/features/alerts/alerts-page.tsx' },
 } as const satisfies Record<string, { path: string; title: string; module?: string }>
 
 export type PageName = keyof typeof PAGES

@@ -20,6 +20,7 @@ describe('one vocabulary', () => {
       /audit\(\s*'([^']+)'/g,
       /auditAs\([^)]*\)\(\s*'([^']+)'/g,
       /\.record\([^;]*?'(signin\.[a-z]+|signout)'/g,
+      /\.audit\([^;]*?'(signin\.[a-z]+)'/g,
       /prefetch \? '([^']+)' : '([^']+)'/g,
     ]
     for (const file of sources(join(import.meta.dirname, '..', 'proxy'))) {

@@ -28,6 +28,8 @@ export const SUBJECTS = {
   customer: 'Customer',
   'quiet-hours': 'Quiet hours',
   segments: 'Segments',
+  callbacks: 'Callbacks (messages at risk)',
+  alerts: 'Alerts',
 } as const
 export type Subject = keyof typeof SUBJECTS
 
@@ -53,6 +55,13 @@ const VERBS = {
   handled: 'marked handled',
   unhandled: 'mark handled undone',
   settings: 'settings changed',
+  check: 'checked now',
+  reveal: 'address revealed',
+  rule: 'rule changed',
+  channel: 'channel changed',
+  ack: 'acknowledged',
+  silence: 'silenced or unsilenced',
+  test: 'test notice sent',
 } as const
 type Verb = keyof typeof VERBS
 
@@ -110,6 +119,14 @@ const ACTION_PARTS = [
   ['quiet-hours', 'export.done'],
   ['quiet-hours', 'export.cancel'],
   ['segments', 'view'],
+  ['callbacks', 'view'],
+  ['callbacks', 'check'],
+  ['callbacks', 'reveal'],
+  ['alerts', 'rule'],
+  ['alerts', 'channel'],
+  ['alerts', 'ack'],
+  ['alerts', 'silence'],
+  ['alerts', 'test'],
 ] as const satisfies ReadonlyArray<readonly [Subject, Verb | null]>
 
 type Joined<P> = P extends readonly [infer S extends string, infer V] ? (V extends string ? `${S}.${V}` : S) : never

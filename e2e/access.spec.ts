@@ -23,7 +23,7 @@ const BASE = `http://127.0.0.1:${PORT}`
 const ALICE = { name: 'alice', password: 'alice long password 1', role: 'admin' }
 const VIC = { name: 'vic', password: 'vic long password 22', role: 'viewer' }
 
-/** `npm run users -- add NAME --role ROLE`, the password piped on stdin as an operator would. */
+/** `npm run users -- add NAME --role ROLE`, the password piped twice on stdin as an operator would. */
 function addUser(dataDir: string, u: { name: string; password: string; role: string }): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/users.mts', 'add', u.name, '--role', u.role], {
@@ -39,7 +39,7 @@ function addUser(dataDir: string, u: { name: string; password: string; role: str
       if (code === 0) resolve()
       else reject(new Error(`users add ${u.name} exited ${code}: ${out}`))
     })
-    child.stdin.end(`${u.password}\n`)
+    child.stdin.end(`${u.password}\n${u.password}\n`)
   })
 }
 

@@ -57,7 +57,7 @@ function addUser(dataDir: string, u: { name: string; password: string; role: str
       if (code === 0) resolve()
       else reject(new Error(`users add ${u.name} exited ${code}: ${out}`))
     })
-    child.stdin.end(`${u.password}\n`)
+    child.stdin.end(`${u.password}\n${u.password}\n`)
   })
 }
 

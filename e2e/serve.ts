@@ -43,6 +43,8 @@ const roomsEnv = {
   // The journeys start from an index nobody has asked for yet.
   INDEX_AUTO_SYNC: 'off',
   SYNC_CONCURRENCY: '2',
+  // The alerts spec's receiver listens on loopback, which webhook targets may reach only when allowed.
+  ALERT_ALLOWED_HOSTS: '127.0.0.1',
   ...(process.env.E2E_DATABASE_URL ? { DATABASE_URL: process.env.E2E_DATABASE_URL } : {}),
   ...(process.env.E2E_INDEX ? { INDEX: process.env.E2E_INDEX } : {}),
 }

@@ -7,6 +7,8 @@ import type { Forwarder } from './forward.ts'
 import { route, type RequestContext, type RouteSpec } from './http-types.ts'
 import { parseJsonText, readBody, safeFieldName, sendJson, sendJsonText } from './http.ts'
 import { checked, jsonBody, query } from './schema.ts'
+import { parsePage } from './index/parse.ts'
+import { partiesShown, type PartiesShown } from './log-parties.ts'
 
 /**
  * The three upstream operations: read the browser's fields, validate them by the wire
@@ -69,6 +71,7 @@ export function operationRoutes(
   forwarder: Forwarder,
   onHistoryServed?: (number: string, tid: string) => void,
 ): RouteSpec[] {
+  const prefetched = createPrefetchLedger()
   const row = (op: Operation): RouteSpec =>
     route({
       method: 'POST',
@@ -77,9 +80,9 @@ export function operationRoutes(
       reads: op === 'smshistory' ? 'history.view' : null,
       schema: { querystring: BODY_ONLY, body: operationFields(op, config.historyPageCap) },
       readBody: async (req) => parseFields(await readBody(req), String(req.headers['content-type'] ?? '')),
-      handle: (req, res, _url, ctx, { body }) => handleOperation(forwarder, req, res, ctx, op, body, onHistoryServed),
+      handle: (req, res, _url, ctx, { body }) => handleOperation(forwarder, req, res, ctx, op, body, { onHistoryServed, prefetched }),
     })
-  return [...OPERATIONS.map(row), historyShownRoute(config)]
+  return [...OPERATIONS.map(row), historyShownRoute(config, prefetched)]
 }
 
 async function handleOperation(
@@ -89,7 +92,7 @@ async function handleOperation(
   ctx: RequestContext,
   op: Operation,
   params: Array<[string, string]>,
-  onHistoryServed?: (number: string, tid: string) => void,
+  { onHistoryServed, prefetched }: { onHistoryServed?: (number: string, tid: string) => void; prefetched: PrefetchLedger },
 ): Promise<void> {
   const controller = new AbortController()
   res.on('close', () => {
@@ -100,10 +103,12 @@ async function handleOperation(
   if (op === 'smshistory') {
     const p = Object.fromEntries(params)
     const prefetch = req.headers['x-switchboard-prefetch'] === '1'
-    await ctx.logRead(
-      { number: p.number, tid: p.tid, start: Number(p.history_start), end: Number(p.history_end) },
-      prefetch ? 'history.prefetch' : 'history.view',
-    )
+    const page = { number: p.number ?? '', tid: p.tid ?? '', start: Number(p.history_start), end: Number(p.history_end) }
+    // The customers the page shows, as every list read names them; a page fetched ahead is
+    // remembered for this sign-in, and only such a page can later be reported shown.
+    const shown = partiesOnPage(result.body)
+    await ctx.logRead({ ...page, ...shown }, prefetch ? 'history.prefetch' : 'history.view')
+    if (prefetch) prefetched.remember(ctx, page, shown)
     if (res.destroyed) return
     if (p.number && p.tid) onHistoryServed?.(p.number, p.tid)
   }
@@ -132,8 +137,55 @@ const shownBody = (pageCap: number) =>
     }),
   )
 
-/** The browser showed a page it had fetched ahead: that is when it was read. */
-function historyShownRoute(config: Config): RouteSpec {
+/** The distinct customers of a history page (the index's party keys), bounded, with how many more. */
+export function partiesOnPage(body: Buffer | string): PartiesShown {
+  try {
+    return partiesShown(parsePage(body).records.map((r) => r.partyDigits))
+  } catch {
+    // The browser shows no messages from a page it cannot read either.
+    return { parties: [] }
+  }
+}
+
+type PageKey = { number: string; tid: string; start: number; end: number }
+type Shown = PartiesShown
+interface PrefetchLedger {
+  remember: (ctx: RequestContext, page: PageKey, shown: Shown) => void
+  /** The page's customers, once: a page this sign-in was not served ahead (or already reported) gives undefined. */
+  take: (ctx: RequestContext, page: PageKey) => Shown | undefined
+}
+
+/** Pages fetched ahead and not yet shown, per sign-in: bounded in count and age, in memory only. */
+function createPrefetchLedger(maxEntries = 10_000, maxAgeMs = 30 * 60_000): PrefetchLedger {
+  const pages = new Map<string, { shown: Shown; at: number }>()
+  const keyOf = (ctx: RequestContext, p: PageKey) =>
+    JSON.stringify([ctx.principal?.name ?? '', ctx.principal?.sessionId ?? '', p.number, p.tid, p.start, p.end])
+  return {
+    remember: (ctx, page, shown) => {
+      const key = keyOf(ctx, page)
+      pages.delete(key)
+      pages.set(key, { shown, at: Date.now() })
+      // The oldest go first (a Map keeps insertion order).
+      for (const [k, v] of pages) {
+        if (pages.size <= maxEntries && Date.now() - v.at <= maxAgeMs) break
+        pages.delete(k)
+      }
+    },
+    take: (ctx, page) => {
+      const key = keyOf(ctx, page)
+      const found = pages.get(key)
+      pages.delete(key)
+      return found && Date.now() - found.at <= maxAgeMs ? found.shown : undefined
+    },
+  }
+}
+
+/**
+ * The browser showed a page it had fetched ahead: that is when it was read. Only a page this
+ * sign-in was served ahead counts, once: a report of any other page (a made-up number or
+ * customer) is refused and writes nothing in anyone's name.
+ */
+function historyShownRoute(config: Config, prefetched: PrefetchLedger): RouteSpec {
   return route({
     method: 'POST',
     path: '/api/history/shown',
@@ -144,7 +196,14 @@ function historyShownRoute(config: Config): RouteSpec {
       body: shownBody(config.historyPageCap),
     },
     handle: async (_req, res, _url, ctx, { body }) => {
-      await ctx.logRead({ ...body, prefetched: true })
+      const shown = prefetched.take(ctx, body)
+      if (!shown)
+        throw new ProxyError(409, {
+          kind: 'invalid_request',
+          field: 'start',
+          message: 'That page was not fetched ahead for this sign-in, or was already reported shown.',
+        })
+      await ctx.logRead({ ...body, ...shown, prefetched: true })
       sendJson(res, 200, { recorded: true })
     },
   })

@@ -1,4 +1,4 @@
-import { connect } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { parseConfig } from './config.ts'
 import { start, type Running } from './server.ts'
@@ -128,7 +128,7 @@ describe('hostile requests are refused and never forwarded', () => {
 describe('the listening server', () => {
   let running: Running
   beforeAll(async () => {
-    running = await start(parseConfig({ PORT: '0', LOG_REQUESTS: '0' }), { headersTimeoutMs: 1000 })
+    running = await start(parseConfig({ PORT: '0', LOG_REQUESTS: '0' }), { headersTimeoutMs: 1000, connectionsPerAddress: 128 })
   })
   afterAll(async () => {
     await running.close()
@@ -154,4 +154,40 @@ describe('the listening server', () => {
     expect(closedAfter).toBeGreaterThanOrEqual(900)
     expect(closedAfter).toBeLessThan(5_000)
   }, 10_000)
+
+  it('closes connections that send nothing or one byte, and holds no more than the cap per address', async () => {
+    const port = Number(new URL(running.url).port)
+    for (const bytes of ['', 'G']) {
+      const closedAfter = await new Promise<number>((resolve) => {
+        const t0 = Date.now()
+        const sock = connect(port, '127.0.0.1', () => bytes && sock.write(bytes))
+        sock.on('close', () => resolve(Date.now() - t0))
+        sock.on('error', () => undefined)
+        setTimeout(() => {
+          sock.destroy()
+          resolve(Number.POSITIVE_INFINITY)
+        }, 6_000)
+      })
+      expect(closedAfter, JSON.stringify(bytes)).toBeLessThan(5_000)
+    }
+    // Past the cap a connection is closed at once; the server answers again once they go.
+    const sockets = await Promise.all(
+      Array.from(
+        { length: 130 },
+        () =>
+          new Promise<Socket>((ok) => {
+            const s = connect(port, '127.0.0.1', () => ok(s))
+            s.on('error', () => undefined)
+          }),
+      ),
+    )
+    const closed = await new Promise<number>((resolve) =>
+      setTimeout(() => resolve(sockets.filter((s) => s.destroyed || s.readyState === 'closed').length), 300),
+    )
+    expect(closed).toBeGreaterThanOrEqual(2)
+    for (const s of sockets) s.destroy()
+    await new Promise((ok) => setTimeout(ok, 100))
+    const r = await fetch(`${running.url}/api/meta`)
+    expect(r.status).toBe(200)
+  }, 20_000)
 })

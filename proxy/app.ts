@@ -16,7 +16,7 @@ import {
   targetProblem,
 } from './checks.ts'
 import type { Config } from './config.ts'
-import { ProxyError } from './errors.ts'
+import { notRecorded, ProxyError } from './errors.ts'
 import type { Forwarder } from './forward.ts'
 import type { AccessGate, Principal, RequestContext, RouteSpec } from './http-types.ts'
 import { readJsonBody, sendError, sendJson } from './http.ts'
@@ -48,8 +48,10 @@ export interface AppDeps {
   meta?: () => Record<string, unknown>
   /** Called once a page of a number's history has been served (the index refreshes that number). */
   onHistoryServed?: (number: string, tid: string) => void
-  /** Slow-header clients are cut off after this long (the server Fastify listens on). */
+  /** Slow-header clients, and connections that send nothing, are cut off after this long (the server Fastify listens on). */
   headersTimeoutMs?: number
+  /** Open connections one client address may hold at once (default 256); more are closed at once. */
+  connectionsPerAddress?: number
 }
 
 export type Handler = ((req: IncomingMessage, res: ServerResponse, next?: () => void) => void) & {
@@ -176,11 +178,13 @@ function contextFor(
   return {
     principal,
     address,
-    audit: (action, details) => {
+    audit: async (action, details) => {
+      if (!gate) return
       try {
-        gate?.audit(principal, address, action, details)
+        await gate.audit(principal, address, action, details)
       } catch (err) {
-        logFailure(`audit ${action} failed: ${causeOf(err)}`)
+        logFailure(`access log: could not record ${action}: ${causeOf(err)}`)
+        throw notRecorded()
       }
     },
     logRead: async (details, action) => {
@@ -392,6 +396,7 @@ function createFastify(
         handle,
       )
       server.keepAliveTimeout = 5_000
+      limitConnections(server, deps.headersTimeoutMs ?? 10_000, deps.connectionsPerAddress ?? 256)
       onRouting(fastifyHandler)
       return server
     },
@@ -405,6 +410,34 @@ function createFastify(
     // Node's own answers to a request it could not parse (400, 431 headers too large, 408 too slow), with the envelope.
     clientErrorHandler: answerClientError,
   })
+}
+
+/**
+ * Capacity a stranger cannot hold. Node's headersTimeout only counts once a request has begun:
+ * a connection that sends nothing, or one byte, stayed open for good, and 1,100 of them took the
+ * server's descriptors. Until its first request arrives a connection gets `firstRequestMs`;
+ * between requests, keepAliveTimeout; and no address holds more than `perAddress` at once.
+ */
+function limitConnections(server: Server, firstRequestMs: number, perAddress: number): void {
+  const open = new Map<string, number>()
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? ''
+    const held = open.get(address) ?? 0
+    if (held >= perAddress) {
+      socket.destroy()
+      return
+    }
+    open.set(address, held + 1)
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1
+      if (left > 0) open.set(address, left)
+      else open.delete(address)
+    })
+    socket.setTimeout(firstRequestMs, () => socket.destroy())
+  })
+  // A request under way (an export waiting its turn, a long read) is not idle; keepAliveTimeout
+  // takes over between requests, and the exports cut a reader that stalls.
+  server.on('request', (req: IncomingMessage) => req.socket.setTimeout(0))
 }
 
 /** What a row's Fastify route needs besides its row. */

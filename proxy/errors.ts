@@ -13,3 +13,10 @@ export class ProxyError extends Error {
 }
 
 export const invalid = (field: string, message: string) => new ProxyError(400, { kind: 'invalid_request', field, message })
+
+/** An action whose access-log entry could not be stored is not taken (fail closed, as reads are). */
+export const notRecorded = () =>
+  new ProxyError(503, {
+    kind: 'server_error',
+    message: 'The access log could not record this change, so it was not made. Try again; if it persists, tell an admin.',
+  })

@@ -27,8 +27,12 @@ export interface RequestContext {
   principal: Principal | null
   /** The client's address (the socket's, or the trusted proxy's forwarded one). */
   address: string
-  /** Append one access-log entry for an action that is not a read (sign-in, sync, forget). Never throws. */
-  audit: (action: Action, details: Record<string, unknown>) => void
+  /**
+   * Stores one access-log entry for an action that is not a read (a user change, forget, a
+   * setting, sharing a view). Await it before the action takes effect: it rejects with a 503 when
+   * the entry cannot be stored, and an action the log cannot record does not happen.
+   */
+  audit: (action: Action, details: Record<string, unknown>) => Promise<void>
   /**
    * Records what this answer shows of customer data (number, party, range or filters), durably,
    * under the route's declared action (or `action`). A read route must await it before its
@@ -95,7 +99,8 @@ export function route<Q, B = undefined, P = undefined>(spec: TypedRoute<Q, B, P>
 export interface AccessGate {
   identify: (req: IncomingMessage) => Promise<Principal | null>
   routes: RouteSpec[]
-  audit: (principal: Principal | null, address: string, action: string, details: Record<string, unknown>) => void
+  /** One entry for an action; resolves once it is stored, rejects when it cannot be. */
+  audit: (principal: Principal | null, address: string, action: string, details: Record<string, unknown>) => Promise<unknown>
   /** One read's entry, resolved (with the entry's number, where the log numbers them) once it is stored; rejects when it cannot be. */
   recordRead: (principal: Principal | null, address: string, action: string, details: Record<string, unknown>) => Promise<string | void>
   /** The client's address as the access log records it (X-Forwarded-For only from TRUSTED_PROXIES). */

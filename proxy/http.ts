@@ -60,7 +60,7 @@ export function safeFieldName(name: string): string {
   return chars.length <= FIELD_NAME_MAX ? name : `${chars.slice(0, FIELD_NAME_MAX).join('')}…`
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string | string[]> = {}): void {
   sendJsonText(res, status, JSON.stringify(body), extra)
 }
 
@@ -98,7 +98,7 @@ export function pickEncoding(accept: string | string[] | undefined): 'br' | 'gzi
  * answers carry no secret of the server's (the credentials never leave it), so compression
  * reveals nothing a reader could not already see.
  */
-export function sendJsonText(res: ServerResponse, status: number, text: string | Buffer, extra: Record<string, string> = {}): void {
+export function sendJsonText(res: ServerResponse, status: number, text: string | Buffer, extra: Record<string, string | string[]> = {}): void {
   let body = typeof text === 'string' ? Buffer.from(text) : text
   const coding = body.length >= COMPRESS_MIN_BYTES ? pickEncoding(res.req?.headers['accept-encoding']) : null
   const headers = {

@@ -405,7 +405,7 @@ describe('seams for the other rooms', () => {
         handle: async (_req, res, url, ctx) => sendJson(res, 200, { name: ctx.principal?.name ?? null, q: url.searchParams.get('q') }),
       },
     ],
-    audit: (p, _address, action, details) => audits.push([p?.name ?? null, action, details]),
+    audit: async (p, _address, action, details) => void audits.push([p?.name ?? null, action, details]),
     recordRead: async (p, _address, action, details) => void audits.push([p?.name ?? null, action, details]),
   }
   const index: RouteSpec = {
@@ -453,11 +453,11 @@ describe('seams for the other rooms', () => {
     expect((await call('POST', '/api/allownednumbers?x=1', 'admin')).status).toBe(400)
   })
 
-  it('audits a history view with who, number, tid and range', async () => {
+  it('audits a history view with who, number, tid, range and the customers shown (none for a tid with no messages)', async () => {
     audits.length = 0
     const r = await call('POST', '/api/smshistory', 'viewer', 'number=18323232323&tid=ABC&history_start=1&history_end=25')
     expect(r.status).toBe(200)
-    expect(audits).toEqual([['vera', 'history.view', { number: '18323232323', tid: 'ABC', start: 1, end: 25 }]])
+    expect(audits).toEqual([['vera', 'history.view', { number: '18323232323', tid: 'ABC', start: 1, end: 25, parties: [] }]])
   })
 
   it('serves /api/meta with the page cap, UTC and what the rooms add', async () => {

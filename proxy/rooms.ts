@@ -1,5 +1,8 @@
 import { checkExposure, parseAccessConfig, type AccessConfig } from './access/config.ts'
 import { createAccess, type Access } from './access/access.ts'
+import { keyPlacementProblem } from './access/signed-heads.ts'
+import { parseAlertsConfig, type AlertsConfig } from './alerts/config.ts'
+import { createAlerts, type Alerts } from './alerts/room.ts'
 import type { Config } from './config.ts'
 import { openDb } from './db/open.ts'
 import { refreshAllDesk } from './desk/refresh.ts'
@@ -9,7 +12,11 @@ import type { Forwarder } from './forward.ts'
 import type { AccessGate, RouteSpec } from './http-types.ts'
 import { parseIndexConfigResult, type IndexConfig } from './index/config.ts'
 import { createIndex, type MessageIndex } from './index/routes.ts'
+import { addressProblem } from './media/address.ts'
 import { viewsRoutes } from './views/routes.ts'
+import { parseWatchConfig, type WatchConfig } from './watch/config.ts'
+import { openWatch, type OnFinding, type Watch } from './watch/watch.ts'
+import { maskUrl } from './watch/mask.ts'
 
 /**
  * The rooms behind the upstream proxy: one database (PGlite under DATA_DIR, or DATABASE_URL),
@@ -20,6 +27,8 @@ import { viewsRoutes } from './views/routes.ts'
 export interface RoomsConfig {
   index: IndexConfig
   access: AccessConfig
+  watch: WatchConfig
+  alerts: AlertsConfig
 }
 
 /** Every problem with the rooms' variables, one line each naming its variable (empty when fine). */
@@ -29,9 +38,13 @@ export function roomsConfigIssues(
 ): { config: RoomsConfig | null; issues: string[] } {
   const index = parseIndexConfigResult(env)
   const access = parseAccessConfig(env)
+  const watch = parseWatchConfig(env)
+  const alerts = parseAlertsConfig(env, addressProblem)
   const issues = [
     ...index.issues.map((i) => (i.message.includes(i.variable) ? i.message : `${i.variable}: ${i.message}`)),
     ...access.issues,
+    ...watch.issues,
+    ...alerts.issues,
   ]
   // The mode as ACCESS says it even when another access variable is wrong: the refusal is one of
   // "every problem at once", not one that appears only after the others are mended.
@@ -40,14 +53,22 @@ export function roomsConfigIssues(
     const exposed = checkExposure(config.host, mode)
     if (exposed) issues.push(exposed)
   }
-  if (issues.length || !index.config || !access.ok) return { config: null, issues }
-  return { config: { index: index.config, access: access.config }, issues: [] }
+  // The signing key vouches for the log only from outside the data it could be edited beside.
+  const keyFile = access.ok ? access.config.logSigningKeyFile : null
+  const keyProblem = keyFile ? keyPlacementProblem(keyFile, index.config?.dataDir ?? null) : null
+  if (keyProblem) issues.push(keyProblem)
+  if (issues.length || !index.config || !access.ok || !watch.config || !alerts.config) return { config: null, issues }
+  return { config: { index: index.config, access: access.config, watch: watch.config, alerts: alerts.config }, issues: [] }
 }
 
 export interface Rooms {
   db: Db
   index: MessageIndex
   access: Access
+  /** The callback watch (proxy/watch/): listings kept as history, endpoint checks, messages at risk. */
+  watch: Watch
+  /** Alerts out; the callback watch's findings go to `alerts.onWatchFinding`. */
+  alerts: Alerts
   routes: RouteSpec[]
   /** The index's refresh of a number whose history was just served. */
   onHistoryServed: (number: string, tid: string) => void
@@ -67,6 +88,8 @@ export async function openRooms(
     now?: () => number
     /** The sync keeps the desk's tables (default); false only to measure what that costs (bench). */
     deskDuringSync?: boolean
+    /** The callback watch's findings (a callback changed, an endpoint failing or back, a certificate near expiry). */
+    onWatchFinding?: OnFinding
   },
 ): Promise<Rooms> {
   const log = deps.log ?? ((line: string) => console.error(line))
@@ -82,6 +105,19 @@ export async function openRooms(
     const desk = deps.deskDuringSync ?? true
     index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk })
     const access = createAccess(cfg.access, { db, log, now: deps.now })
+    const alerts = createAlerts(cfg.alerts, { db, log, now: deps.now, verifyLog: access.verifyLog, addressProblem })
+    const watch = openWatch({
+      db,
+      forwarder: deps.forwarder,
+      config: cfg.watch,
+      log,
+      ...(deps.now ? { now: deps.now } : {}),
+      // What the watch finds reaches alerts, its address masked (a token in a query is a secret), and a test's own hook.
+      onFinding: (f) => {
+        void alerts.onWatchFinding(f.url ? { ...f, url: maskUrl(f.url) } : f)
+        deps.onWatchFinding?.(f)
+      },
+    })
     const idx = index
     // The desk tables catch up with what is already indexed (new tables over an old index, or a stop mid-sync).
     const deskCaughtUp =
@@ -102,16 +138,22 @@ export async function openRooms(
       db,
       index,
       access,
+      watch,
+      alerts,
       routes: [
         ...index.routes,
         ...deskRoutes(index.syncer ? index.db : null, index.exportGate, index.exports),
         ...viewsRoutes(db, { indexOn: index.syncer !== null, now: deps.now }),
+        ...watch.routes,
+        ...alerts.routes,
       ],
       onHistoryServed: idx.onHistoryViewed,
       gate,
-      meta: () => ({ ...idx.meta(), ...access.meta() }),
+      meta: () => ({ ...idx.meta(), ...access.meta(), ...alerts.meta() }),
       deskCaughtUp,
       close: async () => {
+        await watch.close()
+        await alerts.close()
         await idx.close()
         await access.close()
         await db.close()

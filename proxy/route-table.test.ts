@@ -38,6 +38,9 @@ const BODY: Record<string, { query?: string; form?: string; json?: unknown }> = 
   'POST /api/index/sync': { json: { all: true } },
   'POST /api/index/forget': { json: { all: true } },
   'POST /api/index/export/cancel': { json: { job: 'tray-job-0001' } },
+  'POST /api/watch/reveal': { json: { key: '0123456789abcdef' } },
+  'POST /api/alerts/channels': { json: { kind: 'email', name: 'desk', target: 'desk@example.com' } },
+  'POST /api/alerts/silences': { json: { rule: 'failure-spike', until: '2999-01-01T00:00:00Z' } },
 }
 
 /** A request each read route answers with data for, so its entry can be looked for. */
@@ -63,6 +66,7 @@ const SAMPLE: Record<string, { query?: string; form?: string; json?: unknown }> 
   'GET /api/desk/segments': { query: `number=${HISTORY.number}` },
   'GET /api/media': { query: 'url=%MEDIA%' },
   'GET /api/views/counts': { query: 'tz=UTC' },
+  'GET /api/watch/at-risk': { query: `number=${HISTORY.number}` },
   'GET /api/auth/access-log': { query: 'limit=5' },
   'GET /api/auth/access-log/export': { query: 'user=ada' },
 }
@@ -121,7 +125,13 @@ describe('the route table', () => {
 
   const port = () => Number(new URL(running.url).port)
   const headersFor = (role: Role | null): Record<string, string> => (role ? { cookie: cookies[role]! } : {})
-  const send = (route: RouteSpec, path: string, role: Role | null, sample?: (typeof SAMPLE)[string]) => {
+  const send = async (route: RouteSpec, path: string, role: Role | null, sample?: (typeof SAMPLE)[string]) => {
+    // A page is reported shown only after this sign-in fetched it ahead: fetch it first.
+    if (route.path === '/api/history/shown' && path === route.path && role)
+      await call(port(), 'POST', '/api/smshistory', {
+        headers: { ...headersFor(role), 'content-type': 'application/x-www-form-urlencoded', 'x-switchboard-prefetch': '1' },
+        body: `number=${HISTORY.number}&tid=${HISTORY.tid}&history_start=6&history_end=10`,
+      })
     const query = sample?.query?.replace('%PARTY%', party).replace('%MEDIA%', encodeURIComponent(mediaUrl))
     return call(port(), route.method, query ? `${path}?${query}` : path, {
       headers: {
@@ -286,6 +296,89 @@ describe('the route table', () => {
     })
     expect(shown.status).toBe(200)
     expect(await entries()).toEqual(['history.prefetch', 'history.view'])
+    // Once only, and only a page this sign-in was served ahead: a second report, another
+    // person's report of the page, or a page nobody fetched is refused and writes nothing.
+    for (const [cookie, start, end] of [
+      [cookies.viewer!, 11, 15],
+      [cookies.admin!, 11, 15],
+      [cookies.viewer!, 21, 25],
+    ] as const) {
+      const again = await call(port(), 'POST', '/api/history/shown', {
+        headers: { cookie },
+        json: { number: HISTORY.number, tid: HISTORY.tid, start, end },
+      })
+      expect(again.status, again.text).toBe(409)
+    }
+    expect(await entries()).toEqual(['history.prefetch', 'history.view'])
+  })
+
+  it("the desk's lists and every export name in the log the customers they showed, found by filtering the log by one", async () => {
+    const viewer = headersFor('viewer')
+    let checked = 0
+    for (const [path, rowsOf] of [
+      [`/api/desk/needs-reply?thresholdMinutes=0`, (b: Record<string, unknown>) => b.rows],
+      [`/api/desk/opt-outs?number=${HISTORY.number}`, (b: Record<string, unknown>) => b.rows],
+      [`/api/desk/sent-after-opt-out?number=${HISTORY.number}`, (b: Record<string, unknown>) => b.rows],
+      [`/api/desk/quiet-hours?number=${HISTORY.number}`, (b: Record<string, unknown>) => b.rows],
+    ] as const) {
+      const r = await call(port(), 'GET', path, { headers: viewer })
+      expect(r.status, path).toBe(200)
+      const rows = (rowsOf(r.json()) ?? []) as Array<{ party: string }>
+      await rooms.access.flush()
+      const e = await rooms.db.query<{ details: { parties?: string[] } }>(`SELECT details FROM access_log ORDER BY id DESC LIMIT 1`)
+      expect(new Set(e.rows[0]!.details.parties ?? []), path).toEqual(new Set(rows.map((x) => x.party)))
+      if (rows.length) checked++
+    }
+    expect(checked).toBeGreaterThan(1)
+    for (const path of [
+      `/api/desk/needs-reply/export?thresholdMinutes=0`,
+      `/api/desk/opt-outs/export?number=${HISTORY.number}`,
+      `/api/index/export?numbers=${HISTORY.number}&format=csv`,
+    ]) {
+      // The whole history's export is an admin's.
+      const r = await call(port(), 'GET', path, { headers: path.startsWith('/api/index') ? headersFor('admin') : viewer })
+      expect(r.status, path).toBe(200)
+      await rooms.access.flush()
+      const e = await rooms.db.query<{ action: string; details: { parties?: string[]; rows?: number } }>(
+        `SELECT action, details FROM access_log WHERE action LIKE '%.done' ORDER BY id DESC LIMIT 1`,
+      )
+      const parties = e.rows[0]!.details.parties ?? []
+      expect(parties.length, `${path}: ${JSON.stringify(e.rows[0])}`).toBeGreaterThan(0)
+      const found = await call(port(), 'GET', `/api/auth/access-log?party=${parties[0]}&limit=100`, { headers: headersFor('admin') })
+      const actions = (found.json() as { entries: Array<{ action: string }> }).entries.map((x) => x.action)
+      expect(actions, path).toContain(e.rows[0]!.action)
+    }
+  })
+
+  it('a history page names in the log every customer it showed, so filtering the log by one finds it', async () => {
+    const r = await call(port(), 'POST', '/api/smshistory', {
+      headers: { cookie: cookies.viewer!, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `number=${HISTORY.number}&tid=${HISTORY.tid}&history_start=31&history_end=60`,
+    })
+    expect(r.status).toBe(200)
+    const shown = new Set(
+      (JSON.parse(r.text) as { messages: Array<Record<string, unknown>> }).messages.map((m) =>
+        String(m.phone ?? '')
+          .replace(/\D/g, '')
+          .slice(-10),
+      ),
+    )
+    expect(shown.size).toBeGreaterThan(1)
+    await rooms.access.flush()
+    const e = await rooms.db.query<{ party: string | null; details: { parties?: string[] } }>(
+      `SELECT party, details FROM access_log WHERE action = 'history.view' AND details->>'start' = '31' ORDER BY id DESC LIMIT 1`,
+    )
+    const logged = e.rows[0]!.details.parties ?? []
+    expect(logged.length).toBe(shown.size)
+    for (const one of logged) {
+      expect(e.rows[0]!.party).toContain(one)
+      const found = await call(port(), 'GET', `/api/auth/access-log?party=${one}&limit=50`, { headers: headersFor('admin') })
+      const actions = (found.json() as { entries: Array<{ action: string; details: Record<string, unknown> }> }).entries
+      expect(
+        actions.some((a) => a.action === 'history.view' && a.details.start === 31),
+        one,
+      ).toBe(true)
+    }
   })
 
   it("a read of one message, or of the message a date finds, names that message's customer in the log (it named none)", async () => {

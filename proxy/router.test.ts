@@ -68,7 +68,7 @@ describe('a read route fails closed', () => {
   const gate: AccessGate = {
     identify: async () => ({ name: 'ada', role: 'admin', via: 'password' }),
     routes: [],
-    audit: () => {},
+    audit: async () => {},
     recordRead: async () => {
       if (!logWorks) throw new Error('disk full')
     },

@@ -29,6 +29,7 @@ export interface StartOptions {
   staticDir?: string
   log?: (line: string) => void
   headersTimeoutMs?: number
+  connectionsPerAddress?: number
   /** More /api rooms (the index). */
   routes?: AppDeps['routes']
   /** Team access. */
@@ -63,7 +64,7 @@ export function composeApp(
   forwarder: Forwarder,
   upstreamBaseUrl: string,
   rooms: AppRooms | undefined,
-  opts: Pick<StartOptions, 'staticDir' | 'log' | 'routes' | 'gate' | 'meta' | 'headersTimeoutMs'> = {},
+  opts: Pick<StartOptions, 'staticDir' | 'log' | 'routes' | 'gate' | 'meta' | 'headersTimeoutMs' | 'connectionsPerAddress'> = {},
   simulator: SimulatorAccount | null = null,
 ) {
   const roomsMeta = rooms ? rooms.meta : opts.meta
@@ -72,6 +73,7 @@ export function composeApp(
     staticDir: opts.staticDir,
     log: opts.log,
     headersTimeoutMs: opts.headersTimeoutMs,
+    connectionsPerAddress: opts.connectionsPerAddress,
     routes: [
       ...(opts.routes ?? []),
       ...(rooms?.routes ?? []),

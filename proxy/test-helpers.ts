@@ -247,7 +247,7 @@ export function recordingGate(
   return {
     identify: async () => principal,
     routes: [],
-    audit: (_p, _a, action, details) => void entries.push([action, details]),
+    audit: async (_p, _a, action, details) => void entries.push([action, details]),
     recordRead: async (_p, _a, action, details) => {
       await new Promise((ok) => setImmediate(ok))
       entries.push([action, details])

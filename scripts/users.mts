@@ -11,12 +11,14 @@
 //   list                            list users
 //
 // Passwords are read from the terminal without echo, or from standard input when it is not a
-// terminal (`printf '%s\n' "$PW" | npm run users -- add ops --role admin`); never from an
+// terminal (`printf '%s\n%s\n' "$PW" "$PW" | npm run users -- add ops --role admin`); never from an
 // argument, where they would sit in the shell history and the process list.
+import { existsSync, readFileSync } from 'node:fs'
 import { userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { insertEntry } from '../proxy/access/access-log.ts'
+import { loadSigningKey, readSignedHeads, type SignedHead } from '../proxy/access/signed-heads.ts'
 import {
   askServer,
   CONTROL_SOCKET,
@@ -33,26 +35,33 @@ import type { Db } from '../proxy/db/types.ts'
 import { IndexConfigError, parseIndexConfig } from '../proxy/index/config.ts'
 
 const USAGE = `Usage: npm run users -- <command>
-  add NAME --role admin|viewer   create a user; the password is asked for (or read from stdin)
+  add NAME --role admin|viewer   create a user; the password is asked for (or read from stdin: twice, one line each)
   passwd NAME                    set a new password; ends the user's sessions
   role NAME admin|viewer         change a user's role
   disable NAME                   stop a user signing in; ends their sessions
   enable NAME                    allow a disabled user to sign in again
   remove NAME                    delete a user and their saved views (shared ones too)
   list                           list the users
-  verify-log [--anchor N:HASH]   recompute the access log's hash chain; exit 1 if an entry was changed or removed
+  verify-log [--anchor N:HASH|FILE] recompute the access log's hash chain; exit 1 if an entry was changed or removed
                                  (--anchor: a head the server's log noted, which the log must still hold)`
 
 class UsageError extends Error {}
 
-/** A line from stdin when it is piped; prompts (twice, no echo) when it is a terminal. */
+/**
+ * The password twice, compared, piped or typed: two lines from stdin when it is piped (two
+ * different lines piped in added the user with the first), prompts with no echo on a terminal.
+ */
 async function readPassword(prompt: string): Promise<string> {
   const stdin = process.stdin
   if (!stdin.isTTY) {
     const chunks: Buffer[] = []
     for await (const c of stdin) chunks.push(c as Buffer)
-    const text = Buffer.concat(chunks).toString('utf8')
-    return (text.split(/\r?\n/)[0] ?? '').replace(/\r$/, '')
+    const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)
+    const [first = '', again] = lines
+    if (again === undefined || again === '')
+      throw new UsageError('Pipe the password twice, one line each (as a terminal asks for it twice); nothing was changed.')
+    if (first !== again) throw new UsageError('The two passwords differ; nothing was changed.')
+    return first
   }
   const ask = (question: string) =>
     new Promise<string>((resolvePw, reject) => {
@@ -167,7 +176,27 @@ async function verifyLogCommand(rest: string[], env: Record<string, string | und
   const i = rest.indexOf('--anchor')
   const anchor = i >= 0 ? rest[i + 1] : rest.find((a) => a.startsWith('--anchor='))?.slice('--anchor='.length)
   if ((i >= 0 || rest.some((a) => a.startsWith('--anchor'))) && !anchor)
-    throw new UsageError('--anchor needs N:HASH, as the server log wrote it.')
+    throw new UsageError('--anchor needs N:HASH, as the server log wrote it, or a file of signed heads.')
+  // A file: heads the server signed (LOG_SIGNING_KEY_FILE's .heads, or lines kept elsewhere),
+  // each checked here against the key before the log is held to them.
+  if (anchor && !/^\d+:[0-9a-f]{64}$/.test(anchor) && existsSync(anchor)) {
+    const keyFile = env.LOG_SIGNING_KEY_FILE
+    if (!keyFile)
+      throw new UsageError('A file of signed heads is checked with the server key: set LOG_SIGNING_KEY_FILE as the server has it.')
+    let heads: SignedHead[]
+    try {
+      heads = readSignedHeads(readFileSync(anchor, 'utf8'), loadSigningKey(keyFile))
+    } catch (err) {
+      out(`${anchor}: ${err instanceof Error ? err.message : String(err)}`)
+      process.exitCode = 1
+      return
+    }
+    const answer = await perform({ command: 'verify-log', who: osUser(), heads: heads.map((h) => JSON.stringify(h)).join('\n') }, env)
+    if (!answer.ok) throw new Error(answer.error.message)
+    out(answer.verdict?.message ?? 'The server gave no verdict.')
+    if (!answer.verdict?.intact) process.exitCode = 1
+    return
+  }
   const answer = await perform({ command: 'verify-log', who: osUser(), ...(anchor ? { anchor } : {}) }, env)
   if (!answer.ok) throw new Error(answer.error.message)
   out(answer.verdict?.message ?? 'The server gave no verdict.')

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { ENGINES, useEngines } from '../db/test-engines.ts'
@@ -15,6 +18,9 @@ import {
 } from './access-log.ts'
 import type { Queryable } from '../db/types.ts'
 import { createLogWriter } from './log-writer.ts'
+import { createAccess } from './access.ts'
+import { accessConfigFrom } from './config.ts'
+import { loadSigningKey, readSignedHeads, signHead } from './signed-heads.ts'
 import { ENGINES as STACK_ENGINES } from './test-stack.ts'
 
 const engines = useEngines()
@@ -249,6 +255,93 @@ describe.each(ENGINES)('access log on %s', (engine) => {
     expect(verdict.intact).toBe(false)
     expect(verdict.problem).toMatchObject({ seq: '4', kind: 'changed' })
     expect(verdict.message).toMatch(/not a verified link of the chain/)
+  }, 60_000)
+
+  test('signed heads kept outside the database: a purge of minutes-old entries under a forged checkpoint, a cut tail and a re-hash are caught', async () => {
+    const db = await engines.open(engine)
+    const dir = mkdtempSync(join(tmpdir(), 'sb-heads-'))
+    try {
+      const key = loadSigningKey(join(dir, 'log.key'))
+      const heads = [signHead(key, { seq: 0n, hash: (await logAnchor(db))?.hash ?? '0'.repeat(64) }, new Date(T0 - 60_000))]
+      await appendEntries(
+        db,
+        Array.from({ length: 24 }, (_, i) => entry({ at: new Date(T0 + i * 1000), actor: `u${i + 1}` })),
+      )
+      heads.push(signHead(key, (await logAnchor(db))!, new Date(T0 + 60_000)))
+      // Signed, read back: a line changed by hand is refused.
+      const text = heads.map((h) => JSON.stringify(h)).join('\n')
+      expect(readSignedHeads(text, key)).toEqual(heads)
+      expect(() => readSignedHeads(text.replace(/"seq":"24"/, '"seq":"23"'), key)).toThrow(/not a head signed with this server's key/)
+      expect(await verifyLog(db, null, { heads, retainDays: 365 })).toMatchObject({ intact: true, first: '1', last: '24' })
+
+      // With database access: entries 1–20, minutes old, deleted, and a checkpoint appended as the
+      // purge writes one (a real link of the chain, with the hash of entry 20 and a retention).
+      const twenty = await db.query<{ hash: string }>('SELECT hash FROM access_log WHERE seq = 20')
+      await db.query('ALTER TABLE access_log DISABLE TRIGGER access_log_append_only')
+      await db.query('DELETE FROM access_log WHERE seq <= 20')
+      await db.query('ALTER TABLE access_log ENABLE TRIGGER access_log_append_only')
+      await appendEntries(db, [
+        entry({
+          at: new Date(T0 + 120_000),
+          actor: 'switchboard',
+          via: 'system',
+          address: '',
+          action: 'log.checkpoint',
+          details: { prunedThrough: 20, prunedHash: twenty.rows[0]!.hash, pruned: 20, retainDays: 365 },
+        }),
+      ])
+      // On its own the chain verifies (the weakness the signed heads close)...
+      expect((await verifyLog(db)).intact).toBe(true)
+      // ...a retention shorter than the server's is seen...
+      expect((await verifyLog(db, null, { retainDays: 400 })).message).toMatch(/claims a retention of 365 days, but this server keeps 400/)
+      // ...and the signed heads date the purged entries: written after a head signed a minute
+      // before, nowhere near 365 days before the purge.
+      const verdict = await verifyLog(db, null, { heads, retainDays: 365 })
+      expect(verdict).toMatchObject({ intact: false, problem: { kind: 'changed' } })
+      expect(verdict.message).toMatch(/Entries 1–20 were written after .* less than 365 days before the purge/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  test('a head signed before a cut of the newest entries, or before a re-hash from an entry on, shows it', async () => {
+    const db = await engines.open(engine)
+    const dir = mkdtempSync(join(tmpdir(), 'sb-heads-'))
+    try {
+      const key = loadSigningKey(join(dir, 'log.key'))
+      await appendEntries(
+        db,
+        Array.from({ length: 6 }, (_, i) => entry({ actor: `u${i + 1}` })),
+      )
+      const heads = [signHead(key, (await logAnchor(db))!, new Date(T0))]
+      await db.query('ALTER TABLE access_log DISABLE TRIGGER access_log_append_only')
+      await db.query('DELETE FROM access_log WHERE seq > 4')
+      await db.query('UPDATE access_log_head SET seq = 4, hash = (SELECT hash FROM access_log WHERE seq = 4) WHERE one')
+      await db.query('ALTER TABLE access_log ENABLE TRIGGER access_log_append_only')
+      expect((await verifyLog(db)).intact).toBe(true)
+      // Entries written again to the same count: the signed hash of entry 6 is not there.
+      await appendEntries(db, [entry({ actor: 'x5' }), entry({ actor: 'x6' })])
+      expect((await verifyLog(db)).intact).toBe(true)
+      const verdict = await verifyLog(db, null, { heads })
+      expect(verdict.problem).toMatchObject({ seq: '6', kind: 'anchor' })
+      expect(verdict.message).toMatch(/a head signed at .* names/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  test('nothing is chained in at start: a row put in with no place in the chain stays outside it, named', async () => {
+    const db = await engines.open(engine)
+    await appendEntries(db, [entry({ actor: 'u1' })])
+    await db.query(
+      `INSERT INTO access_log (at, actor, via, address, action, details) VALUES ($1, 'ada', 'password', '10.0.0.9', 'user.add', '{}'::jsonb)`,
+      [new Date(T0 - 86_400_000)],
+    )
+    // A server starting on it (team access's start: its purge, and what used to chain such rows in) leaves it where it is.
+    const access = createAccess(accessConfigFrom({ ACCESS: 'password' }), { db, log: () => {} })
+    await access.flush()
+    await access.close()
+    expect((await verifyLog(db)).problem).toMatchObject({ kind: 'unchained' })
   }, 60_000)
 
   test('entries appended while the chain is verified are no break; an entry written past the head is one', async () => {

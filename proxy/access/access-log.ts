@@ -1,3 +1,4 @@
+import type { SignedHead } from './signed-heads.ts'
 import { createHash } from 'node:crypto'
 import { currentAction, namesOf } from '../../contract/vocabulary.ts'
 import { csvCell } from '../../contract/csv.ts'
@@ -390,47 +391,6 @@ const rowFromDb = (r: DbEntry): Row => ({
   details: typeof r.details === 'string' ? (JSON.parse(r.details) as Record<string, unknown>) : r.details,
 })
 
-/**
- * Gives the entries written before the chain existed (seq NULL) their places, oldest first.
- * Runs at start; the update trigger allows exactly this one change. Returns how many.
- */
-export async function chainUnchained(db: Db): Promise<number> {
-  let total = 0
-  for (let round = 0; round < 100_000; round++) {
-    const n = await db.transaction(async (tx) => {
-      const head = await lockHead(tx)
-      const r = await tx.query<DbEntry>(`SELECT ${ENTRY_COLUMNS} FROM access_log WHERE seq IS NULL ORDER BY id LIMIT 500`)
-      if (r.rows.length === 0) return 0
-      let seq = head.seq
-      let prev = head.hash
-      const ids: string[] = []
-      const seqs: string[] = []
-      const prevs: string[] = []
-      const hashes: string[] = []
-      for (const row of r.rows) {
-        seq += 1n
-        const hash = entryHash(prev, String(seq), rowFromDb(row))
-        ids.push(String(row.id))
-        seqs.push(String(seq))
-        prevs.push(prev)
-        hashes.push(hash)
-        prev = hash
-      }
-      await tx.query(
-        `UPDATE access_log a SET seq = v.seq, prev_hash = v.prev, hash = v.hash
-         FROM (SELECT unnest($1::bigint[]) AS id, unnest($2::bigint[]) AS seq, unnest($3::text[]) AS prev, unnest($4::text[]) AS hash) v
-         WHERE a.id = v.id`,
-        [ids, seqs, prevs, hashes],
-      )
-      await tx.query('UPDATE access_log_head SET seq = $1, hash = $2 WHERE one', [String(seq), prev])
-      return r.rows.length
-    })
-    total += n
-    if (n === 0) break
-  }
-  return total
-}
-
 export interface LogFilters {
   user?: string
   number?: string
@@ -609,7 +569,15 @@ export async function logAnchor(db: Queryable): Promise<LogAnchor | null> {
   return head && BigInt(head.seq) > 0n ? { seq: BigInt(head.seq), hash: head.hash } : null
 }
 
-export async function verifyLog(db: Queryable, anchor: LogAnchor | null = null): Promise<LogVerdict> {
+/** What verification holds the log against besides itself. */
+export interface VerifyOptions {
+  /** Heads signed with the server's key (signed-heads.ts), kept outside the database. */
+  heads?: readonly SignedHead[]
+  /** The retention this server is configured with (ACCESS_LOG_RETAIN_DAYS). */
+  retainDays?: number
+}
+
+export async function verifyLog(db: Queryable, anchor: LogAnchor | null = null, opts: VerifyOptions = {}): Promise<LogVerdict> {
   const headRow = (await db.query<HeadRow>('SELECT seq, hash FROM access_log_head WHERE one')).rows[0]
   const fail = (
     seq: string | null,
@@ -637,8 +605,8 @@ export async function verifyLog(db: Queryable, anchor: LogAnchor | null = null):
       null,
       0,
     )
-  const cp = await db.query<{ seq: string | number; details: Record<string, unknown> | string }>(
-    `SELECT seq, details FROM access_log WHERE action = $1 AND via = 'system' ORDER BY seq DESC LIMIT 1`,
+  const cp = await db.query<{ seq: string | number; at: Date | string; details: Record<string, unknown> | string }>(
+    `SELECT seq, at, details FROM access_log WHERE action = $1 AND via = 'system' ORDER BY seq DESC LIMIT 1`,
     [CHECKPOINT_ACTION],
   )
   const cpDetails = cp.rows[0] ? (typeof cp.rows[0].details === 'string' ? JSON.parse(cp.rows[0].details) : cp.rows[0].details) : null
@@ -649,6 +617,10 @@ export async function verifyLog(db: Queryable, anchor: LogAnchor | null = null):
   const firstSeq = String(expected)
   let after = 0n
   let anchorHash: string | null = null
+  // The hashes the signed heads name, as the walk finds them.
+  const signedSeqs = new Set((opts.heads ?? []).map((h) => h.seq))
+  const hashAt = new Map<string, string>()
+  let firstKeptAt: Date | null = null
   const headSeq = BigInt(headRow.seq)
   // The chain as the head read above records it: entries appended while this runs (each with the
   // head's update, in one transaction) lie past it and are looked at after the walk.
@@ -680,6 +652,8 @@ export async function verifyLog(db: Queryable, anchor: LogAnchor | null = null):
           checked,
         )
       if (anchor && seq === anchor.seq) anchorHash = row.hash
+      if (signedSeqs.has(String(seq))) hashAt.set(String(seq), row.hash)
+      if (checked === 0) firstKeptAt = new Date(row.at)
       prev = row.hash
       expected = seq + 1n
       checked++
@@ -704,6 +678,19 @@ export async function verifyLog(db: Queryable, anchor: LogAnchor | null = null):
       )
   }
   const range = checked ? { first: firstSeq, last: String(last) } : { first: null, last: null }
+  const purgeProblem = pruned > 0n ? checkpointProblem(cp.rows[0]!.at, cpDetails, pruned, firstKeptAt, opts) : null
+  if (purgeProblem) return fail(String(cp.rows[0]!.seq), 'changed', purgeProblem, range.first, range.last, checked)
+  for (const h of opts.heads ?? []) {
+    const seq = BigInt(h.seq)
+    if (seq <= pruned) continue
+    const bad =
+      seq > last
+        ? `Entry ${seq}, in a head signed at ${h.at}, is gone: the log ends at ${last}, so its newest entries were cut.`
+        : hashAt.get(h.seq) !== h.hash
+          ? `Entry ${seq} is not the entry a head signed at ${h.at} names (its hash differs): the log was rewritten from there.`
+          : null
+    if (bad) return fail(h.seq, 'anchor', bad, range.first, range.last, checked)
+  }
   // Past the head: only entries appended since it was read. The highest one is read before the
   // head again, so a legitimate append can only raise the head above it; an entry above the head
   // now was written outside the chain.
@@ -768,7 +755,8 @@ export async function verifyLog(db: Queryable, anchor: LogAnchor | null = null):
         checked,
       )
   }
-  const anchorNote = anchor ? `, entry ${anchor.seq} as noted` : ''
+  const signed = opts.heads?.length ? `, against ${opts.heads.length} signed head${opts.heads.length === 1 ? '' : 's'}` : ''
+  const anchorNote = (anchor ? `, entry ${anchor.seq} as noted` : '') + signed
   const prunedNote = (pruned > 0n ? ` (1–${pruned} removed by the retention purge, as its checkpoint records)` : '') + anchorNote
   return {
     intact: true,
@@ -777,6 +765,35 @@ export async function verifyLog(db: Queryable, anchor: LogAnchor | null = null):
     problem: null,
     message: checked ? `Log intact: entries ${firstSeq}–${last} verified${prunedNote}.` : 'Log intact: no entries yet.',
   }
+}
+
+/**
+ * A retention checkpoint must be one the purge could have written: with the retention this server
+ * keeps, leaving no entry it should have removed, and removing none written less than the retention
+ * before it. Entries after a signed head were written after its time, so the newest head before
+ * the purged stretch's end bounds when its last entry was written (a checkpoint forged to hide
+ * minutes-old entries as "purged" passed as intact).
+ */
+function checkpointProblem(
+  cpAt: Date | string,
+  details: Record<string, unknown> | null,
+  pruned: bigint,
+  firstKeptAt: Date | null,
+  opts: VerifyOptions,
+): string | null {
+  const at = new Date(cpAt).getTime()
+  const days = typeof details?.retainDays === 'number' ? details.retainDays : Number.NaN
+  if (!Number.isFinite(days) || days < 1)
+    return `The purge checkpoint names no retention period: entries 1–${pruned} were removed outside the purge.`
+  if (opts.retainDays !== undefined && days < opts.retainDays)
+    return `The purge checkpoint claims a retention of ${days} days, but this server keeps ${opts.retainDays}: entries 1–${pruned} were removed early.`
+  const cutoff = at - days * 86_400_000
+  if (firstKeptAt && firstKeptAt.getTime() < cutoff)
+    return `Entry ${pruned + 1n} is older than the purge's cut-off yet was kept, so the purge checkpoint is not the purge's: entries 1–${pruned} were removed outside it.`
+  const before = (opts.heads ?? []).filter((h) => BigInt(h.seq) < pruned).at(-1)
+  if (before && Date.parse(before.at) > cutoff)
+    return `Entries ${BigInt(before.seq) + 1n}–${pruned} were written after ${before.at} (a signed head), less than ${days} days before the purge that claims them: they were removed outside the retention purge.`
+  return null
 }
 
 export const CSV_HEADER = ['at', 'user', 'via', 'address', 'action', 'number', 'party', 'details']

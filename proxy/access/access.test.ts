@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import type { OpenedDb } from '../db/open.ts'
 import { JOURNAL_PUT_IN_MS, logWriterOptions } from './access.ts'
 import { journalPathOf } from './log-journal.ts'
+import { COOKIE_NAME, createSession } from './sessions.ts'
 import { addUser, changeUser, listUsers } from './users.ts'
 import { call, clearAccessTables, cookieFrom, ENGINES, HISTORY, startStack, TEST_SCRYPT, type Stack } from './test-stack.ts'
 
@@ -451,6 +452,40 @@ describe.each(ENGINES)('team access on $name', (engine) => {
       else await db.query('ALTER TABLE access_log_away RENAME TO access_log')
     }
     expect((await history(s, '')).status).toBe(200)
+  })
+
+  test('an action whose entry cannot be written does not happen: sign-in, adding an admin, a role change, a removal (fail closed)', async () => {
+    const s = await open()
+    // A session made directly: a sign-in would write the first entry, and with it PGlite's journal.
+    const admin = `${COOKIE_NAME}=${(await createSession(db, 'alice', '127.0.0.1', s.clock.now, { idleMs: 60 * MIN, maxMs: 600 * MIN })).id}`
+    const journal = journalPathOf(db)
+    if (journal) mkdirSync(journal)
+    else await db.query('ALTER TABLE access_log RENAME TO access_log_away')
+    try {
+      const signin = await signIn(s, 'vic', PASSWORD)
+      expect(signin.status).toBe(503)
+      expect(signin.headers['set-cookie']).toBeUndefined()
+      expect(signin.json().error?.message).toMatch(/access log could not record this change/)
+      const as = { headers: { cookie: admin } }
+      const add = await call(s.port, 'POST', '/api/auth/users', {
+        ...as,
+        json: { name: 'mallory', role: 'admin', password: 'Lantern-Orchard-Briskly-42' },
+      })
+      expect(add.status, add.text).toBe(503)
+      const promote = await call(s.port, 'POST', '/api/auth/users/vic', { ...as, json: { role: 'admin' } })
+      expect(promote.status, promote.text).toBe(503)
+      const remove = await call(s.port, 'DELETE', '/api/auth/users/vic', as)
+      expect(remove.status, remove.text).toBe(503)
+    } finally {
+      if (journal) rmdirSync(journal)
+      else await db.query('ALTER TABLE access_log_away RENAME TO access_log')
+    }
+    // Nothing changed: no mallory, vic still a viewer, and vic's sign-in works once the log does.
+    expect((await listUsers(db)).map((u) => [u.name, u.role])).toEqual([
+      ['alice', 'admin'],
+      ['vic', 'viewer'],
+    ])
+    expect((await signIn(s, 'vic', PASSWORD)).status).toBe(200)
   })
 
   // PGlite's journal only (PostgreSQL fails closed, tested above): registered for that engine, not skipped for the other.

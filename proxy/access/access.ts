@@ -1,8 +1,10 @@
+import { existsSync, readFileSync } from 'node:fs'
 import type { IncomingMessage } from 'node:http'
 import { IDLE_HEADER } from '../../contract/roles.ts'
 import type { Db } from '../db/types.ts'
 import type { AccessGate, Principal } from '../http-types.ts'
-import { chainUnchained, logAnchor, purgeAccessLog, verifyLog, type LogVerdict, type NewEntry } from './access-log.ts'
+import { logAnchor, purgeAccessLog, readHead, verifyLog, type LogVerdict, type NewEntry } from './access-log.ts'
+import { appendSignedHead, headsFileOf, loadSigningKey, readSignedHeads, signHead, type SignedHead } from './signed-heads.ts'
 import { clientAddress } from './address.ts'
 import { normaliseAddress, type AccessConfig } from './config.ts'
 import { DEFAULT_LIMITS, purgeLimits, type LimitRules } from './limits.ts'
@@ -105,9 +107,9 @@ async function identifyRequest(
 
 /**
  * Every entry goes through one durable writer (group commit, see log-writer.ts). Reads await
- * their entry (`recordRead`) so it is committed before the answer is sent; other events
- * (sign-in, user changes) are fire-and-forget through the same writer, and a failure there is
- * a log line, never a failed request.
+ * their entry (`recordRead`) so it is committed before the answer is sent; actions (sign-in, user
+ * changes, forget, settings) await theirs before they take effect, and are refused when it cannot
+ * be stored. Only a failed sign-in's entry is fire-and-forget: nothing happens that it could hide.
  */
 function logEntries(writer: LogWriter, now: () => number, log: (line: string) => void) {
   const entryOf = (principal: Principal | null, address: string, action: string, details: Record<string, unknown>): NewEntry => ({
@@ -125,10 +127,8 @@ function logEntries(writer: LogWriter, now: () => number, log: (line: string) =>
     })
   }
 
-  const audit: AccessGate['audit'] = (principal, address, action, details) => {
-    const e = entryOf(principal, address, action, details)
-    record(e.actor, e.via, e.address, action, details)
-  }
+  // Awaited by the action before it takes effect: a rejection means the action does not happen.
+  const audit: AccessGate['audit'] = (principal, address, action, details) => writer.write(entryOf(principal, address, action, details))
 
   const recordRead: Access['recordRead'] = (principal, address, action, details) =>
     writer.write(entryOf(principal, address, action, details))
@@ -150,12 +150,9 @@ async function purgeRetained(
   t: number,
 ) {
   try {
-    // Both move the chain's head themselves: no entry takes a place meanwhile.
-    const { chained, entries } = await writer.exclusive(async () => ({
-      chained: await chainUnchained(db),
-      entries: await purgeAccessLog(db, cfg.accessLogRetainDays, t),
-    }))
-    if (chained) log(`access: ${chained} access-log entries written before the hash chain were chained`)
+    // It moves the chain's head itself: no entry takes a place meanwhile. Nothing is chained in at
+    // start: a row put in outside the log stays outside the chain, and verification names it.
+    const entries = await writer.exclusive(() => purgeAccessLog(db, cfg.accessLogRetainDays, t))
     const sessions = await purgeSessions(db, t, times)
     await purgeLimits(db, t, limits)
     if (entries || sessions)
@@ -223,6 +220,8 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
     recordRead,
     completeExport,
     flushLog,
+    // Defined below with the signing key; called only once requests arrive.
+    verifyLog: () => verifyHere(),
     dummyCheck,
     log,
     onPasswordCheck: deps.onPasswordCheck,
@@ -237,8 +236,28 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
   // The chain's head in this server's own log, outside the database, at start, every hour and
   // at close: with one kept, `verify-log --anchor` shows a cut of the newest entries that set the
   // head row back too (a chain like that verifies by itself).
+  // With LOG_SIGNING_KEY_FILE, each such head is also signed and appended beside the key, where
+  // an edit of the database cannot reach it (signed-heads.ts); the empty log's head is signed too.
+  const key = cfg.logSigningKeyFile ? loadSigningKey(cfg.logSigningKeyFile) : null
+  const signHeadNow = async () => {
+    if (!key || !cfg.logSigningKeyFile) return
+    appendSignedHead(headsFileOf(cfg.logSigningKeyFile), signHead(key, await readHead(db), new Date(now())))
+  }
+  const verifyHere = async (): Promise<LogVerdict> => {
+    let heads: SignedHead[] = []
+    if (key && cfg.logSigningKeyFile && existsSync(headsFileOf(cfg.logSigningKeyFile))) {
+      try {
+        heads = readSignedHeads(readFileSync(headsFileOf(cfg.logSigningKeyFile), 'utf8'), key)
+      } catch (err) {
+        const message = `The signed heads kept beside the key do not verify: ${err instanceof Error ? err.message : String(err)}`
+        return { intact: false, first: null, last: null, checked: 0, problem: { seq: null, kind: 'anchor', message }, message }
+      }
+    }
+    return verifyLog(db, null, { heads, retainDays: cfg.accessLogRetainDays })
+  }
   const noteAnchor = async () => {
     try {
+      await signHeadNow()
       const a = await logAnchor(db)
       if (a)
         log(
@@ -260,7 +279,7 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
     audit,
     recordRead,
     completeExport,
-    verifyLog: () => verifyLog(db),
+    verifyLog: verifyHere,
     clientAddress: addressOf,
     meta: () => ({ accessMode: cfg.mode }),
     flush: flushLog,

@@ -21,6 +21,8 @@ export interface AccessConfig {
   sessionIdleMs: number
   sessionMaxMs: number
   accessLogRetainDays: number
+  /** An Ed25519 key outside DATA_DIR: the server signs the access log's head with it (signed-heads.ts). */
+  logSigningKeyFile: string | null
 }
 
 export interface TrustedProxies {
@@ -99,6 +101,7 @@ const schema = z.object({
   SESSION_IDLE_MIN: whole('SESSION_IDLE_MIN', 1, 7 * 24 * 60, 30),
   SESSION_MAX_HOURS: whole('SESSION_MAX_HOURS', 1, 24 * 90, 12),
   ACCESS_LOG_RETAIN_DAYS: whole('ACCESS_LOG_RETAIN_DAYS', 1, 36_500, 365),
+  LOG_SIGNING_KEY_FILE: z.string().trim().optional(),
 })
 
 const VARIABLES = Object.keys(schema.shape)
@@ -154,6 +157,7 @@ export function parseAccessConfig(env: Record<string, string | undefined>): Acce
       sessionIdleMs: e.SESSION_IDLE_MIN * 60_000,
       sessionMaxMs: e.SESSION_MAX_HOURS * 3_600_000,
       accessLogRetainDays: e.ACCESS_LOG_RETAIN_DAYS,
+      logSigningKeyFile: e.LOG_SIGNING_KEY_FILE ? e.LOG_SIGNING_KEY_FILE : null,
     },
   }
 }

@@ -5,7 +5,19 @@ import type { Role } from '../http-types.ts'
 import type { Db } from '../db/types.ts'
 import type { Rooms } from '../rooms.ts'
 import { parseAnchor, verifyLog } from './access-log.ts'
-import { addUser, changeUser, checkName, checkRole, listUsers, removeUser, UserError, type RemovedUser, type UserRow } from './users.ts'
+import { parseHeadLines } from './signed-heads.ts'
+import {
+  addUser,
+  changeUser,
+  checkName,
+  checkRole,
+  listUsers,
+  removalOf,
+  removeUser,
+  UserError,
+  type RemovedUser,
+  type UserRow,
+} from './users.ts'
 
 /**
  * User management beside a running server. An embedded PGlite directory belongs to one process:
@@ -32,6 +44,8 @@ export interface ControlRequest {
   who: string
   /** verify-log: a head noted outside the database (`N:HASH`), which the log must still hold. */
   anchor?: string
+  /** verify-log: signed heads (JSON lines) the command line has checked with the key, which the log must agree with. */
+  heads?: string
 }
 
 export type ControlAnswer =
@@ -61,37 +75,37 @@ export async function performCommand(db: Db, req: ControlRequest, audit: Control
             message: '--anchor takes N:HASH as the server log wrote it (a number, a colon, 64 hex digits).',
           },
         }
-      const v = await verifyLog(db, anchor)
+      const v = await verifyLog(db, anchor, req.heads ? { heads: parseHeadLines(req.heads) } : {})
       return { ok: true, verdict: { intact: v.intact, message: v.message } }
     }
     const name = checkName(req.name)
     switch (req.command) {
       case 'add': {
-        const user = await addUser(db, { name, role: checkRole(req.role), password: req.password ?? '' })
-        await audit(actor, 'user.add', { user: user.name, role: user.role })
+        // Each entry is stored before its change: a change the log cannot record is not made.
+        const role = checkRole(req.role)
+        const record = () => audit(actor, 'user.add', { user: name, role })
+        const user = await addUser(db, { name, role, password: req.password ?? '' }, { record })
         return { ok: true, user }
       }
       case 'passwd': {
-        const user = await changeUser(db, name, { password: req.password ?? '' })
-        await audit(actor, 'user.change', { user: name, passwordReset: true })
+        const record = () => audit(actor, 'user.change', { user: name, passwordReset: true })
+        const user = await changeUser(db, name, { password: req.password ?? '' }, { record })
         return { ok: true, user }
       }
       case 'role': {
         const role = checkRole(req.role)
-        const user = await changeUser(db, name, { role })
-        await audit(actor, 'user.change', { user: name, role })
+        const user = await changeUser(db, name, { role }, { record: () => audit(actor, 'user.change', { user: name, role }) })
         return { ok: true, user }
       }
       case 'disable':
       case 'enable': {
         const disabled = req.command === 'disable'
-        const user = await changeUser(db, name, { disabled })
-        await audit(actor, 'user.change', { user: name, disabled })
+        const user = await changeUser(db, name, { disabled }, { record: () => audit(actor, 'user.change', { user: name, disabled }) })
         return { ok: true, user }
       }
       case 'remove': {
+        await audit(actor, 'user.remove', { user: name, ...(await removalOf(db, name)) })
         const removed = await removeUser(db, name)
-        await audit(actor, 'user.remove', { user: name, ...removed })
         return { ok: true, removed }
       }
     }
@@ -112,7 +126,7 @@ function parseRequest(text: string): ControlRequest | string {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'The request must be a JSON object.'
   const o = v as Record<string, unknown>
   if (!COMMANDS.includes(o.command as ControlCommand)) return `command must be one of ${COMMANDS.join(', ')}.`
-  for (const f of ['name', 'role', 'password', 'who', 'anchor'])
+  for (const f of ['name', 'role', 'password', 'who', 'anchor', 'heads'])
     if (o[f] !== undefined && typeof o[f] !== 'string') return `${f} must be a string.`
   return {
     command: o.command as ControlCommand,
@@ -121,6 +135,7 @@ function parseRequest(text: string): ControlRequest | string {
     password: o.password as string | undefined,
     who: typeof o.who === 'string' ? o.who : 'unknown',
     ...(typeof o.anchor === 'string' ? { anchor: o.anchor } : {}),
+    ...(typeof o.heads === 'string' ? { heads: o.heads } : {}),
   }
 }
 
@@ -245,7 +260,7 @@ export async function withControlSocket<R extends Pick<Rooms, 'db' | 'access' | 
 ): Promise<R> {
   if (dataDir === null || process.platform === 'win32') return rooms
   const audit: ControlAudit = async (actor, action, details) => {
-    rooms.access.audit({ name: actor, role: 'admin', via: 'local' }, 'command line', action, details)
+    await rooms.access.audit({ name: actor, role: 'admin', via: 'local' }, 'command line', action, details)
     await rooms.access.flush()
   }
   let control: ControlSocket

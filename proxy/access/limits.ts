@@ -166,17 +166,49 @@ export async function purgeLimits(db: Queryable, now: number, rules: LimitRules 
   ])
 }
 
+/** Who asks for a password check: their address key, whether it failed lately, whether their browser is a known device. */
+export interface CheckRequest {
+  from: string
+  failing: boolean
+  trusted: boolean
+}
+
 /**
- * At most `concurrent` password checks at once in this process and `queue` waiting; null when
- * both are full (the caller answers 429). The returned function gives the turn back.
+ * At most `concurrent` password checks at once in this process and `queue` waiting. Turns are
+ * given round the addresses waiting (one address's many requests do not run ahead of another's
+ * one), a known device's sign-in waits ahead of everyone and is never turned away, and an
+ * address that failed lately may not take the last `reserved` places. When the queue is full a
+ * newcomer takes the place of the newest request of the address holding the most places, if
+ * that address holds more than the newcomer's; else it is turned away (null, the caller answers
+ * 429). A request pushed out resolves null too.
  */
-export function createCheckGate(rules: LimitRules['checks']): { enter: (failing?: boolean) => Promise<() => void> | null } {
+export function createCheckGate(rules: LimitRules['checks']): {
+  enter: (who?: Partial<CheckRequest>) => Promise<(() => void) | null> | null
+} {
   let running = 0
-  const waiting: (() => void)[] = []
+  type Waiting = CheckRequest & { go: (leave: (() => void) | null) => void }
+  const waiting: Waiting[] = []
+  let lastFrom = ''
+  const held = (from: string) => waiting.filter((w) => w.from === from).length
+  const next = (): Waiting | undefined => {
+    const i = Math.max(
+      0,
+      waiting.findIndex((w) => w.trusted),
+    )
+    const first = waiting[i]
+    // Round the addresses: the first that is not the one served last, when there is one.
+    const pick = first?.trusted ? i : waiting.findIndex((w) => w.from !== lastFrom)
+    const [w] = waiting.splice(pick < 0 ? 0 : pick, 1)
+    return w
+  }
   const leave = () => {
-    const next = waiting.shift()
-    if (next) next()
-    else running--
+    const w = next()
+    if (!w) {
+      running--
+      return
+    }
+    lastFrom = w.from
+    w.go(once())
   }
   const once = () => {
     let done = false
@@ -187,14 +219,31 @@ export function createCheckGate(rules: LimitRules['checks']): { enter: (failing?
     }
   }
   return {
-    /** `failing`: the address failed a sign-in lately; it may not take the reserved waiting turns. */
-    enter: (failing = false) => {
+    enter: (who = {}) => {
+      const w = { from: who.from ?? '', failing: who.failing ?? false, trusted: who.trusted ?? false }
       if (running < rules.concurrent) {
         running++
+        lastFrom = w.from
         return Promise.resolve(once())
       }
-      if (waiting.length >= rules.queue - (failing ? rules.reserved : 0)) return null
-      return new Promise((ok) => waiting.push(() => ok(once())))
+      const room = rules.queue - (w.failing ? rules.reserved : 0)
+      if (waiting.length >= room) {
+        // The place of the newest request from the address holding the most, if it holds more.
+        let victim = -1
+        for (let k = waiting.length - 1; k >= 0; k--) {
+          const c = waiting[k]!
+          if (c.trusted) continue
+          if (victim < 0 || held(c.from) > held(waiting[victim]!.from)) victim = k
+        }
+        const mine = held(w.from) + 1
+        if (!w.trusted && (victim < 0 || held(waiting[victim]!.from) <= mine || waiting.length - 1 >= room)) return null
+        if (victim >= 0) waiting.splice(victim, 1)[0]!.go(null)
+      }
+      return new Promise((ok) => {
+        const entry = { ...w, go: ok }
+        if (w.trusted) waiting.unshift(entry)
+        else waiting.push(entry)
+      })
     },
   }
 }

@@ -1,3 +1,4 @@
+import type { LogVerdict } from './access-log.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
 import { ProxyError } from '../errors.ts'
@@ -40,6 +41,8 @@ export interface RouteDeps {
   /** Called once per password checked at sign-in (tests count them). */
   onPasswordCheck?: () => void
   log: (line: string) => void
+  /** The chain verified against itself, the signed heads and the retention (access.ts). */
+  verifyLog: () => Promise<LogVerdict>
 }
 
 export function createAuthRoutes(d: RouteDeps): RouteSpec[] {

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import type { OpenedDb } from '../db/open.ts'
-import { addressKey, DEFAULT_LIMITS, delayAfter, type LimitRules } from './limits.ts'
+import { addressKey, createCheckGate, DEFAULT_LIMITS, delayAfter, type LimitRules } from './limits.ts'
+import { knownDevice } from './devices.ts'
 import { DEFAULT_SCRYPT } from './passwords.ts'
 import { addUser } from './users.ts'
 import { call, clearAccessTables, ENGINES, startStack, TEST_SCRYPT, type Stack } from './test-stack.ts'
@@ -188,6 +189,57 @@ describe.each(ENGINES)('sign-in limits on $name', (engine) => {
     expect(user.status).toBe(200)
     expect(guesses.filter((a) => a.status === 429).length).toBeGreaterThan(0)
   }, 60_000)
+
+  test('guessers on 240 addresses keep the check queue full; a browser that signed in before goes ahead of them (device cookie); turns go round the addresses', async () => {
+    await addUser(db, { name: 'slow', role: 'admin', password: PASSWORD }, { scrypt: DEFAULT_SCRYPT })
+    const s = await open(PROXIED, { ...DEFAULT_LIMITS, checks: { concurrent: 1, queue: 4, perAddress: 2, reserved: 0 } })
+    const first = await signIn(s, 'slow', PASSWORD, '198.51.100.200')
+    expect(first.status).toBe(200)
+    const device = (first.headers['set-cookie'] ?? []).find((c) => c.startsWith('sb_device='))
+    expect(device).toMatch(/HttpOnly; SameSite=Strict/)
+    expect(device).toMatch(/Path=\/api\/auth\/signin/)
+    const cookie = device!.split(';')[0]!
+    const guessers = Array.from({ length: 240 }, (_, i) => `10.${Math.floor(i / 250)}.${i % 250}.7`)
+    const flood = Promise.all(guessers.map((from, i) => signIn(s, 'slow', `guess number ${i}`, from)))
+    await new Promise((r) => setTimeout(r, 50))
+    // Elsewhere, with the device cookie: through, whatever the queue holds.
+    const back = await call(s.port, 'POST', '/api/auth/signin', {
+      json: { name: 'slow', password: PASSWORD },
+      headers: { 'x-forwarded-for': '198.51.100.201', cookie },
+    })
+    const guesses = await flood
+    expect(back.status, back.text).toBe(200)
+    expect(guesses.filter((a) => a.status === 429).length).toBeGreaterThan(200)
+    // A token for another name, or a made-up one, is no device of this user's.
+    expect(await knownDevice(db, cookie.slice('sb_device='.length), 'vic', Date.now())).toBe(false)
+    expect(await knownDevice(db, 'x'.repeat(43), 'slow', Date.now())).toBe(false)
+  }, 120_000)
+
+  test('the check queue gives turns round the addresses waiting, not in arrival order', async () => {
+    const gate = createCheckGate({ concurrent: 1, queue: 10, perAddress: 10, reserved: 0 })
+    const order: string[] = []
+    const run = async (from: string) => {
+      const leave = await gate.enter({ from })
+      order.push(from)
+      await new Promise((r) => setTimeout(r, 5))
+      leave?.()
+    }
+    await Promise.all([run('a'), run('a'), run('a'), run('a'), run('b'), run('c')])
+    expect(order).toEqual(['a', 'b', 'a', 'c', 'a', 'a'])
+    // Full: a newcomer takes the newest place of the address holding the most.
+    const full = createCheckGate({ concurrent: 1, queue: 2, perAddress: 10, reserved: 0 })
+    const held = full.enter({ from: 'x' })
+    const x1 = full.enter({ from: 'x' })
+    const x2 = full.enter({ from: 'x' })
+    const y = full.enter({ from: 'y' })
+    expect(y).not.toBeNull()
+    expect(await x2).toBeNull()
+    expect(full.enter({ from: 'z' })).toBeNull()
+    // Round the addresses: after x's turn, y's, then x's other.
+    ;(await held)?.()
+    ;(await y)?.()
+    ;(await x1)?.()
+  })
 
   test('a NUL in the name is a failed sign-in like any other: 401, counted, and logged', async () => {
     const s = await open()

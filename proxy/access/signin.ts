@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
 import { z } from 'zod'
-import { ProxyError } from '../errors.ts'
+import { notRecorded, ProxyError } from '../errors.ts'
+import type { AccessGate } from '../http-types.ts'
 import { sendError, sendJson } from '../http.ts'
 import type { AccessConfig } from './config.ts'
 import { secureFor } from './route-helpers.ts'
+import { deviceCookie, knownDevice, rememberDevice } from './devices.ts'
 import { addressKey, admitAttempt, createCheckGate, recordSuccess, type LimitRules } from './limits.ts'
 import { PASSWORD_MAX, verifyPassword } from './passwords.ts'
 import { createSession, deleteSession, sessionCookie, sessionSetCookie, type SessionTimes } from './sessions.ts'
@@ -19,6 +21,9 @@ export interface SignInDeps {
   limits: LimitRules
   addressOf: (req: IncomingMessage) => string
   record: (actor: string, via: string, address: string, action: string, details: Record<string, unknown>) => void
+  /** A stored entry (a sign-in that succeeded): rejects when it cannot be stored. */
+  audit: AccessGate['audit']
+  log: (line: string) => void
   dummyCheck: (password: string) => Promise<false>
   /** Called once per password actually checked (scrypt run); tests count them. */
   onPasswordCheck?: () => void
@@ -89,9 +94,12 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
     held.set(from, mine + 1)
     let outcome: Awaited<ReturnType<typeof attempt>>
     try {
-      const entering = gate.enter(failing(from))
-      if (!entering) return tooMany(res, 'password', 'Too many sign-ins are being checked at this moment; try again in a second.', 1000)
-      const leave = await entering
+      // A browser that signed in as this name before waits ahead of strangers (devices.ts).
+      const device = deviceCookie(req)
+      const trusted = device !== null && (await knownDevice(db, device, key, d.now()).catch(() => false))
+      const entering = gate.enter({ from, failing: failing(from), trusted })
+      const leave = entering ? await entering : null
+      if (!leave) return tooMany(res, 'password', 'Too many sign-ins are being checked at this moment; try again in a second.', 1000)
       try {
         outcome = await attempt(rawName, key, password, address)
       } finally {
@@ -117,16 +125,23 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
       )
     }
     await recordSuccess(db, key, address)
+    // The entry before the session: a sign-in the access log cannot record gives no session.
+    try {
+      await d.audit({ name: user.name, role: user.role, via: 'password' }, address, 'signin.ok', {})
+    } catch (err) {
+      d.log(`access log: could not record signin.ok by ${user.name}: ${err instanceof Error ? err.message : String(err)}`)
+      return sendError(res, notRecorded())
+    }
     // Session fixation (OWASP): whatever id the browser held before is ended, and a new one issued.
     const before = sessionCookie(req)
     if (before) await deleteSession(db, before)
     const session = await createSession(db, user.name, address, d.now(), d.times)
-    d.record(user.name, 'password', address, 'signin.ok', {})
+    const device = await rememberDevice(db, user.name, d.now(), secureFor(cfg, req).secure)
     sendJson(
       res,
       200,
       { mode: cfg.mode, user: { name: user.name, role: user.role } },
-      { 'set-cookie': sessionSetCookie(session.id, secureFor(cfg, req)) },
+      { 'set-cookie': [sessionSetCookie(session.id, secureFor(cfg, req)), device] },
     )
   }
 }

@@ -13,6 +13,7 @@ import {
   checkRole,
   listUsers,
   normaliseName,
+  removalOf,
   removeUser,
   UserError,
   type UserChange,
@@ -93,8 +94,8 @@ export const userRoutes = (d: RouteDeps): RouteSpec[] => [
     reads: null,
     schema: { querystring: NO_QUERY, body: NEW_USER },
     handle: userErrors(async (req, res, _url, ctx, { body }) => {
-      const user = await addUser(d.db, body, { now: new Date(d.now()), scrypt: d.scrypt })
-      auditAs(d, req, ctx)('user.add', { user: user.name, role: user.role })
+      const record = () => auditAs(d, req, ctx)('user.add', { user: normaliseName(body.name), role: body.role })
+      const user = await addUser(d.db, body, { now: new Date(d.now()), scrypt: d.scrypt, record })
       sendJson(res, 201, { user })
     }),
   }),
@@ -109,17 +110,18 @@ export const userRoutes = (d: RouteDeps): RouteSpec[] => [
       if (body.role !== undefined) change.role = body.role
       if (body.password !== undefined) change.password = body.password
       if (body.disabled !== undefined) change.disabled = body.disabled
-      const user = await changeUser(d.db, params.name, change, { now: new Date(d.now()), scrypt: d.scrypt })
-      auditAs(
-        d,
-        req,
-        ctx,
-      )('user.change', {
-        user: user.name,
-        ...(change.role ? { role: change.role } : {}),
-        ...(change.password !== undefined ? { passwordReset: true } : {}),
-        ...(change.disabled !== undefined ? { disabled: change.disabled } : {}),
-      })
+      const record = () =>
+        auditAs(
+          d,
+          req,
+          ctx,
+        )('user.change', {
+          user: normaliseName(params.name),
+          ...(change.role ? { role: change.role } : {}),
+          ...(change.password !== undefined ? { passwordReset: true } : {}),
+          ...(change.disabled !== undefined ? { disabled: change.disabled } : {}),
+        })
+      const user = await changeUser(d.db, params.name, change, { now: new Date(d.now()), scrypt: d.scrypt, record })
       sendJson(res, 200, { user })
     }),
   }),
@@ -130,8 +132,10 @@ export const userRoutes = (d: RouteDeps): RouteSpec[] => [
     reads: null,
     schema: { querystring: NO_QUERY, params: USER_PATH },
     handle: userErrors(async (req, res, _url, ctx, { params }) => {
+      // What goes, read first: the entry is stored before the removal (a refusal is not logged).
+      const going = await removalOf(d.db, params.name)
+      await auditAs(d, req, ctx)('user.remove', { user: normaliseName(params.name), ...going })
       const gone = await removeUser(d.db, params.name)
-      auditAs(d, req, ctx)('user.remove', { user: normaliseName(params.name), ...gone })
       sendJson(res, 200, { removed: normaliseName(params.name), ...gone })
     }),
   }),

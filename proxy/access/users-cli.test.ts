@@ -43,15 +43,21 @@ describe('scripts/users.mts', () => {
   // server below, where the command reaches the server's handle through its socket in a moment.
   test('without a server: list, add; the password comes from stdin, never an argument; refusals exit 2', async () => {
     expect((await users(['list'])).out).toMatch(/No users yet/)
-    const added = await users(['add', 'Ops', '--role', 'admin'], 'a long enough password\n')
+    const added = await users(['add', 'Ops', '--role', 'admin'], 'a long enough password\na long enough password\n')
     expect(added.err).toBe('')
     expect(added.out).toMatch(/Added ops \(admin\)/)
-    expect((await users(['add', 'viv', '--role', 'viewer'], 'short\n')).err).toMatch(/at least 12 characters/)
+    expect((await users(['add', 'viv', '--role', 'viewer'], 'short\nshort\n')).err).toMatch(/at least 12 characters/)
     const refused = await users(['add', 'viv', '--role', 'viewer', '--password', 'x'])
     expect(refused.code).toBe(2)
     expect(refused.err).toMatch(/never taken from arguments/)
     expect((await users(['add', 'viv', '--role', 'owner'])).err).toMatch(/role must be admin or viewer/)
-    expect((await users(['add', 'viv', '--role', 'viewer'], 'viewer password 1\r\n')).code).toBe(0)
+    // Asked twice and compared, piped or not: two different lines, or one, change nothing.
+    const differ = await users(['add', 'viv', '--role', 'viewer'], 'viewer password 1\nviewer password 2\n')
+    expect(differ.code).toBe(2)
+    expect(differ.err).toMatch(/passwords differ/)
+    expect((await users(['add', 'viv', '--role', 'viewer'], 'viewer password 1\n')).err).toMatch(/twice/)
+    expect((await users(['list'])).out).not.toMatch(/viv/)
+    expect((await users(['add', 'viv', '--role', 'viewer'], 'viewer password 1\r\nviewer password 1\r\n')).code).toBe(0)
     const db = await openDb({ dataDir: env.DATA_DIR })
     try {
       const rows = await db.query<{ name: string; password_hash: string }>('SELECT name, password_hash FROM users ORDER BY name')
@@ -126,7 +132,7 @@ describe('npm run users beside a running server on PGlite', () => {
       const socket = join(dataDir, CONTROL_SOCKET)
       expect(statSync(socket).mode & 0o777).toBe(0o600)
       expect(statSync(dataDir).mode & 0o077).toBe(0)
-      const added = await users(['add', 'ops', '--role', 'admin'], 'operations desk phrase\n', besideEnv)
+      const added = await users(['add', 'ops', '--role', 'admin'], 'operations desk phrase\noperations desk phrase\n', besideEnv)
       expect(added.err).toBe('')
       expect(added.out).toMatch(/Added ops \(admin\)/)
       const signIn = () => call(server.port, 'POST', '/api/auth/signin', { json: { name: 'ops', password: 'operations desk phrase' } })
@@ -136,7 +142,9 @@ describe('npm run users beside a running server on PGlite', () => {
       const log = await call(server.port, 'GET', '/api/auth/access-log?action=user.add', { headers: { cookie: cookieFrom(first) } })
       expect(log.json().entries).toEqual([expect.objectContaining({ actor: expect.stringMatching(/^cli:/), action: 'user.add' })])
       // Refusals come back in the same words as without a server.
-      expect((await users(['add', 'ops', '--role', 'admin'], 'operations desk phrase\n', besideEnv)).err).toMatch(/already exists/)
+      expect((await users(['add', 'ops', '--role', 'admin'], 'operations desk phrase\noperations desk phrase\n', besideEnv)).err).toMatch(
+        /already exists/,
+      )
       // The chain is checked by the running server too (the command refused: "the data directory is in use").
       const verified = await users(['verify-log'], '', besideEnv)
       expect(verified.err).toBe('')
@@ -151,9 +159,9 @@ describe('npm run users beside a running server on PGlite', () => {
       expect((await users(['verify-log', '--anchor', 'head'], '', besideEnv)).err).toMatch(/--anchor takes N:HASH/)
 
       // A user's whole life, each step made by the server and logged there.
-      expect((await users(['add', 'viv', '--role', 'viewer'], 'viewer password 1\n', besideEnv)).code).toBe(0)
+      expect((await users(['add', 'viv', '--role', 'viewer'], 'viewer password 1\nviewer password 1\n', besideEnv)).code).toBe(0)
       expect((await users(['role', 'viv', 'admin'], '', besideEnv)).out).toMatch(/viv is now admin/)
-      expect((await users(['passwd', 'viv'], 'second password 2\n', besideEnv)).code).toBe(0)
+      expect((await users(['passwd', 'viv'], 'second password 2\nsecond password 2\n', besideEnv)).code).toBe(0)
       expect((await users(['disable', 'viv'], '', besideEnv)).code).toBe(0)
       const list = await users(['list'], '', besideEnv)
       expect(list.out).toMatch(/^ops\tadmin\tcreated /m)
@@ -180,7 +188,7 @@ describe('npm run users beside a running server on PGlite', () => {
         'user.change',
         'user.remove',
       ])
-      expect((await users(['add', 'ops', '--role', 'admin'], 'operations desk phrase\n', besideEnv)).code).toBe(0)
+      expect((await users(['add', 'ops', '--role', 'admin'], 'operations desk phrase\noperations desk phrase\n', besideEnv)).code).toBe(0)
       expect((await users(['remove', 'viv'], '', besideEnv)).code).toBe(0)
 
       const stopping = server

@@ -91,12 +91,17 @@ export async function getUser(db: Queryable, name: string): Promise<UserRow | nu
 export async function addUser(
   db: Queryable,
   input: { name: string; role: Role; password: string },
-  opts: { now?: Date; scrypt?: ScryptParams } = {},
+  opts: { now?: Date; scrypt?: ScryptParams; record?: Recorder } = {},
 ): Promise<UserRow> {
   const name = checkName(input.name)
   const role = checkRole(input.role)
   const hash = await hashPassword(checkPassword(input.password, name), opts.scrypt ?? DEFAULT_SCRYPT)
   const now = opts.now ?? new Date()
+  if (opts.record) {
+    const taken = await db.query('SELECT 1 FROM users WHERE name = $1', [name])
+    if (taken.rows.length) throw new UserError('exists', 'name', `A user named ${name} already exists.`)
+    await opts.record()
+  }
   const r = await db.query<DbUser>(
     `INSERT INTO users (name, role, password_hash, disabled, created_at, updated_at) VALUES ($1, $2, $3, false, $4, $4)
      ON CONFLICT (name) DO NOTHING
@@ -106,6 +111,14 @@ export async function addUser(
   if (!r.rows[0]) throw new UserError('exists', 'name', `A user named ${name} already exists.`)
   return toRow(r.rows[0])
 }
+
+/**
+ * Stores the change's access-log entry once every check has passed and before anything is
+ * written: a change the log cannot record is not made, and a refused one is not logged. (Checked
+ * again under the write's lock, so a race between two admins can leave the entry of a change
+ * that the second check then refused.)
+ */
+export type Recorder = () => Promise<void>
 
 export interface UserChange {
   role?: Role
@@ -119,16 +132,24 @@ export interface UserChange {
  * be demoted or disabled: nobody could manage users afterwards.
  */
 export async function changeUser(
-  db: { transaction: <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T> },
+  db: Queryable & { transaction: <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T> },
   rawName: string,
   change: UserChange,
-  opts: { now?: Date; scrypt?: ScryptParams } = {},
+  opts: { now?: Date; scrypt?: ScryptParams; record?: Recorder } = {},
 ): Promise<UserRow> {
   const name = checkName(rawName)
   const role = change.role === undefined ? undefined : checkRole(change.role)
   const hash =
     change.password === undefined ? undefined : await hashPassword(checkPassword(change.password, name), opts.scrypt ?? DEFAULT_SCRYPT)
   const now = opts.now ?? new Date()
+  if (opts.record) {
+    const current = await db.query<DbUser>('SELECT name, role, disabled FROM users WHERE name = $1', [name])
+    const user = current.rows[0]
+    if (!user) throw new UserError('not_found', 'name', `There is no user named ${name}.`)
+    const losesAdmin = user.role === 'admin' && !user.disabled && ((role !== undefined && role !== 'admin') || change.disabled === true)
+    if (losesAdmin) await refuseLastAdmin(db, name, 'demote or disable', false)
+    await opts.record()
+  }
   return db.transaction(async (tx) => {
     const current = await tx.query<DbUser>('SELECT name, role, disabled, created_at, updated_at FROM users WHERE name = $1 FOR UPDATE', [
       name,
@@ -159,6 +180,24 @@ export interface RemovedUser {
  * caller is an operating-system user, not a team member), so a shared view going with its owner
  * is the one outcome both doors give alike. The caller logs the counts.
  */
+/**
+ * What removing a user would take (their views), or the refusal it would meet: read before the
+ * removal, so its access-log entry can be stored first and say what goes.
+ */
+export async function removalOf(db: Queryable, rawName: string): Promise<RemovedUser> {
+  const name = checkName(rawName)
+  const current = await db.query<DbUser>('SELECT name, role, disabled, created_at, updated_at FROM users WHERE name = $1', [name])
+  const user = current.rows[0]
+  if (!user) throw new UserError('not_found', 'name', `There is no user named ${name}.`)
+  if (user.role === 'admin' && !user.disabled) await refuseLastAdmin(db, name, 'remove', false)
+  const views = await db.query<{ shared: number; all: number }>(
+    'SELECT count(*) FILTER (WHERE shared)::int AS shared, count(*)::int AS all FROM saved_views WHERE owner = $1',
+    [name],
+  )
+  const v = views.rows[0] ?? { shared: 0, all: 0 }
+  return { privateViews: v.all - v.shared, sharedViews: v.shared }
+}
+
 export async function removeUser(
   db: { transaction: <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T> },
   rawName: string,
@@ -182,9 +221,11 @@ export async function removeUser(
   })
 }
 
-async function refuseLastAdmin(tx: Queryable, name: string, verb: string): Promise<void> {
+async function refuseLastAdmin(tx: Queryable, name: string, verb: string, lock = true): Promise<void> {
   // Lock every admin row so two admins demoting each other at once cannot both pass the check.
-  const others = await tx.query("SELECT name FROM users WHERE role = 'admin' AND NOT disabled AND name <> $1 FOR UPDATE", [name])
+  const others = await tx.query(`SELECT name FROM users WHERE role = 'admin' AND NOT disabled AND name <> $1${lock ? ' FOR UPDATE' : ''}`, [
+    name,
+  ])
   if (others.rows.length === 0)
     throw new UserError('last_admin', 'name', `${name} is the last enabled admin; add another admin before you ${verb} this one.`)
 }

@@ -1,4 +1,4 @@
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /**
@@ -69,21 +69,33 @@ export function acquireDataDirLock(dir: string): DataDirLock {
   writeFileSync(mine, `${process.pid}\n`, { mode: 0o600, flag: 'w' })
   try {
     // Bounded: each round either links the file, finds a live owner, or removes a stale one.
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < 100; attempt++) {
       try {
         linkSync(mine, path)
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
         const holder = readLockHolder(dir)
         if (holder && holder.pid !== process.pid && alive(holder.pid)) throw new DataDirInUseError(dir, holder.pid)
-        // Stale (a dead pid, or our own pid left by an earlier process that had it): remove it
-        // and link again; a racing process that links first wins.
-        try {
-          unlinkSync(path)
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+        // Stale (a dead pid, or our own pid left by an earlier process that had it). Two processes
+        // that both saw it stale must not both replace it: the second would remove the first's
+        // fresh lock. Only the holder of the take-over guard (mkdir: one process creates it) may
+        // remove a lock, and it reads the holder again under the guard.
+        if (!takeOverGuard(path)) {
+          sleepSync(20)
+          continue
         }
-        continue
+        try {
+          const now = readLockHolder(dir)
+          if (now && now.pid !== process.pid && alive(now.pid)) throw new DataDirInUseError(dir, now.pid)
+          try {
+            unlinkSync(path)
+          } catch (e) {
+            if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+          }
+          linkSync(mine, path)
+        } finally {
+          rmSync(`${path}.takeover`, { recursive: true, force: true })
+        }
       }
       return own(dir, path)
     }
@@ -92,6 +104,25 @@ export function acquireDataDirLock(dir: string): DataDirLock {
   }
   throw new Error(`Could not take the lock file ${path}: it kept changing (another process is opening the directory).`)
 }
+
+/** The take-over guard, created by one process at a time; one left by a process that died taking over (older than 10 s) is cleared. */
+function takeOverGuard(path: string): boolean {
+  const guard = `${path}.takeover`
+  try {
+    mkdirSync(guard, { mode: 0o700 })
+    return true
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    try {
+      if (Date.now() - statSync(guard).mtimeMs > 10_000) rmSync(guard, { recursive: true, force: true })
+    } catch {
+      /* gone meanwhile */
+    }
+    return false
+  }
+}
+
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
 function own(dir: string, path: string): DataDirLock {
   held.add(path)

@@ -8,7 +8,7 @@ import { BOM, csvRow } from '../../contract/csv.ts'
 import { fitFileName } from '../../contract/file-name.ts'
 import { DESK_EXPORT_ACTIONS, type DeskExportAction } from '../../contract/index-api.ts'
 import { readJsonBody, SECURITY_HEADERS, sendError, sendJson } from '../http.ts'
-import { ExportRefused, type ExportGate, type ExportTicket } from '../index/export-gate.ts'
+import { EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket } from '../index/export-gate.ts'
 import { CancelledBeforeStart, endFailed, JOB_ID, type ExportTracker } from '../index/export-progress.ts'
 import { turnOf, zoneFormatter, type ExportJobHooks } from '../index/export.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
@@ -16,6 +16,7 @@ import { names, NO_QUERY, param, query } from '../schema.ts'
 import { dateParam, digitsParam, INT4_MAX, limitParam, numberParam, readParams, zoneValue } from '../index/params.ts'
 import { BODY_OF } from '../index/queries.ts'
 import { flushDesk, refreshDesk } from './refresh.ts'
+import { partiesShown, partyCollector, type PartiesShown } from '../log-parties.ts'
 import { sentAfterBatch, sentAfterCount, sentAfterPage, type SentRow } from './sent-after.ts'
 
 /**
@@ -138,6 +139,7 @@ async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: 
     ...(p.get('at') ? { at: at.toISOString() } : {}),
     thresholdMinutes: threshold,
     rows: rows.length,
+    ...partiesShown(rows.map((x) => x.party)),
   })
   sendJson(res, 200, {
     at: at.toISOString(),
@@ -288,6 +290,8 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
       })
   }
   const by = ctx.principal?.name ?? 'unknown'
+  // The entry first: a mark the access log cannot record is not made.
+  await ctx.audit('needs-reply.handled', { number, party, ...(seen ? { through: seen.ordinal } : {}) })
   // The mark it replaces is kept for an undo (one step back).
   const r = await db.query<{ handled_at: Date }>(
     `INSERT INTO desk_handled (number, party, handled_at, handled_by, through_date, through_ordinal) VALUES ($1, $2, now(), $3, $4, $5)
@@ -301,7 +305,6 @@ async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL,
     [number, party, by, seen?.date ?? null, seen?.ordinal ?? null],
   )
   await refreshDesk(db, number, [party])
-  ctx.audit('needs-reply.handled', { number, party, ...(seen ? { through: seen.ordinal } : {}) })
   sendJson(res, 200, { number, party, handledAt: iso(r.rows[0]!.handled_at), handledBy: by })
 }
 
@@ -320,19 +323,29 @@ async function unhandledRoute(req: IncomingMessage, res: ServerResponse, url: UR
   const at = typeof body.handledAt === 'string' && body.handledAt.length <= 40 ? Date.parse(body.handledAt) : Number.NaN
   if (!Number.isFinite(at)) throw invalid('handledAt', 'handledAt is required: the time of the mark to undo, as the mark gave it.')
   const party = partyKey(typed)
-  const done = await db.transaction(async (tx) => {
-    const cur = await tx.query<{ handled_at: Date; prev: Record<string, unknown> | string | null }>(
-      'SELECT handled_at, prev FROM desk_handled WHERE number = $1 AND party = $2 FOR UPDATE',
+  // What the undo would do, read first: a refused undo is not logged, and one the log cannot
+  // record is not done. The transaction checks again under its lock.
+  const decide = async (q: Pick<Db, 'query'>, lock: boolean) => {
+    const cur = await q.query<{ handled_at: Date; prev: Record<string, unknown> | string | null }>(
+      `SELECT handled_at, prev FROM desk_handled WHERE number = $1 AND party = $2${lock ? ' FOR UPDATE' : ''}`,
       [number, party],
     )
     const row = cur.rows[0]
-    if (!row) return 'none' as const
+    if (!row) return { state: 'none' as const }
     // Compared to the millisecond the answer gave (the stored time has microseconds).
-    if (Math.floor(new Date(row.handled_at).getTime()) !== at) return 'newer' as const
+    if (Math.floor(new Date(row.handled_at).getTime()) !== at) return { state: 'newer' as const }
     const prev = typeof row.prev === 'string' ? (JSON.parse(row.prev) as Record<string, unknown>) : row.prev
     // A mark an undo put back, when another came before it, does not know that one: it is not undone
     // again (deleting it would drop the older mark). One that had none before it may be.
-    if (prev?.undone === true) return 'put-back' as const
+    if (prev?.undone === true) return { state: 'put-back' as const }
+    return { state: 'undo' as const, prev }
+  }
+  const preview = await decide(db, false)
+  if (preview.state === 'undo') await ctx.audit('needs-reply.unhandled', { number, party, restored: preview.prev !== null })
+  const done = await db.transaction(async (tx) => {
+    const decided = preview.state === 'undo' ? await decide(tx, true) : preview
+    if (decided.state !== 'undo') return decided.state
+    const { prev } = decided
     if (!prev) await tx.query('DELETE FROM desk_handled WHERE number = $1 AND party = $2', [number, party])
     else
       await tx.query(
@@ -359,7 +372,6 @@ async function unhandledRoute(req: IncomingMessage, res: ServerResponse, url: UR
       message: 'This conversation was marked again since: that newer mark stays.',
     })
   await refreshDesk(db, number, [party])
-  ctx.audit('needs-reply.unhandled', { number, party, restored: done === 'restored' })
   sendJson(res, 200, { number, party, restored: done === 'restored' })
 }
 
@@ -378,15 +390,15 @@ async function saveSettingsRoute(req: IncomingMessage, res: ServerResponse, url:
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_THRESHOLD_MINUTES)
     throw invalid('thresholdMinutes', `thresholdMinutes must be a whole number of minutes from 0 to ${MAX_THRESHOLD_MINUTES}.`)
   const by = ctx.principal?.name ?? 'unknown'
-  // The threshold it replaced goes into the entry too (the default when none was set).
-  const was = await db.query<{ was: number | null }>(
-    `WITH old AS (SELECT threshold_minutes FROM desk_settings WHERE id = 1)
-     INSERT INTO desk_settings (id, threshold_minutes, updated_at, updated_by) VALUES (1, $1, now(), $2)
-     ON CONFLICT (id) DO UPDATE SET threshold_minutes = $1, updated_at = now(), updated_by = $2
-     RETURNING (SELECT threshold_minutes FROM old) AS was`,
+  // The threshold it replaces goes into the entry too (the default when none was set); the entry
+  // is stored first, and a change the log cannot record is not made.
+  const was = await db.query<{ was: number | null }>(`SELECT threshold_minutes AS was FROM desk_settings WHERE id = 1`)
+  await ctx.audit('needs-reply.settings', { thresholdMinutes: v, was: was.rows[0]?.was ?? DEFAULT_THRESHOLD_MS / 60_000 })
+  await db.query(
+    `INSERT INTO desk_settings (id, threshold_minutes, updated_at, updated_by) VALUES (1, $1, now(), $2)
+     ON CONFLICT (id) DO UPDATE SET threshold_minutes = $1, updated_at = now(), updated_by = $2`,
     [v, by],
   )
-  ctx.audit('needs-reply.settings', { thresholdMinutes: v, was: was.rows[0]?.was ?? DEFAULT_THRESHOLD_MS / 60_000 })
   sendJson(res, 200, await teamThreshold(db))
 }
 
@@ -430,7 +442,7 @@ async function optOutsRoute(_req: IncomingMessage, res: ServerResponse, url: URL
        FROM desk_threads WHERE opt_history <> '[]' AND ($1::text IS NULL OR number = $1) AND number IN (${HELD})`,
     [number],
   )
-  await ctx.logRead({ ...(number ? { number } : {}), state, rows: r.rows.length })
+  await ctx.logRead({ ...(number ? { number } : {}), state, rows: r.rows.length, ...partiesShown(r.rows.map((x) => x.party)) })
   sendJson(res, 200, {
     optedOut: sums.rows[0]?.opted_out ?? 0,
     optedBackIn: sums.rows[0]?.opted_in ?? 0,
@@ -456,7 +468,12 @@ async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: U
   const scope = { number, keys: party ? partyForms(party) : null }
   const rows = await sentAfterPage(db, scope, limit, offset)
   const total = await sentAfterCount(db, scope)
-  await ctx.logRead({ ...(number ? { number } : {}), ...(party ? { party } : {}), rows: rows.length })
+  await ctx.logRead({
+    ...(number ? { number } : {}),
+    ...(party ? { party } : {}),
+    rows: rows.length,
+    ...partiesShown(rows.map((x) => x.party)),
+  })
   sendJson(res, 200, {
     total,
     rows: rows.map((x) => ({
@@ -484,16 +501,21 @@ export const DESK_EXPORT = { batch: 1000 }
  * tray gave the export an id: its progress record (rows and bytes written, of how many, the file's
  * name) and its Cancel, which cuts the download as the index's exports do.
  */
-async function streamCsv<T>(
+/** How an export ended: the rows that went out, whether all did, and the customers they showed. */
+type ExportResult = { rows: number; complete: boolean } & PartiesShown
+
+async function streamCsv<T extends { party: string }>(
   res: ServerResponse,
   fileName: string,
   rows: number,
   header: readonly string[],
   next: (after: T | null) => Promise<T[]>,
   cells: (row: T) => readonly unknown[],
-  done: (result: { rows: number; complete: boolean }) => void,
+  done: (result: ExportResult) => void,
   job: Job,
 ): Promise<void> {
+  // The customers sent, for the closing entry: filtering the log by one finds the export.
+  const sent = partyCollector()
   let gone = res.destroyed
   res.on('close', () => {
     if (!res.writableFinished) gone = true
@@ -505,7 +527,7 @@ async function streamCsv<T>(
   }
   // Cancelled while it counted (after its turn, before the first byte): nothing is sent.
   if (job?.signal.aborted) {
-    done({ rows: 0, complete: false })
+    done({ rows: 0, complete: false, parties: [] })
     job.end({ state: 'cancelled', by: 'you' })
     sendError(res, new CancelledBeforeStart())
     return
@@ -525,7 +547,14 @@ async function streamCsv<T>(
     bytes += Buffer.byteLength(chunk)
     if (res.write(chunk)) return
     await new Promise<void>((ok) => {
+      // A reader that stops taking the file holds an export turn: past the limit it is cut and
+      // the turn freed, and the closing entry says how many rows went.
+      const stalled = setTimeout(() => {
+        gone = true
+        res.destroy()
+      }, EXPORT_STALL_MS)
       const done = () => {
+        clearTimeout(stalled)
         res.off('drain', done)
         res.off('close', done)
         ok()
@@ -542,7 +571,10 @@ async function streamCsv<T>(
     for (;;) {
       const batch = await next(last)
       if (batch.length) await write(batch.map((r) => csvRow(cells(r))).join(''))
-      if (!gone) written += batch.length
+      if (!gone) {
+        written += batch.length
+        for (const r of batch) sent.add(r.party)
+      }
       job?.update({ rows: written, bytes })
       if (batch.length < DESK_EXPORT.batch || gone) break
       last = batch[batch.length - 1]!
@@ -552,7 +584,7 @@ async function streamCsv<T>(
     throw err
   } finally {
     job?.signal.removeEventListener('abort', onCancel)
-    done({ rows: written, complete: !gone && !failed })
+    done({ rows: written, complete: !gone && !failed, ...sent.shown() })
   }
   // A failure is recorded by the caller, with its reason (deskRoutes).
   job?.end(gone ? { state: 'cancelled', by: job.signal.aborted ? 'you' : 'browser' } : { state: 'done' })
@@ -571,13 +603,9 @@ export function deskFileName(report: DeskReport, [scope = 'all-numbers', ...filt
  * how many rows went out, and whether the client took them all (the read entry before it holds
  * the count there was to send).
  */
-function exportDone(
-  ctx: RequestContext,
-  report: DeskReport,
-  filters: Record<string, unknown>,
-  result: { rows: number; complete: boolean },
-) {
-  ctx.audit(`${report}.export.done`, { ...filters, format: 'csv', rows: result.rows, complete: result.complete })
+function exportDone(ctx: RequestContext, report: DeskReport, filters: Record<string, unknown>, result: ExportResult) {
+  // The rows have gone out: the start's entry holds the read; a lost end is in the server log.
+  void ctx.audit(`${report}.export.done`, { ...filters, format: 'csv', ...result }).catch(() => undefined)
 }
 
 const SENT_CSV_HEADER = [
@@ -788,7 +816,13 @@ async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse, url: 
         args,
       )
   const rows = await quietRows(db, number, from, to, limit)
-  await ctx.logRead({ number, ...(from ? { from: p.get('from') } : {}), ...(to ? { to: p.get('to') } : {}), rows: rows.length })
+  await ctx.logRead({
+    number,
+    ...(from ? { from: p.get('from') } : {}),
+    ...(to ? { to: p.get('to') } : {}),
+    rows: rows.length,
+    ...partiesShown(rows.map((x) => x.party)),
+  })
   sendJson(res, 200, {
     number,
     window: { start: 8, end: 21 },
@@ -1121,7 +1155,8 @@ function jobOf(url: URL, exports: ExportTracker, ctx: RequestContext, action: Ro
   } catch (err) {
     // Cancelled in the tray before this request arrived: refused having read nothing, and the
     // cancel logged now, under the report's action and filters, which the cancel did not know.
-    if (err instanceof CancelledBeforeStart) ctx.audit(`${action}.cancel`, { ...what, job: id, rows: 0, started: false })
+    if (err instanceof CancelledBeforeStart)
+      void ctx.audit(`${action}.cancel`, { ...what, job: id, rows: 0, started: false }).catch(() => undefined)
     throw err
   }
 }

@@ -1,6 +1,13 @@
 import { ProxyError } from '../errors.ts'
 
 /**
+ * An export whose reader takes nothing more for this long is ended and its turn freed: two
+ * readers taking 100 bytes a second held the turns an admin's export waited for, and a 45 MB
+ * file at that pace would hold one for days. Each export's closing entry says how many rows went.
+ */
+export const EXPORT_STALL_MS = Number(process.env.EXPORT_STALL_MS ?? 60_000)
+
+/**
  * How many exports run at once: per person and in total. An export holds a database connection
  * (PGlite's only one, in turns) for as long as it streams, so a few people downloading whole
  * histories must not crowd out everyone's searches.

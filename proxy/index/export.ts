@@ -1,3 +1,5 @@
+import { partyCollector } from '../log-parties.ts'
+import { partyKey } from '../../contract/desk/messages.ts'
 import { CancelledBeforeStart, endFailed } from './export-progress.ts'
 import { fitFileName } from '../../contract/file-name.ts'
 import type { Action } from '../../contract/vocabulary.ts'
@@ -8,7 +10,7 @@ import { ProxyError, invalid } from '../errors.ts'
 import { SECURITY_HEADERS, sendError } from '../http.ts'
 import { messageCsvHeader, statusWord } from '../../contract/message-csv.ts'
 import { BOM, csvCell, csvRow } from './csv.ts'
-import { ExportRefused, type ExportGate, type ExportTicket, type QueuePlace } from './export-gate.ts'
+import { EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket, type QueuePlace } from './export-gate.ts'
 import type { Cursor, Filters } from './params.ts'
 import {
   bodiesById,
@@ -373,7 +375,9 @@ function sinkOf(req: IncomingMessage, res: ServerResponse, cancel?: AbortSignal)
       bytes += Buffer.byteLength(chunk)
       if (!res.write(chunk)) {
         await new Promise<void>((resolve) => {
+          const stalled = setTimeout(onCancel, EXPORT_STALL_MS)
           const done = () => {
+            clearTimeout(stalled)
             res.off('drain', done)
             res.off('close', done)
             resolve()
@@ -454,7 +458,7 @@ async function writeCsv(
   sink: Sink,
   slot: ExportTicket | undefined,
   total: number,
-  count: { rows: number },
+  count: { rows: number; parties: ReturnType<typeof partyCollector> },
 ): Promise<void> {
   const { bases, bodies, bodyCells, cell, loadBodies, loadStatuses, statusOf, loadBases } = lookupsOf(db)
   const dates = dateCellsCsv(o.tz)
@@ -507,6 +511,7 @@ async function writeCsv(
     }
     if (out) await write(out)
     count.rows += batch.length
+    for (let k = 0; k < batch.length; k++) count.parties.add(batch.field(k, 8))
     slot?.progress(count.rows, total)
     o.job?.update({ rows: count.rows, bytes: sink.bytes() })
     if (batch.length < csvBatch) break
@@ -522,7 +527,7 @@ async function writeNdjson(
   sink: Sink,
   slot: ExportTicket | undefined,
   total: number,
-  count: { rows: number },
+  count: { rows: number; parties: ReturnType<typeof partyCollector> },
 ): Promise<void> {
   const { bases, bodies, loadBodies, loadStatuses, statusOf, loadBases } = lookupsOf(db)
   const dateTuple = dateCells(o.tz)
@@ -575,6 +580,7 @@ async function writeNdjson(
       }
     }
     count.rows += batch.length
+    for (const t of batch) count.parties.add(t[8])
     slot?.progress(count.rows, total)
     await write(out)
     o.job?.update({ rows: count.rows, bytes: sink.bytes() })
@@ -605,12 +611,21 @@ async function exportRows(
     'cache-control': 'no-store',
     'x-row-count': String(total),
   })
-  const count = { rows: 0 }
+  // The customers sent (their phones as stored), for the closing entry: filtering the log by one finds the export.
+  const count = { rows: 0, parties: partyCollector() }
   try {
     await (o.format === 'csv' ? writeCsv : writeNdjson)(db, o, out, slot, total, count)
   } finally {
     out.detach()
-    o.audit(`${action}.done`, { what: Object.fromEntries(o.params), format: o.format, rows: count.rows, complete: !out.gone() })
+    const sent = count.parties.shown()
+    o.audit(`${action}.done`, {
+      what: Object.fromEntries(o.params),
+      format: o.format,
+      rows: count.rows,
+      complete: !out.gone(),
+      parties: sent.parties.map(partyKey).filter((k) => k !== ''),
+      ...(sent.partiesMore ? { partiesMore: sent.partiesMore } : {}),
+    })
   }
   if (out.gone()) {
     const cancelled = o.job?.signal.aborted === true

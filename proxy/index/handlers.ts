@@ -33,6 +33,7 @@ import type {
 } from './schemas.ts'
 import {
   forget as forgetMessages,
+  indexedMessages,
   freshness,
   freshnessAndVersion,
   indexedCount,
@@ -122,8 +123,8 @@ export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _re
   const admin = ctx.principal?.role === 'admin'
   if (body.all) {
     // A viewer's "Index all" leaves the numbers an admin forgot forgotten; an admin's indexes them again.
-    const n = await syncer.syncAll({ revive: admin })
-    ctx.audit('index.sync', { all: true, numbers: n })
+    await ctx.audit('index.sync', { all: true })
+    await syncer.syncAll({ revive: admin })
   } else {
     const { number } = body
     let { tid } = body
@@ -149,8 +150,8 @@ export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _re
         })
       tid ??= listed[0]
     }
+    await ctx.audit('index.sync', { number })
     await syncer.request({ number, tid })
-    ctx.audit('index.sync', { number })
   }
   sendJson(res, 202, await indexStatus(room))
 }
@@ -284,13 +285,16 @@ export const exportMessages: Handler<typeof EXPORT_QUERY> = async (room, req, re
     // cancel logged now, under the export's own action and filters, which the cancel did not know.
     if (err instanceof CancelledBeforeStart) {
       const asked = readOrNull(query.read)
+      // Nothing was read: a cancel the log cannot hold is still a cancel (its failure is in the server log).
       if (asked)
-        ctx.audit(`${exportActionOf(asked.filters)}.cancel`, {
-          what: Object.fromEntries(asked.params),
-          job: query.job,
-          rows: 0,
-          started: false,
-        })
+        await ctx
+          .audit(`${exportActionOf(asked.filters)}.cancel`, {
+            what: Object.fromEntries(asked.params),
+            job: query.job,
+            rows: 0,
+            started: false,
+          })
+          .catch(() => undefined)
     }
     throw err
   }
@@ -298,7 +302,8 @@ export const exportMessages: Handler<typeof EXPORT_QUERY> = async (room, req, re
     await streamExport(bulk, req, res, {
       ...query.read(),
       logStart: (d, action) => ctx.logRead(d, action),
-      audit: ctx.audit,
+      // The export's end: its rows have gone out and its start's entry holds the read, so a lost end is a server log line.
+      audit: (action, details) => void ctx.audit(action, details).catch(() => undefined),
       log,
       gate: exportGate,
       who,
@@ -320,16 +325,19 @@ export const exportProgress: Handler<typeof EXPORT_PROGRESS_QUERY> = async (room
 export const exportCancel: Handler<typeof NO_QUERY, typeof EXPORT_CANCEL_BODY> = async (room, _req, res, _url, ctx, { body }) => {
   const { record, logged } = room.exports.cancel(ctx.principal?.name ?? '', body.job)
   // One not begun yet is logged by its request when it arrives (it names what it would have read).
-  if (logged) ctx.audit(`${logged.action}.cancel`, { ...logged.what, job: body.job, rows: record.rows })
+  // A cancel takes nothing away that the log must hold first; its failure is in the server log.
+  if (logged) await ctx.audit(`${logged.action}.cancel`, { ...logged.what, job: body.job, rows: record.rows }).catch(() => undefined)
   sendJson(res, 200, record)
 }
 
 export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room, _req, res, _url, ctx, { body: number }) => {
   const { db, syncer, log } = room
+  // The entry first, with what the index holds now: a forget the log cannot record does not happen.
+  const held = await indexedMessages(db, number)
+  await ctx.audit('index.forget', number ? { number, messages: held } : { all: true, messages: held })
   // A running sync would write rows back after the delete: stop it first.
   await syncer.stop(number ?? undefined)
   const forgotten = await forgetMessages(db, number)
-  ctx.audit('index.forget', number ? { number, messages: forgotten } : { all: true, messages: forgotten })
   log(`index: forgot ${forgotten} messages (${number ?? 'all numbers'})`)
   sendJson(res, 200, { forgotten })
 }

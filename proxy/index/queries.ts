@@ -866,6 +866,15 @@ export async function locate(db: Queryable, number: string, endExclusive: string
 }
 
 /** Forget: a number's (or every) message, roll-up and sync state. Returns messages deleted. */
+/** How many messages the index holds of a number (or of all, with null), from the numbers' own counts. */
+export async function indexedMessages(db: Db, number: string | null): Promise<number> {
+  const r = await db.query<{ n: number }>(
+    'SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text IS NULL OR number = $1',
+    [number],
+  )
+  return r.rows[0]?.n ?? 0
+}
+
 export async function forget(db: Db, number: string | null): Promise<number> {
   return db.transaction(async (tx) => {
     if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '300s'`)

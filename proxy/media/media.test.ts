@@ -118,7 +118,7 @@ async function appWith(options: Partial<MediaOptions> = {}) {
   const gate: AccessGate = {
     identify: async (req) => (String(req.headers.cookie ?? '').includes('sb_session=ok') ? VIEWER : null),
     routes: [],
-    audit: (_p, _a, action, details) => audits.push({ action, details }),
+    audit: async (_p, _a, action, details) => void audits.push({ action, details }),
     recordRead: async (_p, _a, action, details) => void audits.push({ action, details }),
   }
   const route = createMediaRoute({ upstreamBaseUrl: upstream.url, allowedHosts: [], maxBytes: MAX, timeoutMs: 1_000, ...options })

@@ -119,7 +119,15 @@ function quirkListing(account: Account, type: 'all' | 'local' | 'tollfree', quir
   const out: Array<Record<string, string>> = []
   for (const n of account.numbers) {
     if (quirks.removed.has(n.number) || quirks.unlisted.has(n.number) || (type !== 'all' && n.type !== type)) continue
-    const item = { number: n.number, tid: n.tid, type: n.type, country: n.country, webhook: n.webhook, dlr: n.dlr }
+    const changed = quirks.callbacks.get(n.number)
+    const item = {
+      number: n.number,
+      tid: n.tid,
+      type: n.type,
+      country: n.country,
+      webhook: changed?.webhook ?? n.webhook,
+      dlr: changed?.dlr ?? n.dlr,
+    }
     if (quirks.listedTwice.has(n.number)) out.push({ ...item, tid: extraTid(n.number) })
     out.push(item)
   }

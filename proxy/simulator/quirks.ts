@@ -42,6 +42,11 @@ export interface Quirks {
    * later can carry a smaller total than one asked for before it).
    */
   reorder: Map<string, { scale: number; served: number }>
+  /**
+   * Numbers whose callbacks the account owner changed: the listing shows these webhook and dlr
+   * values instead of the dataset's (the callback watch's tests change them between listings).
+   */
+  callbacks: Map<string, { webhook?: string; dlr?: string }>
 }
 
 /** The hold of a reordered number's next answer, in ms (see Quirks.reorder). */
@@ -60,6 +65,7 @@ export const noQuirks = (): Quirks => ({
   wording: 'unknown',
   overstated: new Map(),
   reorder: new Map(),
+  callbacks: new Map(),
 })
 
 /** The extra tid a number listed twice carries. */
@@ -70,7 +76,7 @@ const MAX_NUMBERS = 100
 
 /** Applies a control request's quirks on top of the current ones; a string saying what is wrong otherwise. */
 export function applyQuirks(q: Quirks, input: Record<string, unknown>): string | undefined {
-  const known = new Set(['arrivals', 'skewedClock', 'listedTwice', 'removed', 'unlisted', 'wording', 'overstated', 'reorder'])
+  const known = new Set(['arrivals', 'skewedClock', 'listedTwice', 'removed', 'unlisted', 'wording', 'overstated', 'reorder', 'callbacks'])
   for (const k of Object.keys(input)) if (!known.has(k)) return `unknown quirk ${k}; use ${[...known].join(', ')}`
   if (input.arrivals !== undefined) {
     const a = input.arrivals as { number?: unknown; perRequest?: unknown }
@@ -97,6 +103,23 @@ export function applyQuirks(q: Quirks, input: Record<string, unknown>): string |
     if (n === 0) q.reorder.delete(r.number)
     else q.reorder.set(r.number, { scale: n, served: 0 })
   }
+  if (input.callbacks !== undefined) {
+    // { number, webhook?, dlr? }: a value replaces the dataset's; null puts the dataset's back.
+    const c = input.callbacks as { number?: unknown; webhook?: unknown; dlr?: unknown }
+    if (!c || typeof c !== 'object' || typeof c.number !== 'string' || !NUMBER.test(c.number)) return 'callbacks.number must be digits'
+    const next = { ...q.callbacks.get(c.number) }
+    for (const k of ['webhook', 'dlr'] as const) {
+      const v = c[k]
+      if (v === undefined) continue
+      if (v === null) delete next[k]
+      else if (typeof v !== 'string' || v.length > 2000) return `callbacks.${k} must be text of at most 2000 characters, or null`
+      else next[k] = v
+    }
+    if (Object.keys(next).length === 0) q.callbacks.delete(c.number)
+    else if (!q.callbacks.has(c.number) && q.callbacks.size >= MAX_NUMBERS)
+      return `callbacks may be changed on at most ${MAX_NUMBERS} numbers`
+    else q.callbacks.set(c.number, next)
+  }
   if (input.skewedClock !== undefined) {
     if (typeof input.skewedClock !== 'boolean') return 'skewedClock must be true or false'
     q.skewedClock = input.skewedClock
@@ -117,4 +140,4 @@ export function applyQuirks(q: Quirks, input: Record<string, unknown>): string |
 }
 
 /** Whether any quirk changes the account listing (then it is built per request, not cached). */
-export const changesListing = (q: Quirks) => q.listedTwice.size > 0 || q.removed.size > 0 || q.unlisted.size > 0
+export const changesListing = (q: Quirks) => q.listedTwice.size > 0 || q.removed.size > 0 || q.unlisted.size > 0 || q.callbacks.size > 0

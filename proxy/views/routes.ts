@@ -158,6 +158,8 @@ function toView(r: ViewRow, me: string): SavedView {
 }
 
 const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/
+/** Bidirectional controls and zero-width characters (Unicode's Bidi_Control, and ZWSP/ZWNJ/ZWJ/WJ/BOM). */
+const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/
 
 function nameField(v: unknown): string {
   if (typeof v !== 'string') throw invalid('name', 'name is required: a name for the view.')
@@ -165,6 +167,9 @@ function nameField(v: unknown): string {
   if (name.length === 0) throw invalid('name', 'name must not be empty.')
   if (name.length > VIEW_NAME_MAX) throw invalid('name', `name must be at most ${VIEW_NAME_MAX} characters.`)
   if (!PRINTABLE.test(name)) throw invalid('name', 'name must not contain control characters or line breaks.')
+  // A teammate reads a shared view's name as its owner wrote it: a right-to-left override or an
+  // invisible character would make "abc\u202etxt.exe" read as something it is not (Trojan Source).
+  if (INVISIBLE.test(name)) throw invalid('name', 'name must not contain invisible or text-direction characters.')
   return name
 }
 
@@ -273,9 +278,13 @@ const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
   const version = deps.indexOn ? await dataVersion(db) : ''
   const out: Array<{ id: string; newMatches: number | null }> = []
   let counted = 0
-  // Each count is a search run for the reader: the access log names the numbers and customers searched.
+  // Each count of the reader's own views is a search they asked for: the access log names the
+  // numbers and customers searched. A teammate's shared view is counted because its owner saved
+  // it (an audited action in their name); the reader's entry names it by id and owner only, so a
+  // viewer's shared view cannot write customers into everyone's entries as they navigate.
   const numbers = new Set<string>()
   const parties = new Set<string>()
+  const shared: Array<{ view: string; owner: string }> = []
   for (const row of rows) {
     let count: number | null = null
     if (deps.indexOn && counted < MAX_COUNTED) {
@@ -288,8 +297,10 @@ const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
       }
       if (f) {
         counted++
-        for (const n of f.numbers ?? []) numbers.add(n)
-        if (f.party) parties.add(f.party)
+        if (row.owner === me) {
+          for (const n of f.numbers ?? []) numbers.add(n)
+          if (f.party) parties.add(f.party)
+        } else shared.push({ view: row.id, owner: row.owner })
         count = await countOf(db, f, row, version, deps)
       }
     }
@@ -301,6 +312,7 @@ const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
     tz,
     ...(numbers.size ? { numbers: [...numbers] } : {}),
     ...(parties.size ? { parties: [...parties] } : {}),
+    ...(shared.length ? { shared } : {}),
   })
   sendJson(res, 200, { counts: out })
 }
@@ -331,6 +343,16 @@ async function insertView(db: Db, me: string, v: { name: string; shared: boolean
   }
 }
 
+/** A name this owner already gives another view (the unique index, read before an action's entry is stored). */
+async function refuseTaken(db: Db, me: string, name: string, except?: string): Promise<void> {
+  const r = await db.query(`SELECT 1 FROM saved_views WHERE owner = $1 AND lower(name) = lower($2) AND id <> COALESCE($3::bigint, 0)`, [
+    me,
+    name,
+    except ?? null,
+  ])
+  if (r.rows.length) throw duplicate(name)
+}
+
 const createRoute: ViewHandler = async (req, res, url, ctx, db) => {
   readQuery(url, [])
   const body = await bodyWith(req, ['name', 'shared', 'query', 'range'])
@@ -341,8 +363,11 @@ const createRoute: ViewHandler = async (req, res, url, ctx, db) => {
   const range = rangeField(body.range)
   const { query } = parseViewQuery(body.query, range)
   const me = owner(ctx)
+  // The entry first (the view's id does not exist yet: its name stands for it); a name already
+  // taken is refused before it, as the insert would refuse it.
+  await refuseTaken(db, me, name)
+  await ctx.audit('view.create', { name, shared })
   const row = await insertView(db, me, { name, shared, query, range })
-  ctx.audit('view.create', { view: row.id, shared })
   sendJson(res, 201, { view: toView(row, me) })
 }
 
@@ -353,13 +378,14 @@ const renameRoute: ViewHandler = async (req, res, url, ctx, db) => {
   const name = nameField(body.name)
   const me = owner(ctx)
   await ownView(db, id, me, 'rename')
+  await refuseTaken(db, me, name, id)
+  await ctx.audit('view.rename', { view: id })
   try {
     await db.query(`UPDATE saved_views SET name = $2, updated_at = now() WHERE id = $1::bigint`, [id, name])
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicate(name)
     throw err
   }
-  ctx.audit('view.rename', { view: id })
   sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
 }
 
@@ -370,9 +396,9 @@ const shareRoute: ViewHandler = async (req, res, url, ctx, db) => {
   if (typeof body.shared !== 'boolean') throw invalid('shared', 'shared must be true (the whole team sees it) or false (only you).')
   const me = owner(ctx)
   await ownView(db, id, me, body.shared ? 'share' : 'make private')
+  await ctx.audit('view.share', { view: id, shared: body.shared })
   await db.query(`UPDATE saved_views SET shared = $2, updated_at = now() WHERE id = $1::bigint`, [id, body.shared])
   // Teammates' marks of when they opened it stay: shared again, their counts go on from there.
-  ctx.audit('view.share', { view: id, shared: body.shared })
   sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
 }
 
@@ -380,8 +406,8 @@ const removeRoute: ViewHandler = async (req, res, url, ctx, db) => {
   readQuery(url, [])
   const id = idField((await bodyWith(req, ['id'])).id)
   await ownView(db, id, owner(ctx), 'delete')
+  await ctx.audit('view.delete', { view: id })
   await db.query(`DELETE FROM saved_views WHERE id = $1::bigint`, [id])
-  ctx.audit('view.delete', { view: id })
   sendJson(res, 200, { deleted: true })
 }
 

@@ -130,6 +130,8 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
       [{ name: '   ', query }, 'name', /must not be empty/],
       [{ name: 'x'.repeat(81), query }, 'name', /at most 80/],
       [{ name: 'a\nb', query }, 'name', /line breaks/],
+      [{ name: 'abc\u202etxt.exe', query }, 'name', /text-direction/],
+      [{ name: 'pay\u200broll', query }, 'name', /invisible/],
       [{ name: 'v', query: 'colour=red' }, 'query', /"colour" is not a search parameter/],
       [{ name: 'v', query: 'dir=sideways' }, 'query', /dir must be inbound or outbound/],
       [{ name: 'v', query: 'status=broken' }, 'query', /status must be/],
@@ -155,7 +157,7 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
     expect((await as('vic', 'GET', '/api/views?tz=UTC')).json().error?.field).toBe('tz')
   })
 
-  it('a shared view an older server let through (a day past 2999) is not counted, and the others still are; the counts are logged with the numbers and customers they searched', async () => {
+  it('a shared view an older server let through (a day past 2999) is not counted, and the others still are; the counts are logged with the numbers and customers they searched for the view’s owner, and by id and owner for a teammate', async () => {
     // Both as an older server stored them (this one refuses the second when it is saved).
     const insert = (name: string, q: string) =>
       rooms.db.query<{ id: string }>(
@@ -165,7 +167,7 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
     const good = (await insert('One customer', `party=4155550101&numbers=${DOZENS.number}&tz=utc`)).rows[0]!.id
     const broken = await insert('Far future', 'to=9999-12-31&tz=utc')
     try {
-      for (const who of ['vic', 'ada']) {
+      for (const who of ['vic', 'ada', 'wes']) {
         const c = await as(who, 'GET', '/api/views/counts?tz=UTC')
         expect(c.status, c.text).toBe(200)
         const counts = new Map((c.json().counts as Array<{ id: string; newMatches: number | null }>).map((x) => [x.id, x.newMatches]))
@@ -173,14 +175,20 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
         expect(typeof counts.get(good)).toBe('number')
       }
       await rooms.access.flush()
-      const logged = await as(
-        'ada',
-        'GET',
-        `/api/auth/access-log?action=views.counts&user=vic&party=${encodeURIComponent('(415) 555-0101')}`,
-      )
+      // The owner's counts name the numbers and customers the view searches...
+      const byParty = (user: string) =>
+        as('ada', 'GET', `/api/auth/access-log?action=views.counts&user=${user}&party=${encodeURIComponent('(415) 555-0101')}`)
+      const logged = await byParty('wes')
       expect(logged.status, logged.text).toBe(200)
       const [entry] = logged.json().entries as Array<{ number: string; party: string }>
       expect(entry).toMatchObject({ number: DOZENS.number, party: '4155550101' })
+      // ...a teammate's name the shared view and its owner, not the customer wes chose.
+      expect((await byParty('vic')).json().entries).toEqual([])
+      const vic = await as('ada', 'GET', '/api/auth/access-log?action=views.counts&user=vic')
+      const shared = (vic.json().entries as Array<{ details: { shared?: Array<{ view: string; owner: string }> } }>).flatMap(
+        (e) => e.details.shared ?? [],
+      )
+      expect(shared).toContainEqual({ view: good, owner: 'wes' })
     } finally {
       await rooms.db.query('DELETE FROM saved_views WHERE id = ANY($1::bigint[])', [[good, broken.rows[0]!.id]])
     }
@@ -267,6 +275,16 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
     const actions = log.rows.map((e) => `${e.actor} ${e.action}`)
     expect(actions).toContain('wes view.counts')
     expect(actions).toContain('vic view.counts')
+    // A teammate's counts of vic's shared view name it by id and owner, never the numbers and
+    // customers vic put in it: those are vic's, in vic's own entries.
+    const wes = await rooms.db.query<{ number: string | null; details: { shared?: Array<{ owner: string }> } }>(
+      `SELECT number, details FROM access_log WHERE action = 'view.counts' AND actor = 'wes' AND details ? 'shared'`,
+    )
+    expect(wes.rows.length).toBeGreaterThan(0)
+    for (const e of wes.rows) {
+      expect(e.number).toBeNull()
+      expect(e.details.shared?.every((x) => x.owner === 'vic')).toBe(true)
+    }
     expect(actions.some((a) => a.endsWith('views.list'))).toBe(false)
     expect(actions.filter((a) => / view\.(create|rename|delete)$/.test(a))).toEqual([
       'vic view.create',

@@ -119,8 +119,14 @@ export function Layout() {
             <Link to="/desk/opt-outs" {...navProps(DESK_PAGES.has(page))}>
               Desk
             </Link>
+            <Link to="/callbacks" {...navProps(page === 'callbacks')}>
+              Callbacks
+            </Link>
             <Link to="/index" {...navProps(page === 'index')}>
               Index
+            </Link>
+            <Link to="/alerts" {...navProps(page === 'alerts')}>
+              Alerts
             </Link>
             {/* Admin pages only once the server has said so: "not loaded yet" is not admin. Local
                 mode has no users to manage, but its reads are logged like any other. */}

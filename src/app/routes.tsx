@@ -15,6 +15,8 @@ import { TableSkeleton } from '../components/empty-state'
 import { NumbersPage } from '../features/numbers/numbers-page'
 import {
   accessLogSearch,
+  callbacksSearch,
+  alertsSearch,
   chartsSearch,
   customerSearch,
   deskNumberSearch,
@@ -108,6 +110,8 @@ const OptOutsPage = lazyRouteComponent(() => import('../features/desk/opt-outs-p
 const CustomerPage = lazyRouteComponent(() => import('../features/desk/customer-page'), 'CustomerPage')
 const QuietHoursPage = lazyRouteComponent(() => import('../features/desk/quiet-hours-page'), 'QuietHoursPage')
 const SegmentsPage = lazyRouteComponent(() => import('../features/desk/segments-page'), 'SegmentsPage')
+const CallbacksPage = lazyRouteComponent(() => import('../features/callbacks/callbacks-page'), 'CallbacksPage')
+const AlertsPage = lazyRouteComponent(() => import('../features/alerts/alerts-page'), 'AlertsPage')
 
 const numbersRoute = createRoute({
   getParentRoute: () => rootRoute,
@@ -301,6 +305,31 @@ const segmentsRoute = createRoute({
   errorComponent: failed('segments'),
 })
 
+const callbacksRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: PAGES.callbacks.path,
+  validateSearch: searchValidator(callbacksSearch),
+  search: { middlewares: [stripDefaults(callbacksSearch)] },
+  component: onDemand(CallbacksPage, function CallbacksRoute() {
+    return <CallbacksPage search={callbacksRoute.useSearch()} admin={useCanExport()} />
+  }),
+  pendingComponent: pending('callbacks'),
+  errorComponent: failed('callbacks'),
+})
+
+const alertsRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: PAGES.alerts.path,
+  validateSearch: searchValidator(alertsSearch),
+  search: { middlewares: [stripDefaults(alertsSearch)] },
+  component: onDemand(AlertsPage, function AlertsRoute() {
+    const access = usePageAccess()
+    return <AlertsPage search={alertsRoute.useSearch()} isAdmin={access === 'admin'} />
+  }),
+  pendingComponent: pending('alerts'),
+  errorComponent: failed('alerts'),
+})
+
 /**
  * `/desk`, typed: the desk's first job, customers waiting for a reply (Needs reply), as the desk's
  * own navigation lists it first. Not a page of its own, so not in contract/pages.ts.
@@ -330,6 +359,8 @@ export const routeTree = rootRoute.addChildren([
   customerRoute,
   quietHoursRoute,
   segmentsRoute,
+  callbacksRoute,
+  alertsRoute,
   deskRoute,
 ])
 
@@ -371,6 +402,8 @@ export const onDemandRoutes = [
   customerRoute,
   quietHoursRoute,
   segmentsRoute,
+  callbacksRoute,
+  alertsRoute,
   signInRoute,
   usersRoute,
   accessLogRoute,

@@ -197,6 +197,14 @@ export type CustomerSearch = z.output<typeof customerSearch>
 export const deskNumberSearch = z.object({ number: digits, from: day, to: day, tz: zoneParam })
 export type DeskNumberSearch = z.output<typeof deskNumberSearch>
 
+/** The Callbacks page: its tab, one number to narrow changes and messages at risk to, one endpoint (its key) opened. */
+export const callbacksSearch = z.object({ tab: oneOf(['endpoints', 'changes', 'at-risk'], 'endpoints'), number: digits, endpoint: text })
+export type CallbacksSearch = z.output<typeof callbacksSearch>
+/** The Alerts page's tab. */
+export const ALERT_TABS = ['now', 'rules', 'channels', 'history'] as const
+export const alertsSearch = z.object({ tab: oneOf(ALERT_TABS, 'now') })
+export type AlertsSearch = z.output<typeof alertsSearch>
+
 /** `ended`: `1` when the app came here because the server said the session had ended. */
 export const signInSearch = z.object({ next: text, ended: text })
 export type SignInSearch = z.output<typeof signInSearch>

@@ -1,0 +1,33 @@
+import type { Queryable } from '../../db/types.ts'
+import type { Condition } from '../types.ts'
+
+/**
+ * Customers waiting longer than the threshold, per number, from the desk's thread state
+ * (desk_threads.waiting_since: the first unanswered inbound message after the last delivered
+ * reply and any "mark handled", opt-outs left out; migration 200). The desk recomputes marked
+ * threads before its own reads; the few seconds a batch may wait here are below any threshold.
+ */
+export async function customersWaiting(db: Queryable, p: { minutes: number; minThreads: number }, now: Date): Promise<Condition[]> {
+  const r = await db.query<{ number: string; n: number; oldest: Date; parties: string[] }>(
+    `SELECT number, count(*)::int AS n, min(waiting_since) AS oldest, (array_agg(party ORDER BY waiting_since))[1:5] AS parties
+       FROM desk_threads
+      WHERE waiting_since IS NOT NULL AND waiting_since < $1
+      GROUP BY number HAVING count(*) >= $2
+      ORDER BY number`,
+    [new Date(now.getTime() - p.minutes * 60_000), p.minThreads],
+  )
+  return r.rows.map((x) => {
+    const waited = Math.round((now.getTime() - new Date(x.oldest).getTime()) / 60_000)
+    const longest = waited >= 120 ? `${Math.floor(waited / 60)} h ${waited % 60} min` : `${waited} min`
+    return {
+      rule: 'customer-waiting',
+      subject: x.number,
+      number: x.number,
+      title: 'Customer waiting',
+      detail: `${x.n} customer${x.n === 1 ? '' : 's'} waiting longer than ${p.minutes} min for a reply (longest ${longest}).`,
+      count: x.n,
+      link: `/desk/needs-reply?${new URLSearchParams({ number: x.number })}`,
+      phones: x.parties,
+    }
+  })
+}

@@ -1,0 +1,111 @@
+// @vitest-environment happy-dom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { cleanup, render, screen, within } from '@testing-library/react'
+import type { ReactNode } from 'react'
+import { afterEach, describe, expect, test } from 'vitest'
+import { alertsQuery, type AlertsPageData } from '../../api/alerts'
+import { ApiError } from '../../api/errors'
+import { TestRouter } from '../../lib/test-router'
+import { AlertsPage } from './alerts-page'
+
+/** The Alerts page's states, each from a query cache filled as its answer would fill it. */
+
+afterEach(cleanup)
+
+const NUMBER = '15129474129'
+
+const page = (more: Partial<AlertsPageData> = {}): AlertsPageData => ({
+  firing: [],
+  history: [],
+  rules: [],
+  channels: [],
+  silences: [],
+  deliveries: [],
+  emailReady: false,
+  ...more,
+})
+
+const firing = {
+  id: '7',
+  rule: 'customer-waiting',
+  ruleTitle: 'Customer waiting',
+  subject: NUMBER,
+  number: NUMBER,
+  state: 'firing' as const,
+  title: 'Customer waiting',
+  detail: '3 customers waiting longer than 120 min for a reply (longest 3 h 5 min).',
+  count: 3,
+  link: `/desk/needs-reply?number=${NUMBER}`,
+  startedAt: '2026-06-01T09:00:00.000Z',
+  updatedAt: '2026-06-01T09:00:00.000Z',
+  resolvedAt: null,
+  notifiedAt: '2026-06-01T09:00:00.000Z',
+  ackedAt: null,
+  ackedBy: null,
+}
+
+function renderWith(ui: ReactNode, seed: (qc: QueryClient) => void) {
+  const qc = new QueryClient({
+    defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: Infinity, refetchInterval: false } },
+  })
+  seed(qc)
+  return render(<QueryClientProvider client={qc}>{ui}</QueryClientProvider>, { wrapper: TestRouter })
+}
+
+describe('the Alerts page', () => {
+  test('says nothing fires, and offers a viewer no change', () => {
+    renderWith(<AlertsPage search={{ tab: 'now' }} isAdmin={false} />, (qc) => qc.setQueryData(alertsQuery().queryKey, page()))
+    expect(screen.getByRole('tab', { name: 'Firing now (0)' }).getAttribute('aria-selected')).toBe('true')
+    expect(screen.getByText('Nothing is firing')).toBeTruthy()
+    expect(screen.queryByRole('button', { name: 'Check the rules now' })).toBeNull()
+    expect(screen.getByText(/signed in as a viewer/)).toBeTruthy()
+  })
+
+  test('lists a firing alert with a link to its rows, and an admin’s Acknowledge and Silence', () => {
+    renderWith(<AlertsPage search={{ tab: 'now' }} isAdmin />, (qc) => qc.setQueryData(alertsQuery().queryKey, page({ firing: [firing] })))
+    const card = screen.getByRole('article', { name: `Customer waiting · ${NUMBER}` })
+    expect(within(card).getByText('Firing')).toBeTruthy()
+    expect(within(card).getByRole('link', { name: 'Show the rows behind Customer waiting' }).getAttribute('href')).toBe(
+      `/desk/needs-reply?number=${NUMBER}`,
+    )
+    expect(within(card).getByRole('button', { name: `Acknowledge Customer waiting on ${NUMBER}` })).toBeTruthy()
+    expect(within(card).getByRole('button', { name: `Silence Customer waiting on ${NUMBER}` })).toBeTruthy()
+  })
+
+  test('shows a channel set by the server’s configuration without its secret, and no remove', () => {
+    const channel = {
+      id: 'env-webhook',
+      kind: 'webhook' as const,
+      name: 'Webhook (server configuration)',
+      target: 'https://hooks.example.com/…',
+      secret: 'set' as const,
+      enabled: true,
+      details: false,
+      quietStart: null,
+      quietEnd: null,
+      quietZone: 'UTC',
+      source: 'env' as const,
+    }
+    renderWith(<AlertsPage search={{ tab: 'channels' }} isAdmin />, (qc) =>
+      qc.setQueryData(alertsQuery().queryKey, page({ channels: [channel] })),
+    )
+    const card = screen.getByRole('article', { name: channel.name })
+    expect(within(card).getByText("the server's configuration")).toBeTruthy()
+    expect(within(card).getByText('set (never shown again)')).toBeTruthy()
+    expect(within(card).getByRole('button', { name: `Send a test to ${channel.name}` })).toBeTruthy()
+    expect(within(card).queryByRole('button', { name: /^Remove/ })).toBeNull()
+  })
+
+  test('says what went wrong when the page cannot load, with a retry', () => {
+    renderWith(<AlertsPage search={{ tab: 'now' }} isAdmin />, (qc) => {
+      const q = qc.getQueryCache().build(qc, { queryKey: [...alertsQuery().queryKey] })
+      q.setState({
+        status: 'error',
+        error: new ApiError('unreachable', 'The Switchboard server could not be reached.', 0),
+        fetchStatus: 'idle',
+      })
+    })
+    expect(screen.getByRole('alert').textContent).toMatch(/while loading alerts/)
+    expect(screen.getByRole('button', { name: 'Retry' })).toBeTruthy()
+  })
+})

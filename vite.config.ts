@@ -22,10 +22,12 @@ function switchboardApi(): Plugin {
       const config = parseConfig(env)
       const roomsCfg = roomsConfigIssues(env, config)
       if (!roomsCfg.config) throw new Error(roomsCfg.issues.join('\n'))
-      const resolved = await resolveUpstream(config)
+      // Beside the index's data, as `npm start` keeps them: the history a restart finds is the one it indexed.
+      const kept = roomsCfg.config.index.databaseUrl ? null : `${roomsCfg.config.index.dataDir}/simulator-port`
+      const resolved = await resolveUpstream(config, kept, Date.now)
       const forwarder = createForwarder(resolved.upstream, config.timeoutMs)
       const rooms = await openRooms(roomsCfg.config, { forwarder })
-      const app = composeApp(config, forwarder, resolved.upstream.baseUrl, rooms)
+      const app = composeApp(config, forwarder, resolved.upstream.baseUrl, rooms, {}, resolved.simulator)
       server.middlewares.use((req, res, next) => {
         if (req.url?.startsWith('/api')) app(req, res, next)
         else next()

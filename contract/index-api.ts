@@ -109,6 +109,14 @@ export interface Freshness {
   incomplete: string[]
   /** The oldest last-sync time among the numbers in scope: "indexed up to". */
   indexedUpTo: string | null
+  /**
+   * The true sizes of the two lists above, which stop at 100 names: on a 10,000-number account a
+   * list's length is no count. `incompleteSyncingCount`: numbers in both (not fully indexed, and
+   * being indexed now). Absent from older servers.
+   */
+  syncingCount?: number
+  incompleteCount?: number
+  incompleteSyncingCount?: number
 }
 
 export interface IndexStatus {

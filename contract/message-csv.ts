@@ -9,8 +9,10 @@
  * - `date_utc`: ISO 8601 with the Z (or the upstream's text as sent, when it is not a date);
  *   `date_local (<zone>)`: the same instant on the named zone's clock, without an offset, so a
  *   spreadsheet reads it as a date.
- * - `party`: the other party's number; `mms`: yes or no; `status`: the upstream's whole text and
- *   `status_code` its three leading digits.
+ * - `party`: the other party's number; `mms`: yes or no; `status`: one word, `success` (2xx),
+ *   `error` (4xx, 5xx) or `unknown`, as Search's status filter reads them (the upstream writes
+ *   success three ways: "200", "200 Delivered", "200 [Possible status and meaning…]");
+ *   `status_raw`: the upstream's whole text as sent; `status_code` its three leading digits.
  */
 export const MESSAGE_CSV_COLUMNS = [
   'number',
@@ -24,6 +26,7 @@ export const MESSAGE_CSV_COLUMNS = [
   'mms',
   'media_url',
   'status',
+  'status_raw',
   'status_code',
   'message_id',
   'system_id',
@@ -55,6 +58,14 @@ export interface MessageCsvFields {
   messageTid: string | null
 }
 
+export type StatusWord = 'success' | 'error' | 'unknown'
+
+/** The one status vocabulary of every export, from the status's three leading digits. */
+export function statusWord(code: number | null): StatusWord {
+  if (code === null) return 'unknown'
+  return code >= 200 && code <= 299 ? 'success' : code >= 400 ? 'error' : 'unknown'
+}
+
 /** A message's cells in the layout's order (still to go through csvCell). */
 export function messageCsvCells(m: MessageCsvFields): Array<string | number> {
   return [
@@ -68,6 +79,7 @@ export function messageCsvCells(m: MessageCsvFields): Array<string | number> {
     m.body ?? '',
     m.mms ? 'yes' : 'no',
     m.mediaUrl ?? '',
+    statusWord(m.statusCode),
     m.status ?? '',
     m.statusCode ?? '',
     m.messageId ?? '',

@@ -7,6 +7,8 @@ import { neutralise } from '../proxy/exports/csv'
 import { expect, test } from './fixtures'
 import { NUMBERS, startOwnProxy } from './helpers'
 import { startSimulator } from './stack'
+import { statusWord } from '../contract/message-csv'
+import { upstreamStatusCode } from '../contract/upstream-values'
 
 /*
  * A big index export as a person meets it: over a hundred thousand rows of the million-message
@@ -143,7 +145,8 @@ test(
         party: neutralise(m.phone),
         direction: m.direction,
         body: neutralise(m.body),
-        status: neutralise(m.status),
+        status: statusWord(upstreamStatusCode(m.status)),
+        status_raw: neutralise(m.status),
         system_id: String(m.system_id),
         message_id: m.message_id,
       }

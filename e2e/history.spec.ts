@@ -232,10 +232,12 @@ test.describe('message history', () => {
     // The one layout of every message export (contract/message-csv.ts), the index's export's too.
     const header = rows[0]!
     expect(header.slice(0, 5)).toEqual(['number', 'ordinal', 'position', 'date_utc', expect.stringMatching(/^date_local \(/)])
-    const [POSITION, UTC, LOCAL, STATUS] = [header.indexOf('position'), 3, 4, header.indexOf('status')]
+    const [POSITION, UTC, LOCAL, STATUS, RAW] = [header.indexOf('position'), 3, 4, header.indexOf('status'), header.indexOf('status_raw')]
     expect(rows.slice(1).map((r) => Number(r[POSITION]).toLocaleString('en-US'))).toEqual(onScreen)
     for (const r of rows.slice(1)) {
-      expect(r[STATUS]).toMatch(/^400/)
+      // One word for the status, the upstream's own text beside it.
+      expect(r[STATUS]).toBe('error')
+      expect(r[RAW]).toMatch(/^400/)
       // Unambiguous dates: ISO 8601 UTC with the Z, and the same instant on the named zone's clock.
       expect(r[UTC]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
       expect(new Date(r[LOCAL]!.replace(' ', 'T')).getTime()).toBe(new Date(r[UTC]!).getTime())

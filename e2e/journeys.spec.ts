@@ -89,7 +89,7 @@ test.describe('date fields', () => {
   })
 
   test('a To before its From says so at the To box and asks the server nothing', async ({ page }) => {
-    await page.goto(`/search?numbers=${NUMBERS.big.number}&tz=utc&q=stop`)
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&tz=utc&q=code`)
     await expect(page.getByRole('status').filter({ hasText: /^\d[\d,]* match/ })).toBeVisible()
     const searches: string[] = []
     page.on('request', (r) => {
@@ -257,7 +257,7 @@ test.describe('a thread opened from a message', () => {
 
   test('opens at the clicked message, marked, with focus on the heading', async ({ page }) => {
     // An old message of a long thread: far above the newest 100.
-    await page.goto(`/search?numbers=${NUMBERS.big.number}&party=9172079778&q=stop&from=2026-10-27&to=2026-10-27&tz=utc`)
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&party=9172079778&q=code&from=2026-10-27&to=2026-10-27&tz=utc`)
     const table = page.getByRole('table', { name: /Search results/ })
     const details = table.getByRole('link', { name: /^Details of record [\d,]+$/ }).first()
     const ordinal = /\/messages\/(\d+)/.exec((await details.getAttribute('href'))!)![1]!
@@ -328,7 +328,7 @@ test.describe('nothing clipped, nothing broken mid-word', () => {
 
   test('the export tray keeps every word of its label whole on a phone', async ({ page }) => {
     await page.setViewportSize({ width: 390, height: 844 })
-    await page.goto(`/search?numbers=${NUMBERS.big.number}&q=stop`)
+    await page.goto(`/search?numbers=${NUMBERS.big.number}&q=code`)
     await page.getByRole('button', { name: /^Export all [\d,]+ matches as CSV$/ }).click()
     const label = page.getByRole('region', { name: 'Exports' }).locator('li p').first()
     await expect(label).toBeVisible()

@@ -99,6 +99,8 @@ test.describe('owned numbers', () => {
     expect(await auditOf('8329632623')).toContain('Problem: webhook: Invalid URL')
     expect(await auditOf('13053851232')).toContain('Worth a look: dlr: Same as webhook')
     expect(await auditOf('18004840451')).toContain('Worth a look: webhook: Outlier')
+    // Another company's domain is a finding of its own; the cloud metadata address one too.
+    expect(await auditOf('18004840451')).toContain('Problem: webhook: Another domain')
   })
 
   test('a number the listing carries twice, under two tids, is a finding on both rows that names both tids', async ({ page }) => {
@@ -251,11 +253,15 @@ test.describe('owned numbers', () => {
       'webhook: Invalid URL',
       'webhook: Not HTTPS',
       'webhook: Private host',
+      'webhook: Cloud metadata address',
+      'webhook: Another domain',
       'webhook: Outlier',
       'dlr: Missing',
       'dlr: Invalid URL',
       'dlr: Not HTTPS',
       'dlr: Private host',
+      'dlr: Cloud metadata address',
+      'dlr: Another domain',
       'dlr: Same as webhook',
       'dlr: Outlier',
       'number: Listed twice',

@@ -47,6 +47,8 @@ export interface StartOptions {
    * start broke every stored picture ("resolves to a loopback address").
    */
   simulatorPortFile?: string | null
+  /** The clock the embedded simulator's history runs up to (resolveUpstream); none: its fixed end. */
+  simulatorClock?: () => number
 }
 
 /** What the rooms behind the proxy add to the app (rooms.ts builds them; tests may pass their own). */
@@ -63,7 +65,9 @@ export function composeApp(
   upstreamBaseUrl: string,
   rooms: AppRooms | undefined,
   opts: Pick<StartOptions, 'staticDir' | 'log' | 'routes' | 'gate' | 'meta' | 'headersTimeoutMs' | 'connectionsPerAddress'> = {},
+  simulator: SimulatorAccount | null = null,
 ) {
+  const roomsMeta = rooms ? rooms.meta : opts.meta
   return createApp(config, {
     forwarder,
     staticDir: opts.staticDir,
@@ -77,7 +81,8 @@ export function composeApp(
       mediaRoute(config, upstreamBaseUrl),
     ],
     gate: rooms?.gate ?? opts.gate,
-    meta: rooms ? rooms.meta : opts.meta,
+    // The app labels demo data as such: nobody should mistake the simulator's account for theirs.
+    meta: () => ({ ...roomsMeta?.(), upstream: simulator ? { kind: 'simulator', account: simulator } : { kind: 'configured' } }),
     onHistoryServed: rooms?.onHistoryServed,
   })
 }
@@ -104,27 +109,63 @@ export async function checkUpstream(forwarder: Forwarder): Promise<string> {
   }
 }
 
+export type SimulatorAccount = Config['simulatorAccount']
+
 export interface ResolvedUpstream {
   upstream: { baseUrl: string; sysId: string; authToken: string }
   label: string
+  /** Which simulator account answers when no upstream is configured (the embedded simulator); null for a real one. */
+  simulator: SimulatorAccount | null
   close: () => Promise<void>
 }
 
-/** The configured upstream, or an embedded simulator on an ephemeral loopback port when none is set. */
-export async function resolveUpstream(config: Config, portFile: string | null = null): Promise<ResolvedUpstream> {
+/**
+ * The configured upstream, or an embedded simulator on an ephemeral loopback port when none is set.
+ * Given a clock (`npm start`, `npm run dev`), the simulator's history ends when this data directory first ran one (written beside the port,
+ * `simulator-anchor`), and messages keep arriving from then on: a newcomer's demo runs up to
+ * their present, and the index a restart finds still matches the history it had.
+ */
+export async function resolveUpstream(
+  config: Config,
+  portFile: string | null = null,
+  now: (() => number) | null = null,
+): Promise<ResolvedUpstream> {
   const { baseUrl, sysId, authToken } = config.upstream
-  if (baseUrl !== null) return { upstream: { baseUrl, sysId, authToken }, label: new URL(baseUrl).host, close: async () => {} }
-  const sim = createSimulator()
+  if (baseUrl !== null)
+    return { upstream: { baseUrl, sysId, authToken }, label: new URL(baseUrl).host, simulator: null, close: async () => {} }
+  // Without a clock (tests, benches) the history ends at the dataset's fixed END_MS, so their figures stay exact.
+  const sim = createSimulator(now ? { clock: { endMs: simulatorAnchor(portFile, now()), now } } : {})
   const { server, url } = await listenSimulator(sim, portFile)
   const creds = config.simulatorAccount === 'large' ? LARGE_CREDENTIALS : DEMO_CREDENTIALS
   return {
     upstream: { baseUrl: url, sysId: creds.sysId, authToken: creds.authToken },
     label: `the embedded simulator (${config.simulatorAccount} account)`,
+    simulator: config.simulatorAccount,
     close: async () => {
       server.closeAllConnections()
       await new Promise<void>((ok) => server.close(() => ok()))
     },
   }
+}
+
+/** When this data directory's simulator history ends: the first start's minute, remembered; now's when nothing can be kept. */
+function simulatorAnchor(portFile: string | null, now: number): number {
+  const minute = now - (now % 60_000)
+  if (!portFile) return minute
+  const file = join(resolve(portFile, '..'), 'simulator-anchor')
+  try {
+    const kept = Date.parse(readFileSync(file, 'utf8').trim())
+    if (Number.isFinite(kept) && kept <= now) return kept
+  } catch {
+    /* first start */
+  }
+  try {
+    mkdirSync(resolve(portFile, '..'), { recursive: true, mode: 0o700 })
+    writeFileSync(file, `${new Date(minute).toISOString()}\n`, { mode: 0o600 })
+  } catch {
+    /* a read-only place: the next start anchors again */
+  }
+  return minute
 }
 
 /** The port the embedded simulator had last time (portFile), else any; the one it got is written back. */
@@ -150,7 +191,7 @@ async function listenSimulator(sim: ReturnType<typeof createSimulator>, portFile
 
 /** Resolve the upstream, then listen; the only place the proxy listens. */
 export async function start(config: Config, opts: StartOptions = {}): Promise<Running> {
-  const resolved = await resolveUpstream(config, opts.simulatorPortFile ?? null)
+  const resolved = await resolveUpstream(config, opts.simulatorPortFile ?? null, opts.simulatorClock ?? null)
   const { upstream } = resolved
   const upstreamLabel = resolved.label
   const forwarder = createForwarder(upstream, config.timeoutMs)
@@ -162,7 +203,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     await resolved.close()
     throw err
   }
-  const app = composeApp(config, forwarder, upstream.baseUrl, rooms, opts)
+  const app = composeApp(config, forwarder, upstream.baseUrl, rooms, opts, resolved.simulator)
   try {
     await app.fastify.listen({ port: config.port, host: config.host })
   } catch (err) {
@@ -215,6 +256,7 @@ async function main() {
     staticDir: resolve(process.cwd(), 'dist'),
     log,
     simulatorPortFile: rooms.index.databaseUrl ? null : join(resolve(rooms.index.dataDir), 'simulator-port'),
+    simulatorClock: Date.now,
     rooms: async (forwarder) =>
       withControlSocket(
         await openRooms(rooms, { forwarder, log: (line) => console.error(line) }),

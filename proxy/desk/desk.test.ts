@@ -694,8 +694,10 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     DESK_EXPORT.batch = 3
     try {
       const all_ = await csv('/api/desk/sent-after-opt-out/export')
-      // contract/file-name.ts keeps names to 60 characters: the day is the first thing to go.
-      expect(all_.name).toBe(`attachment; filename="switchboard-sent-after-opt-out-all-numbers-${sent.length}-rows.csv"`)
+      // contract/file-name.ts keeps names to 60 characters: the day is the first thing to go (a larger count leaves no room).
+      expect(all_.name).toMatch(
+        new RegExp(`^attachment; filename="switchboard-sent-after-opt-out-all-numbers-${sent.length}-rows(-\\d{4}-\\d{2}-\\d{2})?\\.csv"$`),
+      )
       expect(all_.header).toEqual([
         'number',
         'customer',
@@ -1152,7 +1154,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       expect(left.rows[0]!.n, table).toBe(0)
     }
     // The other number's desk is untouched.
-    expect((await get(`/api/desk/opt-outs?number=${account.numbers[0]!.number}`)).total).toBeGreaterThan(0)
+    expect(((await get(`/api/desk/segments?number=${account.numbers[0]!.number}`)).days as unknown[]).length).toBeGreaterThan(0)
   })
 
   it('catches up from empty desk tables with refreshAllDesk, then finds nothing lagging', async () => {

@@ -155,9 +155,11 @@ describe.each(ENGINES)('the store step on %s', (engine) => {
 describe.each(ENGINES)('the recompute after a catch-up on %s', (engine) => {
   it('lists the new sends after opt-out with the ones before, and keeps one period row per opt-out', async () => {
     const db = await engines.open(engine)
-    // The last two sends to a party after its opt-out arrive later, as a catch-up would bring them.
-    const entry = optOutLedger(messages).find((e) => e.sentAfter.length >= 3)!
-    const late = new Set(entry.sentAfter.slice(-2).map((x) => (x.message as (typeof messages)[number]).ordinal))
+    // The last sends (up to two a party) after opt-outs arrive later, as a catch-up would bring them.
+    const late = new Set(
+      optOutLedger(messages).flatMap((e) => e.sentAfter.slice(-2).map((x) => (x.message as (typeof messages)[number]).ordinal)),
+    )
+    expect(late.size).toBeGreaterThanOrEqual(2)
     const fresh = messages.filter((m) => late.has(m.ordinal))
     await db.transaction((tx) =>
       insertWithFacts(

@@ -6,7 +6,7 @@ import type { Action } from '../../contract/vocabulary.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
 import { SECURITY_HEADERS, sendError } from '../http.ts'
-import { messageCsvHeader } from '../../contract/message-csv.ts'
+import { messageCsvHeader, statusWord } from '../../contract/message-csv.ts'
 import { BOM, csvCell, csvRow } from '../exports/csv.ts'
 import { EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket } from '../exports/gate.ts'
 import { turnOf } from '../exports/turn.ts'
@@ -322,7 +322,7 @@ async function writeCsv(
       }
       // Our own values (digits, integers, the dates we format) need no quoting or
       // neutralising; every text from the upstream goes through csvCell (cell remembers it).
-      out += `${number},${ordinal},${position},${dateRaw ? `${cell(dateRaw)},` : dates(Number(t[6]))},${cell(t[8]!)},${cell(t[9]!)},${bodyCell},${t[12] === 'true' ? 'yes' : 'no'},${cell(t[13]!)},${cell(statusOf(t[16], t[14]))},${t[15]},${cell(t[5]!)},${cell(t[4]!)},${cell(t[1]!)},${cell(t[2]!)}\r\n`
+      out += `${number},${ordinal},${position},${dateRaw ? `${cell(dateRaw)},` : dates(Number(t[6]))},${cell(t[8]!)},${cell(t[9]!)},${bodyCell},${t[12] === 'true' ? 'yes' : 'no'},${cell(t[13]!)},${statusWord(t[15] ? Number(t[15]) : null)},${cell(statusOf(t[16], t[14]))},${t[15]},${cell(t[5]!)},${cell(t[4]!)},${cell(t[1]!)},${cell(t[2]!)}\r\n`
       // Written every WRITE_ROWS rows: the lines die young instead of piling up for the whole batch.
       if ((k + 1) % WRITE_ROWS === 0) {
         await write(out)

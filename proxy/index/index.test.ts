@@ -1,4 +1,5 @@
-import { messageCsvHeader } from '../../contract/message-csv.ts'
+import { messageCsvHeader, statusWord } from '../../contract/message-csv.ts'
+import { upstreamStatusCode } from '../../contract/upstream-values.ts'
 import { EventEmitter } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -765,7 +766,8 @@ describe.each(ENGINES)('message index on %s', (engine) => {
         const m = truth.get(row.system_id!)!
         expect(row.body).toBe(neutralise(m.body))
         expect(row.party).toBe(neutralise(m.phone))
-        expect(row.status).toBe(neutralise(m.status))
+        expect(row.status).toBe(statusWord(upstreamStatusCode(m.status)))
+        expect(row.status_raw).toBe(neutralise(m.status))
       }
       expect(rows[0]!.date_utc).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
       // 2026-11-20 is winter time in Paris: UTC+1.
@@ -842,7 +844,9 @@ describe.each(ENGINES)('message index on %s', (engine) => {
           body: neutralise(m.body),
           mms: m.mms === 'yes' ? 'yes' : 'no',
           media_url: neutralise(m.mms_url),
-          status: neutralise(m.status),
+          // One word whatever the upstream's spelling; its own text beside it.
+          status: statusWord(upstreamStatusCode(m.status)),
+          status_raw: neutralise(m.status),
           status_code: /^\d{3}/.exec(m.status)?.[0] ?? '',
           message_id: neutralise(m.message_id),
           system_id: String(m.system_id),
@@ -1009,7 +1013,8 @@ describe.each(ENGINES)('message index on %s', (engine) => {
             'date_local (UTC)': t.dateRaw === null ? t.date.slice(0, 19).replace('T', ' ') : '',
             party: neutralise(t.phone),
             body: neutralise(t.body),
-            status: neutralise(t.status),
+            status: statusWord(upstreamStatusCode(t.status)),
+            status_raw: neutralise(t.status),
             message_id: neutralise(t.messageId),
             message_tid: neutralise(`T\u001e${t.ordinal}`),
           })

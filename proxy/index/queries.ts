@@ -126,10 +126,7 @@ export async function positionBases(db: Queryable, numbers: string[]): Promise<M
   return new Map(r.rows.map((x) => [x.number, x.base]))
 }
 
-export async function freshness(
-  db: Queryable,
-  scope: string[] | null,
-): Promise<Freshness & { syncingCount: number; incompleteCount: number }> {
+export async function freshness(db: Queryable, scope: string[] | null): Promise<Freshness> {
   return (await freshnessAndVersion(db, scope)).freshness
 }
 
@@ -145,7 +142,7 @@ export async function freshnessAndVersion(
   scope: string[] | null,
   /** Filters whose text and partial digits are resolved (as resolveParties) in the same statement. */
   resolve?: Filters,
-): Promise<{ freshness: Freshness & { syncingCount: number; incompleteCount: number }; version: string; scopeIndexed: number }> {
+): Promise<{ freshness: Required<Freshness>; version: string; scopeIndexed: number }> {
   const q = resolve?.q ? likeContains(resolve.q) : null
   const party = resolve?.party ? likeContains(resolve.party) : null
   const r = await db.query<{
@@ -158,6 +155,7 @@ export async function freshnessAndVersion(
     syncing_count: number
     incomplete: string[] | null
     incomplete_count: number
+    incomplete_syncing_count: number
     unknown: string[] | null
     version: string
     scope_indexed: number
@@ -177,6 +175,7 @@ export async function freshnessAndVersion(
             count(*) FILTER (WHERE state IN ('queued', 'syncing'))::int AS syncing_count,
             (array_agg(number ORDER BY number) FILTER (WHERE in_scope AND NOT complete))[1:${FRESHNESS_LIST_MAX}] AS incomplete,
             count(*) FILTER (WHERE in_scope AND NOT complete)::int AS incomplete_count,
+            count(*) FILTER (WHERE in_scope AND NOT complete AND state IN ('queued', 'syncing'))::int AS incomplete_syncing_count,
             -- Numbers asked about that the index has never seen, in the order asked.
             (SELECT array_agg(u.x ORDER BY u.k) FROM unnest($1::text[]) WITH ORDINALITY u(x, k)
               WHERE NOT EXISTS (SELECT 1 FROM index_numbers n WHERE n.number = u.x)) AS unknown,
@@ -212,6 +211,7 @@ export async function freshnessAndVersion(
       indexedUpTo: isoOf(x?.up_to ?? null),
       syncingCount: x?.syncing_count ?? 0,
       incompleteCount: (x?.incomplete_count ?? 0) + unknown.length,
+      incompleteSyncingCount: x?.incomplete_syncing_count ?? 0,
     },
     version: x?.version ?? '',
     scopeIndexed: x?.scope_indexed ?? 0,

@@ -23,6 +23,8 @@ export interface NumberProfile extends OwnedNumber {
   createdMs: number
   /** Scripted support-desk records at the end of the history (desk-cases.ts); 0 for most numbers. */
   deskCases: number
+  /** When the history's newest generated message was sent (messages added later come after it). */
+  endMs: number
 }
 
 export const GOOD_WEBHOOK = 'https://hooks.switchboard-demo.example/sms/inbound'
@@ -52,9 +54,14 @@ const DEFECTS: Record<number, Partial<Pick<OwnedNumber, 'webhook' | 'dlr'>>> = {
 const HISTORY_SIZES: Record<number, number> = { 0: 2345, 1: 0, 2: 1, 3: 36, 4: 420, 5: 5000, 6: 1_000_000, 7: 24 }
 
 export const HOSTILE_INDEX = 7
+/**
+ * The fixed end of the history that tests and benches see, so their figures stay exact. The
+ * server on its embedded simulator passes its own (the day it first started), so a newcomer's
+ * history runs up to their present instead of ending weeks before it.
+ */
 export const END_MS = Date.UTC(2026, 10, 20, 12, 0, 0)
 
-function makeNumber(index: number, count: number): NumberProfile {
+function makeNumber(index: number, count: number, endMs = END_MS): NumberProfile {
   const r = rng(mix(index, 7))
   const tollfree = index % 4 === 3
   const country = tollfree ? 'US' : index % 5 === 2 ? 'CA' : 'US'
@@ -82,6 +89,7 @@ function makeNumber(index: number, count: number): NumberProfile {
     kind: index === HOSTILE_INDEX && count <= 100 ? 'hostile' : 'normal',
     createdMs: Date.UTC(2019, 0, 1) + Math.floor(r() * 4 * 365) * 86_400_000,
     deskCases,
+    endMs,
   }
 }
 
@@ -92,8 +100,8 @@ export interface Account {
   byNumber: Map<string, NumberProfile>
 }
 
-export function makeAccount(sysId: string, authToken: string, count: number): Account {
-  const numbers = Array.from({ length: count }, (_, i) => makeNumber(i, count))
+export function makeAccount(sysId: string, authToken: string, count: number, endMs = END_MS): Account {
+  const numbers = Array.from({ length: count }, (_, i) => makeNumber(i, count, endMs))
   return { sysId, authToken, numbers, byNumber: new Map(numbers.map((n) => [n.number, n])) }
 }
 
@@ -127,37 +135,111 @@ const FULL_STATUS_200 = '200 [Possible status and meaning: 200 = success, 400 = 
 const FULL_STATUS_400 = '400 [Possible status and meaning: 200 = success, 400 = error]'
 
 const LONG_BODY = 'This is a long message that carriers split into several segments. '.repeat(26).slice(0, 1600)
-const BODIES = [
+/** What a business sends: confirmations, shipping notes, codes, reminders (never a customer's words). */
+const OUTBOUND_BODIES = [
   'Your appointment is confirmed for Tuesday at 3pm. Reply C to cancel.',
   'Thanks! See you then 👍🏽',
-  'مرحبا، هل طلبي جاهز؟',
   'שלום, ההזמנה מוכנה לאיסוף',
   'Line one\nLine two\n\nLine four after a blank line',
-  '<b>not bold</b> & <i>not italic</i> — just text',
-  'Can you call me back? 📞',
-  'STOP',
   'Order #4412 shipped. Track: https://track.example.com/4412',
   'Hi 👋 your code is 839201',
+  'Your order is ready for pickup at the front desk.',
+  'Reminder: your table for 2 is booked for 7pm tonight.',
+]
+/** What customers write. Opt-outs are not among them: they are placed, one per opted-out customer (optOutOf). */
+const INBOUND_BODIES = [
+  'مرحبا، هل طلبي جاهز؟',
+  '<b>not bold</b> & <i>not italic</i> — just text',
+  'Can you call me back? 📞',
   'ok',
   'Is the store open on Sunday?',
+  'Thanks! See you then 👍🏽',
+  'Do you have this in a larger size?',
 ]
 
 const MEDIA = ['photo-1.png', 'photo-2.png', 'photo-3.png', 'card.vcf', 'clip.mp4', 'photo-4.png', 'invoice.pdf', 'missing.png']
 
+const AREA_CODES = ['917', '646', '310', '469', '702']
+const customerPhone = (r: () => number) => `1${AREA_CODES[Math.floor(r() * 5)]}${String(2000000 + Math.floor(r() * 7999999))}`
+
+/**
+ * Regular customers of the business as a whole: each texts several of its numbers (a shop's line
+ * and its support line), so a customer's view across every number has something to show.
+ */
+export const SHARED_CUSTOMERS: readonly string[] = (() => {
+  const r = rng(0x5eed_c0de)
+  return Array.from({ length: 8 }, () => customerPhone(r))
+})()
+
 function partiesFor(profile: NumberProfile): string[] {
   const r = rng(mix(profile.index, 1234))
   const n = 3 + Math.floor(r() * 5)
-  return Array.from(
-    { length: n },
-    () => `1${['917', '646', '310', '469', '702'][Math.floor(r() * 5)]}${String(2000000 + Math.floor(r() * 7999999))}`,
-  )
+  const parties = Array.from({ length: n }, () => customerPhone(r))
+  // About two numbers in three share one of the regulars with others.
+  if (r() < 0.66) parties[0] = SHARED_CUSTOMERS[profile.index % SHARED_CUSTOMERS.length]!
+  return parties
 }
 
-const partyCache = new Map<string, string[]>()
+/**
+ * Whether (and where) a customer opted out of a number: about 2 in 100 customers, as real
+ * accounts see, each with one STOP at a fixed place in the number's history. After it the
+ * business never texts them again from that number (the only sends after opt-out in the demo
+ * are the desk's scripted mistakes, desk-cases.ts, each one worth finding). The regulars never
+ * opt out, so a customer's view across numbers stays about conversations. The place avoids
+ * the dataset's own oddities: a skewed clock's earlier dates (every fifth), a reused id (every
+ * 97th), media (every seventh from the third) and the long body (every 53rd).
+ */
+export function optOutOf(profile: Pick<NumberProfile, 'baseTotal' | 'deskCases'>, party: string): number | null {
+  if (SHARED_CUSTOMERS.includes(party) || mix(hash32(party), 77) % 100 >= 2) return null
+  const generated = profile.baseTotal - profile.deskCases
+  if (generated < 20) return null
+  let seq = 1 + Math.floor(generated * (0.3 + 0.6 * ((mix(hash32(party), 78) % 1000) / 1000)))
+  while (seq % 5 === 0 || seq % 97 === 0 || seq % 7 === 3 || seq % 53 === 0) seq++
+  return Math.min(seq, generated)
+}
 
-/** Messages are spaced a fixed step apart (wider for small histories, so threads span days); the newest sits at END_MS plus any added ones. */
+interface Parties {
+  all: string[]
+  /** Opted-out customers and the position of their STOP. */
+  optOuts: Map<string, number>
+  /** The position that is a STOP, and whose. */
+  stopAt: Map<number, string>
+}
+
+function partiesOf(profile: NumberProfile): Parties {
+  const key = `${profile.index}:${profile.number}:${profile.baseTotal}`
+  let p = partyCache.get(key)
+  if (!p) {
+    const all = partiesFor(profile)
+    const optOuts = new Map<string, number>()
+    const stopAt = new Map<number, string>()
+    for (const party of all) {
+      const at = optOutOf(profile, party)
+      if (at !== null && !stopAt.has(at)) {
+        optOuts.set(party, at)
+        stopAt.set(at, party)
+      }
+    }
+    p = { all, optOuts, stopAt }
+    partyCache.set(key, p)
+  }
+  return p
+}
+
+const partyCache = new Map<string, Parties>()
+
+/** Messages are spaced a fixed step apart (wider for small histories, so threads span days); the newest sits at the profile's endMs plus any added ones. */
 const STEP_MS = 47_000
 const stepFor = (profile: NumberProfile) => (profile.baseTotal > 10_000 ? STEP_MS : 23 * 60_000 + 17_000)
+
+/**
+ * How many messages have arrived on a number since its history's end, by `now`: one a step, the
+ * pace its history already has (a message every 23 minutes on most numbers, every 47 s on the
+ * million-message one), so a running demo keeps receiving messages as a live account does.
+ */
+export function arrivedBy(profile: NumberProfile, now: number): number {
+  return profile.baseTotal > 0 && now > profile.endMs ? Math.floor((now - profile.endMs) / stepFor(profile)) : 0
+}
 
 /**
  * The message with sequence number `seq` (1 = oldest) of a number. Pure: same inputs, same record.
@@ -170,17 +252,13 @@ export function messageAt(
   added: number,
   skew = false,
 ): MessageRecord {
-  const key = `${profile.index}:${profile.number}`
-  let parties = partyCache.get(key)
-  if (!parties) {
-    parties = partiesFor(profile)
-    partyCache.set(key, parties)
-  }
+  const parties = partiesOf(profile)
   const h = mix(hash32(profile.number), seq)
   const r = rng(h)
   const step = stepFor(profile)
-  const newestMs = END_MS + added * step
-  const desk = profile.deskCases ? deskSlot(profile, seq, total, added, step, END_MS) : null
+  const endMs = profile.endMs
+  const newestMs = endMs + added * step
+  const desk = profile.deskCases ? deskSlot(profile, seq, total, added, step, endMs) : null
   if (desk?.record) return desk.record
   // A skewed clock dates every fifth message about 100 s before the one three places below it.
   const when = (desk ? desk.when : newestMs - (total - seq) * step) - (skew && seq % 5 === 0 ? 3 * step + 100_000 : 0)
@@ -190,10 +268,25 @@ export function messageAt(
   if (statusRoll > 0.7 && statusRoll < 0.75) status = '200 Delivered'
   if (profile.index === 3 && seq === 2) status = '503 Carrier busy'
   if (profile.index === 3 && seq === 3) status = 'pending'
-  const phone = parties[Math.floor(r() * parties.length)] ?? parties[0] ?? '15550000000'
-  const direction = r() < 0.55 ? 'outbound' : 'inbound'
-  let body: string = BODIES[h % BODIES.length] ?? ''
+  let phone = parties.all[Math.floor(r() * parties.all.length)] ?? parties.all[0] ?? '15550000000'
+  let direction = r() < 0.55 ? 'outbound' : 'inbound'
+  const bodies = direction === 'outbound' ? OUTBOUND_BODIES : INBOUND_BODIES
+  let body: string = bodies[h % bodies.length] ?? ''
   if (seq % 53 === 0) body = LONG_BODY
+  const stopper = parties.stopAt.get(seq)
+  if (stopper !== undefined) {
+    phone = stopper
+    direction = 'inbound'
+    body = seq % 2 ? 'STOP' : 'Stop'
+  } else {
+    // After their STOP, an opted-out customer is someone else's turn: the business does not text them.
+    const stoppedAt = parties.optOuts.get(phone)
+    if (stoppedAt !== undefined && seq > stoppedAt) {
+      const other = parties.all.find((p) => !parties.optOuts.has(p))
+      if (other) phone = other
+      else direction = 'inbound' // every customer of the number opted out: only they write
+    }
+  }
   const hasMedia = seq % 7 === 3
   const mediaName = MEDIA[Math.floor(seq / 7) % MEDIA.length] ?? 'photo-1.png'
   // Roughly one message in 97 reuses its neighbour's id: real pages do carry duplicates.
@@ -247,7 +340,7 @@ export function hostileMessages(profile: NumberProfile, mediaBase: string): Mess
     return {
       system_id: 200_000_000_000 + profile.index * 2_000_000 + seq,
       message_id: hex32(hash32(profile.number), seq),
-      GMTdate: apiDate(END_MS - i * STEP_MS),
+      GMTdate: apiDate(profile.endMs - i * STEP_MS),
       tid: profile.tid,
       phone: '14155550123',
       direction: i % 2 ? 'inbound' : 'outbound',

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { hostileMessages, messageAt, type Account, type MessageRecord, type NumberProfile } from './dataset.ts'
+import { arrivedBy, hostileMessages, messageAt, type Account, type MessageRecord, type NumberProfile } from './dataset.ts'
 import { answerFault, delay, send, takeFault, type Fault } from './faults.ts'
 import { authRefusal, historyIn, refusal, type Dialect } from './dialect.ts'
 import { changesListing, extraTid, REMOVAL_WORDINGS, reorderDelay, type Quirks } from './quirks.ts'
@@ -32,6 +32,8 @@ export interface SimState {
   quirks: Quirks
   /** How this upstream words and shapes its answers (dialect.ts); fixed when the simulator is made. */
   readonly dialect: Dialect
+  /** The clock new messages arrive by (arrivedBy); null keeps every history as the dataset ends it. */
+  readonly now: (() => number) | null
 }
 
 export const MAX_REQUESTS = 500
@@ -226,7 +228,8 @@ export async function operation(
   const start = Number(one('history_start'))
   const end = Number(one('history_end'))
   if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start) return reject('Invalid history range', 'range')
-  const answer = history(profile, start, end, state.added.get(profile.number) ?? 0, mediaBase, state.quirks.skewedClock)
+  const live = state.now && profile.kind === 'normal' ? arrivedBy(profile, state.now()) : 0
+  const answer = history(profile, start, end, (state.added.get(profile.number) ?? 0) + live, mediaBase, state.quirks.skewedClock)
   // A total that counts messages the history no longer serves: the same records, a larger count.
   const over = state.quirks.overstated.get(profile.number) ?? 0
   if (over) answer.total_message_count = Math.max(0, answer.total_message_count + over)

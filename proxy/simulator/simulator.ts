@@ -30,6 +30,12 @@ export interface SimulatorOptions {
   control?: boolean
   /** How the upstream words and shapes its answers (dialect.ts): the reference by default. */
   dialect?: Dialect
+  /**
+   * Where the histories end: the dataset's fixed END_MS by default (tests and benches count on
+   * it). With `now`, messages keep arriving after `endMs` at each number's own pace, so a server
+   * left running (or started again days later) shows a history that runs up to its present.
+   */
+  clock?: { endMs: number; now?: () => number }
 }
 
 export interface Simulator {
@@ -41,9 +47,9 @@ export interface Simulator {
 
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const accounts: Account[] = [
-    makeAccount(DEMO_CREDENTIALS.sysId, DEMO_CREDENTIALS.authToken, 60),
-    makeAccount(LARGE_CREDENTIALS.sysId, LARGE_CREDENTIALS.authToken, options.largeCount ?? 10_000),
-    ...(options.extraAccounts ?? []).map((a) => makeAccount(a.sysId, a.authToken, 60)),
+    makeAccount(DEMO_CREDENTIALS.sysId, DEMO_CREDENTIALS.authToken, 60, options.clock?.endMs),
+    makeAccount(LARGE_CREDENTIALS.sysId, LARGE_CREDENTIALS.authToken, options.largeCount ?? 10_000, options.clock?.endMs),
+    ...(options.extraAccounts ?? []).map((a) => makeAccount(a.sysId, a.authToken, 60, options.clock?.endMs)),
     ...(options.scale
       ? [makeScaleAccount(SCALE_CREDENTIALS.sysId, SCALE_CREDENTIALS.authToken, options.scale.numbers, options.scale.perNumber)]
       : []),
@@ -55,6 +61,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     calls: 0,
     quirks: noQuirks(),
     dialect: options.dialect ?? 'reference',
+    now: options.clock?.now ?? null,
   }
   let mediaBase = 'http://127.0.0.1'
 

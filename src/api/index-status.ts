@@ -21,6 +21,10 @@ export const freshnessWire = z.catch(
     syncing: z.catch(z.array(z.string()), []),
     incomplete: z.catch(z.array(z.string()), []),
     indexedUpTo: nullableText,
+    // The lists stop at 100 names; these are their true sizes (null from an older server).
+    syncingCount: z.optional(z.catch(z.nullable(z.number()), null)),
+    incompleteCount: z.optional(z.catch(z.nullable(z.number()), null)),
+    incompleteSyncingCount: z.optional(z.catch(z.nullable(z.number()), null)),
   }),
   { numbersKnown: 0, numbersComplete: 0, syncing: [], incomplete: [], indexedUpTo: null },
 )
@@ -42,6 +46,15 @@ export type NumberIndexStatus = Omit<WireNumberIndexStatus, 'state' | 'removed' 
   /** What the last full walk could not follow (the server's words); null: nothing, or a server that predates it. */
   finding: string | null
   [extra: string]: unknown
+}
+
+/**
+ * A number the index has never read: no messages, no total learnt, never synced. Shown as "not
+ * indexed yet", never as 0, which reads as "this number has no messages" (on a large account most
+ * numbers are in this state for the first hour).
+ */
+export function notIndexedYet(n: Pick<NumberIndexStatus, 'indexed' | 'upstreamTotal' | 'lastSyncedAt'>): boolean {
+  return n.indexed === 0 && n.upstreamTotal === null && n.lastSyncedAt === null
 }
 
 /**

@@ -8,6 +8,7 @@ const metaWire = z.looseObject({
   timeZone: z.catch(z.string(), 'UTC'),
   indexEnabled: z.optional(z.catch(z.boolean(), false)),
   accessMode: z.optional(z.catch(z.string(), 'local')),
+  upstream: z.optional(z.catch(z.looseObject({ kind: z.string(), account: z.optional(z.catch(z.string(), '')) }), { kind: 'configured' })),
 })
 
 export interface Meta {
@@ -15,10 +16,12 @@ export interface Meta {
   timeZone: string
   indexEnabled: boolean | null
   accessMode: string | null
+  /** Which simulator account answers (the server runs on its built-in simulator: demo data); null for a real account or unknown. */
+  simulatorAccount: string | null
 }
 
 /** Until the server answers (or when it is older and has no /api/meta): the server's default cap. */
-export const DEFAULT_META: Meta = { historyPageCap: 1000, timeZone: 'UTC', indexEnabled: null, accessMode: null }
+export const DEFAULT_META: Meta = { historyPageCap: 1000, timeZone: 'UTC', indexEnabled: null, accessMode: null, simulatorAccount: null }
 
 export const metaQuery = () =>
   queryOptions({
@@ -30,6 +33,7 @@ export const metaQuery = () =>
         timeZone: w.timeZone,
         indexEnabled: w.indexEnabled ?? null,
         accessMode: w.accessMode ?? null,
+        simulatorAccount: w.upstream?.kind === 'simulator' ? w.upstream.account || 'demo' : null,
       }
     },
     staleTime: Infinity,

@@ -6,6 +6,7 @@ import { setSessionLostHandler } from '../api/client'
 import { useExportJobs } from '../api/export-store'
 import { accessOf, ME_KEY, useMe, type Access, type Me } from '../api/me'
 import { ThemeToggle } from '../components/theme-toggle'
+import { DemoBanner } from './demo-banner'
 import { formatPhone, usePhoneLibrary } from '../lib/phone'
 
 const loadTray = () => import('../components/export-tray')
@@ -154,6 +155,7 @@ export function Layout() {
             ) : null}
           </div>
         </div>
+        <DemoBanner />
         {/* Signed in, the row of saved views (or the line saying there are none) is always there on a
             wider screen: its line is kept from the first paint, so its arrival moves nothing. */}
         <div className={signedOut || page === 'signin' ? undefined : 'sm:min-h-7'}>

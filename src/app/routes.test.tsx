@@ -41,11 +41,11 @@ describe('the route tree', () => {
     if (page !== null) expect(leaf(router).routeId).toBe(PAGES[page].path)
   })
 
-  it.each(['/desk', '/desk/'])("%s, typed, opens the desk's first page", async (url) => {
+  it.each(['/desk', '/desk/'])("%s, typed, opens the desk's first page, Needs reply", async (url) => {
     const router = await at(url)
     expect(matchPage(url)).toBeNull()
-    expect(leaf(router).routeId).toBe(PAGES['opt-outs'].path)
-    expect(router.state.location.pathname).toBe('/desk/opt-outs')
+    expect(leaf(router).routeId).toBe(PAGES['needs-reply'].path)
+    expect(router.state.location.pathname).toBe('/desk/needs-reply')
   })
 
   it('reads each query field by its schema, a bad one falling back on its own', async () => {

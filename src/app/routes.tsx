@@ -330,13 +330,16 @@ const alertsRoute = createRoute({
   errorComponent: failed('alerts'),
 })
 
-/** `/desk`, typed: the page the navigation's "Desk" opens (Opt-outs). Not a page of its own, so not in contract/pages.ts. */
+/**
+ * `/desk`, typed: the desk's first job, customers waiting for a reply (Needs reply), as the desk's
+ * own navigation lists it first. Not a page of its own, so not in contract/pages.ts.
+ */
 const deskRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/desk',
   beforeLoad: () => {
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router's redirect is thrown, not an Error
-    throw redirect({ to: PAGES['opt-outs'].path, replace: true })
+    throw redirect({ to: PAGES['needs-reply'].path, replace: true })
   },
 })
 

@@ -7,6 +7,7 @@ import { formatCount } from '../lib/count'
 import { formatPhone } from '../lib/phone'
 import { EmptyState, TableSkeleton } from './empty-state'
 import { IndexOffAlert } from './index-off-alert'
+import { toApiError, wordsFor } from '../api/errors'
 
 /**
  * What the index can tell a page built from it (the desk, the charts): still loading, off, or
@@ -61,7 +62,7 @@ function NumberNotIndexed({
   what: string
 }) {
   const listing = useAccountListing(number)
-  const { state: starting, start } = useStartIndexing()
+  const { state: starting, start, failure } = useStartIndexing()
   if (listing.loading) return <TableSkeleton label="Checking the account’s numbers" />
   const listed = listing.entries[0]
   if (!listed && !listing.failed && !facts)
@@ -89,6 +90,7 @@ function NumberNotIndexed({
           <StartIndexingButton
             label="Try again"
             state={starting}
+            failure={failure}
             onStart={() => {
               start({ number: listed.number, tid: listed.tid })
             }}
@@ -112,6 +114,7 @@ function NumberNotIndexed({
         <StartIndexingButton
           label="Index this number"
           state={starting}
+          failure={failure}
           onStart={() => {
             start({ number: listed.number, tid: listed.tid })
           }}
@@ -159,7 +162,7 @@ export function NothingIndexed({
   onIndexing: () => void
   what: string
 }) {
-  const { state: starting, start } = useStartIndexing(onIndexing)
+  const { state: starting, start, failure } = useStartIndexing(onIndexing)
   const syncing = numbers.some((n) => n.state === 'syncing' || n.state === 'queued') || starting === 'started'
   const failing = numbers.filter((n) => n.state === 'error' || n.error)
   if (failing.length > 0 && !syncing)
@@ -180,6 +183,7 @@ export function NothingIndexed({
         <StartIndexingButton
           label="Index all numbers"
           state={starting}
+          failure={failure}
           onStart={() => {
             start({ all: true })
           }}
@@ -194,6 +198,7 @@ export function NothingIndexed({
 /** Starting a sync from a page (one number, or all): where it stands, and how to start it. */
 export function useStartIndexing(onStarted?: () => void) {
   const [state, setState] = useState<'idle' | 'busy' | 'started' | 'failed'>('idle')
+  const [failure, setFailure] = useState<string | null>(null)
   const start = (target: Parameters<typeof startSync>[0]) => {
     setState('busy')
     startSync(target).then(
@@ -201,12 +206,13 @@ export function useStartIndexing(onStarted?: () => void) {
         setState('started')
         onStarted?.()
       },
-      () => {
+      (err: unknown) => {
+        setFailure(whyNotStarted(err))
         setState('failed')
       },
     )
   }
-  return { state, start }
+  return { state, start, failure }
 }
 
 /** The button that starts it, and what went wrong if it could not. */
@@ -214,17 +220,29 @@ export function StartIndexingButton({
   label,
   state,
   onStart,
+  failure = null,
 }: {
   label: string
   state: ReturnType<typeof useStartIndexing>['state']
   onStart: () => void
+  /** Why it could not start (whyNotStarted). */
+  failure?: string | null
 }) {
   return (
     <>
       <button type="button" className="btn mt-2" disabled={state === 'busy'} onClick={onStart}>
         {label}
       </button>
-      {state === 'failed' ? <p role="alert">Indexing could not be started. Try again, or use the Index page.</p> : null}
+      {state === 'failed' ? (
+        <p role="alert">Indexing could not be started{failure ? `: ${failure}` : '.'} Try again, or use the Index page.</p>
+      ) : null}
     </>
   )
+}
+
+/** Why "Index all numbers" failed, in the words every error gets (api/errors.ts), with the server's cause when it gave one. */
+export function whyNotStarted(err: unknown): string {
+  const e = toApiError(err)
+  const cause = e.extra.cause
+  return `${wordsFor(e).title}${cause ? ` (${cause})` : ''}.`
 }

@@ -2,20 +2,37 @@ import type { IndexProgress } from '../../../contract/index-api.ts'
 import type { Queryable } from '../../db/types.ts'
 import type { SyncProgress } from './types.ts'
 
-/** The account's indexing as a whole: numbers done, messages held and left, and this server's rate. */
+/**
+ * The account's indexing as a whole: numbers done, messages held and left, and this server's rate.
+ * A number's total is learnt only when its sync first reads it, so while most of a large account
+ * is still queued the known totals say almost nothing is left; each number not yet read counts as
+ * the median of those read (not the mean: one million-message number would make every other
+ * number look like a hundred thousand), so the time left comes from the measured rate from the
+ * first minute instead of "not known yet" until the last numbers start.
+ */
 export async function overallProgress(db: Queryable, mine: SyncProgress, now = Date.now()): Promise<IndexProgress> {
-  const r = await db.query<{ total: number; done: number; messages: number; goal: number; running: number }>(
+  const r = await db.query<{
+    total: number
+    done: number
+    messages: number
+    goal: number
+    running: number
+    unread?: number
+    median?: number | null
+  }>(
     `SELECT count(*)::int AS total,
             count(*) FILTER (WHERE full_done AND top_ordinal >= COALESCE(upstream_total, 0) AND state NOT IN ('error', 'paused'))::int AS done,
             COALESCE(sum(indexed), 0)::bigint::float8 AS messages,
             COALESCE(sum(GREATEST(COALESCE(upstream_total, 0), indexed)), 0)::bigint::float8 AS goal,
-            count(*) FILTER (WHERE state IN ('queued', 'syncing'))::int AS running
+            count(*) FILTER (WHERE state IN ('queued', 'syncing'))::int AS running,
+            count(*) FILTER (WHERE upstream_total IS NULL AND NOT full_done)::int AS unread,
+            (percentile_cont(0.5) WITHIN GROUP (ORDER BY upstream_total) FILTER (WHERE upstream_total IS NOT NULL))::float8 AS median
      FROM index_numbers WHERE removed_at IS NULL`,
   )
   const x = r.rows[0] ?? { total: 0, done: 0, messages: 0, goal: 0, running: 0 }
   const seconds = mine.since === null ? 0 : (now - mine.since) / 1000
   const rate = seconds >= 1 && mine.messages > 0 ? mine.messages / seconds : null
-  const left = Math.max(0, x.goal - x.messages)
+  const left = Math.max(0, x.goal - x.messages) + Math.round((x.unread ?? 0) * (x.median ?? 0))
   return {
     numbersTotal: x.total,
     numbersDone: x.done,

@@ -96,10 +96,12 @@ export function SignInPage({ search }: { search: SignInSearch }) {
       <form className="mt-4 flex flex-col gap-3" onSubmit={submit} aria-label="Sign in">
         <label className="flex flex-col gap-1 text-sm font-medium">
           Name
+          {/* The page's one task: the cursor is where the first thing is typed. */}
           <input
             className="input"
             name="username"
             autoComplete="username"
+            autoFocus
             required
             value={name}
             onChange={(e) => {

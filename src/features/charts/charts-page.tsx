@@ -11,11 +11,10 @@ import { formatPhone } from '../../lib/phone'
 import type { ChartsSearch, SearchInput, SearchSearch } from '../../lib/route-params'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
-import { useKeyedChoice } from '../../lib/use-keyed-choice'
 import { useUrlBound } from '../../lib/use-url-bound'
 import { RANGES, rangeSpan, toSeries, type Series } from './series'
 import { UPlotChart } from '../../components/uplot-chart'
-import { NumberOptions, OtherNumberOption } from '../../components/number-options'
+import { NumberCombobox } from '../../components/number-combobox'
 
 const NO_NUMBERS: readonly NumberIndexStatus[] = []
 /** The chart figures' queries, asked again as each number finishes indexing. */
@@ -24,29 +23,22 @@ const STATS_KEY = [...indexKeys.all, 'stats'] as const
 /** The number and the range, both in the URL; a pick shows at once (useUrlBound), before the charts under it redraw. */
 function ChartFilters({ search, numbers }: { search: ChartsSearch; numbers: readonly NumberIndexStatus[] }) {
   const setParams = useSetParams('/charts')
-  const [committedNumber, setNumber] = useUrlBound(search.number, (n: string) => setParams({ number: n || null }, { replace: true }))
-  const choice = useKeyedChoice(committedNumber, setNumber)
-  const number = choice.value
+  const [number, setNumber] = useUrlBound(search.number, (n: string) => setParams({ number: n || null }, { replace: true }))
   const [range, setRange] = useUrlBound(search.range, (r: ChartsSearch['range']) =>
     setParams({ range: r === '90d' ? null : r }, { replace: true }),
   )
   return (
     <div className="mt-2 flex flex-wrap items-end gap-4 print:hidden">
-      <label className="flex flex-col text-sm">
-        Number
-        <select
-          className="input"
+      <div className="text-sm">
+        <NumberCombobox
+          label="Number"
+          numbers={numbers}
           value={number}
-          onChange={(e) => {
-            choice.change(e.target.value)
-          }}
-          {...choice.props}
-        >
-          <option value="">All numbers (account-wide)</option>
-          <OtherNumberOption number={number} numbers={numbers} />
-          <NumberOptions numbers={numbers} />
-        </select>
-      </label>
+          allLabel="All numbers (account-wide)"
+          onPick={setNumber}
+          className="w-64"
+        />
+      </div>
       <fieldset className="flex flex-wrap items-center gap-2 text-sm">
         <legend className="mb-1">Range</legend>
         {RANGES.map((r) => (

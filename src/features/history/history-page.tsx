@@ -11,6 +11,7 @@ import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
 import type { HistorySearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
+import { useEffect, useRef } from 'react'
 import { useSetParams } from '../../lib/navigation'
 import { ConversationView } from './conversation-view'
 import { Envelope } from './envelope'
@@ -29,6 +30,13 @@ const ROW_ESTIMATE = 72
 
 export function HistoryPage({ number, search, canExportAll }: { number: string; search: HistorySearch; canExportAll: boolean | null }) {
   const setParams = useSetParams('/numbers/$number')
+  // Arriving on a number's history, focus is on its heading, as on every other page (it was left on
+  // <body>, and a screen reader said nothing of where it now was). Without scrolling: a link to a
+  // marked message scrolls to that message.
+  const heading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => {
+    heading.current?.focus({ preventScroll: true })
+  }, [number])
   const meta = useMeta()
   const index = useIndexStatus()
   const facts = index.byNumber.get(number)
@@ -85,7 +93,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
             ← All numbers
           </Link>
         </p>
-        <h1 id="history-heading" className="mt-1 text-xl font-semibold">
+        <h1 id="history-heading" ref={heading} tabIndex={-1} className="mt-1 text-xl font-semibold">
           History of {formatted}
         </h1>
         <PhoneFold summary={`Number details${shown ? ` · ${formatCount(shown.total)} messages` : ''}`}>

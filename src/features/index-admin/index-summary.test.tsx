@@ -44,3 +44,17 @@ test('with the numbers at hand, those syncing, those waiting and those stopped a
     '23 of 60 numbers fully indexed; 2 syncing now, 34 waiting to sync; 1 stopped by an error or a refusal (below). Engine:',
   )
 })
+
+test('with the numbers at hand, a whole number waiting for its new messages is said, so 23 + 2 + 35 of 60 is explained', () => {
+  const row = (i: number, state: string) => ({ number: String(12125550100 + i), tid: `T${i}`, state, indexed: 0, upstreamTotal: null })
+  const states = [...Array.from({ length: 2 }, () => 'syncing'), ...Array.from({ length: 35 }, () => 'queued')]
+  const status = parseStatus({
+    enabled: true,
+    numbers: [...states.map((s, i) => row(i, s)), ...Array.from({ length: 23 }, (_, i) => row(100 + i, 'idle'))],
+    freshness: { numbersKnown: 60, numbersComplete: 24, syncing: states.map((_, i) => String(12125550100 + i)) },
+  })
+  render(<IndexSummary status={status} role="admin" actions={actions} />)
+  expect(screen.getByText(/numbers fully indexed/).textContent).toContain(
+    '24 of 60 numbers fully indexed; 2 syncing now, 35 waiting to sync, fully indexed ones among them, fetching new messages. Engine:',
+  )
+})

@@ -25,21 +25,26 @@ export function IndexSummary({
   const running = numbers.filter((n) => n.state === 'syncing').length
   const waiting = numbers.filter((n) => n.state === 'queued').length
   const stopped = numbers.filter((n) => n.state === 'error' || n.state === 'paused').length
+  // The freshness's list stops at 100 names: its count is the server's.
+  const syncingCount = f ? (f.syncingCount ?? f.syncing.length) : 0
+  // What the clauses below add up to: "23 of 60 fully indexed; 2 syncing now, 36 waiting" is 61 of 60
+  // when a whole number is waiting for its new messages, and the sentence has to say so.
+  const counted = (f?.numbersComplete ?? 0) + (numbers.length > 0 ? running + waiting + stopped : syncingCount)
   const busyWords =
     numbers.length > 0
       ? [running > 0 ? `${formatCount(running)} syncing now` : '', waiting > 0 ? `${formatCount(waiting)} waiting to sync` : '']
           .filter(Boolean)
           .join(', ')
-      : `${formatCount(f?.syncing.length ?? 0)} syncing or waiting to sync`
+      : `${formatCount(syncingCount)} syncing or waiting to sync`
   return (
     <div className="mt-3 flex flex-wrap items-center gap-3">
       <p className="text-sm">
         {formatCount(f?.numbersComplete ?? 0)} of {formatCount(f?.numbersKnown ?? 0)} numbers fully indexed
         {f?.indexedUpTo ? `, up to ${formatDate(isoMs(f.indexedUpTo), 'local')} (${zoneLabel('local')})` : ''}
-        {f && f.syncing.length > 0 && busyWords
+        {f && syncingCount > 0 && busyWords
           ? `; ${busyWords}${
-              // The two counts overlap when a number already whole fetches its new messages: said, so they need not add up.
-              f.numbersComplete + f.syncing.length > f.numbersKnown ? ', fully indexed ones among them, fetching new messages' : ''
+              // The counts overlap when a number already whole fetches its new messages: said, so they need not add up.
+              counted > f.numbersKnown ? ', fully indexed ones among them, fetching new messages' : ''
             }`
           : ''}
         {stopped > 0 ? `; ${formatCount(stopped)} stopped by an error or a refusal (below)` : ''}. Engine:{' '}

@@ -79,3 +79,13 @@ test('a viewer is not offered Sync now on a number an admin forgot (the server r
   expect(within(row(FINE)).getByRole('button', { name: /^Sync now/ })).toBeTruthy()
   expect(within(row(GONE)).queryByRole('button', { name: /^Sync now/ })).toBeNull()
 })
+
+test('a number never read says "not indexed yet", not 0; one read and empty says 0', () => {
+  const EMPTY = '14155550100'
+  const row = renderTable([
+    { number: FINE, tid: 'A1', state: 'queued', indexed: 0, upstreamTotal: null, lastSyncedAt: null },
+    { number: EMPTY, tid: 'B1', ...base, indexed: 0, upstreamTotal: 0 },
+  ])
+  expect(within(row(FINE)).getAllByRole('cell')[1]!.textContent).toBe('not indexed yet')
+  expect(within(row(EMPTY)).getAllByRole('cell')[1]!.textContent).toBe('0')
+})

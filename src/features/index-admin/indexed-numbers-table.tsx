@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
 import { SidewaysRegion } from '../../components/sideways-region'
+import { notIndexedYet } from '../../api/index-status'
 import type { NumberIndexStatus } from '../../api/index-api'
 import { usePhoneCards } from '../../components/data-table/layout'
 import { InlineConfirm, useReturnFocus } from '../../components/inline-confirm'
@@ -104,7 +105,9 @@ export function IndexedNumbersTable({
 }
 
 const indexedText = (n: NumberIndexStatus) =>
-  `${formatCount(n.indexed)}${n.upstreamTotal !== null && n.upstreamTotal !== n.indexed ? ` of ${formatCount(n.upstreamTotal)}` : ''}`
+  notIndexedYet(n)
+    ? 'not indexed yet'
+    : `${formatCount(n.indexed)}${n.upstreamTotal !== null && n.upstreamTotal !== n.indexed ? ` of ${formatCount(n.upstreamTotal)}` : ''}`
 const newestText = (n: NumberIndexStatus) => (n.newestDate ? formatDate(isoMs(n.newestDate), 'local') : '—')
 const syncedText = (n: NumberIndexStatus) => (n.lastSyncedAt ? formatDate(isoMs(n.lastSyncedAt), 'local') : 'never')
 

@@ -3,6 +3,8 @@ import {
   CLASS_FILTER_LABEL,
   CLASS_FILTERS,
   findingSentence,
+  FINDING_ADVICE,
+  findingOf,
   SEVERITY_LABEL,
   severityOf,
   toggleAudit,
@@ -124,6 +126,10 @@ export function AuditSummary({
                         </span>{' '}
                         — {findingSentence(key, n)}
                       </button>
+                      <p className="mt-0.5 max-w-md text-xs text-slate-700">
+                        <span className="font-semibold">Why it matters:</span> {FINDING_ADVICE[findingOf(key)].why}{' '}
+                        <span className="font-semibold">How to fix:</span> {FINDING_ADVICE[findingOf(key)].fix}
+                      </p>
                     </li>
                   )
                 })}

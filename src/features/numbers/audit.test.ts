@@ -4,7 +4,9 @@ import {
   auditNumbers,
   auditSelectionLabel,
   auditSelectionParams,
+  AUDIT_KEYS,
   checkUrl,
+  FINDING_ADVICE,
   dominantUrl,
   findingSentence,
   matchesAnyAudit,
@@ -69,7 +71,8 @@ describe('auditNumbers', () => {
     expect(findingsOf(rows[4]!)).toEqual(['webhook.missing'])
     expect(findingsOf(rows[5]!)).toEqual(['dlr.missing'])
     expect(findingsOf(rows[6]!)).toContain('dlr.same_as_webhook')
-    expect(findingsOf(rows[7]!)).toEqual(['webhook.outlier'])
+    // other.example is another company's domain than the usual example.com: a finding of its own besides the outlier.
+    expect(findingsOf(rows[7]!)).toEqual(['webhook.other_domain', 'webhook.outlier'])
     expect(findingsOf(base(9, W, D))).toBeUndefined()
   })
   it('counts findings and endpoints', () => {
@@ -83,9 +86,9 @@ describe('auditNumbers', () => {
     expect(severityOf('webhook.invalid_url')).toBe('problem')
     expect(severityOf('webhook.outlier')).toBe('look')
     expect(severityOf('dlr.same_as_webhook')).toBe('look')
-    // rows 4, 5 have a problem; 6 (same as webhook, and an outlier) and 7 are worth a look; 0–3 are clean.
-    expect(result.classes).toEqual({ problem: 2, look: 2, none: 4 })
-    expect(result.problemAndLook).toBe(0)
+    // rows 4, 5 and 7 (another domain) have a problem; 6 (same as webhook, and an outlier) and 7 (an outlier) are worth a look; 0–3 are clean.
+    expect(result.classes).toEqual({ problem: 3, look: 2, none: 4 })
+    expect(result.problemAndLook).toBe(1)
   })
   it('counts the numbers that have both a problem and a finding worth a look, so the chips can say why they add up to more', () => {
     const both = auditNumbers(
@@ -133,5 +136,37 @@ describe('audit selection (several chips at once)', () => {
     expect(matchesAnyAudit(['webhook.outlier'], ['problem', 'none'])).toBe(false)
     expect(matchesAnyAudit(['webhook.outlier'], ['problem', 'look'])).toBe(true)
     expect(auditSelectionLabel(['problem', 'look', 'none'])).toBe('Any problem, Worth a look or No findings')
+  })
+})
+
+describe('the audit’s sharper findings', () => {
+  it('names the cloud metadata address apart from any private host', () => {
+    expect(checkUrl('https://169.254.169.254/latest')).toEqual(['private_host', 'metadata_host'])
+    expect(checkUrl('http://metadata.google.internal/computeMetadata/v1/')).toContain('metadata_host')
+    expect(checkUrl('https://printer.local/dlr')).not.toContain('metadata_host')
+  })
+
+  it('flags a callback on another company’s domain, not one on the account’s own', () => {
+    const n = (number: string, webhook: string) => ({ number, tid: 'T', type: 'local', country: 'US', webhook, dlr: null }) as const
+    const own = 'https://hooks.acme.example/in'
+    const list = [
+      n('1', own),
+      n('2', own),
+      n('3', own),
+      n('4', 'https://other.acme.example/in'),
+      n('5', 'https://hooks.rival.example.net/in'),
+    ]
+    const audit = auditNumbers(list, (x) => x.number)
+    expect(audit.findingsById.get('4')).toEqual(['webhook.outlier', 'dlr.missing'])
+    expect(audit.findingsById.get('5')).toEqual(['webhook.other_domain', 'webhook.outlier', 'dlr.missing'])
+    expect(severityOf('webhook.other_domain')).toBe('problem')
+  })
+
+  it('says why every finding matters and how to fix it', () => {
+    for (const key of AUDIT_KEYS) {
+      const advice = FINDING_ADVICE[key.split('.')[1] as keyof typeof FINDING_ADVICE]
+      expect(advice.why.length, key).toBeGreaterThan(20)
+      expect(advice.fix.length, key).toBeGreaterThan(10)
+    }
   })
 })

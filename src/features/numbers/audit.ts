@@ -9,7 +9,16 @@ import { formatCount } from '../../lib/count'
  * listing carries more than once under different tids.
  */
 
-export type Finding = 'missing' | 'invalid_url' | 'not_https' | 'private_host' | 'same_as_webhook' | 'outlier' | 'listed_twice'
+export type Finding =
+  | 'missing'
+  | 'invalid_url'
+  | 'not_https'
+  | 'private_host'
+  | 'metadata_host'
+  | 'other_domain'
+  | 'same_as_webhook'
+  | 'outlier'
+  | 'listed_twice'
 export type Target = 'webhook' | 'dlr' | 'number'
 export type AuditKey = `${Target}.${Finding}`
 
@@ -18,6 +27,8 @@ export const FINDING_LABEL: Record<Finding, string> = {
   invalid_url: 'Invalid URL',
   not_https: 'Not HTTPS',
   private_host: 'Private host',
+  metadata_host: 'Cloud metadata address',
+  other_domain: 'Another domain',
   same_as_webhook: 'Same as webhook',
   outlier: 'Outlier',
   listed_twice: 'Listed twice',
@@ -38,12 +49,60 @@ export const SEVERITY: Record<Finding, Severity> = {
   invalid_url: 'problem',
   not_https: 'problem',
   private_host: 'problem',
+  // The address every cloud machine's credentials are read from (AWS IMDS, GCP, Azure): a callback
+  // there is server-side request forgery's classic target (OWASP SSRF), never a real receiver.
+  metadata_host: 'problem',
+  // Another company's domain receives the account's customers' messages: a problem until someone
+  // says it is theirs (a vendor), unlike an outlier on the account's own domain.
+  other_domain: 'problem',
   same_as_webhook: 'look',
   outlier: 'look',
   listed_twice: 'look',
 }
 
 export const SEVERITY_LABEL: Record<Severity, string> = { problem: 'Problem', look: 'Worth a look' }
+
+/** Why each finding matters and how to fix it, in a sentence each: the audit is advice, not only a label. */
+export const FINDING_ADVICE: Record<Finding, { why: string; fix: string }> = {
+  missing: {
+    why: 'Messages or delivery reports for these numbers go nowhere: nobody learns of a reply or a failed send.',
+    fix: 'Set the callback URL in the messaging provider’s console to the endpoint your other numbers use.',
+  },
+  invalid_url: {
+    why: 'The provider cannot call a URL it cannot parse, so every callback is lost (a formula here is also a spreadsheet risk).',
+    fix: 'Replace it with a full https:// URL.',
+  },
+  not_https: {
+    why: 'Customers’ messages travel in clear text, readable and changeable on the way.',
+    fix: 'Use the same URL with https:// (the receiver needs a certificate).',
+  },
+  private_host: {
+    why: 'A private or local address is not reachable from the provider; if it ever is, it reaches inside your network.',
+    fix: 'Point it at a public https:// endpoint, or a relay you run for the purpose.',
+  },
+  metadata_host: {
+    why: '169.254.169.254 is where cloud machines read their own credentials: a callback there is an attack, not a receiver.',
+    fix: 'Remove it now, set the right endpoint, and ask who changed it (the provider’s audit log).',
+  },
+  other_domain: {
+    why: 'Another company’s server receives your customers’ messages.',
+    fix: 'If it is a vendor you use, note it; if not, set your own endpoint and check who changed it.',
+  },
+  same_as_webhook: {
+    why: 'Delivery reports arrive at the endpoint that expects customer messages, which may drop or misread them.',
+    fix: 'Use the delivery-report endpoint your other numbers use, unless that endpoint handles both on purpose.',
+  },
+  outlier: {
+    why: 'This number sends to a different endpoint than most numbers: often a leftover test or an old server.',
+    fix: 'If it is not deliberate, set it to the endpoint the other numbers use.',
+  },
+  listed_twice: {
+    why: 'The account lists this number under more than one tid; its history may be split between them.',
+    fix: 'Ask the provider which tid is current, and remove the other.',
+  },
+}
+
+export const findingOf = (key: AuditKey): Finding => key.split('.')[1] as Finding
 
 export function severityOf(key: AuditKey): Severity {
   return SEVERITY[key.split('.')[1] as Finding]
@@ -116,7 +175,7 @@ export function auditSelectionLabel(selection: readonly AuditFilter[]): string {
 
 export const AUDIT_KEYS: AuditKey[] = [
   ...(['webhook', 'dlr'] as const).flatMap((t) =>
-    (['missing', 'invalid_url', 'not_https', 'private_host', 'same_as_webhook', 'outlier'] as const)
+    (['missing', 'invalid_url', 'not_https', 'private_host', 'metadata_host', 'other_domain', 'same_as_webhook', 'outlier'] as const)
       .filter((f) => !(t === 'webhook' && f === 'same_as_webhook'))
       .map((f) => `${t}.${f}` as const),
   ),
@@ -146,6 +205,10 @@ export function findingSentence(key: AuditKey, n: number): string {
       return `${nums} ${verb} ${what} over plain HTTP`
     case 'private_host':
       return `${nums} ${verb} ${what} to a private host`
+    case 'metadata_host':
+      return `${nums} ${verb} ${what} to the cloud metadata address`
+    case 'other_domain':
+      return `${nums} ${verb} ${what} to another company’s domain`
     case 'same_as_webhook':
       return `${nums} ${verb} delivery reports to the webhook URL`
     case 'outlier':
@@ -191,7 +254,22 @@ export function checkUrl(value: string | null): Finding[] {
   const out: Finding[] = []
   if (url.protocol !== 'https:') out.push('not_https')
   if (isPrivateHost(url.hostname)) out.push('private_host')
+  if (METADATA_HOSTS.has(url.hostname.toLowerCase())) out.push('metadata_host')
   return out
+}
+
+/** Cloud instance-metadata endpoints (AWS, GCP, Azure, Alibaba; AWS's IPv6 one). */
+const METADATA_HOSTS = new Set(['169.254.169.254', 'metadata.google.internal', '100.100.100.200', '[fd00:ec2::254]'])
+
+/** A host's last two labels ("hooks.example.com" → "example.com"): a rough registrable domain, enough to tell companies apart. */
+export function siteOf(url: string | null): string | null {
+  try {
+    const host = new URL((url ?? '').trim()).hostname.toLowerCase()
+    if (!host || /^[\d.]+$/.test(host) || host.startsWith('[')) return null
+    return host.split('.').slice(-2).join('.')
+  } catch {
+    return null
+  }
 }
 
 /** The URL most numbers use, if it clearly dominates: over half of those set, and at least twice the runner-up. */
@@ -262,8 +340,13 @@ export function auditNumbers(numbers: readonly OwnedNumber[], idOf: (n: OwnedNum
       for (const f of own) findings.push(`${target}.${f}`)
       const trimmed = value?.trim() ?? ''
       if (target === 'dlr' && trimmed && trimmed === (n.webhook?.trim() ?? '')) findings.push('dlr.same_as_webhook')
-      if (!own.includes('missing') && !own.includes('invalid_url') && dominant[target] && trimmed !== dominant[target])
+      if (!own.includes('missing') && !own.includes('invalid_url') && dominant[target] && trimmed !== dominant[target]) {
+        // On another company's domain than the account's usual endpoint: its own finding, not only an outlier.
+        const site = siteOf(trimmed)
+        const usual = siteOf(dominant[target])
+        if (site && usual && site !== usual && !own.includes('private_host')) findings.push(`${target}.other_domain`)
         findings.push(`${target}.outlier`)
+      }
     }
     if (tidsByNumber.has(numberDigits(n.number))) findings.push('number.listed_twice')
     for (const k of findings) counts.set(k, (counts.get(k) ?? 0) + 1)

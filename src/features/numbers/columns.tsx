@@ -1,4 +1,5 @@
 import { createColumnHelper } from '@tanstack/react-table'
+import { notIndexedYet } from '../../api/index-status'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
 import { columnIds, type Features } from '../../components/data-table/features'
@@ -71,8 +72,8 @@ const dlrCol = helper.accessor(dlrValue, {
   meta: { card: 'body', width: 'auto', minWidth: '10rem', cellClass: CODE, exportValue: dlrValue },
   cell: ({ row }) => urlCell(row.original.owned.dlr),
 })
-// What the message index holds for the number; numbers it holds nothing for sort first.
-const indexedCount = (r: NumberRow) => r.index?.indexed ?? -1
+// What the message index holds for the number; numbers it holds nothing for (or has not read yet) sort first.
+const indexedCount = (r: NumberRow) => (r.index && !notIndexedYet(r.index) ? r.index.indexed : -1)
 const messagesCol = helper.accessor(indexedCount, {
   id: 'messages',
   header: 'Messages',
@@ -81,10 +82,11 @@ const messagesCol = helper.accessor(indexedCount, {
     card: 'meta',
     cardLabel: 'Messages indexed',
     width: '6.5rem',
-    exportValue: (r) => (r.index ? String(r.index.indexed) : ''),
+    exportValue: (r) => (r.index && !notIndexedYet(r.index) ? String(r.index.indexed) : ''),
     sortValue: indexedCount,
   },
-  cell: ({ row: { original: r } }) => (r.index ? formatCount(r.index.indexed) : dash),
+  cell: ({ row: { original: r } }) =>
+    !r.index ? dash : notIndexedYet(r.index) ? <span className="text-slate-600">not indexed yet</span> : formatCount(r.index.indexed),
 })
 /** The newest indexed message's day (UTC, from its ISO date: no Intl on the numbers page's first render). */
 const lastActivity = (r: NumberRow) => r.index?.newestDate?.slice(0, 10) ?? ''

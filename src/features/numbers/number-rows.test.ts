@@ -132,3 +132,21 @@ describe('numbers rows', () => {
     expect(early.rows[0]![early.header.indexOf('Audit: dlr: Missing')]).toBe('not checked')
   })
 })
+
+describe('the numbers search over callback URLs', () => {
+  it('finds an IP address fragment in a URL, not only its digits run together', () => {
+    const rows = toNumberRows(
+      [
+        owned('15550000001', 'A', 'https://192.168.1.20/in', null),
+        owned('15550000002', 'B', W, 'https://10.0.0.5/dlr'),
+        owned('15550000003', 'C', W, D),
+      ],
+      null,
+      new Map(),
+    )
+    const found = (q: string) => filterRows(rows, q, [], null).map((r) => r.owned.tid)
+    expect(found('192.168')).toEqual(['A'])
+    expect(found('10.0.0.5')).toEqual(['B'])
+    expect(found('printer')).toEqual([])
+  })
+})

@@ -4,7 +4,7 @@ import { phoneQueryDigits } from '../../lib/phone'
 import { matchesAnyAudit, numberDigits, type AuditFilter, type AuditKey } from './audit'
 
 /** What the message index holds for a number: the Messages and Last activity columns. */
-export type IndexFacts = Pick<NumberIndexStatus, 'indexed' | 'newestDate'>
+export type IndexFacts = Pick<NumberIndexStatus, 'indexed' | 'newestDate' | 'upstreamTotal' | 'lastSyncedAt'>
 
 /**
  * A row of the numbers table: the number as the API listed it, with what the page has learnt
@@ -77,6 +77,9 @@ export function filterRows(
   return rows.filter((r, i) => {
     if (filtering && (!r.findings || !matchesAnyAudit(r.findings, audit))) return false
     if (country !== null) return r.owned.country?.toLowerCase() === country
-    return !q || (texts?.[i] ?? searchText(r.owned)).includes(needle)
+    if (!q) return true
+    // Digits, or the text as typed: "192.168" and "10.0.0.5" are parts of a callback URL, not a phone number's digits.
+    const text = texts?.[i] ?? searchText(r.owned)
+    return text.includes(needle) || (needle !== q && text.includes(q))
   })
 }

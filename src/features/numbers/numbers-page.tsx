@@ -13,6 +13,7 @@ import { PrintHeader } from '../../components/print-header'
 import { AuditSummary } from './audit-summary'
 import { COLUMN_IDS_ALL, COLUMN_IDS_TYPED, COLUMNS_ALL, COLUMNS_TYPED } from './columns'
 import { numberRowId, type NumberRow } from './number-rows'
+import { FirstRunGuide } from './first-run-guide'
 import { NumbersEmpty } from './numbers-empty'
 import { NumbersToolbar } from './numbers-toolbar'
 import { useHiddenColumns } from './use-hidden-columns'
@@ -87,6 +88,7 @@ export function NumbersPage({ search }: { search: NumbersSearch }) {
       <h1 id="numbers-heading" className="mb-3 text-xl font-semibold print:hidden">
         Owned numbers
       </h1>
+      <FirstRunGuide />
       <Tabs tabs={TABS} value={tab} onChange={changeTab} label="Number type" panelId="numbers-panel" />
       <div id="numbers-panel" role="tabpanel" aria-labelledby={`tab-${tab}`} className="pt-3">
         <NumbersToolbar

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
+import { ApiError, wordsFor } from '../../api/errors.ts'
 import type { Freshness, IndexProgress } from '../../api/index-status.ts'
 import { SearchCoverage } from './coverage.tsx'
 
@@ -98,12 +99,17 @@ describe("the Search page's coverage line", () => {
         autoSync={true}
         accountListed={true}
         zone="utc"
-        onStart={() => Promise.reject(new Error('refused'))}
+        onStart={() =>
+          Promise.reject(new ApiError('unreachable', 'The messaging service did not answer.', 502, { cause: 'connection refused' }))
+        }
       />,
     )
     expect(screen.getByText(/^Indexing is not running\./)).toBeTruthy()
     fireEvent.click(screen.getByRole('button', { name: 'Index all numbers' }))
-    expect((await screen.findByRole('alert')).textContent).toMatch(/could not be started/)
+    // Why, in the words every error of its kind gets, and the server's cause: not only "could not".
+    const alert = (await screen.findByRole('alert')).textContent
+    expect(alert).toMatch(/^Indexing could not be started: .+ \(connection refused\)\. Try again/)
+    expect(alert).toContain(wordsFor(new ApiError('unreachable', '', 502)).title)
   })
 })
 
@@ -122,5 +128,35 @@ describe('an index that has not read the account', () => {
     expect(screen.getByText(/^1 of 1 numbers indexed/)).toBeTruthy()
     expect(screen.getByText(/^Only the numbers someone opened are indexed: this server does not index the account on its own/)).toBeTruthy()
     expect(screen.getByRole('button', { name: 'Index all numbers' })).toBeTruthy()
+  })
+})
+
+describe('the coverage line on a large account', () => {
+  it('counts from the server’s counts, not from its lists, which stop at 100 names', () => {
+    const hundred = Array.from({ length: 100 }, (_, i) => String(15550000000 + i))
+    render(
+      <SearchCoverage
+        freshness={{
+          numbersKnown: 10_000,
+          numbersComplete: 281,
+          syncing: hundred,
+          incomplete: hundred,
+          indexedUpTo: null,
+          syncingCount: 9_720,
+          incompleteCount: 9_719,
+          incompleteSyncingCount: 9_718,
+        }}
+        progress={{ ...done, numbersTotal: 10_000, numbersDone: 281, running: true }}
+        autoSync={true}
+        accountListed={true}
+        zone="utc"
+        onStart={async () => {}}
+      />,
+    )
+    expect(
+      screen.getByText(
+        '281 of 10,000 numbers indexed; 9,719 numbers not fully indexed, 9,718 of them indexing now: results may be incomplete.',
+      ),
+    ).toBeTruthy()
   })
 })

@@ -1,18 +1,21 @@
 import { useState } from 'react'
+import { whyNotStarted } from '../../components/index-gate'
 import type { Freshness, IndexProgress } from '../../api/index-status'
 import { formatCount } from '../../lib/count'
 import { formatDate } from '../../lib/dates'
 
 /**
- * "17 of 17 numbers indexed, up to 12:04" and, while some are not, how many: still indexing
+ * "17 of 17 numbers indexed, up to 12:04" and, while some are not, how many (the server's counts): still indexing
  * when their sync is queued or running, else not fully indexed (a sync that stopped short or
  * failed is not indexing).
  */
 export function coverageText(f: Freshness, zone: 'local' | 'utc'): string {
   const upTo = f.indexedUpTo ? `, up to ${formatDate(Date.parse(f.indexedUpTo), zone)}` : ''
+  // The server's counts: its lists stop at 100 names, and "100 numbers not fully indexed" on a
+  // 10,000-number account was a list's length read as a count. An older server sends only lists.
   const syncing = new Set(f.syncing)
-  const short = f.incomplete.length
-  const now = f.incomplete.filter((n) => syncing.has(n)).length
+  const short = f.incompleteCount ?? f.incomplete.length
+  const now = f.incompleteSyncingCount ?? f.incomplete.filter((n) => syncing.has(n)).length
   const numbers = (n: number) => `${formatCount(n)} ${n === 1 ? 'number' : 'numbers'}`
   const still =
     short === 0
@@ -50,6 +53,7 @@ export function SearchCoverage({
   canOffer?: boolean
 }) {
   const [starting, setStarting] = useState<'idle' | 'busy' | 'started' | 'failed'>('idle')
+  const [failure, setFailure] = useState<string | null>(null)
   const running = !!progress?.running
   const short =
     accountListed === false ||
@@ -79,7 +83,8 @@ export function SearchCoverage({
                 () => {
                   setStarting('started')
                 },
-                () => {
+                (err: unknown) => {
+                  setFailure(whyNotStarted(err))
                   setStarting('failed')
                 },
               )
@@ -87,7 +92,7 @@ export function SearchCoverage({
           >
             Index all numbers
           </button>
-          {starting === 'failed' ? <p role="alert">Indexing could not be started. Try again, or use the Index page.</p> : null}
+          {starting === 'failed' ? <p role="alert">Indexing could not be started: {failure} Try again, or use the Index page.</p> : null}
         </div>
       ) : null}
       {starting === 'started' ? <p role="status">Indexing has started: matches grow as numbers are indexed.</p> : null}

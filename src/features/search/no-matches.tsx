@@ -39,7 +39,7 @@ export function NoMatches({
   onSearchParty: (digits: string) => void
   onIndexing: () => void
 }) {
-  const { state: starting, start } = useStartIndexing(onIndexing)
+  const { state: starting, start, failure } = useStartIndexing(onIndexing)
   const phone = phoneInText(q)
   if (phone)
     return (
@@ -81,6 +81,7 @@ export function NoMatches({
           <StartIndexingButton
             label="Index all numbers"
             state={starting}
+            failure={failure}
             onStart={() => {
               start({ all: true })
             }}

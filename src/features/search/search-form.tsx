@@ -1,14 +1,14 @@
-import { useCallback, useId } from 'react'
+import { useCallback, useId, useMemo } from 'react'
 import type { NumberIndexStatus } from '../../api/index-api'
 import { DayField } from '../../components/day-field'
 import { dayOrderProblem, zoneLabel } from '../../lib/dates'
 import type { SetParams } from '../../lib/navigation'
 import type { SearchSearch } from '../../lib/route-params'
-import { useKeyedChoice } from '../../lib/use-keyed-choice'
 import { useUrlBound } from '../../lib/use-url-bound'
 import { useDebouncedParam } from './use-debounced-param'
 import { ZoneToggle } from '../../components/zone-toggle'
-import { NumberOptions } from '../../components/number-options'
+import { NumberCombobox } from '../../components/number-combobox'
+import { formatPhone } from '../../lib/phone'
 
 type Props = { search: SearchSearch; numbers: readonly NumberIndexStatus[]; setParams: SetParams<'/search'> }
 
@@ -57,8 +57,8 @@ function SearchFilters({ search, numbers, setParams }: Props) {
   const [committedNumbers, setPicked] = useUrlBound(search.numbers, (numbers: readonly string[]) =>
     setParams({ numbers: [...numbers] }, { replace: true }),
   )
-  const choice = useKeyedChoice(committedNumbers, setPicked, (a, b) => a.join() === b.join())
-  const picked = choice.value
+  const picked = committedNumbers
+  const unpicked = useMemo(() => numbers.filter((n) => !picked.includes(n.number)), [numbers, picked])
   return (
     <div className="flex flex-wrap items-end gap-3 text-sm">
       <span className="flex flex-col">
@@ -108,20 +108,35 @@ function SearchFilters({ search, numbers, setParams }: Props) {
         onCommit={(v) => setParams({ to: v }, { replace: true })}
         problem={dayOrderProblem(search.from, search.to)}
       />
-      <label className="flex flex-col">
-        Numbers
-        <select
-          multiple
-          className="input h-20 min-w-44"
-          value={picked}
-          onChange={(e) => {
-            choice.change(Array.from(e.target.selectedOptions).map((o) => o.value))
+      <div className="flex flex-col gap-1">
+        <NumberCombobox
+          label="Numbers"
+          numbers={unpicked}
+          value=""
+          placeholder="Add a number: type digits"
+          onPick={(n) => {
+            if (n) setPicked([...picked, n])
           }}
-          {...choice.props}
-        >
-          <NumberOptions numbers={numbers} />
-        </select>
-      </label>
+        />
+        {picked.length > 0 ? (
+          <ul aria-label="Numbers picked" className="flex max-w-md flex-wrap gap-1">
+            {picked.map((n) => (
+              <li key={n}>
+                <button
+                  type="button"
+                  className="rounded border border-slate-300 bg-slate-50 px-1.5 py-0.5 text-xs"
+                  aria-label={`Remove ${formatPhone(n)}`}
+                  onClick={() => {
+                    setPicked(picked.filter((x) => x !== n))
+                  }}
+                >
+                  {formatPhone(n)} <span aria-hidden="true">×</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+      </div>
       <button
         type="button"
         className="btn"

@@ -40,3 +40,21 @@ test("the thread page's party list offers each party's customer page beside the 
     expect(customer!.getAttribute('aria-label')).toBe(`Customer ${formatPhone(party)}: everything across every number`)
   })
 })
+
+test('a thread offers its whole export, through the tray, over this number and this party', async () => {
+  const { getJobs } = await import('../../api/export-store')
+  const status = parseStatus({ enabled: true, numbers: [{ number: NUMBER, tid: 'TID1', state: 'idle', indexed: 3, upstreamTotal: 3 }] })
+  const qc = new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: Infinity, refetchInterval: false } } })
+  qc.setQueryData(indexKeys.status(), status)
+  render(
+    <QueryClientProvider client={qc}>
+      <ThreadPage number={NUMBER} search={{ tid: 'TID1', party: PARTIES[0]!, tz: 'utc', at: null }} />
+    </QueryClientProvider>,
+    { wrapper: TestRouter },
+  )
+  const before = getJobs().length
+  screen.getByRole('button', { name: 'Export the whole thread as CSV' }).click()
+  const job = getJobs()[before]
+  expect(job?.label).toBe(`Thread of ${formatPhone(NUMBER)} with ${formatPhone(PARTIES[0])}`)
+  expect(job?.fileName).toMatch(/^switchboard-search-15129474129-with-15125550100\.csv$/)
+})

@@ -10,12 +10,15 @@ import { HistoryDisplayContext, type HistoryDisplay } from '../../components/mes
 import { MediaViewer, useMediaViewer } from '../../components/message/media-viewer'
 import { PrintHeader } from '../../components/print-header'
 import { formatCount } from '../../lib/count'
-import { formatDate, formatDay, zoneLabel } from '../../lib/dates'
+import { formatDate, formatDay, zoneLabel, zoneName } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import type { ThreadSearch } from '../../lib/route-params'
 import { Link } from '@tanstack/react-router'
 import { useSetParams } from '../../lib/navigation'
 import { ZoneToggle } from '../../components/zone-toggle'
+import { startExport } from '../../api/export-jobs'
+import { INDEX_PATHS } from '../../../contract/index-api'
+import { fitFileName } from '../../../contract/file-name'
 
 /**
  * The whole thread with one party, from the index, across the full history. It opens at the
@@ -56,9 +59,12 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
           )}
         </h1>
         {party ? (
-          <p className="text-sm print:hidden">
-            <CustomerLink party={party}>Everything about {formatPhone(party)}, across every number</CustomerLink>
-          </p>
+          <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-sm print:hidden">
+            <p>
+              <CustomerLink party={party}>Everything about {formatPhone(party)}, across every number</CustomerLink>
+            </p>
+            {index.available ? <ExportThread number={number} party={party} zone={zone} /> : null}
+          </div>
         ) : null}
         {index.loading ? (
           <TableSkeleton label="Checking the message index" />
@@ -314,5 +320,30 @@ function Thread({
         </ol>
       </div>
     </section>
+  )
+}
+
+/**
+ * The whole thread as a file, as the history and search export theirs: the index's export over
+ * this number and this party, in the export tray, in the one message layout (contract/message-csv.ts).
+ */
+function ExportThread({ number, party, zone }: { number: string; party: string; zone: 'local' | 'utc' }) {
+  const fileName = fitFileName({ subject: 'search', scope: number, filters: [`with ${party}`], rows: null, ext: 'csv' })
+  return (
+    <button
+      type="button"
+      className="btn"
+      onClick={() => {
+        startExport({
+          path: INDEX_PATHS.export,
+          params: { numbers: number, party, format: 'csv', tz: zoneName(zone) },
+          label: `Thread of ${formatPhone(number)} with ${formatPhone(party)}`,
+          fileName,
+          total: null,
+        })
+      }}
+    >
+      Export the whole thread as CSV
+    </button>
   )
 }

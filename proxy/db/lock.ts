@@ -92,7 +92,14 @@ export function acquireDataDirLock(dir: string): DataDirLock {
           } catch (e) {
             if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
           }
-          linkSync(mine, path)
+          // Between the unlink and this link a process outside the guard may link first (the
+          // name was free): it owns the directory, and the next round finds it alive.
+          try {
+            linkSync(mine, path)
+          } catch (e) {
+            if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+            continue
+          }
         } finally {
           rmSync(`${path}.takeover`, { recursive: true, force: true })
         }

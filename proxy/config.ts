@@ -1,3 +1,4 @@
+import { allowedHostsVariable } from './kernel/allowed-hosts.ts'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseEnv } from 'node:util'
@@ -32,38 +33,7 @@ const baseUrl = z
   }, 'API_BASE_URL must be an absolute http(s) URL without credentials, query or fragment, e.g. https://api.example.com')
   .transform((v) => v.replace(/\/+$/, ''))
 
-/**
- * `name`, `name:port`, `[v6]` or `[v6]:port`, lower-cased. Anything URL parsing would change
- * (a path, a user name, a scheme) is refused rather than guessed at, since each entry opens a
- * private address to strangers' media links.
- */
-function mediaHostEntry(entry: string): string | null {
-  const e = entry.toLowerCase()
-  if (!e || /[/?#@\\\s]/.test(e)) return null
-  try {
-    const u = new URL(`http://${e}`)
-    return u.host === e || `${u.host}:80` === e ? e : null
-  } catch {
-    return null
-  }
-}
-
-const mediaAllowedHosts = z
-  .string()
-  .default('')
-  .transform((v, ctx) => {
-    const entries = v
-      .split(',')
-      .map((h) => h.trim())
-      .filter(Boolean)
-    for (const entry of entries)
-      if (!mediaHostEntry(entry))
-        ctx.addIssue({
-          code: 'custom',
-          message: `MEDIA_ALLOWED_HOSTS: "${entry.slice(0, 80)}" is not a host name or address with an optional :port (e.g. media.lan, 10.0.0.8:8080, [fd00::8])`,
-        })
-    return entries.map((e) => e.toLowerCase())
-  })
+const mediaAllowedHosts = allowedHostsVariable('MEDIA_ALLOWED_HOSTS', 'media.lan, 10.0.0.8:8080, [fd00::8]')
 
 const schema = z.object({
   API_BASE_URL: baseUrl.optional(),

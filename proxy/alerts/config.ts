@@ -1,3 +1,4 @@
+import { hostEntry, notAHost } from '../kernel/allowed-hosts.ts'
 import { isIP } from 'node:net'
 
 /**
@@ -59,18 +60,6 @@ export function httpUrlProblem(raw: string): string | null {
   return null
 }
 
-/** `host`, `host:port`, `[v6]` or `[v6]:port`, lower-cased, or null when it is not one. */
-export function hostEntry(entry: string): string | null {
-  const e = entry.toLowerCase()
-  if (!e || /[/?#@\\\s]/.test(e)) return null
-  try {
-    const u = new URL(`http://${e}`)
-    return u.host === e || `${u.host}:80` === e ? e : null
-  } catch {
-    return null
-  }
-}
-
 const EMAIL = /^[^\s@<>,;"]+@[^\s@<>,;"]+$/
 
 /** Comma-separated addresses, each checked; the bad one's words when one is not an address. */
@@ -126,10 +115,7 @@ export function parseAlertsConfig(
   for (const entry of (get('ALERT_ALLOWED_HOSTS') ?? '').split(',').map((h) => h.trim())) {
     if (!entry) continue
     const h = hostEntry(entry)
-    if (!h)
-      issues.push(
-        `ALERT_ALLOWED_HOSTS: "${entry.slice(0, 80)}" is not a host name or address with an optional :port (e.g. hooks.lan, 10.0.0.8:8080)`,
-      )
+    if (!h) issues.push(notAHost('ALERT_ALLOWED_HOSTS', entry, 'hooks.lan, 10.0.0.8:8080'))
     else allowedHosts.push(h)
   }
   const allowed = (u: URL) => allowedHosts.includes(u.host.toLowerCase()) || allowedHosts.includes(u.hostname.toLowerCase())

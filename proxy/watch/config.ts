@@ -1,3 +1,4 @@
+import { allowedHostsVariable } from '../kernel/allowed-hosts.ts'
 import { z } from 'zod'
 
 /**
@@ -34,34 +35,7 @@ const count = (name: string, min: number, max: number) =>
     .transform(Number)
     .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`)
 
-/** `name`, `name:port`, `[v6]` or `[v6]:port`; anything URL parsing would change is refused, not guessed at. */
-function hostEntry(entry: string): string | null {
-  const e = entry.toLowerCase()
-  if (!e || /[/?#@\\\s]/.test(e)) return null
-  try {
-    const u = new URL(`http://${e}`)
-    return u.host === e || `${u.host}:80` === e ? e : null
-  } catch {
-    return null
-  }
-}
-
-const allowedHosts = z
-  .string()
-  .default('')
-  .transform((v, ctx) => {
-    const entries = v
-      .split(',')
-      .map((h) => h.trim())
-      .filter(Boolean)
-    for (const entry of entries)
-      if (!hostEntry(entry))
-        ctx.addIssue({
-          code: 'custom',
-          message: `WATCH_ALLOWED_HOSTS: "${entry.slice(0, 80)}" is not a host name or address with an optional :port (e.g. hooks.lan, 127.0.0.1:8443, [fd00::8])`,
-        })
-    return entries.map((e) => e.toLowerCase())
-  })
+const allowedHosts = allowedHostsVariable('WATCH_ALLOWED_HOSTS', 'hooks.lan, 127.0.0.1:8443, [fd00::8]')
 
 const schema = z.object({
   // At most one listing a second: the listing shares the upstream with the index's sync (SYNC_RATE).

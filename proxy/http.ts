@@ -98,7 +98,12 @@ export function pickEncoding(accept: string | string[] | undefined): 'br' | 'gzi
  * answers carry no secret of the server's (the credentials never leave it), so compression
  * reveals nothing a reader could not already see.
  */
-export function sendJsonText(res: ServerResponse, status: number, text: string | Buffer, extra: Record<string, string | string[]> = {}): void {
+export function sendJsonText(
+  res: ServerResponse,
+  status: number,
+  text: string | Buffer,
+  extra: Record<string, string | string[]> = {},
+): void {
   let body = typeof text === 'string' ? Buffer.from(text) : text
   const coding = body.length >= COMPRESS_MIN_BYTES ? pickEncoding(res.req?.headers['accept-encoding']) : null
   const headers = {

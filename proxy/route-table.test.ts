@@ -332,8 +332,7 @@ describe('the route table', () => {
     expect(checked).toBeGreaterThan(1)
     for (const path of [
       `/api/desk/needs-reply/export?thresholdMinutes=0`,
-      // Every number's opt-outs: one number alone may have none.
-      `/api/desk/opt-outs/export`,
+      `/api/desk/quiet-hours/export?number=${HISTORY.number}`,
       `/api/index/export?numbers=${HISTORY.number}&format=csv`,
     ]) {
       // The whole history's export is an admin's.

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
@@ -7,6 +7,7 @@ import { openDb } from '../db/open.ts'
 import { accessOnOpen } from './on-open.ts'
 import { freshPgliteDir } from '../db/pglite-template.ts'
 import { CONTROL_SOCKET } from './control-socket.ts'
+import { loadSigningKey, signHead } from './signed-heads.ts'
 import { verifyPassword } from './passwords.ts'
 import { call, cookieFrom } from './test-stack.ts'
 
@@ -120,6 +121,35 @@ function stopServer(child: ChildProcess): Promise<void> {
     child.kill('SIGTERM')
   })
 }
+
+describe('verify-log against a file of signed heads', () => {
+  test('each line is checked with LOG_SIGNING_KEY_FILE first; the log is held to the heads; a changed line or a cut tail exits 1', async () => {
+    const dataDir = join(dir, 'signed')
+    await freshPgliteDir(dataDir)
+    const keyFile = join(dir, 'log.key')
+    const key = loadSigningKey(keyFile)
+    const withKey = { ...env, DATA_DIR: dataDir, LOG_SIGNING_KEY_FILE: keyFile }
+    const heads = join(dir, 'heads-copy')
+    // The empty log's head: what a server writes at its first start.
+    const empty = signHead(key, { seq: 0n, hash: '0'.repeat(64) }, new Date())
+    writeFileSync(heads, `${JSON.stringify(empty)}\n`)
+    const intact = await users(['verify-log', '--anchor', heads], '', withKey)
+    expect(intact.out).toMatch(/Log intact/)
+    expect(intact.code).toBe(0)
+    // A head of an entry the log does not hold: its newest entries were cut.
+    writeFileSync(heads, `${JSON.stringify(signHead(key, { seq: 7n, hash: 'a'.repeat(64) }, new Date()))}\n`)
+    const cut = await users(['verify-log', '--anchor', heads], '', withKey)
+    expect(cut.code).toBe(1)
+    expect(cut.out).toMatch(/Entry 7, in a head signed at .* is gone/)
+    // A line changed by hand (or signed with another key) is refused before the log is read.
+    writeFileSync(heads, `${JSON.stringify({ ...empty, seq: '3' })}\n`)
+    const forged = await users(['verify-log', '--anchor', heads], '', withKey)
+    expect(forged.code).toBe(1)
+    expect(forged.out).toMatch(/not a head signed with this server's key/)
+    // Without the key the file cannot be checked: said, not guessed.
+    expect((await users(['verify-log', '--anchor', heads], '', { ...env, DATA_DIR: dataDir })).err).toMatch(/LOG_SIGNING_KEY_FILE/)
+  }, 120_000)
+})
 
 describe('npm run users beside a running server on PGlite', () => {
   test('the command asks the server over its owner-only socket: the user signs in at once and is still there after a restart', async () => {

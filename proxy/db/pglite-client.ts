@@ -7,7 +7,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
 import { threadId, Worker } from 'node:worker_threads'
 import type { MigratableDb, ScriptRunner } from './migrate.ts'
-import { fromWire, type Ready, type WasmModule, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts'
+import type { types as PgTypes } from '@electric-sql/pglite'
+import { fromWire, type Ready, type WasmModule, type Reply, type Request, type Rows, type WorkerInit } from './pglite-protocol.ts'
+import { readRows } from './pglite-rows.ts'
 import type { Lane } from './types.ts'
 import { tsWorker } from '../ts-worker.ts'
 
@@ -234,8 +236,8 @@ function createLanes(queueTimeoutMs: number) {
 }
 
 /** Resolves once the worker has opened PGlite; rejects with why it could not (the worker then ends). */
-function whenReady(worker: Worker): Promise<{ fastCopy: boolean }> {
-  return new Promise<{ fastCopy: boolean }>((resolve, reject) => {
+function whenReady(worker: Worker): Promise<{ fastCopy: boolean; arrays: Array<[number, number]> }> {
+  return new Promise((resolve, reject) => {
     const onError = (err: Error) => reject(err)
     const onExit = (code: number) => reject(new Error(`The database worker stopped while opening (exit code ${code}).`))
     worker.once('error', onError)
@@ -243,7 +245,7 @@ function whenReady(worker: Worker): Promise<{ fastCopy: boolean }> {
     worker.once('message', (m: Ready) => {
       worker.off('error', onError)
       worker.off('exit', onExit)
-      if (m.ready) resolve({ fastCopy: m.fastCopy })
+      if (m.ready) resolve({ fastCopy: m.fastCopy, arrays: m.arrays })
       else {
         void worker.terminate()
         reject(fromWire(m.error))
@@ -258,6 +260,8 @@ type Ok = Extract<Reply, { ok: true }>
 
 /** Requests to the worker and their replies, matched by id. */
 interface Channel {
+  /** How the worker's PGlite reads values: its answers' bytes are read here the same way. */
+  readWith: ReadWith
   sendFor: (body: Body) => Promise<Ok>
   /** The reply's rows. */
   send: (body: Body) => Promise<Array<Record<string, unknown>>>
@@ -271,7 +275,12 @@ interface Channel {
  * The channel to an opened worker. When the worker fails or stops, every request awaiting its
  * reply fails, every later one too, and `onBroken` is told (the lanes fail what they hold).
  */
-function openChannel(worker: Worker, log: ((line: string) => void) | undefined, onBroken: (err: Error) => void): Channel {
+function openChannel(
+  worker: Worker,
+  readWith: ReadWith,
+  log: ((line: string) => void) | undefined,
+  onBroken: (err: Error) => void,
+): Channel {
   let broken: Error | null = null
   const pending = new Map<number, { resolve: (reply: Ok) => void; reject: (e: Error) => void }>()
   let nextId = 1
@@ -306,8 +315,9 @@ function openChannel(worker: Worker, log: ((line: string) => void) | undefined, 
     })
   }
   return {
+    readWith,
     sendFor,
-    send: async (body) => (await sendFor(body)).rows ?? [],
+    send: async (body) => rowsOf((await sendFor(body)).rows ?? [], readWith),
     broken: () => broken,
     markClosed: () => {
       broken ??= new Error('The database is closed.')
@@ -316,6 +326,33 @@ function openChannel(worker: Worker, log: ((line: string) => void) | undefined, 
 }
 
 const utf8 = new TextEncoder()
+
+/** PGlite's parsers by type oid. */
+type Parsers = NonNullable<Parameters<typeof PgTypes.parseType>[2]>
+type ArrayElement = Parameters<typeof PgTypes.arrayParser>[1]
+interface ReadWith {
+  parseType: typeof PgTypes.parseType
+  parsers: Parsers
+}
+
+/**
+ * The parsers the worker's PGlite uses: its defaults (it is opened with no others) and, as its
+ * query() adds them when it opens, one for each array type over its element's parser.
+ */
+function parsersOf(pgTypes: typeof PgTypes, arrays: Array<[number, number]>): Parsers {
+  const parsers: Parsers = { ...pgTypes.parsers }
+  // An element type with no parser of its own leaves its values as text, as in PGlite.
+  for (const [element, array] of arrays) parsers[array] = (text) => pgTypes.arrayParser(text, parsers[element] as ArrayElement, array)
+  return parsers
+}
+
+/** A reply's rows as objects: an answer's bytes are read here, as the worker's PGlite would have. */
+function rowsOf(rows: Rows, { parseType, parsers }: ReadWith): Array<Record<string, unknown>> {
+  if (!(rows instanceof Uint8Array)) return rows
+  const read = readRows(rows, (text, typeId) => parseType(text, typeId, parsers))
+  if (!read) throw new Error('The database answered with an error the worker did not report.')
+  return read
+}
 
 /** Statements sent straight to the worker, refused once `scope` says their transaction is over. */
 function runner(channel: Channel, scope: () => boolean): ScriptRunner {
@@ -380,7 +417,7 @@ function facade(lane: Lane, { lanes, channel, close, other }: FacadeDeps): Scrip
           op: 'batch',
           statements: statements.map((st) => ({ sql: st.sql, params: st.params ? [...st.params] : undefined })),
         })
-        return (reply.results ?? []).map((rows) => ({ rows }))
+        return (reply.results ?? []).map((rows) => ({ rows: rowsOf(rows, channel.readWith) }))
       }),
     transaction: (fn) => schedule(lane, () => inTransaction(channel, fn), true),
     // PGlite has one session: statements of `fn` take their turns like any others.
@@ -407,13 +444,15 @@ function closer(worker: Worker, lanes: ReturnType<typeof createLanes>, channel: 
 
 export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<ScriptDb> {
   const worker = spawnWorker({ dataDir: opts.dataDir, ...(await wasmModules()) })
-  const { fastCopy } = await whenReady(worker)
+  // PGlite's value parsers, loaded here only when this server runs PGlite (beside the worker's start).
+  const [{ fastCopy, arrays }, { types: pgTypes }] = await Promise.all([whenReady(worker), import('@electric-sql/pglite')])
   if (!fastCopy)
     opts.log?.(
       "database: this PGlite's /dev/blob device is not the one pglite-worker.ts knows; COPY reads its data byte by byte (slower, still correct)",
     )
   const lanes = createLanes(opts.queueTimeoutMs ?? 0)
-  const channel = openChannel(worker, opts.log, lanes.failAll)
+  const readWith = { parseType: pgTypes.parseType, parsers: parsersOf(pgTypes, arrays) }
+  const channel = openChannel(worker, readWith, opts.log, lanes.failAll)
   const deps: FacadeDeps = { lanes, channel, close: closer(worker, lanes, channel), other: (l) => facades[l] }
   const facades: Record<Lane, ScriptDb> = { interactive: facade('interactive', deps), background: facade('background', deps) }
   return facades.interactive

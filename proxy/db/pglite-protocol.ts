@@ -3,7 +3,8 @@ import type { PGliteOptions } from '@electric-sql/pglite'
 /**
  * The messages between the server's thread and the worker thread that owns PGlite. Values cross
  * by structured clone, so rows keep their types (Date, bigint, Uint8Array, null, objects from
- * jsonb); errors cross as plain fields, because a cloned Error loses `code` and the rest.
+ * jsonb), or as the answer's bytes (see Rows); errors cross as plain fields, because a cloned
+ * Error loses `code` and the rest.
  */
 
 export type Request =
@@ -32,13 +33,21 @@ export interface WireError {
   where?: string
 }
 
-export type Reply =
-  | { id: number; ok: true; rows?: Array<Record<string, unknown>>; results?: Array<Array<Record<string, unknown>>> }
-  | { id: number; ok: false; error: WireError }
+/**
+ * A statement's rows: as objects (cloned), or as the backend's answer bytes (transferred, not
+ * cloned), which the server's thread reads with pglite-rows.ts readRows. A profile of 50
+ * concurrent searches on PGlite put half of the database thread's time in cloning row objects
+ * for postMessage; a transfer costs nothing there, and reading the bytes costs the server's
+ * thread less than taking the clone apart did.
+ */
+export type Rows = Array<Record<string, unknown>> | Uint8Array<ArrayBuffer>
+
+export type Reply = { id: number; ok: true; rows?: Rows; results?: Rows[] } | { id: number; ok: false; error: WireError }
 
 /** The worker's first message: PGlite is open, or why it could not be. */
 /** `fastCopy`: the worker reads COPY's bytes with its own block copy (pglite-worker.ts fastBlobReads). */
-export type Ready = { ready: true; fastCopy: boolean } | { ready: false; error: WireError }
+/** `arrays`: each array type's element type, [element oid, array oid], as PGlite's own parsers know them. */
+export type Ready = { ready: true; fastCopy: boolean; arrays: Array<[number, number]> } | { ready: false; error: WireError }
 
 /** WebAssembly.Module, named through PGlite's own options (the server's lib has no WebAssembly types). */
 export type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>

@@ -67,8 +67,21 @@ export function readRows(data: Uint8Array, parse: ParseValue): Array<Record<stri
   return rows
 }
 
+/** Whether an answer holds an ErrorResponse: only the message headers are read, no field. */
+export function answerHasError(data: Uint8Array): boolean {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength)
+  let at = 0
+  while (at + 5 <= data.length) {
+    if (data[at] === ERROR_RESPONSE) return true
+    const length = view.getUint32(at + 1)
+    if (length < 4) return false
+    at += 1 + length
+  }
+  return false
+}
+
 /** Protocol messages (or an answer's pieces) as one array of bytes. */
-export function joined(parts: Uint8Array[]): Uint8Array {
+export function joined(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
   let at = 0
   for (const p of parts) {

@@ -1,9 +1,9 @@
 import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
-import { PGlite, protocol, types as pgTypes, type Transaction } from '@electric-sql/pglite'
+import { PGlite, protocol, type Transaction } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
-import { DB_THREAD_NICE, toWire, type Ready, type Reply, type Request, type WorkerInit } from './pglite-protocol.ts'
-import { joined, readRows } from './pglite-rows.ts'
+import { DB_THREAD_NICE, toWire, type Ready, type Reply, type Request, type Rows, type WorkerInit } from './pglite-protocol.ts'
+import { answerHasError, joined } from './pglite-rows.ts'
 
 /**
  * The thread that owns PGlite. PGlite's work is synchronous WebAssembly: here it holds this
@@ -52,7 +52,7 @@ async function handle(lite: PGlite, m: Request): Promise<Reply> {
     case 'batch': {
       if (tx) throw new Error('A batch runs in a transaction of its own, not inside an open one.')
       const results = await lite.transaction(async (t) => {
-        const out: Array<Array<Record<string, unknown>>> = []
+        const out: Rows[] = []
         for (const st of m.statements)
           out.push(
             CACHEABLE.test(st.sql)
@@ -147,7 +147,7 @@ function serialised(lite: PGlite, value: unknown, oid: number | undefined): stri
   return serialise ? serialise(value) : String(value as string)
 }
 
-async function preparedQuery(lite: PGlite, sql: string, params: unknown[] | undefined): Promise<Array<Record<string, unknown>>> {
+async function preparedQuery(lite: PGlite, sql: string, params: unknown[] | undefined): Promise<Uint8Array<ArrayBuffer>> {
   let st = prepared.get(sql)
   if (st) {
     prepared.delete(sql)
@@ -167,17 +167,24 @@ async function preparedQuery(lite: PGlite, sql: string, params: unknown[] | unde
   }
   const { name, types } = st
   const values = (params ?? []).map((v, i) => serialised(lite, v, types[i]))
-  // The answer's bytes as the backend writes them (views of its memory, so copied), read in place
-  // by readRows rather than message by message by PGlite's parser (see pglite-rows.ts).
-  const chunks: Uint8Array[] = []
+  // The answer's bytes as the backend writes them (views of its memory, so copied): they go to the
+  // server's thread as they are (transferred), which reads them in place (pglite-rows.ts readRows,
+  // with PGlite's default parsers; this PGlite is opened with no others).
+  const chunks: Uint8Array<ArrayBuffer>[] = []
   await lite.execProtocolRawStream(
     joined([wire.bind({ statement: name, values }), wire.describe({ type: 'P' }), wire.execute({}), wire.sync()]),
     { onRawData: (bytes) => chunks.push(bytes.slice()) },
   )
   const data = chunks.length === 1 ? chunks[0]! : joined(chunks)
-  const rows = readRows(data, (text, typeId) => pgTypes.parseType(text, typeId, lite.parsers))
-  if (rows) return rows
+  if (!answerHasError(data)) return data
   throw databaseError(data)
+}
+
+/** The buffers of the answers in a reply, to transfer rather than clone. */
+function transferable(reply: Reply): ArrayBuffer[] {
+  if (!reply.ok) return []
+  const all = reply.results ?? (reply.rows ? [reply.rows] : [])
+  return all.flatMap((r) => (r instanceof Uint8Array ? [r.buffer] : []))
 }
 
 /** The error PGlite's execProtocol would have thrown for this answer: its own parser's DatabaseError. */
@@ -260,12 +267,24 @@ async function main() {
     const run = turn.then(() => handle(lite, m))
     turn = run.catch(() => {})
     run.then(
-      (reply) => port!.postMessage(reply),
+      (reply) => port!.postMessage(reply, transferable(reply)),
       (err: unknown) => port!.postMessage({ id: m.id, ok: false, error: toWire(err) } satisfies Reply),
     )
   })
   fastCopy = fastBlobReads(lite)
-  port!.postMessage({ ready: true, fastCopy } satisfies Ready)
+  port!.postMessage({ ready: true, fastCopy, arrays: await arrayTypes(lite) } satisfies Ready)
+}
+
+/**
+ * The array types and their elements, as PGlite's query() learned them when it opened (its
+ * _initArrayTypes runs this statement): the server's thread reads answers with the same parsers.
+ */
+async function arrayTypes(lite: PGlite): Promise<Array<[number, number]>> {
+  const r = await lite.query<{ oid: number; typarray: number }>(
+    `SELECT b.oid, b.typarray FROM pg_catalog.pg_type a LEFT JOIN pg_catalog.pg_type b ON b.oid = a.typelem
+     WHERE a.typcategory = 'A' GROUP BY b.oid, b.typarray ORDER BY b.oid`,
+  )
+  return r.rows.map((row) => [row.oid, row.typarray])
 }
 
 void main()

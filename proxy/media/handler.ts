@@ -86,6 +86,7 @@ function disposition(kind: 'inline' | 'attachment', url: URL): string {
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`
 }
 
+/** The upstream's ids are digits or hex; printable ASCII without spaces keeps any other spelling a key, never text. */
 const ID = /^[\x21-\x7e]{1,128}$/
 
 /** One of a message's ids as the history page gave it: printable ASCII, bounded. */

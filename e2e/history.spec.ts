@@ -97,13 +97,9 @@ test.describe('message history', () => {
     const thumb = page.getByRole('button', { name: /^Open Picture message photo-\d\.png from/ }).first()
     await expect(thumb).toBeVisible()
     const img = thumb.locator('img')
-    // With the number and customer of the message, for the access log (the link names neither).
-    await expect(img).toHaveAttribute(
-      'src',
-      new RegExp(
-        `^/api/media\\?url=http%3A%2F%2F127\\.0\\.0\\.1%3A\\d+%2Fmedia%2Fphoto-\\d\\.png&number=${NUMBERS.big.number}&party=\\d{10,11}$`,
-      ),
-    )
+    // Asked by message (the page's number and the message's ids), never by address: the server
+    // looks the address and the customer up in the page it served.
+    await expect(img).toHaveAttribute('src', new RegExp(`^/api/media\\?number=${NUMBERS.big.number}&system=\\d+&message=[0-9a-f]+$`))
     await expect(img).toHaveAttribute('loading', 'lazy')
     await expect(img).toHaveAttribute('referrerpolicy', 'no-referrer')
     await expect(img).toHaveAttribute('alt', /Picture message photo-\d\.png from \(\d{3}\) \d{3}-\d{4}/)
@@ -112,7 +108,7 @@ test.describe('message history', () => {
     const dialog = page.getByRole('dialog')
     await expect(dialog).toBeVisible()
     await expect(dialog.locator('img')).toBeVisible()
-    await expect(dialog.locator('img')).toHaveAttribute('src', /^\/api\/media\?url=/)
+    await expect(dialog.locator('img')).toHaveAttribute('src', (await img.getAttribute('src')) ?? "the thumbnail's own")
     await expect.poll(() => dialog.locator('img').evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBeGreaterThan(0)
     await page.keyboard.press('Escape')
     await expect(dialog).toBeHidden()
@@ -123,8 +119,12 @@ test.describe('message history', () => {
       .getByRole('link', { name: /Contact card \(vCard\): card\.vcf|Video: clip\.mp4|PDF document: invoice\.pdf/ })
       .first()
     await expect(fileLink).toBeVisible()
-    await expect(fileLink).toHaveAttribute('href', /^\/api\/media\?url=/)
+    await expect(fileLink).toHaveAttribute('href', /^\/api\/media\?number=\d+&system=\d+&message=[0-9a-f]+$/)
     expect(elsewhere).toEqual([])
+    // The server fetches no address a page names.
+    const byAddress = await page.request.get(`/api/media?url=${encodeURIComponent(`${new URL(baseURL!).origin}/favicon.svg`)}`)
+    expect(byAddress.status()).toBe(400)
+    expect(((await byAddress.json()) as { error: { field: string } }).error.field).toBe('url')
   })
 
   test('a media URL that fails to load shows a placeholder', async ({ page }) => {
@@ -198,6 +198,11 @@ test.describe('message history', () => {
     const thread = page.getByRole('list', { name: 'Messages, oldest first' })
     await expect(page.getByText(/^The whole thread: [\d,]+ messages, the newest 100 loaded\./)).toBeVisible()
     expect(await thread.getByRole('listitem').count()).toBe(100)
+    // A picture in the indexed thread is asked for by its place in the index, and shows.
+    const picture = thread.getByRole('button', { name: /^Open Picture message photo-\d\.png/ }).first()
+    await picture.scrollIntoViewIfNeeded()
+    await expect(picture.locator('img')).toHaveAttribute('src', new RegExp(`^/api/media\\?number=${NUMBERS.big.number}&ordinal=\\d+$`))
+    await expect.poll(() => picture.locator('img').evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBeGreaterThan(0)
     await page.getByRole('button', { name: 'Load older' }).click()
     await expect.poll(async () => thread.getByRole('listitem').count()).toBeGreaterThan(100)
   })

@@ -7,7 +7,7 @@ import type { Forwarder } from './forward.ts'
 import { route, type RequestContext, type RouteSpec } from './http-types.ts'
 import { parseJsonText, readBody, safeFieldName, sendJson, sendJsonText } from './http.ts'
 import { checked, jsonBody, query } from './schema.ts'
-import { parsePage } from './index/parse.ts'
+import { parsePage, type PageRecord } from './index/parse.ts'
 import { partiesShown, type PartiesShown } from './log-parties.ts'
 
 /**
@@ -70,6 +70,7 @@ export function operationRoutes(
   config: Config,
   forwarder: Forwarder,
   onHistoryServed?: (number: string, tid: string) => void,
+  onHistoryPage?: OnHistoryPage,
 ): RouteSpec[] {
   const prefetched = createPrefetchLedger()
   const row = (op: Operation): RouteSpec =>
@@ -80,7 +81,8 @@ export function operationRoutes(
       reads: op === 'smshistory' ? 'history.view' : null,
       schema: { querystring: BODY_ONLY, body: operationFields(op, config.historyPageCap) },
       readBody: async (req) => parseFields(await readBody(req), String(req.headers['content-type'] ?? '')),
-      handle: (req, res, _url, ctx, { body }) => handleOperation(forwarder, req, res, ctx, op, body, { onHistoryServed, prefetched }),
+      handle: (req, res, _url, ctx, { body }) =>
+        handleOperation(forwarder, req, res, ctx, op, body, { onHistoryServed, onHistoryPage, prefetched }),
     })
   return [...OPERATIONS.map(row), historyShownRoute(config, prefetched)]
 }
@@ -92,7 +94,11 @@ async function handleOperation(
   ctx: RequestContext,
   op: Operation,
   params: Array<[string, string]>,
-  { onHistoryServed, prefetched }: { onHistoryServed?: (number: string, tid: string) => void; prefetched: PrefetchLedger },
+  {
+    onHistoryServed,
+    onHistoryPage,
+    prefetched,
+  }: { onHistoryServed?: (number: string, tid: string) => void; onHistoryPage?: OnHistoryPage; prefetched: PrefetchLedger },
 ): Promise<void> {
   const controller = new AbortController()
   res.on('close', () => {
@@ -106,10 +112,13 @@ async function handleOperation(
     const page = { number: p.number ?? '', tid: p.tid ?? '', start: Number(p.history_start), end: Number(p.history_end) }
     // The customers the page shows, as every list read names them; a page fetched ahead is
     // remembered for this sign-in, and only such a page can later be reported shown.
-    const shown = partiesOnPage(result.body)
+    const records = recordsOnPage(result.body)
+    const shown = partiesShown(records.map((r) => r.partyDigits))
     await ctx.logRead({ ...page, ...shown }, prefetch ? 'history.prefetch' : 'history.view')
     if (prefetch) prefetched.remember(ctx, page, shown)
     if (res.destroyed) return
+    // Before the page goes out: its thumbnails are asked for as soon as it renders.
+    if (page.number) onHistoryPage?.(ctx, page.number, records)
     if (p.number && p.tid) onHistoryServed?.(p.number, p.tid)
   }
   sendJsonText(res, 200, result.body)
@@ -137,15 +146,17 @@ const shownBody = (pageCap: number) =>
     }),
   )
 
-/** The distinct customers of a history page (the index's party keys), bounded, with how many more. */
-export function partiesOnPage(body: Buffer | string): PartiesShown {
+/** A history page's records as the index reads them; none when it cannot be read (the browser shows none either). */
+function recordsOnPage(body: Buffer | string): PageRecord[] {
   try {
-    return partiesShown(parsePage(body).records.map((r) => r.partyDigits))
+    return parsePage(body).records
   } catch {
-    // The browser shows no messages from a page it cannot read either.
-    return { parties: [] }
+    return []
   }
 }
+
+/** A history page was served to this sign-in (the media room remembers what its messages hold). */
+export type OnHistoryPage = (ctx: RequestContext, number: string, records: readonly PageRecord[]) => void
 
 type PageKey = { number: string; tid: string; start: number; end: number }
 type Shown = PartiesShown

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import { fastify, type FastifyInstance, type FastifyRequest, type FastifySchema, type onRequestAsyncHookHandler } from 'fastify'
 import { validatorCompiler } from 'fastify-type-provider-zod'
 import { allows } from '../contract/roles.ts'
-import { operationRoutes } from './api.ts'
+import { operationRoutes, type OnHistoryPage } from './api.ts'
 import {
   allowedHostnamesFor,
   canonicalPathProblem,
@@ -48,6 +48,8 @@ export interface AppDeps {
   meta?: () => Record<string, unknown>
   /** Called once a page of a number's history has been served (the index refreshes that number). */
   onHistoryServed?: (number: string, tid: string) => void
+  /** Called with a history page's records as it is served to a sign-in (the media room remembers their media). */
+  onHistoryPage?: OnHistoryPage
   /** Slow-header clients, and connections that send nothing, are cut off after this long (the server Fastify listens on). */
   headersTimeoutMs?: number
   /** Open connections one client address may hold at once (default 256); more are closed at once. */
@@ -321,7 +323,7 @@ function routeTable(config: Config, deps: AppDeps): readonly RouteSpec[] {
   }
   const routes: readonly RouteSpec[] = [
     metaRoute,
-    ...operationRoutes(config, deps.forwarder, deps.onHistoryServed),
+    ...operationRoutes(config, deps.forwarder, deps.onHistoryServed, deps.onHistoryPage),
     ...(deps.routes ?? []),
     ...(deps.gate?.routes ?? []),
   ]

@@ -20,6 +20,7 @@ import { viewsRoutes } from './views/routes.ts'
 import { parseWatchConfig, type WatchConfig } from './watch/config.ts'
 import { openWatch, type OnFinding, type Watch } from './watch/watch.ts'
 import { maskUrl } from './watch/mask.ts'
+import { storedMedia, type KnownMedia } from './media/locate.ts'
 
 /**
  * The rooms behind the upstream proxy: one database (PGlite under DATA_DIR, or DATABASE_URL),
@@ -75,6 +76,8 @@ export interface Rooms {
   routes: RouteSpec[]
   /** The index's refresh of a number whose history was just served. */
   onHistoryServed: (number: string, tid: string) => void
+  /** The index's message media by number and ordinal (null with the index off): what /api/media may serve. */
+  storedMedia: ((number: string, ordinal: number) => Promise<KnownMedia | undefined>) | null
   gate: AccessGate
   meta: () => Record<string, unknown>
   /** The desk's catch-up with what is already indexed, started with the rooms (it never rejects). */
@@ -152,6 +155,7 @@ export async function openRooms(
         ...alerts.routes,
       ],
       onHistoryServed: idx.onHistoryViewed,
+      storedMedia: index.syncer && index.db ? storedMedia(index.db) : null,
       gate,
       meta: () => ({ ...idx.meta(), ...access.meta(), ...alerts.meta() }),
       deskCaughtUp,

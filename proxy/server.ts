@@ -8,7 +8,8 @@ import { ConfigError, parseConfig, readDotEnv, type Config } from './config.ts'
 import { ProxyError } from './errors.ts'
 import type { RouteSpec } from './http-types.ts'
 import { createForwarder, type Forwarder } from './forward.ts'
-import { mediaRoute } from './media/handler.ts'
+import { locator, mediaRoute } from './media/handler.ts'
+import { createServedMedia } from './media/locate.ts'
 import { DEMO_CREDENTIALS, LARGE_CREDENTIALS } from './simulator/dataset.ts'
 import { createSimulator } from './simulator/simulator.ts'
 import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
@@ -52,7 +53,7 @@ export interface StartOptions {
 }
 
 /** What the rooms behind the proxy add to the app (rooms.ts builds them; tests may pass their own). */
-export type AppRooms = Pick<Rooms, 'routes' | 'gate' | 'meta' | 'close'> & Partial<Pick<Rooms, 'onHistoryServed'>>
+export type AppRooms = Pick<Rooms, 'routes' | 'gate' | 'meta' | 'close'> & Partial<Pick<Rooms, 'onHistoryServed' | 'storedMedia'>>
 
 /**
  * The one composition of the app: the upstream operations, the rooms' routes, team access and
@@ -68,6 +69,9 @@ export function composeApp(
   simulator: SimulatorAccount | null = null,
 ) {
   const roomsMeta = rooms ? rooms.meta : opts.meta
+  // The media of the history pages each sign-in was served: /api/media serves a message's media
+  // only when the index or one of these pages holds it.
+  const served = createServedMedia()
   return createApp(config, {
     forwarder,
     staticDir: opts.staticDir,
@@ -78,12 +82,13 @@ export function composeApp(
       ...(opts.routes ?? []),
       ...(rooms?.routes ?? []),
       // Message media through the server; it may reach the upstream's own host even on loopback.
-      mediaRoute(config, upstreamBaseUrl),
+      mediaRoute(config, upstreamBaseUrl, locator(served, rooms?.storedMedia ?? null)),
     ],
     gate: rooms?.gate ?? opts.gate,
     // The app labels demo data as such: nobody should mistake the simulator's account for theirs.
     meta: () => ({ ...roomsMeta?.(), upstream: simulator ? { kind: 'simulator', account: simulator } : { kind: 'configured' } }),
     onHistoryServed: rooms?.onHistoryServed,
+    onHistoryPage: served.remember,
   })
 }
 

@@ -2,14 +2,15 @@ import { pipeline } from 'node:stream/promises'
 import { ProxyError, invalid } from '../errors.ts'
 import type { Config } from '../config.ts'
 import type { z } from 'zod'
-import { route, type RouteSpec, type RouteHandler } from '../http-types.ts'
+import { route, type RequestContext, type RouteSpec, type RouteHandler } from '../http-types.ts'
 import { SECURITY_HEADERS } from '../http.ts'
-import { param, query } from '../schema.ts'
+import { checked, param, query } from '../schema.ts'
 import { fetchMedia, type Resolver } from './fetch.ts'
+import type { KnownMedia, MediaRef, ServedMedia } from './locate.ts'
 
 /**
- * GET /api/media?url=<absolute http(s) URL>: a message's media, fetched by the server so the
- * reader's browser talks only to Switchboard. No stranger's host learns who reads the message
+ * GET /api/media?number=…&ordinal=… (or &system=…&message=…): a message's media, fetched by the
+ * server so the reader's browser talks only to Switchboard. No stranger's host learns who reads the message
  * (their address, cookies, referrer), and no stranger's link can make every reader's browser
  * request a LAN address. The fetch itself is guarded in fetch.ts.
  */
@@ -24,6 +25,8 @@ export interface MediaOptions {
   maxRedirects?: number
   /** Tests point a name at a private address with this. */
   resolve?: Resolver
+  /** The messages the server knows, by which it finds the address (locator below). */
+  locate: Locate
 }
 
 const MAX_URL_CHARS = 2048
@@ -67,23 +70,6 @@ export function trustedHosts(upstreamBaseUrl: string, allowed: readonly string[]
   }
 }
 
-/** The one `url` parameter, checked: absolute http(s), no credentials, bounded. */
-function targetOf(value: string | undefined): URL {
-  const raw = value?.trim() ?? ''
-  if (!raw) throw invalid('url', 'url is required: the media address to fetch.')
-  if (raw.length > MAX_URL_CHARS) throw invalid('url', `url may hold at most ${MAX_URL_CHARS} characters.`)
-  let target: URL
-  try {
-    target = new URL(raw)
-  } catch {
-    throw invalid('url', 'url must be an absolute http(s) URL.')
-  }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw invalid('url', 'url must be an absolute http(s) URL.')
-  if (target.username || target.password) throw invalid('url', 'url must not hold a user name or password.')
-  target.hash = ''
-  return target
-}
-
 /** A file name for Content-Disposition: the URL's last path segment, ASCII-safe, plus the UTF-8 form (RFC 6266). */
 function disposition(kind: 'inline' | 'attachment', url: URL): string {
   let name = url.pathname.split('/').pop() ?? ''
@@ -100,27 +86,113 @@ function disposition(kind: 'inline' | 'attachment', url: URL): string {
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`
 }
 
-/**
- * `number` and `party`: the account number and the customer of the message the page shows the
- * media with, for the access log's columns (the link names neither). Checked, and logged as the
- * page gave them: any signed-in person may fetch a link they have, and these say whose message
- * the page showed it in.
- */
-const shownWith = (name: 'number' | 'party', digits: RegExp, words: string) =>
+/** The upstream's ids are digits or hex; printable ASCII without spaces keeps any other spelling a key, never text. */
+const ID = /^[\x21-\x7e]{1,128}$/
+
+/** One of a message's ids as the history page gave it: printable ASCII, bounded. */
+const messageId = (name: 'system' | 'message', words: string) =>
   param((v) => {
-    if (v === undefined || v === '') return undefined
-    if (!digits.test(v)) throw invalid(name, words)
+    if (v === undefined || v === '') return null
+    if (!ID.test(v)) throw invalid(name, `${name} must be ${words}: 1 to 128 printable characters, no spaces.`)
     return v
   })
 
+/**
+ * The message whose media to show, never its address: `number` with `ordinal` (a message of the
+ * index), or `number` with `system` and `message` (the ids of a message on a history page this
+ * sign-in was served). The server looks the address and the customer up (locate.ts).
+ */
 const MEDIA_QUERY = query(
   {
-    url: param(targetOf),
-    number: shownWith('number', /^\d{6,15}$/, 'number must be the account number the media was shown with: 6 to 15 digits.'),
-    party: shownWith('party', /^\d{1,15}$/, 'party must be the customer the media was shown with: at most 15 digits.'),
+    number: param((v) => {
+      if (!v) throw invalid('number', 'number is required: the account number of the message whose media to show.')
+      if (!/^\d{6,15}$/.test(v)) throw invalid('number', 'number must be the account number of the message: 6 to 15 digits.')
+      return v
+    }),
+    ordinal: param((v) => {
+      if (v === undefined || v === '') return null
+      if (!/^[1-9]\d{0,9}$/.test(v) || Number(v) > 2 ** 31 - 1) throw invalid('ordinal', 'ordinal must be a positive whole number.')
+      return Number(v)
+    }),
+    system: messageId('system', "the message's system id"),
+    message: messageId('message', "the message's id"),
   },
-  { unknown: (name) => `Unknown parameter ${name}; /api/media takes url, and the number and party it is shown with.` },
+  {
+    unknown: (name) =>
+      `Unknown parameter ${name}; /api/media takes number with ordinal, or number with system and message: the server looks the media address up itself.`,
+  },
+).transform(
+  checked(({ number, ordinal, system, message }): MediaRef => {
+    if (ordinal !== null && (system !== null || message !== null))
+      throw invalid('ordinal', 'Give ordinal (a message of the index) or system and message (a message of a history page), not both.')
+    if (ordinal !== null) return { number, ordinal }
+    if (system === null && message === null)
+      throw invalid(
+        'message',
+        'message is required: the id of the message whose media to show (and system, its system id), or ordinal for an indexed message.',
+      )
+    return { number, system, message }
+  }),
 )
+
+/** The one message the server knows under `ref`: none is a 404, two different ones a 409, each naming the field. */
+function onlyOne(ref: MediaRef, found: readonly KnownMedia[]): KnownMedia {
+  const field = 'ordinal' in ref ? 'ordinal' : 'message'
+  const [first, ...rest] = found
+  if (!first)
+    throw new ProxyError(404, {
+      kind: 'not_found',
+      field,
+      message:
+        'ordinal' in ref
+          ? `The index holds no message ${ref.ordinal} with media for number ${ref.number}.`
+          : `No history page served to this sign-in holds a message of number ${ref.number} with those ids and media. Reload the page and try again.`,
+    })
+  if (rest.some((m) => m.url !== first.url || m.party !== first.party))
+    throw new ProxyError(409, {
+      kind: 'invalid_request',
+      field,
+      message: 'More than one message of this number carries those ids, with different media: open it from the message index instead.',
+    })
+  return first
+}
+
+/** A stored address, checked as a link from a stranger is: absolute http(s), no credentials, bounded. */
+function targetOf(raw: string): URL {
+  const refuse = () =>
+    new ProxyError(422, {
+      kind: 'bad_response',
+      field: 'message',
+      message: "That message's media address is not an absolute http(s) URL without credentials, so it is not fetched.",
+    })
+  if (raw.length > MAX_URL_CHARS) throw refuse()
+  let target: URL
+  try {
+    target = new URL(raw.trim())
+  } catch {
+    throw refuse()
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw refuse()
+  if (target.username || target.password) throw refuse()
+  target.hash = ''
+  return target
+}
+
+/** Where the route finds a message's media: the index by ordinal, the served pages by ids. */
+export type Locate = (ctx: RequestContext, ref: MediaRef) => Promise<KnownMedia[]>
+
+export function locator(
+  served: ServedMedia | null,
+  stored: ((number: string, ordinal: number) => Promise<KnownMedia | undefined>) | null,
+): Locate {
+  return async (ctx, ref) => {
+    if ('ordinal' in ref) {
+      const m = stored ? await stored(ref.number, ref.ordinal) : undefined
+      return m ? [m] : []
+    }
+    return served ? served.find(ctx, ref) : []
+  }
+}
 
 function createMediaHandler(options: MediaOptions): RouteHandler<z.output<typeof MEDIA_QUERY>> {
   const trusted = trustedHosts(options.upstreamBaseUrl, options.allowedHosts)
@@ -132,12 +204,16 @@ function createMediaHandler(options: MediaOptions): RouteHandler<z.output<typeof
     accepts,
     resolve: options.resolve,
   }
-  return async function handleMedia(req, res, _url, ctx, { query: { url: target, number, party } }) {
+  return async function handleMedia(req, res, _url, ctx, { query: ref }) {
     req.resume()
+    const known = onlyOne(ref, await options.locate(ctx, ref))
+    const target = targetOf(known.url)
     const media = await fetchMedia(target, fetchOptions)
-    // The host only: a media URL's path and query often carry an access token.
+    // The host only: a media URL's path and query often carry an access token. The number and
+    // customer are the message's, as the server knows it, whatever page asked.
+    const which = 'ordinal' in ref ? { ordinal: ref.ordinal } : { systemId: ref.system, messageId: ref.message }
     try {
-      await ctx.logRead({ host: target.host, ...(number ? { number } : {}), ...(party ? { party } : {}) })
+      await ctx.logRead({ host: target.host, number: known.number, ...(known.party ? { party: known.party } : {}), ...which })
     } catch (err) {
       media.body.destroy()
       throw err
@@ -167,7 +243,8 @@ function createMediaHandler(options: MediaOptions): RouteHandler<z.output<typeof
 }
 
 /** The route as the app mounts it: the upstream's host (simulator or API_BASE_URL) plus the MEDIA_* variables. */
-export const mediaRoute = (config: Config, upstreamBaseUrl: string): RouteSpec => createMediaRoute({ upstreamBaseUrl, ...config.media })
+export const mediaRoute = (config: Config, upstreamBaseUrl: string, locate: Locate): RouteSpec =>
+  createMediaRoute({ upstreamBaseUrl, ...config.media, locate })
 
 /** The media route over these options. */
 export const createMediaRoute = (options: MediaOptions): RouteSpec =>

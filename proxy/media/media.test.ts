@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AccessGate, Principal } from '../http-types.ts'
 import { MEDIA_FILES } from '../simulator/media.ts'
-import { proxyFor, raw, simStack } from '../test-helpers.ts'
+import { makeAccount } from '../simulator/dataset.ts'
+import { proxyFor, raw, SENTINEL_SYS_ID, SENTINEL_TOKEN, simStack } from '../test-helpers.ts'
 import type { Resolver } from './fetch.ts'
-import { createMediaRoute, type MediaOptions } from './handler.ts'
+import { createMediaRoute, type Locate, type MediaOptions } from './handler.ts'
 
 /**
  * /api/media over real HTTP: a media server on loopback (what a stranger's link could point
@@ -92,17 +93,14 @@ afterAll(async () => {
 })
 
 /** A GET whose answer may be cut mid-body: how many bytes came and whether the body was complete. */
-function cutShort(port: number, target: string): Promise<{ status: number; bytes: number; complete: boolean }> {
+function cutShort(port: number, path: string): Promise<{ status: number; bytes: number; complete: boolean }> {
   return new Promise((resolve, reject) => {
-    const req = get(
-      { host: '127.0.0.1', port, path: `/api/media?url=${encodeURIComponent(target)}`, headers: { cookie: 'sb_session=ok' } },
-      (res) => {
-        let bytes = 0
-        res.on('data', (c: Buffer) => (bytes += c.length))
-        res.on('error', () => undefined)
-        res.on('close', () => resolve({ status: res.statusCode ?? 0, bytes, complete: res.complete }))
-      },
-    )
+    const req = get({ host: '127.0.0.1', port, path, headers: { cookie: 'sb_session=ok' } }, (res) => {
+      let bytes = 0
+      res.on('data', (c: Buffer) => (bytes += c.length))
+      res.on('error', () => undefined)
+      res.on('close', () => resolve({ status: res.statusCode ?? 0, bytes, complete: res.complete }))
+    })
     req.on('error', reject)
   })
 }
@@ -111,8 +109,13 @@ const VIEWER: Principal = { name: 'vic', role: 'viewer', via: 'password' }
 
 /**
  * The app with the media route and a minimal gate: a request with the session cookie is the
- * viewer, one without is nobody (401); audit calls are recorded.
+ * viewer, one without is nobody (401); audit calls are recorded. The route finds addresses in a
+ * table of messages the test writes (`messages`, number 15550001111, by ordinal): `get(url)`
+ * puts the address in the next message and asks for that message, as the app's pages do.
  */
+const NUMBER = '15550001111'
+const PARTY = '14155550123'
+
 async function appWith(options: Partial<MediaOptions> = {}) {
   const audits: Array<{ action: string; details: Record<string, unknown> }> = []
   const gate: AccessGate = {
@@ -121,12 +124,21 @@ async function appWith(options: Partial<MediaOptions> = {}) {
     audit: async (_p, _a, action, details) => void audits.push({ action, details }),
     recordRead: async (_p, _a, action, details) => void audits.push({ action, details }),
   }
-  const route = createMediaRoute({ upstreamBaseUrl: upstream.url, allowedHosts: [], maxBytes: MAX, timeoutMs: 1_000, ...options })
+  const messages: string[] = []
+  const locate: Locate = async (_ctx, ref) => {
+    const url = 'ordinal' in ref && ref.number === NUMBER ? messages[ref.ordinal - 1] : undefined
+    return url === undefined ? [] : [{ url, number: NUMBER, party: PARTY }]
+  }
+  const route = createMediaRoute({ upstreamBaseUrl: upstream.url, allowedHosts: [], maxBytes: MAX, timeoutMs: 1_000, locate, ...options })
   const app = await proxyFor(upstream.url, {}, { routes: [route], gate })
+  const pathFor = (target: string) => `/api/media?number=${NUMBER}&ordinal=${messages.push(target)}`
   const get = (target: string, headers: Record<string, string> = {}) =>
-    raw(app.port, { method: 'GET', path: `/api/media?url=${encodeURIComponent(target)}`, headers: { cookie: 'sb_session=ok', ...headers } })
-  return { ...app, audits, get }
+    raw(app.port, { method: 'GET', path: pathFor(target), headers: { cookie: 'sb_session=ok', ...headers } })
+  return { ...app, audits, get, pathFor }
 }
+
+/** The log entry of a view of media at `host`, asked for as the test's message `ordinal`. */
+const viewed = (host: string, ordinal: number) => ({ action: 'media.view', details: { host, number: NUMBER, party: PARTY, ordinal } })
 
 describe('/api/media', () => {
   it('refuses a loopback media server that is not the upstream, without contacting it', async () => {
@@ -156,7 +168,7 @@ describe('/api/media', () => {
       expect(r.headers['content-security-policy']).toMatch(/default-src 'none'.*sandbox/)
       expect(r.headers['cache-control']).toBe('private, no-store')
       expect(r.headers['set-cookie']).toBeUndefined()
-      expect(app.audits).toEqual([{ action: 'media.view', details: { host: `127.0.0.1:${media.port}` } }])
+      expect(app.audits).toEqual([viewed(`127.0.0.1:${media.port}`, 1)])
       expect(JSON.stringify(app.audits)).not.toContain('SECRET')
       // A stranger's file name stays a quoted token: no quote, backslash or line break gets through.
       const odd = await app.get(`${media.url}/caf%C3%A9%20(1)%22%0D%0ASet-Cookie:x.png`)
@@ -286,7 +298,7 @@ describe('/api/media', () => {
       expect(declared.status).toBe(413)
       expect(declared.json().error?.message).toMatch(/larger than 4096 bytes/)
       // A chunked body declares no size: it streams, and is cut once past the cap.
-      const chunked = await cutShort(app.port, `${media.url}/chunked-big.png`)
+      const chunked = await cutShort(app.port, app.pathFor(`${media.url}/chunked-big.png`))
       expect(chunked).toMatchObject({ status: 200, complete: false })
       expect(chunked.bytes).toBeLessThanOrEqual(MAX)
       expect(app.logs.join('\n')).not.toMatch(/failed:/)
@@ -297,7 +309,7 @@ describe('/api/media', () => {
       expect(slow.json().error?.kind).toBe('timeout')
       expect(performance.now() - t0).toBeLessThan(2_500)
       const t1 = performance.now()
-      const slowBody = await cutShort(app.port, `${media.url}/slow-body.png`)
+      const slowBody = await cutShort(app.port, app.pathFor(`${media.url}/slow-body.png`))
       expect(slowBody).toMatchObject({ status: 200, complete: false, bytes: 100 })
       expect(performance.now() - t1).toBeLessThan(2_500)
       const pdf = await app.get(`${media.url}/invoice.pdf`)
@@ -315,16 +327,21 @@ describe('/api/media', () => {
     const q = (query: string, method = 'GET', cookie = 'sb_session=ok') =>
       raw(app.port, { method, path: `/api/media${query}`, headers: { cookie } })
     try {
+      const ok = app.pathFor(`${media.url}/photo.png`)
       const cases: Array<[string, string, RegExp]> = [
-        ['', 'url', /url is required/],
-        ['?url=', 'url', /url is required/],
-        [`?url=${encodeURIComponent('ftp://example.com/a.png')}`, 'url', /absolute http\(s\)/],
-        ['?url=%2Fmedia%2Fphoto.png', 'url', /absolute http\(s\)/],
-        [`?url=${encodeURIComponent('javascript:alert(1)')}`, 'url', /absolute http\(s\)/],
-        [`?url=${encodeURIComponent('http://user:pw@example.com/a.png')}`, 'url', /user name or password/],
-        [`?url=a&url=b`, 'url', /more than once/],
-        [`?url=${encodeURIComponent(`http://example.com/${'a'.repeat(2100)}`)}`, 'url', /at most 2048/],
-        [`?url=${encodeURIComponent(`${media.url}/photo.png`)}&size=big`, 'size', /Unknown parameter size/],
+        ['', 'number', /number is required/],
+        ['?ordinal=1', 'number', /number is required/],
+        ['?number=12&ordinal=1', 'number', /6 to 15 digits/],
+        [`?number=${NUMBER}`, 'message', /message is required/],
+        [`?number=${NUMBER}&ordinal=0`, 'ordinal', /positive whole number/],
+        [`?number=${NUMBER}&ordinal=1.5`, 'ordinal', /positive whole number/],
+        [`?number=${NUMBER}&ordinal=1&message=abc`, 'ordinal', /not both/],
+        [`?number=${NUMBER}&message=a%20b`, 'message', /no spaces/],
+        [`?number=${NUMBER}&system=${'1'.repeat(129)}`, 'system', /1 to 128/],
+        [`?number=${NUMBER}&ordinal=1&ordinal=2`, 'ordinal', /more than once/],
+        // The address and the customer are the server's to know: a page can no longer name them.
+        [`?url=${encodeURIComponent(`${media.url}/photo.png`)}`, 'url', /Unknown parameter url.*looks the media address up itself/],
+        [`?number=${NUMBER}&ordinal=1&party=15550001234`, 'party', /Unknown parameter party/],
       ]
       for (const [query, field, message] of cases) {
         const r = await q(query)
@@ -332,12 +349,46 @@ describe('/api/media', () => {
         expect(r.json().error).toMatchObject({ kind: 'invalid_request', field })
         expect(r.json().error?.message).toMatch(message)
       }
-      const post = await q(`?url=${encodeURIComponent(`${media.url}/photo.png`)}`, 'POST')
+      const post = await q(ok.slice('/api/media'.length), 'POST')
       expect(post.status).toBe(405)
       expect(post.headers.allow).toBe('GET')
-      expect((await q('x?url=a')).status).toBe(404)
-      const out = await q(`?url=${encodeURIComponent(`${media.url}/photo.png`)}`, 'GET', '')
+      expect((await q('x?number=1')).status).toBe(404)
+      const out = await q(ok.slice('/api/media'.length), 'GET', '')
       expect(out.status).toBe(401)
+      expect(app.audits).toEqual([])
+    } finally {
+      await app.close()
+    }
+  })
+
+  it("serves only a message the server knows, and checks its stored address as a stranger's link", async () => {
+    const app = await appWith({ upstreamBaseUrl: media.url })
+    const q = (query: string) => raw(app.port, { method: 'GET', path: `/api/media${query}`, headers: { cookie: 'sb_session=ok' } })
+    try {
+      expect((await app.get(`${media.url}/photo.png`)).status).toBe(200)
+      const before = media.seen.length
+      // A message the table does not hold, or another number's: refused before any fetch.
+      for (const [query, field] of [
+        [`?number=${NUMBER}&ordinal=99`, 'ordinal'],
+        [`?number=19999999999&ordinal=1`, 'ordinal'],
+        [`?number=${NUMBER}&system=1&message=abc`, 'message'],
+      ] as const) {
+        const r = await q(query)
+        expect(r.status, query).toBe(404)
+        expect(r.json().error).toMatchObject({ kind: 'not_found', field })
+      }
+      for (const stored of [
+        'javascript:alert(1)',
+        '/media/photo.png',
+        `http://user:pw@127.0.0.1:${media.port}/photo.png`,
+        'ftp://x/a.png',
+      ]) {
+        const r = await app.get(stored)
+        expect(r.status, stored).toBe(422)
+        expect(r.json().error).toMatchObject({ kind: 'bad_response', field: 'message' })
+      }
+      expect(media.seen.length).toBe(before)
+      expect(app.audits).toHaveLength(1)
     } finally {
       await app.close()
     }
@@ -361,7 +412,7 @@ describe('/api/media connections', () => {
       ]
       for (let round = 0; round < 4; round++) {
         await Promise.all(paths.map((p) => app.get(`${media.url}${p}`)))
-        await cutShort(app.port, `${media.url}/chunked-big.png`)
+        await cutShort(app.port, app.pathFor(`${media.url}/chunked-big.png`))
       }
       await expect.poll(() => media.connections(), { timeout: 2_000 }).toBe(0)
     } finally {
@@ -371,17 +422,28 @@ describe('/api/media connections', () => {
 })
 
 describe('/api/media in the running server', () => {
-  it("serves the embedded simulator's media and refuses another loopback port", async () => {
+  it("serves the embedded simulator's media for a message of a page it served, and nothing by address", async () => {
     const stack = await simStack()
     try {
-      const get = (target: string) => raw(stack.port, { method: 'GET', path: `/api/media?url=${encodeURIComponent(target)}`, headers: {} })
-      const ok = await get(`${stack.simUrl}/media/photo-2.png`)
+      const n = makeAccount(SENTINEL_SYS_ID, SENTINEL_TOKEN, 60).numbers.find((p) => p.kind === 'normal' && p.baseTotal >= 200)!
+      const page = await raw(stack.port, {
+        method: 'POST',
+        path: '/api/smshistory',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `number=${n.number}&tid=${n.tid}&history_start=1&history_end=30`,
+      })
+      expect(page.status).toBe(200)
+      const m = (page.json() as unknown as { messages: Array<{ system_id: number; message_id: string; mms_url: string }> }).messages.find(
+        (x) => x.mms_url.endsWith('.png'),
+      )!
+      const get = (query: string) => raw(stack.port, { method: 'GET', path: `/api/media?${query}`, headers: {} })
+      const ok = await get(`number=${n.number}&system=${m.system_id}&message=${m.message_id}`)
       expect(ok.status).toBe(200)
       expect(ok.headers['content-type']).toBe('image/png')
-      const refused = await get(`${media.url}/photo.png`)
-      expect(refused.status).toBe(403)
-      // Its own port is loopback too, and not the upstream's.
-      expect((await get(`${stack.url}/api/meta`)).status).toBe(403)
+      // By address, even the simulator's own: refused before any fetch.
+      const byUrl = await get(`url=${encodeURIComponent(m.mms_url)}`)
+      expect(byUrl.status).toBe(400)
+      expect(byUrl.json().error?.field).toBe('url')
     } finally {
       await stack.close()
     }

@@ -17,7 +17,7 @@ export function MessageBubble({ m, number, ordinal, tid }: { m: Message; number:
       <div data-col="body">
         <BodyText body={m.body} />
       </div>
-      {m.mms ? <MediaPreview url={m.mediaUrl} from={m.phone} inline /> : null}
+      {m.mms ? <MediaPreview m={m} number={number} ordinal={ordinal} inline /> : null}
       <div className="mt-1 flex flex-wrap items-center gap-2 text-xs text-slate-700">
         <DateText ms={m.dateMs} raw={m.date} />
         <StatusBadge status={m.status} />

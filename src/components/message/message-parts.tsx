@@ -90,25 +90,35 @@ export function BodyText({ body, printWhole = false }: { body: string | null; pr
 
 const KIND_LABEL = { video: 'Video', vcard: 'Contact card (vCard)', pdf: 'PDF document', audio: 'Audio', file: 'File' } as const
 
+/** What a media preview needs of its message: the address to show and check, and what names the message to the server. */
+export interface MediaMessage {
+  mediaUrl: string | null
+  phone: string | null
+  systemId: string | null
+  messageId: string | null
+}
+
 /**
  * MMS media. Only http(s) URLs pass (safeHttpUrl); anything else is shown as inert text. What
- * passes is loaded through the server (mediaSrc), never from its own host. Images are lazy
- * thumbnails that open the viewer; other media are file links.
+ * passes is loaded through the server, which is asked by message (mediaSrc), never from its own
+ * host. Images are lazy thumbnails that open the viewer; other media are file links.
  */
 export function MediaPreview({
-  url,
-  from,
+  m,
   number,
+  ordinal = null,
   inline = false,
 }: {
-  url: string | null
-  from: string | null
+  m: MediaMessage
   /** The account number of the message, when the page shows several (else the page's). */
   number?: string
+  /** The message's place in the index, when it came from there. */
+  ordinal?: number | null
   inline?: boolean
 }) {
   const { openMedia, number: pageNumber } = useHistoryDisplay()
   const [failed, setFailed] = useState(false)
+  const { mediaUrl: url, phone: from } = m
   if (!url) return <span className="text-xs text-slate-600">Picture message with no media address</span>
   const safe = safeHttpUrl(url)
   if (!safe)
@@ -119,7 +129,14 @@ export function MediaPreview({
     )
   const kind = mediaKind(safe)
   const name = fileNameOf(safe)
-  const src = mediaSrc(safe, { number: number ?? pageNumber ?? null, party: from })
+  const src = mediaSrc({ number: number ?? pageNumber ?? null, ordinal, systemId: m.systemId, messageId: m.messageId })
+  if (!src)
+    return (
+      <span className="text-xs text-slate-600">
+        Media {name} not shown: the message has no id the server can look it up by
+        <span className="hidden break-all print:inline"> (from {new URL(safe).host})</span>
+      </span>
+    )
   if (kind !== 'image')
     return (
       <a
@@ -177,15 +194,11 @@ export function MediaPreview({
 }
 
 /** A message's text and, for a picture message, its media: the Message cell of every message table. */
-export function MessageCell({
-  m,
-}: {
-  m: { body: string | null; mms: boolean; mediaUrl: string | null; phone: string | null; number?: string }
-}) {
+export function MessageCell({ m }: { m: MediaMessage & { body: string | null; mms: boolean; number?: string; ordinal?: number } }) {
   return (
     <div className="flex flex-col gap-1">
       <BodyText body={m.body} />
-      {m.mms ? <MediaPreview url={m.mediaUrl} from={m.phone} {...(m.number ? { number: m.number } : {})} /> : null}
+      {m.mms ? <MediaPreview m={m} {...(m.number ? { number: m.number } : {})} ordinal={m.ordinal ?? null} /> : null}
     </div>
   )
 }

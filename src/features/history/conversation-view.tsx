@@ -195,7 +195,7 @@ function LoadedConversations({ number, tid, page, size, total, more, party, onMo
                     {out ? 'Sent' : (m.direction ?? '').toLowerCase() === 'inbound' ? 'Received' : (m.direction ?? 'Unknown direction')}
                   </p>
                   <BodyText body={m.body} />
-                  {m.mms ? <MediaPreview url={m.mediaUrl} from={m.phone} inline /> : null}
+                  {m.mms ? <MediaPreview m={m} inline /> : null}
                   <div className="mt-1 flex items-center gap-2 text-xs text-slate-700">
                     <DateText ms={m.dateMs} raw={m.date} />
                     <StatusBadge status={m.status} />

@@ -92,7 +92,7 @@ export function MessageDetails({
       <Field label="Media">
         {m.mms ? (
           <>
-            <MediaPreview url={m.mediaUrl} from={m.phone} inline />
+            <MediaPreview m={m} number={number} ordinal={ordinal} inline />
             <span className="block font-mono text-xs break-all">{m.mediaUrl ?? '—'}</span>
           </>
         ) : (

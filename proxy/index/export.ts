@@ -18,6 +18,7 @@ import {
   EXPORT_FIELDS,
   exportBatch,
   exportBatchText,
+  type ExportRows,
   positionBases,
   resolveParties,
   statusesById,
@@ -285,9 +286,25 @@ async function writeCsv(
   const csvBatch = o.batch ?? BATCH
   const write = sink.write
   await write(BOM + csvRow(messageCsvHeader(o.tz)))
-  let cursor: Cursor | null = null
-  while (!sink.gone()) {
-    const batch = await exportBatchText(db, o.filters, cursor, csvBatch)
+  // The next batch is asked for as soon as this one is in (its cursor is this one's last row), so
+  // the database reads it while this thread encodes and writes this one: one statement after
+  // another, the two waited on each other, and each sat idle half of the export.
+  const after = (rows: ExportRows): Promise<ExportRows> | null => {
+    if (rows.length < csvBatch) return null
+    const last = rows.length - 1
+    const cursor: Cursor = {
+      date: new Date(Number(rows.field(last, 6))).toISOString(),
+      number: rows.field(last, 0),
+      ordinal: Number(rows.field(last, 3)),
+    }
+    const next = exportBatchText(db, o.filters, cursor, csvBatch)
+    // Not awaited when the client leaves meanwhile: its failure is not this export's.
+    next.catch(() => {})
+    return next
+  }
+  let coming: Promise<ExportRows> | null = exportBatchText(db, o.filters, null, csvBatch)
+  while (coming && !sink.gone()) {
+    const batch: ExportRows = await coming
     const numbers = new Set<string>()
     const ids: number[] = []
     const statusIds: number[] = []
@@ -298,9 +315,10 @@ async function writeCsv(
       const sid = batch.field(k, 16)
       if (sid !== '') statusIds.push(Number(sid))
     }
-    await loadBases([...numbers])
-    await loadBodies(ids)
-    await loadStatuses(statusIds)
+    // This batch's look-ups are asked for before the next batch, so they are not queued behind it.
+    const looked = Promise.all([loadBases([...numbers]), loadBodies(ids), loadStatuses(statusIds)])
+    coming = after(batch)
+    await looked
     // Nulls come as '' here (exportBatchText): the same empty cell either way.
     const t: string[] = new Array<string>(EXPORT_FIELDS).fill('')
     let out = ''
@@ -334,9 +352,6 @@ async function writeCsv(
     for (let k = 0; k < batch.length; k++) count.parties.add(batch.field(k, 8))
     slot?.progress(count.rows, total)
     o.job?.update({ rows: count.rows, bytes: sink.bytes() })
-    if (batch.length < csvBatch) break
-    batch.row(batch.length - 1, t)
-    cursor = { date: new Date(Number(t[6])).toISOString(), number: t[0]!, ordinal: Number(t[3]) }
   }
 }
 

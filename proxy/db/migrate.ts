@@ -43,7 +43,8 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
 export interface ScriptRunner extends Queryable {
   exec(sql: string): Promise<void>
   /** In a transaction: COPY … FROM '/dev/blob' with `data` as the file (on a PostgreSQL server, as its standard input: pg-copy.ts). */
-  copyFrom?: (sql: string, data: string) => Promise<void>
+  /** `data`: text, or its UTF-8 bytes (handed over as they are: the caller must not touch them after). */
+  copyFrom?: (sql: string, data: string | Uint8Array<ArrayBuffer>) => Promise<void>
 }
 
 export interface MigratableDb extends Db {

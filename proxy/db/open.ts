@@ -167,7 +167,7 @@ async function openPostgres(databaseUrl: string, opts: OpenDbOptions): Promise<O
       await c.query(sql)
     },
     // On one connection only (a transaction's): a pool would run the COPY on whichever it picks.
-    ...(c instanceof pg.Pool ? {} : { copyFrom: (sql: string, data: string) => copyFromStdin(c, sql, data) }),
+    ...(c instanceof pg.Pool ? {} : { copyFrom: (sql: string, data: string | Uint8Array<ArrayBuffer>) => copyFromStdin(c, sql, data) }),
   })
   const main = wrapClient(pool)
   let location = 'PostgreSQL server'

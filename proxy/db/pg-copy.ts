@@ -65,8 +65,11 @@ class CopyIn {
 }
 
 /** Runs `sql` (COPY … FROM '/dev/blob', as on PGlite) with `data` as its input, on `client`. */
-export function copyFromStdin(client: pg.PoolClient, sql: string, data: string): Promise<void> {
-  const q = new CopyIn(stdinCopySql(sql), Buffer.from(data, 'utf8'))
+export function copyFromStdin(client: pg.PoolClient, sql: string, data: string | Uint8Array): Promise<void> {
+  const q = new CopyIn(
+    stdinCopySql(sql),
+    typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+  )
   return new Promise<void>((resolve, reject) => {
     q.callback = (err) => (err ? reject(err) : resolve())
     client.query(q as unknown as pg.Submittable)

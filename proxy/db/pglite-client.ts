@@ -368,10 +368,10 @@ function runner(channel: Channel, scope: () => boolean): ScriptRunner {
       check()
       await channel.send({ op: 'exec', sql })
     },
-    copyFrom: async (sql: string, data: string) => {
+    copyFrom: async (sql: string, data: string | Uint8Array<ArrayBuffer>) => {
       check()
       // Encoded here: the server's thread has time to spare during a sync, PGlite's thread has none.
-      await channel.send({ op: 'query', sql, params: [], blob: utf8.encode(data) })
+      await channel.send({ op: 'query', sql, params: [], blob: typeof data === 'string' ? utf8.encode(data) : data })
     },
   }
 }

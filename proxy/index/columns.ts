@@ -134,9 +134,51 @@ export function copyLine(head: string, m: StoredMessage): string {
 export const copyHead = (number: string, fetchedTid: string) => `${cq(number)},${cq(fetchedTid)}`
 
 /** COPY_SQL's data: each line (copyLine) with its row's status id and body id. */
-export function copyCsv(lines: readonly string[], statusIds: ReadonlyArray<number | null>, bodyIds: ReadonlyArray<number | null>): string {
-  const out = new Array<string>(lines.length + 1)
-  for (let i = 0; i < lines.length; i++) out[i] = `${lines[i]!},${statusIds[i] ?? ''},${bodyIds[i] ?? ''}`
-  out[lines.length] = ''
-  return out.join('\n')
+export function copyCsv(
+  lineBytes: Uint8Array,
+  lineEnds: Int32Array,
+  statusIds: ReadonlyArray<number | null>,
+  bodyIds: ReadonlyArray<number | null>,
+): Uint8Array<ArrayBuffer> {
+  const n = lineEnds.length
+  let size = lineBytes.length + 3 * n
+  for (let i = 0; i < n; i++) size += digitsOf(statusIds[i] ?? null) + digitsOf(bodyIds[i] ?? null)
+  const out = new Uint8Array(size)
+  let at = 0
+  let from = 0
+  for (let i = 0; i < n; i++) {
+    const end = lineEnds[i]!
+    out.set(lineBytes.subarray(from, end), at)
+    at += end - from
+    from = end
+    out[at++] = COMMA
+    at = writeDigits(out, at, statusIds[i] ?? null)
+    out[at++] = COMMA
+    at = writeDigits(out, at, bodyIds[i] ?? null)
+    out[at++] = NEWLINE
+  }
+  return out
+}
+
+const COMMA = 0x2c
+const NEWLINE = 0x0a
+
+/** The digits of an id (a non-negative integer), 0 for none (an empty CSV field: NULL). */
+function digitsOf(id: number | null): number {
+  if (id === null) return 0
+  let d = 1
+  for (let v = id; v >= 10; v = Math.floor(v / 10)) d++
+  return d
+}
+
+/** Writes an id's digits at `at` (nothing for none); returns where they end. */
+function writeDigits(out: Uint8Array, at: number, id: number | null): number {
+  if (id === null) return at
+  const end = at + digitsOf(id)
+  let v = id
+  for (let p = end - 1; p >= at; p--) {
+    out[p] = 0x30 + (v % 10)
+    v = Math.floor(v / 10)
+  }
+  return end
 }

@@ -103,7 +103,8 @@ port.on('message', (m: ToWorker) => {
   prepareBatch(m.of, last, batch, null, true)
     .then((prep) => {
       const payload = payloadOf(prep, m.of.desk)
-      reply({ id: m.id, payload }, [payload.lineBody.buffer as ArrayBuffer, payload.lineStatus.buffer as ArrayBuffer])
+      const { lineBody, lineStatus, lineBytes, lineEnds } = payload
+      reply({ id: m.id, payload }, [lineBody.buffer as ArrayBuffer, lineStatus.buffer as ArrayBuffer, lineBytes.buffer, lineEnds.buffer])
     })
     .catch((e: unknown) => reply({ id: m.id, error: e instanceof Error ? e.message : String(e) }))
 })

@@ -142,8 +142,15 @@ export interface CopyPayload {
   count: number
   /** The highest ordinal among the rows (0 when none). */
   top: number
-  /** copyLine of each row, in ascending ordinals. */
-  lines: string[]
+  /**
+   * copyLine of each row, in ascending ordinals, as UTF-8 bytes one after another (no separator):
+   * row i's line ends at lineEnds[i]. Bytes rather than strings so that the server's thread, which
+   * adds each line's ids and hands the whole to COPY, never holds a batch's text on its heap: a
+   * million-message sync's strings there grew the old generation until full collections of 60 to
+   * 70 ms held every request (a profile of the sync on the server's thread).
+   */
+  lineBytes: Uint8Array<ArrayBuffer>
+  lineEnds: Int32Array<ArrayBuffer>
   /** Each line's body: its index in `bodies`, or -1 for none. */
   lineBody: Int32Array
   bodies: string[]
@@ -198,7 +205,7 @@ export function payloadOf(prep: Prepared, desk: boolean): CopyPayload {
   return {
     count: rows.length,
     top,
-    lines: prep.lines ?? [],
+    ...lineBytesOf(prep.lines ?? []),
     lineBody,
     bodies,
     lineStatus,
@@ -208,6 +215,22 @@ export function payloadOf(prep: Prepared, desk: boolean): CopyPayload {
     rollUp: rollUpOf(rows, (_, i) => (lineBody[i]! < 0 ? null : lineBody[i]!)),
     desk: desk ? deskCounts(rows.map(deskStored)) : null,
   }
+}
+
+const utf8 = new TextEncoder()
+
+/** Lines as one run of UTF-8 bytes and each line's end in it (see CopyPayload). */
+export function lineBytesOf(lines: readonly string[]): { lineBytes: Uint8Array<ArrayBuffer>; lineEnds: Int32Array<ArrayBuffer> } {
+  let size = 0
+  for (const line of lines) size += Buffer.byteLength(line, 'utf8')
+  const lineBytes = new Uint8Array(size)
+  const lineEnds = new Int32Array(lines.length)
+  let at = 0
+  for (let i = 0; i < lines.length; i++) {
+    at += utf8.encodeInto(lines[i]!, lineBytes.subarray(at)).written
+    lineEnds[i] = at
+  }
+  return { lineBytes, lineEnds }
 }
 
 export const deskStored = (m: StoredMessage) => ({

@@ -19,7 +19,7 @@ import { BODY_COUNTS_SQL, BODY_IDS_SQL, DAILY_SQL, NUMBER_AFTER_STORE_SQL, PARTI
 import type { Job, NumberRow } from './types.ts'
 
 interface CopyCapable {
-  copyFrom: (sql: string, data: string) => Promise<void>
+  copyFrom: (sql: string, data: string | Uint8Array<ArrayBuffer>) => Promise<void>
 }
 const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCapable>).copyFrom === 'function'
 /**
@@ -112,7 +112,8 @@ export async function storePayload(job: Job, p: CopyPayload, meta: PageMeta, cp:
       await tx.copyFrom(
         COPY_SQL,
         copyCsv(
-          p.lines,
+          p.lineBytes,
+          p.lineEnds,
           Array.from(p.lineStatus, (k) => (k < 0 ? null : statuses[k]!)),
           Array.from(p.lineBody, (k) => (k < 0 ? null : ids[k]!)),
         ),

@@ -303,7 +303,7 @@ async function exportAndLoad(engine: string, url: string, pid: number, number: s
 
 const META_FAMILY = '/api/meta p99 (export, searches, sync)'
 const LOOP_FAMILY = 'event-loop delay max (export, searches, sync)'
-const SEARCH_FAMILY = 'search p95 (server): text, phone, status, first and again'
+const SEARCH_FAMILY = 'search p95 (server): text, phone, status'
 
 /** /api/meta's p99 and the event loop's longest delay while `what` ran. */
 function loopRows(engine: string, what: string, d: { probes: number[]; loop: LoopDelay }, push: (r: Row) => void) {

@@ -31,7 +31,7 @@ const OP = { '<=': '≤', '<': '<', '>=': '≥', '>': '>' } as const
 export function budgetText(f: Figure): string {
   const b = f.budget!
   const on = b.on === 'max' ? 'worst ' : b.on === 'min' ? 'best ' : ''
-  return `${on}${OP[b.op]} ${fmt(b.limit)}${f.unit ? ` ${f.unit}` : ''}`
+  return `${on}${OP[b.op]} ${b.limit.toLocaleString('en-US', { maximumFractionDigits: 3 })}${f.unit ? ` ${f.unit}` : ''}`
 }
 
 function valueText(f: Figure): string {
@@ -71,7 +71,7 @@ function cell(fs: Figure[]): { text: string; ok: boolean; worst: Figure; failed:
   return { text: `${valueText(worst)}${of} ${ok ? '✓' : '✗'}`, ok, worst, failed }
 }
 
-const ENGINE_LABEL: Record<string, string> = { pglite: 'PGlite', postgres: 'PostgreSQL', both: 'both' }
+const ENGINE_LABEL: Record<string, string> = { pglite: 'PGlite', postgres: 'Postgres', both: 'both' }
 
 export function summarise(runs: GroupRun[], head: string): { text: string; failed: boolean } {
   const out: string[] = []
@@ -86,12 +86,17 @@ export function summarise(runs: GroupRun[], head: string): { text: string; faile
       const cells = [...line.cells].map(([engine, fs]) => ({ engine, ...cell(fs) }))
       const ok = cells.every((c) => c.ok)
       budgets += [...line.cells.values()].reduce((n, fs) => n + fs.length, 0)
-      const shown = cells
-        .map((c) => `${c.engine ? `${ENGINE_LABEL[c.engine] ?? c.engine} ` : ''}${c.text}`)
+      // Each engine in its own column, PGlite first, even where one has no budget on this line.
+      const slots = line.cells.has('') ? [''] : [...new Set(['pglite', 'postgres', ...line.cells.keys()])]
+      const shown = slots
+        .map((engine) => {
+          const c = cells.find((x) => x.engine === engine)
+          return c ? `${engine ? `${ENGINE_LABEL[engine] ?? engine} ` : ''}${c.text}` : ''
+        })
         .map((t) => t.padEnd(30))
         .join(' ')
       // The budget of the figure shown (a family's members may differ; each cell shows its worst).
-      lines.push(`${ok ? '✓' : '✗'} ${line.label.slice(0, 62).padEnd(62)} ${budgetText(cells[0]!.worst).padEnd(17)} ${shown.trimEnd()}`)
+      lines.push(`${ok ? '✓' : '✗'} ${line.label.slice(0, 56).padEnd(56)} ${budgetText(cells[0]!.worst).padEnd(17)} ${shown.trimEnd()}`)
       for (const c of cells)
         if (line.cells.get(c.engine)!.length > 1)
           for (const f of c.failed)
@@ -111,7 +116,7 @@ export function summarise(runs: GroupRun[], head: string): { text: string; faile
   if (misses) failed = true
   out.push(head)
   out.push(
-    `${budgets} budgets: ${budgets - misses} met, ${misses} missed${failed && !misses ? '; a group did not finish' : ''}. ` +
+    `${budgets} budget${budgets === 1 ? '' : 's'}: ${budgets - misses} met, ${misses} missed${failed && !misses ? '; a group did not finish' : ''}. ` +
       'Value: the budgeted statistic (min–max over runs); [n]: a family of n, its figure nearest its budget shown',
   )
   out.push(...lines)

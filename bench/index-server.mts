@@ -192,35 +192,48 @@ const SEED_BODIES = [
 ]
 
 async function seed(db: import('../proxy/db/types.ts').Db, number: string, rows: number) {
-  await db.query(
-    `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ($1, 'BENCH', $2, $2, 'idle', true)`,
-    [number, rows],
-  )
-  for (let lo = 1; lo <= rows; lo += 100_000)
-    await db.query(
-      `INSERT INTO index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, phone, party_digits, direction, body, status, status_code)
-       SELECT $1, g, 'BENCH', 'BENCH', 's' || g, 'm' || g, timestamptz '2024-01-01' + g * interval '1 minute',
-              '+1555' || lpad((g % 97)::text, 7, '0'), '1555' || lpad((g % 97)::text, 7, '0'),
-              CASE WHEN g % 2 = 0 THEN 'in' ELSE 'out' END,
-              CASE WHEN g % 10 = 0 THEN 'message ' || (g % 5000) ELSE ($4::text[])[1 + (g / 10) % cardinality($4::text[])] END,
-              CASE WHEN g % 50 = 0 THEN 'failed' ELSE 'delivered' END, CASE WHEN g % 50 = 0 THEN 500 ELSE 200 END
-       FROM generate_series($2::int, $3::int) g`,
-      [number, lo, Math.min(rows, lo + 99_999), SEED_BODIES],
+  // One transaction without the server's statement timeout (5 s): the bulk statements below take
+  // longer than any request may, on a busy machine more so.
+  await db.transaction(async (tx) => {
+    await tx.query('SET LOCAL statement_timeout = 0')
+    await tx.query(
+      `INSERT INTO index_numbers (number, tid, indexed, top_ordinal, state, full_done) VALUES ($1, 'BENCH', $2, $2, 'idle', true)`,
+      [number, rows],
     )
-  // What a sync keeps beside the rows, so searches take their real paths: the distinct bodies
-  // (a text search matches them, then the messages by body_id), their counts, the parties.
-  await db.query(`INSERT INTO index_bodies (body) SELECT DISTINCT body FROM index_messages WHERE number = $1`, [number])
-  await db.query(`UPDATE index_messages m SET body_id = b.id FROM index_bodies b WHERE m.number = $1 AND m.body = b.body`, [number])
-  await db.query(
-    `INSERT INTO index_body_counts (body_id, number, count) SELECT body_id, number, count(*) FROM index_messages WHERE number = $1 GROUP BY 1, 2`,
-    [number],
-  )
-  await db.query(
-    `INSERT INTO index_parties (number, party, count, last_date)
-     SELECT number, party_digits, count(*), max(date) FROM index_messages WHERE number = $1 GROUP BY 1, 2`,
-    [number],
-  )
-  await db.query('VACUUM (ANALYZE) index_messages')
+    for (let lo = 1; lo <= rows; lo += 100_000)
+      await tx.query(
+        `INSERT INTO index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, phone, party_digits, direction, body, status, status_code)
+         SELECT $1, g, 'BENCH', 'BENCH', 's' || g, 'm' || g, timestamptz '2024-01-01' + g * interval '1 minute',
+                '+1555' || lpad((g % 97)::text, 7, '0'), '1555' || lpad((g % 97)::text, 7, '0'),
+                CASE WHEN g % 2 = 0 THEN 'in' ELSE 'out' END,
+                CASE WHEN g % 10 = 0 THEN 'message ' || (g % 5000) ELSE ($4::text[])[1 + (g / 10) % cardinality($4::text[])] END,
+                CASE WHEN g % 50 = 0 THEN 'failed' ELSE 'delivered' END, CASE WHEN g % 50 = 0 THEN 500 ELSE 200 END
+         FROM generate_series($2::int, $3::int) g`,
+        [number, lo, Math.min(rows, lo + 99_999), SEED_BODIES],
+      )
+    // What a sync keeps beside the rows, so searches take their real paths: the distinct bodies
+    // (a text search matches them, then the messages by body_id), their counts, the parties.
+    await tx.query(`INSERT INTO index_bodies (body) SELECT DISTINCT body FROM index_messages WHERE number = $1`, [number])
+    await tx.query(`UPDATE index_messages m SET body_id = b.id FROM index_bodies b WHERE m.number = $1 AND m.body = b.body`, [number])
+    await tx.query(
+      `INSERT INTO index_body_counts (body_id, number, count) SELECT body_id, number, count(*) FROM index_messages WHERE number = $1 GROUP BY 1, 2`,
+      [number],
+    )
+    await tx.query(
+      `INSERT INTO index_parties (number, party, count, last_date)
+       SELECT number, party_digits, count(*), max(date) FROM index_messages WHERE number = $1 GROUP BY 1, 2`,
+      [number],
+    )
+  })
+  // VACUUM cannot run in a transaction: on one connection, its timeout lifted and put back.
+  await db.withConnection(async (c) => {
+    await c.query('SET statement_timeout = 0')
+    try {
+      await c.query('VACUUM (ANALYZE) index_messages')
+    } finally {
+      await c.query('RESET statement_timeout')
+    }
+  })
 }
 
 await serve()

@@ -87,7 +87,8 @@ export function summarise(runs: GroupRun[], head: string): { text: string; faile
       const ok = cells.every((c) => c.ok)
       budgets += [...line.cells.values()].reduce((n, fs) => n + fs.length, 0)
       // Each engine in its own column, PGlite first, even where one has no budget on this line.
-      const slots = line.cells.has('') ? [''] : [...new Set(['pglite', 'postgres', ...line.cells.keys()])]
+      const keys = [...line.cells.keys()]
+      const slots = keys.some((k) => k === 'pglite' || k === 'postgres') ? [...new Set(['pglite', 'postgres', ...keys])] : keys
       const shown = slots
         .map((engine) => {
           const c = cells.find((x) => x.engine === engine)

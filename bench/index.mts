@@ -473,7 +473,7 @@ function syncRows(engine: string, rounds: SyncRound[], push: (r: Row) => void) {
   const engineSecs = (r: SyncRound) => (r.sync.storing.storeMs + r.sync.storing.afterLastStoreMs) / 1000
   push({
     engine,
-    name: "storing rate (the engine's time, indexes included)",
+    name: 'storing rate, index builds included',
     samples: rounds.map((r) => r.sync.indexed / engineSecs(r)),
     unit: 'rows/s',
     budget: atLeast(2 * DEFAULT_PACE),

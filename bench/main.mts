@@ -38,12 +38,6 @@ const run = (file: string, script: string, env: Record<string, string>) => {
   if (existsSync(groupFile(ROOT, file))) result = JSON.parse(readFileSync(groupFile(ROOT, file), 'utf8')) as GroupResult
   runs.push({ file, exitCode: r.status, result })
 }
-if (ui.length) run('ui', 'bench/run.mts', { BENCH_ONLY: ui.join(',') })
-if (only.includes('index')) run('index', 'bench/index.mts', {})
-if (only.includes('desk')) run('desk', 'bench/desk-queries.mts', {})
-if (only.includes('desk-rules')) run('desk-rules', 'bench/desk.mts', {})
-if (only.includes('scale')) run('scale', 'bench/scale.mts', {})
-
 const git = (...args: string[]) => {
   try {
     return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
@@ -52,8 +46,15 @@ const git = (...args: string[]) => {
   }
 }
 const commit = git('rev-parse', '--short', 'HEAD') || 'unknown commit'
-// Tracked files changed: what was measured is not the commit alone.
+// Taken before the groups run, which load the code then: tracked files changed means what was
+// measured is not the commit alone.
 const dirty = git('status', '--porcelain', '--untracked-files=no') ? ' dirty' : ''
+if (ui.length) run('ui', 'bench/run.mts', { BENCH_ONLY: ui.join(',') })
+if (only.includes('index')) run('index', 'bench/index.mts', {})
+if (only.includes('desk')) run('desk', 'bench/desk-queries.mts', {})
+if (only.includes('desk-rules')) run('desk-rules', 'bench/desk.mts', {})
+if (only.includes('scale')) run('scale', 'bench/scale.mts', {})
+
 const settings = Object.entries(process.env)
   .filter(([k]) => k.startsWith('BENCH_'))
   .map(([k, v]) => `${k}=${v}`)

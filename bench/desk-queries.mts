@@ -333,7 +333,7 @@ async function main() {
           samples: [percentile(ms, 95)],
           unit: 'ms',
           budget: atMost(100),
-          family: 'reads p95 (server): needs-reply, opt-outs, customer, quiet hours, sent after',
+          family: 'five reads: p95 (server)',
           note: `median ${median(ms).toFixed(1)} ms, ${ms.length} reads`,
         })
       cluster?.stop()

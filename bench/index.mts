@@ -813,7 +813,7 @@ async function main() {
   if (lite !== undefined && server !== undefined)
     push({
       engine: 'both',
-      name: "50 concurrent searches: PGlite's answers per second ÷ PostgreSQL's",
+      name: '50 concurrent searches: PGlite ÷ PostgreSQL answers/s',
       value: (100 * lite) / server,
       unit: '%',
       budget: atLeast(60),

@@ -205,7 +205,7 @@ async function search(browser: Browser, base: string, runs: number, log: (s: str
     figure(group, `search: last keystroke → results painted (incl. the ${SEARCH_DEBOUNCE_MS} ms debounce)`, 'ms', total, {
       // The issue's 150 ms is "Event Timing plus the request"; the debounce comes on top by design.
       budget: atMost(150 + SEARCH_DEBOUNCE_MS),
-      family: 'search: keystroke → results, with and without the debounce',
+      family: 'search: keystroke → results, ± the debounce',
       note,
     }),
   )
@@ -215,7 +215,7 @@ async function search(browser: Browser, base: string, runs: number, log: (s: str
   figures.push(
     figure(group, 'search: debounce fired → results painted (request + render)', 'ms', afterDebounce, {
       budget: atMost(150),
-      family: 'search: keystroke → results, with and without the debounce',
+      family: 'search: keystroke → results, ± the debounce',
       note: `of which the request (URL written → answer's headers): median ${median(request).toFixed(0)} ms`,
     }),
   )

@@ -203,7 +203,7 @@ async function numbersTable(browser: Browser, base: string) {
       note: `${median(app).toFixed(0)} / ${median(baseline).toFixed(0)} ms`,
     }),
   )
-  const interaction = 'keystroke and sort click (Event Timing): median and worst'
+  const interaction = 'keystroke and sort: median and worst'
   figures.push(
     figure('numbers (10,000 rows)', 'search keystroke (Event Timing)', 'ms', search, { budget: atMost(100), family: interaction }),
   )

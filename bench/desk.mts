@@ -2,15 +2,22 @@
  * The support desk's pure rules, measured: opt-out precision and recall on the labelled corpus
  * (the figures the README quotes), segment counts against the hand-worked corpus, and how many
  * bodies a second each classifier handles (sync runs both on every message it stores).
- * Run: `BENCH_ONLY=desk-rules npm run bench` (part of every `npm run bench`). Exits 1 when a
- * score falls under the floors the corpus test holds (contract/desk/opt-out.test.ts).
+ * Run: `BENCH_ONLY=desk-rules npm run bench` (part of every `npm run bench`). Writes
+ * .bench/desk-rules.json; exits 1 when a score falls under the floors the corpus test holds
+ * (contract/desk/opt-out.test.ts) or a segment count disagrees.
  */
+import { fileURLToPath } from 'node:url'
 import { classifyOptOut } from '../contract/desk/opt-out.ts'
 import { OPT_OUT_CORPUS } from '../contract/desk/opt-out-corpus.ts'
-import { formatScore, missedFloors, scoreCorpus } from '../contract/desk/opt-out-score.ts'
+import { formatScore, missedFloors, SCORE_FLOORS, scoreCorpus } from '../contract/desk/opt-out-score.ts'
 import { SEGMENT_CORPUS } from '../contract/desk/segment-corpus.ts'
 import { segmentInfo } from '../contract/desk/segments.ts'
 import { localTime } from '../contract/desk/quiet-hours.ts'
+import { atLeast, figure, missed, writeGroup, type Figure } from './stats.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const GROUP = 'desk rules'
+const figures: Figure[] = []
 
 const score = scoreCorpus(OPT_OUT_CORPUS, classifyOptOut)
 console.log('Opt-out classifier (not legal advice)')
@@ -23,9 +30,22 @@ const agree = SEGMENT_CORPUS.filter((c) => {
   return s.encoding === c.encoding && s.units === c.units && s.segments === c.segments
 }).length
 console.log(`\nSegments: ${agree}/${SEGMENT_CORPUS.length} corpus messages agree with the hand-worked values (Twilio calculator rules)`)
-const missed = missedFloors(score)
-if (missed.length) console.log(`\nUnder the floors: ${missed.join('; ')}`)
-if (missed.length || agree !== SEGMENT_CORPUS.length) process.exitCode = 1
+const under = missedFloors(score)
+if (under.length) console.log(`\nUnder the floors: ${under.join('; ')}`)
+for (const cls of ['optOut', 'optIn'] as const)
+  for (const m of ['precision', 'recall'] as const)
+    figures.push(
+      figure(GROUP, `${cls === 'optOut' ? 'opt-out' : 'opt-in'} ${m}`, '%', [score[cls][m] * 100], {
+        budget: atLeast(SCORE_FLOORS[cls][m] * 100),
+        family: 'opt-out and opt-in: precision and recall',
+        note: `${score.total} labelled messages`,
+      }),
+    )
+figures.push(
+  figure(GROUP, 'segment counts as hand-worked', 'messages', [agree], {
+    budget: atLeast(SEGMENT_CORPUS.length),
+  }),
+)
 
 /** Calls per second over the corpus bodies, repeated for about half a second. */
 function rate(name: string, bodies: string[], fn: (b: string) => unknown): void {
@@ -38,6 +58,7 @@ function rate(name: string, bodies: string[], fn: (b: string) => unknown): void 
   }
   const perSecond = calls / ((performance.now() - start) / 1000)
   console.log(`${name}: ${Math.round(perSecond).toLocaleString('en-US')} bodies/s`)
+  figures.push(figure(GROUP, `${name}: bodies a second`, '/s', [perSecond]))
 }
 console.log('')
 rate(
@@ -60,3 +81,6 @@ rate(
   instants.map(() => parties[k++ % parties.length] ?? ''),
   (p) => localTime(p, instants[k++ % instants.length] ?? 0),
 )
+
+console.log(`\nwritten to ${writeGroup(ROOT, 'desk-rules', figures)}`)
+if (missed(figures).length) process.exitCode = 1

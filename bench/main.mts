@@ -7,9 +7,19 @@
  * BENCH_ONLY=numbers,numbers-throttled,history,layout,pages,proxy,simulator,export,index,desk,desk-rules picks groups.
  * BENCH_ONLY=scale runs the ten-million-message PostgreSQL run (bench/scale.mts); it takes a
  * quarter of an hour or more and about 9 GiB of disk, so only when asked for.
+ *
+ * Each group writes its figures to .bench/<group>.json (budgets as data, pass or fail computed
+ * from them); after the last, this reads them and prints one screen: the commit, every budget,
+ * its figure, spread and ✓ or ✗ (also written to .bench/summary.txt). Exits 1 when a budget was
+ * missed or a group did not finish.
  */
-import { spawnSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { groupFile, type GroupResult } from './stats.ts'
+import { summarise, type GroupRun } from './summary.mts'
 
+const ROOT = process.cwd()
 const all = ['numbers', 'numbers-throttled', 'history', 'layout', 'pages', 'proxy', 'simulator', 'export', 'index', 'desk', 'desk-rules']
 const asked = ['scale']
 const only = (process.env.BENCH_ONLY ?? all.join(',')).split(',').map((s) => s.trim())
@@ -19,14 +29,39 @@ if (unknown.length) {
   process.exit(2)
 }
 const ui = only.filter((g) => !['index', 'desk', 'desk-rules', 'scale'].includes(g))
-let failed = false
-const run = (file: string, env: Record<string, string>) => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', file], { stdio: 'inherit', env: { ...process.env, ...env } })
-  if (r.status !== 0) failed = true
+const runs: GroupRun[] = []
+const run = (file: string, script: string, env: Record<string, string>) => {
+  // A file left by an earlier run must never stand for this one's.
+  rmSync(groupFile(ROOT, file), { force: true })
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script], { stdio: 'inherit', env: { ...process.env, ...env } })
+  let result: GroupResult | null = null
+  if (existsSync(groupFile(ROOT, file))) result = JSON.parse(readFileSync(groupFile(ROOT, file), 'utf8')) as GroupResult
+  runs.push({ file, exitCode: r.status, result })
 }
-if (ui.length) run('bench/run.mts', { BENCH_ONLY: ui.join(',') })
-if (only.includes('index')) run('bench/index.mts', {})
-if (only.includes('desk')) run('bench/desk-queries.mts', {})
-if (only.includes('desk-rules')) run('bench/desk.mts', {})
-if (only.includes('scale')) run('bench/scale.mts', {})
+const git = (...args: string[]) => {
+  try {
+    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+  } catch {
+    return ''
+  }
+}
+const commit = git('rev-parse', '--short', 'HEAD') || 'unknown commit'
+// Taken before the groups run, which load the code then: tracked files changed means what was
+// measured is not the commit alone.
+const dirty = git('status', '--porcelain', '--untracked-files=no') ? ' dirty' : ''
+if (ui.length) run('ui', 'bench/run.mts', { BENCH_ONLY: ui.join(',') })
+if (only.includes('index')) run('index', 'bench/index.mts', {})
+if (only.includes('desk')) run('desk', 'bench/desk-queries.mts', {})
+if (only.includes('desk-rules')) run('desk-rules', 'bench/desk.mts', {})
+if (only.includes('scale')) run('scale', 'bench/scale.mts', {})
+
+const settings = Object.entries(process.env)
+  .filter(([k]) => k.startsWith('BENCH_'))
+  .map(([k, v]) => `${k}=${v}`)
+  .join(' ')
+const head = `bench at ${commit}${dirty}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC${settings ? `; ${settings}` : ''}`
+const { text, failed } = summarise(runs, head)
+mkdirSync(join(ROOT, '.bench'), { recursive: true })
+writeFileSync(join(ROOT, '.bench', 'summary.txt'), `${text}\n`)
+console.log(`\n${text}`)
 process.exit(failed ? 1 : 0)

@@ -170,7 +170,9 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
     } finally {
       if (written !== bytes.length) ftruncateSync(fd, size)
     }
-    if (written !== bytes.length) throw new Error(`access log: the journal took ${written} of ${bytes.length} bytes (disk full?)`)
+    // A regular file takes a write short only when the disk has no room for the rest.
+    if (written !== bytes.length)
+      throw Object.assign(new Error(`access log: the journal took ${written} of ${bytes.length} bytes (disk full?)`), { code: 'ENOSPC' })
     size += bytes.length
     head = { seq: c.seq, hash: c.hash }
     unflushed.push(c)

@@ -35,8 +35,8 @@ export interface RequestContext {
   audit: (action: Action, details: Record<string, unknown>) => Promise<void>
   /**
    * Records what this answer shows of customer data (number, party, range or filters) under the
-   * route's declared action (or `action`): committed on PostgreSQL, journaled on PGlite (which
-   * survives kill -9, not a power cut: docs/operations.md, "What survives what"). A read route must await it before its
+   * route's declared action (or `action`), durably: committed on PostgreSQL, journaled and
+   * synced on PGlite (docs/operations.md, "What survives what"). A read route must await it before its
    * answer starts; the app refuses to send a 2xx that was not recorded. It rejects when the entry
    * cannot be written, and the read then fails closed.
    */

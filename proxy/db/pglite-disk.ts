@@ -1,3 +1,4 @@
+import { fsyncSync } from 'node:fs'
 import { NodeFS } from '@electric-sql/pglite/nodefs'
 import type { PGlite } from '@electric-sql/pglite'
 import { DISK_FULL_CODE, DISK_FULL_MESSAGE, type WireError } from './pglite-protocol.ts'
@@ -19,7 +20,10 @@ const FULL_CODES = new Set(['ENOSPC', 'EDQUOT'])
 
 interface NodefsLike {
   tryFSOperation: <T>(f: () => T) => T
-  stream_ops: { write: (stream: unknown, buffer: unknown, offset: number, length: number, position: number) => number }
+  stream_ops: {
+    write: (stream: unknown, buffer: unknown, offset: number, length: number, position: number) => number
+    fsync?: (stream: { nfd?: number }) => number
+  }
 }
 
 export interface DiskWatch {
@@ -50,6 +54,13 @@ export function watchedNodeFS(dataDir: string, opts: { injectable: boolean; full
           if (FULL_CODES.has((err as NodeJS.ErrnoException).code ?? '')) seen++
           throw err
         }
+      })
+    // Emscripten's fsync() asks the stream's fsync, which NODEFS lacks: PostgreSQL's fsyncs (its
+    // WAL at commit, its files at a checkpoint) would do nothing. Here they reach the disk.
+    nodefs.stream_ops.fsync = (stream) =>
+      nodefs.tryFSOperation(() => {
+        if (typeof stream.nfd === 'number') fsyncSync(stream.nfd)
+        return 0
       })
     if (!opts.injectable) return
     const write = nodefs.stream_ops.write

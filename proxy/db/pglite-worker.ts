@@ -120,6 +120,18 @@ async function handle(lite: PGlite, m: Request): Promise<Reply> {
   }
 }
 
+/**
+ * PGlite starts PostgreSQL with -F (fsync off), and its Node file system had no fsync: a commit
+ * survived kill -9 but not a power cut. Without -F, with the WAL synced by fsync() (Emscripten's
+ * fdatasync does nothing; its fsync reaches the disk through pglite-disk.ts), a commit is on disk
+ * before it returns, as on a PostgreSQL server. Measured here: see docs/operations.md.
+ */
+function durable(): { startParams?: string[] } {
+  const defaults = (PGlite as unknown as { defaultStartParams?: unknown }).defaultStartParams
+  if (!Array.isArray(defaults) || !defaults.includes('-F')) return {}
+  return { startParams: [...defaults.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'] }
+}
+
 /** Why PGlite's backend is gone (see isFatal): every later message is answered with it, untouched. */
 let dead: WireError | null = null
 
@@ -284,7 +296,7 @@ async function main() {
   let lite: PGlite
   const { fs, watch } = watchedNodeFS(dataDir, { injectable: diskFaults === true, full: diskFull === true })
   try {
-    lite = await PGlite.create({ fs, extensions: { pg_trgm }, pgliteWasmModule, initdbWasmModule })
+    lite = await PGlite.create({ fs, extensions: { pg_trgm }, pgliteWasmModule, initdbWasmModule, ...durable() })
   } catch (err) {
     // Opening replays the write-ahead log and ends with a checkpoint: on a full disk it fails, and says so.
     const error = watch.seen() > 0 ? diskFullError(toWire(err)) : toWire(err)

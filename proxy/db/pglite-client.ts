@@ -257,8 +257,8 @@ function createLanes(queueTimeoutMs: number) {
 }
 
 /** Resolves once the worker has opened PGlite; rejects with why it could not (the worker then ends). */
-function whenReady(worker: Worker): Promise<{ fastCopy: boolean }> {
-  return new Promise<{ fastCopy: boolean }>((resolve, reject) => {
+function whenReady(worker: Worker): Promise<{ fastCopy: boolean; abortGuard: boolean }> {
+  return new Promise<{ fastCopy: boolean; abortGuard: boolean }>((resolve, reject) => {
     const onError = (err: Error) => reject(err)
     const onExit = (code: number) => reject(new Error(`The database worker stopped while opening (exit code ${code}).`))
     worker.once('error', onError)
@@ -266,7 +266,7 @@ function whenReady(worker: Worker): Promise<{ fastCopy: boolean }> {
     worker.once('message', (m: Ready) => {
       worker.off('error', onError)
       worker.off('exit', onExit)
-      if (m.ready) resolve({ fastCopy: m.fastCopy })
+      if (m.ready) resolve({ fastCopy: m.fastCopy, abortGuard: m.abortGuard })
       else {
         void worker.terminate()
         reject(fromWire(m.error))
@@ -561,7 +561,11 @@ async function startWorker(
   onBroken: (worker: Worker, err: Error) => void,
 ): Promise<Link> {
   const worker = spawnWorker(init)
-  const { fastCopy } = await whenReady(worker)
+  const { fastCopy, abortGuard } = await whenReady(worker)
+  if (!abortGuard)
+    log?.(
+      "database: this PGlite's module is not the one pglite-disk.ts knows; after a PANIC (a full disk) its worker may hang instead of reopening",
+    )
   if (!fastCopy)
     log?.(
       "database: this PGlite's /dev/blob device is not the one pglite-worker.ts knows; COPY reads its data byte by byte (slower, still correct)",

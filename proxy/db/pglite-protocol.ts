@@ -41,7 +41,8 @@ export type Reply =
 
 /** The worker's first message: PGlite is open, or why it could not be. */
 /** `fastCopy`: the worker reads COPY's bytes with its own block copy (pglite-worker.ts fastBlobReads). */
-export type Ready = { ready: true; fastCopy: boolean } | { ready: false; error: WireError }
+/** `abortGuard`: the worker could guard PGlite's entries after an abort (pglite-disk.ts guardAborted). */
+export type Ready = { ready: true; fastCopy: boolean; abortGuard: boolean } | { ready: false; error: WireError }
 
 /** WebAssembly.Module, named through PGlite's own options (the server's lib has no WebAssembly types). */
 export type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>

@@ -303,7 +303,7 @@ async function main() {
     port!.postMessage({ ready: false, error } satisfies Ready)
     return
   }
-  guardAborted(lite, watch)
+  const abortGuard = guardAborted(lite, watch)
   await lite.exec('SET plan_cache_mode = force_custom_plan')
   // One message at a time, in the order sent: the server pipelines statements, and the prepared
   // path above talks to the backend directly, without the lock query() takes.
@@ -317,7 +317,7 @@ async function main() {
     )
   })
   fastCopy = fastBlobReads(lite)
-  port!.postMessage({ ready: true, fastCopy } satisfies Ready)
+  port!.postMessage({ ready: true, fastCopy, abortGuard } satisfies Ready)
 }
 
 void main()

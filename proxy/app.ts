@@ -16,7 +16,7 @@ import {
   targetProblem,
 } from './checks.ts'
 import type { Config } from './config.ts'
-import { notRecorded, ProxyError } from './errors.ts'
+import { diskFull, isDiskFull, notRecorded, ProxyError } from './errors.ts'
 import type { Forwarder } from './forward.ts'
 import type { AccessGate, Principal, RequestContext, RouteSpec } from './http-types.ts'
 import { readJsonBody, sendError, sendJson } from './http.ts'
@@ -79,6 +79,7 @@ const isApi = (path: string) => path === '/api' || path.startsWith('/api/')
 /** Errors a room's code raises that have one meaning everywhere. */
 function asProxyError(err: unknown, path: string): ProxyError | undefined {
   if (err instanceof ProxyError) return err
+  if (isDiskFull(err)) return diskFull()
   const code = (err as { code?: unknown } | null)?.code
   // 57014: statement timeout, or a read that waited its bound for the database (PGlite's queue):
   // advice to narrow a search only where there is a search to narrow.
@@ -186,7 +187,7 @@ function contextFor(
         await gate.audit(principal, address, action, details)
       } catch (err) {
         logFailure(`access log: could not record ${action}: ${causeOf(err)}`)
-        throw notRecorded()
+        throw notRecorded(err)
       }
     },
     logRead: async (details, action) => {
@@ -197,6 +198,7 @@ function contextFor(
           await gate.recordRead(principal, address, name, details)
         } catch (err) {
           logFailure(`access log: could not record ${name}: ${causeOf(err)}`)
+          if (isDiskFull(err)) throw diskFull('read')
           throw new ProxyError(503, {
             kind: 'server_error',
             message: 'The access log could not record this read, so it was refused. Try again; if it persists, tell an admin.',

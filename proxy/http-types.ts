@@ -34,8 +34,9 @@ export interface RequestContext {
    */
   audit: (action: Action, details: Record<string, unknown>) => Promise<void>
   /**
-   * Records what this answer shows of customer data (number, party, range or filters), durably,
-   * under the route's declared action (or `action`). A read route must await it before its
+   * Records what this answer shows of customer data (number, party, range or filters) under the
+   * route's declared action (or `action`), durably: committed on PostgreSQL, journaled and
+   * synced on PGlite (docs/operations.md, "What survives what"). A read route must await it before its
    * answer starts; the app refuses to send a 2xx that was not recorded. It rejects when the entry
    * cannot be written, and the read then fails closed.
    */

@@ -11,11 +11,12 @@ import { insertChained, readHead, type ChainedRow, type Row } from './access-log
  * and a read costs one write() instead of a turn on the database worker, where it waited behind
  * the sync's transactions.
  *
- * Durability is PGlite's own: PGlite's commits write its files without fsync (its Node file
- * system has none), so a committed entry survives the process dying (kill -9) but not the
- * machine losing power; a journal line, written before the answer, survives the same. Whoever
- * opens the database next puts the journal's entries in (replayJournal), before anything else
- * reads or extends the chain.
+ * Durability: a line is on the disk (fdatasync, shared by the lines written together: group
+ * commit in log-writer.ts) before the read it records is answered, and PGlite's commits are
+ * fsynced too (pglite-worker.ts starts it with fsync on), so the journal is emptied only once its
+ * entries are on the disk in the database. An answered read's entry survives kill -9 and a power
+ * cut alike. Whoever opens the database next puts the journal's entries in (replayJournal),
+ * before anything else reads or extends the chain.
  */
 
 export const JOURNAL_FILE = 'access-log.journal'

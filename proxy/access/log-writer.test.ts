@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { appendFileSync, existsSync, fdatasync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
@@ -228,6 +228,50 @@ describe('the journal (PGlite)', () => {
       expect((await verifyLog(again)).intact).toBe(true)
     } finally {
       await again.close()
+    }
+  }, 60_000)
+})
+
+describe('what survives a power cut (PGlite)', () => {
+  test('a journaled entry resolves only after a sync begun once its line was written has ended; syncs are shared; commits are fsynced', async () => {
+    const dir = tempDir()
+    await freshPgliteDir(join(dir, 'data'))
+    const db = await openDb({ dataDir: join(dir, 'data'), onOpen: [accessOnOpen] })
+    try {
+      // PGlite's own commits reach the disk before they return (its default start is fsync off).
+      expect((await db.query('SHOW fsync')).rows[0]).toEqual({ fsync: 'on' })
+      expect((await db.query('SHOW wal_sync_method')).rows[0]).toEqual({ wal_sync_method: 'fsync' })
+      const path = journalPathOf(db)!
+      /** Each sync: how many lines the journal held when it began, and whether it has ended. */
+      const syncs: Array<{ lines: number; ended: boolean }> = []
+      const writer = createLogWriter(db, {
+        journal: path,
+        // Kept in the journal for the whole test, so a line's place in the file is its entry's number.
+        gatherMs: 60_000,
+        sync: (fd, done) => {
+          const s = { lines: readFileSync(path, 'utf8').split('\n').length - 1, ended: false }
+          syncs.push(s)
+          fdatasync(fd, (err) => {
+            s.ended = true
+            done(err)
+          })
+        },
+      })
+      const onDisk: boolean[] = []
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          writer.write(entry(`u${i}`)).then((seq) => {
+            onDisk.push(syncs.some((s) => s.ended && s.lines >= Number(seq)))
+          }),
+        ),
+      )
+      expect(onDisk).toEqual(Array(40).fill(true))
+      // Group commit: forty entries written together share a few syncs, not one each.
+      expect(syncs.length).toBeGreaterThan(0)
+      expect(syncs.length).toBeLessThan(10)
+      await writer.close()
+    } finally {
+      await db.close()
     }
   }, 60_000)
 })

@@ -1,4 +1,5 @@
-import { closeSync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, fdatasync, fsyncSync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs'
+import { dirname } from 'node:path'
 import type { Db } from '../db/types.ts'
 import { appendEntries, chainRows, insertChained, readHead, storableRow, type ChainedRow, type NewEntry, type Row } from './access-log.ts'
 import { journalLine, replayJournal } from './log-journal.ts'
@@ -12,7 +13,8 @@ import { journalLine, replayJournal } from './log-journal.ts'
  *   when the statement holding its entry has committed. When a batch is refused, its entries are
  *   retried one by one: one bad entry never takes another's with it.
  * - PGlite with a journal (one process owns the chain; see log-journal.ts): the entry is numbered,
- *   hashed and appended to the journal file before its promise resolves, and the entries go into
+ *   hashed and appended to the journal file, and its promise resolves once a sync begun after
+ *   that write has ended (entries written together share one fdatasync: group commit), and the entries go into
  *   the database together just after, in one statement per batch. A read then costs a write()
  *   on this thread instead of a round trip to the database worker, and never waits behind the
  *   index's sync there.
@@ -46,6 +48,8 @@ export interface LogWriterOptions {
   /** The journal file (PGlite only: see log-journal.ts); without it every entry is committed before it resolves. */
   journal?: string
   log?: (line: string) => void
+  /** How the journal reaches the disk (default fdatasync); a test wraps it to watch the order. */
+  sync?: (fd: number, done: (err: Error | null) => void) => void
 }
 
 export function createLogWriter(db: Db, opts: LogWriterOptions = {}): LogWriter {
@@ -158,19 +162,66 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
   let wake: (() => void) | null = null
   let replayed = false
   let closed = false
+  const sync = opts.sync ?? fdatasync
+  /** The journal's sync under way, and the one after it (for lines written while the first runs). */
+  let syncing: Promise<void> | null = null
+  let nextSync: Promise<void> | null = null
+
+  const syncNow = (): Promise<void> => {
+    const started: Promise<void> = new Promise<void>((resolve, reject) => sync(fd!, (err) => (err ? reject(err) : resolve()))).finally(
+      () => {
+        if (syncing === started) syncing = null
+      },
+    )
+    syncing = started
+    return started
+  }
+  /**
+   * Group commit: resolves once a sync that began after this call has ended, so every line written
+   * before it is on the disk. Lines written while a sync runs share the next one.
+   */
+  function synced(): Promise<void> {
+    if (!syncing) return syncNow()
+    nextSync ??= syncing
+      .catch(() => {})
+      .then(() => {
+        nextSync = null
+        return syncNow()
+      })
+    return nextSync
+  }
+
+  /** A new journal's name is on the disk too (its directory synced), not only its lines. */
+  function openJournal(): number {
+    const opened = openSync(path, 'a', 0o600)
+    try {
+      const dirFd = openSync(dirname(path), 'r')
+      try {
+        fsyncSync(dirFd)
+      } finally {
+        closeSync(dirFd)
+      }
+    } catch (err) {
+      closeSync(opened)
+      throw err
+    }
+    return opened
+  }
 
   /** Numbers, hashes and journals one entry; throws (placing nothing) if the journal cannot take it. */
   function place(row: Row): string {
     const c = chainRows(head!, [row])[0]!
     const bytes = Buffer.from(journalLine(c))
-    fd ??= openSync(path, 'a', 0o600)
+    fd ??= openJournal()
     let written = 0
     try {
       written = writeSync(fd, bytes)
     } finally {
       if (written !== bytes.length) ftruncateSync(fd, size)
     }
-    if (written !== bytes.length) throw new Error(`access log: the journal took ${written} of ${bytes.length} bytes (disk full?)`)
+    // A regular file takes a write short only when the disk has no room for the rest.
+    if (written !== bytes.length)
+      throw Object.assign(new Error(`access log: the journal took ${written} of ${bytes.length} bytes (disk full?)`), { code: 'ENOSPC' })
     size += bytes.length
     head = { seq: c.seq, hash: c.hash }
     unflushed.push(c)
@@ -178,11 +229,17 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
     return String(c.seq)
   }
 
+  /** Places the entry and resolves once its line is on the disk. */
+  function placeDurably(row: Row): Promise<string> {
+    const seq = place(row)
+    return synced().then(() => seq)
+  }
+
   function placeWaiting(): void {
     while (head && !paused && waiting.length) {
       const w = waiting.shift()!
       try {
-        w.resolve(place(w.row))
+        placeDurably(w.row).then(w.resolve, w.reject)
       } catch (err) {
         w.reject(err)
       }
@@ -266,7 +323,7 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
       let row: Row
       try {
         row = storableRow(entry)
-        if (head && !paused && waiting.length === 0) return Promise.resolve(place(row))
+        if (head && !paused && waiting.length === 0) return placeDurably(row)
       } catch (err) {
         return Promise.reject(err)
       }
@@ -308,6 +365,7 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
       } finally {
         closed = true
       }
+      await Promise.all([syncing, nextSync]).catch(() => {})
       if (fd !== null) {
         closeSync(fd)
         fd = null

@@ -14,7 +14,7 @@ export const auditAs =
       await d.audit(ctx.principal, d.addressOf(req), action, details)
     } catch (err) {
       d.log(`access log: could not record ${action}: ${err instanceof Error ? err.message : String(err)}`)
-      throw notRecorded()
+      throw notRecorded(err)
     }
   }
 

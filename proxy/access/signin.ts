@@ -130,7 +130,7 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
       await d.audit({ name: user.name, role: user.role, via: 'password' }, address, 'signin.ok', {})
     } catch (err) {
       d.log(`access log: could not record signin.ok by ${user.name}: ${err instanceof Error ? err.message : String(err)}`)
-      return sendError(res, notRecorded())
+      return sendError(res, notRecorded(err))
     }
     // Session fixation (OWASP): whatever id the browser held before is ended, and a new one issued.
     const before = sessionCookie(req)

@@ -4,7 +4,7 @@ import pg from 'pg'
 import { acquireDataDirLock } from './lock.ts'
 import { migrate, type MigratableDb, type ScriptRunner } from './migrate.ts'
 import { copyFromStdin } from './pg-copy.ts'
-import { openPgliteWorker, type ScriptDb } from './pglite-client.ts'
+import { openPgliteWorker, type DiskFaults, type ScriptDb } from './pglite-client.ts'
 import type { Lane } from './types.ts'
 
 /**
@@ -44,6 +44,8 @@ export interface OpenDbOptions {
    * root and the command line register them; this module knows no room. Run only with migrate.
    */
   onOpen?: ReadonlyArray<OnOpen>
+  /** PGlite only, for tests: the returned Db's `faults` can make the data directory's disk act full (DiskFaults). */
+  diskFaults?: boolean
 }
 
 /** One room's step on open (OpenDbOptions.onOpen); a failure closes the database and rejects the open. */
@@ -52,6 +54,8 @@ export type OnOpen = (db: OpenedDb, log?: (line: string) => void) => Promise<unk
 export type OpenedDb = MigratableDb & {
   /** Where the data lives, for logs and the status page: the directory or the server's host/db. */
   location: string
+  /** The test seam, where opened with `diskFaults`. */
+  faults?: DiskFaults
 }
 
 const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000
@@ -95,6 +99,7 @@ async function openPglite(dataDir: string, opts: OpenDbOptions): Promise<OpenedD
       dataDir: dir,
       queueTimeoutMs: opts.statementTimeoutMs ?? DEFAULT_PGLITE_QUEUE_TIMEOUT_MS,
       log: opts.log,
+      diskFaults: opts.diskFaults,
     })
   } catch (err) {
     lock.release()

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -8,7 +8,16 @@ import { setFlagsFromString } from 'node:v8'
 import { threadId, Worker } from 'node:worker_threads'
 import type { MigratableDb, ScriptRunner } from './migrate.ts'
 import type { types as PgTypes } from '@electric-sql/pglite'
-import { fromWire, type Ready, type WasmModule, type Reply, type Request, type Rows, type WorkerInit } from './pglite-protocol.ts'
+import {
+  DISK_FULL_CODE,
+  fromWire,
+  type Ready,
+  type WasmModule,
+  type Reply,
+  type Request,
+  type Rows,
+  type WorkerInit,
+} from './pglite-protocol.ts'
 import { readRows } from './pglite-rows.ts'
 import type { Lane } from './types.ts'
 import { tsWorker } from '../ts-worker.ts'
@@ -30,6 +39,8 @@ export interface PgliteWorkerOptions {
    */
   queueTimeoutMs?: number
   log?: (line: string) => void
+  /** The test seam (DiskFaults): never set by the server's own configuration. */
+  diskFaults?: boolean
 }
 
 /** Interactive units run before a waiting background one at most this many times in a row. */
@@ -108,7 +119,7 @@ function spawnWorker(init: WorkerInit): Worker {
 }
 
 /** The files the worker is made of, in this directory: the worker and the modules it imports. */
-const WORKER_SOURCES = ['pglite-worker.ts', 'pglite-protocol.ts', 'pglite-rows.ts']
+const WORKER_SOURCES = ['pglite-worker.ts', 'pglite-protocol.ts', 'pglite-rows.ts', 'pglite-disk.ts']
 let transpiled: URL | null = null
 
 function transpiledWorker(): URL {
@@ -169,6 +180,8 @@ function createLanes(queueTimeoutMs: number) {
   let burst = 0
   let closing = false
   let broken: Error | null = null
+  /** The database is down for now (a full disk): units fail at once with this, and `poke` asks for a reopen. */
+  let suspended: { err: Error; poke: () => void } | null = null
   let idle: (() => void) | null = null
 
   const pump = () => {
@@ -195,9 +208,22 @@ function createLanes(queueTimeoutMs: number) {
     }
   }
 
+  const failQueued = (err: Error) => {
+    for (const u of [...queues.interactive, ...queues.background]) {
+      clearTimeout(u.timer)
+      u.fail(err)
+    }
+    queues.interactive.length = 0
+    queues.background.length = 0
+  }
+
   const schedule = <T>(lane: Lane, work: () => Promise<T>, exclusive = false): Promise<T> => {
     if (broken) return Promise.reject(broken)
     if (closing) return Promise.reject(new Error('The database is closed.'))
+    if (suspended) {
+      suspended.poke()
+      return Promise.reject(suspended.err)
+    }
     return new Promise<T>((resolve, reject) => {
       const unit: Unit = { lane, exclusive, run: () => work().then(resolve, reject), fail: reject }
       const queued = performance.now()
@@ -221,13 +247,19 @@ function createLanes(queueTimeoutMs: number) {
     /** The worker is gone: every queued unit fails with `err`, and every later one. */
     failAll: (err: Error) => {
       broken = err
-      for (const u of [...queues.interactive, ...queues.background]) {
-        clearTimeout(u.timer)
-        u.fail(err)
-      }
-      queues.interactive.length = 0
-      queues.background.length = 0
+      failQueued(err)
     },
+    /** The database is down until `resume`: queued units fail with `err`, later ones at once, each calling `poke`. */
+    suspend: (err: Error, poke: () => void) => {
+      suspended = { err, poke }
+      failQueued(err)
+    },
+    resume: () => {
+      suspended = null
+      pump()
+    },
+    /** Units sent and not yet settled. */
+    active: () => active,
     drain: async () => {
       closing = true
       if (active > 0 || queues.interactive.length || queues.background.length) await new Promise<void>((resolve) => (idle = resolve))
@@ -236,7 +268,7 @@ function createLanes(queueTimeoutMs: number) {
 }
 
 /** Resolves once the worker has opened PGlite; rejects with why it could not (the worker then ends). */
-function whenReady(worker: Worker): Promise<{ fastCopy: boolean; arrays: Array<[number, number]> }> {
+function whenReady(worker: Worker): Promise<{ fastCopy: boolean; abortGuard: boolean; arrays: Array<[number, number]> }> {
   return new Promise((resolve, reject) => {
     const onError = (err: Error) => reject(err)
     const onExit = (code: number) => reject(new Error(`The database worker stopped while opening (exit code ${code}).`))
@@ -245,7 +277,7 @@ function whenReady(worker: Worker): Promise<{ fastCopy: boolean; arrays: Array<[
     worker.once('message', (m: Ready) => {
       worker.off('error', onError)
       worker.off('exit', onExit)
-      if (m.ready) resolve({ fastCopy: m.fastCopy, arrays: m.arrays })
+      if (m.ready) resolve({ fastCopy: m.fastCopy, abortGuard: m.abortGuard, arrays: m.arrays })
       else {
         void worker.terminate()
         reject(fromWire(m.error))
@@ -296,6 +328,8 @@ function openChannel(
     pending.delete(m.id)
     if (m.ok) p.resolve(m)
     else p.reject(fromWire(m.error))
+    // PGlite's backend is gone (see pglite-disk.ts): whatever else was sent fails with the same reason.
+    if (!m.ok && m.fatal) failAll(fromWire(m.error))
   })
   worker.on('error', (err) => {
     log?.(`database: the PGlite worker failed: ${err.message}`)
@@ -429,11 +463,13 @@ function facade(lane: Lane, { lanes, channel, close, other }: FacadeDeps): Scrip
 }
 
 /** Closing, once however often it is called: accepted work finishes, nothing new is taken, the worker ends. */
-function closer(worker: Worker, lanes: ReturnType<typeof createLanes>, channel: Channel): () => Promise<void> {
+function closer(link: Link, lanes: ReturnType<typeof createLanes>, recovery: { close: () => void }): () => Promise<void> {
   let closed: Promise<void> | null = null
   return () => {
     closed ??= (async () => {
+      recovery.close()
       await lanes.drain()
+      const { channel, worker } = link
       if (!channel.broken()) await channel.send({ op: 'close' }).catch(() => {})
       channel.markClosed()
       await worker.terminate()
@@ -442,23 +478,178 @@ function closer(worker: Worker, lanes: ReturnType<typeof createLanes>, channel: 
   }
 }
 
-export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<ScriptDb> {
-  const worker = spawnWorker({ dataDir: opts.dataDir, ...(await wasmModules()) })
+/** The worker in use and its channel; a reopen after a full disk replaces both. */
+interface Link {
+  worker: Worker
+  channel: Channel
+}
+
+/** A channel that sends through whichever worker `link` holds now. */
+function linkedChannel(link: Link): Channel {
+  return {
+    sendFor: (body) => link.channel.sendFor(body),
+    send: (body) => link.channel.send(body),
+    broken: () => link.channel.broken(),
+    markClosed: () => link.channel.markClosed(),
+    get readWith() {
+      return link.channel.readWith
+    },
+  }
+}
+
+/** While the disk is full, how often free space is looked at (a statfs: cheap). */
+const PROBE_MS = 2_000
+/**
+ * Free space wanted before the data directory is opened again: opening replays the write-ahead
+ * log and ends with a checkpoint, which may start a new 16 MiB log segment. Below this an open
+ * would most likely fail again, after seconds of work.
+ */
+const REOPEN_FREE_BYTES = 24 * 1024 * 1024
+/** An open that has not answered by then is given up (and tried again at the next probe). */
+const REOPEN_TIMEOUT_MS = 120_000
+
+function freeBytes(dir: string): number {
+  try {
+    const st = statfsSync(dir)
+    return st.bavail * st.bsize
+  } catch {
+    return 0
+  }
+}
+
+interface RecoveryDeps {
+  init: WorkerInit
+  link: Link
+  lanes: ReturnType<typeof createLanes>
+  log?: (line: string) => void
+  /** Opens a worker on the directory; its channel reports a break to `onBroken`. */
+  start: (init: WorkerInit) => Promise<Link>
+}
+
+/**
+ * A full disk, survived. When the worker says PGlite's backend is gone for a full disk, the
+ * worker is ended (it would hold memory, never a core: it runs nothing more), every unit fails at
+ * once with the reason (no 30 s waits that end in "busy"), and every PROBE_MS, and whenever a
+ * unit is asked for, free space is looked at; once there is room the directory is opened again
+ * (PostgreSQL's crash recovery: every committed transaction is there) and work resumes, without a
+ * restart. Any other break of the worker stays what it was: the database is gone until restart.
+ */
+function createRecovery(d: RecoveryDeps) {
+  let down: Error | null = null
+  let reopening = false
+  let closed = false
+  let timer: NodeJS.Timeout | null = null
+  let injected = false
+  let lastFailure = ''
+
+  const stopProbing = () => {
+    if (timer) clearInterval(timer)
+    timer = null
+  }
+  const probe = () => {
+    if (!down || reopening || closed || d.lanes.active() > 0) return
+    if (injected || freeBytes(d.init.dataDir) < REOPEN_FREE_BYTES) return
+    reopening = true
+    void reopen().finally(() => (reopening = false))
+  }
+  const reopen = async () => {
+    let opened: Link
+    let giveUp: NodeJS.Timeout | undefined
+    try {
+      const started = d.start({ ...d.init, diskFull: injected })
+      const timeout = new Promise<never>((_, reject) => {
+        giveUp = setTimeout(() => reject(new Error(`the database did not open within ${REOPEN_TIMEOUT_MS / 1000} s`)), REOPEN_TIMEOUT_MS)
+      })
+      opened = await Promise.race([started, timeout])
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err)
+      if (why !== lastFailure) d.log?.(`database: opening ${d.init.dataDir} again failed (${why}); trying again when there is room`)
+      lastFailure = why
+      return
+    } finally {
+      clearTimeout(giveUp)
+    }
+    if (closed) return void opened.worker.terminate()
+    Object.assign(d.link, opened)
+    down = null
+    lastFailure = ''
+    stopProbing()
+    d.lanes.resume()
+    d.log?.(`database: there is room on the disk again; ${d.init.dataDir} is open and writes resume`)
+  }
+
+  return {
+    /** The worker `worker` broke with `err`. */
+    broken: (worker: Worker, err: Error) => {
+      if (worker !== d.link.worker) return
+      if ((err as { code?: unknown }).code !== DISK_FULL_CODE || closed) return d.lanes.failAll(err)
+      down = err
+      d.lanes.suspend(err, probe)
+      void worker.terminate()
+      d.log?.(`database: ${err.message} (${d.init.dataDir}); every request that needs the database answers 503 until there is room again`)
+      timer ??= setInterval(probe, PROBE_MS)
+      timer.unref()
+    },
+    /** The test seam: every write to the data directory fails while `full` (reopens too). */
+    injectDiskFull: async (full: boolean) => {
+      injected = full
+      if (!down) await d.link.channel.send({ op: 'fault', full })
+      else if (!full) probe()
+    },
+    close: () => {
+      closed = true
+      stopProbing()
+    },
+  }
+}
+
+/** Spawns a worker and waits until it has opened PGlite; its channel reports a break to `onBroken`. */
+async function startWorker(
+  init: WorkerInit,
+  log: PgliteWorkerOptions['log'],
+  onBroken: (worker: Worker, err: Error) => void,
+): Promise<Link> {
+  const worker = spawnWorker(init)
   // PGlite's value parsers, loaded here only when this server runs PGlite (beside the worker's start).
-  const [{ fastCopy, arrays }, { types: pgTypes }] = await Promise.all([whenReady(worker), import('@electric-sql/pglite')])
+  const [{ fastCopy, abortGuard, arrays }, { types: pgTypes }] = await Promise.all([whenReady(worker), import('@electric-sql/pglite')])
+  if (!abortGuard)
+    log?.(
+      "database: this PGlite's module is not the one pglite-disk.ts knows; after a PANIC (a full disk) its worker may hang instead of reopening",
+    )
   if (!fastCopy)
-    opts.log?.(
+    log?.(
       "database: this PGlite's /dev/blob device is not the one pglite-worker.ts knows; COPY reads its data byte by byte (slower, still correct)",
     )
-  const lanes = createLanes(opts.queueTimeoutMs ?? 0)
   const readWith = { parseType: pgTypes.parseType, parsers: parsersOf(pgTypes, arrays) }
-  const channel = openChannel(worker, readWith, opts.log, lanes.failAll)
-  const deps: FacadeDeps = { lanes, channel, close: closer(worker, lanes, channel), other: (l) => facades[l] }
+  return { worker, channel: openChannel(worker, readWith, log, (err) => onBroken(worker, err)) }
+}
+
+export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<ScriptDb> {
+  const init: WorkerInit = { dataDir: opts.dataDir, ...(await wasmModules()), ...(opts.diskFaults ? { diskFaults: true } : {}) }
+  const lanes = createLanes(opts.queueTimeoutMs ?? 0)
+  let recovery: ReturnType<typeof createRecovery> | null = null
+  const start = (i: WorkerInit) => startWorker(i, opts.log, (worker, err) => recovery?.broken(worker, err))
+  const link = await start(init)
+  recovery = createRecovery({ init, link, lanes, log: opts.log, start })
+  const channel = linkedChannel(link)
+  const deps: FacadeDeps = { lanes, channel, close: closer(link, lanes, recovery), other: (l) => facades[l] }
   const facades: Record<Lane, ScriptDb> = { interactive: facade('interactive', deps), background: facade('background', deps) }
+  if (opts.diskFaults) {
+    const faults = { diskFull: recovery.injectDiskFull }
+    facades.interactive.faults = faults
+    facades.background.faults = faults
+  }
   return facades.interactive
 }
 
 /** The Db the worker client gives: migrations need exec and COPY in its transactions. */
 export interface ScriptDb extends MigratableDb {
   lane: (lane: Lane) => ScriptDb
+  /** The test seam, only where opened with `diskFaults`. */
+  faults?: DiskFaults
+}
+
+/** Test seam: `diskFull(true)` makes every write PGlite makes to its data directory fail with ENOSPC, until `diskFull(false)`. */
+export interface DiskFaults {
+  diskFull: (full: boolean) => Promise<void>
 }

@@ -17,6 +17,8 @@ export type Request =
   | { id: number; op: 'begin' }
   | { id: number; op: 'end'; commit: boolean }
   | { id: number; op: 'close' }
+  /** The test seam (only where the worker was started with `diskFaults`): every write to the data directory fails with ENOSPC while `full`. */
+  | { id: number; op: 'fault'; full: boolean }
 
 export interface WireError {
   message: string
@@ -42,12 +44,17 @@ export interface WireError {
  */
 export type Rows = Array<Record<string, unknown>> | Uint8Array<ArrayBuffer>
 
-export type Reply = { id: number; ok: true; rows?: Rows; results?: Rows[] } | { id: number; ok: false; error: WireError }
+export type Reply =
+  | { id: number; ok: true; rows?: Rows; results?: Rows[] }
+  /** `fatal`: PGlite's backend is gone (a PANIC); the worker runs nothing more (see pglite-disk.ts). */
+  | { id: number; ok: false; error: WireError; fatal?: boolean }
 
 /** The worker's first message: PGlite is open, or why it could not be. */
 /** `fastCopy`: the worker reads COPY's bytes with its own block copy (pglite-worker.ts fastBlobReads). */
+/** `abortGuard`: the worker could guard PGlite's entries after an abort (pglite-disk.ts guardAborted). */
 /** `arrays`: each array type's element type, [element oid, array oid], as PGlite's own parsers know them. */
-export type Ready = { ready: true; fastCopy: boolean; arrays: Array<[number, number]> } | { ready: false; error: WireError }
+export type Ready =
+  { ready: true; fastCopy: boolean; abortGuard: boolean; arrays: Array<[number, number]> } | { ready: false; error: WireError }
 
 /** WebAssembly.Module, named through PGlite's own options (the server's lib has no WebAssembly types). */
 export type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>
@@ -60,7 +67,17 @@ export interface WorkerInit {
   /** Compiled once by the server's thread and shared (see pglite-client.ts). */
   pgliteWasmModule: WasmModule
   initdbWasmModule: WasmModule
+  /** The test seam: the worker obeys 'fault' messages. Never set by the server's own configuration. */
+  diskFaults?: boolean
+  /** With diskFaults: writes fail from the start (a worker started again while a test holds the disk full). */
+  diskFull?: boolean
 }
+
+/** PostgreSQL's SQLSTATE disk_full: a PostgreSQL server raises it, and the PGlite worker gives it to every full-disk failure. */
+export const DISK_FULL_CODE = '53100'
+
+/** The reason the PGlite worker gives for a full disk. */
+export const DISK_FULL_MESSAGE = 'No space left on the disk that holds DATA_DIR: nothing can be written until space is freed.'
 
 const FIELDS = ['name', 'code', 'detail', 'hint', 'severity', 'constraint', 'table', 'column', 'schema', 'position', 'where'] as const
 

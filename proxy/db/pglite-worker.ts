@@ -2,7 +2,18 @@ import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite, protocol, type Transaction } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
-import { DB_THREAD_NICE, toWire, type Ready, type Reply, type Request, type Rows, type WorkerInit } from './pglite-protocol.ts'
+import { diskFullError, guardAborted, isFatal, watchedNodeFS, type DiskWatch } from './pglite-disk.ts'
+import {
+  DB_THREAD_NICE,
+  DISK_FULL_CODE,
+  toWire,
+  type Ready,
+  type Reply,
+  type Request,
+  type Rows,
+  type WireError,
+  type WorkerInit,
+} from './pglite-protocol.ts'
 import { answerHasError, joined } from './pglite-rows.ts'
 
 /**
@@ -13,7 +24,7 @@ import { answerHasError, joined } from './pglite-rows.ts'
 
 const port = parentPort
 if (!port) throw new Error('pglite-worker.ts runs as a worker thread (see pglite-client.ts).')
-const { dataDir, pgliteWasmModule, initdbWasmModule } = workerData as WorkerInit
+const { dataDir, pgliteWasmModule, initdbWasmModule, diskFaults, diskFull } = workerData as WorkerInit
 
 /*
  * This thread runs at a lower CPU priority than the server's (nice 10 against 0). On two cores an
@@ -105,6 +116,44 @@ async function handle(lite: PGlite, m: Request): Promise<Reply> {
     case 'close':
       await lite.close()
       return { id: m.id, ok: true }
+    case 'fault':
+      return { id: m.id, ok: true }
+  }
+}
+
+/**
+ * PGlite starts PostgreSQL with -F (fsync off), and its Node file system had no fsync: a commit
+ * survived kill -9 but not a power cut. Without -F, with the WAL synced by fsync() (Emscripten's
+ * fdatasync does nothing; its fsync reaches the disk through pglite-disk.ts), a commit is on disk
+ * before it returns, as on a PostgreSQL server. Measured here: see docs/operations.md.
+ */
+function durable(): { startParams?: string[] } {
+  const defaults = (PGlite as unknown as { defaultStartParams?: unknown }).defaultStartParams
+  if (!Array.isArray(defaults) || !defaults.includes('-F')) return {}
+  return { startParams: [...defaults.filter((p) => p !== '-F'), '-c', 'wal_sync_method=fsync'] }
+}
+
+/** Why PGlite's backend is gone (see isFatal): every later message is answered with it, untouched. */
+let dead: WireError | null = null
+
+/**
+ * One message, its failure told as the server needs it: a full disk (the file layer met ENOSPC
+ * or EDQUOT while it ran, or PostgreSQL said disk_full) as one code and reason, and a backend
+ * that PANICked as fatal, after which nothing reaches PGlite again.
+ */
+async function guarded(lite: PGlite, disk: DiskWatch, m: Request): Promise<Reply> {
+  if (m.op === 'fault') disk.inject(m.full)
+  if (dead) return m.op === 'close' || m.op === 'fault' ? { id: m.id, ok: true } : { id: m.id, ok: false, error: dead, fatal: true }
+  const seen = disk.seen()
+  try {
+    return await handle(lite, m)
+  } catch (err) {
+    let error = toWire(err)
+    if (disk.seen() !== seen || error.code === DISK_FULL_CODE) error = diskFullError(error)
+    if (!isFatal(error) && !disk.aborted()) return { id: m.id, ok: false, error }
+    dead = error
+    tx = null
+    return { id: m.id, ok: false, error, fatal: true }
   }
 }
 
@@ -253,18 +302,22 @@ function fastBlobReads(lite: PGlite): boolean {
 
 async function main() {
   let lite: PGlite
+  const { fs, watch } = watchedNodeFS(dataDir, { injectable: diskFaults === true, full: diskFull === true })
   try {
-    lite = await PGlite.create({ dataDir, extensions: { pg_trgm }, pgliteWasmModule, initdbWasmModule })
+    lite = await PGlite.create({ fs, extensions: { pg_trgm }, pgliteWasmModule, initdbWasmModule, ...durable() })
   } catch (err) {
-    port!.postMessage({ ready: false, error: toWire(err) } satisfies Ready)
+    // Opening replays the write-ahead log and ends with a checkpoint: on a full disk it fails, and says so.
+    const error = watch.seen() > 0 ? diskFullError(toWire(err)) : toWire(err)
+    port!.postMessage({ ready: false, error } satisfies Ready)
     return
   }
+  const abortGuard = guardAborted(lite, watch)
   await lite.exec('SET plan_cache_mode = force_custom_plan')
   // One message at a time, in the order sent: the server pipelines statements, and the prepared
   // path above talks to the backend directly, without the lock query() takes.
   let turn: Promise<unknown> = Promise.resolve()
   port!.on('message', (m: Request) => {
-    const run = turn.then(() => handle(lite, m))
+    const run = turn.then(() => guarded(lite, watch, m))
     turn = run.catch(() => {})
     run.then(
       (reply) => port!.postMessage(reply, transferable(reply)),
@@ -272,7 +325,7 @@ async function main() {
     )
   })
   fastCopy = fastBlobReads(lite)
-  port!.postMessage({ ready: true, fastCopy, arrays: await arrayTypes(lite) } satisfies Ready)
+  port!.postMessage({ ready: true, fastCopy, abortGuard, arrays: await arrayTypes(lite) } satisfies Ready)
 }
 
 /**

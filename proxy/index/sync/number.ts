@@ -261,6 +261,9 @@ async function walkOnce(job: Job, row: NumberRow, hold: BulkHold): Promise<Resul
 /** What the Index page shows for a sync stopped by an unexpected error: its SQLSTATE when the database gave one. */
 function storeFailure(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code
+  // disk_full, from either engine (the PGlite worker gives it to ENOSPC and EDQUOT): said as such, for it mends itself.
+  if (code === '53100')
+    return "The index could not store this number's messages: no space left on the disk that holds the database (DATA_DIR, or the PostgreSQL server's data directory). The sync tries again later; sync the number again once space is freed."
   const sqlState = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? ` (SQLSTATE ${code})` : ''
   return `The index could not store this number's messages: the database refused a statement${sqlState}. The server's log says why; sync the number again once that is mended.`
 }

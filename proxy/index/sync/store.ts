@@ -71,8 +71,20 @@ async function inTransaction(job: Job, store: (tx: Queryable) => Promise<number>
     job.stage.push(store)
     return 0
   }
-  return job.ctx.db.transaction(store)
+  return job.ctx.db.transaction(async (tx) => {
+    await tx.query(ASYNC_COMMIT)
+    return store(tx)
+  })
 }
+
+/**
+ * A sync's batch commits without waiting for the disk: the batch and its checkpoint are in one
+ * transaction, so a power cut loses at most the last batches, whole, and the walk fetches them
+ * again from the checkpoint before them. Waiting buys nothing here, and it costs: with PGlite's
+ * commits fsynced (pglite-worker.ts), each wait is a disk flush. Every other write (the access
+ * log, users, settings) keeps the default and waits.
+ */
+const ASYNC_COMMIT = 'SET LOCAL synchronous_commit = off'
 
 async function storePreparedIn(tx: Queryable, job: Job, prep: Prepared): Promise<number> {
   const { db } = job.ctx

@@ -157,21 +157,26 @@ describe('the listening server', () => {
 
   it('closes connections that send nothing, and holds no more than the cap per address', async () => {
     const port = Number(new URL(running.url).port)
-    // A connection that sends nothing. (One that sends a single byte is cut the same way, but a
-    // run under load once saw it outlive the 6 s wait: it is not asserted here until that is understood.)
-    for (const bytes of ['']) {
-      const closedAfter = await new Promise<number>((resolve) => {
-        const t0 = Date.now()
-        const sock = connect(port, '127.0.0.1', () => bytes && sock.write(bytes))
-        sock.on('close', () => resolve(Date.now() - t0))
-        sock.on('error', () => undefined)
-        setTimeout(() => {
-          sock.destroy()
-          resolve(Number.POSITIVE_INFINITY)
-        }, 6_000)
-      })
-      expect(closedAfter, JSON.stringify(bytes)).toBeLessThan(5_000)
-    }
+    // A connection that sends nothing, and one that sends a single byte, are closed: the server
+    // gives them 1 s here. The bound is generous (a full run on two loaded cores once saw a
+    // timer fire seconds late); without the limit neither is ever closed.
+    const closedAfter = await Promise.all(
+      ['', 'G'].map(
+        (bytes) =>
+          new Promise<number>((resolve) => {
+            const t0 = Date.now()
+            const sock = connect(port, '127.0.0.1', () => bytes && sock.write(bytes))
+            sock.on('close', () => resolve(Date.now() - t0))
+            sock.on('error', () => undefined)
+            setTimeout(() => {
+              sock.destroy()
+              resolve(Number.POSITIVE_INFINITY)
+            }, 20_000)
+          }),
+      ),
+    )
+    expect(closedAfter[0], 'sends nothing').toBeLessThan(15_000)
+    expect(closedAfter[1], 'sends one byte').toBeLessThan(15_000)
     // Past the cap a connection is closed at once; the server answers again once they go.
     const sockets = await Promise.all(
       Array.from(
@@ -191,5 +196,5 @@ describe('the listening server', () => {
     await new Promise((ok) => setTimeout(ok, 100))
     const r = await fetch(`${running.url}/api/meta`)
     expect(r.status).toBe(200)
-  }, 20_000)
+  }, 45_000)
 })

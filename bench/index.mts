@@ -299,6 +299,17 @@ async function exportAndLoad(engine: string, url: string, pid: number, number: s
   })
   push({ engine, name: '50 concurrent searches: p99', value: percentile(load.result.ms, 99), unit: 'ms', budget: atMost(300) })
   loopRows(engine, '50 concurrent searches', load, push)
+  // What smaller teams see: the same mix from 10 and 25 clients, a third of the time each (not budgeted).
+  for (const team of [10, 25]) {
+    const smaller = await concurrentRequests(url, paths, Math.max(5, seconds / 3), team)
+    push({
+      engine,
+      name: `${team} concurrent searches: p99`,
+      value: percentile(smaller.ms, 99),
+      unit: 'ms',
+      note: `p50 ${median(smaller.ms).toFixed(0)} ms; ${smaller.perSecond.toFixed(0)} answers/s`,
+    })
+  }
 }
 
 const META_FAMILY = '/api/meta p99 (export, searches, sync)'

@@ -71,18 +71,20 @@ async function inTransaction(job: Job, store: (tx: Queryable) => Promise<number>
     job.stage.push(store)
     return 0
   }
-  return job.ctx.db.transaction(async (tx) => {
-    await tx.query(ASYNC_COMMIT)
+  const { db } = job.ctx
+  return db.transaction(async (tx) => {
+    if (db.engine === 'postgres') await tx.query(ASYNC_COMMIT)
     return store(tx)
   })
 }
 
 /**
- * A sync's batch commits without waiting for the disk: the batch and its checkpoint are in one
- * transaction, so a power cut loses at most the last batches, whole, and the walk fetches them
- * again from the checkpoint before them. Waiting buys nothing here, and it costs: with PGlite's
- * commits fsynced (pglite-worker.ts), each wait is a disk flush. Every other write (the access
- * log, users, settings) keeps the default and waits.
+ * On PostgreSQL a sync's batch commits without waiting for the server's disk: the batch and its
+ * checkpoint are in one transaction, so a crash of the database server loses at most the last
+ * batches, whole, which the walk fetches again from the checkpoint before them; this server
+ * being killed loses nothing (the database server holds the commit). Not on PGlite: there the
+ * database lives in this process, and an unflushed commit was never written at all, so a kill -9
+ * mid-sync lost every batch since the start (the SIGKILL tests in sync.test.ts).
  */
 const ASYNC_COMMIT = 'SET LOCAL synchronous_commit = off'
 

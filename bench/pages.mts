@@ -156,8 +156,9 @@ const searchShown = (q: string) => `() => {
   const P = window.__pages;
   if (new URLSearchParams(location.search).get('q') !== ${JSON.stringify(q)}) return false;
   if (!P.answers.some((a) => a.url.includes('/api/index/search') && new URL(a.url, location.href).searchParams.get('q') === ${JSON.stringify(q)})) return false;
-  const s = document.querySelector('section[aria-labelledby="search-heading"] p[role="status"]');
-  return !!s && /^[\\d,]+ match(es)?$/.test(s.textContent.trim()) && !!document.querySelector('table tbody tr[aria-rowindex]');
+  // The count's own status line: the section holds other live regions (coverage, announcements), some empty.
+  const counted = [...document.querySelectorAll('section[aria-labelledby="search-heading"] p[role="status"]')].some((s) => /^[\\d,]+ match(es)?$/.test(s.textContent.trim()));
+  return counted && !!document.querySelector('table tbody tr[aria-rowindex]');
 }`
 
 async function search(browser: Browser, base: string, runs: number, log: (s: string) => void, figures: Figure[], group: string) {
@@ -171,14 +172,24 @@ async function search(browser: Browser, base: string, runs: number, log: (s: str
     const page = await openPage(browser, `${base}/search`)
     try {
       // The page opens on every message (no filter): typing starts once that count is shown.
-      await page.waitForFunction(
-        () =>
-          /^[\d,]+ match(es)?$/.test(
-            document.querySelector('section[aria-labelledby="search-heading"] p[role="status"]')?.textContent?.trim() ?? '',
-          ),
-        undefined,
-        { timeout: 30_000 },
-      )
+      await page
+        .waitForFunction(
+          () =>
+            [...document.querySelectorAll('section[aria-labelledby="search-heading"] p[role="status"]')].some((s) =>
+              /^[\d,]+ match(es)?$/.test(s.textContent?.trim() ?? ''),
+            ),
+          undefined,
+          { timeout: 30_000 },
+        )
+        .catch(async (err: unknown) => {
+          // Say what the page showed instead, so a failed run names its cause.
+          const shown = await page.evaluate(
+            () =>
+              `status: ${JSON.stringify([...document.querySelectorAll('section[aria-labelledby="search-heading"] p[role="status"]')].map((p) => p.textContent))}; ` +
+              `alerts: ${JSON.stringify([...document.querySelectorAll('[role="alert"]')].map((a) => a.textContent))}`,
+          )
+          throw new Error(`the search page showed no count within 30 s (${shown}): ${String(err)}`)
+        })
       await sleep(300)
       // Not the promise itself: evaluate would wait for it.
       await page.evaluate(`window.__pages.done = window.__pages.when(${searchShown(q)}); undefined`)

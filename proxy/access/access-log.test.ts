@@ -4,18 +4,10 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { ENGINES, useEngines } from '../db/test-engines.ts'
-import {
-  appendEntries,
-  cleanDetails,
-  decodeCursor,
-  encodeCursor,
-  listEntries,
-  purgeAccessLog,
-  verifyLog,
-  logAnchor,
-  parseAnchor,
-  type NewEntry,
-} from './access-log.ts'
+import { appendEntries, cleanDetails, type NewEntry } from './access-log.ts'
+import { decodeCursor, encodeCursor, listEntries } from './log-listing.ts'
+import { purgeAccessLog } from './log-purge.ts'
+import { logAnchor, parseAnchor, verifyLog } from './log-verify.ts'
 import type { Queryable } from '../db/types.ts'
 import { createLogWriter } from './log-writer.ts'
 import { createAccess } from './access.ts'

@@ -1,8 +1,4 @@
-import type { SignedHead } from './signed-heads.ts'
 import { createHash } from 'node:crypto'
-import { currentAction, namesOf } from '../../contract/vocabulary.ts'
-import { csvCell } from '../../contract/csv.ts'
-import { partyForms } from '../../contract/desk/messages.ts'
 import type { Db, Queryable } from '../db/types.ts'
 
 /**
@@ -15,6 +11,9 @@ import type { Db, Queryable } from '../db/types.ts'
  * is SHA-256 over the previous hash and the entry's canonical form. `verifyLog` recomputes it,
  * so an entry changed or removed with direct database access is named. (Whoever can rewrite
  * every row and the head can forge a new chain; the chain makes a partial edit evident.)
+ *
+ * This file holds the entries and the chain; log-listing.ts reads pages of them, log-purge.ts is
+ * the retention purge, and log-verify.ts walks the chain.
  */
 
 export interface AccessLogEntry {
@@ -45,7 +44,7 @@ const FORBIDDEN_KEYS = /^(password|passwd|secret|token|authorization|auth_token|
 const COUNT_KEYS = /^(message|messages)$/i
 const DETAILS_MAX_CHARS = 4000
 const TEXT_MAX = 300
-const GENESIS = '0'.repeat(64)
+export const GENESIS = '0'.repeat(64)
 
 /**
  * Text as the database takes it, cut on code points: a lone surrogate (half an emoji, cut or
@@ -189,7 +188,7 @@ export function storableRow(e: NewEntry): Row {
   return row
 }
 
-function rowOf(e: NewEntry): Row {
+export function rowOf(e: NewEntry): Row {
   // The number and party columns come from the details as given, before any cut: details too long
   // to keep (a search with padded parameters) emptied them, and a list longer than a kept string
   // (300 characters) lost its later numbers, and the read could not be found by them.
@@ -235,13 +234,13 @@ export function entryHash(prev: string, seq: string, r: Row): string {
   return createHash('sha256').update(`${prev}\n${canonical}`, 'utf8').digest('hex')
 }
 
-interface HeadRow extends Record<string, unknown> {
+export interface HeadRow extends Record<string, unknown> {
   seq: string | number
   hash: string
 }
 
 /** Locks the chain's head until the transaction ends: one writer at a time, on every server. */
-async function lockHead(tx: Queryable): Promise<{ seq: bigint; hash: string }> {
+export async function lockHead(tx: Queryable): Promise<{ seq: bigint; hash: string }> {
   const r = await tx.query<HeadRow>('SELECT seq, hash FROM access_log_head WHERE one FOR UPDATE')
   const head = r.rows[0]
   if (!head) throw new Error('access_log_head has no row: the chain cannot be extended (was it deleted?)')
@@ -297,7 +296,7 @@ function chained(head: { seq: bigint; hash: string }, rows: readonly Row[], cast
 const LOG_COLUMNS = 'at, actor, via, address, action, number, party, details, seq, prev_hash, hash'
 
 /** Numbers, hashes and inserts rows after the head; the caller holds the transaction. Returns their seqs. */
-async function appendRows(tx: Queryable, rows: readonly Row[]): Promise<string[]> {
+export async function appendRows(tx: Queryable, rows: readonly Row[]): Promise<string[]> {
   const c = chained(await lockHead(tx), rows, false)
   await tx.query(`INSERT INTO access_log (${LOG_COLUMNS}) VALUES ${c.tuples.join(', ')}`, c.values)
   await tx.query('UPDATE access_log_head SET seq = $1, hash = $2 WHERE one', [String(c.next.seq), c.next.hash])
@@ -365,7 +364,7 @@ export async function insertEntry(db: Db, e: NewEntry): Promise<string> {
   return seq!
 }
 
-interface DbEntry extends Record<string, unknown> {
+export interface DbEntry extends Record<string, unknown> {
   id: string | number
   seq: string | number | null
   at: Date | string
@@ -378,9 +377,9 @@ interface DbEntry extends Record<string, unknown> {
   details: Record<string, unknown> | string
 }
 
-const ENTRY_COLUMNS = 'id, seq, at, actor, via, address, action, number, party, details'
+export const ENTRY_COLUMNS = 'id, seq, at, actor, via, address, action, number, party, details'
 
-const rowFromDb = (r: DbEntry): Row => ({
+export const rowFromDb = (r: DbEntry): Row => ({
   at: new Date(r.at),
   actor: r.actor,
   via: r.via,
@@ -390,417 +389,3 @@ const rowFromDb = (r: DbEntry): Row => ({
   party: r.party,
   details: typeof r.details === 'string' ? (JSON.parse(r.details) as Record<string, unknown>) : r.details,
 })
-
-export interface LogFilters {
-  user?: string
-  number?: string
-  party?: string
-  action?: string
-  from?: Date
-  /** Exclusive upper bound. */
-  to?: Date
-}
-
-export interface LogCursor {
-  at: string
-  id: string
-}
-
-export const encodeCursor = (c: LogCursor) => Buffer.from(`${c.at}|${c.id}`, 'utf8').toString('base64url')
-
-const BIGINT_MAX = 2n ** 63n - 1n
-
-/**
- * A cursor this server could have issued, or null. The date must be a real instant PostgreSQL
- * takes (a regular expression alone lets 2026-02-31 or month 13 through, which the database
- * then refuses with a 500), and the id must fit a bigint.
- */
-export function decodeCursor(text: string): LogCursor | null {
-  if (text.length > 100 || !/^[A-Za-z0-9_-]+$/.test(text)) return null
-  const raw = Buffer.from(text, 'base64url').toString('utf8')
-  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\|(\d{1,19})$/.exec(raw)
-  if (!m) return null
-  const at = m[1]!
-  const ms = Date.parse(at)
-  if (!Number.isFinite(ms) || new Date(ms).toISOString() !== at || at < '0001') return null
-  if (BigInt(m[2]!) > BIGINT_MAX) return null
-  return { at, id: m[2]! }
-}
-
-const toEntry = (r: DbEntry): AccessLogEntry => ({
-  id: String(r.id),
-  seq: r.seq === null ? null : String(r.seq),
-  at: new Date(r.at).toISOString(),
-  actor: r.actor,
-  via: r.via,
-  address: r.address,
-  action: r.action,
-  number: r.number,
-  party: r.party,
-  details: typeof r.details === 'string' ? (JSON.parse(r.details) as Record<string, unknown>) : r.details,
-})
-
-/** The party filter's forms: the text as typed, and for a phone number its digits in every form (contract/desk partyForms). */
-function partyFilterForms(typed: string): string[] {
-  const digits = /^[\d\s()+.-]+$/.test(typed) ? typed.replace(/\D/g, '') : ''
-  return [...new Set([typed, ...(digits ? partyForms(digits) : [])])]
-}
-
-/** One keyset page, newest first over (at, id): stable while new entries arrive (no OFFSET). */
-export async function listEntries(
-  db: Queryable,
-  f: LogFilters,
-  limit: number,
-  after?: LogCursor | null,
-): Promise<{ entries: AccessLogEntry[]; next: LogCursor | null }> {
-  const where: string[] = []
-  const params: unknown[] = []
-  const add = (sql: string, value: unknown) => {
-    params.push(value)
-    where.push(sql.replaceAll('?', `$${params.length}`))
-  }
-  if (f.user) add('actor = ?', f.user)
-  // A read of several numbers stores them joined with commas: the filter finds each of them, one
-  // alone too (a list of one), through the GIN index on the list (migration 450).
-  // A number is found as it is typed too: (512) 947-4129, 5129474129 or 15129474129.
-  if (f.number) add("string_to_array(number, ',') && ?::text[]", partyFilterForms(f.number))
-  // A customer is found however a request named them: as typed, as digits, with or without the 1.
-  // Entries keep the party as typed ("+1 (415) 555-0123"): a phone-like one is compared by its digits too.
-  if (f.party)
-    add(
-      "(party = ANY (?::text[]) OR (party ~ '^[0-9 ().+-]+$' AND regexp_replace(party, '[^0-9]', '', 'g') = ANY (?::text[])) OR string_to_array(party, ',') && ?::text[])",
-      partyFilterForms(f.party),
-    )
-  if (f.action) {
-    // An action of the vocabulary finds the entries written under its former names too.
-    const now = currentAction(f.action)
-    add('action = ANY (?::text[])', now ? namesOf(now) : [f.action])
-  }
-  if (f.from) add('at >= ?', f.from)
-  if (f.to) add('at < ?', f.to)
-  if (after) {
-    params.push(after.at, after.id)
-    where.push(`(at, id) < ($${params.length - 1}::timestamptz, $${params.length}::bigint)`)
-  }
-  params.push(limit + 1)
-  const r = await db.query<DbEntry>(
-    `SELECT ${ENTRY_COLUMNS} FROM access_log
-     ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-     ORDER BY at DESC, id DESC LIMIT $${params.length}`,
-    params,
-  )
-  const rows = r.rows.slice(0, limit).map(toEntry)
-  const last = rows[rows.length - 1]
-  return { entries: rows, next: r.rows.length > limit && last ? { at: last.at, id: last.id } : null }
-}
-
-export const CHECKPOINT_ACTION = 'log.checkpoint'
-
-/**
- * The retention purge, the one DELETE on the access log. It removes the oldest stretch of the
- * chain whose entries are all older than the cutoff, and in the same transaction appends a
- * checkpoint entry naming the last removed entry and its hash, so what remains still verifies.
- */
-export async function purgeAccessLog(db: Db, retainDays: number, now: number): Promise<number> {
-  const cutoff = new Date(now - retainDays * 86_400_000)
-  return db.transaction(async (tx) => {
-    const head = await lockHead(tx)
-    const keep = await tx.query<{ seq: string | number | null }>(
-      'SELECT min(seq) AS seq FROM access_log WHERE at >= $1 AND seq IS NOT NULL',
-      [cutoff],
-    )
-    const firstKept = keep.rows[0]?.seq
-    const through = firstKept === null || firstKept === undefined ? head.seq : BigInt(firstKept) - 1n
-    if (through < 1n) return 0
-    const last = await tx.query<{ hash: string }>('SELECT hash FROM access_log WHERE seq = $1', [String(through)])
-    const removed = await tx.query('DELETE FROM access_log WHERE seq <= $1 RETURNING 1', [String(through)])
-    if (removed.rows.length === 0) return 0
-    await appendRows(tx, [
-      rowOf({
-        at: new Date(now),
-        actor: 'switchboard',
-        via: 'system',
-        address: '',
-        action: CHECKPOINT_ACTION,
-        details: { prunedThrough: Number(through), prunedHash: last.rows[0]?.hash ?? null, pruned: removed.rows.length, retainDays },
-      }),
-    ])
-    return removed.rows.length
-  })
-}
-
-export interface LogVerdict {
-  intact: boolean
-  /** First and last entry numbers checked (null when the log is empty). */
-  first: string | null
-  last: string | null
-  checked: number
-  /** The first entry found changed, missing or outside the chain. */
-  problem: { seq: string | null; kind: 'changed' | 'missing' | 'unchained' | 'head' | 'anchor'; message: string } | null
-  message: string
-}
-
-const VERIFY_BATCH = 1000
-
-/**
- * Recomputes the chain from the start the last retention checkpoint records (or entry 1), entry
- * by entry, and checks the head. Names the first entry changed (hash mismatch), removed (a gap in
- * seq, or the newest ones gone from under the head) or added outside the chain.
- */
-/**
- * A head noted outside the database (the server writes one to its own log at start and every
- * hour; logAnchor): cutting the newest entries and setting the head row back to the last one
- * left keeps a chain that verifies, so only a hash kept elsewhere shows the cut.
- */
-export interface LogAnchor {
-  seq: bigint
-  hash: string
-}
-
-/** `N:HASH` as the server's log line gives it; null when it is not that. */
-export function parseAnchor(text: string): LogAnchor | null {
-  const m = /^(\d{1,18}):([0-9a-f]{64})$/.exec(text.trim())
-  return m ? { seq: BigInt(m[1]!), hash: m[2]! } : null
-}
-
-/** The chain's head as an anchor (null before the first entry). */
-export async function logAnchor(db: Queryable): Promise<LogAnchor | null> {
-  const head = (await db.query<HeadRow>('SELECT seq, hash FROM access_log_head WHERE one')).rows[0]
-  return head && BigInt(head.seq) > 0n ? { seq: BigInt(head.seq), hash: head.hash } : null
-}
-
-/** What verification holds the log against besides itself. */
-export interface VerifyOptions {
-  /** Heads signed with the server's key (signed-heads.ts), kept outside the database. */
-  heads?: readonly SignedHead[]
-  /** The retention this server is configured with (ACCESS_LOG_RETAIN_DAYS). */
-  retainDays?: number
-}
-
-// eslint-disable-next-line max-lines-per-function -- over the 150-line limit; its split (chain, listing, purge, verify) waits for the access-log rework under way in this room.
-export async function verifyLog(db: Queryable, anchor: LogAnchor | null = null, opts: VerifyOptions = {}): Promise<LogVerdict> {
-  const headRow = (await db.query<HeadRow>('SELECT seq, hash FROM access_log_head WHERE one')).rows[0]
-  const fail = (
-    seq: string | null,
-    kind: NonNullable<LogVerdict['problem']>['kind'],
-    message: string,
-    first: string | null,
-    last: string | null,
-    checked: number,
-  ): LogVerdict => ({
-    intact: false,
-    first,
-    last,
-    checked,
-    problem: { seq, kind, message },
-    message,
-  })
-  if (!headRow) return fail(null, 'head', 'The chain head (access_log_head) is missing: the log cannot be verified.', null, null, 0)
-  const stray = await db.query<{ id: string | number }>('SELECT id FROM access_log WHERE seq IS NULL OR hash IS NULL ORDER BY id LIMIT 1')
-  if (stray.rows[0])
-    return fail(
-      null,
-      'unchained',
-      `Entry id ${stray.rows[0].id} is not in the chain: it was added outside the log (or not yet chained).`,
-      null,
-      null,
-      0,
-    )
-  const cp = await db.query<{ seq: string | number; at: Date | string; details: Record<string, unknown> | string }>(
-    `SELECT seq, at, details FROM access_log WHERE action = $1 AND via = 'system' ORDER BY seq DESC LIMIT 1`,
-    [CHECKPOINT_ACTION],
-  )
-  const cpDetails = cp.rows[0] ? (typeof cp.rows[0].details === 'string' ? JSON.parse(cp.rows[0].details) : cp.rows[0].details) : null
-  const pruned = cpDetails && typeof cpDetails.prunedThrough === 'number' ? BigInt(cpDetails.prunedThrough) : 0n
-  let prev = pruned > 0n && typeof cpDetails?.prunedHash === 'string' ? (cpDetails.prunedHash as string) : GENESIS
-  let expected = pruned + 1n
-  let checked = 0
-  const firstSeq = String(expected)
-  let after = 0n
-  let anchorHash: string | null = null
-  // The hashes the signed heads name, as the walk finds them.
-  const signedSeqs = new Set((opts.heads ?? []).map((h) => h.seq))
-  const hashAt = new Map<string, string>()
-  let firstKeptAt: Date | null = null
-  const headSeq = BigInt(headRow.seq)
-  // The chain as the head read above records it: entries appended while this runs (each with the
-  // head's update, in one transaction) lie past it and are looked at after the walk.
-  for (;;) {
-    const r = await db.query<DbEntry & { prev_hash: string; hash: string }>(
-      `SELECT ${ENTRY_COLUMNS}, prev_hash, hash FROM access_log WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT ${VERIFY_BATCH}`,
-      [String(after), String(headSeq)],
-    )
-    for (const row of r.rows) {
-      const seq = BigInt(row.seq!)
-      if (seq < expected) continue // before the checkpoint's start: not part of what remains to verify
-      const lastOk = checked ? String(expected - 1n) : null
-      if (seq > expected)
-        return fail(
-          String(expected),
-          'missing',
-          `Entry ${expected} was removed: the chain jumps from ${expected - 1n} to ${seq}.`,
-          checked ? firstSeq : null,
-          lastOk,
-          checked,
-        )
-      if (row.prev_hash !== prev || entryHash(prev, String(seq), rowFromDb(row)) !== row.hash)
-        return fail(
-          String(seq),
-          'changed',
-          `Entry ${seq} was changed: its hash does not match its contents and the entry before it.`,
-          checked ? firstSeq : null,
-          lastOk,
-          checked,
-        )
-      if (anchor && seq === anchor.seq) anchorHash = row.hash
-      if (signedSeqs.has(String(seq))) hashAt.set(String(seq), row.hash)
-      if (checked === 0) firstKeptAt = new Date(row.at)
-      prev = row.hash
-      expected = seq + 1n
-      checked++
-    }
-    if (r.rows.length < VERIFY_BATCH) break
-    after = BigInt(r.rows[r.rows.length - 1]!.seq!)
-  }
-  const last = expected - 1n
-  // The checkpoint that let the walk start past 1 must be a link of the chain it vouches for:
-  // appended after the entries it says were purged, and verified above. A row put in at or below
-  // its own "prunedThrough" is skipped by the walk, so it would vouch for itself.
-  if (pruned > 0n) {
-    const cpSeq = BigInt(cp.rows[0]!.seq)
-    if (cpSeq <= pruned || cpSeq > last)
-      return fail(
-        String(cpSeq),
-        'changed',
-        `Entry ${cpSeq} claims entries 1–${pruned} were purged, but it is not a verified link of the chain: the start of the log was removed or replaced.`,
-        checked ? firstSeq : null,
-        checked ? String(last) : null,
-        checked,
-      )
-  }
-  const range = checked ? { first: firstSeq, last: String(last) } : { first: null, last: null }
-  const purgeProblem = pruned > 0n ? checkpointProblem(cp.rows[0]!.at, cpDetails, pruned, firstKeptAt, opts) : null
-  if (purgeProblem) return fail(String(cp.rows[0]!.seq), 'changed', purgeProblem, range.first, range.last, checked)
-  for (const h of opts.heads ?? []) {
-    const seq = BigInt(h.seq)
-    if (seq <= pruned) continue
-    const bad =
-      seq > last
-        ? `Entry ${seq}, in a head signed at ${h.at}, is gone: the log ends at ${last}, so its newest entries were cut.`
-        : hashAt.get(h.seq) !== h.hash
-          ? `Entry ${seq} is not the entry a head signed at ${h.at} names (its hash differs): the log was rewritten from there.`
-          : null
-    if (bad) return fail(h.seq, 'anchor', bad, range.first, range.last, checked)
-  }
-  // Past the head: only entries appended since it was read. The highest one is read before the
-  // head again, so a legitimate append can only raise the head above it; an entry above the head
-  // now was written outside the chain.
-  const above = await db.query<{ seq: string | number | null }>('SELECT max(seq) AS seq FROM access_log WHERE seq > $1', [String(headSeq)])
-  const aboveSeq = above.rows[0]?.seq
-  if (aboveSeq !== null && aboveSeq !== undefined) {
-    const now = (await db.query<HeadRow>('SELECT seq, hash FROM access_log_head WHERE one')).rows[0]
-    if (!now || BigInt(now.seq) < BigInt(aboveSeq))
-      return fail(
-        String(aboveSeq),
-        'unchained',
-        `Entry ${aboveSeq} lies past the chain head (${now?.seq ?? 'missing'}): it was added outside the log.`,
-        range.first,
-        range.last,
-        checked,
-      )
-  }
-  if (headSeq !== last || (checked > 0 && headRow.hash !== prev))
-    return fail(
-      String(last + 1n),
-      'head',
-      headSeq > last
-        ? `Entries ${last + 1n}–${headSeq} were removed: the chain ends at ${last} but its head records ${headSeq}.`
-        : `The chain head records entry ${headSeq} but the log holds ${last}: the head or the newest entries were changed.`,
-      range.first,
-      range.last,
-      checked,
-    )
-  // A noted entry purged since can only be checked against the checkpoint's own hash when it was
-  // the last one purged; older than that, the note proves nothing, and the log is not called intact
-  // on it (a forged checkpoint "purging" past the note passed as intact).
-  if (anchor && anchor.seq <= pruned) {
-    if (anchor.seq < pruned || cpDetails?.prunedHash !== anchor.hash)
-      return fail(
-        String(anchor.seq),
-        'anchor',
-        anchor.seq < pruned
-          ? `Entry ${anchor.seq}, noted outside the database, was purged since (entries 1–${pruned}), so the note cannot be checked: check with a newer one.`
-          : `Entry ${anchor.seq} is not the entry noted outside the database (the purge checkpoint records another hash): the log was rewritten from there.`,
-        range.first,
-        range.last,
-        checked,
-      )
-  }
-  if (anchor && anchor.seq > pruned) {
-    if (anchor.seq > last)
-      return fail(
-        String(anchor.seq),
-        'anchor',
-        `Entry ${anchor.seq}, noted outside the database as the chain's head, is gone: the log ends at ${last}, so its newest entries were cut.`,
-        range.first,
-        range.last,
-        checked,
-      )
-    if (anchorHash !== anchor.hash)
-      return fail(
-        String(anchor.seq),
-        'anchor',
-        `Entry ${anchor.seq} is not the entry noted outside the database (its hash differs): the log was rewritten from there.`,
-        range.first,
-        range.last,
-        checked,
-      )
-  }
-  const signed = opts.heads?.length ? `, against ${opts.heads.length} signed head${opts.heads.length === 1 ? '' : 's'}` : ''
-  const anchorNote = (anchor ? `, entry ${anchor.seq} as noted` : '') + signed
-  const prunedNote = (pruned > 0n ? ` (1–${pruned} removed by the retention purge, as its checkpoint records)` : '') + anchorNote
-  return {
-    intact: true,
-    ...range,
-    checked,
-    problem: null,
-    message: checked ? `Log intact: entries ${firstSeq}–${last} verified${prunedNote}.` : 'Log intact: no entries yet.',
-  }
-}
-
-/**
- * A retention checkpoint must be one the purge could have written: with the retention this server
- * keeps, leaving no entry it should have removed, and removing none written less than the retention
- * before it. Entries after a signed head were written after its time, so the newest head before
- * the purged stretch's end bounds when its last entry was written (a checkpoint forged to hide
- * minutes-old entries as "purged" passed as intact).
- */
-function checkpointProblem(
-  cpAt: Date | string,
-  details: Record<string, unknown> | null,
-  pruned: bigint,
-  firstKeptAt: Date | null,
-  opts: VerifyOptions,
-): string | null {
-  const at = new Date(cpAt).getTime()
-  const days = typeof details?.retainDays === 'number' ? details.retainDays : Number.NaN
-  if (!Number.isFinite(days) || days < 1)
-    return `The purge checkpoint names no retention period: entries 1–${pruned} were removed outside the purge.`
-  if (opts.retainDays !== undefined && days < opts.retainDays)
-    return `The purge checkpoint claims a retention of ${days} days, but this server keeps ${opts.retainDays}: entries 1–${pruned} were removed early.`
-  const cutoff = at - days * 86_400_000
-  if (firstKeptAt && firstKeptAt.getTime() < cutoff)
-    return `Entry ${pruned + 1n} is older than the purge's cut-off yet was kept, so the purge checkpoint is not the purge's: entries 1–${pruned} were removed outside it.`
-  const before = (opts.heads ?? []).filter((h) => BigInt(h.seq) < pruned).at(-1)
-  if (before && Date.parse(before.at) > cutoff)
-    return `Entries ${BigInt(before.seq) + 1n}–${pruned} were written after ${before.at} (a signed head), less than ${days} days before the purge that claims them: they were removed outside the retention purge.`
-  return null
-}
-
-export const CSV_HEADER = ['at', 'user', 'via', 'address', 'action', 'number', 'party', 'details']
-
-export function csvLine(e: AccessLogEntry): string {
-  return (
-    [e.at, e.actor, e.via, e.address, e.action, e.number ?? '', e.party ?? '', JSON.stringify(e.details)].map(csvCell).join(',') + '\r\n'
-  )
-}

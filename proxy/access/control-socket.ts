@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Role } from '../http-types.ts'
 import type { Db } from '../db/types.ts'
 import type { Access } from './access.ts'
-import { parseAnchor, verifyLog } from './access-log.ts'
+import { parseAnchor, verifyLog } from './log-verify.ts'
 import { parseHeadLines } from './signed-heads.ts'
 import {
   addUser,

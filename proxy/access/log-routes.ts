@@ -5,7 +5,7 @@ import { route, type RouteHandler, type RouteSpec } from '../http-types.ts'
 import { SECURITY_HEADERS, sendJson } from '../http.ts'
 import { checked, NO_PARAMS, param, query } from '../schema.ts'
 import { csvCell } from '../../contract/csv.ts'
-import { CSV_HEADER, csvLine, decodeCursor, encodeCursor, listEntries, type LogFilters } from './access-log.ts'
+import { CSV_HEADER, csvLine, decodeCursor, encodeCursor, listEntries, type LogFilters } from './log-listing.ts'
 import { auditAs } from './route-helpers.ts'
 import type { RouteDeps } from './routes.ts'
 

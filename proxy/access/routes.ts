@@ -1,4 +1,4 @@
-import type { LogVerdict } from './access-log.ts'
+import type { LogVerdict } from './log-verify.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
 import { ProxyError } from '../errors.ts'

@@ -132,66 +132,19 @@ function groupCommit(db: Db, opts: LogWriterOptions): LogWriter {
   }
 }
 
-/** Journaled entries go into the database this long after the first of them (flush: at once); 0 is the same turn. */
-const PUT_IN_AFTER_MS = 0
-
-/** After a failed attempt to put journaled entries in the database, the next one waits this long. */
-const RETRY_MS = 1000
-
-// eslint-disable-next-line max-lines-per-function -- over the 150-line limit; its split waits for the access-log rework under way in this room.
-function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
-  const maxBatch = opts.maxBatch ?? 500
-  const putInAfterMs = opts.gatherMs ?? PUT_IN_AFTER_MS
-  const log = opts.log ?? (() => {})
-  /** The chain's head as this process has written it (journal included); null until read. */
-  let head: { seq: bigint; hash: string } | null = null
-  let opening: Promise<void> | null = null
+/**
+ * The journal file: opened on the first line (its directory synced, so the new name is on the
+ * disk too), a line cut short cut back off, emptied once every line is in the database, and
+ * removed at close when empty.
+ */
+function journalFile(path: string, sync: LogWriterOptions['sync'] & {}) {
   let fd: number | null = null
   /** Bytes in the journal: a write cut short is cut back to here. */
   let size = 0
-  /** Journaled, not yet in the database, in chain order. */
-  const unflushed: ChainedRow[] = []
-  /** Entries waiting for a place: the head is being read, or exclusive work runs. */
-  const waiting: Array<{ row: Row; resolve: (seq: string) => void; reject: (err: unknown) => void }> = []
-  let paused: Promise<unknown> | null = null
-  let flushing: Promise<void> | null = null
-  let lastError: unknown = null
-  /** Failed attempts so far: a flush reports only those made after it was asked for. */
-  let failures = 0
-  /** Ends the wait before the next attempt (a flush asks for one at once). */
-  let wake: (() => void) | null = null
-  let replayed = false
-  let closed = false
-  const sync = opts.sync ?? fdatasync
-  /** The journal's sync under way, and the one after it (for lines written while the first runs). */
+  /** The sync under way, and the one after it (for lines written while the first runs). */
   let syncing: Promise<void> | null = null
   let nextSync: Promise<void> | null = null
 
-  const syncNow = (): Promise<void> => {
-    const started: Promise<void> = new Promise<void>((resolve, reject) => sync(fd!, (err) => (err ? reject(err) : resolve()))).finally(
-      () => {
-        if (syncing === started) syncing = null
-      },
-    )
-    syncing = started
-    return started
-  }
-  /**
-   * Group commit: resolves once a sync that began after this call has ended, so every line written
-   * before it is on the disk. Lines written while a sync runs share the next one.
-   */
-  function synced(): Promise<void> {
-    if (!syncing) return syncNow()
-    nextSync ??= syncing
-      .catch(() => {})
-      .then(() => {
-        nextSync = null
-        return syncNow()
-      })
-    return nextSync
-  }
-
-  /** A new journal's name is on the disk too (its directory synced), not only its lines. */
   function openJournal(): number {
     const opened = openSync(path, 'a', 0o600)
     try {
@@ -208,31 +161,171 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
     return opened
   }
 
+  const syncNow = (): Promise<void> => {
+    const started: Promise<void> = new Promise<void>((resolve, reject) => sync(fd!, (err) => (err ? reject(err) : resolve()))).finally(
+      () => {
+        if (syncing === started) syncing = null
+      },
+    )
+    syncing = started
+    return started
+  }
+
+  return {
+    /** Appends one line whole, or throws having written nothing. */
+    append(bytes: Buffer): void {
+      fd ??= openJournal()
+      let written = 0
+      try {
+        written = writeSync(fd, bytes)
+      } finally {
+        if (written !== bytes.length) ftruncateSync(fd, size)
+      }
+      // A regular file takes a write short only when the disk has no room for the rest.
+      if (written !== bytes.length)
+        throw Object.assign(new Error(`access log: the journal took ${written} of ${bytes.length} bytes (disk full?)`), { code: 'ENOSPC' })
+      size += bytes.length
+    },
+    /**
+     * Group commit: resolves once a sync that began after this call has ended, so every line written
+     * before it is on the disk. Lines written while a sync runs share the next one.
+     */
+    synced(): Promise<void> {
+      if (!syncing) return syncNow()
+      nextSync ??= syncing
+        .catch(() => {})
+        .then(() => {
+          nextSync = null
+          return syncNow()
+        })
+      return nextSync
+    },
+    /** Every line is in the database; nothing can be appended between the caller's check and this. */
+    empty(): void {
+      if (fd === null || size === 0) return
+      ftruncateSync(fd, 0)
+      size = 0
+    },
+    async close(): Promise<void> {
+      await Promise.all([syncing, nextSync]).catch(() => {})
+      if (fd === null) return
+      closeSync(fd)
+      fd = null
+      if (size === 0) unlinkSync(path)
+    },
+  }
+}
+
+/** Journaled entries go into the database this long after the first of them (flush: at once); 0 is the same turn. */
+const PUT_IN_AFTER_MS = 0
+
+/** After a failed attempt to put journaled entries in the database, the next one waits this long. */
+const RETRY_MS = 1000
+
+/**
+ * The journal's lines go into the database behind it: batch by batch, retried after a failure,
+ * and the journal emptied once all are in.
+ */
+function puttingIn(
+  db: Db,
+  file: ReturnType<typeof journalFile>,
+  { maxBatch, afterMs, log }: { maxBatch: number; afterMs: number; log: (line: string) => void },
+) {
+  /** Journaled, not yet in the database, in chain order. */
+  const unflushed: ChainedRow[] = []
+  let flushing: Promise<void> | null = null
+  let lastError: unknown = null
+  /** Failed attempts so far: a flush reports only those made after it was asked for. */
+  let failures = 0
+  /** Ends the wait before the next attempt (a flush asks for one at once). */
+  let wake: (() => void) | null = null
+  let closed = false
+
+  /** Waits `ms`, or until woken (a flush wakes it to try at once). */
+  async function nap(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      wake = resolve
+      setTimeout(resolve, ms).unref()
+    })
+    wake = null
+  }
+
+  /** Puts the journaled entries in the database, batch by batch, until none is left; then empties the journal. */
+  async function putIn(): Promise<void> {
+    // Entries placed within `afterMs` of the first go in together, and what arrives while they
+    // go in, next. With 0, at once (the same turn): a reader on this process then finds a read's
+    // entry in the table as soon as its answer has come (the insert is queued first). The server
+    // waits a moment (JOURNAL_PUT_IN_MS in access.ts); its readers of the table flush first.
+    if (afterMs > 0) await nap(afterMs)
+    else await Promise.resolve()
+    try {
+      while (unflushed.length && !closed) {
+        const batch = unflushed.slice(0, maxBatch)
+        try {
+          if (!(await insertChained(db, batch)))
+            throw new Error(`the chain's head in the database is not entry ${batch[0]!.seq - 1n}: something else wrote to it`)
+          unflushed.splice(0, batch.length)
+          lastError = null
+        } catch (err) {
+          if (!lastError) log(`access log: journaled entries could not be put in the database yet: ${String(err)}`)
+          lastError = err
+          failures++
+          await nap(RETRY_MS)
+        }
+      }
+      // Everything journaled is in the database; nothing can be written between this check and the truncate.
+      if (unflushed.length === 0) file.empty()
+    } finally {
+      flushing = null
+    }
+  }
+
+  return {
+    add(c: ChainedRow): void {
+      unflushed.push(c)
+      flushing ??= putIn()
+    },
+    /** Resolves once every line added is in the database; throws why when an attempt made since fails. */
+    async drain(): Promise<void> {
+      const before = failures
+      wake?.()
+      for (let i = 0; i < 1_000_000 && flushing; i++) {
+        // A caller who needs the entries now hears why they are not there, rather than waiting on retries.
+        if (failures > before) throw lastError instanceof Error ? lastError : new Error(String(lastError))
+        await Promise.race([flushing, new Promise((resolve) => setTimeout(resolve, RETRY_MS / 4))])
+      }
+    },
+    stop(): void {
+      closed = true
+    },
+  }
+}
+
+function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
+  const log = opts.log ?? (() => {})
+  /** The chain's head as this process has written it (journal included); null until read. */
+  let head: { seq: bigint; hash: string } | null = null
+  let opening: Promise<void> | null = null
+  /** Entries waiting for a place: the head is being read, or exclusive work runs. */
+  const waiting: Array<{ row: Row; resolve: (seq: string) => void; reject: (err: unknown) => void }> = []
+  let paused: Promise<unknown> | null = null
+  let replayed = false
+  const file = journalFile(path, opts.sync ?? fdatasync)
+  const putter = puttingIn(db, file, { maxBatch: opts.maxBatch ?? 500, afterMs: opts.gatherMs ?? PUT_IN_AFTER_MS, log })
+
   /** Numbers, hashes and journals one entry; throws (placing nothing) if the journal cannot take it. */
   function place(row: Row): string {
     const c = chainRows(head!, [row])[0]!
-    const bytes = Buffer.from(journalLine(c))
-    fd ??= openJournal()
-    let written = 0
-    try {
-      written = writeSync(fd, bytes)
-    } finally {
-      if (written !== bytes.length) ftruncateSync(fd, size)
-    }
-    // A regular file takes a write short only when the disk has no room for the rest.
-    if (written !== bytes.length)
-      throw Object.assign(new Error(`access log: the journal took ${written} of ${bytes.length} bytes (disk full?)`), { code: 'ENOSPC' })
-    size += bytes.length
+    file.append(Buffer.from(journalLine(c)))
     head = { seq: c.seq, hash: c.hash }
-    unflushed.push(c)
-    flushing ??= putIn()
+    putter.add(c)
     return String(c.seq)
   }
 
   /** Places the entry and resolves once its line is on the disk. */
   function placeDurably(row: Row): Promise<string> {
     const seq = place(row)
-    return synced().then(() => seq)
+    return file.synced().then(() => seq)
   }
 
   function placeWaiting(): void {
@@ -264,58 +357,10 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
     )
   }
 
-  /** Puts the journaled entries in the database, batch by batch, until none is left; then empties the journal. */
-  async function putIn(): Promise<void> {
-    // Entries placed within `putInAfterMs` of the first go in together, and what arrives while they
-    // go in, next. With 0, at once (the same turn): a reader on this process then finds a read's
-    // entry in the table as soon as its answer has come (the insert is queued first). The server
-    // waits a moment (JOURNAL_PUT_IN_MS in access.ts); its readers of the table flush first.
-    if (putInAfterMs > 0)
-      await new Promise<void>((resolve) => {
-        wake = resolve
-        setTimeout(resolve, putInAfterMs).unref()
-      })
-    else await Promise.resolve()
-    wake = null
-    try {
-      while (unflushed.length && !closed) {
-        const batch = unflushed.slice(0, maxBatch)
-        try {
-          if (!(await insertChained(db, batch)))
-            throw new Error(`the chain's head in the database is not entry ${batch[0]!.seq - 1n}: something else wrote to it`)
-          unflushed.splice(0, batch.length)
-          lastError = null
-        } catch (err) {
-          if (!lastError) log(`access log: journaled entries could not be put in the database yet: ${String(err)}`)
-          lastError = err
-          failures++
-          await new Promise<void>((resolve) => {
-            wake = resolve
-            setTimeout(resolve, RETRY_MS).unref()
-          })
-          wake = null
-        }
-      }
-      // Everything journaled is in the database; nothing can be written between this check and the truncate.
-      if (fd !== null && size > 0 && unflushed.length === 0) {
-        ftruncateSync(fd, 0)
-        size = 0
-      }
-    } finally {
-      flushing = null
-    }
-  }
-
   const flush = async (): Promise<void> => {
     // Entries waiting for the head to be read are written too (not those behind exclusive work: it flushes first).
     if (waiting.length && !paused && opening) await opening
-    const before = failures
-    wake?.()
-    for (let i = 0; i < 1_000_000 && flushing; i++) {
-      // A caller who needs the entries now hears why they are not there, rather than waiting on retries.
-      if (failures > before) throw lastError instanceof Error ? lastError : new Error(String(lastError))
-      await Promise.race([flushing, new Promise((resolve) => setTimeout(resolve, RETRY_MS / 4))])
-    }
+    await putter.drain()
   }
 
   return {
@@ -363,14 +408,9 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
       try {
         await flush()
       } finally {
-        closed = true
+        putter.stop()
       }
-      await Promise.all([syncing, nextSync]).catch(() => {})
-      if (fd !== null) {
-        closeSync(fd)
-        fd = null
-        if (size === 0) unlinkSync(path)
-      }
+      await file.close()
     },
   }
 }

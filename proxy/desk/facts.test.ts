@@ -5,7 +5,7 @@ import { isQuietHour, localTime } from '../../contract/desk/quiet-hours.ts'
 import { AREA_CODES } from '../../contract/desk/area-codes.ts'
 import { turnCounter } from '../test-helpers.ts'
 import { deskFacts, type DeskSource } from '../../contract/desk/facts.ts'
-import { warmDeskFacts } from './refresh.ts'
+import { warmDeskFacts } from './refresh-facts.ts'
 
 /**
  * deskFacts looks things up once per batch (bodies, direction words, zones, days and their

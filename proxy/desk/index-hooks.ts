@@ -1,5 +1,6 @@
 import type { Db } from '../db/types.ts'
-import { flushDesk, forgetDesk, warmDeskFacts, writeDeskCounts } from './refresh.ts'
+import { flushDesk, forgetDesk } from './refresh.ts'
+import { warmDeskFacts, writeDeskCounts } from './refresh-facts.ts'
 
 /**
  * The desk's part in the message index's life, which the composition root (rooms.ts) hands to the

@@ -11,7 +11,8 @@ import { DESK_INDEX } from '../simulator/desk-cases.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import { BODY_IDS_SQL } from '../index/sync/sql.ts'
 import { deskFacts, storedLocalDay } from '../../contract/desk/facts.ts'
-import { flushDesk, OPT_RULES_VERSION, reclassifyOptOuts, refreshAllDesk, refreshDesk, storeDeskFacts } from './refresh.ts'
+import { flushDesk, OPT_RULES_VERSION, reclassifyOptOuts, refreshAllDesk, refreshDesk } from './refresh.ts'
+import { storeDeskFacts } from './refresh-facts.ts'
 import { sentAfterBatch, sentAfterCount, sentAfterPage, type SentRow } from './sent-after.ts'
 
 /**

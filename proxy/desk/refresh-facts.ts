@@ -1,13 +1,18 @@
 import { deskCounts, deskFacts, storedLocalDay, type DeskCounts, type DeskStored } from '../../contract/desk/facts.ts'
 import { AREA_CODES } from '../../contract/desk/area-codes.ts'
 import type { Queryable } from '../db/types.ts'
-import type { OrdinalRange } from './refresh.ts'
 
 /**
  * The desk's per-message facts: computed from each record before it is stored (written by the
  * sync's own COPY or INSERT), or filled in afterwards for messages stored without them, and the
  * per-day counts that move with each batch.
  */
+
+/** A stretch of a number's ordinals (a stored batch's). */
+export interface OrdinalRange {
+  min: number
+  max: number
+}
 
 /** Messages without facts are read and classified this many at a time (memory stays bounded on a 1M number). */
 const CHUNK = 5_000

@@ -1,6 +1,6 @@
 import { classifyOptOut } from '../../contract/desk/opt-out.ts'
 import type { Db, Queryable } from '../db/types.ts'
-import { addFacts, MARK_DIRTY } from './refresh-facts.ts'
+import { addFacts, MARK_DIRTY, type OrdinalRange } from './refresh-facts.ts'
 import { refreshThreads } from './refresh-threads.ts'
 
 /**
@@ -24,11 +24,6 @@ export interface RefreshResult {
   messages: number
   /** Threads whose state was recomputed. */
   threads: number
-}
-
-export interface OrdinalRange {
-  min: number
-  max: number
 }
 
 /**

@@ -31,7 +31,7 @@ import { checkName, checkPassword, checkRole, UserError } from '../proxy/access/
 import { readDotEnv } from '../proxy/config.ts'
 import { openDb } from '../proxy/db/open.ts'
 import { accessOnOpen } from '../proxy/access/on-open.ts'
-import { baselineWasmOnly } from '../proxy/db/pglite-client.ts'
+import { baselineWasmOnly } from '../proxy/db/pglite-spawn.ts'
 import type { Db } from '../proxy/db/types.ts'
 import { IndexConfigError, parseIndexConfig } from '../proxy/index/config.ts'
 

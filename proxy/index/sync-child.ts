@@ -7,7 +7,7 @@
  * has one process at a time, so the test cannot watch the child's progress in the database.
  */
 import { isPostgresUrl, openDb } from '../db/open.ts'
-import { baselineWasmOnly } from '../db/pglite-client.ts'
+import { baselineWasmOnly } from '../db/pglite-spawn.ts'
 import { background } from '../db/types.ts'
 import { createForwarder } from '../forward.ts'
 import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'

@@ -85,9 +85,9 @@ export const OPT_OUT_DEV: readonly CorpusEntry[] = [
   ['stop 👎 not interested', 'opt-out'],
   ['STOP SENDING THESE 😡😡', 'opt-out'],
   ['🛑 please', 'opt-out'],
-  ['🛑 stop messaging me', 'opt-out'],
+  ['🛑 stop messaging me pls', 'opt-out'],
   ['unsubscribe me 🙄', 'opt-out'],
-  ['🤬 stop it now', 'opt-out'],
+  ['🤬 just stop it', 'opt-out'],
   // Spanish and French.
   ['ALTO ya no más', 'opt-out'],
   ['alto ya', 'opt-out'],

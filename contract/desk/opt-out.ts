@@ -33,6 +33,17 @@
  * Opt-out wording wins over opt-in wording in the same message ("yes, stop texting me").
  */
 
+import {
+  aboutSomethingElse,
+  correctSpelling,
+  misspeltKeyword,
+  OPT_IN_PHRASES,
+  pronounForSomethingElse,
+  SELF_FUTURE,
+  TEXTS_WELCOME,
+  uncertainOptOut,
+} from './opt-out-senses.ts'
+
 export type OptKind = 'opt-out' | 'opt-in' | 'none'
 export type Confidence = 'high' | 'medium' | 'low'
 
@@ -93,6 +104,10 @@ const TRANSLATED_OPT_OUT = new Map<string, string>([
 ])
 const OPT_IN_WORDS = new Map<string, string>([
   ['start', 'start'],
+  ['subscribe', 'subscribe'],
+  ['resubscribe', 'subscribe'],
+  ['opt in', 'opt in'],
+  ['optin', 'opt in'],
   ['unstop', 'unstop'],
   ['un stop', 'unstop'],
   ['yes', 'yes'],
@@ -100,7 +115,8 @@ const OPT_IN_WORDS = new Map<string, string>([
 
 // Courtesy and filler around a keyword: "STOP please", "ok stop now thanks", "I said stop".
 const TRAILING_FILLER = new Set(
-  'please pls plz plse thanks thank you u thankyou thx ty tks now asap immediately right away already ok okay sir maam again them everything'.split(
+  // The last are Spanish and French courtesy: "ALTO ya", "Cancelar por favor", "ARRÊT svp".
+  'please pls plz plse thanks thank you u thankyou thx ty tks now asap immediately right away already ok okay sir maam again them everything ya no mas por favor porfa porfavor gracias svp merci'.split(
     ' ',
   ),
 )
@@ -167,11 +183,11 @@ interface Phrase {
 // Every repetition below is bounded and its alternatives are whole words followed by a space, so
 // each text has one parse: an alternation like (any\s+more\s+|any\s+|more\s+)* backtracks
 // exponentially on "any more any more … x" (70 s for 25 repeats, measured).
-const MSG = `(?:texts?|txts?|messages?|msgs?|sms|notifications?|alerts?|promos?|promotions?|marketing|reminders?)`
+const MSG = `(?:texts?|txts?|messages?|msgs?|sms|notifications?|alerts?|promos?|promotions?|marketing|reminders?|spam|ads)`
 const PHRASES: Phrase[] = [
   {
     re: new RegExp(
-      `\\b(?:stop|quit|cease|end)\\s+(?:all\\s+)?(?:the\\s+|these\\s+|your\\s+|this\\s+)?(?:texting|txting|texts?|txts?|messaging|msging|messages?|msgs?|sms|sending|contacting|calling|emailing|spamming|bothering|harassing|${MSG})\\b`,
+      `\\b(?:stop|quit|cease|end)\\s+(?:all\\s+)?(?:the\\s+|these\\s+|your\\s+|this\\s+)?(?:texting|txting|texts?|txts?|messaging|msging|messages?|msgs?|sms|sending|contacting|calling|emailing|spamming|bothering|bugging|harassing|${MSG})\\b`,
     ),
     label: 'stop texting',
     confidence: 'medium',
@@ -211,8 +227,8 @@ const PHRASES: Phrase[] = [
   { re: /\bleave\s+me\s+alone\b/, label: 'leave me alone', confidence: 'medium' },
   { re: /\blose\s+(?:my|this)\s+number\b/, label: 'lose my number', confidence: 'medium' },
   { re: /\bunsubscribe\b|\bunsub\b/, label: 'unsubscribe', confidence: 'medium' },
-  { re: /\bopt(?:\s|-)?out\b/, label: 'opt out', confidence: 'medium' },
-  { re: /\b(?:revoke|withdraw)\b.*\bconsent\b/, label: 'revoke consent', confidence: 'medium' },
+  { re: /\bopt(?:ing)?(?:\s|-)?out\b/, label: 'opt out', confidence: 'medium' },
+  { re: /\b(?:revok|withdraw)\w*\b.*\b(?:consent|permission)\b/, label: 'revoke consent', confidence: 'medium' },
   {
     re: new RegExp(`\\bcancel\\s+(?:(?:my|the|all|these|your|this)\\s+){0,3}(?:subscription|${MSG})\\b`),
     label: 'cancel the messages',
@@ -225,14 +241,23 @@ const PHRASES: Phrase[] = [
     label: 'no más mensajes (Spanish)',
     confidence: 'low',
   },
+  {
+    re: /\b(?:ya\s+)?no\s+quiero\s+(?:recibir\s+)?(?:mas\s+)?(?:mensajes|textos|sms)\b|\bdej(?:en|e|a|ar)\s+de\s+(?:enviar|mandar|escribir)\w*|\bno\s+(?:me\s+)?(?:envien|envies|manden|mandes|escriban|escribas)\s+(?:mas\s+)?(?:mensajes|textos)\b/,
+    label: 'no quiero más mensajes (Spanish)',
+    confidence: 'low',
+  },
   { re: /\b(?:desabonner|desinscrire|arretez)\b/, label: 'désabonner (French)', confidence: 'low' },
+  { re: /\bplus\s+de\s+(?:messages|textos|sms)\b|\bne\s+veux\s+plus\b/, label: 'plus de messages (French)', confidence: 'low' },
 ]
 
 function phraseHit(text: string): Hit | null {
   for (const p of PHRASES) {
     const m = p.re.exec(text)
     if (!m) continue
-    if (!p.negative && NEGATION.test(text.slice(0, m.index))) continue
+    const before = text.slice(0, m.index)
+    if (!p.negative && NEGATION.test(before)) continue
+    // "I'll stop texting you now", "take me off the waitlist", "stop calling me, text only".
+    if (SELF_FUTURE.test(before) || aboutSomethingElse(text.slice(m.index + m[0].length)) || TEXTS_WELCOME.test(text)) continue
     return { kind: 'opt-out', keyword: p.label, confidence: p.confidence, reason: `opt-out wording: "${m[0]}"` }
   }
   return null
@@ -254,6 +279,7 @@ function sentenceHit(text: string): Hit | null {
     for (const part of parts) {
       const keyword = OPT_OUT_WORDS.get(core(tokens(part)).join(' '))
       if (!keyword || !(part === s ? SENTENCE_KEYWORDS : CLAUSE_KEYWORDS).has(keyword)) continue
+      if (pronounForSomethingElse(part, text)) continue
       return {
         kind: 'opt-out',
         keyword,
@@ -280,5 +306,35 @@ export function classifyOptOut(body: string | null | undefined): OptOutResult {
     .split(/\r\n|[\n\r\u2028\u2029]/)
     .map(normaliseText)
     .join('\n')
-  return keywordHit(core(words), body) ?? phraseHit(text) ?? sentenceHit(lines) ?? NONE
+  return keywordHit(core(words), body) ?? phraseHit(text) ?? sentenceHit(lines) ?? uncertain(text, lines, body)
+}
+
+/**
+ * What the rules above did not read: misspellings, asking back in, and an opt-out word the
+ * rules cannot place. An opt-out found here is uncertain (confidence low): it is flagged for a
+ * person, who sees the reason, and counts as an opt-out until they say otherwise.
+ */
+function uncertain(text: string, lines: string, body: string): OptOutResult {
+  const fixed = correctSpelling(text)
+  const words = core(tokens(fixed))
+  const [only] = words
+  const misspelt = words.length === 1 && only ? misspeltKeyword(only) : null
+  if (misspelt) return { kind: 'opt-out', keyword: misspelt, confidence: 'low', reason: `a misspelling of ${misspelt.toUpperCase()}` }
+  if (fixed !== text) {
+    const hit = keywordHit(words, body) ?? phraseHit(fixed) ?? sentenceHit(correctSpelling(lines))
+    if (hit?.kind === 'opt-out') return { ...hit, confidence: 'low', reason: `${hit.reason}, read through a misspelling` }
+  }
+  const optIn = OPT_IN_PHRASES.exec(fixed)
+  if (optIn) return { kind: 'opt-in', keyword: optIn[0], confidence: 'medium', reason: `opt-in wording: "${optIn[0]}"` }
+  const word = uncertainOptOut(fixed)
+  if (word)
+    return {
+      kind: 'opt-out',
+      keyword: word,
+      confidence: 'low',
+      reason: `the word "${word}" where the rules cannot tell what it is about: for a person to check`,
+    }
+  if (body.includes('🛑'))
+    return { kind: 'opt-out', keyword: '🛑', confidence: 'low', reason: 'a stop-sign emoji beside other words: for a person to check' }
+  return NONE
 }

@@ -11,6 +11,7 @@ const MESSAGE_WORDS = new Set(
     'text texts txt txts texting txting textos message messages msg msgs messaging msging sms mensajes mensaje ' +
     'notification notifications alert alerts promo promos promotion promotions marketing reminder reminders ' +
     'spam spamming ads ad offers offer deals list lists mailing subscription subscriptions stuff crap junk phone ' +
+    'system records database contacts ' +
     'this these it them that everything all'
   ).split(' '),
 )
@@ -61,17 +62,18 @@ export const TEXTS_WELCOME =
 
 /** The customer saying what they will do ("I'll stop texting you now"), not asking us to. */
 export const SELF_FUTURE =
-  /\b(?:(?:i'll|i will|i'm going to|i am going to|i'm gonna|ill|we'll|we will)\s+(?:\w+\s+)?|(?:i|we)\s+(?:need|have|had|got)\s+to\s+)$/
+  /\b(?:(?:i'll|i will|i'm going to|i am going to|i'm gonna|ill|we'll|we will)\s+(?:\w+\s+)?|(?:(?:i|we)\s+)?(?:need|have|had|got)\s+to\s+)$/
 
 /** A question about when something happens ("when does the sale end?", "will the texts stop after…?"). */
 const WHEN_QUESTION = /\b(?:does|do|did|will|would|is|are|when|what time)\b(?:\s+[\w']+){0,3}\s+$/
 const HOW_DO_I = /\bhow\s+(?:do|can|would|could)\s+i\s+$/
 
 /** A word that ends this (stop, quit, end, cancel…) used for the messages, not for something else. */
-const OPT_OUT_STEM = /\b(stop|quit|end|revoke|revoking|cancel|unsubscribe|unsub|opt\s*-?\s*out|optout|opting out|arretez|desabonner)\b/g
+const OPT_OUT_STEM =
+  /\b(stop|quit|end|revoke|revoking|cancel|unsubscribe|unsub|opt\s*-?\s*out|optout|opting out|arretez|desabonner|remove|removed)\b/g
 /** -ing words after STOP or QUIT that are about us contacting them. */
 const CONTACT_VERBS = new Set(
-  'texting txting messaging msging sending contacting calling emailing spamming bothering bugging harassing'.split(' '),
+  'texting txting messaging msging sending contacting calling emailing spamming bothering bugging harassing receiving getting'.split(' '),
 )
 const NEGATED =
   /\b(?:don'?t|do not|dont|never|can'?t|cannot|couldn'?t|won'?t|wouldn'?t|not|didn'?t|doesn'?t|no need to)\s+(?:[\w']+\s+){0,2}$/
@@ -84,7 +86,8 @@ const BOOKING = /\b(?:reschedul\w*|rebook\w*|appointments?|appts?|orders?|reserv
 
 /** Whether the opt-out word at [start, end) of `text` is used about something else. */
 function otherSense(text: string, start: number, end: number): boolean {
-  const before = text.slice(Math.max(0, start - 60), start)
+  // "not interested, please remove": a refusal before the word, not a negation of it.
+  const before = text.slice(Math.max(0, start - 60), start).replace(/\bnot interested\b/g, ',')
   const after = text.slice(end)
   const next = /^\s+([\w']+)/.exec(after)?.[1] ?? ''
   if (next.endsWith('ing') && !CONTACT_VERBS.has(next)) return true
@@ -95,7 +98,7 @@ function otherSense(text: string, start: number, end: number): boolean {
       TEXTS_WELCOME.test(text) ||
       aboutSomethingElse(after.slice(after.indexOf(next) + next.length))
     )
-  if (HOW_DO_I.test(before)) return false
+  if (HOW_DO_I.test(before)) return aboutSomethingElse(after)
   if (NEGATED.test(before) || SELF_FUTURE.test(before) || NOUN_BEFORE.test(before) || MODAL_BEFORE.test(before)) return true
   const word = text.slice(start, end)
   if (word !== 'stop' && word !== 'quit' && (/^\s+(?:it|that)\b/.test(after) || BOOKING.test(text))) return true
@@ -159,7 +162,7 @@ export function correctSpelling(text: string): string {
 
 /** Asking for the messages back, in words ("sign me back up", "resume texts"). Checked after every opt-out rule. */
 export const OPT_IN_PHRASES =
-  /\b(?:re-?subscribe|subscribe me|opt\s*(?:me\s+)?(?:back\s+)?in|sign\s+me\s+(?:back\s+)?up|want\s+back\s+in|unstop|resume\s+(?:the\s+|your\s+|sending\s+)?(?:texts?|messages?|texting|sending)|start\s+(?:me|sending|texting)\b.*\bagain|start\s+getting\s+(?:your\s+|the\s+)?(?:texts?|messages?)|yes,?\s+(?:i\s+want|please\s+send)\s+(?:the\s+|your\s+)?(?:texts?|messages?))\b/
+  /\b(?:re-?subscribe|subscribe me|(?:send|get|receive|want)\b[\w' ]*\b(?:texts?|messages?|deals|offers)\s+again|opt\s*(?:me\s+)?(?:back\s+)?in|sign\s+me\s+(?:back\s+)?up|want\s+back\s+in|unstop|resume\s+(?:the\s+|your\s+|sending\s+)?(?:texts?|messages?|texting|sending)|start\s+(?:me|sending|texting)\b.*\bagain|start\s+getting\s+(?:your\s+|the\s+)?(?:texts?|messages?)|yes,?\s+(?:i\s+want|please\s+send)\s+(?:the\s+|your\s+)?(?:texts?|messages?))\b/
 
 /**
  * A message of one word that is a misspelling of STOP, CANCEL or UNSUBSCRIBE ("Stpo", "stoop",

@@ -108,6 +108,7 @@ const OPT_IN_WORDS = new Map<string, string>([
   ['resubscribe', 'subscribe'],
   ['opt in', 'opt in'],
   ['optin', 'opt in'],
+  ['restart', 'start'],
   ['unstop', 'unstop'],
   ['un stop', 'unstop'],
   ['yes', 'yes'],
@@ -125,7 +126,7 @@ const LEADING_FILLER = new Set(
 )
 // "stop it", "quit it", "stop this": objects only these keywords take.
 const STOP_OBJECTS = new Set(['it', 'this', 'that', 'these'])
-const TAKES_OBJECT = new Set(['stop', 'quit'])
+const TAKES_OBJECT = new Set(['stop', 'quit', 'end'])
 
 function core(words: string[]): string[] {
   let start = 0
@@ -187,13 +188,13 @@ const MSG = `(?:texts?|txts?|messages?|msgs?|sms|notifications?|alerts?|promos?|
 const PHRASES: Phrase[] = [
   {
     re: new RegExp(
-      `\\b(?:stop|quit|cease|end)\\s+(?:all\\s+)?(?:the\\s+|these\\s+|your\\s+|this\\s+)?(?:texting|txting|texts?|txts?|messaging|msging|messages?|msgs?|sms|sending|contacting|calling|emailing|spamming|bothering|bugging|harassing|${MSG})\\b`,
+      `\\b(?:stop|quit|cease|end)\\s+(?:all\\s+)?(?:the\\s+|these\\s+|your\\s+|this\\s+)?(?:texting|txting|texts?|txts?|messaging|msging|messages?|msgs?|sms|sending|contacting|calling|emailing|spamming|bothering|bugging|harassing|receiving|getting|${MSG})\\b`,
     ),
     label: 'stop texting',
     confidence: 'medium',
   },
   {
-    re: /\b(?:don'?t|do not|dont|never|no longer)\s+(?:ever\s+)?(?:text|txt|message|msg|contact|sms|call)\s+(?:me|us|this number|my number)\b/,
+    re: /\b(?:don'?t|do not|dont|never|no longer|(?:can|could)\s+(?:you|u)\s+not)\s+(?:ever\s+)?(?:text|txt|message|msg|contact|sms|call)\s+(?:me|us|this number|my number)\b/,
     label: "don't text me",
     confidence: 'medium',
     negative: true,
@@ -224,6 +225,7 @@ const PHRASES: Phrase[] = [
     confidence: 'medium',
   },
   { re: /\btake\s+(?:me|my number|this number)\s+off\b/, label: 'take me off', confidence: 'medium' },
+  { re: /\bbe\s+(?:removed|taken off|unsubscribed|deleted)\b/, label: 'remove me', confidence: 'medium' },
   { re: /\bleave\s+me\s+alone\b/, label: 'leave me alone', confidence: 'medium' },
   { re: /\blose\s+(?:my|this)\s+number\b/, label: 'lose my number', confidence: 'medium' },
   { re: /\bunsubscribe\b|\bunsub\b/, label: 'unsubscribe', confidence: 'medium' },
@@ -246,7 +248,7 @@ const PHRASES: Phrase[] = [
     label: 'no quiero más mensajes (Spanish)',
     confidence: 'low',
   },
-  { re: /\b(?:desabonner|desinscrire|arretez)\b/, label: 'désabonner (French)', confidence: 'low' },
+  { re: /\b(?:desabonn\w*|desinscri\w*|arretez)\b/, label: 'désabonner (French)', confidence: 'low' },
   { re: /\bplus\s+de\s+(?:messages|textos|sms)\b|\bne\s+veux\s+plus\b/, label: 'plus de messages (French)', confidence: 'low' },
 ]
 
@@ -326,7 +328,7 @@ function uncertain(text: string, lines: string, body: string): OptOutResult {
   }
   const optIn = OPT_IN_PHRASES.exec(fixed)
   if (optIn) return { kind: 'opt-in', keyword: optIn[0], confidence: 'medium', reason: `opt-in wording: "${optIn[0]}"` }
-  const word = uncertainOptOut(fixed)
+  const word = /^no more\W*$/.test(fixed) ? 'no more' : uncertainOptOut(fixed)
   if (word)
     return {
       kind: 'opt-out',

@@ -28,6 +28,7 @@ const OTHER_TOPICS = new Set(
   ).split(' '),
 )
 
+const CLAUSE_VERBS = new Set("is was are am were has isn't wasn't".split(' '))
 const DETERMINERS = new Set('the my your ur our this that a an his her their those'.split(' '))
 const PREPOSITIONS = new Set('from of off on for'.split(' '))
 /** Courtesy and filler that may follow a keyword without changing what it is about. */
@@ -50,8 +51,9 @@ export function aboutSomethingElse(after: string): boolean {
   if (next.length === 0 || next[0] === 'or' || next[0] === 'and') return false
   // The first word that is neither a determiner nor a preposition names what it is about.
   const content = next.find((w) => !DETERMINERS.has(w) && !PREPOSITIONS.has(w))
-  // "stop sending me this": a determiner alone stands for the messages.
-  if (content === undefined || MESSAGE_WORDS.has(content)) return false
+  // "stop sending me this": a determiner alone stands for the messages; "STOP this is a wrong
+  // number": a new clause begins.
+  if (content === undefined || MESSAGE_WORDS.has(content) || CLAUSE_VERBS.has(content)) return false
   if (OTHER_TOPICS.has(content)) return true
   return DETERMINERS.has(next[0] ?? '') || PREPOSITIONS.has(next[0] ?? '')
 }
@@ -145,7 +147,7 @@ const SPELLINGS: ReadonlyArray<readonly [string, number]> = [
   ['messages', 1],
 ]
 /** Real words a misspelling rule would otherwise take for one of those. */
-const REAL_WORDS = new Set('step shop stops top sop stoop slop stomp stow atop cancels camel testing tenting massages massage'.split(' '))
+const REAL_WORDS = new Set('step shop stops top slop stomp stow atop cancels camel testing tenting massages massage'.split(' '))
 
 /** `text` with misspellings of the opt-out words put right ("sotp textng me" → "stop texting me"). */
 export function correctSpelling(text: string): string {

@@ -188,13 +188,13 @@ const MSG = `(?:texts?|txts?|messages?|msgs?|sms|notifications?|alerts?|promos?|
 const PHRASES: Phrase[] = [
   {
     re: new RegExp(
-      `\\b(?:stop|quit|cease|end)\\s+(?:all\\s+)?(?:the\\s+|these\\s+|your\\s+|this\\s+)?(?:texting|txting|texts?|txts?|messaging|msging|messages?|msgs?|sms|sending|contacting|calling|emailing|spamming|bothering|bugging|harassing|receiving|getting|${MSG})\\b`,
+      `\\b(?:stop|quit|cease|end)\\s+(?:all\\s+)?(?:the\\s+|these\\s+|your\\s+|this\\s+)?(?:(?:promotional|marketing|automated|annoying|daily|weekly|random|spam|text|sms)\\s+)?(?:texting|txting|texts?|txts?|messaging|msging|messages?|msgs?|sms|sending|contacting|calling|emailing|spamming|bothering|bugging|harassing|receiving|getting|${MSG})\\b`,
     ),
     label: 'stop texting',
     confidence: 'medium',
   },
   {
-    re: /\b(?:don'?t|do not|dont|never|no longer|(?:can|could)\s+(?:you|u)\s+not)\s+(?:ever\s+)?(?:text|txt|message|msg|contact|sms|call)\s+(?:me|us|this number|my number)\b/,
+    re: /\b(?:don'?t|do not|dont|never|no longer|(?:can|could)\s+(?:you|u)\s+not)\s+(?:ever\s+)?(?:text|txt|message|msg|contact|sms|call)(?:\s+(?:me|us|this number|my number)\b|\s*$|\s*[.!,])/,
     label: "don't text me",
     confidence: 'medium',
     negative: true,
@@ -220,16 +220,16 @@ const PHRASES: Phrase[] = [
     confidence: 'medium',
   },
   {
-    re: /\b(?:remove|delete|drop|unsubscribe|unenroll|unenrol|opt)\s+(?:me|my number|this number|my phone(?: number)?)\b/,
+    re: /\b(?:remove|delete|drop|unsubscribe|unenroll|unenrol)\s+(?:me|my number|this number|my phone(?: number)?)\b/,
     label: 'remove me',
     confidence: 'medium',
   },
-  { re: /\btake\s+(?:me|my number|this number)\s+off\b/, label: 'take me off', confidence: 'medium' },
+  { re: /\b(?:take|get)\s+(?:me|my number|this number)\s+off\b/, label: 'take me off', confidence: 'medium' },
   { re: /\bbe\s+(?:removed|taken off|unsubscribed|deleted)\b/, label: 'remove me', confidence: 'medium' },
   { re: /\bleave\s+me\s+alone\b/, label: 'leave me alone', confidence: 'medium' },
   { re: /\blose\s+(?:my|this)\s+number\b/, label: 'lose my number', confidence: 'medium' },
   { re: /\bunsubscribe\b|\bunsub\b/, label: 'unsubscribe', confidence: 'medium' },
-  { re: /\bopt(?:ing)?(?:\s|-)?out\b/, label: 'opt out', confidence: 'medium' },
+  { re: /\bopt(?:ing)?(?:\s|-)?out\b|\bopt\s+(?:me|us|my number|this number)\s+out\b/, label: 'opt out', confidence: 'medium' },
   { re: /\b(?:revok|withdraw)\w*\b.*\b(?:consent|permission)\b/, label: 'revoke consent', confidence: 'medium' },
   {
     re: new RegExp(`\\bcancel\\s+(?:(?:my|the|all|these|your|this)\\s+){0,3}(?:subscription|${MSG})\\b`),
@@ -244,7 +244,7 @@ const PHRASES: Phrase[] = [
     confidence: 'low',
   },
   {
-    re: /\b(?:ya\s+)?no\s+quiero\s+(?:recibir\s+)?(?:mas\s+)?(?:mensajes|textos|sms)\b|\bdej(?:en|e|a|ar)\s+de\s+(?:enviar|mandar|escribir)\w*|\bno\s+(?:me\s+)?(?:envien|envies|manden|mandes|escriban|escribas)\s+(?:mas\s+)?(?:mensajes|textos)\b/,
+    re: /\bcancelar\s+(?:los\s+|mis\s+)?(?:mensajes|textos)\b|\b(?:ya\s+)?no\s+quiero\s+(?:recibir\s+)?(?:mas\s+)?(?:mensajes|textos|sms)\b|\bdej(?:en|e|a|ar)\s+de\s+(?:enviar|mandar|escribir)\w*|\bno\s+(?:me\s+)?(?:envien|envies|manden|mandes|escriban|escribas)\s+(?:mas\s+)?(?:mensajes|textos)\b/,
     label: 'no quiero más mensajes (Spanish)',
     confidence: 'low',
   },

@@ -30,7 +30,7 @@ const OTHER_TOPICS = new Set(
 
 const CLAUSE_VERBS = new Set("is was are am were has isn't wasn't".split(' '))
 const DETERMINERS = new Set('the my your ur our this that a an his her their those'.split(' '))
-const PREPOSITIONS = new Set('from of off on for'.split(' '))
+const PREPOSITIONS = new Set('from of off on for with'.split(' '))
 /** Courtesy and filler that may follow a keyword without changing what it is about. */
 const FILLER = new Set('please pls plz thanks thank you u thx ty now asap already again just right away ok okay me us number'.split(' '))
 
@@ -45,8 +45,10 @@ function wordsOf(s: string, n: number): string[] {
  * the end of its sentence.
  */
 export function aboutSomethingElse(after: string): boolean {
-  const clause = after.split(/[.!?;,\n]/)[0] ?? ''
+  const clause = (after.split(/[.!?;,\n]/)[0] ?? '').replace(/\bfor good\b|\bforever\b|\bpermanently\b/g, '')
   const next = wordsOf(clause, 6).filter((w) => !FILLER.has(w))
+  // "quit it with the prices": what follows WITH says what IT is.
+  if (next[0] === 'it' && next[1] === 'with') next.shift()
   // "no more texts or calls": the messages were named before the conjunction.
   if (next.length === 0 || next[0] === 'or' || next[0] === 'and') return false
   // The first word that is neither a determiner nor a preposition names what it is about.
@@ -58,13 +60,20 @@ export function aboutSomethingElse(after: string): boolean {
   return DETERMINERS.has(next[0] ?? '') || PREPOSITIONS.has(next[0] ?? '')
 }
 
+/** The word after the keyword names something, and not the messages ("quit piano", "end lease"). */
+function aboutSomethingElseStrict(after: string): boolean {
+  const first = wordsOf(after.split(/[.!?;,\n]/)[0] ?? '', 4).find((w) => !DETERMINERS.has(w) && !FILLER.has(w))
+  if (first === undefined || FILLER.has(first) || MESSAGE_WORDS.has(first) || CLAUSE_VERBS.has(first)) return false
+  return !/^(?:and|or|but|so|if|because|i|you|u|we|they|now|please|pls|it|with|texting|sending)$/.test(first)
+}
+
 /** Texts are welcome: what is refused is calls, emails or paper ("stop calling me, text only"). */
 export const TEXTS_WELCOME =
   /\b(?:texts?|texting|text me)\s+(?:only|instead)\b|\btexts?\s+(?:are|is)\s+(?:fine|ok|okay|good)\b|\bkeep\s+(?:the\s+|my\s+|sending\s+)?(?:texts|texting)\b/
 
 /** The customer saying what they will do ("I'll stop texting you now"), not asking us to. */
 export const SELF_FUTURE =
-  /\b(?:(?:i'll|i will|i'm going to|i am going to|i'm gonna|ill|we'll|we will)\s+(?:\w+\s+)?|(?:(?:i|we)\s+)?(?:need|have|had|got)\s+to\s+)$/
+  /\b(?:(?:i'll|i will|i'm going to|i am going to|i'm gonna|ill|we'll|we will)\s+(?:\w+\s+)?|(?<!\b(?:you|u)\s)(?:need|have|had|got)\s+to\s+)$/
 
 /** A question about when something happens ("when does the sale end?", "will the texts stop after…?"). */
 const WHEN_QUESTION = /\b(?:does|do|did|will|would|is|are|when|what time)\b(?:\s+[\w']+){0,3}\s+$/
@@ -72,7 +81,7 @@ const HOW_DO_I = /\bhow\s+(?:do|can|would|could)\s+i\s+$/
 
 /** A word that ends this (stop, quit, end, cancel…) used for the messages, not for something else. */
 const OPT_OUT_STEM =
-  /\b(stop|quit|end|revoke|revoking|cancel|unsubscribe|unsub|opt\s*-?\s*out|optout|opting out|arretez|desabonner|remove|removed)\b/g
+  /\b(stop|quit|end|revoke|revoking|cancel|unsubscribe|unsub|opt\s*-?\s*out|optout|opting out|arretez|desabonner|remove|removed|stopped)\b/g
 /** -ing words after STOP or QUIT that are about us contacting them. */
 const CONTACT_VERBS = new Set(
   'texting txting messaging msging sending contacting calling emailing spamming bothering bugging harassing receiving getting'.split(' '),
@@ -80,7 +89,9 @@ const CONTACT_VERBS = new Set(
 const NEGATED =
   /\b(?:don'?t|do not|dont|never|can'?t|cannot|couldn'?t|won'?t|wouldn'?t|not|didn'?t|doesn'?t|no need to)\s+(?:[\w']+\s+){0,2}$/
 const NOUN_BEFORE = /(?:\b(?:the|a|bus|next|last|first|each|every|that|this|your|my|our)\s+|\bnon-?\s*)$/
-const AFTER_OTHER = /^\s+(?:by|in|at|over|up|here|there|sign|light|of|on)\b|^\s*(?:&|and|n)\s+shop\b/
+const AFTER_OTHER = /^\s+(?:by|in|at|over|up|here|there|sign|light|of|on)\b|^\s*(?:&|and|n)\s+shop\b|^[\s-]+vous\b/
+/** Someone saying what they do ("I cancel every time"); not for REVOKE or UNSUBSCRIBE, which say it by saying it. */
+const SUBJECT_BEFORE = /\b(?:i|we|he|she|they|it)\s+$/
 /** "can stop", "will stop": what something will do, not a request (unless about contacting). */
 const MODAL_BEFORE = /\b(?:can|will|would|could|might|may|must|gonna)\s+$/
 /** Appointments and orders, which CANCEL, END or QUIT in the same message are most likely about. */
@@ -93,6 +104,8 @@ function otherSense(text: string, start: number, end: number): boolean {
   const after = text.slice(end)
   const next = /^\s+([\w']+)/.exec(after)?.[1] ?? ''
   if (next.endsWith('ing') && !CONTACT_VERBS.has(next)) return true
+  const word = text.slice(start, end)
+  if (word === 'stopped' && !CONTACT_VERBS.has(next)) return true
   if (CONTACT_VERBS.has(next))
     return (
       NEGATED.test(before) ||
@@ -102,7 +115,10 @@ function otherSense(text: string, start: number, end: number): boolean {
     )
   if (HOW_DO_I.test(before)) return aboutSomethingElse(after)
   if (NEGATED.test(before) || SELF_FUTURE.test(before) || NOUN_BEFORE.test(before) || MODAL_BEFORE.test(before)) return true
-  const word = text.slice(start, end)
+  const asks = ['stop', 'quit', 'end', 'cancel'].includes(word)
+  if (asks && SUBJECT_BEFORE.test(before)) return true
+  // QUIT, END and CANCEL before a word that names nothing we send are about that thing ("quit piano").
+  if (word !== 'stop' && asks && aboutSomethingElseStrict(after)) return true
   if (word !== 'stop' && word !== 'quit' && (/^\s+(?:it|that)\b/.test(after) || BOOKING.test(text))) return true
   if (AFTER_OTHER.test(after)) return true
   if (WHEN_QUESTION.test(before) && /\?/.test(after)) return true
@@ -164,7 +180,7 @@ export function correctSpelling(text: string): string {
 
 /** Asking for the messages back, in words ("sign me back up", "resume texts"). Checked after every opt-out rule. */
 export const OPT_IN_PHRASES =
-  /\b(?:re-?subscribe|subscribe me|(?:send|get|receive|want)\b[\w' ]*\b(?:texts?|messages?|deals|offers)\s+again|opt\s*(?:me\s+)?(?:back\s+)?in|sign\s+me\s+(?:back\s+)?up|want\s+back\s+in|unstop|resume\s+(?:the\s+|your\s+|sending\s+)?(?:texts?|messages?|texting|sending)|start\s+(?:me|sending|texting)\b.*\bagain|start\s+getting\s+(?:your\s+|the\s+)?(?:texts?|messages?)|yes,?\s+(?:i\s+want|please\s+send)\s+(?:the\s+|your\s+)?(?:texts?|messages?))\b/
+  /\b(?:re-?subscribe|subscribe me|(?:send|get|receive|want)\b[\w' ]*\b(?:texts?|messages?|deals|offers)\s+again|opt\s*(?:me\s+)?(?:back\s+)?in|sign\s+me\s+(?:back\s+)?up|want\s+back\s+in|unstop|resume\s+(?:the\s+|your\s+|sending\s+)?(?:texts?|messages?|texting|sending)|start\s+(?:me|sending|texting)\b.*\bagain|start\s+(?:it\s+)?back\s+up|start\s+getting\s+(?:your\s+|the\s+)?(?:texts?|messages?)|yes,?\s+(?:i\s+want|please\s+send)\s+(?:the\s+|your\s+)?(?:texts?|messages?))\b/
 
 /**
  * A message of one word that is a misspelling of STOP, CANCEL or UNSUBSCRIBE ("Stpo", "stoop",

@@ -109,6 +109,7 @@ const OPT_IN_WORDS = new Map<string, string>([
   ['opt in', 'opt in'],
   ['optin', 'opt in'],
   ['restart', 'start'],
+  ['resume', 'resume'],
   ['unstop', 'unstop'],
   ['un stop', 'unstop'],
   ['yes', 'yes'],
@@ -200,7 +201,7 @@ const PHRASES: Phrase[] = [
     negative: true,
   },
   {
-    re: new RegExp(`\\b(?:don'?t|do not|dont|never)\\s+send\\s+(?:me\\s+)?(?:any\\s+)?(?:more\\s+)?${MSG}\\b`),
+    re: new RegExp(`\\b(?:don'?t|do not|dont|never)\\s+send\\s+(?:me\\s+)?(?:any\\s+)?(?:more\\s+)?(?:${MSG}|these|this|them|anything)\\b`),
     label: "don't send me messages",
     confidence: 'medium',
     negative: true,
@@ -248,7 +249,18 @@ const PHRASES: Phrase[] = [
     label: 'no quiero más mensajes (Spanish)',
     confidence: 'low',
   },
-  { re: /\b(?:desabonn\w*|desinscri\w*|arretez)\b/, label: 'désabonner (French)', confidence: 'low' },
+  {
+    re: /\b(?:desabonn\w*|desinscri\w*|arretez(?![\s-]+vous))\b|\bne\s+plus\s+(?:m'|me\s+)?envoyer\b/,
+    label: 'désabonner (French)',
+    confidence: 'low',
+  },
+  { re: /\bi\s+want\s+out\b/, label: 'I want out', confidence: 'medium' },
+  {
+    re: /\b(?:never|don'?t|do not|dont)\s+(?:ever\s+)?want\s+to\s+hear\s+from\s+(?:you|u|this number)\b/,
+    label: 'never want to hear from you',
+    confidence: 'medium',
+    negative: true,
+  },
   { re: /\bplus\s+de\s+(?:messages|textos|sms)\b|\bne\s+veux\s+plus\b/, label: 'plus de messages (French)', confidence: 'low' },
 ]
 

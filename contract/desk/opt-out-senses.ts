@@ -55,7 +55,11 @@ export function aboutSomethingElse(after: string): boolean {
   const content = next.find((w) => !DETERMINERS.has(w) && !PREPOSITIONS.has(w))
   // "stop sending me this": a determiner alone stands for the messages; "STOP this is a wrong
   // number": a new clause begins.
-  if (content === undefined || MESSAGE_WORDS.has(content) || CLAUSE_VERBS.has(content)) return false
+  if (content === undefined || CLAUSE_VERBS.has(content)) return false
+  // "the list for the raffle": a list of something else.
+  const then = next.slice(next.indexOf(content) + 1)
+  if (/^lists?$/.test(content) && PREPOSITIONS.has(then[0] ?? '')) return !then.slice(1).some((w) => MESSAGE_WORDS.has(w))
+  if (MESSAGE_WORDS.has(content)) return false
   if (OTHER_TOPICS.has(content)) return true
   return DETERMINERS.has(next[0] ?? '') || PREPOSITIONS.has(next[0] ?? '')
 }
@@ -66,6 +70,9 @@ function aboutSomethingElseStrict(after: string): boolean {
   if (first === undefined || FILLER.has(first) || MESSAGE_WORDS.has(first) || CLAUSE_VERBS.has(first)) return false
   return !/^(?:and|or|but|so|if|because|i|you|u|we|they|now|please|pls|it|with|texting|sending)$/.test(first)
 }
+
+/** "Why won't you stop", "can't you stop": a negation that asks. */
+export const ASKING = /\b(?:why\s+(?:won'?t|don'?t|can'?t|wont|dont|cant)|won'?t|can'?t|cannot|wont|cant)\s+(?:you|u)\s+(?:just\s+)?$/
 
 /** Texts are welcome: what is refused is calls, emails or paper ("stop calling me, text only"). */
 export const TEXTS_WELCOME =
@@ -103,12 +110,14 @@ function otherSense(text: string, start: number, end: number): boolean {
   const before = text.slice(Math.max(0, start - 60), start).replace(/\bnot interested\b/g, ',')
   const after = text.slice(end)
   const next = /^\s+([\w']+)/.exec(after)?.[1] ?? ''
-  if (next.endsWith('ing') && !CONTACT_VERBS.has(next)) return true
+  // "stop laughing" is about something else; "stop pestering me" is about us.
+  const atMe = /^\s+[\w']+\s+(?:me|us)\b/.test(after)
+  if (next.endsWith('ing') && !CONTACT_VERBS.has(next) && !atMe) return true
   const word = text.slice(start, end)
   if (word === 'stopped' && !CONTACT_VERBS.has(next)) return true
-  if (CONTACT_VERBS.has(next))
+  if (CONTACT_VERBS.has(next) || (next.endsWith('ing') && atMe))
     return (
-      NEGATED.test(before) ||
+      (NEGATED.test(before) && !ASKING.test(before)) ||
       SELF_FUTURE.test(before) ||
       TEXTS_WELCOME.test(text) ||
       aboutSomethingElse(after.slice(after.indexOf(next) + next.length))
@@ -180,7 +189,7 @@ export function correctSpelling(text: string): string {
 
 /** Asking for the messages back, in words ("sign me back up", "resume texts"). Checked after every opt-out rule. */
 export const OPT_IN_PHRASES =
-  /\b(?:re-?subscribe|subscribe me|(?:send|get|receive|want)\b[\w' ]*\b(?:texts?|messages?|deals|offers)\s+again|opt\s*(?:me\s+)?(?:back\s+)?in|sign\s+me\s+(?:back\s+)?up|want\s+back\s+in|unstop|resume\s+(?:the\s+|your\s+|sending\s+)?(?:texts?|messages?|texting|sending)|start\s+(?:me|sending|texting)\b.*\bagain|start\s+(?:it\s+)?back\s+up|start\s+getting\s+(?:your\s+|the\s+)?(?:texts?|messages?)|yes,?\s+(?:i\s+want|please\s+send)\s+(?:the\s+|your\s+)?(?:texts?|messages?))\b/
+  /\b(?:re-?subscribe|subscribe me|(?:send|get|receive|want)\b[\w' ]*\b(?:texts?|messages?|deals|offers)\s+again|opt\s*(?:me\s+)?(?:back\s+)?in|sign\s+me\s+(?:back\s+)?up|want\s+back\s+in|unstop|resume\s+(?:the\s+|your\s+|sending\s+)?(?:texts?|messages?|texting|sending)|start\s+(?:me|sending|texting)\b.*\bagain|start\s+(?:it\s+|me\s+)?back\s+up|(?:want|like)\s+to\s+(?:re-?)?subscribe|start\s+getting\s+(?:your\s+|the\s+)?(?:texts?|messages?)|yes,?\s+(?:i\s+want|please\s+send)\s+(?:the\s+|your\s+)?(?:texts?|messages?))\b/
 
 /**
  * A message of one word that is a misspelling of STOP, CANCEL or UNSUBSCRIBE ("Stpo", "stoop",

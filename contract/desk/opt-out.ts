@@ -35,6 +35,7 @@
 
 import {
   aboutSomethingElse,
+  ASKING,
   correctSpelling,
   misspeltKeyword,
   OPT_IN_PHRASES,
@@ -225,7 +226,7 @@ const PHRASES: Phrase[] = [
     label: 'remove me',
     confidence: 'medium',
   },
-  { re: /\b(?:take|get)\s+(?:me|my number|this number)\s+off\b/, label: 'take me off', confidence: 'medium' },
+  { re: /\b(?:take|get)\s+(?:me|us|my number|this number)\s+off\b/, label: 'take me off', confidence: 'medium' },
   { re: /\bbe\s+(?:removed|taken off|unsubscribed|deleted)\b/, label: 'remove me', confidence: 'medium' },
   { re: /\bleave\s+me\s+alone\b/, label: 'leave me alone', confidence: 'medium' },
   { re: /\blose\s+(?:my|this)\s+number\b/, label: 'lose my number', confidence: 'medium' },
@@ -245,7 +246,7 @@ const PHRASES: Phrase[] = [
     confidence: 'low',
   },
   {
-    re: /\bcancelar\s+(?:los\s+|mis\s+)?(?:mensajes|textos)\b|\b(?:ya\s+)?no\s+quiero\s+(?:recibir\s+)?(?:mas\s+)?(?:mensajes|textos|sms)\b|\bdej(?:en|e|a|ar)\s+de\s+(?:enviar|mandar|escribir)\w*|\bno\s+(?:me\s+)?(?:envien|envies|manden|mandes|escriban|escribas)\s+(?:mas\s+)?(?:mensajes|textos)\b/,
+    re: /\bcancelar\s+(?:los\s+|mis\s+)?(?:mensajes|textos)\b|\b(?:ya\s+)?no\s+quiero\s+(?:recibir\s+)?(?:mas\s+)?(?:mensajes|textos|sms)\b|\bbasta\s+(?:de\s+)?(?:mensajes|textos)\b|\bdej(?:en|e|a|ar)\s+de\s+(?:enviar|mandar|escribir)\w*|\bno\s+(?:me\s+)?(?:envien|envies|manden|mandes|escriban|escribas)\s+(?:mas\s+)?(?:mensajes|textos)\b/,
     label: 'no quiero más mensajes (Spanish)',
     confidence: 'low',
   },
@@ -269,7 +270,7 @@ function phraseHit(text: string): Hit | null {
     const m = p.re.exec(text)
     if (!m) continue
     const before = text.slice(0, m.index)
-    if (!p.negative && NEGATION.test(before)) continue
+    if (!p.negative && NEGATION.test(before) && !ASKING.test(before)) continue
     // "I'll stop texting you now", "take me off the waitlist", "stop calling me, text only".
     if (SELF_FUTURE.test(before) || aboutSomethingElse(text.slice(m.index + m[0].length)) || TEXTS_WELCOME.test(text)) continue
     return { kind: 'opt-out', keyword: p.label, confidence: p.confidence, reason: `opt-out wording: "${m[0]}"` }
@@ -314,7 +315,10 @@ export function classifyOptOut(body: string | null | undefined): OptOutResult {
     return { kind: 'opt-out', keyword: '🛑', confidence: 'low', reason: 'a stop-sign emoji alone' }
   const text = normaliseText(body)
   const words = tokens(text)
-  if (words.length === 0) return NONE
+  if (words.length === 0)
+    return body.includes('🛑')
+      ? { kind: 'opt-out', keyword: '🛑', confidence: 'low', reason: 'a stop-sign emoji beside other emoji: for a person to check' }
+      : NONE
   // Line breaks end sentences too ("STOP" above a signature): normaliseText folds them into spaces.
   const lines = body
     .split(/\r\n|[\n\r\u2028\u2029]/)

@@ -163,6 +163,21 @@ function distance(a: string, b: string, max: number): number {
   return at(a.length, b.length)
 }
 
+/**
+ * How many of `word`'s letters `w` lacks, counted with repeats: a lower bound on their distance
+ * (an edit supplies at most one letter), and cheap enough to rule out nearly every word first.
+ */
+function missing(w: string, word: string): number {
+  let rest = w
+  let n = 0
+  for (const c of word) {
+    const i = rest.indexOf(c)
+    if (i < 0) n++
+    else rest = rest.slice(0, i) + rest.slice(i + 1)
+  }
+  return n
+}
+
 /** Words a misspelling may be of, with how far off it may be. */
 const SPELLINGS: ReadonlyArray<readonly [string, number]> = [
   ['stop', 1],
@@ -176,15 +191,21 @@ const REAL_WORDS = new Set('step shop stops top slop stomp stow atop cancels cam
 
 /** `text` with misspellings of the opt-out words put right ("sotp textng me" → "stop texting me"). */
 export function correctSpelling(text: string): string {
-  return text.replace(/[\p{L}']+/gu, (w) => {
-    if (w.length < 3 || REAL_WORDS.has(w)) return w
-    for (const [word, max] of SPELLINGS) {
-      if (w === word || w[0] !== word[0]) continue
-      if (w.length < word.length - max || w.length > word.length + max) continue
-      if (distance(w, word, max) <= max) return word
-    }
-    return w
-  })
+  // Only words of a length and first letter some keyword has can be its misspelling: most
+  // messages have none, and are returned as they are without a replace.
+  return CANDIDATE.test(text) ? text.replace(/[\p{L}']+/gu, correctWord) : text
+}
+
+const CANDIDATE = /(?:^|[^\p{L}'])(?:s[\p{L}']{2,4}|c[\p{L}']{4,6}|u[\p{L}']{8,12}|t[\p{L}']{5,7}|m[\p{L}']{6,8})(?![\p{L}'])/u
+
+function correctWord(w: string): string {
+  if (w.length < 3 || REAL_WORDS.has(w)) return w
+  for (const [word, max] of SPELLINGS) {
+    if (w === word || w[0] !== word[0]) continue
+    if (w.length < word.length - max || w.length > word.length + max || missing(w, word) > max) continue
+    if (distance(w, word, max) <= max) return word
+  }
+  return w
 }
 
 /** Asking for the messages back, in words ("sign me back up", "resume texts"). Checked after every opt-out rule. */
@@ -199,7 +220,7 @@ export const OPT_IN_PHRASES =
 export function misspeltKeyword(word: string): string | null {
   if (word.length < 3 || ['step', 'shop', 'top', 'stops', 'soup'].includes(word)) return null
   for (const [keyword, max] of SPELLINGS.slice(0, 3)) {
-    if (word !== keyword && word[0] === keyword[0] && distance(word, keyword, max) <= max) return keyword
+    if (word !== keyword && word[0] === keyword[0] && missing(word, keyword) <= max && distance(word, keyword, max) <= max) return keyword
   }
   return null
 }

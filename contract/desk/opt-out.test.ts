@@ -53,8 +53,13 @@ describe('opt-out held-out set (never tuned on)', () => {
     const s = scoreCorpus(OPT_OUT_HELD_OUT, classifyOptOut)
     console.log(`Held-out set (never tuned on):\n${formatScore(s)}`)
     expect(missedFloors(s, HELD_OUT_FLOORS)).toEqual([])
-    // What it is asked to reach; HELD_OUT_FLOORS says where it stands against that.
+    // The targets are opt-out recall 0.99 and precision 0.95. Precision meets its target; recall
+    // does NOT (97.9 %, 140 of 143): its floor is the measured figure (see HELD_OUT_FLOORS).
     expect(HELD_OUT_TARGETS.optOut).toEqual({ precision: 0.95, recall: 0.99 })
+    expect(HELD_OUT_FLOORS.optOut.precision).toBe(HELD_OUT_TARGETS.optOut.precision)
+    // So the published "not met" cannot go stale: when recall reaches the target, this fails, and
+    // the floors and the README change with it.
+    expect(s.optOut.recall).toBeLessThan(HELD_OUT_TARGETS.optOut.recall)
   })
 })
 

@@ -135,8 +135,11 @@ export async function forgetDesk(tx: Queryable, number: string | null, opts: { k
  * a word in capitals after CANCEL, END or QUIT is no longer taken for the sender's name. 3: STOP,
  * UNSUBSCRIBE, REVOKE and OPTOUT as a clause a comma sets off ("Stop, who is this?"), a keyword
  * said twice with courtesy between ("STOP please STOP"), spelled out ("S T O P"), "quit it", ARRÊTE.
+ * 4: misspellings ("sotp textng me"), an opt-out word the rules cannot place flagged at low
+ * confidence, asking back in in words ("sign me back up"), and opt-out words about something else
+ * ("take me off the waitlist", "stop it" after a double charge) no longer opt-outs.
  */
-export const OPT_RULES_VERSION = 3
+export const OPT_RULES_VERSION = 4
 /** Ordinals of one number read per statement: each reads a bounded stretch of the primary key. */
 const RECLASSIFY_WINDOW = 20_000
 

@@ -108,6 +108,7 @@ test('numbers page: a number whose callback address the watch found failing says
     await page.goto('/')
     const note = page.getByRole('link', { name: /^(Webhook|DLR): endpoint failing \(callback history of .+\)$/ }).first()
     await expect(note).toBeVisible({ timeout: 20_000 })
+    await note.scrollIntoViewIfNeeded()
     await page.screenshot({ path: `.test-results/numbers-watch-${width}.png`, fullPage: false })
     const href = await note.getAttribute('href')
     expect(href).toMatch(/^\/callbacks\?tab=changes&number=\d{6,15}$/)

@@ -91,3 +91,45 @@ test('callbacks: a changed webhook with its window, a failed listing as a gap, e
   expect(await axeViolations(page)).toEqual([])
   await page.screenshot({ path: '.test-results/callbacks-endpoints-dark-390.png', fullPage: false })
 })
+
+test('numbers page: a number whose callback address the watch found failing says so in its row, linked to its callback history, which survives reload', async ({
+  page,
+}) => {
+  test.setTimeout(120_000)
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 })
+    await page.goto('/callbacks')
+    if (width === 1280) {
+      await page.getByRole('button', { name: 'Check now' }).click()
+      await expect(page.getByRole('status').filter({ hasText: /First listing taken|Listed: \d+ change/ })).toBeVisible({ timeout: 45_000 })
+    }
+    await expect(page.getByText(/Failing/).first()).toBeVisible()
+
+    await page.goto('/')
+    const note = page.getByRole('link', { name: /^(Webhook|DLR): endpoint failing \(callback history of .+\)$/ }).first()
+    await expect(note).toBeVisible({ timeout: 20_000 })
+    await note.scrollIntoViewIfNeeded()
+    await page.screenshot({ path: `.test-results/numbers-watch-${width}.png`, fullPage: false })
+    const href = await note.getAttribute('href')
+    expect(href).toMatch(/^\/callbacks\?tab=changes&number=\d{6,15}$/)
+    const digits = /number=(\d+)/.exec(href!)![1]!
+    await note.click()
+    await expect(page).toHaveURL(new RegExp(`/callbacks\\?tab=changes&number=${digits}$`))
+    await expect(page.getByRole('tab', { name: 'Changes' })).toHaveAttribute('aria-selected', 'true')
+    await expect(page.getByLabel('Number (empty: every number)')).toHaveValue(digits)
+    await page.reload()
+    await expect(page.getByLabel('Number (empty: every number)')).toHaveValue(digits)
+    await expect(page.getByRole('status').filter({ hasText: /No change seen on|change.? on/ })).toBeVisible()
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width)
+
+    // On the Callbacks page, each number an endpoint serves links to that number's callback history.
+    await page.getByRole('tab', { name: 'Endpoints' }).click()
+    const numberLink = page.getByRole('link', { name: /\(its callback history\)$/ }).first()
+    await expect(numberLink).toBeVisible()
+    await numberLink.click()
+    await expect(page).toHaveURL(/\/callbacks\?tab=changes&number=\d{6,15}$/)
+    await expect(page.getByRole('tab', { name: 'Changes' })).toHaveAttribute('aria-selected', 'true')
+    await page.screenshot({ path: `.test-results/callbacks-number-${width}.png`, fullPage: false })
+    expect(await axeViolations(page)).toEqual([])
+  }
+})

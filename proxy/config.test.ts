@@ -55,6 +55,11 @@ describe('parseConfig', () => {
     for (const name of ['PORT', 'HISTORY_PAGE_CAP', 'SIMULATOR_ACCOUNT', 'API_SYS_ID'])
       expect(lines.filter((l) => l.includes(name))).toHaveLength(1)
   })
+  it('takes the simulator scenario as a seed, off when unset, and names the variable of a bad one', () => {
+    expect(parseConfig({}).simulatorScenario).toBeNull()
+    expect(parseConfig({ SIMULATOR_SCENARIO: '7' }).simulatorScenario).toBe(7)
+    expect(() => parseConfig({ SIMULATOR_SCENARIO: 'soon' })).toThrowError(/SIMULATOR_SCENARIO must be a whole number/)
+  })
   it.each(['API_SYS_ID', 'API_AUTH_TOKEN'])('refuses %s without API_BASE_URL instead of ignoring it', (name) => {
     expect(() => parseConfig({ [name]: 'x' })).toThrowError(new RegExp(`${name} is set but API_BASE_URL is not`))
   })

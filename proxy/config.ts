@@ -53,6 +53,8 @@ const schema = z.object({
         .filter(Boolean),
     ),
   SIMULATOR_ACCOUNT: z.enum(['demo', 'large'], { message: 'SIMULATOR_ACCOUNT must be demo or large' }).default('demo'),
+  // A seed: the embedded simulator's demo breaks on its own on a schedule (proxy/simulator/scenario.ts).
+  SIMULATOR_SCENARIO: intString('SIMULATOR_SCENARIO', 0, 999_999_999).optional(),
   LOG_REQUESTS: z.enum(['0', '1'], { message: 'LOG_REQUESTS must be 0 or 1' }).default('1'),
   MEDIA_ALLOWED_HOSTS: mediaAllowedHosts,
   MEDIA_MAX_BYTES: intString('MEDIA_MAX_BYTES', 1024, 100 * 1024 * 1024).default(10 * 1024 * 1024),
@@ -91,6 +93,8 @@ export interface Config {
   historyPageCap: number
   allowedHosts: string[]
   simulatorAccount: 'demo' | 'large'
+  /** The seed of the embedded simulator's scenario (a webhook broken and a failure spike on a schedule); null: off. */
+  simulatorScenario: number | null
   logRequests: boolean
   /** What /api/media fetches: private hosts it may reach beyond the upstream's own, and its limits. */
   media: { allowedHosts: string[]; maxBytes: number; timeoutMs: number }
@@ -132,6 +136,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     historyPageCap: e.HISTORY_PAGE_CAP,
     allowedHosts: e.ALLOWED_HOSTS,
     simulatorAccount: e.SIMULATOR_ACCOUNT,
+    simulatorScenario: e.SIMULATOR_SCENARIO ?? null,
     logRequests: e.LOG_REQUESTS === '1',
     media: { allowedHosts: e.MEDIA_ALLOWED_HOSTS, maxBytes: e.MEDIA_MAX_BYTES, timeoutMs: e.MEDIA_TIMEOUT_MS },
   }

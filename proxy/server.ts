@@ -139,7 +139,9 @@ export async function resolveUpstream(
   if (baseUrl !== null)
     return { upstream: { baseUrl, sysId, authToken }, label: new URL(baseUrl).host, simulator: null, close: async () => {} }
   // Without a clock (tests, benches) the history ends at the dataset's fixed END_MS, so their figures stay exact.
-  const sim = createSimulator(now ? { clock: { endMs: simulatorAnchor(portFile, now()), now } } : {})
+  // The scenario runs on the live clock only: without one nothing passes the history's end, and nothing breaks.
+  const scenario = config.simulatorScenario !== null ? { scenario: { seed: config.simulatorScenario } } : {}
+  const sim = createSimulator(now ? { clock: { endMs: simulatorAnchor(portFile, now()), now }, ...scenario } : {})
   const { server, url } = await listenSimulator(sim, portFile)
   const creds = config.simulatorAccount === 'large' ? LARGE_CREDENTIALS : DEMO_CREDENTIALS
   return {

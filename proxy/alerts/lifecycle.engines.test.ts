@@ -178,6 +178,45 @@ describe.each(ENGINES)('the lifecycle on %s', (engine: Engine) => {
     await alerts.close()
   })
 
+  it('fires one account-wide alert when customers waiting across all numbers reach its threshold, and resolves it when they drop below', async () => {
+    const alerts = open()
+    await db.query(`UPDATE alert_rules SET enabled = false WHERE id = 'customer-waiting'`)
+    await db.query(
+      `INSERT INTO alert_rules (id, params) VALUES ('customer-waiting-all', '{"minutes":60,"minThreads":3}')
+       ON CONFLICT (id) DO UPDATE SET params = excluded.params`,
+    )
+    const wait = (number: string, party: string, minutes: number) =>
+      db.query(`INSERT INTO desk_threads (number, party, waiting_since, unanswered, inbound) VALUES ($1, $2, $3, 1, 1)`, [
+        number,
+        party,
+        new Date(clock.now - minutes * MIN),
+      ])
+    // Two waiting over the hour on A, one on B; one on B under the hour does not count.
+    await wait(A, '15550000011', 200)
+    await wait(A, '15550000012', 90)
+    await wait(B, '15550000013', 30)
+    expect(await round(alerts)).toMatchObject({ opened: 0 })
+    await wait(B, '15550000014', 75)
+    expect(await round(alerts)).toMatchObject({ opened: 1, notices: 1 })
+    const n = notices()[0]!
+    expect(n.rule).toBe('customer-waiting-all')
+    expect(n.alerts[0]).toMatchObject({
+      subject: 'all',
+      number: null,
+      count: 3,
+      detail: '3 customers waiting longer than 60 min for a reply, on 2 numbers (longest 3 h 20 min).',
+      link: 'https://switchboard.example.com/desk/needs-reply',
+    })
+    expect(JSON.stringify(n)).not.toContain('1555000001')
+    // The per-number rule was off: nothing per number.
+    expect((await db.query(`SELECT 1 FROM alert_alerts WHERE rule = 'customer-waiting'`)).rows).toHaveLength(0)
+    await db.query(`UPDATE desk_threads SET waiting_since = NULL WHERE party = '15550000011'`)
+    clock.now += MIN
+    expect(await round(alerts)).toMatchObject({ resolved: 1 })
+    await db.query(`UPDATE alert_rules SET params = '{"minutes":120,"minThreads":10}' WHERE id = 'customer-waiting-all'`)
+    await alerts.close()
+  })
+
   it('reads sends after opt-out, sync upkeep and the access log’s chain', async () => {
     const alerts = open()
     await db.query(

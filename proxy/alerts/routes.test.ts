@@ -95,7 +95,7 @@ describe('the alerts routes', () => {
       channels: Array<Record<string, unknown>>
       firing: unknown[]
     }
-    expect(body.rules).toHaveLength(11)
+    expect(body.rules).toHaveLength(12)
     expect(body.rules.every((x) => x.enabled)).toBe(true)
     expect(body.channels).toEqual([
       expect.objectContaining({ id: 'env-webhook', source: 'env', secret: 'set', target: `${new URL(receiver.url).origin}/…` }),

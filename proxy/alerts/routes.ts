@@ -207,8 +207,13 @@ function uiChannel(c: Channel | null, id: string): Channel {
   return c
 }
 
-// eslint-disable-next-line max-lines-per-function -- over the 150-line limit the lint took on beside this room's arrival; one handler per route is the alerts room's next split.
+/** Every alerts route, in one table: the page's read and the rules, the channels, then acknowledging, silencing and evaluating. */
 export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
+  return [...pageAndRuleRoutes(d), ...channelRoutes(d), ...actionRoutes(d)]
+}
+
+/** The Alerts page's one read, and an admin's change to a rule. */
+function pageAndRuleRoutes(d: RoutesDeps): RouteSpec[] {
   return [
     route({
       method: 'GET',
@@ -264,6 +269,12 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
         sendJson(res, 200, { rule: publicRule((await readRules(d.db)).find((r) => r.id === id)!) })
       },
     }),
+  ]
+}
+
+/** An admin's channels: add, change, remove, and send a test. */
+function channelRoutes(d: RoutesDeps): RouteSpec[] {
+  return [
     route({
       method: 'POST',
       path: '/api/alerts/channels',
@@ -363,6 +374,12 @@ export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
         sendJson(res, 200, { result })
       },
     }),
+  ]
+}
+
+/** An admin's acknowledgements and silences, and an evaluation of every rule on demand. */
+function actionRoutes(d: RoutesDeps): RouteSpec[] {
+  return [
     route({
       method: 'POST',
       path: '/api/alerts/ack/:id',

@@ -41,6 +41,14 @@ export const RULES = {
     params: z.strictObject({ minutes: int(5, 43_200, 'minutes'), minThreads: int(1, 100_000, 'minThreads') }),
     defaults: { minutes: 120, minThreads: 1 },
   },
+  'customer-waiting-all': {
+    title: 'Customers waiting (all numbers)',
+    about:
+      'Customers waiting for a reply longer than the threshold on every number together: one alert for the account once enough of them wait, however they are spread over the numbers.',
+    group: 'desk',
+    params: z.strictObject({ minutes: int(5, 43_200, 'minutes'), minThreads: int(1, 100_000, 'minThreads') }),
+    defaults: { minutes: 120, minThreads: 10 },
+  },
   'sent-after-opt-out': {
     title: 'Sent after opt-out',
     about: 'A message sent to a customer who had opted out, within the look-back.',

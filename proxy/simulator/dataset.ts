@@ -251,6 +251,8 @@ export function messageAt(
   mediaBase: string,
   added: number,
   skew = false,
+  /** An opt-in scenario's refusals (scenario.ts): an outbound message dated when this says is refused. */
+  refuses?: (atMs: number) => boolean,
 ): MessageRecord {
   const parties = partiesOf(profile)
   const h = mix(hash32(profile.number), seq)
@@ -287,6 +289,7 @@ export function messageAt(
       else direction = 'inbound' // every customer of the number opted out: only they write
     }
   }
+  if (refuses && direction === 'outbound' && refuses(when)) status = FULL_STATUS_400
   const hasMedia = seq % 7 === 3
   const mediaName = MEDIA[Math.floor(seq / 7) % MEDIA.length] ?? 'photo-1.png'
   // Roughly one message in 97 reuses its neighbour's id: real pages do carry duplicates.

@@ -16,8 +16,16 @@ if (process.env.SIM_SCALE && !scale) {
   console.error('SIM_SCALE must look like 10x1000000: how many numbers, and the messages of each')
   process.exit(2)
 }
+// SIM_SCENARIO=seed: a demo that breaks on its own (scenario.ts), on a live clock from this start's minute.
+const scenarioSeed = process.env.SIM_SCENARIO
+if (scenarioSeed !== undefined && !/^\d{1,9}$/.test(scenarioSeed)) {
+  console.error('SIM_SCENARIO must be a whole number (the seed that places the breaks)')
+  process.exit(2)
+}
+const started = Date.now() - (Date.now() % 60_000)
 const sim = createSimulator({
   dialect,
+  ...(scenarioSeed !== undefined ? { scenario: { seed: Number(scenarioSeed) }, clock: { endMs: started, now: Date.now } } : {}),
   ...(scale ? { scale: { numbers: Number(scale[1]), perNumber: Number(scale[2]) } } : {}),
   extraAccounts: extra?.[0] && extra[1] ? [{ sysId: extra[0], authToken: extra[1] }] : [],
   control: process.env.SIMULATOR_CONTROL === '1',

@@ -4,6 +4,7 @@ import { answerFault, delay, send, takeFault, type Fault } from './faults.ts'
 import { authRefusal, historyIn, refusal, type Dialect } from './dialect.ts'
 import { changesListing, extraTid, REMOVAL_WORDINGS, reorderDelay, type Quirks } from './quirks.ts'
 import { apiDate } from './rng.ts'
+import { scenarioRefuses, scenarioWebhook, type Scenario } from './scenario.ts'
 
 /**
  * The three operations as the interface document and the field notes describe them, quirks
@@ -34,6 +35,8 @@ export interface SimState {
   readonly dialect: Dialect
   /** The clock new messages arrive by (arrivedBy); null keeps every history as the dataset ends it. */
   readonly now: (() => number) | null
+  /** A demo that breaks on a schedule (scenario.ts): opt-in, for the demo account only. */
+  readonly scenario?: Scenario | null
 }
 
 export const MAX_REQUESTS = 500
@@ -96,8 +99,10 @@ export async function parseFields(body: Buffer, contentType: string): Promise<Re
  * the browser under measurement was still working on the response (bench noise on two cores).
  */
 const listings = new WeakMap<Account, Map<string, string>>()
-function listing(account: Account, type: 'all' | 'local' | 'tollfree', quirks: Quirks): string {
-  if (changesListing(quirks)) return JSON.stringify({ success: '1', data: quirkListing(account, type, quirks) })
+function listing(account: Account, type: 'all' | 'local' | 'tollfree', state: SimState): string {
+  const { quirks } = state
+  const broken = scenarioBroken(account, state)
+  if (changesListing(quirks) || broken) return JSON.stringify({ success: '1', data: quirkListing(account, type, quirks, broken) })
   let byType = listings.get(account)
   if (!byType) listings.set(account, (byType = new Map()))
   let body = byType.get(type)
@@ -114,12 +119,22 @@ function listing(account: Account, type: 'all' | 'local' | 'tollfree', quirks: Q
   return body
 }
 
+type ScenarioBreak = { number: string; webhook: string }
+
+/** The scenario's broken webhook in this account's listing now, if its schedule says so. */
+function scenarioBroken(account: Account, state: SimState): ScenarioBreak | null {
+  const s = state.scenario
+  if (!s || !account.byNumber.has(s.breaks.number)) return null
+  const webhook = scenarioWebhook(s, s.breaks.number, (state.now ?? Date.now)())
+  return webhook ? { number: s.breaks.number, webhook } : null
+}
+
 /** The listing as the quirks change it: removed and unlisted numbers left out, numbers listed twice with an extra tid first. */
-function quirkListing(account: Account, type: 'all' | 'local' | 'tollfree', quirks: Quirks) {
+function quirkListing(account: Account, type: 'all' | 'local' | 'tollfree', quirks: Quirks, broken: ScenarioBreak | null = null) {
   const out: Array<Record<string, string>> = []
   for (const n of account.numbers) {
     if (quirks.removed.has(n.number) || quirks.unlisted.has(n.number) || (type !== 'all' && n.type !== type)) continue
-    const changed = quirks.callbacks.get(n.number)
+    const changed = broken?.number === n.number ? { webhook: broken.webhook } : quirks.callbacks.get(n.number)
     const item = {
       number: n.number,
       tid: n.tid,
@@ -134,7 +149,15 @@ function quirkListing(account: Account, type: 'all' | 'local' | 'tollfree', quir
   return out
 }
 
-function history(profile: NumberProfile, start: number, end: number, added: number, mediaBase: string, skew = false) {
+function history(
+  profile: NumberProfile,
+  start: number,
+  end: number,
+  added: number,
+  mediaBase: string,
+  skew = false,
+  refuses?: (atMs: number) => boolean,
+) {
   let messages: MessageRecord[]
   let total: number
   let newest: MessageRecord | undefined
@@ -148,8 +171,8 @@ function history(profile: NumberProfile, start: number, end: number, added: numb
     messages = []
     // Record numbers are 1-based positions, newest first; seq counts from the oldest.
     for (let pos = start; pos <= Math.min(end, total); pos++)
-      messages.push(messageAt(profile, total - pos + 1, total, mediaBase, added, skew))
-    newest = total > 0 ? messageAt(profile, total, total, mediaBase, added) : undefined
+      messages.push(messageAt(profile, total - pos + 1, total, mediaBase, added, skew, refuses))
+    newest = total > 0 ? messageAt(profile, total, total, mediaBase, added, false, refuses) : undefined
   }
   return {
     success: '1',
@@ -207,11 +230,11 @@ export async function operation(
   if (!account) return refuse(authRefusal(state.dialect))
   const reject = (message: string, why: 'parameter' | 'number' | 'range') => refuse(refusal(state.dialect, message, why))
 
-  if (op === 'allownednumbers') return send(res, 200, listing(account, 'all', state.quirks))
+  if (op === 'allownednumbers') return send(res, 200, listing(account, 'all', state))
   if (op === 'ownednumbers') {
     const type = one('number_type')
     if (type !== 'local' && type !== 'tollfree') return reject('Missing or invalid parameter: number_type', 'parameter')
-    return send(res, 200, listing(account, type, state.quirks))
+    return send(res, 200, listing(account, type, state))
   }
   // smshistory
   for (const k of ['number', 'tid', 'history_start', 'history_end']) if (!one(k)) return reject(`Missing parameter: ${k}`, 'parameter')
@@ -229,7 +252,9 @@ export async function operation(
   const end = Number(one('history_end'))
   if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start) return reject('Invalid history range', 'range')
   const live = state.now && profile.kind === 'normal' ? arrivedBy(profile, state.now()) : 0
-  const answer = history(profile, start, end, (state.added.get(profile.number) ?? 0) + live, mediaBase, state.quirks.skewedClock)
+  const sc = state.scenario
+  const refuses = sc && sc.spike.number === profile.number ? (atMs: number) => scenarioRefuses(sc, profile.number, atMs) : undefined
+  const answer = history(profile, start, end, (state.added.get(profile.number) ?? 0) + live, mediaBase, state.quirks.skewedClock, refuses)
   // A total that counts messages the history no longer serves: the same records, a larger count.
   const over = state.quirks.overstated.get(profile.number) ?? 0
   if (over) answer.total_message_count = Math.max(0, answer.total_message_count + over)

@@ -3,11 +3,12 @@ import type { AddressInfo } from 'node:net'
 import { isOperation } from '../../contract/api.ts'
 import { control } from './control.ts'
 import type { Dialect } from './dialect.ts'
-import { DEMO_CREDENTIALS, LARGE_CREDENTIALS, SCALE_CREDENTIALS, makeAccount, makeScaleAccount, type Account } from './dataset.ts'
+import { DEMO_CREDENTIALS, END_MS, LARGE_CREDENTIALS, SCALE_CREDENTIALS, makeAccount, makeScaleAccount, type Account } from './dataset.ts'
 import { send } from './faults.ts'
 import { MEDIA_FILES } from './media.ts'
 import { operation, type SimState } from './operations.ts'
 import { noQuirks } from './quirks.ts'
+import { makeScenario } from './scenario.ts'
 
 /**
  * The embedded upstream. It speaks the three operations as the interface document and the
@@ -36,6 +37,12 @@ export interface SimulatorOptions {
    * left running (or started again days later) shows a history that runs up to its present.
    */
   clock?: { endMs: number; now?: () => number }
+  /**
+   * A demo that breaks on its own (scenario.ts): the seed picks which number's webhook breaks and
+   * when in each six hours; the busiest number's sends fail for an hour. Off by default; it needs
+   * `clock.now` (nothing changes before the history's end).
+   */
+  scenario?: { seed: number }
 }
 
 export interface Simulator {
@@ -62,6 +69,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     quirks: noQuirks(),
     dialect: options.dialect ?? 'reference',
     now: options.clock?.now ?? null,
+    scenario: options.scenario ? makeScenario(options.scenario.seed, accounts[0]!.numbers, options.clock?.endMs ?? END_MS) : null,
   }
   let mediaBase = 'http://127.0.0.1'
 

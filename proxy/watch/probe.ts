@@ -7,8 +7,8 @@ import { maskUrl } from './mask.ts'
 import type { Failure, Outcome } from './types.ts'
 
 /**
- * One check of one callback URL, harmless by construction: DNS (A/AAAA), a TCP connection to the
- * address DNS gave (never a second lookup a rebinding name could answer differently), TLS with
+ * One check of one callback URL, harmless by construction: DNS (A/AAAA), a TCP connection to an
+ * address DNS gave, each in turn until one accepts (never a second lookup a rebinding name could answer differently), TLS with
  * the URL's name, then HEAD (GET only when HEAD is refused with 405/501, its body never read).
  * No body, cookies or credentials are sent; a URL's user:password is never used. A redirect is
  * reported, not followed: providers do not follow them either, so a 301 loses the callback.
@@ -79,6 +79,48 @@ function tlsWords(code: string, validTo: Date | null, host: string): string {
   return `its TLS certificate is not accepted (${code})`
 }
 
+/** A connection that did not open: which address, and why in words. */
+class ConnectRefused extends CheckFailed {
+  constructor(
+    readonly address: string,
+    readonly why: string,
+    port: number,
+  ) {
+    super('connection', `could not connect to ${address} port ${port} (${why})`)
+  }
+}
+
+/**
+ * Every address the name gave, in order, until one accepts the connection: a provider's client
+ * tries the next address when one refuses or is unreachable (as Happy Eyeballs, RFC 8305 §5, and
+ * getaddrinfo-order clients do), so a name whose first address is down still receives callbacks.
+ * Only a refused connection moves on; the check's one deadline bounds the whole walk.
+ */
+async function connectAny(
+  addresses: readonly string[],
+  port: number,
+  signal: AbortSignal,
+): Promise<{ socket: Socket; address: string; refused: ConnectRefused[] }> {
+  const refused: ConnectRefused[] = []
+  for (const address of addresses) {
+    try {
+      return { socket: await connectTcp(address, port, signal), address, refused }
+    } catch (err) {
+      if (!(err instanceof ConnectRefused) || signal.aborted) throw err
+      refused.push(err)
+    }
+  }
+  if (refused.length === 1) throw refused[0]!
+  const whys = [...new Set(refused.map((r) => r.why))]
+  const list = (xs: string[]) => `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]!}`
+  throw new CheckFailed(
+    'connection',
+    whys.length === 1
+      ? `could not connect to ${list(refused.map((r) => r.address))} port ${port} (${whys[0]!})`
+      : `could not connect to ${list(refused.map((r) => `${r.address} (${r.why})`))} port ${port}`,
+  )
+}
+
 function connectTcp(address: string, port: number, signal: AbortSignal): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = netConnect({ host: address, port })
@@ -92,7 +134,7 @@ function connectTcp(address: string, port: number, signal: AbortSignal): Promise
       signal.removeEventListener('abort', onAbort)
       const code = errCode(err)
       const why = code === 'ECONNREFUSED' ? 'connection refused' : code === 'EHOSTUNREACH' ? 'host unreachable' : code
-      reject(new CheckFailed('connection', `could not connect to ${address} port ${port} (${why})`))
+      reject(new ConnectRefused(address, why, port))
     })
     socket.once('close', () => reject(new CheckFailed('timeout', 'the connection was closed')))
   })
@@ -233,6 +275,8 @@ export async function checkUrl(raw: string, opts: ProbeOptions): Promise<CheckRe
   const sockets: Socket[] = []
   let tls: TlsFacts | null = null
   let addresses: string[] = []
+  // Said after an answer's words when an earlier address refused and a later one answered.
+  let via = ''
   try {
     const work = async (): Promise<CheckResult> => {
       if (isIP(host)) addresses = [host]
@@ -259,8 +303,9 @@ export async function checkUrl(raw: string, opts: ProbeOptions): Promise<CheckRe
         }
       const attempt = async (method: 'HEAD' | 'GET') => {
         stage = 'connecting'
-        const socket = await connectTcp(addresses[0]!, port, controller.signal)
+        const { socket, address, refused } = await connectAny(addresses, port, controller.signal)
         sockets.push(socket)
+        via = refused.length ? ` ${refused.map((r) => r.address).join(', ')} refused the connection; ${address} answered.` : ''
         let carrier: Socket = socket
         if (url.protocol === 'https:') {
           stage = 'in the TLS handshake'
@@ -280,7 +325,7 @@ export async function checkUrl(raw: string, opts: ProbeOptions): Promise<CheckRe
       const location = typeof res.headers.location === 'string' ? res.headers.location.slice(0, 500) : null
       const done = { ...base, addresses, tls, status, latencyMs, location }
       if (status >= 200 && status < 300)
-        return { ...done, outcome: 'up', failure: null, detail: `Up: answered ${status} in ${latencyMs} ms.` }
+        return { ...done, outcome: 'up', failure: null, detail: `Up: answered ${status} in ${latencyMs} ms.${via}` }
       if (status >= 300 && status < 400) {
         let where = location ?? 'nowhere (no Location)'
         try {
@@ -293,7 +338,7 @@ export async function checkUrl(raw: string, opts: ProbeOptions): Promise<CheckRe
           ...done,
           outcome: 'redirect',
           failure: null,
-          detail: `Redirects elsewhere: answered ${status} to ${where}. Providers do not follow redirects, so callbacks sent here are lost.`,
+          detail: `Redirects elsewhere: answered ${status} to ${where}. Providers do not follow redirects, so callbacks sent here are lost.${via}`,
         }
       }
       if (status >= 400 && status < 500)
@@ -301,9 +346,9 @@ export async function checkUrl(raw: string, opts: ProbeOptions): Promise<CheckRe
           ...done,
           outcome: 'client-error',
           failure: null,
-          detail: `Answers, but with ${status} (a client error) in ${latencyMs} ms.`,
+          detail: `Answers, but with ${status} (a client error) in ${latencyMs} ms.${via}`,
         }
-      return { ...done, outcome: 'failing', failure: 'http', detail: `Failing: answered ${status} in ${latencyMs} ms.` }
+      return { ...done, outcome: 'failing', failure: 'http', detail: `Failing: answered ${status} in ${latencyMs} ms.${via}` }
     }
     // The lookup cannot be cancelled: the check stops waiting for it at the deadline instead.
     const deadline = new Promise<never>((_, reject) =>

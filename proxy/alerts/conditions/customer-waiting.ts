@@ -17,8 +17,7 @@ export async function customersWaiting(db: Queryable, p: { minutes: number; minT
     [new Date(now.getTime() - p.minutes * 60_000), p.minThreads],
   )
   return r.rows.map((x) => {
-    const waited = Math.round((now.getTime() - new Date(x.oldest).getTime()) / 60_000)
-    const longest = waited >= 120 ? `${Math.floor(waited / 60)} h ${waited % 60} min` : `${waited} min`
+    const longest = longestWords(now, x.oldest)
     return {
       rule: 'customer-waiting',
       subject: x.number,
@@ -30,4 +29,37 @@ export async function customersWaiting(db: Queryable, p: { minutes: number; minT
       phones: x.parties,
     }
   })
+}
+
+/** "3 h 20 min", or "95 min" under two hours: how long the longest has waited. */
+function longestWords(now: Date, oldest: Date): string {
+  const waited = Math.round((now.getTime() - new Date(oldest).getTime()) / 60_000)
+  return waited >= 120 ? `${Math.floor(waited / 60)} h ${waited % 60} min` : `${waited} min`
+}
+
+/**
+ * Customers waiting longer than the threshold on every number together: one condition about the
+ * account ("all") once at least minThreads wait, so a backlog spread thin over many numbers, none
+ * of which reaches a per-number threshold, is still seen. Its link is the whole needs-reply queue.
+ */
+export async function customersWaitingAll(db: Queryable, p: { minutes: number; minThreads: number }, now: Date): Promise<Condition[]> {
+  // No GROUP BY: one row over every thread, or none when HAVING drops it.
+  const r = await db.query<{ n: number; numbers: number; oldest: Date; parties: string[] }>(
+    `SELECT count(*)::int AS n, count(DISTINCT number)::int AS numbers, min(waiting_since) AS oldest,
+            (array_agg(party ORDER BY waiting_since))[1:5] AS parties
+       FROM desk_threads
+      WHERE waiting_since IS NOT NULL AND waiting_since < $1
+     HAVING count(*) >= $2`,
+    [new Date(now.getTime() - p.minutes * 60_000), p.minThreads],
+  )
+  return r.rows.map((x) => ({
+    rule: 'customer-waiting-all',
+    subject: 'all',
+    number: null,
+    title: 'Customers waiting (all numbers)',
+    detail: `${x.n} customer${x.n === 1 ? '' : 's'} waiting longer than ${p.minutes} min for a reply, on ${x.numbers} number${x.numbers === 1 ? '' : 's'} (longest ${longestWords(now, x.oldest)}).`,
+    count: x.n,
+    link: '/desk/needs-reply',
+    phones: x.parties,
+  }))
 }

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/types.ts'
 import { paramsOf, type RuleId, type RuleRow } from '../rules.ts'
 import type { Condition } from '../types.ts'
 import { accessLogBroken, type Verdict } from './access-log.ts'
-import { customersWaiting } from './customer-waiting.ts'
+import { customersWaiting, customersWaitingAll } from './customer-waiting.ts'
 import { failureSpikes } from './failure-spike.ts'
 import { sentAfterOptOut } from './sent-after-opt-out.ts'
 import { credentialsRefused, indexBehind, syncFailing, syncStalled, upkeepRows } from './upkeep.ts'
@@ -37,6 +37,7 @@ export async function gatherConditions(
   const p = <R extends RuleId>(id: R) => paramsOf(id, on.get(id)?.params)
   await run(['failure-spike'], () => failureSpikes(db, p('failure-spike'), now))
   await run(['customer-waiting'], () => customersWaiting(db, p('customer-waiting'), now))
+  await run(['customer-waiting-all'], () => customersWaitingAll(db, p('customer-waiting-all'), now))
   await run(['sent-after-opt-out'], () => sentAfterOptOut(db, p('sent-after-opt-out'), now))
   await run(['sync-stalled', 'sync-failing', 'credentials-refused', 'index-behind'], async () => {
     const rows = await upkeepRows(db)

@@ -8,6 +8,7 @@ import { SidewaysRegion } from '../../components/sideways-region'
 import { formatPhone } from '../../lib/phone'
 import { periodWords, reasonWords } from './callback-words'
 import { NumberFilter } from './number-filter'
+import { NumberLink } from './number-link'
 
 const when = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' })
 const th = 'px-2 py-2 text-left font-semibold whitespace-nowrap'
@@ -21,7 +22,7 @@ const td = 'px-2 py-1.5 align-top'
 export function AtRiskPanel({ number, onNumber }: { number: string; onNumber: (n: string) => void }) {
   return (
     <>
-      <NumberFilter id="at-risk-number" value={number} onChange={onNumber} />
+      <NumberFilter key={number} id="at-risk-number" value={number} onChange={onNumber} />
       <p className="mt-2 max-w-prose text-sm text-slate-700">
         A period runs from the earliest moment the callback may have broken to the latest it may have been mended: the listings and checks
         on either side bound it. Reading this list is recorded in the access log.
@@ -59,8 +60,8 @@ function Body({ number }: { number: string }) {
             {d.periods.map((p, i) => (
               <li key={i} className="rounded border border-slate-200 bg-white p-2 text-sm">
                 <p className="font-medium">
-                  {formatPhone(p.number)}: {p.count} {p.callback === 'webhook' ? 'inbound' : 'outbound'} message{p.count === 1 ? '' : 's'}{' '}
-                  at risk
+                  <NumberLink number={p.number} />: {p.count} {p.callback === 'webhook' ? 'inbound' : 'outbound'} message
+                  {p.count === 1 ? '' : 's'} at risk
                 </p>
                 <p className="break-all">{reasonWords(p)}</p>
                 <p className="text-slate-700">{periodWords(p)}</p>

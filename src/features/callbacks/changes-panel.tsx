@@ -6,6 +6,7 @@ import { ExportButtons } from '../../components/export-buttons'
 import { formatPhone } from '../../lib/phone'
 import { changeWords, windowWords } from './callback-words'
 import { NumberFilter } from './number-filter'
+import { NumberLink } from './number-link'
 
 const at = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' })
 
@@ -15,7 +16,7 @@ type Entry = { t: string; change: CallbackChange; listing?: never } | { t: strin
 export function ChangesPanel({ number, onNumber }: { number: string; onNumber: (n: string) => void }) {
   return (
     <>
-      <NumberFilter id="changes-number" value={number} onChange={onNumber} />
+      <NumberFilter key={number} id="changes-number" value={number} onChange={onNumber} />
       <p className="mt-2 max-w-prose text-sm text-slate-700">
         Each change is known only to lie between two listings of the account's numbers. The API cannot say who changed it.
       </p>
@@ -57,7 +58,9 @@ function Body({ number }: { number: string }) {
         {entries.map((e) =>
           e.change ? (
             <li key={`c${e.change.id}`} className="rounded border border-slate-200 bg-white p-2 text-sm">
-              <p className="font-medium">{formatPhone(e.change.number)}</p>
+              <p className="font-medium">
+                <NumberLink number={e.change.number} />
+              </p>
               <p className="break-all">{changeWords(e.change)}</p>
               <p className="text-slate-700">{windowWords(e.change.windowStart, e.change.windowEnd)}</p>
             </li>

@@ -3,7 +3,7 @@ import { endpointQuery, endpointsQuery, revealAddress, type Check, type Endpoint
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'
-import { formatPhone } from '../../lib/phone'
+import { NumbersOf } from './number-link'
 import { sinceWords, untilWords, OUTCOME_CLASS, OUTCOME_MARK, OUTCOME_WORDS } from './callback-words'
 
 const when = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' })
@@ -101,17 +101,14 @@ function Tls({ c }: { c: Check | null }) {
   )
 }
 
-const numbersWords = (label: string, numbers: string[]) =>
-  numbers.length === 0 ? null : `${label} of ${numbers.length <= 3 ? numbers.map(formatPhone).join(', ') : `${numbers.length} numbers`}`
-
 function EndpointCard({ e, open, onToggle, admin }: { e: Endpoint; open: boolean; onToggle: () => void; admin: boolean }) {
-  const uses = [numbersWords('Webhook', e.webhookOf), numbersWords('Delivery reports (dlr)', e.dlrOf)].filter(Boolean).join('; ')
   const lastDown = e.down[0]
   return (
     <li className="rounded border border-slate-200 bg-white p-3 text-sm">
       <p className="font-mono break-all">{e.url}</p>
       {admin && e.url.includes('•••') ? <Reveal k={e.key} /> : null}
-      <p className="mt-1 text-slate-700">{uses}</p>
+      <NumbersOf label="Webhook" numbers={e.webhookOf} />
+      <NumbersOf label="Delivery reports (dlr)" numbers={e.dlrOf} />
       <p className="mt-1">
         <State c={e.latest} />
         {e.latest ? <span className="text-slate-700"> · checked {when.format(new Date(e.latest.at))}</span> : null}

@@ -5,6 +5,7 @@ import { formatPhone } from '../../lib/phone'
 import { columnIds, type Features } from '../../components/data-table/features'
 import { AUDIT_KEYS, auditLabel, joinAnd, listedTwiceText, SEVERITY_LABEL, severityOf } from './audit'
 import { HistoryLink } from './history-link'
+import { WatchNotes } from './watch-notes-cell'
 import type { NumberRow } from './number-rows'
 
 const helper = createColumnHelper<Features, NumberRow>()
@@ -31,6 +32,7 @@ const numberCol = helper.accessor((r) => r.owned.number, {
         {formatPhone(row.original.owned.number)}
       </HistoryLink>
       <span className="block font-mono text-xs text-slate-600 select-all">{row.original.owned.number}</span>
+      {row.original.watch ? <WatchNotes number={row.original.owned.number} notes={row.original.watch} /> : null}
     </>
   ),
 })

@@ -2,6 +2,7 @@ import type { NumberIndexStatus } from '../../api/index-status'
 import type { OwnedNumber } from '../../api/numbers'
 import { phoneQueryDigits } from '../../lib/phone'
 import { matchesAnyAudit, numberDigits, type AuditFilter, type AuditKey } from './audit'
+import type { WatchNote } from './watch-notes'
 
 /** What the message index holds for a number: the Messages and Last activity columns. */
 export type IndexFacts = Pick<NumberIndexStatus, 'indexed' | 'newestDate' | 'upstreamTotal' | 'lastSyncedAt'>
@@ -20,6 +21,8 @@ export interface NumberRow {
   readonly index: IndexFacts | undefined
   /** Every tid the listing gives this number, when it gives more than one (undefined otherwise, or before the audit). */
   readonly listedWith?: readonly string[]
+  /** What the callback watch found wrong with its webhook or dlr address when it last called it (undefined: nothing). */
+  readonly watch?: readonly WatchNote[]
 }
 
 /** A number is listed once per tid. */
@@ -37,16 +40,20 @@ export function toNumberRows(
   findingsById: ReadonlyMap<string, readonly AuditKey[]> | null,
   facts: ReadonlyMap<string, IndexFacts>,
   tidsByNumber: ReadonlyMap<string, readonly string[]> | null = null,
+  watch: ReadonlyMap<string, readonly WatchNote[]> | null = null,
 ): NumberRow[] {
   const indexed = facts.size > 0
   const twice = tidsByNumber !== null && tidsByNumber.size > 0
+  const watched = watch !== null && watch.size > 0
   return data.map((owned) => {
-    const row: NumberRow = {
+    let row: NumberRow = {
       owned,
       findings: findingsById?.get(numberRowId(owned)),
       index: indexed ? facts.get(digitsOf(owned.number)) : undefined,
     }
-    return twice && tidsByNumber.has(digitsOf(owned.number)) ? { ...row, listedWith: tidsByNumber.get(digitsOf(owned.number)) } : row
+    if (twice && tidsByNumber.has(digitsOf(owned.number))) row = { ...row, listedWith: tidsByNumber.get(digitsOf(owned.number)) }
+    const notes = watched ? watch.get(digitsOf(owned.number)) : undefined
+    return notes ? { ...row, watch: notes } : row
   })
 }
 

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import type { SortingState } from '@tanstack/react-table'
 import { useDeferredValue, useMemo } from 'react'
+import { endpointsQuery } from '../../api/callbacks'
 import { useIndexStatus } from '../../api/index-status'
 import { numbersQuery, type NumberTab, type OwnedNumber } from '../../api/numbers'
 import { sortRows } from '../../components/data-table/features'
@@ -8,6 +9,7 @@ import { useAfterPaint } from '../../lib/after-paint'
 import { auditNumbers, type AuditFilter, type AuditResult } from './audit'
 import type { COLUMNS_ALL, COLUMNS_TYPED } from './columns'
 import { filterRows, numberRowId, searchText, toNumberRows } from './number-rows'
+import { watchNotesByNumber } from './watch-notes'
 
 /** Up to this many numbers the audit runs with the first rows: 10–15 ms per 10,000 (src/lib/after-paint.ts), so 3 ms at most here. */
 const AUDIT_INLINE_MAX = 2000
@@ -47,9 +49,14 @@ export function useNumbersRows(opts: {
   const indexFacts = useIndexStatus().byNumber
   // The rows carry their findings and index facts: new rows once the audit lands or the index moves.
   const tidsByNumber = audited ? auditResult.result.tidsByNumber : null
+  // What the callback watch found when it last called each address (a failing one, a redirect, a
+  // certificate near expiry): shown in the number's row with a link to its callback history. No
+  // customer data, so no logged read; the rows never wait for it.
+  const endpoints = useQuery(endpointsQuery()).data
+  const watch = useMemo(() => (endpoints ? watchNotesByNumber(endpoints) : null), [endpoints])
   const allRows = useMemo(
-    () => (data ? toNumberRows(data, findingsById, indexFacts, tidsByNumber) : []),
-    [data, findingsById, indexFacts, tidsByNumber],
+    () => (data ? toNumberRows(data, findingsById, indexFacts, tidsByNumber, watch) : []),
+    [data, findingsById, indexFacts, tidsByNumber, watch],
   )
   // Each number's search text, built when a search starts (in the listing's order, as allRows).
   const searching = deferredQuery.trim() !== ''

@@ -8,7 +8,7 @@
  * each commit it prints the count stored so far: a PGlite directory has one process at a time.
  */
 import { isPostgresUrl, openDb } from '../db/open.ts'
-import { baselineWasmOnly } from '../db/pglite-client.ts'
+import { baselineWasmOnly } from '../db/pglite-spawn.ts'
 import { recordListing } from './record-listing.ts'
 import { killEntries, KILL_T0, KILL_STEP_MS } from './kill-entries.ts'
 

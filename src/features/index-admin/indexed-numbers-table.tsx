@@ -79,7 +79,7 @@ export function IndexedNumbersTable({
       {numbers.length > ROWS_STEP ? (
         <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
           <p role="status">
-            Showing {formatCount(shown.length)} of {formatCount(matches.length)} numbers
+            Showing {formatCount(shown.length)} of {formatCount(matches.length)} {matches.length === 1 ? 'number' : 'numbers'}
             {typed.trim() ? ` matching “${typed.trim()}”` : ''}.
           </p>
           {matches.length > shown.length ? (

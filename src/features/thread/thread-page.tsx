@@ -19,6 +19,7 @@ import { ZoneToggle } from '../../components/zone-toggle'
 import { startExport } from '../../api/export-jobs'
 import { INDEX_PATHS } from '../../../contract/index-api'
 import { fitFileName } from '../../../contract/file-name'
+import { ThreadGoToDate } from './thread-go-to-date'
 
 /**
  * The whole thread with one party, from the index, across the full history. It opens at the
@@ -64,6 +65,18 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
               <CustomerLink party={party}>Everything about {formatPhone(party)}, across every number</CustomerLink>
             </p>
             {index.available ? <ExportThread number={number} party={party} zone={zone} /> : null}
+          </div>
+        ) : null}
+        {party && index.available ? (
+          <div className="mt-2">
+            <ThreadGoToDate
+              number={number}
+              party={party}
+              zone={zone}
+              date={search.date}
+              at={at}
+              onFound={(ordinal, date) => setParams({ at: ordinal, date })}
+            />
           </div>
         ) : null}
         {index.loading ? (

@@ -49,6 +49,7 @@ test.describe('thread: go to date', () => {
     const marked = thread.locator('[data-marked="true"]')
     await expect(marked).toHaveAttribute('data-ordinal', String(expected.ordinal))
     await expect(marked).toBeInViewport()
+    await expect(marked).toContainText('The newest message on or before')
     await page.screenshot({ path: '.test-results/thread-go-to-date-1280.png' })
     expect(await axeViolations(page)).toEqual([])
 

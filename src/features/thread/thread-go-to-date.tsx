@@ -3,6 +3,12 @@ import { GoToDateForm, type FindDay } from '../../components/go-to-date'
 import { dayOf, endOfDay, formatDay, zoneLabel, type Zone } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 
+/** A go-to-date's day (YYYY-MM-DD in the shown zone) in words: "Sunday, November 15, 2026". */
+export function formatDayOf(day: string, zone: Zone): string {
+  const end = endOfDay(day, zone)
+  return end === null ? day : formatDay(end - 1, zone)
+}
+
 /**
  * The thread's "Go to date": the newest message with this party on or before that day, found in
  * the index in one look-up, becomes the message the thread opens at and marks (`at`); the day

@@ -10,7 +10,7 @@ import { DEMO_CREDENTIALS, makeAccount, messageAt, type NumberProfile } from '..
 import { DESK_INDEX, DESK_PARTIES, UCS2_BODY } from '../proxy/simulator/desk-cases'
 import { axeViolations } from './axe'
 import { expect, test } from './fixtures'
-import { appUrl, downloadText, indexNumber, parseCsv } from './helpers'
+import { appUrl, downloadText, indexNumber, parseCsv, pickNumber } from './helpers'
 
 /**
  * The support desk's pages from a fresh start on the simulator: the demo number that carries the
@@ -125,7 +125,7 @@ test.describe('the support desk', () => {
     expect(navCount).toBeGreaterThanOrEqual(expected.length)
     await navLink.click()
     await expect(page.getByRole('heading', { name: 'Needs reply', level: 1 })).toBeVisible()
-    await page.getByRole('combobox', { name: 'Number' }).selectOption(DESK.number)
+    await pickNumber(page, DESK.number)
     await expect(page).toHaveURL(new RegExp(`number=${DESK.number}`))
     await expect(page.getByRole('status').filter({ hasText: /waiting/ })).toHaveText(
       new RegExp(`^${expected.length} customers are waiting on`),
@@ -267,7 +267,7 @@ test.describe('the support desk', () => {
     await nav.getByRole('link', { name: 'Desk' }).click()
     await expect(page.getByRole('heading', { name: 'Opt-outs', level: 1 })).toBeVisible()
     await expect(page.getByText(/not legal advice/i).first()).toBeVisible()
-    await page.getByRole('combobox', { name: 'Number' }).selectOption(DESK.number)
+    await pickNumber(page, DESK.number)
     await expect(page.getByRole('status').filter({ hasText: /sent after opt-out$/ })).toHaveText(
       `${sent.length} ${sent.length === 1 ? 'message' : 'messages'} sent after opt-out`,
     )

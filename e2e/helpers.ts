@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync'
 import { readFile } from 'node:fs/promises'
-import { test, type Download, type Page } from '@playwright/test'
+import { expect, test, type Download, type Page } from '@playwright/test'
 
 /** Exports are read back with csv-parse, a parser the project did not write (RFC 4180, BOM, quoted CRLF). */
 export function parseCsv(text: string): string[][] {
@@ -125,4 +125,12 @@ export async function startOwnProxy(port: number, env: Record<string, string>) {
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/** Picks a number in a number combobox as a person does: types its digits, then clicks the option. */
+export async function pickNumber(page: Page, number: string, label = 'Number'): Promise<void> {
+  const box = page.getByRole('combobox', { name: label })
+  await box.fill(number.slice(1))
+  await page.getByRole('listbox', { name: label }).getByRole('option').first().click()
+  await expect(box).not.toHaveValue(number.slice(1))
 }

@@ -245,7 +245,6 @@ export async function numberStatuses(
             -- As freshness() judges it: a whole walk holding the upstream's newest, in the account.
             (n.full_done AND n.top_ordinal >= COALESCE(n.upstream_total, 0) AND n.removed_at IS NULL AND n.state NOT IN ('error', 'paused')) AS full_done,
             n.removed_at IS NOT NULL AS removed, n.other_tids, n.forgotten_at, n.finding,
-            (SELECT max(day) FROM index_daily d WHERE d.number = n.number) AS newest_day,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date DESC, m.ordinal DESC LIMIT 1) AS newest,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date ASC, m.ordinal ASC LIMIT 1) AS oldest
      FROM index_numbers n WHERE $1::text IS NULL OR n.number = $1 ORDER BY n.number`,

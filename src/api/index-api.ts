@@ -122,6 +122,13 @@ export const threadQuery = (number: string, party: string) =>
     staleTime: 15_000,
   })
 
+/** The newest message of the thread with `party` at or before `at` (an ISO instant, e.g. the last millisecond of a day), or null. */
+export async function locateInThread(number: string, party: string, at: string, signal?: AbortSignal) {
+  const w = parseWire(threadWire, await getJson(INDEX_PATHS.thread, { number, party, at, limit: 1 }, signal), WHO)
+  const m = w.rows[0]
+  return m ? toRow(m) : null
+}
+
 const partiesWire = z.looseObject({
   number: z.string(),
   parties: z.array(z.looseObject({ party: z.string(), count: count, lastDate: nullableText })),

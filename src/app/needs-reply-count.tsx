@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { needsReplyCountQuery } from '../api/desk'
-import { useIndexStatus } from '../api/index-status'
+import { useIndexSummary } from '../api/index-status'
 import { formatCount } from '../lib/count'
 
 /**
@@ -10,7 +10,8 @@ import { formatCount } from '../lib/count'
  * is not in the entry.
  */
 export function NeedsReplyCount({ signedIn }: { signedIn: boolean }) {
-  const index = useIndexStatus()
+  // The summary says whether the index is on: the full status lists every number (2.7 MB on a large account).
+  const index = useIndexSummary()
   // Asked again every minute (the query's interval): a support lead leaves the page open and
   // expects the count to follow the queue. A hidden window does not ask (TanStack Query's
   // refetchIntervalInBackground stays false); when it shows again it asks at once if the count is

@@ -28,6 +28,7 @@ export function NumberCombobox({
   allLabel,
   placeholder = 'Type digits to find a number',
   className = 'w-56',
+  note = '',
 }: {
   label: string
   numbers: ReadonlyArray<{ number: string }>
@@ -37,6 +38,8 @@ export function NumberCombobox({
   allLabel?: string
   placeholder?: string
   className?: string
+  /** A word on the number shown, under the box and in its description ("Not in this account"). */
+  note?: string
 }) {
   const id = useId()
   const listId = `${id}-list`
@@ -116,6 +119,7 @@ export function NumberCombobox({
         aria-controls={listId}
         aria-autocomplete="list"
         aria-activedescendant={open && options[active] ? optionId(active) : undefined}
+        aria-describedby={note ? `${id}-note` : undefined}
         placeholder={placeholder}
         value={typed ?? shownText}
         onChange={(e) => {
@@ -132,38 +136,80 @@ export function NumberCombobox({
         onBlur={close}
         onKeyDown={onKeyDown}
       />
+      {note ? (
+        <p id={`${id}-note`} className="text-xs text-slate-700">
+          {note}
+        </p>
+      ) : null}
       <p role="status" className="sr-only">
         {open && typed ? `${matches.length.toLocaleString('en-US')} ${matches.length === 1 ? 'number matches' : 'numbers match'}` : ''}
       </p>
       {open ? (
-        <div className="absolute top-full left-0 z-20 mt-1 w-full min-w-56 rounded border border-slate-300 bg-white shadow-lg">
-          <ul id={listId} role="listbox" aria-label={label} className="max-h-64 overflow-y-auto py-1">
-            {options.map((o, i) => (
-              <li
-                key={o.number || 'all'}
-                id={optionId(i)}
-                role="option"
-                aria-selected={o.number === value}
-                className={`cursor-pointer px-2 py-1 ${i === active ? 'bg-blue-100 text-blue-950' : ''} ${o.number === value ? 'font-semibold' : ''}`}
-                // Keeps focus in the input: a click picks, and the blur that would close the list first never comes.
-                onMouseDown={(e) => {
-                  e.preventDefault()
-                }}
-                onClick={() => {
-                  pick(o.number)
-                }}
-              >
-                {o.text}
-              </li>
-            ))}
-          </ul>
-          {options.length === 0 ? <p className="px-2 py-1 text-slate-700">No number matches “{typed}”.</p> : null}
-          {more > 0 ? (
-            <p className="border-t border-slate-200 px-2 py-1 text-xs text-slate-700">
-              {more.toLocaleString('en-US')} more: type more digits to narrow the list.
-            </p>
-          ) : null}
-        </div>
+        <NumberListbox
+          listId={listId}
+          label={label}
+          options={options}
+          optionId={optionId}
+          value={value}
+          active={active}
+          onPick={pick}
+          typed={typed}
+          more={more}
+        />
+      ) : null}
+    </div>
+  )
+}
+
+/** The popup: the options drawn (at most SHOWN_MAX), or that none matches, and how many more there are. */
+function NumberListbox({
+  listId,
+  label,
+  options,
+  optionId,
+  value,
+  active,
+  onPick,
+  typed,
+  more,
+}: {
+  listId: string
+  label: string
+  options: ReadonlyArray<{ number: string; text: string }>
+  optionId: (i: number) => string
+  value: string
+  active: number
+  onPick: (number: string) => void
+  typed: string | null
+  more: number
+}) {
+  return (
+    <div className="absolute top-full left-0 z-20 mt-1 w-full min-w-56 rounded border border-slate-300 bg-white shadow-lg">
+      <ul id={listId} role="listbox" aria-label={label} className="max-h-64 overflow-y-auto py-1">
+        {options.map((o, i) => (
+          <li
+            key={o.number || 'all'}
+            id={optionId(i)}
+            role="option"
+            aria-selected={o.number === value}
+            className={`cursor-pointer px-2 py-1 ${i === active ? 'bg-blue-100 text-blue-950' : ''} ${o.number === value ? 'font-semibold' : ''}`}
+            // Keeps focus in the input: a click picks, and the blur that would close the list first never comes.
+            onMouseDown={(e) => {
+              e.preventDefault()
+            }}
+            onClick={() => {
+              onPick(o.number)
+            }}
+          >
+            {o.text}
+          </li>
+        ))}
+      </ul>
+      {options.length === 0 ? <p className="px-2 py-1 text-slate-700">No number matches “{typed}”.</p> : null}
+      {more > 0 ? (
+        <p className="border-t border-slate-200 px-2 py-1 text-xs text-slate-700">
+          {more.toLocaleString('en-US')} more: type more digits to narrow the list.
+        </p>
       ) : null}
     </div>
   )

@@ -162,6 +162,8 @@ export const threadSearch = z.object({
   tz: zoneParam,
   /** The message (its ordinal, oldest = 1) the thread opens at and marks: the one clicked. */
   at: optPosInt,
+  /** The day a go-to-date asked for (YYYY-MM-DD in the shown zone); `at` holds the message it led to. */
+  date: day,
 })
 export type ThreadSearch = z.output<typeof threadSearch>
 

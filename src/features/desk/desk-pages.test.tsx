@@ -18,6 +18,7 @@ import {
 import { apiUrl } from '../../api/client'
 import { ApiError } from '../../api/errors'
 import { TestRouter } from '../../lib/test-router'
+import { formatPhone } from '../../lib/phone'
 import { indexKeys, parseStatus } from '../../api/index-status'
 import { numbersQuery } from '../../api/numbers'
 import { CustomerPage } from './customer-page'
@@ -61,6 +62,13 @@ const settings = { thresholdMinutes: 15, updatedAt: null, updatedBy: null }
 
 function seedError(qc: QueryClient, key: readonly unknown[], error: ApiError) {
   qc.getQueryCache().build(qc, { queryKey: key }).setState({ status: 'error', error, fetchStatus: 'idle', errorUpdatedAt: Date.now() })
+}
+
+/** The page's one status line with words in it (the number picker's live region is empty until someone types). */
+function pageStatus(): HTMLElement {
+  const said = screen.getAllByRole('status').filter((el) => el.textContent)
+  expect(said).toHaveLength(1)
+  return said[0]!
 }
 
 const queue = (rows: NeedsReply['rows']): NeedsReply => ({ at: '2026-11-24T12:00:00.000Z', thresholdMinutes: 15, total: rows.length, rows })
@@ -124,7 +132,7 @@ describe('Needs reply', () => {
       qc.setQueryData(deskKeys.settings(), settings)
     })
     // A notice of how the server is set up, not an error "while loading" the queue, and no word of a threshold.
-    expect(screen.getByRole('status').textContent).toBe(
+    expect(pageStatus().textContent).toBe(
       'The message index is off on this serverThis page is built from the index. Whoever runs this Switchboard can turn it on (INDEX=on, the default).',
     )
     expect(screen.queryByRole('alert')).toBeNull()
@@ -175,7 +183,7 @@ describe('Needs reply', () => {
     const table = screen.getByRole('table', { name: /Customers waiting for a reply/ })
     const heads = within(table).getAllByRole('columnheader')
     expect(heads.every((h) => h.getAttribute('scope') === 'col')).toBe(true)
-    expect(screen.getByRole('status').textContent).toMatch(/^2 customers are waiting on \(512\) 947-4129/)
+    expect(pageStatus().textContent).toMatch(/^2 customers are waiting on \(512\) 947-4129/)
     // Untrusted text stays text.
     expect(within(table).getByText('<b>Any news</b> on my repair?')).toBeTruthy()
     expect(table.querySelector('b')).toBeNull()
@@ -342,10 +350,11 @@ describe('Encoding and segments', () => {
     })
     expect(screen.getByText('(212) 555-0000 is not a number of this account')).toBeTruthy()
     expect(screen.queryByRole('table')).toBeNull()
-    // The select shows the number the page is about, not its first option.
-    const select = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Number' })
-    expect(select.value).toBe('12125550000')
-    expect(select.selectedOptions[0]!.textContent).toBe('(212) 555-0000 (not in this account)')
+    // The picker shows the number the page is about, and why it is not offered.
+    const picker = screen.getByRole<HTMLInputElement>('combobox', { name: 'Number' })
+    expect(picker.value).toBe('(212) 555-0000')
+    expect(picker.getAttribute('aria-describedby')).toBeTruthy()
+    expect(document.getElementById(picker.getAttribute('aria-describedby')!)?.textContent).toBe('Not in this account')
   })
 
   test('a number the account lists but the index has not got to: "not indexed yet", with "Index this number" for an admin', () => {
@@ -358,8 +367,9 @@ describe('Encoding and segments', () => {
     expect(screen.queryByText(/not a number of this account/)).toBeNull()
     expect(screen.getByRole('button', { name: 'Index this number' })).toBeTruthy()
     expect(screen.queryByRole('table')).toBeNull()
-    const select = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Number' })
-    expect(select.selectedOptions[0]!.textContent).toBe('(310) 555-0101 (not indexed yet)')
+    const picker = screen.getByRole<HTMLInputElement>('combobox', { name: 'Number' })
+    expect(picker.value).toBe('(310) 555-0101')
+    expect(document.getElementById(picker.getAttribute('aria-describedby')!)?.textContent).toBe('Not indexed yet')
   })
 
   test('a number whose indexing stopped on an error says so in the sync\'s words, with Try again for an admin, not "not indexed yet"', () => {
@@ -388,17 +398,19 @@ describe('Encoding and segments', () => {
     expect(screen.getByText(/Stopped after 6 attempts: malformed JSON/)).toBeTruthy()
     expect(screen.queryByText(/not indexed yet/)).toBeNull()
     expect(screen.getByRole('button', { name: 'Try again' })).toBeTruthy()
-    const select = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Number' })
-    expect(select.selectedOptions[0]!.textContent).not.toMatch(/not indexed yet/)
+    // The number is offered (the index knows it): the picker adds no note, and none says "not indexed yet".
+    expect(screen.getByRole<HTMLInputElement>('combobox', { name: 'Number' }).value).toBe('(310) 555-0101')
+    expect(screen.getByRole('combobox', { name: 'Number' }).getAttribute('aria-describedby')).toBeNull()
   })
 
-  test('the select says nothing of a link\'s number until the index has answered (it read "not indexed yet" meanwhile)', () => {
+  test('the picker says nothing of a link\'s number until the index has answered (it read "not indexed yet" meanwhile)', () => {
     const s = { number: '13105550101', from: '', to: '', tz: 'utc' as const }
     renderWith(<SegmentsPage search={s} admin />, (qc) => {
       qc.setQueryData(numbersQuery('all').queryKey, [listed(NUMBER, 'TID1'), listed('13105550101', 'TID2')])
     })
-    const select = screen.getByRole<HTMLSelectElement>('combobox', { name: 'Number' })
-    expect(select.selectedOptions[0]!.textContent).toBe('(310) 555-0101')
+    const picker = screen.getByRole<HTMLInputElement>('combobox', { name: 'Number' })
+    expect(picker.value).toBe('(310) 555-0101')
+    expect(picker.getAttribute('aria-describedby')).toBeNull()
   })
 
   test('counts every character that forced UCS-2, not only the 20 the server lists', () => {
@@ -418,6 +430,46 @@ describe('Encoding and segments', () => {
       screen.getByText('6 other characters forced UCS-2 without adding a segment (the messages were short enough either way).'),
     ).toBeTruthy()
     expect(screen.getByText('The 20 costliest of the 25 characters that added segments.')).toBeTruthy()
+  })
+})
+
+describe("The desk's number picker", () => {
+  test('holds 10,000 numbers as a type-to-filter combobox: a few options drawn, digits narrow them, Enter picks one', () => {
+    const numbers = Array.from({ length: 10_000 }, (_, i) => ({
+      number: String(13_105_000_000 + i * 7),
+      tid: `T${i}`,
+      state: 'idle',
+      indexed: 5,
+      upstreamTotal: 5,
+    }))
+    const big = parseStatus({
+      enabled: true,
+      engine: 'pglite',
+      numbers,
+      freshness: { numbersKnown: 10_000, numbersComplete: 10_000, syncing: [], incomplete: [], indexedUpTo: null },
+    })
+    renderWith(<NeedsReplyPage search={search} admin />, (qc) => {
+      qc.setQueryData(indexKeys.status(), big)
+      qc.setQueryData(deskKeys.settings(), settings)
+    })
+    const picker = screen.getByRole<HTMLInputElement>('combobox', { name: 'Number' })
+    // APG's combobox with a list popup: an input to type in, not a select of 10,000 options.
+    expect(picker.tagName).toBe('INPUT')
+    expect(picker.getAttribute('aria-autocomplete')).toBe('list')
+    fireEvent.click(picker)
+    const list = screen.getByRole('listbox', { name: 'Number' })
+    expect(within(list).getAllByRole('option').length).toBeLessThanOrEqual(51)
+    expect(within(list).getAllByRole('option')[0]!.textContent).toBe('All numbers')
+    const wanted = numbers[7_777]!.number
+    fireEvent.change(picker, { target: { value: wanted.slice(1) } })
+    expect(
+      within(screen.getByRole('listbox', { name: 'Number' }))
+        .getAllByRole('option')
+        .map((o) => o.textContent),
+    ).toEqual([formatPhone(wanted)])
+    fireEvent.keyDown(picker, { key: 'Enter' })
+    expect(screen.queryByRole('listbox')).toBeNull()
+    expect(picker.value).toBe(formatPhone(wanted))
   })
 })
 

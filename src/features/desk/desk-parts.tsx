@@ -1,14 +1,14 @@
-import type { ReactNode } from 'react'
+import { useMemo, type ReactNode } from 'react'
 import { SidewaysRegion } from '../../components/sideways-region'
 import { usePhoneCards } from '../../components/data-table/layout'
 import { deskKeys, type ReportExport } from '../../api/desk'
 import { startExport } from '../../api/export-jobs'
 import { useIndexStatus } from '../../api/index-api'
-import { useKeyedChoice } from '../../lib/use-keyed-choice'
 import { useUrlBound } from '../../lib/use-url-bound'
 import { Link, useRouterState } from '@tanstack/react-router'
 import { IndexGate } from '../../components/index-gate'
-import { NumberOptions, OtherNumberOption } from '../../components/number-options'
+import { NumberCombobox } from '../../components/number-combobox'
+import { useUnlistedWhy } from '../../components/use-unlisted-why'
 
 export type DeskPage = 'needs-reply' | 'opt-outs' | 'customer' | 'quiet-hours' | 'segments'
 
@@ -108,7 +108,11 @@ export function DeskIndexGate(props: { admin: boolean | null; what: string; numb
   return <IndexGate {...props} refresh={deskKeys.all} />
 }
 
-/** A number of the account, chosen from those the index knows; '' is every number when `allowAll`. */
+/**
+ * A number of the account, chosen from those the index knows; '' is every number when `allowAll`.
+ * Type to filter (10,000 numbers on a large account): a pick commits once, so browsing the list
+ * loads and logs nothing.
+ */
 export function NumberSelect({
   value,
   onChange,
@@ -122,28 +126,23 @@ export function NumberSelect({
   label?: string
 }) {
   const [committed, pick] = useUrlBound(value, onChange)
-  const choice = useKeyedChoice(committed, pick)
-  const shown = choice.value
   const index = useIndexStatus()
-  const numbers = (index.status?.numbers ?? []).filter((n) => n.indexed > 0 || n.number === value)
-  // A link's number the index does not know stays chosen, and says so: without an option of its
-  // own the select showed "All numbers" above a page about that one number.
+  const all = index.status?.numbers
+  const numbers = useMemo(() => (all ?? []).filter((n) => n.indexed > 0 || n.number === value), [all, value])
+  // A link's number the index does not know stays shown, and the picker says why it is not listed.
+  const why = useUnlistedWhy(committed, numbers)
   return (
-    <label className="flex flex-col text-sm">
-      {label}
-      <select
-        className="input min-w-48"
-        value={shown}
-        onChange={(e) => {
-          choice.change(e.target.value)
-        }}
-        {...choice.props}
-      >
-        {allowAll ? <option value="">All numbers</option> : <option value="">Choose a number…</option>}
-        <OtherNumberOption number={shown} numbers={numbers} />
-        <NumberOptions numbers={numbers} />
-      </select>
-    </label>
+    <div className="text-sm">
+      <NumberCombobox
+        label={label}
+        numbers={numbers}
+        value={committed}
+        onPick={pick}
+        allLabel={allowAll ? 'All numbers' : undefined}
+        placeholder={allowAll ? 'All numbers: type digits' : 'Choose a number: type digits'}
+        note={why}
+      />
+    </div>
   )
 }
 

@@ -1,10 +1,10 @@
 // @vitest-environment happy-dom
-import { cleanup, render, screen, within } from '@testing-library/react'
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { afterEach, expect, test } from 'vitest'
 import { parseStatus } from '../../api/index-status'
 import { formatDate } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
-import { IndexedNumbersTable } from './indexed-numbers-table'
+import { IndexedNumbersTable, ROWS_STEP } from './indexed-numbers-table'
 import { IDLE_ACTIONS } from './test-actions'
 
 afterEach(cleanup)
@@ -88,4 +88,31 @@ test('a number never read says "not indexed yet", not 0; one read and empty says
   ])
   expect(within(row(FINE)).getAllByRole('cell')[1]!.textContent).toBe('not indexed yet')
   expect(within(row(EMPTY)).getAllByRole('cell')[1]!.textContent).toBe('0')
+})
+
+test('an account of 10,000 numbers draws its first rows, finds a number by its digits, and shows more on request', () => {
+  const numbers = Array.from({ length: 10_000 }, (_, i) => ({ number: String(13_105_000_000 + i * 7), tid: `T${i}`, ...base }))
+  renderTable(numbers)
+  const table = screen.getByRole('table', { name: 'Indexed numbers' })
+  // A header row and the first rows only: 10,000 rows with their buttons took seconds to draw.
+  expect(within(table).getAllByRole('row')).toHaveLength(ROWS_STEP + 1)
+  expect(screen.getByText(`Showing ${ROWS_STEP} of 10,000 numbers.`)).toBeTruthy()
+  fireEvent.click(screen.getByRole('button', { name: `Show ${ROWS_STEP} more` }))
+  expect(within(table).getAllByRole('row')).toHaveLength(2 * ROWS_STEP + 1)
+  const wanted = numbers[9_876]!.number
+  fireEvent.change(screen.getByRole('searchbox', { name: 'Find a number' }), { target: { value: wanted.slice(1) } })
+  expect(
+    within(table)
+      .getAllByRole('row')
+      .slice(1)
+      .map((r) => r.querySelector('th')?.textContent),
+  ).toEqual([formatPhone(wanted)])
+  expect(screen.getByText(`Showing 1 of 1 number matching “${wanted.slice(1)}”.`)).toBeTruthy()
+  expect(screen.queryByRole('button', { name: /^Show \d+ more$/ })).toBeNull()
+})
+
+test('a small account shows every number, with no find box and no count line', () => {
+  renderTable([{ number: FINE, tid: 'A1', ...base }])
+  expect(screen.queryByRole('searchbox', { name: 'Find a number' })).toBeNull()
+  expect(screen.queryByText(/^Showing/)).toBeNull()
 })

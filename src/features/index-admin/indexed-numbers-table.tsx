@@ -1,4 +1,5 @@
-import type { ReactNode } from 'react'
+import { useMemo, useState, type ReactNode } from 'react'
+import { matchNumbers } from '../../components/number-combobox'
 import { SidewaysRegion } from '../../components/sideways-region'
 import { notIndexedYet } from '../../api/index-status'
 import type { NumberIndexStatus } from '../../api/index-api'
@@ -35,7 +36,14 @@ function listed(items: string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`
 }
 
-/** One row per number the index knows (a card each on a phone): its state, what it holds, and its sync and forget buttons. */
+/** Rows drawn at first and added per "Show more": 10,000 rows with their buttons took seconds to draw, and again on every poll. */
+export const ROWS_STEP = 100
+
+/**
+ * One row per number the index knows (a card each on a phone): its state, what it holds, and its
+ * sync and forget buttons. A large account shows its first rows, a box to find a number by its
+ * digits, and "Show more".
+ */
 export function IndexedNumbersTable({
   numbers,
   isAdmin,
@@ -45,11 +53,58 @@ export function IndexedNumbersTable({
   isAdmin: boolean
   actions: IndexActions
 }) {
+  const [typed, setTyped] = useState('')
+  const [limit, setLimit] = useState(ROWS_STEP)
+  const matches = useMemo(() => matchNumbers(numbers, typed), [numbers, typed])
+  const shown = matches.slice(0, limit)
+  return (
+    <div className="mt-3">
+      {numbers.length > ROWS_STEP ? (
+        <label className="flex w-fit flex-col text-sm print:hidden">
+          Find a number
+          <input
+            type="search"
+            className="input w-56"
+            inputMode="tel"
+            value={typed}
+            placeholder="Digits of a number"
+            onChange={(e) => {
+              setTyped(e.target.value)
+              setLimit(ROWS_STEP)
+            }}
+          />
+        </label>
+      ) : null}
+      <NumberRows numbers={shown} isAdmin={isAdmin} actions={actions} />
+      {numbers.length > ROWS_STEP ? (
+        <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
+          <p role="status">
+            Showing {formatCount(shown.length)} of {formatCount(matches.length)} {matches.length === 1 ? 'number' : 'numbers'}
+            {typed.trim() ? ` matching “${typed.trim()}”` : ''}.
+          </p>
+          {matches.length > shown.length ? (
+            <button
+              type="button"
+              className="btn print:hidden"
+              onClick={() => {
+                setLimit(limit + ROWS_STEP)
+              }}
+            >
+              Show {formatCount(Math.min(ROWS_STEP, matches.length - shown.length))} more
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  )
+}
+
+function NumberRows({ numbers, isAdmin, actions }: { numbers: NumberIndexStatus[]; isAdmin: boolean; actions: IndexActions }) {
   // A phone: each number is a card (a six-column table put its buttons off-screen).
   const cards = usePhoneCards()
   if (cards)
     return (
-      <ul className="mt-3 flex flex-col gap-2" aria-label="Indexed numbers">
+      <ul className="flex flex-col gap-2" aria-label="Indexed numbers">
         {numbers.map((n) => (
           <IndexedNumberCard key={n.number} n={n} isAdmin={isAdmin} actions={actions} />
         ))}
@@ -57,7 +112,7 @@ export function IndexedNumbersTable({
     )
   return (
     // Scrolls sideways in its own region if a column grows too wide for the window.
-    <SidewaysRegion label="Indexed numbers (scrolls sideways)" className="mt-3">
+    <SidewaysRegion label="Indexed numbers (scrolls sideways)">
       <table className="w-full text-sm" aria-label="Indexed numbers">
         <thead>
           <tr className="text-left">

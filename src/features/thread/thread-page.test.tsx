@@ -23,7 +23,7 @@ test("the thread page's party list offers each party's customer page beside the 
   })
   render(
     <QueryClientProvider client={qc}>
-      <ThreadPage number={NUMBER} search={{ tid: 'TID1', party: '', tz: 'utc', at: null }} />
+      <ThreadPage number={NUMBER} search={{ tid: 'TID1', party: '', tz: 'utc', at: null, date: '' }} />
     </QueryClientProvider>,
     { wrapper: TestRouter },
   )
@@ -48,7 +48,7 @@ test('a thread offers its whole export, through the tray, over this number and t
   qc.setQueryData(indexKeys.status(), status)
   render(
     <QueryClientProvider client={qc}>
-      <ThreadPage number={NUMBER} search={{ tid: 'TID1', party: PARTIES[0]!, tz: 'utc', at: null }} />
+      <ThreadPage number={NUMBER} search={{ tid: 'TID1', party: PARTIES[0]!, tz: 'utc', at: null, date: '' }} />
     </QueryClientProvider>,
     { wrapper: TestRouter },
   )

@@ -19,6 +19,7 @@ import { ZoneToggle } from '../../components/zone-toggle'
 import { startExport } from '../../api/export-jobs'
 import { INDEX_PATHS } from '../../../contract/index-api'
 import { fitFileName } from '../../../contract/file-name'
+import { formatDayOf, ThreadGoToDate } from './thread-go-to-date'
 
 /**
  * The whole thread with one party, from the index, across the full history. It opens at the
@@ -66,6 +67,18 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
             {index.available ? <ExportThread number={number} party={party} zone={zone} /> : null}
           </div>
         ) : null}
+        {party && index.available ? (
+          <div className="mt-2">
+            <ThreadGoToDate
+              number={number}
+              party={party}
+              zone={zone}
+              date={search.date}
+              at={at}
+              onFound={(ordinal, date) => setParams({ at: ordinal, date })}
+            />
+          </div>
+        ) : null}
         {index.loading ? (
           <TableSkeleton label="Checking the message index" />
         ) : !index.available ? (
@@ -88,7 +101,15 @@ export function ThreadPage({ number, search }: { number: string; search: ThreadS
           <div className="mt-3 grid gap-3 md:grid-cols-[16rem_1fr] print:block">
             <PartyList number={number} tid={tid} selected={party} zone={zone} />
             {party ? (
-              <Thread key={`${party}|${at ?? ''}`} number={number} tid={tid} party={party} zone={zone} at={at} />
+              <Thread
+                key={`${party}|${at ?? ''}`}
+                number={number}
+                tid={tid}
+                party={party}
+                zone={zone}
+                at={at}
+                openedFor={search.date ? `The newest message on or before ${formatDayOf(search.date, zone)}` : 'The message you opened'}
+              />
             ) : (
               <EmptyState title="Pick a party">Choose who the conversation is with from the list.</EmptyState>
             )}
@@ -189,12 +210,15 @@ function Thread({
   party,
   zone,
   at,
+  openedFor,
 }: {
   number: string
   tid: string
   party: string
   zone: 'local' | 'utc'
   at: number | null
+  /** The marked message's label: the one clicked, or the one a go-to-date found. */
+  openedFor: string
 }) {
   const q = useInfiniteQuery(threadQuery(number, party))
   const head = q.data?.pages[0]
@@ -312,7 +336,7 @@ function Thread({
                 aria-current={m.ordinal === at ? 'true' : undefined}
               >
                 {newDay ? <p className="my-2 self-center rounded bg-slate-100 px-2 text-xs text-slate-700">{day}</p> : null}
-                {m.ordinal === at ? <p className="px-2 pt-1 text-xs font-semibold text-amber-900">The message you opened</p> : null}
+                {m.ordinal === at ? <p className="px-2 pt-1 text-xs font-semibold text-amber-900">{openedFor}</p> : null}
                 <MessageBubble m={m} number={number} ordinal={m.ordinal} tid={tid || (m.tid ?? '')} />
               </li>
             )

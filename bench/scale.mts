@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
-import { COUNT_CAP } from '../proxy/index/queries.ts'
+import { COUNT_CAP } from '../proxy/index/count-queries.ts'
 import { median, percentile } from './stats.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))

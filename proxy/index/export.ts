@@ -12,17 +12,9 @@ import { EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket } fr
 import { turnOf } from '../exports/turn.ts'
 import { dateCells, dateCellsCsv, zoneOffset } from '../exports/zone-cells.ts'
 import type { Cursor, Filters } from '../kernel/params.ts'
-import {
-  bodiesById,
-  countMatches,
-  EXPORT_FIELDS,
-  exportBatch,
-  exportBatchText,
-  type ExportRows,
-  positionBases,
-  resolveParties,
-  statusesById,
-} from './queries.ts'
+import { bodiesById, EXPORT_FIELDS, exportBatch, exportBatchText, type ExportRows, positionBases, statusesById } from './queries.ts'
+import { countMatches } from './count-queries.ts'
+import { resolveParties } from './filter-sql.ts'
 
 /**
  * Streamed exports (CSV or NDJSON) of a filtered result set or a whole history. Rows come in

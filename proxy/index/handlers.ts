@@ -43,12 +43,11 @@ import {
   parties as partiesOfNumber,
   positionBases,
   searchPage,
-  stats as statsOf,
   threadPage,
   toMessage,
-  type createCountCache,
   type MessageRow,
 } from './queries.ts'
+import { stats as statsOf, type createCountCache } from './count-queries.ts'
 import type { RateMeter } from './rate-meter.ts'
 import type { IndexHooks } from './hooks.ts'
 import { partyKey } from '../../contract/desk/messages.ts'

@@ -1,9 +1,11 @@
-import type { Freshness, IndexedMessage, NumberIndexStatus, StatsBucket, SyncState } from '../../contract/index-api.ts'
+import type { Freshness, IndexedMessage, NumberIndexStatus, SyncState } from '../../contract/index-api.ts'
 import { partyForms } from '../../contract/desk/messages.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import type { IndexHooks } from './hooks.ts'
 import { encodeCursor, type Cursor, type Filters } from '../kernel/params.ts'
 import { BODY_OF, STATUS_OF } from '../kernel/stored-messages.ts'
+import { VERSION_SQL } from './count-queries.ts'
+import { likeContains, MAX_BODIES, MAX_PARTIES, walkingDates, whereOf } from './filter-sql.ts'
 
 /**
  * The index's read side: the SQL (parameterised, LIKE wildcards escaped, bounded page sizes) and
@@ -14,49 +16,8 @@ import { BODY_OF, STATUS_OF } from '../kernel/stored-messages.ts'
 /** Lists inside `freshness` are cut here; the counts say how many there are. */
 const FRESHNESS_LIST_MAX = 100
 
-/** LIKE pattern for a literal substring: backslash, % and _ are escaped (ESCAPE '\'). */
-export function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-}
-
 // ---------------------------------------------------------------------------------------------
 // SQL
-
-/**
- * A status the search calls "other": neither a success (2xx) nor a failure (400 and up). The
- * partial index index_messages_status_other (migration 330) has this predicate, written the same
- * way so the planner proves it; the roll-ups count successes as all rows less failures less these.
- */
-const OTHER_STATUS = '(m.status_code IS NULL OR m.status_code < 200 OR m.status_code BETWEEN 300 AND 399)'
-
-/** Builds the WHERE conditions of a filter set; values go to `params` ($n placeholders). */
-export function whereOf(f: Filters, params: unknown[]): string[] {
-  const w: string[] = []
-  const add = (v: unknown) => {
-    params.push(v)
-    return `$${params.length}`
-  }
-  if (f.numbers?.length === 1) w.push(`m.number = ${add(f.numbers[0])}::text`)
-  else if (f.numbers) w.push(`m.number = ANY(${add(f.numbers)}::text[])`)
-  // Text is matched among the distinct bodies (index_bodies), then the messages by body_id.
-  if (f.q && f.bodyIds) w.push(`m.body_id = ANY(${add(f.bodyIds)}::int[])`)
-  else if (f.q) w.push(`m.body_id IN (SELECT b.id FROM index_bodies b WHERE b.body ILIKE ${add(likeContains(f.q))} ESCAPE '\\')`)
-  // Partial digits are matched among the distinct parties first (resolveParties: a small table
-  // with a trigram index), so the planner sees a plain list and the (number, party) index serves.
-  if (f.party && f.parties) w.push(`m.party_digits = ANY(${add(f.parties)}::text[])`)
-  else if (f.party) w.push(`m.party_digits LIKE ${add(likeContains(f.party))} ESCAPE '\\'`)
-  if (f.direction === 'outbound') w.push(`m.direction = 'outbound'`)
-  if (f.direction === 'inbound') w.push(`m.direction IS DISTINCT FROM 'outbound'`)
-  if (f.status?.kind === 'success') w.push('m.status_code BETWEEN 200 AND 299')
-  if (f.status?.kind === 'error') w.push('m.status_code >= 400')
-  if (f.status?.kind === 'other') w.push(OTHER_STATUS)
-  if (f.status?.kind === 'code') w.push(`m.status_code = ${add(f.status.code)}`)
-  if (f.media !== null) w.push(`m.mms = ${add(f.media)}`)
-  if (f.from) w.push(`m.date >= ${add(f.from)}::timestamptz`)
-  if (f.toExclusive) w.push(`m.date < ${add(f.toExclusive)}::timestamptz`)
-  if (f.toInclusive) w.push(`m.date <= ${add(f.toInclusive)}::timestamptz`)
-  return w
-}
 
 const COLS = `m.number, m.fetched_tid, m.tid, m.ordinal, m.system_id, m.message_id, m.date, m.date_raw, m.phone, m.direction, ${BODY_OF('m')} AS body, m.mms, m.media_url, ${STATUS_OF('m')} AS status, m.status_code`
 
@@ -276,247 +237,6 @@ export interface SearchPage {
   nextCursor: string | null
 }
 
-const MAX_PARTIES = 1000
-const MAX_BODIES = 1000
-
-/**
- * Resolves `q` to the ids of the distinct bodies containing it and `party` to the distinct
- * matching parties (in place); returns false when either matches nothing.
- */
-export async function resolveParties(db: Queryable, f: Filters): Promise<boolean> {
-  if (f.q) {
-    const b = await db.query<{ id: number }>(`SELECT id FROM index_bodies WHERE body ILIKE $1 ESCAPE '\\' LIMIT ${MAX_BODIES + 1}`, [
-      likeContains(f.q),
-    ])
-    f.bodyIds = b.rows.length > MAX_BODIES ? null : b.rows.map((x) => x.id)
-    if (b.rows.length === 0) {
-      if (f.party) f.parties = []
-      return false
-    }
-  }
-  if (!f.party) return true
-  const r = await db.query<{ party: string }>(
-    `SELECT DISTINCT party FROM index_parties WHERE party LIKE $1 ESCAPE '\\' AND ($2::text[] IS NULL OR number = ANY($2::text[])) LIMIT ${MAX_PARTIES + 1}`,
-    [likeContains(f.party), f.numbers],
-  )
-  f.parties = r.rows.length > MAX_PARTIES ? null : r.rows.map((x) => x.party)
-  return r.rows.length > 0
-}
-
-const onlyScope = (f: Filters) => !f.q && !f.direction && !f.status && f.media === null && !f.from && !f.toExclusive && !f.toInclusive
-
-/**
- * Exact count. Roll-ups answer when they can (see rollUpCount); otherwise a COUNT over the
- * messages, whose cost grows with the matches. Call resolveParties first.
- */
-export async function countMatches(db: Queryable, f: Filters): Promise<number> {
-  const fast = await rollUpCount(db, f)
-  if (fast !== null) return fast
-  const params: unknown[] = []
-  const w = whereOf(f, params)
-  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_messages m WHERE ${w.join(' AND ')}`, params)
-  return r.rows[0]?.n ?? 0
-}
-
-/**
- * Where counting stops for a filter no roll-up answers: at about 0.5 ms per thousand rows
- * counted, 100,000 fits a search's 100 ms budget with the page beside it.
- */
-export const COUNT_CAP = 100_000
-
-/** A search's count: exact, or (`capped`) a lower bound: more than `total` messages match. */
-export interface SearchCount {
-  total: number
-  capped: boolean
-}
-
-/**
- * The search's count: exact whenever a roll-up answers; otherwise the COUNT stops after `cap`
- * matches and says so, so a broad filter no roll-up can serve (media over every number, a
- * direction with a status) still answers within the search's budget.
- */
-export async function countCapped(db: Queryable | Db, f: Filters, cap = COUNT_CAP): Promise<SearchCount> {
-  const fast = await rollUpCount(db, f)
-  if (fast !== null) return { total: fast, capped: false }
-  const params: unknown[] = []
-  const w = whereOf(f, params)
-  params.push(cap + 1)
-  const sql = `SELECT count(*)::int AS n FROM (SELECT 1 FROM index_messages m WHERE ${w.join(' AND ')} LIMIT $${params.length}) x`
-  // A date range with no text or digits to look up: PostgreSQL's planner scans the whole table
-  // once the range holds a few percent of it, where walking the range in the date index (or a
-  // number's) reads only the range: three to four times faster over 2,000,000 messages.
-  const walk = !f.q && !f.party && (f.from !== null || f.toExclusive !== null || f.toInclusive !== null)
-  const r = walk ? await walkingDates<{ n: number }>(db, sql, params) : await db.query<{ n: number }>(sql, params)
-  const n = r.rows[0]?.n ?? 0
-  return n > cap ? { total: cap, capped: true } : { total: n, capped: false }
-}
-
-/** The quarter-hour roll-up's slot and the daily roll-up's day (UTC), in milliseconds. */
-const QUARTER_MS = 15 * 60_000
-const DAY_MS = 86_400_000
-const isoMs = (ms: number) => new Date(ms).toISOString()
-const dayOf = (ms: number) => isoMs(ms).slice(0, 10)
-
-/**
- * What a roll-up row sums to for a filter, or null when the roll-ups cannot tell: they keep
- * inbound, outbound, failed (status ≥ 400), outbound failed and with-media counts per number and
- * slot, by the search's own definitions (direction 'outbound', else inbound; failure = the
- * 'error' status; media = mms). Media is kept alone, so media with a direction or a status is
- * not theirs. A success is a row that is neither a failure nor an "other" status, and the others
- * (rare: the upstream documents only 200 and 400) are counted from their partial index and
- * taken off.
- */
-function rollUpMeasure(f: Filters): { sum: string; lessOther: boolean } | null {
-  if (f.q || f.party) return null
-  const kind = f.status?.kind ?? null
-  const all = f.direction === 'outbound' ? 'outbound' : f.direction === 'inbound' ? 'inbound' : '(inbound + outbound)'
-  if (f.media !== null) {
-    if (kind !== null || f.direction !== null) return null
-    return { sum: f.media ? 'mms' : `${all} - mms`, lessOther: false }
-  }
-  if (kind === null) return { sum: all, lessOther: false }
-  const failed = f.direction === 'outbound' ? 'failed_out' : f.direction === 'inbound' ? '(failed - failed_out)' : 'failed'
-  if (kind === 'error') return { sum: failed, lessOther: false }
-  if (kind === 'success') return { sum: `${all} - ${failed}`, lessOther: true }
-  return null
-}
-
-/**
- * An exact count from the roll-ups kept in the same transaction as the rows, or null when none
- * applies. The numbers table answers for a scope alone, the parties table for digits, the
- * per-body counts for text. Numbers, dates, a direction, a success/error status and media
- * (rollUpMeasure says which together) are summed from index_daily for the whole UTC days of the range and index_quarter_hours for the whole
- * quarter hours beside them; the parts of the range that are not whole quarter hours (a `from`
- * or `to` with minutes or seconds) are counted among the messages, a quarter hour at most at
- * each end. A range shorter than two quarter hours is left to the COUNT.
- */
-export async function rollUpCount(db: Queryable, f: Filters): Promise<number | null> {
-  if (onlyScope(f) && !f.party) {
-    const r = await db.query<{ n: number }>(
-      'SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text[] IS NULL OR number = ANY($1::text[])',
-      [f.numbers],
-    )
-    return r.rows[0]?.n ?? 0
-  }
-  if (onlyScope(f) && f.party && f.parties) {
-    const r = await db.query<{ n: number }>(
-      'SELECT COALESCE(sum(count), 0)::int AS n FROM index_parties WHERE party = ANY($1::text[]) AND ($2::text[] IS NULL OR number = ANY($2::text[]))',
-      [f.parties, f.numbers],
-    )
-    return r.rows[0]?.n ?? 0
-  }
-  if (f.q && f.bodyIds?.length === 0) return 0
-  if (f.party && f.parties?.length === 0) return 0
-  if (f.q && f.bodyIds && !f.party && onlyScope({ ...f, q: null })) {
-    const r = await db.query<{ n: number }>(
-      'SELECT COALESCE(sum(count), 0)::int AS n FROM index_body_counts WHERE body_id = ANY($1::int[]) AND ($2::text[] IS NULL OR number = ANY($2::text[]))',
-      [f.bodyIds, f.numbers],
-    )
-    return r.rows[0]?.n ?? 0
-  }
-  const measure = rollUpMeasure(f)
-  if (!measure) return null
-  const hiText = f.toExclusive ?? f.toInclusive
-  const lo = f.from ? Date.parse(f.from) : null
-  const hi = hiText ? Date.parse(hiText) : null
-  // The whole quarter hours of the range: [loQ, hiQ), either end open.
-  const loQ = lo === null ? null : Math.ceil(lo / QUARTER_MS) * QUARTER_MS
-  const hiQ = hi === null ? null : Math.floor(hi / QUARTER_MS) * QUARTER_MS
-  if (loQ !== null && hiQ !== null && loQ >= hiQ) return null
-  // The whole UTC days among them: [loD, hiD), when there is one.
-  const loD = loQ === null ? null : Math.ceil(loQ / DAY_MS) * DAY_MS
-  const hiD = hiQ === null ? null : Math.floor(hiQ / DAY_MS) * DAY_MS
-  const days = loD === null || hiD === null || loD < hiD
-
-  const params: unknown[] = []
-  const add = (v: unknown) => {
-    params.push(v)
-    return `$${params.length}`
-  }
-  const scope = (col: string) =>
-    f.numbers === null ? [] : f.numbers.length === 1 ? [`${col} = ${add(f.numbers[0])}::text`] : [`${col} = ANY(${add(f.numbers)}::text[])`]
-  const all = (w: string[]) => (w.length ? w.join(' AND ') : 'true')
-  const parts: string[] = []
-  const sumOf = (table: string, w: string[]) => parts.push(`(SELECT COALESCE(sum(${measure.sum}), 0) FROM ${table} WHERE ${all(w)})`)
-  const slots = (from: number | null, to: number | null) => {
-    const w = scope('number')
-    if (from !== null) w.push(`slot >= ${add(isoMs(from))}::timestamptz`)
-    if (to !== null) w.push(`slot < ${add(isoMs(to))}::timestamptz`)
-    sumOf('index_quarter_hours', w)
-  }
-  if (days) {
-    const w = scope('number')
-    if (loD !== null) w.push(`day >= ${add(dayOf(loD))}::date`)
-    if (hiD !== null) w.push(`day < ${add(dayOf(hiD))}::date`)
-    sumOf('index_daily', w)
-    if (loQ !== null && loD !== null && loQ < loD) slots(loQ, loD)
-    if (hiQ !== null && hiD !== null && hiD < hiQ) slots(hiD, hiQ)
-  } else slots(loQ, hiQ)
-  // The ends of the range that are not whole quarter hours, counted as the search filters them.
-  const edge = (cond: string) => parts.push(`(SELECT count(*) FROM index_messages m WHERE ${all([...whereOf(f, params), cond])})`)
-  if (lo !== null && loQ !== null && lo < loQ) edge(`m.date < ${add(isoMs(loQ))}::timestamptz`)
-  if (hi !== null && hiQ !== null && (hi > hiQ || f.toInclusive)) edge(`m.date >= ${add(isoMs(hiQ))}::timestamptz`)
-  let sql = parts.join(' + ')
-  if (measure.lessOther) {
-    const w = [...scope('m.number'), OTHER_STATUS]
-    if (f.direction === 'outbound') w.push(`m.direction = 'outbound'`)
-    if (f.direction === 'inbound') w.push(`m.direction IS DISTINCT FROM 'outbound'`)
-    if (loQ !== null) w.push(`m.date >= ${add(isoMs(loQ))}::timestamptz`)
-    if (hiQ !== null) w.push(`m.date < ${add(isoMs(hiQ))}::timestamptz`)
-    sql = `${sql} - (SELECT count(*) FROM index_messages m WHERE ${all(w)})`
-  }
-  const r = await db.query<{ n: number }>(`SELECT (${sql})::int AS n`, params)
-  return r.rows[0]?.n ?? 0
-}
-
-/**
- * Matches stored after `since` (every match when null: a saved view never opened), for a saved
- * view's count. The new ones are found through indexed_at: its BRIN index reads only the recent
- * part of the table.
- */
-export async function newMatches(db: Queryable, f: Filters, since: Date | null): Promise<number> {
-  const filters = { ...f }
-  if (!(await resolveParties(db, filters))) return 0
-  if (!since) return countMatches(db, filters)
-  const params: unknown[] = []
-  const where = whereOf(filters, params)
-  params.push(since)
-  where.push(`m.indexed_at > $${params.length}::timestamptz`)
-  const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM index_messages m WHERE ${where.join(' AND ')}`, params)
-  return r.rows[0]?.n ?? 0
-}
-
-/** What the index holds, in one string over index_numbers: any sync page or forget changes it. */
-const VERSION_SQL = `COALESCE(sum(indexed), 0) || ':' || count(*) || ':' || COALESCE(max(finished_at)::text, '')`
-
-/** What the index holds, in one string: any sync page or forget changes it (count cache key). */
-export async function dataVersion(db: Queryable): Promise<string> {
-  const r = await db.query<{ v: string }>(`SELECT ${VERSION_SQL} AS v FROM index_numbers`)
-  return r.rows[0]?.v ?? ''
-}
-
-/**
- * The search counts (countCapped) of recent queries while the data is unchanged: paging through
- * a result (every page carries the total) and re-running a search cost one count, not one per page.
- */
-export function createCountCache(max = 500) {
-  const cache = new Map<string, SearchCount>()
-  /** `version`: dataVersion read by the caller just before (freshnessAndVersion), saving a statement. */
-  return async (db: Queryable | Db, f: Filters, version?: string): Promise<SearchCount> => {
-    const key = `${version ?? (await dataVersion(db))}|${JSON.stringify(f)}`
-    const hit = cache.get(key)
-    if (hit !== undefined) {
-      cache.delete(key)
-      cache.set(key, hit)
-      return hit
-    }
-    const n = await countCapped(db, f)
-    cache.set(key, n)
-    if (cache.size > max) cache.delete(cache.keys().next().value!)
-    return n
-  }
-}
-
 /** Keyset condition after `cursor`: (date, ordinal) within one number, else (date, number, ordinal). */
 function keyset(f: Filters, cursor: Cursor, params: unknown[]): string {
   if (f.numbers?.length === 1 && f.numbers[0] === cursor.number) {
@@ -526,21 +246,6 @@ function keyset(f: Filters, cursor: Cursor, params: unknown[]): string {
   params.push(cursor.date, cursor.number, cursor.ordinal)
   const n = params.length
   return `(m.date, m.number, m.ordinal) < ($${n - 2}::timestamptz, $${n - 1}::text, $${n}::int)`
-}
-
-/**
- * Runs a read with the planner told to walk an index (the date index, or a number's) rather than
- * scan the table or build a bitmap: in one transaction, or one batch on PGlite.
- */
-async function walkingDates<R extends Record<string, unknown>>(db: Queryable | Db, sql: string, params: unknown[]): Promise<{ rows: R[] }> {
-  const walk = ['SET LOCAL enable_bitmapscan = off', 'SET LOCAL enable_seqscan = off']
-  if ('batch' in db && db.batch) return { rows: (await db.batch([...walk.map((sql) => ({ sql })), { sql, params }]))[2]!.rows as R[] }
-  if ('transaction' in db)
-    return db.transaction(async (tx) => {
-      for (const st of walk) await tx.query(st)
-      return tx.query<R>(sql, params)
-    })
-  return db.query<R>(sql, params)
 }
 
 /** One page newest first, keyset over (date, number, ordinal). Call resolveParties first. */
@@ -810,50 +515,6 @@ export async function parties(db: Queryable, number: string, party: string | nul
     params,
   )
   return r.rows.map((x) => ({ party: x.party, count: x.count, lastDate: isoOf(x.last_date) }))
-}
-
-/**
- * Inbound, outbound and failed counts per day or week. Without a zone the days are UTC days (the
- * daily roll-up); with an IANA zone they are that zone's days, from the quarter-hour roll-up (a
- * day of any zone is a whole set of UTC quarter hours), and from/to are days of that zone.
- */
-export async function stats(
-  db: Queryable,
-  number: string | null,
-  bucket: 'day' | 'week',
-  from: string | null,
-  toExclusive: string | null,
-  tz: string | null = null,
-): Promise<StatsBucket[]> {
-  const fromDay = from ? from.slice(0, 10) : null
-  const toDay = toExclusive ? toExclusive.slice(0, 10) : null
-  if (tz !== null) {
-    const r = await db.query<{ day: string; inbound: number; outbound: number; failed: number }>(
-      `SELECT to_char(b, 'YYYY-MM-DD') AS day, sum(inbound)::int AS inbound, sum(outbound)::int AS outbound, sum(failed)::int AS failed
-       FROM (
-         SELECT CASE WHEN $2 = 'week' THEN date_trunc('week', slot AT TIME ZONE $5::text)::date ELSE (slot AT TIME ZONE $5::text)::date END AS b,
-                inbound, outbound, failed
-         FROM index_quarter_hours
-         WHERE ($1::text IS NULL OR number = $1)
-           AND ($3::date IS NULL OR slot >= ($3::date::timestamp AT TIME ZONE $5::text))
-           AND ($4::date IS NULL OR slot < ($4::date::timestamp AT TIME ZONE $5::text))
-       ) x
-       GROUP BY b ORDER BY b`,
-      [number, bucket, fromDay, toDay, tz],
-    )
-    return r.rows
-  }
-  const r = await db.query<{ day: string; inbound: number; outbound: number; failed: number }>(
-    `SELECT to_char(b, 'YYYY-MM-DD') AS day, sum(inbound)::int AS inbound, sum(outbound)::int AS outbound, sum(failed)::int AS failed
-     FROM (
-       SELECT CASE WHEN $2 = 'week' THEN date_trunc('week', day)::date ELSE day END AS b, inbound, outbound, failed
-       FROM index_daily
-       WHERE ($1::text IS NULL OR number = $1) AND ($3::date IS NULL OR day >= $3::date) AND ($4::date IS NULL OR day < $4::date)
-     ) x
-     GROUP BY b ORDER BY b`,
-    [number, bucket, fromDay, toDay],
-  )
-  return r.rows
 }
 
 export async function messageAt(db: Queryable, number: string, ordinal: number): Promise<MessageRow | undefined> {

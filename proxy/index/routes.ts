@@ -12,7 +12,7 @@ import { createExportGate, type ExportGate } from '../exports/gate.ts'
 import { createExportTracker, type ExportTracker } from '../exports/progress.ts'
 import * as handlers from './handlers.ts'
 import type { Handler, IndexRoom } from './handlers.ts'
-import { createCountCache } from './queries.ts'
+import { createCountCache } from './count-queries.ts'
 import { createRateMeter } from './rate-meter.ts'
 import {
   EXPORT_CANCEL_BODY,

@@ -15,7 +15,7 @@ import { composeApp, start, type Running } from '../server.ts'
 import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/dataset.ts'
 import { createSimulator } from '../simulator/simulator.ts'
 import { viewsRoutes } from './routes.ts'
-import { dataVersion, newMatches } from '../index/queries.ts'
+import { dataVersion, newMatches } from '../index/count-queries.ts'
 import { freshPgliteDir } from '../db/pglite-template.ts'
 
 /**

@@ -14,6 +14,8 @@ export interface ReadCell {
 
 export interface ReadSheet {
   parts: string[]
+  /** The workbook's sheet names, in order. */
+  sheetNames: string[]
   frozenHeader: boolean
   rows: ReadCell[][]
   /** The number format code of each cellXfs index. */
@@ -30,7 +32,8 @@ const unescape = (s: string) =>
 
 const BUILT_IN: Record<string, string> = { '0': 'General', '49': '@', '14': 'm/d/yyyy', '22': 'm/d/yyyy h:mm' }
 
-export function readXlsx(bytes: Uint8Array): ReadSheet {
+/** The first sheet (or the `sheet`th, from 1). */
+export function readXlsx(bytes: Uint8Array, sheetNumber = 1): ReadSheet {
   const files = unzipSync(bytes)
   const text = (p: string) => {
     const f = files[p]
@@ -43,7 +46,7 @@ export function readXlsx(bytes: Uint8Array): ReadSheet {
   )
   const xfs = /<cellXfs[^>]*>(.*?)<\/cellXfs>/s.exec(styles)?.[1] ?? ''
   const formats = [...xfs.matchAll(/<xf [^>]*numFmtId="(\d+)"/g)].map((m) => custom.get(m[1] ?? '') ?? BUILT_IN[m[1] ?? ''] ?? m[1] ?? '')
-  const sheet = text('xl/worksheets/sheet1.xml')
+  const sheet = text(`xl/worksheets/sheet${sheetNumber}.xml`)
   const rows = [...sheet.matchAll(/<row [^>]*>(.*?)<\/row>/gs)].map((r) =>
     [...(r[1] ?? '').matchAll(/<c r="([A-Z]+\d+)"([^>]*)>(.*?)<\/c>/gs)].map((c): ReadCell => {
       const attrs = c[2] ?? ''
@@ -59,7 +62,8 @@ export function readXlsx(bytes: Uint8Array): ReadSheet {
       return { ref: c[1] ?? '', kind: 'other', value: v, style }
     }),
   )
-  return { parts: Object.keys(files), frozenHeader: /<pane [^>]*ySplit="1"[^>]*state="frozen"/.test(sheet), rows, formats }
+  const sheetNames = [...text('xl/workbook.xml').matchAll(/<sheet name="([^"]*)"/g)].map((m) => unescape(m[1] ?? ''))
+  return { parts: Object.keys(files), sheetNames, frozenHeader: /<pane [^>]*ySplit="1"[^>]*state="frozen"/.test(sheet), rows, formats }
 }
 
 /** A date cell's serial as the UTC clock it shows (`2026-11-21T14:05:09.000Z`). */

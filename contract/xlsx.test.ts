@@ -84,6 +84,26 @@ describe('xlsx writer', () => {
     expect(cellOf(true)).toBe('yes')
   })
 
+  it('goes on in another sheet, with the header again, past the row limit', () => {
+    const chunks: Uint8Array[] = []
+    const w = xlsxWriter({ sheet: 'History of 18323232323 and more', columns: [{ name: 'n' }], maxRows: 3 }, (c) => chunks.push(c))
+    for (let i = 1; i <= 7; i++) w.row([i])
+    w.end()
+    const file = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
+    chunks.reduce((at, c) => (file.set(c, at), at + c.length), 0)
+    expect(readXlsx(file).sheetNames).toEqual([
+      'History of 18323232323 and more',
+      'History of 18323232323 and (2)',
+      'History of 18323232323 and (3)',
+    ])
+    const values = [1, 2, 3].map((k) => readXlsx(file, k).rows.map((r) => r.map((c) => c.value).join()))
+    expect(values).toEqual([
+      ['n', '1', '2', '3'],
+      ['n', '4', '5', '6'],
+      ['n', '7'],
+    ])
+  })
+
   it('names columns past Z', () => {
     expect([0, 25, 26, 27, 701, 702].map(columnLetters)).toEqual(['A', 'Z', 'AA', 'AB', 'ZZ', 'AAA'])
   })

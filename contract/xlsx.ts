@@ -139,17 +139,37 @@ function cellXml(ref: string, cell: XlsxCell): string {
   return `<c r="${ref}" s="${cell.dayOnly ? STYLE.date : STYLE.dateTime}"><v>${serial}</v></c>`
 }
 
-const CONTENT_TYPES = `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`
+function contentTypes(sheets: number) {
+  const sheetParts = Array.from(
+    { length: sheets },
+    (_, i) =>
+      `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`,
+  ).join('')
+  return `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>${sheetParts}<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`
+}
 const ROOT_RELS = `${XML_HEAD}<Relationships xmlns="${PKG_REL}"><Relationship Id="rId1" Type="${REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`
-const WORKBOOK_RELS = `${XML_HEAD}<Relationships xmlns="${PKG_REL}"><Relationship Id="rId1" Type="${REL}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="${REL}/styles" Target="styles.xml"/></Relationships>`
+/** The workbook's relationships: its sheets as rId1…rIdN, then its styles. */
+function workbookRels(sheets: number) {
+  const sheetRels = Array.from(
+    { length: sheets },
+    (_, i) => `<Relationship Id="rId${i + 1}" Type="${REL}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`,
+  ).join('')
+  return `${XML_HEAD}<Relationships xmlns="${PKG_REL}">${sheetRels}<Relationship Id="rId${sheets + 1}" Type="${REL}/styles" Target="styles.xml"/></Relationships>`
+}
 // cellXfs: 0 default, 1 date-time, 2 date, 3 bold header (text), 4 text ("@", format 49).
 const STYLES = `${XML_HEAD}<styleSheet xmlns="${MAIN}"><numFmts count="2"><numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm:ss"/><numFmt numFmtId="165" formatCode="yyyy-mm-dd"/></numFmts><fonts count="2"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="5"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/><xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/><xf numFmtId="165" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/><xf numFmtId="49" fontId="1" fillId="0" borderId="0" xfId="0" applyNumberFormat="1" applyFont="1"/><xf numFmtId="49" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`
 
 /** A sheet's name as Excel allows it: at most 31 characters, none of : \ / ? * [ ]. */
 export const sheetName = (name: string) => name.replace(/[:\\/?*[\]]/g, '-').slice(0, 31) || 'Sheet1'
 
-function workbookXml(name: string) {
-  return `${XML_HEAD}<workbook xmlns="${MAIN}" xmlns:r="${REL}"><bookViews><workbookView/></bookViews><sheets><sheet name="${xmlText(sheetName(name)).replace(/"/g, '&quot;')}" sheetId="1" r:id="rId1"/></sheets></workbook>`
+/** The workbook: one sheet, or (past Excel's row limit) `name`, `name (2)`, `name (3)`… */
+function workbookXml(name: string, sheets: number) {
+  const base = sheetName(name)
+  const list = Array.from({ length: sheets }, (_, i) => {
+    const title = i === 0 ? base : `${base.slice(0, 31 - ` (${i + 1})`.length).trimEnd()} (${i + 1})`
+    return `<sheet name="${xmlText(title).replace(/"/g, '&quot;')}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`
+  }).join('')
+  return `${XML_HEAD}<workbook xmlns="${MAIN}" xmlns:r="${REL}"><bookViews><workbookView/></bookViews><sheets>${list}</sheets></workbook>`
 }
 
 function sheetHead(columns: readonly XlsxColumn[]): string {
@@ -176,31 +196,48 @@ function addWhole(zip: Zip, path: string, text: string) {
 }
 
 /**
- * A streamed .xlsx of one sheet: `emit` receives the file's bytes in order, as they are made.
+ * A streamed .xlsx: `emit` receives the file's bytes in order, as they are made. Past Excel's
+ * 1,048,576 rows a sheet (`maxRows` of data under its header) the rows go on in another sheet with
+ * the same header. The package's index parts (content types, workbook, relationships) name the
+ * sheets, so they are written last: a zip is read from its central directory, in any order.
  * `level` is the deflate level (1 is fastest; the sheet's XML repeats so much that it still
  * shrinks about tenfold).
  */
 export function xlsxWriter(
-  o: { sheet: string; columns: readonly XlsxColumn[]; level?: 1 | 6 },
+  o: { sheet: string; columns: readonly XlsxColumn[]; level?: 1 | 6; maxRows?: number },
   emit: (chunk: Uint8Array) => void,
 ): XlsxWriter {
   const zip = new Zip((err, chunk) => {
     if (err) throw err
     emit(chunk)
   })
-  addWhole(zip, '[Content_Types].xml', CONTENT_TYPES)
-  addWhole(zip, '_rels/.rels', ROOT_RELS)
-  addWhole(zip, 'xl/workbook.xml', workbookXml(o.sheet))
-  addWhole(zip, 'xl/_rels/workbook.xml.rels', WORKBOOK_RELS)
+  const maxRows = o.maxRows ?? XLSX_ROWS_MAX
   addWhole(zip, 'xl/styles.xml', STYLES)
-  const sheet = new ZipDeflate('xl/worksheets/sheet1.xml', { level: o.level ?? 6 })
-  zip.add(sheet)
   const letters = o.columns.map((_, i) => columnLetters(i))
-  let pending = sheetHead(o.columns)
+  let sheets = 0
+  let pending = ''
+  const open = () => {
+    const next = new ZipDeflate(`xl/worksheets/sheet${++sheets}.xml`, { level: o.level ?? 6 })
+    zip.add(next)
+    pending = sheetHead(o.columns)
+    return next
+  }
+  let sheet = open()
+  const close = () => {
+    sheet.push(strToU8(`${pending}</sheetData></worksheet>`), true)
+    pending = ''
+  }
   let rows = 0
+  let inSheet = 0
   return {
     row: (cells) => {
-      const r = ++rows + 1
+      if (inSheet === maxRows) {
+        close()
+        sheet = open()
+        inSheet = 0
+      }
+      rows++
+      const r = ++inSheet + 1
       let xml = `<row r="${r}">`
       for (let i = 0; i < cells.length; i++) xml += cellXml(`${letters[i] ?? columnLetters(i)}${r}`, cells[i])
       pending += `${xml}</row>`
@@ -211,8 +248,11 @@ export function xlsxWriter(
       pending = ''
     },
     end: () => {
-      sheet.push(strToU8(`${pending}</sheetData></worksheet>`), true)
-      pending = ''
+      close()
+      addWhole(zip, 'xl/workbook.xml', workbookXml(o.sheet, sheets))
+      addWhole(zip, 'xl/_rels/workbook.xml.rels', workbookRels(sheets))
+      addWhole(zip, '_rels/.rels', ROOT_RELS)
+      addWhole(zip, '[Content_Types].xml', contentTypes(sheets))
       zip.end()
     },
     rows: () => rows,

@@ -1,7 +1,7 @@
 import { xlsxWriter, type XlsxCell, type XlsxColumn } from '../../contract/xlsx.ts'
 
 // The project's one .xlsx writer (contract/xlsx.ts), for the server's streamed exports.
-export { utcDate, type XlsxCell, type XlsxColumn } from '../../contract/xlsx.ts'
+export { cellOf, utcDate, type XlsxCell, type XlsxColumn } from '../../contract/xlsx.ts'
 
 /**
  * An .xlsx written to a response batch by batch: rows go in as they come, and `batchDone` hands

@@ -1,3 +1,4 @@
+import { constants, deflateRawSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { cellOf, columnLetters, toXlsx, xlsxWriter, XLSX_CELL_MAX } from './xlsx.ts'
 import { readXlsx, serialToIso } from './test-xlsx.ts'
@@ -101,6 +102,24 @@ describe('xlsx writer', () => {
       ['n', '1', '2', '3'],
       ['n', '4', '5', '6'],
       ['n', '7'],
+    ])
+  })
+
+  it('takes another raw deflate (the server passes zlib): chunks joined by sync flushes read back as one sheet', () => {
+    const chunks: Uint8Array[] = []
+    const deflate = (chunk: Uint8Array, final: boolean) =>
+      deflateRawSync(chunk, { level: 1, finishFlush: final ? constants.Z_FINISH : constants.Z_SYNC_FLUSH })
+    const w = xlsxWriter({ sheet: 's', columns: [{ name: 'id' }, { name: 'body' }], deflate }, (c) => chunks.push(c))
+    for (let i = 0; i < 5000; i++) {
+      w.row([String(200000000000 + i), `=cmd ${i}`])
+      if (i % 700 === 0) w.flush()
+    }
+    w.end()
+    const sheet = readXlsx(Buffer.concat(chunks))
+    expect(sheet.rows).toHaveLength(5001)
+    expect(sheet.rows[5000]!.map((c) => [c.kind, c.value])).toEqual([
+      ['string', '200000004999'],
+      ['string', "'=cmd 4999"],
     ])
   })
 

@@ -11,8 +11,9 @@ import { neutralise } from './csv.ts'
  * more, and its stream writer is Node-only), it is maintained and widely used, and the few parts
  * a sheet needs are small enough to read whole below. Memory stays flat: rows become XML text,
  * which `flush()` hands to the deflater, whose output goes to `emit` at once; nothing keeps the
- * rows. (fflate's streaming zip writes no Zip64 records: a sheet's XML must stay under 4 GiB,
- * about eight million message rows.)
+ * rows. (fflate's streaming zip writes no Zip64 records, so each part must stay under 4 GiB: a
+ * sheet holds at most Excel's 1,048,575 rows, about 1.3 GB of XML for message rows, and the
+ * compressed file reaches 4 GiB only at about 25 million such rows.)
  *
  * Cells: strings are always inline string cells (`t="inlineStr"`), never formulas, and pass
  * through the CSV's guard (contract/csv.ts `neutralise`), so a text starting with = + - @ tab or
@@ -74,6 +75,7 @@ function xmlText(value: string): string {
   if (NOT_XML.test(s)) s = s.replace(NOT_XML, '')
   if (s.includes('_x')) s = s.replace(ESCAPE_LIKE, '_x005F_')
   // A bare CR would be read back as LF (XML 1.0 section 2.11): written as a reference it stays CR.
+  if (!/[&<>\r]/.test(s)) return s
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;')
 }
 
@@ -82,6 +84,29 @@ export function xlsxText(value: string): string {
   let s = neutralise(value)
   if (s.length > XLSX_CELL_MAX) s = s.slice(0, /[\uD800-\uDBFF]/.test(s.charAt(XLSX_CELL_MAX - 1)) ? XLSX_CELL_MAX - 1 : XLSX_CELL_MAX)
   return xmlText(s)
+}
+
+/** A string's <t> element: whitespace at either end or a line break is kept only when asked (xml:space, XML 1.0 section 2.10). */
+function tElement(value: string): string {
+  const t = xlsxText(value)
+  return /^\s|\s$|[\n\t]|&#13;/.test(t) ? `<t xml:space="preserve">${t}</t>` : `<t>${t}</t>`
+}
+
+/** Texts already escaped in one file: most values repeat (statuses, tids, parties), so each is worked out once. */
+const TEXT_CACHE = 20_000
+
+function textCache(): (value: string) => string {
+  const texts = new Map<string, string>()
+  return (value) => {
+    if (value.length > 200) return tElement(value)
+    let t = texts.get(value)
+    if (t === undefined) {
+      if (texts.size >= TEXT_CACHE) texts.clear()
+      t = tElement(value)
+      texts.set(value, t)
+    }
+    return t
+  }
 }
 
 /** A column's letters: 0 → A, 25 → Z, 26 → AA. */
@@ -128,12 +153,11 @@ export function cellOf(value: unknown): XlsxCell {
   return typeof value === 'object' ? JSON.stringify(value) : null
 }
 
-function cellXml(ref: string, cell: XlsxCell): string {
+function cellXml(ref: string, cell: XlsxCell, text: (value: string) => string = tElement): string {
   if (cell === null || cell === undefined || cell === '') return ''
-  if (typeof cell === 'string')
-    return `<c r="${ref}" s="${STYLE.text}" t="inlineStr"><is><t xml:space="preserve">${xlsxText(cell)}</t></is></c>`
-  if (typeof cell === 'number') return Number.isFinite(cell) ? `<c r="${ref}"><v>${cell}</v></c>` : cellXml(ref, String(cell))
-  if (typeof cell === 'boolean') return cellXml(ref, cell ? 'yes' : 'no')
+  if (typeof cell === 'string') return `<c r="${ref}" s="${STYLE.text}" t="inlineStr"><is>${text(cell)}</is></c>`
+  if (typeof cell === 'number') return Number.isFinite(cell) ? `<c r="${ref}"><v>${cell}</v></c>` : cellXml(ref, String(cell), text)
+  if (typeof cell === 'boolean') return cellXml(ref, cell ? 'yes' : 'no', text)
   const serial = excelSerial(cell.clockMs)
   if (!Number.isFinite(serial) || serial < 0) return ''
   return `<c r="${ref}" s="${cell.dayOnly ? STYLE.date : STYLE.dateTime}"><v>${serial}</v></c>`
@@ -179,13 +203,31 @@ function sheetHead(columns: readonly XlsxColumn[]): string {
     )
     .join('')
   const header = columns
-    .map(
-      (c, i) =>
-        `<c r="${columnLetters(i)}1" s="${STYLE.header}" t="inlineStr"><is><t xml:space="preserve">${xlsxText(c.name)}</t></is></c>`,
-    )
+    .map((c, i) => `<c r="${columnLetters(i)}1" s="${STYLE.header}" t="inlineStr"><is>${tElement(c.name)}</is></c>`)
     .join('')
   // The header stays in view while the rows scroll (a frozen pane below row 1, ECMA-376 18.3.1.66).
   return `${XML_HEAD}<worksheet xmlns="${MAIN}" xmlns:r="${REL}"><sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/><selection pane="bottomLeft" activeCell="A2" sqref="A2"/></sheetView></sheetViews><sheetFormatPr defaultRowHeight="15"/>${cols ? `<cols>${cols}</cols>` : ''}<sheetData><row r="1">${header}</row>`
+}
+
+/**
+ * A raw deflate (RFC 1951) of one chunk that continues the stream: every chunk but the last ends
+ * on a byte boundary without the final bit (a sync flush), so the chunks joined are one stream.
+ * The server passes Node's zlib here (native, several times faster than deflate in JavaScript).
+ */
+export type RawDeflate = (chunk: Uint8Array, final: boolean) => Uint8Array<ArrayBuffer>
+
+/** A zip entry compressed by a RawDeflate (fflate's documented way to plug in another compressor). */
+class ZipRawDeflate extends ZipPassThrough {
+  constructor(
+    filename: string,
+    private readonly deflate: RawDeflate,
+  ) {
+    super(filename)
+    this.compression = 8
+  }
+  protected override process(chunk: Uint8Array<ArrayBuffer>, final: boolean): void {
+    this.ondata(null, this.deflate(chunk, final), final)
+  }
 }
 
 /** A whole small part (the package's fixed files), stored as it is. */
@@ -204,7 +246,7 @@ function addWhole(zip: Zip, path: string, text: string) {
  * shrinks about tenfold).
  */
 export function xlsxWriter(
-  o: { sheet: string; columns: readonly XlsxColumn[]; level?: 1 | 6; maxRows?: number },
+  o: { sheet: string; columns: readonly XlsxColumn[]; level?: 1 | 6; maxRows?: number; deflate?: RawDeflate },
   emit: (chunk: Uint8Array) => void,
 ): XlsxWriter {
   const zip = new Zip((err, chunk) => {
@@ -214,10 +256,12 @@ export function xlsxWriter(
   const maxRows = o.maxRows ?? XLSX_ROWS_MAX
   addWhole(zip, 'xl/styles.xml', STYLES)
   const letters = o.columns.map((_, i) => columnLetters(i))
+  const text = textCache()
   let sheets = 0
   let pending = ''
   const open = () => {
-    const next = new ZipDeflate(`xl/worksheets/sheet${++sheets}.xml`, { level: o.level ?? 6 })
+    const path = `xl/worksheets/sheet${++sheets}.xml`
+    const next = o.deflate ? new ZipRawDeflate(path, o.deflate) : new ZipDeflate(path, { level: o.level ?? 6 })
     zip.add(next)
     pending = sheetHead(o.columns)
     return next
@@ -239,7 +283,7 @@ export function xlsxWriter(
       rows++
       const r = ++inSheet + 1
       let xml = `<row r="${r}">`
-      for (let i = 0; i < cells.length; i++) xml += cellXml(`${letters[i] ?? columnLetters(i)}${r}`, cells[i])
+      for (let i = 0; i < cells.length; i++) xml += cellXml(`${letters[i] ?? columnLetters(i)}${r}`, cells[i], text)
       pending += `${xml}</row>`
     },
     flush: () => {

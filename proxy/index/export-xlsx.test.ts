@@ -156,7 +156,7 @@ describe.each(ENGINES)('the .xlsx export on %s', (engine) => {
 })
 
 describe('a large .xlsx export streams', () => {
-  const ROWS = 60_000
+  const ROWS = 100_000
   const NUMBER = '15550000002'
   let root: string
   let db: OpenedDb
@@ -175,7 +175,7 @@ describe('a large .xlsx export streams', () => {
     await db.query(
       `INSERT INTO index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, phone, party_digits, direction, body, status, status_code)
        SELECT $2, g, 'T1', 'T1', (200000000000 + g)::text, 'm' || g, timestamptz '2026-01-01' + g * interval '1 minute', '+1555' || (g % 97),
-              '1555' || (g % 97), 'in', 'message number ' || g || ', a body long enough to fill the socket''s buffers ' || md5(g::text), 'delivered', 200
+              '1555' || (g % 97), 'in', 'message number ' || g || ', a body long enough to fill the socket''s buffers ' || md5(g::text) || md5((g * 7)::text), 'delivered', 200
        FROM generate_series(1, $1::int) g`,
       [ROWS, NUMBER],
     )
@@ -218,7 +218,8 @@ describe('a large .xlsx export streams', () => {
     }
     expect(p.state).toBe('running')
     expect(p.rows).toBeGreaterThan(0)
-    expect(p.rows).toBeLessThan(ROWS / 2)
+    // (What is in flight is the socket buffers' worth: a few megabytes, some tens of thousands of compressed rows.)
+    expect(p.rows).toBeLessThan(ROWS * 0.8)
     // Read to the end: the whole file, every row, 12-digit ids as text.
     const chunks: Buffer[] = [first]
     res.resume()

@@ -30,7 +30,7 @@ export const INDEX_PATHS = {
   /** GET {number, date: YYYY-MM-DD (a UTC day) or an ISO instant} → LocateResult: the newest message at or before the end of that day, or at or before that instant */
   locate: '/api/index/locate',
   /**
-   * GET SearchParams & {format: 'csv'|'ndjson', tz?: IANA zone, job?: an id the browser chose} →
+   * GET SearchParams & {format: 'csv'|'ndjson'|'xlsx', tz?: IANA zone, job?: an id the browser chose} →
    * streamed file (Content-Disposition: attachment names it), for the browser's download manager.
    */
   export: '/api/index/export',
@@ -50,6 +50,9 @@ export const INDEX_PATHS = {
 /** The support desk's report exports, which the tray follows as it follows the index's (their access-log actions). */
 export const DESK_EXPORT_ACTIONS = ['needs-reply.export', 'opt-outs.export', 'sent-after-opt-out.export', 'quiet-hours.export'] as const
 export type DeskExportAction = (typeof DESK_EXPORT_ACTIONS)[number]
+
+/** The files the index's export writes (INDEX_PATHS.export's `format`). */
+export type ExportFormat = 'csv' | 'ndjson' | 'xlsx'
 
 export interface ExportProgress {
   job: string

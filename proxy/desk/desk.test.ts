@@ -9,6 +9,7 @@ import { optOutLedger } from '../../contract/desk/opt-out-ledger.ts'
 import { localTime, quietHourSends } from '../../contract/desk/quiet-hours.ts'
 import { segmentInfo } from '../../contract/desk/segments.ts'
 import { call } from '../access/test-stack.ts'
+import { readXlsx, serialToIso } from '../../contract/test-xlsx.ts'
 import { statusCode } from '../index/parse.ts'
 import type { Rooms } from '../rooms.ts'
 import type { Running } from '../server.ts'
@@ -654,6 +655,42 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     await rooms.access.flush()
     const log = await rooms.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM access_log WHERE action = 'needs-reply.export'`)
     expect(log.rows[0]!.n).toBe(2)
+  })
+
+  it('exports the queue as .xlsx on asking: the CSV columns and rows, text ids and phones, date cells, a frozen header, logged as xlsx', async () => {
+    DESK_EXPORT.batch = 3
+    try {
+      const q = `at=${AT}&thresholdMinutes=0&tz=Europe/Paris`
+      const csv = parseCsv((await call(port(), 'GET', `/api/desk/needs-reply/export?${q}`)).text)
+      const r = await fetch(`http://127.0.0.1:${port()}/api/desk/needs-reply/export?${q}&format=xlsx`)
+      expect(r.status).toBe(200)
+      expect(r.headers.get('content-type')).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
+      expect(r.headers.get('content-disposition')).toMatch(
+        /^attachment; filename="switchboard-needs-reply-all-numbers-\d+-rows-2026-11-20\.xlsx"$/,
+      )
+      const sheet = readXlsx(new Uint8Array(await r.arrayBuffer()))
+      expect(sheet.frozenHeader).toBe(true)
+      expect(csv.length).toBeGreaterThan(DESK_EXPORT.batch + 1)
+      expect(sheet.rows).toHaveLength(csv.length)
+      expect(sheet.rows[0]!.map((c) => c.value)).toEqual(csv[0])
+      sheet.rows.slice(1).forEach((row, k) => {
+        const want = csv[k + 1]!
+        const cell = (i: number) => row.find((c) => c.ref.startsWith(String.fromCharCode(65 + i)))
+        // customer and number: text, whatever their digits.
+        expect([cell(0)?.kind, cell(0)?.value, cell(1)?.kind, cell(1)?.value]).toEqual(['string', want[0], 'string', want[1]])
+        // waiting_since (UTC, ISO) and its local twin: date cells of the same clock times.
+        expect([cell(2)?.kind, serialToIso(cell(2)!.value)]).toEqual(['date', new Date(want[2]!).toISOString()])
+        expect([cell(8)?.kind, serialToIso(cell(8)!.value).slice(0, 19).replace('T', ' ')]).toEqual(['date', want[8]])
+        expect([cell(3)?.kind, cell(3)?.value]).toEqual(['number', want[3]])
+        if (want[6]) expect([cell(6)?.kind, cell(6)?.value]).toEqual(['string', want[6]])
+      })
+      expect(sheet.rows.flat().some((c) => c.kind === 'formula')).toBe(false)
+      expect((await exportsDone('needs-reply')).at(-1)).toMatchObject({ format: 'xlsx', rows: csv.length - 1, complete: true })
+      const bad = await call(port(), 'GET', `/api/desk/needs-reply/export?${q}&format=pdf`)
+      expect([bad.status, bad.json().error?.field]).toEqual([400, 'format'])
+    } finally {
+      DESK_EXPORT.batch = 1000
+    }
   })
 
   it('exports every send after opt-out with both messages, and the whole ledger, in batches, guarded, and logged', async () => {

@@ -12,6 +12,7 @@ import { EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket } fr
 import { CancelledBeforeStart, endFailed, JOB_ID, type ExportJobHooks, type ExportTracker } from '../exports/progress.ts'
 import { turnOf } from '../exports/turn.ts'
 import { zoneFormatter } from '../exports/zone-cells.ts'
+import { cellOf, streamedXlsx } from '../exports/xlsx.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
 import { names, NO_QUERY, param, query } from '../schema.ts'
 import { dateParam, digitsParam, INT4_MAX, limitParam, numberParam, readParams, zoneValue } from '../kernel/params.ts'
@@ -203,11 +204,24 @@ function localColumns(p: { get(name: string): string | null | undefined }, dates
 
 /** A desk export's parameters: these names, and `tz` checked as a zone (localColumns). */
 const exportQuery = (...keys: string[]) =>
-  query({ ...Object.fromEntries(keys.map((k) => [k, param((v) => v)])), tz: param((v) => zoneValue('tz', v)) })
+  query({
+    ...Object.fromEntries(keys.map((k) => [k, param((v) => v)])),
+    tz: param((v) => zoneValue('tz', v)),
+    format: param((v) => deskFormat(v)),
+  })
+
+/** A desk export's file: CSV (the default) or .xlsx, the same columns either way. */
+type DeskFormat = 'csv' | 'xlsx'
+function deskFormat(v: string | null | undefined): DeskFormat {
+  if (v === undefined || v === null || v === '' || v === 'csv') return 'csv'
+  if (v === 'xlsx') return 'xlsx'
+  throw invalid('format', 'format must be csv or xlsx.')
+}
 
 /** The whole queue as CSV (the page shows the longest waits only), in keyset batches, every cell through contract/csv's guard. */
 async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
-  const p = readParams(url, ['number', 'thresholdMinutes', 'at', 'tz', 'job'])
+  const p = readParams(url, ['number', 'thresholdMinutes', 'at', 'tz', 'job', 'format'])
+  const format = deskFormat(p.get('format'))
   const local = localColumns(p, ['waiting_since', 'last_inbound_at'])
   const number = optionalNumber(p)
   const threshold = await thresholdParam(p, db)
@@ -215,9 +229,9 @@ async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse,
   const rows = await queueCount(db, number, threshold, at)
   // `at` when the request named one, as the page's read logs it: the queue as it stood then.
   const what = { ...(number ? { number } : {}), ...(p.get('at') ? { at: at.toISOString() } : {}), thresholdMinutes: threshold }
-  await ctx.logRead({ ...what, rows, export: 'csv' })
+  await ctx.logRead({ ...what, rows, export: format })
   // Dated by the instant the queue is judged at (now, unless the request names another).
-  const name = deskFileName('needs-reply', [number ?? 'all-numbers'], rows, at)
+  const name = deskFileName('needs-reply', [number ?? 'all-numbers'], rows, at, format)
   await streamCsv<QueueRow>(
     res,
     name,
@@ -235,8 +249,9 @@ async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse,
       x.opted_out ? 'yes' : 'no',
       ...local.cells(x.waiting_since, x.last_inbound_at),
     ],
-    (result) => exportDone(ctx, 'needs-reply', what, result),
+    (result) => exportDone(ctx, 'needs-reply', what, result, format),
     job,
+    format,
   )
 }
 
@@ -514,6 +529,7 @@ async function streamCsv<T extends { party: string }>(
   cells: (row: T) => readonly unknown[],
   done: (result: ExportResult) => void,
   job: Job,
+  format: DeskFormat = 'csv',
 ): Promise<void> {
   // The customers sent, for the closing entry: filtering the log by one finds the export.
   const sent = partyCollector()
@@ -537,13 +553,13 @@ async function streamCsv<T extends { party: string }>(
   job?.update({ total: rows, fileName })
   res.writeHead(200, {
     ...SECURITY_HEADERS,
-    'content-type': 'text/csv; charset=utf-8',
+    'content-type': format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
     'content-disposition': `attachment; filename="${fileName}"`,
     'cache-control': 'no-store',
     'x-row-count': String(rows),
   })
   let bytes = 0
-  const write = async (chunk: string) => {
+  const write = async (chunk: string | Uint8Array) => {
     if (gone) return
     bytes += Buffer.byteLength(chunk)
     if (res.write(chunk)) return
@@ -567,11 +583,19 @@ async function streamCsv<T extends { party: string }>(
   let written = 0
   let failed = false
   try {
-    await write(BOM + csvRow(header))
+    // The same columns as a sheet: ids and phones as text, the ISO dates as date cells (cellOf).
+    const sheet =
+      format === 'xlsx'
+        ? streamedXlsx({ sheet: fileName.replace(/^switchboard-/, ''), columns: header.map((name) => ({ name })) }, write)
+        : null
+    if (!sheet) await write(BOM + csvRow(header))
     let last: T | null = null
     for (;;) {
       const batch = await next(last)
-      if (batch.length) await write(batch.map((r) => csvRow(cells(r))).join(''))
+      if (sheet) {
+        for (const r of batch) sheet.row(cells(r).map(cellOf))
+        await sheet.batchDone()
+      } else if (batch.length) await write(batch.map((r) => csvRow(cells(r))).join(''))
       if (!gone) {
         written += batch.length
         for (const r of batch) sent.add(r.party)
@@ -580,6 +604,8 @@ async function streamCsv<T extends { party: string }>(
       if (batch.length < DESK_EXPORT.batch || gone) break
       last = batch[batch.length - 1]!
     }
+    // A sheet cut short gets no closing parts, so it does not open as if whole.
+    if (sheet && !gone) await sheet.end()
   } catch (err) {
     failed = true
     throw err
@@ -595,8 +621,14 @@ async function streamCsv<T extends { party: string }>(
 /** `switchboard-needs-reply-18323232323-12-rows-2026-11-24.csv`: contract/file-name.ts's shape, as the index export names its files. */
 type DeskReport = 'needs-reply' | 'opt-outs' | 'sent-after-opt-out' | 'quiet-hours'
 
-export function deskFileName(report: DeskReport, [scope = 'all-numbers', ...filters]: string[], rows: number, now = new Date()): string {
-  return fitFileName({ subject: report, scope, filters, rows, ext: 'csv', date: now })
+export function deskFileName(
+  report: DeskReport,
+  [scope = 'all-numbers', ...filters]: string[],
+  rows: number,
+  now = new Date(),
+  ext: DeskFormat = 'csv',
+): string {
+  return fitFileName({ subject: report, scope, filters, rows, ext, date: now })
 }
 
 /**
@@ -604,9 +636,9 @@ export function deskFileName(report: DeskReport, [scope = 'all-numbers', ...filt
  * how many rows went out, and whether the client took them all (the read entry before it holds
  * the count there was to send).
  */
-function exportDone(ctx: RequestContext, report: DeskReport, filters: Record<string, unknown>, result: ExportResult) {
+function exportDone(ctx: RequestContext, report: DeskReport, filters: Record<string, unknown>, result: ExportResult, format: DeskFormat) {
   // The rows have gone out: the start's entry holds the read; a lost end is in the server log.
-  void ctx.audit(`${report}.export.done`, { ...filters, format: 'csv', ...result }).catch(() => undefined)
+  void ctx.audit(`${report}.export.done`, { ...filters, format, ...result }).catch(() => undefined)
 }
 
 const SENT_CSV_HEADER = [
@@ -625,15 +657,16 @@ const SENT_CSV_HEADER = [
 
 /** Every send after opt-out, with both messages, newest first as on the page: keyset batches (sent-after.ts). */
 async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
-  const p = readParams(url, ['number', 'party', 'tz', 'job'])
+  const p = readParams(url, ['number', 'party', 'tz', 'job', 'format'])
+  const format = deskFormat(p.get('format'))
   const local = localColumns(p, ['opt_out_at', 'sent_at'])
   const number = optionalNumber(p)
   const party = digitsParam(p, 'party', false)
   const scope = { number, keys: party ? partyForms(party) : null }
   const rows = await sentAfterCount(db, scope)
   const what = { ...(number ? { number } : {}), ...(party ? { party } : {}) }
-  await ctx.logRead({ ...what, rows, export: 'csv' })
-  const name = deskFileName('sent-after-opt-out', [number ?? 'all-numbers', ...(party ? [`party-${party}`] : [])], rows)
+  await ctx.logRead({ ...what, rows, export: format })
+  const name = deskFileName('sent-after-opt-out', [number ?? 'all-numbers', ...(party ? [`party-${party}`] : [])], rows, undefined, format)
   await streamCsv<SentRow>(
     res,
     name,
@@ -654,8 +687,9 @@ async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, 
       x.ordinal,
       ...local.cells(x.opt_date, x.date),
     ],
-    (result) => exportDone(ctx, 'sent-after-opt-out', what, result),
+    (result) => exportDone(ctx, 'sent-after-opt-out', what, result, format),
     job,
+    format,
   )
 }
 
@@ -663,15 +697,16 @@ const LEDGER_CSV_HEADER = ['number', 'customer', 'state', 'opted_out_since', 'se
 
 /** The whole opt-out ledger (the page shows 500 rows), by number and customer: keyset batches over the primary key. */
 async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
-  const p = readParams(url, ['number', 'state', 'tz', 'job'])
+  const p = readParams(url, ['number', 'state', 'tz', 'job', 'format'])
+  const format = deskFormat(p.get('format'))
   const local = localColumns(p, ['opted_out_since'])
   const number = optionalNumber(p)
   const state = stateParam(p)
   const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_threads WHERE ${LEDGER_WHERE}`, [number, state])
   const rows = total.rows[0]?.n ?? 0
   const what = { ...(number ? { number } : {}), state }
-  await ctx.logRead({ ...what, rows, export: 'csv' })
-  const name = deskFileName('opt-outs', [number ?? 'all-numbers', state], rows)
+  await ctx.logRead({ ...what, rows, export: format })
+  const name = deskFileName('opt-outs', [number ?? 'all-numbers', state], rows, undefined, format)
   await streamCsv<OptRow>(
     res,
     name,
@@ -696,8 +731,9 @@ async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, ur
       x.opt_history.map((h) => `${h.state} ${iso(h.date)}`).join('; '),
       ...local.cells(x.opted_out_at),
     ],
-    (result) => exportDone(ctx, 'opt-outs', what, result),
+    (result) => exportDone(ctx, 'opt-outs', what, result, format),
     job,
+    format,
   )
 }
 
@@ -887,7 +923,8 @@ function theirTime(party: string, date: Date | string | null): [string, string] 
  * first, in keyset batches, every cell through contract/csv's guard.
  */
 async function quietHoursExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
-  const p = readParams(url, ['number', 'from', 'to', 'tz', 'job'])
+  const p = readParams(url, ['number', 'from', 'to', 'tz', 'job', 'format'])
+  const format = deskFormat(p.get('format'))
   const local = localColumns(p, ['sent_at'])
   const number = numberParam(p)
   const { from, to } = rangeParams(p)
@@ -898,8 +935,14 @@ async function quietHoursExportRoute(_req: IncomingMessage, res: ServerResponse,
   )
   const rows = total.rows[0]?.n ?? 0
   const what = { number, ...(from ? { from: p.get('from') } : {}), ...(to ? { to: p.get('to') } : {}) }
-  await ctx.logRead({ ...what, rows, export: 'csv' })
-  const name = deskFileName('quiet-hours', [number, ...(from ? [`from-${p.get('from')}`] : []), ...(to ? [`to-${p.get('to')}`] : [])], rows)
+  await ctx.logRead({ ...what, rows, export: format })
+  const name = deskFileName(
+    'quiet-hours',
+    [number, ...(from ? [`from-${p.get('from')}`] : []), ...(to ? [`to-${p.get('to')}`] : [])],
+    rows,
+    undefined,
+    format,
+  )
   await streamCsv<QuietRow>(
     res,
     name,
@@ -916,8 +959,9 @@ async function quietHoursExportRoute(_req: IncomingMessage, res: ServerResponse,
       x.ordinal,
       ...local.cells(x.date),
     ],
-    (result) => exportDone(ctx, 'quiet-hours', what, result),
+    (result) => exportDone(ctx, 'quiet-hours', what, result, format),
     job,
+    format,
   )
 }
 

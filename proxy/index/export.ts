@@ -8,6 +8,8 @@ import type { Db } from '../db/types.ts'
 import { SECURITY_HEADERS, sendError } from '../http.ts'
 import { messageCsvHeader, statusWord } from '../../contract/message-csv.ts'
 import { BOM, csvCell, csvRow } from '../exports/csv.ts'
+import { streamedXlsx, utcDate } from '../exports/xlsx.ts'
+import type { ExportFormat } from '../../contract/index-api.ts'
 import { EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket } from '../exports/gate.ts'
 import { turnOf } from '../exports/turn.ts'
 import { dateCells, dateCellsCsv, zoneOffset } from '../exports/zone-cells.ts'
@@ -17,7 +19,7 @@ import { countMatches } from './count-queries.ts'
 import { resolveParties } from './filter-sql.ts'
 
 /**
- * Streamed exports (CSV or NDJSON) of a filtered result set or a whole history. Rows come in
+ * Streamed exports (CSV, NDJSON or .xlsx) of a filtered result set or a whole history. Rows come in
  * keyset batches (the same query as search), so memory stays flat whatever the size and the
  * same code works on both engines; each batch waits for the socket to drain (back-pressure)
  * and the walk stops when the client goes away.
@@ -90,7 +92,7 @@ export function exportFileName(f: Filters, params: Map<string, string>, rows: nu
 export interface ExportOptions {
   filters: Filters
   params: Map<string, string>
-  format: 'csv' | 'ndjson'
+  format: ExportFormat
   tz: string
   /** Records the export's start durably (its filters and row count) before the first byte goes out. */
   logStart: (details: Record<string, unknown>, action: ExportAction) => Promise<void>
@@ -154,7 +156,7 @@ export async function streamExport(db: Db, req: IncomingMessage, res: ServerResp
  * browser owns then ends unfinished instead of looking complete).
  */
 interface Sink {
-  write: (chunk: string) => Promise<void>
+  write: (chunk: string | Uint8Array) => Promise<void>
   gone: () => boolean
   bytes: () => number
   /** Stops listening for the client leaving. */
@@ -264,6 +266,25 @@ function lookupsOf(db: Db) {
   return { bases, bodies, bodyCells, cell, loadBodies, loadStatuses, statusOf, loadBases }
 }
 
+/**
+ * The batch after `rows` (its cursor is their last row), asked for as soon as they are in, so the
+ * database reads it while this thread encodes and writes them: one statement after another, the
+ * two waited on each other, and each sat idle half of the export. Null after the last batch.
+ */
+function batchAfter(db: Db, filters: Filters, rows: ExportRows, size: number): Promise<ExportRows> | null {
+  if (rows.length < size) return null
+  const last = rows.length - 1
+  const cursor: Cursor = {
+    date: new Date(Number(rows.field(last, 6))).toISOString(),
+    number: rows.field(last, 0),
+    ordinal: Number(rows.field(last, 3)),
+  }
+  const next = exportBatchText(db, filters, cursor, size)
+  // Not awaited when the client leaves meanwhile: its failure is not this export's.
+  next.catch(() => {})
+  return next
+}
+
 /** CSV in the one message layout (contract/message-csv.ts), count.rows batch by batch; returns the rows count.rows. */
 async function writeCsv(
   db: Db,
@@ -278,22 +299,7 @@ async function writeCsv(
   const csvBatch = o.batch ?? BATCH
   const write = sink.write
   await write(BOM + csvRow(messageCsvHeader(o.tz)))
-  // The next batch is asked for as soon as this one is in (its cursor is this one's last row), so
-  // the database reads it while this thread encodes and writes this one: one statement after
-  // another, the two waited on each other, and each sat idle half of the export.
-  const after = (rows: ExportRows): Promise<ExportRows> | null => {
-    if (rows.length < csvBatch) return null
-    const last = rows.length - 1
-    const cursor: Cursor = {
-      date: new Date(Number(rows.field(last, 6))).toISOString(),
-      number: rows.field(last, 0),
-      ordinal: Number(rows.field(last, 3)),
-    }
-    const next = exportBatchText(db, o.filters, cursor, csvBatch)
-    // Not awaited when the client leaves meanwhile: its failure is not this export's.
-    next.catch(() => {})
-    return next
-  }
+  const after = (rows: ExportRows) => batchAfter(db, o.filters, rows, csvBatch)
   let coming: Promise<ExportRows> | null = exportBatchText(db, o.filters, null, csvBatch)
   while (coming && !sink.gone()) {
     const batch: ExportRows = await coming
@@ -345,6 +351,85 @@ async function writeCsv(
     slot?.progress(count.rows, total)
     o.job?.update({ rows: count.rows, bytes: sink.bytes() })
   }
+}
+
+/** Column widths (characters) of the .xlsx, in the message layout's order. */
+const XLSX_WIDTHS = [14, 8, 8, 19, 19, 14, 9, 50, 5, 30, 8, 24, 6, 14, 14, 12, 12]
+
+/**
+ * .xlsx in the one message layout (contract/message-csv.ts): the same columns and status words
+ * as the CSV, ids and phones as text, ordinal/position/status_code as numbers, the two dates as
+ * date cells (UTC, and the zone's clock), or the upstream's text when it sent no date.
+ */
+async function writeXlsx(
+  db: Db,
+  o: ExportOptions,
+  sink: Sink,
+  slot: ExportTicket | undefined,
+  total: number,
+  count: { rows: number; parties: ReturnType<typeof partyCollector> },
+): Promise<void> {
+  const { bases, bodies, loadBodies, loadStatuses, statusOf, loadBases } = lookupsOf(db)
+  const offsetAt = zoneOffset(o.tz)
+  const size = o.batch ?? BATCH
+  const columns = messageCsvHeader(o.tz).map((name, i) => ({ name, width: XLSX_WIDTHS[i] }))
+  const sheet = streamedXlsx({ sheet: exportActionOf(o.filters) === 'history.export' ? 'History' : 'Search', columns }, sink.write)
+  const text = (v: string) => (v === '' ? null : v)
+  let coming: Promise<ExportRows> | null = exportBatchText(db, o.filters, null, size)
+  while (coming && !sink.gone()) {
+    const batch: ExportRows = await coming
+    const numbers = new Set<string>()
+    const ids: number[] = []
+    const statusIds: number[] = []
+    for (let k = 0; k < batch.length; k++) {
+      numbers.add(batch.field(k, 0))
+      const id = batch.field(k, 10)
+      if (id !== '') ids.push(Number(id))
+      const sid = batch.field(k, 16)
+      if (sid !== '') statusIds.push(Number(sid))
+    }
+    const looked = Promise.all([loadBases([...numbers]), loadBodies(ids), loadStatuses(statusIds)])
+    coming = batchAfter(db, o.filters, batch, size)
+    await looked
+    const t: string[] = new Array<string>(EXPORT_FIELDS).fill('')
+    for (let k = 0; k < batch.length; k++) {
+      batch.row(k, t)
+      const number = t[0]!
+      const ordinal = Number(t[3])
+      const base = bases.get(number)
+      const ms = Number(t[6])
+      const dateRaw = t[7]!
+      const code = t[15] ? Number(t[15]) : null
+      sheet.row([
+        number,
+        ordinal,
+        base === undefined ? 1 : Math.max(1, base - ordinal + 1),
+        dateRaw ? dateRaw : utcDate(ms),
+        dateRaw ? null : utcDate(offsetAt ? ms + offsetAt(ms) : ms),
+        text(t[8]!),
+        text(t[9]!),
+        t[10] === '' ? text(t[11]!) : (bodies.get(Number(t[10])) ?? null),
+        t[12] === 'true' ? 'yes' : 'no',
+        text(t[13]!),
+        statusWord(code),
+        statusOf(t[16], t[14]),
+        code,
+        text(t[5]!),
+        text(t[4]!),
+        text(t[1]!),
+        text(t[2]!),
+      ])
+      if ((k + 1) % YIELD_ROWS === 0) await yieldToLoop()
+    }
+    // The batch's bytes go out (waiting for the client) before the next batch is encoded.
+    await sheet.batchDone()
+    count.rows += batch.length
+    for (let k = 0; k < batch.length; k++) count.parties.add(batch.field(k, 8))
+    slot?.progress(count.rows, total)
+    o.job?.update({ rows: count.rows, bytes: sink.bytes() })
+  }
+  // A file cut short stays cut short: no closing parts, so it does not open as if complete.
+  if (!sink.gone()) await sheet.end()
 }
 
 /** NDJSON, the same fields in camelCase, count.rows batch by batch; returns the rows count.rows. */
@@ -417,6 +502,12 @@ async function writeNdjson(
   }
 }
 
+const CONTENT_TYPES: Record<ExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  ndjson: 'application/x-ndjson; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+}
+
 async function exportRows(
   db: Db,
   req: IncomingMessage,
@@ -426,14 +517,14 @@ async function exportRows(
 ): Promise<void> {
   await resolveParties(db, o.filters)
   const total = await countMatches(db, o.filters)
-  const name = exportFileName(o.filters, o.params, total, o.format === 'csv' ? 'csv' : 'ndjson')
+  const name = exportFileName(o.filters, o.params, total, o.format)
   const action = exportActionOf(o.filters)
   await o.logStart({ what: Object.fromEntries(o.params), format: o.format, total }, action)
   o.job?.update({ total, fileName: name, action })
   const out = sinkOf(req, res, o.job?.signal)
   res.writeHead(200, {
     ...SECURITY_HEADERS,
-    'content-type': o.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
+    'content-type': CONTENT_TYPES[o.format],
     'content-disposition': `attachment; filename="${name}"`,
     'cache-control': 'no-store',
     'x-row-count': String(total),
@@ -441,7 +532,7 @@ async function exportRows(
   // The customers sent (their phones as stored), for the closing entry: filtering the log by one finds the export.
   const count = { rows: 0, parties: partyCollector() }
   try {
-    await (o.format === 'csv' ? writeCsv : writeNdjson)(db, o, out, slot, total, count)
+    await { csv: writeCsv, ndjson: writeNdjson, xlsx: writeXlsx }[o.format](db, o, out, slot, total, count)
   } finally {
     out.detach()
     const sent = count.parties.shown()

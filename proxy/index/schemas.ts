@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { invalid } from '../errors.ts'
+import type { ExportFormat } from '../../contract/index-api.ts'
 import { checked, jsonBody, param, query } from '../schema.ts'
 import { JOB_ID } from '../exports/progress.ts'
 import { dateValue, decodeCursor, digitsValue, limitValue, numberValue, parseFilters, SEARCH_PARAMS, zoneValue } from '../kernel/params.ts'
@@ -113,12 +114,12 @@ export const EXPORT_QUERY = query({ ...SEARCH_FIELDS, format: raw, tz: raw, job 
     job: q.job,
     read: () => {
       const format = q.format ?? 'csv'
-      if (format !== 'csv' && format !== 'ndjson') throw invalid('format', 'format must be csv or ndjson.')
+      if (format !== 'csv' && format !== 'ndjson' && format !== 'xlsx') throw invalid('format', 'format must be csv, ndjson or xlsx.')
       const params = new Map(Object.entries(given))
       for (const k of ['format', 'tz', 'job']) params.delete(k)
       return {
         filters: parseFilters(params),
-        format: format as 'csv' | 'ndjson',
+        format: format as ExportFormat,
         tz: q.tz ?? 'UTC',
         params: new Map(Object.entries(given)),
       }

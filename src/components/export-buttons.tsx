@@ -5,42 +5,35 @@ export interface ExportData {
   rows: unknown[][]
 }
 
-/** Trigger a browser download of generated text. */
-export function download(name: string, text: string, type: string) {
-  const url = URL.createObjectURL(new Blob([text], { type }))
-  const a = document.createElement('a')
-  a.href = url
-  a.download = name
-  document.body.append(a)
-  a.click()
-  a.remove()
-  setTimeout(() => {
-    URL.revokeObjectURL(url)
-  }, 1000)
-}
+const KINDS = [
+  ['csv', 'Export CSV'],
+  ['xlsx', 'Export Excel (.xlsx)'],
+  ['json', 'Export JSON'],
+] as const
 
-/** `Export CSV` and `Export JSON` of exactly what the caller says is on screen. The CSV code loads on first use. */
+/**
+ * `Export CSV`, `Export Excel (.xlsx)` and `Export JSON` of exactly what the caller says is on
+ * screen. The writers load on first use (the .xlsx one with its zip code), never with the page.
+ */
 export function ExportButtons({ getData, nameParts, disabled }: { getData: () => ExportData; nameParts: string[]; disabled?: boolean }) {
   const [busy, setBusy] = useState(false)
-  const run = async (kind: 'csv' | 'json') => {
+  const run = async (kind: (typeof KINDS)[number][0]) => {
     setBusy(true)
     try {
-      const csv = await import('../lib/csv')
-      const { header, rows } = getData()
-      if (kind === 'csv') download(csv.exportFileName(nameParts, 'csv'), csv.toCsv(header, rows), 'text/csv;charset=utf-8')
-      else download(csv.exportFileName(nameParts, 'json'), csv.toJson(header, rows), 'application/json')
+      // The .xlsx writer and its zip code load only when someone asks for a spreadsheet.
+      const [files, xlsx] = await Promise.all([import('../lib/table-file'), kind === 'xlsx' ? import('../lib/xlsx') : null])
+      files.saveTable(kind, nameParts, getData(), xlsx?.toXlsx)
     } finally {
       setBusy(false)
     }
   }
   return (
-    <div className="flex gap-1">
-      <button type="button" className="btn" onClick={() => void run('csv')} disabled={disabled || busy}>
-        Export CSV
-      </button>
-      <button type="button" className="btn" onClick={() => void run('json')} disabled={disabled || busy}>
-        Export JSON
-      </button>
+    <div className="flex flex-wrap gap-1">
+      {KINDS.map(([kind, label]) => (
+        <button key={kind} type="button" className="btn" onClick={() => void run(kind)} disabled={disabled || busy}>
+          {label}
+        </button>
+      ))}
     </div>
   )
 }

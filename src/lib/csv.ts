@@ -24,7 +24,7 @@ export function toJson(header: readonly string[], rows: ReadonlyArray<readonly u
 }
 
 /** `switchboard-numbers-local-2026-11-21.csv`: says what it holds and when. */
-export function exportFileName(parts: string[], ext: 'csv' | 'json', now = new Date()): string {
+export function exportFileName(parts: string[], ext: 'csv' | 'xlsx' | 'json', now = new Date()): string {
   const date = now.toISOString().slice(0, 10)
   const slug = parts
     .map((p) =>

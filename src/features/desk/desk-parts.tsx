@@ -156,10 +156,11 @@ export const NOT_LEGAL_ADVICE =
   'This is a record of what the messages say, worked out by rules that can be wrong; it is not legal advice. Check any case that matters with whoever advises you on messaging law.'
 
 /**
- * "Export CSV" for a report: the server streams all of it (the page lists its first rows), and
- * the export tray follows it: its place in line under the server's export limits, rows written of
- * how many, Cancel, and why it failed (a 429 says when to come back). `label` names it in the tray;
- * the server names the file.
+ * "Export CSV" and "Export Excel (.xlsx)" for a report: the server streams all of it (the page
+ * lists its first rows), and the export tray follows it: its place in line under the server's
+ * export limits, rows written of how many, Cancel, and why it failed (a 429 says when to come
+ * back). `label` names it in the tray; the server names the file. `ariaLabel` names the CSV
+ * button ("Export CSV: …"); the Excel one is named the same way.
  */
 export function ReportExportButton({
   report,
@@ -173,15 +174,23 @@ export function ReportExportButton({
   ariaLabel?: string
 }) {
   return (
-    <div className="ml-auto print:hidden">
-      <button
-        type="button"
-        className="btn"
-        aria-label={ariaLabel}
-        onClick={() => startExport({ path: report.path, params: report.params, label, fileName: `${label}.csv`, total })}
-      >
-        Export CSV
-      </button>
+    <div className="ml-auto flex flex-wrap gap-1 print:hidden">
+      {(['csv', 'xlsx'] as const).map((format) => {
+        const name = format === 'csv' ? 'Export CSV' : 'Export Excel (.xlsx)'
+        return (
+          <button
+            key={format}
+            type="button"
+            className="btn"
+            aria-label={ariaLabel?.replace(/^Export CSV/, name)}
+            onClick={() =>
+              startExport({ path: report.path, params: { ...report.params, format }, label, fileName: `${label}.${format}`, total })
+            }
+          >
+            {name}
+          </button>
+        )
+      })}
     </div>
   )
 }

@@ -4,7 +4,7 @@ import { INDEX_PATHS } from '../../../contract/index-api'
 import { toApiError, wordsFor } from '../../api/errors'
 import { startExport } from '../../api/export-jobs'
 import { fetchHistory, type Message } from '../../api/history'
-import { download } from '../../components/export-buttons'
+import { download } from '../../lib/download'
 import { formatCount } from '../../lib/count'
 import { formatPhone } from '../../lib/phone'
 import { zoneName, type Zone } from '../../lib/dates'
@@ -56,22 +56,27 @@ export function ExportAll({
               : `Every message of this number (${formatCount(goal)}). It is still being indexed (${formatCount(index.indexed)} so far): the export waits for that, then streams the whole history.`}{' '}
           Progress shows in the export tray; you can leave this page meanwhile.
         </p>
-        <button
-          type="button"
-          className="btn mt-2"
-          onClick={() =>
-            startExport({
-              path: INDEX_PATHS.export,
-              params: { numbers: number, format: 'csv', tz: zoneName(zone) },
-              label: `History of ${formatPhone(number)}`,
-              fileName: fitFileName({ subject: 'history', scope: number, filters: [], rows: goal, ext: 'csv' }),
-              total: goal,
-              ...(index.complete ? {} : { waitForSync: { number, tid, total } }),
-            })
-          }
-        >
-          Export all {formatCount(goal)} messages as CSV
-        </button>
+        <div className="mt-2 flex flex-wrap gap-1">
+          {(['csv', 'xlsx'] as const).map((format) => (
+            <button
+              key={format}
+              type="button"
+              className="btn"
+              onClick={() =>
+                startExport({
+                  path: INDEX_PATHS.export,
+                  params: { numbers: number, format, tz: zoneName(zone) },
+                  label: `History of ${formatPhone(number)}`,
+                  fileName: fitFileName({ subject: 'history', scope: number, filters: [], rows: goal, ext: format }),
+                  total: goal,
+                  ...(index.complete ? {} : { waitForSync: { number, tid, total } }),
+                })
+              }
+            >
+              {`Export all ${formatCount(goal)} messages as ${format === 'csv' ? 'CSV' : 'Excel (.xlsx)'}`}
+            </button>
+          ))}
+        </div>
       </section>
     )
   }

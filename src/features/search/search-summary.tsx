@@ -96,35 +96,43 @@ function ExportMatches({
   capped: boolean
 }) {
   // The server names the file (Content-Disposition) the same way; this is the name until it answers.
-  const fileName = fitFileName({
-    subject: 'search',
-    scope: search.numbers.length === 1 ? (search.numbers[0] ?? '') : search.numbers.length ? `${search.numbers.length} numbers` : 'all',
-    filters: [
-      ...filters.filter((f) => !f.startsWith('numbers ')),
-      search.from || search.to ? `${search.from || 'start'} to ${search.to || 'now'}` : '',
-    ],
-    rows: capped ? null : total,
-    ext: 'csv',
-  })
+  const fileName = (ext: 'csv' | 'xlsx') =>
+    fitFileName({
+      subject: 'search',
+      scope: search.numbers.length === 1 ? (search.numbers[0] ?? '') : search.numbers.length ? `${search.numbers.length} numbers` : 'all',
+      filters: [
+        ...filters.filter((f) => !f.startsWith('numbers ')),
+        search.from || search.to ? `${search.from || 'start'} to ${search.to || 'now'}` : '',
+      ],
+      rows: capped ? null : total,
+      ext,
+    })
+  const label = (as: string) =>
+    capped
+      ? `Export all matches as ${as} (more than ${formatCount(total)})`
+      : total === 1
+        ? `Export the 1 match as ${as}`
+        : `Export all ${formatCount(total)} matches as ${as}`
   return (
-    <button
-      type="button"
-      className="btn ml-auto print:hidden"
-      onClick={() =>
-        startExport({
-          path: INDEX_PATHS.export,
-          params: { ...params, format: 'csv', tz: zoneName(search.tz) },
-          label: `Search: ${filters.join(', ') || 'all messages'} (${matchCount(total, capped)} matches)`,
-          fileName,
-          total: capped ? null : total,
-        })
-      }
-    >
-      {capped
-        ? `Export all matches as CSV (more than ${formatCount(total)})`
-        : total === 1
-          ? 'Export the 1 match as CSV'
-          : `Export all ${formatCount(total)} matches as CSV`}
-    </button>
+    <div className="ml-auto flex flex-wrap gap-1 print:hidden">
+      {(['csv', 'xlsx'] as const).map((format) => (
+        <button
+          key={format}
+          type="button"
+          className="btn"
+          onClick={() =>
+            startExport({
+              path: INDEX_PATHS.export,
+              params: { ...params, format, tz: zoneName(search.tz) },
+              label: `Search: ${filters.join(', ') || 'all messages'} (${matchCount(total, capped)} matches)`,
+              fileName: fileName(format),
+              total: capped ? null : total,
+            })
+          }
+        >
+          {label(format === 'csv' ? 'CSV' : 'Excel (.xlsx)')}
+        </button>
+      ))}
+    </div>
   )
 }

@@ -352,22 +352,26 @@ function Thread({
  * this number and this party, in the export tray, in the one message layout (contract/message-csv.ts).
  */
 function ExportThread({ number, party, zone }: { number: string; party: string; zone: 'local' | 'utc' }) {
-  const fileName = fitFileName({ subject: 'search', scope: number, filters: [`with ${party}`], rows: null, ext: 'csv' })
   return (
-    <button
-      type="button"
-      className="btn"
-      onClick={() => {
-        startExport({
-          path: INDEX_PATHS.export,
-          params: { numbers: number, party, format: 'csv', tz: zoneName(zone) },
-          label: `Thread of ${formatPhone(number)} with ${formatPhone(party)}`,
-          fileName,
-          total: null,
-        })
-      }}
-    >
-      Export the whole thread as CSV
-    </button>
+    <>
+      {(['csv', 'xlsx'] as const).map((format) => (
+        <button
+          key={format}
+          type="button"
+          className="btn"
+          onClick={() => {
+            startExport({
+              path: INDEX_PATHS.export,
+              params: { numbers: number, party, format, tz: zoneName(zone) },
+              label: `Thread of ${formatPhone(number)} with ${formatPhone(party)}`,
+              fileName: fitFileName({ subject: 'search', scope: number, filters: [`with ${party}`], rows: null, ext: format }),
+              total: null,
+            })
+          }}
+        >
+          {`Export the whole thread as ${format === 'csv' ? 'CSV' : 'Excel (.xlsx)'}`}
+        </button>
+      ))}
+    </>
   )
 }

@@ -19,7 +19,7 @@ import { DESK_INDEX, DESK_PARTIES, deskCases } from '../simulator/desk-cases.ts'
 import pg from 'pg'
 import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
 import { forgetDesk, refreshAllDesk, refreshDesk } from './refresh.ts'
-import { DESK_EXPORT } from './routes.ts'
+import { DESK_EXPORT } from './route-kit.ts'
 import { freshPgliteDir } from '../db/pglite-template.ts'
 import { MIGRATIONS_DIR, type MigratableDb } from '../db/migrate.ts'
 

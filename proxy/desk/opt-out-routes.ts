@@ -1,0 +1,205 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { partyForms } from '../../contract/desk/messages.ts'
+import type { Db } from '../db/types.ts'
+import { invalid } from '../errors.ts'
+import { sendJson } from '../http.ts'
+import type { RequestContext } from '../http-types.ts'
+import { digitsParam, limitParam, readParams } from '../kernel/params.ts'
+import { partiesShown } from '../log-parties.ts'
+import { sentAfterBatch, sentAfterCount, sentAfterPage, type SentRow } from './sent-after.ts'
+
+import {
+  DESK_EXPORT,
+  HELD,
+  Job,
+  deskFileName,
+  deskFormat,
+  exportDone,
+  iso,
+  localColumns,
+  offsetParam,
+  optionalNumber,
+  streamCsv,
+} from './route-kit.ts'
+
+/** The opt-out ledger and the sends after an opt-out: pages and exports. */
+
+type OptRow = {
+  number: string
+  party: string
+  opted_out: boolean
+  opted_out_at: Date | null
+  opt_history: Array<{ state: string; ordinal: number; date: string }>
+  sent_after: number
+  total: number
+}
+
+function stateParam(p: Map<string, string>): string {
+  const state = p.get('state') || 'all'
+  if (state !== 'all' && state !== 'opted-out' && state !== 'opted-in')
+    throw invalid('state', 'state must be all, opted-out (still out) or opted-in (back in).')
+  return state
+}
+
+const LEDGER_WHERE = `opt_history <> '[]' AND ($1::text IS NULL OR number = $1) AND number IN (${HELD})
+        AND ($2 = 'all' OR ($2 = 'opted-out') = opted_out)`
+
+export async function optOutsRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['number', 'state', 'limit', 'offset'])
+  const number = optionalNumber(p)
+  const state = stateParam(p)
+  const limit = limitParam(p, 100)
+  const offset = offsetParam(p)
+  const r = await db.query<OptRow>(
+    `SELECT number, party, opted_out, opted_out_at, opt_history, sent_after, count(*) OVER ()::int AS total
+       FROM desk_threads
+      WHERE ${LEDGER_WHERE}
+      ORDER BY opted_out DESC, opted_out_at DESC NULLS LAST, number, party
+      LIMIT $3 OFFSET $4`,
+    [number, state, limit, offset],
+  )
+  const sums = await db.query<{ opted_out: number; opted_in: number; sent_after: number }>(
+    `SELECT count(*) FILTER (WHERE opted_out)::int AS opted_out, count(*) FILTER (WHERE NOT opted_out)::int AS opted_in,
+            COALESCE(sum(sent_after), 0)::int AS sent_after
+       FROM desk_threads WHERE opt_history <> '[]' AND ($1::text IS NULL OR number = $1) AND number IN (${HELD})`,
+    [number],
+  )
+  await ctx.logRead({ ...(number ? { number } : {}), state, rows: r.rows.length, ...partiesShown(r.rows.map((x) => x.party)) })
+  sendJson(res, 200, {
+    optedOut: sums.rows[0]?.opted_out ?? 0,
+    optedBackIn: sums.rows[0]?.opted_in ?? 0,
+    sentAfter: sums.rows[0]?.sent_after ?? 0,
+    total: r.rows[0]?.total ?? 0,
+    rows: r.rows.map((x) => ({
+      number: x.number,
+      party: x.party,
+      optedOut: x.opted_out,
+      since: iso(x.opted_out_at),
+      history: x.opt_history,
+      sentAfter: x.sent_after,
+    })),
+  })
+}
+
+export async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
+  const p = readParams(url, ['number', 'party', 'limit', 'offset'])
+  const number = optionalNumber(p)
+  const party = digitsParam(p, 'party', false)
+  const limit = limitParam(p, 100)
+  const offset = offsetParam(p)
+  const scope = { number, keys: party ? partyForms(party) : null }
+  const rows = await sentAfterPage(db, scope, limit, offset)
+  const total = await sentAfterCount(db, scope)
+  await ctx.logRead({
+    ...(number ? { number } : {}),
+    ...(party ? { party } : {}),
+    rows: rows.length,
+    ...partiesShown(rows.map((x) => x.party)),
+  })
+  sendJson(res, 200, {
+    total,
+    rows: rows.map((x) => ({
+      number: x.number,
+      party: x.party,
+      message: { ordinal: x.ordinal, date: iso(x.date), body: x.body, status: x.status, failed: x.failed },
+      optOut: { ordinal: x.opt_ordinal, date: iso(x.opt_date), body: x.opt_body },
+      afterMs: Number(x.after_ms),
+    })),
+  })
+}
+
+const SENT_CSV_HEADER = [
+  'number',
+  'customer',
+  'opt_out_at',
+  'opt_out_text',
+  'sent_at',
+  'sent_text',
+  'status',
+  'failed',
+  'minutes_after_opt_out',
+  'opt_out_ordinal',
+  'sent_ordinal',
+]
+
+/** Every send after opt-out, with both messages, newest first as on the page: keyset batches (sent-after.ts). */
+export async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
+  const p = readParams(url, ['number', 'party', 'tz', 'job', 'format'])
+  const format = deskFormat(p.get('format'))
+  const local = localColumns(p, ['opt_out_at', 'sent_at'])
+  const number = optionalNumber(p)
+  const party = digitsParam(p, 'party', false)
+  const scope = { number, keys: party ? partyForms(party) : null }
+  const rows = await sentAfterCount(db, scope)
+  const what = { ...(number ? { number } : {}), ...(party ? { party } : {}) }
+  await ctx.logRead({ ...what, rows, export: format })
+  const name = deskFileName('sent-after-opt-out', [number ?? 'all-numbers', ...(party ? [`party-${party}`] : [])], rows, undefined, format)
+  await streamCsv<SentRow>(
+    res,
+    name,
+    rows,
+    [...SENT_CSV_HEADER, ...local.header],
+    (after) => sentAfterBatch(db, scope, after, DESK_EXPORT.batch),
+    (x) => [
+      x.number,
+      x.party,
+      iso(x.opt_date),
+      x.opt_body ?? '',
+      iso(x.date),
+      x.body ?? '',
+      x.status ?? '',
+      x.failed ? 'yes' : 'no',
+      Math.floor(Number(x.after_ms) / 60_000),
+      x.opt_ordinal,
+      x.ordinal,
+      ...local.cells(x.opt_date, x.date),
+    ],
+    (result) => exportDone(ctx, 'sent-after-opt-out', what, result, format),
+    job,
+    format,
+  )
+}
+
+const LEDGER_CSV_HEADER = ['number', 'customer', 'state', 'opted_out_since', 'sent_after_opt_out', 'history']
+
+/** The whole opt-out ledger (the page shows 500 rows), by number and customer: keyset batches over the primary key. */
+export async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
+  const p = readParams(url, ['number', 'state', 'tz', 'job', 'format'])
+  const format = deskFormat(p.get('format'))
+  const local = localColumns(p, ['opted_out_since'])
+  const number = optionalNumber(p)
+  const state = stateParam(p)
+  const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_threads WHERE ${LEDGER_WHERE}`, [number, state])
+  const rows = total.rows[0]?.n ?? 0
+  const what = { ...(number ? { number } : {}), state }
+  await ctx.logRead({ ...what, rows, export: format })
+  const name = deskFileName('opt-outs', [number ?? 'all-numbers', state], rows, undefined, format)
+  await streamCsv<OptRow>(
+    res,
+    name,
+    rows,
+    [...LEDGER_CSV_HEADER, ...local.header],
+    async (after) => {
+      const r = await db.query<OptRow>(
+        `SELECT number, party, opted_out, opted_out_at, opt_history, sent_after, 0 AS total
+           FROM desk_threads
+          WHERE ${LEDGER_WHERE} AND ($3::text IS NULL OR (number, party) > ($3, $4))
+          ORDER BY number, party LIMIT $5`,
+        [number, state, after?.number ?? null, after?.party ?? null, DESK_EXPORT.batch],
+      )
+      return r.rows
+    },
+    (x) => [
+      x.number,
+      x.party,
+      x.opted_out ? 'opted-out' : 'opted-in',
+      iso(x.opted_out_at),
+      x.sent_after,
+      x.opt_history.map((h) => `${h.state} ${iso(h.date)}`).join('; '),
+      ...local.cells(x.opted_out_at),
+    ],
+    (result) => exportDone(ctx, 'opt-outs', what, result, format),
+    job,
+    format,
+  )
+}

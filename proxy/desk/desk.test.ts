@@ -743,6 +743,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
         'sent_at',
         'sent_text',
         'status',
+        'status_raw',
         'failed',
         'minutes_after_opt_out',
         'opt_out_ordinal',
@@ -750,12 +751,12 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
       ])
       expect(all_.rows).toHaveLength(sent.length)
       const key = (n: unknown, o: unknown) => `${partyKey(String(n))}#${String(o)}`
-      expect(all_.rows.map((r) => key(r[0], r[10])).sort()).toEqual(
+      expect(all_.rows.map((r) => key(r[0], r[11])).sort()).toEqual(
         sent.map(({ e, s }) => key(e.number, (s.message as Msg).ordinal)).sort(),
       )
       // In the page's order, with both messages as the page shows them.
       const read = await pageRead('')
-      expect(all_.rows.map((r) => [r[0], r[1], r[2], r[3], r[4], r[5], r[9], r[10]])).toEqual(
+      expect(all_.rows.map((r) => [r[0], r[1], r[2], r[3], r[4], r[5], r[10], r[11]])).toEqual(
         read.map((x) => {
           const m = x.message as { ordinal: number; date: string; body: string }
           const o = x.optOut as { ordinal: number; date: string; body: string }
@@ -772,6 +773,12 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
         }),
       )
       expect(all_.rows.filter((r) => r[5] === `'${formula}`)).toHaveLength(1)
+      // The status is one of the exports' three words, matching failed; the upstream's text is beside it.
+      for (const r of all_.rows) {
+        expect(['success', 'error', 'unknown']).toContain(r[6])
+        expect(r[6] === 'error').toBe(r[8] === 'yes')
+        if (r[6] === 'success') expect(r[7]).toMatch(/^2\d\d/)
+      }
       expect(all_.rows.some((r) => r[5] === formula)).toBe(false)
 
       // The page's filters: one number, one customer typed in another format.
@@ -985,7 +992,7 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     // The other reports too: a column per date, in the zone asked for.
     const sent = parseCsv((await call(port(), 'GET', `/api/desk/sent-after-opt-out/export?tz=UTC`)).text)
     expect(sent[0]!.slice(-2)).toEqual(['opt_out_at_local (UTC)', 'sent_at_local (UTC)'])
-    expect(sent[1]![11]).toBe(sent[1]![2]!.replace('T', ' ').replace(/(\.\d+)?Z$/, ''))
+    expect(sent[1]![12]).toBe(sent[1]![2]!.replace('T', ' ').replace(/(\.\d+)?Z$/, ''))
     const ledger = parseCsv((await call(port(), 'GET', `/api/desk/opt-outs/export?tz=UTC`)).text)
     expect(ledger[0]!.at(-1)).toBe('opted_out_since_local (UTC)')
     const quiet = parseCsv((await call(port(), 'GET', `/api/desk/quiet-hours/export?number=${DESK.number}&tz=UTC`)).text)

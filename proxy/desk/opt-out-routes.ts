@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { partyForms } from '../../contract/desk/messages.ts'
+import { statusWord } from '../../contract/message-csv.ts'
 import type { Db } from '../db/types.ts'
 import { invalid } from '../errors.ts'
 import { sendJson } from '../http.ts'
@@ -115,7 +116,9 @@ const SENT_CSV_HEADER = [
   'opt_out_text',
   'sent_at',
   'sent_text',
+  // One status vocabulary in every export (success, error, unknown), the upstream's text beside it.
   'status',
+  'status_raw',
   'failed',
   'minutes_after_opt_out',
   'opt_out_ordinal',
@@ -147,6 +150,7 @@ export async function sentAfterExportRoute(_req: IncomingMessage, res: ServerRes
       x.opt_body ?? '',
       iso(x.date),
       x.body ?? '',
+      statusWord(x.status_code === null ? null : Number(x.status_code)),
       x.status ?? '',
       x.failed ? 'yes' : 'no',
       Math.floor(Number(x.after_ms) / 60_000),

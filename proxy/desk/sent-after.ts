@@ -17,6 +17,7 @@ export type SentRow = {
   date: Date
   body: string | null
   status: string | null
+  status_code: number | null
   failed: boolean
   after_ms: string | number
   opt_ordinal: number
@@ -44,7 +45,7 @@ const OF_PERIOD = `d.number = p.number AND d.party_digits = p.party
   AND NOT d.desk_inbound AND d.ordinal IS DISTINCT FROM p.confirmation`
 
 /** The answer's columns, from the periods `p` and their sends `m`. */
-const COLUMNS = `p.number, p.party, m.ordinal, m.date, ${BODY_OF('m')} AS body, ${STATUS_OF('m')} AS status,
+const COLUMNS = `p.number, p.party, m.ordinal, m.date, ${BODY_OF('m')} AS body, ${STATUS_OF('m')} AS status, m.status_code,
        COALESCE(m.status_code >= 400, false) AS failed, round(extract(epoch FROM m.date - p.opt_date) * 1000)::bigint AS after_ms,
        p.opt_ordinal, p.opt_date, ${BODY_OF('o')} AS opt_body`
 

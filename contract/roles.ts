@@ -10,7 +10,7 @@
  */
 
 /**
- * The roles, least to most. `who` is the words for "who can" at that role's level.
+ * The roles, least to most. `who` is the words for "who can" at that role's level ("… is for admins").
  * - viewer: reads everything a signed-in person reads, and works the desk (marks threads handled,
  *   exports the desk's reports and the rows on screen).
  * - agent: a viewer who may also export whole histories and search results as files.
@@ -18,9 +18,9 @@
  *   the desk's settings, the watch and alerts.
  */
 const ROLE_TABLE = {
-  viewer: { who: 'any signed-in user' },
-  agent: { who: 'an agent or an admin' },
-  admin: { who: 'an admin' },
+  viewer: { who: 'everyone signed in' },
+  agent: { who: 'agents and admins' },
+  admin: { who: 'admins' },
 } as const
 
 export type Role = keyof typeof ROLE_TABLE
@@ -29,10 +29,13 @@ export const ROLES = Object.keys(ROLE_TABLE) as [Role, ...Role[]]
 /** The role with the fewest rights: what a person is when nothing says more (header sign-in). */
 export const LEAST_ROLE: Role = ROLES[0]
 /** The role with every right: the local admin (ACCESS=local) is this. */
-export const MOST_ROLE: Role = ROLES[ROLES.length - 1]!
+export const MOST_ROLE: Role = ROLES.at(-1) ?? LEAST_ROLE
 
 /** Whether a value is one of the roles (for the edges: a request's body, the CLI, a database row). */
 export const isRole = (v: unknown): v is Role => typeof v === 'string' && Object.hasOwn(ROLE_TABLE, v)
+
+/** A role with its article ("an agent"), for "you are signed in as …". */
+export const aRole = (r: Role): string => `${/^[aeiou]/.test(r) ? 'an' : 'a'} ${r}`
 
 /** "viewer, agent or admin": the roles in words, for messages and help. */
 export const ROLE_WORDS = `${ROLES.slice(0, -1).join(', ')} or ${MOST_ROLE}`
@@ -91,7 +94,7 @@ export const WHO_CAN: Record<AccessLevel, string> = {
   ...(Object.fromEntries(ROLES.map((r) => [r, ROLE_TABLE[r].who])) as Record<Role, string>),
 }
 
-/** Who can use a permission, in words ("an agent or an admin"). */
+/** Who can use a permission, in words ("agents and admins"). */
 export const whoCan = (permission: Permission): string => WHO_CAN[PERMISSIONS[permission]]
 
 /**

@@ -244,7 +244,7 @@ test.describe('team access (ACCESS=password)', () => {
     await expect(page.getByRole('heading', { name: 'The access log is for admins' })).toBeVisible()
     // The missing export says who can make it.
     await page.goto(`${BASE}/numbers/18323232323?tid=PUHMGWS98301`)
-    await expect(page.getByText('Exporting the whole history is for admins')).toBeVisible()
+    await expect(page.getByText('Exporting the whole history is for agents and admins')).toBeVisible()
   })
 
   test('an admin manages users on the Users page; the server’s refusals show in words', async ({ page }) => {
@@ -447,7 +447,7 @@ test.describe('team access, other servers', () => {
           async () => {
             await page.goto(`${base}/search?numbers=${NUMBERS.dozens.number}`)
             return page
-              .getByText('Exporting every match is for admins.')
+              .getByText('Exporting every match is for agents and admins.')
               .waitFor({ timeout: 3_000 })
               .then(() => true)
               .catch(() => false)

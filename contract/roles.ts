@@ -10,7 +10,7 @@
  */
 
 /**
- * The roles, least to most. `who` is the words for "who can" at that role's level ("… is for admins").
+ * The roles, least to most, each with its plural for "who can" ("… is for agents and admins").
  * - viewer: reads everything a signed-in person reads, and works the desk (marks threads handled,
  *   exports the desk's reports and the rows on screen).
  * - agent: a viewer who may also export whole histories and search results as files.
@@ -18,9 +18,9 @@
  *   the desk's settings, the watch and alerts.
  */
 const ROLE_TABLE = {
-  viewer: { who: 'everyone signed in' },
-  agent: { who: 'agents and admins' },
-  admin: { who: 'admins' },
+  viewer: { plural: 'viewers' },
+  agent: { plural: 'agents' },
+  admin: { plural: 'admins' },
 } as const
 
 export type Role = keyof typeof ROLE_TABLE
@@ -87,11 +87,18 @@ export function allows(role: Role | null, level: AccessLevel): boolean {
 /** Whether a role may use a permission; `null` (not signed in, or not known yet) may use none. */
 export const can = (role: Role | null, permission: Permission): boolean => allows(role, PERMISSIONS[permission])
 
+/** "agents and admins": the plurals of a role and every role above it. */
+function atOrAbove(r: Role): string {
+  const names = ROLES.slice(rank(r)).map((x) => ROLE_TABLE[x].plural)
+  const last = names.pop() ?? ''
+  return names.length === 0 ? last : `${names.join(', ')} and ${last}`
+}
+
 /** Words for "who can", shown where a control is missing for this role. */
 export const WHO_CAN: Record<AccessLevel, string> = {
   public: 'anyone',
-  'signed-in': ROLE_TABLE[LEAST_ROLE].who,
-  ...(Object.fromEntries(ROLES.map((r) => [r, ROLE_TABLE[r].who])) as Record<Role, string>),
+  'signed-in': 'everyone signed in',
+  ...(Object.fromEntries(ROLES.map((r) => [r, r === LEAST_ROLE ? 'everyone signed in' : atOrAbove(r)])) as Record<Role, string>),
 }
 
 /** Who can use a permission, in words ("agents and admins"). */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { ROLES } from '../../contract/roles.ts'
+import { ROLE_WORDS, ROLES } from '../../contract/roles.ts'
 import { ENGINES, useEngines } from '../db/test-engines.ts'
 import { addUser, changeUser, checkRole, getUser, UserError } from './users.ts'
 
@@ -55,6 +55,6 @@ test('checkRole takes each role and refuses anything else naming the field and t
     })()
     expect(err, String(bad)).toBeInstanceOf(UserError)
     expect((err as UserError).field).toBe('role')
-    expect((err as UserError).message).toBe('role must be viewer, agent or admin.')
+    expect((err as UserError).message).toBe(`role must be ${ROLE_WORDS}.`)
   }
 })

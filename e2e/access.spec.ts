@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { fileStem, subjectOf } from '../contract/vocabulary'
+import { whoCan } from '../contract/roles'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -244,7 +245,7 @@ test.describe('team access (ACCESS=password)', () => {
     await expect(page.getByRole('heading', { name: 'The access log is for admins' })).toBeVisible()
     // The missing export says who can make it.
     await page.goto(`${BASE}/numbers/18323232323?tid=PUHMGWS98301`)
-    await expect(page.getByText('Exporting the whole history is for admins')).toBeVisible()
+    await expect(page.getByText(`Exporting the whole history is for ${whoCan('exportIndex')}`)).toBeVisible()
   })
 
   test('an admin manages users on the Users page; the server’s refusals show in words', async ({ page }) => {
@@ -447,7 +448,7 @@ test.describe('team access, other servers', () => {
           async () => {
             await page.goto(`${base}/search?numbers=${NUMBERS.dozens.number}`)
             return page
-              .getByText('Exporting every match is for admins.')
+              .getByText(`Exporting every match is for ${whoCan('exportIndex')}.`)
               .waitFor({ timeout: 3_000 })
               .then(() => true)
               .catch(() => false)

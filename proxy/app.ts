@@ -2,7 +2,7 @@ import { createServer, METHODS, type IncomingMessage, type Server, type ServerRe
 import type { Socket } from 'node:net'
 import { fastify, type FastifyInstance, type FastifyRequest, type FastifySchema, type onRequestAsyncHookHandler } from 'fastify'
 import { validatorCompiler } from 'fastify-type-provider-zod'
-import { allows } from '../contract/roles.ts'
+import { allows, MOST_ROLE } from '../contract/roles.ts'
 import { operationRoutes, type OnHistoryPage } from './api.ts'
 import {
   allowedHostnamesFor,
@@ -63,7 +63,7 @@ export type Handler = ((req: IncomingMessage, res: ServerResponse, next?: () => 
   fastify: FastifyInstance
 }
 
-const LOCAL_ADMIN: Principal = { name: 'local', role: 'admin', via: 'local' }
+const LOCAL_ADMIN: Principal = { name: 'local', role: MOST_ROLE, via: 'local' }
 
 /** A path or message safe for one log line: printable ASCII only, bounded. */
 const loggable = (s: string, max = 200) => s.slice(0, max).replace(/[^\u0020-\u007e]/g, '?')

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { allows, type Role } from '../contract/roles.ts'
+import { ACCESS_LEVELS, allows, ROLES, type Role } from '../contract/roles.ts'
 import { call, cookieFrom, HISTORY } from './access/test-stack.ts'
 import { addUser } from './access/users.ts'
 import type { RouteSpec } from './http-types.ts'
@@ -14,8 +14,8 @@ import { freshPgliteDir } from './db/pglite-template.ts'
 import { concrete, spellings } from './test-spellings.ts'
 
 /**
- * Generated from the route table the server really answers: every route × {signed out, viewer,
- * admin} × every spelling of its path that other software reads as the same path. A route gets
+ * Generated from the route table the server really answers: every route × {signed out, and each
+ * role of contract/roles.ts} × every spelling of its path that other software reads as the same path. A route gets
  * its declared answer under its exact path and nothing else under any other spelling; a read
  * route leaves an access-log entry naming the reader. A route added later is covered by
  * being in the table.
@@ -24,9 +24,16 @@ import { concrete, spellings } from './test-spellings.ts'
 const PASSWORD = 'Plinth-Harbour-Quietly-71'
 const WHO: Array<{ label: string; role: Role | null }> = [
   { label: 'signed out', role: null },
-  { label: 'viewer', role: 'viewer' },
-  { label: 'admin', role: 'admin' },
+  ...ROLES.map((role) => ({ label: role, role })),
 ]
+/** A user of each role (ada the admin and vic the viewer, as the rest of the file knows them). */
+const USER: Record<Role, string> = {
+  ...(Object.fromEntries(ROLES.map((r) => [r, `${r}-user`])) as Record<Role, string>),
+  admin: 'ada',
+  viewer: 'vic',
+}
+/** The least role a route lets in: the one whose read the access log names. */
+const leastAllowed = (r: RouteSpec): Role => ROLES.find((role) => allows(role, r.access))!
 
 /** A valid body for each route that declares one and is not a read route, so only its query can be wrong. */
 const BODY: Record<string, { query?: string; form?: string; json?: unknown }> = {
@@ -93,12 +100,9 @@ describe('the route table', () => {
     }
     ;({ running, rooms } = await startWithRooms(env))
     const now = new Date()
-    await addUser(rooms.db, { name: 'ada', role: 'admin', password: PASSWORD }, { now })
-    await addUser(rooms.db, { name: 'vic', role: 'viewer', password: PASSWORD }, { now })
-    for (const [role, name] of [
-      ['admin', 'ada'],
-      ['viewer', 'vic'],
-    ] as const) {
+    for (const role of ROLES) await addUser(rooms.db, { name: USER[role], role, password: PASSWORD }, { now })
+    for (const role of ROLES) {
+      const name = USER[role]
       const r = await call(port(), 'POST', '/api/auth/signin', { json: { name, password: PASSWORD } })
       expect(r.status).toBe(200)
       cookies[role] = cookieFrom(r)
@@ -148,12 +152,12 @@ describe('the route table', () => {
     const keys = running.routes.map((r) => `${r.method} ${r.path}`)
     expect(new Set(keys).size).toBe(keys.length)
     for (const r of running.routes) {
-      expect(['public', 'signed-in', 'admin']).toContain(r.access)
+      expect(ACCESS_LEVELS).toContain(r.access)
       if (r.reads !== null) expect(SAMPLE[`${r.method} ${r.path}`], `a sample request for read route ${r.path}`).toBeDefined()
     }
   })
 
-  it('answers each route as declared for the signed out, a viewer and an admin', async () => {
+  it('answers each route as declared for the signed out and each role', async () => {
     for (const route of routes())
       for (const who of WHO) {
         const r = await send(route, concrete(route.path), who.role, SAMPLE[`${route.method} ${route.path}`])
@@ -197,7 +201,7 @@ describe('the route table', () => {
 
   it('leaves an access-log entry naming the reader for every read route', async () => {
     for (const route of running.routes.filter((r) => r.reads !== null)) {
-      const role: Role = route.access === 'admin' ? 'admin' : 'viewer'
+      const role = leastAllowed(route)
       await rooms.access.flush()
       const before = await rooms.db.query<{ n: number }>('SELECT count(*)::int AS n FROM access_log WHERE action = $1', [route.reads])
       const r = await send(route, route.path, role, SAMPLE[`${route.method} ${route.path}`])
@@ -208,7 +212,7 @@ describe('the route table', () => {
         [route.reads],
       )
       expect(after.rows[0]!.n, `${route.path} recorded ${route.reads}`).toBeGreaterThan(0)
-      expect(after.rows[0]!.actor).toBe(role === 'admin' ? 'ada' : 'vic')
+      expect(after.rows[0]!.actor).toBe(USER[role])
       const total = await rooms.db.query<{ n: number }>('SELECT count(*)::int AS n FROM access_log WHERE action = $1', [route.reads])
       expect(total.rows[0]!.n).toBeGreaterThan(before.rows[0]!.n)
     }
@@ -334,8 +338,8 @@ describe('the route table', () => {
       `/api/desk/quiet-hours/export?number=${HISTORY.number}`,
       `/api/index/export?numbers=${HISTORY.number}&format=csv`,
     ]) {
-      // The whole history's export is an admin's.
-      const r = await call(port(), 'GET', path, { headers: path.startsWith('/api/index') ? headersFor('admin') : viewer })
+      // The whole history's export is an agent's (and an admin's).
+      const r = await call(port(), 'GET', path, { headers: path.startsWith('/api/index') ? headersFor('agent') : viewer })
       expect(r.status, path).toBe(200)
       await rooms.access.flush()
       const e = await rooms.db.query<{ action: string; details: { parties?: string[]; rows?: number } }>(
@@ -410,7 +414,7 @@ describe('the route table', () => {
       const what = `${r.method} ${r.path}`
       expect(['GET', 'POST', 'DELETE'], what).toContain(r.method)
       expect(r.path, what).toMatch(/^\/api\//)
-      expect(['public', 'signed-in', 'admin'], what).toContain(r.access)
+      expect(ACCESS_LEVELS, what).toContain(r.access)
       expect('reads' in r && (r.reads === null || typeof r.reads === 'string'), what).toBe(true)
       // Every row declares its query string: NO_QUERY/NO_PARAMS is the explicit "takes no parameters".
       expect(r.schema.querystring, what).toBeInstanceOf(z.ZodType)
@@ -471,13 +475,42 @@ describe('the route table', () => {
     expect(asked('search.view')[0]!.details.parties).toContain(party)
   })
 
+  it("gives an agent the desk and whole exports, and keeps users, the access log and forgetting an admin's", async () => {
+    const agent = headersFor('agent')
+    const exported = await call(port(), 'GET', `/api/index/export?numbers=${HISTORY.number}&format=csv`, { headers: agent })
+    expect(exported.status, exported.text.slice(0, 200)).toBe(200)
+    for (const [method, path] of [
+      ['POST', '/api/desk/handled'],
+      ['POST', '/api/desk/handled/undo'],
+    ] as const) {
+      const r = await call(port(), method, path, { headers: agent, json: {} })
+      expect([401, 403], `${path}: ${r.status} ${r.text.slice(0, 120)}`).not.toContain(r.status)
+    }
+    for (const [method, path] of [
+      ['GET', '/api/auth/users'],
+      ['POST', '/api/auth/users'],
+      ['GET', '/api/auth/access-log'],
+      ['GET', '/api/auth/access-log/export'],
+      ['GET', '/api/auth/access-log/verify'],
+      ['POST', '/api/index/forget'],
+    ] as const) {
+      const r = await call(port(), method, path, { headers: agent, json: method === 'POST' ? {} : undefined })
+      expect(r.status, `${method} ${path}`).toBe(403)
+    }
+    // And a viewer still may not export a whole history.
+    expect(
+      (await call(port(), 'GET', `/api/index/export?numbers=${HISTORY.number}&format=csv`, { headers: headersFor('viewer') })).status,
+    ).toBe(403)
+  })
+
   it('lets only an admin forget, under the exact path only', async () => {
     const forget = running.routes.find((r) => r.path === '/api/index/forget')!
     for (const path of spellings(forget.path)) {
       const r = await call(port(), 'POST', path, { headers: { cookie: cookies.admin! }, json: { all: true } })
       expect([400, 404], path).toContain(r.status)
     }
-    expect((await call(port(), 'POST', forget.path, { headers: { cookie: cookies.viewer! }, json: { all: true } })).status).toBe(403)
+    for (const role of ROLES.filter((x) => x !== 'admin'))
+      expect((await call(port(), 'POST', forget.path, { headers: headersFor(role), json: { all: true } })).status, role).toBe(403)
     expect((await call(port(), 'POST', forget.path, { json: { all: true } })).status).toBe(401)
     const ok = await call(port(), 'POST', forget.path, { headers: { cookie: cookies.admin! }, json: { number: HISTORY.number } })
     expect(ok.status).toBe(200)

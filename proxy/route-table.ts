@@ -1,4 +1,4 @@
-import type { AccessLevel } from '../contract/roles.ts'
+import { ACCESS_LEVELS } from '../contract/roles.ts'
 import { isAction } from '../contract/vocabulary.ts'
 import type { RouteSpec } from './http-types.ts'
 
@@ -8,15 +8,13 @@ import type { RouteSpec } from './http-types.ts'
  * read with no access-log action, or a path outside the app's spelling refuses to start.
  */
 
-const LEVELS: readonly AccessLevel[] = ['public', 'signed-in', 'admin']
-
 export function checkRouteTable(routes: readonly RouteSpec[]): void {
   const seen = new Set<string>()
   for (const r of routes) {
     const key = `${r.method} ${r.path}`
     if (seen.has(key)) throw new Error(`route ${key} is declared twice`)
     seen.add(key)
-    if (!LEVELS.includes(r.access)) throw new Error(`route ${key} declares no access level`)
+    if (!ACCESS_LEVELS.includes(r.access)) throw new Error(`route ${key} declares no access level`)
     if (r.reads !== null && !isAction(r.reads)) throw new Error(`route ${key}: reads names an access-log action of contract/vocabulary.ts`)
     if (!r.path.startsWith('/api/')) throw new Error(`route ${r.path}: paths start with /api/`)
     for (const p of r.path.split('/').slice(1))

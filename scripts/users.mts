@@ -3,9 +3,9 @@
 // environment or .env, exactly as the server reads them). Beside a running server on PGlite the
 // command asks that server (over DATA_DIR/control.sock), which makes the change itself.
 //
-//   add NAME --role admin|viewer    create a user (password asked for)
+//   add NAME --role ROLE            create a user (password asked for; the roles: contract/roles.ts)
 //   passwd NAME                     set a new password (ends the user's sessions)
-//   role NAME admin|viewer          change the role
+//   role NAME ROLE                  change the role
 //   disable NAME / enable NAME      stop / allow sign-in (disabling ends sessions)
 //   remove NAME                     delete the user (and their sessions and saved views, shared ones too)
 //   list                            list users
@@ -17,6 +17,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { ROLE_WORDS } from '../contract/roles.ts'
 import { insertEntry } from '../proxy/access/access-log.ts'
 import { loadSigningKey, readSignedHeads, type SignedHead } from '../proxy/access/signed-heads.ts'
 import {
@@ -36,15 +37,16 @@ import type { Db } from '../proxy/db/types.ts'
 import { IndexConfigError, parseIndexConfig } from '../proxy/index/config.ts'
 
 const USAGE = `Usage: npm run users -- <command>
-  add NAME --role admin|viewer   create a user; the password is asked for (or read from stdin: twice, one line each)
+  add NAME --role ROLE           create a user; the password is asked for (or read from stdin: twice, one line each)
   passwd NAME                    set a new password; ends the user's sessions
-  role NAME admin|viewer         change a user's role
+  role NAME ROLE                 change a user's role
   disable NAME                   stop a user signing in; ends their sessions
   enable NAME                    allow a disabled user to sign in again
   remove NAME                    delete a user and their saved views (shared ones too)
   list                           list the users
   verify-log [--anchor N:HASH|FILE] recompute the access log's hash chain; exit 1 if an entry was changed or removed
-                                 (--anchor: a head the server's log noted, which the log must still hold)`
+                                 (--anchor: a head the server's log noted, which the log must still hold)
+ROLE is ${ROLE_WORDS}.`
 
 class UsageError extends Error {}
 
@@ -225,7 +227,7 @@ export async function run(argv: string[], env: Record<string, string | undefined
   if (command === 'add') {
     const i = rest.indexOf('--role')
     const value = i >= 0 ? rest[i + 1] : rest.find((a) => a.startsWith('--role='))?.slice('--role='.length)
-    if (!value) throw new UsageError('add needs --role admin or --role viewer.')
+    if (!value) throw new UsageError(`add needs --role ROLE: ${ROLE_WORDS}.`)
     req.role = checkRole(value)
   }
   if (command === 'role') req.role = checkRole(rest[1])

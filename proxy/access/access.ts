@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import type { IncomingMessage } from 'node:http'
-import { IDLE_HEADER } from '../../contract/roles.ts'
+import { IDLE_HEADER, LEAST_ROLE, MOST_ROLE } from '../../contract/roles.ts'
 import type { Db } from '../db/types.ts'
 import type { AccessGate, Principal } from '../http-types.ts'
 import { readHead, type NewEntry } from './access-log.ts'
@@ -71,7 +71,7 @@ export interface Access extends AccessGate {
   close: () => Promise<void>
 }
 
-export const LOCAL_PRINCIPAL: Principal = Object.freeze({ name: 'local', role: 'admin', via: 'local' })
+export const LOCAL_PRINCIPAL: Principal = Object.freeze({ name: 'local', role: MOST_ROLE, via: 'local' })
 
 const DAY_MS = 86_400_000
 const HOUR_MS = 3_600_000
@@ -98,7 +98,7 @@ async function identifyRequest(
     if (typeof value !== 'string') return null
     const name = value.trim().toLowerCase()
     if (!IDENTITY.test(name)) return null
-    return { name, role: cfg.admins.has(name) ? 'admin' : 'viewer', via: 'header' }
+    return { name, role: cfg.admins.has(name) ? MOST_ROLE : LEAST_ROLE, via: 'header' }
   }
   const id = sessionCookie(req)
   if (!id) return null

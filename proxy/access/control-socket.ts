@@ -1,3 +1,4 @@
+import { MOST_ROLE } from '../../contract/roles.ts'
 import { chmodSync, unlinkSync } from 'node:fs'
 import { createConnection, createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
@@ -267,7 +268,7 @@ export async function withControlSocket<R extends ControlledRooms>(
 ): Promise<R> {
   if (dataDir === null || process.platform === 'win32') return rooms
   const audit: ControlAudit = async (actor, action, details) => {
-    await rooms.access.audit({ name: actor, role: 'admin', via: 'local' }, 'command line', action, details)
+    await rooms.access.audit({ name: actor, role: MOST_ROLE, via: 'local' }, 'command line', action, details)
     await rooms.access.flush()
   }
   let control: ControlSocket

@@ -1,3 +1,4 @@
+import { PERMISSIONS } from '../../contract/roles.ts'
 import { invalid } from '../errors.ts'
 import { dateValue } from '../kernel/params.ts'
 import { z } from 'zod'
@@ -149,7 +150,7 @@ export const accessLogRoutes = (d: RouteDeps): RouteSpec[] => [
   route({
     method: 'GET',
     path: '/api/auth/access-log',
-    access: 'admin',
+    access: PERMISSIONS.readAccessLog,
     reads: 'access-log.view',
     schema: { querystring: LIST_QUERY },
     handle: accessLogList(d),
@@ -157,7 +158,7 @@ export const accessLogRoutes = (d: RouteDeps): RouteSpec[] => [
   route({
     method: 'GET',
     path: '/api/auth/access-log/export',
-    access: 'admin',
+    access: PERMISSIONS.readAccessLog,
     reads: 'access-log.export',
     schema: { querystring: EXPORT_QUERY },
     handle: accessLogExport(d),
@@ -166,7 +167,7 @@ export const accessLogRoutes = (d: RouteDeps): RouteSpec[] => [
   route({
     method: 'GET',
     path: '/api/auth/access-log/verify',
-    access: 'admin',
+    access: PERMISSIONS.readAccessLog,
     reads: null,
     schema: NO_PARAMS,
     handle: accessLogVerify(d),

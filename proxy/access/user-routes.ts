@@ -1,3 +1,4 @@
+import { PERMISSIONS } from '../../contract/roles.ts'
 import { z } from 'zod'
 import { ProxyError, invalid } from '../errors.ts'
 import { route, type RouteHandler, type RouteSpec } from '../http-types.ts'
@@ -82,7 +83,7 @@ export const userRoutes = (d: RouteDeps): RouteSpec[] => [
   route({
     method: 'GET',
     path: '/api/auth/users',
-    access: 'admin',
+    access: PERMISSIONS.manageUsers,
     reads: null,
     schema: NO_PARAMS,
     handle: async (_req, res) => sendJson(res, 200, { users: await listUsers(d.db) }),
@@ -90,7 +91,7 @@ export const userRoutes = (d: RouteDeps): RouteSpec[] => [
   route({
     method: 'POST',
     path: '/api/auth/users',
-    access: 'admin',
+    access: PERMISSIONS.manageUsers,
     reads: null,
     schema: { querystring: NO_QUERY, body: NEW_USER },
     handle: userErrors(async (req, res, _url, ctx, { body }) => {
@@ -102,7 +103,7 @@ export const userRoutes = (d: RouteDeps): RouteSpec[] => [
   route({
     method: 'POST',
     path: '/api/auth/users/:name',
-    access: 'admin',
+    access: PERMISSIONS.manageUsers,
     reads: null,
     schema: { querystring: NO_QUERY, body: USER_CHANGE, params: USER_PATH },
     handle: userErrors(async (req, res, _url, ctx, { body, params }) => {
@@ -128,7 +129,7 @@ export const userRoutes = (d: RouteDeps): RouteSpec[] => [
   route({
     method: 'DELETE',
     path: '/api/auth/users/:name',
-    access: 'admin',
+    access: PERMISSIONS.manageUsers,
     reads: null,
     schema: { querystring: NO_QUERY, params: USER_PATH },
     handle: userErrors(async (req, res, _url, ctx, { params }) => {

@@ -1,3 +1,4 @@
+import { ROLE_WORDS } from '../../contract/roles.ts'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -52,7 +53,8 @@ describe('scripts/users.mts', () => {
     const refused = await users(['add', 'viv', '--role', 'viewer', '--password', 'x'])
     expect(refused.code).toBe(2)
     expect(refused.err).toMatch(/never taken from arguments/)
-    expect((await users(['add', 'viv', '--role', 'owner'])).err).toMatch(/role must be admin or viewer/)
+    expect((await users(['add', 'viv', '--role', 'owner'])).err).toContain(`role must be ${ROLE_WORDS}.`)
+    expect((await users(['add', 'viv'])).err).toContain(`add needs --role ROLE: ${ROLE_WORDS}.`)
     // Asked twice and compared, piped or not: two different lines, or one, change nothing.
     const differ = await users(['add', 'viv', '--role', 'viewer'], 'viewer password 1\nviewer password 2\n')
     expect(differ.code).toBe(2)

@@ -1,3 +1,4 @@
+import { isRole, ROLE_WORDS } from '../../contract/roles.ts'
 import type { Role } from '../http-types.ts'
 import type { Queryable } from '../db/types.ts'
 import { DEFAULT_SCRYPT, hashPassword, passwordProblem, type ScryptParams } from './passwords.ts'
@@ -49,8 +50,8 @@ export function checkName(raw: unknown): string {
 }
 
 export function checkRole(raw: unknown): Role {
-  if (raw === 'admin' || raw === 'viewer') return raw
-  throw new UserError('invalid', 'role', 'role must be admin or viewer.')
+  if (isRole(raw)) return raw
+  throw new UserError('invalid', 'role', `role must be ${ROLE_WORDS}.`)
 }
 
 /** `name`, when known, is a word the password must not be built from. */

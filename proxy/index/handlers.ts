@@ -1,3 +1,4 @@
+import { can } from '../../contract/roles.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type {
   IndexStatus,
@@ -122,9 +123,9 @@ export const status: Handler<typeof STATUS_QUERY> = async (room, _req, res, _url
 
 export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _req, res, _url, ctx, { body }) => {
   const { db, syncer } = room
-  const admin = ctx.principal?.role === 'admin'
+  const admin = can(ctx.principal?.role ?? null, 'forgetMessages')
   if (body.all) {
-    // A viewer's "Index all" leaves the numbers an admin forgot forgotten; an admin's indexes them again.
+    // "Index all" by someone who may not forget leaves the numbers an admin forgot forgotten; an admin's indexes them again.
     await ctx.audit('index.sync', { all: true })
     await syncer.syncAll({ revive: admin })
   } else {

@@ -1,3 +1,4 @@
+import { PERMISSIONS } from '../../contract/roles.ts'
 import type { z } from 'zod'
 import { INDEX_PATHS } from '../../contract/index-api.ts'
 import { openDb } from '../db/open.ts'
@@ -146,7 +147,7 @@ const INDEX_ROUTES = [
   row({
     key: 'export',
     method: 'GET',
-    access: 'admin',
+    access: PERMISSIONS.exportIndex,
     reads: 'search.export',
     schema: { querystring: EXPORT_QUERY },
     run: handlers.exportMessages,
@@ -173,7 +174,7 @@ const INDEX_ROUTES = [
   row({
     key: 'forget',
     method: 'POST',
-    access: 'admin',
+    access: PERMISSIONS.forgetMessages,
     reads: null,
     schema: { querystring: NO_QUERY, body: FORGET_BODY },
     run: handlers.forget,

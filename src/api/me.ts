@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query'
 import * as z from 'zod/mini'
+import { allows, can, LEAST_ROLE, MOST_ROLE, ROLES, type AccessLevel, type Permission } from '../../contract/roles'
 import { getJson, parseWire } from './client'
 
 /**
@@ -7,7 +8,7 @@ import { getJson, parseWire } from './client'
  * team access; the rest (users, the access log, signing in) is in access.ts, with its pages.
  */
 
-export const role = z.enum(['admin', 'viewer'])
+export const role = z.enum(ROLES)
 export type Role = z.infer<typeof role>
 export const mode = z.enum(['local', 'password', 'header'])
 export type AccessMode = z.infer<typeof mode>
@@ -36,8 +37,14 @@ export const meQuery = () =>
 export type Access = Role | 'unknown'
 export function accessOf(me: Me | undefined): Access {
   if (!me) return 'unknown'
-  return me.mode === 'local' || me.user?.role === 'admin' ? 'admin' : 'viewer'
+  if (me.mode === 'local') return MOST_ROLE
+  return me.user?.role ?? LEAST_ROLE
 }
+
+/** Whether the UI offers what a permission opens: null while the role is unknown (neither the control nor its explanation shows). */
+export const mayDo = (access: Access, permission: Permission): boolean | null => (access === 'unknown' ? null : can(access, permission))
+/** Whether the UI offers what a route of that access level does; null while the role is unknown. */
+export const mayAt = (access: Access, level: AccessLevel): boolean | null => (access === 'unknown' ? null : allows(access, level))
 
 /** Who is signed in: `{ mode, user }` (user null when nobody is; in local mode "local", admin). */
 export function useMe() {

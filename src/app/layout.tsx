@@ -4,7 +4,8 @@ import { lazy, Suspense, useEffect } from 'react'
 import { PAGES, type PageName } from '../../contract/pages'
 import { setSessionLostHandler } from '../api/client'
 import { useExportJobs } from '../api/export-store'
-import { accessOf, ME_KEY, useMe, type Access, type Me } from '../api/me'
+import { aRole, LEAST_ROLE } from '../../contract/roles'
+import { accessOf, mayDo, ME_KEY, useMe, type Access, type Me } from '../api/me'
 import { ThemeToggle } from '../components/theme-toggle'
 import { DemoBanner } from './demo-banner'
 import { formatPhone, usePhoneLibrary } from '../lib/phone'
@@ -45,13 +46,13 @@ function useDocumentTitle(page: PageName | null) {
 
 /**
  * Who the pages are shown to. 'unknown' only while the server has not said who is signed in;
- * when it could not say, pages offer what a viewer gets: the safe reading. Never admin on a guess.
+ * when it could not say, pages offer what the least role gets: the safe reading. Never admin on a guess.
  */
 export function usePageAccess(): Access {
   const meQ = useMe()
   if (meQ.isPending) return 'unknown'
   const access = accessOf(meQ.data)
-  return access === 'unknown' ? 'viewer' : access
+  return access === 'unknown' ? LEAST_ROLE : access
 }
 
 const NAV_LINK = 'text-sm text-slate-700 underline-offset-2 hover:underline aria-[current=page]:font-semibold'
@@ -74,7 +75,7 @@ export function Layout() {
   usePhoneLibrary()
   // The tray (and the streaming code behind it) loads with the first export.
   const exporting = useExportJobs().length > 0
-  const isAdmin = accessOf(me) === 'admin'
+  const access = accessOf(me)
   // Signed out (the sign-in page): no navigation to pages that would only send them back here.
   const signedOut = !!me && me.mode !== 'local' && me.user === null
 
@@ -130,12 +131,12 @@ export function Layout() {
             </Link>
             {/* Admin pages only once the server has said so: "not loaded yet" is not admin. Local
                 mode has no users to manage, but its reads are logged like any other. */}
-            {isAdmin && me && me.mode !== 'local' ? (
+            {mayDo(access, 'manageUsers') && me && me.mode !== 'local' ? (
               <Link to="/admin/users" {...navProps(page === 'users')}>
                 Users
               </Link>
             ) : null}
-            {isAdmin && me ? (
+            {mayDo(access, 'readAccessLog') && me ? (
               <Link to="/admin/access-log" {...navProps(page === 'access-log')}>
                 Access log
               </Link>
@@ -197,7 +198,7 @@ export function ForAdmins({ access, what }: { access: Access; what: string }) {
         {what} is for admins
       </h1>
       <p className="mt-2">
-        You are signed in as a viewer, so this page is not open to you. An admin of your team can open it, or make you an admin.{' '}
+        You are signed in as {aRole(access)}, so this page is not open to you. An admin of your team can open it, or make you an admin.{' '}
         <Link to="/" className="text-blue-800 underline">
           Go to the numbers list
         </Link>

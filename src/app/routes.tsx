@@ -35,6 +35,7 @@ import {
 } from '../lib/route-params'
 import { isModuleLoadError } from '../lib/module-load'
 import { usePhoneLibrary } from '../lib/phone'
+import { mayAt, mayDo } from '../api/me'
 import { ForAdmins, Layout, NotFound, usePageAccess } from './layout'
 
 /**
@@ -93,7 +94,15 @@ function onDemand<P>(page: AsyncRouteComponent<P>, Route: ComponentType): AsyncR
 /** Export controls: null while the server has not said who is signed in (neither the control nor its explanation shows). */
 function useCanExport(): boolean | null {
   const access = usePageAccess()
-  return access === 'unknown' ? null : access === 'admin'
+  return mayDo(access, 'exportIndex')
+}
+
+/**
+ * An admin's controls on pages everyone reads (the desk's threshold, a chart's or the callbacks'
+ * "check now"): their routes are an admin's, so an agent who exports is not offered them.
+ */
+function useIsAdmin(): boolean | null {
+  return mayAt(usePageAccess(), 'admin')
 }
 
 const HistoryPage = lazyRouteComponent(() => import('../features/history/history-page'), 'HistoryPage')
@@ -194,7 +203,7 @@ const chartsRoute = createRoute({
   validateSearch: searchValidator(chartsSearch),
   search: { middlewares: [stripDefaults(chartsSearch)] },
   component: onDemand(ChartsPage, function ChartsRoute() {
-    return <ChartsPage search={chartsRoute.useSearch()} admin={useCanExport()} />
+    return <ChartsPage search={chartsRoute.useSearch()} admin={useIsAdmin()} />
   }),
   pendingComponent: pending('the charts'),
   errorComponent: failed('the charts'),
@@ -225,7 +234,7 @@ const usersRoute = createRoute({
   path: PAGES.users.path,
   component: onDemand(UsersPage, function UsersRoute() {
     const access = usePageAccess()
-    return access === 'admin' ? <UsersPage /> : <ForAdmins access={access} what="Users" />
+    return mayDo(access, 'manageUsers') ? <UsersPage /> : <ForAdmins access={access} what="Users" />
   }),
   pendingComponent: pending('the users'),
   errorComponent: failed('the users'),
@@ -239,7 +248,7 @@ const accessLogRoute = createRoute({
   component: onDemand(AccessLogPage, function AccessLogRoute() {
     const access = usePageAccess()
     const search = accessLogRoute.useSearch()
-    return access === 'admin' ? <AccessLogPage search={search} /> : <ForAdmins access={access} what="The access log" />
+    return mayDo(access, 'readAccessLog') ? <AccessLogPage search={search} /> : <ForAdmins access={access} what="The access log" />
   }),
   pendingComponent: pending('the access log'),
   errorComponent: failed('the access log'),
@@ -251,7 +260,7 @@ const needsReplyRoute = createRoute({
   validateSearch: searchValidator(needsReplySearch),
   search: { middlewares: [stripDefaults(needsReplySearch)] },
   component: onDemand(NeedsReplyPage, function NeedsReplyRoute() {
-    return <NeedsReplyPage search={needsReplyRoute.useSearch()} admin={useCanExport()} />
+    return <NeedsReplyPage search={needsReplyRoute.useSearch()} admin={useIsAdmin()} />
   }),
   pendingComponent: pending('needs reply'),
   errorComponent: failed('needs reply'),
@@ -263,7 +272,7 @@ const optOutsRoute = createRoute({
   validateSearch: searchValidator(optOutsSearch),
   search: { middlewares: [stripDefaults(optOutsSearch)] },
   component: onDemand(OptOutsPage, function OptOutsRoute() {
-    return <OptOutsPage search={optOutsRoute.useSearch()} admin={useCanExport()} />
+    return <OptOutsPage search={optOutsRoute.useSearch()} admin={useIsAdmin()} />
   }),
   pendingComponent: pending('the opt-outs'),
   errorComponent: failed('the opt-outs'),
@@ -275,7 +284,7 @@ const customerRoute = createRoute({
   validateSearch: searchValidator(customerSearch),
   search: { middlewares: [stripDefaults(customerSearch)] },
   component: onDemand(CustomerPage, function CustomerRoute() {
-    return <CustomerPage search={customerRoute.useSearch()} admin={useCanExport()} />
+    return <CustomerPage search={customerRoute.useSearch()} admin={useIsAdmin()} />
   }),
   pendingComponent: pending('the customer'),
   errorComponent: failed('the customer'),
@@ -287,7 +296,7 @@ const quietHoursRoute = createRoute({
   validateSearch: searchValidator(deskNumberSearch),
   search: { middlewares: [stripDefaults(deskNumberSearch)] },
   component: onDemand(QuietHoursPage, function QuietHoursRoute() {
-    return <QuietHoursPage search={quietHoursRoute.useSearch()} admin={useCanExport()} />
+    return <QuietHoursPage search={quietHoursRoute.useSearch()} admin={useIsAdmin()} />
   }),
   pendingComponent: pending('quiet hours'),
   errorComponent: failed('quiet hours'),
@@ -299,7 +308,7 @@ const segmentsRoute = createRoute({
   validateSearch: searchValidator(deskNumberSearch),
   search: { middlewares: [stripDefaults(deskNumberSearch)] },
   component: onDemand(SegmentsPage, function SegmentsRoute() {
-    return <SegmentsPage search={segmentsRoute.useSearch()} admin={useCanExport()} />
+    return <SegmentsPage search={segmentsRoute.useSearch()} admin={useIsAdmin()} />
   }),
   pendingComponent: pending('segments'),
   errorComponent: failed('segments'),
@@ -311,7 +320,7 @@ const callbacksRoute = createRoute({
   validateSearch: searchValidator(callbacksSearch),
   search: { middlewares: [stripDefaults(callbacksSearch)] },
   component: onDemand(CallbacksPage, function CallbacksRoute() {
-    return <CallbacksPage search={callbacksRoute.useSearch()} admin={useCanExport()} />
+    return <CallbacksPage search={callbacksRoute.useSearch()} admin={useIsAdmin()} />
   }),
   pendingComponent: pending('callbacks'),
   errorComponent: failed('callbacks'),

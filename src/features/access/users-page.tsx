@@ -1,3 +1,4 @@
+import { isRole, LEAST_ROLE, ROLES } from '../../../contract/roles'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { SidewaysRegion } from '../../components/sideways-region'
 import { useRef, useState, type SubmitEvent } from 'react'
@@ -86,7 +87,7 @@ export function UsersPage() {
 
 function AddUserForm({ onAdded }: { onAdded: (u: User) => void }) {
   const [name, setName] = useState('')
-  const [role, setRole] = useState<Role>('viewer')
+  const [role, setRole] = useState<Role>(LEAST_ROLE)
   const [password, setPassword] = useState('')
   const nameInput = useRef<HTMLInputElement>(null)
   const passwordInput = useRef<HTMLInputElement>(null)
@@ -130,11 +131,14 @@ function AddUserForm({ onAdded }: { onAdded: (u: User) => void }) {
           className="input"
           value={role}
           onChange={(e) => {
-            setRole(e.target.value === 'admin' ? 'admin' : 'viewer')
+            setRole(isRole(e.target.value) ? e.target.value : LEAST_ROLE)
           }}
         >
-          <option value="viewer">viewer</option>
-          <option value="admin">admin</option>
+          {ROLES.map((r) => (
+            <option key={r} value={r}>
+              {r}
+            </option>
+          ))}
         </select>
       </label>
       <label className="flex flex-col gap-1 text-sm font-medium">
@@ -202,11 +206,14 @@ function UserRow({ user, isSelf, onChanged }: { user: User; isSelf: boolean; onC
             value={user.role}
             disabled={change.isPending}
             onChange={(e) => {
-              change.mutate({ role: e.target.value === 'admin' ? 'admin' : 'viewer' })
+              if (isRole(e.target.value)) change.mutate({ role: e.target.value })
             }}
           >
-            <option value="viewer">viewer</option>
-            <option value="admin">admin</option>
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
           </select>
         </td>
         <td className="py-2 pr-3">{user.disabled ? 'Disabled' : 'Active'}</td>

@@ -1,4 +1,4 @@
-import { accessOf, useMe } from '../../api/me'
+import { accessOf, mayDo, useMe } from '../../api/me'
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { toApiError } from '../../api/errors'
@@ -242,8 +242,8 @@ function WholeThread({
  */
 function ForgottenNotice({ number, tid, at }: { number: string; tid: string; at: string }) {
   const queryClient = useQueryClient()
-  // Only an admin indexes a forgotten number again (the server refuses anyone else).
-  const admin = accessOf(useMe().data) === 'admin'
+  // Only who may forget indexes a forgotten number again (the server refuses anyone else).
+  const admin = !!mayDo(accessOf(useMe().data), 'forgetMessages')
   const [state, setState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null })
   const start = async () => {
     setState({ busy: true, error: null })

@@ -1,9 +1,10 @@
+import { whoCan } from '../../../contract/roles'
 import type { NumberIndexStatus } from '../../api/index-api'
 import type { Zone } from '../../lib/dates'
 import { ExportAll } from './export-all'
 import { forgottenAt, wholeHistoryIndexed } from './index-facts'
 
-/** "Export the whole history" for admins; a note for viewers; nothing while the role is unknown. */
+/** "Export the whole history" for who may export the index; a note for the rest; nothing while the role is unknown. */
 export function WholeHistoryExport({
   number,
   tid,
@@ -56,7 +57,7 @@ export function WholeHistoryExport({
   if (canExportAll === false)
     return (
       <p className="mt-4 text-sm text-slate-700 print:hidden">
-        Exporting the whole history is for admins: ask one of your team&rsquo;s admins for the file.
+        Exporting the whole history is for {whoCan('exportIndex')}: ask one of them on your team for the file.
       </p>
     )
   return null

@@ -1,3 +1,4 @@
+import { can } from '../../../contract/roles'
 import { useMe } from '../../api/me'
 import { useIndexStatus, type IndexStatus } from '../../api/index-api'
 import { useIndexSummary } from '../../api/index-status'
@@ -72,7 +73,7 @@ function IndexBody({ summary, actions }: { summary: IndexStatus | undefined; act
           ) : numbers.length === 0 ? (
             <EmptyState title="Nothing indexed yet">Open a number&apos;s history, or index all numbers, to start.</EmptyState>
           ) : (
-            <IndexedNumbersTable numbers={numbers} isAdmin={role === 'admin'} actions={actions} />
+            <IndexedNumbersTable numbers={numbers} isAdmin={!!role && can(role, 'forgetMessages')} actions={actions} />
           )}
         </>
       )}

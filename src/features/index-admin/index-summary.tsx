@@ -1,3 +1,4 @@
+import { can, whoCan } from '../../../contract/roles'
 import type { IndexStatus } from '../../api/index-api'
 import { InlineConfirm, useReturnFocus } from '../../components/inline-confirm'
 import type { Role } from '../../api/me'
@@ -53,7 +54,7 @@ export function IndexSummary({
       <button type="button" className="btn print:hidden" onClick={() => void indexAll()} disabled={busy}>
         Index all numbers
       </button>
-      {role === 'admin' ? (
+      {role && can(role, 'forgetMessages') ? (
         confirming === '*' ? (
           <InlineConfirm
             confirmLabel="Forget everything"
@@ -79,9 +80,11 @@ export function IndexSummary({
             Forget all…
           </button>
         )
-      ) : role === 'viewer' ? (
+      ) : role ? (
         // The missing control says who has it, as the missing exports do.
-        <p className="text-sm text-slate-700">Forgetting indexed messages is for admins: ask one of your team&rsquo;s admins.</p>
+        <p className="text-sm text-slate-700">
+          Forgetting indexed messages is for {whoCan('forgetMessages')}: ask one of your team&rsquo;s admins.
+        </p>
       ) : null}
     </div>
   )

@@ -1,3 +1,4 @@
+import { whoCan } from '../../../contract/roles'
 import { useQueryClient } from '@tanstack/react-query'
 import { fitFileName } from '../../../contract/file-name'
 import { INDEX_PATHS, type SearchParams } from '../../../contract/index-api'
@@ -60,7 +61,7 @@ export function SearchSummary({
       {canExport && total !== null && total > 0 ? (
         <ExportMatches search={search} params={params} filters={filters} total={total} capped={capped} />
       ) : canExport === false && total !== null && total > 0 ? (
-        // Anyone exports the rows they look at; every match (the server's whole export) is an admin's.
+        // Anyone exports the rows they look at; every match (the server's whole export) needs exportIndex.
         <div className="ml-auto flex flex-wrap items-center gap-2 print:hidden">
           <span className="text-sm text-slate-700">
             The {formatCount(found.rows.length)} {found.rows.length === 1 ? 'row' : 'rows'} shown:
@@ -74,7 +75,7 @@ export function SearchSummary({
             })}
             disabled={found.rows.length === 0}
           />
-          <span className="text-sm text-slate-700">Exporting every match is for admins.</span>
+          <span className="text-sm text-slate-700">Exporting every match is for {whoCan('exportIndex')}.</span>
         </div>
       ) : null}
     </div>

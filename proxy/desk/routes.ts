@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { PERMISSIONS } from '../../contract/roles.ts'
 import { partyForms, partyKey } from '../../contract/desk/messages.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
@@ -153,11 +154,18 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     run: needsReplyExportRoute,
     threads: true,
   },
-  { method: 'POST', path: '/api/desk/handled', access: 'signed-in', reads: null, schema: { querystring: NO_QUERY }, run: handledRoute },
+  {
+    method: 'POST',
+    path: '/api/desk/handled',
+    access: PERMISSIONS.markHandled,
+    reads: null,
+    schema: { querystring: NO_QUERY },
+    run: handledRoute,
+  },
   {
     method: 'POST',
     path: '/api/desk/handled/undo',
-    access: 'signed-in',
+    access: PERMISSIONS.markHandled,
     reads: null,
     schema: { querystring: NO_QUERY },
     run: unhandledRoute,

@@ -78,7 +78,7 @@ const EVERY_PAGE: Array<{ name: string; url: string; ready: (page: import('@play
     name: 'numbers, audit findings open',
     url: '/',
     ready: async (page) => {
-      await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+      await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
       await page.getByText('Findings by kind, and endpoints').click()
       await expect(page.getByRole('button', { name: /dlr: Missing/ })).toBeVisible()
     },
@@ -151,7 +151,7 @@ for (const scheme of ['light', 'dark'] as const) {
 test.describe('keyboard only', () => {
   test('search, filter, tabs with arrow keys, open a history', async ({ page }) => {
     await page.goto('/')
-    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
     const search = page.getByRole('searchbox', { name: /Search/ })
     for (let i = 0; i < 16 && !(await search.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab')
     await expect(search).toBeFocused()
@@ -165,7 +165,7 @@ test.describe('keyboard only', () => {
     await page.keyboard.press('ArrowLeft')
     await expect(page.getByRole('tab', { name: 'All' })).toHaveAttribute('aria-selected', 'true')
     await expect(page.getByRole('searchbox', { name: /Search/ })).toHaveValue('2323')
-    const link = page.getByRole('link', { name: '(832) 323-2323' })
+    const link = page.getByRole('link', { name: '(832) 323-2323', exact: true })
     for (let i = 0; i < 40 && !(await link.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab')
     await expect(link).toBeFocused()
     const outline = await link.evaluate((el) => getComputedStyle(el).outlineStyle)
@@ -227,7 +227,7 @@ test.describe('keyboard only', () => {
 test.describe('announcements and structure', () => {
   test('result counts, page ranges and errors go to live regions; sort state is exposed', async ({ page, sim }) => {
     await page.goto('/')
-    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
     const count = page.getByRole('status').filter({ hasText: /^\d+ numbers/ })
     await expect(count).toHaveAttribute('aria-live', 'polite')
     await page.getByRole('searchbox', { name: /Search/ }).fill('hooks.switchboard')

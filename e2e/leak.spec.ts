@@ -32,7 +32,7 @@ test('the auth token appears nowhere the browser or an operator can see', async 
   try {
     const base = 'http://127.0.0.1:4030'
     await page.goto(`${base}/`)
-    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
     await page.getByRole('tab', { name: 'Toll-free' }).click()
     await expect(page.getByRole('table', { name: /toll-free/ })).toBeVisible()
     await page.goto(`${base}${historyUrl(NUMBERS.big, 'view=conversation')}`)

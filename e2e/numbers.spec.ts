@@ -47,9 +47,9 @@ test.describe('owned numbers', () => {
     await page.goto('/')
     await page.getByRole('searchbox', { name: /Search/ }).fill('2323')
     await expect(page.getByRole('status').filter({ hasText: /^1 number of 60$/ })).toBeVisible()
-    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
     await page.getByRole('searchbox', { name: /Search/ }).fill('(832) 323')
-    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
     await page.getByRole('searchbox', { name: /Search/ }).fill('zzzz-nothing')
     await expect(page.getByText('No numbers match')).toBeVisible()
   })
@@ -68,7 +68,7 @@ test.describe('owned numbers', () => {
     const box = page.getByRole('searchbox', { name: /Search numbers/ })
     // One of the account's own numbers: no offer.
     await box.fill('(832) 323-2323')
-    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
     await expect(page.getByRole('link', { name: /^Find messages with/ })).toHaveCount(0)
     await box.fill('(917) 555-0142')
     await page.getByRole('link', { name: 'Find messages with (917) 555-0142' }).click()
@@ -313,14 +313,14 @@ test.describe('owned numbers', () => {
     // Three upstream calls for one user action, no more.
     expect((await sim.requests()).calls).toBe(3)
     await alert.getByRole('button', { name: 'Retry' }).click()
-    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
     await expect(page.getByRole('alert')).toHaveCount(0)
 
     await sim.fault({ op: 'allownednumbers', kind: 'malformed' })
     await page.getByRole('button', { name: 'Refresh' }).click()
     await expect(page.getByRole('alert')).toContainText('could not read')
     await expect(page.getByRole('alert')).toContainText('last successful load')
-    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
   })
 
   test('an empty account says so', async ({ page, sim }) => {
@@ -336,13 +336,13 @@ test.describe('owned numbers', () => {
     await sim.fault({ op: 'allownednumbers', kind: 'latency', ms: 2500 })
     await page.goto('/')
     await expect(page.getByRole('status', { name: 'Loading numbers' })).toBeVisible()
-    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
     await expect(page.getByRole('status', { name: 'Loading numbers' })).toHaveCount(0)
   })
 
   test('a number links to its history route', async ({ page }) => {
     await page.goto('/')
-    await page.getByRole('link', { name: '(832) 323-2323' }).click()
+    await page.getByRole('link', { name: '(832) 323-2323', exact: true }).click()
     await expect(page).toHaveURL(/\/numbers\/18323232323\?tid=PUHMGWS98301/)
     await expect(page.getByRole('heading', { name: 'History of (832) 323-2323' })).toBeVisible()
   })

@@ -202,7 +202,7 @@ test.describe('printing', () => {
   test('the numbers page prints its rows as a table, in the light palette, with no controls', async ({ page }) => {
     await page.emulateMedia({ colorScheme: 'dark' })
     await page.goto('/')
-    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
     const text = await print(page, 'numbers')
     expect(text).toContain('(832) 323-2323')
     // All 60 numbers, not the rows in the scrolling window.

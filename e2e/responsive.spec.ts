@@ -25,7 +25,7 @@ const PAGES: Array<{ name: string; url: string; ready: (page: Page) => Promise<v
     name: 'numbers',
     url: '/',
     ready: async (page) => {
-      await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+      await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
       await expect(page.getByRole('status').filter({ hasText: /^Checked \d+ numbers/ })).toBeVisible()
     },
   },
@@ -188,7 +188,7 @@ test.describe('narrow screens', () => {
 
   test('controls wrap and every target is at least 24 × 24', async ({ page }) => {
     await page.goto('/')
-    await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+    await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
     const small = await page.locator('main button, main select, main input, main summary').evaluateAll((els) =>
       els
         .filter((el) => el.checkVisibility())

@@ -3,7 +3,7 @@ import { expect, test } from './fixtures'
 test('the app loads and lists the simulator numbers through the proxy', async ({ page, sim }) => {
   await page.goto('/')
   await expect(page.getByRole('heading', { name: 'Owned numbers' })).toBeVisible()
-  await expect(page.getByRole('link', { name: '(832) 323-2323' })).toBeVisible()
+  await expect(page.getByRole('link', { name: '(832) 323-2323', exact: true })).toBeVisible()
   await expect(page.getByRole('status').filter({ hasText: /^60 numbers$/ })).toBeVisible()
   // Local mode: no users to manage, but its reads are logged, and the log is a link away.
   const nav = page.getByRole('navigation', { name: 'Main' })

@@ -71,6 +71,7 @@ export async function indexStatus(): Promise<{ enabled: boolean; numbers: IndexN
  * `timeoutMs`). The index persists for the whole run, so a number synced once stays synced.
  */
 export async function indexNumber(n: { number: string; tid: string }, timeoutMs = 60_000): Promise<number> {
+  let state: string | null = null
   const done = async () => {
     // A poll answered 503 `timeout` (the database busy building an index) is asked again next turn.
     const status = await indexStatus().catch((err: unknown) => {
@@ -78,21 +79,32 @@ export async function indexNumber(n: { number: string; tid: string }, timeoutMs 
       throw err
     })
     const s = status?.numbers.find((x) => x.number === n.number)
+    state = s?.state ?? state
     return s && s.state === 'idle' && s.upstreamTotal !== null && s.indexed >= s.upstreamTotal ? s.indexed : null
+  }
+  const ask = async () => {
+    const res = await fetch(`${appUrl()}/api/index/sync`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ number: n.number, tid: n.tid }),
+    })
+    if (!res.ok) throw new Error(`index sync: HTTP ${res.status} ${await res.text()}`)
   }
   const already = await done()
   if (already !== null) return already
-  const res = await fetch(`${appUrl()}/api/index/sync`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ number: n.number, tid: n.tid }),
-  })
-  if (!res.ok) throw new Error(`index sync: HTTP ${res.status} ${await res.text()}`)
+  await ask()
   const until = Date.now() + timeoutMs
+  let asked = Date.now()
   for (;;) {
     const got = await done()
     if (got !== null) return got
-    if (Date.now() > until) throw new Error(`${n.number} not indexed within ${timeoutMs} ms`)
+    if (Date.now() > until) throw new Error(`${n.number} not indexed within ${timeoutMs} ms (state ${state ?? 'unknown'})`)
+    // A sync already under way when this asked may have met another spec's fault on the same
+    // server and paused: ask again, as a person would press Index again.
+    if ((state === 'paused' || state === 'error') && Date.now() - asked > 2_000) {
+      await ask()
+      asked = Date.now()
+    }
     await new Promise((r) => setTimeout(r, 500))
   }
 }

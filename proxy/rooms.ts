@@ -20,6 +20,7 @@ import { viewsRoutes } from './views/routes.ts'
 import { parseWatchConfig, type WatchConfig } from './watch/config.ts'
 import { openWatch, type OnFinding, type Watch } from './watch/watch.ts'
 import { maskUrl } from './watch/mask.ts'
+import { createLimiter } from './kernel/pace.ts'
 import { storedMedia, type KnownMedia } from './media/locate.ts'
 
 /**
@@ -110,7 +111,10 @@ export async function openRooms(
   let index: MessageIndex | undefined
   try {
     const desk = deps.deskDuringSync ?? true
-    index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk, hooks: deskIndexHooks })
+    // One pace for every request the server makes on its own (a sync's pages and listings, the
+    // watch's listings): together they keep to SYNC_RATE.
+    const pace = createLimiter(cfg.index.syncRate)
+    index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk, hooks: deskIndexHooks, pace })
     const access = createAccess(cfg.access, { db, log, now: deps.now })
     const alerts = createAlerts(cfg.alerts, { db, log, now: deps.now, verifyLog: access.verifyLog, addressProblem })
     const watch = openWatch({
@@ -118,6 +122,7 @@ export async function openRooms(
       forwarder: deps.forwarder,
       config: cfg.watch,
       log,
+      pace,
       ...(deps.now ? { now: deps.now } : {}),
       // What the watch finds reaches alerts, its address masked (a token in a query is a secret), and a test's own hook.
       onFinding: (f) => {

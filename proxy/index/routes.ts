@@ -15,6 +15,7 @@ import * as handlers from './handlers.ts'
 import type { Handler, IndexRoom } from './handlers.ts'
 import { createCountCache } from './count-queries.ts'
 import { createRateMeter } from './rate-meter.ts'
+import type { Pace } from '../kernel/pace.ts'
 import {
   EXPORT_CANCEL_BODY,
   EXPORT_PROGRESS_QUERY,
@@ -46,6 +47,8 @@ export interface IndexDeps {
   deskDuringSync?: boolean
   /** The rooms that move with the index (the support desk's tables), handed in by rooms.ts. */
   hooks: IndexHooks
+  /** The upstream pace shared with the callback watch's listings (rooms.ts); else the sync keeps SYNC_RATE alone. */
+  pace?: Pace
   /** The first wait before a failed first listing is tried again (tests; default a minute, doubling up to an hour). */
   listRetryMs?: number
 }
@@ -218,6 +221,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
     pageCap: cfg.pageCap,
     concurrency: cfg.syncConcurrency,
     rate: cfg.syncRate,
+    ...(deps.pace ? { pace: deps.pace } : {}),
     log,
     desk: deps.deskDuringSync ?? true,
     hooks: deps.hooks,

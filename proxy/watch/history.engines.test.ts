@@ -10,6 +10,7 @@ import type { WatchConfig } from './config.ts'
 import type { ListingRecorded } from './record-listing.ts'
 import type { WatchFinding } from './types.ts'
 import { openWatch, type Watch } from './watch.ts'
+import { createLimiter } from '../kernel/pace.ts'
 
 /**
  * The listing history on both engines, fed by the simulator over real HTTP: the baseline, one
@@ -211,5 +212,32 @@ describe.each(ENGINES)('callback history on %s', (engine) => {
       count: 2,
     })
     expect(r.messages.filter((m) => m.period === i).map((m) => m.ordinal)).toEqual([12, 11])
+  })
+  it("takes its turn within the server's upstream pace (SYNC_RATE), which the sync shares, and a close stops the wait", async () => {
+    // Four requests a second, four turns already taken by the sync: the listing's turn is a second away.
+    const pace = createLimiter(4)
+    const held = new AbortController()
+    for (let i = 0; i < 4; i++) void pace(held.signal)
+    const asked: number[] = []
+    const counting: Forwarder = {
+      ...forwarder,
+      forward: (...args) => {
+        asked.push(Date.now())
+        return forwarder.forward(...args)
+      },
+    }
+    const paced = openWatch({ db, forwarder: counting, config: CONFIG, log: () => {}, now: () => clock, pace })
+    const t0 = Date.now()
+    const r = await paced.listNow()
+    expect('gap' in r).toBe(false)
+    expect(asked).toHaveLength(1)
+    expect(asked[0]! - t0).toBeGreaterThanOrEqual(900)
+    // Its turn taken, the next request waits a quarter of a second more; a watch that closes meanwhile does not ask at all.
+    for (let i = 0; i < 8; i++) void pace(held.signal)
+    const waiting = paced.listNow()
+    await paced.close()
+    expect(await waiting).toEqual({ gap: 'the server is stopping' })
+    expect(asked).toHaveLength(1)
+    held.abort()
   })
 })

@@ -1,5 +1,6 @@
 import type { Db } from '../db/types.ts'
 import type { Forwarder } from '../forward.ts'
+import type { Pace } from '../kernel/pace.ts'
 import { ProxyError } from '../errors.ts'
 import type { RouteSpec } from '../http-types.ts'
 import type { WatchConfig } from './config.ts'
@@ -33,6 +34,11 @@ export interface WatchDeps {
   lookup?: ProbeOptions['lookup']
   /** The least wait before a scheduled run that is already due (tests shorten it). */
   startDelayMs?: number
+  /**
+   * The server's upstream pace (kernel/pace.ts), shared with the index's sync: a listing takes its
+   * turn within SYNC_RATE. Without it a listing goes at once.
+   */
+  pace?: Pace
 }
 
 export interface Watch {
@@ -60,6 +66,7 @@ export function openWatch(deps: WatchDeps): Watch {
     now,
   }
   let closed = false
+  const stopping = new AbortController()
   const running = new Set<Promise<unknown>>()
   const track = <T>(p: Promise<T>): Promise<T> => {
     running.add(p)
@@ -80,6 +87,7 @@ export function openWatch(deps: WatchDeps): Watch {
     const at = new Date(now())
     let entries
     try {
+      if (deps.pace && !(await deps.pace(stopping.signal))) return { gap: 'the server is stopping' }
       const res = await deps.forwarder.forward('allownednumbers', [])
       entries = readListing(res.json ?? JSON.parse(res.body.toString('utf8')))
     } catch (err) {
@@ -167,6 +175,7 @@ export function openWatch(deps: WatchDeps): Watch {
     meta: () => ({ watch: { intervalS: cfg.intervalS, probeIntervalS: cfg.probeIntervalS } }),
     close: async () => {
       closed = true
+      stopping.abort()
       for (const t of timers) clearTimeout(t)
       await Promise.allSettled([...running])
     },

@@ -1,8 +1,13 @@
 import type { SyncContext } from './types.ts'
 import { NUMBER_RE } from './types.ts'
 
+const NEVER = new AbortController().signal
+
 /** The account's numbers, each once, with every tid the listing gave it (first one first). */
 export async function listAccount(ctx: SyncContext): Promise<Map<string, string[]>> {
+  // A listing is an upstream request like a page: it takes its turn within SYNC_RATE. It is short
+  // and waits at most the turns already taken, so it is not stopped part-way.
+  await ctx.limit(NEVER)
   const res = await ctx.forwarder.forward('allownednumbers', [])
   ctx.stats.requests += 1
   const json = (res.json ?? JSON.parse(res.body.toString('utf8'))) as { data?: unknown }

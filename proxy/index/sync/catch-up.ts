@@ -1,6 +1,6 @@
 import { identity, type Page, type PageRecord } from '../parse.ts'
 import { fetchPage } from './fetch.ts'
-import { sleep } from './limiter.ts'
+import { sleep } from '../../kernel/pace.ts'
 import type { Placed } from './prepare.ts'
 import { storeBatch, storedIdentities } from './store.ts'
 import { ok, shrank, stopped, type Job, type NumberRow, type Result } from './types.ts'

@@ -1,6 +1,6 @@
 import { ProxyError } from '../../errors.ts'
 import { identity, newestIndexOf, PageError, parsePage, type Page, type PageMeta, type PageRecord } from '../parse.ts'
-import { sleep } from './limiter.ts'
+import { sleep } from '../../kernel/pace.ts'
 import { stopped, type Job, type Result, type Stop } from './types.ts'
 
 /** One history page, positions start..end (1 = newest), with retries and back-off. */

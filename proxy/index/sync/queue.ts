@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { listAccount, recordListing } from './account.ts'
 import { dueNumbers } from './leases.ts'
-import { createLimiter } from './limiter.ts'
+import { createLimiter } from '../../kernel/pace.ts'
 import { syncNumber } from './number.ts'
 import { pageWorker } from './pages.ts'
 import { RESUMES, NUMBER_RE, type SyncContext, type Syncer, type SyncOptions, type SyncRequest } from './types.ts'
@@ -89,7 +89,7 @@ function contextOf(opts: SyncOptions): SyncContext {
     leaseMs: opts.leaseMs ?? LEASE_MS,
     errorRetryMs: opts.errorRetryMs ?? 60_000,
     owner: randomUUID(),
-    limit: createLimiter(opts.rate),
+    limit: opts.pace ?? createLimiter(opts.rate),
     stats: { requests: 0, waitMs: 0, prepareMs: 0, storeMs: 0, overlappedBatches: 0, vacuumMs: 0, deskMs: 0 },
     progress: { messages: 0, since: null },
     bulk: { loads: 0 },

@@ -3,6 +3,7 @@ import type { Db } from '../../db/types.ts'
 import type { Forwarder } from '../../forward.ts'
 import type { PageWorker } from './pages.ts'
 import type { IndexHooks } from '../hooks.ts'
+import type { Pace } from '../../kernel/pace.ts'
 
 export interface SyncOptions {
   db: Db
@@ -11,6 +12,8 @@ export interface SyncOptions {
   concurrency: number
   /** Upstream requests per second, 0 = unlimited. */
   rate: number
+  /** The server's shared pace (kernel/pace.ts), taken instead of one of `rate` of the sync's own. */
+  pace?: Pace
   log?: (line: string) => void
   /** Retries of one request on 5xx/transport errors before the sync stops with an error. */
   maxRetries?: number
@@ -143,7 +146,7 @@ export interface SyncContext {
   errorRetryMs: number
   /** This syncer's name in the leases it holds. */
   owner: string
-  limit: (signal: AbortSignal) => Promise<boolean>
+  limit: Pace
   stats: SyncStats
   progress: SyncProgress
   /** Bulk loads running in this server: the indexes are rebuilt when the last one ends. */

@@ -1,5 +1,11 @@
-/** Requests spaced 1/rate apart across every sync of this server; false when stopped while waiting. */
-export function createLimiter(rate: number): (signal: AbortSignal) => Promise<boolean> {
+/**
+ * The server's one pace for the upstream: requests spaced 1/rate apart (SYNC_RATE) across every
+ * sync and every listing the callback watch makes. Resolves false when stopped while waiting.
+ * rooms.ts makes one and hands it to both rooms, so that together they keep to the rate.
+ */
+export type Pace = (signal: AbortSignal) => Promise<boolean>
+
+export function createLimiter(rate: number): Pace {
   let next = 0
   return async (signal) => {
     if (rate <= 0) return !signal.aborted

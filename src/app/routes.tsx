@@ -332,8 +332,7 @@ const alertsRoute = createRoute({
   validateSearch: searchValidator(alertsSearch),
   search: { middlewares: [stripDefaults(alertsSearch)] },
   component: onDemand(AlertsPage, function AlertsRoute() {
-    const access = usePageAccess()
-    return <AlertsPage search={alertsRoute.useSearch()} isAdmin={access === 'admin'} />
+    return <AlertsPage search={alertsRoute.useSearch()} />
   }),
   pendingComponent: pending('alerts'),
   errorComponent: failed('alerts'),

@@ -5,10 +5,15 @@ import type { ReactNode } from 'react'
 import { afterEach, describe, expect, test } from 'vitest'
 import { alertsQuery, type AlertsPageData } from '../../api/alerts'
 import { ApiError } from '../../api/errors'
+import { ME_KEY, type Me } from '../../api/me'
+import type { Role } from '../../../contract/roles'
 import { TestRouter } from '../../lib/test-router'
 import { AlertsPage } from './alerts-page'
 
-/** The Alerts page's states, each from a query cache filled as its answer would fill it. */
+/**
+ * The Alerts page's states, each from a query cache filled as its answers would fill it: the
+ * page's own, and /api/auth/me's (who is signed in, as the layout reads it).
+ */
 
 afterEach(cleanup)
 
@@ -44,25 +49,70 @@ const firing = {
   ackedBy: null,
 }
 
-function renderWith(ui: ReactNode, seed: (qc: QueryClient) => void) {
+const channel = {
+  id: 'env-webhook',
+  kind: 'webhook' as const,
+  name: 'Webhook (server configuration)',
+  target: 'https://hooks.example.com/…',
+  secret: 'set' as const,
+  enabled: true,
+  details: false,
+  quietStart: null,
+  quietEnd: null,
+  quietZone: 'UTC',
+  source: 'env' as const,
+}
+
+const signedIn = (role: Role): Me => ({ mode: 'password', user: { name: 'sam', role } })
+
+function renderWith(ui: ReactNode, seed: (qc: QueryClient) => void, role: Role = 'admin') {
   const qc = new QueryClient({
     defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: Infinity, refetchInterval: false } },
   })
+  qc.setQueryData(ME_KEY, signedIn(role))
   seed(qc)
   return render(<QueryClientProvider client={qc}>{ui}</QueryClientProvider>, { wrapper: TestRouter })
 }
 
 describe('the Alerts page', () => {
   test('says nothing fires, and offers a viewer no change', () => {
-    renderWith(<AlertsPage search={{ tab: 'now' }} isAdmin={false} />, (qc) => qc.setQueryData(alertsQuery().queryKey, page()))
+    renderWith(<AlertsPage search={{ tab: 'now' }} />, (qc) => qc.setQueryData(alertsQuery().queryKey, page()), 'viewer')
     expect(screen.getByRole('tab', { name: 'Firing now (0)' }).getAttribute('aria-selected')).toBe('true')
     expect(screen.getByText('Nothing is firing')).toBeTruthy()
     expect(screen.queryByRole('button', { name: 'Check the rules now' })).toBeNull()
-    expect(screen.getByText(/signed in as a viewer/)).toBeTruthy()
+    expect(screen.getByText(/You are signed in as a viewer: an admin changes rules and channels\./)).toBeTruthy()
+  })
+
+  test('names the role of an agent, who changes no more than a viewer here', () => {
+    renderWith(<AlertsPage search={{ tab: 'now' }} />, (qc) => qc.setQueryData(alertsQuery().queryKey, page()), 'agent')
+    expect(screen.getByText(/You are signed in as an agent: an admin changes rules and channels\./)).toBeTruthy()
+    expect(screen.queryByText(/signed in as a viewer/)).toBeNull()
+    expect(screen.queryByRole('button', { name: 'Check the rules now' })).toBeNull()
+  })
+
+  test('tells an admin nothing about roles, and says nothing while who is signed in is not known', () => {
+    renderWith(<AlertsPage search={{ tab: 'now' }} />, (qc) => qc.setQueryData(alertsQuery().queryKey, page()))
+    expect(screen.getByRole('button', { name: 'Check the rules now' })).toBeTruthy()
+    expect(screen.queryByText(/signed in as/)).toBeNull()
+    cleanup()
+    // /api/auth/me could not answer: the page neither guesses a role nor offers an admin's controls.
+    renderWith(<AlertsPage search={{ tab: 'now' }} />, (qc) => {
+      qc.setQueryData(alertsQuery().queryKey, page())
+      qc.removeQueries({ queryKey: ME_KEY })
+      qc.getQueryCache()
+        .build(qc, { queryKey: [...ME_KEY] })
+        .setState({
+          status: 'error',
+          error: new ApiError('unreachable', 'The Switchboard server could not be reached.', 0),
+          fetchStatus: 'idle',
+        })
+    })
+    expect(screen.queryByText(/signed in as/)).toBeNull()
+    expect(screen.queryByRole('button', { name: 'Check the rules now' })).toBeNull()
   })
 
   test('lists a firing alert with a link to its rows, and an admin’s Acknowledge and Silence', () => {
-    renderWith(<AlertsPage search={{ tab: 'now' }} isAdmin />, (qc) => qc.setQueryData(alertsQuery().queryKey, page({ firing: [firing] })))
+    renderWith(<AlertsPage search={{ tab: 'now' }} />, (qc) => qc.setQueryData(alertsQuery().queryKey, page({ firing: [firing] })))
     const card = screen.getByRole('article', { name: `Customer waiting · ${NUMBER}` })
     expect(within(card).getByText('Firing')).toBeTruthy()
     expect(within(card).getByRole('link', { name: 'Show the rows behind Customer waiting' }).getAttribute('href')).toBe(
@@ -73,22 +123,7 @@ describe('the Alerts page', () => {
   })
 
   test('shows a channel set by the server’s configuration without its secret, and no remove', () => {
-    const channel = {
-      id: 'env-webhook',
-      kind: 'webhook' as const,
-      name: 'Webhook (server configuration)',
-      target: 'https://hooks.example.com/…',
-      secret: 'set' as const,
-      enabled: true,
-      details: false,
-      quietStart: null,
-      quietEnd: null,
-      quietZone: 'UTC',
-      source: 'env' as const,
-    }
-    renderWith(<AlertsPage search={{ tab: 'channels' }} isAdmin />, (qc) =>
-      qc.setQueryData(alertsQuery().queryKey, page({ channels: [channel] })),
-    )
+    renderWith(<AlertsPage search={{ tab: 'channels' }} />, (qc) => qc.setQueryData(alertsQuery().queryKey, page({ channels: [channel] })))
     const card = screen.getByRole('article', { name: channel.name })
     expect(within(card).getByText("the server's configuration")).toBeTruthy()
     expect(within(card).getByText('set (never shown again)')).toBeTruthy()
@@ -97,7 +132,7 @@ describe('the Alerts page', () => {
   })
 
   test('says what went wrong when the page cannot load, with a retry', () => {
-    renderWith(<AlertsPage search={{ tab: 'now' }} isAdmin />, (qc) => {
+    renderWith(<AlertsPage search={{ tab: 'now' }} />, (qc) => {
       const q = qc.getQueryCache().build(qc, { queryKey: [...alertsQuery().queryKey] })
       q.setState({
         status: 'error',

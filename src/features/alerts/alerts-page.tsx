@@ -1,5 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
+import { aRole } from '../../../contract/roles'
 import { alertsQuery } from '../../api/alerts'
+import { accessOf, mayAt, useMe } from '../../api/me'
 import { ErrorAlert } from '../../components/alert'
 import { TableSkeleton } from '../../components/empty-state'
 import { Tabs } from '../../components/tabs'
@@ -13,7 +15,8 @@ import { RulesPanel } from './rules-panel'
 /**
  * Alerts: what fires now (acknowledge, silence), the history, the rules and their thresholds,
  * and the channels notices go to with their delivery logs. Everyone signed in reads it; admins
- * change it (the server refuses anyone else, and logs each change).
+ * change it (the server refuses anyone else, and logs each change). Who is signed in comes from
+ * /api/auth/me, as the layout reads it: the page names that role, and offers nothing on a guess.
  */
 
 const TABS = [
@@ -23,8 +26,10 @@ const TABS = [
   { id: 'history', label: 'History' },
 ] as const
 
-export function AlertsPage({ search, isAdmin }: { search: AlertsSearch; isAdmin: boolean }) {
+export function AlertsPage({ search }: { search: AlertsSearch }) {
   const page = useQuery(alertsQuery())
+  const access = accessOf(useMe().data)
+  const isAdmin = mayAt(access, 'admin') === true
   const setParams = useSetParams('/alerts')
   const tab = search.tab
   const firing = page.data?.firing.length ?? 0
@@ -37,7 +42,7 @@ export function AlertsPage({ search, isAdmin }: { search: AlertsSearch; isAdmin:
       <p className="mb-3 text-sm text-slate-700">
         Switchboard tells the team by webhook, chat or email when something needs them: once when it starts, again at each rule’s reminder
         interval, and when it is over.
-        {isAdmin ? null : ' You are signed in as a viewer: an admin changes rules and channels.'}
+        {isAdmin || access === 'unknown' ? null : ` You are signed in as ${aRole(access)}: an admin changes rules and channels.`}
       </p>
       <Tabs
         tabs={tabs}

@@ -71,6 +71,8 @@ export const PERMISSIONS = {
   manageUsers: 'admin',
   /** Read and export the access log, and verify its chain: it shows what each colleague read. */
   readAccessLog: 'admin',
+  /** Send the access log's signed head to the witness channels now: a notice to outside parties, as other alert changes are an admin's. */
+  sendLogWitness: 'admin',
 } as const satisfies Record<string, AccessLevel>
 
 export type Permission = keyof typeof PERMISSIONS

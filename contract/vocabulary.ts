@@ -62,6 +62,7 @@ const VERBS = {
   ack: 'acknowledged',
   silence: 'silenced or unsilenced',
   test: 'test notice sent',
+  witness: 'signed head sent to witnesses',
 } as const
 type Verb = keyof typeof VERBS
 
@@ -127,6 +128,7 @@ const ACTION_PARTS = [
   ['alerts', 'ack'],
   ['alerts', 'silence'],
   ['alerts', 'test'],
+  ['alerts', 'witness'],
 ] as const satisfies ReadonlyArray<readonly [Subject, Verb | null]>
 
 type Joined<P> = P extends readonly [infer S extends string, infer V] ? (V extends string ? `${S}.${V}` : S) : never

@@ -9,7 +9,8 @@ import { indexNumber } from './helpers'
 
 /**
  * The Alerts page, as the stack's local admin: a webhook channel added (its secret shown once, a
- * test that arrives signed at a real receiver on loopback), a rule switched and a bad threshold
+ * test that arrives signed at a real receiver on loopback, marked as a witness of the access log
+ * on a stack without a signing key), a rule switched and a bad threshold
  * refused naming it, the desk's waiting customers firing an alert that links to the queue, then
  * acknowledged and silenced; by keyboard, at a phone's width, and through axe.
  */
@@ -77,6 +78,12 @@ test.describe('alerts', () => {
     ).toBe(true)
     await card.getByText(/^Delivery log/).click()
     await expect(card.getByText(/Test notice \(test\).*delivered/)).toBeVisible()
+    // A witness of the access log: marked here; this stack has no signing key, and the page says nothing goes.
+    await card.getByRole('checkbox', { name: 'Witness of the access log (Ops hook)' }).check()
+    await expect(card).toContainText('yes: gets the access log’s signed head')
+    const witnesses = page.getByRole('region', { name: 'Witnesses of the access log' })
+    await expect(witnesses).toContainText('LOG_SIGNING_KEY_FILE is not set')
+    await expect(witnesses.getByRole('button', { name: 'Send the signed head now' })).toHaveCount(0)
     // After a reload the secret is nowhere on the page.
     await page.reload()
     await expect(page.getByRole('article', { name: 'Ops hook' })).toBeVisible()

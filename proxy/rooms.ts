@@ -116,7 +116,15 @@ export async function openRooms(
     const pace = createLimiter(cfg.index.syncRate)
     index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk, hooks: deskIndexHooks, pace })
     const access = createAccess(cfg.access, { db, log, now: deps.now })
-    const alerts = createAlerts(cfg.alerts, { db, log, now: deps.now, verifyLog: access.verifyLog, addressProblem })
+    const alerts = createAlerts(cfg.alerts, {
+      db,
+      log,
+      now: deps.now,
+      verifyLog: access.verifyLog,
+      // The access log's signed head for the witness channels (null without LOG_SIGNING_KEY_FILE).
+      latestSignedHead: access.latestSignedHead,
+      addressProblem,
+    })
     const watch = openWatch({
       db,
       forwarder: deps.forwarder,

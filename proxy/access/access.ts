@@ -1,3 +1,4 @@
+import { createPublicKey } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import type { IncomingMessage } from 'node:http'
 import { IDLE_HEADER, LEAST_ROLE, MOST_ROLE } from '../../contract/roles.ts'
@@ -64,6 +65,12 @@ export interface Access extends AccessGate {
   ) => Promise<string>
   /** Recomputes the access log's hash chain (see verifyLog in access-log.ts). */
   verifyLog: () => Promise<LogVerdict>
+  /**
+   * The log's head signed now (every entry written so far in it), appended to the heads file like
+   * the hourly ones, with the public key (SPKI PEM) that verifies it: what a witness keeps. Null
+   * without LOG_SIGNING_KEY_FILE (there is no signed head to give).
+   */
+  latestSignedHead: (() => Promise<SignedHead & { publicKey: string }>) | null
   /** Resolves when every access-log write started so far has finished (tests, shutdown). */
   flush: () => Promise<void>
   /** The retention purge (access log, expired sessions, old sign-in failures); runs at start and daily. */
@@ -246,6 +253,19 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
     if (!key || !cfg.logSigningKeyFile) return
     appendSignedHead(headsFileOf(cfg.logSigningKeyFile), signHead(key, await readHead(db), new Date(now())))
   }
+  const publicKey = key ? String(createPublicKey(key).export({ type: 'spki', format: 'pem' })) : null
+  const keyFile = cfg.logSigningKeyFile
+  const latestSignedHead =
+    key && publicKey && keyFile
+      ? async () => {
+          // Flushed first: the head then covers every entry already awaited, such as the one that
+          // records the admin asking for this head.
+          await flushLog()
+          const head = signHead(key, await readHead(db), new Date(now()))
+          appendSignedHead(headsFileOf(keyFile), head)
+          return { ...head, publicKey }
+        }
+      : null
   const verifyHere = async (): Promise<LogVerdict> => {
     let heads: SignedHead[] = []
     if (key && cfg.logSigningKeyFile && existsSync(headsFileOf(cfg.logSigningKeyFile))) {
@@ -283,6 +303,7 @@ export function createAccess(cfg: AccessConfig, deps: AccessDeps): Access {
     recordRead,
     completeExport,
     verifyLog: verifyHere,
+    latestSignedHead,
     clientAddress: addressOf,
     meta: () => ({ accessMode: cfg.mode }),
     flush: flushLog,

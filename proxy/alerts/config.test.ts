@@ -23,11 +23,23 @@ describe('the alerts variables', () => {
       ALERT_EMAIL_TO: 'ops@example.com, desk@example.com',
       SMTP_URL: 'smtp://mail.example.com:587',
       ALERT_FROM: 'Switchboard <alerts@example.com>',
+      ALERT_WITNESS: 'webhook, Email',
     })
     expect(issues).toEqual([])
     expect(config!.publicUrl).toBe('https://sb.example.com')
     expect(config!.evalIntervalMs).toBe(30_000)
     expect(config!.envChannels.map((c) => c.id)).toEqual(['env-webhook', 'env-slack', 'env-email'])
+    expect(config!.envChannels.filter((c) => c.witness).map((c) => c.id)).toEqual(['env-webhook', 'env-email'])
+  })
+
+  it('refuse a witness that is not a channel kind, or names a channel not declared', () => {
+    expect(parse({ ALERT_WITNESS: 'webhook,sms' }).issues).toEqual([
+      expect.stringMatching(/^ALERT_WITNESS names webhook, but ALERT_WEBHOOK_URL is not set/),
+      expect.stringMatching(/^ALERT_WITNESS must list webhook, slack or email.*"sms"/),
+    ])
+    expect(parse({ ALERT_SLACK_URL: 'https://hooks.slack.com/services/T/B/x', ALERT_WITNESS: 'slack' }).config!.envChannels).toEqual([
+      expect.objectContaining({ id: 'env-slack', witness: true }),
+    ])
   })
 
   it('report every problem at once, each naming its variable', () => {
@@ -40,6 +52,7 @@ describe('the alerts variables', () => {
       ALERT_SLACK_URL: 'not a url',
       ALERT_EMAIL_TO: 'nobody',
       ALERT_FROM: 'x',
+      ALERT_WITNESS: 'pager',
     })
     expect(config).toBeNull()
     const names = [
@@ -51,6 +64,7 @@ describe('the alerts variables', () => {
       'ALERT_SLACK_URL',
       'ALERT_EMAIL_TO',
       'ALERT_FROM',
+      'ALERT_WITNESS',
     ]
     for (const n of names)
       expect(

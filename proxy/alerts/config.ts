@@ -13,6 +13,8 @@ export interface EnvChannel {
   name: string
   target: string
   secret: string | null
+  /** Named in ALERT_WITNESS: gets the access log's signed head. */
+  witness?: boolean
 }
 
 export interface AlertsConfig {
@@ -36,6 +38,7 @@ export const ALERT_VARIABLES = [
   'ALERT_EMAIL_TO',
   'SMTP_URL',
   'ALERT_FROM',
+  'ALERT_WITNESS',
 ] as const
 
 /** A whsec_ secret: base64 of 24 to 64 random bytes (the Standard Webhooks range). */
@@ -185,6 +188,35 @@ export function parseAlertsConfig(
       envChannels.push({ id: 'env-email', kind: 'email', name: 'Email (server configuration)', target: to, secret: null })
   }
 
+  const witnesses = witnessKinds(get('ALERT_WITNESS'), (name) => get(name) !== null, issues)
+  for (const c of envChannels) if (witnesses.has(c.kind)) c.witness = true
+
   if (issues.length) return { config: null, issues }
   return { config: { publicUrl, evalIntervalMs, allowedHosts, smtpUrl, from, envChannels }, issues: [] }
+}
+
+const WITNESS_NEEDS = { webhook: 'ALERT_WEBHOOK_URL', slack: 'ALERT_SLACK_URL', email: 'ALERT_EMAIL_TO' } as const
+
+/**
+ * ALERT_WITNESS: which of the channels declared here are witnesses of the access log (webhook,
+ * slack, email, comma-separated). Each must be declared too: a witness that does not exist would
+ * leave the operator believing the heads are kept somewhere.
+ */
+function witnessKinds(raw: string | null, isSet: (name: (typeof WITNESS_NEEDS)[EnvChannel['kind']]) => boolean, issues: string[]) {
+  const kinds = new Set<EnvChannel['kind']>()
+  if (raw === null) return kinds
+  for (const entry of raw.split(',').map((s) => s.trim().toLowerCase())) {
+    if (!entry) continue
+    if (!Object.hasOwn(WITNESS_NEEDS, entry)) {
+      issues.push(
+        `ALERT_WITNESS must list webhook, slack or email, comma-separated (e.g. webhook,email); "${entry.slice(0, 40)}" is none of them`,
+      )
+      continue
+    }
+    const kind = entry as EnvChannel['kind']
+    if (!isSet(WITNESS_NEEDS[kind]))
+      issues.push(`ALERT_WITNESS names ${kind}, but ${WITNESS_NEEDS[kind]} is not set: there is no such channel`)
+    kinds.add(kind)
+  }
+  return kinds
 }

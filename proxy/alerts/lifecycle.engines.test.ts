@@ -150,6 +150,7 @@ describe.each(ENGINES)('the lifecycle on %s', (engine: Engine) => {
       secret: SECRET,
       enabled: true,
       details: true,
+      witness: false,
       quietStart: 8,
       quietEnd: 10,
       quietZone: 'UTC',

@@ -1,4 +1,4 @@
-import type { Notice, NoticeAlert } from './types.ts'
+import type { LogHead, Notice, NoticeAlert } from './types.ts'
 
 /**
  * A notice in each channel's form. Customer phones appear only when the notice carries them
@@ -10,6 +10,7 @@ const VERB: Record<Notice['type'], string> = {
   'alert.reminder': 'Still firing',
   'alert.resolved': 'Resolved',
   'alert.test': 'Test',
+  'log.head': 'Witness',
 }
 
 /** Plain text: no markup, one line per alert. */
@@ -27,7 +28,29 @@ export function subjectLine(n: Notice): string {
   return `[Switchboard] ${VERB[n.type]}: ${n.ruleTitle}${many}`
 }
 
+/**
+ * A witness notice's body: the head, what was signed, the key, and the heads-file line that
+ * `npm run users -- verify-log --anchor` reads, so the copy kept is enough to check the log later.
+ */
+function headLines(h: LogHead): string[] {
+  return [
+    "This server signed the head of its access log. Keep this message where the server's operators cannot change it: it shows later whether the log was cut or rewritten.",
+    '',
+    `Entry: ${h.seq}`,
+    `Hash: ${h.hash}`,
+    `Signed at: ${h.at}`,
+    `Signature (Ed25519, base64): ${h.sig}`,
+    `Signed text: "switchboard access-log head\\n${h.seq}\\n${h.hash}\\n${h.at}\\n"`,
+    'Public key:',
+    h.publicKey.trim(),
+    '',
+    'Heads-file line (npm run users -- verify-log --anchor FILE):',
+    JSON.stringify({ seq: h.seq, hash: h.hash, at: h.at, sig: h.sig }),
+  ]
+}
+
 export function textOf(n: Notice): string {
+  if (n.head) return [subjectLine(n).replace('[Switchboard] ', ''), '', ...headLines(n.head)].join('\n')
   const lines = [subjectLine(n).replace('[Switchboard] ', ''), '', ...n.alerts.map((a) => `• ${alertLine(a)}`)]
   if (n.link) lines.push('', `Alerts: ${n.link}`)
   return lines.join('\n')
@@ -37,6 +60,14 @@ export function textOf(n: Notice): string {
 export function slackBody(n: Notice): { text: string; blocks: unknown[] } {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
   const link = (url: string | null, label: string) => (url ? `<${esc(url)}|${esc(label)}>` : esc(label))
+  if (n.head)
+    return {
+      text: subjectLine(n),
+      blocks: [
+        { type: 'header', text: { type: 'plain_text', text: n.ruleTitle } },
+        { type: 'section', text: { type: 'mrkdwn', text: `\`\`\`${esc(headLines(n.head).join('\n'))}\`\`\``.slice(0, 3000) } },
+      ],
+    }
   return {
     text: subjectLine(n),
     blocks: [

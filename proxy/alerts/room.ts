@@ -14,11 +14,13 @@ import { firingAlerts } from './sql/alerts-read.ts'
 import { storedChannel, storedChannels } from './sql/channels-read.ts'
 import { recordFinding, type WatchFinding } from './sql/findings.ts'
 import { claimDue, type Claimed } from './sql/outbox-claim.ts'
-import { enqueueNotice } from './sql/outbox-enqueue.ts'
+import { enqueueClaimed } from './sql/outbox-enqueue.ts'
 import { purgeSettled } from './sql/outbox-purge.ts'
 import { settle } from './sql/outbox-settle.ts'
 import { readRules } from './sql/rules-read.ts'
+import { lastDailyWitness } from './sql/witness-day.ts'
 import type { Channel, Delivery, Notice } from './types.ts'
+import { dailyWitness, sendWitnessNow, type LatestSignedHead } from './witness.ts'
 
 /**
  * The alerts room: rules evaluated every ALERT_EVAL_INTERVAL, their notices written to the outbox
@@ -35,6 +37,8 @@ export interface AlertsDeps {
   log?: (line: string) => void
   /** access.verifyLog: the access log's chain recomputed. */
   verifyLog?: (() => Promise<Verdict>) | null
+  /** access.latestSignedHead: the access log's head signed now, for witnesses; null without a signing key. */
+  latestSignedHead?: LatestSignedHead | null
   /** Why an address may not be reached (proxy/kernel/outbound-address.ts addressProblem). */
   addressProblem: (address: string) => string | null
   /** DNS for webhook targets (tests point names at loopback). */
@@ -53,6 +57,8 @@ export interface Alerts {
   evaluate: () => Promise<Decided>
   /** Sends what is due now; resolves with how many attempts were made. */
   drain: () => Promise<number>
+  /** The daily witness notices, if today's have not gone (witness.ts); resolves with how many were written. */
+  witnessDue: () => Promise<number>
   channels: () => Promise<Channel[]>
   meta: () => Record<string, unknown>
   close: () => Promise<void>
@@ -126,14 +132,10 @@ export function createAlerts(cfg: AlertsConfig, deps: AlertsDeps): Alerts {
   /** A test notice on one channel, sent now: its outcome is the answer (and the delivery log's entry). */
   async function sendTest(channel: Channel, by: string): Promise<Delivery> {
     const at = now()
-    const notice = testNotice(at, by, cfg.publicUrl)
-    // Written already claimed by this server, so the sender's timer does not take it first.
-    const key = await enqueueNotice(db, { channel: channel.id, kind: 'test', notice, runAt: at, now: at, claimedBy: owner })
-    const row = (
-      await db.query<{ id: string; created_at: Date }>(`SELECT id::text AS id, created_at FROM alert_outbox WHERE key = $1`, [key])
-    ).rows[0]!
-    return sendClaimed({ id: row.id, key, channel: channel.id, kind: 'test', notice, attempts: 1, createdAt: new Date(row.created_at) })
+    return sendClaimed(await enqueueClaimed(db, owner, { channel, kind: 'test', notice: testNotice(at, by, cfg.publicUrl), at }))
   }
+
+  const witnessDue = async () => dailyWitness(db, now(), { channels: await channels(), latestSignedHead: deps.latestSignedHead ?? null })
 
   const timers: NodeJS.Timeout[] = []
   const guard = (what: string, p: () => Promise<unknown>) => () => {
@@ -150,6 +152,13 @@ export function createAlerts(cfg: AlertsConfig, deps: AlertsDeps): Alerts {
         cfg.evalIntervalMs,
       ),
     )
+    // The daily witness notice goes at the first interval of each UTC day (and after a start).
+    timers.push(
+      setInterval(
+        guard('the witness notice', () => witnessDue().then(() => drain())),
+        cfg.evalIntervalMs,
+      ),
+    )
     for (const t of timers) t.unref()
   }
 
@@ -162,6 +171,12 @@ export function createAlerts(cfg: AlertsConfig, deps: AlertsDeps): Alerts {
     target: sendDeps.target,
     emailReady: mailer !== null,
     sendTest,
+    witness: {
+      signing: deps.latestSignedHead != null,
+      lastDaily: () => lastDailyWitness(db),
+      send: (to) =>
+        sendWitnessNow(deps.latestSignedHead ?? null, to, now(), { enqueue: (c) => enqueueClaimed(db, owner, c), send: sendClaimed }),
+    },
     evaluate: async () => {
       const d = await evaluate()
       await drain()
@@ -180,6 +195,7 @@ export function createAlerts(cfg: AlertsConfig, deps: AlertsDeps): Alerts {
     },
     evaluate,
     drain,
+    witnessDue,
     channels,
     meta: () => ({ alerts: { rules: Object.keys(RULES).length, evalIntervalSeconds: cfg.evalIntervalMs / 1000, email: mailer !== null } }),
     close: async () => {
@@ -198,6 +214,7 @@ function configuredChannels(cfg: AlertsConfig): Channel[] {
     ...c,
     enabled: true,
     details: false,
+    witness: c.witness ?? false,
     quietStart: null,
     quietEnd: null,
     quietZone: 'UTC',

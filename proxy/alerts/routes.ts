@@ -18,11 +18,13 @@ import { readRules } from './sql/rules-read.ts'
 import { writeRule } from './sql/rules-write.ts'
 import { activeSilences, addSilence, endSilence } from './sql/silences.ts'
 import type { Channel, ChannelKind, Delivery } from './types.ts'
+import { witnessRoute, type WitnessDeps } from './witness-routes.ts'
 
 /**
  * /api/alerts/*: anyone signed in reads the Alerts page (what fires, the history, the rules, the
  * channels with their delivery logs); admins change rules and channels, acknowledge and silence,
- * each change an access-log entry stored before the change takes effect (no entry, no change).
+ * each change an access-log entry stored before the change takes effect (no entry, no change);
+ * they also send the access log's signed head to the witness channels now (witness-routes.ts).
  * A channel's secret (a webhook's whsec_, a Slack URL, which is its own secret) never leaves the
  * server once saved: the page shows that it is set.
  */
@@ -36,6 +38,7 @@ export interface RoutesDeps {
   target: TargetRules
   emailReady: boolean
   sendTest: (c: Channel, by: string) => Promise<Delivery>
+  witness: WitnessDeps
   evaluate: () => Promise<Decided>
 }
 
@@ -58,6 +61,7 @@ export function publicChannel(c: Channel) {
     secret: c.kind === 'slack' || c.secret ? ('set' as const) : null,
     enabled: c.enabled,
     details: c.details,
+    witness: c.witness,
     quietStart: c.quietStart,
     quietEnd: c.quietEnd,
     quietZone: c.quietZone,
@@ -124,6 +128,7 @@ const CHANNEL_SHAPE = {
   secret: z.string({ error: 'secret must be text.' }).trim().max(200, 'secret must be at most 200 characters.'),
   enabled: z.boolean({ error: 'enabled must be true or false.' }),
   details: z.boolean({ error: 'details must be true or false.' }),
+  witness: z.boolean({ error: 'witness must be true or false.' }),
   quietStart: hour('quietStart'),
   quietEnd: hour('quietEnd'),
   quietZone: z
@@ -138,6 +143,7 @@ const NEW_CHANNEL = jsonBody(
     secret: CHANNEL_SHAPE.secret.optional(),
     enabled: CHANNEL_SHAPE.enabled.optional(),
     details: CHANNEL_SHAPE.details.optional(),
+    witness: CHANNEL_SHAPE.witness.optional(),
     quietStart: CHANNEL_SHAPE.quietStart.optional(),
     quietEnd: CHANNEL_SHAPE.quietEnd.optional(),
     quietZone: CHANNEL_SHAPE.quietZone.optional(),
@@ -151,6 +157,7 @@ const CHANNEL_CHANGE = jsonBody(
     secret: CHANNEL_SHAPE.secret.optional(),
     enabled: CHANNEL_SHAPE.enabled.optional(),
     details: CHANNEL_SHAPE.details.optional(),
+    witness: CHANNEL_SHAPE.witness.optional(),
     quietStart: CHANNEL_SHAPE.quietStart.optional(),
     quietEnd: CHANNEL_SHAPE.quietEnd.optional(),
     quietZone: CHANNEL_SHAPE.quietZone.optional(),
@@ -209,7 +216,7 @@ function uiChannel(c: Channel | null, id: string): Channel {
 
 /** Every alerts route, in one table: the page's read and the rules, the channels, then acknowledging, silencing and evaluating. */
 export function alertsRoutes(d: RoutesDeps): RouteSpec[] {
-  return [...pageAndRuleRoutes(d), ...channelRoutes(d), ...actionRoutes(d)]
+  return [...pageAndRuleRoutes(d), ...channelRoutes(d), ...actionRoutes(d), witnessRoute(d.witness, d.channels)]
 }
 
 /** The Alerts page's one read, and an admin's change to a rule. */
@@ -222,13 +229,14 @@ function pageAndRuleRoutes(d: RoutesDeps): RouteSpec[] {
       reads: null,
       schema: NO_PARAMS,
       handle: async (_req, res) => {
-        const [firing, history, rules, channels, silences, deliveries] = await Promise.all([
+        const [firing, history, rules, channels, silences, deliveries, lastDaily] = await Promise.all([
           firingAlerts(d.db),
           resolvedAlerts(d.db, 100),
           readRules(d.db),
           d.channels(),
           activeSilences(d.db, d.now()),
           recentDeliveries(d.db, 100),
+          d.witness.lastDaily(),
         ])
         sendJson(res, 200, {
           firing: firing.map(publicAlert),
@@ -238,6 +246,7 @@ function pageAndRuleRoutes(d: RoutesDeps): RouteSpec[] {
           silences,
           deliveries,
           emailReady: d.emailReady,
+          witness: { signing: d.witness.signing, lastDaily: lastDaily?.toISOString() ?? null },
         })
       },
     }),
@@ -298,10 +307,17 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
           secret,
           enabled: body.enabled ?? true,
           details: body.details ?? false,
+          witness: body.witness ?? false,
           ...quietOf(body.quietStart, body.quietEnd),
           quietZone: body.quietZone ?? 'UTC',
         }
-        await ctx.audit('alerts.channel', { change: 'add', kind: body.kind, name: fields.name, details: fields.details })
+        await ctx.audit('alerts.channel', {
+          change: 'add',
+          kind: body.kind,
+          name: fields.name,
+          details: fields.details,
+          ...(fields.witness ? { witness: true } : {}),
+        })
         const id = await insertChannel(d.db, body.kind, fields)
         const saved = (await d.channelById(id))!
         // A secret made here is shown this once, for the receiver's configuration.
@@ -330,6 +346,7 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
           ...(secret !== undefined ? { secret } : {}),
           enabled: body.enabled ?? c.enabled,
           details: body.details ?? c.details,
+          witness: body.witness ?? c.witness,
           ...quietOf(
             body.quietStart !== undefined ? body.quietStart : c.quietStart,
             body.quietEnd !== undefined ? body.quietEnd : c.quietEnd,
@@ -342,6 +359,7 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
           fields: Object.keys(body).filter((k) => k !== 'secret'),
           ...(secret !== undefined ? { secretReplaced: true } : {}),
           ...(body.details !== undefined && body.details !== c.details ? { details: body.details } : {}),
+          ...(body.witness !== undefined && body.witness !== c.witness ? { witness: body.witness } : {}),
         })
         await updateChannel(d.db, c.id, fields, d.now())
         sendJson(res, 200, { channel: publicChannel((await d.channelById(c.id))!) })

@@ -1,3 +1,4 @@
+import { createPublicKey, verify } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
@@ -5,6 +6,7 @@ import type { Db } from '../db/types.ts'
 import { addressProblem } from '../kernel/outbound-address.ts'
 import type { AlertsConfig, EnvChannel } from './config.ts'
 import { createAlerts, type Alerts, type AlertsDeps } from './room.ts'
+import type { LogHead } from './types.ts'
 
 /**
  * Test plumbing: real receivers on loopback (an HTTP server that records what it was sent and
@@ -110,4 +112,13 @@ export async function clearAlerts(db: Db): Promise<void> {
   await db.query(`UPDATE alert_rules SET enabled = true`)
   await db.query(`TRUNCATE index_quarter_hours, desk_threads, desk_opt_periods`)
   await db.query(`DELETE FROM index_numbers`)
+}
+
+/**
+ * The check a witness makes offline, written here from the documented signed text rather than
+ * taken from the server's code: the key is the one the notice itself carries.
+ */
+export function headVerifies(h: LogHead): boolean {
+  const text = `switchboard access-log head\n${h.seq}\n${h.hash}\n${h.at}\n`
+  return verify(null, Buffer.from(text), createPublicKey(h.publicKey), Buffer.from(h.sig, 'base64'))
 }

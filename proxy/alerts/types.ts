@@ -30,9 +30,24 @@ export interface NoticeAlert {
   phones?: string[]
 }
 
+/**
+ * The access log's head as the server signed it (proxy/access/signed-heads.ts), handed over by the
+ * composition root: `sig` is the base64 Ed25519 signature of the text
+ * "switchboard access-log head\n<seq>\n<hash>\n<at>\n", and `publicKey` (SPKI PEM) verifies it,
+ * so whoever keeps it can check it offline. The four head fields are one line of the server's heads
+ * file, which `npm run users -- verify-log --anchor` reads.
+ */
+export interface LogHead {
+  seq: string
+  hash: string
+  at: string
+  sig: string
+  publicKey: string
+}
+
 /** A notice as decided and stored in the outbox (rendered for its channel when sent). */
 export interface Notice {
-  type: 'alert.firing' | 'alert.reminder' | 'alert.resolved' | 'alert.test'
+  type: 'alert.firing' | 'alert.reminder' | 'alert.resolved' | 'alert.test' | 'log.head'
   rule: string
   ruleTitle: string
   urgent: boolean
@@ -40,7 +55,12 @@ export interface Notice {
   alerts: NoticeAlert[]
   /** The Alerts page. */
   link: string | null
+  /** A witness notice's one content (its `alerts` is empty): no customer data, nothing but the signed head. */
+  head?: LogHead
 }
+
+/** The outbox's kinds of notice (alert_outbox.kind). */
+export type NoticeKind = 'firing' | 'reminder' | 'resolved' | 'test' | 'witness'
 
 export type ChannelKind = 'webhook' | 'slack' | 'email'
 
@@ -52,6 +72,8 @@ export interface Channel {
   secret: string | null
   enabled: boolean
   details: boolean
+  /** Gets the access log's signed head daily and on an admin's demand. */
+  witness: boolean
   quietStart: number | null
   quietEnd: number | null
   quietZone: string

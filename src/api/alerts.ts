@@ -54,6 +54,7 @@ const channelWire = z.object({
   secret: z.nullable(z.literal('set')),
   enabled: z.boolean(),
   details: z.boolean(),
+  witness: z.boolean(),
   quietStart: z.nullable(z.number()),
   quietEnd: z.nullable(z.number()),
   quietZone: z.string(),
@@ -96,6 +97,8 @@ const pageWire = z.object({
   silences: z.array(silenceWire),
   deliveries: z.array(deliveryWire),
   emailReady: z.boolean(),
+  /** Whether the server signs the access log's head (LOG_SIGNING_KEY_FILE), and when the daily witness notice last went. */
+  witness: z.object({ signing: z.boolean(), lastDaily: z.nullable(z.string()) }),
 })
 export type AlertsPageData = z.infer<typeof pageWire>
 
@@ -132,6 +135,7 @@ export interface ChannelInput {
   secret?: string
   enabled?: boolean
   details?: boolean
+  witness?: boolean
   quietStart?: number | null
   quietEnd?: number | null
   quietZone?: string
@@ -152,9 +156,8 @@ export async function changeChannel(id: string, input: ChannelInput): Promise<Al
 
 export const removeChannel = (id: string) => deleteOwn(`/api/alerts/channels/${encodeURIComponent(id)}`)
 
-const resultWire = z.object({
-  result: z.object({ ok: z.boolean(), status: z.nullable(z.number()), ms: z.number(), error: z.nullable(z.string()) }),
-})
+const deliveryResult = z.object({ ok: z.boolean(), status: z.nullable(z.number()), ms: z.number(), error: z.nullable(z.string()) })
+const resultWire = z.object({ result: deliveryResult })
 export type TestResult = z.infer<typeof resultWire>['result']
 
 export async function sendTest(id: string): Promise<TestResult> {
@@ -178,4 +181,15 @@ export async function evaluateNow(): Promise<{ opened: number; resolved: number;
     await postJson('/api/alerts/evaluate', {}),
     WHO,
   ).evaluated
+}
+
+const witnessWire = z.object({
+  head: z.object({ seq: z.string(), hash: z.string(), at: z.string() }),
+  sent: z.array(z.extend(deliveryResult, { channel: z.string(), name: z.string() })),
+})
+export type WitnessSent = z.infer<typeof witnessWire>
+
+/** The access log's head, signed now, to every witness channel (admins); 409 without a signing key or a witness. */
+export async function sendWitnessNow(): Promise<WitnessSent> {
+  return parseWire(witnessWire, await postJson('/api/alerts/witness', {}), WHO)
 }

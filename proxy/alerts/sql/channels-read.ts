@@ -9,6 +9,7 @@ type Row = {
   secret: string | null
   enabled: boolean
   details: boolean
+  witness: boolean
   quiet_start: number | null
   quiet_end: number | null
   quiet_zone: string
@@ -22,13 +23,14 @@ const toChannel = (r: Row): Channel => ({
   secret: r.secret,
   enabled: r.enabled,
   details: r.details,
+  witness: r.witness,
   quietStart: r.quiet_start,
   quietEnd: r.quiet_end,
   quietZone: r.quiet_zone,
   source: 'ui',
 })
 
-const COLUMNS = `id::text AS id, kind, name, target, secret, enabled, details, quiet_start, quiet_end, quiet_zone`
+const COLUMNS = `id::text AS id, kind, name, target, secret, enabled, details, witness, quiet_start, quiet_end, quiet_zone`
 
 /** The channels saved in the UI (the server's own, from its configuration, are added by the room). */
 export async function storedChannels(db: Queryable): Promise<Channel[]> {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Queryable } from '../../db/types.ts'
-import type { Notice } from '../types.ts'
+import type { Channel, Notice, NoticeKind } from '../types.ts'
+import type { Claimed } from './outbox-claim.ts'
 
 /**
  * A notice for one channel into the outbox, inside the caller's transaction: the decision (an
@@ -10,7 +11,7 @@ import type { Notice } from '../types.ts'
  */
 export async function enqueueNotice(
   tx: Queryable,
-  n: { channel: string; kind: 'firing' | 'reminder' | 'resolved' | 'test'; notice: Notice; runAt: Date; now: Date; claimedBy?: string },
+  n: { channel: string; kind: NoticeKind; notice: Notice; runAt: Date; now: Date; claimedBy?: string },
 ): Promise<string> {
   const key = `msg_${randomUUID().replace(/-/g, '')}`
   await tx.query(
@@ -19,4 +20,20 @@ export async function enqueueNotice(
     [key, n.channel, n.kind, JSON.stringify(n.notice), n.runAt, n.now, n.claimedBy ?? null],
   )
   return key
+}
+
+/**
+ * A notice for one channel written already claimed by `owner` (so the sender's timer does not
+ * take it first), for the caller to send at once: a test, a witness notice an admin asked for.
+ */
+export async function enqueueClaimed(
+  db: Queryable,
+  owner: string,
+  n: { channel: Channel; kind: NoticeKind; notice: Notice; at: Date },
+): Promise<Claimed> {
+  const key = await enqueueNotice(db, { channel: n.channel.id, kind: n.kind, notice: n.notice, runAt: n.at, now: n.at, claimedBy: owner })
+  const row = (
+    await db.query<{ id: string; created_at: Date }>(`SELECT id::text AS id, created_at FROM alert_outbox WHERE key = $1`, [key])
+  ).rows[0]!
+  return { id: row.id, key, channel: n.channel.id, kind: n.kind, notice: n.notice, attempts: 1, createdAt: new Date(row.created_at) }
 }

@@ -27,6 +27,7 @@ const page = (more: Partial<AlertsPageData> = {}): AlertsPageData => ({
   silences: [],
   deliveries: [],
   emailReady: false,
+  witness: { signing: true, lastDaily: null },
   ...more,
 })
 
@@ -57,6 +58,7 @@ const channel = {
   secret: 'set' as const,
   enabled: true,
   details: false,
+  witness: false,
   quietStart: null,
   quietEnd: null,
   quietZone: 'UTC',
@@ -129,6 +131,32 @@ describe('the Alerts page', () => {
     expect(within(card).getByText('set (never shown again)')).toBeTruthy()
     expect(within(card).getByRole('button', { name: `Send a test to ${channel.name}` })).toBeTruthy()
     expect(within(card).queryByRole('button', { name: /^Remove/ })).toBeNull()
+  })
+
+  test('offers an admin the signed head now when a channel is a witness, and nobody else', () => {
+    const witness = { ...channel, witness: true }
+    const seed = (qc: QueryClient) => qc.setQueryData(alertsQuery().queryKey, page({ channels: [witness] }))
+    renderWith(<AlertsPage search={{ tab: 'channels' }} />, seed)
+    const section = screen.getByRole('region', { name: 'Witnesses of the access log' })
+    expect(within(section).getByText(/Witnesses: Webhook \(server configuration\)\./)).toBeTruthy()
+    expect(within(section).getByRole('button', { name: 'Send the signed head now' })).toHaveProperty('disabled', false)
+    expect(within(screen.getByRole('article', { name: witness.name })).getByText(/\(ALERT_WITNESS\)/)).toBeTruthy()
+    cleanup()
+    renderWith(<AlertsPage search={{ tab: 'channels' }} />, seed, 'agent')
+    expect(screen.getByRole('region', { name: 'Witnesses of the access log' })).toBeTruthy()
+    expect(screen.queryByRole('button', { name: 'Send the signed head now' })).toBeNull()
+  })
+
+  test('says that nothing goes to witnesses without a signing key, and offers no send', () => {
+    renderWith(<AlertsPage search={{ tab: 'channels' }} />, (qc) =>
+      qc.setQueryData(
+        alertsQuery().queryKey,
+        page({ channels: [{ ...channel, witness: true }], witness: { signing: false, lastDaily: null } }),
+      ),
+    )
+    const section = screen.getByRole('region', { name: 'Witnesses of the access log' })
+    expect(section.textContent).toMatch(/no signing key \(LOG_SIGNING_KEY_FILE is not set\).*no daily notice goes to\s+witnesses/)
+    expect(within(section).queryByRole('button', { name: 'Send the signed head now' })).toBeNull()
   })
 
   test('says what went wrong when the page cannot load, with a retry', () => {

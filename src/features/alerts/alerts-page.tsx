@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { aRole } from '../../../contract/roles'
 import { alertsQuery } from '../../api/alerts'
-import { accessOf, mayAt, useMe } from '../../api/me'
+import { accessOf, mayAt, mayDo, useMe } from '../../api/me'
 import { ErrorAlert } from '../../components/alert'
 import { TableSkeleton } from '../../components/empty-state'
 import { Tabs } from '../../components/tabs'
@@ -68,7 +68,7 @@ export function AlertsPage({ search }: { search: AlertsSearch }) {
           ) : tab === 'rules' ? (
             <RulesPanel rules={page.data.rules} isAdmin={isAdmin} />
           ) : tab === 'channels' ? (
-            <ChannelsPanel data={page.data} isAdmin={isAdmin} />
+            <ChannelsPanel data={page.data} isAdmin={isAdmin} maySendHead={mayDo(access, 'sendLogWitness') === true} />
           ) : (
             <HistoryPanel alerts={page.data.history} />
           )

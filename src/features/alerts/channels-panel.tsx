@@ -16,6 +16,7 @@ import { ErrorAlert } from '../../components/alert'
 import { CopyText } from '../../components/copy-text'
 import { EmptyState } from '../../components/empty-state'
 import { when } from './alert-parts'
+import { WitnessPanel } from './witness-panel'
 
 /**
  * Where notices go. A channel's secret never comes back from the server once saved (the page
@@ -24,7 +25,7 @@ import { when } from './alert-parts'
 
 const KIND: Record<ChannelKind, string> = { webhook: 'Webhook (signed JSON)', slack: 'Slack incoming webhook', email: 'Email' }
 
-export function ChannelsPanel({ data, isAdmin }: { data: AlertsPageData; isAdmin: boolean }) {
+export function ChannelsPanel({ data, isAdmin, maySendHead }: { data: AlertsPageData; isAdmin: boolean; maySendHead: boolean }) {
   const [said, setSaid] = useState<string | null>(null)
   const [secret, setSecret] = useState<string | null>(null)
   return (
@@ -67,6 +68,7 @@ export function ChannelsPanel({ data, isAdmin }: { data: AlertsPageData; isAdmin
           }}
         />
       ) : null}
+      <WitnessPanel data={data} maySend={maySendHead} />
     </>
   )
 }
@@ -124,6 +126,11 @@ function ChannelCard({
           ) : null}
           <dt className="text-slate-600">Set by</dt>
           <dd>{fromEnv ? "the server's configuration" : 'an admin, here'}</dd>
+          <dt className="text-slate-600">Witness</dt>
+          <dd>
+            {c.witness ? 'yes: gets the access log’s signed head' : 'no'}
+            {fromEnv && c.witness ? ' (ALERT_WITNESS)' : ''}
+          </dd>
           <dt className="text-slate-600">Quiet hours</dt>
           <dd>{c.quietStart === null ? 'none' : `${c.quietStart}:00–${c.quietEnd}:00 ${c.quietZone} (urgent rules still go)`}</dd>
         </dl>
@@ -164,6 +171,17 @@ function ChannelCard({
                   }}
                 />
                 Customer phones in notices<span className="sr-only"> ({c.name})</span>
+              </label>
+              <label className="flex items-center gap-2">
+                <input
+                  type="checkbox"
+                  checked={asked?.witness ?? c.witness}
+                  disabled={change.isPending}
+                  onChange={(e) => {
+                    change.mutate({ witness: e.target.checked })
+                  }}
+                />
+                Witness of the access log<span className="sr-only"> ({c.name})</span>
               </label>
               <button
                 type="button"

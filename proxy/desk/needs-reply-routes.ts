@@ -145,7 +145,15 @@ const QUEUE_CSV_HEADER = [
 ]
 
 /** The whole queue as CSV (the page shows the longest waits only), in keyset batches, every cell through contract/csv's guard. */
-export async function needsReplyExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
+export async function needsReplyExportRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: RequestContext,
+  db: Db,
+  job: Job,
+  stallMs: number,
+) {
   const p = readParams(url, ['number', 'thresholdMinutes', 'at', 'tz', 'job', 'format'])
   const format = deskFormat(p.get('format'))
   const local = localColumns(p, ['waiting_since', 'last_inbound_at'])
@@ -178,6 +186,7 @@ export async function needsReplyExportRoute(_req: IncomingMessage, res: ServerRe
     (result) => exportDone(ctx, 'needs-reply', what, result, format),
     job,
     format,
+    stallMs,
   )
 }
 

@@ -126,7 +126,15 @@ const SENT_CSV_HEADER = [
 ]
 
 /** Every send after opt-out, with both messages, newest first as on the page: keyset batches (sent-after.ts). */
-export async function sentAfterExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
+export async function sentAfterExportRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: RequestContext,
+  db: Db,
+  job: Job,
+  stallMs: number,
+) {
   const p = readParams(url, ['number', 'party', 'tz', 'job', 'format'])
   const format = deskFormat(p.get('format'))
   const local = localColumns(p, ['opt_out_at', 'sent_at'])
@@ -161,13 +169,22 @@ export async function sentAfterExportRoute(_req: IncomingMessage, res: ServerRes
     (result) => exportDone(ctx, 'sent-after-opt-out', what, result, format),
     job,
     format,
+    stallMs,
   )
 }
 
 const LEDGER_CSV_HEADER = ['number', 'customer', 'state', 'opted_out_since', 'sent_after_opt_out', 'history']
 
 /** The whole opt-out ledger (the page shows 500 rows), by number and customer: keyset batches over the primary key. */
-export async function optOutsExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
+export async function optOutsExportRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: RequestContext,
+  db: Db,
+  job: Job,
+  stallMs: number,
+) {
   const p = readParams(url, ['number', 'state', 'tz', 'job', 'format'])
   const format = deskFormat(p.get('format'))
   const local = localColumns(p, ['opted_out_since'])
@@ -205,5 +222,6 @@ export async function optOutsExportRoute(_req: IncomingMessage, res: ServerRespo
     (result) => exportDone(ctx, 'opt-outs', what, result, format),
     job,
     format,
+    stallMs,
   )
 }

@@ -128,7 +128,15 @@ function theirTime(party: string, date: Date | string | null): [string, string] 
  * Every quiet-hour send of a number in the page's range (the page lists the newest 500), newest
  * first, in keyset batches, every cell through contract/csv's guard.
  */
-export async function quietHoursExportRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) {
+export async function quietHoursExportRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: RequestContext,
+  db: Db,
+  job: Job,
+  stallMs: number,
+) {
   const p = readParams(url, ['number', 'from', 'to', 'tz', 'job', 'format'])
   const format = deskFormat(p.get('format'))
   const local = localColumns(p, ['sent_at'])
@@ -168,6 +176,7 @@ export async function quietHoursExportRoute(_req: IncomingMessage, res: ServerRe
     (result) => exportDone(ctx, 'quiet-hours', what, result, format),
     job,
     format,
+    stallMs,
   )
 }
 

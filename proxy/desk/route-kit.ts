@@ -5,7 +5,7 @@ import { invalid } from '../errors.ts'
 import { BOM, csvRow } from '../../contract/csv.ts'
 import { fitFileName } from '../../contract/file-name.ts'
 import { SECURITY_HEADERS, sendError } from '../http.ts'
-import { EXPORT_STALL_MS } from '../exports/gate.ts'
+import { drained, EXPORT_STALL_MS } from '../exports/gate.ts'
 import { CancelledBeforeStart, type ExportJobHooks } from '../exports/progress.ts'
 import { zoneFormatter } from '../exports/zone-cells.ts'
 import { cellOf, streamedXlsx } from '../exports/xlsx.ts'
@@ -119,6 +119,8 @@ export async function streamCsv<T extends { party: string }>(
   done: (result: ExportResult) => void,
   job: Job,
   format: DeskFormat = 'csv',
+  /** How long the reader may take nothing before the export is cut (the export gate's). */
+  stallMs = EXPORT_STALL_MS,
 ): Promise<void> {
   // The customers sent, for the closing entry: filtering the log by one finds the export.
   const sent = partyCollector()
@@ -152,22 +154,9 @@ export async function streamCsv<T extends { party: string }>(
     if (gone) return
     bytes += Buffer.byteLength(chunk)
     if (res.write(chunk)) return
-    await new Promise<void>((ok) => {
-      // A reader that stops taking the file holds an export turn: past the limit it is cut and
-      // the turn freed, and the closing entry says how many rows went.
-      const stalled = setTimeout(() => {
-        gone = true
-        res.destroy()
-      }, EXPORT_STALL_MS)
-      const done = () => {
-        clearTimeout(stalled)
-        res.off('drain', done)
-        res.off('close', done)
-        ok()
-      }
-      res.on('drain', done)
-      res.on('close', done)
-    })
+    // A reader that stops taking the file holds an export turn: past the limit it is cut and the
+    // turn freed, and the closing entry says how many rows went.
+    if (!(await drained(res, stallMs))) gone = true
   }
   let written = 0
   let failed = false

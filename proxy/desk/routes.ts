@@ -5,7 +5,7 @@ import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { DESK_EXPORT_ACTIONS, type DeskExportAction } from '../../contract/index-api.ts'
 import { sendError, sendJson } from '../http.ts'
-import { ExportRefused, type ExportGate, type ExportTicket } from '../exports/gate.ts'
+import { EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket } from '../exports/gate.ts'
 import { CancelledBeforeStart, endFailed, JOB_ID, type ExportTracker } from '../exports/progress.ts'
 import { turnOf } from '../exports/turn.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
@@ -97,7 +97,16 @@ async function customerRoute(_req: IncomingMessage, res: ServerResponse, url: UR
   })
 }
 
-type DeskHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, job: Job) => Promise<void>
+/** `stallMs`: how long an export's reader may take nothing before it is cut (the export gate's). */
+type DeskHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: RequestContext,
+  db: Db,
+  job: Job,
+  stallMs: number,
+) => Promise<void>
 
 /**
  * A sync's lease counts as live for this long after its last heartbeat. Leases default to 30 s
@@ -264,7 +273,7 @@ export function deskRoutes(db: Db | null, gate: ExportGate | null = null, export
         try {
           // Threads a finished (or dead) sync left for later are recomputed before they are read.
           if (threads) await flushSettled(db)
-          await run(req, res, url, ctx, db, job)
+          await run(req, res, url, ctx, db, job, gate?.stallMs ?? EXPORT_STALL_MS)
         } finally {
           slot?.leave()
         }

@@ -1,11 +1,38 @@
+import type { ServerResponse } from 'node:http'
 import { ProxyError } from '../errors.ts'
 
 /**
  * An export whose reader takes nothing more for this long is ended and its turn freed: two
  * readers taking 100 bytes a second held the turns an admin's export waited for, and a 45 MB
  * file at that pace would hold one for days. Each export's closing entry says how many rows went.
+ * EXPORT_STALL_S sets it (the index's configuration); this is its default.
  */
-export const EXPORT_STALL_MS = Number(process.env.EXPORT_STALL_MS ?? 60_000)
+export const EXPORT_STALL_MS = 60_000
+
+/**
+ * Waits until `res` takes more (drain) or closes: true then. A reader that takes nothing for
+ * `stallMs` is cut (the response destroyed): false, and the export stops writing.
+ */
+export function drained(res: ServerResponse, stallMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const stalled = setTimeout(() => {
+      off()
+      res.destroy()
+      resolve(false)
+    }, stallMs)
+    const done = () => {
+      off()
+      resolve(true)
+    }
+    const off = () => {
+      clearTimeout(stalled)
+      res.off('drain', done)
+      res.off('close', done)
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
+}
 
 /**
  * How many exports run at once: per person and in total. An export holds a database connection
@@ -26,6 +53,8 @@ export interface ExportGate {
   enter: (who: string) => ExportTicket
   running: () => number
   waiting: () => number
+  /** How long an export's reader may take nothing before the export is cut and its turn freed (ms). */
+  stallMs: number
 }
 
 export interface QueuePlace {
@@ -71,7 +100,10 @@ const MAX_RETRY_S = 600
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
-export function createExportGate(limits: { perUser: number; total: number; queue: number }, now: () => number = Date.now): ExportGate {
+export function createExportGate(
+  limits: { perUser: number; total: number; queue: number; stallMs?: number },
+  now: () => number = Date.now,
+): ExportGate {
   const running = new Set<Entry>()
   const queue: Entry[] = []
   const runningFor = (who: string, among: Iterable<{ who: string }> = running) => {
@@ -178,6 +210,7 @@ export function createExportGate(limits: { perUser: number; total: number; queue
   return {
     running: () => running.size,
     waiting: () => queue.length,
+    stallMs: limits.stallMs ?? EXPORT_STALL_MS,
     enter: (who) => {
       let admit = () => {}
       const turn = new Promise<void>((resolve) => {

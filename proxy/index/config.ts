@@ -26,6 +26,8 @@ export interface IndexConfig {
   exportsMax: number
   /** Exports that may wait for a slot (more answer 429); 0 refuses at once, as without a queue. */
   exportsQueue: number
+  /** How long an export's reader may take nothing before the export is cut and its turn freed (EXPORT_STALL_S). */
+  exportStallMs: number
   /** Index every number of the account in the background when the index has never listed it. */
   autoSync: boolean
 }
@@ -64,6 +66,8 @@ const schema = z.object({
   EXPORTS_PER_USER: whole('EXPORTS_PER_USER', 1, 100).default(2),
   EXPORTS_MAX: whole('EXPORTS_MAX', 1, 1000).default(4),
   EXPORTS_QUEUE: whole('EXPORTS_QUEUE', 0, 10_000).default(20),
+  // A reader that takes nothing for this long is cut and its export turn freed (exports/gate.ts).
+  EXPORT_STALL_S: whole('EXPORT_STALL_S', 1, 3_600).default(60),
   INDEX_AUTO_SYNC: z.enum(['on', 'off'], { message: 'INDEX_AUTO_SYNC must be on or off' }).default('on'),
 })
 
@@ -111,6 +115,7 @@ export function parseIndexConfigResult(env: Record<string, string | undefined>):
       exportsPerUser: e.EXPORTS_PER_USER,
       exportsMax: e.EXPORTS_MAX,
       exportsQueue: e.EXPORTS_QUEUE,
+      exportStallMs: e.EXPORT_STALL_S * 1000,
       autoSync: e.INDEX_AUTO_SYNC === 'on',
     },
     issues: [],

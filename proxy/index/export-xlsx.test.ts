@@ -196,7 +196,8 @@ describe('a large .xlsx export streams', () => {
     rmSync(root, { recursive: true, force: true })
   }, 60_000)
 
-  const progress = async (job: string) => (await (await fetch(`${url}/api/index/export/progress?job=${job}`)).json()) as ExportProgress
+  const progress = async (job: string, at = url) =>
+    (await (await fetch(`${at}/api/index/export/progress?job=${job}`)).json()) as ExportProgress
 
   it('sends each batch as it is made and waits for a reader that stops, so the rows never pile up in memory', async () => {
     const job = 'xlsx-stream-1'
@@ -230,4 +231,61 @@ describe('a large .xlsx export streams', () => {
     expect(sheet.rows.slice(1).every((r) => r.find((c) => c.ref.startsWith('O'))?.kind === 'string')).toBe(true)
     expect((await progress(job)).state).toBe('done')
   }, 120_000)
+
+  it('cuts an export whose reader takes nothing for EXPORT_STALL_S, frees its turn, and logs how many rows went', async () => {
+    // One export at a time, a second's patience: the stalled reader would otherwise hold the only turn.
+    const audits: Array<[string, Record<string, unknown>]> = []
+    const forwarder = createForwarder({ baseUrl: 'http://127.0.0.1:9', sysId: 'x', authToken: 'y' }, 1000)
+    const strict = await createIndex(parseIndexConfig({ SYNC_RATE: '0', EXPORTS_MAX: '1', EXPORTS_PER_USER: '1', EXPORT_STALL_S: '1' }), {
+      hooks: deskIndexHooks,
+      db,
+      forwarder,
+    })
+    const config = parseConfig({ API_BASE_URL: 'http://127.0.0.1:9', API_SYS_ID: 'x', API_AUTH_TOKEN: 'y', PORT: '0', LOG_REQUESTS: '0' })
+    const app = createApp(config, { forwarder, routes: strict.routes, gate: recordingGate(audits), log: () => {} })
+    const own = createServer((req, res) => app(req, res))
+    await new Promise<void>((ok) => own.listen(0, '127.0.0.1', ok))
+    const ownUrl = `http://127.0.0.1:${(own.address() as AddressInfo).port}`
+    try {
+      const res = await new Promise<IncomingMessage>((resolve, reject) => {
+        request(`${ownUrl}/api/index/export?numbers=${NUMBER}&format=csv&job=stall-job-1`, resolve).on('error', reject).end()
+      })
+      expect(res.statusCode).toBe(200)
+      await new Promise((ok) => res.once('data', ok))
+      res.pause()
+      // Once the socket's buffers are full, a second without a drain and the server cuts the
+      // download: the reader's connection closes with the file unfinished.
+      let p = await progress('stall-job-1', ownUrl)
+      for (let i = 0; i < 500 && p.state === 'running'; i++) {
+        await new Promise((r) => setTimeout(r, 200))
+        p = await progress('stall-job-1', ownUrl)
+      }
+      expect(p.state).not.toBe('running')
+      expect(p.rows).toBeLessThan(ROWS)
+      // Read on: what the buffers held, then the end of a file cut short (no complete CSV).
+      let got = 0
+      const ended = await new Promise<string>((ok) => {
+        res.on('data', (d: Buffer) => (got += d.length))
+        res.on('error', () => ok('error'))
+        res.on('end', () => ok('end'))
+        res.socket.once('close', () => ok('close'))
+        res.resume()
+      })
+      expect(['error', 'close', 'end']).toContain(ended)
+      expect(res.complete).toBe(false)
+      expect(got).toBeLessThan(ROWS * 200)
+      // Its turn is free: the next export (a small range) runs at once and ends whole.
+      const next = await fetch(`${ownUrl}/api/index/export?numbers=${NUMBER}&format=csv&from=2026-01-01T00:00:00Z&to=2026-01-01T01:00:00Z`)
+      expect(next.status).toBe(200)
+      expect((await next.text()).split('\n').filter(Boolean).length).toBeGreaterThan(1)
+      const cutEntry = audits.find(([a, d]) => a === 'history.export.done' && d.complete === false)
+      expect(cutEntry?.[1]).toMatchObject({ complete: false })
+      expect(cutEntry![1].rows as number).toBeGreaterThan(0)
+      expect(cutEntry![1].rows as number).toBeLessThan(ROWS)
+    } finally {
+      own.closeAllConnections()
+      await new Promise<void>((ok) => own.close(() => ok()))
+      await strict.close()
+    }
+  }, 150_000)
 })

@@ -10,7 +10,7 @@ import { messageCsvHeader, statusWord } from '../../contract/message-csv.ts'
 import { BOM, csvCell, csvRow } from '../exports/csv.ts'
 import { streamedXlsx, utcDate } from '../exports/xlsx.ts'
 import type { ExportFormat } from '../../contract/index-api.ts'
-import { EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket } from '../exports/gate.ts'
+import { drained, EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket } from '../exports/gate.ts'
 import { turnOf } from '../exports/turn.ts'
 import { dateCells, dateCellsCsv, zoneOffset } from '../exports/zone-cells.ts'
 import type { Cursor, Filters } from '../kernel/params.ts'
@@ -163,7 +163,7 @@ interface Sink {
   detach: () => void
 }
 
-function sinkOf(req: IncomingMessage, res: ServerResponse, cancel?: AbortSignal): Sink {
+function sinkOf(req: IncomingMessage, res: ServerResponse, cancel: AbortSignal | undefined, stallMs: number): Sink {
   // A client that left before this (while the export waited or counted) has already had its 'close'.
   let gone = res.destroyed
   let bytes = 0
@@ -188,19 +188,7 @@ function sinkOf(req: IncomingMessage, res: ServerResponse, cancel?: AbortSignal)
     write: async (chunk) => {
       if (gone) return
       bytes += Buffer.byteLength(chunk)
-      if (!res.write(chunk)) {
-        await new Promise<void>((resolve) => {
-          const stalled = setTimeout(onCancel, EXPORT_STALL_MS)
-          const done = () => {
-            clearTimeout(stalled)
-            res.off('drain', done)
-            res.off('close', done)
-            resolve()
-          }
-          res.on('drain', done)
-          res.on('close', done)
-        })
-      }
+      if (!res.write(chunk) && !(await drained(res, stallMs))) gone = true
     },
   }
 }
@@ -521,7 +509,7 @@ async function exportRows(
   const action = exportActionOf(o.filters)
   await o.logStart({ what: Object.fromEntries(o.params), format: o.format, total }, action)
   o.job?.update({ total, fileName: name, action })
-  const out = sinkOf(req, res, o.job?.signal)
+  const out = sinkOf(req, res, o.job?.signal, o.gate?.stallMs ?? EXPORT_STALL_MS)
   res.writeHead(200, {
     ...SECURITY_HEADERS,
     'content-type': CONTENT_TYPES[o.format],

@@ -213,7 +213,12 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   // Sync, index builds and exports go in the background lane: on PGlite they wait while requests'
   // statements are queued, on PostgreSQL they hold at most their share of the pool.
   const bulk = background(db)
-  const exportGate = createExportGate({ perUser: cfg.exportsPerUser, total: cfg.exportsMax, queue: cfg.exportsQueue })
+  const exportGate = createExportGate({
+    perUser: cfg.exportsPerUser,
+    total: cfg.exportsMax,
+    queue: cfg.exportsQueue,
+    stallMs: cfg.exportStallMs,
+  })
   const exports = createExportTracker()
   const syncer = createSyncer({
     db: bulk,

@@ -66,5 +66,15 @@ export default defineConfig({
     reportCompressedSize: false,
     // dist/.vite/manifest.json: the server names the first page's chunks from it (proxy/static.ts).
     manifest: true,
+    rolldownOptions: {
+      output: {
+        // Everything the entry imports statically, in the entry chunk itself. Left to itself Rolldown
+        // cut that code into a dozen shared chunks (the router, TanStack Query with zod, the table…)
+        // because lazy pages import them too; the HTML then preloaded them all anyway, each
+        // compressed on its own and joined by long import/export lists, several KiB more gzip than
+        // one file. Lazy pages import what they share with the first page from the entry.
+        codeSplitting: { groups: [{ name: 'index', tags: ['$initial'] }] },
+      },
+    },
   },
 })

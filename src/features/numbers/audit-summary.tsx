@@ -1,26 +1,29 @@
-import {
-  auditLabel,
-  CLASS_FILTER_LABEL,
-  CLASS_FILTERS,
-  findingSentence,
-  FINDING_ADVICE,
-  findingOf,
-  SEVERITY_LABEL,
-  severityOf,
-  toggleAudit,
-  type AuditFilter,
-  type AuditResult,
-  type UrlTarget,
-} from './audit'
+import { lazy, Suspense } from 'react'
+import { CLASS_FILTER_LABEL, CLASS_FILTERS, severityOf, toggleAudit, type AuditFilter, type AuditResult } from './audit'
+import { CLASS_STYLE, PRESSED } from './audit-chip-style'
 import { formatCount } from '../../lib/count'
 import { useUrlBound } from '../../lib/use-url-bound'
+import { ReloadButton } from '../../components/alert'
 
-const CLASS_STYLE = {
-  problem: 'border-red-700 bg-red-50 text-red-900 hover:bg-red-100',
-  look: 'border-dashed border-amber-700 bg-amber-50 text-amber-950 hover:bg-amber-100',
-  none: 'border-green-700 bg-green-50 text-green-900 hover:bg-green-100',
-} as const
-const PRESSED = 'border-blue-800 bg-blue-800 text-white'
+/**
+ * The disclosure's inside loads apart from the page. If its code cannot load, the disclosure
+ * says so in place (the summary, chips and table stay), rather than the failure replacing the page.
+ */
+const AuditDetails = lazy(() =>
+  import('./audit-details').then(
+    (m) => ({ default: m.AuditDetails }),
+    () => ({ default: DetailsNotLoaded }),
+  ),
+)
+
+function DetailsNotLoaded() {
+  return (
+    <div role="alert" className="mt-1 text-sm" data-error-kind="code_load">
+      <p>The findings could not be loaded: Switchboard may have been updated since this tab was opened, or the connection to it dropped.</p>
+      <ReloadButton className="mt-1" />
+    </div>
+  )
+}
 
 /**
  * The audit, in a box whose height is the same before and after the audit lands: the heading,
@@ -106,41 +109,11 @@ export function AuditSummary({
         {!audit ? (
           <p className="mt-1 text-sm">Checking callback URLs…</p>
         ) : (
-          <>
-            {findings.length ? (
-              <ul className="mt-2 flex flex-wrap gap-2" aria-label="Findings">
-                {findings.map(([key, n]) => {
-                  const sev = severityOf(key)
-                  return (
-                    <li key={key}>
-                      <button
-                        type="button"
-                        aria-pressed={pressed.includes(key)}
-                        onClick={() => {
-                          onFilter(key)
-                        }}
-                        className={`rounded border px-2 py-1 text-left text-sm ${pressed.includes(key) ? PRESSED : CLASS_STYLE[sev]}`}
-                      >
-                        <span className="font-semibold">
-                          {SEVERITY_LABEL[sev]}: {auditLabel(key)}
-                        </span>{' '}
-                        — {findingSentence(key, n)}
-                      </button>
-                      <p className="mt-0.5 max-w-md text-xs text-slate-700">
-                        <span className="font-semibold">Why it matters:</span> {FINDING_ADVICE[findingOf(key)].why}{' '}
-                        <span className="font-semibold">How to fix:</span> {FINDING_ADVICE[findingOf(key)].fix}
-                      </p>
-                    </li>
-                  )
-                })}
-              </ul>
-            ) : null}
-            <div className="mt-3 grid gap-3 md:grid-cols-2">
-              {(['webhook', 'dlr'] as UrlTarget[]).map((t) => (
-                <Endpoints key={t} target={t} list={audit.endpoints[t]} />
-              ))}
-            </div>
-          </>
+          // Rendered (and fetched) once the audit is in, closed or not: the browser's find-in-page
+          // still finds a finding's words and opens the disclosure, as before it loaded apart.
+          <Suspense fallback={<p className="mt-1 text-sm">Loading the findings…</p>}>
+            <AuditDetails audit={audit} findings={findings} pressed={pressed} onFilter={onFilter} />
+          </Suspense>
         )}
       </details>
     </section>
@@ -148,34 +121,3 @@ export function AuditSummary({
 }
 
 const severityRank = (k: Parameters<typeof severityOf>[0]) => (severityOf(k) === 'problem' ? 0 : 1)
-
-function Endpoints({ target, list }: { target: UrlTarget; list: Array<{ url: string; count: number }> }) {
-  return (
-    <div>
-      <h3 className="text-sm font-semibold">
-        {list.length} distinct {target === 'dlr' ? 'dlr' : 'webhook'} endpoint{list.length === 1 ? '' : 's'}
-      </h3>
-      <table className="mt-1 w-full text-xs">
-        <caption className="sr-only">{target} endpoints and how many numbers use each</caption>
-        <thead>
-          <tr>
-            <th scope="col" className="text-left">
-              URL
-            </th>
-            <th scope="col" className="w-20 text-right">
-              Numbers
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.map((e) => (
-            <tr key={e.url || '(none)'}>
-              <td className="font-mono break-all">{e.url || <em className="text-slate-700 not-italic">(none)</em>}</td>
-              <td className="text-right tabular-nums">{formatCount(e.count)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  )
-}

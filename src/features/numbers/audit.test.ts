@@ -6,15 +6,14 @@ import {
   auditSelectionParams,
   AUDIT_KEYS,
   checkUrl,
-  FINDING_ADVICE,
   dominantUrl,
-  findingSentence,
   matchesAnyAudit,
   matchesAudit,
   parseAuditSelection,
   severityOf,
   toggleAudit,
 } from './audit'
+import { FINDING_ADVICE, findingSentence } from './audit-advice'
 import { numberRowId } from './number-rows'
 
 const base = (i: number, webhook: string | null, dlr: string | null): OwnedNumber => ({

@@ -1,20 +1,14 @@
 import { queryOptions } from '@tanstack/react-query'
 import * as z from 'zod/mini'
+import { boundWire, WATCH_PATHS, WHO } from './callback-endpoints'
 import { getJson, parseWire, postJson } from './client'
 
 /**
  * The callback watch (/api/watch/*, proxy/watch/routes.ts): when each number's webhook and dlr
- * changed (between two listings), whether each callback endpoint answers, and the messages that
- * arrived or went out while one was broken. URLs come masked (query values shown as •••).
+ * changed (between two listings), the messages that arrived or went out while one was broken, and
+ * an admin's check and reveal. Whether each endpoint answers is ./callback-endpoints (the numbers
+ * page reads it too). URLs come masked (query values shown as •••).
  */
-
-const WHO = "The Switchboard server's"
-export const WATCH_PATHS = {
-  changes: '/api/watch/changes',
-  endpoints: '/api/watch/endpoints',
-  atRisk: '/api/watch/at-risk',
-  check: '/api/watch/check',
-} as const
 
 const changeWire = z.object({
   id: z.string(),
@@ -39,35 +33,6 @@ const changesWire = z.object({ changes: z.array(changeWire), listings: z.array(l
 export type CallbackChange = z.infer<typeof changeWire>
 export type Listing = z.infer<typeof listingWire>
 export type Changes = z.infer<typeof changesWire>
-
-export const OUTCOMES = ['up', 'client-error', 'failing', 'redirect', 'private', 'invalid'] as const
-export type Outcome = (typeof OUTCOMES)[number]
-
-const checkWire = z.object({
-  at: z.string(),
-  outcome: z.enum(OUTCOMES),
-  failure: z.nullable(z.string()),
-  detail: z.string(),
-  status: z.nullable(z.number()),
-  latencyMs: z.nullable(z.number()),
-  tlsProtocol: z.nullable(z.string()),
-  tlsValidTo: z.nullable(z.string()),
-  tlsDays: z.nullable(z.number()),
-})
-const boundWire = z.object({ earliest: z.string(), latest: z.string() })
-const endpointWire = z.object({
-  key: z.string(),
-  url: z.string(),
-  webhookOf: z.array(z.string()),
-  dlrOf: z.array(z.string()),
-  latest: z.nullable(checkWire),
-  down: z.array(z.object({ start: boundWire, end: z.nullable(boundWire) })),
-  checks: z.optional(z.array(checkWire)),
-})
-const endpointsWire = z.object({ endpoints: z.array(endpointWire) })
-export type Check = z.infer<typeof checkWire>
-export type Endpoint = z.infer<typeof endpointWire>
-export type Bound = z.infer<typeof boundWire>
 
 const periodWire = z.object({
   number: z.string(),
@@ -97,21 +62,6 @@ export const callbackChangesQuery = (number: string) =>
   queryOptions({
     queryKey: ['callbacks', 'changes', number],
     queryFn: async ({ signal }) => parseWire(changesWire, await getJson(WATCH_PATHS.changes, { number }, signal), WHO),
-    staleTime: 30_000,
-  })
-
-export const endpointsQuery = () =>
-  queryOptions({
-    queryKey: ['callbacks', 'endpoints'],
-    queryFn: async ({ signal }) => parseWire(endpointsWire, await getJson(WATCH_PATHS.endpoints, {}, signal), WHO).endpoints,
-    staleTime: 30_000,
-  })
-
-export const endpointQuery = (key: string) =>
-  queryOptions({
-    queryKey: ['callbacks', 'endpoint', key],
-    queryFn: async ({ signal }) =>
-      parseWire(endpointsWire, await getJson(WATCH_PATHS.endpoints, { key }, signal), WHO).endpoints[0] ?? null,
     staleTime: 30_000,
   })
 

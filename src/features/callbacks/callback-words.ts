@@ -1,4 +1,5 @@
-import type { Bound, CallbackChange, CheckNowResult, Outcome, RiskPeriod } from '../../api/callbacks'
+import type { Bound, Outcome } from '../../api/callback-endpoints'
+import type { CallbackChange, CheckNowResult, RiskPeriod } from '../../api/callbacks'
 
 /** The words the Callbacks page uses for outcomes, changes and periods (pure: tested beside). */
 

@@ -1,5 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query'
-import { endpointQuery, endpointsQuery, revealAddress, type Check, type Endpoint } from '../../api/callbacks'
+import { endpointQuery, endpointsQuery, type Check, type Endpoint } from '../../api/callback-endpoints'
+import { revealAddress } from '../../api/callbacks'
 import { ErrorAlert } from '../../components/alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { ExportButtons } from '../../components/export-buttons'

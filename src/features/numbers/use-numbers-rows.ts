@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import type { SortingState } from '@tanstack/react-table'
 import { useDeferredValue, useMemo } from 'react'
-import { endpointsQuery } from '../../api/callbacks'
+import { endpointsQuery } from '../../api/callback-endpoints'
 import { useIndexStatus } from '../../api/index-status'
 import { numbersQuery, type NumberTab, type OwnedNumber } from '../../api/numbers'
 import { sortRows } from '../../components/data-table/features'

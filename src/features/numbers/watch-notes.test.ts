@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Check, Endpoint } from '../../api/callbacks'
+import type { Check, Endpoint } from '../../api/callback-endpoints'
 import { callbackHistoryHref } from '../../lib/callback-links'
 import { callbacksSearch, parseSearch } from '../../lib/route-params'
 import { watchNotesByNumber, watchNoteWords } from './watch-notes'

@@ -1,4 +1,4 @@
-import type { Endpoint } from '../../api/callbacks'
+import type { Endpoint } from '../../api/callback-endpoints'
 import { numberDigits } from './audit'
 
 /**

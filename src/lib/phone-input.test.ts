@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { partyFromInput } from './phone.ts'
+import { partyFromInput } from './phone-input.ts'
 
 test('a customer number typed in any format becomes the digits the index keys parties by', async () => {
   for (const [typed, digits] of [

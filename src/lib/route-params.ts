@@ -1,5 +1,6 @@
 import type { SearchMiddleware, SearchSchemaInput } from '@tanstack/react-router'
 import * as z from 'zod/mini'
+import { day, digits, numberList, orNull, text } from '../../contract/query-words'
 import { isRealDay } from '../../contract/upstream-values'
 
 /**
@@ -14,9 +15,7 @@ import { isRealDay } from '../../contract/upstream-values'
  * (`stringifySearch`); each schema reads those strings.
  */
 
-const text = z.catch(z._default(z.string(), ''), '')
 const oneOf = <T extends string>(values: readonly [T, ...T[]], fallback: T) => z.catch(z._default(z.enum(values), fallback), fallback)
-const orNull = <T extends string>(values: readonly [T, ...T[]]) => z.catch(z._default(z.nullable(z.enum(values)), null), null)
 const posInt = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
   z.catch(
     z.prefault(
@@ -39,44 +38,6 @@ const optPosInt = z.catch(
     null,
   ),
   null,
-)
-/** YYYY-MM-DD that names a real day, else empty. */
-const day = z.catch(z._default(z.string().check(z.refine((v) => v === '' || isDay(v))), ''), '')
-const digits = z.catch(
-  z.prefault(
-    z.pipe(
-      z.string(),
-      z.transform((v) => v.replace(/\D/g, '').slice(0, 20)),
-    ),
-    '',
-  ),
-  '',
-)
-/**
- * Account numbers, comma-separated, any formatting: each must be one (6 to 15 digits), or the
- * whole list is left out (and DroppedParams says so). Members that were not numbers were dropped
- * one by one, and one too short to be a number ("123") reached the server, whose 400 the page
- * showed as "a request the server refused".
- */
-const numberList = z.catch(
-  z.prefault(
-    z.pipe(
-      z.pipe(
-        z.string(),
-        z.transform((v) =>
-          v
-            .split(',')
-            .map((n) => n.trim())
-            .filter((n) => n.length > 0)
-            .slice(0, 500)
-            .map((n) => (/^\+?[\d\s().-]+$/.test(n) ? n.replace(/\D/g, '') : '')),
-        ),
-      ),
-      z.array(z.string().check(z.regex(/^\d{6,15}$/))),
-    ),
-    '',
-  ),
-  [],
 )
 
 export function isDay(v: string): boolean {

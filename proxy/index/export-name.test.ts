@@ -44,4 +44,37 @@ describe("an index export's file name", () => {
     expect(exportActionOf(parseFilters(one))).toBe('history.export')
     expect(exportActionOf(parseFilters(filtered))).toBe('search.export')
   })
+
+  it("names each filter in the search's order, the numbers as the scope", () => {
+    const at = new Date('2026-11-24T12:00:00Z')
+    const name = (given: Record<string, string>) => {
+      const p = new Map(Object.entries(given))
+      return exportFileName(parseFilters(p), p, 5, 'csv', at)
+    }
+    expect(name({ q: 'Refund!', party: '+1 415 555 0123' })).toBe('switchboard-search-all-text-refund-party-14155550123-5-rows.csv')
+    expect(name({ direction: 'inbound', status: '503', media: 'no' })).toBe('switchboard-search-all-inbound-status-503-no-media-5-rows.csv')
+    expect(name({ status: 'other', media: 'yes', numbers: '18323232323,18552009444' })).toBe(
+      'switchboard-search-2-numbers-other-with-media-5-rows.csv',
+    )
+    expect(name({ to: '2026-11-20T12:00:00Z', direction: 'outbound' })).toBe(
+      'switchboard-search-all-outbound-start-to-2026-11-20-5-rows.csv',
+    )
+  })
+
+  it('is a whole history only for one number and no other filter', () => {
+    const one = { numbers: '18323232323' }
+    for (const extra of [
+      { q: 'x' },
+      { party: '1415' },
+      { direction: 'inbound' },
+      { status: 'error' },
+      { media: 'no' },
+      { from: '2026-11-01' },
+      { to: '2026-11-01' },
+    ])
+      expect(exportActionOf(parseFilters(new Map(Object.entries({ ...one, ...extra })))), JSON.stringify(extra)).toBe('search.export')
+    expect(exportActionOf(parseFilters(new Map([['numbers', '18323232323,18552009444']])))).toBe('search.export')
+    expect(exportActionOf(parseFilters(new Map()))).toBe('search.export')
+    expect(exportActionOf(parseFilters(new Map(Object.entries(one))))).toBe('history.export')
+  })
 })

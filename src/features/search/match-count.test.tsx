@@ -86,3 +86,44 @@ describe("the Search page's count", () => {
     expect(matchesLine(100_000, true)).toBe('More than 100,000 matches')
   })
 })
+
+describe("the Search page's filters in the index's words and its own", () => {
+  const every =
+    'q=%20refund%20&party=9172079778&dir=inbound&status=error&media=yes&from=2026-10-01&to=2026-10-31&numbers=15129474129,18323232323&tz=utc'
+
+  it('sends each filter under the index parameter, the days as typed in UTC', () => {
+    expect(toSearchParams(parseSearch(searchSearch, new URLSearchParams(every)))).toEqual({
+      q: 'refund',
+      party: '9172079778',
+      direction: 'inbound',
+      status: 'error',
+      media: 'yes',
+      from: '2026-10-01',
+      to: '2026-10-31',
+      numbers: '15129474129,18323232323',
+    })
+    expect(Object.keys(toSearchParams(parseSearch(searchSearch, new URLSearchParams(every))))).toEqual([
+      'q',
+      'party',
+      'direction',
+      'status',
+      'media',
+      'from',
+      'to',
+      'numbers',
+    ])
+    expect(toSearchParams(parseSearch(searchSearch, new URLSearchParams('q=%20%20&media=no&numbers=x')))).toEqual({ media: 'no' })
+  })
+
+  it('names the filters in words on paper', () => {
+    renderSearch(every, 2, false)
+    expect(
+      screen.getByText(
+        'Search results: text "refund", party 9172079778, inbound, status error, with media, numbers 15129474129, 18323232323',
+      ),
+    ).toBeTruthy()
+    cleanup()
+    renderSearch('media=no&dir=outbound', 2, false)
+    expect(screen.getByText('Search results: outbound, without media')).toBeTruthy()
+  })
+})

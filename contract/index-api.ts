@@ -153,20 +153,8 @@ export interface IndexProgress {
   running: boolean
 }
 
-export interface SearchParams {
-  /** Case-insensitive substring of the body. */
-  q?: string
-  /** Digits of the other party, whole or partial; any formatting is stripped. */
-  party?: string
-  direction?: 'inbound' | 'outbound'
-  /** success (2xx), error (4xx/5xx), or a numeric code. */
-  status?: string
-  media?: 'yes' | 'no'
-  from?: string
-  to?: string
-  /** Comma-separated account numbers (digits); absent = all numbers. */
-  numbers?: string
-}
+/** The search's parameters: one per filter key, from the filters' table (search-filters.ts). */
+export type { SearchParams } from './search-filters.ts'
 
 export interface IndexedMessage {
   number: string

@@ -12,7 +12,7 @@ import { isRealDay } from './upstream-values.ts'
 export const text = z.catch(z._default(z.string(), ''), '')
 
 /** One of `values`, else null. */
-export const orNull = <T extends string>(values: readonly [T, ...T[]]) => z.catch(z._default(z.nullable(z.enum(values)), null), null)
+export const orNull = <const T extends string>(values: readonly [T, ...T[]]) => z.catch(z._default(z.nullable(z.enum(values)), null), null)
 
 /** YYYY-MM-DD that names a real day, else empty. */
 export const day = z.catch(z._default(z.string().check(z.refine((v) => v === '' || isRealDay(v))), ''), '')

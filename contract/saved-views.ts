@@ -1,9 +1,10 @@
+import { SEARCH_PAGE_KEYS, type SearchPageKey } from './search-filters.ts'
 import { isRealDay } from './upstream-values.ts'
 
 /**
- * Saved views: a Search page query (its URL query string: q, party, dir, status, media, from, to,
- * numbers, tz) kept by name, private to its owner or shared with the team. Served by
- * proxy/views/routes.ts, called by src/api/views.ts. Reads are GET, changes POST with JSON.
+ * Saved views: a Search page query (its URL query string: the filters' keys and tz) kept by name,
+ * private to its owner or shared with the team. Served by proxy/views/routes.ts, called by
+ * src/api/views.ts. Reads are GET, changes POST with JSON.
  *
  * A view's dates are either the fixed days of its query (`from`/`to`), or a relative `range`
  * stored as a word and turned into days when the view is opened (and when its new matches are
@@ -36,8 +37,8 @@ export const RANGE_LABELS: Record<RelativeRange, string> = {
   'last-30-days': 'Last 30 days',
 }
 
-/** The Search page's query string keys, as its URL writes them (src/lib/route-params.ts searchSearch). */
-export const SEARCH_KEYS = ['q', 'party', 'dir', 'status', 'media', 'from', 'to', 'numbers', 'tz'] as const
+/** The Search page's query string keys, as its URL writes them (src/lib/route-params.ts searchSearch): the filters' and its zone. */
+export const SEARCH_KEYS: readonly (SearchPageKey | 'tz')[] = [...SEARCH_PAGE_KEYS, 'tz']
 
 export const VIEW_NAME_MAX = 80
 export const VIEW_QUERY_MAX = 2000

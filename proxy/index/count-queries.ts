@@ -1,7 +1,8 @@
 import type { StatsBucket } from '../../contract/index-api.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import type { Filters } from '../kernel/params.ts'
-import { OTHER_STATUS, onlyScope, resolveParties, walkingDates, whereOf } from './filter-sql.ts'
+import { setWithin, type FilterName } from '../../contract/search-filters.ts'
+import { OTHER_STATUS, resolveParties, walkingDates, whereOf } from './filter-sql.ts'
 
 /**
  * A search's counts: exact from the roll-ups where they answer, else a capped COUNT; the data
@@ -49,7 +50,7 @@ export async function countCapped(db: Queryable | Db, f: Filters, cap = COUNT_CA
   // A date range with no text or digits to look up: PostgreSQL's planner scans the whole table
   // once the range holds a few percent of it, where walking the range in the date index (or a
   // number's) reads only the range: three to four times faster over 2,000,000 messages.
-  const walk = !f.q && !f.party && (f.from !== null || f.toExclusive !== null || f.toInclusive !== null)
+  const walk = !f.q && !f.party && f.dates !== null
   const r = walk ? await walkingDates<{ n: number }>(db, sql, params) : await db.query<{ n: number }>(sql, params)
   const n = r.rows[0]?.n ?? 0
   return n > cap ? { total: cap, capped: true } : { total: n, capped: false }
@@ -62,6 +63,13 @@ const isoMs = (ms: number) => new Date(ms).toISOString()
 const dayOf = (ms: number) => isoMs(ms).slice(0, 10)
 
 /**
+ * The filters the slot roll-ups (index_daily, index_quarter_hours) are kept by: the scope, the
+ * days, and the columns rollUpMeasure sums. A search setting any other filter (text, digits, or
+ * one added later) is not theirs to count.
+ */
+const ROLLED_UP: readonly FilterName[] = ['numbers', 'dates', 'direction', 'status', 'media']
+
+/**
  * What a roll-up row sums to for a filter, or null when the roll-ups cannot tell: they keep
  * inbound, outbound, failed (status ≥ 400), outbound failed and with-media counts per number and
  * slot, by the search's own definitions (direction 'outbound', else inbound; failure = the
@@ -71,7 +79,7 @@ const dayOf = (ms: number) => isoMs(ms).slice(0, 10)
  * taken off.
  */
 function rollUpMeasure(f: Filters): { sum: string; lessOther: boolean } | null {
-  if (f.q || f.party) return null
+  if (!setWithin(f, ROLLED_UP)) return null
   const kind = f.status?.kind ?? null
   const all = f.direction === 'outbound' ? 'outbound' : f.direction === 'inbound' ? 'inbound' : '(inbound + outbound)'
   if (f.media !== null) {
@@ -95,14 +103,15 @@ function rollUpMeasure(f: Filters): { sum: string; lessOther: boolean } | null {
  * each end. A range shorter than two quarter hours is left to the COUNT.
  */
 export async function rollUpCount(db: Queryable, f: Filters): Promise<number | null> {
-  if (onlyScope(f) && !f.party) {
+  // The numbers table, the parties table and the per-body counts each answer their one filter within the scope.
+  if (setWithin(f, ['numbers'])) {
     const r = await db.query<{ n: number }>(
       'SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text[] IS NULL OR number = ANY($1::text[])',
       [f.numbers],
     )
     return r.rows[0]?.n ?? 0
   }
-  if (onlyScope(f) && f.party && f.parties) {
+  if (f.party && f.parties && setWithin(f, ['numbers', 'party'])) {
     const r = await db.query<{ n: number }>(
       'SELECT COALESCE(sum(count), 0)::int AS n FROM index_parties WHERE party = ANY($1::text[]) AND ($2::text[] IS NULL OR number = ANY($2::text[]))',
       [f.parties, f.numbers],
@@ -111,7 +120,7 @@ export async function rollUpCount(db: Queryable, f: Filters): Promise<number | n
   }
   if (f.q && f.bodyIds?.length === 0) return 0
   if (f.party && f.parties?.length === 0) return 0
-  if (f.q && f.bodyIds && !f.party && onlyScope({ ...f, q: null })) {
+  if (f.q && f.bodyIds && setWithin(f, ['numbers', 'q'])) {
     const r = await db.query<{ n: number }>(
       'SELECT COALESCE(sum(count), 0)::int AS n FROM index_body_counts WHERE body_id = ANY($1::int[]) AND ($2::text[] IS NULL OR number = ANY($2::text[]))',
       [f.bodyIds, f.numbers],
@@ -120,8 +129,8 @@ export async function rollUpCount(db: Queryable, f: Filters): Promise<number | n
   }
   const measure = rollUpMeasure(f)
   if (!measure) return null
-  const hiText = f.toExclusive ?? f.toInclusive
-  const lo = f.from ? Date.parse(f.from) : null
+  const hiText = f.dates?.toExclusive ?? f.dates?.toInclusive ?? null
+  const lo = f.dates?.from ? Date.parse(f.dates.from) : null
   const hi = hiText ? Date.parse(hiText) : null
   // The whole quarter hours of the range: [loQ, hiQ), either end open.
   const loQ = lo === null ? null : Math.ceil(lo / QUARTER_MS) * QUARTER_MS
@@ -159,7 +168,7 @@ export async function rollUpCount(db: Queryable, f: Filters): Promise<number | n
   // The ends of the range that are not whole quarter hours, counted as the search filters them.
   const edge = (cond: string) => parts.push(`(SELECT count(*) FROM index_messages m WHERE ${all([...whereOf(f, params), cond])})`)
   if (lo !== null && loQ !== null && lo < loQ) edge(`m.date < ${add(isoMs(loQ))}::timestamptz`)
-  if (hi !== null && hiQ !== null && (hi > hiQ || f.toInclusive)) edge(`m.date >= ${add(isoMs(hiQ))}::timestamptz`)
+  if (hi !== null && hiQ !== null && (hi > hiQ || f.dates?.toInclusive)) edge(`m.date >= ${add(isoMs(hiQ))}::timestamptz`)
   let sql = parts.join(' + ')
   if (measure.lessOther) {
     const w = [...scope('m.number'), OTHER_STATUS]

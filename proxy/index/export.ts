@@ -17,6 +17,7 @@ import type { Cursor, Filters } from '../kernel/params.ts'
 import { bodiesById, EXPORT_FIELDS, exportBatch, exportBatchText, type ExportRows, positionBases, statusesById } from './queries.ts'
 import { countMatches } from './count-queries.ts'
 import { resolveParties } from './filter-sql.ts'
+import { fileNameParts, setWithin } from '../../contract/search-filters.ts'
 
 /**
  * Streamed exports (CSV, NDJSON or .xlsx) of a filtered result set or a whole history. Rows come in
@@ -54,38 +55,20 @@ const BODY_CACHE = 20_000
  */
 const SAFE_CELL = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/
 
-/** The day of a `from`/`to` parameter (a day, or an instant whose UTC day stands for it). */
-const dayOf = (v: string) => (/^\d{4}-\d{2}-\d{2}/.exec(v)?.[0] ?? v).slice(0, 10)
-
 /** What an index export is, in the contract's vocabulary: one number's whole history, or search results. */
 export type ExportAction = 'history.export' | 'search.export'
 
 export function exportActionOf(f: Filters): ExportAction {
-  const whole =
-    f.numbers?.length === 1 &&
-    !f.q &&
-    !f.party &&
-    !f.direction &&
-    !f.status &&
-    f.media === null &&
-    !f.from &&
-    !f.toExclusive &&
-    !f.toInclusive
+  const whole = f.numbers?.length === 1 && setWithin(f, ['numbers'])
   return whole ? 'history.export' : 'search.export'
 }
 
 /** `switchboard-search-18323232323-text-refund-error-1204-rows-2026-11-21.csv`, at most 64 characters (contract/file-name.ts). */
 export function exportFileName(f: Filters, params: Map<string, string>, rows: number, ext: string, now = new Date()): string {
-  const filters: string[] = []
-  if (f.q) filters.push(`text-${f.q.slice(0, 40)}`)
-  if (f.party) filters.push(`party-${f.party}`)
-  if (f.direction) filters.push(f.direction)
-  if (f.status) filters.push(f.status.kind === 'code' ? `status-${f.status.code}` : f.status.kind)
-  if (f.media !== null) filters.push(f.media ? 'with-media' : 'no-media')
-  const from = params.get('from')
-  const to = params.get('to')
-  if (from || to) filters.push(`${from ? dayOf(from) : 'start'}-to-${to ? dayOf(to) : 'now'}`)
-  const scope = f.numbers ? (f.numbers.length === 1 ? f.numbers[0]! : `${f.numbers.length}-numbers`) : 'all'
+  const parts = fileNameParts(f, (name) => params.get(name))
+  // The numbers are the scope, which the name always keeps; the other filters follow while they fit.
+  const scope = parts.find(([n]) => n === 'numbers')?.[1] ?? 'all'
+  const filters = parts.flatMap(([n, part]) => (n === 'numbers' ? [] : [part]))
   return fitFileName({ subject: exportActionOf(f) === 'history.export' ? 'history' : 'search', scope, filters, rows, ext, date: now })
 }
 

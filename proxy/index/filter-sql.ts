@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../db/types.ts'
+import type { FilterName, FilterValues } from '../../contract/search-filters.ts'
 import type { Filters } from '../kernel/params.ts'
 
 /**
@@ -19,33 +20,68 @@ export function likeContains(text: string): string {
  */
 export const OTHER_STATUS = '(m.status_code IS NULL OR m.status_code < 200 OR m.status_code BETWEEN 300 AND 399)'
 
+/** The status words' conditions: a success is 2xx, an error 400 and up, and "other" neither. */
+const STATUS_SQL = { success: 'm.status_code BETWEEN 200 AND 299', error: 'm.status_code >= 400', other: OTHER_STATUS }
+
+/** Adds a value to the statement's parameters and answers its placeholder (`$n`). */
+type Add = (v: unknown) => string
+
+/**
+ * A filter's WHERE conditions, given its value (set: not null). Methods, so that whereOf may read
+ * every row as FilterSql<unknown>; each row's value is still typed by its filter where it is written.
+ */
+interface FilterSql<V> {
+  where(v: V, add: Add, f: Filters): string[]
+}
+
+/**
+ * Each filter's SQL, keyed by the contract's filter names (contract/search-filters.ts): a filter
+ * added there does not compile until it has its conditions here. In the order the conditions are
+ * written (the scope first).
+ */
+export const FILTER_SQL: { [N in FilterName]: FilterSql<NonNullable<FilterValues[N]>> } = {
+  numbers: {
+    where: (numbers, add) => [numbers.length === 1 ? `m.number = ${add(numbers[0])}::text` : `m.number = ANY(${add(numbers)}::text[])`],
+  },
+  // Text is matched among the distinct bodies (index_bodies), then the messages by body_id.
+  q: {
+    where: (q, add, f) => [
+      f.bodyIds
+        ? `m.body_id = ANY(${add(f.bodyIds)}::int[])`
+        : `m.body_id IN (SELECT b.id FROM index_bodies b WHERE b.body ILIKE ${add(likeContains(q))} ESCAPE '\\')`,
+    ],
+  },
+  // Partial digits are matched among the distinct parties first (resolveParties: a small table
+  // with a trigram index), so the planner sees a plain list and the (number, party) index serves.
+  party: {
+    where: (party, add, f) => [
+      f.parties ? `m.party_digits = ANY(${add(f.parties)}::text[])` : `m.party_digits LIKE ${add(likeContains(party))} ESCAPE '\\'`,
+    ],
+  },
+  direction: { where: (direction) => [direction === 'outbound' ? `m.direction = 'outbound'` : `m.direction IS DISTINCT FROM 'outbound'`] },
+  status: { where: (status, add) => [status.kind === 'code' ? `m.status_code = ${add(status.code)}` : STATUS_SQL[status.kind]] },
+  media: { where: (media, add) => [`m.mms = ${add(media)}`] },
+  dates: {
+    where: (d, add) => [
+      ...(d.from ? [`m.date >= ${add(d.from)}::timestamptz`] : []),
+      ...(d.toExclusive ? [`m.date < ${add(d.toExclusive)}::timestamptz`] : []),
+      ...(d.toInclusive ? [`m.date <= ${add(d.toInclusive)}::timestamptz`] : []),
+    ],
+  },
+}
+
+const SQL_LIST = Object.entries(FILTER_SQL) as Array<[FilterName, FilterSql<unknown>]>
+
 /** Builds the WHERE conditions of a filter set; values go to `params` ($n placeholders). */
 export function whereOf(f: Filters, params: unknown[]): string[] {
-  const w: string[] = []
-  const add = (v: unknown) => {
+  const add: Add = (v) => {
     params.push(v)
     return `$${params.length}`
   }
-  if (f.numbers?.length === 1) w.push(`m.number = ${add(f.numbers[0])}::text`)
-  else if (f.numbers) w.push(`m.number = ANY(${add(f.numbers)}::text[])`)
-  // Text is matched among the distinct bodies (index_bodies), then the messages by body_id.
-  if (f.q && f.bodyIds) w.push(`m.body_id = ANY(${add(f.bodyIds)}::int[])`)
-  else if (f.q) w.push(`m.body_id IN (SELECT b.id FROM index_bodies b WHERE b.body ILIKE ${add(likeContains(f.q))} ESCAPE '\\')`)
-  // Partial digits are matched among the distinct parties first (resolveParties: a small table
-  // with a trigram index), so the planner sees a plain list and the (number, party) index serves.
-  if (f.party && f.parties) w.push(`m.party_digits = ANY(${add(f.parties)}::text[])`)
-  else if (f.party) w.push(`m.party_digits LIKE ${add(likeContains(f.party))} ESCAPE '\\'`)
-  if (f.direction === 'outbound') w.push(`m.direction = 'outbound'`)
-  if (f.direction === 'inbound') w.push(`m.direction IS DISTINCT FROM 'outbound'`)
-  if (f.status?.kind === 'success') w.push('m.status_code BETWEEN 200 AND 299')
-  if (f.status?.kind === 'error') w.push('m.status_code >= 400')
-  if (f.status?.kind === 'other') w.push(OTHER_STATUS)
-  if (f.status?.kind === 'code') w.push(`m.status_code = ${add(f.status.code)}`)
-  if (f.media !== null) w.push(`m.mms = ${add(f.media)}`)
-  if (f.from) w.push(`m.date >= ${add(f.from)}::timestamptz`)
-  if (f.toExclusive) w.push(`m.date < ${add(f.toExclusive)}::timestamptz`)
-  if (f.toInclusive) w.push(`m.date <= ${add(f.toInclusive)}::timestamptz`)
-  return w
+  return SQL_LIST.flatMap(([n, sql]) => {
+    const v = f[n]
+    return v === null ? [] : sql.where(v, add, f)
+  })
 }
 
 export const MAX_PARTIES = 1000
@@ -74,9 +110,6 @@ export async function resolveParties(db: Queryable, f: Filters): Promise<boolean
   f.parties = r.rows.length > MAX_PARTIES ? null : r.rows.map((x) => x.party)
   return r.rows.length > 0
 }
-
-export const onlyScope = (f: Filters) =>
-  !f.q && !f.direction && !f.status && f.media === null && !f.from && !f.toExclusive && !f.toInclusive
 
 /**
  * Runs a read with the planner told to walk an index (the date index, or a number's) rather than

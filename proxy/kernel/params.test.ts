@@ -49,3 +49,52 @@ describe('parseFilters refuses each bad filter with a message naming its field',
     expect(refusal(given)).toEqual({ kind: 'invalid_request', field, message })
   })
 })
+
+describe('parseFilters reads each filter as the index searches it', () => {
+  it('turns words into values: digits, a code, a flag, instants and a list without repeats', () => {
+    const f = parseFilters(
+      new Map(
+        Object.entries({
+          q: 'refund',
+          party: '+1 (415) 555-0123',
+          direction: 'inbound',
+          status: '503',
+          media: 'no',
+          from: '2026-11-01',
+          to: '2026-11-20T12:00:00Z',
+          numbers: '+18323232323, 18323232323,18552009444',
+        }),
+      ),
+    )
+    expect(f).toEqual({
+      q: 'refund',
+      party: '14155550123',
+      direction: 'inbound',
+      status: { kind: 'code', code: 503 },
+      media: false,
+      dates: { from: '2026-11-01T00:00:00.000Z', toExclusive: null, toInclusive: '2026-11-20T12:00:00.000Z' },
+      numbers: ['18323232323', '18552009444'],
+    })
+  })
+
+  it('reads a whole `to` day as the next midnight, and leaves out what is not set', () => {
+    expect(parseFilters(new Map(Object.entries({ status: 'other', media: 'yes', to: '2026-11-20' })))).toEqual({
+      q: null,
+      party: null,
+      direction: null,
+      status: { kind: 'other' },
+      media: true,
+      dates: { from: null, toExclusive: '2026-11-21T00:00:00.000Z', toInclusive: null },
+      numbers: null,
+    })
+    expect(parseFilters(new Map([['q', '']]))).toEqual({
+      q: null,
+      party: null,
+      direction: null,
+      status: null,
+      media: null,
+      dates: null,
+      numbers: null,
+    })
+  })
+})

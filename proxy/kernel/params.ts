@@ -1,5 +1,6 @@
 import { invalid } from '../errors.ts'
 import { readQuery } from '../http.ts'
+import { readFilters, SEARCH_PARAM_NAMES, type FilterValues, type ParamReaders } from '../../contract/search-filters.ts'
 
 /**
  * The HTTP parameters the rooms share (the index's search and its cursors, the desk's reports,
@@ -10,20 +11,12 @@ import { readQuery } from '../http.ts'
 
 export const MAX_LIMIT = 500
 export const DEFAULT_LIMIT = 100
-const MAX_Q = 500
-const MAX_NUMBERS = 1000
 
-export interface Filters {
-  q: string | null
-  party: string | null
-  direction: 'inbound' | 'outbound' | null
-  status: { kind: 'success' | 'error' | 'other' } | { kind: 'code'; code: number } | null
-  media: boolean | null
-  from: string | null
-  /** Exclusive upper bound (a whole `to` day is turned into the next midnight). */
-  toExclusive: string | null
-  toInclusive: string | null
-  numbers: string[] | null
+/**
+ * A search's filters as the contract's table reads them (contract/search-filters.ts: each
+ * filter's value, null when not set), and what the index's look-ups add to them.
+ */
+export interface Filters extends FilterValues {
   /**
    * The distinct parties whose digits contain `party`, looked up in the parties roll-up
    * (resolveParties); null = not resolved (or too many to list: then a LIKE over every message).
@@ -50,8 +43,7 @@ export interface Params {
   get(name: string): string | undefined
 }
 
-function textParam(p: Params, name: string, max: number): string | null {
-  const v = p.get(name)
+function textValue(name: string, v: string | undefined, max: number): string | null {
   if (v === undefined || v === '') return null
   if (v.includes('\u0000')) throw invalid(name, `${name} must not contain NUL characters.`)
   if (v.length > max) throw invalid(name, `${name} must be at most ${max} characters.`)
@@ -63,7 +55,7 @@ export function digitsParam(p: Params, name: string, required: boolean): string 
 }
 
 export function digitsValue(name: string, value: string | undefined, required: boolean): string | null {
-  const v = textParam(new Map(value === undefined ? [] : [[name, value]]), name, 64)
+  const v = textValue(name, value, 64)
   if (v === null) {
     if (required) throw invalid(name, `${name} is required.`)
     return null
@@ -158,54 +150,21 @@ export function limitValue(v: string | undefined, def = DEFAULT_LIMIT): number {
   return Number(v)
 }
 
-export const SEARCH_PARAMS = ['q', 'party', 'direction', 'status', 'media', 'from', 'to', 'numbers'] as const
+/** The index's search parameters, as the filters' table names them. */
+export const SEARCH_PARAMS = SEARCH_PARAM_NAMES
 
-export function parseFilters(p: Params): Filters {
-  const q = textParam(p, 'q', MAX_Q)
-  const party = digitsParam(p, 'party', false)
-  const dir = p.get('direction')
-  let direction: Filters['direction'] = null
-  if (dir !== undefined && dir !== '') {
-    if (dir !== 'inbound' && dir !== 'outbound') throw invalid('direction', 'direction must be inbound or outbound.')
-    direction = dir
-  }
-  const st = p.get('status')
-  let status: Filters['status'] = null
-  if (st !== undefined && st !== '') {
-    if (st === 'success' || st === 'error' || st === 'other') status = { kind: st }
-    else if (/^\d{3}$/.test(st)) status = { kind: 'code', code: Number(st) }
-    else throw invalid('status', 'status must be success, error, other or a three-digit code such as 503.')
-  }
-  const md = p.get('media')
-  let media: boolean | null = null
-  if (md !== undefined && md !== '') {
-    if (md !== 'yes' && md !== 'no') throw invalid('media', 'media must be yes or no.')
-    media = md === 'yes'
-  }
-  const from = dateParam(p, 'from')
-  const to = dateParam(p, 'to')
-  if (from && to && from.start >= to.endExclusive) throw invalid('to', 'to must not be before from.')
-  const nums = p.get('numbers')
-  let numbers: string[] | null = null
-  if (nums !== undefined && nums !== '') {
-    const list = nums.split(',').map((s) => s.trim().replace(/^\+/, ''))
-    if (list.length > MAX_NUMBERS) throw invalid('numbers', `numbers lists at most ${MAX_NUMBERS} numbers.`)
-    for (const n of list)
-      if (!/^\d{6,15}$/.test(n)) throw invalid('numbers', 'numbers must be comma-separated account numbers (6 to 15 digits each).')
-    numbers = [...new Set(list)]
-  }
-  return {
-    q,
-    party,
-    direction,
-    status,
-    media,
-    from: from?.start ?? null,
-    toExclusive: to?.isDay ? to.endExclusive : null,
-    toInclusive: to && !to.isDay ? to.start : null,
-    numbers,
-  }
+/** What the filters' table reads a search's parameters with: the readers above, refusals as the 400 envelope. */
+const READERS: ParamReaders = {
+  fail: (field, message) => {
+    throw invalid(field, message)
+  },
+  text: textValue,
+  digits: (name, value) => digitsValue(name, value, false),
+  date: (name, value) => dateValue(name, value),
 }
+
+/** A search's filters, each read and checked as its row in the table says (the first refusal answers). */
+export const parseFilters = (p: Params): Filters => readFilters((name) => p.get(name), READERS)
 
 export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify([c.date, c.number, c.ordinal])).toString('base64url')

@@ -13,6 +13,7 @@ import {
   type RelativeRange,
   type SavedView,
 } from '../../contract/saved-views.ts'
+import { PARAM_OF_KEY } from '../../contract/search-filters.ts'
 import { isRealDay } from '../../contract/upstream-values.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
@@ -61,8 +62,8 @@ export interface ParsedQuery {
   zone: 'local' | 'utc'
 }
 
-/** The index's parameter names for the Search page's (only `dir` differs). */
-const INDEX_NAME: Partial<Record<SearchKey, string>> = { dir: 'direction' }
+/** The index's parameter name of each of the Search page's filter keys (`dir` → `direction`), from the filters' table. */
+const INDEX_NAME: Partial<Record<SearchKey, string>> = PARAM_OF_KEY
 
 /**
  * Checks a query string against the Search page's keys and, for the filters, against the
@@ -95,7 +96,7 @@ export function parseViewQuery(raw: unknown, range: RelativeRange | null): Parse
     filters = parseFilters(forIndex)
   } catch (err) {
     if (!(err instanceof ProxyError)) throw err
-    const page = (Object.entries(INDEX_NAME) as Array<[SearchKey, string]>).find(([, i]) => i === err.body.field)?.[0]
+    const page = (Object.entries(INDEX_NAME) as Array<[SearchKey, string]>).find(([k, i]) => i === err.body.field && k !== i)?.[0]
     throw invalid('query', `query: ${page ? err.body.message.replace(err.body.field ?? '', page) : err.body.message}`)
   }
   const canonical = new URLSearchParams()
@@ -105,7 +106,7 @@ export function parseViewQuery(raw: unknown, range: RelativeRange | null): Parse
   }
   return {
     query: canonical.toString(),
-    filters: { ...filters, from: null, toExclusive: null, toInclusive: null },
+    filters: { ...filters, dates: null },
     from: given.get('from') ?? null,
     to: given.get('to') ?? null,
     zone: tz,
@@ -116,12 +117,15 @@ export function parseViewQuery(raw: unknown, range: RelativeRange | null): Parse
 export function viewFilters(p: ParsedQuery, range: RelativeRange | null, nowMs: number, browserZone: string): Filters {
   const zone = p.zone === 'utc' ? 'UTC' : browserZone
   const days = range ? resolveRange(range, nowMs, zone) : { from: p.from, to: p.to }
-  return {
-    ...p.filters,
-    from: days.from ? new Date(startOfDayIn(days.from, zone)).toISOString() : null,
-    toExclusive: days.to ? new Date(startOfDayIn(daysBefore(days.to, -1), zone)).toISOString() : null,
-    toInclusive: null,
-  }
+  const dates =
+    days.from || days.to
+      ? {
+          from: days.from ? new Date(startOfDayIn(days.from, zone)).toISOString() : null,
+          toExclusive: days.to ? new Date(startOfDayIn(daysBefore(days.to, -1), zone)).toISOString() : null,
+          toInclusive: null,
+        }
+      : null
+  return { ...p.filters, dates }
 }
 
 type ViewRow = {

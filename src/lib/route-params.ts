@@ -1,6 +1,7 @@
 import type { SearchMiddleware, SearchSchemaInput } from '@tanstack/react-router'
 import * as z from 'zod/mini'
-import { day, digits, numberList, orNull, text } from '../../contract/query-words'
+import { day, digits, orNull, text } from '../../contract/query-words'
+import { SEARCH_PAGE_SHAPE } from '../../contract/search-filters'
 import { isRealDay } from '../../contract/upstream-values'
 
 /**
@@ -104,17 +105,8 @@ export const historySearch = z.object({
 })
 export type HistorySearch = z.output<typeof historySearch>
 
-export const searchSearch = z.object({
-  q: text,
-  party: digits,
-  dir: orNull(['inbound', 'outbound']),
-  status: orNull(['success', 'error', 'other']),
-  media: orNull(['yes', 'no']),
-  from: day,
-  to: day,
-  numbers: numberList,
-  tz: zoneParam,
-})
+/** The Search page: its filters, each read as the filters' table says (contract/search-filters.ts), and the zone it shows. */
+export const searchSearch = z.object({ ...SEARCH_PAGE_SHAPE, tz: zoneParam })
 export type SearchSearch = z.output<typeof searchSearch>
 
 export const threadSearch = z.object({

@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useId, useRef, useState, type SubmitEvent } from 'react'
+import { pageWords } from '../../../contract/search-filters'
 import { RANGE_LABELS, RELATIVE_RANGES, VIEW_NAME_MAX, type RelativeRange } from '../../../contract/saved-views'
 import { toApiError } from '../../api/errors'
 import { createView, VIEWS_KEY } from '../../api/views'
@@ -8,14 +9,7 @@ import type { SearchSearch } from '../../lib/route-params'
 /** The page's query string as its URL writes it; a relative range leaves its fixed days out. */
 export function viewQuery(s: SearchSearch, range: RelativeRange | null): string {
   const p = new URLSearchParams()
-  if (s.q.trim()) p.set('q', s.q.trim())
-  if (s.party) p.set('party', s.party)
-  if (s.dir) p.set('dir', s.dir)
-  if (s.status) p.set('status', s.status)
-  if (s.media) p.set('media', s.media)
-  if (!range && s.from) p.set('from', s.from)
-  if (!range && s.to) p.set('to', s.to)
-  if (s.numbers.length) p.set('numbers', s.numbers.join(','))
+  for (const [key, word] of pageWords(s)) if (!(range && (key === 'from' || key === 'to'))) p.set(key, word)
   if (s.tz === 'utc') p.set('tz', 'utc')
   return p.toString()
 }

@@ -1,4 +1,5 @@
-import { useCallback, useId, useMemo } from 'react'
+import { useCallback, useId, useMemo, type ReactNode } from 'react'
+import { FILTER_NAMES, SEARCH_PAGE_KEYS, type FilterName, type SearchPageKey } from '../../../contract/search-filters'
 import type { NumberIndexStatus } from '../../api/index-api'
 import { DayField } from '../../components/day-field'
 import { dayOrderProblem, zoneLabel } from '../../lib/dates'
@@ -44,8 +45,72 @@ export function SearchForm({ search, numbers, setParams }: Props) {
   )
 }
 
-function SearchFilters({ search, numbers, setParams }: Props) {
-  const zone = search.tz
+/**
+ * Each filter's control, keyed by the filters' table (contract/search-filters.ts), so a filter
+ * added there does not compile until the page offers it; drawn in the table's order. The text
+ * (`q`) is the search box above them.
+ */
+const FILTER_CONTROLS: Record<FilterName, ((p: Props) => ReactNode) | null> = {
+  q: null,
+  party: PartyFilter,
+  direction: ({ search, setParams }) => (
+    <Choice
+      label="Direction"
+      value={search.dir}
+      options={{ inbound: 'Inbound', outbound: 'Outbound' }}
+      onChange={(v) => setParams({ dir: v }, { replace: true })}
+    />
+  ),
+  status: ({ search, setParams }) => (
+    <Choice
+      label="Status"
+      value={search.status}
+      options={{ success: 'Success', error: 'Error', other: 'Other' }}
+      onChange={(v) => setParams({ status: v }, { replace: true })}
+    />
+  ),
+  media: ({ search, setParams }) => (
+    <Choice
+      label="Media"
+      value={search.media}
+      options={{ yes: 'Has media', no: 'No media' }}
+      onChange={(v) => setParams({ media: v }, { replace: true })}
+    />
+  ),
+  dates: ({ search, setParams }) => (
+    <>
+      <DayField label="From (day)" value={search.from} onCommit={(v) => setParams({ from: v }, { replace: true })} />
+      <DayField
+        label="To (day, included)"
+        value={search.to}
+        onCommit={(v) => setParams({ to: v }, { replace: true })}
+        problem={dayOrderProblem(search.from, search.to)}
+      />
+    </>
+  ),
+  numbers: NumbersFilter,
+}
+
+/** Every filter back to its default: each of the table's keys unset. */
+const CLEARED = Object.fromEntries(SEARCH_PAGE_KEYS.map((k) => [k, null])) as Record<SearchPageKey, null>
+
+function SearchFilters(props: Props) {
+  const { search, setParams } = props
+  return (
+    <div className="flex flex-wrap items-end gap-3 text-sm">
+      {FILTER_NAMES.map((n) => {
+        const Control = FILTER_CONTROLS[n]
+        return Control ? <Control key={n} {...props} /> : null
+      })}
+      <button type="button" className="btn" onClick={() => setParams(CLEARED, { replace: true })}>
+        Clear all
+      </button>
+      <ZoneToggle zone={search.tz} onChange={(tz) => setParams({ tz }, { replace: true })} />
+    </div>
+  )
+}
+
+function PartyFilter({ search, setParams }: Props) {
   // Letters are not a phone number: the box says so and the filter stays as it was, never dropped.
   const commitParty = useCallback(
     (v: string) => (partyProblem(v) ? undefined : setParams({ party: v.replace(/\D/g, '') }, { replace: true })),
@@ -54,99 +119,66 @@ function SearchFilters({ search, numbers, setParams }: Props) {
   const [party, setParty] = useDebouncedParam(search.party, commitParty)
   const problem = partyProblem(party)
   const partyNoteId = useId()
-  const [committedNumbers, setPicked] = useUrlBound(search.numbers, (numbers: readonly string[]) =>
+  return (
+    <span className="flex flex-col">
+      <label className="flex flex-col">
+        Other party
+        <input
+          type="search"
+          className="input w-44"
+          inputMode="tel"
+          value={party}
+          onChange={(e) => {
+            setParty(e.target.value)
+          }}
+          placeholder="Any formatting"
+          aria-invalid={problem ? true : undefined}
+          aria-describedby={problem ? partyNoteId : undefined}
+        />
+      </label>
+      {problem ? (
+        <span id={partyNoteId} className="mt-0.5 max-w-48 text-xs text-red-800">
+          {problem} {search.party ? `Still using ${search.party}.` : 'No party filter yet.'}
+        </span>
+      ) : null}
+    </span>
+  )
+}
+
+function NumbersFilter({ search, numbers, setParams }: Props) {
+  const [picked, setPicked] = useUrlBound(search.numbers, (numbers: readonly string[]) =>
     setParams({ numbers: [...numbers] }, { replace: true }),
   )
-  const picked = committedNumbers
   const unpicked = useMemo(() => numbers.filter((n) => !picked.includes(n.number)), [numbers, picked])
   return (
-    <div className="flex flex-wrap items-end gap-3 text-sm">
-      <span className="flex flex-col">
-        <label className="flex flex-col">
-          Other party
-          <input
-            type="search"
-            className="input w-44"
-            inputMode="tel"
-            value={party}
-            onChange={(e) => {
-              setParty(e.target.value)
-            }}
-            placeholder="Any formatting"
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={problem ? partyNoteId : undefined}
-          />
-        </label>
-        {problem ? (
-          <span id={partyNoteId} className="mt-0.5 max-w-48 text-xs text-red-800">
-            {problem} {search.party ? `Still using ${search.party}.` : 'No party filter yet.'}
-          </span>
-        ) : null}
-      </span>
-      <Choice
-        label="Direction"
-        value={search.dir}
-        options={{ inbound: 'Inbound', outbound: 'Outbound' }}
-        onChange={(v) => setParams({ dir: v }, { replace: true })}
+    <div className="flex flex-col gap-1">
+      <NumberCombobox
+        label="Numbers"
+        numbers={unpicked}
+        value=""
+        placeholder="Add a number: type digits"
+        onPick={(n) => {
+          if (n) setPicked([...picked, n])
+        }}
       />
-      <Choice
-        label="Status"
-        value={search.status}
-        options={{ success: 'Success', error: 'Error', other: 'Other' }}
-        onChange={(v) => setParams({ status: v }, { replace: true })}
-      />
-      <Choice
-        label="Media"
-        value={search.media}
-        options={{ yes: 'Has media', no: 'No media' }}
-        onChange={(v) => setParams({ media: v }, { replace: true })}
-      />
-      <DayField label="From (day)" value={search.from} onCommit={(v) => setParams({ from: v }, { replace: true })} />
-      <DayField
-        label="To (day, included)"
-        value={search.to}
-        onCommit={(v) => setParams({ to: v }, { replace: true })}
-        problem={dayOrderProblem(search.from, search.to)}
-      />
-      <div className="flex flex-col gap-1">
-        <NumberCombobox
-          label="Numbers"
-          numbers={unpicked}
-          value=""
-          placeholder="Add a number: type digits"
-          onPick={(n) => {
-            if (n) setPicked([...picked, n])
-          }}
-        />
-        {picked.length > 0 ? (
-          <ul aria-label="Numbers picked" className="flex max-w-md flex-wrap gap-1">
-            {picked.map((n) => (
-              <li key={n}>
-                <button
-                  type="button"
-                  className="rounded border border-slate-300 bg-slate-50 px-1.5 py-0.5 text-xs"
-                  aria-label={`Remove ${formatPhone(n)}`}
-                  onClick={() => {
-                    setPicked(picked.filter((x) => x !== n))
-                  }}
-                >
-                  {formatPhone(n)} <span aria-hidden="true">×</span>
-                </button>
-              </li>
-            ))}
-          </ul>
-        ) : null}
-      </div>
-      <button
-        type="button"
-        className="btn"
-        onClick={() =>
-          setParams({ q: null, party: null, dir: null, status: null, media: null, from: null, to: null, numbers: null }, { replace: true })
-        }
-      >
-        Clear all
-      </button>
-      <ZoneToggle zone={zone} onChange={(tz) => setParams({ tz }, { replace: true })} />
+      {picked.length > 0 ? (
+        <ul aria-label="Numbers picked" className="flex max-w-md flex-wrap gap-1">
+          {picked.map((n) => (
+            <li key={n}>
+              <button
+                type="button"
+                className="rounded border border-slate-300 bg-slate-50 px-1.5 py-0.5 text-xs"
+                aria-label={`Remove ${formatPhone(n)}`}
+                onClick={() => {
+                  setPicked(picked.filter((x) => x !== n))
+                }}
+              >
+                {formatPhone(n)} <span aria-hidden="true">×</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </div>
   )
 }

@@ -1,7 +1,7 @@
 import { useMemo } from 'react'
-import type { SearchParams } from '../../../contract/index-api'
+import { DROPPED_FIELDS, filterWords, searchParamsOf, type SearchParams } from '../../../contract/search-filters'
 import { useIndexStatus } from '../../api/index-api'
-import { DAY_FIELDS, DroppedParams } from '../../components/dropped-params'
+import { DroppedParams } from '../../components/dropped-params'
 import { IndexOffAlert } from '../../components/index-off-alert'
 import { EmptyState, TableSkeleton } from '../../components/empty-state'
 import { HistoryDisplayContext, type HistoryDisplay } from '../../components/message/display-context'
@@ -18,38 +18,9 @@ import { useSearchResults } from './use-search-results'
 
 /** The route's parsed query → the index's search parameters (absent = no filter). */
 export function toSearchParams(s: SearchSearch): SearchParams {
-  return {
-    ...(s.q.trim() ? { q: s.q.trim() } : {}),
-    ...(s.party ? { party: s.party } : {}),
-    ...(s.dir ? { direction: s.dir } : {}),
-    ...(s.status ? { status: s.status } : {}),
-    ...(s.media ? { media: s.media } : {}),
-    // Days in the zone the page shows: a local day's first and last instants, or the UTC days as typed.
-    ...dayRangeInZone(s.from, s.to, s.tz),
-    ...(s.numbers.length ? { numbers: s.numbers.join(',') } : {}),
-  }
+  // Days in the zone the page shows: a local day's first and last instants, or the UTC days as typed.
+  return searchParamsOf(s, (from, to) => dayRangeInZone(from, to, s.tz))
 }
-
-function describeFilters(s: SearchSearch): string[] {
-  const parts: string[] = []
-  if (s.q.trim()) parts.push(`text "${s.q.trim()}"`)
-  if (s.party) parts.push(`party ${s.party}`)
-  if (s.dir) parts.push(s.dir)
-  if (s.status) parts.push(`status ${s.status}`)
-  if (s.media) parts.push(s.media === 'yes' ? 'with media' : 'without media')
-  if (s.numbers.length) parts.push(`numbers ${s.numbers.join(', ')}`)
-  return parts
-}
-
-/** The filters a Search link may carry, as the form names them. */
-const SEARCH_FIELDS = {
-  ...DAY_FIELDS,
-  party: { label: 'Other party', must: 'not a phone number' },
-  dir: { label: 'Direction', must: 'neither inbound nor outbound' },
-  status: { label: 'Status', must: 'none of success, error or other' },
-  media: { label: 'Media', must: 'neither yes nor no' },
-  numbers: { label: 'Numbers', must: 'not a list of account numbers (6 to 15 digits each, separated by commas)' },
-} as const
 
 export function SearchPage({ search, canExport }: { search: SearchSearch; canExport: boolean | null }) {
   const setParams = useSetParams('/search')
@@ -72,7 +43,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
     }),
     [zone, openMedia, search.q],
   )
-  const filters = describeFilters(search)
+  const filters = filterWords(search)
   const span = search.from || search.to ? `${search.from || 'the start'} to ${search.to || 'today'}` : null
 
   return (
@@ -89,7 +60,7 @@ export function SearchPage({ search, canExport }: { search: SearchSearch; canExp
           Search all messages
         </h1>
         <SearchForm search={search} numbers={index.status?.numbers ?? []} setParams={setParams} />
-        <DroppedParams schema={searchSearch} fields={SEARCH_FIELDS} />
+        <DroppedParams schema={searchSearch} fields={DROPPED_FIELDS} />
         <SaveView search={search} />
 
         {index.loading ? (

@@ -186,6 +186,6 @@ export async function locateDate(number: string, at: string, signal?: AbortSigna
 
 export function exportUrl(p: SearchParams & { format: 'csv' | 'ndjson'; tz?: string }): string {
   const q = new URLSearchParams()
-  for (const [k, v] of Object.entries(p)) if (v !== undefined && v !== '') q.set(k, String(v))
+  for (const [k, v] of Object.entries(p)) if (v) q.set(k, v)
   return `${INDEX_PATHS.export}?${q.toString()}`
 }

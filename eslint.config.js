@@ -20,9 +20,10 @@ const ROOMS = ['index', 'desk', 'views', 'media', 'access', 'watch', 'alerts']
 const COMPOSERS = ['./proxy/rooms.ts', './proxy/server.ts', './proxy/app.ts']
 /**
  * Test support stands outside the doors: an end-to-end test composes rooms the way rooms.ts does.
- * sync-child.ts is a test's child process (a sync killed mid-walk), composed like a server.
+ * proxy/testing/ holds what tests share (stacks, engines, receivers, certificates, the children a
+ * test kills mid-write); the build leaves it out (tsconfig.server.json) and nothing in a room imports it.
  */
-const TEST_SUPPORT = ['proxy/**/*.test.ts', 'proxy/**/test-*.ts', 'proxy/index/sync-child.ts']
+const TEST_SUPPORT = ['proxy/**/*.test.ts', 'proxy/testing/**']
 
 export default tseslint.config(
   { ignores: ['dist', 'build', 'node_modules', '.test-results', '.bench', 'test-results', '.switchboard-data'] },
@@ -172,6 +173,11 @@ export default tseslint.config(
               from: [...ROOMS.map((r) => `./proxy/${r}`), ...COMPOSERS],
               message: `proxy/${base} is shared by every room and imports none of them (nor the composition root): take a hook or an option instead.`,
             })),
+            {
+              target: './proxy',
+              from: './proxy/testing',
+              message: 'proxy/testing is test support, left out of the build: production code never imports it.',
+            },
           ],
         },
       ],

@@ -7,7 +7,7 @@ export default defineConfig({
     testTimeout: 20_000,
     pool: 'forks',
     // The tests' PGlite template (proxy/db/pglite-template.ts), made once before the workers start.
-    globalSetup: ['proxy/db/pglite-template.setup.ts'],
+    globalSetup: ['proxy/testing/pglite-template.setup.ts'],
     // One worker more than the cores: most files wait on real servers, child processes and
     // PGlite's worker thread, so a worker per core left them idle a fifth of the time (alone on
     // this 2-core machine, back to back: 2 workers 235 s and 382 CPU-s, 3 workers 205 s and 332).

@@ -63,7 +63,7 @@ async function child() {
   const { parseConfig } = await import('../proxy/config.ts')
   const { openRooms, roomsConfigIssues } = await import('../proxy/rooms.ts')
   const { start } = await import('../proxy/server.ts')
-  const { call } = await import('../proxy/access/test-stack.ts')
+  const { call } = await import('../proxy/testing/access-stack.ts')
   const { DEMO_CREDENTIALS } = await import('../proxy/simulator/dataset.ts')
   const desk = process.env.BENCH_DESK === 'on'
   const number = process.env.BENCH_NUMBER!

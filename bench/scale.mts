@@ -62,7 +62,7 @@ async function child() {
   const { parseConfig } = await import('../proxy/config.ts')
   const { openRooms, roomsConfigIssues } = await import('../proxy/rooms.ts')
   const { start } = await import('../proxy/server.ts')
-  const { call } = await import('../proxy/access/test-stack.ts')
+  const { call } = await import('../proxy/testing/access-stack.ts')
   const { SCALE_CREDENTIALS } = await import('../proxy/simulator/dataset.ts')
   const listed = JSON.parse(process.env.BENCH_LISTED!) as Listed[]
   const env = {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, test } from './fixtures'
 import { downloadText, historyUrl, NUMBERS, parseCsv } from './helpers'
-import { freshPgliteDir } from '../proxy/db/pglite-template.ts'
+import { freshPgliteDir } from '../proxy/testing/pglite-template.ts'
 import { startProxy, type Proc } from './stack'
 
 /**

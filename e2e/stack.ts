@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freshPgliteDir } from '../proxy/db/pglite-template.ts'
+import { freshPgliteDir } from '../proxy/testing/pglite-template.ts'
 
 /**
  * A separate simulator + proxy pair in their own processes, for tests that stop the upstream

@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { parseConfig } from './config.ts'
 import { start, type Running } from './server.ts'
-import { form, proxyFor, raw, stubUpstream } from './test-helpers.ts'
+import { form, proxyFor, raw, stubUpstream } from './testing/helpers.ts'
 
 const okHistory = JSON.stringify({ success: '1', total_message_count: 0, messages: [] })
 let up: Awaited<ReturnType<typeof stubUpstream>>

@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMPRESS_MIN_BYTES, POOL_COMPRESS_BYTES, STREAM_COMPRESS_BYTES, pickEncoding } from './http.ts'
-import { sendRaw, simStack } from './test-helpers.ts'
+import { sendRaw, simStack } from './testing/helpers.ts'
 
 describe('pickEncoding', () => {
   it.each([

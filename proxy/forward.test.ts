@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { ProxyError } from './errors.ts'
 import { createForwarder, scrub } from './forward.ts'
 import { parsePage } from './index/parse.ts'
-import { SYS_ID, TOKEN, form, proxyFor, raw, stubUpstream } from './test-helpers.ts'
+import { SYS_ID, TOKEN, form, proxyFor, raw, stubUpstream } from './testing/helpers.ts'
 
 const ok = JSON.stringify({ success: '1', data: [{ number: '18323232323', tid: 'A1', type: 'local', webhook: '', dlr: '' }] })
 const cleanups: Array<() => Promise<void>> = []

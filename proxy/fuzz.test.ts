@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { runFuzz } from './test-fuzz.ts'
+import { runFuzz } from './testing/fuzz.ts'
 
 /**
  * The fuzzer in the suite, bounded and repeatable: fixed seeds, so a failure here fails the same

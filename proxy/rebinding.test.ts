@@ -2,12 +2,12 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, HISTORY } from './access/test-stack.ts'
-import { freshPgliteDir } from './db/pglite-template.ts'
+import { call, HISTORY } from './testing/access-stack.ts'
+import { freshPgliteDir } from './testing/pglite-template.ts'
 import type { Rooms } from './rooms.ts'
 import type { Running } from './server.ts'
-import { proxyFor, startWithRooms } from './test-helpers.ts'
-import { concrete, encodedSegments, spellings } from './test-spellings.ts'
+import { proxyFor, startWithRooms } from './testing/helpers.ts'
+import { concrete, encodedSegments, spellings } from './testing/spellings.ts'
 
 /**
  * A page on evil.example that rebinds its name to 127.0.0.1, against the default ACCESS=local

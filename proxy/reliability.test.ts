@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AccessGate, Principal, RouteSpec } from './http-types.ts'
 import { sendJson } from './http.ts'
-import { ANY_QUERY, SENTINEL_TOKEN, openFds, proxyFor, sendRaw, simStack, stubUpstream } from './test-helpers.ts'
+import { ANY_QUERY, SENTINEL_TOKEN, openFds, proxyFor, sendRaw, simStack, stubUpstream } from './testing/helpers.ts'
 
 /**
  * Issue 11's reproducers, each against the real server (server.ts's start()) on the real

@@ -4,14 +4,14 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { IndexStatus } from '../contract/index-api.ts'
 import { listEntries } from './access/log-listing.ts'
-import { call } from './access/test-stack.ts'
+import { call } from './testing/access-stack.ts'
 import { addUser } from './access/users.ts'
 import { parseConfig } from './config.ts'
 import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
 import { start, type Running } from './server.ts'
 import { DEMO_CREDENTIALS } from './simulator/dataset.ts'
 import { createSimulator } from './simulator/simulator.ts'
-import { freshPgliteDir } from './db/pglite-template.ts'
+import { freshPgliteDir } from './testing/pglite-template.ts'
 
 /**
  * The rooms as the server composes them (proxy/rooms.ts): one database for the index and team

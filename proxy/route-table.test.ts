@@ -4,14 +4,14 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { ACCESS_LEVELS, allows, ROLES, type Role } from '../contract/roles.ts'
-import { call, cookieFrom, HISTORY } from './access/test-stack.ts'
+import { call, cookieFrom, HISTORY } from './testing/access-stack.ts'
 import { addUser } from './access/users.ts'
 import type { RouteSpec } from './http-types.ts'
 import type { Rooms } from './rooms.ts'
 import type { Running } from './server.ts'
-import { startWithRooms } from './test-helpers.ts'
-import { freshPgliteDir } from './db/pglite-template.ts'
-import { concrete, spellings } from './test-spellings.ts'
+import { startWithRooms } from './testing/helpers.ts'
+import { freshPgliteDir } from './testing/pglite-template.ts'
+import { concrete, spellings } from './testing/spellings.ts'
 
 /**
  * Generated from the route table the server really answers: every route × {signed out, and each

@@ -4,7 +4,7 @@ import type { AccessGate, RouteSpec } from './http-types.ts'
 import { sendJson } from './http.ts'
 import { canonicalPathProblem } from './checks.ts'
 import { checkRouteTable } from './route-table.ts'
-import { ANY_QUERY, proxyFor, sendRaw, simStack, stubUpstream } from './test-helpers.ts'
+import { ANY_QUERY, proxyFor, sendRaw, simStack, stubUpstream } from './testing/helpers.ts'
 
 const ok: RouteSpec['handle'] = async (_req, res) => sendJson(res, 200, { ok: true })
 

@@ -1,7 +1,7 @@
 // `npm run fuzz`: the server fuzzer as a longer soak before a release. The same generator and
 // checks as proxy/fuzz.test.ts, bounded by FUZZ_RUNS batches (1–20 requests each, default
 // 20,000) and FUZZ_SECONDS (default 240). FUZZ_SEED replays a run. Prints what it sent and saw.
-import { runFuzz } from '../proxy/test-fuzz.ts'
+import { runFuzz } from '../proxy/testing/fuzz.ts'
 
 const runs = Number(process.env.FUZZ_RUNS ?? 20_000)
 const seconds = Number(process.env.FUZZ_SECONDS ?? 240)

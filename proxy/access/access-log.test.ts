@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { ENGINES, useEngines } from '../db/test-engines.ts'
+import { ENGINES, useEngines } from '../testing/engines.ts'
 import { appendEntries, cleanDetails, type NewEntry } from './access-log.ts'
 import { decodeCursor, encodeCursor, listEntries } from './log-listing.ts'
 import { purgeAccessLog } from './log-purge.ts'
@@ -13,7 +13,7 @@ import { createLogWriter } from './log-writer.ts'
 import { createAccess } from './access.ts'
 import { accessConfigFrom } from './config.ts'
 import { loadSigningKey, readSignedHeads, signHead } from './signed-heads.ts'
-import { ENGINES as STACK_ENGINES } from './test-stack.ts'
+import { ENGINES as STACK_ENGINES } from '../testing/access-stack.ts'
 
 const engines = useEngines()
 const T0 = Date.parse('2026-06-01T09:00:00Z')

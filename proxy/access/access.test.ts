@@ -5,7 +5,7 @@ import { JOURNAL_PUT_IN_MS, logWriterOptions } from './access.ts'
 import { journalPathOf } from './log-journal.ts'
 import { COOKIE_NAME, createSession } from './sessions.ts'
 import { addUser, changeUser, listUsers } from './users.ts'
-import { call, clearAccessTables, cookieFrom, ENGINES, HISTORY, startStack, TEST_SCRYPT, type Stack } from './test-stack.ts'
+import { call, clearAccessTables, cookieFrom, ENGINES, HISTORY, startStack, TEST_SCRYPT, type Stack } from '../testing/access-stack.ts'
 
 /**
  * Team access against both engines (PGlite and a real PostgreSQL server), through the real app

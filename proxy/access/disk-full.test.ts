@@ -5,10 +5,10 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { openDb, type OpenedDb } from '../db/open.ts'
 import { DB_THREAD_NICE } from '../db/pglite-protocol.ts'
-import { freshPgliteDir } from '../db/pglite-template.ts'
+import { freshPgliteDir } from '../testing/pglite-template.ts'
 import { accessOnOpen } from './on-open.ts'
 import { addUser } from './users.ts'
-import { call, clearAccessTables, cookieFrom, ENGINES, startStack, TEST_SCRYPT, type Stack } from './test-stack.ts'
+import { call, clearAccessTables, cookieFrom, ENGINES, startStack, TEST_SCRYPT, type Stack } from '../testing/access-stack.ts'
 
 /**
  * A full disk under the database, over HTTP against the real server: said in one 503 with its

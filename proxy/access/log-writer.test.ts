@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, fdatasync, mkdtempSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { ENGINES, useEngines } from '../db/test-engines.ts'
+import { ENGINES, useEngines } from '../testing/engines.ts'
 import { openDb } from '../db/open.ts'
 import { accessOnOpen } from './on-open.ts'
 import { background, type Queryable } from '../db/types.ts'
@@ -13,7 +13,7 @@ import { verifyLog } from './log-verify.ts'
 import { JOURNAL_FILE, journalPathOf } from './log-journal.ts'
 import { JOURNAL_PUT_IN_MS } from './access.ts'
 import { createLogWriter } from './log-writer.ts'
-import { freshPgliteDir } from '../db/pglite-template.ts'
+import { freshPgliteDir } from '../testing/pglite-template.ts'
 
 const engines = useEngines()
 const T0 = Date.parse('2026-06-01T09:00:00Z')

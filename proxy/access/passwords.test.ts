@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { passwordProblem } from './passwords.ts'
 import { addUser } from './users.ts'
-import { call, clearAccessTables, cookieFrom, ENGINES, startStack, TEST_SCRYPT, type Stack } from './test-stack.ts'
+import { call, clearAccessTables, cookieFrom, ENGINES, startStack, TEST_SCRYPT, type Stack } from '../testing/access-stack.ts'
 
 /** The password rules (NIST SP 800-63B §5.1.1.2), and that the admin routes apply them. */
 

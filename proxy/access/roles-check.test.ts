@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { ROLE_WORDS, ROLES } from '../../contract/roles.ts'
-import { ENGINES, useEngines } from '../db/test-engines.ts'
+import { ENGINES, useEngines } from '../testing/engines.ts'
 import { addUser, changeUser, checkRole, getUser, UserError } from './users.ts'
 
 /**

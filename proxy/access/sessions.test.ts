@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { IDLE_HEADER } from '../../contract/roles.ts'
 import type { OpenedDb } from '../db/open.ts'
 import { addUser } from './users.ts'
-import { call, clearAccessTables, cookieFrom, ENGINES, startStack, TEST_SCRYPT } from './test-stack.ts'
+import { call, clearAccessTables, cookieFrom, ENGINES, startStack, TEST_SCRYPT } from '../testing/access-stack.ts'
 
 /** The idle timeout runs from the true last use, to the millisecond, on a moved clock. */
 

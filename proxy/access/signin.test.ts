@@ -4,7 +4,7 @@ import { addressKey, createCheckGate, DEFAULT_LIMITS, delayAfter, type LimitRule
 import { knownDevice } from './devices.ts'
 import { DEFAULT_SCRYPT } from './passwords.ts'
 import { addUser } from './users.ts'
-import { call, clearAccessTables, ENGINES, startStack, TEST_SCRYPT, type Stack } from './test-stack.ts'
+import { call, clearAccessTables, ENGINES, startStack, TEST_SCRYPT, type Stack } from '../testing/access-stack.ts'
 
 /**
  * Sign-in limits over HTTP against both engines: throttled by (name, address) and by address

@@ -6,11 +6,11 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { openDb } from '../db/open.ts'
 import { accessOnOpen } from './on-open.ts'
-import { freshPgliteDir } from '../db/pglite-template.ts'
+import { freshPgliteDir } from '../testing/pglite-template.ts'
 import { CONTROL_SOCKET } from './control-socket.ts'
 import { loadSigningKey, signHead } from './signed-heads.ts'
 import { verifyPassword } from './passwords.ts'
-import { call, cookieFrom } from './test-stack.ts'
+import { call, cookieFrom } from '../testing/access-stack.ts'
 
 /** `npm run users` as a real process on a real PGlite directory, the password piped on stdin. */
 

@@ -1,10 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { OpenedDb } from '../db/open.ts'
-import { ENGINES, useEngines, type Engine } from '../db/test-engines.ts'
+import { ENGINES, useEngines, type Engine } from '../testing/engines.ts'
 import type { Db } from '../db/types.ts'
 import { addSilence } from './sql/silences.ts'
 import { acknowledge } from './sql/ack.ts'
-import { clearAlerts, newClock, openAlerts, SECRET, startReceiver, testConfig, type Clock, type Receiver } from './test-receivers.ts'
+import {
+  clearAlerts,
+  newClock,
+  openAlerts,
+  SECRET,
+  startReceiver,
+  testConfig,
+  type Clock,
+  type Receiver,
+} from '../testing/alert-receivers.ts'
 import type { Notice } from './types.ts'
 import { insertChannel } from './sql/channels-write.ts'
 

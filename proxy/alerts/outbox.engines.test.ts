@@ -3,13 +3,22 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openDb, type OpenedDb } from '../db/open.ts'
-import { freshPgliteDir } from '../db/pglite-template.ts'
-import { ENGINES, useEngines, type Engine } from '../db/test-engines.ts'
+import { freshPgliteDir } from '../testing/pglite-template.ts'
+import { ENGINES, useEngines, type Engine } from '../testing/engines.ts'
 import type { Db } from '../db/types.ts'
 import { verify } from './signing.ts'
 import { claimDue } from './sql/outbox-claim.ts'
 import { enqueueNotice } from './sql/outbox-enqueue.ts'
-import { clearAlerts, newClock, openAlerts, SECRET, startMailbox, startReceiver, testConfig, type Receiver } from './test-receivers.ts'
+import {
+  clearAlerts,
+  newClock,
+  openAlerts,
+  SECRET,
+  startMailbox,
+  startReceiver,
+  testConfig,
+  type Receiver,
+} from '../testing/alert-receivers.ts'
 import type { Notice } from './types.ts'
 
 /**

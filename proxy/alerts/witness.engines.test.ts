@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createAccess, type Access } from '../access/access.ts'
 import { accessConfigFrom } from '../access/config.ts'
 import type { OpenedDb } from '../db/open.ts'
-import { ENGINES, useEngines, type Engine } from '../db/test-engines.ts'
+import { ENGINES, useEngines, type Engine } from '../testing/engines.ts'
 import { verify } from './signing.ts'
 import { insertChannel } from './sql/channels-write.ts'
 import {
@@ -18,7 +18,7 @@ import {
   testConfig,
   type Clock,
   type Receiver,
-} from './test-receivers.ts'
+} from '../testing/alert-receivers.ts'
 import type { LogHead } from './types.ts'
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadSigningKey, readSignedHeads, signHead } from '../access/signed-heads.ts'
 import { slackBody, subjectLine, textOf } from './render.ts'
-import { headVerifies } from './test-receivers.ts'
+import { headVerifies } from '../testing/alert-receivers.ts'
 import { witnessNotice } from './witness.ts'
 
 /**

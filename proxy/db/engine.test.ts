@@ -15,8 +15,8 @@ import { dropIndexes, ensureIndexes, SECONDARY_NAMES } from '../index/sync/index
 import { acquireDataDirLock, LOCK_FILE, readLockHolder } from './lock.ts'
 import { openDb, type OpenedDb } from './open.ts'
 import { DB_THREAD_NICE } from './pglite-protocol.ts'
-import { freshPgliteDir } from './pglite-template.ts'
-import { ENGINES, useEngines } from './test-engines.ts'
+import { freshPgliteDir } from '../testing/pglite-template.ts'
+import { ENGINES, useEngines } from '../testing/engines.ts'
 import { deskIndexHooks } from '../desk/index-hooks.ts'
 
 /**

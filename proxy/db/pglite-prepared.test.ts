@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDb, type OpenedDb } from './open.ts'
-import { freshPgliteDir } from './pglite-template.ts'
+import { freshPgliteDir } from '../testing/pglite-template.ts'
 
 /**
  * PGlite's worker keeps the statements it has seen parsed (pglite-worker.ts, preparedQuery). What

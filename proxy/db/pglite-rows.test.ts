@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse as pgParse, PGlite, protocol, types } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freshPgliteDir } from './pglite-template.ts'
+import { freshPgliteDir } from '../testing/pglite-template.ts'
 import { joined, readRows } from './pglite-rows.ts'
 
 /**

@@ -3,7 +3,7 @@ import { encodingCost } from '../../contract/desk/encoding-cost.ts'
 import { classifyOptOut } from '../../contract/desk/opt-out.ts'
 import { isQuietHour, localTime } from '../../contract/desk/quiet-hours.ts'
 import { AREA_CODES } from '../../contract/desk/area-codes.ts'
-import { turnCounter } from '../test-helpers.ts'
+import { turnCounter } from '../testing/helpers.ts'
 import { deskFacts, type DeskSource } from '../../contract/desk/facts.ts'
 import { warmDeskFacts } from './refresh-facts.ts'
 

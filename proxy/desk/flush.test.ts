@@ -4,12 +4,12 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { END_MS, DEMO_CREDENTIALS, makeAccount } from '../simulator/dataset.ts'
 import { DESK_INDEX, DESK_PARTIES } from '../simulator/desk-cases.ts'
-import { call } from '../access/test-stack.ts'
+import { call } from '../testing/access-stack.ts'
 import type { Rooms } from '../rooms.ts'
 import type { Running } from '../server.ts'
-import { startWithRooms } from '../test-helpers.ts'
+import { startWithRooms } from '../testing/helpers.ts'
 import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
-import { freshPgliteDir } from '../db/pglite-template.ts'
+import { freshPgliteDir } from '../testing/pglite-template.ts'
 
 /**
  * When a desk read recomputes the threads a sync's batches marked: not while that number's sync

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { classifyOptOut } from '../../contract/desk/opt-out.ts'
-import { call } from '../access/test-stack.ts'
+import { call } from '../testing/access-stack.ts'
 import { statusCode } from '../index/parse.ts'
 import type { Rooms } from '../rooms.ts'
 import type { Running } from '../server.ts'
 import { DEMO_CREDENTIALS, makeAccount, messageAt } from '../simulator/dataset.ts'
-import { startOnSimulator, type SimulatedStack } from '../test-helpers.ts'
+import { startOnSimulator, type SimulatedStack } from '../testing/helpers.ts'
 
 /**
  * A needs-reply entry leaves the queue by itself when the reply is indexed: no "mark handled", no

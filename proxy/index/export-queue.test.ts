@@ -11,7 +11,7 @@ import { openDb, type OpenedDb } from '../db/open.ts'
 import { createForwarder } from '../forward.ts'
 import { parseIndexConfig } from './config.ts'
 import { createIndex, type MessageIndex } from './routes.ts'
-import { freshPgliteDir } from '../db/pglite-template.ts'
+import { freshPgliteDir } from '../testing/pglite-template.ts'
 import { deskIndexHooks } from '../desk/index-hooks.ts'
 
 /**

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readLockHolder } from '../db/lock.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import { openDb, type OpenedDb } from '../db/open.ts'
-import { ENGINES, useEngines } from '../db/test-engines.ts'
+import { ENGINES, useEngines } from '../testing/engines.ts'
 import { createForwarder, type Forwarder } from '../forward.ts'
 import { refreshAllDesk } from '../desk/refresh.ts'
 import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
@@ -1455,7 +1455,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
         target = db.location
         await db.close()
       }
-      const child = spawn(process.execPath, ['--import', 'tsx', 'proxy/index/sync-child.ts', target, simUrl, num(0).number, num(0).tid], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'proxy/testing/sync-child.ts', target, simUrl, num(0).number, num(0).tid], {
         stdio: ['ignore', 'pipe', 'pipe'],
       })
       let err = ''

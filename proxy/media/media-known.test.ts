@@ -4,14 +4,14 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
 import { partyKey } from '../../contract/desk/messages.ts'
-import { call, cookieFrom, HISTORY } from '../access/test-stack.ts'
+import { call, cookieFrom, HISTORY } from '../testing/access-stack.ts'
 import { addUser } from '../access/users.ts'
-import { freshPgliteDir } from '../db/pglite-template.ts'
+import { freshPgliteDir } from '../testing/pglite-template.ts'
 import type { Rooms } from '../rooms.ts'
 import type { Running } from '../server.ts'
 import { DEMO_CREDENTIALS, makeAccount } from '../simulator/dataset.ts'
 import { createSimulator } from '../simulator/simulator.ts'
-import { startWithRooms } from '../test-helpers.ts'
+import { startWithRooms } from '../testing/helpers.ts'
 
 /**
  * /api/media in the whole server, on both engines: the browser names a message and the server

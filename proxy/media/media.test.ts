@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AccessGate, Principal } from '../http-types.ts'
 import { MEDIA_FILES } from '../simulator/media.ts'
 import { makeAccount } from '../simulator/dataset.ts'
-import { proxyFor, raw, SENTINEL_SYS_ID, SENTINEL_TOKEN, simStack } from '../test-helpers.ts'
+import { proxyFor, raw, SENTINEL_SYS_ID, SENTINEL_TOKEN, simStack } from '../testing/helpers.ts'
 import type { Resolver } from './fetch.ts'
 import { createMediaRoute, type Locate, type MediaOptions } from './handler.ts'
 

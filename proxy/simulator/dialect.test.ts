@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SENTINEL_SYS_ID, SENTINEL_TOKEN, simStack } from '../test-helpers.ts'
+import { SENTINEL_SYS_ID, SENTINEL_TOKEN, simStack } from '../testing/helpers.ts'
 
 /**
  * The proxy against the second upstream dialect (dialect.ts): refusals as HTTP 4xx in other

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import type { Db } from '../db/types.ts'
 import { addressProblem } from '../kernel/outbound-address.ts'
-import type { AlertsConfig, EnvChannel } from './config.ts'
-import { createAlerts, type Alerts, type AlertsDeps } from './room.ts'
-import type { LogHead } from './types.ts'
+import type { AlertsConfig, EnvChannel } from '../alerts/config.ts'
+import { createAlerts, type Alerts, type AlertsDeps } from '../alerts/room.ts'
+import type { LogHead } from '../alerts/types.ts'
 
 /**
  * Test plumbing: real receivers on loopback (an HTTP server that records what it was sent and

@@ -1,7 +1,7 @@
 import { createServer as createHttp, type IncomingHttpHeaders, type Server } from 'node:http'
 import { createServer as createHttps } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import { makeTestCa } from './test-certs.ts'
+import { makeTestCa } from './certs.ts'
 
 /**
  * Callback endpoints on loopback for the watch's tests, each real: one up, one answering 500,

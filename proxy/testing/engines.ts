@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll } from 'vitest'
 import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
-import { openDb, type OpenDbOptions, type OpenedDb } from './open.ts'
+import { openDb, type OpenDbOptions, type OpenedDb } from '../db/open.ts'
 import { freshPgliteDir } from './pglite-template.ts'
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { brotliDecompressSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib'
-import { SENTINEL_TOKEN, sendRaw, simStack, type SocketAnswer } from './test-helpers.ts'
+import { SENTINEL_TOKEN, sendRaw, simStack, type SocketAnswer } from './helpers.ts'
 
 /**
  * A property-based fuzzer for the whole server: fast-check generates raw HTTP requests

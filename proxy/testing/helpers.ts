@@ -3,18 +3,18 @@ import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, 
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startCluster, type Cluster } from '../scripts/pg-cluster.mjs'
+import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
 import { connect, type AddressInfo } from 'node:net'
-import { createApp, type AppDeps } from './app.ts'
-import { freshPgliteDir } from './db/pglite-template.ts'
-import { parseConfig } from './config.ts'
-import { createForwarder } from './forward.ts'
-import { openRooms, roomsConfigIssues, type Rooms } from './rooms.ts'
-import { start, type Running } from './server.ts'
-import { DEMO_CREDENTIALS } from './simulator/dataset.ts'
-import { createSimulator } from './simulator/simulator.ts'
-import type { AccessGate, Principal } from './http-types.ts'
-import type { RouteSchema } from './schema.ts'
+import { createApp, type AppDeps } from '../app.ts'
+import { freshPgliteDir } from './pglite-template.ts'
+import { parseConfig } from '../config.ts'
+import { createForwarder } from '../forward.ts'
+import { openRooms, roomsConfigIssues, type Rooms } from '../rooms.ts'
+import { start, type Running } from '../server.ts'
+import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
+import { createSimulator } from '../simulator/simulator.ts'
+import type { AccessGate, Principal } from '../http-types.ts'
+import type { RouteSchema } from '../schema.ts'
 
 /** A recording stub upstream: every request it receives, and a programmable answer. */
 /** A test route's schema that takes any query parameters (the route under test reads them itself). */
@@ -191,8 +191,8 @@ export async function simStack(env: Record<string, string> = {}, dialect: 'refer
   const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs')
   const { tmpdir } = await import('node:os')
   const { join } = await import('node:path')
-  const { createSimulator } = await import('./simulator/simulator.ts')
-  const { start } = await import('./server.ts')
+  const { createSimulator } = await import('../simulator/simulator.ts')
+  const { start } = await import('../server.ts')
   const sim = createSimulator({
     largeCount: 100,
     control: true,

@@ -1,4 +1,4 @@
-import type { ListedEntry } from './types.ts'
+import type { ListedEntry } from '../watch/types.ts'
 
 /** The listings watch-child.ts stores and its test checks: listing i's webhooks alternate between two addresses. */
 export const KILL_T0 = Date.parse('2026-03-02T14:00:00Z')

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { LOCK_FILE } from './lock.ts'
-import { readMigrations } from './migrate.ts'
-import { openDb } from './open.ts'
+import { LOCK_FILE } from '../db/lock.ts'
+import { readMigrations } from '../db/migrate.ts'
+import { openDb } from '../db/open.ts'
 
 /**
  * For tests only: a fresh, migrated PGlite data directory made by copying one that was made the

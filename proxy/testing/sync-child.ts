@@ -1,7 +1,7 @@
 /**
  * One server's sync of one number in a process of its own, for the tests that kill it with
  * SIGKILL mid-walk (sync.test.ts):
- *   node --import tsx proxy/index/sync-child.ts DATABASE_URL|DATA_DIR SIMULATOR_URL NUMBER TID
+ *   node --import tsx proxy/testing/sync-child.ts DATABASE_URL|DATA_DIR SIMULATOR_URL NUMBER TID
  * A postgres:// URL syncs into that server, anything else into the PGlite directory. The
  * messages it has stored so far are printed on stdout, one count per line: a PGlite directory
  * has one process at a time, so the test cannot watch the child's progress in the database.
@@ -11,7 +11,7 @@ import { baselineWasmOnly } from '../db/pglite-spawn.ts'
 import { background } from '../db/types.ts'
 import { createForwarder } from '../forward.ts'
 import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'
-import { createSyncer } from './sync.ts'
+import { createSyncer } from '../index/sync.ts'
 import { deskIndexHooks } from '../desk/index-hooks.ts'
 
 const [target, simUrl, number, tid] = process.argv.slice(2)

@@ -1,4 +1,4 @@
-import type { PageRecord } from '../parse.ts'
+import type { PageRecord } from '../index/parse.ts'
 
 /** A made-up history record for the sync's tests: ordinal n's ids, date (a minute apart), one of seven parties, body and status follow from n. */
 export const record = (ordinal: number): PageRecord => ({

@@ -1,7 +1,7 @@
 /**
  * The watch's listing history written by a process of its own, for the test that kills it with
  * SIGKILL mid-write (history-kill.engines.test.ts):
- *   node --import tsx proxy/watch/watch-child.ts DATABASE_URL|DATA_DIR NUMBERS
+ *   node --import tsx proxy/testing/watch-child.ts DATABASE_URL|DATA_DIR NUMBERS
  * It stores listing after listing through recordListing (the path every listing takes), NUMBERS
  * numbers each, every webhook flipped between two addresses from one listing to the next, so each
  * listing after the baseline is a large transaction (NUMBERS changes and as many state rows). After
@@ -9,7 +9,7 @@
  */
 import { isPostgresUrl, openDb } from '../db/open.ts'
 import { baselineWasmOnly } from '../db/pglite-spawn.ts'
-import { recordListing } from './record-listing.ts'
+import { recordListing } from '../watch/record-listing.ts'
 import { killEntries, KILL_T0, KILL_STEP_MS } from './kill-entries.ts'
 
 const [target, count] = process.argv.slice(2)

@@ -8,7 +8,7 @@ import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
 import { run as usersCommand } from '../../scripts/users.mts'
 import { withControlSocket } from '../access/control-socket.ts'
 import { addUser } from '../access/users.ts'
-import { call, cookieFrom, TEST_SCRYPT } from '../access/test-stack.ts'
+import { call, cookieFrom, TEST_SCRYPT } from '../testing/access-stack.ts'
 import { parseConfig } from '../config.ts'
 import { openRooms, roomsConfigIssues, type Rooms } from '../rooms.ts'
 import { composeApp, start, type Running } from '../server.ts'
@@ -16,7 +16,7 @@ import { DEMO_CREDENTIALS, END_MS, makeAccount, messageAt } from '../simulator/d
 import { createSimulator } from '../simulator/simulator.ts'
 import { viewsRoutes } from './routes.ts'
 import { dataVersion, newMatches } from '../index/count-queries.ts'
-import { freshPgliteDir } from '../db/pglite-template.ts'
+import { freshPgliteDir } from '../testing/pglite-template.ts'
 
 /**
  * Saved views over HTTP on the real server (team access, the index syncing from the simulator)

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openDb, type OpenedDb } from '../db/open.ts'
-import { ENGINES, useEngines } from '../db/test-engines.ts'
-import { KILL_STEP_MS, KILL_T0, killEntries, killWebhook } from './kill-entries.ts'
+import { ENGINES, useEngines } from '../testing/engines.ts'
+import { KILL_STEP_MS, KILL_T0, killEntries, killWebhook } from '../testing/kill-entries.ts'
 import { recordListing } from './record-listing.ts'
 
 /**
@@ -36,7 +36,7 @@ describe.each(ENGINES)('the watch killed with SIGKILL mid-listing on %s', (engin
       target = db.location
       await db.close()
     }
-    const child = spawn(process.execPath, ['--import', 'tsx', 'proxy/watch/watch-child.ts', target, String(NUMBERS)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'proxy/testing/watch-child.ts', target, String(NUMBERS)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let err = ''

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ENGINES, useEngines } from '../db/test-engines.ts'
+import { ENGINES, useEngines } from '../testing/engines.ts'
 import type { OpenedDb } from '../db/open.ts'
 import { createForwarder, type Forwarder } from '../forward.ts'
 import { DEMO_CREDENTIALS } from '../simulator/dataset.ts'

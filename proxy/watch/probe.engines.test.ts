@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ENGINES, useEngines } from '../db/test-engines.ts'
+import { ENGINES, useEngines } from '../testing/engines.ts'
 import { listEndpoints } from './endpoints.ts'
 import { keyOf } from './mask.ts'
 import { allowedHostsTest, USER_AGENT, type CheckResult } from './probe.ts'
 import { probeAll } from './probe-all.ts'
-import { startTestEndpoints, type TestEndpoints } from './test-endpoints.ts'
+import { startTestEndpoints, type TestEndpoints } from '../testing/endpoints.ts'
 
 /**
  * Endpoint checks against real loopback HTTP and HTTPS servers (certificates from the test's own

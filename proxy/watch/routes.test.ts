@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call } from '../access/test-stack.ts'
-import { startOnSimulator, type SimulatedStack } from '../test-helpers.ts'
+import { call } from '../testing/access-stack.ts'
+import { startOnSimulator, type SimulatedStack } from '../testing/helpers.ts'
 import { keyOf } from './mask.ts'
 
 /**

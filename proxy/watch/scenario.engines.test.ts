@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OpenedDb } from '../db/open.ts'
-import { ENGINES, useEngines } from '../db/test-engines.ts'
+import { ENGINES, useEngines } from '../testing/engines.ts'
 import { createForwarder, type Forwarder } from '../forward.ts'
 import { DEMO_CREDENTIALS, END_MS, GOOD_WEBHOOK, makeAccount } from '../simulator/dataset.ts'
 import { BROKEN_WEBHOOK, makeScenario } from '../simulator/scenario.ts'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { PageMeta } from '../parse.ts'
 import { prepareBatch, type Placed } from './prepare.ts'
-import { record } from './test-records.ts'
+import { record } from '../../testing/sync-records.ts'
 
 const meta: PageMeta = { total: 100, newestId: null, newestAt: null, createdRaw: null, optin: null }
 const of = { number: '15550009999', tid: 'TID1', desk: false }

@@ -857,7 +857,7 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       // Newest first, every row once.
       expect(new Set(rows.map((r) => r.ordinal)).size).toBe(rows.length)
       for (let k = 1; k < rows.length; k++) expect(rows[k - 1]!.date_utc! >= rows[k]!.date_utc!).toBe(true)
-    })
+    }, 60_000)
 
     it('keeps a progress record per export id: rows and bytes as written, the file name, how it ended', async () => {
       const n0 = num(0).number

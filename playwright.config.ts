@@ -24,6 +24,8 @@ const FIRST_STACK_FILES = [
   '**/code-load.spec.ts',
   '**/index-findings.spec.ts',
   '**/desk.spec.ts',
+  '**/thread-date.spec.ts',
+  '**/history-cap.spec.ts',
 ]
 const executablePath = findChromium()
 // Journeys over the million-message history (minutes of indexing) carry the @scale tag: they run

@@ -25,21 +25,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
+import { engines as enginesFrom, timeRoutes, whole } from './harness.mts'
 import { atMost, figure, median, missed, percentile, writeGroup, type Budget, type Figure } from './stats.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SELF = fileURLToPath(import.meta.url)
 
-function whole(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < min || n > max) {
-    console.error(`${name} must be a whole number from ${min} to ${max}`)
-    process.exit(2)
-  }
-  return n
-}
 const MESSAGES = whole('BENCH_MESSAGES', 1_000_000, 10_000, 5_000_000)
 const PAIRS = whole('BENCH_DESK_RUNS', 2, 1, 20)
 const READS = whole('BENCH_DESK_READS', 25, 5, 1000)
@@ -96,20 +87,7 @@ async function child() {
       rooms = await openRooms(roomsCfg, { forwarder, log, deskDuringSync: desk })
       return {
         ...rooms,
-        routes: rooms.routes.map((r) =>
-          r.path.startsWith('/api/desk/')
-            ? {
-                ...r,
-                handle: async (...args: Parameters<typeof r.handle>) => {
-                  const t0 = performance.now()
-                  await r.handle(...args)
-                  const list = times.get(r.path) ?? []
-                  list.push(performance.now() - t0)
-                  times.set(r.path, list)
-                },
-              }
-            : r,
-        ),
+        routes: timeRoutes(rooms.routes, (r) => r.path.startsWith('/api/desk/'), times),
       }
     },
   })
@@ -222,12 +200,7 @@ function push(r: Row) {
 }
 
 async function main() {
-  const engines = (process.env.BENCH_DESK_ENGINES ?? 'pglite,postgres').split(',').map((e) => e.trim())
-  for (const e of engines)
-    if (e !== 'pglite' && e !== 'postgres') {
-      console.error(`BENCH_DESK_ENGINES: unknown engine ${e}; choose pglite, postgres or both`)
-      process.exit(2)
-    }
+  const engines = enginesFrom('BENCH_DESK_ENGINES')
   const { DEMO_CREDENTIALS, makeAccount } = await import('../proxy/simulator/dataset.ts')
   const account = makeAccount(DEMO_CREDENTIALS.sysId, DEMO_CREDENTIALS.authToken, 60)
   // The million-message number when a million or more is asked for; else number 0 grown to size.

@@ -26,16 +26,16 @@
  * BENCH_SLOW_SEARCH_MS=N slows every search page's statement by N ms (bench/index-server.mts): a
  * regression planted on purpose, which the summary must show as a missed budget.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { availableParallelism, getPriority, setPriority, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Worker } from 'node:worker_threads'
 import pg from 'pg'
 import { createForwarder } from '../proxy/forward.ts'
 import { DEMO_CREDENTIALS } from '../proxy/simulator/dataset.ts'
-import { atLeast, atMost, figure, median, missed, percentile, writeGroup, type Budget, type Figure } from './stats.ts'
+import { getJson, probeDuring, recorder, startProc, stopProc, type LoopDelay, type Row } from './harness.mts'
+import { atLeast, atMost, median, missed, percentile, writeGroup } from './stats.ts'
 import { parseIndexConfig } from '../proxy/index/config.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -55,8 +55,6 @@ const SEED_ROWS = Number(process.env.BENCH_INDEX_ROWS ?? 0)
 const SYNC_ONLY = process.env.BENCH_INDEX_SYNC_ONLY === '1'
 /** BENCH_INDEX_SYNCS=N: how many full syncs per engine, each into a fresh store with its own baseline (default 3). */
 const SYNCS = Math.max(1, Number(process.env.BENCH_INDEX_SYNCS ?? 3))
-/** BENCH_PROF=dir: the server and simulator write V8 CPU profiles (every thread, PGlite's too) there. */
-const PROF = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []
 /**
  * The upstream's default pace, rows a second: SYNC_RATE's default (history requests a second, the
  * server's own default, read from its configuration) × the page the sync asks for. The engine's
@@ -69,42 +67,6 @@ const DEFAULT_PACE = DEFAULTS.syncRate * PAGE
 interface Proc {
   child: ChildProcess
   url: string
-}
-
-/** Node with `args` (a TypeScript file's under tsx: pass ['--import', 'tsx', file]) until `ready` is printed. */
-function startProc(
-  args: string[],
-  env: Record<string, string>,
-  ready: RegExp,
-): Promise<{ child: ChildProcess; match: RegExpExecArray; ms: number }> {
-  const t0 = performance.now()
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...PROF, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    let out = ''
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 120_000)
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString()
-      const m = ready.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        resolve({ child, match: m, ms: performance.now() - t0 })
-      }
-    })
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code})`)))
-  })
-}
-
-async function stopProc(p: ChildProcess) {
-  if (p.exitCode !== null) return
-  const gone = new Promise<void>((ok) => p.once('exit', () => ok()))
-  p.kill('SIGTERM')
-  const t = setTimeout(() => p.kill('SIGKILL'), 30_000)
-  await gone
-  clearTimeout(t)
 }
 
 /** A process's CPU time so far (user + system, every thread), in ms, from /proc (clock ticks of 10 ms). */
@@ -137,73 +99,6 @@ function clusterCpuMs(dir: string): number {
 const rssMiB = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return m ? Number(m[1]) / 1024 : Number.NaN
-}
-
-async function getJson<T>(url: string): Promise<T> {
-  const r = await fetch(url)
-  if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text()}`)
-  return (await r.json()) as T
-}
-
-interface LoopDelay {
-  maxMs: number
-  p99Ms: number
-}
-
-/**
- * Runs `work` while /api/meta (no database) is asked every 50 ms: the probes' round trips and
- * the server's event-loop delay over the same stretch, which is what every other request feels.
- */
-/**
- * The prober: /api/meta every 50 ms, in a thread of its own. In this process's event loop it
- * measured this process too: behind the 50 searching clients' answers (1,757 a second) and the
- * export's million rows, read here, its p99 took 43 ms while the server's own event loop stayed
- * under 20 ms.
- */
-const PROBER = `
-const { parentPort, workerData } = require('node:worker_threads')
-let done = false
-parentPort.on('message', () => (done = true))
-const probe = async () => {
-  const t0 = performance.now()
-  const r = await fetch(workerData.url + '/api/meta')
-  await r.arrayBuffer()
-  if (!r.ok) throw new Error('/api/meta answered ' + r.status)
-  return performance.now() - t0
-}
-;(async () => {
-  // Not counted: a new thread's first fetch loads and compiles its HTTP client.
-  await probe()
-  await probe()
-  parentPort.postMessage('ready')
-  const probes = []
-  while (!done) {
-    probes.push(await probe())
-    await new Promise((ok) => setTimeout(ok, 50))
-  }
-  parentPort.postMessage(probes)
-})()
-`
-
-async function probeDuring<T>(url: string, work: () => Promise<T>): Promise<{ result: T; probes: number[]; loop: LoopDelay }> {
-  await getJson(`${url}/__bench/loop`) // restarts the server's histogram
-  const prober = new Worker(PROBER, { eval: true, workerData: { url } })
-  const answer = () =>
-    new Promise<unknown>((resolve, reject) => {
-      prober.once('message', resolve)
-      prober.once('error', reject)
-    })
-  await answer() // 'ready'
-  const probed = answer() as Promise<number[]>
-  let result: T
-  try {
-    result = await work()
-  } finally {
-    prober.postMessage('stop')
-  }
-  const probes = await probed
-  await prober.terminate()
-  return { result, probes, loop: await getJson<LoopDelay>(`${url}/__bench/loop`) }
 }
 
 /** `concurrency` clients asking `paths` in turn for `seconds`: every answer's round trip. */
@@ -556,30 +451,7 @@ function syncRows(engine: string, rounds: SyncRound[], push: (r: Row) => void) {
   })
 }
 
-/** One figure as measured: one value, or each run's (`samples`, the median quoted). */
-type Row = { engine: string; name: string; unit: string; budget?: Budget; family?: string; note?: string } & (
-  { value: number; samples?: undefined } | { samples: number[]; value?: undefined }
-)
-
-const figures: Figure[] = []
-
-function push(r: Row) {
-  const { engine, name, unit, budget, family, note } = r
-  const f = figure('index', name, unit, r.samples ?? [r.value], {
-    engine,
-    ...(budget ? { budget } : {}),
-    ...(family ? { family } : {}),
-    ...(note ? { note } : {}),
-  })
-  figures.push(f)
-  const v = f.value
-  const b = budget
-    ? `${budget.on === 'max' ? 'worst ' : ''}${budget.op} ${budget.limit.toLocaleString('en-US')}${f.pass ? '' : ' MISSED'}`
-    : ''
-  console.log(
-    `  ${engine.padEnd(8)} ${name.padEnd(58)} ${(Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 0) : 'n/a').padStart(10)} ${unit.padEnd(6)} ${b} ${note ?? ''}`,
-  )
-}
+const { figures, push } = recorder('index')
 
 async function main() {
   const engines = (process.env.BENCH_INDEX_ENGINES ?? 'pglite,postgres').split(',')

@@ -20,21 +20,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { COUNT_CAP } from '../proxy/index/count-queries.ts'
+import { whole } from './harness.mts'
 import { median, percentile } from './stats.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SELF = fileURLToPath(import.meta.url)
 
-function whole(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < min || n > max) {
-    console.error(`${name} must be a whole number from ${min} to ${max}`)
-    process.exit(2)
-  }
-  return n
-}
 const NUMBERS = whole('BENCH_SCALE_NUMBERS', 10, 1, 50)
 const PER_NUMBER = whole('BENCH_SCALE_PER_NUMBER', 1_000_000, 10_000, 5_000_000)
 const READS = whole('BENCH_SCALE_READS', 25, 5, 500)

@@ -2,9 +2,10 @@
  * `npm run bench`: every group in one run. The browser and server groups (bench/run.mts) and the
  * message index group (bench/index.mts, both engines) and the support desk group
  * (bench/desk-queries.mts, both engines, and bench/desk.mts: the opt-out classifier's precision
- * and recall on the labelled corpus, segment counts against the reference corpus) run one after
- * the other in their own processes, so none's memory or JIT state colours another's figures.
- * BENCH_ONLY=numbers,numbers-throttled,history,layout,pages,proxy,simulator,export,index,desk,desk-rules picks groups.
+ * and recall on the labelled corpus, segment counts against the reference corpus) and the callback
+ * watch and alerts group (bench/watch-alerts.mts, both engines) run one after the other in their
+ * own processes, so none's memory or JIT state colours another's figures.
+ * BENCH_ONLY=numbers,numbers-throttled,history,layout,pages,proxy,simulator,export,index,desk,desk-rules,watch-alerts picks groups.
  * BENCH_ONLY=scale runs the ten-million-message PostgreSQL run (bench/scale.mts); it takes a
  * quarter of an hour or more and about 9 GiB of disk, so only when asked for.
  *
@@ -20,7 +21,20 @@ import { groupFile, type GroupResult } from './stats.ts'
 import { summarise, type GroupRun } from './summary.mts'
 
 const ROOT = process.cwd()
-const all = ['numbers', 'numbers-throttled', 'history', 'layout', 'pages', 'proxy', 'simulator', 'export', 'index', 'desk', 'desk-rules']
+const all = [
+  'numbers',
+  'numbers-throttled',
+  'history',
+  'layout',
+  'pages',
+  'proxy',
+  'simulator',
+  'export',
+  'index',
+  'desk',
+  'desk-rules',
+  'watch-alerts',
+]
 const asked = ['scale']
 const only = (process.env.BENCH_ONLY ?? all.join(',')).split(',').map((s) => s.trim())
 const unknown = only.filter((g) => !all.includes(g) && !asked.includes(g))
@@ -28,7 +42,7 @@ if (unknown.length) {
   console.error(`BENCH_ONLY: unknown group(s) ${unknown.join(', ')}; choose from ${[...all, ...asked].join(', ')}`)
   process.exit(2)
 }
-const ui = only.filter((g) => !['index', 'desk', 'desk-rules', 'scale'].includes(g))
+const ui = only.filter((g) => !['index', 'desk', 'desk-rules', 'watch-alerts', 'scale'].includes(g))
 const runs: GroupRun[] = []
 const run = (file: string, script: string, env: Record<string, string>) => {
   // A file left by an earlier run must never stand for this one's.
@@ -53,6 +67,7 @@ if (ui.length) run('ui', 'bench/run.mts', { BENCH_ONLY: ui.join(',') })
 if (only.includes('index')) run('index', 'bench/index.mts', {})
 if (only.includes('desk')) run('desk', 'bench/desk-queries.mts', {})
 if (only.includes('desk-rules')) run('desk-rules', 'bench/desk.mts', {})
+if (only.includes('watch-alerts')) run('watch-alerts', 'bench/watch-alerts.mts', {})
 if (only.includes('scale')) run('scale', 'bench/scale.mts', {})
 
 const settings = Object.entries(process.env)

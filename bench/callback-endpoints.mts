@@ -3,7 +3,7 @@ import { createServer as createHttp, type IncomingMessage, type Server, type Ser
 import { createServer as createHttps } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { makeTestCa } from '../proxy/watch/test-certs.ts'
+import { makeTestCa } from '../proxy/testing/certs.ts'
 
 /**
  * The watch-alerts group's callback endpoints: `count` distinct URLs on loopback, the first half

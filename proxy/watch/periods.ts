@@ -137,7 +137,11 @@ export function riskPeriods(
         if (!validUrl(s.value)) return out.push({ ...base, reason: 'invalid' })
         const before = segs[i - 1]?.value
         const after = segs[i + 1]?.value
-        if (before !== undefined && before === after && before !== s.value) return out.push({ ...base, reason: 'elsewhere', usual: before })
+        // Pointed away and back: elsewhere. A webhook pointed away twice to the same place reads
+        // usual, away, usual, away, usual: the repaired stretch between the breaks has equal
+        // neighbours too, so the value the history began with is taken as the usual one.
+        if (before !== undefined && before === after && before !== s.value && s.value !== segs[0]?.value)
+          return out.push({ ...base, reason: 'elsewhere', usual: before })
       }
       for (const d of downPeriods(checksByUrl.get(s.value) ?? [])) {
         // The overlap of "this URL was in effect" and "this URL was down", each at its widest.

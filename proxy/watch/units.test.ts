@@ -83,4 +83,22 @@ describe('risk periods', () => {
       ['dlr', 'failing', at(10).toISOString()],
     ])
   })
+  it('takes a webhook pointed away twice to the same place as two breaks, not the repaired stretch between them', () => {
+    const usual = 'https://hooks.example/in'
+    const away = 'https://elsewhere.example/in'
+    const change = (m: number, from: string, to: string): ChangeRow => ({
+      number: '15550000001',
+      kind: 'webhook',
+      from_value: from,
+      to_value: to,
+      window_start: at(m),
+      window_end: at(m + 5),
+    })
+    const changes = [change(10, usual, away), change(20, away, usual), change(100, usual, away), change(110, away, usual)]
+    const p = riskPeriods('15550000001', changes, { webhook: usual, dlr: '' }, at(0), new Map())
+    expect(p.map((x) => [x.reason, x.url, x.start.earliest, x.end?.latest])).toEqual([
+      ['elsewhere', away, at(10).toISOString(), at(25).toISOString()],
+      ['elsewhere', away, at(100).toISOString(), at(115).toISOString()],
+    ])
+  })
 })

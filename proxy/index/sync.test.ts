@@ -296,8 +296,9 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
   it('the periodic re-sync leaves a number in error to its back-off (it asked an outage again every SYNC_INTERVAL_S)', async () => {
     await syncNow(2)
     await syncNow(3)
-    // Failed a moment ago: its back-off (a minute by default) has not passed.
-    await db.query(`UPDATE index_numbers SET state = 'error', error = 'outage', failed_at = now(), failures = 1 WHERE number = $1`, [
+    // Failed a moment ago, for the fifth time in a row: its back-off (a minute, doubling with each
+    // failure: 16 minutes here) has not passed, however long a loaded machine takes over the test.
+    await db.query(`UPDATE index_numbers SET state = 'error', error = 'outage', failed_at = now(), failures = 5 WHERE number = $1`, [
       num(3).number,
     ])
     const index = await periodicIndex()

@@ -205,7 +205,7 @@ async function seed(db: import('../proxy/db/types.ts').Db, number: string, rows:
         `INSERT INTO index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, phone, party_digits, direction, body, status, status_code)
          SELECT $1, g, 'BENCH', 'BENCH', 's' || g, 'm' || g, timestamptz '2024-01-01' + g * interval '1 minute',
                 '+1555' || lpad((g % 97)::text, 7, '0'), '1555' || lpad((g % 97)::text, 7, '0'),
-                CASE WHEN g % 2 = 0 THEN 'in' ELSE 'out' END,
+                CASE WHEN g % 2 = 0 THEN 'inbound' ELSE 'outbound' END,
                 CASE WHEN g % 10 = 0 THEN 'message ' || (g % 5000) ELSE ($4::text[])[1 + (g / 10) % cardinality($4::text[])] END,
                 CASE WHEN g % 50 = 0 THEN 'failed' ELSE 'delivered' END, CASE WHEN g % 50 = 0 THEN 500 ELSE 200 END
          FROM generate_series($2::int, $3::int) g`,

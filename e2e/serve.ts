@@ -45,6 +45,10 @@ const roomsEnv = {
   SYNC_CONCURRENCY: '2',
   // The alerts spec's receiver listens on loopback, which webhook targets may reach only when allowed.
   ALERT_ALLOWED_HOSTS: '127.0.0.1',
+  // Rules are evaluated when a test asks (Check the rules now), never by the minute's timer: a tick
+  // landing after the desk number was indexed but before the test's channel existed fired the alert
+  // with nobody to tell, and the test's own check then found nothing new to send.
+  ALERT_EVAL_INTERVAL: '86400',
   ...(process.env.E2E_DATABASE_URL ? { DATABASE_URL: process.env.E2E_DATABASE_URL } : {}),
   ...(process.env.E2E_INDEX ? { INDEX: process.env.E2E_INDEX } : {}),
 }

@@ -24,23 +24,25 @@ const FIRST_STACK_FILES = [
   '**/code-load.spec.ts',
   '**/index-findings.spec.ts',
   '**/desk.spec.ts',
-  '**/thread-date.spec.ts',
   '**/history-cap.spec.ts',
 ]
 const executablePath = findChromium()
 // Journeys over the million-message history (minutes of indexing) carry the @scale tag: they run
-// in `npm run test:scale` (E2E_SCALE=1), and every other test runs in `npm test`.
+// in `npm run test:scale` (E2E_SCALE=1). The long journeys (@long: a whole account indexed by a
+// server of their own, a desk-width twin of a phone journey, a walk of the million without the
+// index) run there too, on the usual two stacks (E2E_LONG=1). Every other test runs in `npm test`.
 const scale = process.env.E2E_SCALE === '1'
+const long = !scale && process.env.E2E_LONG === '1'
 // They all need the same million indexed: one stack indexes it once (from its fresh data
 // directory) and every @scale test reads it, instead of two stacks indexing it side by side on
 // two cores. The plain-dialect stack runs no @scale test.
 const stacks = scale ? STACKS.slice(0, 1) : STACKS
-const stackPorts = [...stacks, ...(scale ? [] : [PLAIN_STACK])]
+const stackPorts = [...stacks, ...(scale || long ? [] : [PLAIN_STACK])]
 
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
-  ...(scale ? { grep: /@scale/ } : { grepInvert: /@scale/ }),
+  ...(scale ? { grep: /@scale/ } : long ? { grep: /@long/ } : { grepInvert: /@scale|@long/ }),
   workers: Number(process.env.E2E_WORKERS ?? stacks.length),
   fullyParallel: false,
   retries: 0,
@@ -60,7 +62,7 @@ export default defineConfig({
       use: { baseURL: `http://127.0.0.1:${appPort}` },
       metadata: { simPort: appPort + 1 },
     })),
-    ...(scale
+    ...(scale || long
       ? []
       : [
           {

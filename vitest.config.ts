@@ -12,6 +12,10 @@ export default defineConfig({
     // PGlite's worker thread, so a worker per core left them idle a fifth of the time (alone on
     // this 2-core machine, back to back: 2 workers 235 s and 382 CPU-s, 3 workers 205 s and 332).
     maxWorkers: availableParallelism() + 1,
+    // `npm test` leaves out the tests tagged long (--tags-filter='!long'): crash sweeps, soaks and
+    // large streams, each a variant of a behaviour a shorter test in `npm test` already checks.
+    // `npm run test:scale` runs them (--tags-filter=long), and CI runs both. docs/testing.md.
+    tags: [{ name: 'long', description: 'a soak, a crash sweep or a large stream: npm run test:scale runs it, npm test does not' }],
     projects: [
       {
         extends: true,

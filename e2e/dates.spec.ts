@@ -64,7 +64,7 @@ test.describe('go to date', () => {
     expect(oneRecord).toBe(0)
   })
 
-  test('without the index it bisects with 1-record requests, on the million-message history', async ({ page }) => {
+  test('without the index it bisects with 1-record requests, on the million-message history', { tag: '@long' }, async ({ page }) => {
     test.setTimeout(180_000)
     const simPort = 4473
     const sim = await startSimulator(simPort, { SIMULATOR_CONTROL: '1' })

@@ -249,84 +249,86 @@ test.describe('message history', () => {
     }
   })
 
-  test('without the index, the whole-history export goes in HISTORY_PAGE_CAP chunks, shows progress, can be cancelled and saves what it has', async ({
-    page,
-  }) => {
-    // A server of its own: INDEX=off and a cap of 250, so the fallback path and the cap are what run.
-    const simPort = 4471
-    const sim = await startSimulator(simPort, { SIMULATOR_CONTROL: '1' })
-    test.setTimeout(180_000)
-    const proxy = await startOwnProxy(4470, {
-      API_BASE_URL: `http://127.0.0.1:${simPort}`,
-      API_SYS_ID: 'sim-demo',
-      API_AUTH_TOKEN: 'sim-demo-token-7f3a',
-      API_TIMEOUT_MS: '3000',
-      INDEX: 'off',
-      HISTORY_PAGE_CAP: '250',
-    }).catch(async (err: unknown) => {
-      await sim.stop()
-      throw err
-    })
-    const base = proxy.url
-    try {
-      await page.goto(`${base}${historyUrl(NUMBERS.hundreds)}`)
-      // Rows-per-page never offers more than the cap.
-      await expect(page.getByRole('combobox', { name: 'Rows per page' }).locator('option')).toHaveText(['25', '50', '100', '250'])
-      const full = await downloadText(page, () => page.getByRole('button', { name: 'Export all 420 messages as CSV' }).click())
-      expect(parseCsv(full.text)).toHaveLength(421)
-      expect(full.name).toMatch(/^switchboard-history-17202951888-newest-420-of-420-local-/)
-
-      await page.goto(`${base}${historyUrl(NUMBERS.thousands)}`)
-      await fetch(`http://127.0.0.1:${simPort}/__sim/requests`, { method: 'DELETE' })
-      await fetch(`http://127.0.0.1:${simPort}/__sim/faults`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ op: 'smshistory', number: NUMBERS.thousands.number, kind: 'latency', ms: 400 }),
+  test(
+    'without the index, the whole-history export goes in HISTORY_PAGE_CAP chunks, shows progress, can be cancelled and saves what it has',
+    { tag: '@long' },
+    async ({ page }) => {
+      // A server of its own: INDEX=off and a cap of 250, so the fallback path and the cap are what run.
+      const simPort = 4471
+      const sim = await startSimulator(simPort, { SIMULATOR_CONTROL: '1' })
+      test.setTimeout(180_000)
+      const proxy = await startOwnProxy(4470, {
+        API_BASE_URL: `http://127.0.0.1:${simPort}`,
+        API_SYS_ID: 'sim-demo',
+        API_AUTH_TOKEN: 'sim-demo-token-7f3a',
+        API_TIMEOUT_MS: '3000',
+        INDEX: 'off',
+        HISTORY_PAGE_CAP: '250',
+      }).catch(async (err: unknown) => {
+        await sim.stop()
+        throw err
       })
-      await page.getByRole('button', { name: 'Export all 5,000 messages as CSV' }).click()
-      await expect(page.getByRole('progressbar', { name: 'Export progress' })).toBeVisible()
-      // Chunks of 250 arrive every 400 ms: wait until at least 1,000 are in.
-      await expect(page.getByText(/^[1-4],\d{3} of 5,000 messages$/)).toBeVisible({ timeout: 15_000 })
-      await page.getByRole('button', { name: 'Cancel export' }).click()
-      await expect(page.getByText(/Export stopped after [\d,]+ of 5,000 messages\. You cancelled the export\./)).toBeVisible()
-      const partial = await downloadText(page, () => page.getByRole('button', { name: /Save the [\d,]+ messages fetched/ }).click())
-      expect(partial.name).toMatch(/partial/)
-      const rows = parseCsv(partial.text)
-      expect(rows.length - 1).toBeGreaterThanOrEqual(1000)
-      expect(rows.length - 1).toBeLessThan(5000)
-      // Every export request stayed within the cap.
-      const log = (await (await fetch(`http://127.0.0.1:${simPort}/__sim/requests`)).json()) as {
-        requests: Array<{ path: string; fields: Record<string, string[]> }>
-      }
-      const sizes = log.requests
-        .filter((r) => r.path === '/api/smshistory')
-        .map((r) => Number(r.fields.history_end?.[0]) - Number(r.fields.history_start?.[0]) + 1)
-      expect(Math.max(...sizes)).toBe(250)
+      const base = proxy.url
+      try {
+        await page.goto(`${base}${historyUrl(NUMBERS.hundreds)}`)
+        // Rows-per-page never offers more than the cap.
+        await expect(page.getByRole('combobox', { name: 'Rows per page' }).locator('option')).toHaveText(['25', '50', '100', '250'])
+        const full = await downloadText(page, () => page.getByRole('button', { name: 'Export all 420 messages as CSV' }).click())
+        expect(parseCsv(full.text)).toHaveLength(421)
+        expect(full.name).toMatch(/^switchboard-history-17202951888-newest-420-of-420-local-/)
 
-      await page.goto(`${base}${historyUrl(NUMBERS.million)}`)
-      await expect(
-        page.getByText('This history holds 1,000,000 messages. Without the message index the export is capped at the newest 50,000'),
-      ).toBeVisible()
-      // Without the index the thread offer says what it covers.
-      await page.getByRole('tab', { name: 'Conversations' }).click()
-      await expect(page.getByText('This view covers the loaded records only: whole threads need the message index')).toBeVisible()
-      // The pages built from the index say it is off, as how this server is set up: no error "while
-      // loading" them, no word of a threshold the queue cannot use.
-      for (const path of ['/desk/needs-reply', '/charts', '/search?q=store']) {
-        await page.goto(`${base}${path}`)
-        await expect(page.getByRole('status').filter({ hasText: 'The message index is off on this server' })).toContainText(
-          'This page is built from the index.',
-        )
-        await expect(page.getByRole('alert')).toHaveCount(0)
-        await expect(page.getByText(/threshold/)).toHaveCount(0)
+        await page.goto(`${base}${historyUrl(NUMBERS.thousands)}`)
+        await fetch(`http://127.0.0.1:${simPort}/__sim/requests`, { method: 'DELETE' })
+        await fetch(`http://127.0.0.1:${simPort}/__sim/faults`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ op: 'smshistory', number: NUMBERS.thousands.number, kind: 'latency', ms: 400 }),
+        })
+        await page.getByRole('button', { name: 'Export all 5,000 messages as CSV' }).click()
+        await expect(page.getByRole('progressbar', { name: 'Export progress' })).toBeVisible()
+        // Chunks of 250 arrive every 400 ms: wait until at least 1,000 are in.
+        await expect(page.getByText(/^[1-4],\d{3} of 5,000 messages$/)).toBeVisible({ timeout: 15_000 })
+        await page.getByRole('button', { name: 'Cancel export' }).click()
+        await expect(page.getByText(/Export stopped after [\d,]+ of 5,000 messages\. You cancelled the export\./)).toBeVisible()
+        const partial = await downloadText(page, () => page.getByRole('button', { name: /Save the [\d,]+ messages fetched/ }).click())
+        expect(partial.name).toMatch(/partial/)
+        const rows = parseCsv(partial.text)
+        expect(rows.length - 1).toBeGreaterThanOrEqual(1000)
+        expect(rows.length - 1).toBeLessThan(5000)
+        // Every export request stayed within the cap.
+        const log = (await (await fetch(`http://127.0.0.1:${simPort}/__sim/requests`)).json()) as {
+          requests: Array<{ path: string; fields: Record<string, string[]> }>
+        }
+        const sizes = log.requests
+          .filter((r) => r.path === '/api/smshistory')
+          .map((r) => Number(r.fields.history_end?.[0]) - Number(r.fields.history_start?.[0]) + 1)
+        expect(Math.max(...sizes)).toBe(250)
+
+        await page.goto(`${base}${historyUrl(NUMBERS.million)}`)
+        await expect(
+          page.getByText('This history holds 1,000,000 messages. Without the message index the export is capped at the newest 50,000'),
+        ).toBeVisible()
+        // Without the index the thread offer says what it covers.
+        await page.getByRole('tab', { name: 'Conversations' }).click()
+        await expect(page.getByText('This view covers the loaded records only: whole threads need the message index')).toBeVisible()
+        // The pages built from the index say it is off, as how this server is set up: no error "while
+        // loading" them, no word of a threshold the queue cannot use.
+        for (const path of ['/desk/needs-reply', '/charts', '/search?q=store']) {
+          await page.goto(`${base}${path}`)
+          await expect(page.getByRole('status').filter({ hasText: 'The message index is off on this server' })).toContainText(
+            'This page is built from the index.',
+          )
+          await expect(page.getByRole('alert')).toHaveCount(0)
+          await expect(page.getByText(/threshold/)).toHaveCount(0)
+        }
+      } finally {
+        // The page leaves first: its idle preloads would otherwise meet a server going away (a console error).
+        await page.goto('about:blank')
+        await proxy.stop()
+        await sim.stop()
       }
-    } finally {
-      // The page leaves first: its idle preloads would otherwise meet a server going away (a console error).
-      await page.goto('about:blank')
-      await proxy.stop()
-      await sim.stop()
-    }
-  })
+    },
+  )
 
   test('while the index has not answered, the whole-history export waits for it rather than offering the capped one', async ({ page }) => {
     // A slow database: the index's status answers 3 s late. A click in those seconds ran the

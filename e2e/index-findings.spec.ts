@@ -9,7 +9,7 @@ import { startSimulator } from './stack'
  * account", no longer "Up to date"). A simulator and server of their own: the quirks change the
  * account's listing, which the shared stack's other specs read.
  */
-test('the index page names a number listed twice and one removed from the account', async ({ page }) => {
+test('the index page names a number listed twice and one removed from the account', { tag: '@long' }, async ({ page }) => {
   test.setTimeout(180_000)
   const simPort = 4483
   const sim = await startSimulator(simPort)

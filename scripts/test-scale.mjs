@@ -1,6 +1,8 @@
-// `npm run test:scale`: the browser journeys over the million-message history (tagged @scale in
-// e2e/), which index the whole million first and take minutes on a small machine, so `npm test`
-// leaves them out. Builds the SPA and the server, runs them, then prints `N passed, N failed`.
+// `npm run test:scale`: what `npm test` leaves out to keep within its time. The unit tests tagged
+// long (crash sweeps, soaks, large streams), the browser journeys tagged @long (a whole account
+// indexed by a server of their own, a desk-width twin of a phone journey), and the journeys over
+// the million-message history (@scale), which index the whole million first and take minutes on a
+// small machine. Builds the SPA and the server, runs the three, then prints `N passed, N failed`.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -10,7 +12,7 @@ const root = process.cwd()
 const out = join(root, '.test-results', 'scale')
 rmSync(out, { recursive: true, force: true })
 mkdirSync(out, { recursive: true })
-const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', E2E_SCALE: '1' }
+const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }
 
 try {
   const browser = ensureBrowser()
@@ -30,22 +32,44 @@ if (built.status !== 0) {
   process.exit(1)
 }
 
-console.log('\n── browser tests at scale (playwright, @scale) ──')
-const pwJson = join(out, 'playwright.json')
-const run = spawnSync(join(root, 'node_modules', '.bin', 'playwright'), ['test'], {
-  stdio: 'inherit',
-  env: { ...env, PW_JSON_OUTPUT: pwJson },
-})
 let passed = 0
 let failed = 0
-if (existsSync(pwJson)) {
-  const s = JSON.parse(readFileSync(pwJson, 'utf8')).stats ?? {}
-  passed = s.expected ?? 0
-  failed = (s.unexpected ?? 0) + (s.flaky ?? 0)
+const phases = []
+/** One step; a step that failed without a failed test (a stack did not start, no test found) still fails. */
+function step(label, cmd, args, extraEnv, counts) {
+  console.log(`\n── ${label} ──`)
+  const t0 = performance.now()
+  const run = spawnSync(cmd, args, { stdio: 'inherit', env: { ...env, ...extraEnv } })
+  phases.push(`${label}: ${Math.round((performance.now() - t0) / 100) / 10} s`)
+  const [ok, bad] = counts()
+  passed += ok
+  failed += bad
+  if ((run.status !== 0 && bad === 0) || ok + bad === 0) failed += 1
 }
-// A run that failed without a failed test (the stack did not start, no test found) still fails.
-if (run.status !== 0 && failed === 0) failed = 1
-if (passed === 0 && failed === 0) failed = 1
+const readJson = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null)
+
+const vitestJson = join(out, 'vitest.json')
+step(
+  'unit tests tagged long (vitest)',
+  join(root, 'node_modules', '.bin', 'vitest'),
+  ['run', '--tags-filter=long', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`],
+  {},
+  () => {
+    const r = readJson(vitestJson)
+    return r ? [r.numPassedTests, r.numFailedTests] : [0, 0]
+  },
+)
+for (const [label, tag, file] of [
+  ['browser tests tagged @long (playwright)', { E2E_LONG: '1' }, 'playwright-long.json'],
+  ['browser tests at scale (playwright, @scale)', { E2E_SCALE: '1' }, 'playwright.json'],
+]) {
+  const pwJson = join(out, file)
+  step(label, join(root, 'node_modules', '.bin', 'playwright'), ['test'], { ...tag, PW_JSON_OUTPUT: pwJson }, () => {
+    const s = readJson(pwJson)?.stats ?? {}
+    return [s.expected ?? 0, (s.unexpected ?? 0) + (s.flaky ?? 0)]
+  })
+}
+console.log(`\nPhases:\n  ${phases.join('\n  ')}`)
 
 console.log(`\n${passed} passed, ${failed} failed`)
 process.exit(failed ? 1 : 0)

@@ -90,7 +90,13 @@ check('build', buildOk)
 const vitestJson = join(out, 'vitest.json')
 const tUnit = performance.now()
 const [unitOk, lintOk] = await Promise.all([
-  runBeside('unit tests (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]),
+  runBeside('unit tests (vitest)', bin('vitest'), [
+    'run',
+    '--tags-filter=!long',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${vitestJson}`,
+  ]),
   lint,
   (async () => {
     if (!buildOk) return

@@ -198,7 +198,7 @@ describe.each(ENGINES)('the outbox on %s', (engine: Engine) => {
   })
 })
 
-describe('a notice pending when the server stops', () => {
+describe('a notice pending when the server stops', { tags: ['long'] }, () => {
   const dirs: string[] = []
   afterAll(() => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true })

@@ -329,7 +329,7 @@ describe('PGlite in its worker', () => {
     }
   }, 240_000)
 
-  it('keeps the server answering while a large export streams from PGlite', async () => {
+  it('keeps the server answering while a large export streams from PGlite', { tags: ['long'], timeout: 300_000 }, async () => {
     const db = await openDb({ dataDir: await freshDataDir() })
     const ROWS = Number(process.env.ENGINE_TEST_EXPORT_ROWS ?? 100_000)
     await db.query(
@@ -413,7 +413,7 @@ describe('PGlite in its worker', () => {
       await index.close()
       await db.close()
     }
-  }, 300_000)
+  })
 })
 
 describe('export limits', () => {

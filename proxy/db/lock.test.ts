@@ -46,32 +46,36 @@ function child(script: string, dirs: string[], at: number): Promise<Answer[]> {
 }
 
 describe('the data directory lock', () => {
-  it(`never gives two owners at once when four processes take over a stale lock together, in each of ${TRIALS} trials`, async () => {
-    const base = mkdtempSync(join(tmpdir(), 'sb-lock-'))
-    const script = join(base, 'take.mts')
-    writeFileSync(script, CHILD)
-    try {
-      const dirs = Array.from({ length: TRIALS }, () => {
-        const dir = mkdtempSync(join(base, 'dir-'))
-        // A pid that is not alive: beyond the kernel's default pid_max.
-        writeFileSync(join(dir, LOCK_FILE), '4194999\n')
-        return dir
-      })
-      // Both children's start-up (tsx) is over before the first trial's instant.
-      const at = Date.now() + 4_000
-      const answers = await Promise.all(Array.from({ length: CHILDREN }, () => child(script, dirs, at)))
-      for (const a of answers) expect(a).toHaveLength(TRIALS)
-      for (let i = 0; i < TRIALS; i++) {
-        const got = answers.map((a) => a[i]!)
-        // Whoever owned the directory held it alone: no two holding times overlap.
-        const held = got.filter((x): x is [number, number] => Array.isArray(x)).sort((x, y) => x[0] - y[0])
-        expect(held.length, `trial ${i}: ${JSON.stringify(got)}`).toBeGreaterThan(0)
-        for (let k = 1; k < held.length; k++)
-          expect(held[k]![0], `trial ${i}: ${JSON.stringify(got)}`).toBeGreaterThanOrEqual(held[k - 1]![1])
-        for (const x of got) if (!Array.isArray(x)) expect(x, `trial ${i}`).toBe('refused')
+  it(
+    `never gives two owners at once when four processes take over a stale lock together, in each of ${TRIALS} trials`,
+    { tags: ['long'], timeout: 60_000 },
+    async () => {
+      const base = mkdtempSync(join(tmpdir(), 'sb-lock-'))
+      const script = join(base, 'take.mts')
+      writeFileSync(script, CHILD)
+      try {
+        const dirs = Array.from({ length: TRIALS }, () => {
+          const dir = mkdtempSync(join(base, 'dir-'))
+          // A pid that is not alive: beyond the kernel's default pid_max.
+          writeFileSync(join(dir, LOCK_FILE), '4194999\n')
+          return dir
+        })
+        // Both children's start-up (tsx) is over before the first trial's instant.
+        const at = Date.now() + 4_000
+        const answers = await Promise.all(Array.from({ length: CHILDREN }, () => child(script, dirs, at)))
+        for (const a of answers) expect(a).toHaveLength(TRIALS)
+        for (let i = 0; i < TRIALS; i++) {
+          const got = answers.map((a) => a[i]!)
+          // Whoever owned the directory held it alone: no two holding times overlap.
+          const held = got.filter((x): x is [number, number] => Array.isArray(x)).sort((x, y) => x[0] - y[0])
+          expect(held.length, `trial ${i}: ${JSON.stringify(got)}`).toBeGreaterThan(0)
+          for (let k = 1; k < held.length; k++)
+            expect(held[k]![0], `trial ${i}: ${JSON.stringify(got)}`).toBeGreaterThanOrEqual(held[k - 1]![1])
+          for (const x of got) if (!Array.isArray(x)) expect(x, `trial ${i}`).toBe('refused')
+        }
+      } finally {
+        rmSync(base, { recursive: true, force: true })
       }
-    } finally {
-      rmSync(base, { recursive: true, force: true })
-    }
-  }, 60_000)
+    },
+  )
 })

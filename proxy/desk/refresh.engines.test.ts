@@ -624,7 +624,7 @@ describe.each(ENGINES)('refreshDesk on %s', (engine) => {
   }, 120_000)
 })
 
-describe.each(ENGINES)('sends after opt-out on %s', (engine) => {
+describe.each(ENGINES)('sends after opt-out on %s', { tags: ['long'] }, (engine) => {
   it('counts and lists every one however many follow one opt-out', async () => {
     const db = await engines.open(engine)
     const number = '15550009999'

@@ -199,38 +199,42 @@ describe('a large .xlsx export streams', () => {
   const progress = async (job: string, at = url) =>
     (await (await fetch(`${at}/api/index/export/progress?job=${job}`)).json()) as ExportProgress
 
-  it('sends each batch as it is made and waits for a reader that stops, so the rows never pile up in memory', async () => {
-    const job = 'xlsx-stream-1'
-    const res = await new Promise<IncomingMessage>((resolve, reject) => {
-      request(`${url}/api/index/export?numbers=${NUMBER}&format=xlsx&job=${job}`, resolve).on('error', reject).end()
-    })
-    expect(res.statusCode).toBe(200)
-    // The first bytes of the zip arrive while the export is still running.
-    const first = await new Promise<Buffer>((ok) => res.once('data', ok))
-    expect([...first.subarray(0, 4)]).toEqual([0x50, 0x4b, 0x03, 0x04]) // a zip's local file header
-    res.pause()
-    // With the reader stopped, the export stops too (back-pressure), far short of its rows.
-    let last = -1
-    let p = await progress(job)
-    for (let i = 0; i < 100 && p.rows !== last; i++) {
-      last = p.rows
-      await new Promise((r) => setTimeout(r, 200))
-      p = await progress(job)
-    }
-    expect(p.state).toBe('running')
-    expect(p.rows).toBeGreaterThan(0)
-    // (What is in flight is the socket buffers' worth: a few megabytes, some tens of thousands of compressed rows.)
-    expect(p.rows).toBeLessThan(ROWS * 0.8)
-    // Read to the end: the whole file, every row, 12-digit ids as text.
-    const chunks: Buffer[] = [first]
-    res.resume()
-    for await (const chunk of res) chunks.push(chunk as Buffer)
-    const sheet = readXlsx(new Uint8Array(Buffer.concat(chunks)))
-    expect(sheet.rows).toHaveLength(ROWS + 1)
-    expect(sheet.rows[ROWS]![0]).toMatchObject({ kind: 'string', value: NUMBER })
-    expect(sheet.rows.slice(1).every((r) => r.find((c) => c.ref.startsWith('O'))?.kind === 'string')).toBe(true)
-    expect((await progress(job)).state).toBe('done')
-  }, 120_000)
+  it(
+    'sends each batch as it is made and waits for a reader that stops, so the rows never pile up in memory',
+    { tags: ['long'], timeout: 120_000 },
+    async () => {
+      const job = 'xlsx-stream-1'
+      const res = await new Promise<IncomingMessage>((resolve, reject) => {
+        request(`${url}/api/index/export?numbers=${NUMBER}&format=xlsx&job=${job}`, resolve).on('error', reject).end()
+      })
+      expect(res.statusCode).toBe(200)
+      // The first bytes of the zip arrive while the export is still running.
+      const first = await new Promise<Buffer>((ok) => res.once('data', ok))
+      expect([...first.subarray(0, 4)]).toEqual([0x50, 0x4b, 0x03, 0x04]) // a zip's local file header
+      res.pause()
+      // With the reader stopped, the export stops too (back-pressure), far short of its rows.
+      let last = -1
+      let p = await progress(job)
+      for (let i = 0; i < 100 && p.rows !== last; i++) {
+        last = p.rows
+        await new Promise((r) => setTimeout(r, 200))
+        p = await progress(job)
+      }
+      expect(p.state).toBe('running')
+      expect(p.rows).toBeGreaterThan(0)
+      // (What is in flight is the socket buffers' worth: a few megabytes, some tens of thousands of compressed rows.)
+      expect(p.rows).toBeLessThan(ROWS * 0.8)
+      // Read to the end: the whole file, every row, 12-digit ids as text.
+      const chunks: Buffer[] = [first]
+      res.resume()
+      for await (const chunk of res) chunks.push(chunk as Buffer)
+      const sheet = readXlsx(new Uint8Array(Buffer.concat(chunks)))
+      expect(sheet.rows).toHaveLength(ROWS + 1)
+      expect(sheet.rows[ROWS]![0]).toMatchObject({ kind: 'string', value: NUMBER })
+      expect(sheet.rows.slice(1).every((r) => r.find((c) => c.ref.startsWith('O'))?.kind === 'string')).toBe(true)
+      expect((await progress(job)).state).toBe('done')
+    },
+  )
 
   it('cuts an export whose reader takes nothing for EXPORT_STALL_S, frees its turn, and logs how many rows went', async () => {
     // One export at a time, a second's patience: the stalled reader would otherwise hold the only turn.

@@ -1466,78 +1466,84 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
 
   // A process of its own killed mid-walk (on PostgreSQL another server takes the number over;
   // on PGlite the next process to open the directory does, past the dead pid's lock file).
-  it.each([300, 1100, 2000])(
-    'a server killed (SIGKILL) after %i messages: another takes the number over and ends exact, with every index',
-    async (after) => {
-      await forget(db, null, deskIndexHooks)
-      await forgetAll(0)
-      let target: string
-      if (engine === 'postgres') {
-        const where = await db.query<{ port: string; name: string }>('SELECT current_setting($1) AS port, current_database() AS name', [
-          'port',
-        ])
-        target = `postgres://postgres@127.0.0.1:${where.rows[0]!.port}/${where.rows[0]!.name}`
-      } else {
-        // The child needs the directory to itself.
-        target = db.location
-        await db.close()
-      }
-      const child = spawn(process.execPath, ['--import', 'tsx', 'proxy/testing/sync-child.ts', target, simUrl, num(0).number, num(0).tid], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      let err = ''
-      let stored = 0
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()))
-      child.stdout.on('data', (d: Buffer) => {
-        for (const line of d.toString().split('\n')) if (/^\d+$/.test(line)) stored = Number(line)
-      })
-      try {
-        // PGlite's child opens the directory first (seconds on a loaded machine).
-        const deadline = Date.now() + 45_000
-        for (;;) {
-          if (engine === 'postgres') {
-            const r = await db.query<{ indexed: number }>('SELECT indexed FROM index_numbers WHERE number = $1', [num(0).number])
-            stored = r.rows[0]?.indexed ?? 0
+  // Killed after 1,100 of its 2,345 messages here; early (300) and late (2,000) in the long tier.
+  for (const after of [300, 1100, 2000])
+    it(
+      `a server killed (SIGKILL) after ${after} messages: another takes the number over and ends exact, with every index`,
+      { timeout: 90_000, tags: after === 1100 ? [] : ['long'] },
+      async () => {
+        await forget(db, null, deskIndexHooks)
+        await forgetAll(0)
+        let target: string
+        if (engine === 'postgres') {
+          const where = await db.query<{ port: string; name: string }>('SELECT current_setting($1) AS port, current_database() AS name', [
+            'port',
+          ])
+          target = `postgres://postgres@127.0.0.1:${where.rows[0]!.port}/${where.rows[0]!.name}`
+        } else {
+          // The child needs the directory to itself.
+          target = db.location
+          await db.close()
+        }
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', 'proxy/testing/sync-child.ts', target, simUrl, num(0).number, num(0).tid],
+          {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        )
+        let err = ''
+        let stored = 0
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+        child.stdout.on('data', (d: Buffer) => {
+          for (const line of d.toString().split('\n')) if (/^\d+$/.test(line)) stored = Number(line)
+        })
+        try {
+          // PGlite's child opens the directory first (seconds on a loaded machine).
+          const deadline = Date.now() + 45_000
+          for (;;) {
+            if (engine === 'postgres') {
+              const r = await db.query<{ indexed: number }>('SELECT indexed FROM index_numbers WHERE number = $1', [num(0).number])
+              stored = r.rows[0]?.indexed ?? 0
+            }
+            if (stored >= after) break
+            if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the child never reached ${after} messages: ${err}`)
+            await new Promise((ok) => setTimeout(ok, 5))
           }
-          if (stored >= after) break
-          if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the child never reached ${after} messages: ${err}`)
-          await new Promise((ok) => setTimeout(ok, 5))
+        } finally {
+          const exited = child.exitCode !== null || child.signalCode !== null ? null : new Promise((ok) => child.once('exit', ok))
+          child.kill('SIGKILL')
+          await exited
+          // The next tests need the directory back, whatever became of the child.
+          if (engine === 'pglite') {
+            // The killed process's lock file is left behind, naming a dead pid: stale, taken over.
+            expect(readLockHolder(target)).toEqual({ pid: child.pid })
+            db = await openDb({ dataDir: target })
+            reopened.push(db)
+          }
         }
-      } finally {
-        const exited = child.exitCode !== null || child.signalCode !== null ? null : new Promise((ok) => child.once('exit', ok))
-        child.kill('SIGKILL')
-        await exited
-        // The next tests need the directory back, whatever became of the child.
-        if (engine === 'pglite') {
-          // The killed process's lock file is left behind, naming a dead pid: stale, taken over.
-          expect(readLockHolder(target)).toEqual({ pid: child.pid })
-          db = await openDb({ dataDir: target })
-          reopened.push(db)
+        const mid = await db.query<{ state: string; full_done: boolean; held: boolean; indexed: number }>(
+          'SELECT state, full_done, locked_by IS NOT NULL AS held, indexed FROM index_numbers WHERE number = $1',
+          [num(0).number],
+        )
+        expect(mid.rows[0]).toMatchObject({ state: 'syncing', full_done: false, held: true })
+        expect(mid.rows[0]!.indexed).toBeGreaterThan(0)
+        expect(mid.rows[0]!.indexed).toBeLessThan(2345)
+        expect(await indexNames()).not.toContain('index_messages_thread')
+        const s = createSyncer({ hooks: deskIndexHooks, db, forwarder: fw, pageCap: 100, concurrency: 1, rate: 0, leaseMs: 500 })
+        const until = Date.now() + 20_000
+        for (;;) {
+          await s.resumePending()
+          await s.idle()
+          const r = await db.query<{ state: string }>('SELECT state FROM index_numbers WHERE number = $1', [num(0).number])
+          if (r.rows[0]!.state === 'idle' || Date.now() > until) break
+          await new Promise((ok) => setTimeout(ok, 100))
         }
-      }
-      const mid = await db.query<{ state: string; full_done: boolean; held: boolean; indexed: number }>(
-        'SELECT state, full_done, locked_by IS NOT NULL AS held, indexed FROM index_numbers WHERE number = $1',
-        [num(0).number],
-      )
-      expect(mid.rows[0]).toMatchObject({ state: 'syncing', full_done: false, held: true })
-      expect(mid.rows[0]!.indexed).toBeGreaterThan(0)
-      expect(mid.rows[0]!.indexed).toBeLessThan(2345)
-      expect(await indexNames()).not.toContain('index_messages_thread')
-      const s = createSyncer({ hooks: deskIndexHooks, db, forwarder: fw, pageCap: 100, concurrency: 1, rate: 0, leaseMs: 500 })
-      const until = Date.now() + 20_000
-      for (;;) {
-        await s.resumePending()
-        await s.idle()
-        const r = await db.query<{ state: string }>('SELECT state FROM index_numbers WHERE number = $1', [num(0).number])
-        if (r.rows[0]!.state === 'idle' || Date.now() > until) break
-        await new Promise((ok) => setTimeout(ok, 100))
-      }
-      await s.close()
-      await expectExact(0, 2345)
-      expect(await indexNames()).toEqual(expect.arrayContaining(SECONDARY))
-    },
-    90_000,
-  )
+        await s.close()
+        await expectExact(0, 2345)
+        expect(await indexNames()).toEqual(expect.arrayContaining(SECONDARY))
+      },
+    )
 
   /** A number's desk tables in a stable order, dates as ISO text (a row-for-row comparison). */
   const deskTables = async (number: string) => {

@@ -22,7 +22,7 @@ afterAll(async () => {
   for (const db of reopened) await db.close().catch(() => {})
 })
 
-describe.each(ENGINES)('the watch killed with SIGKILL mid-listing on %s', (engine) => {
+describe.each(ENGINES)('the watch killed with SIGKILL mid-listing on %s', { tags: ['long'] }, (engine) => {
   it('leaves no half-written listing, and the next start continues the history', async () => {
     let db = await engines.open(engine)
     let target: string

@@ -153,7 +153,7 @@ describe('verify-log against a file of signed heads', () => {
   }, 120_000)
 })
 
-describe('npm run users beside a running server on PGlite', { tags: ['long'] }, () => {
+describe('npm run users beside a running server on PGlite', () => {
   test('the command asks the server over its owner-only socket: the user signs in at once and is still there after a restart', async () => {
     const dataDir = join(dir, 'beside')
     const besideEnv = { ...env, DATA_DIR: dataDir }

@@ -48,7 +48,7 @@ function child(script: string, dirs: string[], at: number): Promise<Answer[]> {
 describe('the data directory lock', () => {
   it(
     `never gives two owners at once when four processes take over a stale lock together, in each of ${TRIALS} trials`,
-    { tags: ['long'], timeout: 60_000 },
+    { timeout: 60_000 },
     async () => {
       const base = mkdtempSync(join(tmpdir(), 'sb-lock-'))
       const script = join(base, 'take.mts')

@@ -88,28 +88,53 @@ export async function decide(db: Db, input: DecideInput): Promise<Decided> {
     const silences = await activeSilences(tx, now)
     const firing: AlertRow[] = []
     const resolvedNow: AlertRow[] = []
-    let opened = 0
+    // Each condition once (the first of a rule and subject), in the order the rules gave them.
+    const held: Condition[] = []
     const seen = new Set<string>()
     for (const c of input.conditions) {
       const k = keyOf(c.rule, c.subject)
       if (seen.has(k)) continue
       seen.add(k)
-      const phones = c.phones && c.phones.length ? JSON.stringify(c.phones) : null
-      const had = byKey.get(k)
-      const r = had
-        ? await tx.query<Parameters<typeof toAlert>[0]>(
-            `UPDATE alert_alerts SET title = $2, detail = $3, count = $4, link = $5, private = $6::jsonb, updated_at = $7, number = $8
-              WHERE id = $1::bigint RETURNING ${ALERT_COLUMNS}`,
-            [had.id, c.title, c.detail, c.count, c.link, phones, now, c.number],
-          )
-        : await tx.query<Parameters<typeof toAlert>[0]>(
-            `INSERT INTO alert_alerts (rule, subject, number, title, detail, count, link, private, started_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $9) RETURNING ${ALERT_COLUMNS}`,
-            [c.rule, c.subject, c.number, c.title, c.detail, c.count, c.link, phones, now],
-          )
-      if (!had) opened++
-      firing.push(toAlert(r.rows[0]!))
+      held.push(c)
     }
+    // One statement for the alerts that still hold and one for those that open, not one per alert:
+    // an evaluation with 212 open alerts spent about 240 ms on their UPDATEs, one by one.
+    const columns = (cs: readonly Condition[]) => [
+      cs.map((c) => c.title),
+      cs.map((c) => c.detail),
+      cs.map((c) => c.count),
+      cs.map((c) => c.link),
+      cs.map((c) => (c.phones && c.phones.length ? JSON.stringify(c.phones) : null)),
+      cs.map((c) => c.number),
+    ]
+    const stillHeld = held.filter((c) => byKey.has(keyOf(c.rule, c.subject)))
+    const opening = held.filter((c) => !byKey.has(keyOf(c.rule, c.subject)))
+    const written = new Map<string, AlertRow>()
+    if (stillHeld.length) {
+      const r = await tx.query<Parameters<typeof toAlert>[0]>(
+        `UPDATE alert_alerts SET title = u.u_title, detail = u.u_detail, count = u.u_count, link = u.u_link,
+                private = u.u_private::jsonb, updated_at = $8, number = u.u_number
+           FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[])
+                AS u(u_id, u_title, u_detail, u_count, u_link, u_private, u_number)
+          WHERE id = u.u_id RETURNING ${ALERT_COLUMNS}`,
+        [stillHeld.map((c) => byKey.get(keyOf(c.rule, c.subject))!.id), ...columns(stillHeld), now],
+      )
+      for (const row of r.rows.map(toAlert)) written.set(keyOf(row.rule, row.subject), row)
+    }
+    if (opening.length) {
+      const r = await tx.query<Parameters<typeof toAlert>[0]>(
+        `INSERT INTO alert_alerts (rule, subject, title, detail, count, link, private, number, started_at, updated_at)
+         SELECT u_rule, u_subject, u_title, u_detail, u_count, u_link, u_private::jsonb, u_number, $9, $9
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[])
+                AS u(u_rule, u_subject, u_title, u_detail, u_count, u_link, u_private, u_number)
+         RETURNING ${ALERT_COLUMNS}`,
+        [opening.map((c) => c.rule), opening.map((c) => c.subject), ...columns(opening), now],
+      )
+      for (const row of r.rows.map(toAlert)) written.set(keyOf(row.rule, row.subject), row)
+    }
+    for (const c of held) firing.push(written.get(keyOf(c.rule, c.subject))!)
+    const opened = opening.length
+    const resolving: AlertRow[] = []
     for (const a of open) {
       if (seen.has(keyOf(a.rule, a.subject))) continue
       const rule = rules.get(a.rule as RuleId)
@@ -118,11 +143,15 @@ export async function decide(db: Db, input: DecideInput): Promise<Decided> {
         firing.push(a)
         continue
       }
+      resolving.push(a)
+    }
+    if (resolving.length) {
       const r = await tx.query<Parameters<typeof toAlert>[0]>(
-        `UPDATE alert_alerts SET state = 'resolved', resolved_at = $2, updated_at = $2 WHERE id = $1::bigint RETURNING ${ALERT_COLUMNS}`,
-        [a.id, now],
+        `UPDATE alert_alerts SET state = 'resolved', resolved_at = $2, updated_at = $2 WHERE id = ANY($1::bigint[]) RETURNING ${ALERT_COLUMNS}`,
+        [resolving.map((a) => a.id), now],
       )
-      resolvedNow.push(toAlert(r.rows[0]!))
+      const byId = new Map(r.rows.map(toAlert).map((a) => [a.id, a]))
+      for (const a of resolving) resolvedNow.push(byId.get(a.id)!)
     }
 
     // The notices, grouped per rule and kind.

@@ -14,7 +14,9 @@ import {
   type Clock,
   type Receiver,
 } from '../testing/alert-receivers.ts'
-import type { Notice } from './types.ts'
+import type { Condition, Notice } from './types.ts'
+import { decide } from './decide.ts'
+import type { RuleId, RuleRow } from './rules.ts'
 import { insertChannel } from './sql/channels-write.ts'
 
 /**
@@ -296,5 +298,59 @@ describe.each(ENGINES)('the lifecycle on %s', (engine: Engine) => {
     await spike(db, B, clock.now)
     expect(await round(alerts)).toMatchObject({ opened: 0 })
     await alerts.close()
+  })
+
+  it('opens, updates and resolves hundreds of alerts at once, each row with its own condition', async () => {
+    const rules: RuleRow[] = [
+      { id: 'failure-spike', enabled: true, urgent: false, params: {}, reminderMinutes: 240, updatedAt: '', updatedBy: null },
+    ]
+    const numberOf = (i: number) => `1800555${String(i).padStart(4, '0')}`
+    const condition = (i: number, round: number): Condition => ({
+      rule: 'failure-spike',
+      subject: numberOf(i),
+      number: numberOf(i),
+      title: `Failure spike · ${numberOf(i)}`,
+      detail: `round ${round}: ${i} failed`,
+      count: i * 10 + round,
+      link: i % 2 ? `/numbers/${numberOf(i)}` : null,
+      ...(i % 3 ? { phones: [`1212555${String(i).padStart(4, '0')}`] } : {}),
+    })
+    const input = (conditions: Condition[], at: number) => ({
+      rules,
+      conditions,
+      evaluated: new Set<RuleId>(['failure-spike']),
+      channels: [],
+      now: new Date(at),
+      publicUrl: null,
+    })
+    const rows = async () =>
+      (
+        await db.query<{ subject: string; state: string; detail: string; count: number; link: string | null; private: unknown }>(
+          `SELECT subject, state, detail, count, link, private FROM alert_alerts ORDER BY subject`,
+        )
+      ).rows
+    // 300 open together; the same condition twice in one evaluation counts once.
+    const first = Array.from({ length: 300 }, (_, i) => condition(i, 1))
+    expect(await decide(db, input([...first, condition(7, 9)], clock.now))).toMatchObject({ opened: 300, resolved: 0 })
+    expect((await rows()).map((r) => [r.subject, r.detail, r.count])).toEqual(first.map((c) => [c.subject, c.detail, c.count]))
+    // The next evaluation: 200 still hold with new figures, 100 open, the other 100 resolve.
+    clock.now += MIN
+    const second = Array.from({ length: 300 }, (_, i) => condition(i + 100, 2))
+    expect(await decide(db, input(second, clock.now))).toMatchObject({ opened: 100, resolved: 100 })
+    const after = await rows()
+    expect(after).toHaveLength(400)
+    for (const r of after) {
+      const i = Number(r.subject.slice(-4))
+      if (i < 100) expect(r).toMatchObject({ state: 'resolved', detail: `round 1: ${i} failed`, count: i * 10 + 1 })
+      else
+        expect(r).toEqual({
+          subject: numberOf(i),
+          state: 'firing',
+          detail: `round 2: ${i} failed`,
+          count: i * 10 + 2,
+          link: i % 2 ? `/numbers/${numberOf(i)}` : null,
+          private: i % 3 ? [`1212555${String(i).padStart(4, '0')}`] : null,
+        })
+    }
   })
 })

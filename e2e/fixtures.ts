@@ -40,6 +40,10 @@ export const test = base.extend<{ sim: SimControl; page: Page }>({
         requests: async () => (await call('GET', '/__sim/requests')) as Awaited<ReturnType<SimControl['requests']>>,
         clearRequests: async () => void (await call('DELETE', '/__sim/requests')),
       })
+      // And leaves none of its faults behind: a describe's beforeAll runs before the next test's
+      // reset, and an index sync it starts met the last test's refusal and paused (a CI run lost
+      // two journeys so).
+      await call('DELETE', '/__sim/faults')
     },
     // Every test starts on a clean simulator, whether or not it touches it.
     { auto: true },

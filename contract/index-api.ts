@@ -13,7 +13,10 @@
 import type { ErrorBody } from './api.ts'
 
 export const INDEX_PATHS = {
-  /** GET {number?, summary?: 'true'} → IndexStatus (one number's record and freshness; or no per-number list) */
+  /**
+   * GET {number?, summary?: 'true', limit?: 1–10,000, match?: digits} → IndexStatus (one number's
+   * record and freshness; or no per-number list; or the first `limit` numbers matching, and how many match)
+   */
   status: '/api/index/status',
   /** POST {number?: string, tid?: string, all?: boolean} → 202 IndexStatus. Starts/refreshes syncs. */
   sync: '/api/index/sync',
@@ -131,8 +134,13 @@ export interface IndexStatus {
   accountListed?: boolean
   /** The last attempt to list the account failed (why, when); null once one works. Absent from older servers. */
   accountListingFailure?: { message: string; at: string } | null
-  /** Every number the index knows (only the one asked for with `number`; none with `summary=true`). */
+  /**
+   * Every number the index knows (only the one asked for with `number`; none with `summary=true`;
+   * with `limit` and `match`, the first `limit` in number order whose digits hold `match`).
+   */
   numbers: NumberIndexStatus[]
+  /** With `limit` or `match`: how many numbers match, of which `numbers` holds the first. */
+  numbersMatched?: number
   freshness: Freshness
   /** Overall progress of indexing the account (absent from servers that predate it). */
   progress?: IndexProgress

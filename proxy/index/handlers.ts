@@ -41,6 +41,7 @@ import {
   locate as locateMessage,
   messageAt,
   numberStatuses,
+  numberStatusPage,
   parties as partiesOfNumber,
   positionBases,
   searchPage,
@@ -83,9 +84,14 @@ export interface IndexRoom {
 /**
  * What the index holds. `number` narrows the per-number list and the freshness to one number
  * (an export waiting for its sync asks every second or two); `summary` leaves the list out (the
- * header's indicator asks on every page, and the list is 2 MB on a 10,000-number account).
+ * header's indicator asks on every page, and the list is 2 MB on a 10,000-number account);
+ * `limit` and `match` list the first numbers whose digits hold `match`, with how many match (the
+ * Index page shows 100 at a time).
  */
-async function indexStatus(room: IndexRoom, only: { number?: string; summary?: boolean } = {}): Promise<IndexStatus> {
+async function indexStatus(
+  room: IndexRoom,
+  only: { number?: string; summary?: boolean; limit?: number; match?: string } = {},
+): Promise<IndexStatus> {
   const { db, rate } = room
   const scope = only.number ? [only.number] : null
   const listed = await db.query<{ listed: boolean }>('SELECT EXISTS (SELECT 1 FROM index_numbers WHERE listed) AS listed')
@@ -95,7 +101,11 @@ async function indexStatus(room: IndexRoom, only: { number?: string; summary?: b
     autoSync: room.autoSync,
     accountListed: listed.rows[0]?.listed ?? false,
     accountListingFailure: room.syncer.listingFailure(),
-    numbers: only.summary ? [] : await numberStatuses(db, only.number ?? null),
+    ...(only.summary
+      ? { numbers: [] }
+      : only.limit !== undefined || only.match !== undefined
+        ? await numberStatusPage(db, only)
+        : { numbers: await numberStatuses(db, only.number ?? null) }),
     freshness: await freshness(db, scope),
     progress: await progressNow(db, rate),
   }
@@ -117,8 +127,8 @@ export type Handler<Q, B = undefined> = (
   input: RouteInput<z.output<Q>, B extends z.ZodType ? z.output<B> : undefined, undefined>,
 ) => Promise<void>
 
-export const status: Handler<typeof STATUS_QUERY> = async (room, _req, res, _url, _ctx, { query: { number, summary } }) => {
-  sendJson(res, 200, await indexStatus(room, { number, summary }))
+export const status: Handler<typeof STATUS_QUERY> = async (room, _req, res, _url, _ctx, { query }) => {
+  sendJson(res, 200, await indexStatus(room, query))
 }
 
 export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _req, res, _url, ctx, { body }) => {

@@ -495,6 +495,42 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       }
     })
 
+    it('status lists a page of numbers by `limit`, narrowed by the digits in `match`, with how many match', async () => {
+      const whole = (await get<IndexStatus>('/api/index/status')).body.numbers
+      expect(whole.length).toBeGreaterThanOrEqual(3)
+      const first = await get<IndexStatus>('/api/index/status?limit=2')
+      expect(first.status).toBe(200)
+      // The same records as the whole list, in the same order: the first two of them.
+      expect(first.body.numbers).toEqual(whole.slice(0, 2))
+      expect(first.body.numbersMatched).toBe(whole.length)
+      expect(first.body.freshness).toBeDefined()
+      // Digits from the middle of one number, written as a person types them.
+      const target = whole[whole.length - 1]!.number
+      const typed = `(${target.slice(2, 5)}) ${target.slice(5, 8)}`
+      const digits = target.slice(2, 8)
+      const expected = whole.filter((n) => n.number.includes(digits))
+      const found = await get<IndexStatus>(`/api/index/status?limit=100&match=${encodeURIComponent(typed)}`)
+      expect(found.body.numbers).toEqual(expected)
+      expect(found.body.numbersMatched).toBe(expected.length)
+      const none = await get<IndexStatus>('/api/index/status?limit=100&match=000000000000000')
+      expect(none.body).toMatchObject({ numbers: [], numbersMatched: 0 })
+      // The whole list says nothing of a match count.
+      expect((await get<IndexStatus>('/api/index/status')).body.numbersMatched).toBeUndefined()
+      for (const [qs, field] of [
+        ['limit=0', 'limit'],
+        ['limit=10001', 'limit'],
+        ['limit=ten', 'limit'],
+        ['match=abc', 'match'],
+        ['match=%25', 'match'],
+        ['limit=5&summary=true', 'summary'],
+        [`match=1&number=${num(0).number}`, 'number'],
+      ] as const) {
+        const bad = await get<{ error: { kind: string; field?: string; message: string } }>(`/api/index/status?${qs}`)
+        expect(bad.status, qs).toBe(400)
+        expect(bad.body.error.field, qs).toBe(field)
+      }
+    })
+
     it('searches bodies case-insensitively, Unicode included, with exact counts and keyset paging', async () => {
       const rows = await expectSame('q=APPOINTMENT', (m) => m.body.toLowerCase().includes('appointment'))
       expect(rows.length).toBeGreaterThan(500) // more than one page

@@ -179,11 +179,31 @@ export async function freshnessAndVersion(
   }
 }
 
+type NumberStatus = NumberIndexStatus & { fullyIndexed: boolean }
+
 /** Every number the index knows, or just `only`. */
-export async function numberStatuses(
+export async function numberStatuses(db: Queryable, only: string | null = null): Promise<NumberStatus[]> {
+  return (await numberStatusRows(db, only, null, null)).numbers
+}
+
+/**
+ * The first `limit` numbers in number order whose digits hold `match` (every number without it),
+ * and how many match: the Index page's rows, without the newest and oldest dates of 10,000.
+ */
+export async function numberStatusPage(
   db: Queryable,
-  only: string | null = null,
-): Promise<Array<NumberIndexStatus & { fullyIndexed: boolean }>> {
+  page: { limit?: number; match?: string },
+): Promise<{ numbers: NumberStatus[]; numbersMatched: number }> {
+  const r = await numberStatusRows(db, null, page.limit ?? null, page.match ?? null)
+  return { numbers: r.numbers, numbersMatched: r.matched }
+}
+
+async function numberStatusRows(
+  db: Queryable,
+  only: string | null,
+  limit: number | null,
+  match: string | null,
+): Promise<{ numbers: NumberStatus[]; matched: number }> {
   const r = await db.query<{
     number: string
     tid: string
@@ -201,17 +221,22 @@ export async function numberStatuses(
     other_tids: string[]
     forgotten_at: Date | null
     finding: string | null
+    matched: number
   }>(
-    `SELECT n.number, n.tid, n.state, n.indexed, n.upstream_total, n.error, n.last_synced_at, n.progress_done, n.progress_total,
+    // The page is chosen first, so each number's newest and oldest dates are read for its rows only.
+    `SELECT n.number, n.tid, n.state, n.indexed, n.upstream_total, n.error, n.last_synced_at, n.progress_done, n.progress_total, n.matched,
             -- As freshness() judges it: a whole walk holding the upstream's newest, in the account.
             (n.full_done AND n.top_ordinal >= COALESCE(n.upstream_total, 0) AND n.removed_at IS NULL AND n.state NOT IN ('error', 'paused')) AS full_done,
             n.removed_at IS NOT NULL AS removed, n.other_tids, n.forgotten_at, n.finding,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date DESC, m.ordinal DESC LIMIT 1) AS newest,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date ASC, m.ordinal ASC LIMIT 1) AS oldest
-     FROM index_numbers n WHERE $1::text IS NULL OR n.number = $1 ORDER BY n.number`,
-    [only],
+     FROM (SELECT *, count(*) OVER ()::int AS matched FROM index_numbers
+           WHERE ($1::text IS NULL OR number = $1) AND ($2::text IS NULL OR number LIKE $2 ESCAPE '\\')
+           ORDER BY number LIMIT $3) n
+     ORDER BY n.number`,
+    [only, match === null ? null : likeContains(match), limit],
   )
-  return r.rows.map((x) => ({
+  const numbers = r.rows.map((x) => ({
     number: x.number,
     tid: x.tid,
     state: x.state,
@@ -229,6 +254,7 @@ export async function numberStatuses(
     forgottenAt: isoOf(x.forgotten_at),
     finding: x.finding,
   }))
+  return { numbers, matched: r.rows[0]?.matched ?? 0 }
 }
 
 export interface SearchPage {

@@ -23,15 +23,29 @@ const sent = (q: Record<string, unknown>): Record<string, string> =>
 
 const SEARCH_FIELDS = Object.fromEntries(SEARCH_PARAMS.map((k) => [k, raw])) as Record<(typeof SEARCH_PARAMS)[number], typeof raw>
 
+/** The most numbers one status answer lists by `limit`: an account of 10,000 fits in one. */
+export const STATUS_LIMIT_MAX = 10_000
+
 export const STATUS_QUERY = query({
   number: param((v) => (v === undefined ? undefined : numberValue('number', v))),
   summary: param((v = 'false') => {
     if (v !== 'true' && v !== 'false') throw invalid('summary', 'summary must be true or false.')
     return v === 'true'
   }),
+  limit: param((v) => {
+    if (v === undefined || v === '') return undefined
+    if (!/^\d{1,5}$/.test(v) || Number(v) < 1 || Number(v) > STATUS_LIMIT_MAX)
+      throw invalid('limit', `limit must be a whole number from 1 to ${STATUS_LIMIT_MAX.toLocaleString('en-US')}.`)
+    return Number(v)
+  }),
+  match: param((v) => digitsValue('match', v, false) ?? undefined),
 }).transform(
   checked((q) => {
     if (q.summary && q.number) throw invalid('summary', 'Send either number or summary=true, not both.')
+    if (q.summary && (q.limit !== undefined || q.match !== undefined))
+      throw invalid('summary', 'summary=true lists no numbers: send limit or match without it.')
+    if (q.number && (q.limit !== undefined || q.match !== undefined))
+      throw invalid('number', 'Send either number or limit and match, not both.')
     return q
   }),
 )

@@ -1,4 +1,4 @@
-import { queryOptions, useQuery } from '@tanstack/react-query'
+import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query'
 import { useMemo } from 'react'
 import * as z from 'zod/mini'
 import { INDEX_PATHS, type NumberIndexStatus as WireNumberIndexStatus, type SearchParams } from '../../contract/index-api'
@@ -76,6 +76,8 @@ const statusWire = z.looseObject({
   autoSync: z.catch(z.nullable(z.boolean()), null),
   accountListed: z.catch(z.nullable(z.boolean()), null),
   accountListingFailure: z.catch(z.nullable(z.object({ message: z.string(), at: z.string() })), null),
+  // Only in an answer to `limit`/`match` (a page of the numbers): how many match.
+  numbersMatched: z.catch(z.nullable(z.number()), null),
   progress: z.catch(
     z.nullable(
       z.object({
@@ -151,6 +153,7 @@ export const indexKeys = {
   status: () => [...indexKeys.all, 'status'] as const,
   summary: () => [...indexKeys.all, 'status', 'summary'] as const,
   numberStatus: (number: string) => [...indexKeys.all, 'status', 'number', number] as const,
+  numbersPage: (match: string, limit: number) => [...indexKeys.all, 'status', 'page', match, limit] as const,
   search: (p: SearchParams) => [...indexKeys.all, 'search', p] as const,
   thread: (number: string, party: string) => [...indexKeys.all, 'thread', number, party] as const,
   parties: (number: string) => [...indexKeys.all, 'parties', number] as const,
@@ -166,6 +169,22 @@ export const indexStatusQuery = () =>
     queryFn: async ({ signal }) => parseStatus(await getJson(INDEX_PATHS.status, {}, signal)),
     staleTime: 10_000,
     // While numbers sync the counts move: poll gently; never when the index is off.
+    refetchInterval: (q) => (q.state.data && (q.state.data.freshness.syncing.length > 0 || q.state.data.progress?.running) ? 5_000 : false),
+    retry: false,
+  })
+
+/**
+ * The first `limit` numbers whose digits hold `match` (every number with ''), and how many match:
+ * the Index page's table, which shows 100 at a time and waited 3 s for all 10,000 records.
+ * Polled as the whole status is; the last page stays on screen while the next is asked for.
+ */
+export const indexNumbersPageQuery = (match: string, limit: number) =>
+  queryOptions({
+    queryKey: indexKeys.numbersPage(match, limit),
+    queryFn: async ({ signal }) =>
+      parseStatus(await getJson(INDEX_PATHS.status, { limit: String(limit), ...(match ? { match } : {}) }, signal)),
+    staleTime: 10_000,
+    placeholderData: keepPreviousData,
     refetchInterval: (q) => (q.state.data && (q.state.data.freshness.syncing.length > 0 || q.state.data.progress?.running) ? 5_000 : false),
     retry: false,
   })

@@ -16,9 +16,22 @@ const FINE = '18323232323'
 const GONE = '18552009444'
 const TWICE = '14158074499'
 
+const ignore = () => undefined
+
 function renderTable(numbers: unknown[], isAdmin = true) {
   const status = parseStatus({ enabled: true, numbers })
-  render(<IndexedNumbersTable numbers={status.numbers} isAdmin={isAdmin} actions={actions} />)
+  render(
+    <IndexedNumbersTable
+      numbers={status.numbers}
+      matched={numbers.length}
+      known={numbers.length}
+      typed=""
+      onTyped={ignore}
+      onMore={ignore}
+      isAdmin={isAdmin}
+      actions={actions}
+    />,
+  )
   const table = screen.getByRole('table', { name: 'Indexed numbers' })
   return (number: string) => within(table).getByRole('row', { name: new RegExp(formatPhone(number).replace(/[()+]/g, '\\$&')) })
 }
@@ -90,25 +103,60 @@ test('a number never read says "not indexed yet", not 0; one read and empty says
   expect(within(row(EMPTY)).getAllByRole('cell')[1]!.textContent).toBe('0')
 })
 
-test('an account of 10,000 numbers draws its first rows, finds a number by its digits, and shows more on request', () => {
-  const numbers = Array.from({ length: 10_000 }, (_, i) => ({ number: String(13_105_000_000 + i * 7), tid: `T${i}`, ...base }))
-  renderTable(numbers)
+test('an account of 10,000 numbers shows the page the server sent, how many match, a box that asks for digits, and more on request', () => {
+  const page = Array.from({ length: ROWS_STEP }, (_, i) => ({ number: String(13_105_000_000 + i * 7), tid: `T${i}`, ...base }))
+  const typedSeen: string[] = []
+  let more = 0
+  const draw = (typed: string, numbers: unknown[], matched: number, finding = false) => {
+    cleanup()
+    render(
+      <IndexedNumbersTable
+        numbers={parseStatus({ enabled: true, numbers }).numbers}
+        matched={matched}
+        known={10_000}
+        typed={typed}
+        finding={finding}
+        onTyped={(t) => typedSeen.push(t)}
+        onMore={() => (more += 1)}
+        isAdmin
+        actions={actions}
+      />,
+    )
+  }
+  draw('', page, 10_000)
   const table = screen.getByRole('table', { name: 'Indexed numbers' })
-  // A header row and the first rows only: 10,000 rows with their buttons took seconds to draw.
   expect(within(table).getAllByRole('row')).toHaveLength(ROWS_STEP + 1)
+  // The count is the server's, not the length of the page.
   expect(screen.getByText(`Showing ${ROWS_STEP} of 10,000 numbers.`)).toBeTruthy()
   fireEvent.click(screen.getByRole('button', { name: `Show ${ROWS_STEP} more` }))
-  expect(within(table).getAllByRole('row')).toHaveLength(2 * ROWS_STEP + 1)
-  const wanted = numbers[9_876]!.number
-  fireEvent.change(screen.getByRole('searchbox', { name: 'Find a number' }), { target: { value: wanted.slice(1) } })
+  expect(more).toBe(1)
+  fireEvent.change(screen.getByRole('searchbox', { name: 'Find a number' }), { target: { value: '(310) 50' } })
+  expect(typedSeen).toEqual(['(310) 50'])
+
+  // While the server finds them, the last rows stay, and the line does not count them as matches.
+  draw('(310) 50', page, 10_000, true)
+  expect(within(screen.getByRole('table', { name: 'Indexed numbers' })).getAllByRole('row')).toHaveLength(ROWS_STEP + 1)
+  expect(screen.getByRole('status').textContent).toBe('Finding the numbers that hold “31050”…')
+  expect(screen.queryByRole('button', { name: /^Show \d+ more$/ })).toBeNull()
+
+  // What the server found for the digits typed: the count line names the digits, and nothing more is offered.
+  draw('(310) 50', [page[3]], 1)
   expect(
-    within(table)
+    within(screen.getByRole('table', { name: 'Indexed numbers' }))
       .getAllByRole('row')
       .slice(1)
       .map((r) => r.querySelector('th')?.textContent),
-  ).toEqual([formatPhone(wanted)])
-  expect(screen.getByText(`Showing 1 of 1 number matching “${wanted.slice(1)}”.`)).toBeTruthy()
+  ).toEqual([formatPhone(page[3]!.number)])
+  expect(screen.getByText('Showing 1 of 1 number matching “31050”.')).toBeTruthy()
   expect(screen.queryByRole('button', { name: /^Show \d+ more$/ })).toBeNull()
+
+  // Nothing matches: said in words, with no empty table.
+  draw('999', [], 0)
+  expect(screen.queryByRole('table', { name: 'Indexed numbers' })).toBeNull()
+  expect(screen.getByRole('status').textContent).toBe('No number holds the digits “999”.')
+  // Letters find nothing by digits: the box says what it wants.
+  draw('abc', page, 10_000)
+  expect(screen.getByRole('status').textContent).toBe('Type the digits of a number to find it.')
 })
 
 test('a small account shows every number, with no find box and no count line', () => {

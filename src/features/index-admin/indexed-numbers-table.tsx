@@ -1,5 +1,4 @@
-import { useMemo, useState, type ReactNode } from 'react'
-import { matchNumbers } from '../../components/number-combobox'
+import type { ReactNode } from 'react'
 import { SidewaysRegion } from '../../components/sideways-region'
 import { notIndexedYet } from '../../api/index-status'
 import type { NumberIndexStatus } from '../../api/index-api'
@@ -36,30 +35,44 @@ function listed(items: string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`
 }
 
-/** Rows drawn at first and added per "Show more": 10,000 rows with their buttons took seconds to draw, and again on every poll. */
+/** Rows asked for at first and added per "Show more": 10,000 rows with their buttons took seconds to draw, and again on every poll. */
 export const ROWS_STEP = 100
 
 /**
- * One row per number the index knows (a card each on a phone): its state, what it holds, and its
- * sync and forget buttons. A large account shows its first rows, a box to find a number by its
- * digits, and "Show more".
+ * One row per number of the page the server sent (a card each on a phone): its state, what it
+ * holds, and its sync and forget buttons. An account of more than ROWS_STEP numbers gets a box
+ * to find a number by its digits, a line saying how many are shown of how many match, and "Show
+ * more"; the server does the finding and counting (`matched`), so only the rows shown travel.
  */
 export function IndexedNumbersTable({
   numbers,
+  matched,
+  known,
+  typed,
+  finding = false,
+  onTyped,
+  onMore,
   isAdmin,
   actions,
 }: {
   numbers: NumberIndexStatus[]
+  /** How many numbers match what was typed (all of them when nothing was). */
+  matched: number
+  /** How many numbers the index knows: a small account shows them all, with no box and no count. */
+  known: number
+  typed: string
+  /** The rows are the last answer's while the server finds what was typed. */
+  finding?: boolean
+  onTyped: (typed: string) => void
+  onMore: () => void
   isAdmin: boolean
   actions: IndexActions
 }) {
-  const [typed, setTyped] = useState('')
-  const [limit, setLimit] = useState(ROWS_STEP)
-  const matches = useMemo(() => matchNumbers(numbers, typed), [numbers, typed])
-  const shown = matches.slice(0, limit)
+  const large = known > ROWS_STEP
+  const digits = typed.replace(/\D/g, '')
   return (
     <div className="mt-3">
-      {numbers.length > ROWS_STEP ? (
+      {large ? (
         <label className="flex w-fit flex-col text-sm print:hidden">
           Find a number
           <input
@@ -69,28 +82,28 @@ export function IndexedNumbersTable({
             value={typed}
             placeholder="Digits of a number"
             onChange={(e) => {
-              setTyped(e.target.value)
-              setLimit(ROWS_STEP)
+              onTyped(e.target.value)
             }}
           />
         </label>
       ) : null}
-      <NumberRows numbers={shown} isAdmin={isAdmin} actions={actions} />
-      {numbers.length > ROWS_STEP ? (
+      {numbers.length > 0 ? <NumberRows numbers={numbers} isAdmin={isAdmin} actions={actions} /> : null}
+      {large ? (
         <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
           <p role="status">
-            Showing {formatCount(shown.length)} of {formatCount(matches.length)} {matches.length === 1 ? 'number' : 'numbers'}
-            {typed.trim() ? ` matching “${typed.trim()}”` : ''}.
+            {typed.trim() && !digits
+              ? 'Type the digits of a number to find it.'
+              : finding
+                ? `Finding the numbers ${digits ? `that hold “${digits}”` : 'of the index'}…`
+                : matched === 0
+                  ? `No number holds the digits “${digits}”.`
+                  : `Showing ${formatCount(numbers.length)} of ${formatCount(matched)} ${matched === 1 ? 'number' : 'numbers'}${
+                      digits ? ` matching “${digits}”` : ''
+                    }.`}
           </p>
-          {matches.length > shown.length ? (
-            <button
-              type="button"
-              className="btn print:hidden"
-              onClick={() => {
-                setLimit(limit + ROWS_STEP)
-              }}
-            >
-              Show {formatCount(Math.min(ROWS_STEP, matches.length - shown.length))} more
+          {matched > numbers.length && !finding ? (
+            <button type="button" className="btn print:hidden" onClick={onMore}>
+              Show {formatCount(Math.min(ROWS_STEP, matched - numbers.length))} more
             </button>
           ) : null}
         </div>

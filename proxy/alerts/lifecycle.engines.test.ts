@@ -236,10 +236,16 @@ describe.each(ENGINES)('the lifecycle on %s', (engine: Engine) => {
       [B, new Date(clock.now - 120 * MIN), new Date(clock.now - 60 * MIN)],
     )
     await db.query(
-      `INSERT INTO index_numbers (number, tid, state, failures, error, upstream_total, indexed) VALUES
-         ($1, 't1', 'error', 4, 'The messaging service did not answer.', 10, 10),
-         ($2, 't2', 'paused', 0, 'Paused: The messaging service rejected the account credentials. Check API_SYS_ID and API_AUTH_TOKEN.', 5000, 100)`,
-      ['18005550201', '18005550202'],
+      `INSERT INTO index_numbers (number, tid, state, failures, error, upstream_total, indexed, locked_at) VALUES
+         ($1, 't1', 'error', 4, 'The messaging service did not answer.', 10, 10, NULL),
+         ($2, 't2', 'paused', 0, 'Paused: The messaging service rejected the account credentials. Check API_SYS_ID and API_AUTH_TOKEN.', 5000, 100, NULL),
+         -- Idle and behind; syncing with no heartbeat for an hour; and three that fire nothing.
+         ($3, 't3', 'idle', 0, NULL, 4000, 2000, NULL),
+         ($4, 't4', 'syncing', 0, NULL, NULL, 0, $7),
+         ($5, 't5', 'queued', 0, NULL, 9000, 0, NULL),
+         ($6, 't6', 'idle', 0, NULL, 2500, 2000, NULL),
+         ('18005550207', 't7', 'never', 0, NULL, NULL, 0, NULL)`,
+      ['18005550201', '18005550202', '18005550203', '18005550204', '18005550205', '18005550206', new Date(clock.now - 60 * MIN)],
     )
     verdict = { intact: false, message: 'Entry 12 was changed after it was written.' }
     await round(alerts)
@@ -250,8 +256,10 @@ describe.each(ENGINES)('the lifecycle on %s', (engine: Engine) => {
       { rule: 'access-log', subject: 'all' },
       { rule: 'credentials-refused', subject: 'all' },
       { rule: 'index-behind', subject: '18005550202' },
+      { rule: 'index-behind', subject: '18005550203' },
       { rule: 'sent-after-opt-out', subject: B },
       { rule: 'sync-failing', subject: '18005550201' },
+      { rule: 'sync-stalled', subject: '18005550204' },
     ])
     expect(JSON.stringify(notices())).not.toContain('15550000003')
     // The chain is verified on its schedule (hourly by default), not at every evaluation.

@@ -50,7 +50,8 @@ export async function gatherConditions(
   })
   await run(['access-log'], () => accessLogBroken(db, p('access-log'), now, hooks.verifyLog))
   await run(['callback-changed', 'endpoint-failing', 'cert-expiring'], async () => {
-    const rows = await watchRows(db)
+    const holdHours = Math.max(p('callback-changed').holdHours, p('cert-expiring').holdHours)
+    const rows = await watchRows(db, { firing: hooks.firing('endpoint-failing'), since: new Date(now.getTime() - holdHours * 3_600_000) })
     return [
       ...callbackChanged(rows, p('callback-changed'), now),
       ...endpointFailing(rows, p('endpoint-failing'), hooks.firing('endpoint-failing')),

@@ -10,12 +10,20 @@ import type { Condition } from '../types.ts'
 
 type Row = { number: string; state: string; error: string | null; failures: number; locked_at: Date | null; behind: number | null }
 
+/**
+ * The numbers any upkeep rule could fire on: syncing (stalled), stopped by an error (failing),
+ * paused (credentials), or behind. Not the rest: every evaluation read all 10,000 of a large
+ * account, and building them held the server's thread (and its collector) for tens of ms.
+ */
 export async function upkeepRows(db: Queryable): Promise<Row[]> {
   return (
     await db.query<Row>(
       `SELECT number, state, error, failures, locked_at,
               CASE WHEN upstream_total IS NULL THEN NULL ELSE upstream_total - indexed END AS behind
-         FROM index_numbers WHERE removed_at IS NULL AND forgotten_at IS NULL ORDER BY number`,
+         FROM index_numbers
+        WHERE removed_at IS NULL AND forgotten_at IS NULL
+          AND (state IN ('syncing', 'error', 'paused') OR (state <> 'queued' AND upstream_total - indexed > 0))
+        ORDER BY number`,
     )
   ).rows
 }

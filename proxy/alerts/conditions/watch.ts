@@ -9,8 +9,20 @@ import type { Condition } from '../types.ts'
 
 type Row = { kind: string; subject: string; number: string | null; detail: string; at: Date; fails: number; goods: number }
 
-export async function watchRows(db: Queryable): Promise<Row[]> {
-  return (await db.query<Row>(`SELECT kind, subject, number, detail, at, fails, goods FROM alert_findings ORDER BY kind, subject`)).rows
+/**
+ * The findings any watch rule could fire on: an endpoint failing now or firing still (it resolves
+ * on its good checks), and a change or a certificate said since `since`. Not every endpoint that
+ * answers (a row per callback URL, a thousand on a large account, read at every evaluation).
+ */
+export async function watchRows(db: Queryable, only: { firing: ReadonlySet<string>; since: Date }): Promise<Row[]> {
+  return (
+    await db.query<Row>(
+      `SELECT kind, subject, number, detail, at, fails, goods FROM alert_findings
+        WHERE (kind = 'endpoint' AND (fails > 0 OR subject = ANY($1::text[]))) OR (kind <> 'endpoint' AND at >= $2)
+        ORDER BY kind, subject`,
+      [[...only.firing], only.since],
+    )
+  ).rows
 }
 
 const recent = (r: Row, hours: number, now: Date) => now.getTime() - new Date(r.at).getTime() < hours * 3_600_000

@@ -12,7 +12,7 @@ test.describe('the demo says what it is', () => {
   test.beforeAll(async () => {
     test.setTimeout(180_000)
     // No API_BASE_URL: the embedded simulator answers, as on a first `npm start`.
-    proxy = await startOwnProxy(4476, { API_BASE_URL: '', INDEX_AUTO_SYNC: 'off', SYNC_RATE: '0' })
+    proxy = await startOwnProxy(4486, { API_BASE_URL: '', INDEX_AUTO_SYNC: 'off', SYNC_RATE: '0' })
   })
   test.afterAll(async () => {
     await proxy?.stop()

@@ -1,4 +1,5 @@
 import { useLocation } from '@tanstack/react-router'
+import { SEARCH_FILTERS } from '../../contract/search-filters'
 import { useEffect } from 'react'
 import type * as z from 'zod/mini'
 import { forgetOpenedLink, openedSearch } from '../lib/opened-link'
@@ -54,10 +55,5 @@ export function DroppedParams<T extends z.ZodMiniType<Record<string, unknown>>>(
   )
 }
 
-const REAL_DAY = 'not a real day written YYYY-MM-DD'
-
-/** The span of days a page filters by. */
-export const DAY_FIELDS = {
-  from: { label: 'From', must: REAL_DAY },
-  to: { label: 'To', must: REAL_DAY },
-} as const
+/** The span of days a page filters by, in the search filters' words (contract/search-filters.ts). */
+export const DAY_FIELDS = { from: SEARCH_FILTERS.dates.keys.from.dropped, to: SEARCH_FILTERS.dates.keys.to.dropped }

@@ -22,7 +22,14 @@ export interface RoundResult {
   findings: WatchFinding[]
 }
 
-export async function probeAll(db: Db, opts: ProbeOptions & { concurrency: number; urls?: string[] }): Promise<RoundResult> {
+export interface RoundOptions extends ProbeOptions {
+  concurrency: number
+  urls?: string[]
+  /** How one URL is checked (the watch's checks thread); checkUrl on this thread by default. */
+  check?: (url: string) => Promise<CheckResult>
+}
+
+export async function probeAll(db: Db, opts: RoundOptions): Promise<RoundResult> {
   const urls = opts.urls ?? (await callbackUrls(db))
   const results: CheckResult[] = []
   const findings: WatchFinding[] = []
@@ -30,7 +37,7 @@ export async function probeAll(db: Db, opts: ProbeOptions & { concurrency: numbe
   const worker = async () => {
     while (next < urls.length) {
       const url = urls[next++]!
-      const r = await checkUrl(url, opts)
+      const r = await (opts.check ? opts.check(url) : checkUrl(url, opts))
       results.push(r)
       findings.push(...(await recordCheck(db, r)))
     }

@@ -8,6 +8,7 @@ import { readListing } from './listing.ts'
 import { maskUrl } from './mask.ts'
 import { allowedHostsTest, type ProbeOptions } from './probe.ts'
 import { probeAll, type RoundResult } from './probe-all.ts'
+import { openProbeThread } from './probe-thread.ts'
 import { recordGap } from './record-gap.ts'
 import { recordListing, type ListingRecorded } from './record-listing.ts'
 import { watchRoutes } from './routes.ts'
@@ -65,6 +66,18 @@ export function openWatch(deps: WatchDeps): Watch {
     ...(deps.lookup ? { lookup: deps.lookup } : {}),
     now,
   }
+  // The checks run on a thread of their own, unless a test answers their name lookups (a
+  // function, which cannot cross to a thread).
+  const thread = deps.lookup ? null : openProbeThread(log)
+  const check = thread
+    ? (url: string) =>
+        thread.check(url, {
+          at: now(),
+          timeoutMs: cfg.timeoutMs,
+          allowedHosts: [...cfg.allowedHosts],
+          ...(deps.ca ? { ca: [...deps.ca] } : {}),
+        })
+    : undefined
   let closed = false
   const stopping = new AbortController()
   const running = new Set<Promise<unknown>>()
@@ -124,7 +137,7 @@ export function openWatch(deps: WatchDeps): Watch {
   let round: Promise<RoundResult> | null = null
   const checkNow = () =>
     (round ??= track(
-      probeAll(deps.db, { ...probeOptions, concurrency: cfg.concurrency })
+      probeAll(deps.db, { ...probeOptions, concurrency: cfg.concurrency, ...(check ? { check } : {}) })
         .then((r) => {
           emit(r.findings)
           return r
@@ -178,6 +191,7 @@ export function openWatch(deps: WatchDeps): Watch {
       stopping.abort()
       for (const t of timers) clearTimeout(t)
       await Promise.allSettled([...running])
+      await thread?.close()
     },
   }
 }

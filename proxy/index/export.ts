@@ -14,7 +14,8 @@ import { drained, EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTi
 import { turnOf } from '../exports/turn.ts'
 import { dateCells, dateCellsCsv, zoneOffset } from '../exports/zone-cells.ts'
 import type { Cursor, Filters } from '../kernel/params.ts'
-import { bodiesById, EXPORT_FIELDS, exportBatch, exportBatchText, type ExportRows, positionBases, statusesById } from './queries.ts'
+import { bodiesById, EX, EXPORT_FIELDS, exportBatch, exportBatchText, type ExportRows, statusesById } from './export-queries.ts'
+import { positionBases } from './queries.ts'
 import { countMatches } from './count-queries.ts'
 import { resolveParties } from './filter-sql.ts'
 import { fileNameParts, setWithin } from '../../contract/search-filters.ts'
@@ -246,9 +247,9 @@ function batchAfter(db: Db, filters: Filters, rows: ExportRows, size: number): P
   if (rows.length < size) return null
   const last = rows.length - 1
   const cursor: Cursor = {
-    date: new Date(Number(rows.field(last, 6))).toISOString(),
-    number: rows.field(last, 0),
-    ordinal: Number(rows.field(last, 3)),
+    date: new Date(Number(rows.field(last, EX.date_ms))).toISOString(),
+    number: rows.field(last, EX.number),
+    ordinal: Number(rows.field(last, EX.ordinal)),
   }
   const next = exportBatchText(db, filters, cursor, size)
   // Not awaited when the client leaves meanwhile: its failure is not this export's.
@@ -278,10 +279,10 @@ async function writeCsv(
     const ids: number[] = []
     const statusIds: number[] = []
     for (let k = 0; k < batch.length; k++) {
-      numbers.add(batch.field(k, 0))
-      const id = batch.field(k, 10)
+      numbers.add(batch.field(k, EX.number))
+      const id = batch.field(k, EX.body_id)
       if (id !== '') ids.push(Number(id))
-      const sid = batch.field(k, 16)
+      const sid = batch.field(k, EX.status_id)
       if (sid !== '') statusIds.push(Number(sid))
     }
     // This batch's look-ups are asked for before the next batch, so they are not queued behind it.
@@ -293,14 +294,14 @@ async function writeCsv(
     let out = ''
     for (let k = 0; k < batch.length; k++) {
       batch.row(k, t)
-      const number = t[0]!
-      const ordinal = t[3]!
+      const number = t[EX.number]!
+      const ordinal = t[EX.ordinal]!
       const base = bases.get(number)
       const position = base === undefined ? 1 : Math.max(1, base - Number(ordinal) + 1)
-      const dateRaw = t[7]!
-      const bodyId = t[10]!
+      const dateRaw = t[EX.date_raw]!
+      const bodyId = t[EX.body_id]!
       let bodyCell: string
-      if (bodyId === '') bodyCell = cell(t[11]!)
+      if (bodyId === '') bodyCell = cell(t[EX.body]!)
       else {
         const id = Number(bodyId)
         let c = bodyCells.get(id)
@@ -309,7 +310,7 @@ async function writeCsv(
       }
       // Our own values (digits, integers, the dates we format) need no quoting or
       // neutralising; every text from the upstream goes through csvCell (cell remembers it).
-      out += `${number},${ordinal},${position},${dateRaw ? `${cell(dateRaw)},` : dates(Number(t[6]))},${cell(t[8]!)},${cell(t[9]!)},${bodyCell},${t[12] === 'true' ? 'yes' : 'no'},${cell(t[13]!)},${statusWord(t[15] ? Number(t[15]) : null)},${cell(statusOf(t[16], t[14]))},${t[15]},${cell(t[5]!)},${cell(t[4]!)},${cell(t[1]!)},${cell(t[2]!)}\r\n`
+      out += `${number},${ordinal},${position},${dateRaw ? `${cell(dateRaw)},` : dates(Number(t[EX.date_ms]))},${cell(t[EX.phone]!)},${cell(t[EX.direction]!)},${bodyCell},${t[EX.mms] === 'true' ? 'yes' : 'no'},${cell(t[EX.media_url]!)},${statusWord(t[EX.status_code] ? Number(t[EX.status_code]) : null)},${cell(statusOf(t[EX.status_id], t[EX.status]))},${t[EX.status_code]},${cell(t[EX.message_id]!)},${cell(t[EX.system_id]!)},${cell(t[EX.fetched_tid]!)},${cell(t[EX.tid]!)}\r\n`
       // Written every WRITE_ROWS rows: the lines die young instead of piling up for the whole batch.
       if ((k + 1) % WRITE_ROWS === 0) {
         await write(out)
@@ -318,7 +319,7 @@ async function writeCsv(
     }
     if (out) await write(out)
     count.rows += batch.length
-    for (let k = 0; k < batch.length; k++) count.parties.add(batch.field(k, 8))
+    for (let k = 0; k < batch.length; k++) count.parties.add(batch.field(k, EX.phone))
     slot?.progress(count.rows, total)
     o.job?.update({ rows: count.rows, bytes: sink.bytes() })
   }
@@ -353,10 +354,10 @@ async function writeXlsx(
     const ids: number[] = []
     const statusIds: number[] = []
     for (let k = 0; k < batch.length; k++) {
-      numbers.add(batch.field(k, 0))
-      const id = batch.field(k, 10)
+      numbers.add(batch.field(k, EX.number))
+      const id = batch.field(k, EX.body_id)
       if (id !== '') ids.push(Number(id))
-      const sid = batch.field(k, 16)
+      const sid = batch.field(k, EX.status_id)
       if (sid !== '') statusIds.push(Number(sid))
     }
     const looked = Promise.all([loadBases([...numbers]), loadBodies(ids), loadStatuses(statusIds)])
@@ -365,37 +366,37 @@ async function writeXlsx(
     const t: string[] = new Array<string>(EXPORT_FIELDS).fill('')
     for (let k = 0; k < batch.length; k++) {
       batch.row(k, t)
-      const number = t[0]!
-      const ordinal = Number(t[3])
+      const number = t[EX.number]!
+      const ordinal = Number(t[EX.ordinal])
       const base = bases.get(number)
-      const ms = Number(t[6])
-      const dateRaw = t[7]!
-      const code = t[15] ? Number(t[15]) : null
+      const ms = Number(t[EX.date_ms])
+      const dateRaw = t[EX.date_raw]!
+      const code = t[EX.status_code] ? Number(t[EX.status_code]) : null
       sheet.row([
         number,
         ordinal,
         base === undefined ? 1 : Math.max(1, base - ordinal + 1),
         dateRaw ? dateRaw : utcDate(ms),
         dateRaw ? null : utcDate(offsetAt ? ms + offsetAt(ms) : ms),
-        text(t[8]!),
-        text(t[9]!),
-        t[10] === '' ? text(t[11]!) : (bodies.get(Number(t[10])) ?? null),
-        t[12] === 'true' ? 'yes' : 'no',
-        text(t[13]!),
+        text(t[EX.phone]!),
+        text(t[EX.direction]!),
+        t[EX.body_id] === '' ? text(t[EX.body]!) : (bodies.get(Number(t[EX.body_id])) ?? null),
+        t[EX.mms] === 'true' ? 'yes' : 'no',
+        text(t[EX.media_url]!),
         statusWord(code),
-        statusOf(t[16], t[14]),
+        statusOf(t[EX.status_id], t[EX.status]),
         code,
-        text(t[5]!),
-        text(t[4]!),
-        text(t[1]!),
-        text(t[2]!),
+        text(t[EX.message_id]!),
+        text(t[EX.system_id]!),
+        text(t[EX.fetched_tid]!),
+        text(t[EX.tid]!),
       ])
       if ((k + 1) % YIELD_ROWS === 0) await yieldToLoop()
     }
     // The batch's bytes go out (waiting for the client) before the next batch is encoded.
     await sheet.batchDone()
     count.rows += batch.length
-    for (let k = 0; k < batch.length; k++) count.parties.add(batch.field(k, 8))
+    for (let k = 0; k < batch.length; k++) count.parties.add(batch.field(k, EX.phone))
     slot?.progress(count.rows, total)
     o.job?.update({ rows: count.rows, bytes: sink.bytes() })
   }
@@ -419,12 +420,12 @@ async function writeNdjson(
   let cursor: Cursor | null = null
   while (!sink.gone()) {
     const batch = await exportBatch(db, o.filters, cursor, ndjsonBatch)
-    await loadBases(batch.map((r) => r[0]!))
+    await loadBases(batch.map((r) => r[EX.number]!))
     const ids: number[] = []
     const statusIds: number[] = []
     for (const t of batch) {
-      if (t[10]) ids.push(Number(t[10]))
-      if (t[16]) statusIds.push(Number(t[16]))
+      if (t[EX.body_id]) ids.push(Number(t[EX.body_id]))
+      if (t[EX.status_id]) statusIds.push(Number(t[EX.status_id]))
     }
     await loadBodies(ids)
     await loadStatuses(statusIds)
@@ -433,43 +434,43 @@ async function writeNdjson(
     for (const t of batch) {
       if (++k % YIELD_ROWS === 0) await yieldToLoop()
       {
-        const number = t[0]!
-        const ordinal = Number(t[3])
-        const dateMs = Number(t[6])
-        const dateRaw = t[7] ?? null
-        const bodyId = t[10] === null ? null : Number(t[10])
+        const number = t[EX.number]!
+        const ordinal = Number(t[EX.ordinal])
+        const dateMs = Number(t[EX.date_ms])
+        const dateRaw = t[EX.date_raw] ?? null
+        const bodyId = t[EX.body_id] === null ? null : Number(t[EX.body_id])
         const position = Math.max(1, (bases.get(number) ?? ordinal) - ordinal + 1)
         const both = dateRaw ? null : dateTuple(dateMs)
-        const body = bodyId === null ? (t[11] ?? null) : (bodies.get(bodyId) ?? null)
+        const body = bodyId === null ? (t[EX.body] ?? null) : (bodies.get(bodyId) ?? null)
         const m = {
           number,
-          tid: t[1],
+          tid: t[EX.fetched_tid],
           ordinal,
           position,
-          systemId: t[4],
-          messageId: t[5],
+          systemId: t[EX.system_id],
+          messageId: t[EX.message_id],
           date: both ? both[0] : null,
-          phone: t[8],
-          direction: t[9],
+          phone: t[EX.phone],
+          direction: t[EX.direction],
           body,
-          mms: t[12] === 'true',
-          mediaUrl: t[13],
-          status: statusOf(t[16], t[14]),
-          statusCode: t[15] === null ? null : Number(t[15]),
-          messageTid: t[2],
+          mms: t[EX.mms] === 'true',
+          mediaUrl: t[EX.media_url],
+          status: statusOf(t[EX.status_id], t[EX.status]),
+          statusCode: t[EX.status_code] === null ? null : Number(t[EX.status_code]),
+          messageTid: t[EX.tid],
           ...(dateRaw ? { dateRaw } : {}),
         }
         out += `${JSON.stringify({ ...m, dateLocal: both ? both[1] : null, timeZone: o.tz })}\n`
       }
     }
     count.rows += batch.length
-    for (const t of batch) count.parties.add(t[8])
+    for (const t of batch) count.parties.add(t[EX.phone])
     slot?.progress(count.rows, total)
     await write(out)
     o.job?.update({ rows: count.rows, bytes: sink.bytes() })
     if (batch.length < ndjsonBatch) break
     const last = batch[batch.length - 1]!
-    cursor = { date: new Date(Number(last[6])).toISOString(), number: last[0]!, ordinal: Number(last[3]) }
+    cursor = { date: new Date(Number(last[EX.date_ms])).toISOString(), number: last[EX.number]!, ordinal: Number(last[EX.ordinal]) }
   }
 }
 

@@ -26,7 +26,7 @@ import { LARGE_CREDENTIALS } from '../proxy/simulator/dataset.ts'
 import { readListing } from '../proxy/watch/listing.ts'
 import { recordCheck } from '../proxy/watch/record-check.ts'
 import { recordListing } from '../proxy/watch/record-listing.ts'
-import { WATCH_PATHS } from '../proxy/watch/routes.ts'
+import { WATCH_PATHS } from '../contract/watch-api.ts'
 import { endpointUrl } from './callback-endpoints.mts'
 import { timeRoutes } from './harness.mts'
 

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AccessLevel, Role } from '../contract/roles.ts'
 import type { Action } from '../contract/vocabulary.ts'
 import type { z } from 'zod'
+import type { $ZodType } from 'zod/v4/core'
 import type { RouteInput, RouteSchema } from './schema.ts'
 
 /**
@@ -74,6 +75,13 @@ export interface RouteSpec {
   head?: boolean
   /** What the request may carry (schema.ts): Fastify validates it before `handle` runs. */
   schema: RouteSchema
+  /**
+   * What a 2xx JSON answer holds: a schema from contract/, which the browser parses the answer
+   * with too, so the answer is described once. proxy/route-table.test.ts holds each route's sample
+   * answer to it. A row without one answers a file or a stream, or belongs to a room whose answers
+   * the browser still describes on its own (src/api/).
+   */
+  response?: $ZodType
   /** How a declared body is read off the wire (default: a JSON object, http.ts readJsonBody). */
   readBody?: (req: IncomingMessage) => Promise<unknown>
   handle: RouteHandler

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { safeParse } from 'zod/v4/core'
 import { ACCESS_LEVELS, allows, ROLES, type Role } from '../contract/roles.ts'
 import { call, cookieFrom, HISTORY } from './testing/access-stack.ts'
 import { addUser } from './access/users.ts'
@@ -157,7 +158,8 @@ describe('the route table', () => {
     }
   })
 
-  it('answers each route as declared for the signed out and each role', async () => {
+  it('answers each route as declared for the signed out and each role, a declared answer as its schema says', async () => {
+    const heldToSchema = new Set<string>()
     for (const route of routes())
       for (const who of WHO) {
         const r = await send(route, concrete(route.path), who.role, SAMPLE[`${route.method} ${route.path}`])
@@ -167,8 +169,32 @@ describe('the route table', () => {
           expect([401, 403, 405], what).not.toContain(r.status)
           expect(r.status === 404 && r.json().error?.field === 'path', what).toBe(false)
           if (route.reads) expect(r.status, what).toBe(200)
+          // The answer the browser parses with the same schema (contract/) holds to it.
+          if (route.response && r.status >= 200 && r.status < 300) {
+            const parsed = safeParse(route.response, r.json())
+            expect(parsed.success, `${what}\ndoes not match its declared answer: ${JSON.stringify(parsed.error?.issues)}`).toBe(true)
+            heldToSchema.add(`${route.method} ${route.path}`)
+          }
         } else expect(r.status, what).toBe(who.role ? 403 : 401)
       }
+    // The reveal's sample names no endpoint (a 404 above): one that "Check now"'s listing stored, here.
+    const reveal = running.routes.find((r) => r.path === '/api/watch/reveal')
+    const listed = await call(port(), 'GET', '/api/watch/endpoints', { headers: headersFor('admin') })
+    const key = (listed.json() as { endpoints: Array<{ key: string }> }).endpoints[0]?.key
+    expect(key, 'an endpoint listed by the admin\'s "Check now" above').toBeDefined()
+    const revealed = await call(port(), 'POST', '/api/watch/reveal', { headers: headersFor('admin'), json: { key } })
+    expect(revealed.status, revealed.text).toBe(200)
+    if (reveal?.response) {
+      const parsed = safeParse(reveal.response, revealed.json())
+      expect(parsed.success, `the reveal's answer: ${JSON.stringify(parsed.error?.issues)}`).toBe(true)
+      heldToSchema.add('POST /api/watch/reveal')
+    }
+    // Every declared answer was seen and checked at least once (a row whose sample never answers 2xx checks nothing).
+    const declared = routes()
+      .filter((r) => r.response)
+      .map((r) => `${r.method} ${r.path}`)
+    expect(declared.length).toBeGreaterThan(0)
+    expect(declared.filter((k) => !heldToSchema.has(k))).toEqual([])
   }, 120_000)
 
   it('refuses every other spelling of every path, for everyone', async () => {

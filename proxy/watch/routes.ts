@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import type * as zm from 'zod/mini'
+import { WATCH_ANSWERS, WATCH_PATHS } from '../../contract/watch-api.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError } from '../errors.ts'
 import { sendJson } from '../http.ts'
@@ -17,14 +19,6 @@ import type { ListingRecorded } from './record-listing.ts'
  * customers: a declared read, logged with the numbers and parties it shows. "Check now" calls
  * out to every callback endpoint: admins only, audited.
  */
-
-export const WATCH_PATHS = {
-  changes: '/api/watch/changes',
-  endpoints: '/api/watch/endpoints',
-  atRisk: '/api/watch/at-risk',
-  check: '/api/watch/check',
-  reveal: '/api/watch/reveal',
-} as const
 
 const numberParam = z
   .string()
@@ -50,6 +44,9 @@ const ENDPOINTS_QUERY = query({ key: ENDPOINT_KEY.optional() })
 const REVEAL_BODY = jsonBody({ key: ENDPOINT_KEY }, (name) => `Unknown field "${name}". Allowed here: key.`)
 const AT_RISK_QUERY = query({ number: numberParam, limit: limitParam(1000, 200) })
 
+/** A route's answer as contract/watch-api.ts describes it: an answer that strays fails to compile. */
+type Answer<K extends keyof typeof WATCH_ANSWERS> = zm.infer<(typeof WATCH_ANSWERS)[K]>
+
 export interface WatchRouteDeps {
   db: Db
   listNow: () => Promise<ListingRecorded | { gap: string }>
@@ -66,12 +63,13 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
       access: 'signed-in',
       reads: null,
       schema: { querystring: CHANGES_QUERY },
+      response: WATCH_ANSWERS.changes,
       handle: async (_req, res, _url, _ctx, { query: q }) => {
         const out = await listChanges(db, { ...(q.number ? { number: q.number } : {}), limit: q.limit })
         sendJson(res, 200, {
           ...out,
           note: 'The API lists numbers as they are; it cannot say who changed a callback, only between which two listings.',
-        })
+        } satisfies Answer<'changes'>)
       },
     }),
     route({
@@ -80,9 +78,10 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
       access: 'signed-in',
       reads: null,
       schema: { querystring: ENDPOINTS_QUERY },
+      response: WATCH_ANSWERS.endpoints,
       handle: async (_req, res, _url, _ctx, { query: q }) => {
         const endpoints = await listEndpoints(db, q.key ? { key: q.key, checks: 200 } : {})
-        sendJson(res, 200, { endpoints })
+        sendJson(res, 200, { endpoints } satisfies Answer<'endpoints'>)
       },
     }),
     route({
@@ -91,6 +90,7 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
       access: 'signed-in',
       reads: 'callbacks.view',
       schema: { querystring: AT_RISK_QUERY },
+      response: WATCH_ANSWERS.atRisk,
       handle: async (_req, res, _url, ctx, { query: q }) => {
         const r = await messagesAtRisk(db, { ...(q.number ? { number: q.number } : {}), limit: q.limit, now: new Date(deps.now()) })
         const numbers = [...new Set(r.messages.map((m) => m.number))]
@@ -99,7 +99,7 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
         sendJson(res, 200, {
           ...r,
           periods: r.periods.map((p) => ({ ...p, url: maskUrl(p.url), ...(p.usual ? { usual: maskUrl(p.usual) } : {}) })),
-        })
+        } satisfies Answer<'atRisk'>)
       },
     }),
     route({
@@ -108,6 +108,7 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
       access: 'admin',
       reads: null,
       schema: { querystring: NO_QUERY },
+      response: WATCH_ANSWERS.check,
       handle: async (_req, res, _url, ctx) => {
         // Stored before the checks run: an action the log cannot record does not happen.
         await ctx.audit('callbacks.check', {})
@@ -118,7 +119,7 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
             'gap' in listed ? { ok: false, error: listed.gap } : { ok: true, baseline: listed.baseline, changes: listed.changes.length },
           checked: round.checked,
           findings: round.findings.length,
-        })
+        } satisfies Answer<'check'>)
       },
     }),
     route({
@@ -128,6 +129,7 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
       access: 'admin',
       reads: null,
       schema: { querystring: NO_QUERY, body: REVEAL_BODY },
+      response: WATCH_ANSWERS.reveal,
       handle: async (_req, res, _url, ctx, { body }) => {
         const url = (await callbackUrls(db)).find((u) => keyOf(u) === body.key)
         if (!url)
@@ -137,7 +139,7 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
             message: 'No callback address the last listing shows has this key.',
           })
         await ctx.audit('callbacks.reveal', { endpoint: body.key, address: maskUrl(url) })
-        sendJson(res, 200, { key: body.key, url })
+        sendJson(res, 200, { key: body.key, url } satisfies Answer<'reveal'>)
       },
     }),
   ]

@@ -1,3 +1,5 @@
+import type { Outcome } from '../../contract/watch-api.ts'
+
 /**
  * What the watch tells the rest of the server: a finding, handed to the `onFinding` hook the
  * composition root gives openWatch (alerts react to it; the watch knows nothing of them).
@@ -47,8 +49,8 @@ export interface Change {
   to: string | null
 }
 
-/** A check's outcome, in the words the page uses. */
-export type Outcome = 'up' | 'client-error' | 'failing' | 'redirect' | 'private' | 'invalid'
+/** What a check found (the browser reads the same words). */
+export type { Outcome }
 export type Failure = 'dns' | 'connection' | 'tls' | 'http' | 'timeout'
 
 /** Outcomes under which a callback is lost: the provider's request fails or is not followed. */

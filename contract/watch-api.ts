@@ -109,3 +109,5 @@ export type Changes = z.infer<typeof WATCH_ANSWERS.changes>
 export type RiskPeriod = z.infer<typeof periodWire>
 export type AtRisk = z.infer<typeof WATCH_ANSWERS.atRisk>
 export type CheckNowResult = z.infer<typeof WATCH_ANSWERS.check>
+/** A route's answer, for the server's handlers to satisfy (an answer that strays fails to compile). */
+export type WatchAnswer<K extends keyof typeof WATCH_ANSWERS> = z.infer<(typeof WATCH_ANSWERS)[K]>

@@ -4,6 +4,7 @@ import { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { heldAnswers } from '../testing/answers.ts'
 import { call, cookieFrom, TEST_SCRYPT } from '../testing/access-stack.ts'
 import { addUser } from '../access/users.ts'
 import { parseConfig } from '../config.ts'
@@ -74,11 +75,16 @@ describe('the alerts routes', () => {
   }, 60_000)
 
   const port = () => Number(new URL(running.url).port)
-  const as = (who: string, method: string, path: string, json?: unknown) =>
-    call(port(), method, path, {
+  // Every answer these tests get is held to the schema its row declares (contract/alerts-api.ts).
+  const answers = heldAnswers(() => running.routes)
+  const as = async (who: string, method: string, path: string, json?: unknown) => {
+    const r = await call(port(), method, path, {
       headers: { cookie: cookies[who]!, origin: `http://127.0.0.1:${port()}` },
       ...(json === undefined ? {} : { json }),
     })
+    answers.hold(method, path, r.status, () => r.json())
+    return r
+  }
   const actions = async () => {
     await rooms.access.flush()
     return (await rooms.db.query<{ action: string }>(`SELECT action FROM access_log WHERE action LIKE 'alerts.%' ORDER BY id`)).rows.map(
@@ -222,5 +228,18 @@ describe('the alerts routes', () => {
     expect(page.rules.find((r) => r.id === 'sync-failing')?.enabled).toBe(true)
     expect(page.channels.map((c) => c.name)).not.toContain('Unlogged')
     expect(page.silences).toEqual([])
+  })
+
+  it('answered every route as contract/alerts-api.ts describes it', async () => {
+    // Something to fire on (and acknowledge): a number paused because the credentials were refused.
+    await rooms.db.query(`INSERT INTO index_numbers (number, tid, state, error) VALUES ('15550001212', 'TACK1', 'paused', $1)`, [
+      'The messaging service refused the credentials (API_AUTH_TOKEN).',
+    ])
+    expect((await as('ada', 'POST', '/api/alerts/evaluate')).status).toBe(200)
+    const firing = (await as('vic', 'GET', '/api/alerts')).json().firing as Array<{ id: string }>
+    expect(firing.length, 'an alert firing to acknowledge').toBeGreaterThan(0)
+    expect((await as('ada', 'POST', `/api/alerts/ack/${firing[0]!.id}`)).status).toBe(200)
+    // The witness route answers on a server with a signing key: witness-routes.test.ts holds it.
+    expect(answers.unheld('/api/alerts').filter((k) => k !== 'POST /api/alerts/witness')).toEqual([])
   })
 })

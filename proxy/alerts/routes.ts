@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ALERTS_ANSWERS, type AlertsAnswer } from '../../contract/alerts-api.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { route, type RequestContext, type RouteSpec } from '../http-types.ts'
@@ -228,6 +229,7 @@ function pageAndRuleRoutes(d: RoutesDeps): RouteSpec[] {
       access: 'signed-in',
       reads: null,
       schema: NO_PARAMS,
+      response: ALERTS_ANSWERS.page,
       handle: async (_req, res) => {
         const [firing, history, rules, channels, silences, deliveries, lastDaily] = await Promise.all([
           firingAlerts(d.db),
@@ -247,7 +249,7 @@ function pageAndRuleRoutes(d: RoutesDeps): RouteSpec[] {
           deliveries,
           emailReady: d.emailReady,
           witness: { signing: d.witness.signing, lastDaily: lastDaily?.toISOString() ?? null },
-        })
+        } satisfies AlertsAnswer<'page'>)
       },
     }),
     route({
@@ -256,6 +258,7 @@ function pageAndRuleRoutes(d: RoutesDeps): RouteSpec[] {
       access: 'admin',
       reads: null,
       schema: { querystring: NO_QUERY, body: RULE_CHANGE, params: PATH_ID },
+      response: ALERTS_ANSWERS.rule,
       handle: async (_req, res, _url, ctx, { body, params }) => {
         if (!isRuleId(params.id)) throw notFound(`rule (the rules are ${Object.keys(RULES).join(', ')}):`, params.id)
         const id = params.id
@@ -275,7 +278,7 @@ function pageAndRuleRoutes(d: RoutesDeps): RouteSpec[] {
         // The entry first: a change the access log cannot record does not happen (it answers 503).
         await ctx.audit('alerts.rule', { rule: id, ...next })
         await writeRule(d.db, id, next, by(ctx), d.now())
-        sendJson(res, 200, { rule: publicRule((await readRules(d.db)).find((r) => r.id === id)!) })
+        sendJson(res, 200, { rule: publicRule((await readRules(d.db)).find((r) => r.id === id)!) } satisfies AlertsAnswer<'rule'>)
       },
     }),
   ]
@@ -290,6 +293,7 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
       access: 'admin',
       reads: null,
       schema: { querystring: NO_QUERY, body: NEW_CHANNEL },
+      response: ALERTS_ANSWERS.channelMade,
       handle: async (_req, res, _url, ctx, { body }) => {
         const target = await checkedTarget(body.kind, body.target, d)
         let secret: string | null = null
@@ -321,7 +325,7 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
         const id = await insertChannel(d.db, body.kind, fields)
         const saved = (await d.channelById(id))!
         // A secret made here is shown this once, for the receiver's configuration.
-        sendJson(res, 201, { channel: publicChannel(saved), ...(shown ? { secretOnce: shown } : {}) })
+        sendJson(res, 201, { channel: publicChannel(saved), ...(shown ? { secretOnce: shown } : {}) } satisfies AlertsAnswer<'channelMade'>)
       },
     }),
     route({
@@ -330,6 +334,7 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
       access: 'admin',
       reads: null,
       schema: { querystring: NO_QUERY, body: CHANNEL_CHANGE, params: PATH_ID },
+      response: ALERTS_ANSWERS.channel,
       handle: async (_req, res, _url, ctx, { body, params }) => {
         const c = uiChannel(await d.channelById(params.id), params.id)
         const target = body.target !== undefined ? await checkedTarget(c.kind, body.target, d) : c.target
@@ -362,7 +367,7 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
           ...(body.witness !== undefined && body.witness !== c.witness ? { witness: body.witness } : {}),
         })
         await updateChannel(d.db, c.id, fields, d.now())
-        sendJson(res, 200, { channel: publicChannel((await d.channelById(c.id))!) })
+        sendJson(res, 200, { channel: publicChannel((await d.channelById(c.id))!) } satisfies AlertsAnswer<'channel'>)
       },
     }),
     route({
@@ -371,11 +376,12 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
       access: 'admin',
       reads: null,
       schema: { querystring: NO_QUERY, params: PATH_ID },
+      response: ALERTS_ANSWERS.channelDeleted,
       handle: async (_req, res, _url, ctx, { params }) => {
         const c = uiChannel(await d.channelById(params.id), params.id)
         await ctx.audit('alerts.channel', { channel: c.id, change: 'remove' })
         await deleteChannel(d.db, c.id)
-        sendJson(res, 200, { deleted: true })
+        sendJson(res, 200, { deleted: true } satisfies AlertsAnswer<'channelDeleted'>)
       },
     }),
     route({
@@ -384,12 +390,13 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
       access: 'admin',
       reads: null,
       schema: { querystring: NO_QUERY, params: PATH_ID },
+      response: ALERTS_ANSWERS.test,
       handle: async (_req, res, _url, ctx, { params }) => {
         const c = await d.channelById(params.id)
         if (!c) throw notFound('alert channel', params.id)
         await ctx.audit('alerts.test', { channel: c.id })
         const result = await d.sendTest(c, by(ctx))
-        sendJson(res, 200, { result })
+        sendJson(res, 200, { result } satisfies AlertsAnswer<'test'>)
       },
     }),
   ]
@@ -404,6 +411,7 @@ function actionRoutes(d: RoutesDeps): RouteSpec[] {
       access: 'admin',
       reads: null,
       schema: { querystring: NO_QUERY, params: PATH_ID },
+      response: ALERTS_ANSWERS.acknowledged,
       handle: async (_req, res, _url, ctx, { params }) => {
         const id = wholeId(params.id, 'firing alert')
         const gone = () =>
@@ -412,7 +420,7 @@ function actionRoutes(d: RoutesDeps): RouteSpec[] {
         if (open.rows.length === 0) throw gone()
         await ctx.audit('alerts.ack', { alert: id })
         if (!(await acknowledge(d.db, id, by(ctx), d.now()))) throw gone()
-        sendJson(res, 200, { acknowledged: true })
+        sendJson(res, 200, { acknowledged: true } satisfies AlertsAnswer<'acknowledged'>)
       },
     }),
     route({
@@ -421,6 +429,7 @@ function actionRoutes(d: RoutesDeps): RouteSpec[] {
       access: 'admin',
       reads: null,
       schema: { querystring: NO_QUERY, body: SILENCE },
+      response: ALERTS_ANSWERS.silenceMade,
       handle: async (_req, res, _url, ctx, { body }) => {
         const until = new Date(body.until)
         const now = d.now()
@@ -429,7 +438,9 @@ function actionRoutes(d: RoutesDeps): RouteSpec[] {
           throw invalid('until', 'A silence lasts at most 90 days; turn the rule off instead.')
         await ctx.audit('alerts.silence', { rule: body.rule ?? null, number: body.number ?? null, until: until.toISOString() })
         const id = await addSilence(d.db, { rule: body.rule ?? null, number: body.number ?? null, until, by: by(ctx), now })
-        sendJson(res, 201, { silence: (await activeSilences(d.db, now)).find((s) => s.id === id) ?? null })
+        sendJson(res, 201, {
+          silence: (await activeSilences(d.db, now)).find((s) => s.id === id) ?? null,
+        } satisfies AlertsAnswer<'silenceMade'>)
       },
     }),
     route({
@@ -438,13 +449,14 @@ function actionRoutes(d: RoutesDeps): RouteSpec[] {
       access: 'admin',
       reads: null,
       schema: { querystring: NO_QUERY, params: PATH_ID },
+      response: ALERTS_ANSWERS.silenceEnded,
       handle: async (_req, res, _url, ctx, { params }) => {
         const id = wholeId(params.id, 'silence')
         const found = await d.db.query(`SELECT 1 FROM alert_silences WHERE id = $1::bigint`, [id])
         if (found.rows.length === 0) throw notFound('silence', id)
         await ctx.audit('alerts.silence', { silence: id, ended: true })
         await endSilence(d.db, id)
-        sendJson(res, 200, { ended: true })
+        sendJson(res, 200, { ended: true } satisfies AlertsAnswer<'silenceEnded'>)
       },
     }),
     route({
@@ -453,7 +465,8 @@ function actionRoutes(d: RoutesDeps): RouteSpec[] {
       access: 'admin',
       reads: null,
       schema: NO_PARAMS,
-      handle: async (_req, res) => sendJson(res, 200, { evaluated: await d.evaluate() }),
+      response: ALERTS_ANSWERS.evaluated,
+      handle: async (_req, res) => sendJson(res, 200, { evaluated: await d.evaluate() } satisfies AlertsAnswer<'evaluated'>),
     }),
   ]
 }

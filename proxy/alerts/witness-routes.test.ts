@@ -4,6 +4,7 @@ import { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { heldAnswers } from '../testing/answers.ts'
 import { call, cookieFrom, TEST_SCRYPT } from '../testing/access-stack.ts'
 import { addUser } from '../access/users.ts'
 import { parseConfig } from '../config.ts'
@@ -96,11 +97,16 @@ describe('the signed head, sent on demand', () => {
     rmSync(dir, { recursive: true, force: true })
   }, 60_000)
 
-  const as = (who: string, method: string, path: string, json?: unknown) =>
-    call(server.port(), method, path, {
+  // Every answer these tests get is held to the schema its row declares (contract/alerts-api.ts).
+  const answers = heldAnswers(() => server.running.routes)
+  const as = async (who: string, method: string, path: string, json?: unknown) => {
+    const r = await call(server.port(), method, path, {
       headers: { cookie: cookies[who]!, origin: `http://127.0.0.1:${server.port()}` },
       ...(json === undefined ? {} : { json }),
     })
+    answers.hold(method, path, r.status, () => r.json())
+    return r
+  }
   const logged = async (action: string) => {
     await server.rooms.access.flush()
     return (
@@ -195,6 +201,10 @@ describe('the signed head, sent on demand', () => {
     expect(again, 'the retry').toBeDefined()
     expect(again!.headers['webhook-id']).toBe(first!.headers['webhook-id'])
     expect(JSON.parse(again!.body).data).toEqual(JSON.parse(first!.body).data)
+  })
+
+  it('answered the witness route as contract/alerts-api.ts describes it', () => {
+    expect(answers.held.has('POST /api/alerts/witness')).toBe(true)
   })
 
   it('sends nothing when the access log cannot record the request (fail closed)', async () => {

@@ -5,6 +5,7 @@ import { sendJson } from '../http.ts'
 import { NO_PARAMS } from '../schema.ts'
 import type { Channel, Delivery, LogHead } from './types.ts'
 import { witnessChannels } from './witness.ts'
+import { ALERTS_ANSWERS, type AlertsAnswer } from '../../contract/alerts-api.ts'
 
 /**
  * POST /api/alerts/witness: an admin's "Send the signed head now". The access-log entry is stored
@@ -29,6 +30,7 @@ export function witnessRoute(w: WitnessDeps, channels: () => Promise<Channel[]>)
     access: PERMISSIONS.sendLogWitness,
     reads: null,
     schema: NO_PARAMS,
+    response: ALERTS_ANSWERS.witness,
     handle: async (_req, res, _url, ctx) => {
       if (!w.signing)
         throw conflict(
@@ -41,7 +43,7 @@ export function witnessRoute(w: WitnessDeps, channels: () => Promise<Channel[]>)
       sendJson(res, 200, {
         head: { seq: head.seq, hash: head.hash, at: head.at },
         sent: sent.map((s) => ({ channel: s.channel.id, name: s.channel.name, ...s.delivery })),
-      })
+      } satisfies AlertsAnswer<'witness'>)
     },
   })
 }

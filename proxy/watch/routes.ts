@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import type * as zm from 'zod/mini'
-import { WATCH_ANSWERS, WATCH_PATHS } from '../../contract/watch-api.ts'
+import { WATCH_ANSWERS, WATCH_PATHS, type WatchAnswer } from '../../contract/watch-api.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError } from '../errors.ts'
 import { sendJson } from '../http.ts'
@@ -44,9 +43,6 @@ const ENDPOINTS_QUERY = query({ key: ENDPOINT_KEY.optional() })
 const REVEAL_BODY = jsonBody({ key: ENDPOINT_KEY }, (name) => `Unknown field "${name}". Allowed here: key.`)
 const AT_RISK_QUERY = query({ number: numberParam, limit: limitParam(1000, 200) })
 
-/** A route's answer as contract/watch-api.ts describes it: an answer that strays fails to compile. */
-type Answer<K extends keyof typeof WATCH_ANSWERS> = zm.infer<(typeof WATCH_ANSWERS)[K]>
-
 export interface WatchRouteDeps {
   db: Db
   listNow: () => Promise<ListingRecorded | { gap: string }>
@@ -69,7 +65,7 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
         sendJson(res, 200, {
           ...out,
           note: 'The API lists numbers as they are; it cannot say who changed a callback, only between which two listings.',
-        } satisfies Answer<'changes'>)
+        } satisfies WatchAnswer<'changes'>)
       },
     }),
     route({
@@ -81,7 +77,7 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
       response: WATCH_ANSWERS.endpoints,
       handle: async (_req, res, _url, _ctx, { query: q }) => {
         const endpoints = await listEndpoints(db, q.key ? { key: q.key, checks: 200 } : {})
-        sendJson(res, 200, { endpoints } satisfies Answer<'endpoints'>)
+        sendJson(res, 200, { endpoints } satisfies WatchAnswer<'endpoints'>)
       },
     }),
     route({
@@ -99,7 +95,7 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
         sendJson(res, 200, {
           ...r,
           periods: r.periods.map((p) => ({ ...p, url: maskUrl(p.url), ...(p.usual ? { usual: maskUrl(p.usual) } : {}) })),
-        } satisfies Answer<'atRisk'>)
+        } satisfies WatchAnswer<'atRisk'>)
       },
     }),
     route({
@@ -119,7 +115,7 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
             'gap' in listed ? { ok: false, error: listed.gap } : { ok: true, baseline: listed.baseline, changes: listed.changes.length },
           checked: round.checked,
           findings: round.findings.length,
-        } satisfies Answer<'check'>)
+        } satisfies WatchAnswer<'check'>)
       },
     }),
     route({
@@ -139,7 +135,7 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
             message: 'No callback address the last listing shows has this key.',
           })
         await ctx.audit('callbacks.reveal', { endpoint: body.key, address: maskUrl(url) })
-        sendJson(res, 200, { key: body.key, url } satisfies Answer<'reveal'>)
+        sendJson(res, 200, { key: body.key, url } satisfies WatchAnswer<'reveal'>)
       },
     }),
   ]

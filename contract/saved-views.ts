@@ -1,3 +1,4 @@
+import * as z from 'zod/mini'
 import { SEARCH_PAGE_KEYS, type SearchPageKey } from './search-filters.ts'
 import { isRealDay } from './upstream-values.ts'
 
@@ -45,32 +46,42 @@ export const VIEW_QUERY_MAX = 2000
 /** Views one person may keep: the navigation lists them all. */
 export const VIEWS_PER_OWNER = 50
 
-export interface SavedView {
-  id: string
-  name: string
-  owner: string
+/**
+ * A saved view as the server answers it. These schemas are the one description of the views'
+ * answers: the route rows declare them (proxy/views/routes.ts), the views tests hold every answer
+ * to them (proxy/testing/answers.ts), and the browser parses with them (src/api/views.ts).
+ */
+const viewWire = z.object({
+  id: z.string(),
+  name: z.string(),
+  owner: z.string(),
   /** The caller owns it (may rename, share or unshare, and delete it). */
-  mine: boolean
-  shared: boolean
+  mine: z.boolean(),
+  shared: z.boolean(),
   /** The Search page's query string without `?` (no from/to when `range` is set). */
-  query: string
-  range: RelativeRange | null
-  createdAt: string
+  query: z.string(),
+  range: z.nullable(z.enum(RELATIVE_RANGES)),
+  createdAt: z.string(),
   /** When the caller last opened it; null when never. */
-  lastOpenedAt: string | null
-}
+  lastOpenedAt: z.nullable(z.string()),
+})
+export type SavedView = z.infer<typeof viewWire>
 
-export interface ViewList {
-  views: SavedView[]
-}
-
-export interface ViewCounts {
+/** Each route's 2xx answer. */
+export const VIEWS_ANSWERS = {
+  list: z.object({ views: z.array(viewWire) }),
   /**
    * Per view: the matching messages the index stored after the caller last opened it (every
    * match when never opened); null when not counted (index off, or the count took too long).
    */
-  counts: Array<{ id: string; newMatches: number | null }>
-}
+  counts: z.object({ counts: z.array(z.object({ id: z.string(), newMatches: z.nullable(z.number()) })) }),
+  /** A view made, renamed, shared or opened. */
+  one: z.object({ view: viewWire }),
+  deleted: z.object({ deleted: z.literal(true) }),
+} as const
+export type ViewsAnswer<K extends keyof typeof VIEWS_ANSWERS> = z.infer<(typeof VIEWS_ANSWERS)[K]>
+export type ViewList = ViewsAnswer<'list'>
+export type ViewCounts = ViewsAnswer<'counts'>
 
 const DAY_MS = 86_400_000
 

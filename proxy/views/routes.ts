@@ -12,6 +12,8 @@ import {
   startOfDayIn,
   type RelativeRange,
   type SavedView,
+  VIEWS_ANSWERS,
+  type ViewsAnswer,
 } from '../../contract/saved-views.ts'
 import { PARAM_OF_KEY } from '../../contract/search-filters.ts'
 import { isRealDay } from '../../contract/upstream-values.ts'
@@ -248,7 +250,7 @@ const visibleRows = (db: Db, me: string) =>
 const listRoute: ViewHandler = async (_req, res, url, ctx, db) => {
   readQuery(url, [])
   const me = owner(ctx)
-  sendJson(res, 200, { views: (await visibleRows(db, me)).rows.map((r) => toView(r, me)) })
+  sendJson(res, 200, { views: (await visibleRows(db, me)).rows.map((r) => toView(r, me)) } satisfies ViewsAnswer<'list'>)
 }
 
 /** One view's new matches, from the cache while the index is unchanged; null when too broad to count in the bound. */
@@ -313,7 +315,7 @@ const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
     ...(parties.size ? { parties: [...parties] } : {}),
     ...(shared.length ? { shared } : {}),
   })
-  sendJson(res, 200, { counts: out })
+  sendJson(res, 200, { counts: out } satisfies ViewsAnswer<'counts'>)
 }
 
 /** A new view of the owner's, within their limit and under a name of theirs not yet taken. */
@@ -367,7 +369,7 @@ const createRoute: ViewHandler = async (req, res, url, ctx, db) => {
   await refuseTaken(db, me, name)
   await ctx.audit('view.create', { name, shared })
   const row = await insertView(db, me, { name, shared, query, range })
-  sendJson(res, 201, { view: toView(row, me) })
+  sendJson(res, 201, { view: toView(row, me) } satisfies ViewsAnswer<'one'>)
 }
 
 const renameRoute: ViewHandler = async (req, res, url, ctx, db) => {
@@ -385,7 +387,7 @@ const renameRoute: ViewHandler = async (req, res, url, ctx, db) => {
     if (isUniqueViolation(err)) throw duplicate(name)
     throw err
   }
-  sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
+  sendJson(res, 200, { view: toView(await visible(db, id, me), me) } satisfies ViewsAnswer<'one'>)
 }
 
 const shareRoute: ViewHandler = async (req, res, url, ctx, db) => {
@@ -398,7 +400,7 @@ const shareRoute: ViewHandler = async (req, res, url, ctx, db) => {
   await ctx.audit('view.share', { view: id, shared: body.shared })
   await db.query(`UPDATE saved_views SET shared = $2, updated_at = now() WHERE id = $1::bigint`, [id, body.shared])
   // Teammates' marks of when they opened it stay: shared again, their counts go on from there.
-  sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
+  sendJson(res, 200, { view: toView(await visible(db, id, me), me) } satisfies ViewsAnswer<'one'>)
 }
 
 const removeRoute: ViewHandler = async (req, res, url, ctx, db) => {
@@ -407,7 +409,7 @@ const removeRoute: ViewHandler = async (req, res, url, ctx, db) => {
   await ownView(db, id, owner(ctx), 'delete')
   await ctx.audit('view.delete', { view: id })
   await db.query(`DELETE FROM saved_views WHERE id = $1::bigint`, [id])
-  sendJson(res, 200, { deleted: true })
+  sendJson(res, 200, { deleted: true } satisfies ViewsAnswer<'deleted'>)
 }
 
 const openRoute: ViewHandler = async (req, res, url, ctx, db) => {
@@ -420,24 +422,73 @@ const openRoute: ViewHandler = async (req, res, url, ctx, db) => {
      ON CONFLICT (view_id, user_name) DO UPDATE SET opened_at = excluded.opened_at`,
     [id, me],
   )
-  sendJson(res, 200, { view: toView(await visible(db, id, me), me) })
+  sendJson(res, 200, { view: toView(await visible(db, id, me), me) } satisfies ViewsAnswer<'one'>)
 }
 
 const VIEW_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: ViewHandler }> = [
-  { method: 'GET', path: VIEW_PATHS.list, access: 'signed-in', reads: null, schema: NO_PARAMS, run: listRoute },
+  {
+    method: 'GET',
+    path: VIEW_PATHS.list,
+    access: 'signed-in',
+    reads: null,
+    schema: NO_PARAMS,
+    response: VIEWS_ANSWERS.list,
+    run: listRoute,
+  },
   {
     method: 'GET',
     path: VIEW_PATHS.counts,
     access: 'signed-in',
     reads: 'view.counts',
     schema: { querystring: names('tz') },
+    response: VIEWS_ANSWERS.counts,
     run: countsRoute,
   },
-  { method: 'POST', path: VIEW_PATHS.create, access: 'signed-in', reads: null, schema: NO_PARAMS, run: createRoute },
-  { method: 'POST', path: VIEW_PATHS.rename, access: 'signed-in', reads: null, schema: NO_PARAMS, run: renameRoute },
-  { method: 'POST', path: VIEW_PATHS.share, access: 'signed-in', reads: null, schema: NO_PARAMS, run: shareRoute },
-  { method: 'POST', path: VIEW_PATHS.delete, access: 'signed-in', reads: null, schema: NO_PARAMS, run: removeRoute },
-  { method: 'POST', path: VIEW_PATHS.open, access: 'signed-in', reads: null, schema: NO_PARAMS, run: openRoute },
+  {
+    method: 'POST',
+    path: VIEW_PATHS.create,
+    access: 'signed-in',
+    reads: null,
+    schema: NO_PARAMS,
+    response: VIEWS_ANSWERS.one,
+    run: createRoute,
+  },
+  {
+    method: 'POST',
+    path: VIEW_PATHS.rename,
+    access: 'signed-in',
+    reads: null,
+    schema: NO_PARAMS,
+    response: VIEWS_ANSWERS.one,
+    run: renameRoute,
+  },
+  {
+    method: 'POST',
+    path: VIEW_PATHS.share,
+    access: 'signed-in',
+    reads: null,
+    schema: NO_PARAMS,
+    response: VIEWS_ANSWERS.one,
+    run: shareRoute,
+  },
+  {
+    method: 'POST',
+    path: VIEW_PATHS.delete,
+    access: 'signed-in',
+    reads: null,
+    schema: NO_PARAMS,
+    response: VIEWS_ANSWERS.deleted,
+    run: removeRoute,
+  },
+  {
+    method: 'POST',
+    path: VIEW_PATHS.open,
+    access: 'signed-in',
+    reads: null,
+    schema: NO_PARAMS,
+    response: VIEWS_ANSWERS.one,
+    run: openRoute,
+  },
 ]
 
 export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {

@@ -8,6 +8,7 @@ import { startCluster, type Cluster } from '../../scripts/pg-cluster.mjs'
 import { run as usersCommand } from '../../scripts/users.mts'
 import { withControlSocket } from '../access/control-socket.ts'
 import { addUser } from '../access/users.ts'
+import { heldAnswers } from '../testing/answers.ts'
 import { call, cookieFrom, TEST_SCRYPT } from '../testing/access-stack.ts'
 import { parseConfig } from '../config.ts'
 import { openRooms, roomsConfigIssues, type Rooms } from '../rooms.ts'
@@ -110,8 +111,13 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
 
   const port = () => Number(new URL(running.url).port)
   const cliEnv = () => (cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: join(dir, 'data'), DATABASE_URL: '' })
-  const as = (who: string, method: string, path: string, json?: unknown) =>
-    call(port(), method, path, { headers: { cookie: cookies[who]! }, ...(json === undefined ? {} : { json }) })
+  // Every answer these tests get is held to the schema its row declares (contract/saved-views.ts).
+  const answers = heldAnswers(() => running.routes)
+  const as = async (who: string, method: string, path: string, json?: unknown) => {
+    const r = await call(port(), method, path, { headers: { cookie: cookies[who]! }, ...(json === undefined ? {} : { json }) })
+    answers.hold(method, path, r.status, () => r.json())
+    return r
+  }
   type View = { id: string; name: string; owner: string; mine: boolean; shared: boolean; newMatches: number | null; query: string }
   /** The views as the navigation shows them: the list, with the counts (a logged read) beside each. */
   const list = async (who: string, tz = 'UTC') => {
@@ -444,4 +450,8 @@ describe.each(['pglite', 'postgres'] as const)('saved views on %s', (engine) => 
       ['cli', { user: 'wes', ...wesHad }],
     ])
   }, 120_000)
+
+  it('answered every route as contract/saved-views.ts describes it', () => {
+    expect(answers.unheld('/api/views')).toEqual([])
+  })
 })

@@ -1,6 +1,5 @@
 import { queryOptions } from '@tanstack/react-query'
-import * as z from 'zod/mini'
-import { RELATIVE_RANGES, VIEW_PATHS, resolveRange, type RelativeRange } from '../../contract/saved-views'
+import { VIEW_PATHS, VIEWS_ANSWERS, resolveRange, type RelativeRange, type SavedView } from '../../contract/saved-views'
 import { zoneName } from '../lib/dates'
 import { getJson, parseWire, postJson } from './client'
 
@@ -9,21 +8,7 @@ import { getJson, parseWire, postJson } from './client'
  * count of matches the index stored since the signed-in person last opened each one.
  */
 
-const viewWire = z.object({
-  id: z.string(),
-  name: z.string(),
-  owner: z.string(),
-  mine: z.boolean(),
-  shared: z.boolean(),
-  query: z.string(),
-  range: z.nullable(z.enum(RELATIVE_RANGES)),
-  createdAt: z.string(),
-  lastOpenedAt: z.nullable(z.string()),
-})
-export type SavedView = z.infer<typeof viewWire>
-const listWire = z.object({ views: z.array(viewWire) })
-const oneWire = z.object({ view: viewWire })
-const countsWire = z.object({ counts: z.array(z.object({ id: z.string(), newMatches: z.nullable(z.number()) })) })
+export type { SavedView } from '../../contract/saved-views'
 
 const WHO = "The Switchboard server's"
 
@@ -33,7 +18,7 @@ export const browserZone = () => zoneName('local')
 export const viewsQuery = () =>
   queryOptions({
     queryKey: ['views', 'list'],
-    queryFn: async ({ signal }) => parseWire(listWire, await getJson(VIEW_PATHS.list, {}, signal), WHO).views,
+    queryFn: async ({ signal }) => parseWire(VIEWS_ANSWERS.list, await getJson(VIEW_PATHS.list, {}, signal), WHO).views,
     staleTime: 30_000,
   })
 
@@ -42,7 +27,7 @@ export const viewCountsQuery = (tz: string = browserZone()) =>
   queryOptions({
     queryKey: ['views', 'counts', tz],
     queryFn: async ({ signal }) => {
-      const { counts } = parseWire(countsWire, await getJson(VIEW_PATHS.counts, { tz }, signal), WHO)
+      const { counts } = parseWire(VIEWS_ANSWERS.counts, await getJson(VIEW_PATHS.counts, { tz }, signal), WHO)
       return new Map(counts.map((c) => [c.id, c.newMatches]))
     },
     // Each answer is a logged read (it counts customer messages): not on every focus of the window.
@@ -54,16 +39,16 @@ export const viewCountsQuery = (tz: string = browserZone()) =>
 export const VIEWS_KEY = ['views'] as const
 
 export async function createView(input: { name: string; shared: boolean; query: string; range: RelativeRange | null }): Promise<SavedView> {
-  return parseWire(oneWire, await postJson(VIEW_PATHS.create, input), WHO).view
+  return parseWire(VIEWS_ANSWERS.one, await postJson(VIEW_PATHS.create, input), WHO).view
 }
 
 export async function renameView(id: string, name: string): Promise<SavedView> {
-  return parseWire(oneWire, await postJson(VIEW_PATHS.rename, { id, name }), WHO).view
+  return parseWire(VIEWS_ANSWERS.one, await postJson(VIEW_PATHS.rename, { id, name }), WHO).view
 }
 
 /** The owner shares the view with the team (true) or keeps it to themselves (false). */
 export async function shareView(id: string, shared: boolean): Promise<SavedView> {
-  return parseWire(oneWire, await postJson(VIEW_PATHS.share, { id, shared }), WHO).view
+  return parseWire(VIEWS_ANSWERS.one, await postJson(VIEW_PATHS.share, { id, shared }), WHO).view
 }
 
 export async function deleteView(id: string): Promise<void> {

@@ -180,11 +180,29 @@ describe('the route table', () => {
     const revealed = await call(port(), 'POST', '/api/watch/reveal', { headers: headersFor('admin'), json: { key } })
     expect(revealed.status, revealed.text).toBe(200)
     answers.hold('POST', '/api/watch/reveal', revealed.status, () => revealed.json())
-    // Every answer the watch declares was seen and checked (a row whose sample never answers 2xx
-    // checks nothing). The alerts' rows, whose samples name no real rule or channel, are held by
+    // Team access's changes, whose samples above name no real user or carry no body: made here,
+    // each answer held to its schema.
+    const asAdmin = async (method: string, path: string, json?: unknown) => {
+      const r = await call(port(), method, path, { headers: headersFor('admin'), ...(json === undefined ? {} : { json }) })
+      expect(r.status, `${method} ${path}: ${r.text}`).toBeLessThan(300)
+      answers.hold(method, path, r.status, () => r.json())
+    }
+    await asAdmin('POST', '/api/auth/users', { name: 'answer-check', role: 'viewer', password: PASSWORD })
+    await asAdmin('POST', '/api/auth/users/answer-check', { disabled: true })
+    await asAdmin('DELETE', '/api/auth/users/answer-check')
+    // A session of its own to sign in and out with: the cookies above stay signed in for the tests after.
+    const signedIn = await call(port(), 'POST', '/api/auth/signin', { json: { name: USER.viewer, password: PASSWORD } })
+    expect(signedIn.status, signedIn.text).toBe(200)
+    answers.hold('POST', '/api/auth/signin', signedIn.status, () => signedIn.json())
+    const signedOut = await call(port(), 'POST', '/api/auth/signout', { headers: { cookie: cookieFrom(signedIn) } })
+    expect(signedOut.status, signedOut.text).toBe(200)
+    answers.hold('POST', '/api/auth/signout', signedOut.status, () => signedOut.json())
+    // Every answer the watch and team access declare was seen and checked (a row whose sample
+    // never answers 2xx checks nothing). The alerts' rows, whose samples name no real rule or channel, are held by
     // proxy/alerts/routes.test.ts and witness-routes.test.ts.
     expect(answers.held.size).toBeGreaterThan(0)
     expect(answers.unheld('/api/watch')).toEqual([])
+    expect(answers.unheld('/api/auth')).toEqual([])
   }, 120_000)
 
   it('refuses every other spelling of every path, for everyone', async () => {

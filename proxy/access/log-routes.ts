@@ -1,3 +1,4 @@
+import { ACCESS_ANSWERS, type AccessAnswer } from '../../contract/access-api.ts'
 import { PERMISSIONS } from '../../contract/roles.ts'
 import { invalid } from '../errors.ts'
 import { dateValue } from '../kernel/params.ts'
@@ -95,14 +96,14 @@ const accessLogList =
     await d.flushLog()
     const page = await listEntries(d.db, q.filters, q.limit, q.cursor)
     await ctx.logRead({ filters: q.record, rows: page.entries.length })
-    sendJson(res, 200, { entries: page.entries, nextCursor: page.next ? encodeCursor(page.next) : null })
+    sendJson(res, 200, { entries: page.entries, nextCursor: page.next ? encodeCursor(page.next) : null } satisfies AccessAnswer<'log'>)
   }
 
 const accessLogVerify =
   (d: RouteDeps): RouteSpec['handle'] =>
   async (_req, res) => {
     await d.flushLog()
-    sendJson(res, 200, await d.verifyLog())
+    sendJson(res, 200, (await d.verifyLog()) satisfies AccessAnswer<'verify'>)
   }
 
 const accessLogExport =
@@ -153,6 +154,7 @@ export const accessLogRoutes = (d: RouteDeps): RouteSpec[] => [
     access: PERMISSIONS.readAccessLog,
     reads: 'access-log.view',
     schema: { querystring: LIST_QUERY },
+    response: ACCESS_ANSWERS.log,
     handle: accessLogList(d),
   }),
   route({
@@ -170,6 +172,7 @@ export const accessLogRoutes = (d: RouteDeps): RouteSpec[] => [
     access: PERMISSIONS.readAccessLog,
     reads: null,
     schema: NO_PARAMS,
+    response: ACCESS_ANSWERS.verify,
     handle: accessLogVerify(d),
   }),
 ]

@@ -1,3 +1,4 @@
+import { ACCESS_ANSWERS, type AccessAnswer } from '../../contract/access-api.ts'
 import type { LogVerdict } from './log-verify.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
@@ -60,14 +61,14 @@ export function createAuthRoutes(d: RouteDeps): RouteSpec[] {
     sendJson(
       res,
       200,
-      { mode: cfg.mode, user: null },
+      { mode: cfg.mode, user: null } satisfies AccessAnswer<'me'>,
       cfg.mode === 'password' ? { 'set-cookie': clearSessionCookie(secureFor(cfg, req)) } : {},
     )
   }
 
   async function me(req: IncomingMessage, res: ServerResponse) {
     const p = await d.identify(req)
-    sendJson(res, 200, { mode: cfg.mode, user: p ? { name: p.name, role: p.role } : null })
+    sendJson(res, 200, { mode: cfg.mode, user: p ? { name: p.name, role: p.role } : null } satisfies AccessAnswer<'me'>)
   }
 
   const noSignIn = () =>
@@ -81,6 +82,7 @@ export function createAuthRoutes(d: RouteDeps): RouteSpec[] {
           access: 'public',
           reads: null,
           schema: { querystring: NO_QUERY, body: SIGNIN_BODY },
+          response: ACCESS_ANSWERS.me,
           handle: (req, res, _url, _ctx, { body }) => signIn(req, res, body),
         })
       : // Without passwords the form is not there, whatever is sent to it.
@@ -98,9 +100,18 @@ export function createAuthRoutes(d: RouteDeps): RouteSpec[] {
       access: 'public',
       reads: null,
       schema: NO_PARAMS,
+      response: ACCESS_ANSWERS.me,
       handle: (req, res) => signOut(req, res),
     }),
-    route({ method: 'GET', path: '/api/auth/me', access: 'public', reads: null, schema: NO_PARAMS, handle: (req, res) => me(req, res) }),
+    route({
+      method: 'GET',
+      path: '/api/auth/me',
+      access: 'public',
+      reads: null,
+      schema: NO_PARAMS,
+      response: ACCESS_ANSWERS.me,
+      handle: (req, res) => me(req, res),
+    }),
     ...userRoutes(d),
     ...accessLogRoutes(d),
   ]

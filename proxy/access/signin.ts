@@ -1,3 +1,4 @@
+import type { AccessAnswer } from '../../contract/access-api.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Db } from '../db/types.ts'
 import { z } from 'zod'
@@ -137,12 +138,9 @@ export function createSignIn(d: SignInDeps): (req: IncomingMessage, res: ServerR
     if (before) await deleteSession(db, before)
     const session = await createSession(db, user.name, address, d.now(), d.times)
     const device = await rememberDevice(db, user.name, d.now(), secureFor(cfg, req).secure)
-    sendJson(
-      res,
-      200,
-      { mode: cfg.mode, user: { name: user.name, role: user.role } },
-      { 'set-cookie': [sessionSetCookie(session.id, secureFor(cfg, req)), device] },
-    )
+    sendJson(res, 200, { mode: cfg.mode, user: { name: user.name, role: user.role } } satisfies AccessAnswer<'me'>, {
+      'set-cookie': [sessionSetCookie(session.id, secureFor(cfg, req)), device],
+    })
   }
 }
 

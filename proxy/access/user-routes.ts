@@ -1,3 +1,4 @@
+import { ACCESS_ANSWERS, type AccessAnswer } from '../../contract/access-api.ts'
 import { PERMISSIONS } from '../../contract/roles.ts'
 import { z } from 'zod'
 import { ProxyError, invalid } from '../errors.ts'
@@ -86,7 +87,8 @@ export const userRoutes = (d: RouteDeps): RouteSpec[] => [
     access: PERMISSIONS.manageUsers,
     reads: null,
     schema: NO_PARAMS,
-    handle: async (_req, res) => sendJson(res, 200, { users: await listUsers(d.db) }),
+    response: ACCESS_ANSWERS.users,
+    handle: async (_req, res) => sendJson(res, 200, { users: await listUsers(d.db) } satisfies AccessAnswer<'users'>),
   }),
   route({
     method: 'POST',
@@ -94,10 +96,11 @@ export const userRoutes = (d: RouteDeps): RouteSpec[] => [
     access: PERMISSIONS.manageUsers,
     reads: null,
     schema: { querystring: NO_QUERY, body: NEW_USER },
+    response: ACCESS_ANSWERS.user,
     handle: userErrors(async (req, res, _url, ctx, { body }) => {
       const record = () => auditAs(d, req, ctx)('user.add', { user: normaliseName(body.name), role: body.role })
       const user = await addUser(d.db, body, { now: new Date(d.now()), scrypt: d.scrypt, record })
-      sendJson(res, 201, { user })
+      sendJson(res, 201, { user } satisfies AccessAnswer<'user'>)
     }),
   }),
   route({
@@ -106,6 +109,7 @@ export const userRoutes = (d: RouteDeps): RouteSpec[] => [
     access: PERMISSIONS.manageUsers,
     reads: null,
     schema: { querystring: NO_QUERY, body: USER_CHANGE, params: USER_PATH },
+    response: ACCESS_ANSWERS.user,
     handle: userErrors(async (req, res, _url, ctx, { body, params }) => {
       const change: UserChange = {}
       if (body.role !== undefined) change.role = body.role
@@ -123,7 +127,7 @@ export const userRoutes = (d: RouteDeps): RouteSpec[] => [
           ...(change.disabled !== undefined ? { disabled: change.disabled } : {}),
         })
       const user = await changeUser(d.db, params.name, change, { now: new Date(d.now()), scrypt: d.scrypt, record })
-      sendJson(res, 200, { user })
+      sendJson(res, 200, { user } satisfies AccessAnswer<'user'>)
     }),
   }),
   route({
@@ -132,12 +136,13 @@ export const userRoutes = (d: RouteDeps): RouteSpec[] => [
     access: PERMISSIONS.manageUsers,
     reads: null,
     schema: { querystring: NO_QUERY, params: USER_PATH },
+    response: ACCESS_ANSWERS.removed,
     handle: userErrors(async (req, res, _url, ctx, { params }) => {
       // What goes, read first: the entry is stored before the removal (a refusal is not logged).
       const going = await removalOf(d.db, params.name)
       await auditAs(d, req, ctx)('user.remove', { user: normaliseName(params.name), ...going })
       const gone = await removeUser(d.db, params.name)
-      sendJson(res, 200, { removed: normaliseName(params.name), ...gone })
+      sendJson(res, 200, { removed: normaliseName(params.name), ...gone } satisfies AccessAnswer<'removed'>)
     }),
   }),
 ]

@@ -1,5 +1,5 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query'
-import * as z from 'zod/mini'
+import { ACCESS_ANSWERS, ME_ANSWER, type AccessLogPage, type LogVerdictAnswer, type User } from '../../contract/access-api'
 import { getJson, parseWire, postJson } from './client'
 import { ApiError, errorEnvelope } from './errors'
 
@@ -8,28 +8,11 @@ import { ApiError, errorEnvelope } from './errors'
  * signed in, signing in and out, users (admins) and the access log (admins).
  */
 
-import { ME_PATH, meWire, role, type Me, type Role } from './me'
+import { ME_PATH, type Me, type Role } from './me'
 
 export { meQuery, useMe, type AccessMode, type Me, type Role } from './me'
 
-const userWire = z.object({ name: z.string(), role, disabled: z.boolean(), createdAt: z.string(), updatedAt: z.string() })
-export type User = z.infer<typeof userWire>
-
-const entryWire = z.object({
-  id: z.string(),
-  seq: z.optional(z.nullable(z.string())),
-  at: z.string(),
-  actor: z.string(),
-  via: z.string(),
-  address: z.string(),
-  action: z.string(),
-  number: z.nullable(z.string()),
-  party: z.nullable(z.string()),
-  details: z.record(z.string(), z.unknown()),
-})
-export type AccessLogEntry = z.infer<typeof entryWire>
-const logPageWire = z.object({ entries: z.array(entryWire), nextCursor: z.nullable(z.string()) })
-export type AccessLogPage = z.infer<typeof logPageWire>
+export type { AccessLogEntry, AccessLogPage, User } from '../../contract/access-api'
 
 const WHO = "The Switchboard server's"
 
@@ -84,7 +67,7 @@ async function sendOwn(method: 'POST' | 'DELETE', path: string, body?: unknown):
 }
 
 export async function signIn(name: string, password: string): Promise<Me> {
-  return parseWire(meWire, await sendOwn('POST', AUTH_PATHS.signIn, { name, password }), WHO)
+  return parseWire(ME_ANSWER, await sendOwn('POST', AUTH_PATHS.signIn, { name, password }), WHO)
 }
 
 export async function signOut(): Promise<void> {
@@ -94,16 +77,15 @@ export async function signOut(): Promise<void> {
 export const usersQuery = () =>
   queryOptions({
     queryKey: ['access', 'users'],
-    queryFn: async ({ signal }) =>
-      parseWire(z.object({ users: z.array(userWire) }), await getJson(AUTH_PATHS.users, {}, signal), WHO).users,
+    queryFn: async ({ signal }) => parseWire(ACCESS_ANSWERS.users, await getJson(AUTH_PATHS.users, {}, signal), WHO).users,
   })
 
 export async function addUser(input: { name: string; role: Role; password: string }): Promise<User> {
-  return parseWire(z.object({ user: userWire }), await postJson(AUTH_PATHS.users, input), WHO).user
+  return parseWire(ACCESS_ANSWERS.user, await postJson(AUTH_PATHS.users, input), WHO).user
 }
 
 export async function changeUser(name: string, change: { role?: Role; password?: string; disabled?: boolean }): Promise<User> {
-  return parseWire(z.object({ user: userWire }), await postJson(AUTH_PATHS.user(name), change), WHO).user
+  return parseWire(ACCESS_ANSWERS.user, await postJson(AUTH_PATHS.user(name), change), WHO).user
 }
 
 export async function removeUser(name: string): Promise<void> {
@@ -121,7 +103,7 @@ export interface LogFilters {
 
 /** One page of the access log, newest first; `cursor` is the previous page's nextCursor. */
 export async function fetchAccessLog(filters: LogFilters, cursor: string | null, signal?: AbortSignal): Promise<AccessLogPage> {
-  return parseWire(logPageWire, await getJson(AUTH_PATHS.accessLog, { ...filters, cursor, limit: 100 }, signal), WHO)
+  return parseWire(ACCESS_ANSWERS.log, await getJson(AUTH_PATHS.accessLog, { ...filters, cursor, limit: 100 }, signal), WHO)
 }
 
 /** The access log as keyset pages ("Show older entries" fetches the next). */
@@ -141,19 +123,11 @@ export function accessLogExportUrl(filters: LogFilters): string {
   return s ? `${AUTH_PATHS.accessLogExport}?${s}` : AUTH_PATHS.accessLogExport
 }
 
-const verdictWire = z.object({
-  intact: z.boolean(),
-  first: z.nullable(z.string()),
-  last: z.nullable(z.string()),
-  checked: z.number(),
-  problem: z.nullable(z.object({ seq: z.nullable(z.string()), kind: z.string(), message: z.string() })),
-  message: z.string(),
-})
-export type LogVerdict = z.infer<typeof verdictWire>
+export type LogVerdict = LogVerdictAnswer
 
 /** The server recomputes the log's hash chain: intact from entry N to M, or the first entry changed or removed. */
 export const accessLogVerifyQuery = () =>
   queryOptions({
     queryKey: ['access', 'log', 'verify'],
-    queryFn: async ({ signal }) => parseWire(verdictWire, await getJson(AUTH_PATHS.accessLogVerify, {}, signal), WHO),
+    queryFn: async ({ signal }) => parseWire(ACCESS_ANSWERS.verify, await getJson(AUTH_PATHS.accessLogVerify, {}, signal), WHO),
   })

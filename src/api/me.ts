@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query'
-import * as z from 'zod/mini'
-import { allows, can, LEAST_ROLE, MOST_ROLE, ROLES, type AccessLevel, type Permission } from '../../contract/roles'
+import { ME_ANSWER, type Me } from '../../contract/me-api'
+import { allows, can, LEAST_ROLE, MOST_ROLE, type AccessLevel, type Permission, type Role } from '../../contract/roles'
 import { getJson, parseWire } from './client'
 
 /**
@@ -8,13 +8,8 @@ import { getJson, parseWire } from './client'
  * team access; the rest (users, the access log, signing in) is in access.ts, with its pages.
  */
 
-export const role = z.enum(ROLES)
-export type Role = z.infer<typeof role>
-export const mode = z.enum(['local', 'password', 'header'])
-export type AccessMode = z.infer<typeof mode>
-
-export const meWire = z.object({ mode, user: z.nullable(z.object({ name: z.string(), role })) })
-export type Me = z.infer<typeof meWire>
+export type { AccessMode, Me } from '../../contract/me-api'
+export type { Role } from '../../contract/roles'
 
 export const ME_PATH = '/api/auth/me'
 const WHO = "The Switchboard server's"
@@ -24,7 +19,7 @@ export const ME_KEY = ['access', 'me'] as const
 export const meQuery = () =>
   queryOptions({
     queryKey: ME_KEY,
-    queryFn: async ({ signal }) => parseWire(meWire, await getJson(ME_PATH, {}, signal), WHO),
+    queryFn: async ({ signal }) => parseWire(ME_ANSWER, await getJson(ME_PATH, {}, signal), WHO),
     staleTime: 60_000,
     retry: false,
   })

@@ -79,6 +79,49 @@ const SAMPLE: Record<string, { query?: string; form?: string; json?: unknown }> 
   'GET /api/auth/access-log/export': { query: 'user=ada' },
 }
 
+/**
+ * The routes whose answers no schema in contract/ describes yet, and why: a file or stream; the
+ * upstream's own answer passed through (read tolerantly, as the field notes say real answers
+ * vary); or not yet moved (the browser still describes it in src/api/, tolerantly, and the index's
+ * status list with a hand-written check for speed).
+ */
+const UNDESCRIBED: Record<string, 'file or stream' | 'the upstream’s answer' | 'not yet'> = {
+  'GET /api/meta': 'not yet',
+  'POST /api/smshistory': 'the upstream’s answer',
+  'POST /api/allownednumbers': 'the upstream’s answer',
+  'POST /api/ownednumbers': 'the upstream’s answer',
+  'POST /api/history/shown': 'not yet',
+  'GET /api/index/status': 'not yet',
+  'POST /api/index/sync': 'not yet',
+  'GET /api/index/search': 'not yet',
+  'GET /api/index/thread': 'not yet',
+  'GET /api/index/parties': 'not yet',
+  'GET /api/index/stats': 'not yet',
+  'GET /api/index/message': 'not yet',
+  'GET /api/index/locate': 'not yet',
+  'GET /api/index/export': 'file or stream',
+  'GET /api/index/export/progress': 'not yet',
+  'POST /api/index/export/cancel': 'not yet',
+  'POST /api/index/forget': 'not yet',
+  'GET /api/desk/needs-reply': 'not yet',
+  'GET /api/desk/needs-reply/count': 'not yet',
+  'GET /api/desk/needs-reply/export': 'file or stream',
+  'POST /api/desk/handled': 'not yet',
+  'POST /api/desk/handled/undo': 'not yet',
+  'GET /api/desk/opt-outs': 'not yet',
+  'GET /api/desk/opt-outs/export': 'file or stream',
+  'GET /api/desk/sent-after-opt-out': 'not yet',
+  'GET /api/desk/sent-after-opt-out/export': 'file or stream',
+  'GET /api/desk/customer': 'not yet',
+  'GET /api/desk/quiet-hours': 'not yet',
+  'GET /api/desk/quiet-hours/export': 'file or stream',
+  'GET /api/desk/segments': 'not yet',
+  'GET /api/desk/settings': 'not yet',
+  'POST /api/desk/settings': 'not yet',
+  'GET /api/media': 'file or stream',
+  'GET /api/auth/access-log/export': 'file or stream',
+}
+
 describe('the route table', () => {
   let dir: string
   let running: Running
@@ -148,6 +191,14 @@ describe('the route table', () => {
   }
   // Forgetting would empty the index the other rows read; it runs last, in its own test.
   const routes = () => running.routes.filter((r) => r.path !== '/api/index/forget' && r.path !== '/api/auth/signout')
+
+  it("describes each answer in contract/ (its row's response), or says here why not", () => {
+    const undescribed = running.routes.filter((r) => !r.response).map((r) => `${r.method} ${r.path}`)
+    // A new route declares its answer's schema, or joins UNDESCRIBED with its reason.
+    expect(undescribed.filter((k) => !(k in UNDESCRIBED))).toEqual([])
+    // A route described since leaves the list.
+    expect(Object.keys(UNDESCRIBED).filter((k) => !undescribed.includes(k))).toEqual([])
+  })
 
   it('declares every route once, with an access level and a read flag', () => {
     const keys = running.routes.map((r) => `${r.method} ${r.path}`)

@@ -8,7 +8,8 @@ import { needsReplyQueue } from '../../contract/desk/needs-reply.ts'
 import { optOutLedger } from '../../contract/desk/opt-out-ledger.ts'
 import { localTime, quietHourSends } from '../../contract/desk/quiet-hours.ts'
 import { segmentInfo } from '../../contract/desk/segments.ts'
-import { call } from '../testing/access-stack.ts'
+import { call as callServer } from '../testing/access-stack.ts'
+import { heldAnswers } from '../testing/answers.ts'
 import { readXlsx, serialToIso } from '../../contract/test-xlsx.ts'
 import { statusCode } from '../index/parse.ts'
 import type { Rooms } from '../rooms.ts'
@@ -92,6 +93,13 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
   let rooms: Rooms
   let all: Msg[]
   const port = () => Number(new URL(running.url).port)
+  // Every answer these tests get is held to the schema its row declares (contract/desk/desk-api.ts).
+  const answers = heldAnswers(() => running.routes)
+  const call: typeof callServer = async (...args) => {
+    const r = await callServer(...args)
+    answers.hold(args[1], args[2], r.status, () => r.json())
+    return r
+  }
   const get = async (path: string) => {
     const r = await call(port(), 'GET', path)
     expect(r.status, `${path}: ${r.text.slice(0, 300)}`).toBe(200)
@@ -1214,5 +1222,10 @@ describe.each(['pglite', 'postgres'] as const)('the support desk after a sync on
     expect(await refreshAllDesk(rooms.db)).toMatchObject({ messages: n0.baseTotal })
     expect(await get(`/api/desk/opt-outs?number=${n0.number}&limit=500`)).toEqual(before)
     expect(await refreshAllDesk(rooms.db)).toEqual({ messages: 0, threads: 0 })
+  })
+
+  it('answered the routes it declares as contract/desk/desk-api.ts describes them', () => {
+    expect(answers.held.size).toBeGreaterThan(0)
+    expect(answers.unheld('/api/desk')).toEqual([])
   })
 })

@@ -1,3 +1,4 @@
+import type { DeskAnswer } from '../../contract/desk/desk-api.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DEFAULT_THRESHOLD_MS } from '../../contract/desk/needs-reply.ts'
 import { partyKey } from '../../contract/desk/messages.ts'
@@ -130,7 +131,11 @@ export async function needsReplyCountRoute(_req: IncomingMessage, res: ServerRes
   const number = optionalNumber(p)
   const threshold = await thresholdParam(p, db)
   const at = new Date()
-  sendJson(res, 200, { at: at.toISOString(), thresholdMinutes: threshold, total: await queueCount(db, number, threshold, at) })
+  sendJson(res, 200, {
+    at: at.toISOString(),
+    thresholdMinutes: threshold,
+    total: await queueCount(db, number, threshold, at),
+  } satisfies DeskAnswer<'count'>)
 }
 
 const QUEUE_CSV_HEADER = [
@@ -256,7 +261,7 @@ export async function handledRoute(req: IncomingMessage, res: ServerResponse, ur
     [number, party, by, seen?.date ?? null, seen?.ordinal ?? null],
   )
   await refreshDesk(db, number, [party])
-  sendJson(res, 200, { number, party, handledAt: iso(r.rows[0]!.handled_at), handledBy: by })
+  sendJson(res, 200, { number, party, handledAt: iso(r.rows[0]!.handled_at), handledBy: by } satisfies DeskAnswer<'handled'>)
 }
 
 /**
@@ -323,12 +328,12 @@ export async function unhandledRoute(req: IncomingMessage, res: ServerResponse, 
       message: 'This conversation was marked again since: that newer mark stays.',
     })
   await refreshDesk(db, number, [party])
-  sendJson(res, 200, { number, party, restored: done === 'restored' })
+  sendJson(res, 200, { number, party, restored: done === 'restored' } satisfies DeskAnswer<'undone'>)
 }
 
 export async function settingsRoute(_req: IncomingMessage, res: ServerResponse, url: URL, _ctx: RequestContext, db: Db) {
   readParams(url, [])
-  sendJson(res, 200, await teamThreshold(db))
+  sendJson(res, 200, (await teamThreshold(db)) satisfies DeskAnswer<'settings'>)
 }
 
 /** An admin sets the team's needs-reply threshold; every field is checked and named when wrong. */
@@ -350,5 +355,5 @@ export async function saveSettingsRoute(req: IncomingMessage, res: ServerRespons
      ON CONFLICT (id) DO UPDATE SET threshold_minutes = $1, updated_at = now(), updated_by = $2`,
     [v, by],
   )
-  sendJson(res, 200, await teamThreshold(db))
+  sendJson(res, 200, (await teamThreshold(db)) satisfies DeskAnswer<'settings'>)
 }

@@ -1,3 +1,4 @@
+import { DESK_ANSWERS } from '../../contract/desk/desk-api.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { PERMISSIONS } from '../../contract/roles.ts'
 import { partyForms, partyKey } from '../../contract/desk/messages.ts'
@@ -151,6 +152,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     access: 'signed-in',
     reads: null,
     schema: { querystring: names('number') },
+    response: DESK_ANSWERS.count,
     run: needsReplyCountRoute,
     threads: true,
   },
@@ -169,6 +171,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     access: PERMISSIONS.markHandled,
     reads: null,
     schema: { querystring: NO_QUERY },
+    response: DESK_ANSWERS.handled,
     run: handledRoute,
   },
   {
@@ -177,6 +180,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     access: PERMISSIONS.markHandled,
     reads: null,
     schema: { querystring: NO_QUERY },
+    response: DESK_ANSWERS.undone,
     run: unhandledRoute,
   },
   {
@@ -248,8 +252,24 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     schema: { querystring: names('number', 'from', 'to') },
     run: segmentsRoute,
   },
-  { method: 'GET', path: '/api/desk/settings', access: 'signed-in', reads: null, schema: { querystring: NO_QUERY }, run: settingsRoute },
-  { method: 'POST', path: '/api/desk/settings', access: 'admin', reads: null, schema: { querystring: NO_QUERY }, run: saveSettingsRoute },
+  {
+    method: 'GET',
+    path: '/api/desk/settings',
+    access: 'signed-in',
+    reads: null,
+    schema: { querystring: NO_QUERY },
+    response: DESK_ANSWERS.settings,
+    run: settingsRoute,
+  },
+  {
+    method: 'POST',
+    path: '/api/desk/settings',
+    access: 'admin',
+    reads: null,
+    schema: { querystring: NO_QUERY },
+    response: DESK_ANSWERS.settings,
+    run: saveSettingsRoute,
+  },
 ]
 
 /**

@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import * as z from 'zod/mini'
+import { DESK_ANSWERS, DESK_PATHS } from '../../contract/desk/desk-api'
 import { getJson, parseWire, postJson } from './client'
 import { count, nullableText } from './index-status'
 import { zoneName, type Zone } from '../lib/dates'
@@ -9,22 +10,7 @@ import { zoneName, type Zone } from '../lib/dates'
  * types. The server keeps the desk's tables during sync; every one of these reads is logged.
  */
 
-export const DESK_PATHS = {
-  needsReply: '/api/desk/needs-reply',
-  needsReplyExport: '/api/desk/needs-reply/export',
-  needsReplyCount: '/api/desk/needs-reply/count',
-  handled: '/api/desk/handled',
-  unhandled: '/api/desk/handled/undo',
-  optOuts: '/api/desk/opt-outs',
-  optOutsExport: '/api/desk/opt-outs/export',
-  sentAfter: '/api/desk/sent-after-opt-out',
-  sentAfterExport: '/api/desk/sent-after-opt-out/export',
-  customer: '/api/desk/customer',
-  quietHours: '/api/desk/quiet-hours',
-  quietHoursExport: '/api/desk/quiet-hours/export',
-  segments: '/api/desk/segments',
-  settings: '/api/desk/settings',
-} as const
+export { DESK_PATHS }
 
 const WHO = "The support desk's"
 
@@ -79,13 +65,11 @@ export const needsReplyQuery = (number: string | null, limit = DESK_MAX_ROWS) =>
     retry: false,
   })
 
-const countWire = z.looseObject({ at: z.string(), thresholdMinutes: count, total: count })
-
 /** How many customers wait now (the navigation's badge): a count, no customer in it, so not an access-log entry. */
 export const needsReplyCountQuery = () =>
   queryOptions({
     queryKey: deskKeys.needsReplyCount(),
-    queryFn: async ({ signal }) => parseWire(countWire, await getJson(DESK_PATHS.needsReplyCount, {}, signal), WHO),
+    queryFn: async ({ signal }) => parseWire(DESK_ANSWERS.count, await getJson(DESK_PATHS.needsReplyCount, {}, signal), WHO),
     staleTime: 30_000,
     // Waiting times grow and replies arrive during sync: look again every minute.
     refetchInterval: 60_000,
@@ -120,35 +104,30 @@ export const sentAfterExport = (number: string | null, party: string | null, zon
   params: { number, party, tz: zoneName(zone) },
 })
 
-const handledWire = z.looseObject({ number: z.string(), party: z.string(), handledAt: optText, handledBy: optText })
-
 /** Handled up to `through`, the newest message from the customer that was shown (its ordinal), when known. */
 export async function markHandled(number: string, party: string, through: number | null = null) {
-  return parseWire(handledWire, await postJson(DESK_PATHS.handled, { number, party, ...(through ? { through } : {}) }), WHO)
+  return parseWire(DESK_ANSWERS.handled, await postJson(DESK_PATHS.handled, { number, party, ...(through ? { through } : {}) }), WHO)
 }
-
-const undoneWire = z.looseObject({ number: z.string(), party: z.string(), restored: z.boolean() })
 
 /** Undoes the mark made at `handledAt` (as markHandled's answer gave it): the one it replaced comes back, or none. */
 export async function undoHandled(number: string, party: string, handledAt: string) {
-  return parseWire(undoneWire, await postJson(DESK_PATHS.unhandled, { number, party, handledAt }), WHO)
+  return parseWire(DESK_ANSWERS.undone, await postJson(DESK_PATHS.unhandled, { number, party, handledAt }), WHO)
 }
 
 // ---- the team's settings --------------------------------------------------------------------
 
-const settingsWire = z.looseObject({ thresholdMinutes: count, updatedAt: optText, updatedBy: optText })
-export type DeskSettings = z.output<typeof settingsWire>
+export type { DeskSettings } from '../../contract/desk/desk-api'
 
 export const deskSettingsQuery = () =>
   queryOptions({
     queryKey: deskKeys.settings(),
-    queryFn: async ({ signal }) => parseWire(settingsWire, await getJson(DESK_PATHS.settings, {}, signal), WHO),
+    queryFn: async ({ signal }) => parseWire(DESK_ANSWERS.settings, await getJson(DESK_PATHS.settings, {}, signal), WHO),
     staleTime: 60_000,
     retry: false,
   })
 
 export async function saveDeskSettings(thresholdMinutes: number) {
-  return parseWire(settingsWire, await postJson(DESK_PATHS.settings, { thresholdMinutes }), WHO)
+  return parseWire(DESK_ANSWERS.settings, await postJson(DESK_PATHS.settings, { thresholdMinutes }), WHO)
 }
 
 // ---- opt-outs -------------------------------------------------------------------------------

@@ -116,9 +116,9 @@ async function handleOperation(
     const shown = partiesShown(records.map((r) => r.partyDigits))
     await ctx.logRead({ ...page, ...shown }, prefetch ? 'history.prefetch' : 'history.view')
     if (prefetch) prefetched.remember(ctx, page, shown)
-    if (res.destroyed) return
     // Before the page goes out: its thumbnails are asked for as soon as it renders.
-    if (page.number) onHistoryPage?.(ctx, page.number, records)
+    if (page.number) await onHistoryPage?.(ctx, page.number, records)
+    if (res.destroyed) return
     if (p.number && p.tid) onHistoryServed?.(p.number, p.tid)
   }
   sendJsonText(res, 200, result.body)
@@ -156,7 +156,7 @@ function recordsOnPage(body: Buffer | string): PageRecord[] {
 }
 
 /** A history page was served to this sign-in (the media room remembers what its messages hold). */
-export type OnHistoryPage = (ctx: RequestContext, number: string, records: readonly PageRecord[]) => void
+export type OnHistoryPage = (ctx: RequestContext, number: string, records: readonly PageRecord[]) => void | Promise<void>
 
 type PageKey = { number: string; tid: string; start: number; end: number }
 type Shown = PartiesShown

@@ -21,7 +21,7 @@ import { parseWatchConfig, type WatchConfig } from './watch/config.ts'
 import { openWatch, type OnFinding, type Watch } from './watch/watch.ts'
 import { maskUrl } from './watch/mask.ts'
 import { createLimiter } from './kernel/pace.ts'
-import { storedMedia, type KnownMedia } from './media/locate.ts'
+import { forgetServedMedia, servedMediaIn, storedMedia, type KnownMedia, type ServedMedia } from './media/locate.ts'
 
 /**
  * The rooms behind the upstream proxy: one database (PGlite under DATA_DIR, or DATABASE_URL),
@@ -79,6 +79,8 @@ export interface Rooms {
   onHistoryServed: (number: string, tid: string) => void
   /** The index's message media by number and ordinal (null with the index off): what /api/media may serve. */
   storedMedia: ((number: string, ordinal: number) => Promise<KnownMedia | undefined>) | null
+  /** The media of the history pages each sign-in was served, shared by every server on the database. */
+  servedMedia: ServedMedia
   gate: AccessGate
   meta: () => Record<string, unknown>
   /** The desk's catch-up with what is already indexed, started with the rooms (it never rejects). */
@@ -114,7 +116,16 @@ export async function openRooms(
     // One pace for every request the server makes on its own (a sync's pages and listings, the
     // watch's listings): together they keep to SYNC_RATE.
     const pace = createLimiter(cfg.index.syncRate)
-    index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk, hooks: deskIndexHooks, pace })
+    // A person's forget also takes the media the served pages showed of the number; a re-walk
+    // (keepHandled) is not a forget.
+    const indexHooks: typeof deskIndexHooks = {
+      ...deskIndexHooks,
+      forgetting: async (tx, number, opts) => {
+        await deskIndexHooks.forgetting(tx, number, opts)
+        if (!opts?.keepHandled) await forgetServedMedia(tx, number)
+      },
+    }
+    index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk, hooks: indexHooks, pace })
     const access = createAccess(cfg.access, { db, log, now: deps.now })
     const alerts = createAlerts(cfg.alerts, {
       db,
@@ -169,6 +180,7 @@ export async function openRooms(
       ],
       onHistoryServed: idx.onHistoryViewed,
       storedMedia: index.syncer && index.db ? storedMedia(index.db) : null,
+      servedMedia: servedMediaIn(db),
       gate,
       meta: () => ({ ...idx.meta(), ...access.meta(), ...alerts.meta() }),
       deskCaughtUp,

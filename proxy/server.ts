@@ -53,7 +53,8 @@ export interface StartOptions {
 }
 
 /** What the rooms behind the proxy add to the app (rooms.ts builds them; tests may pass their own). */
-export type AppRooms = Pick<Rooms, 'routes' | 'gate' | 'meta' | 'close'> & Partial<Pick<Rooms, 'onHistoryServed' | 'storedMedia'>>
+export type AppRooms = Pick<Rooms, 'routes' | 'gate' | 'meta' | 'close'> &
+  Partial<Pick<Rooms, 'onHistoryServed' | 'storedMedia' | 'servedMedia'>>
 
 /**
  * The one composition of the app: the upstream operations, the rooms' routes, team access and
@@ -70,8 +71,9 @@ export function composeApp(
 ) {
   const roomsMeta = rooms ? rooms.meta : opts.meta
   // The media of the history pages each sign-in was served: /api/media serves a message's media
-  // only when the index or one of these pages holds it.
-  const served = createServedMedia()
+  // only when the index or one of these pages holds it. In the database with the rooms (every
+  // server shares it), in memory without them.
+  const served = rooms?.servedMedia ?? createServedMedia()
   return createApp(config, {
     forwarder,
     staticDir: opts.staticDir,

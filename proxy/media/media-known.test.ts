@@ -12,6 +12,8 @@ import type { Running } from '../server.ts'
 import { DEMO_CREDENTIALS, makeAccount } from '../simulator/dataset.ts'
 import { createSimulator } from '../simulator/simulator.ts'
 import { startWithRooms } from '../testing/helpers.ts'
+import type { RequestContext } from '../http-types.ts'
+import { servedMediaIn } from './locate.ts'
 
 /**
  * /api/media in the whole server, on both engines: the browser names a message and the server
@@ -62,23 +64,25 @@ for (const engine of ['pglite', 'postgres'] as const)
     }
     const byIds = (m: PageMessage) => `/api/media?number=${UNINDEXED.number}&system=${m.system_id}&message=${m.message_id}`
 
+    const env = () => ({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_REQUESTS: '0',
+      ACCESS: 'password',
+      API_BASE_URL: sim.url,
+      API_SYS_ID: DEMO_CREDENTIALS.sysId,
+      API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
+      SYNC_RATE: '0',
+      INDEX_AUTO_SYNC: 'off',
+      ...(cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: join(dir, 'data') }),
+    })
+
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'sb-media-known-'))
       if (engine === 'postgres') cluster = await startCluster()
       else await freshPgliteDir(join(dir, 'data'))
       sim = await createSimulator().listen(0, '127.0.0.1')
-      ;({ running, rooms } = await startWithRooms({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_REQUESTS: '0',
-        ACCESS: 'password',
-        API_BASE_URL: sim.url,
-        API_SYS_ID: DEMO_CREDENTIALS.sysId,
-        API_AUTH_TOKEN: DEMO_CREDENTIALS.authToken,
-        SYNC_RATE: '0',
-        INDEX_AUTO_SYNC: 'off',
-        ...(cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: join(dir, 'data') }),
-      }))
+      ;({ running, rooms } = await startWithRooms(env()))
       for (const [name, role] of [
         ['ada', 'admin'],
         ['vic', 'viewer'],
@@ -172,5 +176,64 @@ for (const engine of ['pglite', 'postgres'] as const)
         ['ada', UNINDEXED.number, partyKey(later.phone)],
       ])
       expect(logged[0]!.details).toMatchObject({ systemId: String(m.system_id), messageId: m.message_id })
+    })
+
+    if (engine === 'postgres')
+      it("serves a page's media from another server behind the same database, to the same sign-in only", async () => {
+        const second = await startWithRooms(env())
+        try {
+          const other = Number(new URL(second.running.url).port)
+          const m = (await page('vic', 91, 150))[0]!
+          const r = await call(other, 'GET', byIds(m), as('vic'))
+          expect(r.status, r.text.slice(0, 200)).toBe(200)
+          expect((await call(other, 'GET', byIds(m), as('ada'))).status).toBe(404)
+        } finally {
+          await second.running.close()
+        }
+      })
+
+    it("a forget of the number takes the served pages' media with it, on this server and in the database", async () => {
+      const m = (await page('vic', 151, 210))[0]!
+      expect((await call(port(), 'GET', byIds(m), as('vic'))).status).toBe(200)
+      const held = async () =>
+        (await rooms.db.query<{ n: number }>('SELECT count(*)::int AS n FROM media_served WHERE number = $1', [UNINDEXED.number])).rows[0]!
+          .n
+      expect(await held()).toBeGreaterThan(0)
+      const f = await call(port(), 'POST', '/api/index/forget', { headers: as('ada').headers, json: { number: UNINDEXED.number } })
+      expect(f.status, f.text).toBe(200)
+      expect(await held()).toBe(0)
+      const after = await call(port(), 'GET', byIds(m), as('vic'))
+      expect(after.status).toBe(404)
+      expect(after.json().error).toMatchObject({ kind: 'not_found', field: 'message' })
+    })
+
+    it('keeps the served media bounded in the database: by age, and by count with the oldest going first', async () => {
+      let t = 1_000_000
+      const ledger = servedMediaIn(rooms.db, { maxRows: 3, maxAgeMs: 60_000, pruneEveryMs: 0, now: () => t })
+      const ctx = { principal: { name: 'bounds', role: 'viewer', via: 'password', sessionId: 's1' } } as unknown as RequestContext
+      const rec = (i: number) => ({
+        systemId: `b${i}`,
+        messageId: `m${i}`,
+        partyDigits: '14155550123',
+        mediaUrl: `https://media.example/${i}.png`,
+      })
+      const ref = (i: number) => ({ number: '15550009999', system: `b${i}`, message: `m${i}` })
+      const held = async () =>
+        (await rooms.db.query<{ s: string }>(`SELECT system_id AS s FROM media_served WHERE sign_in LIKE '%bounds%' ORDER BY s`)).rows.map(
+          (r) => r.s,
+        )
+      for (const i of [1, 2, 3, 4]) {
+        await ledger.remember(ctx, '15550009999', [rec(i), rec(i)])
+        t += 1_000
+      }
+      expect(await held()).toEqual(['b2', 'b3', 'b4'])
+      expect(await ledger.find(ctx, ref(4))).toEqual([{ url: 'https://media.example/4.png', number: '15550009999', party: '14155550123' }])
+      expect(await ledger.find({ principal: { ...ctx.principal!, sessionId: 's2' } } as RequestContext, ref(4))).toEqual([])
+      t += 57_500
+      // b2 was served 60.5 s ago: past its age it is not answered, and the next page's prune deletes it.
+      expect(await ledger.find(ctx, ref(2))).toEqual([])
+      expect(await ledger.find(ctx, ref(4))).toHaveLength(1)
+      await ledger.remember(ctx, '15550009999', [])
+      expect(await held()).toEqual(['b3', 'b4'])
     })
   })

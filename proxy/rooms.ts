@@ -21,7 +21,7 @@ import { parseWatchConfig, type WatchConfig } from './watch/config.ts'
 import { openWatch, type OnFinding, type Watch } from './watch/watch.ts'
 import { maskUrl } from './watch/mask.ts'
 import { createLimiter } from './kernel/pace.ts'
-import { forgetServedMedia, servedMediaIn, storedMedia, type KnownMedia, type ServedMedia } from './media/locate.ts'
+import { createServedMedia, servedMediaIn, storedMedia, type KnownMedia, type ServedMedia } from './media/locate.ts'
 
 /**
  * The rooms behind the upstream proxy: one database (PGlite under DATA_DIR, or DATABASE_URL),
@@ -116,13 +116,16 @@ export async function openRooms(
     // One pace for every request the server makes on its own (a sync's pages and listings, the
     // watch's listings): together they keep to SYNC_RATE.
     const pace = createLimiter(cfg.index.syncRate)
+    // Servers on one PostgreSQL share the ledger of the media their pages showed; a PGlite
+    // directory has one server, which keeps it in memory (a write per page costs its latency).
+    const servedMedia = db.engine === 'postgres' ? servedMediaIn(db) : createServedMedia()
     // A person's forget also takes the media the served pages showed of the number; a re-walk
     // (keepHandled) is not a forget.
     const indexHooks: typeof deskIndexHooks = {
       ...deskIndexHooks,
       forgetting: async (tx, number, opts) => {
         await deskIndexHooks.forgetting(tx, number, opts)
-        if (!opts?.keepHandled) await forgetServedMedia(tx, number)
+        if (!opts?.keepHandled) await servedMedia.forgetting(tx, number)
       },
     }
     index = await createIndex(cfg.index, { forwarder: deps.forwarder, db, log, deskDuringSync: desk, hooks: indexHooks, pace })
@@ -180,7 +183,7 @@ export async function openRooms(
       ],
       onHistoryServed: idx.onHistoryViewed,
       storedMedia: index.syncer && index.db ? storedMedia(index.db) : null,
-      servedMedia: servedMediaIn(db),
+      servedMedia,
       gate,
       meta: () => ({ ...idx.meta(), ...access.meta(), ...alerts.meta() }),
       deskCaughtUp,

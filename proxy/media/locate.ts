@@ -49,6 +49,8 @@ export interface ServedMedia {
     ctx: RequestContext,
     ref: { number: string; system: string | null; message: string | null },
   ) => KnownMedia[] | Promise<KnownMedia[]>
+  /** A forget of `number` (null: every number), in the forget's transaction: its media goes too. */
+  forgetting: (tx: Queryable, number: string | null) => void | Promise<void>
 }
 
 /** Whose page it was: the user and the session (a shared ACCESS=local sign-in has neither). */
@@ -101,6 +103,13 @@ export function createServedMedia(
       const t = now()
       return [...urls.values()].filter((v) => t - v.at <= maxAgeMs).map(({ url, number, party }) => ({ url, number, party }))
     },
+    forgetting: (_tx, number) => {
+      for (const [key, urls] of entries)
+        if (number === null || [...urls.values()].some((v) => v.number === number)) {
+          entries.delete(key)
+          size -= urls.size
+        }
+    },
   }
 }
 
@@ -108,7 +117,9 @@ export function createServedMedia(
  * The same ledger in the database (migration 680), which every server behind one PostgreSQL
  * shares: a page served by one server, its thumbnail asked of another. Bounded as the memory one
  * is: rows older than `maxAgeMs` are not answered and are deleted, and past `maxRows` the oldest go.
- * The page's rows are written before the page is answered (api.ts awaits them).
+ * The page's rows are written before the page is answered (api.ts awaits them). It costs a write
+ * per history page that shows media, so only PostgreSQL uses it: a PGlite directory has one
+ * server (its lock), and the memory ledger serves that one.
  */
 export function servedMediaIn(
   db: Queryable,
@@ -161,11 +172,8 @@ export function servedMediaIn(
       )
       return r.rows.map(({ url, party }) => ({ url, number: ref.number, party }))
     },
+    forgetting: async (tx, number) => {
+      await tx.query('DELETE FROM media_served WHERE $1::text IS NULL OR number = $1', [number])
+    },
   }
-}
-
-/** A forget takes the served pages' media of the number (or of every number) with the messages. */
-export async function forgetServedMedia(tx: Queryable, number: string | null): Promise<void> {
-  if (number === null) await tx.query('DELETE FROM media_served')
-  else await tx.query('DELETE FROM media_served WHERE number = $1', [number])
 }

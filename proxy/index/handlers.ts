@@ -14,6 +14,7 @@ import type { z } from 'zod'
 import { invalid, ProxyError } from '../errors.ts'
 import { sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
+import type { IndexAnswer } from '../../contract/index-answers.ts'
 import type { NO_QUERY, RouteInput } from '../schema.ts'
 import { exportActionOf, streamExport } from './export.ts'
 import type { ExportGate } from '../exports/gate.ts'
@@ -128,7 +129,7 @@ export type Handler<Q, B = undefined> = (
 ) => Promise<void>
 
 export const status: Handler<typeof STATUS_QUERY> = async (room, _req, res, _url, _ctx, { query }) => {
-  sendJson(res, 200, await indexStatus(room, query))
+  sendJson(res, 200, (await indexStatus(room, query)) satisfies IndexAnswer<'status'>)
 }
 
 export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _req, res, _url, ctx, { body }) => {
@@ -166,7 +167,7 @@ export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _re
     await ctx.audit('index.sync', { number })
     await syncer.request({ number, tid })
   }
-  sendJson(res, 202, await indexStatus(room))
+  sendJson(res, 202, (await indexStatus(room)) satisfies IndexAnswer<'sync'>)
 }
 
 export const search: Handler<typeof SEARCH_QUERY> = async (room, _req, res, _url, ctx, { query }) => {
@@ -332,7 +333,7 @@ export const exportMessages: Handler<typeof EXPORT_QUERY> = async (room, req, re
 }
 
 export const exportProgress: Handler<typeof EXPORT_PROGRESS_QUERY> = async (room, _req, res, _url, ctx, { query }) => {
-  sendJson(res, 200, room.exports.get(ctx.principal?.name ?? '', query.job))
+  sendJson(res, 200, room.exports.get(ctx.principal?.name ?? '', query.job) satisfies IndexAnswer<'exportProgress'>)
 }
 
 export const exportCancel: Handler<typeof NO_QUERY, typeof EXPORT_CANCEL_BODY> = async (room, _req, res, _url, ctx, { body }) => {
@@ -340,7 +341,7 @@ export const exportCancel: Handler<typeof NO_QUERY, typeof EXPORT_CANCEL_BODY> =
   // One not begun yet is logged by its request when it arrives (it names what it would have read).
   // A cancel takes nothing away that the log must hold first; its failure is in the server log.
   if (logged) await ctx.audit(`${logged.action}.cancel`, { ...logged.what, job: body.job, rows: record.rows }).catch(() => undefined)
-  sendJson(res, 200, record)
+  sendJson(res, 200, record satisfies IndexAnswer<'exportCancel'>)
 }
 
 export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room, _req, res, _url, ctx, { body: number }) => {
@@ -352,7 +353,7 @@ export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room,
   await syncer.stop(number ?? undefined)
   const forgotten = await forgetMessages(db, number, room.hooks)
   log(`index: forgot ${forgotten} messages (${number ?? 'all numbers'})`)
-  sendJson(res, 200, { forgotten })
+  sendJson(res, 200, { forgotten } satisfies IndexAnswer<'forget'>)
 }
 
 /** The row's customer as the index keys parties (contract/desk partyKey of its phone), or null. */

@@ -25,6 +25,7 @@ import { forget } from './queries.ts'
 import { createIndex, type MessageIndex } from './routes.ts'
 import { createSyncer } from './sync.ts'
 import { deskIndexHooks } from '../desk/index-hooks.ts'
+import { heldAnswers } from '../testing/answers.ts'
 
 /**
  * The message index against both engines (PGlite and a real PostgreSQL server), syncing from
@@ -135,9 +136,13 @@ describe.each(ENGINES)('message index on %s', (engine) => {
     ) as { messages: SimMessage[] }
     return probe.total_message_count === 0 ? [] : all.messages
   }
+  // Every answer the tests read is held to the schema its row declares, which the browser parses with.
+  const answers = heldAnswers(() => index.routes)
   const get = async <T>(path: string): Promise<{ status: number; body: T }> => {
     const r = await fetch(`${apiUrl}${path}`)
-    return { status: r.status, body: (await r.json()) as T }
+    const body = (await r.json()) as T
+    answers.hold('GET', path, r.status, () => body)
+    return { status: r.status, body }
   }
   const syncNow = async (i: number, pageCap: number, forwarder: Forwarder = fw) => {
     const s = createSyncer({ hooks: deskIndexHooks, db, forwarder, pageCap, concurrency: 2, rate: 0, backoffMs: 20, maxRetries: 2 })

@@ -1,6 +1,7 @@
 import { PERMISSIONS } from '../../contract/roles.ts'
 import type { z } from 'zod'
 import { INDEX_PATHS } from '../../contract/index-api.ts'
+import { INDEX_ANSWERS } from '../../contract/index-answers.ts'
 import { openDb } from '../db/open.ts'
 import { background, type Db } from '../db/types.ts'
 import { ProxyError } from '../errors.ts'
@@ -84,6 +85,8 @@ function row<Q extends z.ZodType, B extends z.ZodType | undefined = undefined>(r
       access: r.access,
       reads: r.reads,
       schema: r.schema,
+      // Its answer's schema (contract/index-answers.ts); the export's answer is a file.
+      ...(r.key === 'export' ? {} : { response: INDEX_ANSWERS[r.key] }),
       handle: (req, res, url, ctx, input) => {
         if (!room) throw new ProxyError(503, { kind: 'index_off', message: OFF_MESSAGE })
         return r.run(room, req, res, url, ctx, input as Parameters<Handler<Q, B>>[5])

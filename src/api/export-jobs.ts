@@ -1,6 +1,5 @@
-import * as z from 'zod/mini'
-import { ERROR_KINDS } from '../../contract/api'
-import { INDEX_PATHS } from '../../contract/index-api'
+import { INDEX_PATHS, type ExportProgress } from '../../contract/index-api'
+import { INDEX_ANSWERS } from '../../contract/index-answers'
 import { ApiError, isRetryable, toApiError, wordsFor } from './errors'
 import { apiUrl, getJson, holdActive, parseWire, postJson } from './client'
 import { addJob, getJobs, removeJob, update } from './export-store'
@@ -92,26 +91,6 @@ async function waitForSync(id: number, target: { number: string; tid: string; to
     await sleep(WAIT_POLL_MS, signal)
   }
 }
-
-const progressWire = z.object({
-  job: z.string(),
-  state: z.enum(['queued', 'running', 'done', 'cancelled', 'failed']),
-  rows: z.number(),
-  bytes: z.number(),
-  total: z.nullable(z.number()),
-  fileName: z.nullable(z.string()),
-  queue: z.optional(z.object({ position: z.number(), startsInS: z.nullable(z.number()) })),
-  cancelledBy: z.optional(z.enum(['you', 'browser'])),
-  error: z.optional(
-    z.looseObject({
-      kind: z.enum(ERROR_KINDS),
-      message: z.string(),
-      field: z.optional(z.string()),
-      cause: z.optional(z.string()),
-      retryAfterMs: z.optional(z.number()),
-    }),
-  ),
-})
 
 /** The tray's words for an error: the kind's title, then the server's own account of it. */
 const reasonOf = (e: ApiError) => `${wordsFor(e).title}: ${e.extra.cause ?? e.message}`
@@ -211,9 +190,13 @@ async function download(id: number) {
   let misses = 0
   for (;;) {
     await sleep(POLL_MS, controller.signal)
-    let p: z.infer<typeof progressWire>
+    let p: ExportProgress
     try {
-      p = parseWire(progressWire, await getJson(INDEX_PATHS.exportProgress, { job }, controller.signal), 'The Switchboard server')
+      p = parseWire(
+        INDEX_ANSWERS.exportProgress,
+        await getJson(INDEX_PATHS.exportProgress, { job }, controller.signal),
+        'The Switchboard server',
+      )
     } catch (err) {
       // The download's request may not have reached the server yet.
       if (err instanceof ApiError && err.kind === 'not_found' && performance.now() - asked < START_GRACE_MS) continue

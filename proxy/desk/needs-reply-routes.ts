@@ -118,7 +118,7 @@ export async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse
       // Asked, then opted out: the answer is a call or an email, not a text.
       optedOut: x.opted_out,
     })),
-  })
+  } satisfies DeskAnswer<'needsReply'>)
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { DeskAnswer } from '../../contract/desk/desk-api.ts'
 import { partyForms } from '../../contract/desk/messages.ts'
 import { statusWord } from '../../contract/message-csv.ts'
 import type { Db } from '../db/types.ts'
@@ -79,7 +80,7 @@ export async function optOutsRoute(_req: IncomingMessage, res: ServerResponse, u
       history: x.opt_history,
       sentAfter: x.sent_after,
     })),
-  })
+  } satisfies DeskAnswer<'optOuts'>)
 }
 
 export async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
@@ -106,7 +107,7 @@ export async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse,
       optOut: { ordinal: x.opt_ordinal, date: iso(x.opt_date), body: x.opt_body },
       afterMs: Number(x.after_ms),
     })),
-  })
+  } satisfies DeskAnswer<'sentAfter'>)
 }
 
 const SENT_CSV_HEADER = [

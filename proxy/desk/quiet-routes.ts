@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { DeskAnswer } from '../../contract/desk/desk-api.ts'
 import { localTime } from '../../contract/desk/quiet-hours.ts'
 import type { Db } from '../db/types.ts'
 import { sendJson } from '../http.ts'
@@ -75,7 +76,7 @@ export async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse
     quiet: days.rows.reduce((a, d) => a + d.quiet, 0),
     days: days.rows,
     rows: rows.map((x) => ({ ordinal: x.ordinal, party: x.party, date: iso(x.date), localDay: x.local_day, body: x.body })),
-  })
+  } satisfies DeskAnswer<'quietHours'>)
 }
 
 type QuietRow = { ordinal: number; party: string; date: Date; local_day: string | null; body: string | null }
@@ -222,5 +223,5 @@ export async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, 
     // Beyond the 20 listed: how many characters forced UCS-2 in all, and how many of them never cost a segment.
     forcingCharacters: all.length,
     freeCharacters: all.filter((c) => c.extraSegments === 0).length,
-  })
+  } satisfies DeskAnswer<'segments'>)
 }

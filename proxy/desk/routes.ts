@@ -1,4 +1,4 @@
-import { DESK_ANSWERS } from '../../contract/desk/desk-api.ts'
+import { DESK_ANSWERS, type DeskAnswer } from '../../contract/desk/desk-api.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { PERMISSIONS } from '../../contract/roles.ts'
 import { partyForms, partyKey } from '../../contract/desk/messages.ts'
@@ -48,7 +48,7 @@ type CustomerRow = {
   unanswered: number
   opted_out: boolean
   opted_out_at: Date | null
-  opt_history: unknown[]
+  opt_history: DeskAnswer<'customer'>['threads'][number]['optHistory']
   sent_after: number
 }
 
@@ -95,7 +95,7 @@ async function customerRoute(_req: IncomingMessage, res: ServerResponse, url: UR
       optHistory: x.opt_history,
       sentAfter: x.sent_after,
     })),
-  })
+  } satisfies DeskAnswer<'customer'>)
 }
 
 /** `stallMs`: how long an export's reader may take nothing before it is cut (the export gate's). */
@@ -143,6 +143,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     access: 'signed-in',
     reads: 'needs-reply.view',
     schema: { querystring: names('number', 'thresholdMinutes', 'at', 'limit') },
+    response: DESK_ANSWERS.needsReply,
     run: needsReplyRoute,
     threads: true,
   },
@@ -189,6 +190,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     access: 'signed-in',
     reads: 'opt-outs.view',
     schema: { querystring: names('number', 'state', 'limit', 'offset') },
+    response: DESK_ANSWERS.optOuts,
     run: optOutsRoute,
     threads: true,
   },
@@ -207,6 +209,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     access: 'signed-in',
     reads: 'sent-after-opt-out.view',
     schema: { querystring: names('number', 'party', 'limit', 'offset') },
+    response: DESK_ANSWERS.sentAfter,
     run: sentAfterRoute,
     threads: true,
   },
@@ -225,6 +228,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     access: 'signed-in',
     reads: 'customer.view',
     schema: { querystring: names('party') },
+    response: DESK_ANSWERS.customer,
     run: customerRoute,
     threads: true,
   },
@@ -234,6 +238,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     access: 'signed-in',
     reads: 'quiet-hours.view',
     schema: { querystring: names('number', 'from', 'to', 'limit') },
+    response: DESK_ANSWERS.quietHours,
     run: quietHoursRoute,
   },
   {
@@ -250,6 +255,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     access: 'signed-in',
     reads: 'segments.view',
     schema: { querystring: names('number', 'from', 'to') },
+    response: DESK_ANSWERS.segments,
     run: segmentsRoute,
   },
   {

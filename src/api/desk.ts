@@ -1,8 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
-import * as z from 'zod/mini'
-import { DESK_ANSWERS, DESK_PATHS } from '../../contract/desk/desk-api'
+import { DESK_ANSWERS, DESK_PATHS, type DeskAnswer } from '../../contract/desk/desk-api'
 import { getJson, parseWire, postJson } from './client'
-import { count, nullableText } from './index-status'
 import { zoneName, type Zone } from '../lib/dates'
 
 /**
@@ -29,36 +27,17 @@ export const deskKeys = {
   settings: () => [...deskKeys.all, 'settings'] as const,
 }
 
-const optText = nullableText
-
 // ---- needs reply ----------------------------------------------------------------------------
 
-const queueRowWire = z.looseObject({
-  number: z.string(),
-  party: z.string(),
-  since: optText,
-  waitedMs: count,
-  unanswered: count,
-  lastInbound: z.looseObject({ ordinal: z.catch(z.nullable(z.number()), null), date: optText, body: optText }),
-  handled: z.catch(z.nullable(z.looseObject({ at: optText, by: optText })), null),
-  /** Opted out on that number now: answer by call or email, not by text. */
-  optedOut: z.catch(z.boolean(), false),
-})
-const queueWire = z.looseObject({
-  at: z.string(),
-  thresholdMinutes: count,
-  total: count,
-  rows: z.array(queueRowWire),
-})
-export type NeedsReply = z.output<typeof queueWire>
-export type QueueEntry = z.output<typeof queueRowWire>
+export type NeedsReply = DeskAnswer<'needsReply'>
+export type QueueEntry = NeedsReply['rows'][number]
 
 /** The queue (longest wait first); `limit` 1 is the navigation's count. The threshold is the team's, set on the server. */
 export const needsReplyQuery = (number: string | null, limit = DESK_MAX_ROWS) =>
   queryOptions({
     queryKey: deskKeys.needsReply(number, limit),
     queryFn: async ({ signal }) =>
-      parseWire(queueWire, await getJson(DESK_PATHS.needsReply, { number: number ?? undefined, limit }, signal), WHO),
+      parseWire(DESK_ANSWERS.needsReply, await getJson(DESK_PATHS.needsReply, { number: number ?? undefined, limit }, signal), WHO),
     staleTime: 30_000,
     // Waiting times grow and replies arrive during sync: look again every minute.
     refetchInterval: 60_000,
@@ -134,52 +113,31 @@ export async function saveDeskSettings(thresholdMinutes: number) {
 
 export type OptStateFilter = 'all' | 'opted-out' | 'opted-in'
 
-const historyWire = z.array(z.looseObject({ state: z.string(), ordinal: z.catch(z.number(), 0), date: optText }))
-
-const optRowWire = z.looseObject({
-  number: z.string(),
-  party: z.string(),
-  optedOut: z.catch(z.boolean(), false),
-  since: optText,
-  history: z.catch(historyWire, []),
-  sentAfter: count,
-})
-const optOutsWire = z.looseObject({
-  optedOut: count,
-  optedBackIn: count,
-  sentAfter: count,
-  total: count,
-  rows: z.array(optRowWire),
-})
-export type OptOuts = z.output<typeof optOutsWire>
-export type OptRow = z.output<typeof optRowWire>
+export type OptOuts = DeskAnswer<'optOuts'>
+export type OptRow = OptOuts['rows'][number]
 
 export const optOutsQuery = (number: string | null, state: OptStateFilter) =>
   queryOptions({
     queryKey: deskKeys.optOuts(number, state),
     queryFn: async ({ signal }) =>
-      parseWire(optOutsWire, await getJson(DESK_PATHS.optOuts, { number: number ?? undefined, state, limit: DESK_MAX_ROWS }, signal), WHO),
+      parseWire(
+        DESK_ANSWERS.optOuts,
+        await getJson(DESK_PATHS.optOuts, { number: number ?? undefined, state, limit: DESK_MAX_ROWS }, signal),
+        WHO,
+      ),
     staleTime: 30_000,
     retry: false,
   })
 
-const sentRowWire = z.looseObject({
-  number: z.string(),
-  party: z.string(),
-  message: z.looseObject({ ordinal: z.number(), date: optText, body: optText, status: optText, failed: z.catch(z.boolean(), false) }),
-  optOut: z.looseObject({ ordinal: z.number(), date: optText, body: optText }),
-  afterMs: count,
-})
-const sentAfterWire = z.looseObject({ total: count, rows: z.array(sentRowWire) })
-export type SentAfter = z.output<typeof sentAfterWire>
-export type SentAfterRow = z.output<typeof sentRowWire>
+export type SentAfter = DeskAnswer<'sentAfter'>
+export type SentAfterRow = SentAfter['rows'][number]
 
 export const sentAfterQuery = (number: string | null, party: string | null) =>
   queryOptions({
     queryKey: deskKeys.sentAfter(number, party),
     queryFn: async ({ signal }) =>
       parseWire(
-        sentAfterWire,
+        DESK_ANSWERS.sentAfter,
         await getJson(DESK_PATHS.sentAfter, { number: number ?? undefined, party: party ?? undefined, limit: DESK_MAX_ROWS }, signal),
         WHO,
       ),
@@ -189,63 +147,26 @@ export const sentAfterQuery = (number: string | null, party: string | null) =>
 
 // ---- one customer ---------------------------------------------------------------------------
 
-const threadWire = z.looseObject({
-  number: z.string(),
-  party: z.string(),
-  firstAt: optText,
-  lastAt: optText,
-  inbound: count,
-  outbound: count,
-  failed: count,
-  waitingSince: optText,
-  unanswered: count,
-  optedOut: z.catch(z.boolean(), false),
-  optedOutAt: optText,
-  optHistory: z.catch(historyWire, []),
-  sentAfter: count,
-})
-const customerWire = z.looseObject({
-  party: z.string(),
-  numbers: z.catch(z.array(z.string()), []),
-  firstContact: optText,
-  lastContact: optText,
-  inbound: count,
-  outbound: count,
-  failed: count,
-  optedOutOn: z.catch(z.array(z.string()), []),
-  waitingSince: optText,
-  threads: z.array(threadWire),
-})
-export type Customer = z.output<typeof customerWire>
-export type CustomerThread = z.output<typeof threadWire>
+export type Customer = DeskAnswer<'customer'>
+export type CustomerThread = Customer['threads'][number]
 
 export const customerQuery = (party: string) =>
   queryOptions({
     queryKey: deskKeys.customer(party),
-    queryFn: async ({ signal }) => parseWire(customerWire, await getJson(DESK_PATHS.customer, { party }, signal), WHO),
+    queryFn: async ({ signal }) => parseWire(DESK_ANSWERS.customer, await getJson(DESK_PATHS.customer, { party }, signal), WHO),
     staleTime: 30_000,
     retry: false,
   })
 
 // ---- quiet hours and segments ---------------------------------------------------------------
 
-const quietWire = z.looseObject({
-  number: z.string(),
-  window: z.catch(z.looseObject({ start: z.number(), end: z.number() }), { start: 8, end: 21 }),
-  approximate: z.catch(z.string(), ''),
-  outbound: count,
-  unknownZone: count,
-  quiet: count,
-  days: z.array(z.looseObject({ day: z.string(), quiet: count })),
-  rows: z.array(z.looseObject({ ordinal: z.number(), party: z.string(), date: optText, localDay: optText, body: optText })),
-})
-export type QuietHours = z.output<typeof quietWire>
+export type QuietHours = DeskAnswer<'quietHours'>
 
 export const quietHoursQuery = (number: string, from: string, to: string) =>
   queryOptions({
     queryKey: deskKeys.quietHours(number, from, to),
     queryFn: async ({ signal }) =>
-      parseWire(quietWire, await getJson(DESK_PATHS.quietHours, { number, from, to, limit: DESK_MAX_ROWS }, signal), WHO),
+      parseWire(DESK_ANSWERS.quietHours, await getJson(DESK_PATHS.quietHours, { number, from, to, limit: DESK_MAX_ROWS }, signal), WHO),
     staleTime: 30_000,
     retry: false,
   })
@@ -256,20 +177,12 @@ export const quietHoursExport = (number: string, from: string, to: string, zone:
   params: { number, from, to, tz: zoneName(zone) },
 })
 
-const segmentsWire = z.looseObject({
-  number: z.string(),
-  days: z.array(z.looseObject({ day: z.string(), messages: count, segments: count, ucs2: count, extra: count })),
-  costliest: z.array(z.looseObject({ char: z.string(), messages: count, extraSegments: count })),
-  /** Every character that forced UCS-2 in the span, and those of them that never cost a segment (the list holds 20 at most). */
-  forcingCharacters: z.catch(z.nullable(count), null),
-  freeCharacters: z.catch(z.nullable(count), null),
-})
-export type Segments = z.output<typeof segmentsWire>
+export type Segments = DeskAnswer<'segments'>
 
 export const segmentsQuery = (number: string, from: string, to: string) =>
   queryOptions({
     queryKey: deskKeys.segments(number, from, to),
-    queryFn: async ({ signal }) => parseWire(segmentsWire, await getJson(DESK_PATHS.segments, { number, from, to }, signal), WHO),
+    queryFn: async ({ signal }) => parseWire(DESK_ANSWERS.segments, await getJson(DESK_PATHS.segments, { number, from, to }, signal), WHO),
     staleTime: 30_000,
     retry: false,
   })

@@ -1,3 +1,4 @@
+import { HISTORY_SHOWN_ANSWER, type HistoryShownAnswer } from '../contract/history-api.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
 import { checkParams, OPERATIONS, type Operation } from '../contract/api.ts'
@@ -206,6 +207,7 @@ function historyShownRoute(config: Config, prefetched: PrefetchLedger): RouteSpe
       querystring: query({}, { unknown: (name) => `${name}: send the fields in the JSON body.` }),
       body: shownBody(config.historyPageCap),
     },
+    response: HISTORY_SHOWN_ANSWER,
     handle: async (_req, res, _url, ctx, { body }) => {
       const shown = prefetched.take(ctx, body)
       if (!shown)
@@ -215,7 +217,7 @@ function historyShownRoute(config: Config, prefetched: PrefetchLedger): RouteSpe
           message: 'That page was not fetched ahead for this sign-in, or was already reported shown.',
         })
       await ctx.logRead({ ...body, ...shown, prefetched: true })
-      sendJson(res, 200, { recorded: true })
+      sendJson(res, 200, { recorded: true } satisfies HistoryShownAnswer)
     },
   })
 }

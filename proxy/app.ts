@@ -1,3 +1,4 @@
+import { META_ANSWER, type MetaAnswer, type MetaPart } from '../contract/meta-api.ts'
 import { createServer, METHODS, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { fastify, type FastifyInstance, type FastifyRequest, type FastifySchema, type onRequestAsyncHookHandler } from 'fastify'
@@ -45,7 +46,7 @@ export interface AppDeps {
   /** Team access; without it every request is the local admin and reads are not logged. */
   gate?: AccessGate
   /** Extra fields for GET /api/meta (index on/off, access mode). */
-  meta?: () => Record<string, unknown>
+  meta?: () => MetaPart
   /** Called once a page of a number's history has been served (the index refreshes that number). */
   onHistoryServed?: (number: string, tid: string) => void
   /** Called with a history page's records as it is served to a sign-in (the media room remembers their media). */
@@ -319,8 +320,9 @@ function routeTable(config: Config, deps: AppDeps): readonly RouteSpec[] {
     reads: null,
     head: true,
     schema: NO_PARAMS,
+    response: META_ANSWER,
     handle: async (_req, res) => {
-      sendJson(res, 200, { historyPageCap: config.historyPageCap, timeZone: 'UTC', ...deps.meta?.() })
+      sendJson(res, 200, { historyPageCap: config.historyPageCap, timeZone: 'UTC', ...deps.meta?.() } satisfies MetaAnswer)
     },
   }
   const routes: readonly RouteSpec[] = [

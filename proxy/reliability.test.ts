@@ -420,7 +420,7 @@ describe('seams for the other rooms', () => {
   let up: Awaited<ReturnType<typeof stubUpstream>>
   beforeAll(async () => {
     up = await stubUpstream((_q, res) => res.end('{"success":"1","total_message_count":0,"messages":[]}'))
-    proxy = await proxyFor(up.url, { HISTORY_PAGE_CAP: '250' }, { gate, routes: [index], meta: () => ({ indexEnabled: true }) })
+    proxy = await proxyFor(up.url, { HISTORY_PAGE_CAP: '250' }, { gate, routes: [index], meta: () => ({ index: { enabled: true } }) })
   })
   afterAll(async () => {
     await proxy.close()
@@ -462,7 +462,7 @@ describe('seams for the other rooms', () => {
 
   it('serves /api/meta with the page cap, UTC and what the rooms add', async () => {
     const r = await call('GET', '/api/meta', 'viewer')
-    expect(json(r)).toEqual({ historyPageCap: 250, timeZone: 'UTC', indexEnabled: true })
+    expect(json(r)).toEqual({ historyPageCap: 250, timeZone: 'UTC', index: { enabled: true } })
   })
 })
 

@@ -1,3 +1,4 @@
+import type { MetaPart } from '../contract/meta-api.ts'
 import { checkExposure, parseAccessConfig, type AccessConfig } from './access/config.ts'
 import { createAccess, type Access } from './access/access.ts'
 import { accessOnOpen } from './access/on-open.ts'
@@ -82,7 +83,7 @@ export interface Rooms {
   /** The media of the history pages each sign-in was served, shared by every server on the database. */
   servedMedia: ServedMedia
   gate: AccessGate
-  meta: () => Record<string, unknown>
+  meta: () => MetaPart
   /** The desk's catch-up with what is already indexed, started with the rooms (it never rejects). */
   deskCaughtUp: Promise<void>
   close: () => Promise<void>

@@ -80,17 +80,13 @@ const SAMPLE: Record<string, { query?: string; form?: string; json?: unknown }> 
 }
 
 /**
- * The routes whose answers no schema in contract/ describes yet, and why: a file or stream; the
- * upstream's own answer passed through (read tolerantly, as the field notes say real answers
- * vary); or not yet moved (the browser still describes it in src/api/, tolerantly, and the index's
- * status list with a hand-written check for speed).
+ * The routes whose answers no schema in contract/ describes, and why: a file or stream; or the
+ * upstream's own answer passed through (read tolerantly, as the field notes say real answers vary).
  */
-const UNDESCRIBED: Record<string, 'file or stream' | 'the upstream’s answer' | 'not yet'> = {
-  'GET /api/meta': 'not yet',
+const UNDESCRIBED: Record<string, 'file or stream' | 'the upstream’s answer'> = {
   'POST /api/smshistory': 'the upstream’s answer',
   'POST /api/allownednumbers': 'the upstream’s answer',
   'POST /api/ownednumbers': 'the upstream’s answer',
-  'POST /api/history/shown': 'not yet',
   'GET /api/index/export': 'file or stream',
   'GET /api/desk/needs-reply/export': 'file or stream',
   'GET /api/desk/opt-outs/export': 'file or stream',

@@ -1,3 +1,4 @@
+import type { MetaPart } from '../../contract/meta-api.ts'
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { Db } from '../db/types.ts'
@@ -60,7 +61,7 @@ export interface Alerts {
   /** The daily witness notices, if today's have not gone (witness.ts); resolves with how many were written. */
   witnessDue: () => Promise<number>
   channels: () => Promise<Channel[]>
-  meta: () => Record<string, unknown>
+  meta: () => MetaPart
   close: () => Promise<void>
 }
 

@@ -1,3 +1,4 @@
+import type { MetaPart } from '../../contract/meta-api.ts'
 import { PERMISSIONS } from '../../contract/roles.ts'
 import type { z } from 'zod'
 import { INDEX_PATHS } from '../../contract/index-api.ts'
@@ -57,7 +58,7 @@ export interface IndexDeps {
 export interface MessageIndex {
   routes: RouteSpec[]
   onHistoryViewed: (number: string, tid: string) => void
-  meta: () => Record<string, unknown>
+  meta: () => MetaPart
   close: () => Promise<void>
   /** Null with INDEX=off (and no database given). */
   db: Db | null

@@ -1,6 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
+import { safeParse } from 'zod/v4/core'
+import { numberStatusAnswer, SYNC_STATES } from '../../contract/index-answers'
 import { optText } from './client'
 import { count, normaliseStatusNumbers, nullableText, parseStatus, sortNumbersAsWritten } from './index-status'
 
@@ -73,6 +75,55 @@ describe('normaliseStatusNumbers', () => {
         expect(normaliseStatusNumbers(JSON.parse(json) as unknown[])).toEqual(expected)
       }),
       { numRuns: 3000 },
+    )
+  })
+
+  it("keeps every record the server's declared schema allows as it is (contract/index-answers.ts), so the fast path reads the same answer", () => {
+    const text = fc.option(fc.string({ maxLength: 8 }), { nil: null })
+    const valid = fc.record(
+      {
+        number: fc.string({ minLength: 1, maxLength: 12 }),
+        tid: fc.string({ maxLength: 8 }),
+        state: fc.constantFrom(...SYNC_STATES),
+        indexed: fc.nat(),
+        upstreamTotal: fc.option(fc.nat(), { nil: null }),
+        newestDate: text,
+        oldestDate: text,
+        lastSyncedAt: text,
+        error: text,
+        progress: fc.option(fc.record({ done: fc.nat(), total: fc.nat() }), { nil: null }),
+        removed: fc.boolean(),
+        otherTids: fc.array(fc.string({ maxLength: 6 }), { maxLength: 3 }),
+        forgottenAt: text,
+        finding: text,
+      },
+      {
+        requiredKeys: [
+          'number',
+          'tid',
+          'state',
+          'indexed',
+          'upstreamTotal',
+          'newestDate',
+          'oldestDate',
+          'lastSyncedAt',
+          'error',
+          'progress',
+        ],
+      },
+    )
+    fc.assert(
+      fc.property(fc.array(valid, { maxLength: 6 }), (list) => {
+        for (const r of list) expect(safeParse(numberStatusAnswer, r).success).toBe(true)
+        const read = normaliseStatusNumbers(JSON.parse(JSON.stringify(list)) as unknown[])
+        expect(read).toHaveLength(list.length)
+        // Each record as sent (the fields it left out take their "not said" defaults, which the schema also allows).
+        const sent = sortNumbersAsWritten([...list])
+        read.forEach((r, i) => {
+          expect(r).toMatchObject(sent[i]!)
+          expect(safeParse(numberStatusAnswer, r).success).toBe(true)
+        })
+      }),
     )
   })
 

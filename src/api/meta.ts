@@ -1,16 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query'
-import * as z from 'zod/mini'
+import { META_ANSWER } from '../../contract/meta-api'
 import { getJson, parseWire } from './client'
 
-/** GET /api/meta: what the server is configured with that the app must respect. */
-const metaWire = z.looseObject({
-  historyPageCap: z.catch(z.number().check(z.int(), z.positive()), 1000),
-  timeZone: z.catch(z.string(), 'UTC'),
-  indexEnabled: z.optional(z.catch(z.boolean(), false)),
-  accessMode: z.optional(z.catch(z.string(), 'local')),
-  upstream: z.optional(z.catch(z.looseObject({ kind: z.string(), account: z.optional(z.catch(z.string(), '')) }), { kind: 'configured' })),
-})
-
+/** GET /api/meta: what the server is configured with that the app must respect (contract/meta-api.ts). */
 export interface Meta {
   historyPageCap: number
   timeZone: string
@@ -27,13 +19,13 @@ export const metaQuery = () =>
   queryOptions({
     queryKey: ['meta'] as const,
     queryFn: async ({ signal }): Promise<Meta> => {
-      const w = parseWire(metaWire, await getJson('/api/meta', {}, signal), "The Switchboard server's")
+      const w = parseWire(META_ANSWER, await getJson('/api/meta', {}, signal), "The Switchboard server's")
       return {
         historyPageCap: w.historyPageCap,
         timeZone: w.timeZone,
-        indexEnabled: w.indexEnabled ?? null,
+        indexEnabled: w.index?.enabled ?? null,
         accessMode: w.accessMode ?? null,
-        simulatorAccount: w.upstream?.kind === 'simulator' ? w.upstream.account || 'demo' : null,
+        simulatorAccount: w.upstream?.kind === 'simulator' ? w.upstream.account : null,
       }
     },
     staleTime: Infinity,

@@ -49,6 +49,9 @@ const BODY: Record<string, { query?: string; form?: string; json?: unknown }> = 
   'POST /api/watch/reveal': { json: { key: '0123456789abcdef' } },
   'POST /api/alerts/channels': { json: { kind: 'email', name: 'desk', target: 'desk@example.com' } },
   'POST /api/alerts/silences': { json: { rule: 'failure-spike', until: '2999-01-01T00:00:00Z' } },
+  'POST /api/desk/handled': { json: { number: HISTORY.number, party: '14155550123' } },
+  'POST /api/desk/handled/undo': { json: { number: HISTORY.number, party: '14155550123', handledAt: '2026-11-21T12:04:00Z' } },
+  'POST /api/desk/settings': { json: { thresholdMinutes: 60 } },
 }
 
 /** A request each read route answers with data for, so its entry can be looked for. */

@@ -3,29 +3,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { DEFAULT_THRESHOLD_MS } from '../../contract/desk/needs-reply.ts'
 import { partyKey } from '../../contract/desk/messages.ts'
 import type { Db } from '../db/types.ts'
-import { ProxyError, invalid } from '../errors.ts'
-import { readJsonBody, sendJson } from '../http.ts'
+import { ProxyError } from '../errors.ts'
+import { sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
-import { INT4_MAX, limitParam, readParams } from '../kernel/params.ts'
+import type { z } from 'zod'
+import type { HANDLED_BODY, SETTINGS_BODY, UNDO_BODY } from './params.ts'
+import { type NEEDS_REPLY_COUNT_QUERY, type NEEDS_REPLY_EXPORT_QUERY, type NEEDS_REPLY_QUERY } from './params.ts'
 import { refreshDesk } from './refresh.ts'
 import { partiesShown } from '../log-parties.ts'
 
-import {
-  BODY,
-  DESK_EXPORT,
-  Job,
-  MAX_THRESHOLD_MINUTES,
-  atParam,
-  deskFileName,
-  deskFormat,
-  exportDone,
-  iso,
-  localColumns,
-  optionalNumber,
-  streamCsv,
-  teamThreshold,
-  thresholdParam,
-} from './route-kit.ts'
+import { BODY, DESK_EXPORT, Job, deskFileName, exportDone, iso, localColumns, streamCsv, teamThreshold } from './route-kit.ts'
 
 /** The Needs reply queue: its page, count and export; handled and undo; the team's threshold. */
 
@@ -88,17 +75,22 @@ async function queueCount(db: Db, number: string | null, threshold: number, at: 
   return r.rows[0]?.n ?? 0
 }
 
-export async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  const p = readParams(url, ['number', 'thresholdMinutes', 'at', 'limit'])
-  const number = optionalNumber(p)
-  const threshold = await thresholdParam(p, db)
-  const at = atParam(p)
-  const limit = limitParam(p, 100)
+export async function needsReplyRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _url: URL,
+  ctx: RequestContext,
+  db: Db,
+  q: z.output<typeof NEEDS_REPLY_QUERY>,
+) {
+  const { number, limit } = q
+  const threshold = q.thresholdMinutes ?? (await teamThreshold(db)).thresholdMinutes
+  const at = q.at ?? new Date()
   const rows = await queueRows(db, number, threshold, at, limit)
   // `at` when the request named one (a queue as it stood then): the entry says which queue was read.
   await ctx.logRead({
     ...(number ? { number } : {}),
-    ...(p.get('at') ? { at: at.toISOString() } : {}),
+    ...(q.at ? { at: at.toISOString() } : {}),
     thresholdMinutes: threshold,
     rows: rows.length,
     ...partiesShown(rows.map((x) => x.party)),
@@ -126,10 +118,15 @@ export async function needsReplyRoute(_req: IncomingMessage, res: ServerResponse
  * so it reads no customer data and leaves no access-log entry (the badge asks every minute on
  * every open page; the queue itself, `needs-reply`, is logged as a read).
  */
-export async function needsReplyCountRoute(_req: IncomingMessage, res: ServerResponse, url: URL, _ctx: RequestContext, db: Db) {
-  const p = readParams(url, ['number'])
-  const number = optionalNumber(p)
-  const threshold = await thresholdParam(p, db)
+export async function needsReplyCountRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _url: URL,
+  _ctx: RequestContext,
+  db: Db,
+  { number }: z.output<typeof NEEDS_REPLY_COUNT_QUERY>,
+) {
+  const threshold = (await teamThreshold(db)).thresholdMinutes
   const at = new Date()
   sendJson(res, 200, {
     at: at.toISOString(),
@@ -153,21 +150,21 @@ const QUEUE_CSV_HEADER = [
 export async function needsReplyExportRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
+  _url: URL,
   ctx: RequestContext,
   db: Db,
+  query: z.output<typeof NEEDS_REPLY_EXPORT_QUERY>,
   job: Job,
   stallMs: number,
 ) {
-  const p = readParams(url, ['number', 'thresholdMinutes', 'at', 'tz', 'job', 'format'])
-  const format = deskFormat(p.get('format'))
-  const local = localColumns(p, ['waiting_since', 'last_inbound_at'])
-  const number = optionalNumber(p)
-  const threshold = await thresholdParam(p, db)
-  const at = atParam(p)
+  const q = query.read()
+  const { format, number } = q
+  const local = localColumns(q.tz, ['waiting_since', 'last_inbound_at'])
+  const threshold = q.thresholdMinutes ?? (await teamThreshold(db)).thresholdMinutes
+  const at = q.at ?? new Date()
   const rows = await queueCount(db, number, threshold, at)
   // `at` when the request named one, as the page's read logs it: the queue as it stood then.
-  const what = { ...(number ? { number } : {}), ...(p.get('at') ? { at: at.toISOString() } : {}), thresholdMinutes: threshold }
+  const what = { ...(number ? { number } : {}), ...(q.at ? { at: at.toISOString() } : {}), thresholdMinutes: threshold }
   await ctx.logRead({ ...what, rows, export: format })
   // Dated by the instant the queue is judged at (now, unless the request names another).
   const name = deskFileName('needs-reply', [number ?? 'all-numbers'], rows, at, format)
@@ -195,33 +192,14 @@ export async function needsReplyExportRoute(
   )
 }
 
-/** A mark's number and party as sent (the party's digits as typed), each checked and named when wrong. */
-function threadOf(body: Record<string, unknown>): { number: string; typed: string } {
-  if (typeof body.number !== 'string' || !/^\+?\d{6,15}$/.test(body.number))
-    throw invalid('number', 'number is required: the account number, 6 to 15 digits.')
-  if (typeof body.party !== 'string' || body.party.length > 64 || !/^\d{1,15}$/.test(body.party.replace(/\D/g, '')))
-    throw invalid('party', 'party is required: the customer’s phone number (at most 15 digits).')
-  return { number: body.number.replace(/^\+/, ''), typed: body.party.replace(/\D/g, '') }
-}
-
-export async function handledRoute(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  readParams(url, [])
-  const body = await readJsonBody(req)
-  for (const k of Object.keys(body))
-    if (k !== 'number' && k !== 'party' && k !== 'through')
-      throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number, party and through.`)
-  const { number, typed } = threadOf(body)
-  const through = body.through
-  // Ordinals are PostgreSQL integers: a larger one failed in the database as a 500.
-  if (
-    through !== undefined &&
-    through !== null &&
-    (typeof through !== 'number' || !Number.isSafeInteger(through) || through < 1 || through > INT4_MAX)
-  )
-    throw invalid(
-      'through',
-      `through, when sent, is the ordinal of the newest message from the customer that was seen: a whole number from 1 to ${INT4_MAX}.`,
-    )
+export async function handledRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _url: URL,
+  ctx: RequestContext,
+  db: Db,
+  { number, typed, through }: z.output<typeof HANDLED_BODY>,
+) {
   // The thread as the index keys it (contract/desk partyKey), whichever way the party was typed.
   const known = await db.query<{ party: string }>('SELECT party FROM desk_threads WHERE number = $1 AND party = $2', [
     number,
@@ -269,15 +247,14 @@ export async function handledRoute(req: IncomingMessage, res: ServerResponse, ur
  * removed when there was none, and the thread's wait worked out again. A mark made since (by
  * anyone) is not undone by an older undo: 409.
  */
-export async function unhandledRoute(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  readParams(url, [])
-  const body = await readJsonBody(req)
-  for (const k of Object.keys(body))
-    if (k !== 'number' && k !== 'party' && k !== 'handledAt')
-      throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send number, party and handledAt.`)
-  const { number, typed } = threadOf(body)
-  const at = typeof body.handledAt === 'string' && body.handledAt.length <= 40 ? Date.parse(body.handledAt) : Number.NaN
-  if (!Number.isFinite(at)) throw invalid('handledAt', 'handledAt is required: the time of the mark to undo, as the mark gave it.')
+export async function unhandledRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _url: URL,
+  ctx: RequestContext,
+  db: Db,
+  { number, typed, at }: z.output<typeof UNDO_BODY>,
+) {
   const party = partyKey(typed)
   // What the undo would do, read first: a refused undo is not logged, and one the log cannot
   // record is not done. The transaction checks again under its lock.
@@ -331,20 +308,19 @@ export async function unhandledRoute(req: IncomingMessage, res: ServerResponse, 
   sendJson(res, 200, { number, party, restored: done === 'restored' } satisfies DeskAnswer<'undone'>)
 }
 
-export async function settingsRoute(_req: IncomingMessage, res: ServerResponse, url: URL, _ctx: RequestContext, db: Db) {
-  readParams(url, [])
+export async function settingsRoute(_req: IncomingMessage, res: ServerResponse, _url: URL, _ctx: RequestContext, db: Db) {
   sendJson(res, 200, (await teamThreshold(db)) satisfies DeskAnswer<'settings'>)
 }
 
 /** An admin sets the team's needs-reply threshold; every field is checked and named when wrong. */
-export async function saveSettingsRoute(req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  readParams(url, [])
-  const body = await readJsonBody(req)
-  for (const k of Object.keys(body))
-    if (k !== 'thresholdMinutes') throw invalid(k.slice(0, 40), `Unknown field "${k.slice(0, 40)}": send thresholdMinutes.`)
-  const v = body.thresholdMinutes
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_THRESHOLD_MINUTES)
-    throw invalid('thresholdMinutes', `thresholdMinutes must be a whole number of minutes from 0 to ${MAX_THRESHOLD_MINUTES}.`)
+export async function saveSettingsRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _url: URL,
+  ctx: RequestContext,
+  db: Db,
+  { thresholdMinutes: v }: z.output<typeof SETTINGS_BODY>,
+) {
   const by = ctx.principal?.name ?? 'unknown'
   // The threshold it replaces goes into the entry too (the default when none was set); the entry
   // is stored first, and a change the log cannot record is not made.

@@ -3,26 +3,14 @@ import type { DeskAnswer } from '../../contract/desk/desk-api.ts'
 import { partyForms } from '../../contract/desk/messages.ts'
 import { statusWord } from '../../contract/message-csv.ts'
 import type { Db } from '../db/types.ts'
-import { invalid } from '../errors.ts'
 import { sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
-import { digitsParam, limitParam, readParams } from '../kernel/params.ts'
+import type { z } from 'zod'
+import type { OPT_OUTS_EXPORT_QUERY, OPT_OUTS_QUERY, SENT_AFTER_EXPORT_QUERY, SENT_AFTER_QUERY } from './params.ts'
 import { partiesShown } from '../log-parties.ts'
 import { sentAfterBatch, sentAfterCount, sentAfterPage, type SentRow } from './sent-after.ts'
 
-import {
-  DESK_EXPORT,
-  HELD,
-  Job,
-  deskFileName,
-  deskFormat,
-  exportDone,
-  iso,
-  localColumns,
-  offsetParam,
-  optionalNumber,
-  streamCsv,
-} from './route-kit.ts'
+import { DESK_EXPORT, HELD, Job, deskFileName, exportDone, iso, localColumns, streamCsv } from './route-kit.ts'
 
 /** The opt-out ledger and the sends after an opt-out: pages and exports. */
 
@@ -36,22 +24,17 @@ type OptRow = {
   total: number
 }
 
-function stateParam(p: Map<string, string>): string {
-  const state = p.get('state') || 'all'
-  if (state !== 'all' && state !== 'opted-out' && state !== 'opted-in')
-    throw invalid('state', 'state must be all, opted-out (still out) or opted-in (back in).')
-  return state
-}
-
 const LEDGER_WHERE = `opt_history <> '[]' AND ($1::text IS NULL OR number = $1) AND number IN (${HELD})
         AND ($2 = 'all' OR ($2 = 'opted-out') = opted_out)`
 
-export async function optOutsRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  const p = readParams(url, ['number', 'state', 'limit', 'offset'])
-  const number = optionalNumber(p)
-  const state = stateParam(p)
-  const limit = limitParam(p, 100)
-  const offset = offsetParam(p)
+export async function optOutsRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _url: URL,
+  ctx: RequestContext,
+  db: Db,
+  { number, state, limit, offset }: z.output<typeof OPT_OUTS_QUERY>,
+) {
   const r = await db.query<OptRow>(
     `SELECT number, party, opted_out, opted_out_at, opt_history, sent_after, count(*) OVER ()::int AS total
        FROM desk_threads
@@ -83,12 +66,14 @@ export async function optOutsRoute(_req: IncomingMessage, res: ServerResponse, u
   } satisfies DeskAnswer<'optOuts'>)
 }
 
-export async function sentAfterRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  const p = readParams(url, ['number', 'party', 'limit', 'offset'])
-  const number = optionalNumber(p)
-  const party = digitsParam(p, 'party', false)
-  const limit = limitParam(p, 100)
-  const offset = offsetParam(p)
+export async function sentAfterRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _url: URL,
+  ctx: RequestContext,
+  db: Db,
+  { number, party, limit, offset }: z.output<typeof SENT_AFTER_QUERY>,
+) {
   const scope = { number, keys: party ? partyForms(party) : null }
   const rows = await sentAfterPage(db, scope, limit, offset)
   const total = await sentAfterCount(db, scope)
@@ -130,17 +115,15 @@ const SENT_CSV_HEADER = [
 export async function sentAfterExportRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
+  _url: URL,
   ctx: RequestContext,
   db: Db,
+  query: z.output<typeof SENT_AFTER_EXPORT_QUERY>,
   job: Job,
   stallMs: number,
 ) {
-  const p = readParams(url, ['number', 'party', 'tz', 'job', 'format'])
-  const format = deskFormat(p.get('format'))
-  const local = localColumns(p, ['opt_out_at', 'sent_at'])
-  const number = optionalNumber(p)
-  const party = digitsParam(p, 'party', false)
+  const { number, party, format, tz } = query.read()
+  const local = localColumns(tz, ['opt_out_at', 'sent_at'])
   const scope = { number, keys: party ? partyForms(party) : null }
   const rows = await sentAfterCount(db, scope)
   const what = { ...(number ? { number } : {}), ...(party ? { party } : {}) }
@@ -180,17 +163,15 @@ const LEDGER_CSV_HEADER = ['number', 'customer', 'state', 'opted_out_since', 'se
 export async function optOutsExportRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
+  _url: URL,
   ctx: RequestContext,
   db: Db,
+  query: z.output<typeof OPT_OUTS_EXPORT_QUERY>,
   job: Job,
   stallMs: number,
 ) {
-  const p = readParams(url, ['number', 'state', 'tz', 'job', 'format'])
-  const format = deskFormat(p.get('format'))
-  const local = localColumns(p, ['opted_out_since'])
-  const number = optionalNumber(p)
-  const state = stateParam(p)
+  const { number, state, format, tz } = query.read()
+  const local = localColumns(tz, ['opted_out_since'])
   const total = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM desk_threads WHERE ${LEDGER_WHERE}`, [number, state])
   const rows = total.rows[0]?.n ?? 0
   const what = { ...(number ? { number } : {}), state }

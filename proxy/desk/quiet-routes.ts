@@ -4,33 +4,27 @@ import { localTime } from '../../contract/desk/quiet-hours.ts'
 import type { Db } from '../db/types.ts'
 import { sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
-import { limitParam, numberParam, readParams } from '../kernel/params.ts'
+import type { z } from 'zod'
+import type { QUIET_HOURS_EXPORT_QUERY, QUIET_HOURS_QUERY, SEGMENTS_QUERY } from './params.ts'
 import { partiesShown } from '../log-parties.ts'
 
-import {
-  BODY,
-  DESK_EXPORT,
-  HELD,
-  Job,
-  deskFileName,
-  deskFormat,
-  exportDone,
-  isWholeDay,
-  iso,
-  localColumns,
-  rangeParams,
-  streamCsv,
-} from './route-kit.ts'
+import { BODY, DESK_EXPORT, HELD, Job, deskFileName, exportDone, isWholeDay, iso, localColumns, streamCsv } from './route-kit.ts'
 
 /** Quiet hours and segments: pages and the quiet-hours export. */
 
 type SegmentDay = { day: string; messages: number; segments: number; ucs2: number; extra: number }
 
-export async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  const p = readParams(url, ['number', 'from', 'to', 'limit'])
-  const number = numberParam(p)
-  const { from, to } = rangeParams(p)
-  const limit = limitParam(p, 100)
+export async function quietHoursRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _url: URL,
+  ctx: RequestContext,
+  db: Db,
+  q: z.output<typeof QUIET_HOURS_QUERY>,
+) {
+  const { number, limit } = q
+  const from = q.from?.start ?? null
+  const to = q.to?.endExclusive ?? null
   const args = [number, from, to]
   // Whole UTC days (a day parameter, or none) sum the per-day counts; a bound inside a day
   // counts that stretch's sends one by one.
@@ -62,8 +56,8 @@ export async function quietHoursRoute(_req: IncomingMessage, res: ServerResponse
   const rows = await quietRows(db, number, from, to, limit)
   await ctx.logRead({
     number,
-    ...(from ? { from: p.get('from') } : {}),
-    ...(to ? { to: p.get('to') } : {}),
+    ...(q.from ? { from: q.from.text } : {}),
+    ...(q.to ? { to: q.to.text } : {}),
     rows: rows.length,
     ...partiesShown(rows.map((x) => x.party)),
   })
@@ -132,28 +126,29 @@ function theirTime(party: string, date: Date | string | null): [string, string] 
 export async function quietHoursExportRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
+  _url: URL,
   ctx: RequestContext,
   db: Db,
+  query: z.output<typeof QUIET_HOURS_EXPORT_QUERY>,
   job: Job,
   stallMs: number,
 ) {
-  const p = readParams(url, ['number', 'from', 'to', 'tz', 'job', 'format'])
-  const format = deskFormat(p.get('format'))
-  const local = localColumns(p, ['sent_at'])
-  const number = numberParam(p)
-  const { from, to } = rangeParams(p)
+  const q = query.read()
+  const { number, format } = q
+  const local = localColumns(q.tz, ['sent_at'])
+  const from = q.from?.start ?? null
+  const to = q.to?.endExclusive ?? null
   const total = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM desk_messages
       WHERE number = $1 AND number IN (${HELD}) AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3) AND quiet`,
     [number, from, to],
   )
   const rows = total.rows[0]?.n ?? 0
-  const what = { number, ...(from ? { from: p.get('from') } : {}), ...(to ? { to: p.get('to') } : {}) }
+  const what = { number, ...(q.from ? { from: q.from.text } : {}), ...(q.to ? { to: q.to.text } : {}) }
   await ctx.logRead({ ...what, rows, export: format })
   const name = deskFileName(
     'quiet-hours',
-    [number, ...(from ? [`from-${p.get('from')}`] : []), ...(to ? [`to-${p.get('to')}`] : [])],
+    [number, ...(q.from ? [`from-${q.from.text}`] : []), ...(q.to ? [`to-${q.to.text}`] : [])],
     rows,
     undefined,
     format,
@@ -181,10 +176,17 @@ export async function quietHoursExportRoute(
   )
 }
 
-export async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  const p = readParams(url, ['number', 'from', 'to'])
-  const number = numberParam(p)
-  const { from, to } = rangeParams(p)
+export async function segmentsRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _url: URL,
+  ctx: RequestContext,
+  db: Db,
+  q: z.output<typeof SEGMENTS_QUERY>,
+) {
+  const { number } = q
+  const from = q.from?.start ?? null
+  const to = q.to?.endExclusive ?? null
   const args = [number, from, to]
   const range = `number = $1 AND number IN (${HELD}) AND ($2::timestamptz IS NULL OR date >= $2) AND ($3::timestamptz IS NULL OR date < $3)`
   // Whole UTC days (a day parameter, or none) read the per-day counts the sync keeps
@@ -215,7 +217,7 @@ export async function segmentsRoute(_req: IncomingMessage, res: ServerResponse, 
     .map((c) => ({ char: c.char, messages: c.messages, extraSegments: Math.round(Number(c.extra) * 1000) / 1000 }))
     .sort((a, b) => b.extraSegments - a.extraSegments || b.messages - a.messages || a.char.localeCompare(b.char))
   const ranked = all.slice(0, 20)
-  await ctx.logRead({ number, ...(from ? { from: p.get('from') } : {}), ...(to ? { to: p.get('to') } : {}) })
+  await ctx.logRead({ number, ...(q.from ? { from: q.from.text } : {}), ...(q.to ? { to: q.to.text } : {}) })
   sendJson(res, 200, {
     number,
     days: days.rows,

@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { DEFAULT_THRESHOLD_MS } from '../../contract/desk/needs-reply.ts'
 import type { Db } from '../db/types.ts'
-import { invalid } from '../errors.ts'
 import { BOM, csvRow } from '../../contract/csv.ts'
 import { fitFileName } from '../../contract/file-name.ts'
 import { SECURITY_HEADERS, sendError } from '../http.ts'
@@ -10,24 +9,11 @@ import { CancelledBeforeStart, type ExportJobHooks } from '../exports/progress.t
 import { zoneFormatter } from '../exports/zone-cells.ts'
 import { cellOf, streamedXlsx } from '../exports/xlsx.ts'
 import type { RequestContext } from '../http-types.ts'
-import { param, query } from '../schema.ts'
-import { dateParam, numberParam, zoneValue } from '../kernel/params.ts'
+import type { DeskFormat } from './params.ts'
 import { BODY_OF } from '../kernel/stored-messages.ts'
 import { partyCollector, type PartiesShown } from '../log-parties.ts'
 
-/** What the desk's routes share: their parameters, the held numbers, the export stream and its file names. */
-
-export const MAX_THRESHOLD_MINUTES = 60 * 24 * 365
-
-export const optionalNumber = (p: Map<string, string>) => (p.has('number') ? numberParam(p) : null)
-
-/** `at`: the instant the queue is judged at (ISO 8601 with a zone), now by default. */
-export function atParam(p: Map<string, string>): Date {
-  const at = dateParam(p, 'at')
-  if (!at) return new Date()
-  if (at.isDay) throw invalid('at', 'at must be an ISO 8601 timestamp with a zone (2026-11-21T12:04:00Z), not a day.')
-  return new Date(at.start)
-}
+/** What the desk's routes share (their parameters are in params.ts): the held numbers, the export stream and its file names. */
 
 /** The team's threshold (desk_settings), or the default when no admin has set one. */
 export async function teamThreshold(db: Db): Promise<{ thresholdMinutes: number; updatedAt: string | null; updatedBy: string | null }> {
@@ -38,14 +24,6 @@ export async function teamThreshold(db: Db): Promise<{ thresholdMinutes: number;
   return row
     ? { thresholdMinutes: row.threshold_minutes, updatedAt: iso(row.updated_at), updatedBy: row.updated_by }
     : { thresholdMinutes: DEFAULT_THRESHOLD_MS / 60_000, updatedAt: null, updatedBy: null }
-}
-
-export async function thresholdParam(p: Map<string, string>, db: Db): Promise<number> {
-  const v = p.get('thresholdMinutes')
-  if (v === undefined || v === '') return (await teamThreshold(db)).thresholdMinutes
-  if (!/^\d{1,6}$/.test(v) || Number(v) > MAX_THRESHOLD_MINUTES)
-    throw invalid('thresholdMinutes', `thresholdMinutes must be a whole number of minutes from 0 to ${MAX_THRESHOLD_MINUTES}.`)
-  return Number(v)
 }
 
 export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString())
@@ -64,31 +42,14 @@ export const BODY = BODY_OF('m')
  * columns of their own at the end of the row, so the UTC columns keep their places. The page
  * said "since Nov 13, 6:41 PM" and the file only 2026-11-14T02:41Z. Without `tz`, none.
  */
-export function localColumns(p: { get(name: string): string | null | undefined }, dates: readonly string[]) {
+export function localColumns(tz: string | null, dates: readonly string[]) {
   // Checked as every other export's tz is (zoneValue), by the route's schema before the export waits its turn.
-  const tz = zoneValue('tz', p.get('tz') ?? undefined)
   if (tz === null) return { header: [] as string[], cells: (..._: Array<Date | string | null>) => [] as string[] }
   const local = zoneFormatter(tz)
   return {
     header: dates.map((d) => `${d}_local (${tz})`),
     cells: (...values: Array<Date | string | null>) => values.map((v) => (v === null ? '' : local(new Date(v).getTime()))),
   }
-}
-
-/** A desk export's parameters: these names, and `tz` checked as a zone (localColumns). */
-export const exportQuery = (...keys: string[]) =>
-  query({
-    ...Object.fromEntries(keys.map((k) => [k, param((v) => v)])),
-    tz: param((v) => zoneValue('tz', v)),
-    format: param((v) => deskFormat(v)),
-  })
-
-/** A desk export's file: CSV (the default) or .xlsx, the same columns either way. */
-export type DeskFormat = 'csv' | 'xlsx'
-export function deskFormat(v: string | null | undefined): DeskFormat {
-  if (v === undefined || v === null || v === '' || v === 'csv') return 'csv'
-  if (v === 'xlsx') return 'xlsx'
-  throw invalid('format', 'format must be csv or xlsx.')
 }
 
 /**
@@ -223,21 +184,6 @@ export function exportDone(
 ) {
   // The rows have gone out: the start's entry holds the read; a lost end is in the server log.
   void ctx.audit(`${report}.export.done`, { ...filters, format, ...result }).catch(() => undefined)
-}
-
-/** `offset`: rows to skip, for paging a ledger (bounded: the lists are per account, not per message). */
-export function offsetParam(p: Map<string, string>): number {
-  const v = p.get('offset')
-  if (v === undefined || v === '') return 0
-  if (!/^\d{1,6}$/.test(v)) throw invalid('offset', 'offset must be a whole number of rows from 0 to 999999.')
-  return Number(v)
-}
-
-export function rangeParams(p: Map<string, string>) {
-  const from = dateParam(p, 'from')
-  const to = dateParam(p, 'to')
-  if (from && to && from.start >= to.endExclusive) throw invalid('to', 'to must not be before from.')
-  return { from: from?.start ?? null, to: to?.endExclusive ?? null }
 }
 
 /** A range bound that falls on a UTC midnight (or none): the per-day roll-ups answer for it. */

@@ -10,11 +10,27 @@ import { EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket } fr
 import { CancelledBeforeStart, endFailed, JOB_ID, type ExportTracker } from '../exports/progress.ts'
 import { turnOf } from '../exports/turn.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
-import { names, NO_QUERY } from '../schema.ts'
-import { digitsParam, readParams } from '../kernel/params.ts'
+import type { z } from 'zod'
+import { NO_QUERY } from '../schema.ts'
+import {
+  CUSTOMER_QUERY,
+  HANDLED_BODY,
+  SETTINGS_BODY,
+  UNDO_BODY,
+  NEEDS_REPLY_COUNT_QUERY,
+  NEEDS_REPLY_EXPORT_QUERY,
+  NEEDS_REPLY_QUERY,
+  OPT_OUTS_EXPORT_QUERY,
+  OPT_OUTS_QUERY,
+  QUIET_HOURS_EXPORT_QUERY,
+  QUIET_HOURS_QUERY,
+  SEGMENTS_QUERY,
+  SENT_AFTER_EXPORT_QUERY,
+  SENT_AFTER_QUERY,
+} from './params.ts'
 import { flushDesk } from './refresh.ts'
 
-import { HELD, Job, exportQuery, iso } from './route-kit.ts'
+import { HELD, Job, iso } from './route-kit.ts'
 import {
   needsReplyRoute,
   needsReplyCountRoute,
@@ -52,9 +68,14 @@ type CustomerRow = {
   sent_after: number
 }
 
-async function customerRoute(_req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db) {
-  const p = readParams(url, ['party'])
-  const asked = digitsParam(p, 'party', true)!
+async function customerRoute(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  _url: URL,
+  ctx: RequestContext,
+  db: Db,
+  { party: asked }: z.output<typeof CUSTOMER_QUERY>,
+) {
   const r = await db.query<CustomerRow>(
     `SELECT number, party, first_at, last_at, inbound, outbound, failed, waiting_since, unanswered, opted_out, opted_out_at,
             opt_history, sent_after
@@ -98,16 +119,35 @@ async function customerRoute(_req: IncomingMessage, res: ServerResponse, url: UR
   } satisfies DeskAnswer<'customer'>)
 }
 
-/** `stallMs`: how long an export's reader may take nothing before it is cut (the export gate's). */
-type DeskHandler = (
+/**
+ * A desk handler: what its row's schema parsed (`query`), and for an export its progress record
+ * and `stallMs`, how long its reader may take nothing before it is cut (the export gate's).
+ */
+type DeskHandler<Q = unknown> = (
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
   ctx: RequestContext,
   db: Db,
+  query: Q,
   job: Job,
   stallMs: number,
 ) => Promise<void>
+
+type DeskRow = Omit<RouteSpec, 'handle'> & { run: DeskHandler; threads?: true }
+
+/** What a row's handler is handed: its body as parsed, for a row with a body schema; else its query. */
+type Parsed<Q extends z.ZodType, B> = B extends z.ZodType ? z.output<B> : z.output<Q>
+
+/** One row, its handler typed by its schema (the adapter below hands it what Fastify parsed). */
+function deskRow<Q extends z.ZodType, B extends z.ZodType | undefined = undefined>(
+  r: Omit<RouteSpec, 'handle' | 'schema'> & { schema: { querystring: Q; body?: B }; run: DeskHandler<Parsed<Q, B>>; threads?: true },
+): DeskRow {
+  return {
+    ...r,
+    run: (req, res, url, ctx, db, parsed, job, stallMs) => r.run(req, res, url, ctx, db, parsed as Parsed<Q, B>, job, stallMs),
+  }
+}
 
 /**
  * A sync's lease counts as live for this long after its last heartbeat. Leases default to 30 s
@@ -136,129 +176,129 @@ async function flushSettled(db: Db): Promise<void> {
 }
 
 /** `threads`: the route reads a thread's ordered state (waiting, opt-out periods), which a sync's batches defer. */
-const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler; threads?: true }> = [
-  {
+const DESK_ROUTES: readonly DeskRow[] = [
+  deskRow({
     method: 'GET',
     path: '/api/desk/needs-reply',
     access: 'signed-in',
     reads: 'needs-reply.view',
-    schema: { querystring: names('number', 'thresholdMinutes', 'at', 'limit') },
+    schema: { querystring: NEEDS_REPLY_QUERY },
     response: DESK_ANSWERS.needsReply,
     run: needsReplyRoute,
     threads: true,
-  },
-  {
+  }),
+  deskRow({
     method: 'GET',
     path: '/api/desk/needs-reply/count',
     access: 'signed-in',
     reads: null,
-    schema: { querystring: names('number') },
+    schema: { querystring: NEEDS_REPLY_COUNT_QUERY },
     response: DESK_ANSWERS.count,
     run: needsReplyCountRoute,
     threads: true,
-  },
-  {
+  }),
+  deskRow({
     method: 'GET',
     path: '/api/desk/needs-reply/export',
     access: 'signed-in',
     reads: 'needs-reply.export',
-    schema: { querystring: exportQuery('number', 'thresholdMinutes', 'at', 'job') },
+    schema: { querystring: NEEDS_REPLY_EXPORT_QUERY },
     run: needsReplyExportRoute,
     threads: true,
-  },
-  {
+  }),
+  deskRow({
     method: 'POST',
     path: '/api/desk/handled',
     access: PERMISSIONS.markHandled,
     reads: null,
-    schema: { querystring: NO_QUERY },
+    schema: { querystring: NO_QUERY, body: HANDLED_BODY },
     response: DESK_ANSWERS.handled,
     run: handledRoute,
-  },
-  {
+  }),
+  deskRow({
     method: 'POST',
     path: '/api/desk/handled/undo',
     access: PERMISSIONS.markHandled,
     reads: null,
-    schema: { querystring: NO_QUERY },
+    schema: { querystring: NO_QUERY, body: UNDO_BODY },
     response: DESK_ANSWERS.undone,
     run: unhandledRoute,
-  },
-  {
+  }),
+  deskRow({
     method: 'GET',
     path: '/api/desk/opt-outs',
     access: 'signed-in',
     reads: 'opt-outs.view',
-    schema: { querystring: names('number', 'state', 'limit', 'offset') },
+    schema: { querystring: OPT_OUTS_QUERY },
     response: DESK_ANSWERS.optOuts,
     run: optOutsRoute,
     threads: true,
-  },
-  {
+  }),
+  deskRow({
     method: 'GET',
     path: '/api/desk/opt-outs/export',
     access: 'signed-in',
     reads: 'opt-outs.export',
-    schema: { querystring: exportQuery('number', 'state', 'job') },
+    schema: { querystring: OPT_OUTS_EXPORT_QUERY },
     run: optOutsExportRoute,
     threads: true,
-  },
-  {
+  }),
+  deskRow({
     method: 'GET',
     path: '/api/desk/sent-after-opt-out',
     access: 'signed-in',
     reads: 'sent-after-opt-out.view',
-    schema: { querystring: names('number', 'party', 'limit', 'offset') },
+    schema: { querystring: SENT_AFTER_QUERY },
     response: DESK_ANSWERS.sentAfter,
     run: sentAfterRoute,
     threads: true,
-  },
-  {
+  }),
+  deskRow({
     method: 'GET',
     path: '/api/desk/sent-after-opt-out/export',
     access: 'signed-in',
     reads: 'sent-after-opt-out.export',
-    schema: { querystring: exportQuery('number', 'party', 'job') },
+    schema: { querystring: SENT_AFTER_EXPORT_QUERY },
     run: sentAfterExportRoute,
     threads: true,
-  },
-  {
+  }),
+  deskRow({
     method: 'GET',
     path: '/api/desk/customer',
     access: 'signed-in',
     reads: 'customer.view',
-    schema: { querystring: names('party') },
+    schema: { querystring: CUSTOMER_QUERY },
     response: DESK_ANSWERS.customer,
     run: customerRoute,
     threads: true,
-  },
-  {
+  }),
+  deskRow({
     method: 'GET',
     path: '/api/desk/quiet-hours',
     access: 'signed-in',
     reads: 'quiet-hours.view',
-    schema: { querystring: names('number', 'from', 'to', 'limit') },
+    schema: { querystring: QUIET_HOURS_QUERY },
     response: DESK_ANSWERS.quietHours,
     run: quietHoursRoute,
-  },
-  {
+  }),
+  deskRow({
     method: 'GET',
     path: '/api/desk/quiet-hours/export',
     access: 'signed-in',
     reads: 'quiet-hours.export',
-    schema: { querystring: exportQuery('number', 'from', 'to', 'job') },
+    schema: { querystring: QUIET_HOURS_EXPORT_QUERY },
     run: quietHoursExportRoute,
-  },
-  {
+  }),
+  deskRow({
     method: 'GET',
     path: '/api/desk/segments',
     access: 'signed-in',
     reads: 'segments.view',
-    schema: { querystring: names('number', 'from', 'to') },
+    schema: { querystring: SEGMENTS_QUERY },
     response: DESK_ANSWERS.segments,
     run: segmentsRoute,
-  },
-  {
+  }),
+  deskRow({
     method: 'GET',
     path: '/api/desk/settings',
     access: 'signed-in',
@@ -266,16 +306,16 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
     schema: { querystring: NO_QUERY },
     response: DESK_ANSWERS.settings,
     run: settingsRoute,
-  },
-  {
+  }),
+  deskRow({
     method: 'POST',
     path: '/api/desk/settings',
     access: 'admin',
     reads: null,
-    schema: { querystring: NO_QUERY },
+    schema: { querystring: NO_QUERY, body: SETTINGS_BODY },
     response: DESK_ANSWERS.settings,
     run: saveSettingsRoute,
-  },
+  }),
 ]
 
 /**
@@ -286,7 +326,7 @@ const DESK_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: DeskHandler;
 export function deskRoutes(db: Db | null, gate: ExportGate | null = null, exports: ExportTracker | null = null): RouteSpec[] {
   return DESK_ROUTES.map(({ run, threads, ...r }) => ({
     ...r,
-    handle: async (req, res, url, ctx) => {
+    handle: async (req, res, url, ctx, input) => {
       if (!db) throw new ProxyError(503, { kind: 'index_off', message: 'The message index is off on this server (INDEX=off).' })
       const exporting = r.path.endsWith('/export')
       const who = ctx.principal?.name ?? ''
@@ -299,7 +339,7 @@ export function deskRoutes(db: Db | null, gate: ExportGate | null = null, export
         try {
           // Threads a finished (or dead) sync left for later are recomputed before they are read.
           if (threads) await flushSettled(db)
-          await run(req, res, url, ctx, db, job, gate?.stallMs ?? EXPORT_STALL_MS)
+          await run(req, res, url, ctx, db, input.body ?? input.query, job, gate?.stallMs ?? EXPORT_STALL_MS)
         } finally {
           slot?.leave()
         }

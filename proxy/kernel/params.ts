@@ -1,5 +1,4 @@
 import { invalid } from '../errors.ts'
-import { readQuery } from '../http.ts'
 import { readFilters, SEARCH_PARAM_NAMES, type FilterValues, type ParamReaders } from '../../contract/search-filters.ts'
 
 /**
@@ -34,9 +33,6 @@ export interface Cursor {
   number: string
   ordinal: number
 }
-
-/** Reads each allowed parameter at most once; unknown names and repeats are refused (the desk's routes). */
-export const readParams = (url: URL, allowed: readonly string[]) => readQuery(url, allowed)
 
 /** What a parameter reader looks values up in: a Map of the query, or the parsed query string. */
 export interface Params {

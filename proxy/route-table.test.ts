@@ -52,6 +52,11 @@ const BODY: Record<string, { query?: string; form?: string; json?: unknown }> = 
   'POST /api/desk/handled': { json: { number: HISTORY.number, party: '14155550123' } },
   'POST /api/desk/handled/undo': { json: { number: HISTORY.number, party: '14155550123', handledAt: '2026-11-21T12:04:00Z' } },
   'POST /api/desk/settings': { json: { thresholdMinutes: 60 } },
+  'POST /api/views': { json: { name: 'unread', query: 'q=refund' } },
+  'POST /api/views/rename': { json: { id: '1', name: 'renamed' } },
+  'POST /api/views/share': { json: { id: '1', shared: true } },
+  'POST /api/views/delete': { json: { id: '1' } },
+  'POST /api/views/open': { json: { id: '1' } },
 }
 
 /** A request each read route answers with data for, so its entry can be looked for. */

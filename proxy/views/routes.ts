@@ -1,13 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
+import type { z } from 'zod'
 import {
-  RELATIVE_RANGES,
-  SEARCH_KEYS,
-  VIEW_NAME_MAX,
   VIEW_PATHS,
-  VIEW_QUERY_MAX,
   VIEWS_PER_OWNER,
   daysBefore,
-  isTimeZone,
   resolveRange,
   startOfDayIn,
   type RelativeRange,
@@ -15,14 +11,13 @@ import {
   VIEWS_ANSWERS,
   type ViewsAnswer,
 } from '../../contract/saved-views.ts'
-import { PARAM_OF_KEY } from '../../contract/search-filters.ts'
-import { isRealDay } from '../../contract/upstream-values.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
-import { readJsonBody, readQuery, safeFieldName, sendJson } from '../http.ts'
+import { sendJson } from '../http.ts'
 import type { RequestContext, RouteSpec } from '../http-types.ts'
-import { names, NO_PARAMS } from '../schema.ts'
-import { parseFilters, type Filters } from '../kernel/params.ts'
+import { NO_PARAMS, NO_QUERY } from '../schema.ts'
+import type { Filters } from '../kernel/params.ts'
+import { COUNTS_QUERY, CREATE_BODY, ID_BODY, parseViewQuery, RENAME_BODY, SHARE_BODY, type ParsedQuery } from './params.ts'
 
 /**
  * Saved views (contract/saved-views.ts): a Search page query kept by name, private or shared,
@@ -52,68 +47,6 @@ export interface ViewsDeps {
 /** Views counted per list: the rest say "not counted" rather than hold the navigation up. */
 const MAX_COUNTED = 50
 const LIST_MAX = 500
-
-type SearchKey = (typeof SEARCH_KEYS)[number]
-
-/** A saved query, checked: its canonical string, the filters without dates, and its days and zone. */
-export interface ParsedQuery {
-  query: string
-  filters: Filters
-  from: string | null
-  to: string | null
-  zone: 'local' | 'utc'
-}
-
-/** The index's parameter name of each of the Search page's filter keys (`dir` → `direction`), from the filters' table. */
-const INDEX_NAME: Partial<Record<SearchKey, string>> = PARAM_OF_KEY
-
-/**
- * Checks a query string against the Search page's keys and, for the filters, against the
- * index's own search parameters (proxy/kernel/params.ts): a view holds only what a search takes.
- * Problems name the field `query` and the parameter as the page's URL spells it.
- */
-export function parseViewQuery(raw: unknown, range: RelativeRange | null): ParsedQuery {
-  if (typeof raw !== 'string') throw invalid('query', "query must be the Search page's query string (text such as q=refund&dir=inbound).")
-  const text = raw.startsWith('?') ? raw.slice(1) : raw
-  if (text.length > VIEW_QUERY_MAX) throw invalid('query', `query must be at most ${VIEW_QUERY_MAX} characters.`)
-  const given = new Map<SearchKey, string>()
-  for (const [k, v] of new URLSearchParams(text)) {
-    if (!(SEARCH_KEYS as readonly string[]).includes(k))
-      throw invalid('query', `query: "${safeFieldName(k)}" is not a search parameter (allowed: ${SEARCH_KEYS.join(', ')}).`)
-    if (given.has(k as SearchKey)) throw invalid('query', `query: ${k} is given more than once.`)
-    if (v !== '') given.set(k as SearchKey, v)
-  }
-  const tz = given.get('tz') ?? 'local'
-  if (tz !== 'local' && tz !== 'utc') throw invalid('query', 'query: tz must be local or utc.')
-  for (const k of ['from', 'to'] as const) {
-    const v = given.get(k)
-    if (v !== undefined && !isRealDay(v)) throw invalid('query', `query: ${k} must be a day (YYYY-MM-DD).`)
-  }
-  if (range && (given.has('from') || given.has('to')))
-    throw invalid('range', 'A relative range replaces from and to: leave them out of the query, or choose no range.')
-  const forIndex = new Map<string, string>()
-  for (const [k, v] of given) if (k !== 'tz') forIndex.set(INDEX_NAME[k] ?? k, v)
-  let filters: Filters
-  try {
-    filters = parseFilters(forIndex)
-  } catch (err) {
-    if (!(err instanceof ProxyError)) throw err
-    const page = (Object.entries(INDEX_NAME) as Array<[SearchKey, string]>).find(([k, i]) => i === err.body.field && k !== i)?.[0]
-    throw invalid('query', `query: ${page ? err.body.message.replace(err.body.field ?? '', page) : err.body.message}`)
-  }
-  const canonical = new URLSearchParams()
-  for (const k of SEARCH_KEYS) {
-    const v = given.get(k)
-    if (v !== undefined) canonical.set(k, v)
-  }
-  return {
-    query: canonical.toString(),
-    filters: { ...filters, dates: null },
-    from: given.get('from') ?? null,
-    to: given.get('to') ?? null,
-    zone: tz,
-  }
-}
 
 /** The filters a view searches with now: its days (fixed, or its range resolved) in its zone. */
 export function viewFilters(p: ParsedQuery, range: RelativeRange | null, nowMs: number, browserZone: string): Filters {
@@ -155,43 +88,6 @@ function toView(r: ViewRow, me: string): SavedView {
     createdAt: new Date(r.created_at).toISOString(),
     lastOpenedAt: r.opened_at ? new Date(r.opened_at).toISOString() : null,
   }
-}
-
-const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/
-/** Bidirectional controls and zero-width characters (Unicode's Bidi_Control, and ZWSP/ZWNJ/ZWJ/WJ/BOM). */
-const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/
-
-function nameField(v: unknown): string {
-  if (typeof v !== 'string') throw invalid('name', 'name is required: a name for the view.')
-  const name = v.trim()
-  if (name.length === 0) throw invalid('name', 'name must not be empty.')
-  if (name.length > VIEW_NAME_MAX) throw invalid('name', `name must be at most ${VIEW_NAME_MAX} characters.`)
-  if (!PRINTABLE.test(name)) throw invalid('name', 'name must not contain control characters or line breaks.')
-  // A teammate reads a shared view's name as its owner wrote it: a right-to-left override or an
-  // invisible character would make "abc\u202etxt.exe" read as something it is not (Trojan Source).
-  if (INVISIBLE.test(name)) throw invalid('name', 'name must not contain invisible or text-direction characters.')
-  return name
-}
-
-function idField(v: unknown): string {
-  const id = typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v
-  if (typeof id !== 'string' || !/^[1-9]\d{0,17}$/.test(id)) throw invalid('id', 'id must be the id of a saved view (a whole number).')
-  return id
-}
-
-function rangeField(v: unknown): RelativeRange | null {
-  if (v === undefined || v === null || v === '') return null
-  if (typeof v !== 'string' || !(RELATIVE_RANGES as readonly string[]).includes(v))
-    throw invalid('range', `range must be one of ${RELATIVE_RANGES.join(', ')}, or null for the query's own days.`)
-  return v as RelativeRange
-}
-
-/** A JSON body with only these fields (an unknown one is refused, naming it). */
-async function bodyWith(req: IncomingMessage, allowed: readonly string[]): Promise<Record<string, unknown>> {
-  const body = await readJsonBody(req)
-  for (const k of Object.keys(body))
-    if (!allowed.includes(k)) throw invalid(safeFieldName(k), `${safeFieldName(k)} is not a field here (allowed: ${allowed.join(', ')}).`)
-  return body
 }
 
 const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23505'
@@ -237,7 +133,8 @@ interface RouteDeps {
   cache: ReturnType<typeof createCache>
 }
 
-type ViewHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext, db: Db, deps: RouteDeps) => Promise<void>
+/** A handler: what its row's schema parsed (the body, for a change; else the query), the database and the shared deps. */
+type ViewHandler<P = unknown> = (res: ServerResponse, ctx: RequestContext, db: Db, deps: RouteDeps, parsed: P) => Promise<void>
 
 /** The views the caller may see: their own first, then the ones others share. */
 const visibleRows = (db: Db, me: string) =>
@@ -247,8 +144,7 @@ const visibleRows = (db: Db, me: string) =>
     [me],
   )
 
-const listRoute: ViewHandler = async (_req, res, url, ctx, db) => {
-  readQuery(url, [])
+const listRoute: ViewHandler = async (res, ctx, db) => {
   const me = owner(ctx)
   sendJson(res, 200, { views: (await visibleRows(db, me)).rows.map((r) => toView(r, me)) } satisfies ViewsAnswer<'list'>)
 }
@@ -269,10 +165,7 @@ async function countOf(db: Db, search: ViewSearch, f: Filters, row: ViewRow, ver
   }
 }
 
-const countsRoute: ViewHandler = async (_req, res, url, ctx, db, deps) => {
-  const p = readQuery(url, ['tz'])
-  const tz = p.get('tz') || 'UTC'
-  if (!isTimeZone(tz)) throw invalid('tz', 'tz must be an IANA time zone such as Europe/Paris or UTC.')
+const countsRoute: ViewHandler<z.output<typeof COUNTS_QUERY>> = async (res, ctx, db, deps, { tz }) => {
   const me = owner(ctx)
   const rows = (await visibleRows(db, me)).rows
   const search = deps.search
@@ -354,15 +247,7 @@ async function refuseTaken(db: Db, me: string, name: string, except?: string): P
   if (r.rows.length) throw duplicate(name)
 }
 
-const createRoute: ViewHandler = async (req, res, url, ctx, db) => {
-  readQuery(url, [])
-  const body = await bodyWith(req, ['name', 'shared', 'query', 'range'])
-  const name = nameField(body.name)
-  if (body.shared !== undefined && typeof body.shared !== 'boolean')
-    throw invalid('shared', 'shared must be true (the whole team sees it) or false (only you).')
-  const shared = body.shared === true
-  const range = rangeField(body.range)
-  const { query } = parseViewQuery(body.query, range)
+const createRoute: ViewHandler<z.output<typeof CREATE_BODY>> = async (res, ctx, db, _deps, { name, shared, range, query }) => {
   const me = owner(ctx)
   // The entry first (the view's id does not exist yet: its name stands for it); a name already
   // taken is refused before it, as the insert would refuse it.
@@ -372,11 +257,7 @@ const createRoute: ViewHandler = async (req, res, url, ctx, db) => {
   sendJson(res, 201, { view: toView(row, me) } satisfies ViewsAnswer<'one'>)
 }
 
-const renameRoute: ViewHandler = async (req, res, url, ctx, db) => {
-  readQuery(url, [])
-  const body = await bodyWith(req, ['id', 'name'])
-  const id = idField(body.id)
-  const name = nameField(body.name)
+const renameRoute: ViewHandler<z.output<typeof RENAME_BODY>> = async (res, ctx, db, _deps, { id, name }) => {
   const me = owner(ctx)
   await ownView(db, id, me, 'rename')
   await refuseTaken(db, me, name, id)
@@ -390,31 +271,23 @@ const renameRoute: ViewHandler = async (req, res, url, ctx, db) => {
   sendJson(res, 200, { view: toView(await visible(db, id, me), me) } satisfies ViewsAnswer<'one'>)
 }
 
-const shareRoute: ViewHandler = async (req, res, url, ctx, db) => {
-  readQuery(url, [])
-  const body = await bodyWith(req, ['id', 'shared'])
-  const id = idField(body.id)
-  if (typeof body.shared !== 'boolean') throw invalid('shared', 'shared must be true (the whole team sees it) or false (only you).')
+const shareRoute: ViewHandler<z.output<typeof SHARE_BODY>> = async (res, ctx, db, _deps, { id, shared }) => {
   const me = owner(ctx)
-  await ownView(db, id, me, body.shared ? 'share' : 'make private')
-  await ctx.audit('view.share', { view: id, shared: body.shared })
-  await db.query(`UPDATE saved_views SET shared = $2, updated_at = now() WHERE id = $1::bigint`, [id, body.shared])
+  await ownView(db, id, me, shared ? 'share' : 'make private')
+  await ctx.audit('view.share', { view: id, shared })
+  await db.query(`UPDATE saved_views SET shared = $2, updated_at = now() WHERE id = $1::bigint`, [id, shared])
   // Teammates' marks of when they opened it stay: shared again, their counts go on from there.
   sendJson(res, 200, { view: toView(await visible(db, id, me), me) } satisfies ViewsAnswer<'one'>)
 }
 
-const removeRoute: ViewHandler = async (req, res, url, ctx, db) => {
-  readQuery(url, [])
-  const id = idField((await bodyWith(req, ['id'])).id)
+const removeRoute: ViewHandler<z.output<typeof ID_BODY>> = async (res, ctx, db, _deps, { id }) => {
   await ownView(db, id, owner(ctx), 'delete')
   await ctx.audit('view.delete', { view: id })
   await db.query(`DELETE FROM saved_views WHERE id = $1::bigint`, [id])
   sendJson(res, 200, { deleted: true } satisfies ViewsAnswer<'deleted'>)
 }
 
-const openRoute: ViewHandler = async (req, res, url, ctx, db) => {
-  readQuery(url, [])
-  const id = idField((await bodyWith(req, ['id'])).id)
+const openRoute: ViewHandler<z.output<typeof ID_BODY>> = async (res, ctx, db, _deps, { id }) => {
   const me = owner(ctx)
   await visible(db, id, me)
   await db.query(
@@ -425,8 +298,8 @@ const openRoute: ViewHandler = async (req, res, url, ctx, db) => {
   sendJson(res, 200, { view: toView(await visible(db, id, me), me) } satisfies ViewsAnswer<'one'>)
 }
 
-const VIEW_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: ViewHandler }> = [
-  {
+const VIEW_ROUTES: readonly ViewRouteRow[] = [
+  viewRow({
     method: 'GET',
     path: VIEW_PATHS.list,
     access: 'signed-in',
@@ -434,64 +307,77 @@ const VIEW_ROUTES: ReadonlyArray<Omit<RouteSpec, 'handle'> & { run: ViewHandler 
     schema: NO_PARAMS,
     response: VIEWS_ANSWERS.list,
     run: listRoute,
-  },
-  {
+  }),
+  viewRow({
     method: 'GET',
     path: VIEW_PATHS.counts,
     access: 'signed-in',
     reads: 'view.counts',
-    schema: { querystring: names('tz') },
+    schema: { querystring: COUNTS_QUERY },
     response: VIEWS_ANSWERS.counts,
     run: countsRoute,
-  },
-  {
+  }),
+  viewRow({
     method: 'POST',
     path: VIEW_PATHS.create,
     access: 'signed-in',
     reads: null,
-    schema: NO_PARAMS,
+    schema: { querystring: NO_QUERY, body: CREATE_BODY },
     response: VIEWS_ANSWERS.one,
     run: createRoute,
-  },
-  {
+  }),
+  viewRow({
     method: 'POST',
     path: VIEW_PATHS.rename,
     access: 'signed-in',
     reads: null,
-    schema: NO_PARAMS,
+    schema: { querystring: NO_QUERY, body: RENAME_BODY },
     response: VIEWS_ANSWERS.one,
     run: renameRoute,
-  },
-  {
+  }),
+  viewRow({
     method: 'POST',
     path: VIEW_PATHS.share,
     access: 'signed-in',
     reads: null,
-    schema: NO_PARAMS,
+    schema: { querystring: NO_QUERY, body: SHARE_BODY },
     response: VIEWS_ANSWERS.one,
     run: shareRoute,
-  },
-  {
+  }),
+  viewRow({
     method: 'POST',
     path: VIEW_PATHS.delete,
     access: 'signed-in',
     reads: null,
-    schema: NO_PARAMS,
+    schema: { querystring: NO_QUERY, body: ID_BODY },
     response: VIEWS_ANSWERS.deleted,
     run: removeRoute,
-  },
-  {
+  }),
+  viewRow({
     method: 'POST',
     path: VIEW_PATHS.open,
     access: 'signed-in',
     reads: null,
-    schema: NO_PARAMS,
+    schema: { querystring: NO_QUERY, body: ID_BODY },
     response: VIEWS_ANSWERS.one,
     run: openRoute,
-  },
+  }),
 ]
+
+type ViewRouteRow = Omit<RouteSpec, 'handle'> & { run: ViewHandler }
+type Parsed<Q extends z.ZodType, B> = B extends z.ZodType ? z.output<B> : z.output<Q>
+
+/** One row, its handler typed by its schema (viewsRoutes hands it what Fastify parsed). */
+function viewRow<Q extends z.ZodType, B extends z.ZodType | undefined = undefined>(
+  r: Omit<RouteSpec, 'handle' | 'schema'> & { schema: { querystring: Q; body?: B }; run: ViewHandler<Parsed<Q, B>> },
+): ViewRouteRow {
+  return { ...r, run: (res, ctx, db, deps, parsed) => r.run(res, ctx, db, deps, parsed as Parsed<Q, B>) }
+}
 
 export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
   const routeDeps: RouteDeps = { search: deps.search, now: deps.now ?? Date.now, cache: createCache() }
-  return VIEW_ROUTES.map(({ run, ...r }) => ({ ...r, handle: (req, res, url, ctx) => run(req, res, url, ctx, db, routeDeps) }))
+  return VIEW_ROUTES.map(({ run, ...r }) => ({
+    ...r,
+    handle: (_req, res, _url, ctx, input) => run(res, ctx, db, routeDeps, input.body ?? input.query),
+  }))
 }

@@ -37,23 +37,6 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; media-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
 }
 
-/**
- * A GET's query parameters: only the known names, each at most once (a repeated filter is
- * ambiguous), unknown names refused naming themselves. Every room reads its query through here.
- */
-export function readQuery(url: URL, known: readonly string[], opts: { trim?: boolean } = {}): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const [k, v] of url.searchParams) {
-    if (!known.includes(k)) {
-      const name = safeFieldName(k)
-      throw invalid(name, `Unknown parameter "${name}". ${known.length ? `Allowed here: ${known.join(', ')}.` : 'This path takes none.'}`)
-    }
-    if (out.has(k)) throw invalid(k, `${k} was sent more than once.`)
-    out.set(k, opts.trim ? v.trim() : v)
-  }
-  return out
-}
-
 /** A field name safe to echo: cut to FIELD_NAME_MAX characters, never splitting a surrogate pair. */
 export function safeFieldName(name: string): string {
   const chars = Array.from(name)

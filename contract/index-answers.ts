@@ -1,5 +1,5 @@
 import * as z from 'zod/mini'
-import { ERROR_KINDS } from './api.ts'
+import { ERROR_BODY } from './error-body.ts'
 
 /**
  * The message index's answers (contract/index-api.ts has the paths), described once: the
@@ -195,16 +195,7 @@ export const exportProgressAnswer = z.object({
   queue: z.optional(z.object({ position: count, startsInS: z.nullable(z.number()) })),
   /** State cancelled: by the person (Cancel in the tray), or by the browser (its downloads list, a dropped connection). */
   cancelledBy: z.optional(z.enum(['you', 'browser'])),
-  error: z.optional(
-    z.object({
-      kind: z.enum(ERROR_KINDS),
-      message: z.string(),
-      upstreamStatus: z.optional(z.number()),
-      field: z.optional(z.string()),
-      retryAfterMs: z.optional(z.number()),
-      cause: z.optional(z.string()),
-    }),
-  ),
+  error: z.optional(ERROR_BODY),
 })
 
 /** Each index path's answer (the export's is a file); proxy/index/routes.ts fails to compile without one for each other path. */

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import { ERROR_KINDS, type ErrorKind } from '../../contract/api'
+import { ERROR_BODY } from '../../contract/error-body'
 
 /** The one error type the UI sees. Words are chosen from `kind`, never from the message text. */
 export { ERROR_KINDS, type ErrorKind }
@@ -26,16 +27,7 @@ export class ApiError extends Error {
   }
 }
 
-export const errorEnvelope = z.object({
-  error: z.looseObject({
-    kind: z.enum(ERROR_KINDS),
-    message: z.string(),
-    upstreamStatus: z.optional(z.number()),
-    field: z.optional(z.string()),
-    retryAfterMs: z.optional(z.number()),
-    cause: z.optional(z.string()),
-  }),
-})
+export const errorEnvelope = z.object({ error: ERROR_BODY })
 
 /**
  * What went wrong (title), what the user can do (hint), and whether Retry can help. Where it

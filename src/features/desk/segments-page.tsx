@@ -92,8 +92,8 @@ function Report({ search }: { search: DeskNumberSearch }) {
 function Costliest({ d }: { d: Segments }) {
   // A character whose messages fit one segment either way cost nothing: it is counted, not listed.
   const costly = d.costliest.filter((c) => c.extraSegments > 0)
-  // The server counts every such character, not only the 20 it lists (an older server: the listed ones).
-  const free = d.freeCharacters ?? d.costliest.length - costly.length
+  // The server counts every such character, not only the 20 it lists.
+  const free = d.freeCharacters
   return (
     <section aria-labelledby="costliest-heading" className="mt-4">
       <h2 id="costliest-heading" className="text-lg font-semibold">
@@ -105,7 +105,7 @@ function Costliest({ d }: { d: Segments }) {
           enough either way).
         </p>
       ) : null}
-      {d.forcingCharacters !== null && d.forcingCharacters - free > costly.length ? (
+      {d.forcingCharacters - free > costly.length ? (
         <p className="text-sm text-slate-700">
           The {formatCount(costly.length)} costliest of the {formatCount(d.forcingCharacters - free)} characters that added segments.
         </p>

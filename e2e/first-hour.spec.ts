@@ -79,3 +79,23 @@ test.describe('the demo says what it is', () => {
     await expect(box).toHaveValue('(832) 323-2323')
   })
 })
+
+test.describe('the first-run guide with the index off', () => {
+  let proxy: Awaited<ReturnType<typeof startOwnProxy>> | null = null
+  test.beforeAll(async () => {
+    test.setTimeout(180_000)
+    proxy = await startOwnProxy(4487, { API_BASE_URL: '', INDEX: 'off' })
+  })
+  test.afterAll(async () => {
+    await proxy?.stop()
+  })
+
+  // /api/meta says `index: { enabled: false }`; the app read a name the server never sent, and
+  // the guide offered indexing progress on a server that does not index.
+  test('says the index is off, and offers no indexing progress', async ({ page }) => {
+    await page.goto(`${proxy!.url}/`)
+    const guide = page.getByRole('region', { name: 'Welcome to Switchboard' })
+    await expect(guide).toContainText('The message index is off on this server')
+    await expect(guide).not.toContainText(/Nothing is indexed yet|numbers done so far/)
+  })
+})

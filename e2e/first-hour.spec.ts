@@ -92,10 +92,16 @@ test.describe('the first-run guide with the index off', () => {
 
   // /api/meta says `index: { enabled: false }`; the app read a name the server never sent, and
   // the guide offered indexing progress on a server that does not index.
-  test('says the index is off, and offers no indexing progress', async ({ page }) => {
+  test('says the index is off, and offers neither indexing progress nor what needs the index', async ({ page }) => {
     await page.goto(`${proxy!.url}/`)
     const guide = page.getByRole('region', { name: 'Welcome to Switchboard' })
     await expect(guide).toContainText('The message index is off on this server')
     await expect(guide).not.toContainText(/Nothing is indexed yet|numbers done so far/)
+    // What needs the index is not offered; what does not is.
+    await expect(guide.getByRole('link', { name: 'Search every message' })).toHaveCount(0)
+    await expect(guide.getByRole('link', { name: 'Open the desk' })).toHaveCount(0)
+    await expect(guide.getByRole('link', { name: 'Read a number’s messages' })).toBeVisible()
+    await expect(guide.getByRole('link', { name: 'See the callback audit’s problems' })).toBeVisible()
+    await page.screenshot({ path: '/tmp/first-hour-index-off.png' })
   })
 })

@@ -22,6 +22,8 @@ export function FirstRunGuide() {
   const headingId = useId()
   const summary = useIndexSummary(!!simulatorAccount && !hidden)
   if (!simulatorAccount || hidden) return null
+  // Search, whole conversations and the desk read the message index: with it off, they are not offered.
+  const indexed = indexEnabled !== false
   return (
     <section aria-labelledby={headingId} className="my-3 rounded border border-blue-200 bg-blue-50 p-3 text-sm text-slate-900 print:hidden">
       <div className="flex flex-wrap items-start justify-between gap-2">
@@ -42,20 +44,22 @@ export function FirstRunGuide() {
         Switchboard shows a messaging account at a glance: the numbers it owns, whether their callback addresses work, and every message
         they sent and received, searchable in one place.
       </p>
-      <IndexingLine enabled={indexEnabled !== false} progress={summary.status?.progress ?? null} />
+      <IndexingLine enabled={indexed} progress={summary.status?.progress ?? null} />
       <h3 className="mt-2 font-semibold">Things to try</h3>
       <ul className="mt-1 list-disc space-y-1 pl-5">
-        <li>
-          <Link to="/search" className="text-blue-800 underline">
-            Search every message
-          </Link>{' '}
-          by word, customer or date, across all numbers.
-        </li>
+        {indexed ? (
+          <li>
+            <Link to="/search" className="text-blue-800 underline">
+              Search every message
+            </Link>{' '}
+            by word, customer or date, across all numbers.
+          </li>
+        ) : null}
         <li>
           <Link to="/numbers/$number" params={{ number: DEMO_NUMBER }} search={{}} className="text-blue-800 underline">
             Read a number’s messages
           </Link>{' '}
-          and open one customer’s whole conversation.
+          {indexed ? 'and open one customer’s whole conversation.' : 'page by page, as the messaging service serves them.'}
         </li>
         <li>
           <Link to="/" search={{ severity: 'problem' }} className="text-blue-800 underline">
@@ -63,12 +67,14 @@ export function FirstRunGuide() {
           </Link>
           : numbers whose callbacks are missing, unsafe or point somewhere unexpected.
         </li>
-        <li>
-          <Link to="/desk/needs-reply" className="text-blue-800 underline">
-            Open the desk
-          </Link>
-          : customers waiting for a reply, opt-outs and sends after them.
-        </li>
+        {indexed ? (
+          <li>
+            <Link to="/desk/needs-reply" className="text-blue-800 underline">
+              Open the desk
+            </Link>
+            : customers waiting for a reply, opt-outs and sends after them.
+          </li>
+        ) : null}
       </ul>
     </section>
   )

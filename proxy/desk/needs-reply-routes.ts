@@ -78,7 +78,6 @@ async function queueCount(db: Db, number: string | null, threshold: number, at: 
 export async function needsReplyRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   ctx: RequestContext,
   db: Db,
   q: z.output<typeof NEEDS_REPLY_QUERY>,
@@ -121,7 +120,6 @@ export async function needsReplyRoute(
 export async function needsReplyCountRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   _ctx: RequestContext,
   db: Db,
   { number }: z.output<typeof NEEDS_REPLY_COUNT_QUERY>,
@@ -150,7 +148,6 @@ const QUEUE_CSV_HEADER = [
 export async function needsReplyExportRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   ctx: RequestContext,
   db: Db,
   query: z.output<typeof NEEDS_REPLY_EXPORT_QUERY>,
@@ -195,7 +192,6 @@ export async function needsReplyExportRoute(
 export async function handledRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   ctx: RequestContext,
   db: Db,
   { number, typed, through }: z.output<typeof HANDLED_BODY>,
@@ -250,7 +246,6 @@ export async function handledRoute(
 export async function unhandledRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   ctx: RequestContext,
   db: Db,
   { number, typed, at }: z.output<typeof UNDO_BODY>,
@@ -308,7 +303,7 @@ export async function unhandledRoute(
   sendJson(res, 200, { number, party, restored: done === 'restored' } satisfies DeskAnswer<'undone'>)
 }
 
-export async function settingsRoute(_req: IncomingMessage, res: ServerResponse, _url: URL, _ctx: RequestContext, db: Db) {
+export async function settingsRoute(_req: IncomingMessage, res: ServerResponse, _ctx: RequestContext, db: Db) {
   sendJson(res, 200, (await teamThreshold(db)) satisfies DeskAnswer<'settings'>)
 }
 
@@ -316,7 +311,6 @@ export async function settingsRoute(_req: IncomingMessage, res: ServerResponse, 
 export async function saveSettingsRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   ctx: RequestContext,
   db: Db,
   { thresholdMinutes: v }: z.output<typeof SETTINGS_BODY>,

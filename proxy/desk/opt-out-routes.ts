@@ -30,7 +30,6 @@ const LEDGER_WHERE = `opt_history <> '[]' AND ($1::text IS NULL OR number = $1) 
 export async function optOutsRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   ctx: RequestContext,
   db: Db,
   { number, state, limit, offset }: z.output<typeof OPT_OUTS_QUERY>,
@@ -69,7 +68,6 @@ export async function optOutsRoute(
 export async function sentAfterRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   ctx: RequestContext,
   db: Db,
   { number, party, limit, offset }: z.output<typeof SENT_AFTER_QUERY>,
@@ -115,7 +113,6 @@ const SENT_CSV_HEADER = [
 export async function sentAfterExportRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   ctx: RequestContext,
   db: Db,
   query: z.output<typeof SENT_AFTER_EXPORT_QUERY>,
@@ -163,7 +160,6 @@ const LEDGER_CSV_HEADER = ['number', 'customer', 'state', 'opted_out_since', 'se
 export async function optOutsExportRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   ctx: RequestContext,
   db: Db,
   query: z.output<typeof OPT_OUTS_EXPORT_QUERY>,

@@ -17,7 +17,6 @@ type SegmentDay = { day: string; messages: number; segments: number; ucs2: numbe
 export async function quietHoursRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   ctx: RequestContext,
   db: Db,
   q: z.output<typeof QUIET_HOURS_QUERY>,
@@ -126,7 +125,6 @@ function theirTime(party: string, date: Date | string | null): [string, string] 
 export async function quietHoursExportRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   ctx: RequestContext,
   db: Db,
   query: z.output<typeof QUIET_HOURS_EXPORT_QUERY>,
@@ -179,7 +177,6 @@ export async function quietHoursExportRoute(
 export async function segmentsRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   ctx: RequestContext,
   db: Db,
   q: z.output<typeof SEGMENTS_QUERY>,

@@ -71,7 +71,6 @@ type CustomerRow = {
 async function customerRoute(
   _req: IncomingMessage,
   res: ServerResponse,
-  _url: URL,
   ctx: RequestContext,
   db: Db,
   { party: asked }: z.output<typeof CUSTOMER_QUERY>,
@@ -126,7 +125,6 @@ async function customerRoute(
 type DeskHandler<Q = unknown> = (
   req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
   ctx: RequestContext,
   db: Db,
   query: Q,
@@ -145,7 +143,7 @@ function deskRow<Q extends z.ZodType, B extends z.ZodType | undefined = undefine
 ): DeskRow {
   return {
     ...r,
-    run: (req, res, url, ctx, db, parsed, job, stallMs) => r.run(req, res, url, ctx, db, parsed as Parsed<Q, B>, job, stallMs),
+    run: (req, res, ctx, db, parsed, job, stallMs) => r.run(req, res, ctx, db, parsed as Parsed<Q, B>, job, stallMs),
   }
 }
 
@@ -339,7 +337,7 @@ export function deskRoutes(db: Db | null, gate: ExportGate | null = null, export
         try {
           // Threads a finished (or dead) sync left for later are recomputed before they are read.
           if (threads) await flushSettled(db)
-          await run(req, res, url, ctx, db, input.body ?? input.query, job, gate?.stallMs ?? EXPORT_STALL_MS)
+          await run(req, res, ctx, db, input.body ?? input.query, job, gate?.stallMs ?? EXPORT_STALL_MS)
         } finally {
           slot?.leave()
         }

@@ -118,21 +118,20 @@ async function progressNow(db: Db, rate: RateMeter) {
   return p.running ? p : { ...p, ratePerSecond: null, secondsLeft: null }
 }
 
-/** An index handler: the room, the raw request and response, and what its row's schema parsed. */
+/** An index handler: the room, the raw request and response (an export streams), and what its row's schema parsed: never the URL. */
 export type Handler<Q, B = undefined> = (
   room: IndexRoom,
   req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
   ctx: RequestContext,
   input: RouteInput<z.output<Q>, B extends z.ZodType ? z.output<B> : undefined, undefined>,
 ) => Promise<void>
 
-export const status: Handler<typeof STATUS_QUERY> = async (room, _req, res, _url, _ctx, { query }) => {
+export const status: Handler<typeof STATUS_QUERY> = async (room, _req, res, _ctx, { query }) => {
   sendJson(res, 200, (await indexStatus(room, query)) satisfies IndexAnswer<'status'>)
 }
 
-export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _req, res, _url, ctx, { body }) => {
+export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _req, res, ctx, { body }) => {
   const { db, syncer } = room
   const admin = can(ctx.principal?.role ?? null, 'forgetMessages')
   if (body.all) {
@@ -170,7 +169,7 @@ export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _re
   sendJson(res, 202, (await indexStatus(room)) satisfies IndexAnswer<'sync'>)
 }
 
-export const search: Handler<typeof SEARCH_QUERY> = async (room, _req, res, _url, ctx, { query }) => {
+export const search: Handler<typeof SEARCH_QUERY> = async (room, _req, res, ctx, { query }) => {
   const { db, count } = room
   const started = performance.now()
   const { filters: f, cursor, limit } = query
@@ -196,7 +195,7 @@ export const search: Handler<typeof SEARCH_QUERY> = async (room, _req, res, _url
   sendJson(res, 200, body)
 }
 
-export const thread: Handler<typeof THREAD_QUERY> = async (room, _req, res, _url, ctx, { query }) => {
+export const thread: Handler<typeof THREAD_QUERY> = async (room, _req, res, ctx, { query }) => {
   const { db } = room
   const { number, party, before, at, limit } = query
   const t = await threadPage(db, number, party, before, at ? at.endExclusive : null, limit)
@@ -226,7 +225,7 @@ async function optedOutHere(db: Db, number: string, party: string): Promise<{ si
   return row ? { since: row.since ? new Date(row.since).toISOString() : null } : null
 }
 
-export const parties: Handler<typeof PARTIES_QUERY> = async (room, _req, res, _url, ctx, { query: { number, party, limit } }) => {
+export const parties: Handler<typeof PARTIES_QUERY> = async (room, _req, res, ctx, { query: { number, party, limit } }) => {
   const { db } = room
   const body: PartiesResult = { number, parties: await partiesOfNumber(db, number, party, limit), freshness: await freshness(db, [number]) }
   // The customers listed (their counts and last dates), beside the digits typed.
@@ -234,7 +233,7 @@ export const parties: Handler<typeof PARTIES_QUERY> = async (room, _req, res, _u
   sendJson(res, 200, body)
 }
 
-export const stats: Handler<typeof STATS_QUERY> = async (room, _req, res, _url, ctx, { query: { number, bucket, from, to, tz } }) => {
+export const stats: Handler<typeof STATS_QUERY> = async (room, _req, res, ctx, { query: { number, bucket, from, to, tz } }) => {
   const { db } = room
   const body: StatsResult = {
     number,
@@ -260,7 +259,7 @@ export const stats: Handler<typeof STATS_QUERY> = async (room, _req, res, _url, 
   sendJson(res, 200, body)
 }
 
-export const message: Handler<typeof MESSAGE_QUERY> = async (room, _req, res, _url, ctx, { query: { number, ordinal } }) => {
+export const message: Handler<typeof MESSAGE_QUERY> = async (room, _req, res, ctx, { query: { number, ordinal } }) => {
   const { db } = room
   const row = await messageAt(db, number, ordinal)
   if (!row) throw new ProxyError(404, { kind: 'not_found', message: `The index holds no message ${ordinal} for ${number}.` })
@@ -275,7 +274,7 @@ export const message: Handler<typeof MESSAGE_QUERY> = async (room, _req, res, _u
   sendJson(res, 200, body)
 }
 
-export const locate: Handler<typeof LOCATE_QUERY> = async (room, _req, res, _url, ctx, { query: { number, date } }) => {
+export const locate: Handler<typeof LOCATE_QUERY> = async (room, _req, res, ctx, { query: { number, date } }) => {
   const { db } = room
   const row = await locateMessage(db, number, date.day?.endExclusive ?? '')
   await ctx.logRead({ number, date: date.text, ...(row ? { ordinal: row.ordinal, party: partyOfRow(row) } : {}) })
@@ -288,7 +287,7 @@ export const locate: Handler<typeof LOCATE_QUERY> = async (room, _req, res, _url
   sendJson(res, 200, body)
 }
 
-export const exportMessages: Handler<typeof EXPORT_QUERY> = async (room, req, res, _url, ctx, { query }) => {
+export const exportMessages: Handler<typeof EXPORT_QUERY> = async (room, req, res, ctx, { query }) => {
   const { bulk, exportGate, log } = room
   const who = ctx.principal?.name ?? ''
   let job: ExportJobHooks | undefined
@@ -332,11 +331,11 @@ export const exportMessages: Handler<typeof EXPORT_QUERY> = async (room, req, re
   }
 }
 
-export const exportProgress: Handler<typeof EXPORT_PROGRESS_QUERY> = async (room, _req, res, _url, ctx, { query }) => {
+export const exportProgress: Handler<typeof EXPORT_PROGRESS_QUERY> = async (room, _req, res, ctx, { query }) => {
   sendJson(res, 200, room.exports.get(ctx.principal?.name ?? '', query.job) satisfies IndexAnswer<'exportProgress'>)
 }
 
-export const exportCancel: Handler<typeof NO_QUERY, typeof EXPORT_CANCEL_BODY> = async (room, _req, res, _url, ctx, { body }) => {
+export const exportCancel: Handler<typeof NO_QUERY, typeof EXPORT_CANCEL_BODY> = async (room, _req, res, ctx, { body }) => {
   const { record, logged } = room.exports.cancel(ctx.principal?.name ?? '', body.job)
   // One not begun yet is logged by its request when it arrives (it names what it would have read).
   // A cancel takes nothing away that the log must hold first; its failure is in the server log.
@@ -344,7 +343,7 @@ export const exportCancel: Handler<typeof NO_QUERY, typeof EXPORT_CANCEL_BODY> =
   sendJson(res, 200, record satisfies IndexAnswer<'exportCancel'>)
 }
 
-export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room, _req, res, _url, ctx, { body: number }) => {
+export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room, _req, res, ctx, { body: number }) => {
   const { db, syncer, log } = room
   // The entry first, with what the index holds now: a forget the log cannot record does not happen.
   const held = await indexedMessages(db, number)

@@ -88,9 +88,9 @@ function row<Q extends z.ZodType, B extends z.ZodType | undefined = undefined>(r
       schema: r.schema,
       // Its answer's schema (contract/index-answers.ts); the export's answer is a file.
       ...(r.key === 'export' ? {} : { response: INDEX_ANSWERS[r.key] }),
-      handle: (req, res, url, ctx, input) => {
+      handle: (req, res, _url, ctx, input) => {
         if (!room) throw new ProxyError(503, { kind: 'index_off', message: OFF_MESSAGE })
-        return r.run(room, req, res, url, ctx, input as Parameters<Handler<Q, B>>[5])
+        return r.run(room, req, res, ctx, input as Parameters<Handler<Q, B>>[4])
       },
     })
 }

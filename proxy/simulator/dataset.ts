@@ -25,6 +25,20 @@ export interface NumberProfile extends OwnedNumber {
   deskCases: number
   /** When the history's newest generated message was sent (messages added later come after it). */
   endMs: number
+  /** A second line of the same number (quirks.ts twoHistories): its messages are its own. */
+  line?: string
+}
+
+const twins = new WeakMap<NumberProfile, NumberProfile>()
+
+/** The second line of a number (same number, its own tid and history of `size` messages). */
+export function twinOf(profile: NumberProfile, tid: string, size: number): NumberProfile {
+  let twin = twins.get(profile)
+  if (!twin || twin.tid !== tid || twin.baseTotal !== size) {
+    twin = { ...profile, tid, line: tid, index: profile.index + 100_000, baseTotal: size, deskCases: 0, kind: 'normal' }
+    twins.set(profile, twin)
+  }
+  return twin
 }
 
 export const GOOD_WEBHOOK = 'https://hooks.switchboard-demo.example/sms/inbound'
@@ -255,7 +269,8 @@ export function messageAt(
   refuses?: (atMs: number) => boolean,
 ): MessageRecord {
   const parties = partiesOf(profile)
-  const h = mix(hash32(profile.number), seq)
+  const seed = hash32(profile.line === undefined ? profile.number : `${profile.number}/${profile.line}`)
+  const h = mix(seed, seq)
   const r = rng(h)
   const step = stepFor(profile)
   const endMs = profile.endMs
@@ -297,7 +312,7 @@ export function messageAt(
   const msgTid = seq % 5 === 0 ? alphaTid(mix(profile.index, 555)) : profile.tid
   return {
     system_id: 200_000_000_000 + profile.index * 2_000_000 + seq,
-    message_id: hex32(hash32(profile.number), idSeq),
+    message_id: hex32(seed, idSeq),
     GMTdate: apiDate(when),
     tid: msgTid,
     phone,

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { arrivedBy, hostileMessages, messageAt, type Account, type MessageRecord, type NumberProfile } from './dataset.ts'
+import { arrivedBy, hostileMessages, messageAt, twinOf, type Account, type MessageRecord, type NumberProfile } from './dataset.ts'
 import { answerFault, delay, send, takeFault, type Fault } from './faults.ts'
 import { authRefusal, historyIn, refusal, type Dialect } from './dialect.ts'
-import { changesListing, extraTid, REMOVAL_WORDINGS, reorderDelay, type Quirks } from './quirks.ts'
+import { changesListing, extraTid, REMOVAL_WORDINGS, reorderDelay, TWIN_SIZE, type Quirks } from './quirks.ts'
 import { apiDate } from './rng.ts'
 import { scenarioRefuses, scenarioWebhook, type Scenario } from './scenario.ts'
 
@@ -145,6 +145,7 @@ function quirkListing(account: Account, type: 'all' | 'local' | 'tollfree', quir
     }
     if (quirks.listedTwice.has(n.number)) out.push({ ...item, tid: extraTid(n.number) })
     out.push(item)
+    if (quirks.twoHistories.has(n.number)) out.push({ ...item, tid: extraTid(n.number) })
   }
   return out
 }
@@ -240,13 +241,17 @@ export async function operation(
   for (const k of ['number', 'tid', 'history_start', 'history_end']) if (!one(k)) return reject(`Missing parameter: ${k}`, 'parameter')
   const asked = one('number')!.replace(/^\+/, '')
   if (state.quirks.removed.has(asked)) return reject(REMOVAL_WORDINGS[state.quirks.wording], 'number')
-  const profile = account.byNumber.get(asked)
+  const own = account.byNumber.get(asked)
+  // A number with two histories answers under its second tid too, with the second line's history.
+  const profile =
+    own && state.quirks.twoHistories.has(asked) && one('tid') === extraTid(asked) ? twinOf(own, extraTid(asked), TWIN_SIZE) : own
   if (!profile || profile.tid !== one('tid')) return reject('Unknown number or tid', 'number')
   // Held before it is made: requests sent together are answered in another order, each with the
   // history (and total) of the moment it is made.
   const hold = reorderDelay(state.quirks, profile.number)
   if (hold > 0) await new Promise((ok) => setTimeout(ok, hold))
-  const arriving = state.quirks.arrivals.get(profile.number)
+  // Arrivals are the number's own line's; a second line keeps its size.
+  const arriving = profile === own ? state.quirks.arrivals.get(profile.number) : undefined
   if (arriving) state.added.set(profile.number, (state.added.get(profile.number) ?? 0) + arriving)
   const start = Number(one('history_start'))
   const end = Number(one('history_end'))
@@ -254,7 +259,8 @@ export async function operation(
   const live = state.now && profile.kind === 'normal' ? arrivedBy(profile, state.now()) : 0
   const sc = state.scenario
   const refuses = sc && sc.spike.number === profile.number ? (atMs: number) => scenarioRefuses(sc, profile.number, atMs) : undefined
-  const answer = history(profile, start, end, (state.added.get(profile.number) ?? 0) + live, mediaBase, state.quirks.skewedClock, refuses)
+  const added = profile === own ? (state.added.get(profile.number) ?? 0) : 0
+  const answer = history(profile, start, end, added + live, mediaBase, state.quirks.skewedClock, refuses)
   // A total that counts messages the history no longer serves: the same records, a larger count.
   const over = state.quirks.overstated.get(profile.number) ?? 0
   if (over) answer.total_message_count = Math.max(0, answer.total_message_count + over)

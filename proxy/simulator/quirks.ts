@@ -21,6 +21,12 @@ export interface Quirks {
    * account's colliding numbers do: only the last listed tid answers).
    */
   listedTwice: Set<string>
+  /**
+   * Numbers listed twice whose second tid serves a history of its own (TWIN_SIZE messages): the
+   * account holds two lines under one number, and a history asked under either tid answers.
+   * The second tid is listed after the number's own.
+   */
+  twoHistories: Set<string>
   /** Numbers that left the account: not listed, and their history refused in `wording`. */
   removed: Set<string>
   /**
@@ -60,6 +66,7 @@ export const noQuirks = (): Quirks => ({
   arrivals: new Map(),
   skewedClock: false,
   listedTwice: new Set(),
+  twoHistories: new Set(),
   removed: new Set(),
   unlisted: new Set(),
   wording: 'unknown',
@@ -71,12 +78,26 @@ export const noQuirks = (): Quirks => ({
 /** The extra tid a number listed twice carries. */
 export const extraTid = (number: string) => `X${number.slice(-8)}DUP`
 
+/** How many messages the second tid of a number with two histories serves (before arrivals). */
+export const TWIN_SIZE = 700
+
 const NUMBER = /^\d{6,15}$/
 const MAX_NUMBERS = 100
 
 /** Applies a control request's quirks on top of the current ones; a string saying what is wrong otherwise. */
 export function applyQuirks(q: Quirks, input: Record<string, unknown>): string | undefined {
-  const known = new Set(['arrivals', 'skewedClock', 'listedTwice', 'removed', 'unlisted', 'wording', 'overstated', 'reorder', 'callbacks'])
+  const known = new Set([
+    'arrivals',
+    'skewedClock',
+    'listedTwice',
+    'twoHistories',
+    'removed',
+    'unlisted',
+    'wording',
+    'overstated',
+    'reorder',
+    'callbacks',
+  ])
   for (const k of Object.keys(input)) if (!known.has(k)) return `unknown quirk ${k}; use ${[...known].join(', ')}`
   if (input.arrivals !== undefined) {
     const a = input.arrivals as { number?: unknown; perRequest?: unknown }
@@ -124,7 +145,7 @@ export function applyQuirks(q: Quirks, input: Record<string, unknown>): string |
     if (typeof input.skewedClock !== 'boolean') return 'skewedClock must be true or false'
     q.skewedClock = input.skewedClock
   }
-  for (const key of ['listedTwice', 'removed', 'unlisted'] as const) {
+  for (const key of ['listedTwice', 'twoHistories', 'removed', 'unlisted'] as const) {
     const v = input[key]
     if (v === undefined) continue
     if (!Array.isArray(v) || v.length > MAX_NUMBERS || !v.every((x) => typeof x === 'string' && NUMBER.test(x)))
@@ -140,4 +161,5 @@ export function applyQuirks(q: Quirks, input: Record<string, unknown>): string |
 }
 
 /** Whether any quirk changes the account listing (then it is built per request, not cached). */
-export const changesListing = (q: Quirks) => q.listedTwice.size > 0 || q.removed.size > 0 || q.unlisted.size > 0 || q.callbacks.size > 0
+export const changesListing = (q: Quirks) =>
+  q.listedTwice.size > 0 || q.twoHistories.size > 0 || q.removed.size > 0 || q.unlisted.size > 0 || q.callbacks.size > 0

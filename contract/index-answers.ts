@@ -60,6 +60,13 @@ export const numberStatusAnswer = z.object({
   forgottenAt: z.optional(text),
   /** What the last full walk found that the index could not follow; null: nothing. */
   finding: z.optional(text),
+  /**
+   * A further line (contract/lines.ts): the number it belongs to, whose history under this row's
+   * tid it holds. Absent on a number's own row.
+   */
+  lineOf: z.optional(z.string()),
+  /** On a number's own row: the tids of its further lines, in their keys' order (`~2` first). */
+  lineTids: z.optional(z.array(z.string())),
 })
 
 export const progressAnswer = z.object({

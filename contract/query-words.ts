@@ -1,3 +1,4 @@
+import { LINE_KEY } from './lines.ts'
 import * as z from 'zod/mini'
 import { isRealDay } from './upstream-values.ts'
 
@@ -46,10 +47,10 @@ export const numberList = z.catch(
             .map((n) => n.trim())
             .filter((n) => n.length > 0)
             .slice(0, 500)
-            .map((n) => (/^\+?[\d\s().-]+$/.test(n) ? n.replace(/\D/g, '') : '')),
+            .map((n) => (LINE_KEY.test(n) ? n : /^\+?[\d\s().-]+$/.test(n) ? n.replace(/\D/g, '') : '')),
         ),
       ),
-      z.array(z.string().check(z.regex(/^\d{6,15}$/))),
+      z.array(z.string().check(z.regex(LINE_KEY))),
     ),
     '',
   ),

@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini'
+import { LINE_KEY } from './lines.ts'
 import { day, digits, numberList, orNull, text } from './query-words.ts'
 
 /**
@@ -186,7 +187,7 @@ const ROWS = {
       const list = nums.split(',').map((s) => s.trim().replace(/^\+/, ''))
       if (list.length > MAX_NUMBERS) r.fail('numbers', `numbers lists at most ${MAX_NUMBERS} numbers.`)
       for (const n of list)
-        if (!/^\d{6,15}$/.test(n)) r.fail('numbers', 'numbers must be comma-separated account numbers (6 to 15 digits each).')
+        if (!LINE_KEY.test(n)) r.fail('numbers', 'numbers must be comma-separated account numbers (6 to 15 digits each).')
       return [...new Set(list)]
     },
     fileName: (numbers) => (numbers.length === 1 ? (numbers[0] ?? '') : `${numbers.length}-numbers`),

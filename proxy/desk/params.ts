@@ -1,3 +1,4 @@
+import { LINE_KEY } from '../../contract/lines.ts'
 import { invalid } from '../errors.ts'
 import { z } from 'zod'
 import { dateValue, digitsValue, INT4_MAX, limitValue, numberValue, zoneValue } from '../kernel/params.ts'
@@ -134,7 +135,7 @@ const field = z.unknown().optional()
 
 /** A mark's number and party as sent (the party's digits as typed), each checked and named when wrong. */
 function threadOf(body: { number?: unknown; party?: unknown }): { number: string; typed: string } {
-  if (typeof body.number !== 'string' || !/^\+?\d{6,15}$/.test(body.number))
+  if (typeof body.number !== 'string' || !LINE_KEY.test(body.number.replace(/^\+/, '')))
     throw invalid('number', 'number is required: the account number, 6 to 15 digits.')
   if (typeof body.party !== 'string' || body.party.length > 64 || !/^\d{1,15}$/.test(body.party.replace(/\D/g, '')))
     throw invalid('party', 'party is required: the customer’s phone number (at most 15 digits).')

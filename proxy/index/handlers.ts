@@ -35,6 +35,7 @@ import type {
 } from './schemas.ts'
 import {
   forget as forgetMessages,
+  keysOf,
   indexedMessages,
   freshness,
   freshnessAndVersion,
@@ -346,10 +347,12 @@ export const exportCancel: Handler<typeof NO_QUERY, typeof EXPORT_CANCEL_BODY> =
 export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room, _req, res, ctx, { body: number }) => {
   const { db, syncer, log } = room
   // The entry first, with what the index holds now: a forget the log cannot record does not happen.
-  const held = await indexedMessages(db, number)
+  const keys = number === null ? null : await keysOf(db, number)
+  const held = await indexedMessages(db, keys)
   await ctx.audit('index.forget', number ? { number, messages: held } : { all: true, messages: held })
-  // A running sync would write rows back after the delete: stop it first.
-  await syncer.stop(number ?? undefined)
+  // A running sync would write rows back after the delete: stop it (and its further lines') first.
+  if (keys === null) await syncer.stop()
+  else for (const key of keys) await syncer.stop(key)
   const forgotten = await forgetMessages(db, number, room.hooks)
   log(`index: forgot ${forgotten} messages (${number ?? 'all numbers'})`)
   sendJson(res, 200, { forgotten } satisfies IndexAnswer<'forget'>)

@@ -221,13 +221,16 @@ async function numberStatusRows(
     other_tids: string[]
     forgotten_at: Date | null
     finding: string | null
+    line_of: string | null
+    line_tids: string[] | null
     matched: number
   }>(
     // The page is chosen first, so each number's newest and oldest dates are read for its rows only.
     `SELECT n.number, n.tid, n.state, n.indexed, n.upstream_total, n.error, n.last_synced_at, n.progress_done, n.progress_total, n.matched,
             -- As freshness() judges it: a whole walk holding the upstream's newest, in the account.
             (n.full_done AND n.top_ordinal >= COALESCE(n.upstream_total, 0) AND n.removed_at IS NULL AND n.state NOT IN ('error', 'paused')) AS full_done,
-            n.removed_at IS NOT NULL AS removed, n.other_tids, n.forgotten_at, n.finding,
+            n.removed_at IS NOT NULL AS removed, n.other_tids, n.forgotten_at, n.finding, n.line_of,
+            (SELECT array_agg(l.tid ORDER BY l.number) FROM index_numbers l WHERE l.line_of = n.number) AS line_tids,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date DESC, m.ordinal DESC LIMIT 1) AS newest,
             (SELECT m.date FROM index_messages m WHERE m.number = n.number ORDER BY m.date ASC, m.ordinal ASC LIMIT 1) AS oldest
      FROM (SELECT *, count(*) OVER ()::int AS matched FROM index_numbers
@@ -253,6 +256,8 @@ async function numberStatusRows(
     otherTids: x.other_tids,
     forgottenAt: isoOf(x.forgotten_at),
     finding: x.finding,
+    ...(x.line_of === null ? {} : { lineOf: x.line_of }),
+    ...(x.line_tids === null ? {} : { lineTids: x.line_tids }),
   }))
   return { numbers, matched: r.rows[0]?.matched ?? 0 }
 }
@@ -384,35 +389,45 @@ export async function locate(db: Queryable, number: string, endExclusive: string
   return r.rows[0]
 }
 
-/** How many messages the index holds of a number (or of all, with null), from the numbers' own counts. */
-export async function indexedMessages(db: Db, number: string | null): Promise<number> {
+/** How many messages the index holds of these keys (or of all, with null), from the numbers' own counts. */
+export async function indexedMessages(db: Queryable, keys: string[] | null): Promise<number> {
   const r = await db.query<{ n: number }>(
-    'SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text IS NULL OR number = $1',
-    [number],
+    'SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text[] IS NULL OR number = ANY($1::text[])',
+    [keys],
   )
   return r.rows[0]?.n ?? 0
 }
 
-/** Forget: a number's (or every) message, roll-up and sync state. Returns messages deleted. */
+/** A key's own and, for a number, its further lines' keys (contract/lines.ts). */
+export async function keysOf(db: Queryable, key: string): Promise<string[]> {
+  const r = await db.query<{ number: string }>('SELECT number FROM index_numbers WHERE line_of = $1 ORDER BY number', [key])
+  return [key, ...r.rows.map((x) => x.number)]
+}
+
+/**
+ * Forget: a number's (or every) message, roll-up and sync state. Returns messages deleted. A
+ * number's further lines (contract/lines.ts) go with it; a line's key forgets that line only.
+ */
 export async function forget(db: Db, number: string | null, hooks: Pick<IndexHooks, 'forgetting'>): Promise<number> {
   return db.transaction(async (tx) => {
     if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '300s'`)
-    const before = await tx.query<{ n: number }>(
-      'SELECT COALESCE(sum(indexed), 0)::int AS n FROM index_numbers WHERE $1::text IS NULL OR number = $1',
-      [number],
-    )
-    // What other rooms (the support desk) derived from these messages goes with them.
-    await hooks.forgetting(tx, number)
-    if (number === null) {
+    const keys = number === null ? null : await keysOf(tx, number)
+    const before = await indexedMessages(tx, keys)
+    if (keys === null) {
+      // What other rooms (the support desk) derived from these messages goes with them.
+      await hooks.forgetting(tx, null)
       await tx.query(
         'TRUNCATE index_messages, index_daily, index_quarter_hours, index_parties, index_body_counts, index_bodies, index_statuses',
       )
     } else {
-      await tx.query('DELETE FROM index_messages WHERE number = $1', [number])
-      await tx.query('DELETE FROM index_daily WHERE number = $1', [number])
-      await tx.query('DELETE FROM index_quarter_hours WHERE number = $1', [number])
-      await tx.query('DELETE FROM index_parties WHERE number = $1', [number])
-      await tx.query('DELETE FROM index_body_counts WHERE number = $1', [number])
+      for (const key of keys) {
+        await hooks.forgetting(tx, key)
+        await tx.query('DELETE FROM index_messages WHERE number = $1', [key])
+        await tx.query('DELETE FROM index_daily WHERE number = $1', [key])
+        await tx.query('DELETE FROM index_quarter_hours WHERE number = $1', [key])
+        await tx.query('DELETE FROM index_parties WHERE number = $1', [key])
+        await tx.query('DELETE FROM index_body_counts WHERE number = $1', [key])
+      }
       // Bodies no other number uses are customer data of this one. The lock waits for syncs
       // that are adding messages (their body look-up writes index_bodies), so a body one of
       // them is about to reference is seen as used.
@@ -428,9 +443,9 @@ export async function forget(db: Db, number: string | null, hooks: Pick<IndexHoo
          -- A sync of it on another server loses its lease: its next store is refused (the fence in
          -- sync/sql.ts) rather than filling the forgotten number again.
          locked_by = NULL, locked_at = NULL
-       WHERE $1::text IS NULL OR number = $1`,
-      [number],
+       WHERE $1::text[] IS NULL OR number = ANY($1::text[])`,
+      [keys],
     )
-    return before.rows[0]?.n ?? 0
+    return before
   })
 }

@@ -1,3 +1,4 @@
+import { LINE_KEY } from '../../contract/lines.ts'
 import { z } from 'zod'
 import { invalid } from '../errors.ts'
 import type { ExportFormat } from '../../contract/index-api.ts'
@@ -171,7 +172,7 @@ export const SYNC_BODY = jsonBody(
     }
     if (typeof body.number !== 'string') throw invalid('number', 'number is required (or all: true).')
     const number = body.number.replace(/^\+/, '')
-    if (!/^\d{6,15}$/.test(number)) throw invalid('number', 'number must be an account number: 6 to 15 digits.')
+    if (!LINE_KEY.test(number)) throw invalid('number', 'number must be an account number: 6 to 15 digits.')
     if (body.tid === undefined) return { all: false, number }
     if (typeof body.tid !== 'string' || !TID.test(body.tid))
       throw invalid('tid', "tid must be the number's identifier (letters and digits).")
@@ -190,7 +191,7 @@ export const FORGET_BODY = jsonBody(
       return null
     }
     if (body.all !== undefined && body.all !== false) throw invalid('all', 'all must be true or false.')
-    if (typeof body.number !== 'string' || !/^\+?\d{6,15}$/.test(body.number))
+    if (typeof body.number !== 'string' || !LINE_KEY.test(body.number.replace(/^\+/, '')))
       throw invalid('number', 'number is required (6 to 15 digits), or all: true.')
     return body.number.replace(/^\+/, '')
   }),

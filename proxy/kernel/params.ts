@@ -1,4 +1,5 @@
 import { invalid } from '../errors.ts'
+import { LINE_KEY } from '../../contract/lines.ts'
 import { readFilters, SEARCH_PARAM_NAMES, type FilterValues, type ParamReaders } from '../../contract/search-filters.ts'
 
 /**
@@ -70,11 +71,12 @@ export function numberParam(p: Params, name = 'number'): string {
   return numberValue(name, p.get(name))
 }
 
+/** An account number, or one of its further lines (contract/lines.ts: `18323232323~2`), as the index keys them. */
 export function numberValue(name: string, v: string | undefined): string {
   if (v === undefined || v === '') throw invalid(name, `${name} is required.`)
-  const digits = v.replace(/^\+/, '')
-  if (!/^\d{6,15}$/.test(digits)) throw invalid(name, `${name} must be an account number: 6 to 15 digits.`)
-  return digits
+  const key = v.replace(/^\+/, '')
+  if (!LINE_KEY.test(key)) throw invalid(name, `${name} must be an account number: 6 to 15 digits.`)
+  return key
 }
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
@@ -195,7 +197,7 @@ export function decodeCursor(v: string | undefined, field = 'cursor'): Cursor | 
   if (
     !isCursorInstant(date) ||
     typeof number !== 'string' ||
-    !/^\d{6,15}$/.test(number) ||
+    !LINE_KEY.test(number) ||
     typeof ordinal !== 'number' ||
     !Number.isInteger(ordinal) ||
     ordinal < 1 ||

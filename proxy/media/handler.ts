@@ -1,3 +1,4 @@
+import { LINE_KEY } from '../../contract/lines.ts'
 import { pipeline } from 'node:stream/promises'
 import { ProxyError, invalid } from '../errors.ts'
 import type { Config } from '../config.ts'
@@ -106,7 +107,7 @@ const MEDIA_QUERY = query(
   {
     number: param((v) => {
       if (!v) throw invalid('number', 'number is required: the account number of the message whose media to show.')
-      if (!/^\d{6,15}$/.test(v)) throw invalid('number', 'number must be the account number of the message: 6 to 15 digits.')
+      if (!LINE_KEY.test(v)) throw invalid('number', 'number must be the account number of the message: 6 to 15 digits.')
       return v
     }),
     ordinal: param((v) => {

@@ -2,6 +2,7 @@ import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query'
 import { useMemo } from 'react'
 import * as z from 'zod/mini'
 import { INDEX_PATHS, type NumberIndexStatus as WireNumberIndexStatus, type SearchParams } from '../../contract/index-api'
+import { lineParts } from '../../contract/lines'
 import { toE164 } from '../lib/phone'
 import { getJson, optText, parseWire } from './client'
 
@@ -122,6 +123,8 @@ export function normaliseStatusNumbers(list: unknown[]): NumberIndexStatus[] {
     r.finding = textOrNull(r.finding)
     if (typeof r.removed !== 'boolean') r.removed = false
     if (!Array.isArray(r.otherTids) || !r.otherTids.every((t) => typeof t === 'string')) r.otherTids = []
+    if (r.lineOf !== undefined && typeof r.lineOf !== 'string') delete r.lineOf
+    if (r.lineTids !== undefined && !(Array.isArray(r.lineTids) && r.lineTids.every((t) => typeof t === 'string'))) delete r.lineTids
     const p = r.progress
     r.progress = isRecord(p) && isNumber(p.done) && isNumber(p.total) ? { done: p.done, total: p.total } : null
   }
@@ -133,7 +136,11 @@ export function normaliseStatusNumbers(list: unknown[]): NumberIndexStatus[] {
  * by the stored text, where a number the account lists with 10 digits sorts after every 1….
  */
 export function sortNumbersAsWritten<T extends { number: string }>(list: T[]): T[] {
-  const order = (n: string) => toE164(n) ?? n
+  // A number's further lines (contract/lines.ts: 18323232323~2) right after it.
+  const order = (n: string) => {
+    const line = lineParts(n)
+    return line ? `${toE164(line.number) ?? line.number}~${line.place}` : (toE164(n) ?? n)
+  }
   return list.sort((a, b) => {
     const x = order(a.number)
     const y = order(b.number)

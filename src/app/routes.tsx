@@ -13,6 +13,7 @@ import { ORDINAL, PAGES } from '../../contract/pages'
 import { CodeLoadAlert, ErrorAlert } from '../components/alert'
 import { TableSkeleton } from '../components/empty-state'
 import { NumbersPage } from '../features/numbers/numbers-page'
+import { numberOfKey } from '../../contract/lines'
 import {
   accessLogSearch,
   callbacksSearch,
@@ -141,7 +142,9 @@ const historyRoute = createRoute({
   validateSearch: searchValidator(historySearch),
   search: { middlewares: [stripDefaults(historySearch)] },
   component: onDemand(HistoryPage, function HistoryRoute() {
-    const { number } = historyRoute.useParams()
+    // A further line's key (contract/lines.ts: a search result's "In history") is its number's
+    // history under the line's tid, which the link names.
+    const number = numberOfKey(historyRoute.useParams().number)
     const search = historyRoute.useSearch()
     const canExport = useCanExport()
     // Keyed by number and tid: kept-previous rows can never be another number's.

@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react'
+import { lineParts } from '../../contract/lines'
 
 /**
  * Phone numbers arrive as bare digit strings of 10 or 11 digits (field notes). 11 digits
@@ -94,6 +95,9 @@ export function formatPhone(raw: string | null | undefined): string {
   if (raw === null || raw === undefined || raw === '') return '—'
   const hit = cache.get(raw)
   if (hit !== undefined) return hit
+  // A number's further line (contract/lines.ts: the history of a second tid it is listed under).
+  const line = raw.includes('~') ? lineParts(raw) : null
+  if (line && line.place > 1) return `${formatPhone(line.number)} · line ${line.place}`
   const e164 = toE164(raw)
   const nanp = e164 ? NANP.exec(e164) : null
   // A well-formed North American number is written (NPA) NXX-XXXX in every NANP country. That

@@ -1,5 +1,6 @@
 import type { SyncContext } from './types.ts'
 import { NUMBER_RE } from './types.ts'
+import { recordLines } from './lines.ts'
 
 const NEVER = new AbortController().signal
 
@@ -31,9 +32,10 @@ export async function listAccount(ctx: SyncContext): Promise<Map<string, string[
  * syncs under when that one is still listed, and the others beside it), and the numbers no
  * longer listed marked as removed from the account. Every listed number is recorded as queued in
  * the same statement (the caller requests each next), so the account's progress never reads
- * "numbers known, nothing running" between the listing and the first request.
+ * "numbers known, nothing running" between the listing and the first request. The further lines
+ * (lines.ts) the listing still gives are returned, to be requested with the numbers.
  */
-export async function recordListing(ctx: SyncContext, listing: Map<string, string[]>, revive = true): Promise<void> {
+export async function recordListing(ctx: SyncContext, listing: Map<string, string[]>, revive = true): Promise<string[]> {
   const numbers = [...listing.keys()]
   const first = numbers.map((n) => listing.get(n)![0]!)
   // Every tid of a number in one text, since PostgreSQL arrays of arrays must be rectangular.
@@ -56,7 +58,7 @@ export async function recordListing(ctx: SyncContext, listing: Map<string, strin
   // marked every number removed, and the index stopped keeping any of them fresh.
   if (numbers.length === 0) {
     ctx.log('index: the account listing named no numbers; no number is marked as removed from it')
-    return
+    return []
   }
   // Every number the listing lacks, a number first synced by name (its history opened) too: it
   // stayed "in the account" after it left, because only numbers a listing had named were looked at.
@@ -65,7 +67,8 @@ export async function recordListing(ctx: SyncContext, listing: Map<string, strin
   // flipping between "removed" and not with each listing and sync.
   await ctx.db.query(
     `UPDATE index_numbers SET removed_at = COALESCE(removed_at, now()), removed_by = 'listing', listed = false
-     WHERE (removed_at IS NULL OR removed_by IS DISTINCT FROM 'listing' OR listed) AND NOT (number = ANY($1::text[]))`,
+     WHERE (removed_at IS NULL OR removed_by IS DISTINCT FROM 'listing' OR listed) AND line_of IS NULL AND NOT (number = ANY($1::text[]))`,
     [numbers],
   )
+  return recordLines(ctx, listing, revive)
 }

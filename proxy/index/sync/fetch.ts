@@ -94,7 +94,7 @@ type Failed = { ok: false; stop?: Stop; message: string; waitMs?: number }
 type Attempt<T = Page> = { ok: true; value: T } | Failed
 
 const historyFields = (job: Job, start: number, end: number): Array<[string, string]> => [
-  ['number', job.number],
+  ['number', job.upstream],
   ['tid', job.tid],
   ['history_start', String(start)],
   ['history_end', String(end)],

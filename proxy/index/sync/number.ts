@@ -1,6 +1,7 @@
 import { catchUp } from './catch-up.ts'
 import { fetchPage } from './fetch.ts'
 import { listAccount } from './account.ts'
+import { discoverLines, lineTids } from './lines.ts'
 import { ensureIndexes } from './indexes.ts'
 import { acquire, heartbeat, LeaseLost, release } from './leases.ts'
 import { sleep } from '../../kernel/pace.ts'
@@ -72,10 +73,14 @@ export async function syncNumber(ctx: SyncContext, number: string, signal: Abort
 /**
  * The sync under the number's tid, then under the other tids the account listed for it if
  * refused, then, refused under all of them, under any tid the account lists it with now (a number
- * moved to a new tid: the index knew only the old one, and paused it as "no such number").
+ * moved to a new tid: the index knew only the old one, and paused it as "no such number"). The
+ * tids its further lines hold (lines.ts) are theirs. Once it worked, the other tids are asked
+ * whether they serve a history of their own. A further line syncs under its own tid only.
  */
 async function withTids(ctx: SyncContext, row: NumberRow, signal: AbortSignal): Promise<Result<number>> {
-  const known = [row.tid, ...row.other_tids.filter((t) => t !== row.tid)]
+  if (row.line_of !== null) return lineSync(ctx, row, row.line_of, signal)
+  const lines = await lineTids(ctx, row.number)
+  const known = [row.tid, ...row.other_tids.filter((t) => t !== row.tid)].filter((t) => !lines.has(t))
   let result = await underTids(ctx, row, signal, known, known)
   if (result.ok || (result.stop.kind !== 'gone' && result.stop.kind !== 'pause') || signal.aborted) return result
   let listed: string[] | null = null
@@ -108,12 +113,37 @@ async function withTids(ctx: SyncContext, row: NumberRow, signal: AbortSignal): 
   return result
 }
 
+/**
+ * A further line's sync: under its own tid, asking its number. Refused, it is gone when the
+ * account no longer lists the number under that tid, and paused otherwise.
+ */
+async function lineSync(ctx: SyncContext, row: NumberRow, number: string, signal: AbortSignal): Promise<Result<number>> {
+  const result = await walkAndCatchUp({ ctx, number: row.number, upstream: number, tid: row.tid, signal }, row)
+  if (result.ok || (result.stop.kind !== 'gone' && result.stop.kind !== 'pause') || signal.aborted) return result
+  let listed: string[] | null = null
+  try {
+    listed = (await listAccount(ctx)).get(number) ?? []
+  } catch (err) {
+    ctx.log(`index: ${row.number}: could not list the account: ${err instanceof Error ? err.message : String(err)}`)
+  }
+  if (listed !== null && !listed.includes(row.tid))
+    return stopped(
+      'gone',
+      `Paused: The account no longer lists ${number} under tid ${row.tid}, this line's. ${result.stop.message.replace(/^Paused: /, '')}`,
+    )
+  return stopped(
+    'pause',
+    `Paused: The account lists ${number} under tid ${row.tid}, but the messaging service refused this line's history. ${result.stop.message.replace(/^Paused: /, '')}`,
+  )
+}
+
 /** Tries `tids` in turn; the one that works becomes the number's own, `all` (less it) its others. */
 async function underTids(ctx: SyncContext, row: NumberRow, signal: AbortSignal, tids: string[], all: string[]): Promise<Result<number>> {
   let result: Result<number> = stopped('fail', 'The number has no tid.')
   for (const tid of tids) {
-    result = await walkAndCatchUp({ ctx, number: row.number, tid, signal }, row)
+    result = await walkAndCatchUp({ ctx, number: row.number, upstream: row.number, tid, signal }, row)
     if (result.ok) {
+      await discoverLines(ctx, { ...row, other_tids: all }, tid, signal)
       // The tid that worked becomes the number's own; the others stay listed beside it.
       if (tid !== row.tid) {
         const r = await ctx.db.query(

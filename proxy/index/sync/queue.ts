@@ -4,7 +4,7 @@ import { dueNumbers } from './leases.ts'
 import { createLimiter } from '../../kernel/pace.ts'
 import { syncNumber } from './number.ts'
 import { pageWorker } from './pages.ts'
-import { RESUMES, NUMBER_RE, type SyncContext, type Syncer, type SyncOptions, type SyncRequest } from './types.ts'
+import { RESUMES, LINE_KEY, type SyncContext, type Syncer, type SyncOptions, type SyncRequest } from './types.ts'
 
 /** Default lease: a server that has not renewed its claim on a number for this long is presumed dead. */
 const LEASE_MS = 30_000
@@ -27,6 +27,8 @@ export function createSyncer(opts: SyncOptions): Syncer {
     idleWaiters: [] as Array<() => void>,
     listingFailure: null as Queue['listingFailure'],
   }
+  // A further line a sync found (lines.ts) is queued in the background.
+  ctx.lines.found = (key) => void requestMany(q, [key]).catch((e: unknown) => ctx.log(`index: ${String(e)}`))
   // Numbers left queued or syncing under an expired lease are picked up every lease period.
   const sweep = setInterval(() => void requestDue(q).catch((e: unknown) => ctx.log(`index: ${String(e)}`)), ctx.leaseMs)
   sweep.unref()
@@ -95,6 +97,7 @@ function contextOf(opts: SyncOptions): SyncContext {
     bulk: { loads: 0 },
     desk: opts.desk ?? true,
     hooks: opts.hooks,
+    lines: { probed: new Set(), found: () => {} },
   }
 }
 
@@ -106,10 +109,15 @@ function checkIdle(q: Queue) {
 }
 
 async function request(q: Queue, { number, tid, auto }: SyncRequest): Promise<void> {
-  if (q.closed || !NUMBER_RE.test(number)) return
+  if (q.closed || !LINE_KEY.test(number)) return
   if (auto) {
     const forgotten = await q.ctx.db.query('SELECT 1 FROM index_numbers WHERE number = $1 AND forgotten_at IS NOT NULL', [number])
     if (forgotten.rows.length > 0) return
+  }
+  // A tid one of the number's further lines syncs under (a history opened under it) is that line's.
+  if (tid !== undefined && !number.includes('~')) {
+    const line = await q.ctx.db.query<{ number: string }>('SELECT number FROM index_numbers WHERE line_of = $1 AND tid = $2', [number, tid])
+    if (line.rows[0]) return request(q, { number: line.rows[0].number, auto })
   }
   if (tid !== undefined)
     await q.ctx.db.query(
@@ -173,7 +181,7 @@ async function syncAll(q: Queue, { revive = true }: { revive?: boolean } = {}): 
     throw err
   }
   q.listingFailure = null
-  await recordListing(q.ctx, listing, revive)
+  const lines = await recordListing(q.ctx, listing, revive)
   const numbers = [...listing.keys()]
   const forgotten = revive
     ? new Set<string>()
@@ -185,10 +193,7 @@ async function syncAll(q: Queue, { revive = true }: { revive?: boolean } = {}): 
           )
         ).rows.map((r) => r.number),
       )
-  await requestMany(
-    q,
-    numbers.filter((n) => !forgotten.has(n)),
-  )
+  await requestMany(q, [...numbers.filter((n) => !forgotten.has(n)), ...lines])
   return listing.size
 }
 
@@ -204,7 +209,7 @@ async function requestDue(q: Queue): Promise<void> {
  */
 async function requestMany(q: Queue, numbers: readonly string[]): Promise<void> {
   if (q.closed) return
-  const todo = [...new Set(numbers)].filter((n) => NUMBER_RE.test(n) && !q.queued.has(n) && !q.running.has(n))
+  const todo = [...new Set(numbers)].filter((n) => LINE_KEY.test(n) && !q.queued.has(n) && !q.running.has(n))
   if (todo.length === 0) return
   // 'syncing' may belong to another server: leave its state alone (its lease says whose it is).
   await q.ctx.db.query(`UPDATE index_numbers SET state = 'queued' WHERE number = ANY($1::text[]) AND state <> 'syncing'`, [todo])

@@ -27,7 +27,7 @@ function jobOn(db: OpenedDb): Job {
     stats: { requests: 0, waitMs: 0, prepareMs: 0, storeMs: 0, overlappedBatches: 0, vacuumMs: 0, deskMs: 0 },
     progress: { messages: 0, since: null },
   } as unknown as SyncContext // storeBatch and wipe read only these
-  return { ctx, number: NUMBER, tid: 'TID1', signal: new AbortController().signal }
+  return { ctx, number: NUMBER, upstream: NUMBER, tid: 'TID1', signal: new AbortController().signal }
 }
 
 const placed = (ordinals: number[]): Placed[] => ordinals.map((ordinal) => ({ ordinal, r: record(ordinal) }))

@@ -265,7 +265,7 @@ export async function commitStaged(job: Job, stage: ReadonlyArray<(tx: Queryable
 
 export async function loadNumber(q: Queryable, number: string): Promise<NumberRow | undefined> {
   const r = await q.query<NumberRow & Record<string, unknown>>(
-    `SELECT number, tid, top_ordinal, indexed, full_done, cp_next, cp_total, cp_check, newest_msg_id, upstream_total, other_tids
+    `SELECT number, tid, top_ordinal, indexed, full_done, cp_next, cp_total, cp_check, newest_msg_id, upstream_total, other_tids, line_of
      FROM index_numbers WHERE number = $1`,
     [number],
   )

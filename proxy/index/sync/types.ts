@@ -154,12 +154,17 @@ export interface SyncContext {
   /** Whether stored batches keep the desk tables (SyncOptions.desk). */
   desk: boolean
   hooks: IndexHooks
+  /** A number's further lines (lines.ts): the tids asked once (number NUL tid), and where a line found goes to be queued. */
+  lines: { probed: Set<string>; found: (key: string) => void }
 }
 
 /** One number's sync: which number, under which tid, and the signal that stops it. */
 export interface Job {
   ctx: SyncContext
+  /** The index's key of the line synced (contract/lines.ts): the number, or one of its further lines. */
   number: string
+  /** The number asked of the upstream (the key itself, or the number a further line belongs to). */
+  upstream: string
   tid: string
   signal: AbortSignal
   /**
@@ -181,6 +186,8 @@ export interface NumberRow {
   newest_msg_id: string | null
   upstream_total: number | null
   other_tids: string[]
+  /** A further line's number (contract/lines.ts); null on a number's own row. */
+  line_of: string | null
 }
 
 /**
@@ -190,3 +197,5 @@ export interface NumberRow {
 export const RESUMES = 'the walk resumes later or elsewhere'
 
 export const NUMBER_RE = /^\d{6,15}$/
+/** What a sync may be asked for: a number, or a number's further line (contract/lines.ts). */
+export { LINE_KEY } from '../../../contract/lines.ts'

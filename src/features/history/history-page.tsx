@@ -39,10 +39,14 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
   }, [number])
   const meta = useMeta()
   const index = useIndexStatus()
-  const facts = index.byNumber.get(number)
-  // Look-ups (go to date) need the whole history indexed; the export can say it is partial.
-  const indexed = holdsWhole(index.status, number)
   const { tid, view, tz: zone } = search
+  // What the index holds of this history: the number's row when it syncs under this tid. Under
+  // another tid (a number listed twice, whose second tid's history is a further line of the index,
+  // contract/lines.ts) its facts would place records of another history: none are used.
+  const own = index.byNumber.get(number)
+  const facts = own && (own.tid === tid || own.tid === '') ? own : undefined
+  // Look-ups (go to date) need the whole history indexed; the export can say it is partial.
+  const indexed = facts !== undefined && holdsWhole(index.status, number)
   const h = useHistoryPage(number, search, meta.historyPageCap)
   const { result, shown, page, size, start, end, total } = h
 

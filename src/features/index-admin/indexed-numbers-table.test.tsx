@@ -164,3 +164,22 @@ test('a small account shows every number, with no find box and no count line', (
   expect(screen.queryByRole('searchbox', { name: 'Find a number' })).toBeNull()
   expect(screen.queryByText(/^Showing/)).toBeNull()
 })
+
+test('a second tid that serves a history of its own is a line beside its number: the finding says where its messages are', () => {
+  renderTable([
+    { number: `${TWICE}~2`, tid: 'XTRA77', ...base, indexed: 700, upstreamTotal: 700, lineOf: TWICE },
+    { number: FINE, tid: 'A1', ...base },
+    { number: TWICE, tid: 'PUHMGWS98301', ...base, otherTids: ['XTRA77'], lineTids: ['XTRA77'] },
+  ])
+  // The line right after its number, whatever order the answer had.
+  const table = screen.getByRole('table', { name: 'Indexed numbers' })
+  const [own, line] = within(table).getAllByRole('row', { name: new RegExp(formatPhone(TWICE).replace(/[()+]/g, '\\$&')) })
+  expect(within(own!).getAllByRole('cell')[0]!.textContent).toContain(
+    'Worth a look: listed twice. Indexed under tid PUHMGWS98301; the account also lists it with tid XTRA77. That tid serves a history of its own, indexed beside it as line 2 (tid XTRA77): search and threads show those messages under that line.',
+  )
+  // The line's row names its number, written as people read it, and says what it holds.
+  expect(line!.textContent).toContain(`${formatPhone(TWICE)} · line 2`)
+  expect(within(line!).getAllByRole('cell')[0]!.textContent).toContain(
+    `A second history of ${formatPhone(TWICE)}: the account lists that number under tid XTRA77 too, and that tid serves messages of its own. Forgetting ${formatPhone(TWICE)} forgets this line with it.`,
+  )
+})

@@ -210,6 +210,7 @@ function IndexedNumberCard({ n, isAdmin, actions }: { n: NumberIndexStatus; isAd
 
 /** The state in words, its sync's progress, and what is worth a look. */
 function NumberState({ n }: { n: NumberIndexStatus }) {
+  const lineTids = Array.isArray(n.lineTids) ? n.lineTids : []
   return (
     <>
       {n.removed ? <span className="font-semibold text-amber-950">{stateText(n)}</span> : stateText(n)}
@@ -243,6 +244,15 @@ function NumberState({ n }: { n: NumberIndexStatus }) {
           </span>{' '}
           Indexed under tid {n.tid || '(none)'}; the account also lists it with {n.otherTids.length === 1 ? 'tid' : 'tids'}{' '}
           {listed(n.otherTids)}.
+          {lineTids.length > 0
+            ? ` ${lineTids.length === 1 ? 'That tid serves' : 'Those tids serve'} a history of ${lineTids.length === 1 ? 'its' : 'their'} own, indexed beside it as ${listed(lineTids.map((t, i) => `line ${i + 2} (tid ${t})`))}: search and threads show those messages under that line.`
+            : ''}
+        </p>
+      ) : null}
+      {typeof n.lineOf === 'string' ? (
+        <p className="mt-1 text-xs text-slate-700">
+          A second history of {formatPhone(n.lineOf)}: the account lists that number under tid {n.tid || '(none)'} too, and that tid serves
+          messages of its own. Forgetting {formatPhone(n.lineOf)} forgets this line with it.
         </p>
       ) : null}
       {n.finding ? (

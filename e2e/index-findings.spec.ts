@@ -30,11 +30,13 @@ test('the index page names a number listed twice and one removed from the accoun
     throw err
   })
   try {
-    await quirks({ listedTwice: [NUMBERS.one.number] })
+    // One number listed twice whose second tid is refused; another whose second tid serves 700 messages of its own.
+    await quirks({ listedTwice: [NUMBERS.one.number], twoHistories: [NUMBERS.hundreds.number] })
     await page.goto(`${proxy.url}/index`)
     await page.getByRole('button', { name: 'Index all numbers' }).click()
     const table = page.getByRole('table', { name: 'Indexed numbers' })
-    await expect.poll(() => table.getByRole('row').count(), { timeout: 60_000 }).toBe(61)
+    // 60 numbers, the header, and the second history's line.
+    await expect.poll(() => table.getByRole('row').count(), { timeout: 60_000 }).toBe(62)
 
     // Listed twice: one row, its finding in words naming the tid it is indexed under and the other.
     const twice = table.getByRole('row', { name: /\(514\) 790-1725/ })
@@ -43,6 +45,32 @@ test('the index page names a number listed twice and one removed from the accoun
     const [, kept, other] = /tid (\S+);.* tid (\S+)\.$/.exec((await finding.textContent()) ?? '') ?? []
     expect([kept, other]).toContain(NUMBERS.one.tid)
     expect(kept).not.toBe(other)
+
+    // Two histories: the second is a line of its own beside its number, and the finding says where its messages are.
+    const [own, line] = await table.getByRole('row', { name: /\(720\) 295-1888/ }).all()
+    await expect(own!).toContainText(
+      /Worth a look: listed twice\. Indexed under tid KVYPFWW99804; the account also lists it with tid \S+\. That tid serves a history of its own, indexed beside it as line 2 \(tid \S+\)/,
+    )
+    await expect(line!).toContainText('(720) 295-1888 · line 2')
+    await expect(line!).toContainText('Up to date', { timeout: 60_000 })
+    await expect(line!).toContainText('A second history of (720) 295-1888')
+    // Its messages are searchable: every one of the 700, each row naming the line.
+    await page.goto(`${proxy.url}/search?numbers=${NUMBERS.hundreds.number}~2`)
+    await expect(page.getByRole('status').filter({ hasText: 'matches' })).toHaveText('700 matches')
+    const results = page.getByRole('table', { name: /Search results/ })
+    await expect(results.getByRole('row').nth(1)).toContainText('(720) 295-1888 · line 2')
+    await page.screenshot({ path: test.info().outputPath('second-line-search.png') })
+    // "In history" opens the number's history under the line's tid, at that record.
+    await results
+      .getByRole('row')
+      .nth(1)
+      .getByRole('link', { name: /^In history/ })
+      .click()
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('History of (720) 295-1888')
+    await expect(page).toHaveURL(/tid=X02951888DUP/)
+    await expect(page.getByRole('table', { name: /Messages/ }).locator('[data-marked="true"]')).toHaveCount(1)
+    await page.goto(`${proxy.url}/index`)
+    await expect.poll(() => table.getByRole('row').count(), { timeout: 60_000 }).toBe(62)
 
     // Indexed, then gone from the account's listing: the next listing marks it, whatever its sync left.
     const gone = table.getByRole('row', { name: /\(855\) 200-9444/ })

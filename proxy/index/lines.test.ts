@@ -132,6 +132,7 @@ describe.each(ENGINES)('a number listed under two tids, on %s', (engine) => {
       // One number, however many lines: the account's progress counts the numbers the listing has.
       expect(status.body.progress.numbersTotal).toBe(numbers.length - 2)
       expect(status.body.progress.numbersDone).toBe(numbers.length - 2)
+      expect(status.body.freshness).toMatchObject({ numbersKnown: numbers.length - 2, numbersComplete: numbers.length - 2 })
 
       // Every message the second tid serves is found by a search of the line, and none is left out.
       const truth = await historyUnder(two.number, second)

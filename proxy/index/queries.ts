@@ -122,15 +122,17 @@ export async function freshnessAndVersion(
     scope_indexed: number
   }>(
     `WITH s AS (
-       SELECT number, state, last_synced_at, indexed, finished_at,
+       SELECT number, state, last_synced_at, indexed, finished_at, line_of, removed_at,
               -- A number that left the account is never reported fresh, nor one whose last sync stopped
               -- short (an error or a refusal: its newest messages are not known to be here).
               (full_done AND top_ordinal >= COALESCE(upstream_total, 0) AND removed_at IS NULL AND state NOT IN ('error', 'paused')) AS complete,
               ($1::text[] IS NULL OR number = ANY($1::text[])) AS in_scope
        FROM index_numbers
      )
-     SELECT count(*)::int AS known,
-            count(*) FILTER (WHERE complete)::int AS complete,
+     -- Numbers, not lines: a number's further lines (contract/lines.ts) are counted with it, complete when they all are.
+     SELECT count(*) FILTER (WHERE line_of IS NULL)::int AS known,
+            count(*) FILTER (WHERE line_of IS NULL AND complete
+              AND NOT EXISTS (SELECT 1 FROM s l WHERE l.line_of = s.number AND l.removed_at IS NULL AND NOT l.complete))::int AS complete,
             min(last_synced_at) FILTER (WHERE in_scope) AS up_to,
             (array_agg(number ORDER BY number) FILTER (WHERE state IN ('queued', 'syncing')))[1:${FRESHNESS_LIST_MAX}] AS syncing,
             count(*) FILTER (WHERE state IN ('queued', 'syncing'))::int AS syncing_count,

@@ -27,8 +27,9 @@ export function createSyncer(opts: SyncOptions): Syncer {
     idleWaiters: [] as Array<() => void>,
     listingFailure: null as Queue['listingFailure'],
   }
-  // A further line a sync found (lines.ts) is queued in the background.
-  ctx.lines.found = (key) => void requestMany(q, [key]).catch((e: unknown) => ctx.log(`index: ${String(e)}`))
+  // A further line a sync found (lines.ts) goes next, as part of its number's sync (behind the
+  // rest of an account's numbers, it waited for a million-message walk to end).
+  ctx.lines.found = (key) => void request(q, { number: key, auto: true }).catch((e: unknown) => ctx.log(`index: ${String(e)}`))
   // Numbers left queued or syncing under an expired lease are picked up every lease period.
   const sweep = setInterval(() => void requestDue(q).catch((e: unknown) => ctx.log(`index: ${String(e)}`)), ctx.leaseMs)
   sweep.unref()

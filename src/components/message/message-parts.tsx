@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { mediaSrc } from '../../api/media'
 import { exactUtc, formatDate } from '../../lib/dates'
+import { lineParts } from '../../../contract/lines'
 import { formatPhone } from '../../lib/phone'
 import { fileNameOf, mediaKind, safeHttpUrl } from '../../lib/url-safety'
 import { useHistoryDisplay } from './display-context'
@@ -27,6 +28,14 @@ export function directionLabel(d: string | null): string {
 }
 
 export function PhoneText({ raw }: { raw: string | null }) {
+  // A number's further line (contract/lines.ts) may wrap before its place, never within the number.
+  const line = raw?.includes('~') ? lineParts(raw) : null
+  if (line && line.place > 1)
+    return (
+      <span>
+        <span className="whitespace-nowrap">{formatPhone(line.number)}</span> <span className="whitespace-nowrap">· line {line.place}</span>
+      </span>
+    )
   return <span className="whitespace-nowrap">{formatPhone(raw)}</span>
 }
 

@@ -4,7 +4,7 @@ import * as z from 'zod/mini'
 import { safeParse } from 'zod/v4/core'
 import { numberStatusAnswer, SYNC_STATES } from '../../contract/index-answers'
 import { optText } from './client'
-import { count, normaliseStatusNumbers, nullableText, parseStatus, sortNumbersAsWritten } from './index-status'
+import { count, holdsWhole, normaliseStatusNumbers, nullableText, parseStatus, sortNumbersAsWritten } from './index-status'
 
 // The rules as a zod schema states them (what the status answer was parsed with before the
 // in-place normaliser): the reference the fast path must agree with.
@@ -183,5 +183,30 @@ describe('the overall progress in the status answer', () => {
       secondsLeft: null,
       running: false,
     })
+  })
+})
+
+describe("a number's further lines (contract/lines.ts)", () => {
+  const whole = { state: 'idle', indexed: 36, upstreamTotal: 36, lastSyncedAt: '2026-11-22T07:10:51Z' }
+  const status = parseStatus({
+    enabled: true,
+    numbers: [
+      { number: '18323232323~2', tid: 'LINE2', ...whole, lineOf: '18323232323' },
+      { number: '18005550100', tid: 'B', ...whole },
+      { number: '18323232323', tid: 'OWN', ...whole, otherTids: ['LINE2'], lineTids: ['LINE2'] },
+    ],
+  })
+
+  it('sorts each line right after its number, and keeps what says whose it is', () => {
+    expect(status.numbers.map((n) => n.number)).toEqual(['18005550100', '18323232323', '18323232323~2'])
+    expect(status.numbers[1]).toMatchObject({ lineTids: ['LINE2'] })
+    expect(status.numbers[2]).toMatchObject({ lineOf: '18323232323', tid: 'LINE2' })
+  })
+
+  it("holds a number's history whole only under the tid the index syncs it under", () => {
+    expect(holdsWhole(status, '18323232323', 'OWN')).toBe(true)
+    expect(holdsWhole(status, '18323232323')).toBe(true)
+    // The second tid's history is another one (the line's): go to date and the conversations must not read the number's.
+    expect(holdsWhole(status, '18323232323', 'LINE2')).toBe(false)
   })
 })

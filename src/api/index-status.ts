@@ -238,8 +238,10 @@ export function useIndexStatus() {
 }
 
 /** Whether the index holds the number's whole history (the look-ups that need all of it may use it). */
-export function holdsWhole(status: IndexStatus | undefined, number: string): boolean {
+export function holdsWhole(status: IndexStatus | undefined, number: string, tid?: string): boolean {
   if (!status?.enabled) return false
   const n = status.numbers.find((x) => x.number === number)
+  // Under another tid than the one the index syncs the number under (a further line's, contract/lines.ts), it holds another history.
+  if (tid !== undefined && n !== undefined && n.tid !== '' && n.tid !== tid) return false
   return n !== undefined && n.indexed > 0 && n.upstreamTotal !== null && n.indexed >= n.upstreamTotal
 }

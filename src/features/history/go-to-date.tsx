@@ -48,7 +48,7 @@ export function GoToDate({
     let how: string
     // Asked before the index status answered (a slow database): wait for it rather than bisect
     // a history the index holds whole. A status that fails leaves the bisection, which needs no index.
-    const useIndex = checking ? holdsWhole(await queryClient.query(indexStatusQuery()).catch(() => undefined), number) : indexed
+    const useIndex = checking ? holdsWhole(await queryClient.query(indexStatusQuery()).catch(() => undefined), number, tid) : indexed
     if (signal.aborted) return null
     if (useIndex) {
       // The last instant of that day in the shown zone, so "that day" is the reader's day, not UTC's.

@@ -46,7 +46,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
   const own = index.byNumber.get(number)
   const facts = own && (own.tid === tid || own.tid === '') ? own : undefined
   // Look-ups (go to date) need the whole history indexed; the export can say it is partial.
-  const indexed = facts !== undefined && holdsWhole(index.status, number)
+  const indexed = holdsWhole(index.status, number, tid)
   const h = useHistoryPage(number, search, meta.historyPageCap)
   const { result, shown, page, size, start, end, total } = h
 

@@ -166,6 +166,8 @@ test.describe('one meaning of a day, and charts that lead to the messages', () =
     // Back to the chart, a day's link opens that local day's messages: as many as the day's in and out.
     await page.goBack()
     const row = figures.getByRole('row').filter({ has: page.getByRole('link', { name: `${day}: open its messages` }) })
+    // Read once the chart is back: read at once, the row was not there yet and its counts came back empty.
+    await expect(row).toBeVisible()
     const [inbound, outbound] = (await row.locator('td').allTextContents()).map((c) => Number(c.replace(/,/g, '')))
     await page.getByRole('link', { name: `${day}: open its messages` }).click()
     await expect(page).toHaveURL(new RegExp(`from=${day}&to=${day}`))

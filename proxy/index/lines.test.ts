@@ -198,4 +198,49 @@ describe.each(ENGINES)('a number listed under two tids, on %s', (engine) => {
       await control(simUrl, '/__sim/quirks', {}, 'DELETE')
     }
   }, 120_000)
+
+  it('a history served under a second tid the index did not know becomes a line, and the number keeps its own', async () => {
+    const one = numbers[2]!
+    const second = extraTid(one.number)
+    const request = async (tid: string) => {
+      const s = createSyncer({
+        hooks: deskIndexHooks,
+        db,
+        forwarder: fw,
+        pageCap: 200,
+        concurrency: 2,
+        rate: 0,
+        backoffMs: 20,
+        maxRetries: 2,
+      })
+      await s.request({ number: one.number, tid })
+      await s.idle()
+      await s.close()
+    }
+    await control(simUrl, '/__sim/quirks', { twoHistories: [one.number] })
+    try {
+      // Synced by name (a history opened): no listing has told the index of the second tid.
+      await request(one.tid)
+      expect((await get<IndexStatus>(`/api/index/status?number=${one.number}`)).body.numbers[0]).toMatchObject({ tid: one.tid, indexed: 1 })
+      // Its history served under the second tid (as the history page's refresh of the index asks).
+      await request(second)
+      const own = (await get<IndexStatus>(`/api/index/status?number=${one.number}`)).body.numbers[0]
+      expect(own).toMatchObject({ tid: one.tid, indexed: 1, state: 'idle', lineTids: [second] })
+      const line = (await get<IndexStatus>(`/api/index/status?number=${one.number}~2`)).body.numbers[0]
+      expect(line).toMatchObject({ tid: second, lineOf: one.number, indexed: TWIN_SIZE, state: 'idle' })
+      // Asked again under either tid, each goes to its own history: no third line, no switch.
+      await request(second)
+      await request(one.tid)
+      const rows = await db.query<{ number: string; tid: string; indexed: number }>(
+        'SELECT number, tid, indexed FROM index_numbers WHERE number = $1 OR line_of = $1 ORDER BY number',
+        [one.number],
+      )
+      expect(rows.rows).toEqual([
+        { number: one.number, tid: one.tid, indexed: 1 },
+        { number: `${one.number}~2`, tid: second, indexed: TWIN_SIZE },
+      ])
+    } finally {
+      await control(simUrl, '/__sim/quirks', {}, 'DELETE')
+    }
+  }, 120_000)
 })

@@ -32,22 +32,35 @@ export async function discoverLines(ctx: SyncContext, row: NumberRow, tid: strin
       ctx.log(`index: ${row.number}: tid ${other} serves no history of its own (${probe.stop.message}); it stays a finding`)
       continue
     }
-    const used = new Set((await lineTids(ctx, row.number)).values())
-    let place = 2
-    while (place <= 9 && used.has(lineKey(row.number, place))) place++
-    if (place > 9) {
-      ctx.log(`index: ${row.number}: tid ${other} serves a history, but the number has nine lines already; not indexed`)
-      continue
-    }
-    const key = lineKey(row.number, place)
-    await ctx.db.query(
-      `INSERT INTO index_numbers (number, tid, listed, line_of, state) VALUES ($1, $2, true, $3, 'queued') ON CONFLICT (number) DO NOTHING`,
-      [key, other, row.number],
-    )
+    const key = await addLine(ctx, row.number, other)
+    if (key === null) continue
     held.set(other, key)
     ctx.log(`index: ${row.number}: tid ${other} serves a history of its own (${probe.value.total} messages): indexed as ${key}`)
     ctx.lines.found(key)
   }
+}
+
+/**
+ * Records `tid` as a further line of `number`, queued, at the first free place: its key, or null
+ * when the number has nine lines already. A tid a line holds already keeps its line.
+ */
+export async function addLine(ctx: SyncContext, number: string, tid: string): Promise<string | null> {
+  const lines = await lineTids(ctx, number)
+  const held = lines.get(tid)
+  if (held !== undefined) return held
+  const used = new Set(lines.values())
+  let place = 2
+  while (place <= 9 && used.has(lineKey(number, place))) place++
+  if (place > 9) {
+    ctx.log(`index: ${number}: tid ${tid} serves a history, but the number has nine lines already; not indexed`)
+    return null
+  }
+  const key = lineKey(number, place)
+  await ctx.db.query(
+    `INSERT INTO index_numbers (number, tid, listed, line_of, state) VALUES ($1, $2, true, $3, 'queued') ON CONFLICT (number) DO NOTHING`,
+    [key, tid, number],
+  )
+  return key
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { listAccount, recordListing } from './account.ts'
+import { addLine, lineTids } from './lines.ts'
 import { dueNumbers } from './leases.ts'
 import { createLimiter } from '../../kernel/pace.ts'
 import { syncNumber } from './number.ts'
@@ -115,10 +116,22 @@ async function request(q: Queue, { number, tid, auto }: SyncRequest): Promise<vo
     const forgotten = await q.ctx.db.query('SELECT 1 FROM index_numbers WHERE number = $1 AND forgotten_at IS NOT NULL', [number])
     if (forgotten.rows.length > 0) return
   }
-  // A tid one of the number's further lines syncs under (a history opened under it) is that line's.
+  // A tid other than the one the number's row syncs under (a history served under it): a further
+  // line's goes to that line; while the row is sound and holds messages, it is a second history of
+  // the number, a further line of its own (lines.ts). A row paused or failing takes the tid (a
+  // number moved to a new tid), as before. Taken by a sound row, the number's messages were walked
+  // again under the other tid and its own history became the line.
   if (tid !== undefined && !number.includes('~')) {
-    const line = await q.ctx.db.query<{ number: string }>('SELECT number FROM index_numbers WHERE line_of = $1 AND tid = $2', [number, tid])
-    if (line.rows[0]) return request(q, { number: line.rows[0].number, auto })
+    const own = await q.ctx.db.query<{ tid: string; state: string; indexed: number; removed: boolean }>(
+      'SELECT tid, state, indexed, removed_at IS NOT NULL AS removed FROM index_numbers WHERE number = $1',
+      [number],
+    )
+    const row = own.rows[0]
+    if (row && row.tid !== tid) {
+      const sound = row.indexed > 0 && !row.removed && row.state !== 'paused' && row.state !== 'error'
+      const line = (await lineTids(q.ctx, number)).get(tid) ?? (sound ? await addLine(q.ctx, number, tid) : null)
+      if (line) return request(q, { number: line, auto })
+    }
   }
   if (tid !== undefined)
     await q.ctx.db.query(

@@ -69,6 +69,9 @@ test('the index page names a number listed twice and one removed from the accoun
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('History of (720) 295-1888')
     await expect(page).toHaveURL(/tid=X02951888DUP/)
     await expect(page.getByRole('table', { name: /Messages/ }).locator('[data-marked="true"]')).toHaveCount(1)
+    // The page's index parts read the line: its whole export is the line's 700 messages, not the number's 420.
+    await expect(page.getByRole('button', { name: 'Export all 700 messages as CSV' })).toBeVisible()
+    await page.screenshot({ path: test.info().outputPath('second-line-history.png'), fullPage: true })
     await page.goto(`${proxy.url}/index`)
     await expect.poll(() => table.getByRole('row').count(), { timeout: 60_000 }).toBe(62)
 

@@ -4,7 +4,7 @@ import * as z from 'zod/mini'
 import { safeParse } from 'zod/v4/core'
 import { numberStatusAnswer, SYNC_STATES } from '../../contract/index-answers'
 import { optText } from './client'
-import { count, holdsWhole, normaliseStatusNumbers, nullableText, parseStatus, sortNumbersAsWritten } from './index-status'
+import { count, holdsWhole, indexRowFor, normaliseStatusNumbers, nullableText, parseStatus, sortNumbersAsWritten } from './index-status'
 
 // The rules as a zod schema states them (what the status answer was parsed with before the
 // in-place normaliser): the reference the fast path must agree with.
@@ -203,10 +203,14 @@ describe("a number's further lines (contract/lines.ts)", () => {
     expect(status.numbers[2]).toMatchObject({ lineOf: '18323232323', tid: 'LINE2' })
   })
 
-  it("holds a number's history whole only under the tid the index syncs it under", () => {
-    expect(holdsWhole(status, '18323232323', 'OWN')).toBe(true)
-    expect(holdsWhole(status, '18323232323')).toBe(true)
-    // The second tid's history is another one (the line's): go to date and the conversations must not read the number's.
-    expect(holdsWhole(status, '18323232323', 'LINE2')).toBe(false)
+  it("finds the row that holds a number's history under a tid: its own, its line's, or none", () => {
+    expect(indexRowFor(status, '18323232323', 'OWN')?.number).toBe('18323232323')
+    expect(indexRowFor(status, '18323232323')?.number).toBe('18323232323')
+    // The second tid's history is the line's: go to date, the conversations and the export read that row.
+    expect(indexRowFor(status, '18323232323', 'LINE2')?.number).toBe('18323232323~2')
+    expect(holdsWhole(status, '18323232323', 'LINE2')).toBe(true)
+    // A tid the index holds no history of: nothing is read from the number's own row.
+    expect(indexRowFor(status, '18323232323', 'ELSE')).toBeUndefined()
+    expect(holdsWhole(status, '18323232323', 'ELSE')).toBe(false)
   })
 })

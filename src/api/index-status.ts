@@ -239,9 +239,18 @@ export function useIndexStatus() {
 
 /** Whether the index holds the number's whole history (the look-ups that need all of it may use it). */
 export function holdsWhole(status: IndexStatus | undefined, number: string, tid?: string): boolean {
-  if (!status?.enabled) return false
-  const n = status.numbers.find((x) => x.number === number)
-  // Under another tid than the one the index syncs the number under (a further line's, contract/lines.ts), it holds another history.
-  if (tid !== undefined && n !== undefined && n.tid !== '' && n.tid !== tid) return false
+  const n = indexRowFor(status, number, tid)
   return n !== undefined && n.indexed > 0 && n.upstreamTotal !== null && n.indexed >= n.upstreamTotal
+}
+
+/**
+ * The index's row that holds `number`'s history under `tid`: the number's own when it syncs under
+ * that tid (or any, without one), else the further line (contract/lines.ts) that does; undefined
+ * when the index holds no such history.
+ */
+export function indexRowFor(status: IndexStatus | undefined, number: string, tid?: string): NumberIndexStatus | undefined {
+  if (!status?.enabled) return undefined
+  const own = status.numbers.find((x) => x.number === number)
+  if (tid === undefined || own === undefined || own.tid === '' || own.tid === tid) return own
+  return status.numbers.find((x) => x.lineOf === number && x.tid === tid)
 }

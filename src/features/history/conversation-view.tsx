@@ -53,12 +53,18 @@ type ConversationProps = {
 export function ConversationView({
   indexAvailable,
   facts,
+  indexNumber,
   ...props
-}: ConversationProps & { indexAvailable: boolean; facts: NumberIndexStatus | undefined }) {
+}: ConversationProps & {
+  indexAvailable: boolean
+  facts: NumberIndexStatus | undefined
+  /** The index's key of this history: the number, or its further line's (contract/lines.ts). */
+  indexNumber?: string
+}) {
   if (indexAvailable)
     return (
       <IndexedConversations
-        number={props.number}
+        number={indexNumber ?? props.number}
         tid={props.tid}
         party={props.party}
         facts={facts}

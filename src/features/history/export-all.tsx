@@ -27,6 +27,7 @@ type State =
  */
 export function ExportAll({
   number,
+  indexNumber = number,
   tid,
   total,
   index,
@@ -34,6 +35,8 @@ export function ExportAll({
   chunk,
 }: {
   number: string
+  /** The index's key of this history: the number, or its further line's (contract/lines.ts). */
+  indexNumber?: string
   tid: string
   total: number
   /** Null with the index off; else what it holds of this number, whether that is all of it, and whether an admin forgot it. */
@@ -65,11 +68,11 @@ export function ExportAll({
               onClick={() =>
                 startExport({
                   path: INDEX_PATHS.export,
-                  params: { numbers: number, format, tz: zoneName(zone) },
+                  params: { numbers: indexNumber, format, tz: zoneName(zone) },
                   label: `History of ${formatPhone(number)}`,
                   fileName: fitFileName({ subject: 'history', scope: number, filters: [], rows: goal, ext: format }),
                   total: goal,
-                  ...(index.complete ? {} : { waitForSync: { number, tid, total } }),
+                  ...(index.complete ? {} : { waitForSync: { number: indexNumber, tid, total } }),
                 })
               }
             >

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { fetchHistory } from '../../api/history'
 import { locateDate } from '../../api/index-api'
-import { holdsWhole, indexStatusQuery } from '../../api/index-status'
+import { holdsWhole, indexRowFor, indexStatusQuery } from '../../api/index-status'
 import { GoToDateForm, type FindDay } from '../../components/go-to-date'
 import { formatCount } from '../../lib/count'
 import { dayOf, endOfDay, formatDay, zoneLabel, type Zone } from '../../lib/dates'
@@ -48,11 +48,16 @@ export function GoToDate({
     let how: string
     // Asked before the index status answered (a slow database): wait for it rather than bisect
     // a history the index holds whole. A status that fails leaves the bisection, which needs no index.
-    const useIndex = checking ? holdsWhole(await queryClient.query(indexStatusQuery()).catch(() => undefined), number, tid) : indexed
+    const status = checking
+      ? await queryClient.query(indexStatusQuery()).catch(() => undefined)
+      : queryClient.getQueryData(indexStatusQuery().queryKey)
+    const useIndex = checking ? holdsWhole(status, number, tid) : indexed
     if (signal.aborted) return null
     if (useIndex) {
       // The last instant of that day in the shown zone, so "that day" is the reader's day, not UTC's.
-      const r = await locateDate(number, new Date(limit - 1).toISOString(), signal)
+      // Looked up in the row that holds this tid's history (a further line's, contract/lines.ts, for a second tid).
+      const key = indexRowFor(status, number, tid)?.number ?? number
+      const r = await locateDate(key, new Date(limit - 1).toISOString(), signal)
       position = r.message?.position ?? null
       dateMs = r.message?.dateMs ?? null
       how = 'found with the message index'

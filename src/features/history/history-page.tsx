@@ -1,5 +1,5 @@
 import { useIndexStatus } from '../../api/index-api'
-import { holdsWhole } from '../../api/index-status'
+import { holdsWhole, indexRowFor } from '../../api/index-status'
 import { useMeta } from '../../api/meta'
 import { toApiError } from '../../api/errors'
 import { ErrorAlert } from '../../components/alert'
@@ -28,6 +28,18 @@ import { WholeHistoryExport } from './whole-history-export'
 
 const ROW_ESTIMATE = 72
 
+/**
+ * What the index holds of this history: the number's row when it syncs under this tid, or the
+ * further line (contract/lines.ts) that holds the history of a second tid the number is listed
+ * under. The index's parts of the page (conversations, go to date, the whole export, the search
+ * and charts links) read that row; look-ups need it whole (`indexed`), the export can say it is partial.
+ */
+function useHistoryIndex(number: string, tid: string) {
+  const index = useIndexStatus()
+  const facts = indexRowFor(index.status, number, tid)
+  return { index, facts, indexNumber: facts?.number ?? number, indexed: holdsWhole(index.status, number, tid) }
+}
+
 export function HistoryPage({ number, search, canExportAll }: { number: string; search: HistorySearch; canExportAll: boolean | null }) {
   const setParams = useSetParams('/numbers/$number')
   // Arriving on a number's history, focus is on its heading, as on every other page (it was left on
@@ -38,15 +50,8 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
     heading.current?.focus({ preventScroll: true })
   }, [number])
   const meta = useMeta()
-  const index = useIndexStatus()
   const { tid, view, tz: zone } = search
-  // What the index holds of this history: the number's row when it syncs under this tid. Under
-  // another tid (a number listed twice, whose second tid's history is a further line of the index,
-  // contract/lines.ts) its facts would place records of another history: none are used.
-  const own = index.byNumber.get(number)
-  const facts = own && (own.tid === tid || own.tid === '') ? own : undefined
-  // Look-ups (go to date) need the whole history indexed; the export can say it is partial.
-  const indexed = holdsWhole(index.status, number, tid)
+  const { index, facts, indexNumber, indexed } = useHistoryIndex(number, tid)
   const h = useHistoryPage(number, search, meta.historyPageCap)
   const { result, shown, page, size, start, end, total } = h
 
@@ -75,6 +80,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
   const conversations = (total: number) => (
     <ConversationView
       number={number}
+      indexNumber={indexNumber}
       tid={tid}
       page={page}
       size={size}
@@ -105,7 +111,14 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
         </PhoneFold>
         <PastEndNotice past={search.past} total={total} size={size} />
         <DriftNotice drifted={h.drifted} onNewest={h.goNewest} />
-        <HistoryToolbar number={number} view={view} zone={zone} fetching={result.isFetching} onRefresh={h.refresh} setParams={setParams} />
+        <HistoryToolbar
+          number={indexNumber}
+          view={view}
+          zone={zone}
+          fetching={result.isFetching}
+          onRefresh={h.refresh}
+          setParams={setParams}
+        />
 
         <div id="history-panel" role="tabpanel" aria-labelledby={`tab-${view}`} className="pt-2">
           <HistoryPaging
@@ -160,6 +173,7 @@ export function HistoryPage({ number, search, canExportAll }: { number: string; 
           {shown ? (
             <WholeHistoryExport
               number={number}
+              indexNumber={indexNumber}
               tid={tid}
               total={shown.total}
               canExportAll={canExportAll}

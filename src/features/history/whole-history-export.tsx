@@ -7,6 +7,7 @@ import { forgottenAt, wholeHistoryIndexed } from './index-facts'
 /** "Export the whole history" for who may export the index; a note for the rest; nothing while the role is unknown. */
 export function WholeHistoryExport({
   number,
+  indexNumber = number,
   tid,
   total,
   canExportAll,
@@ -17,6 +18,8 @@ export function WholeHistoryExport({
   chunk,
 }: {
   number: string
+  /** The index's key of this history: the number, or its further line's (contract/lines.ts). */
+  indexNumber?: string
   tid: string
   total: number
   canExportAll: boolean | null
@@ -42,6 +45,7 @@ export function WholeHistoryExport({
       <div className="mt-4 print:hidden">
         <ExportAll
           number={number}
+          indexNumber={indexNumber}
           tid={tid}
           total={total}
           index={

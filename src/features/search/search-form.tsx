@@ -158,7 +158,9 @@ function NumbersFilter({ search, numbers, setParams }: Props) {
         value=""
         placeholder="Add a number: type digits"
         onPick={(n) => {
-          if (n) setPicked([...picked, n])
+          // A number brings its further lines (contract/lines.ts: the histories of second tids it is
+          // listed under) with it, each a chip of its own that can be taken off.
+          if (n) setPicked([...new Set([...picked, n, ...numbers.filter((x) => x.lineOf === n).map((x) => x.number)])])
         }}
       />
       {picked.length > 0 ? (

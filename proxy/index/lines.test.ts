@@ -54,17 +54,10 @@ describe.each(ENGINES)('a number listed under two tids, on %s', (engine) => {
     answers.hold('GET', path, r.status, () => body)
     return { status: r.status, body }
   }
+  const syncer = () =>
+    createSyncer({ hooks: deskIndexHooks, db, forwarder: fw, pageCap: 200, concurrency: 2, rate: 0, backoffMs: 20, maxRetries: 2 })
   const syncAll = async () => {
-    const s = createSyncer({
-      hooks: deskIndexHooks,
-      db,
-      forwarder: fw,
-      pageCap: 200,
-      concurrency: 2,
-      rate: 0,
-      backoffMs: 20,
-      maxRetries: 2,
-    })
+    const s = syncer()
     const listed = await s.syncAll()
     await s.idle()
     await s.close()
@@ -203,16 +196,7 @@ describe.each(ENGINES)('a number listed under two tids, on %s', (engine) => {
     const one = numbers[2]!
     const second = extraTid(one.number)
     const request = async (tid: string) => {
-      const s = createSyncer({
-        hooks: deskIndexHooks,
-        db,
-        forwarder: fw,
-        pageCap: 200,
-        concurrency: 2,
-        rate: 0,
-        backoffMs: 20,
-        maxRetries: 2,
-      })
+      const s = syncer()
       await s.request({ number: one.number, tid })
       await s.idle()
       await s.close()

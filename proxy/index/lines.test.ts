@@ -126,6 +126,12 @@ describe.each(ENGINES)('a number listed under two tids, on %s', (engine) => {
       expect(status.body.progress.numbersTotal).toBe(numbers.length - 2)
       expect(status.body.progress.numbersDone).toBe(numbers.length - 2)
       expect(status.body.freshness).toMatchObject({ numbersKnown: numbers.length - 2, numbersComplete: numbers.length - 2 })
+      // A line not whole keeps its number from being complete.
+      await db.query(`UPDATE index_numbers SET state = 'error' WHERE number = $1`, [line])
+      const short = (await get<IndexStatus>(`/api/index/status?number=${two.number}`)).body
+      expect(short.freshness).toMatchObject({ numbersKnown: numbers.length - 2, numbersComplete: numbers.length - 3 })
+      expect(short.progress).toMatchObject({ numbersTotal: numbers.length - 2, numbersDone: numbers.length - 3 })
+      await db.query(`UPDATE index_numbers SET state = 'idle' WHERE number = $1`, [line])
 
       // Every message the second tid serves is found by a search of the line, and none is left out.
       const truth = await historyUnder(two.number, second)

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import { ERROR_BODY } from './error-body.ts'
+import { plainShape } from './message-fields.ts'
 
 /**
  * The message index's answers (contract/index-api.ts has the paths), described once: the
@@ -112,14 +113,12 @@ export const indexedMessageAnswer = z.object({
   ordinal: count,
   /** The record's current 1-based position counted from the newest (as the upstream pages it). */
   position: count,
-  systemId: text,
-  messageId: text,
+  /** The plain fields (contract/message-fields.ts): the upstream's text, null when it sent none. */
+  ...plainShape('key', text),
   date: text,
   phone: text,
-  direction: text,
   body: text,
   mms: z.boolean(),
-  mediaUrl: text,
   /** The raw status text as the upstream sent it. */
   status: text,
   statusCode: z.nullable(count),

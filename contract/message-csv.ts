@@ -1,3 +1,5 @@
+import { MESSAGE_LAYOUT, PLAIN_BY_COLUMN, type OwnColumn, type PlainValues } from './message-fields.ts'
+
 /**
  * The one CSV layout of exported messages, whichever export writes it: a page of history, the
  * whole history, a search over the index. Documented in docs/message-index.md ("Exports").
@@ -14,46 +16,25 @@
  *   success three ways: "200", "200 Delivered", "200 [Possible status and meaning…]");
  *   `status_raw`: the upstream's whole text as sent; `status_code` its three leading digits.
  */
-export const MESSAGE_CSV_COLUMNS = [
-  'number',
-  'ordinal',
-  'position',
-  'date_utc',
-  'date_local',
-  'party',
-  'direction',
-  'body',
-  'mms',
-  'media_url',
-  'status',
-  'status_raw',
-  'status_code',
-  'message_id',
-  'system_id',
-  'tid',
-  'message_tid',
-] as const
+export const MESSAGE_CSV_COLUMNS = MESSAGE_LAYOUT
 
 /** The header row, the local date's column naming its IANA zone. */
 export function messageCsvHeader(zone: string): string[] {
   return MESSAGE_CSV_COLUMNS.map((c) => (c === 'date_local' ? `date_local (${zone})` : c))
 }
 
-export interface MessageCsvFields {
+/** A message's cells' values: the layout's own columns, and the plain fields (contract/message-fields.ts). */
+export interface MessageCsvFields extends PlainValues {
   number: string
   ordinal: number | null
   position: number | null
   dateUtc: string
   dateLocal: string
   party: string | null
-  direction: string | null
   body: string | null
   mms: boolean
-  mediaUrl: string | null
   status: string | null
   statusCode: number | null
-  messageId: string | null
-  systemId: string | null
   tid: string | null
   messageTid: string | null
 }
@@ -66,25 +47,29 @@ export function statusWord(code: number | null): StatusWord {
   return code >= 200 && code <= 299 ? 'success' : code >= 400 ? 'error' : 'unknown'
 }
 
+/** Each own column's cell (the plain fields' are their text, '' for none). */
+const OWN_CELLS: Record<OwnColumn, (m: MessageCsvFields) => string | number> = {
+  number: (m) => m.number,
+  ordinal: (m) => m.ordinal ?? '',
+  position: (m) => m.position ?? '',
+  date_utc: (m) => m.dateUtc,
+  date_local: (m) => m.dateLocal,
+  party: (m) => m.party ?? '',
+  body: (m) => m.body ?? '',
+  mms: (m) => (m.mms ? 'yes' : 'no'),
+  status: (m) => statusWord(m.statusCode),
+  status_raw: (m) => m.status ?? '',
+  status_code: (m) => m.statusCode ?? '',
+  tid: (m) => m.tid ?? '',
+  message_tid: (m) => m.messageTid ?? '',
+}
+
+const CELLS: ReadonlyArray<(m: MessageCsvFields) => string | number> = MESSAGE_LAYOUT.map((c) => {
+  const plain = PLAIN_BY_COLUMN.get(c)
+  return plain ? (m: MessageCsvFields) => m[plain.key] ?? '' : OWN_CELLS[c as OwnColumn]
+})
+
 /** A message's cells in the layout's order (still to go through csvCell). */
 export function messageCsvCells(m: MessageCsvFields): Array<string | number> {
-  return [
-    m.number,
-    m.ordinal ?? '',
-    m.position ?? '',
-    m.dateUtc,
-    m.dateLocal,
-    m.party ?? '',
-    m.direction ?? '',
-    m.body ?? '',
-    m.mms ? 'yes' : 'no',
-    m.mediaUrl ?? '',
-    statusWord(m.statusCode),
-    m.status ?? '',
-    m.statusCode ?? '',
-    m.messageId ?? '',
-    m.systemId ?? '',
-    m.tid ?? '',
-    m.messageTid ?? '',
-  ]
+  return CELLS.map((cell) => cell(m))
 }

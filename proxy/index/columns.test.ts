@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { copyCsv } from './columns.ts'
+import { PLAIN_FIELDS } from '../../contract/message-fields.ts'
+import { ENGINES, useEngines } from '../testing/engines.ts'
+import { copyCsv, MESSAGE_COLUMNS } from './columns.ts'
 import { lineBytesOf } from './sync/prepare.ts'
 
 describe("COPY's data from a batch's line bytes", () => {
@@ -16,5 +18,23 @@ describe("COPY's data from a batch's line bytes", () => {
   it('is empty for no lines', () => {
     const { lineBytes, lineEnds } = lineBytesOf([])
     expect(copyCsv(lineBytes, lineEnds, [], []).length).toBe(0)
+  })
+})
+
+/**
+ * contract/message-fields.ts names each plain field's column; a migration adds it (SQL files
+ * cannot read TypeScript). This holds the two together on both engines, so a field added to the
+ * table without its migration fails here, not in the first sync.
+ */
+const engines = useEngines()
+describe.each(ENGINES)('the plain fields of the messages table on %s', (engine) => {
+  it('index_messages has a text column for each, and every column the sync writes', async () => {
+    const db = await engines.open(engine)
+    const r = await db.query<{ column_name: string; data_type: string }>(
+      `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'index_messages'`,
+    )
+    const types = new Map(r.rows.map((c) => [c.column_name, c.data_type]))
+    for (const f of PLAIN_FIELDS) expect(types.get(f.column), f.column).toBe('text')
+    for (const c of MESSAGE_COLUMNS) expect(types.has(c.name), c.name).toBe(true)
   })
 })

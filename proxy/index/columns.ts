@@ -1,10 +1,12 @@
 import { storedLocalDay, type DeskFacts } from '../../contract/desk/facts.ts'
+import { PLAIN_FIELDS } from '../../contract/message-fields.ts'
 import type { PageRecord } from './parse.ts'
 
 /**
  * The columns of index_messages that come from an upstream record, in one table: the sync's
  * INSERT (unnest of one array per column), its COPY column list and CSV line are all made from
- * it, so adding an upstream field is one entry here and a migration. `number` and `fetched_tid`
+ * it. An upstream field the index keeps as text is a row of contract/message-fields.ts (PLAIN_FIELDS),
+ * whose columns join this list; one the index reads its own way is an entry here. `number` and `fetched_tid`
  * are the same for every row of a batch and lead every list.
  */
 
@@ -37,15 +39,13 @@ interface Column {
 export const MESSAGE_COLUMNS: readonly Column[] = [
   { name: 'ordinal', type: 'int', value: (m) => m.ordinal },
   { name: 'tid', type: 'text', value: (m) => m.r.tid },
-  { name: 'system_id', type: 'text', value: (m) => m.r.systemId },
-  { name: 'message_id', type: 'text', value: (m) => m.r.messageId },
+  // The plain fields (ids, direction, media URL): the upstream's text, kept as it came.
+  ...PLAIN_FIELDS.map((f): Column => ({ name: f.column, type: 'text', value: (m) => m.r[f.key] })),
   { name: 'date', type: 'timestamptz', value: (m) => m.date },
   { name: 'date_raw', type: 'text', value: (m) => m.r.dateRaw },
   { name: 'phone', type: 'text', value: (m) => m.r.phone },
   { name: 'party_digits', type: 'text', value: (m) => m.r.partyDigits },
-  { name: 'direction', type: 'text', value: (m) => m.r.direction },
   { name: 'mms', type: 'bool', value: (m) => m.r.mms },
-  { name: 'media_url', type: 'text', value: (m) => m.r.mediaUrl },
   // The status text is kept once per distinct text, in index_statuses (migration 410), as bodies are.
   { name: 'status_id', type: 'int', value: (m) => m.statusId },
   { name: 'status_code', type: 'int', value: (m) => m.r.statusCode },

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/types.ts'
 import type { Cursor, Filters } from '../kernel/params.ts'
+import { PLAIN_FIELDS, type PlainColumn } from '../../contract/message-fields.ts'
 import { whereOf } from './filter-sql.ts'
 import { keyset } from './queries.ts'
 
@@ -16,27 +17,28 @@ import { keyset } from './queries.ts'
  * text) are made from this list, and the writers read a field by its name (`t[EX.body_id]`), never
  * by its place: a new field is an entry here and the cells that show it.
  */
-const EXPORT_SQL = {
+const OWN_EXPORT_SQL = {
   number: 'm.number',
   fetched_tid: 'm.fetched_tid',
   tid: 'm.tid',
   ordinal: 'm.ordinal',
-  system_id: 'm.system_id',
-  message_id: 'm.message_id',
   // Milliseconds since the epoch: see the outer expression in exportColumn.
   date_ms: 'm.date',
   date_raw: 'm.date_raw',
   phone: 'm.phone',
-  direction: 'm.direction',
   body_id: 'm.body_id',
   body: 'CASE WHEN m.body_id IS NULL THEN m.body END',
   mms: 'm.mms',
-  media_url: 'm.media_url',
   status: 'CASE WHEN m.status_id IS NULL THEN m.status END',
   status_code: 'm.status_code',
   status_id: 'm.status_id',
 } as const
-export type ExportField = keyof typeof EXPORT_SQL
+/** The fields of an export row: the index's own, then the plain fields' columns (contract/message-fields.ts). */
+export type ExportField = keyof typeof OWN_EXPORT_SQL | PlainColumn
+const EXPORT_SQL: Record<ExportField, string> = {
+  ...OWN_EXPORT_SQL,
+  ...(Object.fromEntries(PLAIN_FIELDS.map((f) => [f.column, `m.${f.column}`])) as Record<PlainColumn, string>),
+}
 const EXPORT_NAMES = Object.keys(EXPORT_SQL) as ExportField[]
 /** Each export field's place in a row. */
 export const EX = Object.freeze(Object.fromEntries(EXPORT_NAMES.map((n, i) => [n, i]))) as { readonly [K in ExportField]: number }
@@ -159,10 +161,14 @@ function tupleRows(tuples: ExportTuple[]): ExportRows {
 /** Checks the order of a text batch (newest first); sorts a copy in the (never seen) case it was not kept. */
 function inOrderRows(rows: ExportRows): ExportRows {
   // The dates alone decide, but for ties (a number's messages in one second, or two numbers').
-  const key = (k: number) => [rows.field(k, 0), '', '', rows.field(k, 3), '', '', rows.field(k, 6)]
-  let prevDate = rows.length > 0 ? Number(rows.field(0, 6)) : 0
+  const key = (k: number): ExportTuple => {
+    const t: ExportTuple = new Array<string | null>(EXPORT_FIELDS).fill(null)
+    for (const i of [EX.number, EX.ordinal, EX.date_ms]) t[i] = rows.field(k, i)
+    return t
+  }
+  let prevDate = rows.length > 0 ? Number(rows.field(0, EX.date_ms)) : 0
   for (let k = 1; k < rows.length; k++) {
-    const date = Number(rows.field(k, 6))
+    const date = Number(rows.field(k, EX.date_ms))
     if (date < prevDate || (date === prevDate && before(key(k - 1), key(k)) < 0)) {
       prevDate = date
       continue
@@ -179,12 +185,12 @@ function inOrderRows(rows: ExportRows): ExportRows {
 }
 
 const before = (a: ExportTuple, b: ExportTuple) => {
-  const da = Number(a[6])
-  const db_ = Number(b[6])
+  const da = Number(a[EX.date_ms])
+  const db_ = Number(b[EX.date_ms])
   if (da !== db_) return db_ - da
-  const na = a[0] ?? ''
-  const nb = b[0] ?? ''
-  return na !== nb ? (na < nb ? 1 : -1) : Number(b[3]) - Number(a[3])
+  const na = a[EX.number] ?? ''
+  const nb = b[EX.number] ?? ''
+  return na !== nb ? (na < nb ? 1 : -1) : Number(b[EX.ordinal]) - Number(a[EX.ordinal])
 }
 
 /** Newest first, as the keyset needs: sorts in the (never seen) case an aggregate did not keep the order. */

@@ -8,7 +8,8 @@ import type { Db } from '../db/types.ts'
 import { SECURITY_HEADERS, sendError } from '../http.ts'
 import { messageCsvHeader, statusWord } from '../../contract/message-csv.ts'
 import { BOM, csvCell, csvRow } from '../exports/csv.ts'
-import { streamedXlsx, utcDate } from '../exports/xlsx.ts'
+import { streamedXlsx, utcDate, type XlsxCell } from '../exports/xlsx.ts'
+import { MESSAGE_LAYOUT, PLAIN_BY_COLUMN, plainValues, type OwnColumn } from '../../contract/message-fields.ts'
 import type { ExportFormat } from '../../contract/index-api.ts'
 import { drained, EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket } from '../exports/gate.ts'
 import { turnOf } from '../exports/turn.ts'
@@ -257,6 +258,51 @@ function batchAfter(db: Db, filters: Filters, rows: ExportRows, size: number): P
   return next
 }
 
+/** What a CSV line's own cells need beyond the row's fields, worked out once per row. */
+interface CsvRow {
+  position: number
+  /** The body's cell (its text looked up by id, through csvCell). */
+  body: string
+}
+type CsvCellOf = (t: string[], row: CsvRow) => string
+
+/**
+ * The CSV cells of a row, in the layout's order (contract/message-fields.ts). Our own values
+ * (digits, integers, the dates we format) need no quoting or neutralising; every text from the
+ * upstream goes through csvCell (`cell` remembers it). The two dates are one cell function
+ * (`utc,local`), so date_local has none of its own.
+ */
+function csvCells(
+  dates: (ms: number) => string,
+  cell: (v: string | null) => string,
+  statusOf: (id: string | null | undefined, own: string | null | undefined) => string | null,
+): CsvCellOf[] {
+  const own: Record<OwnColumn, CsvCellOf | null> = {
+    number: (t) => t[EX.number]!,
+    ordinal: (t) => t[EX.ordinal]!,
+    position: (_, row) => String(row.position),
+    date_utc: (t) => (t[EX.date_raw] ? `${cell(t[EX.date_raw]!)},` : dates(Number(t[EX.date_ms]))),
+    date_local: null,
+    party: (t) => cell(t[EX.phone]!),
+    body: (_, row) => row.body,
+    mms: (t) => (t[EX.mms] === 'true' ? 'yes' : 'no'),
+    status: (t) => statusWord(t[EX.status_code] ? Number(t[EX.status_code]) : null),
+    status_raw: (t) => cell(statusOf(t[EX.status_id], t[EX.status])),
+    status_code: (t) => t[EX.status_code]!,
+    tid: (t) => cell(t[EX.fetched_tid]!),
+    message_tid: (t) => cell(t[EX.tid]!),
+  }
+  return MESSAGE_LAYOUT.flatMap((c) => {
+    const plain = PLAIN_BY_COLUMN.get(c)
+    if (plain) {
+      const at = EX[plain.column]
+      return [(t: string[]) => cell(t[at]!)]
+    }
+    const f = own[c as OwnColumn]
+    return f ? [f] : []
+  })
+}
+
 /** CSV in the one message layout (contract/message-csv.ts), count.rows batch by batch; returns the rows count.rows. */
 async function writeCsv(
   db: Db,
@@ -267,7 +313,7 @@ async function writeCsv(
   count: { rows: number; parties: ReturnType<typeof partyCollector> },
 ): Promise<void> {
   const { bases, bodies, bodyCells, cell, loadBodies, loadStatuses, statusOf, loadBases } = lookupsOf(db)
-  const dates = dateCellsCsv(o.tz)
+  const cells = csvCells(dateCellsCsv(o.tz), cell, statusOf)
   const csvBatch = o.batch ?? BATCH
   const write = sink.write
   await write(BOM + csvRow(messageCsvHeader(o.tz)))
@@ -291,26 +337,23 @@ async function writeCsv(
     await looked
     // Nulls come as '' here (exportBatchText): the same empty cell either way.
     const t: string[] = new Array<string>(EXPORT_FIELDS).fill('')
+    const row: CsvRow = { position: 1, body: '' }
     let out = ''
     for (let k = 0; k < batch.length; k++) {
       batch.row(k, t)
-      const number = t[EX.number]!
-      const ordinal = t[EX.ordinal]!
-      const base = bases.get(number)
-      const position = base === undefined ? 1 : Math.max(1, base - Number(ordinal) + 1)
-      const dateRaw = t[EX.date_raw]!
+      const base = bases.get(t[EX.number]!)
+      row.position = base === undefined ? 1 : Math.max(1, base - Number(t[EX.ordinal]) + 1)
       const bodyId = t[EX.body_id]!
-      let bodyCell: string
-      if (bodyId === '') bodyCell = cell(t[EX.body]!)
+      if (bodyId === '') row.body = cell(t[EX.body]!)
       else {
         const id = Number(bodyId)
         let c = bodyCells.get(id)
         if (c === undefined) bodyCells.set(id, (c = csvCell(bodies.get(id) ?? null)))
-        bodyCell = c
+        row.body = c
       }
-      // Our own values (digits, integers, the dates we format) need no quoting or
-      // neutralising; every text from the upstream goes through csvCell (cell remembers it).
-      out += `${number},${ordinal},${position},${dateRaw ? `${cell(dateRaw)},` : dates(Number(t[EX.date_ms]))},${cell(t[EX.phone]!)},${cell(t[EX.direction]!)},${bodyCell},${t[EX.mms] === 'true' ? 'yes' : 'no'},${cell(t[EX.media_url]!)},${statusWord(t[EX.status_code] ? Number(t[EX.status_code]) : null)},${cell(statusOf(t[EX.status_id], t[EX.status]))},${t[EX.status_code]},${cell(t[EX.message_id]!)},${cell(t[EX.system_id]!)},${cell(t[EX.fetched_tid]!)},${cell(t[EX.tid]!)}\r\n`
+      let line = cells[0]!(t, row)
+      for (let i = 1; i < cells.length; i++) line += `,${cells[i]!(t, row)}`
+      out += `${line}\r\n`
       // Written every WRITE_ROWS rows: the lines die young instead of piling up for the whole batch.
       if ((k + 1) % WRITE_ROWS === 0) {
         await write(out)
@@ -325,8 +368,61 @@ async function writeCsv(
   }
 }
 
-/** Column widths (characters) of the .xlsx, in the message layout's order. */
-const XLSX_WIDTHS = [14, 8, 8, 19, 19, 14, 9, 50, 5, 30, 8, 24, 6, 14, 14, 12, 12]
+/** Column widths (characters) of the .xlsx's own columns; a plain field's is in its row. */
+const XLSX_WIDTHS: Record<OwnColumn, number> = {
+  number: 14,
+  ordinal: 8,
+  position: 8,
+  date_utc: 19,
+  date_local: 19,
+  party: 14,
+  body: 50,
+  mms: 5,
+  status: 8,
+  status_raw: 24,
+  status_code: 6,
+  tid: 12,
+  message_tid: 12,
+}
+const widthOf = (c: (typeof MESSAGE_LAYOUT)[number]) => PLAIN_BY_COLUMN.get(c)?.width ?? XLSX_WIDTHS[c as OwnColumn]
+
+/** What an .xlsx row's own cells need beyond the row's fields, worked out once per row. */
+interface XlsxRow {
+  ms: number
+  position: number
+  body: string | null
+  code: number | null
+}
+type XlsxCellOf = (t: string[], row: XlsxRow) => XlsxCell
+
+/** The .xlsx cells of a row, in the layout's order: ids and phones as text, counts as numbers, dates as dates. */
+function xlsxCells(
+  offsetAt: ((ms: number) => number) | null,
+  statusOf: (id: string | null | undefined, own: string | null | undefined) => string | null,
+): XlsxCellOf[] {
+  const text = (v: string) => (v === '' ? null : v)
+  const own: Record<OwnColumn, XlsxCellOf> = {
+    number: (t) => t[EX.number]!,
+    ordinal: (t) => Number(t[EX.ordinal]),
+    position: (_, row) => row.position,
+    date_utc: (t, row) => (t[EX.date_raw] ? t[EX.date_raw] : utcDate(row.ms)),
+    date_local: (t, row) => (t[EX.date_raw] ? null : utcDate(offsetAt ? row.ms + offsetAt(row.ms) : row.ms)),
+    party: (t) => text(t[EX.phone]!),
+    body: (_, row) => row.body,
+    mms: (t) => (t[EX.mms] === 'true' ? 'yes' : 'no'),
+    status: (_, row) => statusWord(row.code),
+    status_raw: (t) => statusOf(t[EX.status_id], t[EX.status]),
+    status_code: (_, row) => row.code,
+    tid: (t) => text(t[EX.fetched_tid]!),
+    message_tid: (t) => text(t[EX.tid]!),
+  }
+  return MESSAGE_LAYOUT.map((c) => {
+    const plain = PLAIN_BY_COLUMN.get(c)
+    if (!plain) return own[c as OwnColumn]
+    const at = EX[plain.column]
+    return (t: string[]) => text(t[at]!)
+  })
+}
 
 /**
  * .xlsx in the one message layout (contract/message-csv.ts): the same columns and status words
@@ -344,7 +440,8 @@ async function writeXlsx(
   const { bases, bodies, loadBodies, loadStatuses, statusOf, loadBases } = lookupsOf(db)
   const offsetAt = zoneOffset(o.tz)
   const size = o.batch ?? BATCH
-  const columns = messageCsvHeader(o.tz).map((name, i) => ({ name, width: XLSX_WIDTHS[i] }))
+  const columns = messageCsvHeader(o.tz).map((name, i) => ({ name, width: widthOf(MESSAGE_LAYOUT[i]!) }))
+  const cells = xlsxCells(offsetAt, statusOf)
   const sheet = streamedXlsx({ sheet: exportActionOf(o.filters) === 'history.export' ? 'History' : 'Search', columns }, sink.write)
   const text = (v: string) => (v === '' ? null : v)
   let coming: Promise<ExportRows> | null = exportBatchText(db, o.filters, null, size)
@@ -364,33 +461,15 @@ async function writeXlsx(
     coming = batchAfter(db, o.filters, batch, size)
     await looked
     const t: string[] = new Array<string>(EXPORT_FIELDS).fill('')
+    const row: XlsxRow = { ms: 0, position: 1, body: null, code: null }
     for (let k = 0; k < batch.length; k++) {
       batch.row(k, t)
-      const number = t[EX.number]!
-      const ordinal = Number(t[EX.ordinal])
-      const base = bases.get(number)
-      const ms = Number(t[EX.date_ms])
-      const dateRaw = t[EX.date_raw]!
-      const code = t[EX.status_code] ? Number(t[EX.status_code]) : null
-      sheet.row([
-        number,
-        ordinal,
-        base === undefined ? 1 : Math.max(1, base - ordinal + 1),
-        dateRaw ? dateRaw : utcDate(ms),
-        dateRaw ? null : utcDate(offsetAt ? ms + offsetAt(ms) : ms),
-        text(t[EX.phone]!),
-        text(t[EX.direction]!),
-        t[EX.body_id] === '' ? text(t[EX.body]!) : (bodies.get(Number(t[EX.body_id])) ?? null),
-        t[EX.mms] === 'true' ? 'yes' : 'no',
-        text(t[EX.media_url]!),
-        statusWord(code),
-        statusOf(t[EX.status_id], t[EX.status]),
-        code,
-        text(t[EX.message_id]!),
-        text(t[EX.system_id]!),
-        text(t[EX.fetched_tid]!),
-        text(t[EX.tid]!),
-      ])
+      const base = bases.get(t[EX.number]!)
+      row.ms = Number(t[EX.date_ms])
+      row.position = base === undefined ? 1 : Math.max(1, base - Number(t[EX.ordinal]) + 1)
+      row.body = t[EX.body_id] === '' ? text(t[EX.body]!) : (bodies.get(Number(t[EX.body_id])) ?? null)
+      row.code = t[EX.status_code] ? Number(t[EX.status_code]) : null
+      sheet.row(cells.map((c) => c(t, row)))
       if ((k + 1) % YIELD_ROWS === 0) await yieldToLoop()
     }
     // The batch's bytes go out (waiting for the client) before the next batch is encoded.
@@ -447,14 +526,11 @@ async function writeNdjson(
           tid: t[EX.fetched_tid],
           ordinal,
           position,
-          systemId: t[EX.system_id],
-          messageId: t[EX.message_id],
+          ...plainValues((f) => t[EX[f.column]]),
           date: both ? both[0] : null,
           phone: t[EX.phone],
-          direction: t[EX.direction],
           body,
           mms: t[EX.mms] === 'true',
-          mediaUrl: t[EX.media_url],
           status: statusOf(t[EX.status_id], t[EX.status]),
           statusCode: t[EX.status_code] === null ? null : Number(t[EX.status_code]),
           messageTid: t[EX.tid],

@@ -1,5 +1,6 @@
 import { partyKey } from '../../contract/desk/messages.ts'
 import { upstreamDateIso, upstreamList, upstreamStatusCode, withoutBom } from '../../contract/upstream-values.ts'
+import { PLAIN_FIELDS, PLAIN_READERS, upstreamId, upstreamText, type PlainValues } from '../../contract/message-fields.ts'
 
 /**
  * One history page, as the upstream sends it, turned into the columns the index stores. Parsed
@@ -13,10 +14,9 @@ export class PageError extends Error {
   override name = 'PageError'
 }
 
-export interface PageRecord {
+/** One record: the plain fields (contract/message-fields.ts: ids, direction, media URL) and those the index reads itself. */
+export interface PageRecord extends PlainValues {
   tid: string | null
-  systemId: string | null
-  messageId: string | null
   /** ISO 8601 UTC with Z, or null when GMTdate is missing or unreadable. */
   date: string | null
   dateRaw: string | null
@@ -27,10 +27,8 @@ export interface PageRecord {
    * party in every thread, count and desk table. `phone` keeps what the upstream wrote.
    */
   partyDigits: string
-  direction: string | null
   body: string | null
   mms: boolean
-  mediaUrl: string | null
   status: string | null
   statusCode: number | null
 }
@@ -55,15 +53,8 @@ export interface Page extends PageMeta {
  */
 export const apiDateToIso = upstreamDateIso
 
-/** NUL cannot be stored in PostgreSQL text and carries no meaning in a message. */
-const text = (v: unknown): string | null => {
-  if (v === null || v === undefined) return null
-  const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v)
-  return s.includes('\u0000') ? s.replace(/\u0000/g, '') : s
-}
-
-const id = (v: unknown): string | null =>
-  typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'string' && v.trim() ? v.trim() : null
+const text = upstreamText
+const id = upstreamId
 
 /** Exactly three leading digits, as the browser reads them (contract/upstream-values.ts). */
 export const statusCode = (status: string | null): number | null => upstreamStatusCode(status)
@@ -102,22 +93,19 @@ export function parsePage(body: Buffer | string, parsed?: unknown): Page {
     const status = text(r.status)
     const date = apiDateToIso(r.GMTdate)
     const mmsRaw = r.mms
-    const mediaUrl = text(r.mms_url)
-    records[i] = {
+    const record = {
       tid: text(r.tid),
-      systemId: id(r.system_id),
-      messageId: id(r.message_id),
       date,
       dateRaw: date === null ? text(r.GMTdate) : null,
       phone,
       partyDigits: phone ? partyKey(phone).slice(0, PARTY_DIGITS_MAX) : '',
-      direction: text(r.direction),
       body: text(r.body),
       mms: mmsRaw === true || (typeof mmsRaw === 'string' && mmsRaw.trim().toLowerCase() === 'yes'),
-      mediaUrl: mediaUrl ? mediaUrl : null,
       status,
       statusCode: statusCode(status),
-    }
+    } as PageRecord
+    for (let p = 0; p < PLAIN_FIELDS.length; p++) record[PLAIN_FIELDS[p]!.key] = PLAIN_READERS[p]!(r[PLAIN_FIELDS[p]!.upstream])
+    records[i] = record
   }
   return {
     total,

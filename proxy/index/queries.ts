@@ -1,5 +1,6 @@
 import type { Freshness, IndexedMessage, NumberIndexStatus, SyncState } from '../../contract/index-api.ts'
 import { partyForms } from '../../contract/desk/messages.ts'
+import { PLAIN_FIELDS, plainValues, type PlainColumn } from '../../contract/message-fields.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import type { IndexHooks } from './hooks.ts'
 import { encodeCursor, type Cursor, type Filters } from '../kernel/params.ts'
@@ -19,22 +20,21 @@ const FRESHNESS_LIST_MAX = 100
 // ---------------------------------------------------------------------------------------------
 // SQL
 
-const COLS = `m.number, m.fetched_tid, m.tid, m.ordinal, m.system_id, m.message_id, m.date, m.date_raw, m.phone, m.direction, ${BODY_OF('m')} AS body, m.mms, m.media_url, ${STATUS_OF('m')} AS status, m.status_code`
+/** A message row's columns: those the index reads its own way, and the plain fields' (contract/message-fields.ts). */
+const COLS = `m.number, m.fetched_tid, m.tid, m.ordinal, ${PLAIN_FIELDS.map((f) => `m.${f.column}`).join(', ')}, m.date, m.date_raw, m.phone, ${BODY_OF('m')} AS body, m.mms, ${STATUS_OF('m')} AS status, m.status_code`
 
-export interface MessageRow extends Record<string, unknown> {
+export type MessageRow = Record<string, unknown> & { [C in PlainColumn]: string | null } & OwnRow
+
+interface OwnRow {
   number: string
   fetched_tid: string
   tid: string | null
   ordinal: number
-  system_id: string | null
-  message_id: string | null
   date: Date | string
   date_raw: string | null
   phone: string | null
-  direction: string | null
   body: string | null
   mms: boolean
-  media_url: string | null
   status: string | null
   status_code: number | null
   /** The number's position base (see positionBases), where the query read it alongside the row. */
@@ -58,14 +58,11 @@ export function toMessage(r: MessageRow, positionBase: number): IndexedMessage &
     tid: r.fetched_tid,
     ordinal: r.ordinal,
     position: Math.max(1, positionBase - r.ordinal + 1),
-    systemId: r.system_id,
-    messageId: r.message_id,
+    ...plainValues((f) => r[f.column]),
     date: r.date_raw ? null : isoOf(r.date),
     phone: r.phone,
-    direction: r.direction,
     body: r.body,
     mms: r.mms,
-    mediaUrl: r.media_url,
     status: r.status,
     statusCode: r.status_code,
     messageTid: r.tid,

@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query'
 import * as z from 'zod/mini'
 import { upstreamList } from '../../contract/upstream-values'
+import { plainShape, plainValues, readPlain, type PlainValues } from '../../contract/message-fields'
 import { parseApiDate } from '../lib/dates'
 import { parseStatus, type ParsedStatus } from '../lib/status'
 import { optText, parseWire, postApi, postJson } from './client'
@@ -12,15 +13,13 @@ const intLike = z.pipe(
 )
 
 const messageWire = z.looseObject({
-  system_id: optText,
-  message_id: optText,
+  // The plain fields (contract/message-fields.ts), read as the index reads them once here.
+  ...plainShape('upstream', optText),
   GMTdate: optText,
   tid: optText,
   phone: optText,
-  direction: optText,
   body: optText,
   mms: optText,
-  mms_url: optText,
   status: optText,
 })
 
@@ -39,20 +38,17 @@ const historyWire = z.looseObject({
   messages: z.pipe(z.transform(upstreamList), z.array(z.union([messageWire, z.null()]))),
 })
 
-export interface Message {
+/** One record: the plain fields (contract/message-fields.ts: ids, direction, media URL) and those the page reads itself. */
+export interface Message extends PlainValues {
   /** Unique within a page even when message_ids repeat: the record position. */
   key: string
   position: number
-  systemId: string | null
-  messageId: string | null
   date: string | null
   dateMs: number | null
   tid: string | null
   phone: string | null
-  direction: string | null
   body: string | null
   mms: boolean
-  mediaUrl: string | null
   status: ParsedStatus
 }
 
@@ -79,16 +75,13 @@ export function normaliseHistory(json: unknown, start: number, end: number): His
     messages.push({
       key: `${position}:${m.message_id ?? ''}`,
       position,
-      systemId: m.system_id,
-      messageId: m.message_id,
+      ...plainValues((f) => readPlain(f, m[f.upstream])),
       date: m.GMTdate,
       dateMs: parseApiDate(m.GMTdate),
       tid: m.tid,
       phone: m.phone,
-      direction: m.direction,
       body: m.body,
       mms: m.mms?.toLowerCase() === 'yes',
-      mediaUrl: m.mms_url || null,
       status: parseStatus(m.status),
     })
   })

@@ -2,6 +2,7 @@ import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query'
 import { INDEX_PATHS, type IndexedMessage, type SearchParams } from '../../contract/index-api'
 import { INDEX_ANSWERS } from '../../contract/index-answers'
 import { parseStatus } from '../lib/status'
+import { plainValues } from '../../contract/message-fields'
 import { getJson, parseWire } from './client'
 import { indexKeys, WHO } from './index-status'
 
@@ -28,16 +29,13 @@ export function toRow(m: IndexedMessage): IndexedRow {
     number: m.number,
     ordinal: m.ordinal,
     position: m.position,
-    systemId: m.systemId,
-    messageId: m.messageId,
+    ...plainValues((f) => m[f.key]),
     date: m.date,
     dateMs: Number.isNaN(ms) ? null : ms,
     tid: m.tid || null,
     phone: m.phone,
-    direction: m.direction,
     body: m.body,
     mms: m.mms,
-    mediaUrl: m.mediaUrl,
     status: parseStatus(m.status),
   }
 }

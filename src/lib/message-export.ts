@@ -1,5 +1,6 @@
 import type { Message } from '../api/history'
 import { messageCsvCells, messageCsvHeader } from '../../contract/message-csv'
+import { plainValues } from '../../contract/message-fields'
 import { isoInZone, isoUtc, zoneName, type Zone } from './dates'
 
 /**
@@ -28,14 +29,11 @@ export function messageRow(m: Message, zone: Zone, scope: ExportScope): unknown[
     // The local clock without its offset (the header names the zone), as the index's export writes it.
     dateLocal: isoInZone(m.dateMs, zone).slice(0, 19).replace('T', ' '),
     party: m.phone,
-    direction: m.direction,
+    ...plainValues((f) => m[f.key]),
     body: m.body,
     mms: m.mms,
-    mediaUrl: m.mediaUrl,
     status: m.status.full,
     statusCode: m.status.code,
-    messageId: m.messageId,
-    systemId: m.systemId,
     tid: scope.tid,
     messageTid: m.tid,
   })

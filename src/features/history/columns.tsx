@@ -8,6 +8,7 @@ import { StatusBadge } from '../../components/message/status-badge'
 import { useHistoryDisplay } from '../../components/message/display-context'
 import { formatCount } from '../../lib/count'
 import { Link } from '@tanstack/react-router'
+import { PLAIN_FIELDS } from '../../../contract/message-fields'
 
 const helper = createColumnHelper<Features, Message>()
 
@@ -67,6 +68,16 @@ export const HISTORY_COLUMNS = helper.columns([
         <CopyText value={row.original.systemId} label="system id" />
       </div>
     ),
+  }),
+  // A plain field the page does not show its own way (contract/message-fields.ts): a column of its text.
+  ...PLAIN_FIELDS.filter((f) => (f.shown as string) === 'column').map((f) => {
+    const value = (m: Message) => m[f.key] ?? ''
+    return helper.accessor(value, {
+      id: f.key,
+      header: f.label,
+      meta: { card: 'meta', width: '10rem', sortValue: value },
+      cell: ({ row }) => <span className="break-all">{row.original[f.key] ?? '—'}</span>,
+    })
   }),
 ])
 

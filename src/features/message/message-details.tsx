@@ -10,6 +10,7 @@ import { formatCount } from '../../lib/count'
 import { formatDate, isoUtc, type Zone } from '../../lib/dates'
 import { formatPhone } from '../../lib/phone'
 import { statusText } from '../../lib/status'
+import { PLAIN_FIELDS } from '../../../contract/message-fields'
 import { codePointsName, hasBidiControls, shownCharacter } from '../../lib/code-points'
 
 const HISTORY_PAGE_SIZE = 50
@@ -123,6 +124,12 @@ export function MessageDetails({
       <Field label="System id">
         <CopyText value={m.systemId} label="system id" />
       </Field>
+      {/* A plain field the pages do not show their own way (contract/message-fields.ts): its text. */}
+      {PLAIN_FIELDS.filter((f) => (f.shown as string) === 'column').map((f) => (
+        <Field key={f.key} label={f.label}>
+          <span className="break-all">{m[f.key] ?? '—'}</span>
+        </Field>
+      ))}
       <Field label="tid">
         <span className="font-mono text-xs">{m.tid ?? tid}</span>
       </Field>

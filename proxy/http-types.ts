@@ -59,6 +59,12 @@ export type RouteHandler<Q = unknown, B = unknown, P = unknown> = (
   input: RouteInput<Q, B, P>,
 ) => Promise<void>
 
+/** A JSON answer a handler gives back for the app to send: its 2xx status and its body (the row's `response` describes it). */
+export interface JsonAnswer<T = unknown> {
+  status: number
+  body: T
+}
+
 /**
  * One row of the route table: everything the server needs to know about a route before it runs.
  * A path is matched exactly (one trailing `:name` segment at most); a request no row declares is

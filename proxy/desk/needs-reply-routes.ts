@@ -4,7 +4,6 @@ import { DEFAULT_THRESHOLD_MS } from '../../contract/desk/needs-reply.ts'
 import { partyKey } from '../../contract/desk/messages.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError } from '../errors.ts'
-import { sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
 import type { z } from 'zod'
 import type { HANDLED_BODY, SETTINGS_BODY, UNDO_BODY } from './params.ts'
@@ -75,13 +74,7 @@ async function queueCount(db: Db, number: string | null, threshold: number, at: 
   return r.rows[0]?.n ?? 0
 }
 
-export async function needsReplyRoute(
-  _req: IncomingMessage,
-  res: ServerResponse,
-  ctx: RequestContext,
-  db: Db,
-  q: z.output<typeof NEEDS_REPLY_QUERY>,
-) {
+export async function needsReplyRoute(ctx: RequestContext, db: Db, q: z.output<typeof NEEDS_REPLY_QUERY>) {
   const { number, limit } = q
   const threshold = q.thresholdMinutes ?? (await teamThreshold(db)).thresholdMinutes
   const at = q.at ?? new Date()
@@ -94,22 +87,25 @@ export async function needsReplyRoute(
     rows: rows.length,
     ...partiesShown(rows.map((x) => x.party)),
   })
-  sendJson(res, 200, {
-    at: at.toISOString(),
-    thresholdMinutes: threshold,
-    total: rows[0]?.total ?? 0,
-    rows: rows.map((x) => ({
-      number: x.number,
-      party: x.party,
-      since: iso(x.waiting_since),
-      waitedMs: at.getTime() - new Date(x.waiting_since).getTime(),
-      unanswered: x.unanswered,
-      lastInbound: { ordinal: x.last_inbound_ordinal, date: iso(x.last_inbound_at), body: x.body },
-      handled: x.handled_at ? { at: iso(x.handled_at), by: x.handled_by } : null,
-      // Asked, then opted out: the answer is a call or an email, not a text.
-      optedOut: x.opted_out,
-    })),
-  } satisfies DeskAnswer<'needsReply'>)
+  return {
+    status: 200,
+    body: {
+      at: at.toISOString(),
+      thresholdMinutes: threshold,
+      total: rows[0]?.total ?? 0,
+      rows: rows.map((x) => ({
+        number: x.number,
+        party: x.party,
+        since: iso(x.waiting_since),
+        waitedMs: at.getTime() - new Date(x.waiting_since).getTime(),
+        unanswered: x.unanswered,
+        lastInbound: { ordinal: x.last_inbound_ordinal, date: iso(x.last_inbound_at), body: x.body },
+        handled: x.handled_at ? { at: iso(x.handled_at), by: x.handled_by } : null,
+        // Asked, then opted out: the answer is a call or an email, not a text.
+        optedOut: x.opted_out,
+      })),
+    } satisfies DeskAnswer<'needsReply'>,
+  }
 }
 
 /**
@@ -117,20 +113,17 @@ export async function needsReplyRoute(
  * so it reads no customer data and leaves no access-log entry (the badge asks every minute on
  * every open page; the queue itself, `needs-reply`, is logged as a read).
  */
-export async function needsReplyCountRoute(
-  _req: IncomingMessage,
-  res: ServerResponse,
-  _ctx: RequestContext,
-  db: Db,
-  { number }: z.output<typeof NEEDS_REPLY_COUNT_QUERY>,
-) {
+export async function needsReplyCountRoute(_ctx: RequestContext, db: Db, { number }: z.output<typeof NEEDS_REPLY_COUNT_QUERY>) {
   const threshold = (await teamThreshold(db)).thresholdMinutes
   const at = new Date()
-  sendJson(res, 200, {
-    at: at.toISOString(),
-    thresholdMinutes: threshold,
-    total: await queueCount(db, number, threshold, at),
-  } satisfies DeskAnswer<'count'>)
+  return {
+    status: 200,
+    body: {
+      at: at.toISOString(),
+      thresholdMinutes: threshold,
+      total: await queueCount(db, number, threshold, at),
+    } satisfies DeskAnswer<'count'>,
+  }
 }
 
 const QUEUE_CSV_HEADER = [
@@ -189,13 +182,7 @@ export async function needsReplyExportRoute(
   )
 }
 
-export async function handledRoute(
-  _req: IncomingMessage,
-  res: ServerResponse,
-  ctx: RequestContext,
-  db: Db,
-  { number, typed, through }: z.output<typeof HANDLED_BODY>,
-) {
+export async function handledRoute(ctx: RequestContext, db: Db, { number, typed, through }: z.output<typeof HANDLED_BODY>) {
   // The thread as the index keys it (contract/desk partyKey), whichever way the party was typed.
   const known = await db.query<{ party: string }>('SELECT party FROM desk_threads WHERE number = $1 AND party = $2', [
     number,
@@ -235,7 +222,7 @@ export async function handledRoute(
     [number, party, by, seen?.date ?? null, seen?.ordinal ?? null],
   )
   await refreshDesk(db, number, [party])
-  sendJson(res, 200, { number, party, handledAt: iso(r.rows[0]!.handled_at), handledBy: by } satisfies DeskAnswer<'handled'>)
+  return { status: 200, body: { number, party, handledAt: iso(r.rows[0]!.handled_at), handledBy: by } satisfies DeskAnswer<'handled'> }
 }
 
 /**
@@ -243,13 +230,7 @@ export async function handledRoute(
  * removed when there was none, and the thread's wait worked out again. A mark made since (by
  * anyone) is not undone by an older undo: 409.
  */
-export async function unhandledRoute(
-  _req: IncomingMessage,
-  res: ServerResponse,
-  ctx: RequestContext,
-  db: Db,
-  { number, typed, at }: z.output<typeof UNDO_BODY>,
-) {
+export async function unhandledRoute(ctx: RequestContext, db: Db, { number, typed, at }: z.output<typeof UNDO_BODY>) {
   const party = partyKey(typed)
   // What the undo would do, read first: a refused undo is not logged, and one the log cannot
   // record is not done. The transaction checks again under its lock.
@@ -300,21 +281,15 @@ export async function unhandledRoute(
       message: 'This conversation was marked again since: that newer mark stays.',
     })
   await refreshDesk(db, number, [party])
-  sendJson(res, 200, { number, party, restored: done === 'restored' } satisfies DeskAnswer<'undone'>)
+  return { status: 200, body: { number, party, restored: done === 'restored' } satisfies DeskAnswer<'undone'> }
 }
 
-export async function settingsRoute(_req: IncomingMessage, res: ServerResponse, _ctx: RequestContext, db: Db) {
-  sendJson(res, 200, (await teamThreshold(db)) satisfies DeskAnswer<'settings'>)
+export async function settingsRoute(_ctx: RequestContext, db: Db) {
+  return { status: 200, body: (await teamThreshold(db)) satisfies DeskAnswer<'settings'> }
 }
 
 /** An admin sets the team's needs-reply threshold; every field is checked and named when wrong. */
-export async function saveSettingsRoute(
-  _req: IncomingMessage,
-  res: ServerResponse,
-  ctx: RequestContext,
-  db: Db,
-  { thresholdMinutes: v }: z.output<typeof SETTINGS_BODY>,
-) {
+export async function saveSettingsRoute(ctx: RequestContext, db: Db, { thresholdMinutes: v }: z.output<typeof SETTINGS_BODY>) {
   const by = ctx.principal?.name ?? 'unknown'
   // The threshold it replaces goes into the entry too (the default when none was set); the entry
   // is stored first, and a change the log cannot record is not made.
@@ -325,5 +300,5 @@ export async function saveSettingsRoute(
      ON CONFLICT (id) DO UPDATE SET threshold_minutes = $1, updated_at = now(), updated_by = $2`,
     [v, by],
   )
-  sendJson(res, 200, (await teamThreshold(db)) satisfies DeskAnswer<'settings'>)
+  return { status: 200, body: (await teamThreshold(db)) satisfies DeskAnswer<'settings'> }
 }

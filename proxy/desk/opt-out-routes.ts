@@ -3,7 +3,6 @@ import type { DeskAnswer } from '../../contract/desk/desk-api.ts'
 import { partyForms } from '../../contract/desk/messages.ts'
 import { statusWord } from '../../contract/message-csv.ts'
 import type { Db } from '../db/types.ts'
-import { sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
 import type { z } from 'zod'
 import type { OPT_OUTS_EXPORT_QUERY, OPT_OUTS_QUERY, SENT_AFTER_EXPORT_QUERY, SENT_AFTER_QUERY } from './params.ts'
@@ -27,13 +26,7 @@ type OptRow = {
 const LEDGER_WHERE = `opt_history <> '[]' AND ($1::text IS NULL OR number = $1) AND number IN (${HELD})
         AND ($2 = 'all' OR ($2 = 'opted-out') = opted_out)`
 
-export async function optOutsRoute(
-  _req: IncomingMessage,
-  res: ServerResponse,
-  ctx: RequestContext,
-  db: Db,
-  { number, state, limit, offset }: z.output<typeof OPT_OUTS_QUERY>,
-) {
+export async function optOutsRoute(ctx: RequestContext, db: Db, { number, state, limit, offset }: z.output<typeof OPT_OUTS_QUERY>) {
   const r = await db.query<OptRow>(
     `SELECT number, party, opted_out, opted_out_at, opt_history, sent_after, count(*) OVER ()::int AS total
        FROM desk_threads
@@ -49,29 +42,26 @@ export async function optOutsRoute(
     [number],
   )
   await ctx.logRead({ ...(number ? { number } : {}), state, rows: r.rows.length, ...partiesShown(r.rows.map((x) => x.party)) })
-  sendJson(res, 200, {
-    optedOut: sums.rows[0]?.opted_out ?? 0,
-    optedBackIn: sums.rows[0]?.opted_in ?? 0,
-    sentAfter: sums.rows[0]?.sent_after ?? 0,
-    total: r.rows[0]?.total ?? 0,
-    rows: r.rows.map((x) => ({
-      number: x.number,
-      party: x.party,
-      optedOut: x.opted_out,
-      since: iso(x.opted_out_at),
-      history: x.opt_history,
-      sentAfter: x.sent_after,
-    })),
-  } satisfies DeskAnswer<'optOuts'>)
+  return {
+    status: 200,
+    body: {
+      optedOut: sums.rows[0]?.opted_out ?? 0,
+      optedBackIn: sums.rows[0]?.opted_in ?? 0,
+      sentAfter: sums.rows[0]?.sent_after ?? 0,
+      total: r.rows[0]?.total ?? 0,
+      rows: r.rows.map((x) => ({
+        number: x.number,
+        party: x.party,
+        optedOut: x.opted_out,
+        since: iso(x.opted_out_at),
+        history: x.opt_history,
+        sentAfter: x.sent_after,
+      })),
+    } satisfies DeskAnswer<'optOuts'>,
+  }
 }
 
-export async function sentAfterRoute(
-  _req: IncomingMessage,
-  res: ServerResponse,
-  ctx: RequestContext,
-  db: Db,
-  { number, party, limit, offset }: z.output<typeof SENT_AFTER_QUERY>,
-) {
+export async function sentAfterRoute(ctx: RequestContext, db: Db, { number, party, limit, offset }: z.output<typeof SENT_AFTER_QUERY>) {
   const scope = { number, keys: party ? partyForms(party) : null }
   const rows = await sentAfterPage(db, scope, limit, offset)
   const total = await sentAfterCount(db, scope)
@@ -81,16 +71,19 @@ export async function sentAfterRoute(
     rows: rows.length,
     ...partiesShown(rows.map((x) => x.party)),
   })
-  sendJson(res, 200, {
-    total,
-    rows: rows.map((x) => ({
-      number: x.number,
-      party: x.party,
-      message: { ordinal: x.ordinal, date: iso(x.date), body: x.body, status: x.status, failed: x.failed },
-      optOut: { ordinal: x.opt_ordinal, date: iso(x.opt_date), body: x.opt_body },
-      afterMs: Number(x.after_ms),
-    })),
-  } satisfies DeskAnswer<'sentAfter'>)
+  return {
+    status: 200,
+    body: {
+      total,
+      rows: rows.map((x) => ({
+        number: x.number,
+        party: x.party,
+        message: { ordinal: x.ordinal, date: iso(x.date), body: x.body, status: x.status, failed: x.failed },
+        optOut: { ordinal: x.opt_ordinal, date: iso(x.opt_date), body: x.opt_body },
+        afterMs: Number(x.after_ms),
+      })),
+    } satisfies DeskAnswer<'sentAfter'>,
+  }
 }
 
 const SENT_CSV_HEADER = [

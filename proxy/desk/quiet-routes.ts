@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { DeskAnswer } from '../../contract/desk/desk-api.ts'
 import { localTime } from '../../contract/desk/quiet-hours.ts'
 import type { Db } from '../db/types.ts'
-import { sendJson } from '../http.ts'
 import type { RequestContext } from '../http-types.ts'
 import type { z } from 'zod'
 import type { QUIET_HOURS_EXPORT_QUERY, QUIET_HOURS_QUERY, SEGMENTS_QUERY } from './params.ts'
@@ -14,13 +13,7 @@ import { BODY, DESK_EXPORT, HELD, Job, deskFileName, exportDone, isWholeDay, iso
 
 type SegmentDay = { day: string; messages: number; segments: number; ucs2: number; extra: number }
 
-export async function quietHoursRoute(
-  _req: IncomingMessage,
-  res: ServerResponse,
-  ctx: RequestContext,
-  db: Db,
-  q: z.output<typeof QUIET_HOURS_QUERY>,
-) {
+export async function quietHoursRoute(ctx: RequestContext, db: Db, q: z.output<typeof QUIET_HOURS_QUERY>) {
   const { number, limit } = q
   const from = q.from?.start ?? null
   const to = q.to?.endExclusive ?? null
@@ -60,16 +53,19 @@ export async function quietHoursRoute(
     rows: rows.length,
     ...partiesShown(rows.map((x) => x.party)),
   })
-  sendJson(res, 200, {
-    number,
-    window: { start: 8, end: 21 },
-    approximate: 'Zones come from the area code; number portability and travel make them approximate.',
-    outbound: totals.rows[0]?.outbound ?? 0,
-    unknownZone: totals.rows[0]?.unknown ?? 0,
-    quiet: days.rows.reduce((a, d) => a + d.quiet, 0),
-    days: days.rows,
-    rows: rows.map((x) => ({ ordinal: x.ordinal, party: x.party, date: iso(x.date), localDay: x.local_day, body: x.body })),
-  } satisfies DeskAnswer<'quietHours'>)
+  return {
+    status: 200,
+    body: {
+      number,
+      window: { start: 8, end: 21 },
+      approximate: 'Zones come from the area code; number portability and travel make them approximate.',
+      outbound: totals.rows[0]?.outbound ?? 0,
+      unknownZone: totals.rows[0]?.unknown ?? 0,
+      quiet: days.rows.reduce((a, d) => a + d.quiet, 0),
+      days: days.rows,
+      rows: rows.map((x) => ({ ordinal: x.ordinal, party: x.party, date: iso(x.date), localDay: x.local_day, body: x.body })),
+    } satisfies DeskAnswer<'quietHours'>,
+  }
 }
 
 type QuietRow = { ordinal: number; party: string; date: Date; local_day: string | null; body: string | null }
@@ -174,13 +170,7 @@ export async function quietHoursExportRoute(
   )
 }
 
-export async function segmentsRoute(
-  _req: IncomingMessage,
-  res: ServerResponse,
-  ctx: RequestContext,
-  db: Db,
-  q: z.output<typeof SEGMENTS_QUERY>,
-) {
+export async function segmentsRoute(ctx: RequestContext, db: Db, q: z.output<typeof SEGMENTS_QUERY>) {
   const { number } = q
   const from = q.from?.start ?? null
   const to = q.to?.endExclusive ?? null
@@ -215,12 +205,15 @@ export async function segmentsRoute(
     .sort((a, b) => b.extraSegments - a.extraSegments || b.messages - a.messages || a.char.localeCompare(b.char))
   const ranked = all.slice(0, 20)
   await ctx.logRead({ number, ...(q.from ? { from: q.from.text } : {}), ...(q.to ? { to: q.to.text } : {}) })
-  sendJson(res, 200, {
-    number,
-    days: days.rows,
-    costliest: ranked,
-    // Beyond the 20 listed: how many characters forced UCS-2 in all, and how many of them never cost a segment.
-    forcingCharacters: all.length,
-    freeCharacters: all.filter((c) => c.extraSegments === 0).length,
-  } satisfies DeskAnswer<'segments'>)
+  return {
+    status: 200,
+    body: {
+      number,
+      days: days.rows,
+      costliest: ranked,
+      // Beyond the 20 listed: how many characters forced UCS-2 in all, and how many of them never cost a segment.
+      forcingCharacters: all.length,
+      freeCharacters: all.filter((c) => c.extraSegments === 0).length,
+    } satisfies DeskAnswer<'segments'>,
+  }
 }

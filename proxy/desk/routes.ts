@@ -5,11 +5,11 @@ import { partyForms, partyKey } from '../../contract/desk/messages.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { DESK_EXPORT_ACTIONS, type DeskExportAction } from '../../contract/index-answers.ts'
-import { sendError, sendJson } from '../http.ts'
+import { answering, sendError } from '../http.ts'
 import { EXPORT_STALL_MS, ExportRefused, type ExportGate, type ExportTicket } from '../exports/gate.ts'
 import { CancelledBeforeStart, endFailed, JOB_ID, type ExportTracker } from '../exports/progress.ts'
 import { turnOf } from '../exports/turn.ts'
-import type { RequestContext, RouteSpec } from '../http-types.ts'
+import type { JsonAnswer, RequestContext, RouteSpec } from '../http-types.ts'
 import type { z } from 'zod'
 import { NO_QUERY } from '../schema.ts'
 import {
@@ -68,13 +68,7 @@ type CustomerRow = {
   sent_after: number
 }
 
-async function customerRoute(
-  _req: IncomingMessage,
-  res: ServerResponse,
-  ctx: RequestContext,
-  db: Db,
-  { party: asked }: z.output<typeof CUSTOMER_QUERY>,
-) {
+async function customerRoute(ctx: RequestContext, db: Db, { party: asked }: z.output<typeof CUSTOMER_QUERY>) {
   const r = await db.query<CustomerRow>(
     `SELECT number, party, first_at, last_at, inbound, outbound, failed, waiting_since, unanswered, opted_out, opted_out_at,
             opt_history, sent_after
@@ -90,39 +84,45 @@ async function customerRoute(
   const min = (xs: Date[]) => (xs.length ? new Date(Math.min(...xs.map((d) => new Date(d).getTime()))) : null)
   const max = (xs: Date[]) => (xs.length ? new Date(Math.max(...xs.map((d) => new Date(d).getTime()))) : null)
   const sum = (f: (x: CustomerRow) => number) => rows.reduce((a, x) => a + f(x), 0)
-  sendJson(res, 200, {
-    party,
-    numbers: rows.map((x) => x.number),
-    firstContact: iso(min(rows.map((x) => x.first_at))),
-    lastContact: iso(max(rows.map((x) => x.last_at))),
-    inbound: sum((x) => x.inbound),
-    outbound: sum((x) => x.outbound),
-    failed: sum((x) => x.failed),
-    optedOutOn: rows.filter((x) => x.opted_out).map((x) => x.number),
-    waitingSince: iso(min(rows.filter((x) => x.waiting_since).map((x) => x.waiting_since!))),
-    threads: rows.map((x) => ({
-      number: x.number,
-      party: x.party,
-      firstAt: iso(x.first_at),
-      lastAt: iso(x.last_at),
-      inbound: x.inbound,
-      outbound: x.outbound,
-      failed: x.failed,
-      waitingSince: iso(x.waiting_since),
-      unanswered: x.unanswered,
-      optedOut: x.opted_out,
-      optedOutAt: iso(x.opted_out_at),
-      optHistory: x.opt_history,
-      sentAfter: x.sent_after,
-    })),
-  } satisfies DeskAnswer<'customer'>)
+  return {
+    status: 200,
+    body: {
+      party,
+      numbers: rows.map((x) => x.number),
+      firstContact: iso(min(rows.map((x) => x.first_at))),
+      lastContact: iso(max(rows.map((x) => x.last_at))),
+      inbound: sum((x) => x.inbound),
+      outbound: sum((x) => x.outbound),
+      failed: sum((x) => x.failed),
+      optedOutOn: rows.filter((x) => x.opted_out).map((x) => x.number),
+      waitingSince: iso(min(rows.filter((x) => x.waiting_since).map((x) => x.waiting_since!))),
+      threads: rows.map((x) => ({
+        number: x.number,
+        party: x.party,
+        firstAt: iso(x.first_at),
+        lastAt: iso(x.last_at),
+        inbound: x.inbound,
+        outbound: x.outbound,
+        failed: x.failed,
+        waitingSince: iso(x.waiting_since),
+        unanswered: x.unanswered,
+        optedOut: x.opted_out,
+        optedOutAt: iso(x.opted_out_at),
+        optHistory: x.opt_history,
+        sentAfter: x.sent_after,
+      })),
+    } satisfies DeskAnswer<'customer'>,
+  }
 }
 
+/** A desk report's handler: what its row's schema parsed (`query`), never the request or the URL; it gives back its answer. */
+type DeskHandler<Q = unknown> = (ctx: RequestContext, db: Db, query: Q) => Promise<JsonAnswer>
+
 /**
- * A desk handler: what its row's schema parsed (`query`), and for an export its progress record
- * and `stallMs`, how long its reader may take nothing before it is cut (the export gate's).
+ * A report's export: a CSV streamed to the raw response, with its progress record and `stallMs`,
+ * how long its reader may take nothing before it is cut (the export gate's).
  */
-type DeskHandler<Q = unknown> = (
+type DeskStream<Q = unknown> = (
   req: IncomingMessage,
   res: ServerResponse,
   ctx: RequestContext,
@@ -132,19 +132,23 @@ type DeskHandler<Q = unknown> = (
   stallMs: number,
 ) => Promise<void>
 
-type DeskRow = Omit<RouteSpec, 'handle'> & { run: DeskHandler; threads?: true }
+type DeskRow = Omit<RouteSpec, 'handle'> & { threads?: true } & ({ run: DeskHandler } | { stream: DeskStream })
 
 /** What a row's handler is handed: its body as parsed, for a row with a body schema; else its query. */
 type Parsed<Q extends z.ZodType, B> = B extends z.ZodType ? z.output<B> : z.output<Q>
 
 /** One row, its handler typed by its schema (the adapter below hands it what Fastify parsed). */
 function deskRow<Q extends z.ZodType, B extends z.ZodType | undefined = undefined>(
-  r: Omit<RouteSpec, 'handle' | 'schema'> & { schema: { querystring: Q; body?: B }; run: DeskHandler<Parsed<Q, B>>; threads?: true },
+  r: Omit<RouteSpec, 'handle' | 'schema'> & { schema: { querystring: Q; body?: B }; threads?: true } & (
+      { run: DeskHandler<Parsed<Q, B>> } | { stream: DeskStream<Parsed<Q, B>> }
+    ),
 ): DeskRow {
-  return {
-    ...r,
-    run: (req, res, ctx, db, parsed, job, stallMs) => r.run(req, res, ctx, db, parsed as Parsed<Q, B>, job, stallMs),
+  if ('run' in r) {
+    const { run, ...rest } = r
+    return { ...rest, run: (ctx, db, parsed) => run(ctx, db, parsed as Parsed<Q, B>) }
   }
+  const { stream, ...rest } = r
+  return { ...rest, stream: (req, res, ctx, db, parsed, job, stallMs) => stream(req, res, ctx, db, parsed as Parsed<Q, B>, job, stallMs) }
 }
 
 /**
@@ -201,7 +205,7 @@ const DESK_ROUTES: readonly DeskRow[] = [
     access: 'signed-in',
     reads: 'needs-reply.export',
     schema: { querystring: NEEDS_REPLY_EXPORT_QUERY },
-    run: needsReplyExportRoute,
+    stream: needsReplyExportRoute,
     threads: true,
   }),
   deskRow({
@@ -238,7 +242,7 @@ const DESK_ROUTES: readonly DeskRow[] = [
     access: 'signed-in',
     reads: 'opt-outs.export',
     schema: { querystring: OPT_OUTS_EXPORT_QUERY },
-    run: optOutsExportRoute,
+    stream: optOutsExportRoute,
     threads: true,
   }),
   deskRow({
@@ -257,7 +261,7 @@ const DESK_ROUTES: readonly DeskRow[] = [
     access: 'signed-in',
     reads: 'sent-after-opt-out.export',
     schema: { querystring: SENT_AFTER_EXPORT_QUERY },
-    run: sentAfterExportRoute,
+    stream: sentAfterExportRoute,
     threads: true,
   }),
   deskRow({
@@ -285,7 +289,7 @@ const DESK_ROUTES: readonly DeskRow[] = [
     access: 'signed-in',
     reads: 'quiet-hours.export',
     schema: { querystring: QUIET_HOURS_EXPORT_QUERY },
-    run: quietHoursExportRoute,
+    stream: quietHoursExportRoute,
   }),
   deskRow({
     method: 'GET',
@@ -322,32 +326,49 @@ const DESK_ROUTES: readonly DeskRow[] = [
  * `exports`, the index's progress records, so the tray follows them as it follows the index's.
  */
 export function deskRoutes(db: Db | null, gate: ExportGate | null = null, exports: ExportTracker | null = null): RouteSpec[] {
-  return DESK_ROUTES.map(({ run, threads, ...r }) => ({
-    ...r,
-    handle: async (req, res, url, ctx, input) => {
-      if (!db) throw new ProxyError(503, { kind: 'index_off', message: 'The message index is off on this server (INDEX=off).' })
-      const exporting = r.path.endsWith('/export')
-      const who = ctx.principal?.name ?? ''
-      const job = exporting && exports ? jobOf(url, exports, ctx, r.reads) : null
-      try {
-        // An export waits its turn under the limits the index's exports keep (per person and in
-        // total): 40 report exports at once by one viewer held everyone's searches up for seconds.
-        const slot = exporting ? await exportTurn(gate, req, res, who, job) : null
-        if (slot === 'gone') return
-        try {
+  const open = (): Db => {
+    if (!db) throw new ProxyError(503, { kind: 'index_off', message: 'The message index is off on this server (INDEX=off).' })
+    return db
+  }
+  return DESK_ROUTES.map(({ threads, ...row }) => {
+    if ('run' in row) {
+      const { run, ...r } = row
+      return {
+        ...r,
+        handle: answering(async (ctx, input) => {
+          const d = open()
           // Threads a finished (or dead) sync left for later are recomputed before they are read.
-          if (threads) await flushSettled(db)
-          await run(req, res, ctx, db, input.body ?? input.query, job, gate?.stallMs ?? EXPORT_STALL_MS)
-        } finally {
-          slot?.leave()
-        }
-      } catch (err) {
-        // The tray learns why in the one envelope (the download itself shows only "failed").
-        endFailed(job, err)
-        throw err
+          if (threads) await flushSettled(d)
+          return run(ctx, d, input.body ?? input.query)
+        }),
       }
-    },
-  }))
+    }
+    const { stream, ...r } = row
+    return {
+      ...r,
+      handle: async (req, res, url, ctx, input) => {
+        const d = open()
+        const who = ctx.principal?.name ?? ''
+        const job = exports ? jobOf(url, exports, ctx, r.reads) : null
+        try {
+          // An export waits its turn under the limits the index's exports keep (per person and in
+          // total): 40 report exports at once by one viewer held everyone's searches up for seconds.
+          const slot = await exportTurn(gate, req, res, who, job)
+          if (slot === 'gone') return
+          try {
+            if (threads) await flushSettled(d)
+            await stream(req, res, ctx, d, input.body ?? input.query, job, gate?.stallMs ?? EXPORT_STALL_MS)
+          } finally {
+            slot?.leave()
+          }
+        } catch (err) {
+          // The tray learns why in the one envelope (the download itself shows only "failed").
+          endFailed(job, err)
+          throw err
+        }
+      },
+    }
+  })
 }
 
 /** The progress record of an export the tray gave an id (`job`), under the report's access-log action and filters. */

@@ -12,8 +12,7 @@ import type {
 import type { Db } from '../db/types.ts'
 import type { z } from 'zod'
 import { invalid, ProxyError } from '../errors.ts'
-import { sendJson } from '../http.ts'
-import type { RequestContext } from '../http-types.ts'
+import type { JsonAnswer, RequestContext } from '../http-types.ts'
 import type { IndexAnswer } from '../../contract/index-answers.ts'
 import type { NO_QUERY, RouteInput } from '../schema.ts'
 import { exportActionOf, streamExport } from './export.ts'
@@ -119,20 +118,26 @@ async function progressNow(db: Db, rate: RateMeter) {
   return p.running ? p : { ...p, ratePerSecond: null, secondsLeft: null }
 }
 
-/** An index handler: the room, the raw request and response (an export streams), and what its row's schema parsed: never the URL. */
-export type Handler<Q, B = undefined> = (
+/** What an index row's schema parsed: its query, and its body where it has one. */
+export type IndexInput<Q, B = undefined> = RouteInput<z.output<Q>, B extends z.ZodType ? z.output<B> : undefined, undefined>
+
+/** An index handler: the room and what its row's schema parsed, never the request, the response or the URL; it gives back its answer. */
+export type Handler<Q, B = undefined> = (room: IndexRoom, ctx: RequestContext, input: IndexInput<Q, B>) => Promise<JsonAnswer>
+
+/** The export's handler: a file streamed to the raw response, as the client takes it (back-pressure, leaving). */
+export type StreamHandler<Q> = (
   room: IndexRoom,
   req: IncomingMessage,
   res: ServerResponse,
   ctx: RequestContext,
-  input: RouteInput<z.output<Q>, B extends z.ZodType ? z.output<B> : undefined, undefined>,
+  input: IndexInput<Q>,
 ) => Promise<void>
 
-export const status: Handler<typeof STATUS_QUERY> = async (room, _req, res, _ctx, { query }) => {
-  sendJson(res, 200, (await indexStatus(room, query)) satisfies IndexAnswer<'status'>)
+export const status: Handler<typeof STATUS_QUERY> = async (room, _ctx, { query }) => {
+  return { status: 200, body: (await indexStatus(room, query)) satisfies IndexAnswer<'status'> }
 }
 
-export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _req, res, ctx, { body }) => {
+export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, ctx, { body }) => {
   const { db, syncer } = room
   const admin = can(ctx.principal?.role ?? null, 'forgetMessages')
   if (body.all) {
@@ -167,10 +172,10 @@ export const sync: Handler<typeof NO_QUERY, typeof SYNC_BODY> = async (room, _re
     await ctx.audit('index.sync', { number })
     await syncer.request({ number, tid })
   }
-  sendJson(res, 202, (await indexStatus(room)) satisfies IndexAnswer<'sync'>)
+  return { status: 202, body: (await indexStatus(room)) satisfies IndexAnswer<'sync'> }
 }
 
-export const search: Handler<typeof SEARCH_QUERY> = async (room, _req, res, ctx, { query }) => {
+export const search: Handler<typeof SEARCH_QUERY> = async (room, ctx, { query }) => {
   const { db, count } = room
   const started = performance.now()
   const { filters: f, cursor, limit } = query
@@ -193,10 +198,10 @@ export const search: Handler<typeof SEARCH_QUERY> = async (room, _req, res, ctx,
     freshness: fresh,
     tookMs: Math.round((performance.now() - started) * 10) / 10,
   }
-  sendJson(res, 200, body)
+  return { status: 200, body: body }
 }
 
-export const thread: Handler<typeof THREAD_QUERY> = async (room, _req, res, ctx, { query }) => {
+export const thread: Handler<typeof THREAD_QUERY> = async (room, ctx, { query }) => {
   const { db } = room
   const { number, party, before, at, limit } = query
   const t = await threadPage(db, number, party, before, at ? at.endExclusive : null, limit)
@@ -213,7 +218,7 @@ export const thread: Handler<typeof THREAD_QUERY> = async (room, _req, res, ctx,
     // With the first page: whether the desk has this customer opted out here, so the thread warns before anyone texts them.
     ...(before ? {} : { optedOut: await optedOutHere(db, number, party) }),
   }
-  sendJson(res, 200, body)
+  return { status: 200, body: body }
 }
 
 /** The desk's opt-out state of a party on a number (keyed as the desk keys parties), or null. */
@@ -226,15 +231,15 @@ async function optedOutHere(db: Db, number: string, party: string): Promise<{ si
   return row ? { since: row.since ? new Date(row.since).toISOString() : null } : null
 }
 
-export const parties: Handler<typeof PARTIES_QUERY> = async (room, _req, res, ctx, { query: { number, party, limit } }) => {
+export const parties: Handler<typeof PARTIES_QUERY> = async (room, ctx, { query: { number, party, limit } }) => {
   const { db } = room
   const body: PartiesResult = { number, parties: await partiesOfNumber(db, number, party, limit), freshness: await freshness(db, [number]) }
   // The customers listed (their counts and last dates), beside the digits typed.
   await ctx.logRead({ number, ...(party ? { party } : {}), rows: body.parties.length, parties: body.parties.map((x) => x.party) })
-  sendJson(res, 200, body)
+  return { status: 200, body: body }
 }
 
-export const stats: Handler<typeof STATS_QUERY> = async (room, _req, res, ctx, { query: { number, bucket, from, to, tz } }) => {
+export const stats: Handler<typeof STATS_QUERY> = async (room, ctx, { query: { number, bucket, from, to, tz } }) => {
   const { db } = room
   const body: StatsResult = {
     number,
@@ -257,10 +262,10 @@ export const stats: Handler<typeof STATS_QUERY> = async (room, _req, res, ctx, {
     ...(to ? { before: to.endExclusive } : {}),
     ...(tz ? { tz } : {}),
   })
-  sendJson(res, 200, body)
+  return { status: 200, body: body }
 }
 
-export const message: Handler<typeof MESSAGE_QUERY> = async (room, _req, res, ctx, { query: { number, ordinal } }) => {
+export const message: Handler<typeof MESSAGE_QUERY> = async (room, ctx, { query: { number, ordinal } }) => {
   const { db } = room
   const row = await messageAt(db, number, ordinal)
   if (!row) throw new ProxyError(404, { kind: 'not_found', message: `The index holds no message ${ordinal} for ${number}.` })
@@ -272,10 +277,10 @@ export const message: Handler<typeof MESSAGE_QUERY> = async (room, _req, res, ct
     total: await indexedCount(db, number),
     freshness: await freshness(db, [number]),
   }
-  sendJson(res, 200, body)
+  return { status: 200, body: body }
 }
 
-export const locate: Handler<typeof LOCATE_QUERY> = async (room, _req, res, ctx, { query: { number, date } }) => {
+export const locate: Handler<typeof LOCATE_QUERY> = async (room, ctx, { query: { number, date } }) => {
   const { db } = room
   const row = await locateMessage(db, number, date.day?.endExclusive ?? '')
   await ctx.logRead({ number, date: date.text, ...(row ? { ordinal: row.ordinal, party: partyOfRow(row) } : {}) })
@@ -285,10 +290,10 @@ export const locate: Handler<typeof LOCATE_QUERY> = async (room, _req, res, ctx,
     total: await indexedCount(db, number),
     freshness: await freshness(db, [number]),
   }
-  sendJson(res, 200, body)
+  return { status: 200, body: body }
 }
 
-export const exportMessages: Handler<typeof EXPORT_QUERY> = async (room, req, res, ctx, { query }) => {
+export const exportMessages: StreamHandler<typeof EXPORT_QUERY> = async (room, req, res, ctx, { query }) => {
   const { bulk, exportGate, log } = room
   const who = ctx.principal?.name ?? ''
   let job: ExportJobHooks | undefined
@@ -332,19 +337,19 @@ export const exportMessages: Handler<typeof EXPORT_QUERY> = async (room, req, re
   }
 }
 
-export const exportProgress: Handler<typeof EXPORT_PROGRESS_QUERY> = async (room, _req, res, ctx, { query }) => {
-  sendJson(res, 200, room.exports.get(ctx.principal?.name ?? '', query.job) satisfies IndexAnswer<'exportProgress'>)
+export const exportProgress: Handler<typeof EXPORT_PROGRESS_QUERY> = async (room, ctx, { query }) => {
+  return { status: 200, body: room.exports.get(ctx.principal?.name ?? '', query.job) satisfies IndexAnswer<'exportProgress'> }
 }
 
-export const exportCancel: Handler<typeof NO_QUERY, typeof EXPORT_CANCEL_BODY> = async (room, _req, res, ctx, { body }) => {
+export const exportCancel: Handler<typeof NO_QUERY, typeof EXPORT_CANCEL_BODY> = async (room, ctx, { body }) => {
   const { record, logged } = room.exports.cancel(ctx.principal?.name ?? '', body.job)
   // One not begun yet is logged by its request when it arrives (it names what it would have read).
   // A cancel takes nothing away that the log must hold first; its failure is in the server log.
   if (logged) await ctx.audit(`${logged.action}.cancel`, { ...logged.what, job: body.job, rows: record.rows }).catch(() => undefined)
-  sendJson(res, 200, record satisfies IndexAnswer<'exportCancel'>)
+  return { status: 200, body: record satisfies IndexAnswer<'exportCancel'> }
 }
 
-export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room, _req, res, ctx, { body: number }) => {
+export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room, ctx, { body: number }) => {
   const { db, syncer, log } = room
   // The entry first, with what the index holds now: a forget the log cannot record does not happen.
   const keys = number === null ? null : await keysOf(db, number)
@@ -355,7 +360,7 @@ export const forget: Handler<typeof NO_QUERY, typeof FORGET_BODY> = async (room,
   else for (const key of keys) await syncer.stop(key)
   const forgotten = await forgetMessages(db, number, room.hooks)
   log(`index: forgot ${forgotten} messages (${number ?? 'all numbers'})`)
-  sendJson(res, 200, { forgotten } satisfies IndexAnswer<'forget'>)
+  return { status: 200, body: { forgotten } satisfies IndexAnswer<'forget'> }
 }
 
 /** The row's customer as the index keys parties (contract/desk partyKey of its phone), or null. */

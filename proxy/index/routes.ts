@@ -7,14 +7,15 @@ import { openDb } from '../db/open.ts'
 import { background, type Db } from '../db/types.ts'
 import { ProxyError } from '../errors.ts'
 import type { Forwarder } from '../forward.ts'
-import { route, type RouteSpec } from '../http-types.ts'
+import type { RouteSpec } from '../http-types.ts'
+import { answering } from '../http.ts'
 import { NO_QUERY } from '../schema.ts'
 import type { IndexConfig } from './config.ts'
 import type { IndexHooks } from './hooks.ts'
 import { createExportGate, type ExportGate } from '../exports/gate.ts'
 import { createExportTracker, type ExportTracker } from '../exports/progress.ts'
 import * as handlers from './handlers.ts'
-import type { Handler, IndexRoom } from './handlers.ts'
+import type { Handler, IndexInput, IndexRoom, StreamHandler } from './handlers.ts'
 import { createCountCache } from './count-queries.ts'
 import { createRateMeter } from './rate-meter.ts'
 import type { Pace } from '../kernel/pace.ts'
@@ -70,29 +71,40 @@ export interface MessageIndex {
   exports: ExportTracker | null
 }
 
-/** One row of the index's table: the handler runs over the room, or answers 503 with INDEX=off. */
-function row<Q extends z.ZodType, B extends z.ZodType | undefined = undefined>(r: {
-  key: keyof typeof INDEX_PATHS
-  method: RouteSpec['method']
-  access: RouteSpec['access']
-  reads: RouteSpec['reads']
-  schema: { querystring: Q; body?: B }
-  run: Handler<Q, B>
-}): (room: IndexRoom | null) => RouteSpec {
-  return (room) =>
-    route({
+/**
+ * One row of the index's table: the handler runs over the room, or answers 503 with INDEX=off.
+ * A JSON row's handler (`run`) gives back its answer, which the row's `response` describes; the
+ * export (`stream`) writes its file to the response itself.
+ */
+function row<Q extends z.ZodType, B extends z.ZodType | undefined = undefined>(
+  r: {
+    key: keyof typeof INDEX_PATHS
+    method: RouteSpec['method']
+    access: RouteSpec['access']
+    reads: RouteSpec['reads']
+    schema: { querystring: Q; body?: B }
+  } & ({ run: Handler<Q, B> } | { stream: StreamHandler<Q> }),
+): (room: IndexRoom | null) => RouteSpec {
+  const open = (room: IndexRoom | null): IndexRoom => {
+    if (!room) throw new ProxyError(503, { kind: 'index_off', message: OFF_MESSAGE })
+    return room
+  }
+  return (room) => {
+    const handle: RouteSpec['handle'] =
+      'run' in r
+        ? answering((ctx, input) => r.run(open(room), ctx, input as IndexInput<Q, B>))
+        : (req, res, _url, ctx, input) => r.stream(open(room), req, res, ctx, input as IndexInput<Q>)
+    return {
       method: r.method,
       path: INDEX_PATHS[r.key],
       access: r.access,
       reads: r.reads,
-      schema: r.schema,
-      // Its answer's schema (contract/index-answers.ts); the export's answer is a file.
-      ...(r.key === 'export' ? {} : { response: INDEX_ANSWERS[r.key] }),
-      handle: (req, res, _url, ctx, input) => {
-        if (!room) throw new ProxyError(503, { kind: 'index_off', message: OFF_MESSAGE })
-        return r.run(room, req, res, ctx, input as Parameters<Handler<Q, B>>[4])
-      },
-    })
+      schema: r.schema as RouteSpec['schema'],
+      // A JSON row's answer schema (contract/index-answers.ts); the export's answer is a file.
+      ...('run' in r ? { response: INDEX_ANSWERS[r.key as Exclude<keyof typeof INDEX_PATHS, 'export'>] } : {}),
+      handle,
+    }
+  }
 }
 
 /**
@@ -157,7 +169,7 @@ const INDEX_ROUTES = [
     access: PERMISSIONS.exportIndex,
     reads: 'search.export',
     schema: { querystring: EXPORT_QUERY },
-    run: handlers.exportMessages,
+    stream: handlers.exportMessages,
   }),
   // Counts and the file's name for the caller's own export (its filters were logged when it started).
   // Signed-in, not admin: the tray follows a viewer's desk report exports too, and a record

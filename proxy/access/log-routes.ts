@@ -4,7 +4,7 @@ import { invalid } from '../errors.ts'
 import { dateValue } from '../kernel/params.ts'
 import { z } from 'zod'
 import { route, type RouteHandler, type RouteSpec } from '../http-types.ts'
-import { SECURITY_HEADERS, sendJson } from '../http.ts'
+import { answering, SECURITY_HEADERS } from '../http.ts'
 import { checked, NO_PARAMS, param, query } from '../schema.ts'
 import { csvCell } from '../../contract/csv.ts'
 import { CSV_HEADER, csvLine, decodeCursor, encodeCursor, listEntries, type LogFilters } from './log-listing.ts'
@@ -90,21 +90,22 @@ const LIST_QUERY = query({
 
 const EXPORT_QUERY = query(FILTERS).transform(checked(logFilters))
 
-const accessLogList =
-  (d: RouteDeps): RouteHandler<z.output<typeof LIST_QUERY>> =>
-  async (_req, res, _url, ctx, { query: q }) => {
+const accessLogList = (d: RouteDeps): RouteHandler<z.output<typeof LIST_QUERY>> =>
+  answering(async (ctx, { query: q }) => {
     await d.flushLog()
     const page = await listEntries(d.db, q.filters, q.limit, q.cursor)
     await ctx.logRead({ filters: q.record, rows: page.entries.length })
-    sendJson(res, 200, { entries: page.entries, nextCursor: page.next ? encodeCursor(page.next) : null } satisfies AccessAnswer<'log'>)
-  }
+    return {
+      status: 200,
+      body: { entries: page.entries, nextCursor: page.next ? encodeCursor(page.next) : null } satisfies AccessAnswer<'log'>,
+    }
+  })
 
-const accessLogVerify =
-  (d: RouteDeps): RouteSpec['handle'] =>
-  async (_req, res) => {
+const accessLogVerify = (d: RouteDeps): RouteSpec['handle'] =>
+  answering(async () => {
     await d.flushLog()
-    sendJson(res, 200, (await d.verifyLog()) satisfies AccessAnswer<'verify'>)
-  }
+    return { status: 200, body: (await d.verifyLog()) satisfies AccessAnswer<'verify'> }
+  })
 
 const accessLogExport =
   (d: RouteDeps): RouteHandler<z.output<typeof EXPORT_QUERY>> =>

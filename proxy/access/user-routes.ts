@@ -3,7 +3,7 @@ import { PERMISSIONS } from '../../contract/roles.ts'
 import { z } from 'zod'
 import { ProxyError, invalid } from '../errors.ts'
 import { route, type RouteHandler, type RouteSpec } from '../http-types.ts'
-import { sendJson } from '../http.ts'
+import { answering, sendJson } from '../http.ts'
 import { checked, jsonBody, NO_PARAMS, NO_QUERY } from '../schema.ts'
 import { auditAs } from './route-helpers.ts'
 import type { RouteDeps } from './routes.ts'
@@ -88,7 +88,7 @@ export const userRoutes = (d: RouteDeps): RouteSpec[] => [
     reads: null,
     schema: NO_PARAMS,
     response: ACCESS_ANSWERS.users,
-    handle: async (_req, res) => sendJson(res, 200, { users: await listUsers(d.db) } satisfies AccessAnswer<'users'>),
+    handle: answering(async () => ({ status: 200, body: { users: await listUsers(d.db) } satisfies AccessAnswer<'users'> })),
   }),
   route({
     method: 'POST',

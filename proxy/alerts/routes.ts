@@ -3,7 +3,7 @@ import { ALERTS_ANSWERS, type AlertsAnswer } from '../../contract/alerts-api.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
 import { route, type RequestContext, type RouteSpec } from '../http-types.ts'
-import { sendJson } from '../http.ts'
+import { answering } from '../http.ts'
 import { jsonBody, NO_PARAMS, NO_QUERY } from '../schema.ts'
 import { emailList, httpUrlProblem, secretProblem } from './config.ts'
 import type { Decided } from './decide.ts'
@@ -230,7 +230,7 @@ function pageAndRuleRoutes(d: RoutesDeps): RouteSpec[] {
       reads: null,
       schema: NO_PARAMS,
       response: ALERTS_ANSWERS.page,
-      handle: async (_req, res) => {
+      handle: answering(async (_ctx) => {
         const [firing, history, rules, channels, silences, deliveries, lastDaily] = await Promise.all([
           firingAlerts(d.db),
           resolvedAlerts(d.db, 100),
@@ -240,17 +240,20 @@ function pageAndRuleRoutes(d: RoutesDeps): RouteSpec[] {
           recentDeliveries(d.db, 100),
           d.witness.lastDaily(),
         ])
-        sendJson(res, 200, {
-          firing: firing.map(publicAlert),
-          history: history.map(publicAlert),
-          rules: rules.map(publicRule),
-          channels: channels.map(publicChannel),
-          silences,
-          deliveries,
-          emailReady: d.emailReady,
-          witness: { signing: d.witness.signing, lastDaily: lastDaily?.toISOString() ?? null },
-        } satisfies AlertsAnswer<'page'>)
-      },
+        return {
+          status: 200,
+          body: {
+            firing: firing.map(publicAlert),
+            history: history.map(publicAlert),
+            rules: rules.map(publicRule),
+            channels: channels.map(publicChannel),
+            silences,
+            deliveries,
+            emailReady: d.emailReady,
+            witness: { signing: d.witness.signing, lastDaily: lastDaily?.toISOString() ?? null },
+          } satisfies AlertsAnswer<'page'>,
+        }
+      }),
     }),
     route({
       method: 'POST',
@@ -259,7 +262,7 @@ function pageAndRuleRoutes(d: RoutesDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: NO_QUERY, body: RULE_CHANGE, params: PATH_ID },
       response: ALERTS_ANSWERS.rule,
-      handle: async (_req, res, _url, ctx, { body, params }) => {
+      handle: answering(async (ctx, { body, params }) => {
         if (!isRuleId(params.id)) throw notFound(`rule (the rules are ${Object.keys(RULES).join(', ')}):`, params.id)
         const id = params.id
         const current = (await readRules(d.db)).find((r) => r.id === id)!
@@ -278,8 +281,8 @@ function pageAndRuleRoutes(d: RoutesDeps): RouteSpec[] {
         // The entry first: a change the access log cannot record does not happen (it answers 503).
         await ctx.audit('alerts.rule', { rule: id, ...next })
         await writeRule(d.db, id, next, by(ctx), d.now())
-        sendJson(res, 200, { rule: publicRule((await readRules(d.db)).find((r) => r.id === id)!) } satisfies AlertsAnswer<'rule'>)
-      },
+        return { status: 200, body: { rule: publicRule((await readRules(d.db)).find((r) => r.id === id)!) } satisfies AlertsAnswer<'rule'> }
+      }),
     }),
   ]
 }
@@ -294,7 +297,7 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: NO_QUERY, body: NEW_CHANNEL },
       response: ALERTS_ANSWERS.channelMade,
-      handle: async (_req, res, _url, ctx, { body }) => {
+      handle: answering(async (ctx, { body }) => {
         const target = await checkedTarget(body.kind, body.target, d)
         let secret: string | null = null
         let shown: string | undefined
@@ -325,8 +328,11 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
         const id = await insertChannel(d.db, body.kind, fields)
         const saved = (await d.channelById(id))!
         // A secret made here is shown this once, for the receiver's configuration.
-        sendJson(res, 201, { channel: publicChannel(saved), ...(shown ? { secretOnce: shown } : {}) } satisfies AlertsAnswer<'channelMade'>)
-      },
+        return {
+          status: 201,
+          body: { channel: publicChannel(saved), ...(shown ? { secretOnce: shown } : {}) } satisfies AlertsAnswer<'channelMade'>,
+        }
+      }),
     }),
     route({
       method: 'POST',
@@ -335,7 +341,7 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: NO_QUERY, body: CHANNEL_CHANGE, params: PATH_ID },
       response: ALERTS_ANSWERS.channel,
-      handle: async (_req, res, _url, ctx, { body, params }) => {
+      handle: answering(async (ctx, { body, params }) => {
         const c = uiChannel(await d.channelById(params.id), params.id)
         const target = body.target !== undefined ? await checkedTarget(c.kind, body.target, d) : c.target
         let secret: string | undefined
@@ -367,8 +373,8 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
           ...(body.witness !== undefined && body.witness !== c.witness ? { witness: body.witness } : {}),
         })
         await updateChannel(d.db, c.id, fields, d.now())
-        sendJson(res, 200, { channel: publicChannel((await d.channelById(c.id))!) } satisfies AlertsAnswer<'channel'>)
-      },
+        return { status: 200, body: { channel: publicChannel((await d.channelById(c.id))!) } satisfies AlertsAnswer<'channel'> }
+      }),
     }),
     route({
       method: 'DELETE',
@@ -377,12 +383,12 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: NO_QUERY, params: PATH_ID },
       response: ALERTS_ANSWERS.channelDeleted,
-      handle: async (_req, res, _url, ctx, { params }) => {
+      handle: answering(async (ctx, { params }) => {
         const c = uiChannel(await d.channelById(params.id), params.id)
         await ctx.audit('alerts.channel', { channel: c.id, change: 'remove' })
         await deleteChannel(d.db, c.id)
-        sendJson(res, 200, { deleted: true } satisfies AlertsAnswer<'channelDeleted'>)
-      },
+        return { status: 200, body: { deleted: true } satisfies AlertsAnswer<'channelDeleted'> }
+      }),
     }),
     route({
       method: 'POST',
@@ -391,13 +397,13 @@ function channelRoutes(d: RoutesDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: NO_QUERY, params: PATH_ID },
       response: ALERTS_ANSWERS.test,
-      handle: async (_req, res, _url, ctx, { params }) => {
+      handle: answering(async (ctx, { params }) => {
         const c = await d.channelById(params.id)
         if (!c) throw notFound('alert channel', params.id)
         await ctx.audit('alerts.test', { channel: c.id })
         const result = await d.sendTest(c, by(ctx))
-        sendJson(res, 200, { result } satisfies AlertsAnswer<'test'>)
-      },
+        return { status: 200, body: { result } satisfies AlertsAnswer<'test'> }
+      }),
     }),
   ]
 }
@@ -412,7 +418,7 @@ function actionRoutes(d: RoutesDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: NO_QUERY, params: PATH_ID },
       response: ALERTS_ANSWERS.acknowledged,
-      handle: async (_req, res, _url, ctx, { params }) => {
+      handle: answering(async (ctx, { params }) => {
         const id = wholeId(params.id, 'firing alert')
         const gone = () =>
           new ProxyError(404, { kind: 'not_found', field: 'id', message: `Alert ${id} is not firing, or is acknowledged already.` })
@@ -420,8 +426,8 @@ function actionRoutes(d: RoutesDeps): RouteSpec[] {
         if (open.rows.length === 0) throw gone()
         await ctx.audit('alerts.ack', { alert: id })
         if (!(await acknowledge(d.db, id, by(ctx), d.now()))) throw gone()
-        sendJson(res, 200, { acknowledged: true } satisfies AlertsAnswer<'acknowledged'>)
-      },
+        return { status: 200, body: { acknowledged: true } satisfies AlertsAnswer<'acknowledged'> }
+      }),
     }),
     route({
       method: 'POST',
@@ -430,7 +436,7 @@ function actionRoutes(d: RoutesDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: NO_QUERY, body: SILENCE },
       response: ALERTS_ANSWERS.silenceMade,
-      handle: async (_req, res, _url, ctx, { body }) => {
+      handle: answering(async (ctx, { body }) => {
         const until = new Date(body.until)
         const now = d.now()
         if (until.getTime() <= now.getTime()) throw invalid('until', 'until must be in the future.')
@@ -438,10 +444,13 @@ function actionRoutes(d: RoutesDeps): RouteSpec[] {
           throw invalid('until', 'A silence lasts at most 90 days; turn the rule off instead.')
         await ctx.audit('alerts.silence', { rule: body.rule ?? null, number: body.number ?? null, until: until.toISOString() })
         const id = await addSilence(d.db, { rule: body.rule ?? null, number: body.number ?? null, until, by: by(ctx), now })
-        sendJson(res, 201, {
-          silence: (await activeSilences(d.db, now)).find((s) => s.id === id) ?? null,
-        } satisfies AlertsAnswer<'silenceMade'>)
-      },
+        return {
+          status: 201,
+          body: {
+            silence: (await activeSilences(d.db, now)).find((s) => s.id === id) ?? null,
+          } satisfies AlertsAnswer<'silenceMade'>,
+        }
+      }),
     }),
     route({
       method: 'DELETE',
@@ -450,14 +459,14 @@ function actionRoutes(d: RoutesDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: NO_QUERY, params: PATH_ID },
       response: ALERTS_ANSWERS.silenceEnded,
-      handle: async (_req, res, _url, ctx, { params }) => {
+      handle: answering(async (ctx, { params }) => {
         const id = wholeId(params.id, 'silence')
         const found = await d.db.query(`SELECT 1 FROM alert_silences WHERE id = $1::bigint`, [id])
         if (found.rows.length === 0) throw notFound('silence', id)
         await ctx.audit('alerts.silence', { silence: id, ended: true })
         await endSilence(d.db, id)
-        sendJson(res, 200, { ended: true } satisfies AlertsAnswer<'silenceEnded'>)
-      },
+        return { status: 200, body: { ended: true } satisfies AlertsAnswer<'silenceEnded'> }
+      }),
     }),
     route({
       method: 'POST',
@@ -466,7 +475,7 @@ function actionRoutes(d: RoutesDeps): RouteSpec[] {
       reads: null,
       schema: NO_PARAMS,
       response: ALERTS_ANSWERS.evaluated,
-      handle: async (_req, res) => sendJson(res, 200, { evaluated: await d.evaluate() } satisfies AlertsAnswer<'evaluated'>),
+      handle: answering(async (_ctx) => ({ status: 200, body: { evaluated: await d.evaluate() } satisfies AlertsAnswer<'evaluated'> })),
     }),
   ]
 }

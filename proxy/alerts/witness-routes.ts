@@ -1,7 +1,7 @@
 import { PERMISSIONS } from '../../contract/roles.ts'
 import { ProxyError } from '../errors.ts'
 import { route, type RouteSpec } from '../http-types.ts'
-import { sendJson } from '../http.ts'
+import { answering } from '../http.ts'
 import { NO_PARAMS } from '../schema.ts'
 import type { Channel, Delivery, LogHead } from './types.ts'
 import { witnessChannels } from './witness.ts'
@@ -31,7 +31,7 @@ export function witnessRoute(w: WitnessDeps, channels: () => Promise<Channel[]>)
     reads: null,
     schema: NO_PARAMS,
     response: ALERTS_ANSWERS.witness,
-    handle: async (_req, res, _url, ctx) => {
+    handle: answering(async (ctx) => {
       if (!w.signing)
         throw conflict(
           'There is no signed head to send: the server has no signing key. The operator sets LOG_SIGNING_KEY_FILE (an absolute path outside DATA_DIR) and restarts it.',
@@ -40,10 +40,13 @@ export function witnessRoute(w: WitnessDeps, channels: () => Promise<Channel[]>)
       if (to.length === 0) throw conflict('No channel is a witness: mark a channel that is on as a witness of the access log first.')
       await ctx.audit('alerts.witness', { channels: to.map((c) => c.id) })
       const { head, sent } = await w.send(to)
-      sendJson(res, 200, {
-        head: { seq: head.seq, hash: head.hash, at: head.at },
-        sent: sent.map((s) => ({ channel: s.channel.id, name: s.channel.name, ...s.delivery })),
-      } satisfies AlertsAnswer<'witness'>)
-    },
+      return {
+        status: 200,
+        body: {
+          head: { seq: head.seq, hash: head.hash, at: head.at },
+          sent: sent.map((s) => ({ channel: s.channel.id, name: s.channel.name, ...s.delivery })),
+        } satisfies AlertsAnswer<'witness'>,
+      }
+    }),
   })
 }

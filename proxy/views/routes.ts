@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http'
 import type { z } from 'zod'
 import {
   VIEW_PATHS,
@@ -13,8 +12,8 @@ import {
 } from '../../contract/saved-views.ts'
 import type { Db, Queryable } from '../db/types.ts'
 import { ProxyError, invalid } from '../errors.ts'
-import { sendJson } from '../http.ts'
-import type { RequestContext, RouteSpec } from '../http-types.ts'
+import { answering } from '../http.ts'
+import type { JsonAnswer, RequestContext, RouteSpec } from '../http-types.ts'
 import { NO_PARAMS, NO_QUERY } from '../schema.ts'
 import type { Filters } from '../kernel/params.ts'
 import { COUNTS_QUERY, CREATE_BODY, ID_BODY, parseViewQuery, RENAME_BODY, SHARE_BODY, type ParsedQuery } from './params.ts'
@@ -134,7 +133,7 @@ interface RouteDeps {
 }
 
 /** A handler: what its row's schema parsed (the body, for a change; else the query), the database and the shared deps. */
-type ViewHandler<P = unknown> = (res: ServerResponse, ctx: RequestContext, db: Db, deps: RouteDeps, parsed: P) => Promise<void>
+type ViewHandler<P = unknown> = (ctx: RequestContext, db: Db, deps: RouteDeps, parsed: P) => Promise<JsonAnswer>
 
 /** The views the caller may see: their own first, then the ones others share. */
 const visibleRows = (db: Db, me: string) =>
@@ -144,9 +143,9 @@ const visibleRows = (db: Db, me: string) =>
     [me],
   )
 
-const listRoute: ViewHandler = async (res, ctx, db) => {
+const listRoute: ViewHandler = async (ctx, db) => {
   const me = owner(ctx)
-  sendJson(res, 200, { views: (await visibleRows(db, me)).rows.map((r) => toView(r, me)) } satisfies ViewsAnswer<'list'>)
+  return { status: 200, body: { views: (await visibleRows(db, me)).rows.map((r) => toView(r, me)) } satisfies ViewsAnswer<'list'> }
 }
 
 /** One view's new matches, from the cache while the index is unchanged; null when too broad to count in the bound. */
@@ -165,7 +164,7 @@ async function countOf(db: Db, search: ViewSearch, f: Filters, row: ViewRow, ver
   }
 }
 
-const countsRoute: ViewHandler<z.output<typeof COUNTS_QUERY>> = async (res, ctx, db, deps, { tz }) => {
+const countsRoute: ViewHandler<z.output<typeof COUNTS_QUERY>> = async (ctx, db, deps, { tz }) => {
   const me = owner(ctx)
   const rows = (await visibleRows(db, me)).rows
   const search = deps.search
@@ -208,7 +207,7 @@ const countsRoute: ViewHandler<z.output<typeof COUNTS_QUERY>> = async (res, ctx,
     ...(parties.size ? { parties: [...parties] } : {}),
     ...(shared.length ? { shared } : {}),
   })
-  sendJson(res, 200, { counts: out } satisfies ViewsAnswer<'counts'>)
+  return { status: 200, body: { counts: out } satisfies ViewsAnswer<'counts'> }
 }
 
 /** A new view of the owner's, within their limit and under a name of theirs not yet taken. */
@@ -247,17 +246,17 @@ async function refuseTaken(db: Db, me: string, name: string, except?: string): P
   if (r.rows.length) throw duplicate(name)
 }
 
-const createRoute: ViewHandler<z.output<typeof CREATE_BODY>> = async (res, ctx, db, _deps, { name, shared, range, query }) => {
+const createRoute: ViewHandler<z.output<typeof CREATE_BODY>> = async (ctx, db, _deps, { name, shared, range, query }) => {
   const me = owner(ctx)
   // The entry first (the view's id does not exist yet: its name stands for it); a name already
   // taken is refused before it, as the insert would refuse it.
   await refuseTaken(db, me, name)
   await ctx.audit('view.create', { name, shared })
   const row = await insertView(db, me, { name, shared, query, range })
-  sendJson(res, 201, { view: toView(row, me) } satisfies ViewsAnswer<'one'>)
+  return { status: 201, body: { view: toView(row, me) } satisfies ViewsAnswer<'one'> }
 }
 
-const renameRoute: ViewHandler<z.output<typeof RENAME_BODY>> = async (res, ctx, db, _deps, { id, name }) => {
+const renameRoute: ViewHandler<z.output<typeof RENAME_BODY>> = async (ctx, db, _deps, { id, name }) => {
   const me = owner(ctx)
   await ownView(db, id, me, 'rename')
   await refuseTaken(db, me, name, id)
@@ -268,26 +267,26 @@ const renameRoute: ViewHandler<z.output<typeof RENAME_BODY>> = async (res, ctx, 
     if (isUniqueViolation(err)) throw duplicate(name)
     throw err
   }
-  sendJson(res, 200, { view: toView(await visible(db, id, me), me) } satisfies ViewsAnswer<'one'>)
+  return { status: 200, body: { view: toView(await visible(db, id, me), me) } satisfies ViewsAnswer<'one'> }
 }
 
-const shareRoute: ViewHandler<z.output<typeof SHARE_BODY>> = async (res, ctx, db, _deps, { id, shared }) => {
+const shareRoute: ViewHandler<z.output<typeof SHARE_BODY>> = async (ctx, db, _deps, { id, shared }) => {
   const me = owner(ctx)
   await ownView(db, id, me, shared ? 'share' : 'make private')
   await ctx.audit('view.share', { view: id, shared })
   await db.query(`UPDATE saved_views SET shared = $2, updated_at = now() WHERE id = $1::bigint`, [id, shared])
   // Teammates' marks of when they opened it stay: shared again, their counts go on from there.
-  sendJson(res, 200, { view: toView(await visible(db, id, me), me) } satisfies ViewsAnswer<'one'>)
+  return { status: 200, body: { view: toView(await visible(db, id, me), me) } satisfies ViewsAnswer<'one'> }
 }
 
-const removeRoute: ViewHandler<z.output<typeof ID_BODY>> = async (res, ctx, db, _deps, { id }) => {
+const removeRoute: ViewHandler<z.output<typeof ID_BODY>> = async (ctx, db, _deps, { id }) => {
   await ownView(db, id, owner(ctx), 'delete')
   await ctx.audit('view.delete', { view: id })
   await db.query(`DELETE FROM saved_views WHERE id = $1::bigint`, [id])
-  sendJson(res, 200, { deleted: true } satisfies ViewsAnswer<'deleted'>)
+  return { status: 200, body: { deleted: true } satisfies ViewsAnswer<'deleted'> }
 }
 
-const openRoute: ViewHandler<z.output<typeof ID_BODY>> = async (res, ctx, db, _deps, { id }) => {
+const openRoute: ViewHandler<z.output<typeof ID_BODY>> = async (ctx, db, _deps, { id }) => {
   const me = owner(ctx)
   await visible(db, id, me)
   await db.query(
@@ -295,7 +294,7 @@ const openRoute: ViewHandler<z.output<typeof ID_BODY>> = async (res, ctx, db, _d
      ON CONFLICT (view_id, user_name) DO UPDATE SET opened_at = excluded.opened_at`,
     [id, me],
   )
-  sendJson(res, 200, { view: toView(await visible(db, id, me), me) } satisfies ViewsAnswer<'one'>)
+  return { status: 200, body: { view: toView(await visible(db, id, me), me) } satisfies ViewsAnswer<'one'> }
 }
 
 const VIEW_ROUTES: readonly ViewRouteRow[] = [
@@ -371,13 +370,13 @@ type Parsed<Q extends z.ZodType, B> = B extends z.ZodType ? z.output<B> : z.outp
 function viewRow<Q extends z.ZodType, B extends z.ZodType | undefined = undefined>(
   r: Omit<RouteSpec, 'handle' | 'schema'> & { schema: { querystring: Q; body?: B }; run: ViewHandler<Parsed<Q, B>> },
 ): ViewRouteRow {
-  return { ...r, run: (res, ctx, db, deps, parsed) => r.run(res, ctx, db, deps, parsed as Parsed<Q, B>) }
+  return { ...r, run: (ctx, db, deps, parsed) => r.run(ctx, db, deps, parsed as Parsed<Q, B>) }
 }
 
 export function viewsRoutes(db: Db, deps: ViewsDeps): RouteSpec[] {
   const routeDeps: RouteDeps = { search: deps.search, now: deps.now ?? Date.now, cache: createCache() }
   return VIEW_ROUTES.map(({ run, ...r }) => ({
     ...r,
-    handle: (_req, res, _url, ctx, input) => run(res, ctx, db, routeDeps, input.body ?? input.query),
+    handle: answering((ctx, input) => run(ctx, db, routeDeps, input.body ?? input.query)),
   }))
 }

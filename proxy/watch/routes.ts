@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { WATCH_ANSWERS, WATCH_PATHS, type WatchAnswer } from '../../contract/watch-api.ts'
 import type { Db } from '../db/types.ts'
 import { ProxyError } from '../errors.ts'
-import { sendJson } from '../http.ts'
+import { answering } from '../http.ts'
 import { route, type RouteSpec } from '../http-types.ts'
 import { jsonBody, NO_QUERY, query } from '../schema.ts'
 import { messagesAtRisk } from './at-risk.ts'
@@ -60,13 +60,16 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: CHANGES_QUERY },
       response: WATCH_ANSWERS.changes,
-      handle: async (_req, res, _url, _ctx, { query: q }) => {
+      handle: answering(async (_ctx, { query: q }) => {
         const out = await listChanges(db, { ...(q.number ? { number: q.number } : {}), limit: q.limit })
-        sendJson(res, 200, {
-          ...out,
-          note: 'The API lists numbers as they are; it cannot say who changed a callback, only between which two listings.',
-        } satisfies WatchAnswer<'changes'>)
-      },
+        return {
+          status: 200,
+          body: {
+            ...out,
+            note: 'The API lists numbers as they are; it cannot say who changed a callback, only between which two listings.',
+          } satisfies WatchAnswer<'changes'>,
+        }
+      }),
     }),
     route({
       method: 'GET',
@@ -75,10 +78,10 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: ENDPOINTS_QUERY },
       response: WATCH_ANSWERS.endpoints,
-      handle: async (_req, res, _url, _ctx, { query: q }) => {
+      handle: answering(async (_ctx, { query: q }) => {
         const endpoints = await listEndpoints(db, q.key ? { key: q.key, checks: 200 } : {})
-        sendJson(res, 200, { endpoints } satisfies WatchAnswer<'endpoints'>)
-      },
+        return { status: 200, body: { endpoints } satisfies WatchAnswer<'endpoints'> }
+      }),
     }),
     route({
       method: 'GET',
@@ -87,16 +90,19 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
       reads: 'callbacks.view',
       schema: { querystring: AT_RISK_QUERY },
       response: WATCH_ANSWERS.atRisk,
-      handle: async (_req, res, _url, ctx, { query: q }) => {
+      handle: answering(async (ctx, { query: q }) => {
         const r = await messagesAtRisk(db, { ...(q.number ? { number: q.number } : {}), limit: q.limit, now: new Date(deps.now()) })
         const numbers = [...new Set(r.messages.map((m) => m.number))]
         const parties = [...new Set(r.messages.map((m) => m.party).filter(Boolean))]
         await ctx.logRead({ ...(q.number ? { number: q.number } : {}), rows: r.messages.length, numbers, parties })
-        sendJson(res, 200, {
-          ...r,
-          periods: r.periods.map((p) => ({ ...p, url: maskUrl(p.url), ...(p.usual ? { usual: maskUrl(p.usual) } : {}) })),
-        } satisfies WatchAnswer<'atRisk'>)
-      },
+        return {
+          status: 200,
+          body: {
+            ...r,
+            periods: r.periods.map((p) => ({ ...p, url: maskUrl(p.url), ...(p.usual ? { usual: maskUrl(p.usual) } : {}) })),
+          } satisfies WatchAnswer<'atRisk'>,
+        }
+      }),
     }),
     route({
       method: 'POST',
@@ -105,18 +111,21 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: NO_QUERY },
       response: WATCH_ANSWERS.check,
-      handle: async (_req, res, _url, ctx) => {
+      handle: answering(async (ctx) => {
         // Stored before the checks run: an action the log cannot record does not happen.
         await ctx.audit('callbacks.check', {})
         const listed = await deps.listNow()
         const round = await deps.checkNow()
-        sendJson(res, 200, {
-          listing:
-            'gap' in listed ? { ok: false, error: listed.gap } : { ok: true, baseline: listed.baseline, changes: listed.changes.length },
-          checked: round.checked,
-          findings: round.findings.length,
-        } satisfies WatchAnswer<'check'>)
-      },
+        return {
+          status: 200,
+          body: {
+            listing:
+              'gap' in listed ? { ok: false, error: listed.gap } : { ok: true, baseline: listed.baseline, changes: listed.changes.length },
+            checked: round.checked,
+            findings: round.findings.length,
+          } satisfies WatchAnswer<'check'>,
+        }
+      }),
     }),
     route({
       method: 'POST',
@@ -126,7 +135,7 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
       reads: null,
       schema: { querystring: NO_QUERY, body: REVEAL_BODY },
       response: WATCH_ANSWERS.reveal,
-      handle: async (_req, res, _url, ctx, { body }) => {
+      handle: answering(async (ctx, { body }) => {
         const url = (await callbackUrls(db)).find((u) => keyOf(u) === body.key)
         if (!url)
           throw new ProxyError(404, {
@@ -135,8 +144,8 @@ export function watchRoutes(deps: WatchRouteDeps): RouteSpec[] {
             message: 'No callback address the last listing shows has this key.',
           })
         await ctx.audit('callbacks.reveal', { endpoint: body.key, address: maskUrl(url) })
-        sendJson(res, 200, { key: body.key, url } satisfies WatchAnswer<'reveal'>)
-      },
+        return { status: 200, body: { key: body.key, url } satisfies WatchAnswer<'reveal'> }
+      }),
     }),
   ]
 }

@@ -6,7 +6,7 @@ import type { Config } from './config.ts'
 import { ProxyError, invalid } from './errors.ts'
 import type { Forwarder } from './forward.ts'
 import { route, type RequestContext, type RouteSpec } from './http-types.ts'
-import { parseJsonText, readBody, safeFieldName, sendJson, sendJsonText } from './http.ts'
+import { answering, parseJsonText, readBody, safeFieldName, sendJsonText } from './http.ts'
 import { checked, jsonBody, query } from './schema.ts'
 import { parsePage, type PageRecord } from './index/parse.ts'
 import { partiesShown, type PartiesShown } from './log-parties.ts'
@@ -208,7 +208,7 @@ function historyShownRoute(config: Config, prefetched: PrefetchLedger): RouteSpe
       body: shownBody(config.historyPageCap),
     },
     response: HISTORY_SHOWN_ANSWER,
-    handle: async (_req, res, _url, ctx, { body }) => {
+    handle: answering(async (ctx, { body }) => {
       const shown = prefetched.take(ctx, body)
       if (!shown)
         throw new ProxyError(409, {
@@ -217,7 +217,7 @@ function historyShownRoute(config: Config, prefetched: PrefetchLedger): RouteSpe
           message: 'That page was not fetched ahead for this sign-in, or was already reported shown.',
         })
       await ctx.logRead({ ...body, ...shown, prefetched: true })
-      sendJson(res, 200, { recorded: true } satisfies HistoryShownAnswer)
-    },
+      return { status: 200, body: { recorded: true } satisfies HistoryShownAnswer }
+    }),
   })
 }

@@ -20,7 +20,7 @@ import type { Config } from './config.ts'
 import { diskFull, isDiskFull, notRecorded, ProxyError } from './errors.ts'
 import type { Forwarder } from './forward.ts'
 import type { AccessGate, Principal, RequestContext, RouteSpec } from './http-types.ts'
-import { readJsonBody, sendError, sendJson } from './http.ts'
+import { answering, readJsonBody, sendError, sendJson } from './http.ts'
 import { allowedByPath, checkRouteTable, methodsOf, paramsFor } from './route-table.ts'
 import { isValidationFailure, NO_PARAMS, parseQueryString, schemaProblem } from './schema.ts'
 import { createStatic } from './static.ts'
@@ -321,9 +321,9 @@ function routeTable(config: Config, deps: AppDeps): readonly RouteSpec[] {
     head: true,
     schema: NO_PARAMS,
     response: META_ANSWER,
-    handle: async (_req, res) => {
-      sendJson(res, 200, { historyPageCap: config.historyPageCap, timeZone: 'UTC', ...deps.meta?.() } satisfies MetaAnswer)
-    },
+    handle: answering(async (_ctx) => {
+      return { status: 200, body: { historyPageCap: config.historyPageCap, timeZone: 'UTC', ...deps.meta?.() } satisfies MetaAnswer }
+    }),
   }
   const routes: readonly RouteSpec[] = [
     metaRoute,

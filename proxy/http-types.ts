@@ -3,6 +3,7 @@ import type { AccessLevel, Role } from '../contract/roles.ts'
 import type { Action } from '../contract/vocabulary.ts'
 import type { z } from 'zod'
 import type { $ZodType } from 'zod/v4/core'
+import { sendJson } from './http.ts'
 import type { RouteInput, RouteSchema } from './schema.ts'
 
 /**
@@ -120,4 +121,16 @@ export interface AccessGate {
   recordRead: (principal: Principal | null, address: string, action: string, details: Record<string, unknown>) => Promise<string | void>
   /** The client's address as the access log records it (X-Forwarded-For only from TRUSTED_PROXIES). */
   clientAddress?: (req: IncomingMessage) => string
+}
+
+/**
+ * A route handler (RouteHandler) made of one that reads typed input alone and gives back its
+ * answer: the raw request, response and URL stay here, in the kernel. Only a streamed answer (an
+ * export) needs a handler of its own.
+ */
+export function answering<Q, B, P>(fn: (ctx: RequestContext, input: RouteInput<Q, B, P>) => Promise<JsonAnswer>): RouteHandler<Q, B, P> {
+  return async (_req, res, _url, ctx, input) => {
+    const a = await fn(ctx, input)
+    sendJson(res, a.status, a.body)
+  }
 }

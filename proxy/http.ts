@@ -13,8 +13,6 @@ import {
   inflateSync,
 } from 'node:zlib'
 import { ProxyError, invalid, type ErrorBody } from './errors.ts'
-import type { JsonAnswer, RequestContext, RouteHandler } from './http-types.ts'
-import type { RouteInput } from './schema.ts'
 
 /**
  * The small HTTP toolkit every /api room shares (the upstream operations, the index, team
@@ -43,18 +41,6 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 export function safeFieldName(name: string): string {
   const chars = Array.from(name)
   return chars.length <= FIELD_NAME_MAX ? name : `${chars.slice(0, FIELD_NAME_MAX).join('')}…`
-}
-
-/**
- * A route handler (RouteHandler) made of one that reads typed input alone and gives back its
- * answer: the raw request, response and URL stay here, in the kernel. Only a streamed answer (an
- * export) needs a handler of its own.
- */
-export function answering<Q, B, P>(fn: (ctx: RequestContext, input: RouteInput<Q, B, P>) => Promise<JsonAnswer>): RouteHandler<Q, B, P> {
-  return async (_req, res, _url, ctx, input) => {
-    const a = await fn(ctx, input)
-    sendJson(res, a.status, a.body)
-  }
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string | string[]> = {}): void {

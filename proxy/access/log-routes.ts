@@ -3,13 +3,13 @@ import { PERMISSIONS } from '../../contract/roles.ts'
 import { invalid } from '../errors.ts'
 import { dateValue } from '../kernel/params.ts'
 import { z } from 'zod'
-import { route, type RouteHandler, type RouteSpec } from '../http-types.ts'
-import { answering, SECURITY_HEADERS } from '../http.ts'
+import { answering, route, type RouteHandler, type RouteSpec } from '../http-types.ts'
+import { SECURITY_HEADERS } from '../http.ts'
 import { checked, NO_PARAMS, param, query } from '../schema.ts'
 import { csvCell } from '../../contract/csv.ts'
 import { CSV_HEADER, csvLine, decodeCursor, encodeCursor, listEntries, type LogFilters } from './log-listing.ts'
 import { auditAs } from './route-helpers.ts'
-import type { RouteDeps } from './routes.ts'
+import type { RouteDeps } from './route-helpers.ts'
 
 /** The access log's routes: the list (a logged read: it shows which customers were read), its CSV, the chain's verdict. */
 

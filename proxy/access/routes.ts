@@ -1,50 +1,14 @@
 import { ACCESS_ANSWERS, type AccessAnswer } from '../../contract/access-api.ts'
-import type { LogVerdict } from './log-verify.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Db } from '../db/types.ts'
 import { ProxyError } from '../errors.ts'
-import { route, type AccessGate, type Principal, type RouteSpec } from '../http-types.ts'
+import { route, type RouteSpec } from '../http-types.ts'
 import { sendJson } from '../http.ts'
 import { NO_PARAMS, NO_QUERY } from '../schema.ts'
-import type { AccessConfig } from './config.ts'
-import { secureFor } from './route-helpers.ts'
-import type { LimitRules } from './limits.ts'
+import { secureFor, type RouteDeps } from './route-helpers.ts'
 import { accessLogRoutes } from './log-routes.ts'
-import type { ScryptParams } from './passwords.ts'
 import { createSignIn, SIGNIN_BODY } from './signin.ts'
-import { clearSessionCookie, deleteSession, lookupSession, sessionCookie, type SessionTimes } from './sessions.ts'
+import { clearSessionCookie, deleteSession, lookupSession, sessionCookie } from './sessions.ts'
 import { userRoutes } from './user-routes.ts'
-
-/** What the /api/auth/* handlers need from createAccess. */
-export interface RouteDeps {
-  cfg: AccessConfig
-  db: Db
-  now: () => number
-  times: SessionTimes
-  scrypt: ScryptParams
-  limits: LimitRules
-  identify: (req: IncomingMessage) => Promise<Principal | null>
-  addressOf: (req: IncomingMessage) => string
-  record: (actor: string, via: string, address: string, action: string, details: Record<string, unknown>) => void
-  audit: AccessGate['audit']
-  /** A read's entry, committed before it resolves (see Access.recordRead). */
-  recordRead: (principal: Principal | null, address: string, action: string, details: Record<string, unknown>) => Promise<string>
-  completeExport: (
-    principal: Principal | null,
-    address: string,
-    started: string,
-    result: { rows: number; complete: boolean },
-    details?: Record<string, unknown>,
-  ) => Promise<string>
-  /** Writes the entries still queued, so a reader of the log sees everything up to now. */
-  flushLog: () => Promise<void>
-  dummyCheck: (password: string) => Promise<false>
-  /** Called once per password checked at sign-in (tests count them). */
-  onPasswordCheck?: () => void
-  log: (line: string) => void
-  /** The chain verified against itself, the signed heads and the retention (access.ts). */
-  verifyLog: () => Promise<LogVerdict>
-}
 
 export function createAuthRoutes(d: RouteDeps): RouteSpec[] {
   const { cfg, db } = d

@@ -2,11 +2,11 @@ import { ACCESS_ANSWERS, type AccessAnswer } from '../../contract/access-api.ts'
 import { PERMISSIONS } from '../../contract/roles.ts'
 import { z } from 'zod'
 import { ProxyError, invalid } from '../errors.ts'
-import { route, type RouteHandler, type RouteSpec } from '../http-types.ts'
-import { answering, sendJson } from '../http.ts'
+import { answering, route, type RouteHandler, type RouteSpec } from '../http-types.ts'
+import { sendJson } from '../http.ts'
 import { checked, jsonBody, NO_PARAMS, NO_QUERY } from '../schema.ts'
 import { auditAs } from './route-helpers.ts'
-import type { RouteDeps } from './routes.ts'
+import type { RouteDeps } from './route-helpers.ts'
 import {
   addUser,
   changeUser,

@@ -1,7 +1,6 @@
 import { PERMISSIONS } from '../../contract/roles.ts'
 import { ProxyError } from '../errors.ts'
-import { route, type RouteSpec } from '../http-types.ts'
-import { answering } from '../http.ts'
+import { answering, route, type RouteSpec } from '../http-types.ts'
 import { NO_PARAMS } from '../schema.ts'
 import type { Channel, Delivery, LogHead } from './types.ts'
 import { witnessChannels } from './witness.ts'

@@ -1,5 +1,9 @@
-import { useEffect, useSyncExternalStore } from 'react'
-import type { MeasuredTable } from './measured-table'
+import { useEffect, useSyncExternalStore, type ReactElement } from 'react'
+import type { RowData } from '@tanstack/react-table'
+import type { EngineProps } from './table-view'
+
+/** The engine ./measured-table registers: a table of measured rows over the same props as the fixed one. */
+export type MeasuredEngine = <TData extends RowData>(props: EngineProps<TData>) => ReactElement
 
 /**
  * The measuring row engine (TanStack Virtual, about 11 KiB gzip) is not in the entry chunk: the
@@ -8,12 +12,12 @@ import type { MeasuredTable } from './measured-table'
  * (and the server's preload hint for it); a narrow screen, whose cards are measured, starts
  * loading it at boot (main.tsx). Until it is here, VirtualTable shows the first rows unmeasured.
  */
-let engine: typeof MeasuredTable | null = null
+let engine: MeasuredEngine | null = null
 let loading: Promise<void> | null = null
 const listeners = new Set<() => void>()
 
 /** Called by ./measured-table when it is evaluated, whether it came with a page or on its own. */
-export function registerMeasuredTable(table: typeof MeasuredTable) {
+export function registerMeasuredTable(table: MeasuredEngine) {
   engine = table
   for (const l of listeners) l()
 }
@@ -37,7 +41,7 @@ const subscribe = (l: () => void) => {
 const current = () => engine
 
 /** The measuring engine once it is here (null until then), fetched as soon as `needed`. */
-export function useMeasuredEngine(needed: boolean): typeof MeasuredTable | null {
+export function useMeasuredEngine(needed: boolean): MeasuredEngine | null {
   const table = useSyncExternalStore(subscribe, current, current)
   useEffect(() => {
     if (needed && !engine) loadMeasuredRows().catch(() => undefined)

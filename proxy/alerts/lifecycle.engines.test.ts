@@ -209,20 +209,22 @@ describe.each(ENGINES)('the lifecycle on %s', (engine: Engine) => {
     await wait(B, '15550000013', 30)
     expect(await round(alerts)).toMatchObject({ opened: 0 })
     await wait(B, '15550000014', 75)
+    // A customer waiting on B's second line (contract/lines.ts): one more customer, still two numbers.
+    await wait(`${B}~2`, '15550000015', 80)
     expect(await round(alerts)).toMatchObject({ opened: 1, notices: 1 })
     const n = notices()[0]!
     expect(n.rule).toBe('customer-waiting-all')
     expect(n.alerts[0]).toMatchObject({
       subject: 'all',
       number: null,
-      count: 3,
-      detail: '3 customers waiting longer than 60 min for a reply, on 2 numbers (longest 3 h 20 min).',
+      count: 4,
+      detail: '4 customers waiting longer than 60 min for a reply, on 2 numbers (longest 3 h 20 min).',
       link: 'https://switchboard.example.com/desk/needs-reply',
     })
     expect(JSON.stringify(n)).not.toContain('1555000001')
     // The per-number rule was off: nothing per number.
     expect((await db.query(`SELECT 1 FROM alert_alerts WHERE rule = 'customer-waiting'`)).rows).toHaveLength(0)
-    await db.query(`UPDATE desk_threads SET waiting_since = NULL WHERE party = '15550000011'`)
+    await db.query(`UPDATE desk_threads SET waiting_since = NULL WHERE party IN ('15550000011', '15550000015')`)
     clock.now += MIN
     expect(await round(alerts)).toMatchObject({ resolved: 1 })
     await db.query(`UPDATE alert_rules SET params = '{"minutes":120,"minThreads":10}' WHERE id = 'customer-waiting-all'`)

@@ -43,9 +43,10 @@ function longestWords(now: Date, oldest: Date): string {
  * of which reaches a per-number threshold, is still seen. Its link is the whole needs-reply queue.
  */
 export async function customersWaitingAll(db: Queryable, p: { minutes: number; minThreads: number }, now: Date): Promise<Condition[]> {
-  // No GROUP BY: one row over every thread, or none when HAVING drops it.
+  // No GROUP BY: one row over every thread, or none when HAVING drops it. A number's further
+  // lines (contract/lines.ts: `<number>~2`) are threads of their own, but not numbers of their own.
   const r = await db.query<{ n: number; numbers: number; oldest: Date; parties: string[] }>(
-    `SELECT count(*)::int AS n, count(DISTINCT number)::int AS numbers, min(waiting_since) AS oldest,
+    `SELECT count(*)::int AS n, count(DISTINCT split_part(number, '~', 1))::int AS numbers, min(waiting_since) AS oldest,
             (array_agg(party ORDER BY waiting_since))[1:5] AS parties
        FROM desk_threads
       WHERE waiting_since IS NOT NULL AND waiting_since < $1

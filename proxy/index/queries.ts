@@ -103,6 +103,29 @@ export async function freshnessAndVersion(
 ): Promise<{ freshness: Required<Freshness>; version: string; scopeIndexed: number }> {
   const q = resolve?.q ? likeContains(resolve.q) : null
   const party = resolve?.party ? likeContains(resolve.party) : null
+  // Only the look-ups this call needs are in the statement: each is planned on every execution
+  // (plan_cache_mode = force_custom_plan on PGlite), and the text, digit and unknown-number
+  // look-ups were most of the planning of a search that used none of them.
+  const params: unknown[] = [scope]
+  const textAt = q === null ? null : params.push(q)
+  const partyAt = party === null ? null : params.push(party)
+  const unknownSql =
+    scope === null
+      ? 'NULL::text[]'
+      : `(SELECT array_agg(u.x ORDER BY u.k) FROM unnest($1::text[]) WITH ORDINALITY u(x, k)
+              WHERE NOT EXISTS (SELECT 1 FROM index_numbers n WHERE n.number = u.x))`
+  // As resolveParties: the ids of the distinct bodies holding the text, the distinct parties
+  // holding the digits (one more than the most listed: too many to list).
+  const bodiesSql =
+    textAt === null
+      ? 'NULL::int[]'
+      : `(SELECT array_agg(b.id) FROM (SELECT id FROM index_bodies WHERE body ILIKE $${textAt} ESCAPE '\\'
+              LIMIT ${MAX_BODIES + 1}) b)`
+  const partiesSql =
+    partyAt === null
+      ? 'NULL::text[]'
+      : `(SELECT array_agg(p.party) FROM (SELECT DISTINCT party FROM index_parties WHERE party LIKE $${partyAt} ESCAPE '\\'
+              AND ($1::text[] IS NULL OR number = ANY($1::text[])) LIMIT ${MAX_PARTIES + 1}) p)`
   const r = await db.query<{
     body_ids: number[] | null
     parties: string[] | null
@@ -139,18 +162,13 @@ export async function freshnessAndVersion(
             count(*) FILTER (WHERE in_scope AND NOT complete)::int AS incomplete_count,
             count(*) FILTER (WHERE in_scope AND NOT complete AND state IN ('queued', 'syncing'))::int AS incomplete_syncing_count,
             -- Numbers asked about that the index has never seen, in the order asked.
-            (SELECT array_agg(u.x ORDER BY u.k) FROM unnest($1::text[]) WITH ORDINALITY u(x, k)
-              WHERE NOT EXISTS (SELECT 1 FROM index_numbers n WHERE n.number = u.x)) AS unknown,
+            ${unknownSql} AS unknown,
             ${VERSION_SQL} AS version,
             COALESCE(sum(indexed) FILTER (WHERE in_scope), 0)::int AS scope_indexed,
-            -- As resolveParties: the ids of the distinct bodies holding the text, the distinct
-            -- parties holding the digits (one more than the most listed: too many to list).
-            (SELECT array_agg(b.id) FROM (SELECT id FROM index_bodies WHERE $2::text IS NOT NULL AND body ILIKE $2 ESCAPE '\\'
-              LIMIT ${MAX_BODIES + 1}) b) AS body_ids,
-            (SELECT array_agg(p.party) FROM (SELECT DISTINCT party FROM index_parties WHERE $3::text IS NOT NULL AND party LIKE $3 ESCAPE '\\'
-              AND ($1::text[] IS NULL OR number = ANY($1::text[])) LIMIT ${MAX_PARTIES + 1}) p) AS parties
+            ${bodiesSql} AS body_ids,
+            ${partiesSql} AS parties
      FROM s`,
-    [scope, q, party],
+    params,
   )
   const x = r.rows[0]
   if (resolve?.q) {

@@ -60,3 +60,35 @@ describe('a header’s first click', () => {
     })
   }
 })
+
+describe('rows already drawn', () => {
+  // The table is given only the rows in the window, so TanStack makes new row and cell objects on
+  // every render; a row is drawn again only when its record or the columns change (sameRow).
+  it('are not drawn again when the table renders new row objects for the same records', () => {
+    const drawn = new Map<string, number>()
+    function Counted({ id }: { id: string }) {
+      drawn.set(id, (drawn.get(id) ?? 0) + 1)
+      return <span>{id}</span>
+    }
+    const columns = helper.columns([helper.accessor('id', { id: 'id', header: 'Id', cell: ({ row }) => <Counted id={row.original.id} /> })])
+    const table = (rows: Row[]) => (
+      <VirtualTable
+        rows={rows}
+        columns={columns}
+        getRowId={(r) => r.id}
+        sorting={[]}
+        onSortingChange={() => {}}
+        label="Rows"
+        estimateRowHeight={40}
+      />
+    )
+    const view = render(table(ROWS))
+    expect(Object.fromEntries(drawn)).toEqual({ a: 1, b: 1 })
+    // A new array of the same records: nothing is drawn again.
+    view.rerender(table([...ROWS]))
+    expect(Object.fromEntries(drawn)).toEqual({ a: 1, b: 1 })
+    // A changed record is drawn again; the other is not.
+    view.rerender(table([{ ...ROWS[0]!, count: 4 }, ROWS[1]!]))
+    expect(Object.fromEntries(drawn)).toEqual({ a: 2, b: 1 })
+  })
+})

@@ -221,24 +221,10 @@ function HeaderCell<TData extends RowData>({ header, title }: { header: Header<F
  * `measure` is the virtualizer's, for rows that grow with their content; else the row has its fixed height.
  * In a compact layout `details` columns fold into a disclosure, so the message body gets the room.
  *
- * Memoised on its cells: TanStack gives a row the same cells array until its data, the columns or
- * their visibility change, so a scroll step renders only the rows it brings into the window, not
- * every row of it again (on a 1,000-row history that halved the work of each step). What a cell
- * reads from a context still re-renders it.
+ * Memoised on what its cells draw (sameRow): a scroll step renders only the rows it brings into
+ * the window, not every row of it again. What a cell reads from a context still re-renders it.
  */
-function BodyRowView<TData extends RowData>({
-  cells,
-  index,
-  measure,
-  height,
-  compact,
-}: {
-  cells: Array<Cell<Features, TData>>
-  index: number
-  measure: ((el: Element | null) => void) | undefined
-  height: number | undefined
-  compact: boolean
-}) {
+function BodyRowView<TData extends RowData>({ cells, index, measure, height, compact }: BodyRowProps<TData>) {
   return (
     <tr
       data-index={index}
@@ -269,7 +255,33 @@ function BodyRowView<TData extends RowData>({
     </tr>
   )
 }
-const BodyRow = memo(BodyRowView) as typeof BodyRowView
+interface BodyRowProps<TData extends RowData> {
+  cells: Array<Cell<Features, TData>>
+  index: number
+  measure: ((el: Element | null) => void) | undefined
+  height: number | undefined
+  compact: boolean
+}
+
+/**
+ * Whether a row would draw the same: the same record under the same columns, at the same place.
+ * Not the cells array itself: the table is given only the rows in the window (a new slice each
+ * step), so TanStack makes new row and cell objects every time the window moves, and a memo on
+ * them re-rendered every row of it twice a step (the render with estimated heights, then the one
+ * after they are measured): 49 row renders a step for the 24 rows of the 1,000-message history.
+ * Every column's cell is drawn from `row.original` alone (the history, search and numbers
+ * columns), so the record and the column definition decide what a cell shows.
+ */
+function sameRow<TData extends RowData>(a: BodyRowProps<TData>, b: BodyRowProps<TData>): boolean {
+  if (a.index !== b.index || a.measure !== b.measure || a.height !== b.height || a.compact !== b.compact) return false
+  if (a.cells === b.cells) return true
+  if (a.cells.length !== b.cells.length) return false
+  return a.cells.every((x, i) => {
+    const y = b.cells[i]
+    return y !== undefined && x.row.original === y.row.original && x.column.columnDef === y.column.columnDef && x.column.id === y.column.id
+  })
+}
+const BodyRow = memo(BodyRowView, sameRow) as typeof BodyRowView
 
 /** On paper the identifiers give their width to the messages (the transcript names every message by date). */
 function usePrintVisibility<TData extends RowData>(

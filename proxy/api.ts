@@ -113,7 +113,7 @@ async function handleOperation(
     const page = { number: p.number ?? '', tid: p.tid ?? '', start: Number(p.history_start), end: Number(p.history_end) }
     // The customers the page shows, as every list read names them; a page fetched ahead is
     // remembered for this sign-in, and only such a page can later be reported shown.
-    const records = recordsOnPage(result.body)
+    const records = recordsOnPage(result.body, result.json)
     const shown = partiesShown(records.map((r) => r.partyDigits))
     await ctx.logRead({ ...page, ...shown }, prefetch ? 'history.prefetch' : 'history.view')
     if (prefetch) prefetched.remember(ctx, page, shown)
@@ -147,10 +147,14 @@ const shownBody = (pageCap: number) =>
     }),
   )
 
-/** A history page's records as the index reads them; none when it cannot be read (the browser shows none either). */
-function recordsOnPage(body: Buffer | string): PageRecord[] {
+/**
+ * A history page's records as the index reads them; none when it cannot be read (the browser
+ * shows none either). `json`: the page as the forwarder already parsed it to judge it, so the
+ * bytes are not decoded and parsed a second time on the server's thread.
+ */
+function recordsOnPage(body: Buffer | string, json?: unknown): PageRecord[] {
   try {
-    return parsePage(body).records
+    return parsePage(body, json).records
   } catch {
     return []
   }

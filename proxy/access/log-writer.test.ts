@@ -147,6 +147,31 @@ describe('the journal (PGlite)', () => {
     await w.close()
   }, 60_000)
 
+  test('reads that keep coming while slow inserts go in still go in one insert per window', async () => {
+    const db = await engines.open('pglite')
+    const w = createLogWriter(db, { journal: journalPathOf(db), gatherMs: JOURNAL_PUT_IN_MS })
+    await w.write(entry('warm'))
+    await w.flush()
+    // Each insert now takes 40 ms, as on a loaded machine: entries keep arriving while one goes in.
+    await db.query(`CREATE FUNCTION slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.04); RETURN NULL; END $$`)
+    await db.query('CREATE TRIGGER slow_insert BEFORE INSERT ON access_log FOR EACH STATEMENT EXECUTE FUNCTION slow_insert()')
+    const before = await xids(db)
+    const started = Date.now()
+    for (let i = 0; i < 30; i++) {
+      await w.write(entry(`r${i}`))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const writing = Date.now() - started
+    await w.flush()
+    const inserts = (await xids(db)) - before - 1
+    expect(writing).toBeGreaterThan(2 * JOURNAL_PUT_IN_MS)
+    // Inserting again as soon as one ended would have taken one per 40 ms after the first window.
+    expect(inserts).toBeGreaterThan(0)
+    expect(inserts).toBeLessThanOrEqual(Math.ceil(writing / JOURNAL_PUT_IN_MS) + 1)
+    expect(await verifyLog(db)).toMatchObject({ intact: true, last: '31' })
+    await w.close()
+  }, 60_000)
+
   test('entries journaled by a process killed before they reached the database are put in when it is opened again', async () => {
     const dataDir = join(tempDir(), 'data')
     await freshPgliteDir(dataDir)

@@ -240,6 +240,8 @@ function puttingIn(
   /** Ends the wait before the next attempt (a flush asks for one at once). */
   let wake: (() => void) | null = null
   let closed = false
+  /** Callers waiting in drain(): while any is, the next batch goes in at once. */
+  let draining = 0
 
   /** Waits `ms`, or until woken (a flush wakes it to try at once). */
   async function nap(ms: number): Promise<void> {
@@ -256,7 +258,7 @@ function puttingIn(
     // go in, next. With 0, at once (the same turn): a reader on this process then finds a read's
     // entry in the table as soon as its answer has come (the insert is queued first). The server
     // waits a moment (JOURNAL_PUT_IN_MS in access.ts); its readers of the table flush first.
-    if (afterMs > 0) await nap(afterMs)
+    if (afterMs > 0 && draining === 0) await nap(afterMs)
     else await Promise.resolve()
     try {
       while (unflushed.length && !closed) {
@@ -266,6 +268,9 @@ function puttingIn(
             throw new Error(`the chain's head in the database is not entry ${batch[0]!.seq - 1n}: something else wrote to it`)
           unflushed.splice(0, batch.length)
           lastError = null
+          // What arrived while that batch went in waits out a window of its own, unless it fills a
+          // batch or someone needs it now: one insert per window however slow the inserts become.
+          if (afterMs > 0 && unflushed.length && unflushed.length < maxBatch && draining === 0) await nap(afterMs)
         } catch (err) {
           if (!lastError) log(`access log: journaled entries could not be put in the database yet: ${String(err)}`)
           lastError = err
@@ -288,11 +293,16 @@ function puttingIn(
     /** Resolves once every line added is in the database; throws why when an attempt made since fails. */
     async drain(): Promise<void> {
       const before = failures
+      draining++
       wake?.()
-      for (let i = 0; i < 1_000_000 && flushing; i++) {
-        // A caller who needs the entries now hears why they are not there, rather than waiting on retries.
-        if (failures > before) throw lastError instanceof Error ? lastError : new Error(String(lastError))
-        await Promise.race([flushing, new Promise((resolve) => setTimeout(resolve, RETRY_MS / 4))])
+      try {
+        for (let i = 0; i < 1_000_000 && flushing; i++) {
+          // A caller who needs the entries now hears why they are not there, rather than waiting on retries.
+          if (failures > before) throw lastError instanceof Error ? lastError : new Error(String(lastError))
+          await Promise.race([flushing, new Promise((resolve) => setTimeout(resolve, RETRY_MS / 4))])
+        }
+      } finally {
+        draining--
       }
     },
     stop(): void {

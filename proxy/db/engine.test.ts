@@ -165,6 +165,33 @@ describe.each(ENGINES)('Db on %s', (engine) => {
     expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
   }, 120_000)
 
+  it("serves the oldest request first: a request's later statement goes ahead of newer requests' first ones", async () => {
+    // One connection, so that everything below waits for the same one.
+    const one = engine === 'postgres' ? await engines.open('postgres', { poolSize: 1 }) : db
+    const arrived = performance.now()
+    const older = one.turn!(arrived) // a request that arrived first, now at its second statement
+    const order: string[] = []
+    let holding = false
+    const hold = one.transaction(async (t) => {
+      holding = true
+      await t.query('SELECT 1')
+      await sleep(150)
+    })
+    while (!holding) await sleep(5)
+    const waiting = [
+      ...[1, 2, 3].map((i) =>
+        one.turn!(arrived + i / 1000)
+          .query('SELECT 1')
+          .then(() => order.push(`newer ${i}`)),
+      ),
+      one.query('SELECT 1').then(() => order.push('no request')),
+      older.query('SELECT 1').then(() => order.push('older')),
+    ]
+    await hold
+    await Promise.all(waiting)
+    expect(order).toEqual(['older', 'newer 1', 'newer 2', 'newer 3', 'no request'])
+  }, 120_000)
+
   it('answers statements sent at once each with its own rows, and a transaction among them runs alone', async () => {
     await db.query('CREATE TABLE t_many (k int)')
     const reads = Array.from({ length: 40 }, (_, i) => db.query<{ i: number }>('SELECT $1::int AS i', [i]))

@@ -114,7 +114,13 @@ async function openPglite(dataDir: string, opts: OpenDbOptions): Promise<OpenedD
     }
   }
   const handles: Record<Lane, OpenedDb> = {
-    interactive: { ...db, location: dir, close, lane: (l) => handles[l] },
+    interactive: {
+      ...db,
+      location: dir,
+      close,
+      lane: (l) => handles[l],
+      turn: (at) => ({ ...db.turn(at), location: dir, close, lane: (l) => handles[l] }),
+    },
     background: { ...db.lane('background'), location: dir, close, lane: (l) => handles[l] },
   }
   return handles.interactive
@@ -128,21 +134,32 @@ const types = {
   }) as typeof pg.types.getTypeParser,
 }
 
+/** Holds a slot of a gate around `fn`; `since` orders the waiting (performance.now(); Db.turn). */
+type Enter = <T>(fn: () => Promise<T>, since?: number) => Promise<T>
+
 /**
- * At most `size` holders at once, the others waiting in arrival order. The background lane's
- * share of a PostgreSQL pool: what it does not hold stays free for requests.
+ * At most `size` holders at once, the others waiting oldest first: in order of `since` (a
+ * request's arrival, see Db.turn), else of their own arrival. The background lane's share of a
+ * PostgreSQL pool (what it does not hold stays free for requests), and the requests' own turns.
  */
-function createGate(size: number) {
+function createGate(size: number): Enter {
   let held = 0
-  const waiting: Array<() => void> = []
-  return async <T>(fn: () => Promise<T>): Promise<T> => {
+  const waiting: Array<{ since: number; go: () => void }> = []
+  return async (fn, since) => {
     if (held < size) held++
-    else await new Promise<void>((ok) => waiting.push(ok)) // the slot is handed over, `held` unchanged
+    else
+      await new Promise<void>((go) => {
+        // The slot is handed over, `held` unchanged. Nearly always at the end: the walk back is short.
+        const at = since ?? performance.now()
+        let i = waiting.length
+        while (i > 0 && waiting[i - 1]!.since > at) i--
+        waiting.splice(i, 0, { since: at, go })
+      })
     try {
       return await fn()
     } finally {
       const next = waiting.shift()
-      if (next) next()
+      if (next) next.go()
       else held--
     }
   }
@@ -199,43 +216,49 @@ async function openPostgres(databaseUrl: string, opts: OpenDbOptions): Promise<O
       client.release()
     }
   }
-  /** Every use of a connection by `lane`'s handle goes through `enter`. */
-  const handle = (enter: <T>(fn: () => Promise<T>) => Promise<T>): OpenedDb => ({
-    engine: 'postgres',
-    location,
-    query: (sql, params) => enter(() => main.query(sql, params)),
-    transaction: (fn) => enter(() => inTransaction(fn)),
-    batch: (statements) =>
-      enter(() =>
-        inTransaction(async (tx) => {
-          const out: Array<{ rows: Record<string, unknown>[] }> = []
-          for (const st of statements) out.push(await tx.query(st.sql, st.params))
-          return out
+  /** Every use of a connection by `lane`'s handle goes through `gate`; with `since`, as asked for then (Db.turn). */
+  const handle = (gate: Enter, since?: number): OpenedDb => {
+    const enter = <T>(fn: () => Promise<T>) => gate(fn, since)
+    return {
+      engine: 'postgres',
+      location,
+      query: (sql, params) => enter(() => main.query(sql, params)),
+      transaction: (fn) => enter(() => inTransaction(fn)),
+      batch: (statements) =>
+        enter(() =>
+          inTransaction(async (tx) => {
+            const out: Array<{ rows: Record<string, unknown>[] }> = []
+            for (const st of statements) out.push(await tx.query(st.sql, st.params))
+            return out
+          }),
+        ),
+      withConnection: (fn) =>
+        enter(async () => {
+          const client = await pool.connect()
+          let broken = false
+          try {
+            return await fn(wrapClient(client))
+          } catch (err) {
+            // A connection that failed mid-use may hold session state (locks): do not reuse it.
+            broken = true
+            throw err
+          } finally {
+            client.release(broken)
+          }
         }),
-      ),
-    withConnection: (fn) =>
-      enter(async () => {
-        const client = await pool.connect()
-        let broken = false
-        try {
-          return await fn(wrapClient(client))
-        } catch (err) {
-          // A connection that failed mid-use may hold session state (locks): do not reuse it.
-          broken = true
-          throw err
-        } finally {
-          client.release(broken)
-        }
-      }),
-    close,
-    lane: (l) => handles[l],
-  })
+      close,
+      lane: (l) => handles[l],
+      turn: (at) => handle(gate, at),
+    }
+  }
   // One pool, and the background lane (sync, index builds, exports) holds at most its share of
   // it: however much of that work is running, requests find connections left. PGlite's lanes
   // order the one connection's turns for the same reason.
   const share = Math.max(1, Math.min(poolSize - 1, opts.backgroundConnections ?? Math.ceil(poolSize / 2)))
+  // Requests hold at most the whole pool, and wait for it oldest request first rather than in
+  // node-postgres's queue in arrival order (where a request's every statement queued afresh).
   const handles: Record<Lane, OpenedDb> = {
-    interactive: handle((fn) => fn()),
+    interactive: handle(createGate(poolSize)),
     background: handle(createGate(share)),
   }
   return handles.interactive

@@ -41,6 +41,12 @@ const PIPELINE = 8
 
 interface Unit {
   lane: Lane
+  /**
+   * When the work it belongs to was asked for (performance.now()): a request's arrival, else the
+   * unit's own. The interactive lane runs the oldest first, so a request's later statements go
+   * ahead of newer requests' first ones.
+   */
+  since: number
   /** A transaction holds the connection alone: nothing else is in flight while it runs. */
   exclusive: boolean
   run: () => Promise<void>
@@ -104,7 +110,7 @@ function createLanes(queueTimeoutMs: number) {
     queues.background.length = 0
   }
 
-  const schedule = <T>(lane: Lane, work: () => Promise<T>, exclusive = false): Promise<T> => {
+  const schedule = <T>(lane: Lane, work: () => Promise<T>, exclusive = false, since?: number): Promise<T> => {
     if (broken) return Promise.reject(broken)
     if (closing) return Promise.reject(new Error('The database is closed.'))
     if (suspended) {
@@ -112,8 +118,8 @@ function createLanes(queueTimeoutMs: number) {
       return Promise.reject(suspended.err)
     }
     return new Promise<T>((resolve, reject) => {
-      const unit: Unit = { lane, exclusive, run: () => work().then(resolve, reject), fail: reject }
       const queued = performance.now()
+      const unit: Unit = { lane, since: since ?? queued, exclusive, run: () => work().then(resolve, reject), fail: reject }
       if (lane === 'interactive' && queueTimeoutMs > 0) {
         unit.timer = setTimeout(() => {
           const q = queues.interactive
@@ -124,7 +130,11 @@ function createLanes(queueTimeoutMs: number) {
         }, queueTimeoutMs)
         unit.timer.unref()
       }
-      queues[lane].push(unit)
+      // In order of `since` (stable): nearly always at the end, so the walk back is short.
+      const q = queues[lane]
+      let at = q.length
+      while (at > 0 && q[at - 1]!.since > unit.since) at--
+      q.splice(at, 0, unit)
       pump()
     })
   }
@@ -323,9 +333,13 @@ interface FacadeDeps {
   other: (lane: Lane) => ScriptDb
 }
 
-/** The Db whose every unit waits in `lane`. */
-function facade(lane: Lane, { lanes, channel, close, other }: FacadeDeps): ScriptDb {
-  const { schedule } = lanes
+/**
+ * The Db whose every unit waits in `lane`; with `since`, as work asked for then (a request's
+ * arrival: see Db.turn).
+ */
+function facade(lane: Lane, deps: FacadeDeps, since?: number): ScriptDb {
+  const { lanes, channel, close, other } = deps
+  const schedule = <T>(l: Lane, work: () => Promise<T>, exclusive = false) => lanes.schedule(l, work, exclusive, since)
   const direct = runner(channel, () => true)
   const db: ScriptDb = {
     engine: 'pglite',
@@ -345,6 +359,7 @@ function facade(lane: Lane, { lanes, channel, close, other }: FacadeDeps): Scrip
     withConnection: (fn) => fn(db),
     close,
     lane: (l) => (l === lane ? db : other(l)),
+    turn: (at) => facade(lane, deps, at),
   }
   return db
 }
@@ -532,6 +547,7 @@ export async function openPgliteWorker(opts: PgliteWorkerOptions): Promise<Scrip
 /** The Db the worker client gives: migrations need exec and COPY in its transactions. */
 export interface ScriptDb extends MigratableDb {
   lane: (lane: Lane) => ScriptDb
+  turn: (since: number) => ScriptDb
   /** The test seam, only where opened with `diskFaults`. */
   faults?: DiskFaults
 }

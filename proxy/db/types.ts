@@ -37,6 +37,13 @@ export interface Db extends Queryable {
    * Absent where a Db has no lanes (a test's stand-in).
    */
   lane?: (lane: Lane) => Db
+  /**
+   * The same database, its statements waiting as work asked for at `since` (performance.now() at
+   * a request's arrival): where statements queue for a connection, the oldest request's go first,
+   * so a request's second statement does not wait behind every request that arrived after it.
+   * Absent where a Db has no queue of its own.
+   */
+  turn?: (since: number) => Db
 }
 
 /** `db`'s background handle where it has one, else `db` itself. */

@@ -665,6 +665,58 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       expect(parties.body.parties.reduce((s, p) => s + p.count, 0)).toBe(2345)
     })
 
+    it('serves one thread from a party stored in both its forms, merged newest first across pages', async () => {
+      // Each form's messages are read down the thread index on their own and merged (queries.ts
+      // threadPage): the merge must keep the order and the cursor across forms.
+      const n = '19990000002'
+      const forms = ['14155550188', '4155550188']
+      const rows = Array.from({ length: 7 }, (_, k) => ({
+        ordinal: k + 1,
+        date: `2026-05-0${k + 1}T10:00:00Z`,
+        party: forms[k % 3 === 0 ? 1 : 0]!,
+      }))
+      try {
+        await db.query(
+          `INSERT INTO index_numbers (number, tid, upstream_total, top_ordinal, indexed, full_done, state) VALUES ($1, 'TSEP', 7, 7, 7, true, 'idle')`,
+          [n],
+        )
+        for (const r of rows) {
+          await db.query(
+            `INSERT INTO index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, phone, party_digits, direction, body, status, status_code)
+             VALUES ($1, $2, 'TSEP', $3, $3, $3, $4, $5, $5, 'inbound', 'hi', '200', 200)`,
+            [n, r.ordinal, String(r.ordinal), r.date, r.party],
+          )
+        }
+        // Another customer of the same number, newer than all of them: never in the thread.
+        await db.query(
+          `INSERT INTO index_messages (number, ordinal, fetched_tid, tid, system_id, message_id, date, phone, party_digits, direction, body, status, status_code)
+           VALUES ($1, 8, 'TSEP', '8', '8', '8', '2026-05-09T10:00:00Z', '14155550199', '14155550199', 'inbound', 'other', '200', 200)`,
+          [n],
+        )
+        for (const asked of forms) {
+          const seen: number[] = []
+          let before: string | null = null
+          let first: ThreadResult | null = null
+          for (let guard = 0; guard < 10; guard++) {
+            const r: { status: number; body: ThreadResult } = await get<ThreadResult>(
+              `/api/index/thread?number=${n}&party=${asked}&limit=3${before ? `&before=${before}` : ''}`,
+            )
+            expect(r.status).toBe(200)
+            first ??= r.body
+            seen.push(...r.body.rows.map((x) => x.ordinal))
+            before = r.body.nextCursor
+            if (!before) break
+          }
+          expect(seen, asked).toEqual([7, 6, 5, 4, 3, 2, 1])
+          expect(first!.firstDate).toBe('2026-05-01T10:00:00Z')
+          expect(first!.rows.map((x) => x.position)).toEqual([1, 2, 3])
+        }
+      } finally {
+        await db.query('DELETE FROM index_messages WHERE number = $1', [n])
+        await db.query('DELETE FROM index_numbers WHERE number = $1', [n])
+      }
+    })
+
     it('answers stats by day and week from the roll-up', async () => {
       const n5 = num(5).number
       const mine = all.filter((m) => m.number === n5)

@@ -340,14 +340,18 @@ export async function threadPage(
   // One number with one party: the key the index stores (partyKey), whichever form was asked for.
   const variants = partyForms(party)
   // The roll-up's total and newest date and the oldest message, in one statement.
+  // Each form's messages are read on their own down the thread index (number, party_digits, date),
+  // in its order: with the forms as one ANY() the planner walked the number's date index instead
+  // and filtered out the other customers' messages (9,660 rows for a page of 101 in the bench).
   const meta = await db.query<{ total: number; last: Date | null; first: Date | null }>(
     `SELECT COALESCE(sum(count), 0)::int AS total, max(last_date) AS last,
-            (SELECT m.date FROM index_messages m WHERE m.number = $1 AND m.party_digits = ANY($2::text[]) ORDER BY m.date ASC, m.ordinal ASC LIMIT 1) AS first
+            (SELECT min(f.date) FROM unnest($2::text[]) v(pd) CROSS JOIN LATERAL (
+               SELECT m.date FROM index_messages m WHERE m.number = $1 AND m.party_digits = v.pd ORDER BY m.date ASC, m.ordinal ASC LIMIT 1) f) AS first
      FROM index_parties WHERE number = $1 AND party = ANY($2::text[])`,
     [number, variants],
   )
   const params: unknown[] = [number, variants]
-  const w = ['m.number = $1', 'm.party_digits = ANY($2::text[])']
+  const w = ['m.number = $1', 'm.party_digits = v.pd']
   if (before) {
     params.push(before.date, before.ordinal)
     w.push(`(m.date, m.ordinal) < ($${params.length - 1}::timestamptz, $${params.length}::int)`)
@@ -359,7 +363,9 @@ export async function threadPage(
   params.push(limit + 1)
   const r = await db.query<MessageRow>(
     `SELECT p.*, ${BASE_OF('p')} AS position_base FROM (
-       SELECT ${COLS} FROM index_messages m WHERE ${w.join(' AND ')} ORDER BY m.date DESC, m.ordinal DESC LIMIT $${params.length}) p
+       SELECT ${COLS} FROM unnest($2::text[]) v(pd) CROSS JOIN LATERAL (
+         SELECT * FROM index_messages m WHERE ${w.join(' AND ')} ORDER BY m.date DESC, m.ordinal DESC LIMIT $${params.length}) m
+       ORDER BY m.date DESC, m.ordinal DESC LIMIT $${params.length}) p
      ORDER BY p.date DESC, p.ordinal DESC`,
     params,
   )

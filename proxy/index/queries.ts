@@ -299,6 +299,9 @@ export function keyset(f: Filters, cursor: Cursor, params: unknown[]): string {
 }
 
 /** One page newest first, keyset over (date, number, ordinal). Call resolveParties first. */
+/** Up to this many customers matched, a search's page is read thread by thread (searchPage). */
+const THREAD_WALK_MAX_PARTIES = 10
+
 export async function searchPage(
   db: Queryable | Db,
   f: Filters,
@@ -314,11 +317,22 @@ export async function searchPage(
   const params: unknown[] = []
   const w = whereOf(f, params)
   if (cursor) w.push(keyset(f, cursor, params))
+  // A few customers' messages: each (number, customer) is read down the thread index on its own,
+  // newest first, and the pages merged; as one ANY() the planner walked the date index of every
+  // number and filtered out the others' rows (9,600 for a page of 101 in the bench).
+  const byThread = !walkDates && f.parties && f.parties.length > 0 && f.parties.length <= THREAD_WALK_MAX_PARTIES
+  const partiesAt = byThread ? params.push(f.parties) : 0
   params.push(limit + 1)
+  const from = byThread
+    ? `index_parties ip CROSS JOIN LATERAL (
+         SELECT * FROM index_messages m WHERE m.number = ip.number AND m.party_digits = ip.party AND ${w.join(' AND ')}
+         ORDER BY m.date DESC, m.ordinal DESC LIMIT $${params.length}) m
+       WHERE ip.party = ANY($${partiesAt}::text[])`
+    : `index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''}`
   // The page's position bases come with it (one statement, and the same snapshot as the rows);
   // they are looked up for the page's rows only, after the limit.
   const sql = `SELECT p.*, ${BASE_OF('p')} AS position_base FROM (
-       SELECT ${COLS} FROM index_messages m ${w.length ? `WHERE ${w.join(' AND ')}` : ''}
+       SELECT ${COLS} FROM ${from}
        ORDER BY m.date DESC, m.number DESC, m.ordinal DESC LIMIT $${params.length}) p
      ORDER BY p.date DESC, p.number DESC, p.ordinal DESC`
   const r = walkDates ? await walkingDates<MessageRow>(db, sql, params) : await db.query<MessageRow>(sql, params)

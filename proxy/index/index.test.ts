@@ -553,6 +553,30 @@ describe.each(ENGINES)('message index on %s', (engine) => {
       const formatted = `(${party.slice(1, 4)}) ${party.slice(4, 7)}-${party.slice(7)}`
       await expectSame(`party=${encodeURIComponent(formatted)}`, (m) => m.phone.includes(party.slice(1)))
       await expectSame(`party=${encodeURIComponent(partial.slice(0, 3) + '-' + partial.slice(3))}`, (m) => m.phone.includes(partial))
+      // Two numbers, a few rows a page: the page read thread by thread (queries.ts searchPage)
+      // keeps the order and the cursor across numbers and customers.
+      const two = [num(0).number, num(1).number]
+      // Digits that more than one of their customers have, and few enough to be read thread by thread.
+      const phones = [...new Set(all.filter((m) => two.includes(m.number)).map((m) => m.phone))]
+      const shared = (d: string) => phones.filter((x) => x.includes(d)).length
+      const candidates = [7, 6, 5, 4, 3].flatMap((len) =>
+        phones.flatMap((x) => Array.from({ length: x.length - len + 1 }, (_, at) => x.slice(at, at + len))),
+      )
+      const digits = candidates.find((d) => /^\d+$/.test(d) && shared(d) >= 2 && shared(d) <= 10)!
+      expect(digits).toBeDefined()
+      const expected = all.filter((m) => two.includes(m.number) && m.phone.includes(digits))
+      const seen: SearchResult['rows'] = []
+      let cursor: string | null = null
+      for (let guard = 0; guard < 500 && (cursor || seen.length === 0); guard++) {
+        const r: { status: number; body: SearchResult } = await get<SearchResult>(
+          `/api/index/search?party=${digits}&numbers=${two.join(',')}&limit=7${cursor ? `&cursor=${cursor}` : ''}`,
+        )
+        expect(r.status).toBe(200)
+        seen.push(...r.body.rows)
+        cursor = r.body.nextCursor
+      }
+      expect(seen.map((r) => `${r.number}:${r.ordinal}`).sort()).toEqual(expected.map((m) => `${m.number}:${m.ordinal}`).sort())
+      for (let k = 1; k < seen.length; k++) expect(seen[k - 1]!.date! >= seen[k]!.date!).toBe(true)
     })
 
     it('filters by direction, status, media, dates and numbers', async () => {

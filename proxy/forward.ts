@@ -110,7 +110,7 @@ export interface Forwarder {
    * nor judged: for a caller that parses it off the server's thread (the sync's page worker). The
    * caller must pass the bytes to `judge` whenever they are not the spec's success object.
    */
-  forwardBytes: (op: Operation, fields: Array<[string, string]>, signal?: AbortSignal) => Promise<{ body: Buffer; status: number }>
+  forwardBytes: (op: Operation, fields: Array<[string, string]>, signal?: AbortSignal) => Promise<Bytes>
   /** Judges a forwardBytes answer as forward would have: its refusal thrown, else its bytes and JSON. */
   judge: (op: Operation, fields: Array<[string, string]>, body: Buffer, status: number, signal?: AbortSignal) => Promise<ForwardResult>
   close: () => Promise<void>
@@ -203,11 +203,15 @@ async function sendForm(u: Upstream, op: Operation, fields: Array<[string, strin
   }
 }
 
-/** A 2xx answer not judged yet (Forwarder.forwardBytes). */
-type Bytes = { body: Buffer; status: number }
+/**
+ * A 2xx answer not judged yet (Forwarder.forwardBytes). `owned`: the body is the only view of a
+ * memory block of its own (never Node's shared pool, nor undici's chunk), so the caller may
+ * transfer it to another thread instead of copying it.
+ */
+export type Bytes = { body: Buffer; status: number; owned: boolean }
 
 /** The answer's body, bounded by MAX_UPSTREAM_BYTES; a cut or stalled body becomes 504 or 502. */
-async function readBytes(u: Upstream, res: UpstreamResponse, deadline: Deadline): Promise<Buffer> {
+async function readBytes(u: Upstream, res: UpstreamResponse, deadline: Deadline): Promise<{ body: Buffer; owned: boolean }> {
   try {
     const chunks: Buffer[] = []
     let size = 0
@@ -223,7 +227,13 @@ async function readBytes(u: Upstream, res: UpstreamResponse, deadline: Deadline)
       }
       chunks.push(chunk as Buffer)
     }
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+    if (chunks.length === 1) return { body: chunks[0]!, owned: false }
+    // Joined into a block of its own (allocUnsafeSlow never hands out Node's shared pool): a
+    // megabyte page can then move to the sync's page worker rather than be copied there.
+    const body = Buffer.allocUnsafeSlow(size)
+    let at = 0
+    for (const c of chunks) at += c.copy(body, at)
+    return { body, owned: true }
   } catch (err) {
     if (err instanceof ProxyError) throw err
     if (deadline.aborted || err instanceof undiciErrors.BodyTimeoutError)
@@ -362,8 +372,8 @@ async function attempt(
 ): Promise<ForwardResult | Bytes> {
   const res = await sendForm(u, op, fields, signal, deadline)
   const raw = await readBytes(u, res, deadline)
-  if (bytes && res.statusCode >= 200 && res.statusCode < 300) return { body: raw, status: res.statusCode }
-  return judged(u, raw, res.statusCode, res.headers['retry-after'])
+  if (bytes && res.statusCode >= 200 && res.statusCode < 300) return { ...raw, status: res.statusCode }
+  return judged(u, raw.body, res.statusCode, res.headers['retry-after'])
 }
 
 /** An answer's bytes judged: its refusal thrown as a ProxyError, else the bytes and their JSON. */
@@ -465,7 +475,7 @@ export function createForwarder(upstream: { baseUrl: string; sysId: string; auth
   async function forwardBytes(op: Operation, fields: Array<[string, string]>, clientSignal?: AbortSignal): Promise<Bytes> {
     try {
       const got = await forwardOnce(u, op, fields, clientSignal, true)
-      return 'status' in got ? got : { body: got.body, status: 200 }
+      return 'status' in got ? got : { body: got.body, status: 200, owned: false }
     } catch (err) {
       throw await refusal(op, fields, err, clientSignal)
     }

@@ -115,7 +115,8 @@ async function served(fw: Forwarder, number: string, tid: string) {
       const body = answer(args[1])
       return { body, json: JSON.parse(body.toString('utf8')) as unknown }
     },
-    forwardBytes: async (...args) => (ours(args[0], args[1]) ? { body: answer(args[1]), status: 200 } : fw.forwardBytes(...args)),
+    forwardBytes: async (...args) =>
+      ours(args[0], args[1]) ? { body: answer(args[1]), status: 200, owned: false } : fw.forwardBytes(...args),
     judge: (...args) => fw.judge(...args),
     close: () => fw.close(),
   }

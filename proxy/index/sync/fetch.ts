@@ -124,10 +124,12 @@ async function requestHeld(job: Job, start: number, end: number, walk: string): 
   const { forwarder, pages } = job.ctx
   try {
     const res = await forwarder.forwardBytes('smshistory', fields, job.signal)
-    const { id, parsed } = await pages.parse(walk, start, res.body)
+    // res.body may move to the worker: from here on it is read only as the worker sends it back.
+    const { id, parsed } = await pages.parse(walk, start, res.body, res.owned)
     if (parsed.kind === 'invalid') throw new PageError(parsed.message)
     if (parsed.kind === 'judge') {
-      const judged = await forwarder.judge('smshistory', fields, res.body, res.status, job.signal)
+      const b = parsed.bytes
+      const judged = await forwarder.judge('smshistory', fields, Buffer.from(b.buffer, b.byteOffset, b.byteLength), res.status, job.signal)
       return { ok: true, value: localPage(parsePage(judged.body, judged.json)) }
     }
     const { meta, ids, newestIndex } = parsed

@@ -21,8 +21,8 @@ export type ToWorker =
 /** A page held by the worker: its envelope, each record's identity, and where the envelope's newest message is (-1: not in it). */
 export type Parsed =
   | { kind: 'page'; meta: PageMeta; ids: string[]; newestIndex: number }
-  /** Not the spec's success object: the forwarder must judge the bytes. */
-  | { kind: 'judge' }
+  /** Not the spec's success object: the forwarder must judge the bytes, sent back (they may have been moved to the worker). */
+  | { kind: 'judge'; bytes: Uint8Array }
   /** The spec's success object, but not a page the index can place (parse.ts PageError's message). */
   | { kind: 'invalid'; message: string }
 

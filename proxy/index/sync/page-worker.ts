@@ -50,11 +50,11 @@ function parse(bytes: Uint8Array, start: number, w: Walk, id: number): Parsed {
   try {
     json = JSON.parse(withoutBom(text))
   } catch {
-    return { kind: 'judge' }
+    return { kind: 'judge', bytes }
   }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) return { kind: 'judge' }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return { kind: 'judge', bytes }
   const success = (json as Record<string, unknown>).success
-  if (success !== '1' && success !== 1) return { kind: 'judge' }
+  if (success !== '1' && success !== 1) return { kind: 'judge', bytes }
   let page: Page
   try {
     page = parsePage(text, json)
@@ -92,7 +92,11 @@ port.on('message', (m: ToWorker) => {
   const w = walkOf(m.walk)
   if (m.t === 'parse') {
     try {
-      return reply({ id: m.id, parsed: parse(m.bytes, m.start, w, m.id) })
+      const parsed = parse(m.bytes, m.start, w, m.id)
+      // Bytes to judge go back to the server's thread, moved when this thread holds their only view.
+      const b = parsed.kind === 'judge' ? parsed.bytes : null
+      const whole = b !== null && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer
+      return reply({ id: m.id, parsed }, whole ? [b.buffer as ArrayBuffer] : [])
     } catch (e) {
       return reply({ id: m.id, error: e instanceof Error ? e.message : String(e) })
     }

@@ -51,12 +51,40 @@ describe('the page worker', () => {
 
   it('sends back what is not a success object to be judged, and names a page it cannot place', async () => {
     pw = pageWorker()
-    expect((await pw.parse('w1', 1, Buffer.from('{"success":"0","message":"no"}'))).parsed).toEqual({ kind: 'judge' })
-    expect((await pw.parse('w1', 1, Buffer.from('<html>'))).parsed).toEqual({ kind: 'judge' })
+    const judged = async (text: string) => {
+      const { parsed } = await pw!.parse('w1', 1, Buffer.from(text))
+      return parsed.kind === 'judge' ? { kind: parsed.kind, text: Buffer.from(parsed.bytes).toString('utf8') } : parsed
+    }
+    expect(await judged('{"success":"0","message":"no"}')).toEqual({ kind: 'judge', text: '{"success":"0","message":"no"}' })
+    expect(await judged('<html>')).toEqual({ kind: 'judge', text: '<html>' })
     expect((await pw.parse('w1', 1, Buffer.from('{"success":"1"}'))).parsed).toMatchObject({
       kind: 'invalid',
       message: expect.stringMatching(/total_message_count/),
     })
+  })
+
+  it('moves a page of its own to the thread instead of copying it, and a moved page to judge comes back whole', async () => {
+    pw = pageWorker()
+    const own = (b: Buffer) => {
+      const out = Buffer.allocUnsafeSlow(b.length)
+      b.copy(out)
+      return out
+    }
+    const good = own(page(10, 1, 6))
+    const a = await pw.parse('w1', 1, good, true)
+    expect(a.parsed).toMatchObject({ kind: 'page', meta: { total: 10 } })
+    // Moved, not copied: this thread's view of it is gone.
+    expect(good.buffer.byteLength).toBe(0)
+    const refusal = `{"success":"0","message":"${'busy '.repeat(20_000)}"}`
+    const bad = own(Buffer.from(refusal))
+    const b = await pw.parse('w1', 1, bad, true)
+    expect(bad.buffer.byteLength).toBe(0)
+    expect(b.parsed.kind === 'judge' && Buffer.from(b.parsed.bytes).toString('utf8')).toBe(refusal)
+    // A view of a larger block (or of Node's pool) is copied, never moved: the rest of the block stays usable.
+    const shared = Buffer.from(page(10, 1, 2))
+    const c = await pw.parse('w1', 1, shared, true)
+    expect(c.parsed).toMatchObject({ kind: 'page' })
+    expect(shared.toString('utf8')).toBe(page(10, 1, 2).toString('utf8'))
   })
 
   it('refuses a batch that does not hold the rows the walk took, or took from a page it does not hold', async () => {

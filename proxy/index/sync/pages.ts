@@ -15,7 +15,11 @@ import type { BatchOf, CopyPayload } from './prepare.ts'
  * which then resumes from its last checkpoint.
  */
 export interface PageWorker {
-  parse: (walk: string, start: number, bytes: Buffer) => Promise<{ id: number; parsed: Parsed }>
+  /**
+   * Hands the page's bytes to the thread: moved there when `owned` (forward.ts Bytes: the caller
+   * must not touch them again; a page to judge comes back as `parsed.bytes`), else copied.
+   */
+  parse: (walk: string, start: number, bytes: Buffer, owned?: boolean) => Promise<{ id: number; parsed: Parsed }>
   take: (walk: string, id: number, ranges: Array<[number, number]>) => void
   drop: (walk: string, id: number) => void
   /** The rows taken since the last build, as a COPY payload; rejects unless it holds exactly `rows` of them. */
@@ -83,11 +87,11 @@ export function pageWorker(): PageWorker {
       (w, why) => worker === w && fail(why),
     )
 
-  const send = (m: ToWorker) => {
+  const send = (m: ToWorker, transfer: ArrayBuffer[] = []) => {
     walks.add(m.walk)
     if (idle) clearTimeout(idle)
     idle = null
-    ;(worker ??= start()).postMessage(m)
+    ;(worker ??= start()).postMessage(m, transfer)
   }
   // What waits on the thread fails at once, before it is terminated: a call made meanwhile goes to a new one.
   const stop = async () => {
@@ -95,12 +99,12 @@ export function pageWorker(): PageWorker {
     fail('closed')
     if (w) await w.terminate()
   }
-  const ask = (make: (id: number) => ToWorker) =>
+  const ask = (make: (id: number) => ToWorker, transfer: ArrayBuffer[] = []) =>
     new Promise<FromWorker>((resolve, reject) => {
       const id = nextId++
       waiting.set(id, { resolve, reject })
       try {
-        send(make(id))
+        send(make(id), transfer)
       } catch (e) {
         waiting.delete(id)
         reject(e instanceof Error ? e : new Error(String(e)))
@@ -108,10 +112,12 @@ export function pageWorker(): PageWorker {
     })
 
   return {
-    parse: async (walk, start, bytes) => {
+    parse: async (walk, start, bytes, owned = false) => {
       let page = 0
-      // The bytes are copied to the worker; the caller keeps its own for the forwarder's judgement.
-      const m = await ask((id) => ((page = id), { t: 'parse', walk, id, start, bytes }))
+      // A page of its own moves to the thread: no megabyte copied on this thread (and kept here
+      // until a collection) for every page of a walk. Else it is copied, and the caller keeps its own.
+      const move = owned && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
+      const m = await ask((id) => ((page = id), { t: 'parse', walk, id, start, bytes }), move ? [bytes.buffer] : [])
       return { id: page, parsed: parsedOf(m) }
     },
     take: (walk, id, ranges) => send({ t: 'take', walk, id, ranges }),

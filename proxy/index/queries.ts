@@ -44,10 +44,16 @@ interface OwnRow {
 /** `2026-11-21T12:04:00Z`: seconds precision, as the upstream's dates have. */
 export function isoOf(d: Date | string | null | undefined): string | null {
   if (d === null || d === undefined) return null
-  const ms = d instanceof Date ? d.getTime() : Date.parse(d)
-  if (Number.isNaN(ms)) return null
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`
+  const date = d instanceof Date ? d : new Date(Date.parse(d))
+  const year = date.getUTCFullYear()
+  if (Number.isNaN(year)) return null
+  // Written field by field: toISOString() on a fresh Date was a microsecond and a half a date, on
+  // the server's thread, 100 of them per search answer. Years it cannot write in four digits keep toISOString's form.
+  if (year < 1000 || year > 9999) return `${date.toISOString().slice(0, -5)}Z`
+  return `${year}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}T${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}Z`
 }
+
+const two = (n: number) => (n < 10 ? `0${n}` : String(n))
 
 /** Cursor dates keep milliseconds so a keyset comparison is exact. */
 const cursorDate = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString()

@@ -77,6 +77,27 @@ function createLanes(queueTimeoutMs: number) {
   let suspended: { err: Error; poke: () => void } | null = null
   let idle: (() => void) | null = null
 
+  /**
+   * Whoever waits on a unit that has answered is continued one per turn of the event loop, in the
+   * order the answers came: its rows read and its answer built, compressed and written take about
+   * a millisecond, and Node hands every message waiting on the worker's port to one callback, so
+   * under 50 searchers twenty answers at once held every other request (/api/meta's among them)
+   * for tens of milliseconds. Between two, the server reads its sockets. The unit itself is done
+   * at once: the next statement goes to the worker without waiting for that turn.
+   */
+  const continuing: Array<() => void> = []
+  let turn: NodeJS.Immediate | null = null
+  const nextTurn = () => {
+    turn = null
+    const go = continuing.shift()
+    if (continuing.length) turn = setImmediate(nextTurn)
+    go?.()
+  }
+  const later = (go: () => void) => {
+    continuing.push(go)
+    turn ??= setImmediate(nextTurn)
+  }
+
   const pump = () => {
     while (!exclusiveActive && active < PIPELINE) {
       const takeBackground = queues.background.length > 0 && (queues.interactive.length === 0 || burst >= INTERACTIVE_BURST)
@@ -119,7 +140,17 @@ function createLanes(queueTimeoutMs: number) {
     }
     return new Promise<T>((resolve, reject) => {
       const queued = performance.now()
-      const unit: Unit = { lane, since: since ?? queued, exclusive, run: () => work().then(resolve, reject), fail: reject }
+      const unit: Unit = {
+        lane,
+        since: since ?? queued,
+        exclusive,
+        run: () =>
+          work().then(
+            (value) => later(() => resolve(value)),
+            (err: unknown) => later(() => reject(err)),
+          ),
+        fail: reject,
+      }
       if (lane === 'interactive' && queueTimeoutMs > 0) {
         unit.timer = setTimeout(() => {
           const q = queues.interactive

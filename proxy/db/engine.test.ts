@@ -219,6 +219,39 @@ describe.each(ENGINES)('Db on %s', (engine) => {
       expect(counts.every((n) => n === 2)).toBe(true)
     } else expect(counts.every((n) => n === 0 || n === 2)).toBe(true)
   })
+
+  it('continues the callers of answers that came together one per turn of the event loop, in order, other work let in between', async () => {
+    // Four connections open (PostgreSQL's pool): the four first statements go out at once.
+    await Promise.all(Array.from({ length: 4 }, () => db.query('SELECT 1')))
+    const order: string[] = []
+    let otherDone = () => {}
+    const other = new Promise<void>((resolve) => (otherDone = resolve))
+    const asks = Array.from({ length: 6 }, (_, i) =>
+      db.query<{ n: number }>('SELECT $1::int AS n', [i]).then((r) => {
+        order.push(`answer ${r.rows[0]!.n}`)
+        // Something else the loop has to do (a socket's read, say), asked for when the first answer is read.
+        if (i === 0)
+          setImmediate(() => {
+            order.push('other work')
+            otherDone()
+          })
+      }),
+    )
+    // Once the statements are sent, this thread is held while the answers pile up (PGlite's port, PostgreSQL's sockets).
+    setImmediate(() => {
+      const until = performance.now() + 400
+      while (performance.now() < until) {
+        // busy
+      }
+    })
+    await Promise.all(asks)
+    await other
+    const answers = order.filter((o) => o !== 'other work')
+    // PGlite answers in the order it was asked; PostgreSQL's four connections in the order their sockets are read.
+    expect(engine === 'pglite' ? answers : [...answers].sort()).toEqual([0, 1, 2, 3, 4, 5].map((n) => `answer ${n}`))
+    // Read all at once, the other work came after four answers (all six on PGlite); now after two.
+    expect(order.indexOf('other work')).toBeLessThan(3)
+  })
 })
 
 describe('PGlite in its worker', () => {

@@ -6,6 +6,7 @@ import { migrate, type MigratableDb, type ScriptRunner } from './migrate.ts'
 import { copyFromStdin } from './pg-copy.ts'
 import { openPgliteWorker, type DiskFaults, type ScriptDb } from './pglite-client.ts'
 import type { Lane } from './types.ts'
+import { ownTurn } from './turns.ts'
 
 /**
  * Opens the database: PGlite (embedded PostgreSQL in WebAssembly) under `dataDir` by default,
@@ -145,7 +146,7 @@ type Enter = <T>(fn: () => Promise<T>, since?: number) => Promise<T>
 function createGate(size: number): Enter {
   let held = 0
   const waiting: Array<{ since: number; go: () => void }> = []
-  return async (fn, since) => {
+  return async <T>(fn: () => Promise<T>, since?: number): Promise<T> => {
     if (held < size) held++
     else
       await new Promise<void>((go) => {
@@ -155,13 +156,20 @@ function createGate(size: number): Enter {
         while (i > 0 && waiting[i - 1]!.since > at) i--
         waiting.splice(i, 0, { since: at, go })
       })
+    let out: { ok: true; value: T } | { ok: false; err: unknown }
     try {
-      return await fn()
+      out = { ok: true, value: await fn() }
+    } catch (err) {
+      out = { ok: false, err }
     } finally {
       const next = waiting.shift()
       if (next) next.go()
       else held--
     }
+    // The connection is free already; the caller goes on on a turn of its own (turns.ts).
+    await ownTurn()
+    if (!out.ok) throw out.err
+    return out.value
   }
 }
 

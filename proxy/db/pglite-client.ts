@@ -6,6 +6,7 @@ import { DISK_FULL_CODE, fromWire, type Ready, type Reply, type Request, type Ro
 import { readRows } from './pglite-rows.ts'
 import type { Lane } from './types.ts'
 import { spawnWorker, wasmModules } from './pglite-spawn.ts'
+import { later } from './turns.ts'
 
 /**
  * PGlite in a worker thread, seen from the server's thread as the Db interface. PGlite has one
@@ -77,27 +78,6 @@ function createLanes(queueTimeoutMs: number) {
   let suspended: { err: Error; poke: () => void } | null = null
   let idle: (() => void) | null = null
 
-  /**
-   * Whoever waits on a unit that has answered is continued one per turn of the event loop, in the
-   * order the answers came: its rows read and its answer built, compressed and written take about
-   * a millisecond, and Node hands every message waiting on the worker's port to one callback, so
-   * under 50 searchers twenty answers at once held every other request (/api/meta's among them)
-   * for tens of milliseconds. Between two, the server reads its sockets. The unit itself is done
-   * at once: the next statement goes to the worker without waiting for that turn.
-   */
-  const continuing: Array<() => void> = []
-  let turn: NodeJS.Immediate | null = null
-  const nextTurn = () => {
-    turn = null
-    const go = continuing.shift()
-    if (continuing.length) turn = setImmediate(nextTurn)
-    go?.()
-  }
-  const later = (go: () => void) => {
-    continuing.push(go)
-    turn ??= setImmediate(nextTurn)
-  }
-
   const pump = () => {
     while (!exclusiveActive && active < PIPELINE) {
       const takeBackground = queues.background.length > 0 && (queues.interactive.length === 0 || burst >= INTERACTIVE_BURST)
@@ -144,6 +124,7 @@ function createLanes(queueTimeoutMs: number) {
         lane,
         since: since ?? queued,
         exclusive,
+        // Whoever waits on the unit is continued on a turn of its own (turns.ts); the unit is done at once.
         run: () =>
           work().then(
             (value) => later(() => resolve(value)),

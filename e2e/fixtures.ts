@@ -48,8 +48,25 @@ export const test = base.extend<{ sim: SimControl; page: Page }>({
     // Every test starts on a clean simulator, whether or not it touches it.
     { auto: true },
   ],
-  page: async ({ page }, use) => {
+  page: async ({ page }, use, testInfo) => {
     const problems: string[] = []
+    // What the page asked the server, kept so a failed test says what it was waiting on (a
+    // request not sent, refused, or slow): CI keeps only its printed output.
+    const started = Date.now()
+    const calls: string[] = []
+    const at = () => `${((Date.now() - started) / 1000).toFixed(2)} s`
+    page.on('request', (r) => {
+      if (r.url().includes('/api/')) calls.push(`${at()} ${r.method()} ${apiPath(r.url())} ${r.postData()?.slice(0, 120) ?? ''}`)
+    })
+    page.on('requestfinished', (r) => {
+      if (!r.url().includes('/api/')) return
+      void r
+        .response()
+        .then((res) => calls.push(`${at()} ${res?.status() ?? '?'} ${apiPath(r.url())} (${Math.round(r.timing().responseEnd)} ms)`))
+    })
+    page.on('requestfailed', (r) => {
+      if (r.url().includes('/api/')) calls.push(`${at()} failed ${apiPath(r.url())}: ${r.failure()?.errorText ?? ''}`)
+    })
     page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`))
     page.on('console', (msg) => {
       if (msg.type() !== 'error') return
@@ -67,8 +84,28 @@ export const test = base.extend<{ sim: SimControl; page: Page }>({
       problems.push(`console.error: ${msg.text()} (${url})`)
     })
     await use(page)
+    if (testInfo.status !== testInfo.expectedStatus) {
+      const alerts = await page
+        .getByRole('alert')
+        .allInnerTexts()
+        .catch(() => [])
+      console.log(
+        [
+          `-- ${testInfo.title}: the page at ${page.url()}`,
+          `alerts: ${JSON.stringify(alerts)}`,
+          'its /api/ requests:',
+          ...calls.slice(-40),
+        ].join('\n'),
+      )
+    }
     expect(problems, 'console errors or page errors').toEqual([])
   },
 })
+
+/** A request's path and query, without the origin. */
+function apiPath(url: string): string {
+  const u = new URL(url)
+  return u.pathname + u.search
+}
 
 export { expect }

@@ -63,6 +63,8 @@ export const test = base.extend<{ sim: SimControl; page: Page }>({
       void r
         .response()
         .then((res) => calls.push(`${at()} ${res?.status() ?? '?'} ${apiPath(r.url())} (${Math.round(r.timing().responseEnd)} ms)`))
+        // The page closed first (the test ended): nothing to record.
+        .catch(() => undefined)
     })
     page.on('requestfailed', (r) => {
       if (r.url().includes('/api/')) calls.push(`${at()} failed ${apiPath(r.url())}: ${r.failure()?.errorText ?? ''}`)

@@ -10,9 +10,15 @@ export function useKeepMarkedInView(markIndex: number, rowEstimate: number) {
     if (markIndex < 0) return
     const root = tableBox.current
     const box = root?.querySelector<HTMLElement>('[role="region"]')
-    if (box) box.scrollTop = Math.max(0, markIndex * rowEstimate - box.clientHeight / 2)
+    const estimate = () => {
+      if (box) box.scrollTop = Math.max(0, markIndex * rowEstimate - box.clientHeight / 2)
+    }
+    estimate()
     // Measured rows change height as they render, which moves the marked row again: keep it
     // centred until it has held still for a few frames, and stop at once if the reader scrolls.
+    // The window can also be moved back before the row is ever rendered (the virtualizer corrects
+    // its offset for rows of the last page measured at the old place): while the row is not
+    // there, its estimated offset is asked for again.
     let frames = 0
     let still = 0
     let raf = 0
@@ -26,10 +32,11 @@ export function useKeepMarkedInView(markIndex: number, rowEstimate: number) {
       const r = el?.getBoundingClientRect()
       const b = box?.getBoundingClientRect()
       const inView = !!r && !!b && r.top >= Math.max(0, b.top) && r.bottom <= Math.min(window.innerHeight, b.bottom)
-      if (el && !inView) {
+      if (!el) estimate()
+      else if (!inView) {
         el.scrollIntoView({ block: 'center' })
         still = 0
-      } else if (el && ++still > 5) {
+      } else if (++still > 5) {
         focusMarked(el)
         return
       }

@@ -8,6 +8,7 @@ import { aRole, LEAST_ROLE } from '../../contract/roles'
 import { accessOf, mayDo, ME_KEY, useMe, type Access, type Me } from '../api/me'
 import { ThemeToggle } from '../components/theme-toggle'
 import { DemoBanner } from './demo-banner'
+import { useFirstPageShown } from './first-page-shown'
 import { formatPhone, usePhoneLibrary } from '../lib/phone'
 
 const loadTray = () => import('../components/export-tray')
@@ -78,6 +79,9 @@ export function Layout() {
   const access = accessOf(me)
   // Signed out (the sign-in page): no navigation to pages that would only send them back here.
   const signedOut = !!me && me.mode !== 'local' && me.user === null
+  // The header's secondary parts (indexing, needs-reply count, saved views) load once the first
+  // page is shown, not in the middle of its data (./first-page-shown.ts).
+  const extras = useFirstPageShown()
 
   const client = useQueryClient()
   // Our own server said the session is gone: sign in, then come back here.
@@ -116,7 +120,11 @@ export function Layout() {
             <Link to="/charts" {...navProps(page === 'charts')}>
               Charts
             </Link>
-            <NeedsReplyNavLink current={page === 'needs-reply'} signedIn={!!me && (me.mode === 'local' || me.user !== null)} />
+            <NeedsReplyNavLink
+              current={page === 'needs-reply'}
+              signedIn={!!me && (me.mode === 'local' || me.user !== null)}
+              counted={extras}
+            />
             <Link to="/desk/opt-outs" {...navProps(DESK_PAGES.has(page))}>
               Desk
             </Link>
@@ -144,9 +152,11 @@ export function Layout() {
           </nav>
           {/* Wraps on a phone: the indexing indicator and the theme select side by side were wider than 320 px. */}
           <div className="ml-auto flex max-w-full flex-wrap items-center justify-end gap-3">
-            <Suspense fallback={null}>
-              <HeaderIndexing />
-            </Suspense>
+            {extras ? (
+              <Suspense fallback={null}>
+                <HeaderIndexing />
+              </Suspense>
+            ) : null}
             <ThemeToggle />
             {/* Nothing to show in local mode: its code is not even fetched there. */}
             {me && me.mode !== 'local' ? (
@@ -160,9 +170,11 @@ export function Layout() {
         {/* Signed in, the row of saved views (or the line saying there are none) is always there on a
             wider screen: its line is kept from the first paint, so its arrival moves nothing. */}
         <div className={signedOut || page === 'signin' ? undefined : 'sm:min-h-7'}>
-          <Suspense fallback={null}>
-            <SavedViewsNav />
-          </Suspense>
+          {extras ? (
+            <Suspense fallback={null}>
+              <SavedViewsNav />
+            </Suspense>
+          ) : null}
         </div>
       </header>
       <main id="main" className="mx-auto max-w-7xl px-4 py-4" tabIndex={-1}>
@@ -177,14 +189,16 @@ export function Layout() {
   )
 }
 
-/** "Needs reply" with the number of customers waiting (its code loads after the first paint). */
-function NeedsReplyNavLink({ current, signedIn }: { current: boolean; signedIn: boolean }) {
+/** "Needs reply" with the number of customers waiting (its code loads once the first page is shown: `counted`). */
+function NeedsReplyNavLink({ current, signedIn, counted }: { current: boolean; signedIn: boolean; counted: boolean }) {
   return (
     <Link to="/desk/needs-reply" {...navProps(current)}>
       Needs reply
-      <Suspense fallback={null}>
-        <NeedsReplyCount signedIn={signedIn} />
-      </Suspense>
+      {counted ? (
+        <Suspense fallback={null}>
+          <NeedsReplyCount signedIn={signedIn} />
+        </Suspense>
+      ) : null}
     </Link>
   )
 }

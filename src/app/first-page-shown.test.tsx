@@ -3,21 +3,21 @@ import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-quer
 import { act, cleanup, render, screen } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import { TestRouter } from '../lib/test-router'
-import { FIRST_PAGE_CAP_MS, useFirstPageShown } from './first-page-shown'
+import { useFirstPageShown } from './first-page-shown'
 
 afterEach(cleanup)
 
 const frame = () => new Promise<void>((r) => requestAnimationFrame(() => setTimeout(r, 0)))
 
 /** A page whose one query answers when the test says, beside the shell's extras. */
-function setup(answer: Promise<string>) {
+function setup(answer: Promise<string>, capMs?: number) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } })
   function Page() {
     const q = useQuery({ queryKey: ['page'], queryFn: () => answer })
     return <p>{q.data ?? 'loading'}</p>
   }
   function Shell() {
-    const extras = useFirstPageShown()
+    const extras = useFirstPageShown(capMs)
     return (
       <>
         <Page />
@@ -52,11 +52,11 @@ describe('the shell’s extras wait for the first page', () => {
     expect(screen.getByText('extras')).toBeTruthy()
   })
 
-  it(`come after ${FIRST_PAGE_CAP_MS} ms whatever the page is still waiting for`, async () => {
-    setup(new Promise<string>(() => undefined))
+  it('come after the cap whatever the page is still waiting for', async () => {
+    setup(new Promise<string>(() => undefined), 300)
     await act(frame)
     expect(screen.queryByText('extras')).toBeNull()
-    await act(() => new Promise((r) => setTimeout(r, FIRST_PAGE_CAP_MS + 100)))
+    await act(() => new Promise((r) => setTimeout(r, 400)))
     await act(frame)
     expect(screen.getByText('loading')).toBeTruthy()
     expect(screen.getByText('extras')).toBeTruthy()

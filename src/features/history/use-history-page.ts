@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
+import { afterPaint } from '../../lib/after-paint'
 import { historyKeys, historyPrefetchQuery, historyQuery, reportShown, type HistoryPage } from '../../api/history'
 import { metaQuery } from '../../api/meta'
 import type { HistorySearch } from '../../lib/route-params'
@@ -68,19 +69,23 @@ export function useHistoryPage(number: string, search: HistorySearch, cap: numbe
     void setParams({ page: p <= 1 ? null : p, mark: position }, { replace: true })
   }, [fresh, ordinal, search.mark, size, setParams])
 
-  // Prefetch the next page so "Next page" swaps rows at once.
+  // Prefetch the next page so "Next page" swaps rows at once; once this page is painted, so the
+  // request's start is not between the page's render and its paint.
   useEffect(() => {
-    if (!fresh || tid === '') return
-    if (page < pageCount(fresh.total, size)) {
-      const next = pageRange(page + 1, size, fresh.total)
+    if (!fresh || tid === '' || page >= pageCount(fresh.total, size)) return
+    const next = pageRange(page + 1, size, fresh.total)
+    return afterPaint(() => {
       // A prefetch that fails costs nothing: the page shows its own error if it is opened.
       queryClient.query(historyPrefetchQuery(number, tid, next.start, next.end)).catch(() => undefined)
-    }
+    })
   }, [fresh, page, size, number, tid, queryClient])
 
-  // A page that was fetched ahead is read when it is shown: the access log hears it then.
+  // A page that was fetched ahead is read when it is shown, so the access log hears of it once it is painted.
   useEffect(() => {
-    if (fresh) reportShown(fresh)
+    if (fresh)
+      return afterPaint(() => {
+        reportShown(fresh)
+      })
   }, [fresh])
 
   const display = result.data ?? shown

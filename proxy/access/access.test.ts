@@ -1,7 +1,7 @@
 import { mkdirSync, rmdirSync } from 'node:fs'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import type { OpenedDb } from '../db/open.ts'
-import { JOURNAL_PUT_IN_MS, logWriterOptions } from './access.ts'
+import { JOURNAL_MAX_WAIT_MS, JOURNAL_PUT_IN_MS, logWriterOptions } from './access.ts'
 import { journalPathOf } from './log-journal.ts'
 import { COOKIE_NAME, createSession } from './sessions.ts'
 import { addUser, changeUser, listUsers } from './users.ts'
@@ -430,9 +430,12 @@ describe.each(ENGINES)('team access on $name', (engine) => {
   test("a read's entry waits to go into the table only where a journal holds it first (PGlite); on PostgreSQL it commits at once", async () => {
     // Given to both, the 250 ms wait made every read on PostgreSQL 250 ms slower (the desk's reads: 4 against 254 ms).
     expect(logWriterOptions(db)).toEqual(
-      engine.name === 'pglite' ? { journal: journalPathOf(db), gatherMs: JOURNAL_PUT_IN_MS } : { journal: undefined, gatherMs: 0 },
+      engine.name === 'pglite'
+        ? { journal: journalPathOf(db), gatherMs: JOURNAL_PUT_IN_MS, maxWaitMs: JOURNAL_MAX_WAIT_MS }
+        : { journal: undefined, gatherMs: 0 },
     )
     expect(JOURNAL_PUT_IN_MS).toBeGreaterThan(0)
+    expect(JOURNAL_MAX_WAIT_MS).toBeGreaterThan(JOURNAL_PUT_IN_MS)
   })
 
   test('a read whose entry cannot be written is refused (fail closed), and the next read is served once it can', async () => {

@@ -42,8 +42,14 @@ export interface LogWriter {
 }
 
 export interface LogWriterOptions {
-  /** Group commit: how long a write waits for others (default 0). Journal: how long entries stay in it before they are put in the database (default 0). */
+  /**
+   * Group commit: how long a write waits for others (default 0). Journal: entries go into the
+   * database once none has been journaled for this long (default 0: at once), or `maxWaitMs`
+   * after the oldest of them was, whichever is first.
+   */
   gatherMs?: number
+  /** Journal only: the longest an entry waits for a pause before it is put in the database (default 20 × gatherMs). */
+  maxWaitMs?: number
   maxBatch?: number
   /** The journal file (PGlite only: see log-journal.ts); without it every entry is committed before it resolves. */
   journal?: string
@@ -216,23 +222,30 @@ function journalFile(path: string, sync: LogWriterOptions['sync'] & {}) {
   }
 }
 
-/** Journaled entries go into the database this long after the first of them (flush: at once); 0 is the same turn. */
+/** Journaled entries go into the database once none has come for this long (flush: at once); 0 is the same turn. */
 const PUT_IN_AFTER_MS = 0
+
+/** However the entries keep coming, this many waiting start a put-in (each statement still takes maxBatch). */
+const MAX_WAITING = 5_000
 
 /** After a failed attempt to put journaled entries in the database, the next one waits this long. */
 const RETRY_MS = 1000
 
 /**
  * The journal's lines go into the database behind it: batch by batch, retried after a failure,
- * and the journal emptied once all are in.
+ * and the journal emptied once all are in. They wait for a pause in the entries (`quietMs`
+ * without a new one), so the database's work lands between bursts of reads rather than in them,
+ * for at most `maxWaitMs` after the oldest of them, or until MAX_WAITING wait.
  */
 function puttingIn(
   db: Db,
   file: ReturnType<typeof journalFile>,
-  { maxBatch, afterMs, log }: { maxBatch: number; afterMs: number; log: (line: string) => void },
+  { maxBatch, quietMs, maxWaitMs, log }: { maxBatch: number; quietMs: number; maxWaitMs: number; log: (line: string) => void },
 ) {
   /** Journaled, not yet in the database, in chain order. */
   const unflushed: ChainedRow[] = []
+  /** When each of `unflushed` was journaled (performance.now()), in the same order. */
+  const journaledAt: number[] = []
   let flushing: Promise<void> | null = null
   let lastError: unknown = null
   /** Failed attempts so far: a flush reports only those made after it was asked for. */
@@ -252,13 +265,25 @@ function puttingIn(
     wake = null
   }
 
+  /**
+   * Waits until no entry has been journaled for `quietMs`, the oldest waiting has waited
+   * `maxWaitMs`, MAX_WAITING wait, or a reader needs them now (drain).
+   */
+  async function settle(): Promise<void> {
+    while (!closed && draining === 0 && unflushed.length > 0 && unflushed.length < MAX_WAITING) {
+      const left = Math.min(journaledAt[journaledAt.length - 1]! + quietMs, journaledAt[0]! + maxWaitMs) - performance.now()
+      if (left <= 0) return
+      await nap(left)
+    }
+  }
+
   /** Puts the journaled entries in the database, batch by batch, until none is left; then empties the journal. */
   async function putIn(): Promise<void> {
-    // Entries placed within `afterMs` of the first go in together, and what arrives while they
-    // go in, next. With 0, at once (the same turn): a reader on this process then finds a read's
-    // entry in the table as soon as its answer has come (the insert is queued first). The server
-    // waits a moment (JOURNAL_PUT_IN_MS in access.ts); its readers of the table flush first.
-    if (afterMs > 0 && draining === 0) await nap(afterMs)
+    // Entries go in together once they pause, and what arrives while they go in, at its next
+    // pause. With 0, at once (the same turn): a reader on this process then finds a read's entry
+    // in the table as soon as its answer has come (the insert is queued first). The server waits
+    // (JOURNAL_PUT_IN_MS in access.ts); its readers of the table flush first.
+    if (quietMs > 0) await settle()
     else await Promise.resolve()
     try {
       while (unflushed.length && !closed) {
@@ -267,10 +292,11 @@ function puttingIn(
           if (!(await insertChained(db, batch)))
             throw new Error(`the chain's head in the database is not entry ${batch[0]!.seq - 1n}: something else wrote to it`)
           unflushed.splice(0, batch.length)
+          journaledAt.splice(0, batch.length)
           lastError = null
-          // What arrived while that batch went in waits out a window of its own, unless it fills a
-          // batch or someone needs it now: one insert per window however slow the inserts become.
-          if (afterMs > 0 && unflushed.length && unflushed.length < maxBatch && draining === 0) await nap(afterMs)
+          // What arrived while that batch went in waits for a pause of its own, unless it fills a
+          // batch: at most one insert per pause however slow the inserts become.
+          if (quietMs > 0 && unflushed.length < maxBatch) await settle()
         } catch (err) {
           if (!lastError) log(`access log: journaled entries could not be put in the database yet: ${String(err)}`)
           lastError = err
@@ -288,6 +314,7 @@ function puttingIn(
   return {
     add(c: ChainedRow): void {
       unflushed.push(c)
+      journaledAt.push(performance.now())
       flushing ??= putIn()
     },
     /** Resolves once every line added is in the database; throws why when an attempt made since fails. */
@@ -321,7 +348,8 @@ function journaled(db: Db, path: string, opts: LogWriterOptions): LogWriter {
   let paused: Promise<unknown> | null = null
   let replayed = false
   const file = journalFile(path, opts.sync ?? fdatasync)
-  const putter = puttingIn(db, file, { maxBatch: opts.maxBatch ?? 500, afterMs: opts.gatherMs ?? PUT_IN_AFTER_MS, log })
+  const quietMs = opts.gatherMs ?? PUT_IN_AFTER_MS
+  const putter = puttingIn(db, file, { maxBatch: opts.maxBatch ?? 500, quietMs, maxWaitMs: opts.maxWaitMs ?? 20 * quietMs, log })
 
   /** Numbers, hashes and journals one entry; throws (placing nothing) if the journal cannot take it. */
   function place(row: Row): string {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { ENGINES, useEngines } from '../testing/engines.ts'
-import { appendEntries, cleanDetails, type NewEntry } from './access-log.ts'
+import { appendEntries, cleanDetails, cleanText, type NewEntry } from './access-log.ts'
 import { decodeCursor, encodeCursor, listEntries } from './log-listing.ts'
 import { purgeAccessLog } from './log-purge.ts'
 import { logAnchor, parseAnchor, verifyLog } from './log-verify.ts'
@@ -28,6 +28,25 @@ const entry = (over: Partial<NewEntry> = {}): NewEntry => ({
 })
 
 describe('access log details', () => {
+  test('text is cleaned as written: cut to max code points, NUL and lone surrogates removed, whichever way it is taken', () => {
+    // The rule, code point by code point; cleanText takes plain short text as it is.
+    const byRule = (s: string, max: number) => {
+      const kept = [...s].filter((ch) => ch !== '\u0000' && !(ch.length === 1 && ch >= '\ud800' && ch <= '\udfff'))
+      return kept.length > max ? `${kept.slice(0, max).join('')}…` : kept.join('')
+    }
+    const text = fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.string())
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 40 }), (s, max) => {
+        expect(cleanText(s, max)).toBe(byRule(s, max))
+      }),
+      { numRuns: 2000 },
+    )
+    expect(cleanText('a\u0000b', 10)).toBe('ab')
+    expect(cleanText('\ud83d', 10)).toBe('')
+    expect(cleanText('👍🏽👍🏽', 2)).toBe('👍🏽…')
+    expect(cleanText('1917', 4)).toBe('1917')
+  })
+
   test('the forget entry keeps its count; message text under the same key is still dropped', () => {
     expect(cleanDetails({ number: '1', messages: 12 })).toEqual({ number: '1', messages: 12 })
     expect(cleanDetails({ messages: 'hello there' })).toEqual({})

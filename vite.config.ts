@@ -45,14 +45,20 @@ function switchboardApi(): Plugin {
  * reconciler paths for them) was compiled inside that window: 3–8 ms of lazy compilation.
  * Lazily loaded chunks (history page, CSV) stay lazy.
  */
+const COMPILE_HINT = '//# allFunctionsCalledOnLoad'
+
 function eagerEntryCompile(): Plugin {
   return {
     name: 'switchboard-eager-entry-compile',
     apply: 'build',
-    // After minification, which would drop the comment.
-    generateBundle(_options, bundle) {
-      for (const file of Object.values(bundle))
-        if (file.type === 'chunk' && file.isEntry) file.code = `//# allFunctionsCalledOnLoad\n${file.code}`
+    // After minification, which would drop the comment, and after Vite's own generateBundle, which
+    // puts its preload map (`const __vite__mapDeps=…`) first: V8 reads the hint only on the first
+    // line, and below that line it was ignored. scripts/build.mjs fails a build without it.
+    generateBundle: {
+      order: 'post',
+      handler(_options, bundle) {
+        for (const file of Object.values(bundle)) if (file.type === 'chunk' && file.isEntry) file.code = `${COMPILE_HINT}\n${file.code}`
+      },
     },
   }
 }

@@ -1,7 +1,7 @@
 // `npm run build`: what ships. The SPA (Vite → dist/) and the server (TypeScript 7's tsc → build/server/,
 // plain JavaScript, SQL migrations copied beside it). Nothing here runs in the server process.
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
@@ -23,6 +23,23 @@ function copyAssets(dir) {
 
 export function buildSpa() {
   run('vite build', [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'])
+  checkCompileHint()
+}
+
+/**
+ * The entry chunk must open with V8's compile hint (vite.config.ts, eagerEntryCompile): V8 reads
+ * it only on the first line. Vite's preload map once landed above it, and the numbers page's
+ * first rows paid for the lazy compilation again without any check noticing.
+ */
+function checkCompileHint() {
+  const manifest = JSON.parse(readFileSync(join(root, 'dist', '.vite', 'manifest.json'), 'utf8'))
+  const entries = Object.values(manifest).filter((c) => c.isEntry)
+  if (entries.length === 0) throw new Error('vite build: no entry chunk in dist/.vite/manifest.json')
+  for (const { file } of entries) {
+    const head = readFileSync(join(root, 'dist', file), 'utf8').slice(0, 64)
+    if (!head.startsWith('//# allFunctionsCalledOnLoad\n'))
+      throw new Error(`vite build: ${file} does not open with V8's compile hint (its first line: ${head.split('\n')[0]})`)
+  }
 }
 
 /**

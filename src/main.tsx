@@ -22,15 +22,16 @@ const router = createAppRouter()
 
 /**
  * The other pages' code, the export tray, the measuring row engine and libphonenumber, fetched
- * once the first page has its data and the browser is idle: a first visit to a page then renders
- * with no loading round, without competing with the first page.
+ * once the first page has its data, the browser is idle and the user is not scrolling or typing
+ * (./app/preload.ts): a first visit to a page then renders with no loading round, without
+ * competing with the first page.
  */
-whenQuiet(client, router, () => {
-  void phoneFormatting()
-  void preloadTray().catch(() => undefined)
-  loadMeasuredRows().catch(() => undefined)
-  for (const route of onDemandRoutes) void router.loadRouteChunk(route)?.catch(() => undefined)
-})
+whenQuiet(client, router, [
+  () => void phoneFormatting(),
+  () => void preloadTray().catch(() => undefined),
+  () => void loadMeasuredRows().catch(() => undefined),
+  ...onDemandRoutes.map((route) => () => void router.loadRouteChunk(route)?.catch(() => undefined)),
+])
 
 const render = () =>
   createRoot(document.getElementById('root')!).render(

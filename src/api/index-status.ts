@@ -224,6 +224,8 @@ export function useIndexSummary(enabled = true) {
   return { available: !!q.data?.enabled, status: q.data, error: q.error, loading: q.isPending && enabled }
 }
 
+const NO_NUMBERS: ReadonlyMap<string, NumberIndexStatus> = new Map()
+
 /**
  * The index's state for every number, for pages that show index facts (the numbers table's
  * "messages" and "last activity" columns use `byNumber`). `available` is false when the index
@@ -233,7 +235,9 @@ export function useIndexStatus() {
   const q = useQuery(indexStatusQuery())
   const data = q.data
   // Built once per answer, not on every render of every page that asks (10,000 entries on a large account).
-  const byNumber = useMemo(() => new Map((data?.numbers ?? []).map((n) => [n.number, n])), [data])
+  // An answer that holds no number keeps the one empty map: the numbers table's rows are built
+  // from it, and a new (still empty) map each answer rebuilt and re-rendered every row in view.
+  const byNumber = useMemo(() => (data?.numbers.length ? new Map(data.numbers.map((n) => [n.number, n])) : NO_NUMBERS), [data])
   return { available: !!data?.enabled, loading: q.isPending, error: q.error, status: data, byNumber, refetch: q.refetch }
 }
 

@@ -53,7 +53,11 @@ export function useNumbersRows(opts: {
   // certificate near expiry): shown in the number's row with a link to its callback history. No
   // customer data, so no logged read; the rows never wait for it.
   const endpoints = useQuery(endpointsQuery()).data
-  const watch = useMemo(() => (endpoints ? watchNotesByNumber(endpoints) : null), [endpoints])
+  // Nothing found (the usual answer) is null, as before the answer: the rows are not rebuilt for it.
+  const watch = useMemo(() => {
+    const notes = endpoints ? watchNotesByNumber(endpoints) : null
+    return notes && notes.size > 0 ? notes : null
+  }, [endpoints])
   const allRows = useMemo(
     () => (data ? toNumberRows(data, findingsById, indexFacts, tidsByNumber, watch) : []),
     [data, findingsById, indexFacts, tidsByNumber, watch],

@@ -37,6 +37,8 @@ const BIG = { number: '18323232323', tid: 'PUHMGWS98301' }
 const MILLION = { number: '13053851232', tid: 'YUFZUGT21996' }
 /** Pause after closing a page, so its renderer's teardown is not inside the next page's measurement. */
 const SETTLE_MS = 1000
+/** One frame at 60 Hz, headless Chromium's frame rate here (the history scroll checks it). */
+const FRAME_MS = 1000 / 60
 const figures: Figure[] = []
 const log = (s: string) => process.stderr.write(`${s}\n`)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -315,6 +317,7 @@ async function historyPage(browser: Browser, base: string) {
   const first: number[] = []
   const gapsMedian: number[] = []
   const gapsMax: number[] = []
+  const gapsMaxFrames: number[] = []
   const swap: number[] = []
   const fromStart: number[] = []
   for (let run = 0; run < RUNS; run++) {
@@ -345,8 +348,12 @@ async function historyPage(browser: Browser, base: string) {
       }
       return times.slice(1).map((t, i) => t - times[i])
     })()`)) as number[]
+    // Frames are counted at 60 Hz: the shortest step must be one such frame, or the count is wrong.
+    if (Math.abs(Math.min(...gaps) - FRAME_MS) > 1.5)
+      throw new Error(`history scroll: shortest frame ${Math.min(...gaps).toFixed(1)} ms, not 60 Hz`)
     gapsMedian.push(median(gaps))
     gapsMax.push(Math.max(...gaps))
+    gapsMaxFrames.push(Math.round(Math.max(...gaps) / FRAME_MS))
     const t = (await page.evaluate(`(async () => {
       const next = [...document.querySelectorAll('button')].find((b) => b.getAttribute('aria-label') === 'Next page')
       const firstPos = () => Number((document.querySelector('tbody tr[aria-rowindex] td')?.textContent ?? '0').replace(/,/g, ''))
@@ -375,9 +382,16 @@ async function historyPage(browser: Browser, base: string) {
       family: 'frames while scrolling: median gap and longest',
     }),
   )
+  // The longest gap is budgeted in frames: three (50 ms at 60 Hz). rAF times are the frames'
+  // vsync times, so a gap is a whole number of frames give or take a tenth of a millisecond, and
+  // in ms a three-frame gap read 50.0 in some runs and 50.1 in others: that tenth, not the page,
+  // decided three of seven full runs. Four frames (66.7 ms) still fail, as they did.
   figures.push(
     figure('history (1,000 messages, thumbnails)', 'longest frame over 40 scroll steps', 'ms', gapsMax, {
-      budget: atMost(50, 'max'),
+      note: `in frames of ${FRAME_MS.toFixed(2)} ms: ${gapsMaxFrames.join(', ')}`,
+    }),
+    figure('history (1,000 messages, thumbnails)', 'longest frame over 40 scroll steps, in frames', 'frames', gapsMaxFrames, {
+      budget: atMost(3, 'max'),
       family: 'frames while scrolling: median gap and longest',
     }),
   )

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'react'
 import { formatDate, zoneLabel, type Zone } from '../lib/dates'
 import { formatPhone } from '../lib/phone'
+import { usePrintingSince } from './data-table/layout'
 
 /**
  * On paper only: what the transcript is (account number, other party, date span, time zone),
@@ -24,17 +24,12 @@ export function PrintHeader({
   /** The zone the page shows its dates in: named on paper, and the printing time is written in it too. */
   zone: Zone
 }) {
-  // When the page is printed (beforeprint), not when it was drawn.
-  const [printedAt, setPrintedAt] = useState(() => Date.now())
-  useEffect(() => {
-    const stamp = () => {
-      setPrintedAt(Date.now())
-    }
-    window.addEventListener('beforeprint', stamp)
-    return () => {
-      window.removeEventListener('beforeprint', stamp)
-    }
-  }, [])
+  // The zone's name and the time are written when the page is printed (beforeprint, flushed
+  // before the browser lays out the sheets, or print media), not when it is drawn: the header is
+  // not shown on screen, and naming the browser's zone and formatting a date are the page's first
+  // Intl calls, whose ICU set-up took 16 ms of the numbers page's first render in a trace, before
+  // that render could ask for the listing.
+  const printedAt = usePrintingSince()
   return (
     <header className="hidden print:mb-3 print:block">
       <p className="text-lg font-semibold">{title}</p>
@@ -50,8 +45,12 @@ export function PrintHeader({
           </li>
         ) : null}
         {holds ? <li>{holds}</li> : <li>Dates: {span || 'All dates'}</li>}
-        <li>Time zone: {zoneLabel(zone)}</li>
-        <li>Printed: {formatDate(printedAt, zone)}</li>
+        {printedAt !== null ? (
+          <>
+            <li>Time zone: {zoneLabel(zone)}</li>
+            <li>Printed: {formatDate(printedAt, zone)}</li>
+          </>
+        ) : null}
       </ul>
     </header>
   )

@@ -45,16 +45,21 @@ function mediaList(query: string): MediaQueryList | null {
  * print media query covers printing that fires no event (emulated print media, headless PDF).
  */
 export function usePrinting(): boolean {
-  const [printing, setPrinting] = useState(() => typeof matchMedia === 'function' && matchMedia('print').matches)
+  return usePrintingSince() !== null
+}
+
+/** When the printing under way began (Date.now()), or null when the page is not being printed: the time a printed page gives. */
+export function usePrintingSince(): number | null {
+  const [since, setSince] = useState(() => (typeof matchMedia === 'function' && matchMedia('print').matches ? Date.now() : null))
   useEffect(() => {
     const mq = matchMedia('print')
     const on = () => {
       flushSync(() => {
-        setPrinting(true)
+        setSince((s) => s ?? Date.now())
       })
     }
     const off = () => {
-      setPrinting(mq.matches)
+      setSince((s) => (mq.matches ? (s ?? Date.now()) : null))
     }
     const onMedia = () => {
       if (mq.matches) on()
@@ -69,7 +74,7 @@ export function usePrinting(): boolean {
       mq.removeEventListener('change', onMedia)
     }
   }, [])
-  return printing
+  return since
 }
 
 const REM = 16

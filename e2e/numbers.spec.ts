@@ -362,15 +362,24 @@ test.describe('a 10,000-number account', () => {
     })
     try {
       // The first frame with rows must already fill the view (the overscan may come a frame later).
+      // They are drawn from the listing's first records while the whole answer is still parsed:
+      // the table is busy then, with no row count yet.
       await page.addInitScript(() => {
-        const w = window as unknown as { firstRows?: { rows: number; lastBottom: number; viewBottom: number } }
+        const w = window as unknown as {
+          firstRows?: { rows: number; lastBottom: number; viewBottom: number; busy: string | null; count: string | null; text: string }
+        }
         new MutationObserver((_, observer) => {
           const rows = document.querySelectorAll('tbody tr[aria-rowindex]')
           const region = rows[0]?.closest('[role=region]')
           if (!region) return
           observer.disconnect()
+          const table = rows[0]!.closest('table')!
+          const [busy, count, text] = [table.getAttribute('aria-busy'), table.getAttribute('aria-rowcount'), rows[0]!.textContent ?? '']
           requestAnimationFrame(() => {
             w.firstRows = {
+              busy,
+              count,
+              text,
               rows: rows.length,
               lastBottom: rows[rows.length - 1]!.getBoundingClientRect().bottom,
               viewBottom: region.getBoundingClientRect().bottom,
@@ -385,8 +394,20 @@ test.describe('a 10,000-number account', () => {
       await expect(rows.first()).toHaveAttribute('aria-rowindex', '2')
       const first = await page
         .waitForFunction(() => (window as unknown as { firstRows?: unknown }).firstRows)
-        .then((h) => h.jsonValue() as Promise<{ rows: number; lastBottom: number; viewBottom: number }>)
+        .then(
+          (h) =>
+            h.jsonValue() as Promise<{
+              rows: number
+              lastBottom: number
+              viewBottom: number
+              busy: string | null
+              count: string | null
+              text: string
+            }>,
+        )
       expect(first.rows).toBeGreaterThan(5)
+      expect([first.busy, first.count]).toEqual(['true', null])
+      expect(first.text).toContain('(832) 323-2323')
       expect(first.lastBottom).toBeGreaterThanOrEqual(first.viewBottom)
       // …and the overscan rows join after that frame.
       await expect.poll(() => rows.count()).toBeGreaterThan(first.rows)

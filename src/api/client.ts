@@ -101,11 +101,15 @@ export async function errorFrom(res: Response): Promise<ApiError> {
   return err
 }
 
-async function readJson(res: Response): Promise<unknown> {
+/** Given an answer's text before it is parsed (a long listing's first rows are drawn from it). */
+export type BeforeParse = (text: string) => Promise<void>
+
+async function readJson(res: Response, beforeParse?: BeforeParse): Promise<unknown> {
   if (!res.ok) throw await errorFrom(res)
   const text = await res.text()
   // An answer with a number only libphonenumber formats waits for its lazy chunk (src/lib/phone.ts).
   if (needsPhoneLibrary(text)) await phoneFormatting()
+  if (beforeParse) await beforeParse(text)
   try {
     return JSON.parse(text)
   } catch {
@@ -119,6 +123,7 @@ export async function postApi<Op extends Operation>(
   params: OperationParams<Op>,
   signal?: AbortSignal,
   headers: Record<string, string> = {},
+  beforeParse?: BeforeParse,
 ): Promise<unknown> {
   const res = await send(
     `/api/${op}`,
@@ -129,7 +134,7 @@ export async function postApi<Op extends Operation>(
     },
     signal,
   )
-  return readJson(res)
+  return readJson(res, beforeParse)
 }
 
 /** Build a same-origin GET URL; empty values are left out. */

@@ -82,7 +82,7 @@ export function CardList<TData extends RowData>({
         </div>
       ) : null}
       <ScrollRegion ref={scrollRef} label={label} height={height}>
-        {loading ? <TableSkeleton label={loading} /> : null}
+        {loading && total === 0 ? <TableSkeleton label={loading} /> : null}
         <ul aria-label={label} aria-busy={loading ? true : undefined}>
           {top > 0 && <li aria-hidden="true" style={{ height: top }} />}
           {rows.map((row, i) => {

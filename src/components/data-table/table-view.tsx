@@ -165,7 +165,8 @@ export function TableView<TData extends RowData>({
           ))}
         </thead>
         <tbody>
-          {loading ? <LoadingRow label={loading} colSpan={leafCount} /> : null}
+          {/* Rows while still loading are its first ones (the numbers listing's preview): shown, the table still busy. */}
+          {loading && rows.length === 0 ? <LoadingRow label={loading} colSpan={leafCount} /> : null}
           {top > 0 && <SpacerRow height={top} colSpan={leafCount} />}
           {tableRows.map((row, i) => (
             <BodyRow

@@ -1,11 +1,12 @@
 // @vitest-environment happy-dom
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { act, cleanup, renderHook } from '@testing-library/react'
+import type { SortingState } from '@tanstack/react-table'
 import type { ReactNode } from 'react'
 import { afterEach, describe, expect, it } from 'vitest'
 import { endpointsQuery } from '../../api/callback-endpoints'
 import { indexStatusQuery, parseStatus } from '../../api/index-status'
-import { numbersQuery, type OwnedNumber } from '../../api/numbers'
+import { numbersQuery, previewListing, type OwnedNumber } from '../../api/numbers'
 import { COLUMNS_ALL } from './columns'
 import { useNumbersRows } from './use-numbers-rows'
 
@@ -74,5 +75,35 @@ describe('useNumbersRows', () => {
     expect(after).not.toBe(before)
     expect(after[3]!.index?.indexed).toBe(12)
     expect(after[2]!.index).toBeUndefined()
+  })
+})
+
+describe('useNumbersRows while a long listing is parsed', () => {
+  const long = Array.from({ length: 500 }, (_, i) => ({ ...listing[0]!, number: `1713555${String(i).padStart(4, '0')}`, tid: `p${i}` }))
+  function pending(opts: { query?: string; sorting?: SortingState } = {}) {
+    // The listing has not answered (the query waits), and its text's first records are the preview.
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false, enabled: false } } })
+    const wrapper = ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>
+    const hook = renderHook(
+      () => useNumbersRows({ tab: 'all', query: opts.query ?? '', auditSel: [], sorting: opts.sorting ?? [], columns: COLUMNS_ALL }),
+      { wrapper },
+    )
+    act(() => {
+      expect(previewListing('all', JSON.stringify({ success: '1', data: long }))).toBe(true)
+    })
+    return { client, hook }
+  }
+
+  it('draws the first records as rows, in the listing’s order, until the whole listing answers', async () => {
+    const { client, hook } = pending()
+    expect(hook.result.current.data).toBeUndefined()
+    expect(hook.result.current.rows.map((r) => r.owned.number)).toEqual(long.slice(0, 60).map((n) => n.number))
+    await answer(client, numbersQuery('all').queryKey, long)
+    expect(hook.result.current.rows).toHaveLength(500)
+  })
+  it('draws none while a search or a sort is asked for: the first records are not their first rows', () => {
+    expect(pending({ query: '713' }).hook.result.current.rows).toEqual([])
+    cleanup()
+    expect(pending({ sorting: [{ id: 'number', desc: true }] }).hook.result.current.rows).toEqual([])
   })
 })

@@ -3,7 +3,7 @@ import type { SortingState } from '@tanstack/react-table'
 import { useDeferredValue, useMemo } from 'react'
 import { endpointsQuery } from '../../api/callback-endpoints'
 import { useIndexStatus } from '../../api/index-status'
-import { numbersQuery, type NumberTab, type OwnedNumber } from '../../api/numbers'
+import { numbersQuery, useNumbersPreview, type NumberTab, type OwnedNumber } from '../../api/numbers'
 import { sortRows } from '../../components/data-table/features'
 import { useAfterPaint } from '../../lib/after-paint'
 import { auditNumbers, type AuditFilter, type AuditResult } from './audit'
@@ -65,10 +65,27 @@ export function useNumbersRows(opts: {
   // Each number's search text, built when a search starts (in the listing's order, as allRows).
   const searching = deferredQuery.trim() !== ''
   const texts = useMemo(() => (searching && data ? data.map(searchText) : null), [searching, data])
-  const rows = useMemo(
+  const listed = useMemo(
     () =>
       data && (audited || !audit) ? sortRows(filterRows(allRows, deferredQuery, audited ? auditSel : [], texts), sorting, columns) : [],
     [data, allRows, texts, deferredQuery, audit, auditSel, audited, sorting, columns],
   )
+  // While a long listing's answer is parsed, its first records (src/api/numbers.ts, previewNumbers)
+  // are the rows: they are the first rows in the listing's order, so only where nothing is
+  // searched, filtered or sorted. The table stays busy (no row count) until the whole answer is in.
+  const preview = useNumbersPreview(tab)
+  const previewing =
+    data === undefined &&
+    preview !== null &&
+    result.isPending &&
+    result.failureCount === 0 &&
+    query.trim() === '' &&
+    !audit &&
+    sorting.length === 0
+  const previewRows = useMemo(
+    () => (previewing ? toNumberRows(preview, null, indexFacts, null, watch) : null),
+    [previewing, preview, indexFacts, watch],
+  )
+  const rows = previewRows ?? listed
   return { result, data, audited, auditResult: audited ? auditResult.result : null, rows }
 }

@@ -10,14 +10,33 @@ describe("COPY's data from a batch's line bytes", () => {
     const lines = ['1,"a,b"', '2,"line\nbreak"', '3,"מוכנה ✓ 👍"', '4,""', '5,x']
     const statusIds = [7, null, 0, 1234567890, 9]
     const bodyIds = [null, 42, 10, 0, 99999]
+    // As the batch gives them: each row's key into the distinct ids (-1: none), the ids by key.
+    const statusKeys = Int32Array.from([0, -1, 1, 2, 3])
+    const statusList = [7, 0, 1234567890, 9]
+    const bodyKeys = Int32Array.from([-1, 2, 1, 0, 3])
+    const bodyList = [0, 10, 42, 99999]
     const { lineBytes, lineEnds } = lineBytesOf(lines)
-    const text = new TextDecoder().decode(copyCsv(lineBytes, lineEnds, statusIds, bodyIds))
+    const text = new TextDecoder().decode(copyCsv(lineBytes, lineEnds, statusKeys, statusList, bodyKeys, bodyList))
     expect(text).toBe(lines.map((l, i) => `${l},${statusIds[i] ?? ''},${bodyIds[i] ?? ''}\n`).join(''))
+  })
+
+  it('moves every line whole into its place over a long batch (lines of every length, ids of every width, none)', () => {
+    let seed = 7
+    const next = (m: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % m)
+    const lines = Array.from({ length: 3000 }, (_, i) => `${i},${'xé"✓'.repeat(next(60))}${String.fromCharCode(97 + next(26))}`)
+    const statusList = Array.from({ length: 50 }, () => next(2 ** 30))
+    const bodyList = Array.from({ length: 900 }, () => next(10 ** next(10)))
+    const statusKeys = Int32Array.from(lines, () => next(51) - 1)
+    const bodyKeys = Int32Array.from(lines, () => next(901) - 1)
+    const { lineBytes, lineEnds } = lineBytesOf(lines)
+    const text = new TextDecoder().decode(copyCsv(lineBytes, lineEnds, statusKeys, statusList, bodyKeys, bodyList))
+    const id = (keys: Int32Array, list: number[], i: number) => (keys[i]! < 0 ? '' : String(list[keys[i]!]))
+    expect(text).toBe(lines.map((l, i) => `${l},${id(statusKeys, statusList, i)},${id(bodyKeys, bodyList, i)}\n`).join(''))
   })
 
   it('is empty for no lines', () => {
     const { lineBytes, lineEnds } = lineBytesOf([])
-    expect(copyCsv(lineBytes, lineEnds, [], []).length).toBe(0)
+    expect(copyCsv(lineBytes, lineEnds, new Int32Array(0), [], new Int32Array(0), []).length).toBe(0)
   })
 })
 

@@ -125,12 +125,7 @@ export async function storePayload(job: Job, p: CopyPayload, meta: PageMeta, cp:
       // COPY loads CSV about 2.5× faster than unnest() of parameter arrays on PGlite (on PostgreSQL, from standard input).
       await tx.copyFrom(
         COPY_SQL,
-        copyCsv(
-          p.lineBytes,
-          p.lineEnds,
-          Array.from(p.lineStatus, (k) => (k < 0 ? null : statuses[k]!)),
-          Array.from(p.lineBody, (k) => (k < 0 ? null : ids[k]!)),
-        ),
+        copyCsv(p.lineBytes, p.lineEnds, p.lineStatus, statuses, p.lineBody, ids),
       )
       await writeRollUp(tx, job.number, p.rollUp, ids)
       if (p.desk) await job.ctx.hooks.batchStored(tx, job.number, p.desk)

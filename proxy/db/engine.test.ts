@@ -13,7 +13,7 @@ import { parseIndexConfig } from '../index/config.ts'
 import { createIndex } from '../index/routes.ts'
 import { dropIndexes, ensureIndexes, SECONDARY_NAMES } from '../index/sync/indexes.ts'
 import { acquireDataDirLock, LOCK_FILE, readLockHolder } from './lock.ts'
-import { openDb, type OpenedDb } from './open.ts'
+import { openDb, pgParam, type OpenedDb } from './open.ts'
 import { DB_THREAD_NICE } from './pglite-protocol.ts'
 import { freshPgliteDir } from '../testing/pglite-template.ts'
 import { ENGINES, useEngines } from '../testing/engines.ts'
@@ -67,6 +67,19 @@ describe.each(ENGINES)('Db on %s', (engine) => {
     expect(row.j).toEqual({ a: [1, 2] })
     expect(row.z).toBeNull()
     expect(row.t).toEqual(['x', null, 'y'])
+  })
+
+  it('takes arrays of text and of numbers as parameters, whatever the text holds', async () => {
+    const texts = ['', 'plain', 'a "quote"', 'back\\slash\\', '{braces},commas', 'NULL', null, '  spaced  ', 'מוכנה ✓ 👍', 'line\nbreak']
+    const ints = [0, -7, 2147483647, null, 42]
+    // The text arrays and number arrays reach PostgreSQL as one array literal each (pgParam).
+    expect(typeof pgParam(texts)).toBe('string')
+    expect(typeof pgParam(ints)).toBe('string')
+    const r = await db.query<{ t: Array<string | null>; i: Array<number | null>; n: number; e: string[] }>(
+      `SELECT $1::text[] AS t, $2::int[] AS i, cardinality($1::text[]) AS n, $3::text[] AS e`,
+      [texts, ints, []],
+    )
+    expect(r.rows[0]).toEqual({ t: texts, i: ints, n: texts.length, e: [] })
   })
 
   it('raises database errors with their code and message, in and out of transactions', async () => {

@@ -123,10 +123,7 @@ export async function storePayload(job: Job, p: CopyPayload, meta: PageMeta, cp:
       const ids = await bodyIds(tx, p.bodies, p.bodyForcing, p.bodyExtra)
       const statuses = await statusIds(tx, p.statuses)
       // COPY loads CSV about 2.5× faster than unnest() of parameter arrays on PGlite (on PostgreSQL, from standard input).
-      await tx.copyFrom(
-        COPY_SQL,
-        copyCsv(p.lineBytes, p.lineEnds, p.lineStatus, statuses, p.lineBody, ids),
-      )
+      await tx.copyFrom(COPY_SQL, copyCsv(p.lineBytes, p.lineEnds, p.lineStatus, statuses, p.lineBody, ids))
       await writeRollUp(tx, job.number, p.rollUp, ids)
       if (p.desk) await job.ctx.hooks.batchStored(tx, job.number, p.desk)
       else if (!job.ctx.desk) await markDeskBehind(tx, job.number)

@@ -1,6 +1,7 @@
 import { ProxyError } from '../../errors.ts'
 import { identity, newestIndexOf, PageError, parsePage, type Page, type PageMeta, type PageRecord } from '../parse.ts'
 import { sleep } from '../../kernel/pace.ts'
+import { textAt } from './page-protocol.ts'
 import { stopped, type Job, type Result, type Stop } from './types.ts'
 
 /** One history page, positions start..end (1 = newest), with retries and back-off. */
@@ -135,7 +136,16 @@ async function requestHeld(job: Job, start: number, end: number, walk: string): 
     const { meta, ids, newestIndex } = parsed
     return {
       ok: true,
-      value: { ...meta, count: ids.length, identityAt: (i) => ids[i]!, newestIndex, records: null, held: id, sentAt: 0, receivedAt: 0 },
+      value: {
+        ...meta,
+        count: ids.ends.length,
+        identityAt: (i) => textAt(ids, i),
+        newestIndex,
+        records: null,
+        held: id,
+        sentAt: 0,
+        receivedAt: 0,
+      },
     }
   } catch (err) {
     return classify(err)

@@ -3,7 +3,7 @@ import { parentPort } from 'node:worker_threads'
 import { withoutBom } from '../../../contract/upstream-values.ts'
 import { identity, newestIndexOf, PageError, parsePage, type Page } from '../parse.ts'
 import type { FromWorker, Parsed, ToWorker } from './page-protocol.ts'
-import { payloadOf, prepareBatch, type Placed } from './prepare.ts'
+import { lineBytesOf, payloadOf, prepareBatch, type Placed } from './prepare.ts'
 
 /**
  * The full walk's page worker: a thread that decodes and parses history pages, and makes each
@@ -64,10 +64,11 @@ function parse(bytes: Uint8Array, start: number, w: Walk, id: number): Parsed {
   }
   w.pages.set(id, { page, start })
   const { total, newestId, newestAt, createdRaw, optin, records } = page
+  const packed = lineBytesOf(records.map(identity))
   return {
     kind: 'page',
     meta: { total, newestId, newestAt, createdRaw, optin },
-    ids: records.map(identity),
+    ids: { bytes: packed.lineBytes, ends: packed.lineEnds },
     newestIndex: newestIndexOf(page),
   }
 }
@@ -93,7 +94,8 @@ port.on('message', (m: ToWorker) => {
   if (m.t === 'parse') {
     try {
       const parsed = parse(m.bytes, m.start, w, m.id)
-      // Bytes to judge go back to the server's thread, moved when this thread holds their only view.
+      // A page's identities move to the server's thread; bytes to judge go back there, moved when this thread holds their only view.
+      if (parsed.kind === 'page') return reply({ id: m.id, parsed }, [parsed.ids.bytes.buffer, parsed.ids.ends.buffer])
       const b = parsed.kind === 'judge' ? parsed.bytes : null
       const whole = b !== null && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer
       return reply({ id: m.id, parsed }, whole ? [b.buffer as ArrayBuffer] : [])

@@ -1,17 +1,22 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { textAt, type Parsed } from './page-protocol.ts'
 import { pageWorker, type PageWorker } from './pages.ts'
 
 /** The page worker on its own: a real worker thread, pages as the upstream's bytes. */
 
 const record = (n: number) => ({
   system_id: String(1000 + n),
-  message_id: `m${n}`,
+  // Identities in more than one script: they come back to this thread as UTF-8 bytes.
+  message_id: n === 7 ? `m${n}-é→𝄞` : `m${n}`,
   phone: '+1 832 323 2323',
   GMTdate: `2033-01-0${1 + (n % 5)} 03:04:05`,
   direction: n % 2 ? 'inbound' : 'outbound',
   body: n % 3 ? 'Thanks!' : 'STOP',
   status: n % 4 ? 'delivered' : '500 failed',
 })
+/** A held page's record identities, each read back from the bytes the worker moved here. */
+const idsOf = (p: Parsed) => (p.kind === 'page' ? Array.from(p.ids.ends, (_, i) => textAt(p.ids, i)) : null)
+
 /** Positions start… of a history of `total` (position 1 newest, with system id 1000 + total). */
 const page = (total: number, start: number, count: number) =>
   Buffer.from(
@@ -35,7 +40,7 @@ describe('the page worker', () => {
     pw = pageWorker()
     const a = await pw.parse('w1', 1, page(10, 1, 6))
     expect(a.parsed).toMatchObject({ kind: 'page', meta: { total: 10, newestId: '1010' }, newestIndex: 0 })
-    expect(a.parsed.kind === 'page' && a.parsed.ids).toEqual([10, 9, 8, 7, 6, 5].map((n) => `${1000 + n}|m${n}`))
+    expect(idsOf(a.parsed)).toEqual([10, 9, 8, 7, 6, 5].map((n) => `${1000 + n}|m${n}${n === 7 ? '-é→𝄞' : ''}`))
     const b = await pw.parse('w1', 6, page(10, 6, 5))
     pw.take('w1', a.id, [[0, 6]])
     pw.take('w1', b.id, [[1, 5]])

@@ -176,6 +176,49 @@ describe.each(ENGINES)('Db on %s', (engine) => {
     })
     await expect(bad).rejects.toMatchObject({ code: '23505' })
     expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
+
+    // In pieces made one at a time (as a sync sends a batch): the same rows; pieces that split a
+    // character or a quoted field are joined again by the database.
+    type Pieces = Iterable<Uint8Array<ArrayBuffer>>
+    const copy = (tx: unknown, data: Pieces) =>
+      (tx as { copyFrom: (sql: string, data: Pieces) => Promise<void> }).copyFrom(
+        `COPY blob_rows (k, t) FROM '/dev/blob' WITH (FORMAT csv)`,
+        data,
+      )
+    const bytes = new TextEncoder().encode(csv)
+    let made = 0
+    function* pieces(size: number, failAt = Infinity): Generator<Uint8Array<ArrayBuffer>> {
+      for (let at = 0; at < bytes.length; at += size) {
+        if (at >= failAt) throw new Error('the batch could not be made')
+        made++
+        yield bytes.slice(at, at + size)
+      }
+    }
+    await db.transaction(async (tx) => {
+      await tx.query('CREATE TEMP TABLE blob_rows (k int PRIMARY KEY, t text NOT NULL) ON COMMIT DROP')
+      await copy(tx, pieces(4099))
+      const r = await tx.query<{ n: number; same: number }>(
+        `SELECT count(*)::int AS n, count(*) FILTER (WHERE t = ($1::text[])[k + 1])::int AS same FROM blob_rows`,
+        [texts],
+      )
+      expect(r.rows[0]).toEqual({ n: texts.length, same: texts.length })
+    })
+    expect(made).toBe(Math.ceil(bytes.length / 4099))
+    // A piece that cannot be made fails the COPY (on PostgreSQL as CopyFail), and the connection stays usable.
+    const unmade = db.transaction(async (tx) => {
+      await tx.query('CREATE TEMP TABLE blob_rows (k int PRIMARY KEY, t text NOT NULL) ON COMMIT DROP')
+      await copy(tx, pieces(65_536, 300_000))
+    })
+    await expect(unmade).rejects.toThrow(/the batch could not be made/)
+    expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
+    // The database's own error in an early piece fails the COPY with it; the pieces after it are not needed.
+    const early = db.transaction(async (tx) => {
+      await tx.query('CREATE TEMP TABLE blob_rows (k int PRIMARY KEY, t text NOT NULL) ON COMMIT DROP')
+      const dup = new TextEncoder().encode('1,"a"\n1,"b"\n')
+      await copy(tx, [dup, ...pieces(65_536)])
+    })
+    await expect(early).rejects.toMatchObject({ code: '23505' })
+    expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
   }, 120_000)
 
   it("serves the oldest request first: a request's later statement goes ahead of newer requests' first ones", async () => {

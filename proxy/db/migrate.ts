@@ -43,9 +43,15 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
 export interface ScriptRunner extends Queryable {
   exec(sql: string): Promise<void>
   /** In a transaction: COPY … FROM '/dev/blob' with `data` as the file (on a PostgreSQL server, as its standard input: pg-copy.ts). */
-  /** `data`: text, or its UTF-8 bytes (handed over as they are: the caller must not touch them after). */
-  copyFrom?: (sql: string, data: string | Uint8Array<ArrayBuffer>) => Promise<void>
+  copyFrom?: (sql: string, data: CopyData) => Promise<void>
 }
+
+/**
+ * COPY's data: text, its UTF-8 bytes, or those bytes in pieces, made one at a time as they are
+ * sent (a PostgreSQL server takes each as it comes; PGlite takes the whole file, the pieces
+ * joined). Bytes are handed over as they are: the caller must not touch them after.
+ */
+export type CopyData = string | Uint8Array<ArrayBuffer> | Iterable<Uint8Array<ArrayBuffer>>
 
 export interface MigratableDb extends Db {
   transaction<T>(fn: (tx: ScriptRunner) => Promise<T>): Promise<T>

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import pg from 'pg'
 import { acquireDataDirLock } from './lock.ts'
-import { migrate, type MigratableDb, type ScriptRunner } from './migrate.ts'
+import { migrate, type CopyData, type MigratableDb, type ScriptRunner } from './migrate.ts'
 import { copyFromStdin } from './pg-copy.ts'
 import { openPgliteWorker, type DiskFaults, type ScriptDb } from './pglite-client.ts'
 import type { Lane } from './types.ts'
@@ -221,7 +221,7 @@ async function openPostgres(databaseUrl: string, opts: OpenDbOptions): Promise<O
       await c.query(sql)
     },
     // On one connection only (a transaction's): a pool would run the COPY on whichever it picks.
-    ...(c instanceof pg.Pool ? {} : { copyFrom: (sql: string, data: string | Uint8Array<ArrayBuffer>) => copyFromStdin(c, sql, data) }),
+    ...(c instanceof pg.Pool ? {} : { copyFrom: (sql: string, data: CopyData) => copyFromStdin(c, sql, data) }),
   })
   const main = wrapClient(pool)
   let location = 'PostgreSQL server'

@@ -1,6 +1,6 @@
 import { statfsSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
-import type { MigratableDb, ScriptRunner } from './migrate.ts'
+import type { CopyData, MigratableDb, ScriptRunner } from './migrate.ts'
 import type { types as PgTypes } from '@electric-sql/pglite'
 import { DISK_FULL_CODE, fromWire, type Ready, type Reply, type Request, type Rows, type WorkerInit } from './pglite-protocol.ts'
 import { readRows } from './pglite-rows.ts'
@@ -311,12 +311,25 @@ function runner(channel: Channel, scope: () => boolean): ScriptRunner {
       check()
       await channel.send({ op: 'exec', sql })
     },
-    copyFrom: async (sql: string, data: string | Uint8Array<ArrayBuffer>) => {
+    copyFrom: async (sql: string, data: CopyData) => {
       check()
       // Encoded here: the server's thread has time to spare during a sync, PGlite's thread has none.
-      await channel.send({ op: 'query', sql, params: [], blob: typeof data === 'string' ? utf8.encode(data) : data })
+      const blob = typeof data === 'string' ? utf8.encode(data) : data instanceof Uint8Array ? data : joined(data)
+      await channel.send({ op: 'query', sql, params: [], blob })
     },
   }
+}
+
+/** Pieces of COPY data as the one file PGlite reads. */
+function joined(pieces: Iterable<Uint8Array<ArrayBuffer>>): Uint8Array<ArrayBuffer> {
+  const all = [...pieces]
+  const out = new Uint8Array(all.reduce((n, p) => n + p.byteLength, 0))
+  let at = 0
+  for (const p of all) {
+    out.set(p, at)
+    at += p.byteLength
+  }
+  return out
 }
 
 /** `fn` in a transaction of the worker's: committed when it returns, rolled back when it throws. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { PLAIN_FIELDS } from '../../contract/message-fields.ts'
 import { ENGINES, useEngines } from '../testing/engines.ts'
-import { copyCsv, MESSAGE_COLUMNS } from './columns.ts'
+import { copyCsv, copyPieces, MESSAGE_COLUMNS } from './columns.ts'
 import { lineBytesOf } from './sync/prepare.ts'
 
 describe("COPY's data from a batch's line bytes", () => {
@@ -16,7 +16,9 @@ describe("COPY's data from a batch's line bytes", () => {
     const bodyKeys = Int32Array.from([-1, 2, 1, 0, 3])
     const bodyList = [0, 10, 42, 99999]
     const { lineBytes, lineEnds } = lineBytesOf(lines)
-    const text = new TextDecoder().decode(copyCsv(lineBytes, lineEnds, statusKeys, statusList, bodyKeys, bodyList))
+    const text = new TextDecoder().decode(
+      copyCsv({ lineBytes, lineEnds, lineStatus: statusKeys, statusIds: statusList, lineBody: bodyKeys, bodyIds: bodyList }),
+    )
     expect(text).toBe(lines.map((l, i) => `${l},${statusIds[i] ?? ''},${bodyIds[i] ?? ''}\n`).join(''))
   })
 
@@ -29,14 +31,35 @@ describe("COPY's data from a batch's line bytes", () => {
     const statusKeys = Int32Array.from(lines, () => next(51) - 1)
     const bodyKeys = Int32Array.from(lines, () => next(901) - 1)
     const { lineBytes, lineEnds } = lineBytesOf(lines)
-    const text = new TextDecoder().decode(copyCsv(lineBytes, lineEnds, statusKeys, statusList, bodyKeys, bodyList))
+    const text = new TextDecoder().decode(
+      copyCsv({ lineBytes, lineEnds, lineStatus: statusKeys, statusIds: statusList, lineBody: bodyKeys, bodyIds: bodyList }),
+    )
     const id = (keys: Int32Array, list: number[], i: number) => (keys[i]! < 0 ? '' : String(list[keys[i]!]))
-    expect(text).toBe(lines.map((l, i) => `${l},${id(statusKeys, statusList, i)},${id(bodyKeys, bodyList, i)}\n`).join(''))
+    const whole = lines.map((l, i) => `${l},${id(statusKeys, statusList, i)},${id(bodyKeys, bodyList, i)}\n`)
+    expect(text).toBe(whole.join(''))
+    // In pieces, as a PostgreSQL server is sent them: whole lines each, about as long as asked, together the same text.
+    const c = { lineBytes, lineEnds, lineStatus: statusKeys, statusIds: statusList, lineBody: bodyKeys, bodyIds: bodyList }
+    for (const size of [1, 100, 4096, 10 ** 9]) {
+      const pieces = [...copyPieces(c, size)].map((p) => new TextDecoder().decode(p))
+      expect(pieces.join('')).toBe(text)
+      expect(pieces.every((p) => p.endsWith('\n'))).toBe(true)
+      const lineCounts = pieces.map((p) => p.split('\n').length - 1)
+      if (size === 1) expect(lineCounts.every((n) => n === 1)).toBe(true)
+      if (size === 10 ** 9) expect(pieces).toHaveLength(1)
+      if (size === 4096) {
+        expect(pieces.length).toBeGreaterThan(10)
+        // A piece's line bytes stay within the size asked, unless it is one line on its own.
+        for (const [k, p] of pieces.entries())
+          if (lineCounts[k]! > 1) expect(Buffer.byteLength(p) - 3 * lineCounts[k]!).toBeLessThanOrEqual(4096 + 20 * lineCounts[k]!)
+      }
+    }
   })
 
   it('is empty for no lines', () => {
     const { lineBytes, lineEnds } = lineBytesOf([])
-    expect(copyCsv(lineBytes, lineEnds, new Int32Array(0), [], new Int32Array(0), []).length).toBe(0)
+    const c = { lineBytes, lineEnds, lineStatus: new Int32Array(0), statusIds: [], lineBody: new Int32Array(0), bodyIds: [] }
+    expect(copyCsv(c).length).toBe(0)
+    expect([...copyPieces(c, 4096)]).toEqual([])
   })
 })
 

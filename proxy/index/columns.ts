@@ -133,39 +133,45 @@ export function copyLine(head: string, m: StoredMessage): string {
 /** The head every line of a batch starts with (number, fetched tid). */
 export const copyHead = (number: string, fetchedTid: string) => `${cq(number)},${cq(fetchedTid)}`
 
+/** A batch's lines (copyLine, as UTF-8 bytes) and the ids each gets: see copyCsv. */
+export interface CopyLines {
+  lineBytes: Uint8Array
+  lineEnds: Int32Array
+  lineStatus: Int32Array
+  statusIds: ReadonlyArray<number>
+  lineBody: Int32Array
+  bodyIds: ReadonlyArray<number>
+}
+
 /**
  * COPY_SQL's data: each line (copyLine) with its row's status id and body id. Row i's ids are
  * `statusIds[lineStatus[i]]` and `bodyIds[lineBody[i]]` (-1: none, an empty field). Nothing is
  * allocated per line: a view per line (`subarray`) and the two id arrays made per row with
  * Array.from were 230 MB of the server thread's 533 MB over a million-message sync on
- * PostgreSQL, and its collections were most of that thread's longest stalls.
+ * PostgreSQL, and its collections were most of that thread's longest stalls. Lines from…to-1 only
+ * when asked (copyPieces).
  */
-export function copyCsv(
-  lineBytes: Uint8Array,
-  lineEnds: Int32Array,
-  lineStatus: Int32Array,
-  statusIds: ReadonlyArray<number>,
-  lineBody: Int32Array,
-  bodyIds: ReadonlyArray<number>,
-): Uint8Array<ArrayBuffer> {
-  const n = lineEnds.length
+export function copyCsv(c: CopyLines, from = 0, to = c.lineEnds.length): Uint8Array<ArrayBuffer> {
+  const { lineBytes, lineEnds, lineStatus, statusIds, lineBody, bodyIds } = c
   const statusOf = (i: number) => (lineStatus[i]! < 0 ? null : statusIds[lineStatus[i]!]!)
   const bodyOf = (i: number) => (lineBody[i]! < 0 ? null : bodyIds[lineBody[i]!]!)
-  let size = lineBytes.length + 3 * n
-  for (let i = 0; i < n; i++) size += digitsOf(statusOf(i)) + digitsOf(bodyOf(i))
+  const first = from === 0 ? 0 : lineEnds[from - 1]!
+  const last = to > from ? lineEnds[to - 1]! : first
+  let size = last - first + 3 * (to - from)
+  for (let i = from; i < to; i++) size += digitsOf(statusOf(i)) + digitsOf(bodyOf(i))
   const out = new Uint8Array(size)
   // The lines go at the end, and each moves down into its place within the same array
   // (copyWithin: no view to allocate; Buffer#copy makes one per call). A line never lands on
   // bytes not yet moved: the space before the lines is every id, comma and newline still to come.
-  const shift = size - lineBytes.length
-  out.set(lineBytes, shift)
+  const shift = size - (last - first) - first
+  out.set(lineBytes.subarray(first, last), shift + first)
   let at = 0
-  let from = 0
-  for (let i = 0; i < n; i++) {
+  let start = first
+  for (let i = from; i < to; i++) {
     const end = lineEnds[i]!
-    out.copyWithin(at, shift + from, shift + end)
-    at += end - from
-    from = end
+    out.copyWithin(at, shift + start, shift + end)
+    at += end - start
+    start = end
     out[at++] = COMMA
     at = writeDigits(out, at, statusOf(i))
     out[at++] = COMMA
@@ -173,6 +179,23 @@ export function copyCsv(
     out[at++] = NEWLINE
   }
   return out
+}
+
+/**
+ * copyCsv's data in pieces of whole lines, about `bytes` each (one line at least), each made only
+ * when the one before has been taken: for a PostgreSQL server, which reads COPY's data as it is
+ * sent (pg-copy.ts), so the server's thread makes and sends a batch a piece at a time.
+ */
+export function* copyPieces(c: CopyLines, bytes: number): Generator<Uint8Array<ArrayBuffer>> {
+  const { lineEnds } = c
+  const n = lineEnds.length
+  for (let from = 0; from < n;) {
+    const first = from === 0 ? 0 : lineEnds[from - 1]!
+    let to = from + 1
+    while (to < n && lineEnds[to]! - first <= bytes) to++
+    yield copyCsv(c, from, to)
+    from = to
+  }
 }
 
 const COMMA = 0x2c

@@ -8,7 +8,7 @@ import type { Forwarder } from './forward.ts'
 import { answering, route, type RequestContext, type RouteSpec } from './http-types.ts'
 import { parseJsonText, readBody, safeFieldName, sendJsonText } from './http.ts'
 import { checked, jsonBody, query } from './schema.ts'
-import { parsePage, type PageRecord } from './index/parse.ts'
+import { parsePage, type OnHistoryServed, type PageMeta, type PageRecord } from './index/parse.ts'
 import { partiesShown, type PartiesShown } from './log-parties.ts'
 
 /**
@@ -70,7 +70,7 @@ const BODY_ONLY = query({}, { unknown: (name) => `${name}: send parameters in th
 export function operationRoutes(
   config: Config,
   forwarder: Forwarder,
-  onHistoryServed?: (number: string, tid: string) => void,
+  onHistoryServed?: OnHistoryServed,
   onHistoryPage?: OnHistoryPage,
 ): RouteSpec[] {
   const prefetched = createPrefetchLedger()
@@ -99,7 +99,7 @@ async function handleOperation(
     onHistoryServed,
     onHistoryPage,
     prefetched,
-  }: { onHistoryServed?: (number: string, tid: string) => void; onHistoryPage?: OnHistoryPage; prefetched: PrefetchLedger },
+  }: { onHistoryServed?: OnHistoryServed; onHistoryPage?: OnHistoryPage; prefetched: PrefetchLedger },
 ): Promise<void> {
   const controller = new AbortController()
   res.on('close', () => {
@@ -113,14 +113,14 @@ async function handleOperation(
     const page = { number: p.number ?? '', tid: p.tid ?? '', start: Number(p.history_start), end: Number(p.history_end) }
     // The customers the page shows, as every list read names them; a page fetched ahead is
     // remembered for this sign-in, and only such a page can later be reported shown.
-    const records = recordsOnPage(result.body, result.json)
+    const { records, envelope } = recordsOnPage(result.body, result.json)
     const shown = partiesShown(records.map((r) => r.partyDigits))
     await ctx.logRead({ ...page, ...shown }, prefetch ? 'history.prefetch' : 'history.view')
     if (prefetch) prefetched.remember(ctx, page, shown)
     // Before the page goes out: its thumbnails are asked for as soon as it renders.
     if (page.number) await onHistoryPage?.(ctx, page.number, records)
     if (res.destroyed) return
-    if (p.number && p.tid) onHistoryServed?.(p.number, p.tid)
+    if (p.number && p.tid) onHistoryServed?.(p.number, p.tid, envelope)
   }
   sendJsonText(res, 200, result.body)
 }
@@ -152,11 +152,12 @@ const shownBody = (pageCap: number) =>
  * shows none either). `json`: the page as the forwarder already parsed it to judge it, so the
  * bytes are not decoded and parsed a second time on the server's thread.
  */
-function recordsOnPage(body: Buffer | string, json?: unknown): PageRecord[] {
+function recordsOnPage(body: Buffer | string, json?: unknown): { records: PageRecord[]; envelope: PageMeta | null } {
   try {
-    return parsePage(body, json).records
+    const { records, ...envelope } = parsePage(body, json)
+    return { records, envelope }
   } catch {
-    return []
+    return { records: [], envelope: null }
   }
 }
 

@@ -5,6 +5,7 @@ import { fastify, type FastifyInstance, type FastifyRequest, type FastifySchema,
 import { validatorCompiler } from 'fastify-type-provider-zod'
 import { allows, MOST_ROLE } from '../contract/roles.ts'
 import { operationRoutes, type OnHistoryPage } from './api.ts'
+import type { OnHistoryServed } from './index/parse.ts'
 import {
   allowedHostnamesFor,
   canonicalPathProblem,
@@ -48,7 +49,7 @@ export interface AppDeps {
   /** Extra fields for GET /api/meta (index on/off, access mode). */
   meta?: () => MetaPart
   /** Called once a page of a number's history has been served (the index refreshes that number). */
-  onHistoryServed?: (number: string, tid: string) => void
+  onHistoryServed?: OnHistoryServed
   /** Called with a history page's records as it is served to a sign-in (the media room remembers their media). */
   onHistoryPage?: OnHistoryPage
   /** Slow-header clients, and connections that send nothing, are cut off after this long (the server Fastify listens on). */

@@ -13,6 +13,7 @@ import { deskRoutes } from './desk/routes.ts'
 import type { Db } from './db/types.ts'
 import type { Forwarder } from './forward.ts'
 import type { AccessGate, RouteSpec } from './http-types.ts'
+import type { OnHistoryServed } from './index/parse.ts'
 import { parseIndexConfigResult, type IndexConfig } from './index/config.ts'
 import { dataVersion, newMatches } from './index/count-queries.ts'
 import { createIndex, type MessageIndex } from './index/routes.ts'
@@ -77,7 +78,7 @@ export interface Rooms {
   alerts: Alerts
   routes: RouteSpec[]
   /** The index's refresh of a number whose history was just served. */
-  onHistoryServed: (number: string, tid: string) => void
+  onHistoryServed: OnHistoryServed
   /** The index's message media by number and ordinal (null with the index off): what /api/media may serve. */
   storedMedia: ((number: string, ordinal: number) => Promise<KnownMedia | undefined>) | null
   /** The media of the history pages each sign-in was served, shared by every server on the database. */

@@ -42,6 +42,13 @@ export interface PageMeta {
   optin: string | null
 }
 
+/**
+ * A history page was served: its number, tid and the envelope it carried (the history's total
+ * and newest message now; null when the page could not be read), so the index can refresh the
+ * number, or see that it need not.
+ */
+export type OnHistoryServed = (number: string, tid: string, envelope: PageMeta | null) => void
+
 export interface Page extends PageMeta {
   records: PageRecord[]
 }

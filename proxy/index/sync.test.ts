@@ -12,6 +12,7 @@ import { DESK_INDEX } from '../simulator/desk-cases.ts'
 import { extraTid, REMOVAL_WORDINGS, type RemovalWording } from '../simulator/quirks.ts'
 import { createSimulator, type Simulator } from '../simulator/simulator.ts'
 import { parseIndexConfig, parseIndexConfigResult } from './config.ts'
+import { parsePage } from './parse.ts'
 import { forget, freshness, numberStatuses } from './queries.ts'
 import { createIndex } from './routes.ts'
 import { createSyncer, DESK_INDEXES, overallProgress, SECONDARY_INDEXES } from './sync.ts'
@@ -345,7 +346,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
         const index = await periodicIndex()
         try {
           expect(await forget(db, num(3).number, deskIndexHooks)).toBe(upstreamTotal(3))
-          index.onHistoryViewed(num(3).number, num(3).tid)
+          index.onHistoryViewed(num(3).number, num(3).tid, null)
           // The periodic re-sync runs (the number beside it is synced again) and passes the forgotten one by.
           const before = (await synced(2))!.getTime()
           await resyncedAfter(2, before)
@@ -361,6 +362,49 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
           await index.syncer!.idle()
           await expectExact(3, upstreamTotal(3))
           expect((await numberStatuses(db, num(3).number))[0]!.forgottenAt).toBeNull()
+        } finally {
+          await index.close()
+        }
+      }),
+    60_000,
+  )
+
+  it(
+    'a history view whose page shows what the index holds is checked in one statement; one that shows new messages syncs them',
+    () =>
+      onOwnDb(async () => {
+        await syncNow(3)
+        const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', INDEX_AUTO_SYNC: 'off' }), {
+          hooks: deskIndexHooks,
+          forwarder: fw,
+          db,
+          viewRefreshMs: 0,
+        })
+        const envelope = async () => {
+          const fields: Array<[string, string]> = [
+            ['number', num(3).number],
+            ['tid', num(3).tid],
+            ['history_start', '1'],
+            ['history_end', '10'],
+          ]
+          const { records: _, ...meta } = parsePage((await fw.forward('smshistory', fields)).body)
+          return meta
+        }
+        try {
+          // The page says what the index holds: the check is recorded as a sync's (last_synced_at), and nothing is asked upstream.
+          const before = (await synced(3))!.getTime()
+          await new Promise((r) => setTimeout(r, 10))
+          index.onHistoryViewed(num(3).number, num(3).tid, await envelope())
+          await resyncedAfter(3, before)
+          await index.syncer!.idle()
+          expect(index.syncer!.stats.requests).toBe(0)
+          // New messages: the page's envelope differs, so the view syncs them.
+          await control(simUrl, '/__sim/messages', { number: num(3).number, add: 5 })
+          index.onHistoryViewed(num(3).number, num(3).tid, await envelope())
+          for (let i = 0; i < 150 && index.syncer!.stats.requests === 0; i++) await new Promise((r) => setTimeout(r, 20))
+          await index.syncer!.idle()
+          expect(index.syncer!.stats.requests).toBeGreaterThan(0)
+          await expectExact(3, upstreamTotal(3))
         } finally {
           await index.close()
         }

@@ -45,6 +45,8 @@ const COUNT_KEYS = /^(message|messages)$/i
 const DETAILS_MAX_CHARS = 4000
 const TEXT_MAX = 300
 export const GENESIS = '0'.repeat(64)
+/** NUL or any surrogate code unit (a pair too: the careful walk below keeps pairs and drops lone halves). */
+const UNCLEAN = /[\u0000\ud800-\udfff]/
 
 /**
  * Text as the database takes it, cut on code points: a lone surrogate (half an emoji, cut or
@@ -52,6 +54,8 @@ export const GENESIS = '0'.repeat(64)
  * PostgreSQL refuse the whole statement, taking every entry of a batch with it.
  */
 export function cleanText(s: string, max: number): string {
+  // Nearly every string is short and clean: returned as it is, without a copy built code point by code point.
+  if (s.length <= max && !UNCLEAN.test(s)) return s
   let out = ''
   let n = 0
   for (const ch of s) {
@@ -92,9 +96,10 @@ function cleanTree(details: Record<string, unknown>): Record<string, unknown> {
 
 /** Cleaned details as stored: cut to their keys when too long to keep. */
 function storedDetails(out: Record<string, unknown>): Record<string, unknown> {
-  if (JSON.stringify(out).length > DETAILS_MAX_CHARS) return { truncated: true, keys: Object.keys(out).slice(0, 30) }
+  const json = JSON.stringify(out)
+  if (json.length > DETAILS_MAX_CHARS) return { truncated: true, keys: Object.keys(out).slice(0, 30) }
   // What jsonb will give back (finite numbers, no undefined), so the hash is over what is stored.
-  return JSON.parse(JSON.stringify(out)) as Record<string, unknown>
+  return JSON.parse(json) as Record<string, unknown>
 }
 
 /** A phone number written with formatting ("+1 (800) 484-0451") is kept as its digits, which the filters match. */

@@ -1,6 +1,8 @@
 import type { ReactNode } from 'react'
 import { formatPhone } from '../lib/phone'
-import { Link } from '@tanstack/react-router'
+import { PAGES } from '../../contract/pages'
+import { customerSearch, linkSearch } from '../lib/route-params'
+import { pathHref, PlainLink } from './plain-link'
 
 /**
  * A party, as a link to their customer page (everything about them across every number). Every
@@ -10,15 +12,15 @@ export function CustomerLink({ party, children, className }: { party: string; ch
   const digits = party.replace(/\D/g, '')
   if (!digits) return <>{children ?? formatPhone(party)}</>
   return (
-    <Link
-      to="/desk/customer"
-      search={{ party: digits }}
+    <PlainLink
+      href={customerHref(digits)}
+      to={{ to: '/desk/customer', search: { party: digits } }}
       className={className ?? 'inline-flex min-h-6 items-center text-blue-800 underline'}
       // Named for where it goes when its text is the bare number; given words name themselves.
       aria-label={children === undefined ? `Customer ${formatPhone(party)}: everything across every number` : undefined}
     >
       {children ?? formatPhone(party)}
-    </Link>
+    </PlainLink>
   )
 }
 
@@ -31,9 +33,9 @@ export function CustomerIconLink({ party }: { party: string | null }) {
   const digits = party?.replace(/\D/g, '') ?? ''
   if (!digits) return null
   return (
-    <Link
-      to="/desk/customer"
-      search={{ party: digits }}
+    <PlainLink
+      href={customerHref(digits)}
+      to={{ to: '/desk/customer', search: { party: digits } }}
       className="ml-1 inline-flex h-6 w-6 items-center justify-center rounded align-middle text-blue-800 hover:bg-blue-50 print:hidden"
       aria-label={`Customer ${formatPhone(party)}: everything across every number`}
       title="Everything about this customer, across every number"
@@ -42,6 +44,11 @@ export function CustomerIconLink({ party }: { party: string | null }) {
         <circle cx="8" cy="5" r="3" />
         <path d="M2 15c0-3.3 2.7-5.5 6-5.5s6 2.2 6 5.5z" />
       </svg>
-    </Link>
+    </PlainLink>
   )
+}
+
+/** The customer page's address for a party's digits, as the router writes it (customer-link.test.tsx). */
+export function customerHref(digits: string): string {
+  return `${pathHref(PAGES.customer.path, {})}${linkSearch(customerSearch, { party: digits })}`
 }

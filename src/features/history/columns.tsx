@@ -5,9 +5,9 @@ import { sortableIds, type Features } from '../../components/data-table/features
 import { CustomerIconLink } from '../../components/customer-link'
 import { DateText, directionLabel, MessageCell, PhoneText } from '../../components/message/message-parts'
 import { StatusBadge } from '../../components/message/status-badge'
-import { useHistoryDisplay } from '../../components/message/display-context'
+import { messageHref, threadHref, useHistoryDisplay } from '../../components/message/display-context'
+import { PlainLink } from '../../components/plain-link'
 import { formatCount } from '../../lib/count'
-import { Link } from '@tanstack/react-router'
 import { PLAIN_FIELDS } from '../../../contract/message-fields'
 
 const helper = createColumnHelper<Features, Message>()
@@ -99,17 +99,16 @@ function PositionCell({ m }: { m: Message }) {
   return (
     <span className="tabular-nums text-slate-700" data-marked={isMarked ? 'true' : undefined}>
       {link ? (
-        <Link
-          to="/numbers/$number/messages/$ordinal"
-          params={{ number: link.number, ordinal: link.ordinal }}
-          search={link.search}
+        <PlainLink
+          href={messageHref(link)}
+          to={{ to: '/numbers/$number/messages/$ordinal', params: { number: link.number, ordinal: link.ordinal }, search: link.search }}
           // A 24 px target at least (WCAG 2.5.8), "1" included, with the layout of the bare number: inline padding
           // widens what a finger hits, and the negative margin gives the width back.
           className="-mx-2 px-2 py-1 text-blue-800 underline"
           aria-label={`Record ${text}: details`}
         >
           {text}
-        </Link>
+        </PlainLink>
       ) : (
         text
       )}
@@ -131,15 +130,14 @@ function PartyCell({ m }: { m: Message }) {
     )
   return (
     <>
-      <Link
-        to="/numbers/$number/thread"
-        params={{ number: link.number }}
-        search={link.search}
+      <PlainLink
+        href={threadHref(link)}
+        to={{ to: '/numbers/$number/thread', params: { number: link.number }, search: link.search }}
         className="text-blue-800 underline"
         title="Open the whole thread"
       >
         <PhoneText raw={m.phone} />
-      </Link>
+      </PlainLink>
       <CustomerIconLink party={m.phone} />
     </>
   )

@@ -1,5 +1,5 @@
-import { useRouter } from '@tanstack/react-router'
-import type { MouseEvent, ReactNode } from 'react'
+import type { ReactNode } from 'react'
+import { PlainLink } from '../../components/plain-link'
 import { stringifySearch } from '../../lib/route-params'
 
 /**
@@ -12,13 +12,7 @@ export function historyHref(number: string, tid: string): string {
   return `/numbers/${encodeURIComponent(number)}${stringifySearch({ tid })}`
 }
 
-/**
- * A link to a number's history that behaves as the router's Link does here: a plain click
- * navigates inside the app, a click with a modifier (new tab, new window, download) or any other
- * button is left to the browser, and the page's code starts loading when the link is hovered,
- * focused or touched. It reads the router from context and subscribes to nothing, so a row never
- * re-renders for a location change.
- */
+/** A link to a number's history (components/plain-link.tsx: the router's behaviour, no subscription). */
 export function HistoryLink({
   number,
   tid,
@@ -30,24 +24,9 @@ export function HistoryLink({
   className?: string
   children: ReactNode
 }) {
-  const router = useRouter()
-  const target = { to: '/numbers/$number', params: { number }, search: { tid } } as const
-  const preload = () => void router.preloadRoute(target).catch(() => undefined)
-  const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
-    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.altKey || e.ctrlKey || e.shiftKey) return
-    e.preventDefault()
-    void router.navigate(target)
-  }
   return (
-    <a
-      href={historyHref(number, tid)}
-      className={className}
-      onClick={onClick}
-      onMouseEnter={preload}
-      onFocus={preload}
-      onTouchStart={preload}
-    >
+    <PlainLink href={historyHref(number, tid)} to={{ to: '/numbers/$number', params: { number }, search: { tid } }} className={className}>
       {children}
-    </a>
+    </PlainLink>
   )
 }

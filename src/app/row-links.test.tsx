@@ -2,7 +2,7 @@
 import { createMemoryHistory } from '@tanstack/react-router'
 import { describe, expect, it } from 'vitest'
 import { customerHref } from '../components/customer-link'
-import { messageHref, threadHref } from '../components/message/display-context'
+import { messageHref, threadHref } from '../features/history/columns'
 import { createAppRouter } from './routes'
 
 /**

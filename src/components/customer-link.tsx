@@ -1,8 +1,9 @@
 import type { ReactNode } from 'react'
 import { formatPhone } from '../lib/phone'
 import { PAGES } from '../../contract/pages'
-import { customerSearch, linkSearch } from '../lib/route-params'
-import { pathHref, PlainLink } from './plain-link'
+import { customerSearch } from '../lib/route-params'
+import { linkSearch, pathHref } from '../lib/link-href'
+import { PlainLink } from './plain-link'
 
 /**
  * A party, as a link to their customer page (everything about them across every number). Every

@@ -2,19 +2,11 @@ import { useRouter, type NavigateOptions } from '@tanstack/react-router'
 import type { MouseEvent, ReactNode } from 'react'
 
 /**
- * A path pattern's `$name`s filled in as the router writes them (each encoded whole): with the
- * search from linkSearch (lib/route-params.ts), the address the router's Link would give.
- */
-export function pathHref(pattern: string, params: Readonly<Record<string, string | number>>): string {
-  return pattern.replace(/\$(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name] ?? '')))
-}
-
-/**
  * A link inside the app that behaves as the router's Link does here, for the links a table row
  * holds: a plain click navigates inside the app, a click with a modifier (new tab, new window,
  * download) or any other button is left to the browser, and the page's code starts loading when
- * the link is hovered, focused or touched. Its address is written by the caller (pathHref and
- * linkSearch; each caller's test checks it against the router's). It subscribes to nothing and
+ * the link is hovered, focused or touched. Its address is written by the caller (lib/link-href.ts;
+ * src/app/row-links.test.tsx checks them against the router's). It subscribes to nothing and
  * builds no location: the router's Link did both once per link, and on the 1,000-message history
  * that was a quarter of the work of each scroll step's new rows (three links a row).
  */

@@ -207,27 +207,13 @@ export function searchValidator<T extends z.ZodMiniType<Record<string, unknown>>
  * ones already shared, and one page has one address.
  */
 export function stripDefaults<T extends z.ZodMiniType<Record<string, unknown>>>(schema: T): SearchMiddleware<z.output<T>> {
-  const defaults = defaultsOf(schema)
+  const defaults = schema.parse({})
   return ({ search, next }) => withoutDefaults(next(search), defaults) as z.output<T>
 }
 
-const DEFAULTS = new WeakMap<object, Record<string, unknown>>()
-function defaultsOf(schema: z.ZodMiniType<Record<string, unknown>>): Record<string, unknown> {
-  let defaults = DEFAULTS.get(schema)
-  if (!defaults) DEFAULTS.set(schema, (defaults = schema.parse({})))
-  return defaults
-}
-function withoutDefaults(given: Record<string, unknown>, defaults: Record<string, unknown>): Record<string, unknown> {
+/** A search without the fields that hold their defaults (as the URL leaves them out). */
+export function withoutDefaults(given: Record<string, unknown>, defaults: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(given).filter(([k, v]) => !(k in defaults) || word(v) !== word(defaults[k])))
-}
-
-/**
- * A link's query as the router writes it for a route whose search goes through
- * stripDefaults(schema): its defaults left out, the rest as stringifySearch writes it (with `?`,
- * or '' when nothing is left). For links written by hand (components/plain-link.tsx).
- */
-export function linkSearch<T extends z.ZodMiniType<Record<string, unknown>>>(schema: T, search: SearchInput<z.output<T>>): string {
-  return stringifySearch(withoutDefaults(search, defaultsOf(schema)))
 }
 
 /** A search value that means "not set": null, '' or an empty list. */

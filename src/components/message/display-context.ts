@@ -1,9 +1,7 @@
 import { createContext, useContext } from 'react'
 import type { Message } from '../../api/history'
 import type { Zone } from '../../lib/dates'
-import { PAGES } from '../../../contract/pages'
-import { linkSearch, messageSearch, threadSearch, type MessageSearch, type SearchInput, type ThreadSearch } from '../../lib/route-params'
-import { pathHref } from '../plain-link'
+import type { MessageSearch, SearchInput, ThreadSearch } from '../../lib/route-params'
 
 /** A link to a thread page, as values the route tree types. */
 export interface ThreadLink {
@@ -16,13 +14,6 @@ export interface MessageLink {
   ordinal: number
   search: SearchInput<MessageSearch>
 }
-
-/** A thread link's address, as the router writes it (row-links.test.tsx). */
-export const threadHref = (l: ThreadLink): string =>
-  `${pathHref(PAGES.thread.path, { number: l.number })}${linkSearch(threadSearch, l.search)}`
-/** A message link's address, as the router writes it (row-links.test.tsx). */
-export const messageHref = (l: MessageLink): string =>
-  `${pathHref(PAGES.message.path, { number: l.number, ordinal: l.ordinal })}${linkSearch(messageSearch, l.search)}`
 
 /** What cells need from the page without making the column definitions unstable. */
 export interface HistoryDisplay {

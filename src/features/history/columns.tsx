@@ -5,12 +5,22 @@ import { sortableIds, type Features } from '../../components/data-table/features
 import { CustomerIconLink } from '../../components/customer-link'
 import { DateText, directionLabel, MessageCell, PhoneText } from '../../components/message/message-parts'
 import { StatusBadge } from '../../components/message/status-badge'
-import { messageHref, threadHref, useHistoryDisplay } from '../../components/message/display-context'
+import { useHistoryDisplay, type MessageLink, type ThreadLink } from '../../components/message/display-context'
 import { PlainLink } from '../../components/plain-link'
+import { linkSearch, pathHref } from '../../lib/link-href'
+import { messageSearch, threadSearch } from '../../lib/route-params'
+import { PAGES } from '../../../contract/pages'
 import { formatCount } from '../../lib/count'
 import { PLAIN_FIELDS } from '../../../contract/message-fields'
 
 const helper = createColumnHelper<Features, Message>()
+
+/** A row's thread link's address, as the router writes it (src/app/row-links.test.tsx). */
+export const threadHref = (l: ThreadLink): string =>
+  `${pathHref(PAGES.thread.path, { number: l.number })}${linkSearch(threadSearch, l.search)}`
+/** A row's message link's address, as the router writes it (src/app/row-links.test.tsx). */
+export const messageHref = (l: MessageLink): string =>
+  `${pathHref(PAGES.message.path, { number: l.number, ordinal: l.ordinal })}${linkSearch(messageSearch, l.search)}`
 
 // What a column shows is also what it sorts by.
 const dateValue = (m: Message) => m.dateMs ?? 0

@@ -1,4 +1,4 @@
-import { queryOptions } from '@tanstack/react-query'
+import { queryOptions, type QueryClient } from '@tanstack/react-query'
 import { VIEW_PATHS, VIEWS_ANSWERS, resolveRange, type RelativeRange, type SavedView } from '../../contract/saved-views'
 import { zoneName } from '../lib/dates'
 import { getJson, parseWire, postJson } from './client'
@@ -37,6 +37,16 @@ export const viewCountsQuery = (tz: string = browserZone()) =>
 
 /** The list and every cached count (any zone), for invalidation after a change. */
 export const VIEWS_KEY = ['views'] as const
+
+/**
+ * After a change: the list and counts asked again. An answer still on its way is dropped first:
+ * invalidating alone joins a first fetch (no data yet) instead of starting another, and that
+ * answer, read before the change, would stand until the list goes stale.
+ */
+export async function refreshViews(client: QueryClient): Promise<void> {
+  await client.cancelQueries({ queryKey: VIEWS_KEY })
+  await client.invalidateQueries({ queryKey: VIEWS_KEY })
+}
 
 export async function createView(input: { name: string; shared: boolean; query: string; range: RelativeRange | null }): Promise<SavedView> {
   return parseWire(VIEWS_ANSWERS.one, await postJson(VIEW_PATHS.create, input), WHO).view

@@ -3,7 +3,7 @@ import { useId, useRef, useState, type SubmitEvent } from 'react'
 import { pageWords } from '../../../contract/search-filters'
 import { RANGE_LABELS, RELATIVE_RANGES, VIEW_NAME_MAX, type RelativeRange } from '../../../contract/saved-views'
 import { toApiError } from '../../api/errors'
-import { createView, VIEWS_KEY } from '../../api/views'
+import { createView, refreshViews } from '../../api/views'
 import type { SearchSearch } from '../../lib/route-params'
 
 /** The page's query string as its URL writes it; a relative range leaves its fixed days out. */
@@ -49,7 +49,7 @@ export function SaveView({ search }: { search: SearchSearch }) {
       setSaved(`Saved "${view.name}"${view.shared ? ', shared with the team' : ''}. It is listed under Saved views.`)
       close()
       setName('')
-      void client.invalidateQueries({ queryKey: VIEWS_KEY })
+      void refreshViews(client)
     } catch (err) {
       const apiErr = toApiError(err)
       setError({ field: apiErr.extra.field ?? null, message: apiErr.message })

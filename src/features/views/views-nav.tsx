@@ -12,7 +12,7 @@ import {
   viewCountsQuery,
   viewHref,
   viewsQuery,
-  VIEWS_KEY,
+  refreshViews,
   type SavedView,
 } from '../../api/views'
 import { formatCount } from '../../lib/count'
@@ -63,7 +63,7 @@ export function SavedViewsNav() {
       </div>
     )
 
-  const refresh = () => client.invalidateQueries({ queryKey: VIEWS_KEY })
+  const refresh = () => refreshViews(client)
   const open = (e: MouseEvent<HTMLAnchorElement>, v: SavedView) => {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return
     e.preventDefault()

@@ -28,7 +28,7 @@ export async function syncNumber(ctx: SyncContext, number: string, signal: Abort
   }
   // Read under the lease, not before it: a server taking the number over could otherwise miss
   // the checkpoint its last holder stored meanwhile, and resume above it (a COPY of rows already
-  // there fails the batch on the primary key).
+  // there fails the batch on the key (number, ordinal)).
   const row = await loadNumber(ctx.db, number)
   if (!row) return 'missing'
   ctx.progress.since ??= Date.now()

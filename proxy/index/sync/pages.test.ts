@@ -45,9 +45,9 @@ describe('the page worker', () => {
     pw.take('w1', a.id, [[0, 6]])
     pw.take('w1', b.id, [[1, 5]])
     const p = await pw.build('w1', of, 10)
-    // Ascending ordinals, each line up to its body id.
+    // Descending ordinals (as the key runs), each line up to its body id.
     const lines = Array.from(p.lineEnds, (end, i) => new TextDecoder().decode(p.lineBytes.subarray(i === 0 ? 0 : p.lineEnds[i - 1], end)))
-    expect(lines.map((l) => Number(l.split(',')[2]))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    expect(lines.map((l) => Number(l.split(',')[2]))).toEqual([10, 9, 8, 7, 6, 5, 4, 3, 2, 1])
     expect(p).toMatchObject({ count: 10, top: 10 })
     expect(new Set(p.bodies)).toEqual(new Set(['Thanks!', 'STOP']))
     expect(p.rollUp.bodies[1].reduce((x, y) => x + y, 0)).toBe(10)

@@ -16,14 +16,14 @@ const prepared = async (ordinals: number[]) => {
 }
 
 describe('prepareBatch', () => {
-  it('puts the rows in ascending ordinals whatever order they came in, each with its own record and line', async () => {
-    // A walk's batch: newest first.
-    expect(await prepared([9, 8, 7, 6, 5])).toEqual({ ordinals: [5, 6, 7, 8, 9], aligned: true })
-    // Already ascending (a catch-up).
-    expect(await prepared([3, 4, 10])).toEqual({ ordinals: [3, 4, 10], aligned: true })
+  it('puts the rows in descending ordinals (as the key runs) whatever order they came in, each with its own record and line', async () => {
+    // A walk's batch: newest first, kept as it is.
+    expect(await prepared([9, 8, 7, 6, 5])).toEqual({ ordinals: [9, 8, 7, 6, 5], aligned: true })
+    // Ascending (a catch-up), reversed.
+    expect(await prepared([3, 4, 10])).toEqual({ ordinals: [10, 4, 3], aligned: true })
     // Neither: two pages' bands out of order, and a gap.
-    expect(await prepared([20, 21, 22, 5, 6, 30])).toEqual({ ordinals: [5, 6, 20, 21, 22, 30], aligned: true })
-    expect(await prepared([7, 9, 8])).toEqual({ ordinals: [7, 8, 9], aligned: true })
+    expect(await prepared([20, 21, 22, 5, 6, 30])).toEqual({ ordinals: [30, 22, 21, 20, 6, 5], aligned: true })
+    expect(await prepared([7, 9, 8])).toEqual({ ordinals: [9, 8, 7], aligned: true })
     expect(await prepared([4])).toEqual({ ordinals: [4], aligned: true })
     expect(await prepared([])).toEqual({ ordinals: [], aligned: true })
   })

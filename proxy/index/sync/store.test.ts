@@ -60,7 +60,7 @@ describe.each(ENGINES)('storeBatch on %s', (engine) => {
     expect(again.rows[0]!.daily).toBe(N)
   }, 60_000)
 
-  it("writes a walk's batch (newest first, as pages come) in ascending ordinals, with each record's own values", async () => {
+  it("writes a walk's batch (newest first, as pages come) in descending ordinals (as the key runs), with each record's own values", async () => {
     const db = await engines.open(engine)
     await db.query(LEASED, [NUMBER])
     const job = jobOn(db)
@@ -72,7 +72,7 @@ describe.each(ENGINES)('storeBatch on %s', (engine) => {
       'SELECT ordinal, system_id, date FROM index_messages WHERE number = $1 ORDER BY ctid',
       [NUMBER],
     )
-    expect(r.rows.map((x) => x.ordinal)).toEqual(range(1, n))
+    expect(r.rows.map((x) => x.ordinal)).toEqual(walkOrder)
     expect(r.rows.every((x) => x.system_id === `S${x.ordinal}` && x.date.toISOString() === record(x.ordinal).date)).toBe(true)
   }, 60_000)
 

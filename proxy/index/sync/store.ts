@@ -34,7 +34,7 @@ const canCopy = (tx: unknown): tx is CopyCapable => typeof (tx as Partial<CopyCa
  * Stores records and the number's new checkpoint in one transaction: the rows, the daily
  * roll-up, the party counts, the support desk's per-message facts and the counters move
  * together. `fresh`: the rows are known to be absent (a full walk below its checkpoint), so
- * they load with COPY (a row present after all fails the batch on the primary key rather than
+ * they load with COPY (a row present after all fails the batch on the key (number, ordinal) rather than
  * being doubled). Returns the number of rows inserted; throws LeaseLost, having written nothing,
  * when this server no longer holds the number's lease.
  */

@@ -87,7 +87,7 @@ function contextOf(opts: SyncOptions): SyncContext {
     maxRetries: opts.maxRetries ?? 5,
     backoffMs: opts.backoffMs ?? 500,
     bulkMin: opts.bulkMin ?? 100_000,
-    storeRows: opts.storeRows ?? 5000,
+    storeRows: opts.storeRows ?? 10000,
     pageWorkerMin: opts.pageWorkerMin ?? 20_000,
     pages: pageWorker(),
     leaseMs: opts.leaseMs ?? LEASE_MS,

@@ -25,7 +25,11 @@ export interface SyncOptions {
   errorRetryMs?: number
   /** A first walk at least this long into an index less than half its size loads in bulk. */
   bulkMin?: number
-  /** Rows stored per transaction in a full walk, with its checkpoint (PGlite's COPY costs ~7 ms a call). */
+  /**
+   * Rows stored per transaction in a full walk, with its checkpoint; default 10,000. Each batch also
+   * writes its roll-ups, body ids and checkpoint and commits (PGlite syncs its log to disk): on the
+   * simulator's million, batches of 10,000 stored in 15.7-16.2 s where batches of 5,000 took 17.6-18.4.
+   */
   storeRows?: number
   /**
    * A full walk of a history at least this long has its pages parsed and its batches prepared in

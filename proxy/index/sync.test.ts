@@ -181,6 +181,20 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     (await db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'index_messages'`)).rows.map(
       (r) => r.indexname,
     )
+  /** Each secondary index's definition and storage options, by name. */
+  const indexDefs = async () =>
+    Object.fromEntries(
+      (
+        await db.query<{ name: string; def: string; options: string[] | null }>(
+          `SELECT c.relname AS name, pg_get_indexdef(c.oid) AS def, c.reloptions AS options
+             FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
+            WHERE i.indrelid = 'index_messages'::regclass AND c.relname = ANY($1::text[])`,
+          [SECONDARY],
+        )
+      ).rows.map((r) => [r.name, { def: r.def, options: r.options }]),
+    )
+  /** indexDefs as the migrations left them, before any sync dropped and built them again. */
+  let migrated: Awaited<ReturnType<typeof indexDefs>>
 
   beforeAll(async () => {
     sim = createSimulator({ control: true })
@@ -188,6 +202,7 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     fw = createForwarder({ baseUrl: simUrl, ...DEMO_CREDENTIALS }, 10_000)
     numbers = (JSON.parse((await fw.forward('allownednumbers', [])).body.toString()) as { data: Listed[] }).data
     db = await engines.open(engine)
+    migrated = await indexDefs()
     // Creating a PGlite directory (initdb and the migrations) took over a minute on a loaded machine.
   }, 120_000)
 
@@ -1058,6 +1073,8 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     expect(await indexNames()).not.toContain('index_messages_thread')
     await syncNow(3)
     expect(await indexNames()).toEqual(expect.arrayContaining(SECONDARY))
+    // Built again as the migrations left them: the same definitions, options included (migration 710).
+    expect(await indexDefs()).toEqual(migrated)
     await expectExact(3, upstreamTotal(3))
   }, 60_000)
 

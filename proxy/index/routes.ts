@@ -291,6 +291,7 @@ export async function createIndex(cfg: IndexConfig, deps: IndexDeps): Promise<Me
   let listTimer: NodeJS.Timeout | null = null
   let closed = false
   const listAll = async (attempt: number): Promise<void> => {
+    if (closed) return
     try {
       await syncer.syncAllOnce()
     } catch (err) {

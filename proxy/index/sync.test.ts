@@ -254,6 +254,35 @@ describe.each(ENGINES)('sync quirks on %s', (engine) => {
     }
   }, 90_000)
 
+  it('an index closed while its first listing is on its way records nothing of it', async () => {
+    await db.query('UPDATE index_numbers SET listed = false')
+    let asked = 0
+    let answer!: () => void
+    const closedFirst = new Promise<void>((resolve) => (answer = resolve))
+    const slow: Forwarder = {
+      ...fw,
+      forward: async (...args) => {
+        if (args[0] === 'allownednumbers') {
+          asked += 1
+          await closedFirst
+        }
+        return fw.forward(...args)
+      },
+    }
+    const index = await createIndex(parseIndexConfig({ SYNC_RATE: '0', HISTORY_PAGE_CAP: '500' }), {
+      hooks: deskIndexHooks,
+      forwarder: slow,
+      db,
+    })
+    await expect.poll(() => asked, { timeout: 30_000 }).toBe(1)
+    await index.close()
+    answer()
+    // The answer came after the close: a listing recorded now would mark every number listed, and
+    // the next index would take the account as listed before it ever listed it.
+    await new Promise((r) => setTimeout(r, 500))
+    expect(await db.query('SELECT 1 FROM index_numbers WHERE listed LIMIT 1')).toMatchObject({ rows: [] })
+  }, 60_000)
+
   it('a first listing that fails is tried again on its own, and the status says why until one works', async () => {
     await control(simUrl, '/__sim/quirks', { removed: [num(6).number, num(7).number] })
     await db.query('UPDATE index_numbers SET listed = false')

@@ -191,9 +191,14 @@ async function syncAll(q: Queue, { revive = true }: { revive?: boolean } = {}): 
   try {
     listing = await listAccount(q.ctx)
   } catch (err) {
+    if (q.closed) return 0
     q.listingFailure = { message: err instanceof Error ? err.message : String(err), at: new Date().toISOString() }
     throw err
   }
+  // Closed while the upstream answered (a server stopping, or an index a test let go): nothing is
+  // recorded. A listing recorded after its index closed marked every number listed under the next
+  // index's feet, and that one's retries of its own failed first listing then stopped.
+  if (q.closed) return 0
   q.listingFailure = null
   const lines = await recordListing(q.ctx, listing, revive)
   const numbers = [...listing.keys()]

@@ -19,6 +19,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import { groupFile, type GroupResult } from './stats.ts'
 import { summarise, type GroupRun } from './summary.mts'
+import { machineLines, readMachine, type MachineReading } from './machine.mts'
 
 const ROOT = process.cwd()
 const all = [
@@ -44,13 +45,16 @@ if (unknown.length) {
 }
 const ui = only.filter((g) => !['index', 'desk', 'desk-rules', 'watch-alerts', 'scale'].includes(g))
 const runs: GroupRun[] = []
-const run = (file: string, script: string, env: Record<string, string>) => {
+// The machine's speed and others' CPU before the first group and after each (bench/machine.mts).
+const machine: MachineReading[] = [await readMachine('start')]
+const run = async (file: string, script: string, env: Record<string, string>) => {
   // A file left by an earlier run must never stand for this one's.
   rmSync(groupFile(ROOT, file), { force: true })
   const r = spawnSync(process.execPath, ['--import', 'tsx', script], { stdio: 'inherit', env: { ...process.env, ...env } })
   let result: GroupResult | null = null
   if (existsSync(groupFile(ROOT, file))) result = JSON.parse(readFileSync(groupFile(ROOT, file), 'utf8')) as GroupResult
   runs.push({ file, exitCode: r.status, result })
+  machine.push(await readMachine(file))
 }
 const git = (...args: string[]) => {
   try {
@@ -63,19 +67,20 @@ const commit = git('rev-parse', '--short', 'HEAD') || 'unknown commit'
 // Taken before the groups run, which load the code then: tracked files changed means what was
 // measured is not the commit alone.
 const dirty = git('status', '--porcelain', '--untracked-files=no') ? ' dirty' : ''
-if (ui.length) run('ui', 'bench/run.mts', { BENCH_ONLY: ui.join(',') })
-if (only.includes('index')) run('index', 'bench/index.mts', {})
-if (only.includes('desk')) run('desk', 'bench/desk-queries.mts', {})
-if (only.includes('desk-rules')) run('desk-rules', 'bench/desk.mts', {})
-if (only.includes('watch-alerts')) run('watch-alerts', 'bench/watch-alerts.mts', {})
-if (only.includes('scale')) run('scale', 'bench/scale.mts', {})
+if (ui.length) await run('ui', 'bench/run.mts', { BENCH_ONLY: ui.join(',') })
+if (only.includes('index')) await run('index', 'bench/index.mts', {})
+if (only.includes('desk')) await run('desk', 'bench/desk-queries.mts', {})
+if (only.includes('desk-rules')) await run('desk-rules', 'bench/desk.mts', {})
+if (only.includes('watch-alerts')) await run('watch-alerts', 'bench/watch-alerts.mts', {})
+if (only.includes('scale')) await run('scale', 'bench/scale.mts', {})
 
 const settings = Object.entries(process.env)
   .filter(([k]) => k.startsWith('BENCH_'))
   .map(([k, v]) => `${k}=${v}`)
   .join(' ')
 const head = `bench at ${commit}${dirty}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC${settings ? `; ${settings}` : ''}`
-const { text, failed } = summarise(runs, head)
+const { lines: machineText } = machineLines(machine)
+const { text, failed } = summarise(runs, head, machineText)
 mkdirSync(join(ROOT, '.bench'), { recursive: true })
 writeFileSync(join(ROOT, '.bench', 'summary.txt'), `${text}\n`)
 console.log(`\n${text}`)

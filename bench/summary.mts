@@ -73,7 +73,8 @@ function cell(fs: Figure[]): { text: string; ok: boolean; worst: Figure; failed:
 
 const ENGINE_LABEL: Record<string, string> = { pglite: 'PGlite', postgres: 'Postgres', both: 'both' }
 
-export function summarise(runs: GroupRun[], head: string): { text: string; failed: boolean } {
+/** `notes`: lines printed under the head (the machine's readings, bench/machine.mts). */
+export function summarise(runs: GroupRun[], head: string, notes: string[] = []): { text: string; failed: boolean } {
   const out: string[] = []
   const lines: string[] = []
   let budgets = 0
@@ -115,7 +116,7 @@ export function summarise(runs: GroupRun[], head: string): { text: string; faile
     }
   }
   if (misses) failed = true
-  out.push(head)
+  out.push(head, ...notes)
   out.push(
     `${budgets} budget${budgets === 1 ? '' : 's'}: ${budgets - misses} met, ${misses} missed${failed && !misses ? '; a group did not finish' : ''}. ` +
       'Value: the budgeted statistic (min–max over runs); [n]: a family of n, its figure nearest its budget shown',

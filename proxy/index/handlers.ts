@@ -204,7 +204,15 @@ export const search: Handler<typeof SEARCH_QUERY> = async (room, ctx, { query })
 export const thread: Handler<typeof THREAD_QUERY> = async (room, ctx, { query }) => {
   const { db } = room
   const { number, party, before, at, limit } = query
-  const t = await threadPage(db, number, party, before, at ? at.endExclusive : null, limit)
+  // The page, the freshness and the opt-out state asked for at once: none needs another's answer,
+  // and one after the other each waited its own turn for the database behind every other
+  // request's (under 50 searchers, a thread's median answer took half as long again as a search's).
+  const [t, fresh, optedOut] = await Promise.all([
+    threadPage(db, number, party, before, at ? at.endExclusive : null, limit),
+    freshness(db, [number]),
+    // With the first page: whether the desk has this customer opted out here, so the thread warns before anyone texts them.
+    before ? null : optedOutHere(db, number, party),
+  ])
   await ctx.logRead({ number, party, rows: t.rows.length, ...(at ? { at: at.text } : {}) })
   const body: ThreadResult = {
     number,
@@ -214,9 +222,8 @@ export const thread: Handler<typeof THREAD_QUERY> = async (room, ctx, { query })
     lastDate: t.lastDate,
     rows: t.rows.map((r) => toMessage(r, r.position_base ?? r.ordinal)),
     nextCursor: t.nextCursor,
-    freshness: await freshness(db, [number]),
-    // With the first page: whether the desk has this customer opted out here, so the thread warns before anyone texts them.
-    ...(before ? {} : { optedOut: await optedOutHere(db, number, party) }),
+    freshness: fresh,
+    ...(before ? {} : { optedOut }),
   }
   return { status: 200, body: body }
 }

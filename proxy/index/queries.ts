@@ -366,7 +366,7 @@ export async function threadPage(
   // Each form's messages are read on their own down the thread index (number, party_digits, date),
   // in its order: with the forms as one ANY() the planner walked the number's date index instead
   // and filtered out the other customers' messages (9,660 rows for a page of 101 in the bench).
-  const meta = await db.query<{ total: number; last: Date | null; first: Date | null }>(
+  const meta = db.query<{ total: number; last: Date | null; first: Date | null }>(
     `SELECT COALESCE(sum(count), 0)::int AS total, max(last_date) AS last,
             (SELECT min(f.date) FROM unnest($2::text[]) v(pd) CROSS JOIN LATERAL (
                SELECT m.date FROM index_messages m WHERE m.number = $1 AND m.party_digits = v.pd ORDER BY m.date ASC, m.ordinal ASC LIMIT 1) f) AS first
@@ -384,20 +384,24 @@ export async function threadPage(
     w.push(`m.date < $${params.length}::timestamptz`)
   }
   params.push(limit + 1)
-  const r = await db.query<MessageRow>(
-    `SELECT p.*, ${BASE_OF('p')} AS position_base FROM (
+  // Both statements asked for at once (neither needs the other's answer): see handlers.ts thread.
+  const [m, r] = await Promise.all([
+    meta,
+    db.query<MessageRow>(
+      `SELECT p.*, ${BASE_OF('p')} AS position_base FROM (
        SELECT ${COLS} FROM unnest($2::text[]) v(pd) CROSS JOIN LATERAL (
          SELECT * FROM index_messages m WHERE ${w.join(' AND ')} ORDER BY m.date DESC, m.ordinal DESC LIMIT $${params.length}) m
        ORDER BY m.date DESC, m.ordinal DESC LIMIT $${params.length}) p
      ORDER BY p.date DESC, p.ordinal DESC`,
-    params,
-  )
+      params,
+    ),
+  ])
   const rows = r.rows.slice(0, limit)
   const last = rows[rows.length - 1]
   return {
-    total: meta.rows[0]?.total ?? 0,
-    firstDate: isoOf(meta.rows[0]?.first ?? null),
-    lastDate: isoOf(meta.rows[0]?.last ?? null),
+    total: m.rows[0]?.total ?? 0,
+    firstDate: isoOf(m.rows[0]?.first ?? null),
+    lastDate: isoOf(m.rows[0]?.last ?? null),
     rows,
     nextCursor: r.rows.length > limit && last ? encodeCursor({ date: cursorDate(last.date), number, ordinal: last.ordinal }) : null,
   }

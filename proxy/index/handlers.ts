@@ -1,3 +1,4 @@
+import type { Fifo } from '../kernel/fifo.ts'
 import { can } from '../../contract/roles.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type {
@@ -80,6 +81,8 @@ export interface IndexRoom {
   autoSync: boolean
   /** Messages this server's syncs stored in the last half minute: the rate the progress reports. */
   rate: RateMeter
+  /** The door every read waits at (routes.ts READS_AT_ONCE). */
+  reading: Fifo
 }
 
 /**

@@ -80,6 +80,15 @@ const settings = Object.entries(process.env)
   .join(' ')
 const head = `bench at ${commit}${dirty}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC${settings ? `; ${settings}` : ''}`
 const { lines: machineText } = machineLines(machine)
+// The index group's fetch-and-parse baseline, beside it: the fixed work above missed a slow stretch it saw.
+const baselines = runs
+  .flatMap((r) => r.result?.figures ?? [])
+  .filter((f) => f.name === 'baseline: fetch + parse the same pages')
+  .map((f) => `${f.engine === 'postgres' ? 'PostgreSQL' : 'PGlite'} ${f.value.toFixed(1)} s (${f.min.toFixed(1)}–${f.max.toFixed(1)})`)
+if (baselines.length)
+  machineText.push(
+    `machine: the index group's baseline (the simulator's million fetched and parsed, nothing stored) took ${baselines.join(', ')}; docs/performance.md gives it on a quiet machine`,
+  )
 const { text, failed } = summarise(runs, head, machineText)
 mkdirSync(join(ROOT, '.bench'), { recursive: true })
 writeFileSync(join(ROOT, '.bench', 'summary.txt'), `${text}\n`)

@@ -143,6 +143,51 @@ test.describe('message history', () => {
     expect(found).toBe(true)
   })
 
+  test('pictures a fast scroll only passes by are not asked for; the ones it stops at are', async ({ page }) => {
+    // Each picture asked for is fetched from its host and logged as a view of customer data.
+    const asked = new Set<string>()
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/api/media') asked.add(r.url())
+    })
+    // The page's messages with media only: pictures on every screen.
+    await page.goto(historyUrl(NUMBERS.big, 'media=1&size=1000'))
+    const region = page.getByRole('region', { name: /Messages .* scrollable/ })
+    await expect(region.getByRole('button', { name: /^Open Picture message/ }).first()).toBeVisible()
+    await expect.poll(() => asked.size).toBeGreaterThan(0)
+    const atStart = asked.size
+    // A fling: 700 px a frame to the page's end, noting every picture that was on the page meanwhile.
+    const passed = await region.evaluate(async (el) => {
+      const seen = new Set<string>()
+      for (let i = 0; i < 40; i++) {
+        const before = el.scrollTop
+        el.scrollTop += 700
+        if (el.scrollTop === before) break
+        await new Promise((r) => requestAnimationFrame(r))
+        for (const b of el.querySelectorAll('button[aria-label^="Open Picture message"]')) seen.add(b.getAttribute('aria-label') ?? '')
+      }
+      return seen.size
+    })
+    // Asked for while it flew past (read before any timer of the rows it stopped at runs out).
+    const duringFling = asked.size - atStart
+    expect(passed).toBeGreaterThan(20)
+    expect(duringFling).toBeLessThan(passed / 4)
+    // Where it stopped, the pictures in view (of the region and the window) show.
+    const inView = () =>
+      region.evaluate((el) => {
+        const box = el.getBoundingClientRect()
+        const [top, bottom] = [Math.max(box.top, 0), Math.min(box.bottom, window.innerHeight)]
+        return [...el.querySelectorAll('button[aria-label^="Open Picture message"]')]
+          .filter((b) => {
+            const r = b.getBoundingClientRect()
+            return r.bottom > top && r.top < bottom
+          })
+          .map((b) => b.querySelector('img')?.naturalWidth ?? 0)
+      })
+    await expect.poll(async () => (await inView()).length).toBeGreaterThan(0)
+    await expect.poll(async () => (await inView()).every((w) => w > 0)).toBe(true)
+    expect(asked.size - atStart).toBeGreaterThan(duringFling)
+  })
+
   test('hostile bodies and unsafe media URLs stay inert', async ({ page }) => {
     await page.goto(historyUrl(NUMBERS.hostile, 'size=25'))
     const table = page.getByRole('table', { name: /Messages/ })

@@ -6,6 +6,7 @@ import { formatPhone } from '../../lib/phone'
 import { fileNameOf, mediaKind, safeHttpUrl } from '../../lib/url-safety'
 import { useHistoryDisplay } from './display-context'
 import { Highlighted } from './highlight'
+import { useShownWhenSettled } from './use-shown-when-settled'
 import { formatCount } from '../../lib/count'
 
 export const DASH = '—'
@@ -110,7 +111,8 @@ export interface MediaMessage {
 /**
  * MMS media. Only http(s) URLs pass (safeHttpUrl); anything else is shown as inert text. What
  * passes is loaded through the server, which is asked by message (mediaSrc), never from its own
- * host. Images are lazy thumbnails that open the viewer; other media are file links.
+ * host. Images are thumbnails, asked for once their row has settled in view, that open the viewer;
+ * other media are file links.
  */
 export function MediaPreview({
   m,
@@ -127,6 +129,7 @@ export function MediaPreview({
 }) {
   const { openMedia, number: pageNumber } = useHistoryDisplay()
   const [failed, setFailed] = useState(false)
+  const [settleRef, shown] = useShownWhenSettled()
   const { mediaUrl: url, phone: from } = m
   if (!url) return <span className="text-xs text-slate-600">Picture message with no media address</span>
   const safe = safeHttpUrl(url)
@@ -161,6 +164,7 @@ export function MediaPreview({
       </a>
     )
   const alt = `Picture message ${name}${from ? ` from ${formatPhone(from)}` : ''}`
+  const size = inline ? 'h-32 w-40' : 'h-16 w-20'
   if (failed)
     return (
       <span
@@ -174,6 +178,7 @@ export function MediaPreview({
   return (
     <>
       <button
+        ref={settleRef}
         type="button"
         className="block rounded border border-slate-300 p-0.5 hover:border-blue-700"
         aria-label={`Open ${alt}`}
@@ -181,17 +186,22 @@ export function MediaPreview({
           openMedia(src, alt, e.currentTarget)
         }}
       >
-        <img
-          src={src}
-          alt={alt}
-          loading="lazy"
-          decoding="async"
-          referrerPolicy="no-referrer"
-          onError={() => {
-            setFailed(true)
-          }}
-          className={`object-cover ${inline ? 'h-32 w-40' : 'h-16 w-20'}`}
-        />
+        {/* Asked for once the row has settled in view (use-shown-when-settled): until then a box of its size. */}
+        {shown ? (
+          <img
+            src={src}
+            alt={alt}
+            loading="lazy"
+            decoding="async"
+            referrerPolicy="no-referrer"
+            onError={() => {
+              setFailed(true)
+            }}
+            className={`object-cover ${size}`}
+          />
+        ) : (
+          <span aria-hidden="true" className={`inline-block bg-slate-100 ${size}`} />
+        )}
       </button>
       {/* On paper a picture is named by its file and the host it came from, like every other
           medium: not its whole link, whose path and query often carry the provider's access token. */}

@@ -57,6 +57,13 @@ export const STREAM_COMPRESS_BYTES = 64 * 1024
  * STREAM_COMPRESS_BYTES are compressed in place.
  */
 export const BROTLI_QUALITY = 2
+/**
+ * Gzip's level, for clients that do not take brotli (scripts, curl --compressed, Node's fetch).
+ * The same page as above: 0.51 ms and 6,768 bytes at level 6, 0.23 ms and 7,556 bytes at 2 (as
+ * quick as brotli at 2, 12 % larger). Under 50 concurrent searches on PGlite the event loop
+ * answers some 240 a second, so level 6 held it about 0.07 s of every second longer.
+ */
+export const GZIP_LEVEL = 2
 
 /**
  * The codings a client takes, from its Accept-Encoding: `br` first, then `gzip`; a coding
@@ -77,7 +84,7 @@ export function pickEncoding(accept: string | string[] | undefined): 'br' | 'gzi
 /**
  * A JSON answer, compressed when it is worth it and the client takes it: a page of history or
  * the index's status shrinks about sixfold, which a phone's slow link feels. Brotli at quality 2
- * and gzip at level 6 both take well under a millisecond for a typical answer (18 KB). API
+ * and gzip at level 2 both take about a quarter of a millisecond for a 100-row search page. API
  * answers carry no secret of the server's (the credentials never leave it), so compression
  * reveals nothing a reader could not already see.
  */
@@ -103,13 +110,13 @@ export function sendJsonText(
     // pool while it streams out, not on the event loop; the headers are sent now, so nothing
     // else can answer this request meanwhile. A client that leaves ends the pipeline.
     res.writeHead(status, headers)
-    const zip = coding === 'br' ? createBrotliCompress({ params: brotliParams }) : createGzip({ level: 6 })
+    const zip = coding === 'br' ? createBrotliCompress({ params: brotliParams }) : createGzip({ level: GZIP_LEVEL })
     pipeline(zip, res, () => undefined)
     zip.end(body)
     return
   }
   if (coding === 'br') body = brotliCompressSync(body, { params: brotliParams })
-  else if (coding === 'gzip') body = gzipSync(body, { level: 6 })
+  else if (coding === 'gzip') body = gzipSync(body, { level: GZIP_LEVEL })
   res.writeHead(status, { ...headers, 'content-length': body.length })
   res.end(body)
 }

@@ -276,6 +276,8 @@ describe('what survives a power cut (PGlite)', () => {
       // PGlite's own commits reach the disk before they return (its default start is fsync off).
       expect((await db.query('SHOW fsync')).rows[0]).toEqual({ fsync: 'on' })
       expect((await db.query('SHOW wal_sync_method')).rows[0]).toEqual({ wal_sync_method: 'fsync' })
+      // An index build's file is synced at its commit instead of being copied into the WAL.
+      expect((await db.query('SHOW wal_level')).rows[0]).toEqual({ wal_level: 'minimal' })
       const path = journalPathOf(db)!
       /** Each sync: how many lines the journal held when it began, and whether it has ended. */
       const syncs: Array<{ lines: number; ended: boolean }> = []

@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { engines as enginesFrom, timeRoutes, whole } from './harness.mts'
 import { atMost, figure, median, missed, percentile, writeGroup, type Budget, type Figure } from './stats.ts'
+import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SELF = fileURLToPath(import.meta.url)
@@ -151,7 +152,7 @@ async function child() {
 // ── the driver ───────────────────────────────────────────────────────────────────────────────
 function run(args: string[], env: Record<string, string>, until: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],

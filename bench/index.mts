@@ -37,6 +37,7 @@ import { DEMO_CREDENTIALS } from '../proxy/simulator/dataset.ts'
 import { getJson, probeDuring, recorder, startProc, stopProc, type LoopDelay, type Row } from './harness.mts'
 import { atLeast, atMost, median, missed, percentile, writeGroup } from './stats.ts'
 import { parseIndexConfig } from '../proxy/index/config.ts'
+import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /**
@@ -45,8 +46,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
  */
 const TSX = process.env.BENCH_TSX === '1'
 const SERVER = TSX
-  ? ['--import', 'tsx', join(ROOT, 'bench', 'index-server.mts')]
-  : [join(ROOT, 'build', 'server', 'bench', 'index-server.mjs')]
+  ? [...SERVER_NODE_FLAGS, '--import', 'tsx', join(ROOT, 'bench', 'index-server.mts')]
+  : [...SERVER_NODE_FLAGS, join(ROOT, 'build', 'server', 'bench', 'index-server.mjs')]
 const PAGE = 1000
 const RUNS = Number(process.env.BENCH_INDEX_RUNS ?? 25)
 /** BENCH_INDEX_ROWS=N: only the export and load figures, over N synthetic rows (no sync). */

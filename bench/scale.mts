@@ -22,6 +22,7 @@ import pg from 'pg'
 import { COUNT_CAP } from '../proxy/index/count-queries.ts'
 import { whole } from './harness.mts'
 import { median, percentile } from './stats.ts'
+import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SELF = fileURLToPath(import.meta.url)
@@ -197,7 +198,7 @@ async function child() {
 // ── the driver ───────────────────────────────────────────────────────────────────────────────
 function run(args: string[], env: Record<string, string>, until: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    const c = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -43,9 +43,10 @@ import { maskUrl } from '../proxy/watch/mask.ts'
 import { startEndpoints, type Endpoints } from './callback-endpoints.mts'
 import { engines as enginesFrom, getJson, probeDuring, recorder, startProc, stopProc, whole } from './harness.mts'
 import { atMost, median, missed, percentile, writeGroup } from './stats.ts'
+import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const SERVER = ['--import', 'tsx', join(ROOT, 'bench', 'watch-alerts-server.mts')]
+const SERVER = [...SERVER_NODE_FLAGS, '--import', 'tsx', join(ROOT, 'bench', 'watch-alerts-server.mts')]
 const MESSAGES = whole('BENCH_WA_MESSAGES', 1_000_000, 10_000, 1_000_000)
 const URLS = whole('BENCH_WA_URLS', 1000, 10, 5000)
 const HANG = whole('BENCH_WA_HANG', 10, 0, Math.floor(URLS / 2))

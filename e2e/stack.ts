@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freshPgliteDir } from '../proxy/testing/pglite-template.ts'
+import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs'
 
 /**
  * A separate simulator + proxy pair in their own processes, for tests that stop the upstream
@@ -115,7 +116,7 @@ export async function freshDataDir(prefix = 'switchboard-e2e-proc-'): Promise<st
 export async function startProxy(port: number, env: Record<string, string>, script?: string): Promise<Proc> {
   const own = env.DATA_DIR === undefined ? await freshDataDir() : null
   const proc = await spawnProc(
-    [script ?? compiledServer()],
+    [...SERVER_NODE_FLAGS, script ?? compiledServer()],
     { PORT: String(port), HOST: '127.0.0.1', INDEX_AUTO_SYNC: 'off', ...(own ? { DATA_DIR: own } : {}), ...env },
     /Switchboard on/,
     script ? 'pipe' : 'ignore',

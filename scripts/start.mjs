@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildServer, buildSpa } from './build.mjs'
+import { SERVER_NODE_FLAGS } from './server-flags.mjs'
 
 const root = process.cwd()
 const newest = (...paths) => {
@@ -38,6 +39,6 @@ try {
   process.exit(1)
 }
 
-const child = spawn(process.execPath, [join(root, 'build', 'server', 'proxy', 'server.js')], { stdio: 'inherit' })
+const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'build', 'server', 'proxy', 'server.js')], { stdio: 'inherit' })
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig))
 child.on('exit', (code) => process.exit(code ?? 0))

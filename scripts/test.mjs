@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { TSC } from './build.mjs'
 import { ensureBrowser, ensurePdfText, ensurePostgres } from './ensure-tools.mjs'
+import { SERVER_NODE_FLAGS } from './server-flags.mjs'
 
 const tAll = performance.now()
 const root = process.cwd()
@@ -120,7 +121,7 @@ async function smokeCompiledServer() {
   console.log('\n── compiled server smoke test ──')
   const { spawn } = await import('node:child_process')
   const dataDir = join(out, 'smoke-data')
-  const child = spawn(process.execPath, [join(root, 'build', 'server', 'proxy', 'server.js')], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'build', 'server', 'proxy', 'server.js')], {
     env: { ...env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_REQUESTS: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

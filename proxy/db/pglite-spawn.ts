@@ -51,6 +51,9 @@ export function baselineWasmOnly(): void {
  * reach a worker's entry module) started a loader thread per open: an open cost 1.8 CPU-s that
  * way and 1.2 to 1.3 this way, and the tests open PGlite some eighty times.
  */
+/** V8 flags the server may be started with that a Worker refuses in its execArgv. */
+const PROCESS_WIDE = new Set(['--single-threaded-gc'])
+
 export function spawnWorker(init: WorkerInit): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: init })
   let entry: URL
@@ -61,8 +64,12 @@ export function spawnWorker(init: WorkerInit): Worker {
     // register tsx's loader in the worker, as before, at its cost.
     return tsWorker(new URL('./pglite-worker.ts', import.meta.url), { workerData: init })
   }
-  // A worker takes the process's flags; --input-type (a script run with -e) refuses a file entry.
-  const execArgv = process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type')
+  // A worker takes the process's flags; --input-type (a script run with -e) refuses a file entry,
+  // and a V8 flag that holds for the whole process (the server's --single-threaded-gc,
+  // scripts/server-flags.mjs) is refused in a worker's execArgv: it holds there already.
+  const execArgv = process.execArgv.filter(
+    (a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type' && !PROCESS_WIDE.has(a),
+  )
   return new Worker(entry, { workerData: init, execArgv })
 }
 

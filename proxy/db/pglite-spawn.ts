@@ -8,6 +8,7 @@ import { setFlagsFromString } from 'node:v8'
 import { threadId, Worker } from 'node:worker_threads'
 import type { WasmModule, WorkerInit } from './pglite-protocol.ts'
 import { tsWorker } from '../ts-worker.ts'
+import { workerHeapDefaults } from '../worker-heap.ts'
 
 /** Starting PGlite's worker thread: its WebAssembly compiled once per process, and its code. */
 
@@ -51,10 +52,15 @@ export function baselineWasmOnly(): void {
  * reach a worker's entry module) started a loader thread per open: an open cost 1.8 CPU-s that
  * way and 1.2 to 1.3 this way, and the tests open PGlite some eighty times.
  */
-/** V8 flags the server may be started with that a Worker refuses in its execArgv. */
-const PROCESS_WIDE = new Set(['--single-threaded-gc'])
+/**
+ * V8 flags the server may be started with (scripts/server-flags.mjs): a Worker refuses a V8 flag in
+ * its execArgv, and they hold for the whole process already.
+ */
+const PROCESS_WIDE = ['--single-threaded-gc', '--no-allocation-site-pretenuring', '--max-semi-space-size']
+const processWide = (a: string) => PROCESS_WIDE.some((f) => a === f || a.startsWith(`${f}=`))
 
 export function spawnWorker(init: WorkerInit): Worker {
+  workerHeapDefaults()
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: init })
   let entry: URL
   try {
@@ -67,9 +73,7 @@ export function spawnWorker(init: WorkerInit): Worker {
   // A worker takes the process's flags; --input-type (a script run with -e) refuses a file entry,
   // and a V8 flag that holds for the whole process (the server's --single-threaded-gc,
   // scripts/server-flags.mjs) is refused in a worker's execArgv: it holds there already.
-  const execArgv = process.execArgv.filter(
-    (a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type' && !PROCESS_WIDE.has(a),
-  )
+  const execArgv = process.execArgv.filter((a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type' && !processWide(a))
   return new Worker(entry, { workerData: init, execArgv })
 }
 

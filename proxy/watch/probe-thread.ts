@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import { tsWorker } from '../ts-worker.ts'
 import { checkUrl, allowedHostsTest, type CheckResult } from './probe.ts'
+import { workerHeapDefaults } from '../worker-heap.ts'
 
 /**
  * The checks on a thread of their own. A round is a hundred connections at once, half of them TLS
@@ -43,6 +44,7 @@ export function openProbeThread(log: (line: string) => void): ProbeThread {
     for (const w of left) void inThread(w.asked).then(w.resolve)
   }
   const start = () => {
+    workerHeapDefaults()
     const here = import.meta.url
     const w = here.endsWith('.ts') ? tsWorker(new URL('./probe-worker.ts', here)) : new Worker(new URL('./probe-worker.js', here))
     // It never keeps the process alive on its own; close() or the idle timer stops it.

@@ -1,6 +1,7 @@
 import type { Worker } from 'node:worker_threads'
 import { Worker as NodeWorker } from 'node:worker_threads'
 import { tsWorker } from '../../ts-worker.ts'
+import { workerHeapDefaults } from '../../worker-heap.ts'
 import type { FromWorker, Parsed, ToWorker } from './page-protocol.ts'
 import type { BatchOf, CopyPayload } from './prepare.ts'
 
@@ -37,6 +38,7 @@ const IDLE_MS = 2_000
 
 /** A thread running page-worker.ts (its compiled .js in production), its answers handed to `answered`; `died` hears its error or exit. */
 function startThread(answered: (m: FromWorker) => void, died: (w: Worker, why: string) => void): Worker {
+  workerHeapDefaults()
   const here = import.meta.url
   const w = here.endsWith('.ts') ? tsWorker(new URL('./page-worker.ts', here)) : new NodeWorker(new URL('./page-worker.js', here))
   // It never keeps the process alive on its own; the syncer's close stops it.

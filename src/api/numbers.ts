@@ -190,9 +190,15 @@ function painted(): Promise<void> {
 /**
  * A long listing's first records go to the table (useNumbersPreview) and are painted before the
  * whole answer is parsed: on 10,000 numbers the first rows no longer wait for the other 9,940.
+ * They are drawn from the answer's start while the rest is still arriving (`whole` false, see
+ * readText in ./client), or else from the whole text; either way the parse waits for their frame.
  */
-async function showPreview(tab: NumberTab, text: string) {
-  if (text.length >= PREVIEW_MIN_TEXT && previewListing(tab, text)) await painted()
+async function showPreview(tab: NumberTab, text: string, whole: boolean) {
+  if (!whole) {
+    previewListing(tab, text)
+    return
+  }
+  if (previews.has(tab) || (text.length >= PREVIEW_MIN_TEXT && previewListing(tab, text))) await painted()
 }
 
 /** Makes the text's first records the tab's preview (useNumbersPreview); false when it has none. */
@@ -205,7 +211,7 @@ export function previewListing(tab: NumberTab, text: string): boolean {
 export async function fetchNumbers(tab: NumberTab, signal?: AbortSignal): Promise<OwnedNumber[]> {
   // A preview left by an earlier fetch of the tab is never shown for this one.
   setPreview(tab, null)
-  const preview = (text: string) => showPreview(tab, text)
+  const preview = (text: string, whole: boolean) => showPreview(tab, text, whole)
   const json =
     tab === 'all'
       ? await postApi('allownednumbers', {}, signal, {}, preview)

@@ -124,24 +124,18 @@ export async function readText(res: Response, early?: (head: string) => void): P
   if (!early || !res.body) return res.text()
   const reader = res.body.getReader()
   const decoder = new TextDecoder()
-  let parts: string[] = []
-  let length = 0
+  // Appending makes a rope, not a copy each time; JSON.parse flattens it once.
+  let text = ''
   let told = false
   for (;;) {
     const { done, value } = await reader.read()
-    if (done) break
-    const part = decoder.decode(value, { stream: true })
-    parts.push(part)
-    length += part.length
-    if (!told && length >= EARLY_CHARS) {
+    if (done) return text + decoder.decode()
+    text += decoder.decode(value, { stream: true })
+    if (!told && text.length >= EARLY_CHARS) {
       told = true
-      const head = parts.join('')
-      parts = [head]
-      early(head)
+      early(text)
     }
   }
-  parts.push(decoder.decode())
-  return parts.join('')
 }
 
 async function readJson(res: Response, beforeParse?: BeforeParse): Promise<unknown> {

@@ -66,6 +66,13 @@ function eagerEntryCompile(): Plugin {
 export default defineConfig({
   plugins: [react(), tailwindcss(), switchboardApi(), eagerEntryCompile()],
   server: { host: '127.0.0.1', port: 5173, strictPort: false },
+  resolve: {
+    alias: {
+      // TanStack's store reads useSyncExternalStoreWithSelector from the shim, which also carries a
+      // fallback for React before 18; React 19 has the hook, and this entry uses it (0.19 KiB gzip less in the entry chunk).
+      'use-sync-external-store/shim/with-selector': 'use-sync-external-store/with-selector',
+    },
+  },
   build: {
     target: 'es2022',
     sourcemap: false,

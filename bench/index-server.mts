@@ -56,7 +56,8 @@ function slowSearches<T extends Queryable>(db: T): T {
         }
       if (key === 'transaction' || key === 'withConnection')
         return (work: (q: Queryable) => Promise<unknown>) => fn.call(target, (q: Queryable) => work(slowSearches(q)))
-      if (key === 'lane') return (lane: unknown) => slowSearches(fn.call(target, lane) as Db)
+      // The handles a Db gives out for a lane or a request's turn: wrapped too (a request's search runs on its turn's).
+      if (key === 'lane' || key === 'turn') return (arg: unknown) => slowSearches(fn.call(target, arg) as Db)
       return fn.bind(target)
     },
   })
